@@ -1,0 +1,57 @@
+// Command ferretdb-launcher runs FerretDB v1 (SQLite backend) as a MongoDB-wire server for local runs and tests.
+// It embeds the ferretdb package because a bare `go install` of FerretDB's own command panics on a missing
+// version file.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/FerretDB/FerretDB/ferretdb"
+)
+
+func main() {
+	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
+	dataDir := flag.String("data", "./data", "folder for the SQLite files")
+	logLevel := flag.String("log-level", "warn", "debug, info, warn or error")
+	flag.Parse()
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintln(os.Stderr, "bad -log-level:", err)
+		os.Exit(2)
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "cannot create data folder:", err)
+		os.Exit(1)
+	}
+
+	f, err := ferretdb.New(&ferretdb.Config{
+		Listener:  ferretdb.ListenerConfig{TCP: *listen},
+		Logger:    logger,
+		Handler:   "sqlite",
+		SQLiteURL: "file:" + *dataDir + "/",
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cannot start FerretDB:", err)
+		os.Exit(1)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		// Printed once the listener is up, so a supervisor can wait for it.
+		fmt.Println("ferretdb listening on", f.MongoDBURI())
+	}()
+	if err := f.Run(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "FerretDB stopped:", err)
+		os.Exit(1)
+	}
+}

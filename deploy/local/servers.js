@@ -1,0 +1,90 @@
+'use strict';
+// Picks the Kafka and MongoDB-wire servers for a run, in this order:
+//   1. KAFKA_BROKERS / MONGO_URL from the environment (each on its own),
+//   2. testcontainers, when a container runtime answers,
+//   3. local processes (./kafka.js, ./mongo.js).
+const path = require('node:path');
+const fs = require('node:fs');
+const { say } = require('./util');
+const { startKafka, ensureKafkaJars } = require('./kafka');
+const { startMongo, ensureMongo } = require('./mongo');
+
+async function dockerAvailable() {
+  if (process.env.VIGIL_NO_DOCKER === 'true') return false;
+  try {
+    const { getContainerRuntimeClient } = require('testcontainers');
+    await getContainerRuntimeClient();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Starts what is missing. `dir` holds local servers' data (throwaway for tests, kept for `npm run up`).
+ * Returns `{ kafkaBrokers, mongoUrl, sources, stop() }`; stop() stops only what this call started.
+ */
+async function startServers({ dir }) {
+  const stops = [];
+  const sources = {};
+  let kafkaBrokers = process.env.KAFKA_BROKERS;
+  let mongoUrl = process.env.MONGO_URL;
+  if (kafkaBrokers) sources.kafka = 'KAFKA_BROKERS';
+  if (mongoUrl) sources.mongo = 'MONGO_URL';
+  try {
+    if ((!kafkaBrokers || !mongoUrl) && (await dockerAvailable())) {
+      say('container runtime found: starting servers with testcontainers');
+      if (!kafkaBrokers) {
+        const { KafkaContainer } = require('@testcontainers/kafka');
+        const kafka = await new KafkaContainer('confluentinc/cp-kafka:7.7.1').withKraft().start();
+        stops.push(() => kafka.stop());
+        kafkaBrokers = `${kafka.getHost()}:${kafka.getMappedPort(9093)}`;
+        sources.kafka = 'testcontainers';
+      }
+      if (!mongoUrl) {
+        const { MongoDBContainer } = require('@testcontainers/mongodb');
+        const mongo = await new MongoDBContainer('mongo:7.0').start();
+        stops.push(() => mongo.stop());
+        mongoUrl = `${mongo.getConnectionString()}/?directConnection=true`;
+        sources.mongo = 'testcontainers';
+      }
+    }
+    // Resolve jars and build FerretDB in parallel on a first run; start both servers in parallel too.
+    const kafkaNeeded = !kafkaBrokers;
+    const mongoNeeded = !mongoUrl;
+    await Promise.all([kafkaNeeded && ensureKafkaJars(), mongoNeeded && ensureMongo()]);
+    const [kafka, mongo] = await Promise.all([
+      kafkaNeeded ? startKafka({ dir: path.join(dir, 'kafka') }) : null,
+      mongoNeeded ? startMongo({ dir: path.join(dir, 'mongo') }) : null,
+    ]);
+    if (kafka) {
+      stops.push(kafka.stop);
+      kafkaBrokers = kafka.brokers;
+      sources.kafka = 'local process';
+    }
+    if (mongo) {
+      stops.push(mongo.stop);
+      mongoUrl = mongo.url;
+      sources.mongo = `local ${mongo.kind}`;
+    }
+  } catch (err) {
+    await Promise.allSettled(stops.map((stop) => stop()));
+    throw err;
+  }
+  return {
+    kafkaBrokers,
+    mongoUrl,
+    sources,
+    stop: async () => {
+      await Promise.allSettled(stops.reverse().map((stop) => stop()));
+    },
+  };
+}
+
+function freshDir(name) {
+  const base = path.join(require('node:os').tmpdir(), 'vigil');
+  fs.mkdirSync(base, { recursive: true });
+  return fs.mkdtempSync(path.join(base, `${name}-`));
+}
+
+module.exports = { startServers, dockerAvailable, freshDir };

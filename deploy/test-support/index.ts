@@ -1,0 +1,119 @@
+// Helpers for integration and end-to-end tests: real servers, unique names, waiting on conditions.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+
+export const ROOT = path.resolve(__dirname, '..', '..');
+
+export interface TestServers {
+  kafkaBrokers: string[];
+  mongoUrl: string;
+}
+
+/** Addresses of the servers started for this run (see deploy/local/servers.js). */
+export function testServers(): TestServers {
+  const kafka = process.env.KAFKA_BROKERS;
+  const mongo = process.env.MONGO_URL;
+  if (!kafka || !mongo) throw new Error('KAFKA_BROKERS and MONGO_URL must be set; run the tests with `npm test`');
+  return { kafkaBrokers: kafka.split(','), mongoUrl: mongo };
+}
+
+/** A name no other test file or run uses: for topics, consumer groups, databases. */
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+}
+
+/** Polls `predicate` until it returns a truthy value, which is returned; throws after `timeoutMs`. */
+export async function waitFor<T>(
+  predicate: () => T | Promise<T>,
+  { timeoutMs = 20000, intervalMs = 100, what = 'condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await predicate();
+      if (value) return value as NonNullable<T>;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      const suffix = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${suffix}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** Parsed JSON log lines. */
+  logs(): Array<Record<string, unknown>>;
+  /** Resolves with the exit code (or signal) once the process has exited. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Spawns a built service (`<name>/dist/main.js`) as its own process with `env` added to this one's. */
+export function spawnService(name: 'gateway' | 'moderator' | 'notifier', env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, [path.join(ROOT, name, 'dist', 'main.js')], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let buffer = '';
+  child.stdout?.on('data', (chunk: Buffer) => (buffer += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (buffer += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    output: () => buffer,
+    logs: () =>
+      buffer
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .flatMap((line) => {
+          try {
+            return [JSON.parse(line) as Record<string, unknown>];
+          } catch {
+            return [];
+          }
+        }),
+    exited,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 20000);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/** Waits until a service's admin server logged the port it listens on, and returns it. */
+export async function adminPortOf(service: ServiceProcess, timeoutMs = 30000): Promise<number> {
+  return waitFor(
+    () => {
+      const line = service.logs().find((entry) => entry.msg === 'admin server listening');
+      return typeof line?.port === 'number' ? line.port : undefined;
+    },
+    { timeoutMs, what: 'admin server to listen' },
+  );
+}
+
+/** Finds the first log line with message `msg` and returns the numeric field `field` from it. */
+export async function loggedPort(service: ServiceProcess, msg: string, field = 'port', timeoutMs = 30000): Promise<number> {
+  return waitFor(
+    () => {
+      const line = service.logs().find((entry) => entry.msg === msg);
+      const value = line?.[field];
+      return typeof value === 'number' ? value : undefined;
+    },
+    { timeoutMs, what: `log line "${msg}"` },
+  );
+}

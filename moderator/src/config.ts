@@ -1,0 +1,53 @@
+import { z } from 'zod';
+
+/** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
+const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
+const port = z.coerce.number().int().min(0).max(65535);
+
+const schema = z.object({
+  /** pino level. Default info. */
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** gRPC port of the ModerationService and grpc.health.v1. 0 picks a free one (tests). Default 50051. */
+  GRPC_PORT: port.default(50051),
+  /** Admin port for /livez, /readyz, /metrics. Default 9091. */
+  ADMIN_PORT: port.default(9091),
+  /** MongoDB connection string (any MongoDB-wire server). Required. */
+  MONGO_URL: z.string().min(1),
+  /** Database name. Default vigil. */
+  MONGO_DB: z.string().min(1).default('vigil'),
+  /** Comma-separated Kafka bootstrap brokers. Required. */
+  KAFKA_BROKERS: z
+    .string()
+    .min(1)
+    .transform((value) => value.split(',').map((broker) => broker.trim()).filter(Boolean)),
+  /** Prefix for every topic name. Default empty. */
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  /** Consumer group of the ingest consumer. Default vigil-moderator. */
+  KAFKA_GROUP_ID: z.string().min(1).default('vigil-moderator'),
+  /** Whether to consume ingest commands (false runs only the gRPC API). Default true. */
+  INGEST_CONSUMER_ENABLED: bool.default(true),
+  /** How often the outbox relay looks for unpublished events when idle, milliseconds. Default 200. */
+  OUTBOX_POLL_MS: z.coerce.number().int().positive().default(200),
+  /** Base URL of an OpenAI-compatible moderation API (e.g. https://api.openai.com). Unset disables it. */
+  OPENAI_BASE_URL: z.string().url().optional(),
+  /** API key for OPENAI_BASE_URL. */
+  OPENAI_API_KEY: z.string().optional(),
+  /** Moderation model name. Default omni-moderation-latest. */
+  OPENAI_MODERATION_MODEL: z.string().default('omni-moderation-latest'),
+  /** Timeout of one provider call, milliseconds. Default 10000. */
+  OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+  /** Force-exit after this many milliseconds of shutdown. Default 20000. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
+});
+
+export type Config = Readonly<z.infer<typeof schema>>;
+
+/** Parses the environment once; throws one error that lists every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(parsed.data);
+}

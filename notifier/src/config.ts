@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
+const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
+const port = z.coerce.number().int().min(0).max(65535);
+
+const schema = z.object({
+  /** pino level. Default info. */
+  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** Admin port for /livez, /readyz, /metrics. Default 9092. */
+  ADMIN_PORT: port.default(9092),
+  /** MongoDB connection string (any MongoDB-wire server). Required. */
+  MONGO_URL: z.string().min(1),
+  /** Database name. Default vigil. */
+  MONGO_DB: z.string().min(1).default('vigil'),
+  /** Comma-separated Kafka bootstrap brokers. Required. */
+  KAFKA_BROKERS: z
+    .string()
+    .min(1)
+    .transform((value) => value.split(',').map((broker) => broker.trim()).filter(Boolean)),
+  /** Prefix for every topic name. Default empty. */
+  KAFKA_TOPIC_PREFIX: z.string().default(''),
+  /** Consumer group of the events consumer. Default vigil-notifier. */
+  KAFKA_GROUP_ID: z.string().min(1).default('vigil-notifier'),
+  /** Retry delays after each failed attempt, comma-separated seconds. Default Standard Webhooks' schedule. */
+  WEBHOOK_RETRY_SCHEDULE_S: z
+    .string()
+    .default('5,300,1800,7200,18000,36000,36000')
+    .transform((value) => value.split(',').map((s) => Number(s.trim())))
+    .refine((delays) => delays.every((d) => Number.isFinite(d) && d >= 0), 'must be comma-separated seconds'),
+  /** Timeout of one delivery attempt, milliseconds. Default 15000. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
+  /** CIDRs webhook URLs may resolve to although private or loopback, comma-separated. Default none. */
+  WEBHOOK_ALLOWED_CIDRS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean)),
+  /** Whether to run the delivery scheduler in this process. Default true. */
+  DELIVERY_WORKER_ENABLED: bool.default(true),
+  /** Force-exit after this many milliseconds of shutdown. Default 20000. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
+});
+
+export type Config = Readonly<z.infer<typeof schema>>;
+
+/** Parses the environment once; throws one error that lists every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  return Object.freeze(parsed.data);
+}

@@ -1,0 +1,180 @@
+import { z } from 'zod';
+
+/** Statuses shared by the API, the events and the webhooks (Iffy's values). */
+export const RecordStatus = z.enum(['Compliant', 'Flagged']);
+export type RecordStatus = z.infer<typeof RecordStatus>;
+export const UserStatus = z.enum(['Compliant', 'Suspended', 'Banned']);
+export type UserStatus = z.infer<typeof UserStatus>;
+export const AppealStatus = z.enum(['Open', 'Approved', 'Rejected']);
+export type AppealStatus = z.infer<typeof AppealStatus>;
+/** Who or what made a decision (Iffy's `Via` values). */
+export const Via = z.enum([
+  'Inbound',
+  'Manual',
+  'Automation',
+  'AI',
+  'Automation Flagged Record',
+  'Automation All Compliant',
+  'Automation Appeal Approved',
+]);
+export type Via = z.infer<typeof Via>;
+
+const Metadata = z.record(z.string(), z.unknown());
+
+export const ContentData = z.object({
+  text: z.string(),
+  imageUrls: z.array(z.string()).default([]),
+  externalUrls: z.array(z.string()).default([]),
+});
+export type ContentData = z.infer<typeof ContentData>;
+
+export const UserData = z.object({
+  clientId: z.string(),
+  clientUrl: z.string().optional(),
+  paymentsAccountId: z.string().optional(),
+  email: z.string().optional(),
+  name: z.string().optional(),
+  username: z.string().optional(),
+  protected: z.boolean().optional(),
+  metadata: Metadata.optional(),
+});
+export type UserData = z.infer<typeof UserData>;
+
+// ---- Commands: gateway → moderator on the ingest topic ----
+
+export const IngestRecordData = z.object({
+  clientId: z.string(),
+  clientUrl: z.string().optional(),
+  name: z.string(),
+  entity: z.string(),
+  content: ContentData,
+  metadata: Metadata.optional(),
+  user: UserData.optional(),
+});
+export type IngestRecordData = z.infer<typeof IngestRecordData>;
+
+const commandBase = {
+  /** Command id: the moderator applies each id once. */
+  id: z.string(),
+  tenantId: z.string(),
+  issuedAt: z.string(),
+  correlationId: z.string(),
+};
+
+export const IngestRecordCommand = z.object({ ...commandBase, type: z.literal('IngestRecord'), data: IngestRecordData });
+export const DeleteRecordCommand = z.object({
+  ...commandBase,
+  type: z.literal('DeleteRecord'),
+  data: z.object({ clientId: z.string() }),
+});
+export const IngestUserCommand = z.object({ ...commandBase, type: z.literal('IngestUser'), data: UserData });
+
+export const Command = z.discriminatedUnion('type', [IngestRecordCommand, DeleteRecordCommand, IngestUserCommand]);
+export type Command = z.infer<typeof Command>;
+export type CommandType = Command['type'];
+
+// ---- Events: stored by the moderator, relayed to the events topic ----
+
+export const RecordUpsertedData = z.object({
+  recordId: z.string(),
+  clientId: z.string(),
+  clientUrl: z.string().optional(),
+  /** Absent when the record was moderated in passthrough mode. */
+  name: z.string().optional(),
+  entity: z.string(),
+  /** Absent in passthrough mode. */
+  content: ContentData.optional(),
+  metadata: Metadata.optional(),
+  userId: z.string().optional(),
+  passthrough: z.boolean(),
+  commandId: z.string().optional(),
+});
+
+export const RecordModeratedData = z.object({
+  recordId: z.string(),
+  moderationId: z.string(),
+  status: RecordStatus,
+  previousStatus: RecordStatus.nullable(),
+  via: Via,
+  reasons: z.array(z.string()),
+  rules: z.array(z.string()),
+  testMode: z.boolean(),
+  userId: z.string().optional(),
+  /** Set for manual decisions. */
+  actor: z.string().optional(),
+});
+
+export const RecordDeletedData = z.object({ recordId: z.string(), clientId: z.string() });
+
+export const UserUpsertedData = z.object({
+  userId: z.string(),
+  clientId: z.string(),
+  clientUrl: z.string().optional(),
+  paymentsAccountId: z.string().optional(),
+  email: z.string().optional(),
+  name: z.string().optional(),
+  username: z.string().optional(),
+  protected: z.boolean(),
+  metadata: Metadata.optional(),
+  passthrough: z.boolean(),
+});
+
+export const UserStatusChangedData = z.object({
+  userId: z.string(),
+  actionId: z.string(),
+  status: UserStatus,
+  previousStatus: UserStatus.nullable(),
+  via: Via,
+  reason: z.string().optional(),
+  viaRecordId: z.string().optional(),
+  viaAppealId: z.string().optional(),
+  actor: z.string().optional(),
+  testMode: z.boolean(),
+});
+
+export const AppealCreatedData = z.object({ appealId: z.string(), userId: z.string(), text: z.string() });
+export const AppealDecidedData = z.object({
+  appealId: z.string(),
+  userId: z.string(),
+  status: AppealStatus,
+  via: Via,
+  reason: z.string().optional(),
+  actor: z.string().optional(),
+});
+
+const eventBase = {
+  /** Time-ordered id; also the Kafka `event-id` header. */
+  id: z.string(),
+  tenantId: z.string(),
+  /** `record-<recordId>` or `user-<userId>`. */
+  stream: z.string(),
+  /** 1-based position in the stream; unique with the stream. */
+  version: z.number().int().positive(),
+  occurredAt: z.string(),
+  correlationId: z.string(),
+};
+
+export const RecordUpserted = z.object({ ...eventBase, type: z.literal('RecordUpserted'), data: RecordUpsertedData });
+export const RecordModerated = z.object({ ...eventBase, type: z.literal('RecordModerated'), data: RecordModeratedData });
+export const RecordDeleted = z.object({ ...eventBase, type: z.literal('RecordDeleted'), data: RecordDeletedData });
+export const UserUpserted = z.object({ ...eventBase, type: z.literal('UserUpserted'), data: UserUpsertedData });
+export const UserStatusChanged = z.object({
+  ...eventBase,
+  type: z.literal('UserStatusChanged'),
+  data: UserStatusChangedData,
+});
+export const AppealCreated = z.object({ ...eventBase, type: z.literal('AppealCreated'), data: AppealCreatedData });
+export const AppealDecided = z.object({ ...eventBase, type: z.literal('AppealDecided'), data: AppealDecidedData });
+
+export const DomainEvent = z.discriminatedUnion('type', [
+  RecordUpserted,
+  RecordModerated,
+  RecordDeleted,
+  UserUpserted,
+  UserStatusChanged,
+  AppealCreated,
+  AppealDecided,
+]);
+export type DomainEvent = z.infer<typeof DomainEvent>;
+export type DomainEventType = DomainEvent['type'];
+export type EventOf<T extends DomainEventType> = Extract<DomainEvent, { type: T }>;

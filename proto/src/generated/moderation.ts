@@ -1,0 +1,63 @@
+import type * as grpc from '@grpc/grpc-js';
+import type { MessageTypeDefinition } from '@grpc/proto-loader';
+
+import type { Appeal as _vigil_moderation_v1_Appeal, Appeal__Output as _vigil_moderation_v1_Appeal__Output } from './vigil/moderation/v1/Appeal';
+import type { Content as _vigil_moderation_v1_Content, Content__Output as _vigil_moderation_v1_Content__Output } from './vigil/moderation/v1/Content';
+import type { CreateAppealRequest as _vigil_moderation_v1_CreateAppealRequest, CreateAppealRequest__Output as _vigil_moderation_v1_CreateAppealRequest__Output } from './vigil/moderation/v1/CreateAppealRequest';
+import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, DecideAppealRequest__Output as _vigil_moderation_v1_DecideAppealRequest__Output } from './vigil/moderation/v1/DecideAppealRequest';
+import type { GetRecordEventsRequest as _vigil_moderation_v1_GetRecordEventsRequest, GetRecordEventsRequest__Output as _vigil_moderation_v1_GetRecordEventsRequest__Output } from './vigil/moderation/v1/GetRecordEventsRequest';
+import type { GetRecordEventsResponse as _vigil_moderation_v1_GetRecordEventsResponse, GetRecordEventsResponse__Output as _vigil_moderation_v1_GetRecordEventsResponse__Output } from './vigil/moderation/v1/GetRecordEventsResponse';
+import type { GetRecordRequest as _vigil_moderation_v1_GetRecordRequest, GetRecordRequest__Output as _vigil_moderation_v1_GetRecordRequest__Output } from './vigil/moderation/v1/GetRecordRequest';
+import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from './vigil/moderation/v1/GetUserRequest';
+import type { ListAppealsRequest as _vigil_moderation_v1_ListAppealsRequest, ListAppealsRequest__Output as _vigil_moderation_v1_ListAppealsRequest__Output } from './vigil/moderation/v1/ListAppealsRequest';
+import type { ListAppealsResponse as _vigil_moderation_v1_ListAppealsResponse, ListAppealsResponse__Output as _vigil_moderation_v1_ListAppealsResponse__Output } from './vigil/moderation/v1/ListAppealsResponse';
+import type { ListRecordsRequest as _vigil_moderation_v1_ListRecordsRequest, ListRecordsRequest__Output as _vigil_moderation_v1_ListRecordsRequest__Output } from './vigil/moderation/v1/ListRecordsRequest';
+import type { ListRecordsResponse as _vigil_moderation_v1_ListRecordsResponse, ListRecordsResponse__Output as _vigil_moderation_v1_ListRecordsResponse__Output } from './vigil/moderation/v1/ListRecordsResponse';
+import type { ListUsersRequest as _vigil_moderation_v1_ListUsersRequest, ListUsersRequest__Output as _vigil_moderation_v1_ListUsersRequest__Output } from './vigil/moderation/v1/ListUsersRequest';
+import type { ListUsersResponse as _vigil_moderation_v1_ListUsersResponse, ListUsersResponse__Output as _vigil_moderation_v1_ListUsersResponse__Output } from './vigil/moderation/v1/ListUsersResponse';
+import type { ModerateRecordManuallyRequest as _vigil_moderation_v1_ModerateRecordManuallyRequest, ModerateRecordManuallyRequest__Output as _vigil_moderation_v1_ModerateRecordManuallyRequest__Output } from './vigil/moderation/v1/ModerateRecordManuallyRequest';
+import type { ModerateRequest as _vigil_moderation_v1_ModerateRequest, ModerateRequest__Output as _vigil_moderation_v1_ModerateRequest__Output } from './vigil/moderation/v1/ModerateRequest';
+import type { ModerateResponse as _vigil_moderation_v1_ModerateResponse, ModerateResponse__Output as _vigil_moderation_v1_ModerateResponse__Output } from './vigil/moderation/v1/ModerateResponse';
+import type { ModerationServiceClient as _vigil_moderation_v1_ModerationServiceClient, ModerationServiceDefinition as _vigil_moderation_v1_ModerationServiceDefinition } from './vigil/moderation/v1/ModerationService';
+import type { Record as _vigil_moderation_v1_Record, Record__Output as _vigil_moderation_v1_Record__Output } from './vigil/moderation/v1/Record';
+import type { SetUserStatusRequest as _vigil_moderation_v1_SetUserStatusRequest, SetUserStatusRequest__Output as _vigil_moderation_v1_SetUserStatusRequest__Output } from './vigil/moderation/v1/SetUserStatusRequest';
+import type { StoredEvent as _vigil_moderation_v1_StoredEvent, StoredEvent__Output as _vigil_moderation_v1_StoredEvent__Output } from './vigil/moderation/v1/StoredEvent';
+import type { User as _vigil_moderation_v1_User, User__Output as _vigil_moderation_v1_User__Output } from './vigil/moderation/v1/User';
+import type { UserInput as _vigil_moderation_v1_UserInput, UserInput__Output as _vigil_moderation_v1_UserInput__Output } from './vigil/moderation/v1/UserInput';
+
+type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
+  new(...args: ConstructorParameters<Constructor>): Subtype;
+};
+
+export interface ProtoGrpcType {
+  vigil: {
+    moderation: {
+      v1: {
+        Appeal: MessageTypeDefinition<_vigil_moderation_v1_Appeal, _vigil_moderation_v1_Appeal__Output>
+        Content: MessageTypeDefinition<_vigil_moderation_v1_Content, _vigil_moderation_v1_Content__Output>
+        CreateAppealRequest: MessageTypeDefinition<_vigil_moderation_v1_CreateAppealRequest, _vigil_moderation_v1_CreateAppealRequest__Output>
+        DecideAppealRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideAppealRequest, _vigil_moderation_v1_DecideAppealRequest__Output>
+        GetRecordEventsRequest: MessageTypeDefinition<_vigil_moderation_v1_GetRecordEventsRequest, _vigil_moderation_v1_GetRecordEventsRequest__Output>
+        GetRecordEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetRecordEventsResponse, _vigil_moderation_v1_GetRecordEventsResponse__Output>
+        GetRecordRequest: MessageTypeDefinition<_vigil_moderation_v1_GetRecordRequest, _vigil_moderation_v1_GetRecordRequest__Output>
+        GetUserRequest: MessageTypeDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_GetUserRequest__Output>
+        ListAppealsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsRequest__Output>
+        ListAppealsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsResponse__Output>
+        ListRecordsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsRequest__Output>
+        ListRecordsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListRecordsResponse, _vigil_moderation_v1_ListRecordsResponse__Output>
+        ListUsersRequest: MessageTypeDefinition<_vigil_moderation_v1_ListUsersRequest, _vigil_moderation_v1_ListUsersRequest__Output>
+        ListUsersResponse: MessageTypeDefinition<_vigil_moderation_v1_ListUsersResponse, _vigil_moderation_v1_ListUsersResponse__Output>
+        ModerateRecordManuallyRequest: MessageTypeDefinition<_vigil_moderation_v1_ModerateRecordManuallyRequest, _vigil_moderation_v1_ModerateRecordManuallyRequest__Output>
+        ModerateRequest: MessageTypeDefinition<_vigil_moderation_v1_ModerateRequest, _vigil_moderation_v1_ModerateRequest__Output>
+        ModerateResponse: MessageTypeDefinition<_vigil_moderation_v1_ModerateResponse, _vigil_moderation_v1_ModerateResponse__Output>
+        ModerationService: SubtypeConstructor<typeof grpc.Client, _vigil_moderation_v1_ModerationServiceClient> & { service: _vigil_moderation_v1_ModerationServiceDefinition }
+        Record: MessageTypeDefinition<_vigil_moderation_v1_Record, _vigil_moderation_v1_Record__Output>
+        SetUserStatusRequest: MessageTypeDefinition<_vigil_moderation_v1_SetUserStatusRequest, _vigil_moderation_v1_SetUserStatusRequest__Output>
+        StoredEvent: MessageTypeDefinition<_vigil_moderation_v1_StoredEvent, _vigil_moderation_v1_StoredEvent__Output>
+        User: MessageTypeDefinition<_vigil_moderation_v1_User, _vigil_moderation_v1_User__Output>
+        UserInput: MessageTypeDefinition<_vigil_moderation_v1_UserInput, _vigil_moderation_v1_UserInput__Output>
+      }
+    }
+  }
+}
+

@@ -1,0 +1,18 @@
+// Original file: vigil/moderation/v1/moderation.proto
+
+
+export interface ModerateRecordManuallyRequest {
+  'tenantId'?: (string);
+  'recordId'?: (string);
+  'status'?: (string);
+  'reason'?: (string);
+  'actor'?: (string);
+}
+
+export interface ModerateRecordManuallyRequest__Output {
+  'tenantId': (string);
+  'recordId': (string);
+  'status': (string);
+  'reason': (string);
+  'actor': (string);
+}

@@ -1,0 +1,26 @@
+// Original file: vigil/moderation/v1/moderation.proto
+
+
+export interface ModerateResponse {
+  'recordId'?: (string);
+  'status'?: (string);
+  'moderationId'?: (string);
+  'userId'?: (string);
+  'flagged'?: (boolean);
+  'reasons'?: (string)[];
+  'rules'?: (string)[];
+  'testMode'?: (boolean);
+  '_userId'?: "userId";
+}
+
+export interface ModerateResponse__Output {
+  'recordId': (string);
+  'status': (string);
+  'moderationId': (string);
+  'userId'?: (string);
+  'flagged': (boolean);
+  'reasons': (string)[];
+  'rules': (string)[];
+  'testMode': (boolean);
+  '_userId'?: "userId";
+}

@@ -1,0 +1,164 @@
+// Original file: vigil/moderation/v1/moderation.proto
+
+import type * as grpc from '@grpc/grpc-js'
+import type { MethodDefinition } from '@grpc/proto-loader'
+import type { Appeal as _vigil_moderation_v1_Appeal, Appeal__Output as _vigil_moderation_v1_Appeal__Output } from '../../../vigil/moderation/v1/Appeal';
+import type { CreateAppealRequest as _vigil_moderation_v1_CreateAppealRequest, CreateAppealRequest__Output as _vigil_moderation_v1_CreateAppealRequest__Output } from '../../../vigil/moderation/v1/CreateAppealRequest';
+import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, DecideAppealRequest__Output as _vigil_moderation_v1_DecideAppealRequest__Output } from '../../../vigil/moderation/v1/DecideAppealRequest';
+import type { GetRecordEventsRequest as _vigil_moderation_v1_GetRecordEventsRequest, GetRecordEventsRequest__Output as _vigil_moderation_v1_GetRecordEventsRequest__Output } from '../../../vigil/moderation/v1/GetRecordEventsRequest';
+import type { GetRecordEventsResponse as _vigil_moderation_v1_GetRecordEventsResponse, GetRecordEventsResponse__Output as _vigil_moderation_v1_GetRecordEventsResponse__Output } from '../../../vigil/moderation/v1/GetRecordEventsResponse';
+import type { GetRecordRequest as _vigil_moderation_v1_GetRecordRequest, GetRecordRequest__Output as _vigil_moderation_v1_GetRecordRequest__Output } from '../../../vigil/moderation/v1/GetRecordRequest';
+import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from '../../../vigil/moderation/v1/GetUserRequest';
+import type { ListAppealsRequest as _vigil_moderation_v1_ListAppealsRequest, ListAppealsRequest__Output as _vigil_moderation_v1_ListAppealsRequest__Output } from '../../../vigil/moderation/v1/ListAppealsRequest';
+import type { ListAppealsResponse as _vigil_moderation_v1_ListAppealsResponse, ListAppealsResponse__Output as _vigil_moderation_v1_ListAppealsResponse__Output } from '../../../vigil/moderation/v1/ListAppealsResponse';
+import type { ListRecordsRequest as _vigil_moderation_v1_ListRecordsRequest, ListRecordsRequest__Output as _vigil_moderation_v1_ListRecordsRequest__Output } from '../../../vigil/moderation/v1/ListRecordsRequest';
+import type { ListRecordsResponse as _vigil_moderation_v1_ListRecordsResponse, ListRecordsResponse__Output as _vigil_moderation_v1_ListRecordsResponse__Output } from '../../../vigil/moderation/v1/ListRecordsResponse';
+import type { ListUsersRequest as _vigil_moderation_v1_ListUsersRequest, ListUsersRequest__Output as _vigil_moderation_v1_ListUsersRequest__Output } from '../../../vigil/moderation/v1/ListUsersRequest';
+import type { ListUsersResponse as _vigil_moderation_v1_ListUsersResponse, ListUsersResponse__Output as _vigil_moderation_v1_ListUsersResponse__Output } from '../../../vigil/moderation/v1/ListUsersResponse';
+import type { ModerateRecordManuallyRequest as _vigil_moderation_v1_ModerateRecordManuallyRequest, ModerateRecordManuallyRequest__Output as _vigil_moderation_v1_ModerateRecordManuallyRequest__Output } from '../../../vigil/moderation/v1/ModerateRecordManuallyRequest';
+import type { ModerateRequest as _vigil_moderation_v1_ModerateRequest, ModerateRequest__Output as _vigil_moderation_v1_ModerateRequest__Output } from '../../../vigil/moderation/v1/ModerateRequest';
+import type { ModerateResponse as _vigil_moderation_v1_ModerateResponse, ModerateResponse__Output as _vigil_moderation_v1_ModerateResponse__Output } from '../../../vigil/moderation/v1/ModerateResponse';
+import type { Record as _vigil_moderation_v1_Record, Record__Output as _vigil_moderation_v1_Record__Output } from '../../../vigil/moderation/v1/Record';
+import type { SetUserStatusRequest as _vigil_moderation_v1_SetUserStatusRequest, SetUserStatusRequest__Output as _vigil_moderation_v1_SetUserStatusRequest__Output } from '../../../vigil/moderation/v1/SetUserStatusRequest';
+import type { User as _vigil_moderation_v1_User, User__Output as _vigil_moderation_v1_User__Output } from '../../../vigil/moderation/v1/User';
+
+export interface ModerationServiceClient extends grpc.Client {
+  CreateAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  CreateAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  CreateAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  CreateAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  createAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  createAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  createAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  createAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  
+  DecideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  DecideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  DecideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  DecideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  decideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  decideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  decideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  decideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  
+  GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  getRecord(argument: _vigil_moderation_v1_GetRecordRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  getRecord(argument: _vigil_moderation_v1_GetRecordRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  getRecord(argument: _vigil_moderation_v1_GetRecordRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  getRecord(argument: _vigil_moderation_v1_GetRecordRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  
+  GetRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  getRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  getRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  getRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  getRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  
+  GetUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  GetUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  GetUser(argument: _vigil_moderation_v1_GetUserRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  GetUser(argument: _vigil_moderation_v1_GetUserRequest, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  getUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  getUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  getUser(argument: _vigil_moderation_v1_GetUserRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  getUser(argument: _vigil_moderation_v1_GetUserRequest, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  
+  ListAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
+  ListAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
+  ListAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
+  ListAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
+  listAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
+  listAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
+  listAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
+  listAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
+  
+  ListRecords(argument: _vigil_moderation_v1_ListRecordsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  ListRecords(argument: _vigil_moderation_v1_ListRecordsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  ListRecords(argument: _vigil_moderation_v1_ListRecordsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  ListRecords(argument: _vigil_moderation_v1_ListRecordsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  listRecords(argument: _vigil_moderation_v1_ListRecordsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  listRecords(argument: _vigil_moderation_v1_ListRecordsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  listRecords(argument: _vigil_moderation_v1_ListRecordsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  listRecords(argument: _vigil_moderation_v1_ListRecordsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  
+  ListUsers(argument: _vigil_moderation_v1_ListUsersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
+  ListUsers(argument: _vigil_moderation_v1_ListUsersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
+  ListUsers(argument: _vigil_moderation_v1_ListUsersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
+  ListUsers(argument: _vigil_moderation_v1_ListUsersRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
+  listUsers(argument: _vigil_moderation_v1_ListUsersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
+  listUsers(argument: _vigil_moderation_v1_ListUsersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
+  listUsers(argument: _vigil_moderation_v1_ListUsersRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
+  listUsers(argument: _vigil_moderation_v1_ListUsersRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
+  
+  Moderate(argument: _vigil_moderation_v1_ModerateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ModerateResponse__Output>): grpc.ClientUnaryCall;
+  Moderate(argument: _vigil_moderation_v1_ModerateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ModerateResponse__Output>): grpc.ClientUnaryCall;
+  Moderate(argument: _vigil_moderation_v1_ModerateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ModerateResponse__Output>): grpc.ClientUnaryCall;
+  Moderate(argument: _vigil_moderation_v1_ModerateRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ModerateResponse__Output>): grpc.ClientUnaryCall;
+  moderate(argument: _vigil_moderation_v1_ModerateRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ModerateResponse__Output>): grpc.ClientUnaryCall;
+  moderate(argument: _vigil_moderation_v1_ModerateRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ModerateResponse__Output>): grpc.ClientUnaryCall;
+  moderate(argument: _vigil_moderation_v1_ModerateRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ModerateResponse__Output>): grpc.ClientUnaryCall;
+  moderate(argument: _vigil_moderation_v1_ModerateRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ModerateResponse__Output>): grpc.ClientUnaryCall;
+  
+  ModerateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  ModerateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  ModerateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  ModerateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  moderateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  moderateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  moderateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  moderateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  
+  SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  setUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  setUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  setUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  setUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  
+}
+
+export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementation {
+  CreateAppeal: grpc.handleUnaryCall<_vigil_moderation_v1_CreateAppealRequest__Output, _vigil_moderation_v1_Appeal>;
+  
+  DecideAppeal: grpc.handleUnaryCall<_vigil_moderation_v1_DecideAppealRequest__Output, _vigil_moderation_v1_Appeal>;
+  
+  GetRecord: grpc.handleUnaryCall<_vigil_moderation_v1_GetRecordRequest__Output, _vigil_moderation_v1_Record>;
+  
+  GetRecordEvents: grpc.handleUnaryCall<_vigil_moderation_v1_GetRecordEventsRequest__Output, _vigil_moderation_v1_GetRecordEventsResponse>;
+  
+  GetUser: grpc.handleUnaryCall<_vigil_moderation_v1_GetUserRequest__Output, _vigil_moderation_v1_User>;
+  
+  ListAppeals: grpc.handleUnaryCall<_vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse>;
+  
+  ListRecords: grpc.handleUnaryCall<_vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse>;
+  
+  ListUsers: grpc.handleUnaryCall<_vigil_moderation_v1_ListUsersRequest__Output, _vigil_moderation_v1_ListUsersResponse>;
+  
+  Moderate: grpc.handleUnaryCall<_vigil_moderation_v1_ModerateRequest__Output, _vigil_moderation_v1_ModerateResponse>;
+  
+  ModerateRecordManually: grpc.handleUnaryCall<_vigil_moderation_v1_ModerateRecordManuallyRequest__Output, _vigil_moderation_v1_Record>;
+  
+  SetUserStatus: grpc.handleUnaryCall<_vigil_moderation_v1_SetUserStatusRequest__Output, _vigil_moderation_v1_User>;
+  
+}
+
+export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
+  CreateAppeal: MethodDefinition<_vigil_moderation_v1_CreateAppealRequest, _vigil_moderation_v1_Appeal, _vigil_moderation_v1_CreateAppealRequest__Output, _vigil_moderation_v1_Appeal__Output>
+  DecideAppeal: MethodDefinition<_vigil_moderation_v1_DecideAppealRequest, _vigil_moderation_v1_Appeal, _vigil_moderation_v1_DecideAppealRequest__Output, _vigil_moderation_v1_Appeal__Output>
+  GetRecord: MethodDefinition<_vigil_moderation_v1_GetRecordRequest, _vigil_moderation_v1_Record, _vigil_moderation_v1_GetRecordRequest__Output, _vigil_moderation_v1_Record__Output>
+  GetRecordEvents: MethodDefinition<_vigil_moderation_v1_GetRecordEventsRequest, _vigil_moderation_v1_GetRecordEventsResponse, _vigil_moderation_v1_GetRecordEventsRequest__Output, _vigil_moderation_v1_GetRecordEventsResponse__Output>
+  GetUser: MethodDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_User, _vigil_moderation_v1_GetUserRequest__Output, _vigil_moderation_v1_User__Output>
+  ListAppeals: MethodDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse__Output>
+  ListRecords: MethodDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsResponse, _vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse__Output>
+  ListUsers: MethodDefinition<_vigil_moderation_v1_ListUsersRequest, _vigil_moderation_v1_ListUsersResponse, _vigil_moderation_v1_ListUsersRequest__Output, _vigil_moderation_v1_ListUsersResponse__Output>
+  Moderate: MethodDefinition<_vigil_moderation_v1_ModerateRequest, _vigil_moderation_v1_ModerateResponse, _vigil_moderation_v1_ModerateRequest__Output, _vigil_moderation_v1_ModerateResponse__Output>
+  ModerateRecordManually: MethodDefinition<_vigil_moderation_v1_ModerateRecordManuallyRequest, _vigil_moderation_v1_Record, _vigil_moderation_v1_ModerateRecordManuallyRequest__Output, _vigil_moderation_v1_Record__Output>
+  SetUserStatus: MethodDefinition<_vigil_moderation_v1_SetUserStatusRequest, _vigil_moderation_v1_User, _vigil_moderation_v1_SetUserStatusRequest__Output, _vigil_moderation_v1_User__Output>
+}

@@ -1,0 +1,6 @@
+export * from './events';
+export * from './ids';
+export * from './topics';
+export * from './loader';
+export type { ProtoGrpcType } from './generated/moderation';
+export type { ModerationServiceClient, ModerationServiceHandlers } from './generated/vigil/moderation/v1/ModerationService';

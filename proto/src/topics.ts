@@ -1,0 +1,23 @@
+/**
+ * Kafka topic names. A prefix (config `KAFKA_TOPIC_PREFIX`, default empty) lets several deployments or test runs
+ * share one cluster.
+ */
+export interface Topics {
+  /** Commands from the gateway to the moderator. Key: `${tenantId}:${clientId}`. */
+  ingest: string;
+  /** Commands that can never succeed, with the reason in headers. */
+  ingestDeadLetter: string;
+  /** Stored events relayed from the moderator's outbox. Key: the event's stream. */
+  events: string;
+}
+
+export function topicNames(prefix = ''): Topics {
+  return {
+    ingest: `${prefix}vigil.ingest.v1`,
+    ingestDeadLetter: `${prefix}vigil.ingest.dlq.v1`,
+    events: `${prefix}vigil.events.v1`,
+  };
+}
+
+/** Kafka headers every message carries. */
+export const HEADERS = { eventId: 'event-id', eventType: 'event-type', deadLetterReason: 'dead-letter-reason' } as const;
