@@ -2,5 +2,8 @@ export * from './events';
 export * from './ids';
 export * from './topics';
 export * from './loader';
+export * from './rules';
+export * from './settings';
+export * from './webhooks';
 export type { ProtoGrpcType } from './generated/moderation';
 export type { ModerationServiceClient, ModerationServiceHandlers } from './generated/vigil/moderation/v1/ModerationService';

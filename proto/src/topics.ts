@@ -9,6 +9,8 @@ export interface Topics {
   ingestDeadLetter: string;
   /** Stored events relayed from the moderator's outbox. Key: the event's stream. */
   events: string;
+  /** Retry, replay and re-enable requests from the gateway to the notifier. Key: endpoint id. */
+  webhookCommands: string;
 }
 
 export function topicNames(prefix = ''): Topics {
@@ -16,6 +18,7 @@ export function topicNames(prefix = ''): Topics {
     ingest: `${prefix}vigil.ingest.v1`,
     ingestDeadLetter: `${prefix}vigil.ingest.dlq.v1`,
     events: `${prefix}vigil.events.v1`,
+    webhookCommands: `${prefix}vigil.webhook-commands.v1`,
   };
 }
 

@@ -1,0 +1,35 @@
+import type { RecordStatus, RuleSet } from '@vigil/proto';
+
+/** What the engine judges: name, text and string metadata values (never persisted by the engine). */
+export interface EngineInput {
+  entity: string;
+  name: string;
+  text: string;
+  imageUrls: string[];
+  externalUrls: string[];
+  metadata?: Record<string, unknown>;
+}
+
+export interface EngineResult {
+  status: RecordStatus;
+  /** One human-readable reason per match, e.g. "Content contains blocked word: X". Never the full content. */
+  reasons: string[];
+  /** Ids of the rules with at least one flagging strategy. */
+  rules: string[];
+}
+
+/** Thrown when an external provider fails; `retriable` tells the caller whether to try again. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly retriable: boolean,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ProviderError';
+  }
+}
+
+export interface ModerationEngine {
+  moderate(input: EngineInput, rules: RuleSet, signal?: AbortSignal): Promise<EngineResult>;
+}
