@@ -5,5 +5,6 @@ export * from './loader';
 export * from './rules';
 export * from './settings';
 export * from './webhooks';
+export * from './projections';
 export type { ProtoGrpcType } from './generated/moderation';
 export type { ModerationServiceClient, ModerationServiceHandlers } from './generated/vigil/moderation/v1/ModerationService';

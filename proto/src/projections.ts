@@ -1,0 +1,81 @@
+import type { ContentData, RecordStatus, UserStatus, Via } from './events';
+
+/**
+ * Projection documents, rebuilt from the events by the moderator (their only writer). The gateway reads them through
+ * gRPC; the notifier reads them directly to fill webhook payloads. Ids: see ids.ts.
+ */
+export interface RecordDoc {
+  _id: string; // rec_…
+  tenantId: string;
+  clientId: string;
+  clientUrl?: string;
+  /** Absent for passthrough records. */
+  name?: string;
+  entity: string;
+  /** Absent for passthrough records. */
+  content?: ContentData;
+  protected: boolean;
+  metadata?: Record<string, unknown>;
+  userId?: string;
+  passthrough: boolean;
+  status?: RecordStatus;
+  statusUpdatedAt?: Date;
+  statusUpdatedVia?: Via;
+  /** Latest moderation. */
+  moderationId?: string;
+  reasons: string[];
+  rules: string[];
+  /** A human decided the current status: automation leaves it alone. */
+  manual: boolean;
+  testMode: boolean;
+  deleted: boolean;
+  /** Version of the record stream this projection reflects. */
+  version: number;
+  /** Monotonic insertion order for cursor pagination (time-ordered id of the first event). */
+  sort: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface UserDoc {
+  _id: string; // usr_…
+  tenantId: string;
+  clientId: string;
+  clientUrl?: string;
+  paymentsAccountId?: string;
+  /** Absent when only seen in passthrough mode. */
+  email?: string;
+  name?: string;
+  username?: string;
+  protected: boolean;
+  metadata?: Record<string, unknown>;
+  status?: UserStatus;
+  statusUpdatedAt?: Date;
+  statusUpdatedVia?: Via;
+  /** A human decided the current status: automation leaves it alone. */
+  manual: boolean;
+  flaggedRecordsCount: number;
+  version: number;
+  sort: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Collection names, per owner. */
+export const COLLECTIONS = {
+  // gateway
+  tenants: 'tenants',
+  apiKeys: 'api_keys',
+  webhookEndpoints: 'webhook_endpoints',
+  rules: 'rules',
+  settings: 'settings',
+  // moderator
+  events: 'events',
+  records: 'records',
+  users: 'users',
+  appeals: 'appeals',
+  processedCommands: 'processed_commands',
+  // notifier
+  deliveries: 'deliveries',
+  endpointStates: 'endpoint_states',
+} as const;
