@@ -1,0 +1,120 @@
+'use strict';
+// `npm run up`: installs what is missing, starts Kafka and the MongoDB-wire server (data kept under .vigil/), the
+// moderator, notifier and gateway, creates a demo tenant with an API key, and prints where everything listens.
+// Ctrl-C stops everything. KAFKA_BROKERS / MONGO_URL point it at existing servers instead.
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { ROOT, say, waitUntil, run, stopProcess } = require('./util');
+
+const PORTS = {
+  gatewayHttp: Number(process.env.HTTP_PORT || 8080),
+  gatewayAdmin: 9090,
+  moderatorGrpc: 50051,
+  moderatorAdmin: 9091,
+  notifierAdmin: 9092,
+};
+
+function startService(name, env, logDir) {
+  const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
+  const child = spawn(process.execPath, [path.join(ROOT, name, 'dist', 'main.js')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', log, log],
+  });
+  fs.closeSync(log);
+  return child;
+}
+
+async function ready(port) {
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/readyz`);
+    return res.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function main() {
+  const { ensureBuild } = require('./ensure');
+  await ensureBuild();
+  const { startServers } = require('./servers');
+  const dataDir = path.join(ROOT, '.vigil');
+  const logDir = path.join(dataDir, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  const servers = await startServers({ dir: path.join(dataDir, 'servers') });
+  const common = {
+    KAFKA_BROKERS: servers.kafkaBrokers,
+    MONGO_URL: servers.mongoUrl,
+    LOG_LEVEL: process.env.LOG_LEVEL || 'info',
+    // Local receivers (e.g. a webhook test server on this machine) are allowed in a local run only.
+    WEBHOOK_ALLOWED_CIDRS: process.env.WEBHOOK_ALLOWED_CIDRS || '127.0.0.0/8,::1/128',
+  };
+  const children = [];
+  const stopAll = async () => {
+    say('stopping services and servers');
+    await Promise.allSettled(children.reverse().map((child) => stopProcess(child, 25000)));
+    await servers.stop();
+  };
+  process.on('SIGINT', () => stopAll().then(() => process.exit(0)));
+  process.on('SIGTERM', () => stopAll().then(() => process.exit(0)));
+
+  children.push(startService('moderator', { ...common, GRPC_PORT: PORTS.moderatorGrpc, ADMIN_PORT: PORTS.moderatorAdmin }, logDir));
+  children.push(startService('notifier', { ...common, ADMIN_PORT: PORTS.notifierAdmin }, logDir));
+  children.push(
+    startService(
+      'gateway',
+      {
+        ...common,
+        HTTP_PORT: PORTS.gatewayHttp,
+        ADMIN_PORT: PORTS.gatewayAdmin,
+        MODERATOR_ADDRESS: `127.0.0.1:${PORTS.moderatorGrpc}`,
+      },
+      logDir,
+    ),
+  );
+  for (const [name, port] of [
+    ['moderator', PORTS.moderatorAdmin],
+    ['notifier', PORTS.notifierAdmin],
+    ['gateway', PORTS.gatewayAdmin],
+  ]) {
+    await waitUntil(() => ready(port), { timeoutMs: 60000, what: `${name} readiness (see ${logDir}/${name}.log)` });
+    say(`${name} ready`);
+  }
+
+  const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
+  const adminEnv = { ...process.env, MONGO_URL: servers.mongoUrl };
+  const keyFile = path.join(dataDir, 'demo-key.txt');
+  let key = fs.existsSync(keyFile) ? fs.readFileSync(keyFile, 'utf8').trim() : '';
+  if (!key) {
+    await run(process.execPath, [cli, 'tenant', 'create', 'demo'], { env: adminEnv }).catch(() => undefined);
+    const out = await run(process.execPath, [cli, 'key', 'create', 'demo'], { env: adminEnv });
+    key = (out.match(/vgl_[0-9a-f]+/) || [''])[0];
+    if (key) fs.writeFileSync(keyFile, key + '\n', { mode: 0o600 });
+  }
+
+  process.stdout.write(
+    [
+      '',
+      'Vigil is up.',
+      `  API (gateway)       http://127.0.0.1:${PORTS.gatewayHttp}/api/v1   OpenAPI: http://127.0.0.1:${PORTS.gatewayHttp}/openapi.json`,
+      `  moderator (gRPC)    127.0.0.1:${PORTS.moderatorGrpc}`,
+      `  admin ports         gateway :${PORTS.gatewayAdmin}  moderator :${PORTS.moderatorAdmin}  notifier :${PORTS.notifierAdmin}  (/livez /readyz /metrics)`,
+      `  Kafka               ${servers.kafkaBrokers} (${servers.sources.kafka})`,
+      `  MongoDB             ${servers.mongoUrl} (${servers.sources.mongo})`,
+      `  logs                ${logDir}`,
+      `  demo tenant API key ${key || '(could not be created; see the admin CLI: npm run admin -- --help)'}`,
+      '',
+      'Try:',
+      `  curl -s http://127.0.0.1:${PORTS.gatewayHttp}/api/v1/moderate -H "Authorization: Bearer ${key || '<key>'}" \\`,
+      `    -H 'Content-Type: application/json' -d '{"clientId":"post-1","name":"Hello","entity":"post","content":"hello world"}'`,
+      '',
+      'Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
+}
+
+main().catch((err) => {
+  process.stderr.write(`${err.stack || err.message}\n`);
+  process.exit(1);
+});
