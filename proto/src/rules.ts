@@ -14,11 +14,29 @@ export const BlocklistStrategy = z.object({
   profanity: z.boolean().default(false),
 });
 
-export const PatternStrategy = z.object({
-  type: z.literal('patterns'),
-  /** JavaScript regular expressions (source), matched case-insensitively. */
-  patterns: z.array(z.string().min(1).max(500)).min(1).max(200),
-});
+/** Flags every pattern is compiled with, here (validation) and in the moderator (matching). */
+export const PATTERN_FLAGS = 'i';
+
+export const PatternStrategy = z
+  .object({
+    type: z.literal('patterns'),
+    /** JavaScript regular expressions (source), matched case-insensitively. */
+    patterns: z.array(z.string().min(1).max(500)).min(1).max(200),
+  })
+  // A pattern that does not compile could never match; refuse it when stored rather than ignore it when judging.
+  .superRefine((strategy, ctx) => {
+    strategy.patterns.forEach((pattern, index) => {
+      try {
+        new RegExp(pattern, PATTERN_FLAGS);
+      } catch (err) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['patterns', index],
+          message: err instanceof Error ? err.message : 'invalid regular expression',
+        });
+      }
+    });
+  });
 
 export const LinkStrategy = z.object({
   type: z.literal('links'),
