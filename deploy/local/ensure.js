@@ -5,12 +5,23 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { ROOT, say, run } = require('./util');
 
+// The fingerprint of every manifest and the lockfile, kept in node_modules after a successful install.
+function depsFingerprint() {
+  const files = ['package.json', 'package-lock.json', 'proto/package.json', 'gateway/package.json', 'moderator/package.json', 'notifier/package.json'];
+  const hash = require('node:crypto').createHash('sha256');
+  for (const file of files) hash.update(fs.readFileSync(path.join(ROOT, file)));
+  return hash.digest('hex');
+}
+
 async function ensureDeps() {
-  const lock = path.join(ROOT, 'package-lock.json');
-  const marker = path.join(ROOT, 'node_modules', '.package-lock.json');
-  if (fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(lock).mtimeMs) return;
-  say('installing npm dependencies (npm ci)');
-  await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: ROOT, echo: true });
+  const marker = path.join(ROOT, 'node_modules', '.vigil-deps');
+  const wanted = depsFingerprint();
+  if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === wanted) return;
+  // `npm install` rather than `npm ci`: some registries' metadata omit other platforms' optional packages (e.g.
+  // @swc/core's binaries), which makes `npm ci` reject the lockfile as out of sync. Versions still come from the lock.
+  say('installing npm dependencies');
+  await run('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT, echo: true });
+  fs.writeFileSync(marker, depsFingerprint());
 }
 
 async function ensureBuild() {
