@@ -1,0 +1,98 @@
+'use strict';
+// `npm run bench -- moderate`: /moderate (persisted and passthrough, ~1 KB text) against a bare Koa → grpc-js echo
+// through two processes of the same shape, at full load and at half the maximum rate; peak RSS of both services.
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { stopProcess } = require('../local/util');
+const { startStack, spawnNode, portFrom, peakRssMb } = require('./stack');
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
+
+function text1k(i) {
+  const words = ['river', 'market', 'sunny', 'garden', 'tuesday', 'coffee', 'window', 'yellow', 'bicycle', 'music'];
+  let out = '';
+  while (out.length < 1000) out += words[(out.length + i) % words.length] + ' ';
+  return out.slice(0, 1000);
+}
+
+function load(url, { body, headers, rate }) {
+  return new Promise((resolve, reject) => {
+    let n = 0;
+    const instance = autocannon(
+      {
+        url,
+        method: 'POST',
+        connections: CONNECTIONS,
+        duration: DURATION_S,
+        headers: { 'content-type': 'application/json', ...headers },
+        ...(rate ? { overallRate: rate } : {}),
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(n++)) }) }],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+    autocannon.track(instance, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
+  });
+}
+
+function summary(result) {
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function measure(name, url, options) {
+  await load(url, { ...options, rate: undefined }).catch(() => undefined); // warm-up (JIT, connections)
+  const max = summary(await load(url, options));
+  const half = summary(await load(url, { ...options, rate: Math.max(1, Math.floor(max.rps / 2)) }));
+  return { name, max, half };
+}
+
+async function main() {
+  const stack = await startStack({ services: ['moderator', 'gateway'] });
+  const echoGrpc = spawnNode([path.join(__dirname, 'echo.js'), 'grpc'], {});
+  const grpcPort = await portFrom(echoGrpc, 'grpc server listening', 'echo grpc');
+  const echoHttp = spawnNode([path.join(__dirname, 'echo.js'), 'http', String(grpcPort)], {});
+  const httpPort = await portFrom(echoHttp, 'http server listening', 'echo http');
+  try {
+    const auth = { authorization: `Bearer ${stack.apiKey}` };
+    const record = (passthrough) => (i) => ({
+      clientId: `bench-${passthrough ? 'p' : 's'}-${i % 5000}`,
+      name: `Post ${i}`,
+      entity: 'post',
+      content: text1k(i),
+      user: { clientId: `user-${i % 500}`, username: `u${i % 500}` },
+      ...(passthrough ? { passthrough: true } : {}),
+    });
+    const base = `http://127.0.0.1:${stack.ports.gateway}/api/v1/moderate`;
+    const echo = await measure('echo (Koa → grpc-js)', `http://127.0.0.1:${httpPort}/echo`, { body: record(false), headers: {} });
+    const persisted = await measure('moderate (persisted)', base, { body: record(false), headers: auth });
+    const passthrough = await measure('moderate (passthrough)', base, { body: record(true), headers: auth });
+    const rows = [echo, persisted, passthrough].map((r) => ({
+      name: r.name,
+      'max req/s': r.max.rps,
+      'p50 ms': r.max.p50,
+      'p99 ms': r.max.p99,
+      'ratio to echo': (r.max.rps / echo.max.rps).toFixed(2),
+      'half-rate p50 ms': r.half.p50,
+      'half-rate p99 ms': r.half.p99,
+      'non-2xx': r.max.non2xx + r.half.non2xx,
+      errors: r.max.errors + r.half.errors,
+    }));
+    process.stdout.write(`\n/moderate benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per run, ~1 KB text\n`);
+    console.table(rows); // eslint-disable-line no-console
+    process.stdout.write(
+      `peak RSS: gateway ${peakRssMb(stack.pids.gateway)} MB, moderator ${peakRssMb(stack.pids.moderator)} MB (goal ≤ 150 MB each)\n` +
+        `goals: persisted ≥ 0.5× echo (${(persisted.max.rps / echo.max.rps).toFixed(2)}), passthrough ≥ 0.7× (${(passthrough.max.rps / echo.max.rps).toFixed(2)}), p99 ≤ 10 ms at half rate (${persisted.half.p99} / ${passthrough.half.p99} ms)\n`,
+    );
+  } finally {
+    await Promise.allSettled([stopProcess(echoHttp), stopProcess(echoGrpc)]);
+    await stack.stop();
+  }
+}
+
+module.exports = { main, load, summary, text1k };

@@ -1,0 +1,20 @@
+'use strict';
+// `npm run bench -- <moderate|ingest|e2e>`: starts what it needs, prints figures, stops everything.
+const benches = {
+  moderate: () => require('./moderate').main(),
+  ingest: () => require('./ingest').main(),
+  e2e: () => require('./e2e').main(),
+};
+
+const name = process.argv[2];
+if (!benches[name]) {
+  process.stderr.write(`usage: npm run bench -- <${Object.keys(benches).join('|')}>\n`);
+  process.exit(2);
+}
+benches[name]().then(
+  () => process.exit(0),
+  (err) => {
+    process.stderr.write(`${err.stack || err.message}\n`);
+    process.exit(1);
+  },
+);

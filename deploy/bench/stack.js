@@ -1,0 +1,119 @@
+'use strict';
+// Starts what a benchmark needs as separate processes: servers (see deploy/local/servers.js), services from their
+// built dist/, and a tenant with an API key created through the admin CLI.
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawn } = require('node:child_process');
+const { ROOT, say, waitUntil, run, stopProcess } = require('../local/util');
+
+function spawnNode(args, env) {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.lines = [];
+  let rest = '';
+  child.stdout.on('data', (chunk) => {
+    const parts = (rest + chunk.toString()).split('\n');
+    rest = parts.pop();
+    for (const line of parts) {
+      if (!line.startsWith('{')) continue;
+      try {
+        child.lines.push(JSON.parse(line));
+      } catch {
+        // not a log line
+      }
+      if (child.lines.length > 2000) child.lines.splice(0, 1000);
+    }
+  });
+  child.stderr.on('data', () => undefined);
+  return child;
+}
+
+async function portFrom(child, msg, what) {
+  let port;
+  await waitUntil(
+    () => {
+      if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+      port = child.lines.find((line) => line.msg === msg)?.port;
+      return typeof port === 'number';
+    },
+    { timeoutMs: 60000, what },
+  );
+  return port;
+}
+
+/** Peak resident set size of a process, in MB (Linux VmHWM). */
+function peakRssMb(pid) {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+    return Math.round(kb / 1024);
+  } catch {
+    return NaN;
+  }
+}
+
+async function startStack({ services, env = {} }) {
+  const { ensureBuild } = require('../local/ensure');
+  await ensureBuild();
+  const { startServers, freshDir } = require('../local/servers');
+  const dir = freshDir('bench');
+  const servers = await startServers({ dir });
+  const children = [];
+  const common = {
+    KAFKA_BROKERS: servers.kafkaBrokers,
+    MONGO_URL: servers.mongoUrl,
+    MONGO_DB: 'vigil_bench',
+    LOG_LEVEL: 'warn',
+    ADMIN_PORT: '0',
+    ...env,
+  };
+  const stack = { servers, children, ports: {}, pids: {}, common };
+  stack.stop = async () => {
+    await Promise.allSettled(children.reverse().map((child) => stopProcess(child, 20000)));
+    await servers.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    // Ports are found from each service's "listening" log line, so services log at info while starting.
+    const startOne = async (name, extra, msg) => {
+      const child = spawnNode([path.join(ROOT, name, 'dist', 'main.js')], { ...common, LOG_LEVEL: 'info', ...extra });
+      children.push(child);
+      stack.pids[name] = child.pid;
+      return portFrom(child, msg, `${name} to listen`);
+    };
+    if (services.includes('moderator')) {
+      stack.ports.moderator = await startOne('moderator', { GRPC_PORT: '0' }, 'grpc server listening');
+    }
+    if (services.includes('notifier')) {
+      await startOne('notifier', env.notifier || {}, 'admin server listening');
+    }
+    if (services.includes('gateway')) {
+      stack.ports.gateway = await startOne(
+        'gateway',
+        { HTTP_PORT: '0', MODERATOR_ADDRESS: `127.0.0.1:${stack.ports.moderator}`, RATE_LIMIT_POINTS: '0' },
+        'http server listening',
+      );
+      const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
+      const adminEnv = { ...process.env, MONGO_URL: servers.mongoUrl, MONGO_DB: 'vigil_bench' };
+      const tenant = `bench${Date.now()}`;
+      await run(process.execPath, [cli, 'tenant', 'create', tenant], { env: adminEnv });
+      const out = await run(process.execPath, [cli, 'key', 'create', tenant], { env: adminEnv });
+      stack.apiKey = (/vgl_[0-9a-f]+/.exec(out) || [])[0];
+      if (!stack.apiKey) throw new Error(`admin CLI printed no key: ${out}`);
+      const base = `http://127.0.0.1:${stack.ports.gateway}`;
+      await waitUntil(
+        async () => {
+          const res = await fetch(`${base}/api/v1/records?limit=1`, { headers: { authorization: `Bearer ${stack.apiKey}` } }).catch(() => null);
+          return res?.status === 200;
+        },
+        { timeoutMs: 60000, what: 'gateway to answer' },
+      );
+    }
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+  say(`stack ready: ${Object.entries(stack.ports).map(([k, v]) => `${k}:${v}`).join(' ')}`);
+  return stack;
+}
+
+module.exports = { startStack, spawnNode, portFrom, peakRssMb };
