@@ -6,6 +6,16 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { ROOT, say } = require('./util');
 
+/** One plain closing line with the counts, for readers that do not parse jest's own summary. */
+function printSummary(resultFile) {
+  try {
+    const r = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
+    process.stdout.write(`\njest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped\n`);
+  } catch {
+    process.stdout.write('\njest: no result file (the run did not finish)\n');
+  }
+}
+
 async function main() {
   const { ensureBuild } = require('./ensure');
   await ensureBuild();
@@ -14,10 +24,11 @@ async function main() {
   const started = Date.now();
   const servers = await startServers({ dir });
   say(`servers ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kafka ${servers.kafkaBrokers} (${servers.sources.kafka}), mongo ${servers.mongoUrl} (${servers.sources.mongo})`);
+  const resultFile = path.join(dir, 'jest-results.json');
   let code = 1;
   try {
     code = await new Promise((resolve) => {
-      const jest = spawn(path.join(ROOT, 'node_modules', '.bin', 'jest'), process.argv.slice(2), {
+      const jest = spawn(path.join(ROOT, 'node_modules', '.bin', 'jest'), [...process.argv.slice(2), '--json', `--outputFile=${resultFile}`], {
         cwd: ROOT,
         stdio: 'inherit',
         env: { ...process.env, KAFKA_BROKERS: servers.kafkaBrokers, MONGO_URL: servers.mongoUrl },
@@ -27,6 +38,7 @@ async function main() {
       process.on('SIGTERM', forward);
       jest.on('close', (status) => resolve(status ?? 1));
     });
+    printSummary(resultFile);
   } finally {
     await servers.stop();
     fs.rmSync(dir, { recursive: true, force: true });
