@@ -1,0 +1,109 @@
+import { z } from 'zod';
+import type { Strategy } from '@vigil/proto';
+import { ProviderError } from './types';
+
+export interface ProviderOptions {
+  /** e.g. https://api.openai.com (without /v1). */
+  baseUrl: string;
+  apiKey?: string;
+  model: string;
+  /** Bound on one call, body included, milliseconds. */
+  timeoutMs: number;
+}
+
+/** Highest score per category over every result the provider returned. */
+export type Scores = ReadonlyMap<string, number>;
+
+export type Thresholds = Extract<Strategy, { type: 'openai-moderation' }>['thresholds'];
+
+const ModerationResponse = z.object({
+  results: z
+    .array(z.object({ flagged: z.boolean(), category_scores: z.record(z.string(), z.number()) }))
+    .min(1),
+});
+
+const CATEGORY_REASONS: Readonly<Record<string, string>> = {
+  harassment: 'Content contains harassment',
+  'harassment/threatening': 'Content contains harassment that includes threats of violence or serious harm',
+  hate: 'Content contains hate speech',
+  'hate/threatening': 'Content contains hateful content that includes threats of violence or serious harm',
+  illicit: 'Content gives advice or instructions for committing illicit acts',
+  'illicit/violent': 'Content gives advice or instructions for illicit acts involving violence or weapons',
+  'self-harm': 'Content promotes, encourages or depicts self-harm',
+  'self-harm/intent': 'Content expresses an intent to self-harm',
+  'self-harm/instructions': 'Content encourages or instructs how to self-harm',
+  sexual: 'Content contains sexual content',
+  'sexual/minors': 'Content contains sexual content involving minors',
+  violence: 'Content depicts violence',
+  'violence/graphic': 'Content depicts graphic violence',
+};
+
+/**
+ * Reasons for every category whose score is strictly greater than its threshold. A threshold of 0 flags any non-zero
+ * score; a category without a threshold is ignored.
+ */
+export function judgeScores(scores: Scores, thresholds: Thresholds): string[] {
+  const reasons: string[] = [];
+  for (const [category, threshold] of Object.entries(thresholds)) {
+    const score = scores.get(category);
+    if (threshold !== undefined && score !== undefined && score > threshold) {
+      reasons.push(CATEGORY_REASONS[category] ?? `Content flagged for ${category}`);
+    }
+  }
+  return reasons;
+}
+
+export type ScoreFn = (input: string, signal?: AbortSignal) => Promise<Scores>;
+
+/** A client of an OpenAI-compatible `POST /v1/moderations`. Throws ProviderError, or the caller's abort reason. */
+export function createProviderClient(options: ProviderOptions): ScoreFn {
+  const url = new URL('v1/moderations', options.baseUrl.endsWith('/') ? options.baseUrl : `${options.baseUrl}/`);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+
+  return async (input, signal) => {
+    signal?.throwIfAborted();
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    let body: unknown;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ model: options.model, input }),
+        signal: combined,
+      });
+      if (!response.ok) {
+        await response.body?.cancel();
+        const retriable = response.status === 429 || response.status >= 500;
+        throw new ProviderError(`moderation provider answered ${response.status}`, retriable);
+      }
+      try {
+        body = await response.json();
+      } catch (err) {
+        if (combined.aborted) throw err;
+        throw new ProviderError('moderation provider answered a body that is not JSON', false, { cause: err });
+      }
+    } catch (err) {
+      if (err instanceof ProviderError) throw err;
+      // The caller gave up (deadline, cancel): not the provider's fault, so hand back the caller's own reason.
+      if (signal?.aborted) throw signal.reason;
+      if (timeout.aborted) {
+        throw new ProviderError(`moderation provider timed out after ${options.timeoutMs} ms`, true, { cause: err });
+      }
+      throw new ProviderError('moderation provider unreachable', true, { cause: err });
+    }
+
+    const parsed = ModerationResponse.safeParse(body);
+    if (!parsed.success) {
+      throw new ProviderError('moderation provider answered an unexpected body', false, { cause: parsed.error });
+    }
+    const scores = new Map<string, number>();
+    for (const result of parsed.data.results) {
+      for (const [category, score] of Object.entries(result.category_scores)) {
+        scores.set(category, Math.max(score, scores.get(category) ?? 0));
+      }
+    }
+    return scores;
+  };
+}
