@@ -292,10 +292,7 @@ describe('moderation engine', () => {
   it('runs patterns over the first PATTERN_INPUT_LIMIT characters of a field only, other strategies over all', async () => {
     const text = `${'a '.repeat(PATTERN_INPUT_LIMIT / 2)}needle`;
     const result = await engine.moderate(record({ text }), {
-      rules: [
-        rule('long', [{ type: 'patterns', patterns: ['needle$'] }]),
-        rule('words', [blocklist(['needle'])]),
-      ],
+      rules: [rule('long', [{ type: 'patterns', patterns: ['needle$'] }]), rule('words', [blocklist(['needle'])])],
     });
     expect(result.rules).toEqual(['words']);
     const short = await engine.moderate(record({ metadata: { short: 'needle' } }), {

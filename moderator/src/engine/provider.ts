@@ -17,9 +17,7 @@ export type Scores = ReadonlyMap<string, number>;
 export type Thresholds = Extract<Strategy, { type: 'openai-moderation' }>['thresholds'];
 
 const ModerationResponse = z.object({
-  results: z
-    .array(z.object({ flagged: z.boolean(), category_scores: z.record(z.string(), z.number()) }))
-    .min(1),
+  results: z.array(z.object({ flagged: z.boolean(), category_scores: z.record(z.string(), z.number()) })).min(1),
 });
 
 const CATEGORY_REASONS: Readonly<Record<string, string>> = {

@@ -72,7 +72,7 @@ export function normaliseDomain(domain: string): string | undefined {
 
 /** The first of `domains` that `host` equals or is a subdomain of. */
 function matchingDomain(host: string, domains: ReadonlySet<string>): string | undefined {
-  for (let suffix: string | undefined = host; suffix; ) {
+  for (let suffix: string | undefined = host; suffix;) {
     if (domains.has(suffix)) return suffix;
     const dot = suffix.indexOf('.');
     suffix = dot === -1 ? undefined : suffix.slice(dot + 1);
