@@ -103,6 +103,20 @@ const cases: Case[] = [
     rules_matched: [],
   },
   {
+    name: 'profanity is not assembled across two fields',
+    input: { name: 'f', text: 'ck', metadata: { a: 'sh', b: 'it' } },
+    rules: [rule('profanity', [blocklist([], { profanity: true })])],
+    reasons: [],
+    rules_matched: [],
+  },
+  {
+    name: 'profanity is found in any field and reported once per word',
+    input: { name: 'shit', text: 'fine', metadata: { deep: [{ x: 'sh1t and fuck' }] } },
+    rules: [rule('profanity', [blocklist([], { profanity: true })])],
+    reasons: ['Content contains blocked word: shit', 'Content contains blocked word: fuck'],
+    rules_matched: ['profanity'],
+  },
+  {
     name: 'profanity off does not use the dataset',
     input: { text: 'this is shit' },
     rules: [rule('words', [blocklist(['spam'])])],

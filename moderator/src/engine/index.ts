@@ -27,7 +27,8 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       const content = new Content(input);
 
       // One provider call per record however many rules use it; it runs while the local strategies do.
-      const pending = score && rules.some((rule) => rule.usesProvider) ? score(content.forProvider, signal) : undefined;
+      const wanted = score && content.fields.length > 0 && rules.some((rule) => rule.usesProvider);
+      const pending = wanted ? score(content.forProvider, signal) : undefined;
       void pending?.catch(() => undefined);
 
       const local = rules.map((rule) =>

@@ -22,16 +22,22 @@ export function wordSource(word: string, wholeWord: boolean): string {
 }
 
 export function compileBlocklist(strategy: Of<'blocklist'>): LocalCheck {
+  const wholeWord = strategy.wholeWord ?? false;
   const seen = new Set<string>();
   const words: { word: string; regex: RegExp }[] = [];
   for (const raw of strategy.words ?? []) {
     const word = raw.trim();
     if (!word || seen.has(word.toLowerCase())) continue;
     seen.add(word.toLowerCase());
-    words.push({ word, regex: new RegExp(wordSource(word, strategy.wholeWord ?? false), 'iu') });
+    words.push({ word, regex: new RegExp(wordSource(word, wholeWord), 'iu') });
   }
   // One alternation over every word rejects clean content in a single pass; only a hit pays for the per-word scan.
-  const anyWord = words.length > 0 ? new RegExp(words.map(({ regex }) => regex.source).join('|'), 'iu') : undefined;
+  // The word boundaries sit outside the alternation so that the engine tests them once per position, not per word.
+  const alternation = `(?:${words.map(({ word }) => wordSource(word, false)).join('|')})`;
+  const anyWord =
+    words.length > 0
+      ? new RegExp(wholeWord ? `${NOT_AFTER_WORD}${alternation}${NOT_BEFORE_WORD}` : alternation, 'iu')
+      : undefined;
   const profanity = strategy.profanity ?? false;
 
   return (content) => {

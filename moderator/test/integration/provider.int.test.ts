@@ -159,6 +159,17 @@ describe('openai-moderation strategy against an OpenAI-compatible server', () =>
     });
   });
 
+  it('does not call the provider when the record has no text to judge', async () => {
+    const result = await engine.moderate(
+      record({ name: '', text: '', metadata: { n: 1 }, imageUrls: ['https://x.test/i.png'] }),
+      {
+        rules: [aiRule('ai', { hate: 0 })],
+      },
+    );
+    expect(result.status).toBe('Compliant');
+    expect(api.received).toHaveLength(0);
+  });
+
   it('does not call the provider when no applicable rule uses it', async () => {
     const rules: RuleSet = {
       rules: [
