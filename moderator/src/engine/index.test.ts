@@ -220,6 +220,16 @@ const cases: Case[] = [
     rules_matched: ['links'],
   },
   {
+    name: 'internationalised domains match in either spelling',
+    input: { text: 'http://shop.bücher.test/x', externalUrls: ['https://xn--exmple-cua.test'] },
+    rules: [rule('links', [links(['xn--bcher-kva.test', 'exämple.test'])])],
+    reasons: [
+      'Content links to blocked domain: xn--bcher-kva.test',
+      'Content links to blocked domain: xn--exmple-cua.test',
+    ],
+    rules_matched: ['links'],
+  },
+  {
     name: 'text without a link never flags',
     input: { text: 'example.com is mentioned but not linked' },
     rules: [rule('links', [links(['example.com'])])],
