@@ -79,7 +79,8 @@ export function createProviderClient(options: ProviderOptions): ScoreFn {
       try {
         body = await response.json();
       } catch (err) {
-        if (combined.aborted) throw err;
+        // A body cut off mid-way (reset, abort) is a transport failure, handled below; only bad JSON is final.
+        if (!(err instanceof SyntaxError)) throw err;
         throw new ProviderError('moderation provider answered a body that is not JSON', false, { cause: err });
       }
     } catch (err) {
