@@ -63,7 +63,7 @@ export function createProviderClient(options: ProviderOptions): ScoreFn {
     signal?.throwIfAborted();
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let body: unknown;
+    let raw: string;
     try {
       const response = await fetch(url, {
         method: 'POST',
@@ -76,13 +76,8 @@ export function createProviderClient(options: ProviderOptions): ScoreFn {
         const retriable = response.status === 429 || response.status >= 500;
         throw new ProviderError(`moderation provider answered ${response.status}`, retriable);
       }
-      try {
-        body = await response.json();
-      } catch (err) {
-        // A body cut off mid-way (reset, abort) is a transport failure, handled below; only bad JSON is final.
-        if (!(err instanceof SyntaxError)) throw err;
-        throw new ProviderError('moderation provider answered a body that is not JSON', false, { cause: err });
-      }
+      // Read in full here so that a body cut off mid-way counts as a transport failure, not as a bad answer.
+      raw = await response.text();
     } catch (err) {
       if (err instanceof ProviderError) throw err;
       // The caller gave up (deadline, cancel): not the provider's fault, so hand back the caller's own reason.
@@ -93,6 +88,12 @@ export function createProviderClient(options: ProviderOptions): ScoreFn {
       throw new ProviderError('moderation provider unreachable', true, { cause: err });
     }
 
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch (err) {
+      throw new ProviderError('moderation provider answered a body that is not JSON', false, { cause: err });
+    }
     const parsed = ModerationResponse.safeParse(body);
     if (!parsed.success) {
       throw new ProviderError('moderation provider answered an unexpected body', false, { cause: parsed.error });

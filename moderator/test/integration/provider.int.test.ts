@@ -193,6 +193,14 @@ describe('openai-moderation strategy against an OpenAI-compatible server', () =>
       retriable: false,
     },
     {
+      name: 'a body cut off mid-way',
+      answer: ((res) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"results":[', () => res.destroy());
+      }) as Answer,
+      retriable: true,
+    },
+    {
       name: 'a JSON body without results',
       answer: ((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}')) as Answer,
       retriable: false,
