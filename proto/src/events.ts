@@ -102,9 +102,16 @@ export const RecordModeratedData = z.object({
   userId: z.string().optional(),
   /** Set for manual decisions. */
   actor: z.string().optional(),
+  /** The ingest command that caused it, if any (applied once per id). */
+  commandId: z.string().optional(),
 });
 
-export const RecordDeletedData = z.object({ recordId: z.string(), clientId: z.string() });
+export const RecordDeletedData = z.object({
+  recordId: z.string(),
+  clientId: z.string(),
+  /** The ingest command that caused it, if any (applied once per id). */
+  commandId: z.string().optional(),
+});
 
 export const UserUpsertedData = z.object({
   userId: z.string(),

@@ -1,0 +1,39 @@
+/**
+ * The moderator's one error family. Domain and store code throw by meaning; only the edges translate: gRPC status in
+ * `grpc/`, retry vs dead letter in `kafka/`.
+ */
+export abstract class AppError extends Error {
+  abstract readonly code: string;
+  /** Trying the same thing again later may succeed (a dependency was down), so do not give up on it. */
+  readonly retriable: boolean = false;
+
+  constructor(
+    message: string,
+    readonly details?: Record<string, unknown>,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+export class ValidationError extends AppError {
+  readonly code = 'validation_error';
+}
+
+export class NotFoundError extends AppError {
+  readonly code = 'not_found';
+}
+
+export class ConflictError extends AppError {
+  readonly code = 'conflict';
+}
+
+export class FailedPreconditionError extends AppError {
+  readonly code = 'failed_precondition';
+}
+
+export class UnavailableError extends AppError {
+  readonly code = 'unavailable';
+  override readonly retriable = true;
+}

@@ -1,0 +1,125 @@
+import type { ContentData } from '@vigil/proto';
+import { FailedPreconditionError, NotFoundError } from './errors';
+import type { PendingEvent } from './events';
+import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
+import { stamp } from './test-kit';
+
+const content: ContentData = { text: 'hello', imageUrls: [], externalUrls: [] };
+const upsert = (extra: Partial<Extract<RecordCommand, { type: 'UpsertRecord' }>['input']> = {}, passthrough = false): RecordCommand => ({
+  type: 'UpsertRecord',
+  recordId: 'rec_1',
+  input: { clientId: 'c1', name: 'Title', entity: 'post', content, ...extra },
+  passthrough,
+  commandId: 'cmd_up',
+});
+const auto = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
+  type: 'ModerateRecord',
+  moderationId: 'mod_a',
+  outcome: { status, reasons: status === 'Flagged' ? ['Content contains blocked word'] : [], rules: [] },
+  testMode: false,
+});
+const manual = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
+  type: 'ModerateRecordManually',
+  moderationId: 'mod_m',
+  status,
+  reason: 'reviewed',
+  actor: 'alice',
+});
+
+/** Runs commands in order from nothing; returns the final state and the events of the last command. */
+function run(commands: RecordCommand[]): { state: RecordState | null; last: PendingEvent[] } {
+  let state: RecordState | null = null;
+  let last: PendingEvent[] = [];
+  for (const command of commands) {
+    last = decideRecord(state, command);
+    for (const event of stamp('record-rec_1', last, (state?.version ?? 0) + 1)) state = evolveRecord(state, event);
+  }
+  return { state, last };
+}
+
+describe('record stream', () => {
+  it.each([
+    ['an automatic Flagged on a new record', [upsert(), auto('Flagged')], 'Flagged', 'AI', null],
+    ['a later automatic Compliant', [upsert(), auto('Flagged'), auto('Compliant')], 'Compliant', 'AI', 'Flagged'],
+    ['a manual Compliant over an automatic Flagged', [upsert(), auto('Flagged'), manual('Compliant')], 'Compliant', 'Manual', 'Flagged'],
+    ['an automatic Flagged after a manual Compliant (sticky)', [upsert(), manual('Compliant'), auto('Flagged')], 'Compliant', 'AI', 'Compliant'],
+    ['a manual Flagged after a manual Compliant', [upsert(), manual('Compliant'), manual('Flagged')], 'Flagged', 'Manual', 'Compliant'],
+  ])('records %s', (_name, commands, status, via, previous) => {
+    const { state, last } = run(commands);
+    expect(last).toHaveLength(1);
+    const event = last[0];
+    expect(event?.type).toBe('RecordModerated');
+    if (event?.type !== 'RecordModerated') return;
+    expect(event.data.status).toBe(status);
+    expect(event.data.via).toBe(via);
+    expect(event.data.previousStatus).toBe(previous);
+    expect(state?.status).toBe(status);
+  });
+
+  it('keeps the manual flag through automatic moderations and keeps their reasons', () => {
+    const { state } = run([upsert(), manual('Compliant'), auto('Flagged')]);
+    expect(state?.manual).toBe(true);
+    expect(state?.statusUpdatedVia).toBe('Manual');
+    expect(state?.reasons).toEqual(['Content contains blocked word']);
+  });
+
+  it.each([
+    ['merges keys', { a: 1, b: 'x' }, { b: 'y', c: true }, { a: 1, b: 'y', c: true }],
+    ['deletes a key set to ""', { a: 1, b: 'x' }, { b: '' }, { a: 1 }],
+    ['clears everything with {}', { a: 1 }, {}, {}],
+    ['keeps metadata when absent', { a: 'x' }, undefined, { a: 'x' }],
+    ['stores values raw on every write', { a: 'x' }, { b: 'y' }, { a: 'x', b: 'y' }],
+  ])('metadata update %s', (_name, first, second, expected) => {
+    const { state } = run([upsert({ metadata: first }), upsert({ metadata: second })]);
+    expect(state?.metadata).toEqual(expected);
+  });
+
+  it('keeps the user link when a later upsert omits the user', () => {
+    const { state } = run([upsert({ userId: 'usr_1' }), upsert()]);
+    expect(state?.userId).toBe('usr_1');
+  });
+
+  it('does not keep name or content of a passthrough upsert', () => {
+    const { state, last } = run([upsert(), upsert({}, true)]);
+    expect(JSON.stringify(last)).not.toContain('Title');
+    expect(JSON.stringify(last)).not.toContain('hello');
+    expect(state?.name).toBeUndefined();
+    expect(state?.content).toBeUndefined();
+    expect(state?.passthrough).toBe(true);
+  });
+
+  it('remembers command ids to apply each once', () => {
+    const { state } = run([upsert()]);
+    expect(state?.recentCommands).toEqual(['cmd_up']);
+  });
+
+  it.each([
+    ['moderating a record that does not exist', [auto('Flagged')], NotFoundError],
+    ['deleting a record that does not exist', [{ type: 'DeleteRecord' } as RecordCommand], NotFoundError],
+    ['moderating a deleted record by hand', [upsert(), { type: 'DeleteRecord' } as RecordCommand, manual('Flagged')], NotFoundError],
+  ])('rejects %s', (_name, commands, error) => {
+    expect(() => run(commands)).toThrow(error);
+  });
+
+  it('rejects a manual Flagged on a protected record', () => {
+    const { state } = run([upsert()]);
+    expect(() => decideRecord({ ...(state as RecordState), protected: true }, manual('Flagged'))).toThrow(
+      FailedPreconditionError,
+    );
+  });
+
+  it('deletes once, then is a no-op, and a re-ingest revives the record', () => {
+    const deleted = run([upsert(), { type: 'DeleteRecord' }]);
+    expect(deleted.state?.deleted).toBe(true);
+    expect(decideRecord(deleted.state, { type: 'DeleteRecord' })).toEqual([]);
+    const revived = run([upsert(), { type: 'DeleteRecord' }, upsert()]);
+    expect(revived.state?.deleted).toBe(false);
+  });
+
+  it('keeps sort and createdAt from the first event', () => {
+    const { state } = run([upsert(), auto('Flagged'), upsert()]);
+    expect(state?.sort).toBe('01TEST00000000000000000001');
+    expect(state?.version).toBe(3);
+    expect(state?.createdAt.toISOString()).toBe('2026-01-01T00:00:01.000Z');
+  });
+});

@@ -1,0 +1,202 @@
+import type { ContentData, DomainEvent, RecordDoc, RecordStatus } from '@vigil/proto';
+import { FailedPreconditionError, NotFoundError } from './errors';
+import { rememberCommand, type PendingEvent } from './events';
+import { mergeMetadata, type Metadata } from './metadata';
+
+/** A record stream folded: the `records` projection document plus what decisions need. */
+export interface RecordState extends RecordDoc {
+  /** Ids of the last commands applied to this stream, to apply each command once. */
+  recentCommands: string[];
+  /** Id of the newest event; the next event's id must sort after it. */
+  lastEventId: string;
+}
+
+export interface RecordInput {
+  clientId: string;
+  clientUrl?: string;
+  name: string;
+  entity: string;
+  content: ContentData;
+  metadata?: Metadata;
+  userId?: string;
+}
+
+export interface ModerationOutcome {
+  status: RecordStatus;
+  reasons: string[];
+  rules: string[];
+}
+
+export type RecordCommand =
+  /** Passthrough: name and content are not kept, and the projection forgets older ones. */
+  | { type: 'UpsertRecord'; recordId: string; input: RecordInput; passthrough: boolean; commandId?: string }
+  | { type: 'ModerateRecord'; moderationId: string; outcome: ModerationOutcome; testMode: boolean; commandId?: string }
+  | { type: 'ModerateRecordManually'; moderationId: string; status: RecordStatus; reason: string; actor: string }
+  | { type: 'DeleteRecord'; commandId?: string };
+
+/**
+ * Decides the events of one record command. Automatic moderation of a record whose status a human set is still
+ * recorded (its reasons and rules are history worth keeping), but with the human's status: manual decisions are
+ * sticky, and the unchanged status means no webhook and no user action follow.
+ */
+export function decideRecord(state: RecordState | null, command: RecordCommand): PendingEvent[] {
+  switch (command.type) {
+    case 'UpsertRecord': {
+      const { input } = command;
+      return [
+        {
+          type: 'RecordUpserted',
+          data: {
+            recordId: command.recordId,
+            clientId: input.clientId,
+            clientUrl: input.clientUrl ?? state?.clientUrl,
+            name: command.passthrough ? undefined : input.name,
+            entity: input.entity,
+            content: command.passthrough ? undefined : input.content,
+            metadata: mergeMetadata(state?.metadata, input.metadata),
+            // Omitting the user on a later upsert keeps the link (Iffy).
+            userId: input.userId ?? state?.userId,
+            passthrough: command.passthrough,
+            commandId: command.commandId,
+          },
+        },
+      ];
+    }
+    case 'ModerateRecord': {
+      const current = live(state);
+      const status = current.manual && current.status ? current.status : command.outcome.status;
+      return [
+        {
+          type: 'RecordModerated',
+          data: {
+            recordId: current._id,
+            moderationId: command.moderationId,
+            status,
+            previousStatus: current.status ?? null,
+            via: 'AI',
+            reasons: command.outcome.reasons,
+            rules: command.outcome.rules,
+            testMode: command.testMode,
+            userId: current.userId,
+            commandId: command.commandId,
+          },
+        },
+      ];
+    }
+    case 'ModerateRecordManually': {
+      const current = live(state);
+      if (current.protected && command.status !== 'Compliant') {
+        throw new FailedPreconditionError('record is protected', { recordId: current._id });
+      }
+      return [
+        {
+          type: 'RecordModerated',
+          data: {
+            recordId: current._id,
+            moderationId: command.moderationId,
+            status: command.status,
+            previousStatus: current.status ?? null,
+            via: 'Manual',
+            reasons: command.reason ? [command.reason] : [],
+            rules: [],
+            testMode: false,
+            userId: current.userId,
+            actor: command.actor,
+          },
+        },
+      ];
+    }
+    case 'DeleteRecord': {
+      if (!state) throw new NotFoundError('record not found');
+      if (state.deleted) return [];
+      return [{ type: 'RecordDeleted', data: { recordId: state._id, clientId: state.clientId, commandId: command.commandId } }];
+    }
+  }
+}
+
+function live(state: RecordState | null): RecordState {
+  if (!state || state.deleted) throw new NotFoundError('record not found');
+  return state;
+}
+
+export function evolveRecord(state: RecordState | null, event: DomainEvent): RecordState {
+  const at = new Date(event.occurredAt);
+  const base = { version: event.version, lastEventId: event.id, updatedAt: at };
+  switch (event.type) {
+    case 'RecordUpserted': {
+      const { data } = event;
+      const next: RecordState = {
+        _id: data.recordId,
+        tenantId: event.tenantId,
+        clientId: data.clientId,
+        entity: data.entity,
+        protected: state?.protected ?? false,
+        passthrough: data.passthrough,
+        reasons: state?.reasons ?? [],
+        rules: state?.rules ?? [],
+        manual: state?.manual ?? false,
+        testMode: state?.testMode ?? false,
+        // A re-ingest brings a deleted record back (Iffy kept it hidden while still moderating it).
+        deleted: false,
+        sort: state?.sort ?? event.id,
+        createdAt: state?.createdAt ?? at,
+        recentCommands: rememberCommand(state?.recentCommands ?? [], data.commandId),
+        ...base,
+      };
+      assignDefined(next, {
+        clientUrl: data.clientUrl,
+        name: data.name,
+        content: data.content,
+        metadata: data.metadata,
+        userId: data.userId,
+        status: state?.status,
+        statusUpdatedAt: state?.statusUpdatedAt,
+        statusUpdatedVia: state?.statusUpdatedVia,
+        moderationId: state?.moderationId,
+      });
+      return next;
+    }
+    case 'RecordModerated': {
+      const current = started(state, event);
+      const { data } = event;
+      const changed = data.status !== current.status || data.via === 'Manual';
+      return {
+        ...current,
+        ...base,
+        status: data.status,
+        statusUpdatedAt: changed ? at : current.statusUpdatedAt,
+        statusUpdatedVia: changed ? data.via : current.statusUpdatedVia,
+        moderationId: data.moderationId,
+        reasons: data.reasons,
+        rules: data.rules,
+        manual: data.via === 'Manual' || (current.manual && data.status === current.status),
+        testMode: data.testMode,
+        recentCommands: rememberCommand(current.recentCommands, data.commandId),
+      };
+    }
+    case 'RecordDeleted': {
+      const current = started(state, event);
+      return {
+        ...current,
+        ...base,
+        deleted: true,
+        recentCommands: rememberCommand(current.recentCommands, event.data.commandId),
+      };
+    }
+    default:
+      throw new Error(`event ${event.type} does not belong to a record stream`);
+  }
+}
+
+function started<S>(state: S | null, event: DomainEvent): S {
+  if (!state) throw new Error(`event ${event.type} at version ${event.version} before the stream started`);
+  return state;
+}
+
+/** Copies only defined values, so optional fields stay absent rather than `undefined` in stored documents. */
+export function assignDefined<T extends object>(target: T, values: Partial<T>): T {
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== undefined) (target as Record<string, unknown>)[key] = value;
+  }
+  return target;
+}

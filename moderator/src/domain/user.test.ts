@@ -1,0 +1,98 @@
+import type { UserStatus } from '@vigil/proto';
+import { ConflictError, FailedPreconditionError, NotFoundError } from './errors';
+import type { PendingEvent } from './events';
+import { stamp } from './test-kit';
+import { decideUser, evolveUser, type UserCommand, type UserState } from './user';
+
+const create = (extra: { protected?: boolean; email?: string } = {}, passthrough = false): UserCommand => ({
+  type: 'UpsertUser',
+  userId: 'usr_1',
+  input: { clientId: 'u1', name: 'Ann', ...extra },
+  passthrough,
+});
+const reconcile = (flaggedCount: number, threshold = 1): UserCommand => ({
+  type: 'ReconcileUser',
+  actionId: 'act_r',
+  flaggedCount,
+  threshold,
+  viaRecordId: 'rec_1',
+});
+const set = (status: UserStatus): UserCommand => ({ type: 'SetUserStatus', actionId: 'act_m', status, reason: 'r', actor: 'alice' });
+const appeal = (appealId = 'apl_1'): UserCommand => ({ type: 'CreateAppeal', appealId, text: 'please' });
+const decide = (decision: 'Approved' | 'Rejected', appealId = 'apl_1'): UserCommand => ({
+  type: 'DecideAppeal',
+  appealId,
+  decision,
+  reason: '',
+  actor: 'bob',
+  actionId: 'act_a',
+});
+
+function run(commands: UserCommand[]): { state: UserState | null; last: PendingEvent[] } {
+  let state: UserState | null = null;
+  let last: PendingEvent[] = [];
+  for (const command of commands) {
+    last = decideUser(state, command);
+    for (const event of stamp('user-usr_1', last, (state?.version ?? 0) + 1)) state = evolveUser(state, event);
+  }
+  return { state, last };
+}
+
+const summary = (events: PendingEvent[]) =>
+  events.map((event) =>
+    event.type === 'UserStatusChanged'
+      ? `${event.data.status} via ${event.data.via}`
+      : event.type === 'AppealDecided'
+        ? `appeal ${event.data.status}`
+        : event.type,
+  );
+
+describe('user stream', () => {
+  it.each<[string, UserCommand[], string[], UserStatus | undefined]>([
+    ['suspends at the threshold', [create(), reconcile(1)], ['Suspended via Automation Flagged Record'], 'Suspended'],
+    ['does not suspend below the threshold', [create(), reconcile(2, 3)], [], undefined],
+    ['reinstates below the threshold', [create(), reconcile(1), reconcile(0)], ['Compliant via Automation All Compliant'], 'Compliant'],
+    ['is a no-op when already suspended', [create(), reconcile(1), reconcile(2)], [], 'Suspended'],
+    ['never suspends a protected user', [create({ protected: true }), reconcile(5)], [], undefined],
+    ['never overrides a manual Compliant', [create(), set('Compliant'), reconcile(3)], [], 'Compliant'],
+    ['never lifts a manual suspension', [create(), set('Suspended'), reconcile(0)], [], 'Suspended'],
+    ['never lifts a ban', [create(), set('Banned'), reconcile(0)], [], 'Banned'],
+    ['bans by hand', [create(), reconcile(1), set('Banned')], ['Banned via Manual'], 'Banned'],
+    ['is a no-op for the same manual status', [create(), set('Suspended'), set('Suspended')], [], 'Suspended'],
+    ['approving an appeal reinstates', [create(), reconcile(1), appeal(), decide('Approved')], ['appeal Approved', 'Compliant via Automation Appeal Approved'], 'Compliant'],
+    ['rejecting an appeal keeps the suspension', [create(), reconcile(1), appeal(), decide('Rejected')], ['appeal Rejected'], 'Suspended'],
+    ['reinstating approves open appeals', [create(), reconcile(1), appeal(), reconcile(0)], ['Compliant via Automation All Compliant', 'appeal Approved'], 'Compliant'],
+    ['a ban rejects open appeals', [create(), reconcile(1), appeal(), set('Banned')], ['Banned via Manual', 'appeal Rejected'], 'Banned'],
+    ['an approved appeal is sticky against automation', [create(), reconcile(1), appeal(), decide('Approved'), reconcile(4)], [], 'Compliant'],
+  ])('%s', (_name, commands, expected, status) => {
+    const { state, last } = run(commands);
+    expect(summary(last)).toEqual(expected);
+    expect(state?.status).toBe(status);
+  });
+
+  it.each<[string, UserCommand[], new (...args: never[]) => Error]>([
+    ['suspending a protected user by hand', [create({ protected: true }), set('Suspended')], FailedPreconditionError],
+    ['banning a protected user', [create({ protected: true }), set('Banned')], FailedPreconditionError],
+    ['an appeal of a compliant user', [create(), appeal()], FailedPreconditionError],
+    ['a second open appeal', [create(), reconcile(1), appeal('apl_1'), appeal('apl_2')], ConflictError],
+    ['deciding an unknown appeal', [create(), reconcile(1), decide('Approved', 'apl_x')], NotFoundError],
+    ['reversing a decided appeal', [create(), reconcile(1), appeal(), decide('Rejected'), decide('Approved')], ConflictError],
+    ['setting the status of an unknown user', [set('Suspended')], NotFoundError],
+  ])('rejects %s', (_name, commands, error) => {
+    expect(() => run(commands)).toThrow(error);
+  });
+
+  it('applies protected on creation only and skips unchanged upserts', () => {
+    const { state, last } = run([create({ protected: true }), create({ protected: false })]);
+    expect(state?.protected).toBe(true);
+    expect(last).toEqual([]);
+  });
+
+  it('does not keep email or name sent in passthrough mode', () => {
+    const { state, last } = run([create({ email: 'a@example.com' }, true)]);
+    expect(JSON.stringify(last)).not.toContain('a@example.com');
+    expect(JSON.stringify(last)).not.toContain('Ann');
+    expect(state?.email).toBeUndefined();
+    expect(state?.name).toBeUndefined();
+  });
+});

@@ -1,0 +1,224 @@
+import type { AppealStatus, DomainEvent, UserData, UserDoc, UserStatus, Via } from '@vigil/proto';
+import { ConflictError, FailedPreconditionError, NotFoundError } from './errors';
+import type { PendingEvent } from './events';
+import { mergeMetadata } from './metadata';
+import { assignDefined } from './record';
+
+/**
+ * A user stream folded: the `users` projection document (less `flaggedRecordsCount`, which is counted from the
+ * records) plus the user's appeals, so that "one open appeal per user" is decided on one stream.
+ */
+export interface UserState extends Omit<UserDoc, 'flaggedRecordsCount'> {
+  appeals: { id: string; status: AppealStatus }[];
+  lastEventId: string;
+}
+
+export type UserCommand =
+  /** Passthrough: email, name and username of this call are not kept (earlier ones stay). */
+  | { type: 'UpsertUser'; userId: string; input: UserData; passthrough: boolean }
+  | { type: 'SetUserStatus'; actionId: string; status: UserStatus; reason: string; actor: string }
+  /** Automation after a record's flagged status changed: suspend at the threshold, reinstate below it. */
+  | { type: 'ReconcileUser'; actionId: string; flaggedCount: number; threshold: number; viaRecordId?: string }
+  | { type: 'CreateAppeal'; appealId: string; text: string }
+  | { type: 'DecideAppeal'; appealId: string; decision: 'Approved' | 'Rejected'; reason: string; actor: string; actionId: string };
+
+/** Decisions by people (directly or by granting an appeal); automation never overrides them. */
+const HUMAN: ReadonlySet<Via> = new Set<Via>(['Manual', 'Automation Appeal Approved']);
+
+export function decideUser(state: UserState | null, command: UserCommand): PendingEvent[] {
+  switch (command.type) {
+    case 'UpsertUser': {
+      const { input } = command;
+      const keep = !command.passthrough;
+      const data = {
+        userId: command.userId,
+        clientId: input.clientId,
+        clientUrl: input.clientUrl ?? state?.clientUrl,
+        paymentsAccountId: input.paymentsAccountId ?? state?.paymentsAccountId,
+        email: (keep ? input.email : undefined) ?? state?.email,
+        name: (keep ? input.name : undefined) ?? state?.name,
+        username: (keep ? input.username : undefined) ?? state?.username,
+        // Applied on creation only, as Iffy does: a later ingest cannot unprotect a user by omission or mistake.
+        protected: state ? state.protected : (input.protected ?? false),
+        metadata: mergeMetadata(state?.metadata, input.metadata),
+        passthrough: command.passthrough,
+      };
+      if (state && unchanged(state, data)) return [];
+      return [{ type: 'UserUpserted', data }];
+    }
+    case 'SetUserStatus': {
+      const current = existing(state);
+      if (current.protected && command.status !== 'Compliant') {
+        throw new FailedPreconditionError('user is protected', { userId: current._id });
+      }
+      if (current.status === command.status) return [];
+      return [
+        statusChanged(current, command.actionId, command.status, 'Manual', { reason: command.reason, actor: command.actor }),
+        ...appealFollowUps(current, command.status),
+      ];
+    }
+    case 'ReconcileUser': {
+      const current = existing(state);
+      if (current.protected || current.manual) return [];
+      const over = command.flaggedCount >= command.threshold;
+      if (over && (current.status === undefined || current.status === 'Compliant')) {
+        return [
+          statusChanged(current, command.actionId, 'Suspended', 'Automation Flagged Record', {
+            viaRecordId: command.viaRecordId,
+          }),
+        ];
+      }
+      if (!over && current.status === 'Suspended') {
+        return [
+          statusChanged(current, command.actionId, 'Compliant', 'Automation All Compliant', {
+            viaRecordId: command.viaRecordId,
+          }),
+          ...appealFollowUps(current, 'Compliant'),
+        ];
+      }
+      return [];
+    }
+    case 'CreateAppeal': {
+      const current = existing(state);
+      if (current.status !== 'Suspended' && current.status !== 'Banned') {
+        throw new FailedPreconditionError('only a suspended or banned user can appeal', { userId: current._id });
+      }
+      if (current.appeals.some((appeal) => appeal.status === 'Open')) {
+        throw new ConflictError('the user already has an open appeal', { userId: current._id });
+      }
+      return [{ type: 'AppealCreated', data: { appealId: command.appealId, userId: current._id, text: command.text } }];
+    }
+    case 'DecideAppeal': {
+      const current = existing(state);
+      const appeal = current.appeals.find((candidate) => candidate.id === command.appealId);
+      if (!appeal) throw new NotFoundError('appeal not found');
+      if (appeal.status === command.decision) return [];
+      if (appeal.status !== 'Open') {
+        throw new ConflictError(`the appeal is already ${appeal.status}`, { appealId: appeal.id });
+      }
+      const decided: PendingEvent = {
+        type: 'AppealDecided',
+        data: {
+          appealId: appeal.id,
+          userId: current._id,
+          status: command.decision,
+          via: 'Manual',
+          reason: command.reason || undefined,
+          actor: command.actor || undefined,
+        },
+      };
+      if (command.decision === 'Rejected' || current.status === 'Compliant') return [decided];
+      return [
+        decided,
+        statusChanged(current, command.actionId, 'Compliant', 'Automation Appeal Approved', {
+          viaAppealId: appeal.id,
+          actor: command.actor || undefined,
+        }),
+      ];
+    }
+  }
+}
+
+function existing(state: UserState | null): UserState {
+  if (!state) throw new NotFoundError('user not found');
+  return state;
+}
+
+function unchanged(state: UserState, data: Extract<PendingEvent, { type: 'UserUpserted' }>['data']): boolean {
+  const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+  return (
+    state.clientUrl === data.clientUrl &&
+    state.paymentsAccountId === data.paymentsAccountId &&
+    state.email === data.email &&
+    state.name === data.name &&
+    state.username === data.username &&
+    state.protected === data.protected &&
+    same(state.metadata, data.metadata)
+  );
+}
+
+function statusChanged(
+  state: UserState,
+  actionId: string,
+  status: UserStatus,
+  via: Via,
+  extra: { reason?: string; actor?: string; viaRecordId?: string; viaAppealId?: string },
+): PendingEvent {
+  return {
+    type: 'UserStatusChanged',
+    data: { userId: state._id, actionId, status, previousStatus: state.status ?? null, via, testMode: false, ...extra },
+  };
+}
+
+/** Compliant grants the user's open appeals, Banned rejects them (Iffy's follow-ups). */
+function appealFollowUps(state: UserState, status: UserStatus): PendingEvent[] {
+  if (status === 'Suspended') return [];
+  const decision = status === 'Compliant' ? 'Approved' : 'Rejected';
+  return state.appeals
+    .filter((appeal) => appeal.status === 'Open')
+    .map((appeal) => ({
+      type: 'AppealDecided',
+      data: { appealId: appeal.id, userId: state._id, status: decision, via: 'Automation' },
+    }));
+}
+
+export function evolveUser(state: UserState | null, event: DomainEvent): UserState {
+  const at = new Date(event.occurredAt);
+  const base = { version: event.version, lastEventId: event.id, updatedAt: at };
+  switch (event.type) {
+    case 'UserUpserted': {
+      const { data } = event;
+      const next: UserState = {
+        _id: data.userId,
+        tenantId: event.tenantId,
+        clientId: data.clientId,
+        protected: data.protected,
+        manual: state?.manual ?? false,
+        sort: state?.sort ?? event.id,
+        createdAt: state?.createdAt ?? at,
+        appeals: state?.appeals ?? [],
+        ...base,
+      };
+      return assignDefined(next, {
+        clientUrl: data.clientUrl,
+        paymentsAccountId: data.paymentsAccountId,
+        email: data.email,
+        name: data.name,
+        username: data.username,
+        metadata: data.metadata,
+        status: state?.status,
+        statusUpdatedAt: state?.statusUpdatedAt,
+        statusUpdatedVia: state?.statusUpdatedVia,
+      });
+    }
+    case 'UserStatusChanged': {
+      const current = started(state, event);
+      return {
+        ...current,
+        ...base,
+        status: event.data.status,
+        statusUpdatedAt: at,
+        statusUpdatedVia: event.data.via,
+        manual: HUMAN.has(event.data.via),
+      };
+    }
+    case 'AppealCreated': {
+      const current = started(state, event);
+      return { ...current, ...base, appeals: [...current.appeals, { id: event.data.appealId, status: 'Open' }] };
+    }
+    case 'AppealDecided': {
+      const current = started(state, event);
+      const appeals = current.appeals.map((appeal) =>
+        appeal.id === event.data.appealId ? { ...appeal, status: event.data.status } : appeal,
+      );
+      return { ...current, ...base, appeals };
+    }
+    default:
+      throw new Error(`event ${event.type} does not belong to a user stream`);
+  }
+}
+
+function started<S>(state: S | null, event: DomainEvent): S {
+  if (!state) throw new Error(`event ${event.type} at version ${event.version} before the stream started`);
+  return state;
+}
