@@ -28,6 +28,20 @@ const schema = z.object({
   INGEST_CONSUMER_ENABLED: bool.default(true),
   /** How often the outbox relay looks for unpublished events when idle, milliseconds. Default 200. */
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(200),
+  /** Events the outbox relay publishes per Kafka request. Default 500. */
+  OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(500),
+  /** Ingest partitions processed at once (each partition stays sequential). Default 4. */
+  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** First retry delay of an ingest command that failed transiently, milliseconds; doubles per attempt. Default 200. */
+  INGEST_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(200),
+  /** Longest retry delay of an ingest command, milliseconds. Default 30000. */
+  INGEST_RETRY_MAX_MS: z.coerce.number().int().positive().default(30000),
+  /** Attempts for an ingest command failing with an unexpected error before it is dead-lettered. Default 5. */
+  INGEST_MAX_UNEXPECTED_ATTEMPTS: z.coerce.number().int().min(1).default(5),
+  /** Partitions of the topics the moderator creates when they are missing. Default 6. */
+  KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(6),
+  /** How long tenant settings and rules are cached, milliseconds (changes apply after at most this). Default 1000. */
+  TENANT_CONFIG_TTL_MS: z.coerce.number().int().min(0).default(1000),
   /** Base URL of an OpenAI-compatible moderation API (e.g. https://api.openai.com). Unset disables it. */
   OPENAI_BASE_URL: z.string().url().optional(),
   /** API key for OPENAI_BASE_URL. */

@@ -1,0 +1,212 @@
+import * as grpc from '@grpc/grpc-js';
+import { loadModerationPackage, topicNames } from '@vigil/proto';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Kafka, Producer } from 'kafkajs';
+import type { MongoClient } from 'mongodb';
+import type { Logger } from 'pino';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import type { Config } from './config';
+import { createEngine, type ModerationEngine } from './engine';
+import { createModerationHandlers } from './grpc/moderation-handlers';
+import { IngestConsumer } from './kafka/ingest-consumer';
+import { OutboxRelay } from './kafka/outbox-relay';
+import { ensureTopics } from './kafka/topics-setup';
+import { ModerationService } from './service/moderation-service';
+import { Queries } from './service/queries';
+import { EventStore } from './store/event-store';
+import { TenantConfigCache } from './store/tenant-config';
+
+export type ModeratorConfig = Pick<
+  Config,
+  | 'GRPC_PORT'
+  | 'MONGO_DB'
+  | 'KAFKA_TOPIC_PREFIX'
+  | 'KAFKA_GROUP_ID'
+  | 'KAFKA_TOPIC_PARTITIONS'
+  | 'INGEST_CONSUMER_ENABLED'
+  | 'INGEST_CONCURRENCY'
+  | 'INGEST_RETRY_INITIAL_MS'
+  | 'INGEST_RETRY_MAX_MS'
+  | 'INGEST_MAX_UNEXPECTED_ATTEMPTS'
+  | 'OUTBOX_POLL_MS'
+  | 'OUTBOX_BATCH_SIZE'
+  | 'TENANT_CONFIG_TTL_MS'
+> &
+  Partial<Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_MODERATION_MODEL' | 'OPENAI_TIMEOUT_MS'>>;
+
+export interface ModeratorDeps {
+  config: ModeratorConfig;
+  log: Logger;
+  /** Connected or not: the driver connects on first use. */
+  mongo: MongoClient;
+  kafka: Kafka;
+  registry?: Registry;
+  /** Defaults to the rule engine configured from `config`. */
+  engine?: ModerationEngine;
+}
+
+export interface Moderator {
+  grpcPort: number;
+  store: EventStore;
+  service: ModerationService;
+  relay: OutboxRelay;
+  /** Dependencies answer: readiness. */
+  ready(): Promise<boolean>;
+  /** Shutdown phase 1: NOT_SERVING, gRPC server closed, consumer left the group. */
+  stopIntake(): Promise<void>;
+  /** Shutdown phase 2: outbox flushed, producer disconnected. */
+  drain(): Promise<void>;
+}
+
+/** Builds and starts the moderator around the given clients (the composition root passes real ones, tests too). */
+export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
+  const { config, log, mongo, kafka } = deps;
+  const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
+  const metrics = deps.registry ? createMetrics(deps.registry) : undefined;
+
+  const store = new EventStore(mongo.db(config.MONGO_DB));
+  await untilDone(log, 'event store indexes', () => store.ensureIndexes());
+  await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
+
+  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await untilDone(log, 'kafka producer', () => producer.connect());
+
+  const relay = new OutboxRelay({
+    store,
+    producer,
+    topic: topics.events,
+    log: log.child({ component: 'outbox-relay' }),
+    pollMs: config.OUTBOX_POLL_MS,
+    batchSize: config.OUTBOX_BATCH_SIZE,
+    onPublished: (count) => metrics?.published.inc(count),
+  });
+  const engine =
+    deps.engine ??
+    createEngine({
+      provider: config.OPENAI_BASE_URL
+        ? {
+            baseUrl: config.OPENAI_BASE_URL,
+            apiKey: config.OPENAI_API_KEY,
+            model: config.OPENAI_MODERATION_MODEL ?? 'omni-moderation-latest',
+            timeoutMs: config.OPENAI_TIMEOUT_MS ?? 10000,
+          }
+        : undefined,
+    });
+  const service = new ModerationService({
+    store,
+    engine,
+    tenants: new TenantConfigCache(store.db, config.TENANT_CONFIG_TTL_MS, log),
+    log,
+    onAppend: () => relay.wake(),
+  });
+  const queries = new Queries(store);
+
+  const health = new HealthImplementation({ '': 'NOT_SERVING', 'vigil.moderation.v1.ModerationService': 'NOT_SERVING' });
+  const server = new grpc.Server();
+  health.addToServer(server);
+  const handlers = createModerationHandlers({ service, queries, log: log.child({ component: 'grpc' }) });
+  server.addService(loadModerationPackage().vigil.moderation.v1.ModerationService.service, metrics ? timed(handlers, metrics.grpc) : handlers);
+  const grpcPort = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`0.0.0.0:${config.GRPC_PORT}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    ),
+  );
+  log.info({ port: grpcPort }, 'grpc server listening');
+
+  relay.start();
+  const consumer = config.INGEST_CONSUMER_ENABLED
+    ? new IngestConsumer({
+        kafka,
+        groupId: config.KAFKA_GROUP_ID,
+        topics,
+        service,
+        producer,
+        log: log.child({ component: 'ingest' }),
+        concurrency: config.INGEST_CONCURRENCY,
+        retryInitialMs: config.INGEST_RETRY_INITIAL_MS,
+        retryMaxMs: config.INGEST_RETRY_MAX_MS,
+        maxUnexpectedAttempts: config.INGEST_MAX_UNEXPECTED_ATTEMPTS,
+        onOutcome: (outcome) => metrics?.ingest.inc({ outcome }),
+      })
+    : undefined;
+  if (consumer) await untilDone(log, 'ingest consumer', () => consumer.start());
+
+  health.setStatus('', 'SERVING');
+  health.setStatus('vigil.moderation.v1.ModerationService', 'SERVING');
+  log.info('moderator ready');
+
+  let intakeStopped = false;
+  return {
+    grpcPort,
+    store,
+    service,
+    relay,
+    async ready() {
+      if (intakeStopped) return false;
+      await store.db.command({ ping: 1 });
+      return true;
+    },
+    async stopIntake() {
+      intakeStopped = true;
+      health.setStatus('', 'NOT_SERVING');
+      health.setStatus('vigil.moderation.v1.ModerationService', 'NOT_SERVING');
+      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await consumer?.stop();
+    },
+    async drain() {
+      await relay.stop({ flush: true });
+      await producer.disconnect();
+    },
+  };
+}
+
+/** Start-up steps wait for their dependency rather than crash-looping while it starts too. */
+async function untilDone(log: Logger, what: string, step: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await step();
+      return;
+    } catch (err) {
+      if (attempt >= 30) throw err;
+      log.warn({ err, attempt, what }, 'start-up step failed, retrying');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * attempt, 5000)));
+    }
+  }
+}
+
+function createMetrics(registry: Registry) {
+  return {
+    grpc: new Histogram({
+      name: 'moderator_grpc_request_duration_seconds',
+      help: 'Duration of ModerationService calls',
+      labelNames: ['method', 'outcome'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+    ingest: new Counter({
+      name: 'moderator_ingest_commands_total',
+      help: 'Ingest command attempts by outcome',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    published: new Counter({
+      name: 'moderator_outbox_published_events_total',
+      help: 'Events relayed to the events topic',
+      registers: [registry],
+    }),
+  };
+}
+
+function timed<H extends grpc.UntypedServiceImplementation>(handlers: H, histogram: Histogram<'method' | 'outcome'>): H {
+  const wrapped: grpc.UntypedServiceImplementation = {};
+  for (const [method, handler] of Object.entries(handlers)) {
+    wrapped[method] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
+      const end = histogram.startTimer({ method });
+      (handler as grpc.handleUnaryCall<unknown, unknown>)(call, (err, value) => {
+        end({ outcome: err ? 'error' : 'ok' });
+        callback(err, value);
+      });
+    }) as grpc.handleUnaryCall<unknown, unknown>;
+  }
+  return wrapped as H;
+}

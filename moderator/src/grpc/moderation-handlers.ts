@@ -1,0 +1,183 @@
+import type * as grpc from '@grpc/grpc-js';
+import { RecordStatus, UserStatus, type ModerationServiceHandlers } from '@vigil/proto';
+import type { Logger } from 'pino';
+import { ulid } from 'ulid';
+import { ValidationError } from '../domain/errors';
+import type { ModerationService } from '../service/moderation-service';
+import type { Queries } from '../service/queries';
+import { toServiceError } from './errors';
+import { parseMetadataJson, toAppealMessage, toRecordMessage, toStoredEvent, toUserMessage } from './mappers';
+
+export interface HandlerDeps {
+  service: ModerationService;
+  queries: Queries;
+  log: Logger;
+}
+
+function required(value: string | undefined, path: string): string {
+  if (!value) throw new ValidationError(`${path} is required`, { path });
+  return value;
+}
+
+function oneOf<T extends string>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, value: string, path: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationError(`${path} is not an allowed value`, { path });
+  return parsed.data;
+}
+
+/** Wraps one async handler: resolves the callback with the value, or with a gRPC status from the error mapping. */
+function unary<Req, Res>(log: Logger, method: string, handle: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    handle(call.request).then(
+      (response) => callback(null, response),
+      (err: unknown) => callback(toServiceError(err, log, method)),
+    );
+  };
+}
+
+/**
+ * Every RPC of ModerationService. Requests are trusted to name the right tenant (the gateway authenticates); they are
+ * still checked for shape, since a malformed call must get INVALID_ARGUMENT, not a crash. Nothing here logs request
+ * fields other than ids.
+ */
+export function createModerationHandlers({ service, queries, log }: HandlerDeps): ModerationServiceHandlers {
+  const correlation = (requestId?: string) => requestId || ulid();
+
+  return {
+    Moderate: unary(log, 'Moderate', async (request) => {
+      const tenantId = required(request.tenantId, 'tenant_id');
+      const user = request.user ?? undefined;
+      const result = await service.moderate({
+        tenantId,
+        correlationId: correlation(request.requestId),
+        clientId: required(request.clientId, 'client_id'),
+        clientUrl: request.clientUrl,
+        name: request.name,
+        entity: required(request.entity, 'entity'),
+        content: {
+          text: request.content?.text ?? '',
+          imageUrls: request.content?.imageUrls ?? [],
+          externalUrls: request.content?.externalUrls ?? [],
+        },
+        metadata: parseMetadataJson(request.metadataJson, 'metadata'),
+        user: user
+          ? {
+              clientId: required(user.clientId, 'user.client_id'),
+              clientUrl: user.clientUrl,
+              paymentsAccountId: user.paymentsAccountId,
+              email: user.email,
+              name: user.name,
+              username: user.username,
+              protected: user.protected,
+              metadata: parseMetadataJson(user.metadataJson, 'user.metadata'),
+            }
+          : undefined,
+        passthrough: request.passthrough,
+      });
+      return {
+        recordId: result.recordId,
+        status: result.status,
+        moderationId: result.moderationId,
+        userId: result.userId,
+        flagged: result.flagged,
+        reasons: result.reasons,
+        rules: result.rules,
+        testMode: result.testMode,
+      };
+    }),
+
+    GetRecord: unary(log, 'GetRecord', async (request) =>
+      toRecordMessage(await queries.getRecord(required(request.tenantId, 'tenant_id'), required(request.recordId, 'record_id'))),
+    ),
+
+    ListRecords: unary(log, 'ListRecords', async (request) => {
+      const page = await queries.listRecords(required(request.tenantId, 'tenant_id'), {
+        limit: request.limit,
+        startingAfter: request.startingAfter,
+        endingBefore: request.endingBefore,
+        clientId: request.clientId,
+        entity: request.entity,
+        status: request.status,
+        userId: request.userId,
+      });
+      return { records: page.items.map(toRecordMessage), hasMore: page.hasMore };
+    }),
+
+    GetRecordEvents: unary(log, 'GetRecordEvents', async (request) => {
+      const events = await queries.getRecordEvents(required(request.tenantId, 'tenant_id'), required(request.recordId, 'record_id'));
+      return { events: events.map(toStoredEvent) };
+    }),
+
+    GetUser: unary(log, 'GetUser', async (request) =>
+      toUserMessage(await queries.getUser(required(request.tenantId, 'tenant_id'), required(request.userId, 'user_id'))),
+    ),
+
+    ListUsers: unary(log, 'ListUsers', async (request) => {
+      const page = await queries.listUsers(required(request.tenantId, 'tenant_id'), {
+        limit: request.limit,
+        startingAfter: request.startingAfter,
+        endingBefore: request.endingBefore,
+        clientId: request.clientId,
+        email: request.email,
+        status: request.status,
+      });
+      return { users: page.items.map(toUserMessage), hasMore: page.hasMore };
+    }),
+
+    ModerateRecordManually: unary(log, 'ModerateRecordManually', async (request) => {
+      const tenantId = required(request.tenantId, 'tenant_id');
+      const recordId = required(request.recordId, 'record_id');
+      await service.moderateManually({
+        tenantId,
+        recordId,
+        status: oneOf(RecordStatus, request.status, 'status'),
+        reason: request.reason,
+        actor: request.actor,
+        correlationId: correlation(),
+      });
+      return toRecordMessage(await queries.getRecord(tenantId, recordId));
+    }),
+
+    SetUserStatus: unary(log, 'SetUserStatus', async (request) => {
+      const tenantId = required(request.tenantId, 'tenant_id');
+      const userId = required(request.userId, 'user_id');
+      await service.setUserStatus({
+        tenantId,
+        userId,
+        status: oneOf(UserStatus, request.status, 'status'),
+        reason: request.reason,
+        actor: request.actor,
+        correlationId: correlation(),
+      });
+      return toUserMessage(await queries.getUser(tenantId, userId));
+    }),
+
+    CreateAppeal: unary(log, 'CreateAppeal', async (request) => {
+      const tenantId = required(request.tenantId, 'tenant_id');
+      const text = required(request.text, 'text');
+      if (text.length > 1000) throw new ValidationError('text must be at most 1000 characters', { path: 'text' });
+      const appealId = await service.createAppeal({ tenantId, userId: required(request.userId, 'user_id'), text, correlationId: correlation() });
+      return toAppealMessage(await queries.getAppeal(tenantId, appealId));
+    }),
+
+    ListAppeals: unary(log, 'ListAppeals', async (request) => {
+      const page = await queries.listAppeals(required(request.tenantId, 'tenant_id'), {
+        limit: request.limit,
+        startingAfter: request.startingAfter,
+        status: request.status,
+        userId: request.userId,
+      });
+      return { appeals: page.items.map(toAppealMessage), hasMore: page.hasMore };
+    }),
+
+    DecideAppeal: unary(log, 'DecideAppeal', async (request) => {
+      const tenantId = required(request.tenantId, 'tenant_id');
+      const appealId = required(request.appealId, 'appeal_id');
+      if (request.decision !== 'Approved' && request.decision !== 'Rejected') {
+        throw new ValidationError('decision must be Approved or Rejected', { path: 'decision' });
+      }
+      await service.decideAppeal({ tenantId, appealId, decision: request.decision, reason: request.reason, actor: request.actor, correlationId: correlation() });
+      return toAppealMessage(await queries.getAppeal(tenantId, appealId));
+    }),
+  };
+}

@@ -1,0 +1,174 @@
+import { Command, HEADERS, type Topics } from '@vigil/proto';
+import type { Consumer, EachMessagePayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { Logger } from 'pino';
+import { AppError, NotFoundError } from '../domain/errors';
+import type { ModerationService } from '../service/moderation-service';
+
+export interface IngestConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topics: Topics;
+  service: ModerationService;
+  /** Used for dead letters. */
+  producer: Producer;
+  log: Logger;
+  /** Partitions worked at once; each partition stays sequential, which keeps per-record order. */
+  concurrency: number;
+  retryInitialMs: number;
+  retryMaxMs: number;
+  /** Attempts for errors of unknown kind before the command is dead-lettered (known transient errors retry forever). */
+  maxUnexpectedAttempts: number;
+  onOutcome?: (outcome: 'applied' | 'dead_letter' | 'retry') => void;
+}
+
+type Verdict = { kind: 'done' } | { kind: 'dead'; reason: string };
+
+class Stopping extends Error {}
+
+/**
+ * Applies ingest commands. Offsets are committed only after the command's events are stored (or it was
+ * dead-lettered), so a crash re-delivers it, and the stream's remembered command ids make the second delivery a
+ * no-op. Transient failures (database down, provider failing) are retried with backoff without committing; a command
+ * that can never succeed goes to the dead-letter topic with its reason, and the partition moves on.
+ */
+export class IngestConsumer {
+  private readonly consumer: Consumer;
+  private stopping = false;
+
+  constructor(private readonly options: IngestConsumerOptions) {
+    this.consumer = options.kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false });
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.options.topics.ingest, fromBeginning: true });
+    await this.consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: this.options.concurrency,
+      eachMessage: (payload) => this.onMessage(payload),
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.consumer.disconnect();
+  }
+
+  private async onMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+    const log = this.options.log.child({ partition, offset: message.offset });
+    let unexpected = 0;
+    for (let attempt = 0; ; attempt += 1) {
+      if (this.stopping) throw new Stopping('consumer stopping');
+      try {
+        const verdict = await this.apply(message, log);
+        if (verdict.kind === 'dead') await this.deadLetter(message, verdict.reason, log);
+        await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+        this.options.onOutcome?.(verdict.kind === 'dead' ? 'dead_letter' : 'applied');
+        return;
+      } catch (err) {
+        const known = err instanceof AppError || isKafkaRetriable(err);
+        if (!known) unexpected += 1;
+        if (!known && unexpected >= this.options.maxUnexpectedAttempts) {
+          log.error({ err }, 'ingest command failed repeatedly, dead-lettering');
+          try {
+            await this.deadLetter(message, 'unexpected_error', log);
+            await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+            this.options.onOutcome?.('dead_letter');
+            return;
+          } catch (deadLetterErr) {
+            log.warn({ err: deadLetterErr }, 'dead letter failed, will retry');
+          }
+        } else {
+          log.warn({ err, attempt }, 'ingest command failed, will retry');
+        }
+        this.options.onOutcome?.('retry');
+        await this.backoff(attempt, heartbeat);
+      }
+    }
+  }
+
+  /** Throws for failures worth retrying; returns a dead verdict for commands that can never succeed. */
+  private async apply(message: KafkaMessage, log: Logger): Promise<Verdict> {
+    let json: unknown;
+    try {
+      json = JSON.parse(message.value?.toString('utf8') ?? '');
+    } catch {
+      return { kind: 'dead', reason: 'invalid_json' };
+    }
+    const parsed = Command.safeParse(json);
+    if (!parsed.success) {
+      const where = parsed.error.issues.map((issue) => issue.path.join('.') || '(root)').join(',');
+      return { kind: 'dead', reason: `invalid_command: ${where}` };
+    }
+    const command = parsed.data;
+    const context = { tenantId: command.tenantId, correlationId: command.correlationId };
+    const commandLog = log.child({ commandId: command.id, type: command.type, tenantId: command.tenantId });
+    try {
+      switch (command.type) {
+        case 'IngestRecord': {
+          const { data } = command;
+          const result = await this.options.service.moderate({
+            ...context,
+            clientId: data.clientId,
+            clientUrl: data.clientUrl,
+            name: data.name,
+            entity: data.entity,
+            content: data.content,
+            metadata: data.metadata,
+            user: data.user,
+            passthrough: false,
+            commandId: command.id,
+          });
+          commandLog.debug({ recordId: result.recordId, status: result.status, duplicate: result.duplicate }, 'ingest applied');
+          break;
+        }
+        case 'DeleteRecord':
+          await this.options.service.deleteRecord({ ...context, clientId: command.data.clientId, commandId: command.id });
+          break;
+        case 'IngestUser':
+          await this.options.service.upsertUser({ ...context, user: command.data });
+          break;
+      }
+      return { kind: 'done' };
+    } catch (err) {
+      if (err instanceof NotFoundError && command.type === 'DeleteRecord') {
+        commandLog.info('record to delete does not exist');
+        return { kind: 'done' };
+      }
+      if (err instanceof AppError && !err.retriable && err.code !== 'conflict') {
+        commandLog.warn({ code: err.code }, 'ingest command rejected');
+        return { kind: 'dead', reason: err.code };
+      }
+      throw err;
+    }
+  }
+
+  private async deadLetter(message: KafkaMessage, reason: string, log: Logger): Promise<void> {
+    await this.options.producer.send({
+      topic: this.options.topics.ingestDeadLetter,
+      acks: -1,
+      messages: [
+        {
+          key: message.key,
+          value: message.value,
+          headers: { ...message.headers, [HEADERS.deadLetterReason]: reason },
+        },
+      ],
+    });
+    log.warn({ reason }, 'ingest command dead-lettered');
+  }
+
+  /** Sleeps with exponential backoff and jitter, heartbeating so the group keeps this partition here. */
+  private async backoff(attempt: number, heartbeat: () => Promise<void>): Promise<void> {
+    const ceiling = Math.min(this.options.retryMaxMs, this.options.retryInitialMs * 2 ** Math.min(attempt, 20));
+    const until = Date.now() + ceiling / 2 + Math.random() * (ceiling / 2);
+    while (Date.now() < until && !this.stopping) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, Math.max(0, until - Date.now()))));
+      await heartbeat().catch(() => undefined);
+    }
+  }
+}
+
+function isKafkaRetriable(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { retriable?: unknown }).retriable === true;
+}

@@ -1,0 +1,28 @@
+import { MongoClient } from 'mongodb';
+import { z } from 'zod';
+import { createLogger } from './platform/logger';
+import { EventStore } from './store/event-store';
+import { rebuildProjections } from './store/rebuild-projections';
+
+/**
+ * `node moderator/dist/rebuild.js` (or `npm run rebuild-projections -w moderator`): drops the projections and rebuilds
+ * them from the events. Reads MONGO_URL and MONGO_DB like the service.
+ */
+async function main(): Promise<void> {
+  const env = z
+    .object({ MONGO_URL: z.string().min(1), MONGO_DB: z.string().min(1).default('vigil'), LOG_LEVEL: z.string().default('info') })
+    .parse(process.env);
+  const log = createLogger(env.LOG_LEVEL, 'moderator-rebuild');
+  const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+  try {
+    const report = await rebuildProjections(new EventStore(mongo.db(env.MONGO_DB)));
+    log.info(report, 'projections rebuilt');
+  } finally {
+    await mongo.close();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`rebuild failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,343 @@
+import { recordIdFor, userIdFor, type ContentData, type RecordStatus, type UserData, type UserStatus } from '@vigil/proto';
+import type { Logger } from 'pino';
+import { ulid } from 'ulid';
+import { ProviderError, type EngineResult, type ModerationEngine } from '../engine';
+import { ConflictError, NotFoundError, UnavailableError } from '../domain/errors';
+import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
+import { decideRecord, type RecordCommand, type RecordState } from '../domain/record';
+import { decideUser, type UserCommand, type UserState } from '../domain/user';
+import { StreamConflict, type EventStore, type Loaded } from '../store/event-store';
+import type { TenantConfigCache } from '../store/tenant-config';
+
+export interface ModerateInput {
+  tenantId: string;
+  correlationId: string;
+  clientId: string;
+  clientUrl?: string;
+  name: string;
+  entity: string;
+  content: ContentData;
+  metadata?: Metadata;
+  user?: UserData;
+  passthrough: boolean;
+  /** Set for ingest commands: a command id is applied once. */
+  commandId?: string;
+}
+
+export interface ModerateResult {
+  recordId: string;
+  status: RecordStatus;
+  moderationId: string;
+  userId?: string;
+  flagged: boolean;
+  reasons: string[];
+  rules: string[];
+  testMode: boolean;
+  /** The command had been applied before; nothing new was stored. */
+  duplicate: boolean;
+}
+
+export interface ServiceDeps {
+  store: EventStore;
+  engine: ModerationEngine;
+  tenants: TenantConfigCache;
+  log: Logger;
+  /** Called after events were appended, so the outbox relay publishes them without waiting for its next poll. */
+  onAppend: () => void;
+  /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
+  maxAttempts?: number;
+}
+
+const prefixed = (prefix: string) => `${prefix}_${ulid()}`;
+
+/**
+ * Reasons without the matched text after `: ` (blocked word, pattern, domain): stored for passthrough records, whose
+ * content must leave no trace, not even the word that matched.
+ */
+export function withoutDetails(reasons: string[]): string[] {
+  return [...new Set(reasons.map((reason) => reason.split(': ')[0] ?? reason))];
+}
+
+/**
+ * The moderator's use cases: load streams, decide, append with optimistic concurrency (re-read and decide again on a
+ * conflict), project, then the automatic user follow-ups. Throws AppErrors only.
+ */
+export class ModerationService {
+  private readonly maxAttempts: number;
+
+  constructor(private readonly deps: ServiceDeps) {
+    this.maxAttempts = deps.maxAttempts ?? 8;
+  }
+
+  /**
+   * Upserts the user and the record, runs the engine on name, text and the merged metadata, and stores the result.
+   * Every call moderates again, ingest included (no content hash: a changed rule set must apply to re-sent content).
+   */
+  async moderate(input: ModerateInput): Promise<ModerateResult> {
+    if (input.metadata) validateMetadata(input.metadata, 'metadata');
+    if (input.user?.metadata) validateMetadata(input.user.metadata, 'user.metadata');
+    const { store } = this.deps;
+    const recordId = recordIdFor(input.tenantId, input.clientId);
+    const userId = input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined;
+    const { settings, rules } = await this.deps.tenants.get(input.tenantId);
+    const testMode = settings.testMode;
+    const moderationId = prefixed('mod');
+    let judged: { metadataKey: string; result: EngineResult } | undefined;
+
+    return this.retrying(async (fresh) => {
+      const [record, user] = await Promise.all([
+        store.loadRecord(recordId, fresh),
+        userId ? store.loadUser(userId, fresh) : Promise.resolve(undefined),
+      ]);
+      const before = record.state;
+
+      if (input.commandId && before?.recentCommands.includes(input.commandId)) {
+        await Promise.all([store.projectRecord(before), user ? store.projectUser(user.state, user.tail) : undefined]);
+        if (before.userId && !testMode) await this.reconcileUsers(input.tenantId, [before.userId], recordId, input.correlationId, settings.suspensionThreshold);
+        return resultOf(before, testMode, true);
+      }
+
+      const metadata = mergeMetadata(before?.metadata, input.metadata);
+      const metadataKey = JSON.stringify(metadata ?? null);
+      if (judged?.metadataKey !== metadataKey) {
+        judged = { metadataKey, result: await this.judge(input, metadata, rules) };
+      }
+      const outcome = judged.result;
+      const stored = input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome;
+
+      const stagedUser =
+        user && input.user && userId
+          ? store.stageUser(
+              user,
+              decideUser(user.state, { type: 'UpsertUser', userId, input: input.user, passthrough: input.passthrough }),
+              input.tenantId,
+              input.correlationId,
+            )
+          : undefined;
+      const upsert: RecordCommand = {
+        type: 'UpsertRecord',
+        recordId,
+        input: { clientId: input.clientId, clientUrl: input.clientUrl, name: input.name, entity: input.entity, content: input.content, metadata: input.metadata, userId },
+        passthrough: input.passthrough,
+        commandId: input.commandId,
+      };
+      const afterUpsert = store.stageRecord(record, decideRecord(record.state, upsert), input.tenantId, input.correlationId);
+      const moderated = store.stageRecord(
+        { ...record, state: afterUpsert.state },
+        decideRecord(afterUpsert.state, { type: 'ModerateRecord', moderationId, outcome: stored, testMode, commandId: input.commandId }),
+        input.tenantId,
+        input.correlationId,
+      );
+      const recordEvents = [...afterUpsert.events, ...moderated.events];
+      await store.append([...(stagedUser?.events ?? []), ...recordEvents]);
+      this.deps.onAppend();
+      const after = moderated.state as RecordState;
+      await Promise.all([
+        store.projectRecord(after),
+        stagedUser ? store.projectUser(stagedUser.state, [...stagedUser.tail, ...stagedUser.events]) : undefined,
+      ]);
+
+      if (!testMode) {
+        await this.reconcileUsers(input.tenantId, affectedUsers(before, after), recordId, input.correlationId, settings.suspensionThreshold);
+      }
+      return { ...resultOf(after, testMode, false), reasons: outcome.reasons };
+    });
+  }
+
+  /** Soft delete; the user's flagged count drops and the user may be reinstated. Deleting twice is a no-op. */
+  async deleteRecord(input: { tenantId: string; clientId: string; correlationId: string; commandId?: string }): Promise<void> {
+    const recordId = recordIdFor(input.tenantId, input.clientId);
+    const { settings } = await this.deps.tenants.get(input.tenantId);
+    await this.onRecord(input.tenantId, recordId, input.correlationId, settings.suspensionThreshold, {
+      type: 'DeleteRecord',
+      commandId: input.commandId,
+    });
+  }
+
+  /** A human decision: sticky, never in test mode, and it drives user automation. */
+  async moderateManually(input: {
+    tenantId: string;
+    recordId: string;
+    status: RecordStatus;
+    reason: string;
+    actor: string;
+    correlationId: string;
+  }): Promise<RecordState> {
+    const { settings } = await this.deps.tenants.get(input.tenantId);
+    return this.onRecord(input.tenantId, input.recordId, input.correlationId, settings.suspensionThreshold, {
+      type: 'ModerateRecordManually',
+      moderationId: prefixed('mod'),
+      status: input.status,
+      reason: input.reason,
+      actor: input.actor,
+    });
+  }
+
+  async upsertUser(input: { tenantId: string; user: UserData; correlationId: string }): Promise<UserState> {
+    if (input.user.metadata) validateMetadata(input.user.metadata, 'metadata');
+    const userId = userIdFor(input.tenantId, input.user.clientId);
+    return this.onUser(input.tenantId, userId, input.correlationId, {
+      type: 'UpsertUser',
+      userId,
+      input: input.user,
+      passthrough: false,
+    });
+  }
+
+  setUserStatus(input: { tenantId: string; userId: string; status: UserStatus; reason: string; actor: string; correlationId: string }): Promise<UserState> {
+    return this.onUser(input.tenantId, input.userId, input.correlationId, {
+      type: 'SetUserStatus',
+      actionId: prefixed('act'),
+      status: input.status,
+      reason: input.reason,
+      actor: input.actor,
+    });
+  }
+
+  async createAppeal(input: { tenantId: string; userId: string; text: string; correlationId: string }): Promise<string> {
+    const appealId = prefixed('apl');
+    await this.onUser(input.tenantId, input.userId, input.correlationId, { type: 'CreateAppeal', appealId, text: input.text });
+    return appealId;
+  }
+
+  async decideAppeal(input: {
+    tenantId: string;
+    appealId: string;
+    decision: 'Approved' | 'Rejected';
+    reason: string;
+    actor: string;
+    correlationId: string;
+  }): Promise<void> {
+    const appeal = await this.deps.store.appeals.findOne({ _id: input.appealId, tenantId: input.tenantId });
+    if (!appeal) throw new NotFoundError('appeal not found');
+    await this.onUser(input.tenantId, appeal.userId, input.correlationId, {
+      type: 'DecideAppeal',
+      appealId: input.appealId,
+      decision: input.decision,
+      reason: input.reason,
+      actor: input.actor,
+      actionId: prefixed('act'),
+    });
+  }
+
+  private async onRecord(
+    tenantId: string,
+    recordId: string,
+    correlationId: string,
+    threshold: number,
+    command: RecordCommand,
+  ): Promise<RecordState> {
+    const { store } = this.deps;
+    return this.retrying(async (fresh) => {
+      const record = await store.loadRecord(recordId, fresh);
+      if (record.state && record.state.tenantId !== tenantId) throw new NotFoundError('record not found');
+      if (command.type === 'DeleteRecord' && command.commandId && record.state?.recentCommands.includes(command.commandId)) {
+        await store.projectRecord(record.state);
+        if (record.state.userId) await this.reconcileUsers(tenantId, [record.state.userId], recordId, correlationId, threshold);
+        return record.state;
+      }
+      const staged = store.stageRecord(record, decideRecord(record.state, command), tenantId, correlationId);
+      await store.append(staged.events);
+      if (staged.events.length > 0) this.deps.onAppend();
+      const after = staged.state as RecordState;
+      await store.projectRecord(after);
+      await this.reconcileUsers(tenantId, affectedUsers(record.state, after), recordId, correlationId, threshold);
+      return after;
+    });
+  }
+
+  private async onUser(tenantId: string, userId: string, correlationId: string, command: UserCommand): Promise<UserState> {
+    const { store } = this.deps;
+    return this.retrying(async (fresh) => {
+      const user = await store.loadUser(userId, fresh);
+      if (user.state && user.state.tenantId !== tenantId) throw new NotFoundError('user not found');
+      const staged = store.stageUser(user, decideUser(user.state, command), tenantId, correlationId);
+      await store.append(staged.events);
+      if (staged.events.length > 0) this.deps.onAppend();
+      await store.projectUser(staged.state, [...staged.tail, ...staged.events]);
+      return staged.state as UserState;
+    });
+  }
+
+  /** Counts each user's flagged records and lets the user stream decide on suspension or reinstatement. */
+  private async reconcileUsers(tenantId: string, userIds: string[], viaRecordId: string, correlationId: string, threshold: number): Promise<void> {
+    const { store } = this.deps;
+    for (const userId of userIds) {
+      const flaggedCount = await store.countFlagged(tenantId, userId);
+      await this.retrying(async (fresh) => {
+        const user: Loaded<UserState> = await store.loadUser(userId, fresh);
+        if (!user.state) return;
+        const staged = store.stageUser(
+          user,
+          decideUser(user.state, { type: 'ReconcileUser', actionId: prefixed('act'), flaggedCount, threshold, viaRecordId }),
+          tenantId,
+          correlationId,
+        );
+        await store.append(staged.events);
+        if (staged.events.length > 0) this.deps.onAppend();
+        await store.projectUser(staged.state, [...staged.tail, ...staged.events]);
+      });
+      await store.setFlaggedCount(userId, flaggedCount);
+    }
+  }
+
+  private async judge(input: ModerateInput, metadata: Metadata | undefined, rules: Parameters<ModerationEngine['moderate']>[1]): Promise<EngineResult> {
+    try {
+      return await this.deps.engine.moderate(
+        {
+          entity: input.entity,
+          name: input.name,
+          text: input.content.text,
+          imageUrls: input.content.imageUrls,
+          externalUrls: input.content.externalUrls,
+          metadata,
+        },
+        rules,
+      );
+    } catch (err) {
+      // A provider that fails, even "permanently" (bad key), is an operator problem: callers retry, nothing is dropped.
+      if (err instanceof ProviderError) throw new UnavailableError('moderation provider unavailable', { retriable: err.retriable }, { cause: err });
+      throw err;
+    }
+  }
+
+  private async retrying<T>(attempt: (fresh: boolean) => Promise<T>): Promise<T> {
+    for (let index = 0; ; index += 1) {
+      try {
+        return await attempt(index > 0);
+      } catch (err) {
+        if (!(err instanceof StreamConflict) || index + 1 >= this.maxAttempts) {
+          if (err instanceof StreamConflict) {
+            throw new ConflictError('too many concurrent writes to the same record or user; try again');
+          }
+          throw err;
+        }
+      }
+    }
+  }
+}
+
+/** Users whose flagged count a record change may have moved. */
+function affectedUsers(before: RecordState | null, after: RecordState): string[] {
+  const flagged = (state: RecordState | null) => !!state && !state.deleted && state.status === 'Flagged';
+  const users = new Set<string>();
+  if (before?.userId && flagged(before) && (before.userId !== after.userId || !flagged(after))) users.add(before.userId);
+  if (after.userId && flagged(after) && (before?.userId !== after.userId || !flagged(before))) users.add(after.userId);
+  return [...users];
+}
+
+function resultOf(state: RecordState, testMode: boolean, duplicate: boolean): ModerateResult {
+  const status = state.status ?? 'Compliant';
+  return {
+    recordId: state._id,
+    status,
+    moderationId: state.moderationId ?? '',
+    userId: state.userId,
+    flagged: status === 'Flagged',
+    reasons: state.reasons,
+    rules: state.rules,
+    testMode,
+    duplicate,
+  };
+}
+

@@ -1,0 +1,244 @@
+import { COLLECTIONS, recordStream, userStream, type DomainEvent } from '@vigil/proto';
+import type { Collection, Db, Document } from 'mongodb';
+import { decodeTime, monotonicFactory } from 'ulid';
+import { withEnvelope, type PendingEvent } from '../domain/events';
+import { evolveRecord, type RecordState } from '../domain/record';
+import { evolveUser, type UserState } from '../domain/user';
+import { guarded, isDuplicateKey } from './mongo-errors';
+
+/** An event document: the envelope, plus its own outbox flag. `_id` equals the event id (time-ordered ULID). */
+export type EventDoc = DomainEvent & { _id: string; published: boolean };
+
+export interface AppealDoc {
+  _id: string;
+  tenantId: string;
+  userId: string;
+  status: 'Open' | 'Approved' | 'Rejected';
+  text: string;
+  decisionReason?: string;
+  /** Version of the user stream this document reflects. */
+  version: number;
+  sort: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Another writer appended to one of the streams first; re-read and decide again. */
+export class StreamConflict extends Error {
+  constructor() {
+    super('stream version taken');
+    this.name = 'StreamConflict';
+  }
+}
+
+/** A stream as loaded: its folded state (null before its first event) and the events read past the snapshot. */
+export interface Loaded<S> {
+  stream: string;
+  state: S | null;
+  /** Events newer than the projection snapshot; they still have to be projected. */
+  tail: DomainEvent[];
+}
+
+/** New events of one stream, ready to append, and the state after them. */
+export interface Staged<S> {
+  stream: string;
+  events: DomainEvent[];
+  state: S | null;
+  tail: DomainEvent[];
+}
+
+type Kind = 'record' | 'user';
+
+const newUlid = monotonicFactory();
+
+function eventOf(doc: Document): DomainEvent {
+  const { _id: _ignored, published: _published, ...event } = doc;
+  return event as DomainEvent;
+}
+
+/**
+ * Event streams in the `events` collection, with optimistic concurrency from the unique `{stream, version}` index,
+ * and the `records` / `users` / `appeals` projections. The projection documents double as snapshots: a stream is
+ * loaded from its projection, and only after a conflict (or when asked to be fresh) also from the events past it.
+ * A stale snapshot cannot go unnoticed by a writer: its next version already exists, so the append conflicts.
+ */
+export class EventStore {
+  readonly events: Collection<EventDoc>;
+  readonly records: Collection<RecordState>;
+  readonly users: Collection<UserState & { flaggedRecordsCount: number }>;
+  readonly appeals: Collection<AppealDoc>;
+
+  constructor(readonly db: Db) {
+    this.events = db.collection<EventDoc>(COLLECTIONS.events);
+    this.records = db.collection<RecordState>(COLLECTIONS.records);
+    this.users = db.collection(COLLECTIONS.users);
+    this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals);
+  }
+
+  /** Idempotent: creating an index that exists is a no-op. */
+  async ensureIndexes(): Promise<void> {
+    await guarded(async () => {
+      await this.events.createIndex({ stream: 1, version: 1 }, { unique: true, name: 'stream_version' });
+      await this.events.createIndex({ published: 1, _id: 1 }, { name: 'outbox' });
+      await this.records.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
+      await this.records.createIndex({ tenantId: 1, userId: 1, status: 1 }, { name: 'tenant_user_status' });
+      await this.users.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
+      await this.appeals.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
+    });
+  }
+
+  loadRecord(recordId: string, fresh: boolean): Promise<Loaded<RecordState>> {
+    return this.load('record', recordStream(recordId), recordId, fresh) as Promise<Loaded<RecordState>>;
+  }
+
+  loadUser(userId: string, fresh: boolean): Promise<Loaded<UserState>> {
+    return this.load('user', userStream(userId), userId, fresh) as Promise<Loaded<UserState>>;
+  }
+
+  private async load(kind: Kind, stream: string, id: string, fresh: boolean): Promise<Loaded<RecordState | UserState>> {
+    return guarded(async () => {
+      const snapshot =
+        kind === 'record'
+          ? await this.records.findOne({ _id: id })
+          : await this.users.findOne({ _id: id }, { projection: { flaggedRecordsCount: 0 } });
+      let state: RecordState | UserState | null = snapshot;
+      const tail: DomainEvent[] = [];
+      if (fresh) {
+        const cursor = this.events.find({ stream, version: { $gt: state?.version ?? 0 } }).sort({ version: 1 });
+        for await (const doc of cursor) {
+          const event = eventOf(doc);
+          tail.push(event);
+          state = kind === 'record' ? evolveRecord(state as RecordState | null, event) : evolveUser(state as UserState | null, event);
+        }
+      }
+      return { stream, state, tail };
+    });
+  }
+
+  /** Gives pending events their envelopes (next versions, ids after the stream's newest) and folds them. */
+  stageRecord(loaded: Loaded<RecordState>, pending: PendingEvent[], tenantId: string, correlationId: string): Staged<RecordState> {
+    return this.stage(loaded, pending, tenantId, correlationId, evolveRecord);
+  }
+
+  stageUser(loaded: Loaded<UserState>, pending: PendingEvent[], tenantId: string, correlationId: string): Staged<UserState> {
+    return this.stage(loaded, pending, tenantId, correlationId, evolveUser);
+  }
+
+  private stage<S extends { version: number; lastEventId: string }>(
+    loaded: Loaded<S>,
+    pending: PendingEvent[],
+    tenantId: string,
+    correlationId: string,
+    evolve: (state: S | null, event: DomainEvent) => S,
+  ): Staged<S> {
+    let state = loaded.state;
+    const events: DomainEvent[] = [];
+    for (const event of pending) {
+      // Relay order is `_id` order, so an event must sort after its stream's previous one even if this host's clock
+      // is behind the host that wrote that one.
+      const floor = state ? decodeTime(state.lastEventId) : 0;
+      const id = newUlid(Math.max(Date.now(), floor + 1));
+      const envelope = {
+        id,
+        tenantId,
+        stream: loaded.stream,
+        version: (state?.version ?? 0) + 1,
+        occurredAt: new Date(decodeTime(id)).toISOString(),
+        correlationId,
+      };
+      const stamped = withEnvelope(event, envelope);
+      events.push(stamped);
+      state = evolve(state, stamped);
+    }
+    return { stream: loaded.stream, events, state, tail: loaded.tail };
+  }
+
+  /** Appends the events of several streams in one insertMany; StreamConflict if any version was taken. */
+  async append(events: DomainEvent[]): Promise<void> {
+    if (events.length === 0) return;
+    try {
+      await guarded(() =>
+        this.events.insertMany(
+          events.map((event) => ({ ...event, _id: event.id, published: false })),
+          { ordered: true },
+        ),
+      );
+    } catch (err) {
+      if (isDuplicateKey(err)) throw new StreamConflict();
+      throw err;
+    }
+  }
+
+  /** Writes a record projection unless a newer version is already there (replays never go backwards). */
+  async projectRecord(state: RecordState | null): Promise<void> {
+    if (!state) return;
+    await guarded(async () => {
+      try {
+        await this.records.replaceOne({ _id: state._id, version: { $lt: state.version } }, state, { upsert: true });
+      } catch (err) {
+        // The filter missed because a newer version is stored; the upsert then collides with it. Nothing to do.
+        if (!isDuplicateKey(err)) throw err;
+      }
+    });
+  }
+
+  /** Writes a user projection and the appeals touched by `events`, each guarded by the user stream version. */
+  async projectUser(state: UserState | null, events: DomainEvent[]): Promise<void> {
+    if (!state) return;
+    await guarded(async () => {
+      const { _id, ...fields } = state;
+      await ignoreDuplicate(
+        this.users.updateOne(
+          { _id, version: { $lt: state.version } },
+          { $set: fields, $setOnInsert: { flaggedRecordsCount: 0 } },
+          { upsert: true },
+        ),
+      );
+      for (const event of events) await this.projectAppeal(event);
+    });
+  }
+
+  private async projectAppeal(event: DomainEvent): Promise<void> {
+    const at = new Date(event.occurredAt);
+    if (event.type === 'AppealCreated') {
+      const { appealId, userId, text } = event.data;
+      await ignoreDuplicate(
+        this.appeals.updateOne(
+          { _id: appealId, version: { $lt: event.version } },
+          {
+            $set: { tenantId: event.tenantId, userId, status: 'Open', text, version: event.version, sort: appealId, createdAt: at, updatedAt: at },
+          },
+          { upsert: true },
+        ),
+      );
+    } else if (event.type === 'AppealDecided') {
+      const set: Partial<AppealDoc> = { status: event.data.status, version: event.version, updatedAt: at };
+      if (event.data.reason) set.decisionReason = event.data.reason;
+      await this.appeals.updateOne({ _id: event.data.appealId, version: { $lt: event.version } }, { $set: set });
+    }
+  }
+
+  /** Every event of one stream, oldest first. */
+  async readStream(stream: string, tenantId: string): Promise<DomainEvent[]> {
+    return guarded(async () => {
+      const docs = await this.events.find({ stream, tenantId }).sort({ version: 1 }).toArray();
+      return docs.map(eventOf);
+    });
+  }
+
+  async setFlaggedCount(userId: string, count: number): Promise<void> {
+    await guarded(() => this.users.updateOne({ _id: userId }, { $set: { flaggedRecordsCount: count } }));
+  }
+
+  async countFlagged(tenantId: string, userId: string): Promise<number> {
+    return guarded(() => this.records.countDocuments({ tenantId, userId, status: 'Flagged', deleted: false }));
+  }
+}
+
+async function ignoreDuplicate(operation: Promise<unknown>): Promise<void> {
+  try {
+    await operation;
+  } catch (err) {
+    if (!isDuplicateKey(err)) throw err;
+  }
+}

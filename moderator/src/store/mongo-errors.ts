@@ -1,0 +1,32 @@
+import { MongoError, MongoServerError } from 'mongodb';
+import { AppError, UnavailableError } from '../domain/errors';
+
+export const DUPLICATE_KEY = 11000;
+
+export function isDuplicateKey(err: unknown): boolean {
+  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
+}
+
+/**
+ * Client-side driver errors (network, server selection, pool cleared) and server errors labelled retryable mean the
+ * database is not reachable right now: UnavailableError, so callers retry instead of failing the work for good.
+ */
+export function toAppError(err: unknown): unknown {
+  if (err instanceof AppError) return err;
+  if (err instanceof MongoError) {
+    const serverSide = err instanceof MongoServerError;
+    if (!serverSide || err.hasErrorLabel('RetryableWriteError') || err.hasErrorLabel('TransientTransactionError')) {
+      return new UnavailableError('database unavailable', undefined, { cause: err });
+    }
+  }
+  return err;
+}
+
+/** Runs a store operation and translates driver errors at this boundary. */
+export async function guarded<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (err) {
+    throw toAppError(err);
+  }
+}

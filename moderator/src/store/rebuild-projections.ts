@@ -1,0 +1,61 @@
+import type { DomainEvent } from '@vigil/proto';
+import { evolveRecord, type RecordState } from '../domain/record';
+import { evolveUser, type UserState } from '../domain/user';
+import type { EventStore } from './event-store';
+
+export interface RebuildReport {
+  events: number;
+  records: number;
+  users: number;
+}
+
+/**
+ * Drops `records`, `users` and `appeals` and folds every stream again from `events`, then recounts each user's
+ * flagged records. Run it with the moderators stopped (or accept that writes during the rebuild are re-projected
+ * on their stream's next write).
+ */
+export async function rebuildProjections(store: EventStore): Promise<RebuildReport> {
+  const existing = new Set((await store.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
+  for (const collection of [store.records, store.users, store.appeals]) {
+    if (existing.has(collection.collectionName)) await collection.drop();
+  }
+  await store.ensureIndexes();
+
+  const report: RebuildReport = { events: 0, records: 0, users: 0 };
+  let stream: string | undefined;
+  let events: DomainEvent[] = [];
+  const flush = async () => {
+    if (!stream || events.length === 0) return;
+    if (stream.startsWith('record-')) {
+      let state: RecordState | null = null;
+      for (const event of events) state = evolveRecord(state, event);
+      await store.projectRecord(state);
+      report.records += 1;
+    } else {
+      let state: UserState | null = null;
+      for (const event of events) state = evolveUser(state, event);
+      await store.projectUser(state, events);
+      report.users += 1;
+    }
+  };
+
+  const cursor = store.events.find({}, { projection: { published: 0 } }).sort({ stream: 1, version: 1 });
+  for await (const doc of cursor) {
+    const { _id, ...event } = doc;
+    if (event.stream !== stream) {
+      await flush();
+      stream = event.stream;
+      events = [];
+    }
+    events.push(event as DomainEvent);
+    report.events += 1;
+  }
+  await flush();
+
+  const counts = store.records.aggregate<{ _id: string; count: number }>([
+    { $match: { status: 'Flagged', deleted: false, userId: { $exists: true } } },
+    { $group: { _id: '$userId', count: { $sum: 1 } } },
+  ]);
+  for await (const { _id: userId, count } of counts) await store.setFlaggedCount(userId, count);
+  return report;
+}

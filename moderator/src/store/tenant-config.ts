@@ -1,0 +1,61 @@
+import { COLLECTIONS, DEFAULT_RULES, DEFAULT_SETTINGS, RuleSet, TenantSettings } from '@vigil/proto';
+import type { Db, Document } from 'mongodb';
+import type { Logger } from 'pino';
+import { guarded } from './mongo-errors';
+
+export interface TenantConfig {
+  settings: TenantSettings;
+  rules: RuleSet;
+}
+
+/**
+ * Settings and rules per tenant (written by the gateway), cached for `ttlMs` so that a burst of moderations costs one
+ * read; concurrent misses share one read. A stored document that no longer parses falls back to the defaults.
+ */
+export class TenantConfigCache {
+  private readonly entries = new Map<string, { at: number; value: Promise<TenantConfig> }>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly ttlMs: number,
+    private readonly log: Logger,
+  ) {}
+
+  get(tenantId: string): Promise<TenantConfig> {
+    const now = Date.now();
+    const hit = this.entries.get(tenantId);
+    if (hit && now - hit.at < this.ttlMs) return hit.value;
+    const value = this.read(tenantId);
+    this.entries.set(tenantId, { at: now, value });
+    value.catch(() => this.entries.delete(tenantId));
+    if (this.entries.size > 10_000) this.evictExpired(now);
+    return value;
+  }
+
+  private evictExpired(now: number): void {
+    for (const [tenantId, entry] of this.entries) if (now - entry.at >= this.ttlMs) this.entries.delete(tenantId);
+  }
+
+  private async read(tenantId: string): Promise<TenantConfig> {
+    const [settingsDoc, rulesDoc] = await guarded(() =>
+      Promise.all([
+        this.db.collection<Document & { _id: string }>(COLLECTIONS.settings).findOne({ _id: tenantId }),
+        this.db.collection<Document & { _id: string }>(COLLECTIONS.rules).findOne({ _id: tenantId }),
+      ]),
+    );
+    let settings = DEFAULT_SETTINGS;
+    if (settingsDoc) {
+      const { _id, ...fields } = settingsDoc;
+      const parsed = TenantSettings.safeParse(fields);
+      if (parsed.success) settings = parsed.data;
+      else this.log.warn({ tenantId }, 'stored tenant settings invalid, using defaults');
+    }
+    let rules = DEFAULT_RULES;
+    if (rulesDoc) {
+      const parsed = RuleSet.safeParse({ rules: rulesDoc.rules });
+      if (parsed.success) rules = parsed.data;
+      else this.log.warn({ tenantId }, 'stored rule set invalid, using defaults');
+    }
+    return { settings, rules };
+  }
+}
