@@ -137,8 +137,12 @@ export class ModerationService {
         stagedUser ? store.projectUser(stagedUser.state, [...stagedUser.tail, ...stagedUser.events]) : undefined,
       ]);
 
+      const affected = affectedUsers(before, after);
       if (!testMode) {
-        await this.reconcileUsers(input.tenantId, affectedUsers(before, after), recordId, input.correlationId, settings.suspensionThreshold);
+        await this.reconcileUsers(input.tenantId, affected, recordId, input.correlationId, settings.suspensionThreshold);
+      } else {
+        // Test mode changes no user, but its flags still count towards later decisions (as in Iffy).
+        for (const id of affected) await store.setFlaggedCount(id, await store.countFlagged(input.tenantId, id));
       }
       return { ...resultOf(after, testMode, false), reasons: outcome.reasons };
     });

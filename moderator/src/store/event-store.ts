@@ -69,10 +69,12 @@ export class EventStore {
   readonly appeals: Collection<AppealDoc>;
 
   constructor(readonly db: Db) {
-    this.events = db.collection<EventDoc>(COLLECTIONS.events);
-    this.records = db.collection<RecordState>(COLLECTIONS.records);
-    this.users = db.collection(COLLECTIONS.users);
-    this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals);
+    // Optional fields stay absent: stored `null`s would not parse as the optional fields of the event schemas.
+    const options = { ignoreUndefined: true };
+    this.events = db.collection<EventDoc>(COLLECTIONS.events, options);
+    this.records = db.collection<RecordState>(COLLECTIONS.records, options);
+    this.users = db.collection(COLLECTIONS.users, options);
+    this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals, options);
   }
 
   /** Idempotent: creating an index that exists is a no-op. */

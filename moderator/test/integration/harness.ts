@@ -1,0 +1,86 @@
+import { Writable } from 'node:stream';
+import * as grpc from '@grpc/grpc-js';
+import { loadModerationPackage, topicNames, type ModerationServiceClient, type Topics } from '@vigil/proto';
+import { Kafka, logLevel } from 'kafkajs';
+import { MongoClient, type Db } from 'mongodb';
+import pino from 'pino';
+import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
+import { testServers, uniqueName } from '../../../deploy/test-support';
+
+export interface Harness {
+  moderator: Moderator;
+  client: ModerationServiceClient;
+  /** Calls one unary RPC with a deadline; rejects with the gRPC ServiceError. */
+  call<Req, Res>(method: keyof ModerationServiceClient & string, request: Req): Promise<Res>;
+  db: Db;
+  mongo: MongoClient;
+  kafka: Kafka;
+  topics: Topics;
+  /** Every log line the moderator wrote, raw. */
+  logText(): string;
+  close(): Promise<void>;
+}
+
+/** Starts a moderator in process on port 0 against the real servers, with its own database, topics and group. */
+export async function startHarness(overrides: Partial<ModeratorConfig> = {}): Promise<Harness> {
+  const servers = testServers();
+  const dbName = uniqueName('mod');
+  const prefix = `${uniqueName('t')}.`;
+  let logs = '';
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs += chunk.toString();
+      done();
+    },
+  });
+  const log = pino({ level: 'debug' }, sink);
+  const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 5000 });
+  const kafka = new Kafka({ clientId: 'moderator-test', brokers: servers.kafkaBrokers, logLevel: logLevel.NOTHING });
+  const config: ModeratorConfig = {
+    GRPC_PORT: 0,
+    MONGO_DB: dbName,
+    KAFKA_TOPIC_PREFIX: prefix,
+    KAFKA_GROUP_ID: uniqueName('grp'),
+    KAFKA_TOPIC_PARTITIONS: 3,
+    INGEST_CONSUMER_ENABLED: true,
+    INGEST_CONCURRENCY: 3,
+    INGEST_RETRY_INITIAL_MS: 50,
+    INGEST_RETRY_MAX_MS: 1000,
+    INGEST_MAX_UNEXPECTED_ATTEMPTS: 3,
+    OUTBOX_POLL_MS: 100,
+    OUTBOX_BATCH_SIZE: 100,
+    TENANT_CONFIG_TTL_MS: 0,
+    ...overrides,
+  };
+  const moderator = await createModerator({ config, log, mongo, kafka });
+  const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
+  const client = new ModerationService(`127.0.0.1:${moderator.grpcPort}`, grpc.credentials.createInsecure());
+
+  return {
+    moderator,
+    client,
+    call<Req, Res>(method: string, request: Req): Promise<Res> {
+      return new Promise((resolve, reject) => {
+        const fn = (client as unknown as Record<string, grpc.requestCallback<Res> & ((...args: unknown[]) => void)>)[method];
+        if (!fn) throw new Error(`no method ${method}`);
+        fn.call(client, request, { deadline: Date.now() + 15000 }, (err: grpc.ServiceError | null, value?: Res) =>
+          err ? reject(err) : resolve(value as Res),
+        );
+      });
+    },
+    db: mongo.db(dbName),
+    mongo,
+    kafka,
+    topics: topicNames(prefix),
+    logText: () => logs,
+    async close() {
+      client.close();
+      await moderator.stopIntake();
+      await moderator.drain();
+      await mongo.db(dbName).dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+  };
+}
+
+export const content = (text: string) => ({ text, imageUrls: [], externalUrls: [] });

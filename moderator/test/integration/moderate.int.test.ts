@@ -1,0 +1,233 @@
+import { randomBytes } from 'node:crypto';
+import * as grpc from '@grpc/grpc-js';
+import { COLLECTIONS, recordIdFor, recordStream } from '@vigil/proto';
+import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
+import type { Record__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/Record';
+import type { User__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/User';
+import type { ListRecordsResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ListRecordsResponse';
+import type { GetRecordEventsResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/GetRecordEventsResponse';
+import type { Appeal__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/Appeal';
+import { waitFor } from '../../../deploy/test-support';
+import { StreamConflict } from '../../src/store/event-store';
+import { rebuildProjections } from '../../src/store/rebuild-projections';
+import { content, startHarness, type Harness } from './harness';
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness();
+});
+afterAll(async () => {
+  await h.close();
+});
+
+const tenant = () => `ten_${randomBytes(4).toString('hex')}`;
+const moderate = (request: Record<string, unknown>) => h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', request);
+const PROFANE = 'you are a fucking idiot';
+
+describe('Moderate', () => {
+  it('persists the record, its events and the user, and answers with ids and the result', async () => {
+    const tenantId = tenant();
+    const res = await moderate({
+      tenantId,
+      clientId: 'post-1',
+      name: 'Title',
+      entity: 'post',
+      content: content(PROFANE),
+      metadataJson: JSON.stringify({ lang: 'en', n: 3 }),
+      user: { clientId: 'user-1', username: 'ann' },
+      requestId: 'req-1',
+    });
+    expect(res.recordId).toBe(recordIdFor(tenantId, 'post-1'));
+    expect(res.status).toBe('Flagged');
+    expect(res.flagged).toBe(true);
+    expect(res.rules).toEqual(['profanity']);
+    expect(res.moderationId).toMatch(/^mod_/);
+    expect(res.userId).toMatch(/^usr_/);
+
+    const record = await h.call<unknown, Record__Output>('GetRecord', { tenantId, recordId: res.recordId });
+    expect(record).toMatchObject({ clientId: 'post-1', name: 'Title', entity: 'post', status: 'Flagged', userId: res.userId, version: 2 });
+    expect(JSON.parse(record.metadataJson ?? '')).toEqual({ lang: 'en', n: 3 });
+
+    const history = await h.call<unknown, GetRecordEventsResponse__Output>('GetRecordEvents', { tenantId, recordId: res.recordId });
+    expect(history.events.map((event) => event.type)).toEqual(['RecordUpserted', 'RecordModerated']);
+
+    const user = await h.call<unknown, User__Output>('GetUser', { tenantId, userId: res.userId });
+    expect(user).toMatchObject({ username: 'ann', status: 'Suspended', statusUpdatedVia: 'Automation Flagged Record', flaggedRecordsCount: 1 });
+  });
+
+  it('stores no name, content, email, name or username in passthrough mode, anywhere, nor logs them', async () => {
+    const tenantId = tenant();
+    const marker = (what: string) => `zq${what}${randomBytes(6).toString('hex')}`;
+    const markers = { name: marker('name'), text: marker('text'), email: `${marker('mail')}@example.com`, userName: marker('uname'), username: marker('uuser') };
+    const res = await moderate({
+      tenantId,
+      clientId: 'secret-1',
+      name: markers.name,
+      entity: 'message',
+      content: { text: `${markers.text} ${PROFANE}`, imageUrls: [], externalUrls: [] },
+      user: { clientId: 'secret-user', email: markers.email, name: markers.userName, username: markers.username },
+      passthrough: true,
+    });
+    expect(res.status).toBe('Flagged');
+
+    const record = await h.call<unknown, Record__Output>('GetRecord', { tenantId, recordId: res.recordId });
+    expect(record.passthrough).toBe(true);
+    expect(record.name).toBeUndefined();
+    expect(record.status).toBe('Flagged');
+    for (const reason of record.reasons) expect(reason).not.toMatch(/fuck|idiot/i);
+
+    const dump: string[] = [];
+    for (const { name } of await h.db.listCollections({}, { nameOnly: true }).toArray()) {
+      for (const doc of await h.db.collection(name).find({}).toArray()) dump.push(JSON.stringify(doc));
+    }
+    expect(dump.join('\n')).toContain(res.recordId);
+    const stored = dump.join('\n') + h.logText();
+    for (const value of Object.values(markers)) expect(stored).not.toContain(value);
+  });
+
+  it('keeps the same clientId of two tenants apart', async () => {
+    const [a, b] = [tenant(), tenant()];
+    const first = await moderate({ tenantId: a, clientId: 'shared', name: 'A', entity: 'post', content: content('hello') });
+    const second = await moderate({ tenantId: b, clientId: 'shared', name: 'B', entity: 'post', content: content(PROFANE) });
+    expect(first.recordId).not.toBe(second.recordId);
+    expect((await h.call<unknown, Record__Output>('GetRecord', { tenantId: a, recordId: first.recordId })).status).toBe('Compliant');
+    await expect(h.call('GetRecord', { tenantId: a, recordId: second.recordId })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    const list = await h.call<unknown, ListRecordsResponse__Output>('ListRecords', { tenantId: b });
+    expect(list.records.map((record) => record.name)).toEqual(['B']);
+  });
+
+  it('serialises concurrent writers of one record: every moderation stored, versions contiguous', async () => {
+    const tenantId = tenant();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, index) =>
+        moderate({ tenantId, clientId: 'hot', name: `n${index}`, entity: 'post', content: content('fine') }),
+      ),
+    );
+    const recordId = results[0]?.recordId ?? '';
+    const events = await h.db.collection(COLLECTIONS.events).find({ stream: recordStream(recordId) }).sort({ version: 1 }).toArray();
+    expect(events.map((event) => event.version)).toEqual(Array.from({ length: 10 }, (_, index) => index + 1));
+    const record = await h.call<unknown, Record__Output>('GetRecord', { tenantId, recordId });
+    expect(record.version).toBe(10);
+  });
+
+  it('rejects an append at a version another writer took', async () => {
+    const tenantId = tenant();
+    const res = await moderate({ tenantId, clientId: 'c', name: 'n', entity: 'post', content: content('fine') });
+    const { store } = h.moderator;
+    const loaded = await store.loadRecord(res.recordId, false);
+    const pending = [{ type: 'RecordDeleted' as const, data: { recordId: res.recordId, clientId: 'c' } }];
+    const winner = store.stageRecord(loaded, pending, tenantId, 'x');
+    await store.append(winner.events);
+    await store.projectRecord(winner.state);
+    await expect(store.append(store.stageRecord(loaded, pending, tenantId, 'y').events)).rejects.toBeInstanceOf(StreamConflict);
+  });
+
+  it('answers INVALID_ARGUMENT for bad metadata, a bad cursor and a missing client id', async () => {
+    const tenantId = tenant();
+    await expect(moderate({ tenantId, clientId: 'x', name: 'n', entity: 'post', content: content('a'), metadataJson: '[1]' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, 1]));
+    await expect(moderate({ tenantId, clientId: 'x', name: 'n', entity: 'post', content: content('a'), metadataJson: JSON.stringify(tooMany) })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(moderate({ tenantId, clientId: '', name: 'n', entity: 'post', content: content('a') })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(h.call('ListRecords', { tenantId, startingAfter: 'rec_nope' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(h.call('ListRecords', { tenantId, limit: 101 })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+  });
+
+  it('pages oldest first with starting_after, ending_before and has_more', async () => {
+    const tenantId = tenant();
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index += 1) {
+      ids.push((await moderate({ tenantId, clientId: `p${index}`, name: 'n', entity: 'post', content: content('ok') })).recordId);
+    }
+    const list = (request: Record<string, unknown>) => h.call<unknown, ListRecordsResponse__Output>('ListRecords', { tenantId, ...request });
+    const first = await list({ limit: 2 });
+    expect(first.records.map((record) => record.id)).toEqual(ids.slice(0, 2));
+    expect(first.hasMore).toBe(true);
+    const next = await list({ limit: 2, startingAfter: ids[1] });
+    expect(next.records.map((record) => record.id)).toEqual(ids.slice(2, 4));
+    const last = await list({ limit: 2, startingAfter: ids[3] });
+    expect(last.records.map((record) => record.id)).toEqual(ids.slice(4));
+    expect(last.hasMore).toBe(false);
+    const before = await list({ limit: 2, endingBefore: ids[4] });
+    expect(before.records.map((record) => record.id)).toEqual(ids.slice(2, 4));
+    expect(before.hasMore).toBe(true);
+  });
+});
+
+describe('users', () => {
+  const flagPost = (tenantId: string, clientId: string, user: Record<string, unknown>, text = PROFANE) =>
+    moderate({ tenantId, clientId, name: 'n', entity: 'post', content: content(text), user });
+  const getUser = (tenantId: string, userId: string) => h.call<unknown, User__Output>('GetUser', { tenantId, userId });
+
+  it('suspends at the threshold and reinstates when the flagged record becomes compliant', async () => {
+    const tenantId = tenant();
+    await h.db.collection<{ _id: string }>(COLLECTIONS.settings).insertOne({ _id: tenantId, suspensionThreshold: 2 });
+    const first = await flagPost(tenantId, 'a', { clientId: 'u' });
+    const userId = first.userId ?? '';
+    expect((await getUser(tenantId, userId)).status).toBeUndefined();
+    await flagPost(tenantId, 'b', { clientId: 'u' });
+    expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Suspended', flaggedRecordsCount: 2 });
+    await flagPost(tenantId, 'b', { clientId: 'u' }, 'all good now');
+    expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Compliant', statusUpdatedVia: 'Automation All Compliant', flaggedRecordsCount: 1 });
+  });
+
+  it('keeps a manual status against automation and never suspends a protected user', async () => {
+    const tenantId = tenant();
+    const res = await flagPost(tenantId, 'a', { clientId: 'm' });
+    const userId = res.userId ?? '';
+    await h.call('SetUserStatus', { tenantId, userId, status: 'Compliant', reason: 'reviewed', actor: 'alice' });
+    await flagPost(tenantId, 'b', { clientId: 'm' });
+    expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Compliant', statusUpdatedVia: 'Manual' });
+
+    const prot = await flagPost(tenantId, 'c', { clientId: 'p', protected: true });
+    expect((await getUser(tenantId, prot.userId ?? '')).status).toBeUndefined();
+    await expect(h.call('SetUserStatus', { tenantId, userId: prot.userId, status: 'Banned', reason: 'x', actor: 'a' })).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION });
+  });
+
+  it('keeps a manual record decision against automatic moderation', async () => {
+    const tenantId = tenant();
+    const res = await flagPost(tenantId, 'a', { clientId: 'r' });
+    await h.call('ModerateRecordManually', { tenantId, recordId: res.recordId, status: 'Compliant', reason: 'satire', actor: 'bob' });
+    expect((await getUser(tenantId, res.userId ?? '')).status).toBe('Compliant');
+    const again = await flagPost(tenantId, 'a', { clientId: 'r' });
+    expect(again.status).toBe('Compliant');
+  });
+
+  it('opens an appeal once and approving it reinstates the user', async () => {
+    const tenantId = tenant();
+    const res = await flagPost(tenantId, 'a', { clientId: 'ap' });
+    const userId = res.userId ?? '';
+    const appeal = await h.call<unknown, Appeal__Output>('CreateAppeal', { tenantId, userId, text: 'I fixed it' });
+    expect(appeal.status).toBe('Open');
+    await expect(h.call('CreateAppeal', { tenantId, userId, text: 'again' })).rejects.toMatchObject({ code: grpc.status.ABORTED });
+    const decided = await h.call<unknown, Appeal__Output>('DecideAppeal', { tenantId, appealId: appeal.id, decision: 'Approved', reason: 'ok', actor: 'bob' });
+    expect(decided.status).toBe('Approved');
+    expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Compliant', statusUpdatedVia: 'Automation Appeal Approved' });
+  });
+
+  it('stores test-mode moderations without changing the user', async () => {
+    const tenantId = tenant();
+    await h.db.collection<{ _id: string }>(COLLECTIONS.settings).insertOne({ _id: tenantId, testMode: true });
+    const res = await flagPost(tenantId, 'a', { clientId: 't' });
+    expect(res).toMatchObject({ status: 'Flagged', testMode: true });
+    expect((await getUser(tenantId, res.userId ?? '')).status).toBeUndefined();
+  });
+});
+
+describe('rebuild-projections', () => {
+  it('rebuilds records, users and appeals equal to the originals', async () => {
+    await waitFor(async () => (await h.db.collection(COLLECTIONS.records).countDocuments()) > 0);
+    const snapshot = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          [COLLECTIONS.records, COLLECTIONS.users, COLLECTIONS.appeals].map(async (name) => [
+            name,
+            await h.db.collection(name).find({}).sort({ _id: 1 }).toArray(),
+          ]),
+        ),
+      );
+    const before = await snapshot();
+    const report = await rebuildProjections(h.moderator.store);
+    expect(report.records).toBe(before[COLLECTIONS.records].length);
+    expect(await snapshot()).toEqual(before);
+  });
+});
