@@ -1,0 +1,147 @@
+import { randomBytes } from 'node:crypto';
+import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
+import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
+import { uniqueName, waitFor } from '../../../deploy/test-support';
+import { content, startHarness, type Harness } from './harness';
+
+let h: Harness;
+let producer: Producer;
+const consumers: Consumer[] = [];
+
+beforeAll(async () => {
+  h = await startHarness();
+  producer = h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+});
+afterAll(async () => {
+  await Promise.all(consumers.map((consumer) => consumer.disconnect()));
+  await producer.disconnect();
+  await h.close();
+});
+
+const tenant = () => `ten_${randomBytes(4).toString('hex')}`;
+const PROFANE = 'what a fucking mess';
+
+function ingest(tenantId: string, clientId: string, text: string, user?: string, id = uniqueName('cmd')): Command {
+  return {
+    id,
+    type: 'IngestRecord',
+    tenantId,
+    issuedAt: new Date().toISOString(),
+    correlationId: id,
+    data: { clientId, name: 'n', entity: 'post', content: content(text), user: user ? { clientId: user } : undefined },
+  };
+}
+
+async function send(key: string, ...values: (Command | string)[]): Promise<void> {
+  await producer.send({
+    topic: h.topics.ingest,
+    acks: -1,
+    messages: values.map((value) => ({ key, value: typeof value === 'string' ? value : JSON.stringify(value) })),
+  });
+}
+
+/** Collects every message of `topic` from the beginning, with a group of its own. */
+async function collect(topic: string): Promise<KafkaMessage[]> {
+  const seen: KafkaMessage[] = [];
+  const consumer = h.kafka.consumer({ groupId: uniqueName('probe') });
+  consumers.push(consumer);
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => void seen.push(message) });
+  return seen;
+}
+
+const recordOf = (tenantId: string, clientId: string) =>
+  h.db.collection(COLLECTIONS.records).findOne({ _id: recordIdFor(tenantId, clientId) } as never);
+const eventsOf = (recordId: string) =>
+  h.db.collection(COLLECTIONS.events).find({ stream: recordStream(recordId) }).sort({ version: 1 }).toArray();
+
+describe('ingest consumer', () => {
+  it('applies a command delivered twice once', async () => {
+    const tenantId = tenant();
+    const command = ingest(tenantId, 'twice', 'hello');
+    // Same key: same partition, so the sentinel is processed after both copies.
+    await send('twice', command, command, ingest(tenantId, 'sentinel', 'hello'));
+    await waitFor(() => recordOf(tenantId, 'sentinel'), { what: 'sentinel record' });
+    const events = await eventsOf(recordIdFor(tenantId, 'twice'));
+    expect(events.map((event) => event.type)).toEqual(['RecordUpserted', 'RecordModerated']);
+    expect(events.map((event) => (event.data as { commandId?: string }).commandId)).toEqual([command.id, command.id]);
+  });
+
+  it('re-moderates a re-ingested record with a new command', async () => {
+    const tenantId = tenant();
+    await send('again', ingest(tenantId, 'again', 'hello'), ingest(tenantId, 'again', PROFANE));
+    const record = await waitFor(async () => {
+      const doc = await recordOf(tenantId, 'again');
+      return doc?.version === 4 ? doc : undefined;
+    }, { what: 'second moderation' });
+    expect(record.status).toBe('Flagged');
+  });
+
+  it('dead-letters invalid JSON and invalid commands with a reason, then moves on', async () => {
+    const tenantId = tenant();
+    const dead = await collect(h.topics.ingestDeadLetter);
+    const badMetadata = ingest(tenantId, 'meta', 'x');
+    if (badMetadata.type === 'IngestRecord') badMetadata.data.metadata = { 'bad[key]': 1 };
+    await send('poison', '{not json', JSON.stringify({ id: 'x', type: 'IngestRecord' }), badMetadata, ingest(tenantId, 'after-poison', 'ok'));
+    await waitFor(() => recordOf(tenantId, 'after-poison'), { what: 'record after the poison' });
+    await waitFor(() => dead.length >= 3, { what: 'dead letters' });
+    const reasons = dead.map((message) => message.headers?.[HEADERS.deadLetterReason]?.toString());
+    expect(reasons[0]).toBe('invalid_json');
+    expect(reasons[1]).toMatch(/^invalid_command: /);
+    expect(reasons[2]).toBe('validation_error');
+    expect(dead[0]?.value?.toString()).toBe('{not json');
+    expect(await recordOf(tenantId, 'meta')).toBeNull();
+  });
+
+  it('suspends on a flagged ingest and reinstates when the record is deleted', async () => {
+    const tenantId = tenant();
+    const userId = userIdFor(tenantId, 'del-user');
+    const users = h.db.collection(COLLECTIONS.users);
+    await send('del', ingest(tenantId, 'del', PROFANE, 'del-user'));
+    await waitFor(async () => (await users.findOne({ _id: userId } as never))?.status === 'Suspended', { what: 'suspension' });
+    const remove: Command = { id: uniqueName('cmd'), type: 'DeleteRecord', tenantId, issuedAt: new Date().toISOString(), correlationId: 'c', data: { clientId: 'del' } };
+    await send('del', remove, remove);
+    const user = await waitFor(async () => {
+      const doc = await users.findOne({ _id: userId } as never);
+      return doc?.status === 'Compliant' ? doc : undefined;
+    }, { what: 'reinstatement' });
+    expect(user.statusUpdatedVia).toBe('Automation All Compliant');
+    expect(user.flaggedRecordsCount).toBe(0);
+    const events = await eventsOf(recordIdFor(tenantId, 'del'));
+    expect(events.filter((event) => event.type === 'RecordDeleted')).toHaveLength(1);
+  });
+});
+
+describe('outbox relay', () => {
+  it('publishes every event once per stream in version order with its id and type headers, and marks it published', async () => {
+    const published = await collect(h.topics.events);
+    const tenantId = tenant();
+    const ids: string[] = [];
+    for (let index = 0; index < 4; index += 1) {
+      const res = await h.moderator.service.moderate({
+        tenantId,
+        correlationId: 'c',
+        clientId: 'ordered',
+        name: 'n',
+        entity: 'post',
+        content: content(index % 2 ? PROFANE : 'fine'),
+        passthrough: false,
+      });
+      ids.push(res.recordId);
+    }
+    const stream = recordStream(ids[0] ?? '');
+    const ofStream = () => published.filter((message) => message.key?.toString() === stream);
+    await waitFor(() => ofStream().length >= 8, { what: 'relayed events' });
+    const envelopes = ofStream().map((message) => JSON.parse(message.value?.toString() ?? '') as { id: string; type: string; version: number });
+    expect(envelopes.map((event) => event.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    for (const [index, message] of ofStream().entries()) {
+      expect(message.headers?.[HEADERS.eventId]?.toString()).toBe(envelopes[index]?.id);
+      expect(message.headers?.[HEADERS.eventType]?.toString()).toBe(envelopes[index]?.type);
+    }
+    await waitFor(async () => (await h.db.collection(COLLECTIONS.events).countDocuments({ stream, published: false })) === 0, {
+      what: 'events marked published',
+    });
+  });
+});
