@@ -101,11 +101,17 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
   const queries = new Queries(store);
 
-  const health = new HealthImplementation({ '': 'NOT_SERVING', 'vigil.moderation.v1.ModerationService': 'NOT_SERVING' });
+  const health = new HealthImplementation({
+    '': 'NOT_SERVING',
+    'vigil.moderation.v1.ModerationService': 'NOT_SERVING',
+  });
   const server = new grpc.Server();
   health.addToServer(server);
   const handlers = createModerationHandlers({ service, queries, log: log.child({ component: 'grpc' }) });
-  server.addService(loadModerationPackage().vigil.moderation.v1.ModerationService.service, metrics ? timed(handlers, metrics.grpc) : handlers);
+  server.addService(
+    loadModerationPackage().vigil.moderation.v1.ModerationService.service,
+    metrics ? timed(handlers, metrics.grpc) : handlers,
+  );
   const grpcPort = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`0.0.0.0:${config.GRPC_PORT}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
       err ? reject(err) : resolve(bound),
@@ -197,7 +203,10 @@ function createMetrics(registry: Registry) {
   };
 }
 
-function timed<H extends grpc.UntypedServiceImplementation>(handlers: H, histogram: Histogram<'method' | 'outcome'>): H {
+function timed<H extends grpc.UntypedServiceImplementation>(
+  handlers: H,
+  histogram: Histogram<'method' | 'outcome'>,
+): H {
   const wrapped: grpc.UntypedServiceImplementation = {};
   for (const [method, handler] of Object.entries(handlers)) {
     wrapped[method] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {

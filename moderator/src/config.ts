@@ -19,7 +19,12 @@ const schema = z.object({
   KAFKA_BROKERS: z
     .string()
     .min(1)
-    .transform((value) => value.split(',').map((broker) => broker.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((broker) => broker.trim())
+        .filter(Boolean),
+    ),
   /** Prefix for every topic name. Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the ingest consumer. Default vigil-moderator. */

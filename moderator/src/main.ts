@@ -16,21 +16,22 @@ async function main(): Promise<void> {
   const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
   const kafka = new Kafka({ clientId: 'vigil-moderator', brokers: config.KAFKA_BROKERS, logLevel: logLevel.NOTHING });
 
-  let moderator: Moderator | undefined;
+  // Set once started; the admin server and the shutdown hooks exist before it.
+  const started: { moderator?: Moderator } = {};
   const admin = await startAdminServer({
     port: config.ADMIN_PORT,
     registry,
-    readiness: async () => (moderator ? moderator.ready() : false),
+    readiness: async () => (started.moderator ? started.moderator.ready() : false),
     log,
   });
 
   installShutdown(log, config.SHUTDOWN_TIMEOUT_MS, {
     stopIntake: async () => {
       admin.drain();
-      await moderator?.stopIntake();
+      await started.moderator?.stopIntake();
     },
     drain: async () => {
-      await moderator?.drain();
+      await started.moderator?.drain();
     },
     close: async () => {
       await mongo.close();
@@ -38,7 +39,7 @@ async function main(): Promise<void> {
     },
   });
 
-  moderator = await createModerator({ config, log, mongo, kafka, registry });
+  started.moderator = await createModerator({ config, log, mongo, kafka, registry });
 }
 
 main().catch((err: unknown) => {

@@ -10,7 +10,11 @@ import { rebuildProjections } from './store/rebuild-projections';
  */
 async function main(): Promise<void> {
   const env = z
-    .object({ MONGO_URL: z.string().min(1), MONGO_DB: z.string().min(1).default('vigil'), LOG_LEVEL: z.string().default('info') })
+    .object({
+      MONGO_URL: z.string().min(1),
+      MONGO_DB: z.string().min(1).default('vigil'),
+      LOG_LEVEL: z.string().default('info'),
+    })
     .parse(process.env);
   const log = createLogger(env.LOG_LEVEL, 'moderator-rebuild');
   const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });

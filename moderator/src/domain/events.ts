@@ -13,7 +13,7 @@ export interface Envelope {
 }
 
 export function withEnvelope(pending: PendingEvent, envelope: Envelope): DomainEvent {
-  return { ...envelope, ...pending } as DomainEvent;
+  return { ...envelope, ...pending };
 }
 
 /** How many recent command ids a stream remembers to drop redeliveries (commands of one key arrive in order). */

@@ -5,7 +5,10 @@ import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from
 import { stamp } from './test-kit';
 
 const content: ContentData = { text: 'hello', imageUrls: [], externalUrls: [] };
-const upsert = (extra: Partial<Extract<RecordCommand, { type: 'UpsertRecord' }>['input']> = {}, passthrough = false): RecordCommand => ({
+const upsert = (
+  extra: Partial<Extract<RecordCommand, { type: 'UpsertRecord' }>['input']> = {},
+  passthrough = false,
+): RecordCommand => ({
   type: 'UpsertRecord',
   recordId: 'rec_1',
   input: { clientId: 'c1', name: 'Title', entity: 'post', content, ...extra },
@@ -41,9 +44,27 @@ describe('record stream', () => {
   it.each([
     ['an automatic Flagged on a new record', [upsert(), auto('Flagged')], 'Flagged', 'AI', null],
     ['a later automatic Compliant', [upsert(), auto('Flagged'), auto('Compliant')], 'Compliant', 'AI', 'Flagged'],
-    ['a manual Compliant over an automatic Flagged', [upsert(), auto('Flagged'), manual('Compliant')], 'Compliant', 'Manual', 'Flagged'],
-    ['an automatic Flagged after a manual Compliant (sticky)', [upsert(), manual('Compliant'), auto('Flagged')], 'Compliant', 'AI', 'Compliant'],
-    ['a manual Flagged after a manual Compliant', [upsert(), manual('Compliant'), manual('Flagged')], 'Flagged', 'Manual', 'Compliant'],
+    [
+      'a manual Compliant over an automatic Flagged',
+      [upsert(), auto('Flagged'), manual('Compliant')],
+      'Compliant',
+      'Manual',
+      'Flagged',
+    ],
+    [
+      'an automatic Flagged after a manual Compliant (sticky)',
+      [upsert(), manual('Compliant'), auto('Flagged')],
+      'Compliant',
+      'AI',
+      'Compliant',
+    ],
+    [
+      'a manual Flagged after a manual Compliant',
+      [upsert(), manual('Compliant'), manual('Flagged')],
+      'Flagged',
+      'Manual',
+      'Compliant',
+    ],
   ])('records %s', (_name, commands, status, via, previous) => {
     const { state, last } = run(commands);
     expect(last).toHaveLength(1);
@@ -96,7 +117,11 @@ describe('record stream', () => {
   it.each([
     ['moderating a record that does not exist', [auto('Flagged')], NotFoundError],
     ['deleting a record that does not exist', [{ type: 'DeleteRecord' } as RecordCommand], NotFoundError],
-    ['moderating a deleted record by hand', [upsert(), { type: 'DeleteRecord' } as RecordCommand, manual('Flagged')], NotFoundError],
+    [
+      'moderating a deleted record by hand',
+      [upsert(), { type: 'DeleteRecord' } as RecordCommand, manual('Flagged')],
+      NotFoundError,
+    ],
   ])('rejects %s', (_name, commands, error) => {
     expect(() => run(commands)).toThrow(error);
   });

@@ -109,7 +109,12 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
     case 'DeleteRecord': {
       if (!state) throw new NotFoundError('record not found');
       if (state.deleted) return [];
-      return [{ type: 'RecordDeleted', data: { recordId: state._id, clientId: state.clientId, commandId: command.commandId } }];
+      return [
+        {
+          type: 'RecordDeleted',
+          data: { recordId: state._id, clientId: state.clientId, commandId: command.commandId },
+        },
+      ];
     }
   }
 }

@@ -17,7 +17,13 @@ const reconcile = (flaggedCount: number, threshold = 1): UserCommand => ({
   threshold,
   viaRecordId: 'rec_1',
 });
-const set = (status: UserStatus): UserCommand => ({ type: 'SetUserStatus', actionId: 'act_m', status, reason: 'r', actor: 'alice' });
+const set = (status: UserStatus): UserCommand => ({
+  type: 'SetUserStatus',
+  actionId: 'act_m',
+  status,
+  reason: 'r',
+  actor: 'alice',
+});
 const appeal = (appealId = 'apl_1'): UserCommand => ({ type: 'CreateAppeal', appealId, text: 'please' });
 const decide = (decision: 'Approved' | 'Rejected', appealId = 'apl_1'): UserCommand => ({
   type: 'DecideAppeal',
@@ -51,7 +57,12 @@ describe('user stream', () => {
   it.each<[string, UserCommand[], string[], UserStatus | undefined]>([
     ['suspends at the threshold', [create(), reconcile(1)], ['Suspended via Automation Flagged Record'], 'Suspended'],
     ['does not suspend below the threshold', [create(), reconcile(2, 3)], [], undefined],
-    ['reinstates below the threshold', [create(), reconcile(1), reconcile(0)], ['Compliant via Automation All Compliant'], 'Compliant'],
+    [
+      'reinstates below the threshold',
+      [create(), reconcile(1), reconcile(0)],
+      ['Compliant via Automation All Compliant'],
+      'Compliant',
+    ],
     ['is a no-op when already suspended', [create(), reconcile(1), reconcile(2)], [], 'Suspended'],
     ['never suspends a protected user', [create({ protected: true }), reconcile(5)], [], undefined],
     ['never overrides a manual Compliant', [create(), set('Compliant'), reconcile(3)], [], 'Compliant'],
@@ -59,11 +70,36 @@ describe('user stream', () => {
     ['never lifts a ban', [create(), set('Banned'), reconcile(0)], [], 'Banned'],
     ['bans by hand', [create(), reconcile(1), set('Banned')], ['Banned via Manual'], 'Banned'],
     ['is a no-op for the same manual status', [create(), set('Suspended'), set('Suspended')], [], 'Suspended'],
-    ['approving an appeal reinstates', [create(), reconcile(1), appeal(), decide('Approved')], ['appeal Approved', 'Compliant via Automation Appeal Approved'], 'Compliant'],
-    ['rejecting an appeal keeps the suspension', [create(), reconcile(1), appeal(), decide('Rejected')], ['appeal Rejected'], 'Suspended'],
-    ['reinstating approves open appeals', [create(), reconcile(1), appeal(), reconcile(0)], ['Compliant via Automation All Compliant', 'appeal Approved'], 'Compliant'],
-    ['a ban rejects open appeals', [create(), reconcile(1), appeal(), set('Banned')], ['Banned via Manual', 'appeal Rejected'], 'Banned'],
-    ['an approved appeal is sticky against automation', [create(), reconcile(1), appeal(), decide('Approved'), reconcile(4)], [], 'Compliant'],
+    [
+      'approving an appeal reinstates',
+      [create(), reconcile(1), appeal(), decide('Approved')],
+      ['appeal Approved', 'Compliant via Automation Appeal Approved'],
+      'Compliant',
+    ],
+    [
+      'rejecting an appeal keeps the suspension',
+      [create(), reconcile(1), appeal(), decide('Rejected')],
+      ['appeal Rejected'],
+      'Suspended',
+    ],
+    [
+      'reinstating approves open appeals',
+      [create(), reconcile(1), appeal(), reconcile(0)],
+      ['Compliant via Automation All Compliant', 'appeal Approved'],
+      'Compliant',
+    ],
+    [
+      'a ban rejects open appeals',
+      [create(), reconcile(1), appeal(), set('Banned')],
+      ['Banned via Manual', 'appeal Rejected'],
+      'Banned',
+    ],
+    [
+      'an approved appeal is sticky against automation',
+      [create(), reconcile(1), appeal(), decide('Approved'), reconcile(4)],
+      [],
+      'Compliant',
+    ],
   ])('%s', (_name, commands, expected, status) => {
     const { state, last } = run(commands);
     expect(summary(last)).toEqual(expected);
@@ -76,7 +112,11 @@ describe('user stream', () => {
     ['an appeal of a compliant user', [create(), appeal()], FailedPreconditionError],
     ['a second open appeal', [create(), reconcile(1), appeal('apl_1'), appeal('apl_2')], ConflictError],
     ['deciding an unknown appeal', [create(), reconcile(1), decide('Approved', 'apl_x')], NotFoundError],
-    ['reversing a decided appeal', [create(), reconcile(1), appeal(), decide('Rejected'), decide('Approved')], ConflictError],
+    [
+      'reversing a decided appeal',
+      [create(), reconcile(1), appeal(), decide('Rejected'), decide('Approved')],
+      ConflictError,
+    ],
     ['setting the status of an unknown user', [set('Suspended')], NotFoundError],
   ])('rejects %s', (_name, commands, error) => {
     expect(() => run(commands)).toThrow(error);

@@ -20,7 +20,14 @@ export type UserCommand =
   /** Automation after a record's flagged status changed: suspend at the threshold, reinstate below it. */
   | { type: 'ReconcileUser'; actionId: string; flaggedCount: number; threshold: number; viaRecordId?: string }
   | { type: 'CreateAppeal'; appealId: string; text: string }
-  | { type: 'DecideAppeal'; appealId: string; decision: 'Approved' | 'Rejected'; reason: string; actor: string; actionId: string };
+  | {
+      type: 'DecideAppeal';
+      appealId: string;
+      decision: 'Approved' | 'Rejected';
+      reason: string;
+      actor: string;
+      actionId: string;
+    };
 
 /** Decisions by people (directly or by granting an appeal); automation never overrides them. */
 const HUMAN: ReadonlySet<Via> = new Set<Via>(['Manual', 'Automation Appeal Approved']);
@@ -53,7 +60,10 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
       }
       if (current.status === command.status) return [];
       return [
-        statusChanged(current, command.actionId, command.status, 'Manual', { reason: command.reason, actor: command.actor }),
+        statusChanged(current, command.actionId, command.status, 'Manual', {
+          reason: command.reason,
+          actor: command.actor,
+        }),
         ...appealFollowUps(current, command.status),
       ];
     }

@@ -19,14 +19,22 @@ function required(value: string | undefined, path: string): string {
   return value;
 }
 
-function oneOf<T extends string>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, value: string, path: string): T {
+function oneOf<T extends string>(
+  schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } },
+  value: string,
+  path: string,
+): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new ValidationError(`${path} is not an allowed value`, { path });
   return parsed.data;
 }
 
 /** Wraps one async handler: resolves the callback with the value, or with a gRPC status from the error mapping. */
-function unary<Req, Res>(log: Logger, method: string, handle: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+function unary<Req, Res>(
+  log: Logger,
+  method: string,
+  handle: (request: Req) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     handle(call.request).then(
       (response) => callback(null, response),
@@ -87,7 +95,9 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
     }),
 
     GetRecord: unary(log, 'GetRecord', async (request) =>
-      toRecordMessage(await queries.getRecord(required(request.tenantId, 'tenant_id'), required(request.recordId, 'record_id'))),
+      toRecordMessage(
+        await queries.getRecord(required(request.tenantId, 'tenant_id'), required(request.recordId, 'record_id')),
+      ),
     ),
 
     ListRecords: unary(log, 'ListRecords', async (request) => {
@@ -104,12 +114,17 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
     }),
 
     GetRecordEvents: unary(log, 'GetRecordEvents', async (request) => {
-      const events = await queries.getRecordEvents(required(request.tenantId, 'tenant_id'), required(request.recordId, 'record_id'));
+      const events = await queries.getRecordEvents(
+        required(request.tenantId, 'tenant_id'),
+        required(request.recordId, 'record_id'),
+      );
       return { events: events.map(toStoredEvent) };
     }),
 
     GetUser: unary(log, 'GetUser', async (request) =>
-      toUserMessage(await queries.getUser(required(request.tenantId, 'tenant_id'), required(request.userId, 'user_id'))),
+      toUserMessage(
+        await queries.getUser(required(request.tenantId, 'tenant_id'), required(request.userId, 'user_id')),
+      ),
     ),
 
     ListUsers: unary(log, 'ListUsers', async (request) => {
@@ -156,7 +171,12 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       const tenantId = required(request.tenantId, 'tenant_id');
       const text = required(request.text, 'text');
       if (text.length > 1000) throw new ValidationError('text must be at most 1000 characters', { path: 'text' });
-      const appealId = await service.createAppeal({ tenantId, userId: required(request.userId, 'user_id'), text, correlationId: correlation() });
+      const appealId = await service.createAppeal({
+        tenantId,
+        userId: required(request.userId, 'user_id'),
+        text,
+        correlationId: correlation(),
+      });
       return toAppealMessage(await queries.getAppeal(tenantId, appealId));
     }),
 
@@ -176,7 +196,14 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       if (request.decision !== 'Approved' && request.decision !== 'Rejected') {
         throw new ValidationError('decision must be Approved or Rejected', { path: 'decision' });
       }
-      await service.decideAppeal({ tenantId, appealId, decision: request.decision, reason: request.reason, actor: request.actor, correlationId: correlation() });
+      await service.decideAppeal({
+        tenantId,
+        appealId,
+        decision: request.decision,
+        reason: request.reason,
+        actor: request.actor,
+        correlationId: correlation(),
+      });
       return toAppealMessage(await queries.getAppeal(tenantId, appealId));
     }),
   };

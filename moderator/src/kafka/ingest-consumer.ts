@@ -54,7 +54,9 @@ export class IngestConsumer {
     await this.consumer.disconnect();
   }
 
-  private async onMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+  private async onMessage(payload: EachMessagePayload): Promise<void> {
+    const { topic, partition, message } = payload;
+    const heartbeat = () => payload.heartbeat();
     const log = this.options.log.child({ partition, offset: message.offset });
     let unexpected = 0;
     for (let attempt = 0; ; attempt += 1) {
@@ -119,11 +121,18 @@ export class IngestConsumer {
             passthrough: false,
             commandId: command.id,
           });
-          commandLog.debug({ recordId: result.recordId, status: result.status, duplicate: result.duplicate }, 'ingest applied');
+          commandLog.debug(
+            { recordId: result.recordId, status: result.status, duplicate: result.duplicate },
+            'ingest applied',
+          );
           break;
         }
         case 'DeleteRecord':
-          await this.options.service.deleteRecord({ ...context, clientId: command.data.clientId, commandId: command.id });
+          await this.options.service.deleteRecord({
+            ...context,
+            clientId: command.data.clientId,
+            commandId: command.id,
+          });
           break;
         case 'IngestUser':
           await this.options.service.upsertUser({ ...context, user: command.data });

@@ -1,7 +1,7 @@
 import { HEADERS } from '@vigil/proto';
 import type { Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import type { EventStore } from '../store/event-store';
+import { eventOf, type EventStore } from '../store/event-store';
 
 export interface OutboxRelayOptions {
   store: EventStore;
@@ -61,7 +61,7 @@ export class OutboxRelay {
     await producer.send({
       topic,
       acks: -1,
-      messages: docs.map(({ _id, published: _published, ...event }) => ({
+      messages: docs.map(eventOf).map((event) => ({
         key: event.stream,
         value: JSON.stringify(event),
         headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type },

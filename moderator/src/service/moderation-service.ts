@@ -1,4 +1,11 @@
-import { recordIdFor, userIdFor, type ContentData, type RecordStatus, type UserData, type UserStatus } from '@vigil/proto';
+import {
+  recordIdFor,
+  userIdFor,
+  type ContentData,
+  type RecordStatus,
+  type UserData,
+  type UserStatus,
+} from '@vigil/proto';
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { ProviderError, type EngineResult, type ModerationEngine } from '../engine';
@@ -93,7 +100,14 @@ export class ModerationService {
 
       if (input.commandId && before?.recentCommands.includes(input.commandId)) {
         await Promise.all([store.projectRecord(before), user ? store.projectUser(user.state, user.tail) : undefined]);
-        if (before.userId && !testMode) await this.reconcileUsers(input.tenantId, [before.userId], recordId, input.correlationId, settings.suspensionThreshold);
+        if (before.userId && !testMode)
+          await this.reconcileUsers(
+            input.tenantId,
+            [before.userId],
+            recordId,
+            input.correlationId,
+            settings.suspensionThreshold,
+          );
         return resultOf(before, testMode, true);
       }
 
@@ -117,14 +131,33 @@ export class ModerationService {
       const upsert: RecordCommand = {
         type: 'UpsertRecord',
         recordId,
-        input: { clientId: input.clientId, clientUrl: input.clientUrl, name: input.name, entity: input.entity, content: input.content, metadata: input.metadata, userId },
+        input: {
+          clientId: input.clientId,
+          clientUrl: input.clientUrl,
+          name: input.name,
+          entity: input.entity,
+          content: input.content,
+          metadata: input.metadata,
+          userId,
+        },
         passthrough: input.passthrough,
         commandId: input.commandId,
       };
-      const afterUpsert = store.stageRecord(record, decideRecord(record.state, upsert), input.tenantId, input.correlationId);
+      const afterUpsert = store.stageRecord(
+        record,
+        decideRecord(record.state, upsert),
+        input.tenantId,
+        input.correlationId,
+      );
       const moderated = store.stageRecord(
         { ...record, state: afterUpsert.state },
-        decideRecord(afterUpsert.state, { type: 'ModerateRecord', moderationId, outcome: stored, testMode, commandId: input.commandId }),
+        decideRecord(afterUpsert.state, {
+          type: 'ModerateRecord',
+          moderationId,
+          outcome: stored,
+          testMode,
+          commandId: input.commandId,
+        }),
         input.tenantId,
         input.correlationId,
       );
@@ -139,7 +172,13 @@ export class ModerationService {
 
       const affected = affectedUsers(before, after);
       if (!testMode) {
-        await this.reconcileUsers(input.tenantId, affected, recordId, input.correlationId, settings.suspensionThreshold);
+        await this.reconcileUsers(
+          input.tenantId,
+          affected,
+          recordId,
+          input.correlationId,
+          settings.suspensionThreshold,
+        );
       } else {
         // Test mode changes no user, but its flags still count towards later decisions (as in Iffy).
         for (const id of affected) await store.setFlaggedCount(id, await store.countFlagged(input.tenantId, id));
@@ -149,7 +188,12 @@ export class ModerationService {
   }
 
   /** Soft delete; the user's flagged count drops and the user may be reinstated. Deleting twice is a no-op. */
-  async deleteRecord(input: { tenantId: string; clientId: string; correlationId: string; commandId?: string }): Promise<void> {
+  async deleteRecord(input: {
+    tenantId: string;
+    clientId: string;
+    correlationId: string;
+    commandId?: string;
+  }): Promise<void> {
     const recordId = recordIdFor(input.tenantId, input.clientId);
     const { settings } = await this.deps.tenants.get(input.tenantId);
     await this.onRecord(input.tenantId, recordId, input.correlationId, settings.suspensionThreshold, {
@@ -188,7 +232,14 @@ export class ModerationService {
     });
   }
 
-  setUserStatus(input: { tenantId: string; userId: string; status: UserStatus; reason: string; actor: string; correlationId: string }): Promise<UserState> {
+  setUserStatus(input: {
+    tenantId: string;
+    userId: string;
+    status: UserStatus;
+    reason: string;
+    actor: string;
+    correlationId: string;
+  }): Promise<UserState> {
     return this.onUser(input.tenantId, input.userId, input.correlationId, {
       type: 'SetUserStatus',
       actionId: prefixed('act'),
@@ -198,9 +249,18 @@ export class ModerationService {
     });
   }
 
-  async createAppeal(input: { tenantId: string; userId: string; text: string; correlationId: string }): Promise<string> {
+  async createAppeal(input: {
+    tenantId: string;
+    userId: string;
+    text: string;
+    correlationId: string;
+  }): Promise<string> {
     const appealId = prefixed('apl');
-    await this.onUser(input.tenantId, input.userId, input.correlationId, { type: 'CreateAppeal', appealId, text: input.text });
+    await this.onUser(input.tenantId, input.userId, input.correlationId, {
+      type: 'CreateAppeal',
+      appealId,
+      text: input.text,
+    });
     return appealId;
   }
 
@@ -235,9 +295,14 @@ export class ModerationService {
     return this.retrying(async (fresh) => {
       const record = await store.loadRecord(recordId, fresh);
       if (record.state && record.state.tenantId !== tenantId) throw new NotFoundError('record not found');
-      if (command.type === 'DeleteRecord' && command.commandId && record.state?.recentCommands.includes(command.commandId)) {
+      if (
+        command.type === 'DeleteRecord' &&
+        command.commandId &&
+        record.state?.recentCommands.includes(command.commandId)
+      ) {
         await store.projectRecord(record.state);
-        if (record.state.userId) await this.reconcileUsers(tenantId, [record.state.userId], recordId, correlationId, threshold);
+        if (record.state.userId)
+          await this.reconcileUsers(tenantId, [record.state.userId], recordId, correlationId, threshold);
         return record.state;
       }
       const staged = store.stageRecord(record, decideRecord(record.state, command), tenantId, correlationId);
@@ -250,7 +315,12 @@ export class ModerationService {
     });
   }
 
-  private async onUser(tenantId: string, userId: string, correlationId: string, command: UserCommand): Promise<UserState> {
+  private async onUser(
+    tenantId: string,
+    userId: string,
+    correlationId: string,
+    command: UserCommand,
+  ): Promise<UserState> {
     const { store } = this.deps;
     return this.retrying(async (fresh) => {
       const user = await store.loadUser(userId, fresh);
@@ -264,7 +334,13 @@ export class ModerationService {
   }
 
   /** Counts each user's flagged records and lets the user stream decide on suspension or reinstatement. */
-  private async reconcileUsers(tenantId: string, userIds: string[], viaRecordId: string, correlationId: string, threshold: number): Promise<void> {
+  private async reconcileUsers(
+    tenantId: string,
+    userIds: string[],
+    viaRecordId: string,
+    correlationId: string,
+    threshold: number,
+  ): Promise<void> {
     const { store } = this.deps;
     for (const userId of userIds) {
       const flaggedCount = await store.countFlagged(tenantId, userId);
@@ -273,7 +349,13 @@ export class ModerationService {
         if (!user.state) return;
         const staged = store.stageUser(
           user,
-          decideUser(user.state, { type: 'ReconcileUser', actionId: prefixed('act'), flaggedCount, threshold, viaRecordId }),
+          decideUser(user.state, {
+            type: 'ReconcileUser',
+            actionId: prefixed('act'),
+            flaggedCount,
+            threshold,
+            viaRecordId,
+          }),
           tenantId,
           correlationId,
         );
@@ -285,7 +367,11 @@ export class ModerationService {
     }
   }
 
-  private async judge(input: ModerateInput, metadata: Metadata | undefined, rules: Parameters<ModerationEngine['moderate']>[1]): Promise<EngineResult> {
+  private async judge(
+    input: ModerateInput,
+    metadata: Metadata | undefined,
+    rules: Parameters<ModerationEngine['moderate']>[1],
+  ): Promise<EngineResult> {
     try {
       return await this.deps.engine.moderate(
         {
@@ -300,7 +386,8 @@ export class ModerationService {
       );
     } catch (err) {
       // A provider that fails, even "permanently" (bad key), is an operator problem: callers retry, nothing is dropped.
-      if (err instanceof ProviderError) throw new UnavailableError('moderation provider unavailable', { retriable: err.retriable }, { cause: err });
+      if (err instanceof ProviderError)
+        throw new UnavailableError('moderation provider unavailable', { retriable: err.retriable }, { cause: err });
       throw err;
     }
   }
@@ -325,7 +412,8 @@ export class ModerationService {
 function affectedUsers(before: RecordState | null, after: RecordState): string[] {
   const flagged = (state: RecordState | null) => !!state && !state.deleted && state.status === 'Flagged';
   const users = new Set<string>();
-  if (before?.userId && flagged(before) && (before.userId !== after.userId || !flagged(after))) users.add(before.userId);
+  if (before?.userId && flagged(before) && (before.userId !== after.userId || !flagged(after)))
+    users.add(before.userId);
   if (after.userId && flagged(after) && (before?.userId !== after.userId || !flagged(before))) users.add(after.userId);
   return [...users];
 }
@@ -344,4 +432,3 @@ function resultOf(state: RecordState, testMode: boolean, duplicate: boolean): Mo
     duplicate,
   };
 }
-

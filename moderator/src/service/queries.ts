@@ -26,7 +26,12 @@ type Sortable = { _id: string; tenantId: string; sort: string };
  * `ending_before` the page is read newest first and reversed. A cursor must name a document of the same tenant
  * (Iffy looked it up across organisations).
  */
-async function page<T extends Sortable>(collection: Collection<T>, tenantId: string, filter: Filter<T>, request: PageRequest): Promise<Page<T>> {
+async function page<T extends Sortable>(
+  collection: Collection<T>,
+  tenantId: string,
+  filter: Filter<T>,
+  request: PageRequest,
+): Promise<Page<T>> {
   const limit = request.limit === 0 ? 10 : request.limit;
   if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
     throw new ValidationError('limit must be between 1 and 100', { path: 'limit' });
@@ -75,7 +80,9 @@ export class Queries {
       filter.status = request.status;
     }
     if (request.userId !== undefined) {
-      const user = await guarded(() => this.store.users.findOne({ _id: request.userId, tenantId }, { projection: { _id: 1 } }));
+      const user = await guarded(() =>
+        this.store.users.findOne({ _id: request.userId, tenantId }, { projection: { _id: 1 } }),
+      );
       if (!user) throw new ValidationError('invalid user id', { path: 'user' });
       filter.userId = request.userId;
     }
@@ -94,7 +101,10 @@ export class Queries {
     return user;
   }
 
-  listUsers(tenantId: string, request: PageRequest & { clientId?: string; email?: string; status?: string }): Promise<Page<UserView>> {
+  listUsers(
+    tenantId: string,
+    request: PageRequest & { clientId?: string; email?: string; status?: string },
+  ): Promise<Page<UserView>> {
     const filter: Filter<UserView> = {};
     if (request.clientId !== undefined) filter.clientId = request.clientId;
     if (request.email !== undefined) filter.email = request.email;

@@ -51,8 +51,11 @@ type Kind = 'record' | 'user';
 
 const newUlid = monotonicFactory();
 
-function eventOf(doc: Document): DomainEvent {
-  const { _id: _ignored, published: _published, ...event } = doc;
+/** The envelope of a stored event: the document less its storage-only fields. */
+export function eventOf(doc: Document): DomainEvent {
+  const event: Document = { ...doc };
+  delete event._id;
+  delete event.published;
   return event as DomainEvent;
 }
 
@@ -110,7 +113,10 @@ export class EventStore {
         for await (const doc of cursor) {
           const event = eventOf(doc);
           tail.push(event);
-          state = kind === 'record' ? evolveRecord(state as RecordState | null, event) : evolveUser(state as UserState | null, event);
+          state =
+            kind === 'record'
+              ? evolveRecord(state as RecordState | null, event)
+              : evolveUser(state as UserState | null, event);
         }
       }
       return { stream, state, tail };
@@ -118,11 +124,21 @@ export class EventStore {
   }
 
   /** Gives pending events their envelopes (next versions, ids after the stream's newest) and folds them. */
-  stageRecord(loaded: Loaded<RecordState>, pending: PendingEvent[], tenantId: string, correlationId: string): Staged<RecordState> {
+  stageRecord(
+    loaded: Loaded<RecordState>,
+    pending: PendingEvent[],
+    tenantId: string,
+    correlationId: string,
+  ): Staged<RecordState> {
     return this.stage(loaded, pending, tenantId, correlationId, evolveRecord);
   }
 
-  stageUser(loaded: Loaded<UserState>, pending: PendingEvent[], tenantId: string, correlationId: string): Staged<UserState> {
+  stageUser(
+    loaded: Loaded<UserState>,
+    pending: PendingEvent[],
+    tenantId: string,
+    correlationId: string,
+  ): Staged<UserState> {
     return this.stage(loaded, pending, tenantId, correlationId, evolveUser);
   }
 
@@ -208,7 +224,16 @@ export class EventStore {
         this.appeals.updateOne(
           { _id: appealId, version: { $lt: event.version } },
           {
-            $set: { tenantId: event.tenantId, userId, status: 'Open', text, version: event.version, sort: appealId, createdAt: at, updatedAt: at },
+            $set: {
+              tenantId: event.tenantId,
+              userId,
+              status: 'Open',
+              text,
+              version: event.version,
+              sort: appealId,
+              createdAt: at,
+              updatedAt: at,
+            },
           },
           { upsert: true },
         ),

@@ -1,7 +1,7 @@
 import type { DomainEvent } from '@vigil/proto';
 import { evolveRecord, type RecordState } from '../domain/record';
 import { evolveUser, type UserState } from '../domain/user';
-import type { EventStore } from './event-store';
+import { eventOf, type EventStore } from './event-store';
 
 export interface RebuildReport {
   events: number;
@@ -41,13 +41,13 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
 
   const cursor = store.events.find({}, { projection: { published: 0 } }).sort({ stream: 1, version: 1 });
   for await (const doc of cursor) {
-    const { _id, ...event } = doc;
+    const event = eventOf(doc);
     if (event.stream !== stream) {
       await flush();
       stream = event.stream;
       events = [];
     }
-    events.push(event as DomainEvent);
+    events.push(event);
     report.events += 1;
   }
   await flush();

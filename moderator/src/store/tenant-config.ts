@@ -45,14 +45,13 @@ export class TenantConfigCache {
     );
     let settings = DEFAULT_SETTINGS;
     if (settingsDoc) {
-      const { _id, ...fields } = settingsDoc;
-      const parsed = TenantSettings.safeParse(fields);
+      const parsed = TenantSettings.safeParse({ ...settingsDoc, _id: undefined });
       if (parsed.success) settings = parsed.data;
       else this.log.warn({ tenantId }, 'stored tenant settings invalid, using defaults');
     }
     let rules = DEFAULT_RULES;
     if (rulesDoc) {
-      const parsed = RuleSet.safeParse({ rules: rulesDoc.rules });
+      const parsed = RuleSet.safeParse({ rules: rulesDoc.rules as unknown });
       if (parsed.success) rules = parsed.data;
       else this.log.warn({ tenantId }, 'stored rule set invalid, using defaults');
     }

@@ -61,7 +61,9 @@ export async function startHarness(overrides: Partial<ModeratorConfig> = {}): Pr
     client,
     call<Req, Res>(method: string, request: Req): Promise<Res> {
       return new Promise((resolve, reject) => {
-        const fn = (client as unknown as Record<string, grpc.requestCallback<Res> & ((...args: unknown[]) => void)>)[method];
+        const fn = (client as unknown as Record<string, grpc.requestCallback<Res> & ((...args: unknown[]) => void)>)[
+          method
+        ];
         if (!fn) throw new Error(`no method ${method}`);
         fn.call(client, request, { deadline: Date.now() + 15000 }, (err: grpc.ServiceError | null, value?: Res) =>
           err ? reject(err) : resolve(value as Res),
@@ -77,7 +79,10 @@ export async function startHarness(overrides: Partial<ModeratorConfig> = {}): Pr
       client.close();
       await moderator.stopIntake();
       await moderator.drain();
-      await mongo.db(dbName).dropDatabase().catch(() => undefined);
+      await mongo
+        .db(dbName)
+        .dropDatabase()
+        .catch(() => undefined);
       await mongo.close();
     },
   };

@@ -55,7 +55,11 @@ async function collect(topic: string): Promise<KafkaMessage[]> {
 const recordOf = (tenantId: string, clientId: string) =>
   h.db.collection(COLLECTIONS.records).findOne({ _id: recordIdFor(tenantId, clientId) } as never);
 const eventsOf = (recordId: string) =>
-  h.db.collection(COLLECTIONS.events).find({ stream: recordStream(recordId) }).sort({ version: 1 }).toArray();
+  h.db
+    .collection(COLLECTIONS.events)
+    .find({ stream: recordStream(recordId) })
+    .sort({ version: 1 })
+    .toArray();
 
 describe('ingest consumer', () => {
   it('applies a command delivered twice once', async () => {
@@ -72,10 +76,13 @@ describe('ingest consumer', () => {
   it('re-moderates a re-ingested record with a new command', async () => {
     const tenantId = tenant();
     await send('again', ingest(tenantId, 'again', 'hello'), ingest(tenantId, 'again', PROFANE));
-    const record = await waitFor(async () => {
-      const doc = await recordOf(tenantId, 'again');
-      return doc?.version === 4 ? doc : undefined;
-    }, { what: 'second moderation' });
+    const record = await waitFor(
+      async () => {
+        const doc = await recordOf(tenantId, 'again');
+        return doc?.version === 4 ? doc : undefined;
+      },
+      { what: 'second moderation' },
+    );
     expect(record.status).toBe('Flagged');
   });
 
@@ -84,7 +91,13 @@ describe('ingest consumer', () => {
     const dead = await collect(h.topics.ingestDeadLetter);
     const badMetadata = ingest(tenantId, 'meta', 'x');
     if (badMetadata.type === 'IngestRecord') badMetadata.data.metadata = { 'bad[key]': 1 };
-    await send('poison', '{not json', JSON.stringify({ id: 'x', type: 'IngestRecord' }), badMetadata, ingest(tenantId, 'after-poison', 'ok'));
+    await send(
+      'poison',
+      '{not json',
+      JSON.stringify({ id: 'x', type: 'IngestRecord' }),
+      badMetadata,
+      ingest(tenantId, 'after-poison', 'ok'),
+    );
     await waitFor(() => recordOf(tenantId, 'after-poison'), { what: 'record after the poison' });
     await waitFor(() => dead.length >= 3, { what: 'dead letters' });
     const reasons = dead.map((message) => message.headers?.[HEADERS.deadLetterReason]?.toString());
@@ -100,13 +113,25 @@ describe('ingest consumer', () => {
     const userId = userIdFor(tenantId, 'del-user');
     const users = h.db.collection(COLLECTIONS.users);
     await send('del', ingest(tenantId, 'del', PROFANE, 'del-user'));
-    await waitFor(async () => (await users.findOne({ _id: userId } as never))?.status === 'Suspended', { what: 'suspension' });
-    const remove: Command = { id: uniqueName('cmd'), type: 'DeleteRecord', tenantId, issuedAt: new Date().toISOString(), correlationId: 'c', data: { clientId: 'del' } };
+    await waitFor(async () => (await users.findOne({ _id: userId } as never))?.status === 'Suspended', {
+      what: 'suspension',
+    });
+    const remove: Command = {
+      id: uniqueName('cmd'),
+      type: 'DeleteRecord',
+      tenantId,
+      issuedAt: new Date().toISOString(),
+      correlationId: 'c',
+      data: { clientId: 'del' },
+    };
     await send('del', remove, remove);
-    const user = await waitFor(async () => {
-      const doc = await users.findOne({ _id: userId } as never);
-      return doc?.status === 'Compliant' ? doc : undefined;
-    }, { what: 'reinstatement' });
+    const user = await waitFor(
+      async () => {
+        const doc = await users.findOne({ _id: userId } as never);
+        return doc?.status === 'Compliant' ? doc : undefined;
+      },
+      { what: 'reinstatement' },
+    );
     expect(user.statusUpdatedVia).toBe('Automation All Compliant');
     expect(user.flaggedRecordsCount).toBe(0);
     const events = await eventsOf(recordIdFor(tenantId, 'del'));
@@ -134,14 +159,19 @@ describe('outbox relay', () => {
     const stream = recordStream(ids[0] ?? '');
     const ofStream = () => published.filter((message) => message.key?.toString() === stream);
     await waitFor(() => ofStream().length >= 8, { what: 'relayed events' });
-    const envelopes = ofStream().map((message) => JSON.parse(message.value?.toString() ?? '') as { id: string; type: string; version: number });
+    const envelopes = ofStream().map(
+      (message) => JSON.parse(message.value?.toString() ?? '') as { id: string; type: string; version: number },
+    );
     expect(envelopes.map((event) => event.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     for (const [index, message] of ofStream().entries()) {
       expect(message.headers?.[HEADERS.eventId]?.toString()).toBe(envelopes[index]?.id);
       expect(message.headers?.[HEADERS.eventType]?.toString()).toBe(envelopes[index]?.type);
     }
-    await waitFor(async () => (await h.db.collection(COLLECTIONS.events).countDocuments({ stream, published: false })) === 0, {
-      what: 'events marked published',
-    });
+    await waitFor(
+      async () => (await h.db.collection(COLLECTIONS.events).countDocuments({ stream, published: false })) === 0,
+      {
+        what: 'events marked published',
+      },
+    );
   });
 });

@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 const tenant = () => `ten_${randomBytes(4).toString('hex')}`;
-const moderate = (request: Record<string, unknown>) => h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', request);
+const moderate = (request: Record<string, unknown>) =>
+  h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', request);
 const PROFANE = 'you are a fucking idiot';
 
 describe('Moderate', () => {
@@ -45,20 +46,41 @@ describe('Moderate', () => {
     expect(res.userId).toMatch(/^usr_/);
 
     const record = await h.call<unknown, Record__Output>('GetRecord', { tenantId, recordId: res.recordId });
-    expect(record).toMatchObject({ clientId: 'post-1', name: 'Title', entity: 'post', status: 'Flagged', userId: res.userId, version: 2 });
+    expect(record).toMatchObject({
+      clientId: 'post-1',
+      name: 'Title',
+      entity: 'post',
+      status: 'Flagged',
+      userId: res.userId,
+      version: 2,
+    });
     expect(JSON.parse(record.metadataJson ?? '')).toEqual({ lang: 'en', n: 3 });
 
-    const history = await h.call<unknown, GetRecordEventsResponse__Output>('GetRecordEvents', { tenantId, recordId: res.recordId });
+    const history = await h.call<unknown, GetRecordEventsResponse__Output>('GetRecordEvents', {
+      tenantId,
+      recordId: res.recordId,
+    });
     expect(history.events.map((event) => event.type)).toEqual(['RecordUpserted', 'RecordModerated']);
 
     const user = await h.call<unknown, User__Output>('GetUser', { tenantId, userId: res.userId });
-    expect(user).toMatchObject({ username: 'ann', status: 'Suspended', statusUpdatedVia: 'Automation Flagged Record', flaggedRecordsCount: 1 });
+    expect(user).toMatchObject({
+      username: 'ann',
+      status: 'Suspended',
+      statusUpdatedVia: 'Automation Flagged Record',
+      flaggedRecordsCount: 1,
+    });
   });
 
   it('stores no name, content, email, name or username in passthrough mode, anywhere, nor logs them', async () => {
     const tenantId = tenant();
     const marker = (what: string) => `zq${what}${randomBytes(6).toString('hex')}`;
-    const markers = { name: marker('name'), text: marker('text'), email: `${marker('mail')}@example.com`, userName: marker('uname'), username: marker('uuser') };
+    const markers = {
+      name: marker('name'),
+      text: marker('text'),
+      email: `${marker('mail')}@example.com`,
+      userName: marker('uname'),
+      username: marker('uuser'),
+    };
     const res = await moderate({
       tenantId,
       clientId: 'secret-1',
@@ -87,11 +109,27 @@ describe('Moderate', () => {
 
   it('keeps the same clientId of two tenants apart', async () => {
     const [a, b] = [tenant(), tenant()];
-    const first = await moderate({ tenantId: a, clientId: 'shared', name: 'A', entity: 'post', content: content('hello') });
-    const second = await moderate({ tenantId: b, clientId: 'shared', name: 'B', entity: 'post', content: content(PROFANE) });
+    const first = await moderate({
+      tenantId: a,
+      clientId: 'shared',
+      name: 'A',
+      entity: 'post',
+      content: content('hello'),
+    });
+    const second = await moderate({
+      tenantId: b,
+      clientId: 'shared',
+      name: 'B',
+      entity: 'post',
+      content: content(PROFANE),
+    });
     expect(first.recordId).not.toBe(second.recordId);
-    expect((await h.call<unknown, Record__Output>('GetRecord', { tenantId: a, recordId: first.recordId })).status).toBe('Compliant');
-    await expect(h.call('GetRecord', { tenantId: a, recordId: second.recordId })).rejects.toMatchObject({ code: grpc.status.NOT_FOUND });
+    expect((await h.call<unknown, Record__Output>('GetRecord', { tenantId: a, recordId: first.recordId })).status).toBe(
+      'Compliant',
+    );
+    await expect(h.call('GetRecord', { tenantId: a, recordId: second.recordId })).rejects.toMatchObject({
+      code: grpc.status.NOT_FOUND,
+    });
     const list = await h.call<unknown, ListRecordsResponse__Output>('ListRecords', { tenantId: b });
     expect(list.records.map((record) => record.name)).toEqual(['B']);
   });
@@ -104,7 +142,11 @@ describe('Moderate', () => {
       ),
     );
     const recordId = results[0]?.recordId ?? '';
-    const events = await h.db.collection(COLLECTIONS.events).find({ stream: recordStream(recordId) }).sort({ version: 1 }).toArray();
+    const events = await h.db
+      .collection(COLLECTIONS.events)
+      .find({ stream: recordStream(recordId) })
+      .sort({ version: 1 })
+      .toArray();
     expect(events.map((event) => event.version)).toEqual(Array.from({ length: 10 }, (_, index) => index + 1));
     const record = await h.call<unknown, Record__Output>('GetRecord', { tenantId, recordId });
     expect(record.version).toBe(10);
@@ -119,26 +161,49 @@ describe('Moderate', () => {
     const winner = store.stageRecord(loaded, pending, tenantId, 'x');
     await store.append(winner.events);
     await store.projectRecord(winner.state);
-    await expect(store.append(store.stageRecord(loaded, pending, tenantId, 'y').events)).rejects.toBeInstanceOf(StreamConflict);
+    await expect(store.append(store.stageRecord(loaded, pending, tenantId, 'y').events)).rejects.toBeInstanceOf(
+      StreamConflict,
+    );
   });
 
   it('answers INVALID_ARGUMENT for bad metadata, a bad cursor and a missing client id', async () => {
     const tenantId = tenant();
-    await expect(moderate({ tenantId, clientId: 'x', name: 'n', entity: 'post', content: content('a'), metadataJson: '[1]' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(
+      moderate({ tenantId, clientId: 'x', name: 'n', entity: 'post', content: content('a'), metadataJson: '[1]' }),
+    ).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
     const tooMany = Object.fromEntries(Array.from({ length: 51 }, (_, index) => [`k${index}`, 1]));
-    await expect(moderate({ tenantId, clientId: 'x', name: 'n', entity: 'post', content: content('a'), metadataJson: JSON.stringify(tooMany) })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expect(moderate({ tenantId, clientId: '', name: 'n', entity: 'post', content: content('a') })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expect(h.call('ListRecords', { tenantId, startingAfter: 'rec_nope' })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
-    await expect(h.call('ListRecords', { tenantId, limit: 101 })).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(
+      moderate({
+        tenantId,
+        clientId: 'x',
+        name: 'n',
+        entity: 'post',
+        content: content('a'),
+        metadataJson: JSON.stringify(tooMany),
+      }),
+    ).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(
+      moderate({ tenantId, clientId: '', name: 'n', entity: 'post', content: content('a') }),
+    ).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
+    await expect(h.call('ListRecords', { tenantId, startingAfter: 'rec_nope' })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
+    await expect(h.call('ListRecords', { tenantId, limit: 101 })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
   });
 
   it('pages oldest first with starting_after, ending_before and has_more', async () => {
     const tenantId = tenant();
     const ids: string[] = [];
     for (let index = 0; index < 5; index += 1) {
-      ids.push((await moderate({ tenantId, clientId: `p${index}`, name: 'n', entity: 'post', content: content('ok') })).recordId);
+      ids.push(
+        (await moderate({ tenantId, clientId: `p${index}`, name: 'n', entity: 'post', content: content('ok') }))
+          .recordId,
+      );
     }
-    const list = (request: Record<string, unknown>) => h.call<unknown, ListRecordsResponse__Output>('ListRecords', { tenantId, ...request });
+    const list = (request: Record<string, unknown>) =>
+      h.call<unknown, ListRecordsResponse__Output>('ListRecords', { tenantId, ...request });
     const first = await list({ limit: 2 });
     expect(first.records.map((record) => record.id)).toEqual(ids.slice(0, 2));
     expect(first.hasMore).toBe(true);
@@ -167,7 +232,11 @@ describe('users', () => {
     await flagPost(tenantId, 'b', { clientId: 'u' });
     expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Suspended', flaggedRecordsCount: 2 });
     await flagPost(tenantId, 'b', { clientId: 'u' }, 'all good now');
-    expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Compliant', statusUpdatedVia: 'Automation All Compliant', flaggedRecordsCount: 1 });
+    expect(await getUser(tenantId, userId)).toMatchObject({
+      status: 'Compliant',
+      statusUpdatedVia: 'Automation All Compliant',
+      flaggedRecordsCount: 1,
+    });
   });
 
   it('keeps a manual status against automation and never suspends a protected user', async () => {
@@ -180,13 +249,21 @@ describe('users', () => {
 
     const prot = await flagPost(tenantId, 'c', { clientId: 'p', protected: true });
     expect((await getUser(tenantId, prot.userId ?? '')).status).toBeUndefined();
-    await expect(h.call('SetUserStatus', { tenantId, userId: prot.userId, status: 'Banned', reason: 'x', actor: 'a' })).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION });
+    await expect(
+      h.call('SetUserStatus', { tenantId, userId: prot.userId, status: 'Banned', reason: 'x', actor: 'a' }),
+    ).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION });
   });
 
   it('keeps a manual record decision against automatic moderation', async () => {
     const tenantId = tenant();
     const res = await flagPost(tenantId, 'a', { clientId: 'r' });
-    await h.call('ModerateRecordManually', { tenantId, recordId: res.recordId, status: 'Compliant', reason: 'satire', actor: 'bob' });
+    await h.call('ModerateRecordManually', {
+      tenantId,
+      recordId: res.recordId,
+      status: 'Compliant',
+      reason: 'satire',
+      actor: 'bob',
+    });
     expect((await getUser(tenantId, res.userId ?? '')).status).toBe('Compliant');
     const again = await flagPost(tenantId, 'a', { clientId: 'r' });
     expect(again.status).toBe('Compliant');
@@ -198,10 +275,21 @@ describe('users', () => {
     const userId = res.userId ?? '';
     const appeal = await h.call<unknown, Appeal__Output>('CreateAppeal', { tenantId, userId, text: 'I fixed it' });
     expect(appeal.status).toBe('Open');
-    await expect(h.call('CreateAppeal', { tenantId, userId, text: 'again' })).rejects.toMatchObject({ code: grpc.status.ABORTED });
-    const decided = await h.call<unknown, Appeal__Output>('DecideAppeal', { tenantId, appealId: appeal.id, decision: 'Approved', reason: 'ok', actor: 'bob' });
+    await expect(h.call('CreateAppeal', { tenantId, userId, text: 'again' })).rejects.toMatchObject({
+      code: grpc.status.ABORTED,
+    });
+    const decided = await h.call<unknown, Appeal__Output>('DecideAppeal', {
+      tenantId,
+      appealId: appeal.id,
+      decision: 'Approved',
+      reason: 'ok',
+      actor: 'bob',
+    });
     expect(decided.status).toBe('Approved');
-    expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Compliant', statusUpdatedVia: 'Automation Appeal Approved' });
+    expect(await getUser(tenantId, userId)).toMatchObject({
+      status: 'Compliant',
+      statusUpdatedVia: 'Automation Appeal Approved',
+    });
   });
 
   it('stores test-mode moderations without changing the user', async () => {
