@@ -166,14 +166,13 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   };
 }
 
-/** Start-up steps wait for their dependency rather than crash-looping while it starts too. */
+/** Start-up steps wait for their dependency (readiness stays 503 meanwhile) rather than crash-looping. */
 async function untilDone(log: Logger, what: string, step: () => Promise<unknown>): Promise<void> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       await step();
       return;
     } catch (err) {
-      if (attempt >= 30) throw err;
       log.warn({ err, attempt, what }, 'start-up step failed, retrying');
       await new Promise((resolve) => setTimeout(resolve, Math.min(500 * attempt, 5000)));
     }

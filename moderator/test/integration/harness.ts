@@ -5,6 +5,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
+import type { ModerationEngine } from '../../src/engine';
 import { testServers, uniqueName } from '../../../deploy/test-support';
 
 export interface Harness {
@@ -22,7 +23,10 @@ export interface Harness {
 }
 
 /** Starts a moderator in process on port 0 against the real servers, with its own database, topics and group. */
-export async function startHarness(overrides: Partial<ModeratorConfig> = {}): Promise<Harness> {
+export async function startHarness(
+  overrides: Partial<ModeratorConfig> = {},
+  engine?: ModerationEngine,
+): Promise<Harness> {
   const servers = testServers();
   const dbName = uniqueName('mod');
   const prefix = `${uniqueName('t')}.`;
@@ -52,7 +56,7 @@ export async function startHarness(overrides: Partial<ModeratorConfig> = {}): Pr
     TENANT_CONFIG_TTL_MS: 0,
     ...overrides,
   };
-  const moderator = await createModerator({ config, log, mongo, kafka });
+  const moderator = await createModerator({ config, log, mongo, kafka, engine });
   const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
   const client = new ModerationService(`127.0.0.1:${moderator.grpcPort}`, grpc.credentials.createInsecure());
 

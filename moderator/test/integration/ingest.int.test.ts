@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
 import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
+import { createEngine, ProviderError } from '../../src/engine';
 import { content, startHarness, type Harness } from './harness';
 
 let h: Harness;
@@ -173,5 +174,55 @@ describe('outbox relay', () => {
         what: 'events marked published',
       },
     );
+  });
+});
+
+describe('ingest consumer with a failing provider', () => {
+  let flaky: Harness;
+  let failuresLeft = 3;
+  beforeAll(async () => {
+    const engine = createEngine({});
+    flaky = await startHarness(
+      { KAFKA_GROUP_ID: uniqueName('flaky') },
+      {
+        moderate: async (input, rules, signal) => {
+          if (failuresLeft > 0) {
+            failuresLeft -= 1;
+            throw new ProviderError('provider answered 503', true);
+          }
+          return engine.moderate(input, rules, signal);
+        },
+      },
+    );
+  });
+  afterAll(async () => {
+    await flaky.close();
+  });
+
+  it('retries a transient failure without skipping the command, and stores it once', async () => {
+    const tenantId = tenant();
+    const command = ingest(tenantId, 'flaky', PROFANE);
+    const local = flaky.kafka.producer();
+    await local.connect();
+    try {
+      await local.send({
+        topic: flaky.topics.ingest,
+        acks: -1,
+        messages: [{ key: 'flaky', value: JSON.stringify(command) }],
+      });
+    } finally {
+      await local.disconnect();
+    }
+    const record = await waitFor(
+      () => flaky.db.collection(COLLECTIONS.records).findOne({ _id: recordIdFor(tenantId, 'flaky') } as never),
+      { what: 'record after retries' },
+    );
+    expect(failuresLeft).toBe(0);
+    expect(record.status).toBe('Flagged');
+    expect(
+      await flaky.db
+        .collection(COLLECTIONS.events)
+        .countDocuments({ stream: recordStream(recordIdFor(tenantId, 'flaky')) }),
+    ).toBe(2);
   });
 });
