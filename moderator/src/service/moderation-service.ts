@@ -166,8 +166,10 @@ export class ModerationService {
       this.deps.onAppend();
       const after = moderated.state as RecordState;
       await Promise.all([
-        store.projectRecord(after),
-        stagedUser ? store.projectUser(stagedUser.state, [...stagedUser.tail, ...stagedUser.events]) : undefined,
+        store.projectRecord(after, before === null),
+        stagedUser
+          ? store.projectUser(stagedUser.state, [...stagedUser.tail, ...stagedUser.events], user?.state === null)
+          : undefined,
       ]);
 
       const affected = affectedUsers(before, after);
@@ -328,7 +330,7 @@ export class ModerationService {
       const staged = store.stageUser(user, decideUser(user.state, command), tenantId, correlationId);
       await store.append(staged.events);
       if (staged.events.length > 0) this.deps.onAppend();
-      await store.projectUser(staged.state, [...staged.tail, ...staged.events]);
+      await store.projectUser(staged.state, [...staged.tail, ...staged.events], user.state === null);
       return staged.state as UserState;
     });
   }

@@ -187,33 +187,57 @@ export class EventStore {
     }
   }
 
-  /** Writes a record projection unless a newer version is already there (replays never go backwards). */
-  async projectRecord(state: RecordState | null): Promise<void> {
+  /**
+   * Writes a record projection unless a newer version is already there (replays never go backwards). `created`: the
+   * stream had no projection when loaded, so an insert is tried first. A conditional replace that misses, then an
+   * insert that collides, means a newer version is stored. (No upsert with a non-`_id` filter: FerretDB answers that
+   * with a collection scan.)
+   */
+  async projectRecord(state: RecordState | null, created = false): Promise<void> {
     if (!state) return;
-    await guarded(async () => {
-      try {
-        await this.records.replaceOne({ _id: state._id, version: { $lt: state.version } }, state, { upsert: true });
-      } catch (err) {
-        // The filter missed because a newer version is stored; the upsert then collides with it. Nothing to do.
-        if (!isDuplicateKey(err)) throw err;
-      }
-    });
+    await guarded(() =>
+      this.replaceOrInsert(
+        () => this.records.insertOne(state),
+        async () =>
+          (await this.records.replaceOne({ _id: state._id, version: { $lt: state.version } }, state)).matchedCount > 0,
+        created,
+      ),
+    );
   }
 
   /** Writes a user projection and the appeals touched by `events`, each guarded by the user stream version. */
-  async projectUser(state: UserState | null, events: DomainEvent[]): Promise<void> {
-    if (!state) return;
+  async projectUser(state: UserState | null, events: DomainEvent[], created = false): Promise<void> {
+    // Nothing new since the snapshot: the projection is already this state.
+    if (!state || events.length === 0) return;
     await guarded(async () => {
       const { _id, ...fields } = state;
-      await ignoreDuplicate(
-        this.users.updateOne(
-          { _id, version: { $lt: state.version } },
-          { $set: fields, $setOnInsert: { flaggedRecordsCount: 0 } },
-          { upsert: true },
-        ),
+      await this.replaceOrInsert(
+        () => this.users.insertOne({ ...state, flaggedRecordsCount: 0 }),
+        async () =>
+          (await this.users.updateOne({ _id, version: { $lt: state.version } }, { $set: fields })).matchedCount > 0,
+        created,
       );
       for (const event of events) await this.projectAppeal(event);
     });
+  }
+
+  private async replaceOrInsert(
+    insert: () => Promise<unknown>,
+    replace: () => Promise<boolean>,
+    insertFirst: boolean,
+  ): Promise<void> {
+    if (insertFirst) {
+      try {
+        await insert();
+        return;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+      await replace();
+      return;
+    }
+    if (await replace()) return;
+    await ignoreDuplicate(insert());
   }
 
   private async projectAppeal(event: DomainEvent): Promise<void> {
