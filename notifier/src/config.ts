@@ -35,6 +35,22 @@ const schema = z.object({
     .string()
     .default('')
     .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean)),
+  /** Upper bound on a receiver's `Retry-After`, seconds. Default 3600. */
+  WEBHOOK_RETRY_AFTER_MAX_S: z.coerce.number().min(0).default(3600),
+  /** An endpoint failing without a single success for this long is disabled, seconds. Default 5 days. */
+  WEBHOOK_DISABLE_AFTER_S: z.coerce.number().positive().default(432000),
+  /** Deliveries in flight in this process. Default 64. */
+  DELIVERY_CONCURRENCY: z.coerce.number().int().positive().default(64),
+  /** Deliveries in flight per endpoint in this process, so one slow endpoint cannot take every slot. Default 4. */
+  DELIVERY_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(4),
+  /** Idle poll interval of the delivery scheduler, milliseconds (new work wakes it early). Default 500. */
+  DELIVERY_POLL_MS: z.coerce.number().int().positive().default(500),
+  /** A claimed delivery's lease is the attempt timeout plus this, milliseconds; then another worker may take it. Default 15000. */
+  DELIVERY_LEASE_MARGIN_MS: z.coerce.number().int().positive().default(15000),
+  /** How long the payload waits for the moderator's projection to catch up with the event, milliseconds. Default 10000. */
+  DELIVERY_PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(10000),
+  /** Partitions of the topics this service creates when missing (webhook commands). Default 6. */
+  KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(6),
   /** Whether to run the delivery scheduler in this process. Default true. */
   DELIVERY_WORKER_ENABLED: bool.default(true),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */

@@ -1,6 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import { createNotifier, type Notifier } from './app';
 import { loadConfig } from './config';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
@@ -14,36 +15,31 @@ async function main(): Promise<void> {
 
   const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
   const kafka = new Kafka({ clientId: 'vigil-notifier', brokers: config.KAFKA_BROKERS, logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
 
-  let kafkaReady = false;
-  const readiness = async (): Promise<boolean> => {
-    if (!kafkaReady) return false;
-    await mongo.db(config.MONGO_DB).command({ ping: 1 });
-    return true;
-  };
-  const adminServer = await startAdminServer({ port: config.ADMIN_PORT, registry, readiness, log });
-
-  void mongo.connect().catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
-  void admin.connect().then(
-    () => {
-      kafkaReady = true;
-      log.info('kafka connected');
-    },
-    (err: unknown) => log.error({ err }, 'kafka failed to connect'),
-  );
+  // Set once started; the admin server and the shutdown hooks exist before it.
+  const started: { notifier?: Notifier } = {};
+  const admin = await startAdminServer({
+    port: config.ADMIN_PORT,
+    registry,
+    readiness: async () => (started.notifier ? started.notifier.ready() : false),
+    log,
+  });
 
   installShutdown(log, config.SHUTDOWN_TIMEOUT_MS, {
     stopIntake: async () => {
-      adminServer.drain();
-      await admin.disconnect();
+      admin.drain();
+      await started.notifier?.stopIntake();
     },
-    drain: async () => {},
+    drain: async () => {
+      await started.notifier?.drain();
+    },
     close: async () => {
       await mongo.close();
-      await adminServer.close();
+      await admin.close();
     },
   });
+
+  started.notifier = await createNotifier({ config, log, mongo, kafka, registry });
 }
 
 main().catch((err: unknown) => {

@@ -1,0 +1,157 @@
+import { topicNames } from '@vigil/proto';
+import type { Kafka } from 'kafkajs';
+import type { MongoClient } from 'mongodb';
+import type { Logger } from 'pino';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Config } from './config';
+import { createHttpSender, type HttpSender } from './delivery/http-sender';
+import { DeliveryScheduler, type AttemptResult } from './delivery/scheduler';
+import { addressPolicy } from './delivery/ssrf';
+import { EventsConsumer } from './kafka/events-consumer';
+import { ensureTopics } from './kafka/topics-setup';
+import { DeliveryStore } from './store/delivery-store';
+
+export type NotifierConfig = Pick<
+  Config,
+  | 'MONGO_DB'
+  | 'KAFKA_TOPIC_PREFIX'
+  | 'KAFKA_GROUP_ID'
+  | 'KAFKA_TOPIC_PARTITIONS'
+  | 'WEBHOOK_RETRY_SCHEDULE_S'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'WEBHOOK_ALLOWED_CIDRS'
+  | 'WEBHOOK_RETRY_AFTER_MAX_S'
+  | 'WEBHOOK_DISABLE_AFTER_S'
+  | 'DELIVERY_WORKER_ENABLED'
+  | 'DELIVERY_CONCURRENCY'
+  | 'DELIVERY_CONCURRENCY_PER_ENDPOINT'
+  | 'DELIVERY_POLL_MS'
+  | 'DELIVERY_LEASE_MARGIN_MS'
+  | 'DELIVERY_PROJECTION_WAIT_MS'
+>;
+
+export interface NotifierDeps {
+  config: NotifierConfig;
+  log: Logger;
+  /** Connected or not: the driver connects on first use. */
+  mongo: MongoClient;
+  kafka: Kafka;
+  registry?: Registry;
+}
+
+export interface Notifier {
+  store: DeliveryStore;
+  scheduler?: DeliveryScheduler;
+  ready(): Promise<boolean>;
+  /** Shutdown phase 1: the consumer leaves the group, the scheduler claims nothing more. */
+  stopIntake(): Promise<void>;
+  /** Shutdown phase 2: attempts in flight recorded, HTTP agent closed. */
+  drain(): Promise<void>;
+}
+
+/** Builds and starts the notifier around the given clients (the composition root passes real ones, tests too). */
+export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
+  const { config, log, mongo, kafka } = deps;
+  const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
+  // Optional fields stay absent in stored documents instead of becoming null.
+  const store = new DeliveryStore(mongo.db(config.MONGO_DB, { ignoreUndefined: true }));
+  await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
+  await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
+
+  const metrics = deps.registry ? createMetrics(deps.registry, store) : undefined;
+  let sender: HttpSender | undefined;
+  let scheduler: DeliveryScheduler | undefined;
+  if (config.DELIVERY_WORKER_ENABLED) {
+    sender = createHttpSender({
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      policy: addressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+    });
+    scheduler = new DeliveryScheduler({
+      store,
+      sender,
+      log: log.child({ component: 'delivery' }),
+      retryScheduleS: config.WEBHOOK_RETRY_SCHEDULE_S,
+      retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_S * 1000,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_S * 1000,
+      concurrency: config.DELIVERY_CONCURRENCY,
+      perEndpointConcurrency: config.DELIVERY_CONCURRENCY_PER_ENDPOINT,
+      pollMs: config.DELIVERY_POLL_MS,
+      leaseMs: config.WEBHOOK_TIMEOUT_MS + config.DELIVERY_LEASE_MARGIN_MS,
+      projectionWaitMs: config.DELIVERY_PROJECTION_WAIT_MS,
+      onAttempt: (result: AttemptResult, durationMs: number) => {
+        metrics?.attempts.inc({ result });
+        metrics?.duration.observe({ result }, durationMs / 1000);
+      },
+    });
+    scheduler.start();
+  }
+
+  const consumer = new EventsConsumer({
+    kafka,
+    groupId: config.KAFKA_GROUP_ID,
+    topics,
+    store,
+    log: log.child({ component: 'events' }),
+    onWork: () => scheduler?.wake(),
+  });
+  await untilDone(log, 'events consumer', () => consumer.start());
+  log.info('notifier ready');
+
+  let intakeStopped = false;
+  return {
+    store,
+    scheduler,
+    async ready() {
+      if (intakeStopped) return false;
+      await store.db.command({ ping: 1 });
+      return true;
+    },
+    async stopIntake() {
+      intakeStopped = true;
+      await consumer.stop();
+    },
+    async drain() {
+      await scheduler?.stop();
+      await sender?.close();
+    },
+  };
+}
+
+/** Start-up steps wait for their dependency (readiness stays 503 meanwhile) rather than crash-looping. */
+async function untilDone(log: Logger, what: string, step: () => Promise<unknown>): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await step();
+      return;
+    } catch (err) {
+      log.warn({ err, attempt, what }, 'start-up step failed, retrying');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * attempt, 5000)));
+    }
+  }
+}
+
+function createMetrics(registry: Registry, store: DeliveryStore) {
+  return {
+    attempts: new Counter({
+      name: 'notifier_deliveries_total',
+      help: 'Webhook delivery attempts by result',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'notifier_delivery_duration_seconds',
+      help: 'Duration of webhook delivery attempts',
+      labelNames: ['result'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    due: new Gauge({
+      name: 'notifier_deliveries_due',
+      help: 'Deliveries due now and not yet claimed (backlog)',
+      registers: [registry],
+      async collect() {
+        this.set(await store.countDue(new Date()));
+      },
+    }),
+  };
+}

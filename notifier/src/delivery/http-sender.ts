@@ -1,0 +1,95 @@
+import { Agent, request } from 'undici';
+import { type AddressPolicy, SsrfRefusedError, checkLiteralHost, guardedLookup } from './ssrf';
+
+/** Response bodies are kept for the delivery log, truncated: enough to read an error, never a whole page. */
+export const RESPONSE_BODY_LIMIT = 1024;
+
+/** Bounded set, used as a metric label and stored as the attempt's `error`. */
+export type SendError = 'timeout' | 'network_error' | 'ssrf_refused' | 'invalid_url';
+
+export interface SendResult {
+  statusCode?: number;
+  error?: SendError;
+  durationMs: number;
+  responseBody?: string;
+  retryAfter?: string;
+}
+
+export interface HttpSender {
+  send(url: string, headers: Record<string, string>, body: string): Promise<SendResult>;
+  close(): Promise<void>;
+}
+
+/**
+ * POSTs with undici: no redirects followed (undici's `request` follows none without the redirect interceptor; a 3xx
+ * is the receiver's answer, and a failure), a deadline over the whole
+ * exchange, and the address-checking lookup so only allowed addresses are ever connected to.
+ */
+export function createHttpSender(options: { timeoutMs: number; policy: AddressPolicy }): HttpSender {
+  const agent = new Agent({
+    connect: { lookup: guardedLookup(options.policy), timeout: options.timeoutMs },
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+  });
+  return {
+    async send(url, headers, body) {
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+        if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new TypeError('unsupported protocol');
+      } catch {
+        return { error: 'invalid_url', durationMs: elapsed() };
+      }
+      const signal = AbortSignal.timeout(options.timeoutMs);
+      try {
+        checkLiteralHost(parsed, options.policy);
+        const response = await request(parsed, {
+          method: 'POST',
+          headers,
+          body,
+          dispatcher: agent,
+          signal,
+        });
+        const responseBody = await readTruncated(response.body);
+        const retryAfter = response.headers['retry-after'];
+        return {
+          statusCode: response.statusCode,
+          durationMs: elapsed(),
+          responseBody,
+          retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        };
+      } catch (err) {
+        return { error: classify(err, signal), durationMs: elapsed() };
+      }
+    },
+    close: () => agent.close(),
+  };
+}
+
+async function readTruncated(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_BODY_LIMIT) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
+}
+
+function classify(err: unknown, signal: AbortSignal): SendError {
+  for (let cause: unknown = err, depth = 0; cause && depth < 5; depth += 1) {
+    if (cause instanceof SsrfRefusedError || (cause as { code?: string }).code === 'ERR_SSRF_REFUSED') return 'ssrf_refused';
+    const code = (cause as { code?: string }).code;
+    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return 'timeout';
+    }
+    cause = (cause as { cause?: unknown }).cause;
+  }
+  return signal.aborted ? 'timeout' : 'network_error';
+}

@@ -1,0 +1,45 @@
+import { addressPolicy, checkLiteralHost, SsrfRefusedError } from './ssrf';
+
+describe('addressPolicy', () => {
+  const strict = addressPolicy([]);
+  it.each([
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'IPv6 loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['192.168.1.1', 'private'],
+    ['169.254.10.1', 'link-local'],
+    ['169.254.169.254', 'metadata'],
+    ['fd00:ec2::254', 'IPv6 metadata'],
+    ['fe80::1', 'IPv6 link-local'],
+    ['fc00::1', 'unique-local'],
+    ['100.64.0.1', 'CGNAT'],
+    ['224.0.0.1', 'multicast'],
+    ['ff02::1', 'IPv6 multicast'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'IPv6 unspecified'],
+    ['::ffff:10.0.0.1', 'IPv4-mapped private'],
+    ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
+    ['not-an-ip', 'garbage'],
+  ])('refuses %s (%s)', (address) => {
+    expect(strict.allowed(address)).toBe(false);
+  });
+
+  it.each([['93.184.215.14'], ['8.8.8.8'], ['2606:4700:4700::1111']])('allows public %s', (address) => {
+    expect(strict.allowed(address)).toBe(true);
+  });
+
+  it('allows private addresses inside an allow-listed CIDR, and only those', () => {
+    const policy = addressPolicy(['127.0.0.1/32', '10.0.0.0/8']);
+    expect(policy.allowed('127.0.0.1')).toBe(true);
+    expect(policy.allowed('10.200.0.1')).toBe(true);
+    expect(policy.allowed('127.0.0.2')).toBe(false);
+    expect(policy.allowed('192.168.0.1')).toBe(false);
+  });
+
+  it('refuses an IP literal URL host before connecting', () => {
+    expect(() => checkLiteralHost(new URL('http://[::1]:8080/x'), strict)).toThrow(SsrfRefusedError);
+    expect(() => checkLiteralHost(new URL('http://169.254.169.254/latest'), strict)).toThrow(SsrfRefusedError);
+    expect(() => checkLiteralHost(new URL('https://example.com/hook'), strict)).not.toThrow();
+  });
+});

@@ -1,0 +1,185 @@
+import type { DomainEvent } from '@vigil/proto';
+import {
+  deliveryIdOf,
+  recordPayload,
+  subscribes,
+  triggerOf,
+  userPayload,
+  webhookBody,
+  webhookIdOf,
+  type WebhookTrigger,
+} from './webhook-events';
+
+const envelope = {
+  id: 'evt_01',
+  tenantId: 'ten_1',
+  version: 3,
+  occurredAt: '2026-01-02T03:04:05.678Z',
+  correlationId: 'cor_1',
+};
+
+function moderated(data: Partial<Extract<DomainEvent, { type: 'RecordModerated' }>['data']>): DomainEvent {
+  return {
+    ...envelope,
+    stream: 'record-rec_1',
+    type: 'RecordModerated',
+    data: {
+      recordId: 'rec_1',
+      moderationId: 'mod_1',
+      status: 'Flagged',
+      previousStatus: 'Compliant',
+      via: 'AI',
+      reasons: ['r'],
+      rules: ['x'],
+      testMode: false,
+      userId: 'usr_1',
+      ...data,
+    },
+  };
+}
+
+function statusChanged(data: Partial<Extract<DomainEvent, { type: 'UserStatusChanged' }>['data']>): DomainEvent {
+  return {
+    ...envelope,
+    stream: 'user-usr_1',
+    type: 'UserStatusChanged',
+    data: {
+      userId: 'usr_1',
+      actionId: 'act_1',
+      status: 'Suspended',
+      previousStatus: 'Compliant',
+      via: 'Automation Flagged Record',
+      testMode: false,
+      ...data,
+    },
+  };
+}
+
+describe('triggerOf', () => {
+  it.each([
+    ['Compliant → Flagged', moderated({ previousStatus: 'Compliant', status: 'Flagged' }), 'record.flagged', 'mod_1'],
+    ['null → Flagged', moderated({ previousStatus: null, status: 'Flagged' }), 'record.flagged', 'mod_1'],
+    ['Flagged → Compliant', moderated({ previousStatus: 'Flagged', status: 'Compliant' }), 'record.compliant', 'mod_1'],
+    ['null → Compliant (as Iffy)', moderated({ previousStatus: null, status: 'Compliant' }), 'record.compliant', 'mod_1'],
+    ['user suspended', statusChanged({ status: 'Suspended' }), 'user.suspended', 'act_1'],
+    ['user reinstated', statusChanged({ status: 'Compliant', previousStatus: 'Suspended' }), 'user.compliant', 'act_1'],
+    ['user banned', statusChanged({ status: 'Banned' }), 'user.banned', 'act_1'],
+  ])('%s emits %s with the body id %s', (_name, event, name, subjectId) => {
+    const decision = triggerOf(event);
+    expect(decision.kind).toBe('trigger');
+    if (decision.kind !== 'trigger') return;
+    expect(decision.trigger.event).toBe(name);
+    expect(decision.trigger.subjectId).toBe(subjectId);
+    expect(decision.trigger.tenantId).toBe('ten_1');
+    expect(decision.trigger.version).toBe(3);
+    expect(decision.trigger.at.toISOString()).toBe(envelope.occurredAt);
+  });
+
+  it.each([
+    ['unchanged Flagged', moderated({ previousStatus: 'Flagged', status: 'Flagged' })],
+    ['unchanged Compliant', moderated({ previousStatus: 'Compliant', status: 'Compliant' })],
+    [
+      'record upserted',
+      {
+        ...envelope,
+        stream: 'record-rec_1',
+        type: 'RecordUpserted',
+        data: { recordId: 'rec_1', clientId: 'c', entity: 'post', passthrough: false },
+      } as DomainEvent,
+    ],
+  ])('%s emits nothing', (_name, event) => {
+    expect(triggerOf(event)).toEqual({ kind: 'none' });
+  });
+
+  it.each([
+    ['record in test mode', moderated({ testMode: true }), 'mod_1'],
+    ['user in test mode', statusChanged({ testMode: true }), 'act_1'],
+  ])('%s is skipped as test mode', (_name, event, subjectId) => {
+    expect(triggerOf(event)).toEqual({ kind: 'test_mode', subjectId });
+  });
+});
+
+describe('payloads and body', () => {
+  const recordTrigger = (triggerOf(moderated({})) as { trigger: WebhookTrigger }).trigger as Extract<
+    WebhookTrigger,
+    { kind: 'record' }
+  >;
+  const userTrigger = (triggerOf(statusChanged({})) as { trigger: WebhookTrigger }).trigger as Extract<
+    WebhookTrigger,
+    { kind: 'user' }
+  >;
+  const record = {
+    _id: 'rec_1',
+    clientId: 'post-1',
+    clientUrl: 'https://example.com/p/1',
+    name: 'A post',
+    entity: 'Post',
+    protected: false,
+    metadata: { a: '1' },
+  };
+  const user = {
+    _id: 'usr_1',
+    clientId: 'u-1',
+    protected: true,
+    status: 'Compliant' as const,
+    statusUpdatedAt: new Date(1700000000000),
+    email: 'never@example.com',
+    name: 'Never',
+  };
+  const sentAt = new Date(1800000000000);
+
+  it("writes a record event in Iffy's exact shape and key order", () => {
+    const body = webhookBody(recordTrigger, recordPayload(recordTrigger, record, user), sentAt);
+    expect(body).toBe(
+      '{"event":"record.flagged","timestamp":"1800000000000","id":"mod_1","payload":{' +
+        '"id":"rec_1","clientId":"post-1","clientUrl":"https://example.com/p/1","name":"A post","entity":"Post",' +
+        '"protected":false,"metadata":{"a":"1"},"status":"Flagged","statusUpdatedAt":"1767323045678",' +
+        '"statusUpdatedVia":"AI","user":{"id":"usr_1","clientId":"u-1","protected":true,"status":"Compliant",' +
+        '"statusUpdatedAt":"1700000000000"}}}',
+    );
+  });
+
+  it('omits name for passthrough records and user when the record has none', () => {
+    const passthrough = { ...record, name: undefined, clientUrl: undefined, metadata: undefined };
+    const parsed = JSON.parse(webhookBody(recordTrigger, recordPayload(recordTrigger, passthrough, null), sentAt)) as {
+      payload: Record<string, unknown>;
+    };
+    expect(Object.keys(parsed.payload)).toEqual([
+      'id',
+      'clientId',
+      'entity',
+      'protected',
+      'status',
+      'statusUpdatedAt',
+      'statusUpdatedVia',
+    ]);
+  });
+
+  it("writes a user event in Iffy's shape without email or name", () => {
+    const body = webhookBody(userTrigger, userPayload(userTrigger, user), sentAt);
+    expect(body).toBe(
+      '{"event":"user.suspended","timestamp":"1800000000000","id":"act_1","payload":{' +
+        '"id":"usr_1","clientId":"u-1","protected":true,"status":"Suspended","statusUpdatedAt":"1767323045678",' +
+        '"statusUpdatedVia":"Automation Flagged Record"}}',
+    );
+  });
+});
+
+describe('ids and subscriptions', () => {
+  it('derives one webhook id per event and one delivery id per (event, endpoint)', () => {
+    expect(webhookIdOf('evt_1')).toBe(webhookIdOf('evt_1'));
+    expect(webhookIdOf('evt_1')).not.toBe(webhookIdOf('evt_2'));
+    expect(webhookIdOf('evt_1')).toMatch(/^msg_[0-9a-f]{32}$/);
+    expect(deliveryIdOf('evt_1', 'we_a')).toBe(deliveryIdOf('evt_1', 'we_a'));
+    expect(deliveryIdOf('evt_1', 'we_a')).not.toBe(deliveryIdOf('evt_1', 'we_b'));
+    expect(deliveryIdOf('evt_1', 'we_a')).toMatch(/^dlv_[0-9a-f]{32}$/);
+  });
+
+  it.each([
+    [[], 'record.flagged', true],
+    [['record.flagged'], 'record.flagged', true],
+    [['user.banned'], 'record.flagged', false],
+  ] as const)('endpoint events %j subscribe to %s: %s', (events, name, expected) => {
+    expect(subscribes(events, name)).toBe(expected);
+  });
+});

@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { DomainEvent, RecordDoc, RecordStatus, UserDoc, UserStatus, Via, WebhookEventName } from '@vigil/proto';
+
+/**
+ * What a domain event asks the client to be told, before the payload is filled from the projections. Stored with
+ * each delivery, so the payload can be built later (the projection may trail the event) and rebuilt identically.
+ */
+export type WebhookTrigger =
+  | {
+      kind: 'record';
+      event: Extract<WebhookEventName, `record.${string}`>;
+      /** The body's top-level `id`: the moderation id. */
+      subjectId: string;
+      tenantId: string;
+      recordId: string;
+      userId?: string;
+      status: RecordStatus;
+      via: Via;
+      /** When the status changed (the event's time). */
+      at: Date;
+      /** Version of the record stream the event is at; the payload waits for the projection to reach it. */
+      version: number;
+    }
+  | {
+      kind: 'user';
+      event: Extract<WebhookEventName, `user.${string}`>;
+      /** The body's top-level `id`: the user action id. */
+      subjectId: string;
+      tenantId: string;
+      userId: string;
+      status: UserStatus;
+      via: Via;
+      at: Date;
+      version: number;
+    };
+
+export type TriggerDecision =
+  | { kind: 'trigger'; trigger: WebhookTrigger }
+  | { kind: 'test_mode'; subjectId: string }
+  | { kind: 'none' };
+
+const RECORD_EVENTS = { Flagged: 'record.flagged', Compliant: 'record.compliant' } as const;
+const USER_EVENTS = { Suspended: 'user.suspended', Compliant: 'user.compliant', Banned: 'user.banned' } as const;
+
+/**
+ * Iffy's rules: a record event when the moderation changed the status (a first-ever Compliant counts, null →
+ * Compliant), a user event for every status action; nothing in test mode.
+ */
+export function triggerOf(event: DomainEvent): TriggerDecision {
+  const at = new Date(event.occurredAt);
+  if (event.type === 'RecordModerated') {
+    const { data } = event;
+    if (data.previousStatus === data.status) return { kind: 'none' };
+    if (data.testMode) return { kind: 'test_mode', subjectId: data.moderationId };
+    return {
+      kind: 'trigger',
+      trigger: {
+        kind: 'record',
+        event: RECORD_EVENTS[data.status],
+        subjectId: data.moderationId,
+        tenantId: event.tenantId,
+        recordId: data.recordId,
+        userId: data.userId,
+        status: data.status,
+        via: data.via,
+        at,
+        version: event.version,
+      },
+    };
+  }
+  if (event.type === 'UserStatusChanged') {
+    const { data } = event;
+    if (data.testMode) return { kind: 'test_mode', subjectId: data.actionId };
+    return {
+      kind: 'trigger',
+      trigger: {
+        kind: 'user',
+        event: USER_EVENTS[data.status],
+        subjectId: data.actionId,
+        tenantId: event.tenantId,
+        userId: data.userId,
+        status: data.status,
+        via: data.via,
+        at,
+        version: event.version,
+      },
+    };
+  }
+  return { kind: 'none' };
+}
+
+/** Whether an endpoint subscribed to `event` (an empty list means every event). */
+export function subscribes(events: readonly WebhookEventName[], event: WebhookEventName): boolean {
+  return events.length === 0 || events.includes(event);
+}
+
+const digest = (...parts: string[]): string =>
+  createHash('sha256').update(parts.join('\u0000')).digest('hex').slice(0, 32);
+
+/** The `webhook-id`: one per webhook event, the same for every endpoint, retry and re-published copy. */
+export const webhookIdOf = (eventId: string): string => `msg_${digest(eventId)}`;
+
+/** One delivery per (webhook event, endpoint): a re-consumed event maps to the same `_id`. */
+export const deliveryIdOf = (eventId: string, endpointId: string): string => `dlv_${digest(eventId, endpointId)}`;
+
+const ms = (date: Date): string => String(date.getTime());
+
+type NestedUser = Pick<UserDoc, '_id' | 'clientId' | 'clientUrl' | 'protected' | 'metadata' | 'status' | 'statusUpdatedAt'>;
+
+/** Iffy's record payload. The status fields come from the event, so a later moderation cannot leak into it. */
+export function recordPayload(
+  trigger: Extract<WebhookTrigger, { kind: 'record' }>,
+  record: Pick<RecordDoc, '_id' | 'clientId' | 'clientUrl' | 'name' | 'entity' | 'protected' | 'metadata'>,
+  user: NestedUser | null,
+): Record<string, unknown> {
+  // Key order is Iffy's; JSON.stringify leaves out the undefined ones (passthrough records have no name).
+  return {
+    id: record._id,
+    clientId: record.clientId,
+    clientUrl: record.clientUrl,
+    name: record.name,
+    entity: record.entity,
+    protected: record.protected,
+    metadata: record.metadata,
+    status: trigger.status,
+    statusUpdatedAt: ms(trigger.at),
+    statusUpdatedVia: trigger.via,
+    user: user
+      ? {
+          id: user._id,
+          clientId: user.clientId,
+          clientUrl: user.clientUrl,
+          protected: user.protected,
+          metadata: user.metadata,
+          status: user.status,
+          statusUpdatedAt: user.statusUpdatedAt ? ms(user.statusUpdatedAt) : undefined,
+        }
+      : undefined,
+  };
+}
+
+/** Iffy's user payload: no email, name, username or reasoning. */
+export function userPayload(
+  trigger: Extract<WebhookTrigger, { kind: 'user' }>,
+  user: Pick<UserDoc, '_id' | 'clientId' | 'clientUrl' | 'protected' | 'metadata'>,
+): Record<string, unknown> {
+  return {
+    id: user._id,
+    clientId: user.clientId,
+    clientUrl: user.clientUrl,
+    protected: user.protected,
+    metadata: user.metadata,
+    status: trigger.status,
+    statusUpdatedAt: ms(trigger.at),
+    statusUpdatedVia: trigger.via,
+  };
+}
+
+/** The exact bytes sent: compact JSON with Iffy's key order `event, timestamp, id, payload`. */
+export function webhookBody(trigger: WebhookTrigger, payload: Record<string, unknown>, sentAt: Date): string {
+  return JSON.stringify({ event: trigger.event, timestamp: ms(sentAt), id: trigger.subjectId, payload });
+}

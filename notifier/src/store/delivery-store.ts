@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import {
+  COLLECTIONS,
+  type EndpointStateDoc,
+  type RecordDoc,
+  type UserDoc,
+  type WebhookEndpointDoc,
+  type WebhookEventName,
+} from '@vigil/proto';
+import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { WebhookTrigger } from '../domain/webhook-events';
+
+export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
+
+/** One HTTP attempt, as shown in the delivery log. */
+export interface DeliveryAttempt {
+  at: Date;
+  statusCode?: number;
+  /** `timeout`, `network_error`, `ssrf_refused`, `invalid_url`, `payload_unavailable`, `no_active_secret`. */
+  error?: string;
+  durationMs: number;
+  /** First KiB of the response body. */
+  responseBody?: string;
+}
+
+/**
+ * Collection `deliveries`, written by the notifier only: one document per (webhook event, endpoint). `_id` is derived
+ * from (event id, endpoint id), so re-consuming an event inserts nothing new.
+ */
+export interface DeliveryDoc {
+  _id: string;
+  tenantId: string;
+  endpointId: string;
+  /** `webhook-id` header: the same for every attempt and every endpoint of this webhook event. */
+  webhookId: string;
+  /** The domain event that caused it. */
+  eventId: string;
+  event: WebhookEventName;
+  /** The body's `id` (moderation id or user action id). */
+  subjectId: string;
+  trigger: WebhookTrigger;
+  /** Built at the first attempt (once the projections caught up), then sent byte for byte on every retry. */
+  body?: string;
+  state: DeliveryState;
+  /** Attempts made in total, and since the last manual retry or replay (the retry schedule counts these). */
+  attemptCount: number;
+  cycleAttempts: number;
+  attempts: DeliveryAttempt[];
+  /** When the next attempt is due (state `pending`). */
+  dueAt: Date;
+  /** A worker holds the delivery until then (state `sending`); an expired lease is taken over. */
+  leaseUntil?: Date;
+  leaseId?: string;
+  lastAttemptAt?: Date;
+  lastStatusCode?: number;
+  lastError?: string;
+  completedAt?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
+
+export class DeliveryStore {
+  readonly deliveries: Collection<DeliveryDoc>;
+  readonly endpoints: Collection<WebhookEndpointDoc>;
+  readonly endpointStates: Collection<EndpointStateDoc>;
+  readonly records: Collection<RecordDoc>;
+  readonly users: Collection<UserDoc>;
+
+  constructor(readonly db: Db) {
+    this.deliveries = db.collection(COLLECTIONS.deliveries);
+    this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);
+    this.endpointStates = db.collection(COLLECTIONS.endpointStates);
+    this.records = db.collection(COLLECTIONS.records);
+    this.users = db.collection(COLLECTIONS.users);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.deliveries.createIndex({ state: 1, dueAt: 1 }, { name: 'due' });
+    await this.deliveries.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_log' });
+    await this.deliveries.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'tenant_log' });
+  }
+
+  /** Enabled endpoints of the tenant that the notifier has not disabled. */
+  async activeEndpoints(tenantId: string): Promise<WebhookEndpointDoc[]> {
+    const endpoints = await this.endpoints.find({ tenantId, enabled: true }).toArray();
+    if (endpoints.length === 0) return [];
+    const disabled = await this.endpointStates
+      .find({ _id: { $in: endpoints.map((e) => e._id) }, disabledAt: { $exists: true } }, { projection: { _id: 1 } })
+      .toArray();
+    const off = new Set(disabled.map((state) => state._id));
+    return endpoints.filter((endpoint) => !off.has(endpoint._id));
+  }
+
+  /** Inserts each delivery unless it exists; returns how many were new. */
+  async insertNew(docs: DeliveryDoc[]): Promise<number> {
+    let inserted = 0;
+    for (const doc of docs) {
+      try {
+        await this.deliveries.insertOne(doc);
+        inserted += 1;
+      } catch (err) {
+        if (!isDuplicateKey(err)) throw err;
+      }
+    }
+    return inserted;
+  }
+
+  /**
+   * Takes one due delivery (or one whose worker's lease expired, e.g. after a crash) atomically, skipping endpoints
+   * this worker is already saturating.
+   */
+  async claim(now: Date, leaseMs: number, skipEndpoints: string[]): Promise<DeliveryDoc | null> {
+    const leaseId = randomUUID();
+    return this.deliveries.findOneAndUpdate(
+      {
+        $or: [
+          { state: 'pending', dueAt: { $lte: now } },
+          { state: 'sending', leaseUntil: { $lte: now } },
+        ],
+        ...(skipEndpoints.length > 0 ? { endpointId: { $nin: skipEndpoints } } : {}),
+      },
+      { $set: { state: 'sending', leaseUntil: new Date(now.getTime() + leaseMs), leaseId, updatedAt: now } },
+      { sort: { dueAt: 1 }, returnDocument: 'after' },
+    );
+  }
+
+  /** Stores the body built for the first attempt; false if the lease was lost. */
+  async setBody(doc: DeliveryDoc, body: string): Promise<boolean> {
+    const result = await this.deliveries.updateOne({ _id: doc._id, leaseId: doc.leaseId }, { $set: { body } });
+    return result.matchedCount === 1;
+  }
+
+  /** Back to pending without an attempt (the payload's projection has not caught up yet). */
+  async defer(doc: DeliveryDoc, dueAt: Date): Promise<void> {
+    await this.deliveries.updateOne(
+      { _id: doc._id, leaseId: doc.leaseId },
+      { $set: { state: 'pending', dueAt, updatedAt: new Date() }, $unset: { leaseUntil: '', leaseId: '' } },
+    );
+  }
+
+  /** Records an attempt and the outcome: `pending` again at `dueAt`, or final. */
+  async recordAttempt(
+    doc: DeliveryDoc,
+    attempt: DeliveryAttempt,
+    next: { state: 'pending'; dueAt: Date } | { state: 'succeeded' | 'failed' },
+  ): Promise<void> {
+    const now = new Date();
+    const ok = next.state === 'succeeded';
+    const lastError = ok ? undefined : (attempt.error ?? `http_${attempt.statusCode ?? 0}`);
+    await this.deliveries.updateOne(
+      { _id: doc._id, leaseId: doc.leaseId },
+      {
+        $push: { attempts: attempt },
+        $inc: { attemptCount: 1, cycleAttempts: 1 },
+        $set: {
+          state: next.state,
+          ...(next.state === 'pending' ? { dueAt: next.dueAt } : { completedAt: now }),
+          lastAttemptAt: attempt.at,
+          ...(attempt.statusCode !== undefined ? { lastStatusCode: attempt.statusCode } : {}),
+          ...(lastError !== undefined ? { lastError } : {}),
+          updatedAt: now,
+        },
+        $unset: { leaseUntil: '', leaseId: '', ...(lastError === undefined ? { lastError: '' } : {}) },
+      },
+    );
+  }
+
+  /** Ends a delivery without an attempt (its endpoint is gone or disabled). */
+  async abandon(doc: DeliveryDoc, reason: string): Promise<void> {
+    const now = new Date();
+    await this.deliveries.updateOne(
+      { _id: doc._id, leaseId: doc.leaseId },
+      {
+        $set: { state: 'failed', lastError: reason, completedAt: now, updatedAt: now },
+        $unset: { leaseUntil: '', leaseId: '' },
+      },
+    );
+  }
+
+  /** A manual retry: due now with a fresh schedule. Not while a worker holds it. */
+  async retry(tenantId: string, deliveryId: string, now: Date): Promise<boolean> {
+    const result = await this.deliveries.updateOne(
+      { _id: deliveryId, tenantId, state: { $in: ['failed', 'succeeded', 'pending'] } },
+      { $set: { state: 'pending', dueAt: now, cycleAttempts: 0, updatedAt: now }, $unset: { completedAt: '' } },
+    );
+    return result.matchedCount === 1;
+  }
+
+  /** Failed deliveries of the endpoint created since `since`: due now with a fresh schedule. */
+  async replay(tenantId: string, endpointId: string, since: Date, now: Date): Promise<number> {
+    const result = await this.deliveries.updateMany(
+      { tenantId, endpointId, state: 'failed', createdAt: { $gte: since } },
+      { $set: { state: 'pending', dueAt: now, cycleAttempts: 0, updatedAt: now }, $unset: { completedAt: '' } },
+    );
+    return result.modifiedCount;
+  }
+
+  async countDue(now: Date): Promise<number> {
+    return this.deliveries.countDocuments({ state: 'pending', dueAt: { $lte: now } });
+  }
+
+  // ---- endpoint health (collection endpoint_states) ----
+
+  async endpointSucceeded(endpoint: WebhookEndpointDoc, now: Date): Promise<void> {
+    await this.endpointStates.updateOne(
+      { _id: endpoint._id },
+      { $set: { tenantId: endpoint.tenantId, lastSuccessAt: now }, $unset: { failingSince: '' } },
+      { upsert: true },
+    );
+  }
+
+  /** Notes a failure; returns since when the endpoint has been failing without a success. */
+  async endpointFailed(endpoint: WebhookEndpointDoc, now: Date): Promise<Date> {
+    const state = await this.endpointStates.findOne({ _id: endpoint._id });
+    if (state?.failingSince) return state.failingSince;
+    await this.endpointStates.updateOne(
+      { _id: endpoint._id },
+      { $set: { tenantId: endpoint.tenantId, failingSince: now } },
+      { upsert: true },
+    );
+    return now;
+  }
+
+  async disableEndpoint(endpoint: WebhookEndpointDoc, reason: 'gone' | 'failing', now: Date): Promise<void> {
+    await this.endpointStates.updateOne(
+      { _id: endpoint._id },
+      { $set: { tenantId: endpoint.tenantId, disabledAt: now, disabledReason: reason } },
+      { upsert: true },
+    );
+  }
+
+  async enableEndpoint(tenantId: string, endpointId: string): Promise<boolean> {
+    const result = await this.endpointStates.updateOne(
+      { _id: endpointId, tenantId },
+      { $unset: { disabledAt: '', disabledReason: '', failingSince: '' } },
+    );
+    return result.matchedCount === 1;
+  }
+}
