@@ -1,0 +1,95 @@
+{{/* Names and labels shared by every resource. */}}
+
+{{- define "vigil.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Release-scoped base name; service resources append "-<service>", so keep room for the longest suffix. */}}
+{{- define "vigil.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 50 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 50 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "vigil.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "vigil.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "vigil.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "vigil.labels" -}}
+helm.sh/chart: {{ include "vigil.chart" . }}
+{{ include "vigil.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: vigil
+{{- end -}}
+
+{{/* Labels of one service's resources. Call with (dict "root" $ "name" "gateway"). */}}
+{{- define "vigil.componentSelectorLabels" -}}
+{{ include "vigil.selectorLabels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "vigil.componentLabels" -}}
+{{ include "vigil.labels" .root }}
+app.kubernetes.io/component: {{ .name }}
+{{- end -}}
+
+{{- define "vigil.image" -}}
+{{- $image := .image -}}
+{{- printf "%s:%s" $image.repository (default .root.Chart.AppVersion $image.tag) -}}
+{{- end -}}
+
+{{/* Name of the Secret and key holding the MongoDB connection string. */}}
+{{- define "vigil.mongoSecretRef" -}}
+{{- if .Values.mongo.existingSecret -}}
+name: {{ .Values.mongo.existingSecret }}
+key: {{ .Values.mongo.existingSecretKey }}
+{{- else -}}
+name: {{ include "vigil.fullname" . }}-mongo
+key: MONGO_URL
+{{- end -}}
+{{- end -}}
+
+{{/* Fails the render early instead of shipping pods that crash on a missing address. */}}
+{{- define "vigil.validate" -}}
+{{- if not (or .Values.mongo.url .Values.mongo.existingSecret) -}}
+{{- fail "set mongo.url or mongo.existingSecret: MongoDB is external to this chart" -}}
+{{- end -}}
+{{- if not (or .Values.kafka.brokers .Values.kafka.existingSecret) -}}
+{{- fail "set kafka.brokers or kafka.existingSecret: Kafka is external to this chart" -}}
+{{- end -}}
+{{- if le (int .Values.terminationGracePeriodSeconds) (div (int .Values.shutdownTimeoutMs) 1000) -}}
+{{- fail "terminationGracePeriodSeconds must exceed shutdownTimeoutMs, or Kubernetes kills pods mid-drain" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* KAFKA_BROKERS as a container env entry: from the existing Secret, else by value. */}}
+{{- define "vigil.kafkaBrokersEnv" -}}
+- name: KAFKA_BROKERS
+{{- if .Values.kafka.existingSecret }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.kafka.existingSecret }}
+      key: {{ .Values.kafka.existingSecretKey }}
+{{- else }}
+  value: {{ .Values.kafka.brokers | quote }}
+{{- end }}
+{{- end -}}
+
+{{- define "vigil.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: {{ .Values.tmpSizeLimit }}
+{{- end -}}

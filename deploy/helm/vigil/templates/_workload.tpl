@@ -1,0 +1,221 @@
+{{/*
+One service's resources: ConfigMap, Deployment, Service and, when enabled, HorizontalPodAutoscaler and
+PodDisruptionBudget. Called once per service with (dict "root" $ "name" "<service>"); the service's values live under
+.Values.services.<service>. Every port in `ports` becomes a named container port, a Service port and the variable
+<NAME>_PORT; the `admin` port carries the probes and /metrics.
+*/}}
+
+{{- define "vigil.workload.env" -}}
+{{- $root := .root -}}
+{{- $svc := index $root.Values.services .name -}}
+{{- $env := dict
+  "LOG_LEVEL" $root.Values.logLevel
+  "MONGO_DB" $root.Values.mongo.database
+  "KAFKA_TOPIC_PREFIX" $root.Values.kafka.topicPrefix
+  "SHUTDOWN_TIMEOUT_MS" (toString (int $root.Values.shutdownTimeoutMs))
+-}}
+{{- if not $root.Values.kafka.existingSecret -}}
+{{- $_ := set $env "KAFKA_BROKERS" $root.Values.kafka.brokers -}}
+{{- end -}}
+{{- range $port, $number := $svc.ports -}}
+{{- $_ := set $env (printf "%s_PORT" (upper $port)) (toString (int $number)) -}}
+{{- end -}}
+{{- if eq .name "gateway" -}}
+{{- $_ := set $env "MODERATOR_ADDRESS" (printf "%s-moderator:%d" (include "vigil.fullname" $root) (int $root.Values.services.moderator.ports.grpc)) -}}
+{{- end -}}
+{{- if eq .name "moderator" -}}
+{{- $_ := set $env "KAFKA_TOPIC_PARTITIONS" (toString (int $root.Values.topics.partitions)) -}}
+{{- end -}}
+{{- toYaml (merge (deepCopy $svc.env) $env) -}}
+{{- end -}}
+
+{{- define "vigil.workload.configmap" -}}
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ include "vigil.fullname" .root }}-{{ .name }}
+  labels:
+    {{- include "vigil.componentLabels" . | nindent 4 }}
+data:
+  {{- include "vigil.workload.env" . | nindent 2 }}
+{{- end -}}
+
+{{- define "vigil.workload" -}}
+{{- $root := .root -}}
+{{- $name := .name -}}
+{{- $svc := index $root.Values.services $name -}}
+{{- $fullname := printf "%s-%s" (include "vigil.fullname" $root) $name -}}
+{{- $configmap := include "vigil.workload.configmap" . -}}
+---
+{{ $configmap }}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "vigil.componentLabels" . | nindent 4 }}
+spec:
+  {{- if not $svc.autoscaling.enabled }}
+  replicas: {{ $svc.replicas }}
+  {{- end }}
+  revisionHistoryLimit: 5
+  strategy:
+    type: RollingUpdate
+    rollingUpdate:
+      maxUnavailable: 0
+      maxSurge: 1
+  selector:
+    matchLabels:
+      {{- include "vigil.componentSelectorLabels" . | nindent 6 }}
+  template:
+    metadata:
+      labels:
+        {{- include "vigil.componentSelectorLabels" . | nindent 8 }}
+      annotations:
+        {{- /* A changed configuration rolls the pods: the services read their environment once at start. */}}
+        checksum/config: {{ printf "%s%s" $configmap (include "vigil.mongoSecret" $root) | sha256sum }}
+        {{- with $svc.podAnnotations }}
+        {{- toYaml . | nindent 8 }}
+        {{- end }}
+    spec:
+      automountServiceAccountToken: false
+      terminationGracePeriodSeconds: {{ $root.Values.terminationGracePeriodSeconds }}
+      securityContext:
+        {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      {{- with $root.Values.imagePullSecrets }}
+      imagePullSecrets:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: {{ $name }}
+          image: {{ include "vigil.image" (dict "root" $root "image" $svc.image) | quote }}
+          imagePullPolicy: {{ $svc.image.pullPolicy }}
+          ports:
+            {{- range $port, $number := $svc.ports }}
+            - name: {{ $port }}
+              containerPort: {{ $number }}
+              protocol: TCP
+            {{- end }}
+          envFrom:
+            - configMapRef:
+                name: {{ $fullname }}
+            {{- range $svc.envFromSecret }}
+            - secretRef:
+                name: {{ . }}
+            {{- end }}
+          env:
+            - name: MONGO_URL
+              valueFrom:
+                secretKeyRef:
+                  {{- include "vigil.mongoSecretRef" $root | nindent 18 }}
+            {{- if $root.Values.kafka.existingSecret }}
+            {{- include "vigil.kafkaBrokersEnv" $root | nindent 12 }}
+            {{- end }}
+          livenessProbe:
+            httpGet:
+              path: /livez
+              port: admin
+            periodSeconds: 10
+            timeoutSeconds: 3
+            failureThreshold: 3
+          readinessProbe:
+            httpGet:
+              path: /readyz
+              port: admin
+            periodSeconds: 5
+            timeoutSeconds: 3
+            failureThreshold: 2
+          {{- /* Start-up waits for Kafka and MongoDB; give it a minute before liveness counts. */}}
+          startupProbe:
+            httpGet:
+              path: /livez
+              port: admin
+            periodSeconds: 2
+            failureThreshold: 30
+          resources:
+            {{- toYaml $svc.resources | nindent 12 }}
+          securityContext:
+            {{- toYaml $root.Values.containerSecurityContext | nindent 12 }}
+          volumeMounts:
+            - name: tmp
+              mountPath: /tmp
+      volumes:
+        {{- include "vigil.tmpVolume" $root | nindent 8 }}
+      {{- with $svc.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $svc.tolerations }}
+      tolerations:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      {{- with $svc.affinity }}
+      affinity:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+---
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "vigil.componentLabels" . | nindent 4 }}
+spec:
+  type: {{ $svc.service.type }}
+  selector:
+    {{- include "vigil.componentSelectorLabels" . | nindent 4 }}
+  ports:
+    {{- range $port, $number := $svc.ports }}
+    - name: {{ $port }}
+      port: {{ $number }}
+      targetPort: {{ $port }}
+      protocol: TCP
+      {{- if eq $port "grpc" }}
+      appProtocol: grpc
+      {{- else }}
+      appProtocol: http
+      {{- end }}
+    {{- end }}
+{{- if $svc.autoscaling.enabled }}
+---
+apiVersion: autoscaling/v2
+kind: HorizontalPodAutoscaler
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "vigil.componentLabels" . | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ $fullname }}
+  minReplicas: {{ $svc.autoscaling.minReplicas }}
+  maxReplicas: {{ $svc.autoscaling.maxReplicas }}
+  metrics:
+    - type: Resource
+      resource:
+        name: cpu
+        target:
+          type: Utilization
+          averageUtilization: {{ $svc.autoscaling.targetCPUUtilizationPercentage }}
+{{- end }}
+{{- if $svc.pdb.enabled }}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "vigil.componentLabels" . | nindent 4 }}
+spec:
+  {{- if hasKey $svc.pdb "maxUnavailable" }}
+  maxUnavailable: {{ $svc.pdb.maxUnavailable }}
+  {{- else }}
+  minAvailable: {{ $svc.pdb.minAvailable }}
+  {{- end }}
+  selector:
+    matchLabels:
+      {{- include "vigil.componentSelectorLabels" . | nindent 6 }}
+{{- end }}
+{{- end -}}
