@@ -1,0 +1,234 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { byKind, CHART_DIR, chartTools, helm, named, renderChart, validateManifests, type Manifest, type Rendered } from '../../tools/chart';
+
+// The chart, checked offline: helm lint, helm template, kubeconform against the Kubernetes schemas, and the
+// properties the operations guide promises. helm and kubeconform are built into ~/.cache/vigil on a first run.
+const SERVICES = ['gateway', 'moderator', 'notifier'] as const;
+const ADMIN_PORTS = { gateway: 9090, moderator: 9091, notifier: 9092 };
+// Kafka and MongoDB are external: the only values an install must give.
+const CONNECTION = { 'mongo.url': 'mongodb://mongo-0.mongo:27017/?replicaSet=rs0', 'kafka.brokers': 'kafka-0.kafka:9092,kafka-1.kafka:9092' };
+const EVERYTHING_ON = {
+  'mongo.existingSecret': 'vigil-mongo',
+  'kafka.existingSecret': 'vigil-kafka',
+  'ingress.enabled': true,
+  'networkPolicy.enabled': true,
+  'serviceMonitor.enabled': true,
+  ...Object.fromEntries(SERVICES.flatMap((name) => [[`services.${name}.autoscaling.enabled`, true], [`services.${name}.pdb.enabled`, true]])),
+};
+
+function container(deployment: Manifest): Manifest {
+  const containers = deployment.spec.template.spec.containers as Manifest[];
+  expect(containers).toHaveLength(1);
+  return containers[0];
+}
+
+function checksumOf(rendered: Rendered, service: string): string {
+  return named(rendered, 'Deployment', `vigil-${service}`).spec.template.metadata.annotations['checksum/config'] as string;
+}
+
+let scratch: string;
+function valuesFile(name: string, text: string): string {
+  const file = path.join(scratch, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+beforeAll(async () => {
+  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-chart-'));
+  // First run builds helm and kubeconform from source and fetches the schemas: minutes, then cached.
+  await chartTools();
+}, 15 * 60 * 1000);
+
+afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+describe('vigil chart', () => {
+  test('helm lint --strict passes with only the connection values', async () => {
+    const setArgs = Object.entries(CONNECTION).flatMap(([key, value]) => ['--set-string', `${key}=${value.replace(/,/g, '\\,')}`]);
+    const output = await helm(['lint', CHART_DIR, '--strict', ...setArgs]);
+    expect(output).toContain('1 chart(s) linted, 0 chart(s) failed');
+  });
+
+  describe('default values', () => {
+    let rendered: Rendered;
+    beforeAll(async () => {
+      rendered = await renderChart(CONNECTION);
+    });
+
+    test('render valid Kubernetes objects (strict schema validation)', async () => {
+      const result = await validateManifests(rendered.text);
+      expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
+      expect(result.ok).toBe(true);
+      expect(rendered.manifests.map((m) => m.kind).sort()).toEqual([
+        'ConfigMap', 'ConfigMap', 'ConfigMap', 'Deployment', 'Deployment', 'Deployment', 'Job', 'Secret', 'Service', 'Service', 'Service',
+      ]);
+    });
+
+    test('one template renders all three workloads', () => {
+      const deployments = byKind(rendered, 'Deployment');
+      expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['vigil-gateway', 'vigil-moderator', 'vigil-notifier']);
+      const sources = rendered.manifests
+        .map((manifest, i) => ({ kind: manifest.kind, source: rendered.sources[i] }))
+        .filter(({ kind }) => kind === 'Deployment' || kind === 'Service');
+      expect(new Set(sources.map(({ source }) => source))).toEqual(new Set(['vigil/templates/workloads.yaml']));
+    });
+
+    test.each(SERVICES)('%s: probes on the admin port, grace period above the shutdown timeout', (service) => {
+      const deployment = named(rendered, 'Deployment', `vigil-${service}`);
+      const main = container(deployment);
+      const admin = (main.ports as Manifest[]).find((port) => port.name === 'admin');
+      expect(admin?.containerPort).toBe(ADMIN_PORTS[service]);
+      expect(main.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'admin' });
+      expect(main.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'admin' });
+      const config = named(rendered, 'ConfigMap', `vigil-${service}`).data as Record<string, string>;
+      expect(config.ADMIN_PORT).toBe(String(ADMIN_PORTS[service]));
+      expect(config.SHUTDOWN_TIMEOUT_MS).toBe('20000');
+      expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
+      expect(main.envFrom).toEqual([{ configMapRef: { name: `vigil-${service}` } }]);
+      expect(main.env).toContainEqual({ name: 'MONGO_URL', valueFrom: { secretKeyRef: { name: 'vigil-mongo', key: 'MONGO_URL' } } });
+      const service_ = named(rendered, 'Service', `vigil-${service}`);
+      expect(service_.spec.ports).toContainEqual(expect.objectContaining({ name: 'admin', port: ADMIN_PORTS[service], targetPort: 'admin' }));
+    });
+
+    test.each(SERVICES)('%s: restricted security context and a writable /tmp only', (service) => {
+      const pod = named(rendered, 'Deployment', `vigil-${service}`).spec.template.spec;
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(pod.automountServiceAccountToken).toBe(false);
+      const main = container(named(rendered, 'Deployment', `vigil-${service}`));
+      expect(main.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+        capabilities: { drop: ['ALL'] },
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      expect(main.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
+      expect(pod.volumes).toEqual([{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }]);
+    });
+
+    test('the gateway reaches the moderator through its Service', () => {
+      const moderator = named(rendered, 'Service', 'vigil-moderator');
+      const grpc = (moderator.spec.ports as Manifest[]).find((port) => port.name === 'grpc');
+      expect(grpc?.port).toBe(50051);
+      expect(named(rendered, 'ConfigMap', 'vigil-gateway').data.MODERATOR_ADDRESS).toBe(`vigil-moderator:${grpc?.port}`);
+      expect(named(rendered, 'ConfigMap', 'vigil-gateway').data.KAFKA_BROKERS).toBe(CONNECTION['kafka.brokers']);
+      expect(Buffer.from(named(rendered, 'Secret', 'vigil-mongo').data.MONGO_URL as string, 'base64').toString()).toBe(CONNECTION['mongo.url']);
+    });
+
+    test('the topics Job runs before install and upgrade with the moderator image', () => {
+      const job = named(rendered, 'Job', 'vigil-topics');
+      expect(job.metadata.annotations['helm.sh/hook']).toBe('pre-install,pre-upgrade');
+      const main = job.spec.template.spec.containers[0] as Manifest;
+      expect(main.image).toBe(container(named(rendered, 'Deployment', 'vigil-moderator')).image);
+      expect(main.command).toEqual(['node', 'init-topics.js']);
+      expect(main.env).toEqual(
+        expect.arrayContaining([
+          { name: 'KAFKA_BROKERS', value: CONNECTION['kafka.brokers'] },
+          { name: 'TOPIC_PARTITIONS', value: '6' },
+          { name: 'TOPIC_REPLICATION_FACTOR', value: '-1' },
+        ]),
+      );
+      expect(main.securityContext.readOnlyRootFilesystem).toBe(true);
+    });
+
+    test('the checksum annotation follows the configuration of its own service', async () => {
+      for (const service of SERVICES) expect(checksumOf(rendered, service)).toMatch(/^[0-9a-f]{64}$/);
+      const changed = await renderChart({ ...CONNECTION, 'services.notifier.env.WEBHOOK_TIMEOUT_MS': '5000' });
+      expect(named(changed, 'ConfigMap', 'vigil-notifier').data.WEBHOOK_TIMEOUT_MS).toBe('5000');
+      expect(checksumOf(changed, 'notifier')).not.toBe(checksumOf(rendered, 'notifier'));
+      expect(checksumOf(changed, 'gateway')).toBe(checksumOf(rendered, 'gateway'));
+      // The chart-owned connection Secret is part of every service's configuration.
+      const moved = await renderChart({ ...CONNECTION, 'mongo.url': 'mongodb://elsewhere:27017' });
+      for (const service of SERVICES) expect(checksumOf(moved, service)).not.toBe(checksumOf(rendered, service));
+    });
+  });
+
+  describe('every optional part on', () => {
+    let rendered: Rendered;
+    beforeAll(async () => {
+      rendered = await renderChart(EVERYTHING_ON);
+    });
+
+    test('renders valid Kubernetes objects', async () => {
+      // ServiceMonitor is a custom resource with no bundled schema; its shape is checked below.
+      const result = await validateManifests(rendered.text, ['ServiceMonitor']);
+      expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
+      expect(result.ok).toBe(true);
+      const count = (kind: string) => byKind(rendered, kind).length;
+      expect([count('HorizontalPodAutoscaler'), count('PodDisruptionBudget'), count('NetworkPolicy')]).toEqual([3, 3, 3]);
+      expect([count('Ingress'), count('ServiceMonitor'), count('Secret')]).toEqual([1, 1, 0]);
+    });
+
+    test('autoscaled Deployments leave replicas to their HPA', () => {
+      for (const service of SERVICES) {
+        const hpa = named(rendered, 'HorizontalPodAutoscaler', `vigil-${service}`);
+        expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: `vigil-${service}` });
+        expect(named(rendered, 'Deployment', `vigil-${service}`).spec.replicas).toBeUndefined();
+      }
+    });
+
+    test('connection settings come from the existing Secrets', () => {
+      for (const service of SERVICES) {
+        const env = container(named(rendered, 'Deployment', `vigil-${service}`)).env as Manifest[];
+        expect(env).toEqual([
+          { name: 'MONGO_URL', valueFrom: { secretKeyRef: { name: 'vigil-mongo', key: 'MONGO_URL' } } },
+          { name: 'KAFKA_BROKERS', valueFrom: { secretKeyRef: { name: 'vigil-kafka', key: 'KAFKA_BROKERS' } } },
+        ]);
+        expect(named(rendered, 'ConfigMap', `vigil-${service}`).data.KAFKA_BROKERS).toBeUndefined();
+      }
+    });
+
+    test('the ServiceMonitor scrapes the admin port of all three Services; the Ingress targets the gateway', () => {
+      const monitor = named(rendered, 'ServiceMonitor', 'vigil');
+      expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+      expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'admin', path: '/metrics' })]);
+      const selector = monitor.spec.selector.matchLabels as Record<string, string>;
+      const selected = byKind(rendered, 'Service').filter((service) =>
+        Object.entries(selector).every(([key, value]) => (service.metadata.labels as Record<string, string>)[key] === value),
+      );
+      expect(selected.map((service) => service.metadata.name).sort()).toEqual(['vigil-gateway', 'vigil-moderator', 'vigil-notifier']);
+      for (const service of selected) expect((service.spec.ports as Manifest[]).map((port) => port.name)).toContain('admin');
+      const ingress = named(rendered, 'Ingress', 'vigil-gateway');
+      expect(ingress.spec.rules[0].http.paths[0].backend).toEqual({ service: { name: 'vigil-gateway', port: { name: 'http' } } });
+    });
+
+    test('only the gateway may call the moderator over gRPC', () => {
+      const policy = named(rendered, 'NetworkPolicy', 'vigil-moderator');
+      const grpcRule = (policy.spec.ingress as Manifest[]).find((rule) => rule.ports[0].port === 'grpc');
+      expect(grpcRule?.from).toEqual([{ podSelector: { matchLabels: named(rendered, 'Deployment', 'vigil-gateway').spec.selector.matchLabels } }]);
+    });
+  });
+
+  describe('wrong values are rejected', () => {
+    test.each([
+      ['replicas as a word', 'services:\n  gateway:\n    replicas: three\n', /services\.gateway\.replicas: Invalid type/],
+      ['an unknown service', 'services:\n  frontend:\n    replicas: 1\n', /Additional property frontend is not allowed/],
+      ['an image tag that is not a string', 'services:\n  moderator:\n    image:\n      tag: 1.2\n', /services\.moderator\.image\.tag: Invalid type\. Expected: string/],
+      ['a non-string env value', 'services:\n  notifier:\n    env:\n      WEBHOOK_TIMEOUT_MS: 5000\n', /WEBHOOK_TIMEOUT_MS: Invalid type/],
+      ['an unknown log level', 'logLevel: verbose\n', /logLevel/],
+    ])('by the values schema: %s', async (_what, yaml, message) => {
+      const file = valuesFile(`${_what.replace(/\W+/g, '-')}.yaml`, yaml);
+      await expect(renderChart(CONNECTION, ['-f', file])).rejects.toThrow(message);
+    });
+
+    test('without MongoDB and Kafka addresses, with a clear message', async () => {
+      await expect(renderChart({ 'kafka.brokers': 'kafka:9092' })).rejects.toThrow(/set mongo\.url or mongo\.existingSecret/);
+      await expect(renderChart({ 'mongo.url': 'mongodb://m:27017' })).rejects.toThrow(/set kafka\.brokers or kafka\.existingSecret/);
+    });
+
+    test('a grace period that does not cover the shutdown timeout', async () => {
+      await expect(renderChart({ ...CONNECTION, terminationGracePeriodSeconds: 15 })).rejects.toThrow(/terminationGracePeriodSeconds must exceed/);
+    });
+
+    test('kubeconform itself rejects a broken manifest (the validation can fail)', async () => {
+      const rendered = await renderChart(CONNECTION);
+      const broken = rendered.text.replace('containerPort: 9090', 'containerPort: "nine"').replace('periodSeconds: 10', 'periodSecs: 10');
+      expect(broken).not.toBe(rendered.text);
+      const result = await validateManifests(broken);
+      expect(result.ok).toBe(false);
+      expect(result.output).toMatch(/Deployment vigil-gateway is invalid/);
+    });
+  });
+});
