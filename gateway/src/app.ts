@@ -1,14 +1,111 @@
 import Koa from 'koa';
+import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import type { Topics } from '@vigil/proto';
+import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
+import type { ModeratorClient } from './grpc/moderator-client';
+import { ApiRouter } from './http/api-router';
+import { errorHandler } from './http/error-handler';
+import { MethodNotAllowedError } from './http/errors';
+import { rateLimit } from './http/rate-limit';
+import { requestId } from './http/request-id';
+import type { OutgoingCommand } from './kafka/command-producer';
+import { appealRoutes } from './routes/appeals/appeals.routes';
+import type { RouteDeps } from './routes/deps';
+import { ingestRoutes } from './routes/ingest/ingest.routes';
+import { moderateRoutes } from './routes/moderate/moderate.routes';
+import { buildOpenApi } from './routes/openapi/openapi';
+import { recordRoutes } from './routes/records/records.routes';
+import { ruleRoutes } from './routes/rules/rules.routes';
+import { userRoutes } from './routes/users/users.routes';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
+import { ConfigStore } from './store/config-store';
+import { WebhookStore } from './store/webhook-store';
+
+export const API_PREFIX = '/api/v1';
 
 export interface AppDeps {
   log: Logger;
+  db: Db;
+  authenticator: ApiKeyAuthenticator;
+  moderator: ModeratorClient;
+  commands: { send(command: OutgoingCommand): Promise<void> };
+  topics: Topics;
+  settings: {
+    bodyLimitBytes: number;
+    rateLimitPoints: number;
+    rateLimitWindowSeconds: number;
+    trustProxy: boolean;
+  };
 }
 
 /** Builds the HTTP API. No I/O here: every client comes in through `deps`. */
 export function createApp(deps: AppDeps): Koa {
-  const app = new Koa();
+  const app = new Koa({ proxy: deps.settings.trustProxy });
   app.silent = true;
   app.on('error', (err: unknown) => deps.log.error({ err }, 'unhandled http error'));
+
+  const routeDeps: RouteDeps = {
+    moderator: deps.moderator,
+    commands: deps.commands,
+    topics: deps.topics,
+    configStore: new ConfigStore(deps.db),
+    webhooks: new WebhookStore(deps.db),
+  };
+  const api = new ApiRouter(API_PREFIX, deps.settings.bodyLimitBytes);
+  moderateRoutes(api, routeDeps);
+  ingestRoutes(api, routeDeps);
+  recordRoutes(api, routeDeps);
+  userRoutes(api, routeDeps);
+  appealRoutes(api, routeDeps);
+  ruleRoutes(api, routeDeps);
+  webhookEndpointRoutes(api, routeDeps);
+
+  let openApi: string | undefined;
+  api.raw(
+    {
+      method: 'get',
+      path: '/openapi.json',
+      fullPath: '/openapi.json',
+      tag: 'meta',
+      summary: 'This document.',
+      status: 200,
+      authenticated: false,
+    },
+    (ctx) => {
+      // Built on first use: nothing is generated at start-up for a process that never serves it.
+      openApi ??= JSON.stringify(buildOpenApi(api.specs, '1.0.0'));
+      ctx.type = 'application/json';
+      ctx.body = openApi;
+      return Promise.resolve();
+    },
+  );
+
+  const authenticate = requireApiKey(deps.authenticator);
+  const limit = rateLimit({
+    points: deps.settings.rateLimitPoints,
+    windowSeconds: deps.settings.rateLimitWindowSeconds,
+  });
+  const apiPath = new RegExp(`^${API_PREFIX}(/|$)`);
+
+  app.use(requestId);
+  app.use(errorHandler(deps.log));
+  // Authentication and the rate limit come before routing and body parsing: an unauthenticated request is refused
+  // without its body being read, whatever the path below the prefix.
+  app.use(async (ctx, next) => {
+    if (!apiPath.test(ctx.path)) {
+      await next();
+      return;
+    }
+    await authenticate(ctx, () => limit(ctx, next));
+  });
+  app.use(api.router.routes());
+  app.use(
+    api.router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new MethodNotAllowedError('method not allowed on this route'),
+      notImplemented: () => new MethodNotAllowedError('method not implemented'),
+    }),
+  );
   return app;
 }

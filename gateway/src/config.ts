@@ -19,7 +19,12 @@ const schema = z.object({
   KAFKA_BROKERS: z
     .string()
     .min(1)
-    .transform((value) => value.split(',').map((broker) => broker.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((broker) => broker.trim())
+        .filter(Boolean),
+    ),
   /** Prefix for every topic name (shared clusters, tests). Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Moderator gRPC address, host:port. Required. */
@@ -27,11 +32,35 @@ const schema = z.object({
   /** Deadline of each Moderate call, milliseconds. Default 5000. */
   MODERATE_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** Largest accepted request body, bytes. Default 1 MiB. */
-  BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   /** Requests per API key per window; 0 disables rate limiting. Default 600. */
   RATE_LIMIT_POINTS: z.coerce.number().int().min(0).default(600),
   /** Rate limit window, seconds. Default 60. */
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(60),
+  /** How long a verified (or unknown) API key stays cached in memory, milliseconds; revocation takes effect within it. Default 30000. */
+  API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30000),
+  /** Most API keys cached at once (oldest evicted first). Default 10000. */
+  API_KEY_CACHE_MAX: z.coerce.number().int().min(1).default(10000),
+  /** Deadline of every other moderator call (reads and decisions), milliseconds. Default 5000. */
+  GRPC_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** Commands produced together in one Kafka request at most. Default 500. */
+  KAFKA_BATCH_MAX: z.coerce.number().int().min(1).max(10000).default(500),
+  /** How long a command waits for others to share its Kafka request, milliseconds (0: next tick). Default 2. */
+  KAFKA_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(2),
+  /** Give up on a Kafka send (answer 503) after this many milliseconds. Default 10000. */
+  KAFKA_SEND_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+  /** kafkajs connection timeout, milliseconds. Default 3000. */
+  KAFKA_CONNECTION_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
+  /** kafkajs request timeout, milliseconds. Default 10000. */
+  KAFKA_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+  /** kafkajs retries of a failed request before the send fails. Default 3. */
+  KAFKA_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
+  /** Partitions of the topics the gateway creates when missing (ingest, webhook commands). Default 6. */
+  KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(6),
   /** Whether to trust X-Forwarded-* headers (behind an ingress). Default false. */
   TRUST_PROXY: bool.default(false),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */

@@ -4,12 +4,18 @@ import * as grpc from '@grpc/grpc-js';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { loadModerationPackage } from '@vigil/proto';
+import { loadModerationPackage, topicNames } from '@vigil/proto';
 import { createApp } from './app';
+import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
+import { ModeratorClient } from './grpc/moderator-client';
+import { CommandProducer } from './kafka/command-producer';
+import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
 import { installShutdown } from './platform/shutdown';
+import { TenantStore } from './store/tenant-store';
+import { WebhookStore } from './store/webhook-store';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -18,34 +24,72 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
   const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
-  const kafka = new Kafka({ clientId: 'vigil-gateway', brokers: config.KAFKA_BROKERS, logLevel: logLevel.NOTHING });
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const db = mongo.db(config.MONGO_DB);
+  const kafka = new Kafka({
+    clientId: 'vigil-gateway',
+    brokers: config.KAFKA_BROKERS,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: config.KAFKA_CONNECTION_TIMEOUT_MS,
+    requestTimeout: config.KAFKA_REQUEST_TIMEOUT_MS,
+    retry: { retries: config.KAFKA_RETRIES },
+  });
+  const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
+  const commands = new CommandProducer(
+    kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }),
+    { batchMax: config.KAFKA_BATCH_MAX, lingerMs: config.KAFKA_LINGER_MS, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS },
+    log,
+  );
   const { vigil } = loadModerationPackage();
-  const moderator = new vigil.moderation.v1.ModerationService(config.MODERATOR_ADDRESS, grpc.credentials.createInsecure());
+  const grpcClient = new vigil.moderation.v1.ModerationService(
+    config.MODERATOR_ADDRESS,
+    grpc.credentials.createInsecure(),
+  );
+  const moderator = new ModeratorClient(grpcClient, {
+    moderateMs: config.MODERATE_TIMEOUT_MS,
+    defaultMs: config.GRPC_TIMEOUT_MS,
+  });
+  const tenants = new TenantStore(db);
+  const authenticator = new ApiKeyAuthenticator(tenants, {
+    ttlMs: config.API_KEY_CACHE_TTL_MS,
+    maxEntries: config.API_KEY_CACHE_MAX,
+  });
 
-  let producerReady = false;
   const readiness = async (): Promise<boolean> => {
-    if (!producerReady) return false;
-    await mongo.db(config.MONGO_DB).command({ ping: 1 });
-    const state = moderator.getChannel().getConnectivityState(true);
+    if (!commands.isConnected) return false;
+    await db.command({ ping: 1 });
+    const state = grpcClient.getChannel().getConnectivityState(true);
     return state === grpc.connectivityState.READY || state === grpc.connectivityState.IDLE;
   };
 
   const admin = await startAdminServer({ port: config.ADMIN_PORT, registry, readiness, log });
-  const app = createApp({ log });
-  const server = http.createServer(app.callback());
+  const app = createApp({
+    log,
+    db,
+    authenticator,
+    moderator,
+    commands,
+    topics,
+    settings: {
+      bodyLimitBytes: config.BODY_LIMIT_BYTES,
+      rateLimitPoints: config.RATE_LIMIT_POINTS,
+      rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_S,
+      trustProxy: config.TRUST_PROXY,
+    },
+  });
+  // Koa's callback returns a promise that never rejects (errors go to the error handler).
+  const handle = app.callback();
+  const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, resolve));
   log.info({ port: (server.address() as AddressInfo).port }, 'http server listening');
 
   // Dependencies connect in the background: the process is live at once and ready once they answer.
-  void mongo.connect().catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
-  void producer.connect().then(
-    () => {
-      producerReady = true;
-      log.info('kafka producer connected');
-    },
-    (err: unknown) => log.error({ err }, 'kafka producer failed to connect'),
-  );
+  void mongo
+    .connect()
+    .then(() => Promise.all([tenants.ensureIndexes(), new WebhookStore(db).ensureIndexes()]))
+    .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
+  void ensureTopics(kafka, [topics.ingest, topics.webhookCommands], config.KAFKA_TOPIC_PARTITIONS)
+    .then(() => commands.connect())
+    .catch((err: unknown) => log.error({ err }, 'kafka not reachable yet; commands will connect on first use'));
 
   installShutdown(log, config.SHUTDOWN_TIMEOUT_MS, {
     stopIntake: async () => {
@@ -53,10 +97,11 @@ async function main(): Promise<void> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
     drain: async () => {
-      await producer.disconnect();
+      await commands.drain();
+      await commands.disconnect();
     },
     close: async () => {
-      moderator.close();
+      grpcClient.close();
       await mongo.close();
       await admin.close();
     },

@@ -1,0 +1,82 @@
+import type { Context, Next } from 'koa';
+import { UnauthorizedError, UnavailableError } from '../http/errors';
+import { KEY_PATTERN, hashKey, sameHash, type ApiKeyDoc } from '../store/tenant-store';
+
+export interface Principal {
+  tenantId: string;
+  keyId: string;
+}
+
+export interface KeyLookup {
+  findKeyByHash(hash: string): Promise<ApiKeyDoc | null>;
+}
+
+interface Entry {
+  principal: Principal | null;
+  expiresAt: number;
+}
+
+/**
+ * Resolves a bearer key to its tenant. Verified and unknown keys are both cached for `ttlMs` so a request costs no
+ * database round trip (and a flood of bad keys costs one lookup each per window); a revocation takes effect within
+ * `ttlMs`. The cache is bounded: the oldest entry goes first (Map keeps insertion order).
+ */
+export class ApiKeyAuthenticator {
+  private readonly cache = new Map<string, Entry>();
+  private readonly pending = new Map<string, Promise<Principal | null>>();
+
+  constructor(
+    private readonly store: KeyLookup,
+    private readonly options: { ttlMs: number; maxEntries: number; now?: () => number },
+  ) {}
+
+  async authenticate(key: string): Promise<Principal | null> {
+    if (!KEY_PATTERN.test(key)) return null;
+    const hash = hashKey(key);
+    const now = (this.options.now ?? Date.now)();
+    const cached = this.cache.get(hash);
+    if (cached && cached.expiresAt > now) return cached.principal;
+    // Concurrent first requests with one key share a single lookup.
+    let lookup = this.pending.get(hash);
+    if (!lookup) {
+      lookup = this.lookup(hash, now).finally(() => this.pending.delete(hash));
+      this.pending.set(hash, lookup);
+    }
+    return lookup;
+  }
+
+  private async lookup(hash: string, now: number): Promise<Principal | null> {
+    const doc = await this.store.findKeyByHash(hash);
+    const valid = doc !== null && doc.revokedAt === undefined && sameHash(doc.hash, hash);
+    const principal = valid ? { tenantId: doc.tenantId, keyId: doc._id } : null;
+    if (this.options.ttlMs > 0) {
+      this.cache.delete(hash);
+      if (this.cache.size >= this.options.maxEntries) {
+        const oldest = this.cache.keys().next();
+        if (!oldest.done) this.cache.delete(oldest.value);
+      }
+      this.cache.set(hash, { principal, expiresAt: now + this.options.ttlMs });
+    }
+    return principal;
+  }
+}
+
+const BEARER = /^Bearer +(\S+)\s*$/i;
+
+/** Runs before the body is read: an unauthenticated request never costs a body parse. */
+export function requireApiKey(authenticator: ApiKeyAuthenticator) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const match = BEARER.exec(ctx.get('authorization'));
+    let principal: Principal | null = null;
+    if (match?.[1]) {
+      try {
+        principal = await authenticator.authenticate(match[1]);
+      } catch (err) {
+        throw new UnavailableError('authentication is unavailable, try again', undefined, { cause: err });
+      }
+    }
+    if (!principal) throw new UnauthorizedError('missing or invalid API key');
+    ctx.state.principal = principal;
+    await next();
+  };
+}

@@ -1,0 +1,54 @@
+import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import type { z } from 'zod';
+import { jsonBody } from './json-body';
+
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteSpec {
+  method: Method;
+  /** Koa-style path below the prefix, e.g. `/records/:id`. */
+  path: string;
+  summary: string;
+  tag: string;
+  /** Request body schema: the route then parses a JSON body. */
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** Success status and the schema of its body. */
+  status: number;
+  response?: z.ZodType;
+  /** False for the few public routes (the OpenAPI document itself). */
+  authenticated?: boolean;
+}
+
+/**
+ * Routes are declared once with their schemas: the same declaration drives the router, the body parser and the
+ * OpenAPI document, so the document cannot drift from what is enforced.
+ */
+export class ApiRouter {
+  readonly router = new Router();
+  readonly specs: Array<RouteSpec & { fullPath: string }> = [];
+
+  constructor(
+    private readonly prefix: string,
+    private readonly bodyLimitBytes: number,
+  ) {}
+
+  route(spec: RouteSpec, handler: (ctx: Context) => Promise<void>): void {
+    const fullPath = this.prefix + spec.path;
+    this.specs.push({ ...spec, fullPath });
+    const chain: Middleware[] = [];
+    if (spec.body) chain.push(jsonBody(this.bodyLimitBytes));
+    chain.push(async (ctx) => {
+      await handler(ctx);
+      if (ctx.body !== undefined && ctx.status === 200 && spec.status !== 200) ctx.status = spec.status;
+    });
+    this.router[spec.method](fullPath, ...(chain as [Middleware]));
+  }
+
+  /** A route outside the prefix (e.g. `/openapi.json`). */
+  raw(spec: RouteSpec & { fullPath: string }, handler: (ctx: Context) => Promise<void>): void {
+    this.specs.push(spec);
+    this.router[spec.method](spec.fullPath, handler as Middleware);
+  }
+}

@@ -1,0 +1,59 @@
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import {
+  AppError,
+  InternalError,
+  InvalidJsonError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+} from './errors';
+
+/** Errors raised by the body parser (raw-body / co-body) carry a `type` and a `status`. */
+function fromParserError(err: unknown): AppError | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const { type, status } = err as { type?: unknown; status?: unknown };
+  if (type === 'entity.too.large' || status === 413) return new PayloadTooLargeError('request body is too large');
+  if (type === 'entity.parse.failed') return new InvalidJsonError('request body is not valid JSON');
+  if (type === 'encoding.unsupported' || status === 415) {
+    return new UnsupportedMediaTypeError('unsupported content encoding');
+  }
+  if (type === 'request.aborted' || type === 'request.size.invalid') {
+    return new InvalidJsonError('request body could not be read');
+  }
+  return undefined;
+}
+
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  return fromParserError(err) ?? new InternalError('internal error', undefined, { cause: err });
+}
+
+/**
+ * Outermost middleware: every failure leaves as the JSON envelope with the request id; an unmatched route is a 404 in
+ * the same shape. Only `internal` is logged as an error: the other codes are the client's doing.
+ */
+export function errorHandler(log: Logger) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError('no such route');
+    } catch (raw) {
+      const err = toAppError(raw);
+      if (err.status >= 500 && !err.retriable) {
+        log.error(
+          { err: err.cause ?? err, requestId: ctx.state.requestId, route: ctx._matchedRoute },
+          'request failed',
+        );
+      } else if (err.status >= 500) {
+        log.warn({ err: err.cause ?? err, code: err.code, requestId: ctx.state.requestId }, 'dependency failed');
+      }
+      ctx.status = err.status;
+      if (err.headers) ctx.set(err.headers);
+      const body: Record<string, unknown> = { code: err.code, message: err.message };
+      if (err.details !== undefined) body.details = err.details;
+      body.requestId = ctx.state.requestId;
+      ctx.body = { error: body };
+    }
+  };
+}

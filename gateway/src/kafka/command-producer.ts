@@ -1,0 +1,137 @@
+import type { Message, Producer, TopicMessages } from 'kafkajs';
+import type { Logger } from 'pino';
+import { UnavailableError } from '../http/errors';
+
+export interface OutgoingCommand {
+  topic: string;
+  key: string;
+  /** Command id: also the `event-id` header. */
+  id: string;
+  type: string;
+  value: unknown;
+}
+
+interface Pending {
+  topic: string;
+  message: Message;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export interface CommandProducerOptions {
+  /** Commands per Kafka request at most. */
+  batchMax: number;
+  /** How long a command waits for others to join its request, ms (0: the next tick). */
+  lingerMs: number;
+  /** A send that has not settled by then fails the waiting requests, ms. */
+  sendTimeoutMs: number;
+}
+
+/**
+ * Produces commands and resolves each `send` only once Kafka acknowledged it (acks from every in-sync replica).
+ * Concurrent sends are grouped into one `sendBatch` so throughput does not cost one round trip per request; a failed or
+ * timed-out batch rejects each of its commands with `unavailable` (the client retries: nothing answered 2xx is lost).
+ * The producer connects lazily and again after a failure, so Kafka coming back is picked up without a restart.
+ */
+export class CommandProducer {
+  private queue: Pending[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private connecting: Promise<void> | undefined;
+  private connected = false;
+  private inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly producer: Producer,
+    private readonly options: CommandProducerOptions,
+    private readonly log: Logger,
+  ) {
+    producer.on(producer.events.DISCONNECT, () => {
+      this.connected = false;
+    });
+  }
+
+  get isConnected(): boolean {
+    return this.connected;
+  }
+
+  connect(): Promise<void> {
+    if (this.connected) return Promise.resolve();
+    this.connecting ??= this.producer.connect().then(
+      () => {
+        this.connected = true;
+        this.connecting = undefined;
+        this.log.info('kafka producer connected');
+      },
+      (err: unknown) => {
+        this.connecting = undefined;
+        throw err;
+      },
+    );
+    return this.connecting;
+  }
+
+  send(command: OutgoingCommand): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({
+        topic: command.topic,
+        message: {
+          key: command.key,
+          value: JSON.stringify(command.value),
+          headers: { 'event-id': command.id, 'event-type': command.type },
+        },
+        resolve,
+        reject,
+      });
+      if (this.queue.length >= this.options.batchMax) this.flush();
+      else this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs);
+    });
+  }
+
+  /** Sends what is queued now; resolves when every batch sent so far has settled. */
+  async drain(): Promise<void> {
+    this.flush();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  async disconnect(): Promise<void> {
+    await this.producer.disconnect();
+    this.connected = false;
+  }
+
+  private flush(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.queue.length === 0) return;
+    const batch = this.queue;
+    this.queue = [];
+    const sending = this.sendBatch(batch);
+    this.inFlight.add(sending);
+    void sending.finally(() => this.inFlight.delete(sending));
+  }
+
+  private async sendBatch(batch: Pending[]): Promise<void> {
+    const byTopic = new Map<string, Message[]>();
+    for (const item of batch) {
+      const list = byTopic.get(item.topic);
+      if (list) list.push(item.message);
+      else byTopic.set(item.topic, [item.message]);
+    }
+    const topicMessages: TopicMessages[] = [...byTopic].map(([topic, messages]) => ({ topic, messages }));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.connect().then(() => this.producer.sendBatch({ topicMessages, acks: -1 })),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error('kafka send timed out')), this.options.sendTimeoutMs);
+        }),
+      ]);
+      for (const item of batch) item.resolve();
+    } catch (err) {
+      this.log.warn({ err, commands: batch.length }, 'kafka send failed');
+      const failure = new UnavailableError('the command could not be stored, try again', undefined, { cause: err });
+      for (const item of batch) item.reject(failure);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

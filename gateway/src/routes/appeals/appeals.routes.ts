@@ -1,0 +1,74 @@
+import type { z } from 'zod';
+import type { ApiRouter } from '../../http/api-router';
+import type { RpcResponse } from '../../grpc/moderator-client';
+import { body, query } from '../../http/validate';
+import { actorOf, principalOf, requestIdOf, type RouteDeps, idParam } from '../deps';
+import { AppealData, AppealDecisionBody, AppealList, ListAppealsQuery, type AppealView } from './appeals.schema';
+
+export function toAppealView(appeal: RpcResponse<'createAppeal'>): z.infer<typeof AppealView> {
+  return {
+    id: appeal.id,
+    user: appeal.userId,
+    status: appeal.status as 'Open' | 'Approved' | 'Rejected',
+    text: appeal.text,
+    decisionReason: appeal.decisionReason ?? null,
+    createdAt: appeal.createdAt,
+    updatedAt: appeal.updatedAt,
+  };
+}
+
+export function appealRoutes(api: ApiRouter, deps: RouteDeps): void {
+  api.route(
+    {
+      method: 'get',
+      path: '/appeals',
+      tag: 'appeals',
+      summary: 'List appeals with cursor pagination and filters.',
+      query: ListAppealsQuery,
+      status: 200,
+      response: AppealList,
+    },
+    async (ctx) => {
+      const q = query(ctx, ListAppealsQuery);
+      const result = await deps.moderator.call(
+        'listAppeals',
+        {
+          tenantId: principalOf(ctx).tenantId,
+          limit: q.limit,
+          startingAfter: q.starting_after,
+          status: q.status,
+          userId: q.user,
+        },
+        { requestId: requestIdOf(ctx) },
+      );
+      ctx.body = { data: result.appeals.map(toAppealView), has_more: result.hasMore };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/appeals/:id/decision',
+      tag: 'appeals',
+      summary: 'Approve (reinstates the user) or reject an open appeal.',
+      body: AppealDecisionBody,
+      status: 200,
+      response: AppealData,
+    },
+    async (ctx) => {
+      const input = body(ctx, AppealDecisionBody);
+      const appeal = await deps.moderator.call(
+        'decideAppeal',
+        {
+          tenantId: principalOf(ctx).tenantId,
+          appealId: idParam(ctx),
+          decision: input.decision,
+          reason: input.reason,
+          actor: actorOf(ctx),
+        },
+        { requestId: requestIdOf(ctx) },
+      );
+      ctx.body = { data: toAppealView(appeal) };
+    },
+  );
+}

@@ -1,0 +1,23 @@
+import type { Context } from 'koa';
+import type { Topics } from '@vigil/proto';
+import type { Principal } from '../auth/api-key-auth';
+import type { ModeratorClient } from '../grpc/moderator-client';
+import type { OutgoingCommand } from '../kafka/command-producer';
+import type { ConfigStore } from '../store/config-store';
+import type { WebhookStore } from '../store/webhook-store';
+
+/** What route modules need; built by `createApp`. */
+export interface RouteDeps {
+  moderator: ModeratorClient;
+  commands: { send(command: OutgoingCommand): Promise<void> };
+  topics: Topics;
+  configStore: ConfigStore;
+  webhooks: WebhookStore;
+}
+
+export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
+export const requestIdOf = (ctx: Context): string => ctx.state.requestId as string;
+/** How a human decision names who made it: the API key, never a person's name. */
+export const actorOf = (ctx: Context): string => `api_key:${principalOf(ctx).keyId}`;
+/** The `:id` path parameter (set by the router on every route that declares it). */
+export const idParam = (ctx: Context): string => String((ctx.params as Record<string, string>).id ?? '');

@@ -1,0 +1,50 @@
+import type { ApiRouter } from '../../http/api-router';
+import { body } from '../../http/validate';
+import { principalOf, requestIdOf, type RouteDeps } from '../deps';
+import { toGrpcUser } from '../shared/user-input';
+import { ModerateBody, ModerateResponse } from './moderate.schema';
+
+export function moderateRoutes(api: ApiRouter, deps: RouteDeps): void {
+  api.route(
+    {
+      method: 'post',
+      path: '/moderate',
+      tag: 'moderation',
+      summary: 'Moderate a record now and return the result (passthrough: without storing it).',
+      body: ModerateBody,
+      status: 200,
+      response: ModerateResponse,
+    },
+    async (ctx) => {
+      const input = body(ctx, ModerateBody);
+      const requestId = requestIdOf(ctx);
+      const result = await deps.moderator.call(
+        'moderate',
+        {
+          tenantId: principalOf(ctx).tenantId,
+          clientId: input.clientId,
+          clientUrl: input.clientUrl,
+          name: input.name,
+          entity: input.entity,
+          content: input.content,
+          metadataJson: input.metadata === undefined ? undefined : JSON.stringify(input.metadata),
+          user: input.user ? toGrpcUser(input.user) : undefined,
+          passthrough: input.passthrough ?? false,
+          requestId,
+        },
+        // A protected record is refused, not conflicting: 403 as in Iffy.
+        { requestId, precondition: 'forbidden' },
+      );
+      ctx.body = {
+        id: result.recordId,
+        status: result.status,
+        moderation: result.moderationId,
+        ...(result.userId ? { user: result.userId } : {}),
+        flagged: result.flagged,
+        reasons: result.reasons,
+        rules: result.rules,
+        message: 'Success',
+      };
+    },
+  );
+}

@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { RecordStatus } from '@vigil/proto';
+
+export { ModerateBody } from '../shared/record.schema';
+
+export const ModerateResponse = z.object({
+  id: z.string().meta({ description: 'Record id (rec_…), derived from the clientId.' }),
+  status: RecordStatus,
+  moderation: z.string().meta({ description: 'Moderation id.' }),
+  user: z.string().optional().meta({ description: 'User id (usr_…), when a user was sent.' }),
+  flagged: z.boolean(),
+  reasons: z.array(z.string()),
+  rules: z.array(z.string()).meta({ description: 'Ids of the rules that flagged.' }),
+  message: z.literal('Success'),
+});

@@ -1,0 +1,141 @@
+import type { z } from 'zod';
+import type { ApiRouter } from '../../http/api-router';
+import type { RpcResponse } from '../../grpc/moderator-client';
+import { body, query } from '../../http/validate';
+import { actorOf, principalOf, requestIdOf, type RouteDeps, idParam } from '../deps';
+import { parseMetadata } from '../shared/paging.schema';
+import {
+  ListRecordsQuery,
+  ManualModerationBody,
+  RecordData,
+  RecordEvents,
+  RecordList,
+  type RecordView,
+} from './records.schema';
+
+export function toRecordView(record: RpcResponse<'getRecord'>): z.infer<typeof RecordView> {
+  return {
+    id: record.id,
+    clientId: record.clientId,
+    clientUrl: record.clientUrl ?? null,
+    name: record.name ?? null,
+    entity: record.entity,
+    protected: record.protected,
+    metadata: parseMetadata(record.metadataJson),
+    moderationStatus: (record.status as 'Compliant' | 'Flagged' | undefined) ?? null,
+    moderationStatusCreatedAt: record.statusUpdatedAt ?? null,
+    moderationStatusVia: record.statusUpdatedVia ?? null,
+    moderationPending: record.moderationPending,
+    reasons: record.reasons,
+    rules: record.rules,
+    user: record.userId ?? null,
+    passthrough: record.passthrough,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
+  api.route(
+    {
+      method: 'get',
+      path: '/records',
+      tag: 'records',
+      summary: 'List records, oldest first, with cursor pagination and filters.',
+      query: ListRecordsQuery,
+      status: 200,
+      response: RecordList,
+    },
+    async (ctx) => {
+      const q = query(ctx, ListRecordsQuery);
+      const result = await deps.moderator.call(
+        'listRecords',
+        {
+          tenantId: principalOf(ctx).tenantId,
+          limit: q.limit,
+          startingAfter: q.starting_after,
+          endingBefore: q.starting_after ? undefined : q.ending_before,
+          clientId: q.clientId,
+          entity: q.entity,
+          status: q.status,
+          userId: q.user,
+        },
+        { requestId: requestIdOf(ctx) },
+      );
+      ctx.body = { data: result.records.map(toRecordView), has_more: result.hasMore };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/records/:id',
+      tag: 'records',
+      summary: 'Get a record.',
+      status: 200,
+      response: RecordData,
+    },
+    async (ctx) => {
+      const record = await deps.moderator.call(
+        'getRecord',
+        { tenantId: principalOf(ctx).tenantId, recordId: idParam(ctx) },
+        { requestId: requestIdOf(ctx) },
+      );
+      ctx.body = { data: toRecordView(record) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/records/:id/events',
+      tag: 'records',
+      summary: "A record's history: its stored events, oldest first.",
+      status: 200,
+      response: RecordEvents,
+    },
+    async (ctx) => {
+      const result = await deps.moderator.call(
+        'getRecordEvents',
+        { tenantId: principalOf(ctx).tenantId, recordId: idParam(ctx) },
+        { requestId: requestIdOf(ctx) },
+      );
+      ctx.body = {
+        data: result.events.map((event) => ({
+          id: event.id,
+          type: event.type,
+          version: event.version,
+          occurredAt: event.occurredAt,
+          data: parseMetadata(event.dataJson),
+        })),
+      };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/records/:id/moderations',
+      tag: 'records',
+      summary: 'Moderate a record by hand (sticky: automation will not override it).',
+      body: ManualModerationBody,
+      status: 200,
+      response: RecordData,
+    },
+    async (ctx) => {
+      const input = body(ctx, ManualModerationBody);
+      const record = await deps.moderator.call(
+        'moderateRecordManually',
+        {
+          tenantId: principalOf(ctx).tenantId,
+          recordId: idParam(ctx),
+          status: input.status,
+          reason: input.reason,
+          actor: actorOf(ctx),
+        },
+        { requestId: requestIdOf(ctx), precondition: 'forbidden' },
+      );
+      ctx.body = { data: toRecordView(record) };
+    },
+  );
+}

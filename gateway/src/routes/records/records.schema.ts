@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { RecordStatus } from '@vigil/proto';
+import { dataOf, listOf, paging } from '../shared/paging.schema';
+
+export const ListRecordsQuery = z.object({
+  ...paging,
+  clientId: z.string().min(1).optional(),
+  entity: z.string().min(1).optional(),
+  status: RecordStatus.optional(),
+  user: z.string().min(1).optional().meta({ description: 'User id (usr_…).' }),
+});
+
+export const ManualModerationBody = z.strictObject({
+  status: RecordStatus,
+  reason: z.string().min(1).max(2000),
+});
+
+export const RecordView = z.object({
+  id: z.string(),
+  clientId: z.string(),
+  clientUrl: z.string().nullable(),
+  name: z.string().nullable().meta({ description: 'Null for records moderated in passthrough mode.' }),
+  entity: z.string(),
+  protected: z.boolean(),
+  metadata: z.record(z.string(), z.unknown()),
+  moderationStatus: RecordStatus.nullable(),
+  moderationStatusCreatedAt: z.string().nullable(),
+  moderationStatusVia: z.string().nullable(),
+  moderationPending: z.boolean(),
+  reasons: z.array(z.string()),
+  rules: z.array(z.string()),
+  user: z.string().nullable(),
+  passthrough: z.boolean(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const RecordEventView = z.object({
+  id: z.string(),
+  type: z.string(),
+  version: z.number(),
+  occurredAt: z.string(),
+  data: z.unknown(),
+});
+
+export const RecordList = listOf(RecordView);
+export const RecordData = dataOf(RecordView);
+export const RecordEvents = dataOf(z.array(RecordEventView));

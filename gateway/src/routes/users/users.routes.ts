@@ -1,0 +1,120 @@
+import type { z } from 'zod';
+import type { ApiRouter } from '../../http/api-router';
+import type { RpcResponse } from '../../grpc/moderator-client';
+import { body, query } from '../../http/validate';
+import { toAppealView } from '../appeals/appeals.routes';
+import { AppealData } from '../appeals/appeals.schema';
+import { actorOf, principalOf, requestIdOf, type RouteDeps, idParam } from '../deps';
+import { parseMetadata } from '../shared/paging.schema';
+import { CreateAppealBody, ListUsersQuery, UserData, UserList, UserStatusBody, type UserView } from './users.schema';
+
+export function toUserView(user: RpcResponse<'getUser'>): z.infer<typeof UserView> {
+  return {
+    id: user.id,
+    clientId: user.clientId,
+    clientUrl: user.clientUrl ?? null,
+    email: user.email ?? null,
+    name: user.name ?? null,
+    username: user.username ?? null,
+    protected: user.protected,
+    metadata: parseMetadata(user.metadataJson),
+    actionStatus: (user.status as 'Compliant' | 'Suspended' | 'Banned' | undefined) ?? null,
+    actionStatusCreatedAt: user.statusUpdatedAt ?? null,
+    actionStatusVia: user.statusUpdatedVia ?? null,
+    flaggedRecordsCount: user.flaggedRecordsCount,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+  };
+}
+
+export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
+  api.route(
+    {
+      method: 'get',
+      path: '/users',
+      tag: 'users',
+      summary: 'List users, oldest first, with cursor pagination and filters.',
+      query: ListUsersQuery,
+      status: 200,
+      response: UserList,
+    },
+    async (ctx) => {
+      const q = query(ctx, ListUsersQuery);
+      const result = await deps.moderator.call(
+        'listUsers',
+        {
+          tenantId: principalOf(ctx).tenantId,
+          limit: q.limit,
+          startingAfter: q.starting_after,
+          endingBefore: q.starting_after ? undefined : q.ending_before,
+          clientId: q.clientId,
+          email: q.email,
+          status: q.status,
+        },
+        { requestId: requestIdOf(ctx) },
+      );
+      ctx.body = { data: result.users.map(toUserView), has_more: result.hasMore };
+    },
+  );
+
+  api.route(
+    { method: 'get', path: '/users/:id', tag: 'users', summary: 'Get a user.', status: 200, response: UserData },
+    async (ctx) => {
+      const user = await deps.moderator.call(
+        'getUser',
+        { tenantId: principalOf(ctx).tenantId, userId: idParam(ctx) },
+        { requestId: requestIdOf(ctx) },
+      );
+      ctx.body = { data: toUserView(user) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/users/:id/status',
+      tag: 'users',
+      summary: 'Suspend, ban or reinstate a user by hand (sticky; refused with 403 for a protected user).',
+      body: UserStatusBody,
+      status: 200,
+      response: UserData,
+    },
+    async (ctx) => {
+      const input = body(ctx, UserStatusBody);
+      const user = await deps.moderator.call(
+        'setUserStatus',
+        {
+          tenantId: principalOf(ctx).tenantId,
+          userId: idParam(ctx),
+          status: input.status,
+          reason: input.reason,
+          actor: actorOf(ctx),
+        },
+        { requestId: requestIdOf(ctx), precondition: 'forbidden' },
+      );
+      ctx.body = { data: toUserView(user) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/users/:id/appeals',
+      tag: 'appeals',
+      summary: 'File an appeal for a suspended or banned user (409 otherwise).',
+      body: CreateAppealBody,
+      status: 201,
+      response: AppealData,
+    },
+    async (ctx) => {
+      const input = body(ctx, CreateAppealBody);
+      const appeal = await deps.moderator.call(
+        'createAppeal',
+        { tenantId: principalOf(ctx).tenantId, userId: idParam(ctx), text: input.text },
+        { requestId: requestIdOf(ctx) },
+      );
+      ctx.status = 201;
+      ctx.body = { data: toAppealView(appeal) };
+    },
+  );
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { UserStatus } from '@vigil/proto';
+import { dataOf, listOf, paging } from '../shared/paging.schema';
+
+export const ListUsersQuery = z.object({
+  ...paging,
+  clientId: z.string().min(1).optional(),
+  email: z.string().min(1).optional(),
+  status: UserStatus.optional(),
+});
+
+export const UserStatusBody = z.strictObject({
+  status: UserStatus,
+  reason: z.string().min(1).max(2000),
+});
+
+export const CreateAppealBody = z.strictObject({ text: z.string().min(1).max(5000) });
+
+export const UserView = z.object({
+  id: z.string(),
+  clientId: z.string(),
+  clientUrl: z.string().nullable(),
+  email: z.string().nullable(),
+  name: z.string().nullable(),
+  username: z.string().nullable(),
+  protected: z.boolean(),
+  metadata: z.record(z.string(), z.unknown()),
+  actionStatus: UserStatus.nullable(),
+  actionStatusCreatedAt: z.string().nullable(),
+  actionStatusVia: z.string().nullable(),
+  flaggedRecordsCount: z.number().int(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const UserList = listOf(UserView);
+export const UserData = dataOf(UserView);

@@ -1,0 +1,253 @@
+import { ulid } from 'ulid';
+import type { EndpointStateDoc, WebhookCommand, WebhookEndpointDoc } from '@vigil/proto';
+import type { Context } from 'koa';
+import type { z } from 'zod';
+import type { ApiRouter } from '../../http/api-router';
+import { ConflictError, NotFoundError } from '../../http/errors';
+import { body, query } from '../../http/validate';
+import { principalOf, type RouteDeps, idParam } from '../deps';
+import {
+  CommandAccepted,
+  CreateEndpointBody,
+  DeletedResponse,
+  DeliveryList,
+  EndpointData,
+  EndpointList,
+  ListQuery,
+  ReplayBody,
+  RotateSecretBody,
+  RotateSecretResponse,
+  UpdateEndpointBody,
+  type EndpointView,
+} from './webhook-endpoints.schema';
+
+const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
+
+/** Secrets are never shown again after creation (and rotation, for the new one). */
+export function toEndpointView(doc: WebhookEndpointDoc, state: EndpointStateDoc | null): z.infer<typeof EndpointView> {
+  return {
+    id: doc._id,
+    url: doc.url,
+    description: doc.description ?? null,
+    events: doc.events,
+    enabled: doc.enabled,
+    disabledAt: iso(state?.disabledAt),
+    disabledReason: state?.disabledReason ?? null,
+    failingSince: iso(state?.failingSince),
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+  };
+}
+
+/** The notifier's bookkeeping, not part of the log a client reads. */
+const HIDDEN_DELIVERY_FIELDS = new Set(['_id', 'tenantId', 'leaseId', 'leaseUntil']);
+
+function toDeliveryView(doc: Record<string, unknown>): Record<string, unknown> {
+  const view: Record<string, unknown> = { id: doc._id };
+  for (const [field, value] of Object.entries(doc)) {
+    if (!HIDDEN_DELIVERY_FIELDS.has(field)) view[field] = value;
+  }
+  return view;
+}
+
+export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
+  const { webhooks } = deps;
+
+  const endpointOf = async (ctx: Context): Promise<WebhookEndpointDoc> => {
+    const doc = await webhooks.get(principalOf(ctx).tenantId, idParam(ctx));
+    if (!doc) throw new NotFoundError('webhook endpoint not found');
+    return doc;
+  };
+
+  const sendCommand = async (ctx: Context, key: string, command: WebhookCommand): Promise<void> => {
+    await deps.commands.send({
+      topic: deps.topics.webhookCommands,
+      key,
+      id: command.id,
+      type: command.type,
+      value: command,
+    });
+    ctx.status = 202;
+    ctx.body = { message: 'Accepted', id: command.id };
+  };
+  const base = (ctx: Context) => ({
+    id: ulid(),
+    tenantId: principalOf(ctx).tenantId,
+    issuedAt: new Date().toISOString(),
+  });
+
+  api.route(
+    {
+      method: 'post',
+      path: '/webhook-endpoints',
+      tag: 'webhooks',
+      summary: 'Register a webhook endpoint; the response shows its signing secret, once.',
+      body: CreateEndpointBody,
+      status: 201,
+      response: EndpointData,
+    },
+    async (ctx) => {
+      const input = body(ctx, CreateEndpointBody);
+      const doc = await webhooks.create(principalOf(ctx).tenantId, input);
+      ctx.status = 201;
+      ctx.body = { data: { ...toEndpointView(doc, null), secret: doc.secrets[0]?.secret } };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/webhook-endpoints',
+      tag: 'webhooks',
+      summary: 'List webhook endpoints.',
+      query: ListQuery,
+      status: 200,
+      response: EndpointList,
+    },
+    async (ctx) => {
+      const q = query(ctx, ListQuery);
+      const { docs, hasMore } = await webhooks.list(principalOf(ctx).tenantId, q.limit, q.starting_after);
+      const states = await Promise.all(docs.map((doc) => webhooks.state(doc._id)));
+      ctx.body = { data: docs.map((doc, index) => toEndpointView(doc, states[index] ?? null)), has_more: hasMore };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/webhook-endpoints/:id',
+      tag: 'webhooks',
+      summary: 'Get a webhook endpoint with its delivery health.',
+      status: 200,
+      response: EndpointData,
+    },
+    async (ctx) => {
+      const doc = await endpointOf(ctx);
+      ctx.body = { data: toEndpointView(doc, await webhooks.state(doc._id)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'patch',
+      path: '/webhook-endpoints/:id',
+      tag: 'webhooks',
+      summary: 'Change a webhook endpoint; `enabled: true` also re-enables one the notifier disabled.',
+      body: UpdateEndpointBody,
+      status: 200,
+      response: EndpointData,
+    },
+    async (ctx) => {
+      const patch = body(ctx, UpdateEndpointBody);
+      const clean = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+      const doc = await webhooks.update(principalOf(ctx).tenantId, idParam(ctx), clean);
+      if (!doc) throw new NotFoundError('webhook endpoint not found');
+      if (patch.enabled === true) {
+        const command: WebhookCommand = { ...base(ctx), type: 'EnableEndpoint', endpointId: doc._id };
+        await deps.commands.send({
+          topic: deps.topics.webhookCommands,
+          key: doc._id,
+          id: command.id,
+          type: command.type,
+          value: command,
+        });
+      }
+      ctx.body = { data: toEndpointView(doc, await webhooks.state(doc._id)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'delete',
+      path: '/webhook-endpoints/:id',
+      tag: 'webhooks',
+      summary: 'Delete a webhook endpoint.',
+      status: 200,
+      response: DeletedResponse,
+    },
+    async (ctx) => {
+      const removed = await webhooks.remove(principalOf(ctx).tenantId, idParam(ctx));
+      if (!removed) throw new NotFoundError('webhook endpoint not found');
+      ctx.body = { id: idParam(ctx), deleted: true };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/webhook-endpoints/:id/rotate-secret',
+      tag: 'webhooks',
+      summary: 'Start signing with a new secret; the previous one keeps signing for `overlapSeconds`.',
+      body: RotateSecretBody,
+      status: 200,
+      response: RotateSecretResponse,
+    },
+    async (ctx) => {
+      const input = body(ctx, RotateSecretBody);
+      const doc = await endpointOf(ctx);
+      const rotated = await webhooks.rotateSecret(doc, input.overlapSeconds);
+      if (!rotated) throw new ConflictError('the endpoint changed meanwhile, try again');
+      ctx.body = {
+        id: doc._id,
+        secret: rotated.secret,
+        previousSecretExpiresAt: rotated.previousExpiresAt.toISOString(),
+      };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/webhook-endpoints/:id/deliveries',
+      tag: 'webhooks',
+      summary: "An endpoint's delivery log, newest first.",
+      query: ListQuery,
+      status: 200,
+      response: DeliveryList,
+    },
+    async (ctx) => {
+      const q = query(ctx, ListQuery);
+      const doc = await endpointOf(ctx);
+      const { docs, hasMore } = await webhooks.listDeliveries(doc.tenantId, doc._id, q.limit, q.starting_after);
+      ctx.body = { data: docs.map(toDeliveryView), has_more: hasMore };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/deliveries/:id/retry',
+      tag: 'webhooks',
+      summary: 'Send a delivery again now (asynchronous).',
+      status: 202,
+      response: CommandAccepted,
+    },
+    async (ctx) => {
+      const delivery = await webhooks.getDelivery(principalOf(ctx).tenantId, idParam(ctx));
+      if (!delivery) throw new NotFoundError('delivery not found');
+      await sendCommand(ctx, delivery.endpointId, { ...base(ctx), type: 'RetryDelivery', deliveryId: delivery._id });
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/webhook-endpoints/:id/replay',
+      tag: 'webhooks',
+      summary: "Re-send an endpoint's deliveries since a time (asynchronous).",
+      body: ReplayBody,
+      status: 202,
+      response: CommandAccepted,
+    },
+    async (ctx) => {
+      const input = body(ctx, ReplayBody);
+      const doc = await endpointOf(ctx);
+      await sendCommand(ctx, doc._id, {
+        ...base(ctx),
+        type: 'ReplayEndpoint',
+        endpointId: doc._id,
+        since: new Date(input.since).toISOString(),
+      });
+    },
+  );
+}

@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { WebhookEventName } from '@vigil/proto';
+import { dataOf, listOf, paging } from '../shared/paging.schema';
+
+const EndpointUrl = z.url({ protocol: /^https?$/ }).max(2048);
+
+export const CreateEndpointBody = z.strictObject({
+  url: EndpointUrl,
+  description: z.string().max(500).optional(),
+  events: z.array(WebhookEventName).max(20).default([]).meta({ description: 'Events to receive; empty: all.' }),
+  enabled: z.boolean().default(true),
+});
+
+export const UpdateEndpointBody = z
+  .strictObject({
+    url: EndpointUrl.optional(),
+    description: z.string().max(500).optional(),
+    events: z.array(WebhookEventName).max(20).optional(),
+    enabled: z.boolean().optional(),
+  })
+  .refine((patch) => Object.values(patch).some((value) => value !== undefined), { message: 'nothing to change' });
+
+export const RotateSecretBody = z.strictObject({
+  overlapSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .max(7 * 86400)
+    .default(86400)
+    .meta({ description: 'How long the previous secret keeps signing, seconds (default one day).' }),
+});
+
+export const ReplayBody = z.strictObject({
+  since: z.iso.datetime({ offset: true }).meta({ description: 'Re-send the deliveries created since then.' }),
+});
+
+export const ListQuery = z.object({ limit: paging.limit, starting_after: paging.starting_after });
+
+export const EndpointView = z.object({
+  id: z.string(),
+  url: z.string(),
+  description: z.string().nullable(),
+  events: z.array(WebhookEventName),
+  enabled: z.boolean(),
+  secret: z.string().optional().meta({ description: 'Only in the create response.' }),
+  disabledAt: z.string().nullable(),
+  disabledReason: z.enum(['gone', 'failing']).nullable(),
+  failingSince: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const RotateSecretResponse = z.object({
+  id: z.string(),
+  secret: z.string(),
+  previousSecretExpiresAt: z.string(),
+});
+
+export const DeletedResponse = z.object({ id: z.string(), deleted: z.literal(true) });
+export const CommandAccepted = z.object({ message: z.literal('Accepted'), id: z.string() });
+export const DeliveryList = listOf(z.record(z.string(), z.unknown()));
+export const EndpointData = dataOf(EndpointView);
+export const EndpointList = listOf(EndpointView);

@@ -1,0 +1,53 @@
+import type { Collection, Db } from 'mongodb';
+import {
+  COLLECTIONS,
+  DEFAULT_RULES,
+  DEFAULT_SETTINGS,
+  RuleSet,
+  TenantSettings,
+  type RuleSet as RuleSetType,
+  type TenantSettings as TenantSettingsType,
+} from '@vigil/proto';
+
+interface RulesDoc {
+  _id: string; // tenant id
+  rules: RuleSetType['rules'];
+  updatedAt: Date;
+}
+
+type SettingsDoc = { _id: string; updatedAt: Date } & Partial<TenantSettingsType>;
+
+/** Per-tenant rule sets and settings (`_id` = tenant id), read by the moderator. */
+export class ConfigStore {
+  private readonly rules: Collection<RulesDoc>;
+  private readonly settings: Collection<SettingsDoc>;
+
+  constructor(db: Db) {
+    this.rules = db.collection(COLLECTIONS.rules);
+    this.settings = db.collection(COLLECTIONS.settings);
+  }
+
+  async getRules(tenantId: string): Promise<RuleSetType> {
+    const doc = await this.rules.findOne({ _id: tenantId });
+    if (!doc) return DEFAULT_RULES;
+    const parsed = RuleSet.safeParse({ rules: doc.rules });
+    return parsed.success ? parsed.data : DEFAULT_RULES;
+  }
+
+  async putRules(tenantId: string, ruleSet: RuleSetType): Promise<void> {
+    await this.rules.replaceOne({ _id: tenantId }, { rules: ruleSet.rules, updatedAt: new Date() }, { upsert: true });
+  }
+
+  async getSettings(tenantId: string): Promise<TenantSettingsType> {
+    const doc = await this.settings.findOne({ _id: tenantId }, { projection: { _id: 0, updatedAt: 0 } });
+    if (!doc) return DEFAULT_SETTINGS;
+    const parsed = TenantSettings.safeParse(doc);
+    return parsed.success ? parsed.data : DEFAULT_SETTINGS;
+  }
+
+  /** Sets the given fields only; the others keep their stored value or default. */
+  async patchSettings(tenantId: string, patch: Partial<TenantSettingsType>): Promise<TenantSettingsType> {
+    await this.settings.updateOne({ _id: tenantId }, { $set: { ...patch, updatedAt: new Date() } }, { upsert: true });
+    return this.getSettings(tenantId);
+  }
+}

@@ -1,0 +1,105 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { ulid } from 'ulid';
+import { COLLECTIONS } from '@vigil/proto';
+
+export interface TenantDoc {
+  _id: string; // ten_<ulid>
+  name: string;
+  createdAt: Date;
+}
+
+export interface ApiKeyDoc {
+  _id: string; // key_<ulid>
+  tenantId: string;
+  /** SHA-256 (hex) of the full key: the key itself is never stored. */
+  hash: string;
+  /** The first characters of the key, for telling keys apart in listings. */
+  prefix: string;
+  createdAt: Date;
+  revokedAt?: Date;
+}
+
+export const KEY_PREFIX = 'vgl_';
+/** `vgl_` + 64 hex characters. */
+export const KEY_PATTERN = /^vgl_[0-9a-f]{64}$/;
+
+export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+
+export function generateKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('hex');
+}
+
+/** Constant-time equality of two hex digests of the same length. */
+export function sameHash(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'hex');
+  const right = Buffer.from(b, 'hex');
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+export const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
+
+/** Tenants and their API keys (the gateway is their only writer). */
+export class TenantStore {
+  readonly tenants: Collection<TenantDoc>;
+  readonly keys: Collection<ApiKeyDoc>;
+
+  constructor(db: Db) {
+    this.tenants = db.collection(COLLECTIONS.tenants);
+    this.keys = db.collection(COLLECTIONS.apiKeys);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.tenants.createIndex({ name: 1 }, { unique: true, name: 'name_unique' });
+    await this.keys.createIndex({ hash: 1 }, { unique: true, name: 'hash_unique' });
+    await this.keys.createIndex({ tenantId: 1 }, { name: 'tenant' });
+  }
+
+  async createTenant(name: string): Promise<TenantDoc> {
+    const doc: TenantDoc = { _id: `ten_${ulid()}`, name, createdAt: new Date() };
+    await this.tenants.insertOne(doc);
+    return doc;
+  }
+
+  listTenants(): Promise<TenantDoc[]> {
+    return this.tenants.find({}).sort({ _id: 1 }).toArray();
+  }
+
+  async findTenant(idOrName: string): Promise<TenantDoc | null> {
+    return (await this.tenants.findOne({ _id: idOrName })) ?? (await this.tenants.findOne({ name: idOrName }));
+  }
+
+  /** Creates a key and returns it in clear: the only time it is ever visible. */
+  async createKey(tenantId: string): Promise<{ doc: ApiKeyDoc; key: string }> {
+    const key = generateKey();
+    const doc: ApiKeyDoc = {
+      _id: `key_${ulid()}`,
+      tenantId,
+      hash: hashKey(key),
+      prefix: key.slice(0, KEY_PREFIX.length + 6),
+      createdAt: new Date(),
+    };
+    await this.keys.insertOne(doc);
+    return { doc, key };
+  }
+
+  /** True when the key existed and was not revoked yet. */
+  async revokeKey(keyId: string): Promise<boolean> {
+    const result = await this.keys.updateOne(
+      { _id: keyId, revokedAt: { $exists: false } },
+      { $set: { revokedAt: new Date() } },
+    );
+    return result.modifiedCount === 1;
+  }
+
+  listKeys(tenantId: string): Promise<ApiKeyDoc[]> {
+    return this.keys
+      .find({ tenantId }, { projection: { hash: 0 } })
+      .sort({ _id: 1 })
+      .toArray();
+  }
+
+  findKeyByHash(hash: string): Promise<ApiKeyDoc | null> {
+    return this.keys.findOne({ hash });
+  }
+}

@@ -1,0 +1,130 @@
+import { randomBytes } from 'node:crypto';
+import type { Collection, Db, Filter } from 'mongodb';
+import { ulid } from 'ulid';
+import { COLLECTIONS, type EndpointStateDoc, type WebhookEndpointDoc, type WebhookEventName } from '@vigil/proto';
+
+/** The notifier's delivery log entry, as far as the API shows it (the notifier owns the collection). */
+export interface DeliveryView {
+  _id: string;
+  tenantId: string;
+  endpointId: string;
+  [field: string]: unknown;
+}
+
+export const newSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+
+export interface EndpointInput {
+  url: string;
+  description?: string;
+  events: WebhookEventName[];
+  enabled: boolean;
+}
+
+/** Webhook endpoints (written here only), with read access to the notifier's state and delivery log. */
+export class WebhookStore {
+  readonly endpoints: Collection<WebhookEndpointDoc>;
+  readonly states: Collection<EndpointStateDoc>;
+  readonly deliveries: Collection<DeliveryView>;
+
+  constructor(db: Db) {
+    this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);
+    this.states = db.collection(COLLECTIONS.endpointStates);
+    this.deliveries = db.collection(COLLECTIONS.deliveries);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.endpoints.createIndex({ tenantId: 1, _id: 1 }, { name: 'tenant' });
+  }
+
+  async create(tenantId: string, input: EndpointInput): Promise<WebhookEndpointDoc> {
+    const now = new Date();
+    const doc: WebhookEndpointDoc = {
+      _id: `we_${ulid()}`,
+      tenantId,
+      url: input.url,
+      ...(input.description !== undefined ? { description: input.description } : {}),
+      events: input.events,
+      enabled: input.enabled,
+      secrets: [{ secret: newSecret(), createdAt: now }],
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.endpoints.insertOne(doc);
+    return doc;
+  }
+
+  get(tenantId: string, id: string): Promise<WebhookEndpointDoc | null> {
+    return this.endpoints.findOne({ _id: id, tenantId });
+  }
+
+  async list(tenantId: string, limit: number, startingAfter?: string) {
+    const filter: Filter<WebhookEndpointDoc> = { tenantId };
+    if (startingAfter) filter._id = { $gt: startingAfter };
+    const docs = await this.endpoints
+      .find(filter)
+      .sort({ _id: 1 })
+      .limit(limit + 1)
+      .toArray();
+    return { docs: docs.slice(0, limit), hasMore: docs.length > limit };
+  }
+
+  async update(tenantId: string, id: string, patch: Partial<EndpointInput>): Promise<WebhookEndpointDoc | null> {
+    return this.endpoints.findOneAndUpdate(
+      { _id: id, tenantId },
+      { $set: { ...patch, updatedAt: new Date() } },
+      { returnDocument: 'after' },
+    );
+  }
+
+  async remove(tenantId: string, id: string): Promise<boolean> {
+    const result = await this.endpoints.deleteOne({ _id: id, tenantId });
+    return result.deletedCount === 1;
+  }
+
+  /**
+   * Adds a new signing secret; the current ones stay valid for `overlapSeconds` (never longer than they already were)
+   * and expired ones are dropped. Guarded by `updatedAt` so two concurrent rotations cannot lose a secret: the loser
+   * gets `null` back as for a conflict.
+   */
+  async rotateSecret(
+    endpoint: WebhookEndpointDoc,
+    overlapSeconds: number,
+  ): Promise<{ doc: WebhookEndpointDoc; secret: string; previousExpiresAt: Date } | null> {
+    const now = new Date();
+    const previousExpiresAt = new Date(now.getTime() + overlapSeconds * 1000);
+    const kept = endpoint.secrets
+      .filter((entry) => entry.expiresAt === undefined || entry.expiresAt > now)
+      .map((entry) => ({
+        ...entry,
+        expiresAt: entry.expiresAt && entry.expiresAt < previousExpiresAt ? entry.expiresAt : previousExpiresAt,
+      }))
+      .filter((entry) => entry.expiresAt > now);
+    const secret = newSecret();
+    const secrets = [{ secret, createdAt: now }, ...kept];
+    const doc = await this.endpoints.findOneAndUpdate(
+      { _id: endpoint._id, tenantId: endpoint.tenantId, updatedAt: endpoint.updatedAt },
+      { $set: { secrets, updatedAt: now } },
+      { returnDocument: 'after' },
+    );
+    return doc ? { doc, secret, previousExpiresAt } : null;
+  }
+
+  state(id: string): Promise<EndpointStateDoc | null> {
+    return this.states.findOne({ _id: id });
+  }
+
+  async listDeliveries(tenantId: string, endpointId: string, limit: number, startingAfter?: string) {
+    const filter: Filter<DeliveryView> = { tenantId, endpointId };
+    if (startingAfter) filter._id = { $lt: startingAfter };
+    const docs = await this.deliveries
+      .find(filter)
+      .sort({ _id: -1 })
+      .limit(limit + 1)
+      .toArray();
+    return { docs: docs.slice(0, limit), hasMore: docs.length > limit };
+  }
+
+  getDelivery(tenantId: string, id: string): Promise<DeliveryView | null> {
+    return this.deliveries.findOne({ _id: id, tenantId });
+  }
+}
