@@ -17,7 +17,12 @@ const schema = z.object({
   KAFKA_BROKERS: z
     .string()
     .min(1)
-    .transform((value) => value.split(',').map((broker) => broker.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((broker) => broker.trim())
+        .filter(Boolean),
+    ),
   /** Prefix for every topic name. Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the events consumer. Default vigil-notifier. */
@@ -34,7 +39,12 @@ const schema = z.object({
   WEBHOOK_ALLOWED_CIDRS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean)),
+    .transform((value) =>
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
   /** Upper bound on a receiver's `Retry-After`, seconds. Default 3600. */
   WEBHOOK_RETRY_AFTER_MAX_S: z.coerce.number().min(0).default(3600),
   /** An endpoint failing without a single success for this long is disabled, seconds. Default 5 days. */

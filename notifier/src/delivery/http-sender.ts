@@ -84,7 +84,8 @@ async function readTruncated(body: AsyncIterable<Buffer> & { destroy(): unknown 
 
 function classify(err: unknown, signal: AbortSignal): SendError {
   for (let cause: unknown = err, depth = 0; cause && depth < 5; depth += 1) {
-    if (cause instanceof SsrfRefusedError || (cause as { code?: string }).code === 'ERR_SSRF_REFUSED') return 'ssrf_refused';
+    if (cause instanceof SsrfRefusedError || (cause as { code?: string }).code === 'ERR_SSRF_REFUSED')
+      return 'ssrf_refused';
     const code = (cause as { code?: string }).code;
     if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
       return 'timeout';

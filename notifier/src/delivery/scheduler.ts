@@ -221,11 +221,17 @@ export class DeliveryScheduler {
     }
     if (delay === null) {
       await store.recordAttempt(doc, attempt, { state: 'failed' });
-      log.warn({ statusCode: attempt.statusCode, error: attempt.error, attempts: doc.attemptCount + 1 }, 'webhook failed');
+      log.warn(
+        { statusCode: attempt.statusCode, error: attempt.error, attempts: doc.attemptCount + 1 },
+        'webhook failed',
+      );
       return;
     }
     await store.recordAttempt(doc, attempt, { state: 'pending', dueAt: new Date(now.getTime() + delay) });
-    log.info({ statusCode: attempt.statusCode, error: attempt.error, delayMs: delay }, 'webhook attempt failed, retrying');
+    log.info(
+      { statusCode: attempt.statusCode, error: attempt.error, delayMs: delay },
+      'webhook attempt failed, retrying',
+    );
   }
 
   /**

@@ -17,7 +17,7 @@ describe('signatureHeaders', () => {
     expect(headers['webhook-id']).toBe('msg_p5jXN8AQM9LWM0D4loKWxJek');
   });
 
-  it("signs X-Signature as Iffy does: hex HMAC of the body keyed with the secret string (fixed vector)", () => {
+  it('signs X-Signature as Iffy does: hex HMAC of the body keyed with the secret string (fixed vector)', () => {
     const headers = signatureHeaders({
       webhookId: 'msg_1',
       timestamp: 1,

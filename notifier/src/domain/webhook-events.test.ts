@@ -60,7 +60,12 @@ describe('triggerOf', () => {
     ['Compliant → Flagged', moderated({ previousStatus: 'Compliant', status: 'Flagged' }), 'record.flagged', 'mod_1'],
     ['null → Flagged', moderated({ previousStatus: null, status: 'Flagged' }), 'record.flagged', 'mod_1'],
     ['Flagged → Compliant', moderated({ previousStatus: 'Flagged', status: 'Compliant' }), 'record.compliant', 'mod_1'],
-    ['null → Compliant (as Iffy)', moderated({ previousStatus: null, status: 'Compliant' }), 'record.compliant', 'mod_1'],
+    [
+      'null → Compliant (as Iffy)',
+      moderated({ previousStatus: null, status: 'Compliant' }),
+      'record.compliant',
+      'mod_1',
+    ],
     ['user suspended', statusChanged({ status: 'Suspended' }), 'user.suspended', 'act_1'],
     ['user reinstated', statusChanged({ status: 'Compliant', previousStatus: 'Suspended' }), 'user.compliant', 'act_1'],
     ['user banned', statusChanged({ status: 'Banned' }), 'user.banned', 'act_1'],

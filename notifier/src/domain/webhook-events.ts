@@ -35,9 +35,7 @@ export type WebhookTrigger =
     };
 
 export type TriggerDecision =
-  | { kind: 'trigger'; trigger: WebhookTrigger }
-  | { kind: 'test_mode'; subjectId: string }
-  | { kind: 'none' };
+  { kind: 'trigger'; trigger: WebhookTrigger } | { kind: 'test_mode'; subjectId: string } | { kind: 'none' };
 
 const RECORD_EVENTS = { Flagged: 'record.flagged', Compliant: 'record.compliant' } as const;
 const USER_EVENTS = { Suspended: 'user.suspended', Compliant: 'user.compliant', Banned: 'user.banned' } as const;
@@ -105,7 +103,10 @@ export const deliveryIdOf = (eventId: string, endpointId: string): string => `dl
 
 const ms = (date: Date): string => String(date.getTime());
 
-type NestedUser = Pick<UserDoc, '_id' | 'clientId' | 'clientUrl' | 'protected' | 'metadata' | 'status' | 'statusUpdatedAt'>;
+type NestedUser = Pick<
+  UserDoc,
+  '_id' | 'clientId' | 'clientUrl' | 'protected' | 'metadata' | 'status' | 'statusUpdatedAt'
+>;
 
 /** Iffy's record payload. The status fields come from the event, so a later moderation cannot leak into it. */
 export function recordPayload(

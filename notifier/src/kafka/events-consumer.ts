@@ -76,7 +76,10 @@ export class EventsConsumer {
     const decision = triggerOf(event);
     if (decision.kind === 'none') return;
     if (decision.kind === 'test_mode') {
-      log.info({ eventId: event.id, subjectId: decision.subjectId, tenantId: event.tenantId }, 'webhook skipped: test mode');
+      log.info(
+        { eventId: event.id, subjectId: decision.subjectId, tenantId: event.tenantId },
+        'webhook skipped: test mode',
+      );
       return;
     }
     const { trigger } = decision;

@@ -1,0 +1,84 @@
+import { Webhook } from 'standardwebhooks';
+import { adminPortOf, spawnService, testServers, waitFor, type ServiceProcess } from '../../../deploy/test-support';
+import { SECRET, createReceiver, createWorld, recordModerated, type Receiver, type World } from './harness';
+
+let world: World;
+let hook: Receiver;
+const processes: ServiceProcess[] = [];
+
+function spawnNotifier(): ServiceProcess {
+  const servers = testServers();
+  const child = spawnService('notifier', {
+    ...world.env,
+    MONGO_URL: servers.mongoUrl,
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+    ADMIN_PORT: '0',
+  });
+  processes.push(child);
+  return child;
+}
+
+beforeAll(async () => {
+  world = await createWorld();
+  hook = await createReceiver();
+});
+
+afterAll(async () => {
+  await Promise.all(processes.map((p) => p.stop('SIGKILL')));
+  await hook.close();
+  await world.close();
+});
+
+it('delivers every webhook with the same webhook-id after the notifier is SIGKILLed mid-delivery', async () => {
+  // Phase 1: the receiver takes requests and never answers, so deliveries are in flight when the process dies.
+  let answering = false;
+  hook.handler = (_req, res) => {
+    if (answering) res.writeHead(200).end();
+  };
+  const tenant = world.tenant();
+  await tenant.endpoint(hook.url);
+  const before = await Promise.all(
+    Array.from({ length: 6 }, async (_, i) => recordModerated(tenant, await tenant.record(`crash-${i}`))),
+  );
+  const first = spawnNotifier();
+  await adminPortOf(first);
+  await world.publish(...before);
+  await waitFor(() => hook.received.length >= 3, { what: 'deliveries in flight' });
+  first.child.kill('SIGKILL');
+  await first.exited;
+  const inFlight = new Set(hook.received.map((r) => r.headers['webhook-id']));
+
+  // Events published while no notifier runs are consumed after the restart.
+  const during = await Promise.all(
+    Array.from({ length: 4 }, async (_, i) => recordModerated(tenant, await tenant.record(`down-${i}`))),
+  );
+  await world.publish(...during);
+
+  answering = true;
+  const second = spawnNotifier();
+  const events = [...before, ...during];
+  const expectedIds = events.map((e) => (e.data as { moderationId: string }).moderationId).sort();
+  await waitFor(
+    async () => {
+      const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' });
+      return docs.length === events.length;
+    },
+    { what: 'every delivery succeeded', timeoutMs: 60000 },
+  );
+
+  const verifier = new Webhook(SECRET);
+  const webhookIdBySubject = new Map<string, string>();
+  for (const request of hook.received) {
+    verifier.verify(request.body, request.headers as Record<string, string>);
+    const id = (JSON.parse(request.body) as { id: string }).id;
+    const webhookId = String(request.headers['webhook-id']);
+    // Every request for one webhook event carries one webhook-id, before and after the crash.
+    expect(webhookIdBySubject.get(id) ?? webhookId).toBe(webhookId);
+    webhookIdBySubject.set(id, webhookId);
+  }
+  expect([...webhookIdBySubject.keys()].sort()).toEqual(expectedIds);
+  for (const webhookId of inFlight) expect([...webhookIdBySubject.values()]).toContain(webhookId);
+
+  // A graceful stop exits 0.
+  expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+});

@@ -1,0 +1,384 @@
+import { createHmac } from 'node:crypto';
+import { COLLECTIONS, type EndpointStateDoc } from '@vigil/proto';
+import { Webhook } from 'standardwebhooks';
+import { ulid } from 'ulid';
+import { waitFor } from '../../../deploy/test-support';
+import {
+  SECRET,
+  createReceiver,
+  createWorld,
+  recordModerated,
+  userStatusChanged,
+  type Receiver,
+  type World,
+} from './harness';
+
+let world: World;
+const receivers: Receiver[] = [];
+const receiver = async (...args: Parameters<typeof createReceiver>) => {
+  const created = await createReceiver(...args);
+  receivers.push(created);
+  return created;
+};
+
+beforeAll(async () => {
+  world = await createWorld();
+  await world.start();
+});
+
+afterAll(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
+  await world.close();
+});
+
+const verify = (body: string, headers: Record<string, unknown>) =>
+  new Webhook(SECRET).verify(body, headers as Record<string, string>);
+
+describe('notifier deliveries', () => {
+  it('delivers record.flagged in Iffy shape, signed with Standard Webhooks and X-Signature', async () => {
+    const hook = await receiver();
+    const tenant = world.tenant();
+    await tenant.endpoint(hook.url);
+    const user = await tenant.user('u-1', {
+      status: 'Compliant',
+      statusUpdatedAt: new Date(1700000000000),
+      email: 'someone@example.com',
+      name: 'Some One',
+    });
+    const record = await tenant.record('post-1', { userId: user._id, metadata: { lang: 'en' } });
+    const event = recordModerated(tenant, record, { via: 'AI' });
+    await world.publish(event);
+
+    const [got] = await waitFor(() => (hook.received.length >= 1 ? hook.received : undefined), { what: 'webhook' });
+    expect(verify(got!.body, got!.headers)).toBeTruthy();
+    expect(got!.headers['x-signature']).toBe(createHmac('sha256', SECRET).update(got!.body).digest('hex'));
+    expect(got!.headers['content-type']).toBe('application/json');
+    expect(got!.headers['user-agent']).toBe('Vigil-Webhooks/1');
+    expect(got!.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
+    const body = JSON.parse(got!.body) as Record<string, unknown>;
+    expect(Object.keys(body)).toEqual(['event', 'timestamp', 'id', 'payload']);
+    expect(body).toEqual({
+      event: 'record.flagged',
+      timestamp: expect.stringMatching(/^\d{13}$/),
+      id: (event.data as { moderationId: string }).moderationId,
+      payload: {
+        id: record._id,
+        clientId: 'post-1',
+        name: 'Name of post-1',
+        entity: 'Post',
+        protected: false,
+        metadata: { lang: 'en' },
+        status: 'Flagged',
+        statusUpdatedAt: String(Date.parse(event.occurredAt)),
+        statusUpdatedVia: 'AI',
+        user: {
+          id: user._id,
+          clientId: 'u-1',
+          protected: false,
+          status: 'Compliant',
+          statusUpdatedAt: '1700000000000',
+        },
+      },
+    });
+    expect(got!.body).not.toContain('someone@example.com');
+
+    const [delivery] = await waitFor(async () => {
+      const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' });
+      return docs.length === 1 ? docs : undefined;
+    });
+    expect(delivery!.webhookId).toBe(got!.headers['webhook-id']);
+    expect(delivery!.attempts).toEqual([
+      expect.objectContaining({ statusCode: 200, responseBody: 'ok', durationMs: expect.any(Number) }),
+    ]);
+  });
+
+  it('delivers user.banned without email or name, and omits a passthrough record name', async () => {
+    const hook = await receiver();
+    const tenant = world.tenant();
+    await tenant.endpoint(hook.url);
+    const user = await tenant.user('u-2', { email: 'x@example.com', name: 'X', username: 'xx' });
+    const record = await tenant.record('pt-1', { name: undefined, passthrough: true });
+    const banned = userStatusChanged(tenant, user, { status: 'Banned', via: 'Manual' });
+    await world.publish(banned, recordModerated(tenant, record, { previousStatus: null, status: 'Compliant' }));
+
+    const got = await waitFor(() => (hook.received.length >= 2 ? hook.received : undefined), { what: 'webhooks' });
+    const bodies = got.map(
+      (r) => JSON.parse(r.body) as { event: string; id: string; payload: Record<string, unknown> },
+    );
+    const userEvent = bodies.find((b) => b.event === 'user.banned');
+    expect(userEvent).toEqual({
+      event: 'user.banned',
+      timestamp: expect.any(String),
+      id: (banned.data as { actionId: string }).actionId,
+      payload: {
+        id: user._id,
+        clientId: 'u-2',
+        protected: false,
+        status: 'Banned',
+        statusUpdatedAt: String(Date.parse(banned.occurredAt)),
+        statusUpdatedVia: 'Manual',
+      },
+    });
+    const recordEvent = bodies.find((b) => b.event === 'record.compliant');
+    expect(recordEvent?.payload).not.toHaveProperty('name');
+    expect(recordEvent?.payload.id).toBe(record._id);
+    for (const r of got) expect(verify(r.body, r.headers)).toBeTruthy();
+  });
+
+  it('retries a 500, a timeout and a dropped connection, then succeeds with the same webhook-id and body', async () => {
+    let calls = 0;
+    const hook = await receiver((req, res) => {
+      calls += 1;
+      if (calls === 1) res.writeHead(500).end('boom');
+      else if (calls === 2)
+        return; // never answers: the 1 s timeout fires
+      else if (calls === 3) req.socket.destroy();
+      else res.writeHead(204).end();
+    });
+    const tenant = world.tenant();
+    await tenant.endpoint(hook.url);
+    await world.publish(recordModerated(tenant, await tenant.record('retry-1')));
+
+    const [delivery] = await waitFor(
+      async () => {
+        const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' });
+        return docs.length === 1 ? docs : undefined;
+      },
+      { what: 'success after retries' },
+    );
+    expect(delivery!.attempts.map((a) => a.statusCode ?? a.error)).toEqual([500, 'timeout', 'network_error', 204]);
+    expect(delivery!.attempts[0]!.responseBody).toBe('boom');
+    expect(delivery!.attemptCount).toBe(4);
+    expect(new Set(hook.received.map((r) => r.headers['webhook-id']))).toEqual(new Set([delivery!.webhookId]));
+    expect(new Set(hook.received.map((r) => r.body)).size).toBe(1);
+    for (const r of hook.received) expect(verify(r.body, r.headers)).toBeTruthy();
+  });
+
+  it('gives up after the last scheduled retry and records every attempt', async () => {
+    const hook = await receiver((_req, res) => res.writeHead(503).end('x'.repeat(5000)));
+    const tenant = world.tenant();
+    await tenant.endpoint(hook.url);
+    await world.publish(recordModerated(tenant, await tenant.record('fail-1')));
+    const [delivery] = await waitFor(
+      async () => {
+        const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'failed' });
+        return docs.length === 1 ? docs : undefined;
+      },
+      { what: 'failed delivery' },
+    );
+    // The first attempt plus one per entry of the 0.2,0.5,1 schedule.
+    expect(delivery!.attempts).toHaveLength(4);
+    expect(delivery!.lastError).toBe('http_503');
+    expect(delivery!.attempts[0]!.responseBody).toHaveLength(1024);
+    expect(hook.received).toHaveLength(4);
+  });
+
+  it('waits for Retry-After before the next attempt', async () => {
+    let calls = 0;
+    const hook = await receiver((_req, res) => {
+      calls += 1;
+      if (calls === 1) res.writeHead(429, { 'retry-after': '2' }).end();
+      else res.writeHead(200).end();
+    });
+    const tenant = world.tenant();
+    await tenant.endpoint(hook.url);
+    await world.publish(recordModerated(tenant, await tenant.record('ra-1')));
+    await waitFor(() => hook.received.length >= 2, { what: 'second attempt' });
+    const gap = hook.received[1]!.at - hook.received[0]!.at;
+    // The schedule alone would retry after about 0.2 s.
+    expect(gap).toBeGreaterThanOrEqual(1900);
+  });
+
+  it('disables the endpoint on 410 Gone and creates no deliveries for it afterwards', async () => {
+    const hook = await receiver((_req, res) => res.writeHead(410).end());
+    const tenant = world.tenant();
+    const endpoint = await tenant.endpoint(hook.url);
+    await world.publish(recordModerated(tenant, await tenant.record('gone-1')));
+    const state = await waitFor(
+      () =>
+        world.db
+          .collection<EndpointStateDoc>(COLLECTIONS.endpointStates)
+          .findOne({ _id: endpoint._id, disabledAt: { $exists: true } }),
+      { what: 'endpoint disabled' },
+    );
+    expect(state.disabledReason).toBe('gone');
+    const [delivery] = await world.deliveries({ endpointId: endpoint._id });
+    expect(delivery!.state).toBe('failed');
+    expect(delivery!.attempts).toHaveLength(1);
+
+    // A later event for the same tenant reaches a second endpoint, not the disabled one.
+    const other = await receiver();
+    await tenant.endpoint(other.url);
+    await world.publish(recordModerated(tenant, await tenant.record('gone-2')));
+    await waitFor(() => other.received.length === 1, { what: 'other endpoint' });
+    expect(await world.deliveries({ endpointId: endpoint._id })).toHaveLength(1);
+    expect(hook.received).toHaveLength(1);
+
+    // EnableEndpoint clears the state; a replay re-sends the failed delivery.
+    hook.handler = (_req, res) => res.writeHead(200).end();
+    const now = new Date().toISOString();
+    await world.command({
+      id: ulid(),
+      tenantId: tenant.tenantId,
+      issuedAt: now,
+      type: 'EnableEndpoint',
+      endpointId: endpoint._id,
+    });
+    await world.command({
+      id: ulid(),
+      tenantId: tenant.tenantId,
+      issuedAt: now,
+      type: 'ReplayEndpoint',
+      endpointId: endpoint._id,
+      since: new Date(Date.now() - 60000).toISOString(),
+    });
+    await waitFor(() => hook.received.length === 2, { what: 'replayed delivery' });
+    expect(hook.received[1]!.headers['webhook-id']).toBe(hook.received[0]!.headers['webhook-id']);
+    await waitFor(async () => (await world.deliveries({ endpointId: endpoint._id, state: 'succeeded' })).length === 1);
+  });
+
+  it('does not follow redirects: a 3xx is a failed attempt', async () => {
+    const target = await receiver();
+    const hook = await receiver((_req, res) => res.writeHead(307, { location: target.url }).end());
+    const tenant = world.tenant();
+    await tenant.endpoint(hook.url);
+    await world.publish(recordModerated(tenant, await tenant.record('redir-1')));
+    const [delivery] = await waitFor(
+      async () => {
+        const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'failed' });
+        return docs.length === 1 ? docs : undefined;
+      },
+      { what: 'failed delivery' },
+    );
+    expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([307, 307, 307, 307]);
+    expect(target.received).toHaveLength(0);
+  });
+
+  it('creates one delivery for an event published twice, and none in test mode', async () => {
+    const hook = await receiver();
+    const tenant = world.tenant();
+    await tenant.endpoint(hook.url);
+    const record = await tenant.record('dup-1');
+    const event = recordModerated(tenant, record);
+    const testMode = recordModerated(tenant, await tenant.record('test-1'), { testMode: true });
+    await world.publish(event, testMode, event);
+    // A later event on the same stream is the barrier: everything before it was consumed.
+    const barrier = recordModerated(tenant, record, { status: 'Compliant', previousStatus: 'Flagged' });
+    await world.publish(barrier);
+    await waitFor(() => hook.received.length >= 2, { what: 'two webhooks' });
+    await waitFor(async () => (await world.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' })).length === 2);
+    const deliveries = await world.deliveries({ tenantId: tenant.tenantId });
+    expect(deliveries.map((d) => d.eventId).sort()).toEqual([event.id, barrier.id].sort());
+    expect(hook.received.map((r) => (JSON.parse(r.body) as { event: string }).event)).toEqual([
+      'record.flagged',
+      'record.compliant',
+    ]);
+  });
+
+  it('sends only the events an endpoint subscribed to, and a manual retry re-sends a delivered webhook', async () => {
+    const users = await receiver();
+    const all = await receiver();
+    const tenant = world.tenant();
+    const usersEndpoint = await tenant.endpoint(users.url, { events: ['user.suspended'] });
+    await tenant.endpoint(all.url);
+    const user = await tenant.user('sub-1');
+    await world.publish(recordModerated(tenant, await tenant.record('sub-r')), userStatusChanged(tenant, user));
+    await waitFor(() => all.received.length === 2 && users.received.length === 1, { what: 'fan-out' });
+    expect((JSON.parse(users.received[0]!.body) as { event: string }).event).toBe('user.suspended');
+
+    const delivery = await waitFor(async () => {
+      const docs = await world.deliveries({ endpointId: usersEndpoint._id, state: 'succeeded' });
+      return docs[0];
+    });
+    await world.command({
+      id: ulid(),
+      tenantId: tenant.tenantId,
+      issuedAt: new Date().toISOString(),
+      type: 'RetryDelivery',
+      deliveryId: delivery._id,
+    });
+    await waitFor(() => users.received.length === 2, { what: 'manual retry' });
+    expect(users.received[1]!.headers['webhook-id']).toBe(delivery.webhookId);
+    expect(users.received[1]!.body).toBe(users.received[0]!.body);
+    expect(all.received).toHaveLength(2);
+  });
+
+  it('delivers everything to a receiver that was down and came back', async () => {
+    const hook = await receiver();
+    const port = hook.port;
+    await hook.close();
+    const tenant = world.tenant();
+    await tenant.endpoint(`http://127.0.0.1:${port}/hook`);
+    const events = await Promise.all(
+      ['down-1', 'down-2', 'down-3'].map(async (id) => recordModerated(tenant, await tenant.record(id))),
+    );
+    await world.publish(...events);
+    await waitFor(
+      async () => {
+        const docs = await world.deliveries({ tenantId: tenant.tenantId });
+        return docs.length === 3 && docs.every((d) => d.attempts.some((a) => a.error === 'network_error'));
+      },
+      { what: 'failed attempts while down' },
+    );
+    await hook.listen();
+    await waitFor(() => hook.received.length === 3, { what: 'all webhooks after recovery', timeoutMs: 10000 });
+    const ids = hook.received.map((r) => (JSON.parse(r.body) as { id: string }).id).sort();
+    expect(ids).toEqual(events.map((e) => (e.data as { moderationId: string }).moderationId).sort());
+  });
+
+  it('keeps a slow endpoint from holding back another one, with at most 4 of its requests open', async () => {
+    let open = 0;
+    let maxOpen = 0;
+    const slow = await receiver((_req, res) => {
+      // Never answers; the notifier's 1 s timeout closes the request.
+      open += 1;
+      maxOpen = Math.max(maxOpen, open);
+      res.on('close', () => (open -= 1));
+    });
+    const fast = await receiver();
+    const slowTenant = world.tenant();
+    await slowTenant.endpoint(slow.url);
+    const fastTenant = world.tenant();
+    await fastTenant.endpoint(fast.url);
+    const slowEvents = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => recordModerated(slowTenant, await slowTenant.record(`slow-${i}`))),
+    );
+    await world.publish(...slowEvents);
+    await waitFor(() => slow.received.length >= 4, { what: 'slow endpoint saturated' });
+    const started = Date.now();
+    await world.publish(recordModerated(fastTenant, await fastTenant.record('fast-1')));
+    await waitFor(() => fast.received.length === 1, { what: 'fast endpoint', timeoutMs: 5000 });
+    // Well under the slow endpoint's 1 s timeouts: it did not wait for a slot.
+    expect(Date.now() - started).toBeLessThan(1000);
+    await waitFor(() => slow.received.length >= 8, { what: 'every slow delivery tried' });
+    expect(maxOpen).toBe(4);
+  });
+});
+
+describe('SSRF guard', () => {
+  let strict: World;
+  beforeAll(async () => {
+    strict = await createWorld();
+    await strict.start({ WEBHOOK_ALLOWED_CIDRS: '' });
+  });
+  afterAll(async () => {
+    await strict.close();
+  });
+
+  it('refuses a loopback receiver without an allow-list entry and records ssrf_refused', async () => {
+    const hook = await receiver();
+    const tenant = strict.tenant();
+    await tenant.endpoint(hook.url);
+    await tenant.endpoint(`http://localhost:${hook.port}/by-name`);
+    await strict.publish(recordModerated(tenant, await tenant.record('ssrf-1')));
+    const docs = await waitFor(
+      async () => {
+        const found = await strict.deliveries({ tenantId: tenant.tenantId });
+        return found.length === 2 && found.every((d) => d.attempts.length >= 1) ? found : undefined;
+      },
+      { what: 'refused attempts' },
+    );
+    for (const doc of docs) expect(doc.attempts[0]!.error).toBe('ssrf_refused');
+    expect(hook.received).toHaveLength(0);
+  });
+});
