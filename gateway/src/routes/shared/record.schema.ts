@@ -97,11 +97,16 @@ interface RawRecord {
   fileUrls?: string[];
 }
 
-const requireContent = (record: RawRecord, ctx: z.RefinementCtx) => {
-  if (record.content === undefined && record.text === undefined) {
-    ctx.addIssue({ code: 'custom', path: ['content'], message: 'content is required' });
-  }
+/**
+ * `content` (or legacy `text`) is required. Checked even when other fields failed (`when`), so that one response lists
+ * every problem; the value may then be anything, hence the guard.
+ */
+const hasContent = (record: unknown): boolean => {
+  if (typeof record !== 'object' || record === null) return true;
+  const { content, text } = record as RawRecord;
+  return content !== undefined || text !== undefined;
 };
+const contentRequired = { path: ['content'], message: 'content is required', when: () => true };
 
 /** Iffy's legacy top-level `text` / `fileUrls` folded into `content`; an explicit `content` wins. */
 function normalise<T extends RawRecord>(
@@ -123,14 +128,14 @@ export const ModerateBody = z
     content: z.union([z.string(), ContentObject]).optional(),
     passthrough: z.boolean().optional().meta({ description: 'Moderate without storing name, content or user PII.' }),
   })
-  .superRefine(requireContent)
+  .refine(hasContent, contentRequired)
   .transform(normalise);
 export type ModerateBody = z.output<typeof ModerateBody>;
 
 /** Ingest: content is an object; unknown top-level keys are refused. */
 export const IngestBody = z
   .strictObject({ ...recordShape, content: ContentObject.optional() })
-  .superRefine(requireContent)
+  .refine(hasContent, contentRequired)
   .transform(normalise);
 export type IngestBody = z.output<typeof IngestBody>;
 

@@ -1,0 +1,91 @@
+import { hashKey, generateKey, type ApiKeyDoc } from '../store/tenant-store';
+import { ApiKeyAuthenticator } from './api-key-auth';
+
+function lookupOf(docs: ApiKeyDoc[]) {
+  const calls: string[] = [];
+  return {
+    calls,
+    findKeyByHash: (hash: string) => {
+      calls.push(hash);
+      return Promise.resolve(docs.find((doc) => doc.hash === hash) ?? null);
+    },
+  };
+}
+
+const docFor = (key: string, extra: Partial<ApiKeyDoc> = {}): ApiKeyDoc => ({
+  _id: 'key_1',
+  tenantId: 'ten_1',
+  hash: hashKey(key),
+  prefix: key.slice(0, 10),
+  createdAt: new Date(),
+  ...extra,
+});
+
+describe('API key authentication', () => {
+  it('generates vgl_ keys of 32 random bytes in hex', () => {
+    const key = generateKey();
+    expect(key).toMatch(/^vgl_[0-9a-f]{64}$/);
+    expect(generateKey()).not.toBe(key);
+  });
+
+  it('resolves a valid key to its tenant and then serves it from the cache', async () => {
+    const key = generateKey();
+    const lookup = lookupOf([docFor(key)]);
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10 });
+    expect(await auth.authenticate(key)).toEqual({ tenantId: 'ten_1', keyId: 'key_1' });
+    expect(await auth.authenticate(key)).toEqual({ tenantId: 'ten_1', keyId: 'key_1' });
+    expect(lookup.calls).toHaveLength(1);
+  });
+
+  it('refuses malformed keys without a lookup', async () => {
+    const lookup = lookupOf([]);
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10 });
+    for (const key of ['', 'vgl_', 'iffy_' + 'a'.repeat(64), 'vgl_' + 'g'.repeat(64), 'vgl_' + 'a'.repeat(63)]) {
+      expect(await auth.authenticate(key)).toBeNull();
+    }
+    expect(lookup.calls).toHaveLength(0);
+  });
+
+  it('refuses an unknown or revoked key', async () => {
+    const revoked = generateKey();
+    const auth = new ApiKeyAuthenticator(lookupOf([docFor(revoked, { revokedAt: new Date() })]), {
+      ttlMs: 30000,
+      maxEntries: 10,
+    });
+    expect(await auth.authenticate(revoked)).toBeNull();
+    expect(await auth.authenticate(generateKey())).toBeNull();
+  });
+
+  it('looks the key up again once the cache entry expired (revocation takes effect)', async () => {
+    const key = generateKey();
+    const docs = [docFor(key)];
+    const lookup = lookupOf(docs);
+    let now = 1000;
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10, now: () => now });
+    expect(await auth.authenticate(key)).not.toBeNull();
+    docs[0] = docFor(key, { revokedAt: new Date() });
+    now += 29999;
+    expect(await auth.authenticate(key)).not.toBeNull();
+    now += 2;
+    expect(await auth.authenticate(key)).toBeNull();
+    expect(lookup.calls).toHaveLength(2);
+  });
+
+  it('keeps at most maxEntries keys, evicting the oldest', async () => {
+    const keys = [generateKey(), generateKey(), generateKey()];
+    const lookup = lookupOf(keys.map((key, i) => docFor(key, { _id: `key_${i}` })));
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 2 });
+    for (const key of keys) await auth.authenticate(key);
+    await auth.authenticate(keys[2]!);
+    await auth.authenticate(keys[0]!);
+    expect(lookup.calls).toHaveLength(4);
+  });
+
+  it('shares one lookup between concurrent first requests', async () => {
+    const key = generateKey();
+    const lookup = lookupOf([docFor(key)]);
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10 });
+    await Promise.all([auth.authenticate(key), auth.authenticate(key), auth.authenticate(key)]);
+    expect(lookup.calls).toHaveLength(1);
+  });
+});

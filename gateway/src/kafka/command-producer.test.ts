@@ -1,0 +1,64 @@
+import { EventEmitter } from 'node:events';
+import type { Producer, ProducerBatch } from 'kafkajs';
+import pino from 'pino';
+import { CommandProducer } from './command-producer';
+
+/** A stand-in with the two methods the batcher uses; the real producer is exercised in the integration tests. */
+function fakeProducer(behaviour: (batch: ProducerBatch) => Promise<unknown>) {
+  const batches: ProducerBatch[] = [];
+  const emitter = new EventEmitter();
+  const producer = {
+    events: { DISCONNECT: 'producer.disconnect' },
+    on: (event: string, listener: () => void) => emitter.on(event, listener),
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    sendBatch: (batch: ProducerBatch) => {
+      batches.push(batch);
+      return behaviour(batch);
+    },
+  };
+  return { producer: producer as unknown as Producer, batches };
+}
+
+const log = pino({ level: 'silent' });
+const command = (i: number, topic = 't') => ({ topic, key: `k${i}`, id: `id${i}`, type: 'IngestRecord', value: { i } });
+
+describe('command producer', () => {
+  it('groups concurrent sends into one batch with acks from all replicas and the event headers', async () => {
+    const { producer, batches } = fakeProducer(() => Promise.resolve([]));
+    const commands = new CommandProducer(producer, { batchMax: 100, lingerMs: 5, sendTimeoutMs: 1000 }, log);
+    await Promise.all([command(1), command(2), command(3, 'other')].map((c) => commands.send(c)));
+    expect(batches).toHaveLength(1);
+    expect(batches[0]!.acks).toBe(-1);
+    const messages = batches[0]!.topicMessages!.flatMap((tm) => tm.messages.map((m) => ({ topic: tm.topic, ...m })));
+    expect(messages).toEqual([
+      { topic: 't', key: 'k1', value: '{"i":1}', headers: { 'event-id': 'id1', 'event-type': 'IngestRecord' } },
+      { topic: 't', key: 'k2', value: '{"i":2}', headers: { 'event-id': 'id2', 'event-type': 'IngestRecord' } },
+      { topic: 'other', key: 'k3', value: '{"i":3}', headers: { 'event-id': 'id3', 'event-type': 'IngestRecord' } },
+    ]);
+  });
+
+  it('starts a batch as soon as batchMax commands wait', async () => {
+    const { producer, batches } = fakeProducer(() => Promise.resolve([]));
+    const commands = new CommandProducer(producer, { batchMax: 2, lingerMs: 1000, sendTimeoutMs: 5000 }, log);
+    await Promise.all([commands.send(command(1)), commands.send(command(2))]);
+    expect(batches).toHaveLength(1);
+  });
+
+  it('rejects every command of a failed batch with unavailable', async () => {
+    const { producer } = fakeProducer(() => Promise.reject(new Error('broker down')));
+    const commands = new CommandProducer(producer, { batchMax: 10, lingerMs: 1, sendTimeoutMs: 1000 }, log);
+    const results = await Promise.allSettled([commands.send(command(1)), commands.send(command(2))]);
+    expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    expect(results.map((r) => (r as PromiseRejectedResult).reason as { code: string }).map((e) => e.code)).toEqual([
+      'unavailable',
+      'unavailable',
+    ]);
+  });
+
+  it('rejects a send that has not been acknowledged within the send timeout', async () => {
+    const { producer } = fakeProducer(() => new Promise(() => undefined));
+    const commands = new CommandProducer(producer, { batchMax: 10, lingerMs: 0, sendTimeoutMs: 20 }, log);
+    await expect(commands.send(command(1))).rejects.toMatchObject({ code: 'unavailable', status: 503 });
+  });
+});
