@@ -51,7 +51,11 @@ async function initTopics(config, log) {
       try {
         await admin.createTopics({
           waitForLeaders: true,
-          topics: missing.map((topic) => ({ topic, numPartitions: config.partitions, replicationFactor: config.replicationFactor })),
+          topics: missing.map((topic) => ({
+            topic,
+            numPartitions: config.partitions,
+            replicationFactor: config.replicationFactor,
+          })),
         });
       } catch (err) {
         // A service (the moderator creates its own topics when missing) may have won the race: fine.
@@ -68,7 +72,10 @@ async function initTopics(config, log) {
         log.warn({ topic: name, from: partitions.length, to: config.partitions }, 'topic partitions grown');
       } else {
         short.push(name);
-        log.warn({ topic: name, partitions: partitions.length, wanted: config.partitions }, 'topic has fewer partitions than configured');
+        log.warn(
+          { topic: name, partitions: partitions.length, wanted: config.partitions },
+          'topic has fewer partitions than configured',
+        );
       }
     }
     log.info({ topics: wanted.length, short: short.length }, 'topics ready');

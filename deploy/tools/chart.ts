@@ -11,7 +11,12 @@ export const CHART_DIR = path.resolve(__dirname, '..', 'helm', 'vigil');
 
 /** A rendered Kubernetes object, loosely typed: tests read the fields they check. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; [key: string]: any }; [key: string]: any };
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; [key: string]: any };
+  [key: string]: any;
+};
 
 export interface Rendered {
   /** helm's output as is (YAML with `# Source:` comments). */
@@ -31,7 +36,10 @@ export function chartTools(): Promise<Tools> {
 export async function helm(args: string[]): Promise<string> {
   const { helm: bin } = await chartTools();
   try {
-    const { stdout } = await run(bin, args, { maxBuffer: 64 * 1024 * 1024, env: { ...process.env, HELM_CACHE_HOME: path.join(path.dirname(bin), '.helm') } });
+    const { stdout } = await run(bin, args, {
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, HELM_CACHE_HOME: path.join(path.dirname(bin), '.helm') },
+    });
     return stdout;
   } catch (err) {
     const failure = err as Error & { stderr?: string };
@@ -40,7 +48,10 @@ export async function helm(args: string[]): Promise<string> {
 }
 
 /** Renders the chart as release `vigil` with `--set` pairs and extra arguments (e.g. `-f file`). */
-export async function renderChart(set: Record<string, string | number | boolean> = {}, extra: string[] = []): Promise<Rendered> {
+export async function renderChart(
+  set: Record<string, string | number | boolean> = {},
+  extra: string[] = [],
+): Promise<Rendered> {
   // Strings go through --set-string so commas and digits stay as written; numbers and booleans keep their type.
   const setArgs = Object.entries(set).flatMap(([key, value]) => [
     typeof value === 'string' ? '--set-string' : '--set',
@@ -52,7 +63,8 @@ export async function renderChart(set: Record<string, string | number | boolean>
   for (const chunk of text.split(/^---$/m)) {
     const source = /^# Source: (.+)$/m.exec(chunk)?.[1];
     for (const doc of parseAllDocuments(chunk)) {
-      if (doc.errors.length > 0) throw new Error(`helm rendered invalid YAML in ${source}: ${doc.errors[0].message}`);
+      const [error] = doc.errors;
+      if (error) throw new Error(`helm rendered invalid YAML in ${source ?? 'an unnamed template'}: ${error.message}`);
       const value = doc.toJS() as Manifest | null;
       if (value === null) continue;
       manifests.push(value);
@@ -73,7 +85,16 @@ export interface Validation {
  */
 export async function validateManifests(yamlText: string, skipKinds: string[] = []): Promise<Validation> {
   const { kubeconform, kubernetesVersion, schemaLocation } = await chartTools();
-  const args = ['-strict', '-summary', '-output', 'text', '-kubernetes-version', kubernetesVersion, '-schema-location', schemaLocation];
+  const args = [
+    '-strict',
+    '-summary',
+    '-output',
+    'text',
+    '-kubernetes-version',
+    kubernetesVersion,
+    '-schema-location',
+    schemaLocation,
+  ];
   if (skipKinds.length > 0) args.push('-skip', skipKinds.join(','));
   return new Promise((resolve, reject) => {
     const child = execFile(kubeconform, [...args, '-'], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {

@@ -96,7 +96,17 @@ async function kubernetesSchemas(kubernetesVersion, wheelVersion) {
     const python = onPath('python3') ? 'python3' : 'python';
     say(`fetching Kubernetes ${kubernetesVersion} JSON schemas (kubernetes-validate ${wheelVersion}, first run only)`);
     const download = path.join(scratch, 'wheel');
-    await run(python, ['-m', 'pip', 'download', '--quiet', '--no-deps', '--only-binary=:all:', '--dest', download, `kubernetes-validate==${wheelVersion}`]);
+    await run(python, [
+      '-m',
+      'pip',
+      'download',
+      '--quiet',
+      '--no-deps',
+      '--only-binary=:all:',
+      '--dest',
+      download,
+      `kubernetes-validate==${wheelVersion}`,
+    ]);
     const wheel = fs.readdirSync(download).find((file) => file.endsWith('.whl'));
     if (!wheel) throw new Error('pip download produced no wheel for kubernetes-validate');
     const out = path.join(scratch, 'schemas');
@@ -125,7 +135,11 @@ async function ensureTools() {
     kubeconform,
     kubernetesVersion: VERSIONS.kubernetes,
     /** For `kubeconform -schema-location`. */
-    schemaLocation: path.join(schemaRoot, '{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}', '{{ .ResourceKind }}{{ .KindSuffix }}.json'),
+    schemaLocation: path.join(
+      schemaRoot,
+      '{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}',
+      '{{ .ResourceKind }}{{ .KindSuffix }}.json',
+    ),
     versions: VERSIONS,
   };
 }

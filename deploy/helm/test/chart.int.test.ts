@@ -1,31 +1,53 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { byKind, CHART_DIR, chartTools, helm, named, renderChart, validateManifests, type Manifest, type Rendered } from '../../tools/chart';
+import {
+  byKind,
+  CHART_DIR,
+  chartTools,
+  helm,
+  named,
+  renderChart,
+  validateManifests,
+  type Manifest,
+  type Rendered,
+} from '../../tools/chart';
 
 // The chart, checked offline: helm lint, helm template, kubeconform against the Kubernetes schemas, and the
 // properties the operations guide promises. helm and kubeconform are built into ~/.cache/vigil on a first run.
 const SERVICES = ['gateway', 'moderator', 'notifier'] as const;
 const ADMIN_PORTS = { gateway: 9090, moderator: 9091, notifier: 9092 };
 // Kafka and MongoDB are external: the only values an install must give.
-const CONNECTION = { 'mongo.url': 'mongodb://mongo-0.mongo:27017/?replicaSet=rs0', 'kafka.brokers': 'kafka-0.kafka:9092,kafka-1.kafka:9092' };
+const CONNECTION = {
+  'mongo.url': 'mongodb://mongo-0.mongo:27017/?replicaSet=rs0',
+  'kafka.brokers': 'kafka-0.kafka:9092,kafka-1.kafka:9092',
+};
 const EVERYTHING_ON = {
   'mongo.existingSecret': 'vigil-mongo',
   'kafka.existingSecret': 'vigil-kafka',
   'ingress.enabled': true,
   'networkPolicy.enabled': true,
   'serviceMonitor.enabled': true,
-  ...Object.fromEntries(SERVICES.flatMap((name) => [[`services.${name}.autoscaling.enabled`, true], [`services.${name}.pdb.enabled`, true]])),
+  ...Object.fromEntries(
+    SERVICES.flatMap((name) => [
+      [`services.${name}.autoscaling.enabled`, true],
+      [`services.${name}.pdb.enabled`, true],
+    ]),
+  ),
 };
 
 function container(deployment: Manifest): Manifest {
   const containers = deployment.spec.template.spec.containers as Manifest[];
   expect(containers).toHaveLength(1);
-  return containers[0];
+  const [first] = containers;
+  if (!first) throw new Error(`${deployment.metadata.name} has no container`);
+  return first;
 }
 
 function checksumOf(rendered: Rendered, service: string): string {
-  return named(rendered, 'Deployment', `vigil-${service}`).spec.template.metadata.annotations['checksum/config'] as string;
+  return named(rendered, 'Deployment', `vigil-${service}`).spec.template.metadata.annotations[
+    'checksum/config'
+  ] as string;
 }
 
 let scratch: string;
@@ -35,17 +57,23 @@ function valuesFile(name: string, text: string): string {
   return file;
 }
 
-beforeAll(async () => {
-  scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-chart-'));
-  // First run builds helm and kubeconform from source and fetches the schemas: minutes, then cached.
-  await chartTools();
-}, 15 * 60 * 1000);
+beforeAll(
+  async () => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-chart-'));
+    // First run builds helm and kubeconform from source and fetches the schemas: minutes, then cached.
+    await chartTools();
+  },
+  15 * 60 * 1000,
+);
 
 afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 describe('vigil chart', () => {
   test('helm lint --strict passes with only the connection values', async () => {
-    const setArgs = Object.entries(CONNECTION).flatMap(([key, value]) => ['--set-string', `${key}=${value.replace(/,/g, '\\,')}`]);
+    const setArgs = Object.entries(CONNECTION).flatMap(([key, value]) => [
+      '--set-string',
+      `${key}=${value.replace(/,/g, '\\,')}`,
+    ]);
     const output = await helm(['lint', CHART_DIR, '--strict', ...setArgs]);
     expect(output).toContain('1 chart(s) linted, 0 chart(s) failed');
   });
@@ -61,13 +89,27 @@ describe('vigil chart', () => {
       expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
       expect(result.ok).toBe(true);
       expect(rendered.manifests.map((m) => m.kind).sort()).toEqual([
-        'ConfigMap', 'ConfigMap', 'ConfigMap', 'Deployment', 'Deployment', 'Deployment', 'Job', 'Secret', 'Service', 'Service', 'Service',
+        'ConfigMap',
+        'ConfigMap',
+        'ConfigMap',
+        'Deployment',
+        'Deployment',
+        'Deployment',
+        'Job',
+        'Secret',
+        'Service',
+        'Service',
+        'Service',
       ]);
     });
 
     test('one template renders all three workloads', () => {
       const deployments = byKind(rendered, 'Deployment');
-      expect(deployments.map((d) => d.metadata.name).sort()).toEqual(['vigil-gateway', 'vigil-moderator', 'vigil-notifier']);
+      expect(deployments.map((d) => d.metadata.name).sort()).toEqual([
+        'vigil-gateway',
+        'vigil-moderator',
+        'vigil-notifier',
+      ]);
       const sources = rendered.manifests
         .map((manifest, i) => ({ kind: manifest.kind, source: rendered.sources[i] }))
         .filter(({ kind }) => kind === 'Deployment' || kind === 'Service');
@@ -86,14 +128,23 @@ describe('vigil chart', () => {
       expect(config.SHUTDOWN_TIMEOUT_MS).toBe('20000');
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
       expect(main.envFrom).toEqual([{ configMapRef: { name: `vigil-${service}` } }]);
-      expect(main.env).toContainEqual({ name: 'MONGO_URL', valueFrom: { secretKeyRef: { name: 'vigil-mongo', key: 'MONGO_URL' } } });
+      expect(main.env).toContainEqual({
+        name: 'MONGO_URL',
+        valueFrom: { secretKeyRef: { name: 'vigil-mongo', key: 'MONGO_URL' } },
+      });
       const service_ = named(rendered, 'Service', `vigil-${service}`);
-      expect(service_.spec.ports).toContainEqual(expect.objectContaining({ name: 'admin', port: ADMIN_PORTS[service], targetPort: 'admin' }));
+      expect(service_.spec.ports).toContainEqual(
+        expect.objectContaining({ name: 'admin', port: ADMIN_PORTS[service], targetPort: 'admin' }),
+      );
     });
 
     test.each(SERVICES)('%s: restricted security context and a writable /tmp only', (service) => {
       const pod = named(rendered, 'Deployment', `vigil-${service}`).spec.template.spec;
-      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 10001, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(pod.securityContext).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 10001,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
       expect(pod.automountServiceAccountToken).toBe(false);
       const main = container(named(rendered, 'Deployment', `vigil-${service}`));
       expect(main.securityContext).toMatchObject({
@@ -112,9 +163,13 @@ describe('vigil chart', () => {
       const moderator = named(rendered, 'Service', 'vigil-moderator');
       const grpc = (moderator.spec.ports as Manifest[]).find((port) => port.name === 'grpc');
       expect(grpc?.port).toBe(50051);
-      expect(named(rendered, 'ConfigMap', 'vigil-gateway').data.MODERATOR_ADDRESS).toBe(`vigil-moderator:${grpc?.port}`);
+      expect(named(rendered, 'ConfigMap', 'vigil-gateway').data.MODERATOR_ADDRESS).toBe(
+        `vigil-moderator:${grpc?.port}`,
+      );
       expect(named(rendered, 'ConfigMap', 'vigil-gateway').data.KAFKA_BROKERS).toBe(CONNECTION['kafka.brokers']);
-      expect(Buffer.from(named(rendered, 'Secret', 'vigil-mongo').data.MONGO_URL as string, 'base64').toString()).toBe(CONNECTION['mongo.url']);
+      expect(Buffer.from(named(rendered, 'Secret', 'vigil-mongo').data.MONGO_URL as string, 'base64').toString()).toBe(
+        CONNECTION['mongo.url'],
+      );
     });
 
     test('the topics Job runs before install and upgrade with the moderator image', () => {
@@ -157,14 +212,20 @@ describe('vigil chart', () => {
       expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
       expect(result.ok).toBe(true);
       const count = (kind: string) => byKind(rendered, kind).length;
-      expect([count('HorizontalPodAutoscaler'), count('PodDisruptionBudget'), count('NetworkPolicy')]).toEqual([3, 3, 3]);
+      expect([count('HorizontalPodAutoscaler'), count('PodDisruptionBudget'), count('NetworkPolicy')]).toEqual([
+        3, 3, 3,
+      ]);
       expect([count('Ingress'), count('ServiceMonitor'), count('Secret')]).toEqual([1, 1, 0]);
     });
 
     test('autoscaled Deployments leave replicas to their HPA', () => {
       for (const service of SERVICES) {
         const hpa = named(rendered, 'HorizontalPodAutoscaler', `vigil-${service}`);
-        expect(hpa.spec.scaleTargetRef).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: `vigil-${service}` });
+        expect(hpa.spec.scaleTargetRef).toEqual({
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          name: `vigil-${service}`,
+        });
         expect(named(rendered, 'Deployment', `vigil-${service}`).spec.replicas).toBeUndefined();
       }
     });
@@ -186,27 +247,54 @@ describe('vigil chart', () => {
       expect(monitor.spec.endpoints).toEqual([expect.objectContaining({ port: 'admin', path: '/metrics' })]);
       const selector = monitor.spec.selector.matchLabels as Record<string, string>;
       const selected = byKind(rendered, 'Service').filter((service) =>
-        Object.entries(selector).every(([key, value]) => (service.metadata.labels as Record<string, string>)[key] === value),
+        Object.entries(selector).every(
+          ([key, value]) => (service.metadata.labels as Record<string, string>)[key] === value,
+        ),
       );
-      expect(selected.map((service) => service.metadata.name).sort()).toEqual(['vigil-gateway', 'vigil-moderator', 'vigil-notifier']);
-      for (const service of selected) expect((service.spec.ports as Manifest[]).map((port) => port.name)).toContain('admin');
+      expect(selected.map((service) => service.metadata.name).sort()).toEqual([
+        'vigil-gateway',
+        'vigil-moderator',
+        'vigil-notifier',
+      ]);
+      for (const service of selected)
+        expect((service.spec.ports as Manifest[]).map((port) => port.name)).toContain('admin');
       const ingress = named(rendered, 'Ingress', 'vigil-gateway');
-      expect(ingress.spec.rules[0].http.paths[0].backend).toEqual({ service: { name: 'vigil-gateway', port: { name: 'http' } } });
+      expect(ingress.spec.rules[0].http.paths[0].backend).toEqual({
+        service: { name: 'vigil-gateway', port: { name: 'http' } },
+      });
     });
 
     test('only the gateway may call the moderator over gRPC', () => {
       const policy = named(rendered, 'NetworkPolicy', 'vigil-moderator');
       const grpcRule = (policy.spec.ingress as Manifest[]).find((rule) => rule.ports[0].port === 'grpc');
-      expect(grpcRule?.from).toEqual([{ podSelector: { matchLabels: named(rendered, 'Deployment', 'vigil-gateway').spec.selector.matchLabels } }]);
+      expect(grpcRule?.from).toEqual([
+        { podSelector: { matchLabels: named(rendered, 'Deployment', 'vigil-gateway').spec.selector.matchLabels } },
+      ]);
     });
   });
 
   describe('wrong values are rejected', () => {
     test.each([
-      ['replicas as a word', 'services:\n  gateway:\n    replicas: three\n', /services\.gateway\.replicas: Invalid type/],
-      ['an unknown service', 'services:\n  frontend:\n    replicas: 1\n', /Additional property frontend is not allowed/],
-      ['an image tag that is not a string', 'services:\n  moderator:\n    image:\n      tag: 1.2\n', /services\.moderator\.image\.tag: Invalid type\. Expected: string/],
-      ['a non-string env value', 'services:\n  notifier:\n    env:\n      WEBHOOK_TIMEOUT_MS: 5000\n', /WEBHOOK_TIMEOUT_MS: Invalid type/],
+      [
+        'replicas as a word',
+        'services:\n  gateway:\n    replicas: three\n',
+        /services\.gateway\.replicas: Invalid type/,
+      ],
+      [
+        'an unknown service',
+        'services:\n  frontend:\n    replicas: 1\n',
+        /Additional property frontend is not allowed/,
+      ],
+      [
+        'an image tag that is not a string',
+        'services:\n  moderator:\n    image:\n      tag: 1.2\n',
+        /services\.moderator\.image\.tag: Invalid type\. Expected: string/,
+      ],
+      [
+        'a non-string env value',
+        'services:\n  notifier:\n    env:\n      WEBHOOK_TIMEOUT_MS: 5000\n',
+        /WEBHOOK_TIMEOUT_MS: Invalid type/,
+      ],
       ['an unknown log level', 'logLevel: verbose\n', /logLevel/],
     ])('by the values schema: %s', async (_what, yaml, message) => {
       const file = valuesFile(`${_what.replace(/\W+/g, '-')}.yaml`, yaml);
@@ -214,17 +302,25 @@ describe('vigil chart', () => {
     });
 
     test('without MongoDB and Kafka addresses, with a clear message', async () => {
-      await expect(renderChart({ 'kafka.brokers': 'kafka:9092' })).rejects.toThrow(/set mongo\.url or mongo\.existingSecret/);
-      await expect(renderChart({ 'mongo.url': 'mongodb://m:27017' })).rejects.toThrow(/set kafka\.brokers or kafka\.existingSecret/);
+      await expect(renderChart({ 'kafka.brokers': 'kafka:9092' })).rejects.toThrow(
+        /set mongo\.url or mongo\.existingSecret/,
+      );
+      await expect(renderChart({ 'mongo.url': 'mongodb://m:27017' })).rejects.toThrow(
+        /set kafka\.brokers or kafka\.existingSecret/,
+      );
     });
 
     test('a grace period that does not cover the shutdown timeout', async () => {
-      await expect(renderChart({ ...CONNECTION, terminationGracePeriodSeconds: 15 })).rejects.toThrow(/terminationGracePeriodSeconds must exceed/);
+      await expect(renderChart({ ...CONNECTION, terminationGracePeriodSeconds: 15 })).rejects.toThrow(
+        /terminationGracePeriodSeconds must exceed/,
+      );
     });
 
     test('kubeconform itself rejects a broken manifest (the validation can fail)', async () => {
       const rendered = await renderChart(CONNECTION);
-      const broken = rendered.text.replace('containerPort: 9090', 'containerPort: "nine"').replace('periodSeconds: 10', 'periodSecs: 10');
+      const broken = rendered.text
+        .replace('containerPort: 9090', 'containerPort: "nine"')
+        .replace('periodSeconds: 10', 'periodSecs: 10');
       expect(broken).not.toBe(rendered.text);
       const result = await validateManifests(broken);
       expect(result.ok).toBe(false);
