@@ -16,6 +16,7 @@ export type NotifierConfig = Pick<
   | 'MONGO_DB'
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
+  | 'KAFKA_SESSION_TIMEOUT_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'WEBHOOK_RETRY_SCHEDULE_S'
   | 'WEBHOOK_TIMEOUT_MS'
@@ -89,6 +90,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const consumer = new EventsConsumer({
     kafka,
     groupId: config.KAFKA_GROUP_ID,
+    sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     topics,
     store,
     log: log.child({ component: 'events' }),

@@ -27,6 +27,11 @@ const schema = z.object({
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the events consumer. Default vigil-notifier. */
   KAFKA_GROUP_ID: z.string().min(1).default('vigil-notifier'),
+  /**
+   * Kafka consumer session timeout, milliseconds: how long a crashed instance keeps its partitions before the group
+   * hands them over. Default 30000 (the broker's minimum is usually 6000).
+   */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
   /** Retry delays after each failed attempt, comma-separated seconds. Default Standard Webhooks' schedule. */
   WEBHOOK_RETRY_SCHEDULE_S: z
     .string()

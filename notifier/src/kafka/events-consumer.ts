@@ -7,6 +7,7 @@ import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 export interface EventsConsumerOptions {
   kafka: Kafka;
   groupId: string;
+  sessionTimeoutMs: number;
   topics: Topics;
   store: DeliveryStore;
   log: Logger;
@@ -28,7 +29,13 @@ export class EventsConsumer {
   private stopping = false;
 
   constructor(private readonly options: EventsConsumerOptions) {
-    this.consumer = options.kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false });
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: options.sessionTimeoutMs,
+      // kafkajs requires the heartbeat well inside the session.
+      heartbeatInterval: Math.min(3000, Math.floor(options.sessionTimeoutMs / 3)),
+      allowAutoTopicCreation: false,
+    });
   }
 
   async start(): Promise<void> {
@@ -47,7 +54,7 @@ export class EventsConsumer {
     await this.consumer.disconnect();
   }
 
-  private async onMessage({ topic, partition, message }: EachMessagePayload): Promise<void> {
+  private async onMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
     const log = this.options.log.child({ topic, partition, offset: message.offset });
     const { retryInitialMs = 200, retryMaxMs = 5000 } = this.options;
     for (let attempt = 0; ; attempt += 1) {
@@ -61,6 +68,8 @@ export class EventsConsumer {
       } catch (err) {
         if (this.stopping) throw new Stopping('consumer stopping');
         log.warn({ err, attempt }, 'message handling failed, retrying');
+        // Keeps the partition while MongoDB is away instead of triggering a rebalance.
+        await heartbeat().catch(() => undefined);
         await new Promise((resolve) => setTimeout(resolve, Math.min(retryInitialMs * 2 ** attempt, retryMaxMs)));
       }
     }

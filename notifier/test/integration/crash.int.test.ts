@@ -79,6 +79,18 @@ it('delivers every webhook with the same webhook-id after the notifier is SIGKIL
   expect([...webhookIdBySubject.keys()].sort()).toEqual(expectedIds);
   for (const webhookId of inFlight) expect([...webhookIdBySubject.values()]).toContain(webhookId);
 
+  const metrics = await (await fetch(`http://127.0.0.1:${await adminPortOf(second)}/metrics`)).text();
+  expect(metrics).toMatch(/notifier_deliveries_total\{result="success"\} \d+/);
+  expect(metrics).toContain('notifier_delivery_duration_seconds_bucket');
+  expect(metrics).toMatch(/notifier_deliveries_due \d+/);
+
+  // Logs carry ids, never secrets, bodies, names or receiver URLs.
+  const output = first.output() + second.output();
+  expect(output).toContain('webhook delivered');
+  for (const secretOrContent of [SECRET, hook.url, 'Name of crash-0', 'record.flagged"']) {
+    expect(output).not.toContain(secretOrContent);
+  }
+
   // A graceful stop exits 0.
   expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
 });

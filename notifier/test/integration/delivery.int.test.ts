@@ -382,3 +382,34 @@ describe('SSRF guard', () => {
     expect(hook.received).toHaveLength(0);
   });
 });
+
+describe('an endpoint failing past the window', () => {
+  let short: World;
+  beforeAll(async () => {
+    short = await createWorld();
+    await short.start({ WEBHOOK_DISABLE_AFTER_S: '1', WEBHOOK_RETRY_SCHEDULE_S: '0.3,0.3,0.3,0.3,0.3,0.3,0.3,0.3' });
+  });
+  afterAll(async () => {
+    await short.close();
+  });
+
+  it('is disabled once it has failed without a success for longer than WEBHOOK_DISABLE_AFTER_S', async () => {
+    const hook = await receiver((_req, res) => res.writeHead(500).end());
+    const tenant = short.tenant();
+    const endpoint = await tenant.endpoint(hook.url);
+    await short.publish(recordModerated(tenant, await tenant.record('window-1')));
+    const state = await waitFor(
+      () =>
+        short.db
+          .collection<EndpointStateDoc>(COLLECTIONS.endpointStates)
+          .findOne({ _id: endpoint._id, disabledAt: { $exists: true } }),
+      { what: 'endpoint disabled' },
+    );
+    expect(state.disabledReason).toBe('failing');
+    expect(state.disabledAt!.getTime() - state.failingSince!.getTime()).toBeGreaterThanOrEqual(1000);
+    const [delivery] = await short.deliveries({ endpointId: endpoint._id });
+    expect(delivery!.state).toBe('failed');
+    // Stopped well before the eight scheduled retries ran out.
+    expect(delivery!.attempts.length).toBeLessThan(9);
+  });
+});
