@@ -116,8 +116,40 @@ async function kubernetesSchemas(kubernetesVersion, wheelVersion) {
   return root;
 }
 
+/**
+ * Holds a cross-process lock (a directory) while `work` runs, so parallel test workers build each tool once. A lock
+ * older than `staleMs` is a leftover of a killed run and is taken over.
+ */
+async function withLock(name, work, staleMs = 20 * 60 * 1000) {
+  fs.mkdirSync(TOOLS_DIR, { recursive: true });
+  const lock = path.join(TOOLS_DIR, `${name}.lock`);
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch (err) {
+      if (err.code !== 'EEXIST') throw err;
+      try {
+        if (Date.now() - fs.statSync(lock).mtimeMs > staleMs) fs.rmSync(lock, { recursive: true, force: true });
+      } catch {
+        // Released meanwhile: try again.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 /** Installs what is missing and returns absolute paths. */
 async function ensureTools() {
+  return withLock('install', installAll);
+}
+
+async function installAll() {
   const [helm, kubeconform, schemaRoot] = await Promise.all([
     // The release build stamps these; without them helm reports version "v3.16" and renders for Kubernetes 1.20.
     goInstall('helm', 'helm.sh/helm/v3/cmd/helm', VERSIONS.helm, [

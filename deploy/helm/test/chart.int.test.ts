@@ -126,6 +126,8 @@ describe('vigil chart', () => {
       const config = named(rendered, 'ConfigMap', `vigil-${service}`).data as Record<string, string>;
       expect(config.ADMIN_PORT).toBe(String(ADMIN_PORTS[service]));
       expect(config.SHUTDOWN_TIMEOUT_MS).toBe('20000');
+      // Services create missing topics themselves too; they must agree with the topics Job.
+      expect(config.KAFKA_TOPIC_PARTITIONS).toBe('6');
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
       expect(main.envFrom).toEqual([{ configMapRef: { name: `vigil-${service}` } }]);
       expect(main.env).toContainEqual({

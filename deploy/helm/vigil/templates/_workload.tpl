@@ -13,6 +13,7 @@ PodDisruptionBudget. Called once per service with (dict "root" $ "name" "<servic
   "MONGO_DB" $root.Values.mongo.database
   "KAFKA_TOPIC_PREFIX" $root.Values.kafka.topicPrefix
   "SHUTDOWN_TIMEOUT_MS" (toString (int $root.Values.shutdownTimeoutMs))
+  "KAFKA_TOPIC_PARTITIONS" (toString (int $root.Values.topics.partitions))
 -}}
 {{- if not $root.Values.kafka.existingSecret -}}
 {{- $_ := set $env "KAFKA_BROKERS" $root.Values.kafka.brokers -}}
@@ -22,9 +23,6 @@ PodDisruptionBudget. Called once per service with (dict "root" $ "name" "<servic
 {{- end -}}
 {{- if eq .name "gateway" -}}
 {{- $_ := set $env "MODERATOR_ADDRESS" (printf "%s-moderator:%d" (include "vigil.fullname" $root) (int $root.Values.services.moderator.ports.grpc)) -}}
-{{- end -}}
-{{- if eq .name "moderator" -}}
-{{- $_ := set $env "KAFKA_TOPIC_PARTITIONS" (toString (int $root.Values.topics.partitions)) -}}
 {{- end -}}
 {{- toYaml (merge (deepCopy $svc.env) $env) -}}
 {{- end -}}
