@@ -84,20 +84,36 @@ export interface Validation {
  * `skipKinds` lists kinds without a bundled schema (custom resources).
  */
 export async function validateManifests(yamlText: string, skipKinds: string[] = []): Promise<Validation> {
-  const { kubeconform, kubernetesVersion, schemaLocation } = await chartTools();
+  const { kubeconform, kubernetesVersions, schemaLocation } = await chartTools();
+  const results = await Promise.all(
+    kubernetesVersions.map((version) => kubeconformRun(kubeconform, version, schemaLocation, yamlText, skipKinds)),
+  );
+  return {
+    ok: results.every((result) => result.ok),
+    output: results.map((result, i) => `Kubernetes ${kubernetesVersions[i]}:\n${result.output}`).join('\n'),
+  };
+}
+
+function kubeconformRun(
+  bin: string,
+  version: string,
+  schemaLocation: string,
+  yamlText: string,
+  skipKinds: string[],
+): Promise<Validation> {
   const args = [
     '-strict',
     '-summary',
     '-output',
     'text',
     '-kubernetes-version',
-    kubernetesVersion,
+    version,
     '-schema-location',
     schemaLocation,
   ];
   if (skipKinds.length > 0) args.push('-skip', skipKinds.join(','));
   return new Promise((resolve, reject) => {
-    const child = execFile(kubeconform, [...args, '-'], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+    const child = execFile(bin, [...args, '-'], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const output = `${stdout}${stderr}`;
       if (err && typeof err.code !== 'number') reject(err);
       else resolve({ ok: !err, output });

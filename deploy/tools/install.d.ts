@@ -1,11 +1,11 @@
 export interface Tools {
   helm: string;
   kubeconform: string;
-  /** Kubernetes version the manifests are validated against, e.g. 1.29.0. */
-  kubernetesVersion: string;
+  /** Kubernetes versions the manifests are validated against, e.g. 1.29.0. */
+  kubernetesVersions: readonly string[];
   /** Template for `kubeconform -schema-location`. */
   schemaLocation: string;
-  versions: Readonly<Record<'helm' | 'kubeconform' | 'kubernetesValidate' | 'kubernetes', string>>;
+  versions: Readonly<{ helm: string; kubeconform: string; kubernetesValidate: string; kubernetes: readonly string[] }>;
 }
 export const VERSIONS: Tools['versions'];
 export const TOOLS_DIR: string;

@@ -15,8 +15,8 @@ const VERSIONS = Object.freeze({
   helm: 'v3.16.4',
   kubeconform: 'v0.6.7',
   kubernetesValidate: '1.37.0',
-  /** The Kubernetes version the rendered manifests are validated against (oldest release the chart supports). */
-  kubernetes: '1.29.0',
+  /** Kubernetes versions the rendered manifests are validated against: the oldest the chart supports, the newest. */
+  kubernetes: Object.freeze(['1.29.0', '1.37.0']),
 });
 
 /** Minor version of the k8s.io modules helm ${VERSIONS.helm} is built with (its Makefile stamps it the same way). */
@@ -89,13 +89,15 @@ if count == 0:
     sys.exit('no schemas for Kubernetes %s in %s' % (version, wheel))
 `;
 
-async function kubernetesSchemas(kubernetesVersion, wheelVersion) {
+async function kubernetesSchemas(kubernetesVersions, wheelVersion) {
   // Laid out as kubeconform's `{{ .NormalizedKubernetesVersion }}-standalone{{ .StrictSuffix }}` expects.
   const root = path.join(TOOLS_DIR, `kubernetes-json-schema-${wheelVersion}`);
-  await installAtomically(path.join(root, `v${kubernetesVersion}-standalone-strict`), async (scratch) => {
-    const python = onPath('python3') ? 'python3' : 'python';
-    say(`fetching Kubernetes ${kubernetesVersion} JSON schemas (kubernetes-validate ${wheelVersion}, first run only)`);
-    const download = path.join(scratch, 'wheel');
+  const missing = kubernetesVersions.filter((version) => !exists(path.join(root, `v${version}-standalone-strict`)));
+  if (missing.length === 0) return root;
+  const python = onPath('python3') ? 'python3' : 'python';
+  say(`fetching Kubernetes ${missing.join(', ')} JSON schemas (kubernetes-validate ${wheelVersion}, first run only)`);
+  const download = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-wheel-'));
+  try {
     await run(python, [
       '-m',
       'pip',
@@ -109,10 +111,16 @@ async function kubernetesSchemas(kubernetesVersion, wheelVersion) {
     ]);
     const wheel = fs.readdirSync(download).find((file) => file.endsWith('.whl'));
     if (!wheel) throw new Error('pip download produced no wheel for kubernetes-validate');
-    const out = path.join(scratch, 'schemas');
-    await run(python, ['-c', EXTRACT_PY, path.join(download, wheel), kubernetesVersion, out]);
-    return out;
-  });
+    for (const version of missing) {
+      await installAtomically(path.join(root, `v${version}-standalone-strict`), async (scratch) => {
+        const out = path.join(scratch, 'schemas');
+        await run(python, ['-c', EXTRACT_PY, path.join(download, wheel), version, out]);
+        return out;
+      });
+    }
+  } finally {
+    fs.rmSync(download, { recursive: true, force: true });
+  }
   return root;
 }
 
@@ -165,7 +173,7 @@ async function installAll() {
   return {
     helm,
     kubeconform,
-    kubernetesVersion: VERSIONS.kubernetes,
+    kubernetesVersions: VERSIONS.kubernetes,
     /** For `kubeconform -schema-location`. */
     schemaLocation: path.join(
       schemaRoot,

@@ -89,17 +89,8 @@ describe('vigil chart', () => {
       expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
       expect(result.ok).toBe(true);
       expect(rendered.manifests.map((m) => m.kind).sort()).toEqual([
-        'ConfigMap',
-        'ConfigMap',
-        'ConfigMap',
-        'Deployment',
-        'Deployment',
-        'Deployment',
-        'Job',
-        'Secret',
-        'Service',
-        'Service',
-        'Service',
+        ...['ConfigMap', 'ConfigMap', 'ConfigMap', 'Deployment', 'Deployment', 'Deployment', 'Job', 'Secret'],
+        ...['Service', 'Service', 'Service', 'Service'],
       ]);
     });
 
@@ -159,6 +150,16 @@ describe('vigil chart', () => {
       });
       expect(main.volumeMounts).toEqual([{ name: 'tmp', mountPath: '/tmp' }]);
       expect(pod.volumes).toEqual([{ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } }]);
+    });
+
+    test('the moderator also has a headless Service for client-side gRPC balancing', () => {
+      const headless = named(rendered, 'Service', 'vigil-moderator-headless');
+      expect(headless.spec.clusterIP).toBe('None');
+      expect(headless.spec.selector).toEqual(
+        named(rendered, 'Deployment', 'vigil-moderator').spec.selector.matchLabels,
+      );
+      expect(headless.spec.ports).toEqual([{ name: 'grpc', port: 50051, targetPort: 'grpc', protocol: 'TCP' }]);
+      expect(byKind(rendered, 'Service').filter((service) => service.spec.clusterIP === 'None')).toHaveLength(1);
     });
 
     test('the gateway reaches the moderator through its Service', () => {
@@ -253,13 +254,15 @@ describe('vigil chart', () => {
           ([key, value]) => (service.metadata.labels as Record<string, string>)[key] === value,
         ),
       );
-      expect(selected.map((service) => service.metadata.name).sort()).toEqual([
+      // The headless Service matches too but has no admin port, so it yields no scrape target.
+      const scraped = selected.filter((service) =>
+        (service.spec.ports as Manifest[]).some((port) => port.name === 'admin'),
+      );
+      expect(scraped.map((service) => service.metadata.name).sort()).toEqual([
         'vigil-gateway',
         'vigil-moderator',
         'vigil-notifier',
       ]);
-      for (const service of selected)
-        expect((service.spec.ports as Manifest[]).map((port) => port.name)).toContain('admin');
       const ingress = named(rendered, 'Ingress', 'vigil-gateway');
       expect(ingress.spec.rules[0].http.paths[0].backend).toEqual({
         service: { name: 'vigil-gateway', port: { name: 'http' } },

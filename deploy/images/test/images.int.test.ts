@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import ignore from '@balena/dockerignore';
-import { named, renderChart } from '../../tools/chart';
+import { chartTools, named, renderChart } from '../../tools/chart';
 import { ROOT, testServers, uniqueName, waitFor } from '../../test-support';
 
 // The service images, checked without a Docker daemon: each Dockerfile is parsed and held to the image rules (build
@@ -161,6 +161,14 @@ describe.each(SERVICES)('%s image', (service) => {
     expect(fs.existsSync(path.join(ROOT, service, 'dist', 'main.js'))).toBe(true);
   });
 });
+
+beforeAll(
+  async () => {
+    // Renders the chart below; the first run builds helm (minutes), later runs find it cached.
+    await chartTools();
+  },
+  15 * 60 * 1000,
+);
 
 test('the moderator image holds the script the chart topics Job runs', async () => {
   const { runtime } = parseDockerfile(fs.readFileSync(path.join(ROOT, 'moderator', 'Dockerfile'), 'utf8'));

@@ -175,6 +175,30 @@ spec:
       appProtocol: http
       {{- end }}
     {{- end }}
+{{- if $svc.service.headless }}
+---
+{{- /* One DNS record per ready pod, for gRPC clients that balance across pods themselves (HTTP/2 connections are
+long-lived: through the ClusterIP Service each client sticks to one pod). */}}
+apiVersion: v1
+kind: Service
+metadata:
+  name: {{ $fullname }}-headless
+  labels:
+    {{- include "vigil.componentLabels" . | nindent 4 }}
+spec:
+  clusterIP: None
+  selector:
+    {{- include "vigil.componentSelectorLabels" . | nindent 4 }}
+  ports:
+    {{- range $port, $number := $svc.ports }}
+    {{- if ne $port "admin" }}
+    - name: {{ $port }}
+      port: {{ $number }}
+      targetPort: {{ $port }}
+      protocol: TCP
+    {{- end }}
+    {{- end }}
+{{- end }}
 {{- if $svc.autoscaling.enabled }}
 ---
 apiVersion: autoscaling/v2
