@@ -9,13 +9,16 @@ const run = promisify(execFile);
 
 export const CHART_DIR = path.resolve(__dirname, '..', 'helm', 'vigil');
 
-/** A rendered Kubernetes object, loosely typed: tests read the fields they check. */
+/** Any field of a rendered object: tests read the fields they check and assert their shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Field = any;
+
+/** A rendered Kubernetes object, loosely typed. */
 export type Manifest = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; [key: string]: any };
-  [key: string]: any;
+  metadata: { name: string; [key: string]: Field };
+  [key: string]: Field;
 };
 
 export interface Rendered {

@@ -1,10 +1,21 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import { builtinModules } from 'node:module';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
-import ignore from '@balena/dockerignore';
 import { chartTools, named, renderChart } from '../../tools/chart';
 import { ROOT, testServers, uniqueName, waitFor } from '../../test-support';
+import {
+  assembleImage,
+  copyParts,
+  dockerignore,
+  filesUnder,
+  last,
+  only,
+  readDockerfile,
+  type Instruction,
+} from './dockerfile';
 
 // The service images, checked without a Docker daemon: each Dockerfile is parsed and held to the image rules (build
 // from the repository root, two stages, only built output in the runtime stage, non-root, exec-form CMD), and each
@@ -13,81 +24,8 @@ const SERVICES = ['gateway', 'moderator', 'notifier'] as const;
 type Service = (typeof SERVICES)[number];
 const BASE_IMAGE = 'node:20-bookworm-slim';
 
-interface Instruction {
-  keyword: string;
-  flags: Record<string, string>;
-  args: string;
-}
-
-interface Dockerfile {
-  /** ARGs declared before the first FROM, with their defaults. */
-  args: Record<string, string>;
-  build: Instruction[];
-  runtime: Instruction[];
-}
-
-const FLAG = /^--([\w-]+)=(\S+)\s+/;
-
-/** Splits a two-stage Dockerfile into instructions (continuations joined, comments dropped). */
-function parseDockerfile(text: string): Dockerfile {
-  const logical = text
-    .replace(/\\\r?\n/g, ' ')
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  const args: Record<string, string> = {};
-  const stages: Instruction[][] = [];
-  for (const line of logical) {
-    const match = /^(\S+)\s+(.*)$/.exec(line);
-    if (!match?.[1] || match[2] === undefined) throw new Error(`unparsable Dockerfile line: ${line}`);
-    const flags: Record<string, string> = {};
-    let remaining = match[2];
-    for (let flag = FLAG.exec(remaining); flag?.[1] && flag[2]; flag = FLAG.exec(remaining)) {
-      flags[flag[1]] = flag[2];
-      remaining = remaining.slice(flag[0].length);
-    }
-    const instruction: Instruction = { keyword: match[1].toUpperCase(), flags, args: remaining };
-    if (instruction.keyword === 'FROM') stages.push([]);
-    const current = stages[stages.length - 1];
-    if (current) {
-      current.push(instruction);
-      continue;
-    }
-    if (instruction.keyword !== 'ARG') throw new Error(`${instruction.keyword} before the first FROM`);
-    const [name = '', value = ''] = remaining.split('=');
-    args[name] = value;
-  }
-  const [build, runtime, ...rest] = stages;
-  if (!build || !runtime || rest.length > 0) throw new Error(`expected two stages, found ${stages.length}`);
-  return { args, build, runtime };
-}
-
-function only(stage: Instruction[], keyword: string): Instruction[] {
-  return stage.filter((instruction) => instruction.keyword === keyword);
-}
-
-function copyParts(instruction: Instruction): { sources: string[]; destination: string } {
-  const parts = instruction.args.split(/\s+/);
-  return { sources: parts.slice(0, -1), destination: parts[parts.length - 1] ?? '' };
-}
-
-function last<T>(items: T[]): T | undefined {
-  return items[items.length - 1];
-}
-
-const dockerignore = ignore().add(fs.readFileSync(path.join(ROOT, '.dockerignore'), 'utf8'));
-
-/** Every file under `dir` (relative to the repository root), without node_modules. */
-function filesUnder(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.posix.join(dir, entry.name);
-    if (entry.name === 'node_modules') return [];
-    return entry.isDirectory() ? filesUnder(relative) : [relative];
-  });
-}
-
 describe.each(SERVICES)('%s image', (service) => {
-  const dockerfile = parseDockerfile(fs.readFileSync(path.join(ROOT, service, 'Dockerfile'), 'utf8'));
+  const dockerfile = readDockerfile(service);
   const { build, runtime } = dockerfile;
   const baseOf = (stage: Instruction[]) =>
     (stage[0]?.args.split(/\s+/)[0] ?? '').replace(/^\$\{(\w+)\}$/, (_, name: string) => dockerfile.args[name] ?? '');
@@ -140,11 +78,19 @@ describe.each(SERVICES)('%s image', (service) => {
     const copies = only(runtime, 'COPY');
     const fromBuild = copies.filter((instruction) => instruction.flags.from === 'build');
     const sources = fromBuild.flatMap((instruction) => copyParts(instruction).sources);
+    // Folders the build stage creates itself (`mkdir -p`, relative to WORKDIR /app).
+    const created = only(build, 'RUN').flatMap((instruction) =>
+      [...instruction.args.matchAll(/mkdir -p ((?:[\w./-]+ ?)+)/g)].flatMap(([, paths = '']) =>
+        paths.trim().split(/\s+/),
+      ),
+    );
+    expect(created).toEqual(expect.arrayContaining([`${service}/node_modules`]));
     for (const source of sources) {
       expect(source.startsWith('/app/')).toBe(true);
-      // The same path in this checkout after `npm install` and `tsc -b`.
+      // The same path in this checkout after `npm install` and `tsc -b`, or one the build creates.
       const relative = source.slice('/app/'.length).replace(/\/$/, '') || '.';
-      expect({ source, exists: fs.existsSync(path.join(ROOT, relative)) }).toEqual({ source, exists: true });
+      const exists = created.includes(relative) || fs.existsSync(path.join(ROOT, relative));
+      expect({ source, exists }).toEqual({ source, exists: true });
       expect(relative).not.toMatch(/(^|\/)src(\/|$)/);
     }
     expect(sources).toEqual(
@@ -170,8 +116,44 @@ beforeAll(
   15 * 60 * 1000,
 );
 
+/** Bare package names a built folder requires at run time (`require("x")` in its .js files). */
+function requiredPackages(dir: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (folder: string) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const file = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (entry.name.endsWith('.js')) {
+        for (const [, specifier = ''] of fs.readFileSync(file, 'utf8').matchAll(/require\("([^"./][^"]*)"\)/g)) {
+          if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
+          const name = specifier
+            .split('/')
+            .slice(0, specifier.startsWith('@') ? 2 : 1)
+            .join('/');
+          if (!found.has(name)) found.set(name, path.relative(ROOT, file));
+        }
+      }
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+test.each(['proto', ...SERVICES])('%s declares every package its built code requires', (workspace) => {
+  // A production install (`npm install --omit=dev --workspace …`) brings only declared dependencies; in the
+  // development checkout an undeclared one is often hoisted from another workspace and goes unnoticed.
+  const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, workspace, 'package.json'), 'utf8')) as {
+    dependencies?: Record<string, string>;
+  };
+  const declared = new Set(Object.keys(manifest.dependencies ?? {}));
+  const required = requiredPackages(path.join(ROOT, workspace, 'dist'));
+  expect(required.size).toBeGreaterThan(0);
+  const undeclared = [...required].filter(([name]) => !declared.has(name)).map(([name, file]) => `${name} (${file})`);
+  expect(undeclared).toEqual([]);
+});
+
 test('the moderator image holds the script the chart topics Job runs', async () => {
-  const { runtime } = parseDockerfile(fs.readFileSync(path.join(ROOT, 'moderator', 'Dockerfile'), 'utf8'));
+  const { runtime } = readDockerfile('moderator');
   const rendered = await renderChart({ 'mongo.url': 'mongodb://m:27017', 'kafka.brokers': 'k:9092' });
   const command = named(rendered, 'Job', 'vigil-topics').spec.template.spec.containers[0].command as string[];
   const workdir = last(only(runtime, 'WORKDIR'))?.args ?? '/';
@@ -193,17 +175,30 @@ function freePort(): Promise<number> {
   });
 }
 
-describe('built services start with the chart environment', () => {
+describe('assembled images start with the chart environment', () => {
   const { kafkaBrokers, mongoUrl } = testServers();
   const children: ChildProcess[] = [];
+  let scratch: string;
+
+  beforeAll(() => {
+    scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-images-'));
+  });
 
   afterAll(() => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    fs.rmSync(scratch, { recursive: true, force: true });
   });
 
   test.each(SERVICES)(
-    '%s: /livez answers 200 on the admin port, SIGTERM exits 0',
+    '%s: built by its Dockerfile steps, /livez answers 200 on the admin port, SIGTERM exits 0',
     async (service: Service) => {
+      // The Dockerfile's own steps (npm install, tsc -b, production install), then only the runtime stage's files.
+      const image = await assembleImage(service, path.join(scratch, service));
+      expect(image.command).toEqual(['node', 'dist/main.js']);
+      expect(fs.existsSync(path.join(image.appRoot, 'src'))).toBe(false);
+      expect(fs.existsSync(path.join(image.cwd, 'src'))).toBe(false);
+      expect(fs.existsSync(path.join(image.appRoot, 'node_modules', 'typescript'))).toBe(false);
+
       const prefix = `${uniqueName('img')}.`;
       const ports: Record<string, number> = { admin: await freePort() };
       if (service === 'gateway') ports.http = await freePort();
@@ -223,10 +218,33 @@ describe('built services start with the chart environment', () => {
         'base64',
       ).toString();
 
-      // As the image runs it: WORKDIR /app/<service>, NODE_ENV from the Dockerfile, nothing else inherited.
-      const child = spawn(process.execPath, ['dist/main.js'], {
-        cwd: path.join(ROOT, service),
-        env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', ...env },
+      if (service === 'moderator') {
+        // The chart's topics Job runs `node init-topics.js` in this image: its modules must resolve in this layout.
+        const job = await new Promise<{ code: number | null; output: string }>((resolve) => {
+          const run = spawn(process.execPath, ['init-topics.js'], {
+            cwd: image.cwd,
+            env: {
+              PATH: process.env.PATH ?? '',
+              ...image.env,
+              KAFKA_BROKERS: env.KAFKA_BROKERS,
+              KAFKA_TOPIC_PREFIX: prefix,
+            },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let text = '';
+          run.stdout.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          run.stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          run.on('close', (code) => resolve({ code, output: text }));
+        });
+        expect(job.output).toContain('"msg":"topics ready"');
+        expect(job.code).toBe(0);
+      }
+
+      // As the container runs it: the image's WORKDIR, CMD and ENV plus the pod's environment, nothing inherited.
+      const [, ...args] = image.command;
+      const child = spawn(process.execPath, args, {
+        cwd: image.cwd,
+        env: { PATH: process.env.PATH ?? '', ...image.env, ...env },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       children.push(child);
@@ -237,11 +255,13 @@ describe('built services start with the chart environment', () => {
 
       await waitFor(
         async () => {
-          if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}: ${output.slice(-2000)}`);
+          if (child.exitCode !== null) return `exited with ${child.exitCode}`;
           const response = await fetch(`http://127.0.0.1:${ports.admin}/livez`);
-          return response.status === 200;
+          return response.status === 200 ? 'live' : undefined;
         },
         { timeoutMs: 30000, what: `${service} /livez` },
+      ).then((state) =>
+        expect({ state, output: state === 'live' ? '' : output.slice(-2000) }).toEqual({ state: 'live', output: '' }),
       );
       child.kill('SIGTERM');
       const code = await Promise.race([
@@ -250,6 +270,6 @@ describe('built services start with the chart environment', () => {
       ]);
       expect({ code, output: code === 0 ? '' : output.slice(-2000) }).toEqual({ code: 0, output: '' });
     },
-    90000,
+    5 * 60 * 1000,
   );
 });
