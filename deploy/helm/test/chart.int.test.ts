@@ -139,6 +139,7 @@ describe('vigil chart', () => {
         seccompProfile: { type: 'RuntimeDefault' },
       });
       expect(pod.automountServiceAccountToken).toBe(false);
+      expect(pod.enableServiceLinks).toBe(false);
       const main = container(named(rendered, 'Deployment', `vigil-${service}`));
       expect(main.securityContext).toMatchObject({
         runAsNonRoot: true,
@@ -276,6 +277,23 @@ describe('vigil chart', () => {
         { podSelector: { matchLabels: named(rendered, 'Deployment', 'vigil-gateway').spec.selector.matchLabels } },
       ]);
     });
+  });
+
+  test('a long release name keeps every Service name a valid DNS label', async () => {
+    const release = 'a-rather-long-release-name-for-a-production-cluster-x';
+    expect(release.length).toBe(53); // Helm's own limit
+    const output = await helm([
+      'template',
+      release,
+      CHART_DIR,
+      '--set-string',
+      'mongo.url=mongodb://m:27017',
+      '--set-string',
+      'kafka.brokers=k:9092',
+    ]);
+    const names = [...output.matchAll(/^kind: Service\nmetadata:\n {2}name: (\S+)$/gm)].map(([, name = '']) => name);
+    expect(names).toHaveLength(4);
+    for (const name of names) expect(name).toMatch(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
   });
 
   describe('wrong values are rejected', () => {

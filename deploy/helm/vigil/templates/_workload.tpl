@@ -78,6 +78,9 @@ spec:
         {{- end }}
     spec:
       automountServiceAccountToken: false
+      {{- /* Service links would inject variables such as GRPC_PORT=tcp://… for any Service named "grpc" in the
+      namespace, colliding with the services' own configuration. */}}
+      enableServiceLinks: false
       terminationGracePeriodSeconds: {{ $root.Values.terminationGracePeriodSeconds }}
       securityContext:
         {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
