@@ -57,8 +57,8 @@ const schema = z.object({
   KAFKA_CONNECTION_TIMEOUT_MS: z.coerce.number().int().positive().default(3000),
   /** kafkajs request timeout, milliseconds. Default 10000. */
   KAFKA_REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
-  /** kafkajs retries of a failed request before the send fails. Default 3. */
-  KAFKA_RETRIES: z.coerce.number().int().min(0).max(20).default(3),
+  /** kafkajs retries of a failed request before the send fails (the idempotent producer needs at least 1). Default 3. */
+  KAFKA_RETRIES: z.coerce.number().int().min(1).max(20).default(3),
   /** Partitions of the topics the gateway creates when missing (ingest, webhook commands). Default 6. */
   KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(6),
   /** Whether to trust X-Forwarded-* headers (behind an ingress). Default false. */

@@ -14,7 +14,9 @@ function fromParserError(err: unknown): AppError | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const { type, status } = err as { type?: unknown; status?: unknown };
   if (type === 'entity.too.large' || status === 413) return new PayloadTooLargeError('request body is too large');
-  if (type === 'entity.parse.failed') return new InvalidJsonError('request body is not valid JSON');
+  // co-body marks a JSON syntax error with status 400 (and no type).
+  if (type === 'entity.parse.failed' || (err instanceof SyntaxError && status === 400))
+    return new InvalidJsonError('request body is not valid JSON');
   if (type === 'encoding.unsupported' || status === 415) {
     return new UnsupportedMediaTypeError('unsupported content encoding');
   }

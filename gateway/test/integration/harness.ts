@@ -1,0 +1,200 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import * as grpc from '@grpc/grpc-js';
+import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
+import { MongoClient, type Db } from 'mongodb';
+import pino from 'pino';
+import { loadModerationPackage, topicNames, type Topics } from '@vigil/proto';
+import { createApp } from '../../src/app';
+import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
+import { ModeratorClient } from '../../src/grpc/moderator-client';
+import { CommandProducer } from '../../src/kafka/command-producer';
+import { ensureTopics } from '../../src/kafka/topics-setup';
+import { TenantStore } from '../../src/store/tenant-store';
+import { testServers, uniqueName, waitFor } from '../../../deploy/test-support';
+
+export interface GatewayOptions {
+  /** Defaults to a closed local port: for tests that never reach the moderator. */
+  moderatorAddress?: string;
+  kafkaBrokers?: string[];
+  /** Database and topic prefix to share with a moderator; unique by default. */
+  dbName?: string;
+  topicPrefix?: string;
+  rateLimitPoints?: number;
+  bodyLimitBytes?: number;
+  kafkaSendTimeoutMs?: number;
+  moderateTimeoutMs?: number;
+  /** Create the topics before starting (skip when Kafka is unreachable on purpose). */
+  createTopics?: boolean;
+}
+
+export interface Gateway {
+  url: string;
+  db: Db;
+  topics: Topics;
+  tenants: TenantStore;
+  kafka: Kafka;
+  /** A fresh tenant and one of its keys. */
+  newTenant(): Promise<{ tenantId: string; key: string; keyId: string }>;
+  request(
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ): Promise<Reply>;
+  /** Reads every message of a topic from the start until `count` arrived. */
+  readTopic(topic: string, count: number): Promise<KafkaMessage[]>;
+  logText(): string;
+  close(): Promise<void>;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any response shape
+}
+
+/** A local port nothing listens on. */
+export async function closedPort(): Promise<number> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** The gateway, composed as in main.ts, in process on port 0 against the real servers. */
+export async function startGateway(options: GatewayOptions = {}): Promise<Gateway> {
+  const servers = testServers();
+  let logs = '';
+  const log = pino(
+    { level: 'debug' },
+    new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logs += chunk.toString();
+        done();
+      },
+    }),
+  );
+  const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 5000 });
+  await mongo.connect();
+  try {
+    return await compose(options, servers, mongo, log, () => logs);
+  } catch (err) {
+    await mongo.close();
+    throw err;
+  }
+}
+
+async function compose(
+  options: GatewayOptions,
+  servers: ReturnType<typeof testServers>,
+  mongo: MongoClient,
+  log: pino.Logger,
+  logText: () => string,
+): Promise<Gateway> {
+  const db = mongo.db(options.dbName ?? uniqueName('gw'));
+  const brokers = options.kafkaBrokers ?? servers.kafkaBrokers;
+  const fastFail = options.kafkaBrokers !== undefined;
+  const kafka = new Kafka({
+    clientId: 'gateway-test',
+    brokers,
+    logLevel: logLevel.NOTHING,
+    connectionTimeout: fastFail ? 300 : 3000,
+    requestTimeout: fastFail ? 500 : 10000,
+    retry: fastFail ? { retries: 1, initialRetryTime: 100, maxRetryTime: 200 } : { retries: 3 },
+  });
+  const topics = topicNames(options.topicPrefix ?? `${uniqueName('t')}.`);
+  if (options.createTopics ?? !fastFail) await ensureTopics(kafka, [topics.ingest, topics.webhookCommands], 3);
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+  const commands = new CommandProducer(
+    producer,
+    { batchMax: 100, lingerMs: 2, sendTimeoutMs: options.kafkaSendTimeoutMs ?? 10000 },
+    log,
+  );
+  const { vigil } = loadModerationPackage();
+  const grpcClient = new vigil.moderation.v1.ModerationService(
+    options.moderatorAddress ?? `127.0.0.1:${await closedPort()}`,
+    grpc.credentials.createInsecure(),
+  );
+  const moderator = new ModeratorClient(grpcClient, { moderateMs: options.moderateTimeoutMs ?? 5000, defaultMs: 5000 });
+  const tenants = new TenantStore(db);
+  await tenants.ensureIndexes();
+  const authenticator = new ApiKeyAuthenticator(tenants, { ttlMs: 30000, maxEntries: 1000 });
+  const app = createApp({
+    log,
+    db,
+    authenticator,
+    moderator,
+    commands,
+    topics,
+    settings: {
+      bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
+      rateLimitPoints: options.rateLimitPoints ?? 0,
+      rateLimitWindowSeconds: 60,
+      trustProxy: false,
+    },
+  });
+  const handle = app.callback();
+  const server = http.createServer((req, res) => void handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const consumers: Array<{ disconnect(): Promise<void> }> = [];
+
+  return {
+    url,
+    db,
+    topics,
+    tenants,
+    kafka,
+    async newTenant() {
+      const tenant = await tenants.createTenant(uniqueName('tenant'));
+      const { doc, key } = await tenants.createKey(tenant._id);
+      return { tenantId: tenant._id, key, keyId: doc._id };
+    },
+    async request(method, path, { key, body, headers = {} } = {}) {
+      const response = await fetch(url + path, {
+        method,
+        headers: {
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+          ...headers,
+        },
+        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: left as text for the assertion to show
+      }
+      return { status: response.status, headers: response.headers, body: parsed };
+    },
+    async readTopic(topic, count) {
+      const consumer = kafka.consumer({ groupId: uniqueName('reader') });
+      consumers.push(consumer);
+      const messages: KafkaMessage[] = [];
+      await consumer.connect();
+      await consumer.subscribe({ topic, fromBeginning: true });
+      await consumer.run({
+        eachMessage: async ({ message }) => {
+          messages.push(message);
+        },
+      });
+      await waitFor(() => messages.length >= count, { timeoutMs: 30000, what: `${count} messages on ${topic}` });
+      return messages;
+    },
+    logText,
+    async close() {
+      for (const consumer of consumers) await consumer.disconnect();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await commands.drain();
+      await commands.disconnect().catch(() => undefined);
+      grpcClient.close();
+      await db.dropDatabase().catch(() => undefined);
+      await mongo.close();
+    },
+  };
+}

@@ -1,0 +1,230 @@
+import http from 'node:http';
+import { startGateway, type Gateway } from './harness';
+
+let gw: Gateway;
+let key: string;
+
+beforeAll(async () => {
+  gw = await startGateway({ bodyLimitBytes: 2048, rateLimitPoints: 0 });
+  ({ key } = await gw.newTenant());
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
+
+describe('authentication', () => {
+  it.each([
+    ['no Authorization header', undefined],
+    ['a non-Bearer scheme', 'Basic abc'],
+    ['an empty Bearer', 'Bearer '],
+    ['a malformed key', 'Bearer vgl_nothex'],
+    ['an unknown key', `Bearer vgl_${'0'.repeat(64)}`],
+  ])('returns 401 unauthorized for %s', async (_name, authorization) => {
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      body: record,
+      headers: authorization === undefined ? {} : { authorization },
+    });
+    expect(reply.status).toBe(401);
+    expect(reply.body.error).toMatchObject({ code: 'unauthorized', requestId: expect.any(String) });
+  });
+
+  it('returns 401 for a revoked key (new key, so nothing is cached)', async () => {
+    const tenant = await gw.newTenant();
+    expect(await gw.tenants.revokeKey(tenant.keyId)).toBe(true);
+    const reply = await gw.request('GET', '/api/v1/rules', { key: tenant.key });
+    expect(reply.status).toBe(401);
+  });
+
+  it('answers 401 before reading the body', async () => {
+    const url = new URL(gw.url);
+    // Announce a large body, send only its first bytes and keep the request open: the answer must come anyway.
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request({
+        host: url.hostname,
+        port: url.port,
+        method: 'POST',
+        path: '/api/v1/ingest',
+        headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) },
+      });
+      req.on('response', (res) => {
+        resolve(res.statusCode ?? 0);
+        res.resume();
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('{"clientId":');
+    });
+    expect(status).toBe(401);
+  });
+
+  it('also protects unknown paths below /api/v1', async () => {
+    expect((await gw.request('GET', '/api/v1/nothing-here')).status).toBe(401);
+  });
+});
+
+describe('errors', () => {
+  it('returns 400 validation_error listing every issue with its path', async () => {
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      key,
+      body: {
+        clientId: '',
+        entity: 'post',
+        clientUrl: 'not a url',
+        content: { text: 'x', imageUrls: ['nope'] },
+        metadata: { 'a[b': 1 },
+        user: { name: 'no client id' },
+        colour: 'red',
+      },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('validation_error');
+    const paths = (reply.body.error.details as Array<{ path: string[] }>).map((issue) => issue.path.join('.')).sort();
+    expect(paths).toEqual([
+      'clientId',
+      'clientUrl',
+      'colour',
+      'content.imageUrls.0',
+      'metadata.a[b',
+      'name',
+      'user.clientId',
+    ]);
+  });
+
+  it('returns 400 validation_error when metadata has 51 keys', async () => {
+    const metadata = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
+    const reply = await gw.request('POST', '/api/v1/ingest', { key, body: { ...record, metadata } });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.details).toEqual([expect.objectContaining({ path: ['metadata'] })]);
+  });
+
+  it('returns 400 invalid_json for a malformed body', async () => {
+    const reply = await gw.request('POST', '/api/v1/moderate', { key, body: '{"clientId": ' });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('invalid_json');
+  });
+
+  it('returns 415 unsupported_media_type for a non-JSON body', async () => {
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      key,
+      body: 'clientId=c1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(reply.status).toBe(415);
+    expect(reply.body.error.code).toBe('unsupported_media_type');
+  });
+
+  it('returns 413 payload_too_large above the body limit', async () => {
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      key,
+      body: { ...record, content: { text: 'x'.repeat(4096) } },
+    });
+    expect(reply.status).toBe(413);
+    expect(reply.body.error.code).toBe('payload_too_large');
+  });
+
+  it('returns 404 not_found JSON for an unknown route', async () => {
+    const reply = await gw.request('GET', '/api/v1/nothing-here', { key });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error.code).toBe('not_found');
+    expect((await gw.request('GET', '/elsewhere')).body.error.code).toBe('not_found');
+  });
+
+  it('returns 405 JSON for a wrong method on a known route', async () => {
+    const reply = await gw.request('GET', '/api/v1/moderate', { key });
+    expect(reply.status).toBe(405);
+    expect(reply.body.error.code).toBe('method_not_allowed');
+  });
+
+  it('returns 503 unavailable when the moderator cannot be reached', async () => {
+    const reply = await gw.request('POST', '/api/v1/moderate', { key, body: record });
+    expect(reply.status).toBe(503);
+    expect(reply.body.error.code).toBe('unavailable');
+  });
+
+  it('echoes a given X-Request-Id and generates one otherwise', async () => {
+    const given = await gw.request('GET', '/api/v1/rules', { key, headers: { 'x-request-id': 'req-123' } });
+    expect(given.headers.get('x-request-id')).toBe('req-123');
+    const generated = await gw.request('GET', '/api/v1/nothing', {});
+    expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(generated.body.error.requestId).toBe(generated.headers.get('x-request-id'));
+  });
+});
+
+describe('openapi', () => {
+  it('lists every route with its schemas, without authentication', async () => {
+    const reply = await gw.request('GET', '/openapi.json');
+    expect(reply.status).toBe(200);
+    const paths = reply.body.paths as Record<string, Record<string, unknown>>;
+    const operations = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m} ${path}`),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        'post /api/v1/moderate',
+        'post /api/v1/ingest',
+        'delete /api/v1/ingest',
+        'post /api/v1/ingest/user',
+        'get /api/v1/records',
+        'get /api/v1/records/{id}',
+        'get /api/v1/records/{id}/events',
+        'post /api/v1/records/{id}/moderations',
+        'get /api/v1/users',
+        'get /api/v1/users/{id}',
+        'post /api/v1/users/{id}/status',
+        'post /api/v1/users/{id}/appeals',
+        'get /api/v1/appeals',
+        'post /api/v1/appeals/{id}/decision',
+        'get /api/v1/rules',
+        'put /api/v1/rules',
+        'get /api/v1/settings',
+        'patch /api/v1/settings',
+        'post /api/v1/webhook-endpoints',
+        'get /api/v1/webhook-endpoints',
+        'get /api/v1/webhook-endpoints/{id}',
+        'patch /api/v1/webhook-endpoints/{id}',
+        'delete /api/v1/webhook-endpoints/{id}',
+        'post /api/v1/webhook-endpoints/{id}/rotate-secret',
+        'get /api/v1/webhook-endpoints/{id}/deliveries',
+        'post /api/v1/deliveries/{id}/retry',
+        'post /api/v1/webhook-endpoints/{id}/replay',
+        'get /openapi.json',
+      ].sort(),
+    );
+    const moderate = paths['/api/v1/moderate']!.post as {
+      requestBody: { content: { 'application/json': { schema: { required: string[]; properties: object } } } };
+    };
+    const schema = moderate.requestBody.content['application/json'].schema;
+    expect(schema.required).toEqual(expect.arrayContaining(['clientId', 'name', 'entity']));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['content', 'metadata', 'user', 'passthrough']),
+    );
+  });
+});
+
+describe('rate limit', () => {
+  let limited: Gateway;
+  beforeAll(async () => {
+    limited = await startGateway({ rateLimitPoints: 3 });
+  });
+  afterAll(async () => {
+    await limited.close();
+  });
+
+  it('returns 429 rate_limited with Retry-After once a key used its points, other keys unaffected', async () => {
+    const first = await limited.newTenant();
+    const second = await limited.newTenant();
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await limited.request('GET', '/api/v1/rules', { key: first.key })).status);
+    expect(statuses).toEqual([200, 200, 200]);
+    const refused = await limited.request('GET', '/api/v1/rules', { key: first.key });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.headers.get('ratelimit-limit')).toBe('3');
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0');
+    expect((await limited.request('GET', '/api/v1/rules', { key: second.key })).status).toBe(200);
+  });
+});
