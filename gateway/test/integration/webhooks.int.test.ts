@@ -1,0 +1,257 @@
+import { WebhookCommand, DEFAULT_RULES, COLLECTIONS } from '@vigil/proto';
+import { startGateway, type Gateway } from './harness';
+
+let gw: Gateway;
+let alice: { tenantId: string; key: string };
+let bob: { tenantId: string; key: string };
+
+beforeAll(async () => {
+  gw = await startGateway();
+  alice = await gw.newTenant();
+  bob = await gw.newTenant();
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+describe('webhook endpoints', () => {
+  it('creates an endpoint showing its whsec_ secret once, then never again', async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/vigil', events: ['record.flagged'] },
+    });
+    expect(created.status).toBe(201);
+    const secret = created.body.data.secret as string;
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(Buffer.from(secret.slice(6), 'base64')).toHaveLength(24);
+    expect(created.body.data).toMatchObject({
+      url: 'https://hooks.example.com/vigil',
+      events: ['record.flagged'],
+      enabled: true,
+    });
+
+    const read = await gw.request('GET', `/api/v1/webhook-endpoints/${created.body.data.id}`, { key: alice.key });
+    expect(read.status).toBe(200);
+    expect(read.body.data).not.toHaveProperty('secret');
+    expect(JSON.stringify(read.body)).not.toContain(secret);
+  });
+
+  it.each([
+    ['a non-http scheme', { url: 'ftp://example.com/x' }, 'url'],
+    ['not a URL', { url: 'hooks' }, 'url'],
+    ['an unknown event', { url: 'https://x.example', events: ['record.deleted'] }, 'events.0'],
+    ['an unknown field', { url: 'https://x.example', secret: 'mine' }, 'secret'],
+  ])('refuses %s with 400 and the path', async (_name, body, path) => {
+    const reply = await gw.request('POST', '/api/v1/webhook-endpoints', { key: alice.key, body });
+    expect(reply.status).toBe(400);
+    expect((reply.body.error.details as Array<{ path: unknown[] }>).map((d) => d.path.join('.'))).toEqual([path]);
+  });
+
+  it("keeps tenants apart: another tenant's endpoint is not found, listed, changed or deleted", async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'http://hooks.example.com/a' },
+    });
+    const id = created.body.data.id as string;
+    expect((await gw.request('GET', `/api/v1/webhook-endpoints/${id}`, { key: bob.key })).status).toBe(404);
+    expect(
+      (await gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, { key: bob.key, body: { enabled: false } })).status,
+    ).toBe(404);
+    expect(
+      (await gw.request('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, { key: bob.key, body: {} })).status,
+    ).toBe(404);
+    expect((await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries`, { key: bob.key })).status).toBe(404);
+    expect((await gw.request('DELETE', `/api/v1/webhook-endpoints/${id}`, { key: bob.key })).status).toBe(404);
+    const bobs = await gw.request('GET', '/api/v1/webhook-endpoints', { key: bob.key });
+    expect(bobs.body).toEqual({ data: [], has_more: false });
+    const alices = await gw.request('GET', '/api/v1/webhook-endpoints', { key: alice.key });
+    expect((alices.body.data as Array<{ id: string }>).map((e) => e.id)).toContain(id);
+    expect((await gw.request('GET', `/api/v1/webhook-endpoints/${id}`, { key: alice.key })).status).toBe(200);
+  });
+
+  it('patches fields, deletes, and shows the notifier state', async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/b' },
+    });
+    const id = created.body.data.id as string;
+    const disabledAt = new Date('2026-01-02T03:04:05.000Z');
+    await gw.db
+      .collection<{ _id: string }>(COLLECTIONS.endpointStates)
+      .insertOne({ _id: id, tenantId: alice.tenantId, disabledAt, disabledReason: 'gone' });
+    const patched = await gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, {
+      key: alice.key,
+      body: { description: 'main', events: ['user.banned'] },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({
+      description: 'main',
+      events: ['user.banned'],
+      url: 'https://hooks.example.com/b',
+      disabledAt: disabledAt.toISOString(),
+      disabledReason: 'gone',
+    });
+    expect((await gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, { key: alice.key, body: {} })).status).toBe(
+      400,
+    );
+    expect((await gw.request('DELETE', `/api/v1/webhook-endpoints/${id}`, { key: alice.key })).body).toEqual({
+      id,
+      deleted: true,
+    });
+    expect((await gw.request('GET', `/api/v1/webhook-endpoints/${id}`, { key: alice.key })).status).toBe(404);
+  });
+
+  it('rotates the secret, keeping the previous one until the overlap ends', async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/c' },
+    });
+    const id = created.body.data.id as string;
+    const before = Date.now();
+    const rotated = await gw.request('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, {
+      key: alice.key,
+      body: { overlapSeconds: 3600 },
+    });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.body.data.secret);
+    const doc = await gw.db.collection(COLLECTIONS.webhookEndpoints).findOne({ _id: id as never });
+    const secrets = doc!.secrets as Array<{ secret: string; expiresAt?: Date }>;
+    expect(secrets.map((s) => s.secret)).toEqual([rotated.body.secret, created.body.data.secret]);
+    expect(secrets[0]!.expiresAt).toBeUndefined();
+    const expiry = secrets[1]!.expiresAt!.getTime();
+    expect(expiry).toBeGreaterThanOrEqual(before + 3600_000 - 1000);
+    expect(expiry).toBeLessThanOrEqual(Date.now() + 3600_000 + 1000);
+    expect(new Date(rotated.body.previousSecretExpiresAt as string).getTime()).toBe(expiry);
+  });
+
+  it('lists deliveries newest first for the endpoint only, and queues retry, replay and enable commands', async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/d', enabled: false },
+    });
+    const id = created.body.data.id as string;
+    const deliveries = gw.db.collection<{ _id: string; tenantId: string; endpointId: string; state: string }>(
+      COLLECTIONS.deliveries,
+    );
+    await deliveries.insertMany([
+      { _id: 'dlv_01', tenantId: alice.tenantId, endpointId: id, state: 'succeeded' },
+      { _id: 'dlv_02', tenantId: alice.tenantId, endpointId: id, state: 'failed' },
+      { _id: 'dlv_03', tenantId: alice.tenantId, endpointId: id, state: 'pending' },
+      { _id: 'dlv_04', tenantId: alice.tenantId, endpointId: 'we_other', state: 'pending' },
+      { _id: 'dlv_05', tenantId: bob.tenantId, endpointId: 'we_bob', state: 'pending' },
+    ]);
+    const page1 = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries?limit=2`, { key: alice.key });
+    expect((page1.body.data as Array<{ id: string }>).map((d) => d.id)).toEqual(['dlv_03', 'dlv_02']);
+    expect(page1.body.has_more).toBe(true);
+    expect(page1.body.data[0]).not.toHaveProperty('tenantId');
+    const page2 = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries?limit=2&starting_after=dlv_02`, {
+      key: alice.key,
+    });
+    expect(page2.body).toEqual({ data: [expect.objectContaining({ id: 'dlv_01' })], has_more: false });
+
+    expect((await gw.request('POST', '/api/v1/deliveries/dlv_05/retry', { key: alice.key })).status).toBe(404);
+    const retry = await gw.request('POST', '/api/v1/deliveries/dlv_02/retry', { key: alice.key });
+    expect(retry.status).toBe(202);
+    const replay = await gw.request('POST', `/api/v1/webhook-endpoints/${id}/replay`, {
+      key: alice.key,
+      body: { since: '2026-01-01T00:00:00Z' },
+    });
+    expect(replay.status).toBe(202);
+    const badReplay = await gw.request('POST', `/api/v1/webhook-endpoints/${id}/replay`, {
+      key: alice.key,
+      body: { since: 'yesterday' },
+    });
+    expect(badReplay.status).toBe(400);
+    const enable = await gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, {
+      key: alice.key,
+      body: { enabled: true },
+    });
+    expect(enable.status).toBe(200);
+
+    const messages = await gw.readTopic(gw.topics.webhookCommands, 3);
+    const commands = messages.map((m) => WebhookCommand.parse(JSON.parse(String(m.value))));
+    expect(messages.map((m) => String(m.key))).toEqual([id, id, id]);
+    expect(commands).toEqual([
+      expect.objectContaining({
+        type: 'RetryDelivery',
+        deliveryId: 'dlv_02',
+        tenantId: alice.tenantId,
+        id: retry.body.id,
+      }),
+      expect.objectContaining({
+        type: 'ReplayEndpoint',
+        endpointId: id,
+        since: '2026-01-01T00:00:00.000Z',
+        id: replay.body.id,
+      }),
+      expect.objectContaining({ type: 'EnableEndpoint', endpointId: id, tenantId: alice.tenantId }),
+    ]);
+    expect(messages.map((m) => String(m.headers?.['event-type']))).toEqual([
+      'RetryDelivery',
+      'ReplayEndpoint',
+      'EnableEndpoint',
+    ]);
+  });
+});
+
+describe('rules and settings', () => {
+  const ruleSet = {
+    rules: [
+      {
+        id: 'spam',
+        name: 'Spam',
+        strategies: [{ type: 'blocklist', words: ['buy now'], wholeWord: true }],
+      },
+    ],
+  };
+
+  it('serves the default rules until a tenant replaces them, and only for that tenant', async () => {
+    const carol = await gw.newTenant();
+    expect((await gw.request('GET', '/api/v1/rules', { key: carol.key })).body).toEqual(DEFAULT_RULES);
+    const put = await gw.request('PUT', '/api/v1/rules', { key: carol.key, body: ruleSet });
+    expect(put.status).toBe(200);
+    expect(put.body.rules[0]).toMatchObject({ id: 'spam', enabled: true, entities: [] });
+    expect((await gw.request('GET', '/api/v1/rules', { key: carol.key })).body).toEqual(put.body);
+    expect((await gw.request('GET', '/api/v1/rules', { key: bob.key })).body).toEqual(DEFAULT_RULES);
+  });
+
+  it('refuses an invalid rule set with every path', async () => {
+    const reply = await gw.request('PUT', '/api/v1/rules', {
+      key: alice.key,
+      body: {
+        rules: [
+          { id: 'Bad Id', name: '', strategies: [{ type: 'patterns', patterns: ['('] }] },
+          { id: 'ok', name: 'x', strategies: [] },
+        ],
+      },
+    });
+    expect(reply.status).toBe(400);
+    const paths = (reply.body.error.details as Array<{ path: unknown[] }>).map((d) => d.path.join('.')).sort();
+    expect(paths).toEqual(['rules.0.id', 'rules.0.name', 'rules.0.strategies.0.patterns.0', 'rules.1.strategies']);
+  });
+
+  it('patches settings per tenant, keeping the fields not sent', async () => {
+    const dave = await gw.newTenant();
+    expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual({
+      suspensionThreshold: 1,
+      testMode: false,
+    });
+    await gw.request('PATCH', '/api/v1/settings', { key: dave.key, body: { suspensionThreshold: 3 } });
+    const second = await gw.request('PATCH', '/api/v1/settings', { key: dave.key, body: { testMode: true } });
+    expect(second.body).toEqual({ suspensionThreshold: 3, testMode: true });
+    expect((await gw.request('GET', '/api/v1/settings', { key: bob.key })).body).toEqual({
+      suspensionThreshold: 1,
+      testMode: false,
+    });
+    const bad = await gw.request('PATCH', '/api/v1/settings', {
+      key: dave.key,
+      body: { suspensionThreshold: 0, x: 1 },
+    });
+    expect(bad.status).toBe(400);
+    expect((bad.body.error.details as Array<{ path: unknown[] }>).map((d) => d.path.join('.')).sort()).toEqual([
+      'suspensionThreshold',
+      'x',
+    ]);
+  });
+});
