@@ -1,0 +1,188 @@
+import { recordIdFor, userIdFor } from '@vigil/proto';
+import {
+  loggedPort,
+  spawnService,
+  testServers,
+  uniqueName,
+  waitFor,
+  type ServiceProcess,
+} from '../../../deploy/test-support';
+import { startGateway, type Gateway } from './harness';
+
+/** The real moderator (built dist), sharing the gateway's database and topics. */
+let moderator: ServiceProcess;
+let gw: Gateway;
+let impatient: Gateway;
+let tenant: { tenantId: string; key: string };
+let other: { tenantId: string; key: string };
+
+const PROFANE = 'you are a fucking idiot';
+
+beforeAll(async () => {
+  const servers = testServers();
+  const dbName = uniqueName('gwmod');
+  const topicPrefix = `${uniqueName('t')}.`;
+  moderator = spawnService('moderator', {
+    GRPC_PORT: '0',
+    ADMIN_PORT: '0',
+    MONGO_URL: servers.mongoUrl,
+    MONGO_DB: dbName,
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: topicPrefix,
+    KAFKA_GROUP_ID: uniqueName('grp'),
+    KAFKA_TOPIC_PARTITIONS: '3',
+    TENANT_CONFIG_TTL_MS: '0',
+  });
+  const port = await loggedPort(moderator, 'grpc server listening');
+  const moderatorAddress = `127.0.0.1:${port}`;
+  gw = await startGateway({ moderatorAddress, dbName, topicPrefix });
+  impatient = await startGateway({ moderatorAddress, dbName, topicPrefix, moderateTimeoutMs: 1 });
+  tenant = await gw.newTenant();
+  other = await gw.newTenant();
+});
+afterAll(async () => {
+  await impatient?.close();
+  await gw?.close();
+  await moderator?.stop();
+});
+
+describe('with the moderator', () => {
+  it('moderates a record and returns the result with derived ids', async () => {
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      key: tenant.key,
+      body: {
+        clientId: 'm-1',
+        name: 'A comment',
+        entity: 'comment',
+        content: PROFANE,
+        user: { clientId: 'u-1', username: 'ann' },
+        metadata: { lang: 'en' },
+      },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toEqual({
+      id: recordIdFor(tenant.tenantId, 'm-1'),
+      status: 'Flagged',
+      moderation: expect.any(String),
+      user: userIdFor(tenant.tenantId, 'u-1'),
+      flagged: true,
+      reasons: expect.any(Array),
+      rules: ['profanity'],
+      message: 'Success',
+    });
+
+    const clean = await gw.request('POST', '/api/v1/moderate', {
+      key: tenant.key,
+      body: { clientId: 'm-2', name: 'Hi', entity: 'comment', content: { text: 'a lovely day' } },
+    });
+    expect(clean.body).toMatchObject({ status: 'Compliant', flagged: false, rules: [] });
+    expect(clean.body).not.toHaveProperty('user');
+  });
+
+  it('reads records, their history and users through the API, per tenant', async () => {
+    const id = recordIdFor(tenant.tenantId, 'm-1');
+    const record = await gw.request('GET', `/api/v1/records/${id}`, { key: tenant.key });
+    expect(record.status).toBe(200);
+    expect(record.body.data).toMatchObject({
+      id,
+      clientId: 'm-1',
+      name: 'A comment',
+      entity: 'comment',
+      metadata: { lang: 'en' },
+      moderationStatus: 'Flagged',
+      user: userIdFor(tenant.tenantId, 'u-1'),
+    });
+    expect((await gw.request('GET', `/api/v1/records/${id}`, { key: other.key })).status).toBe(404);
+
+    const list = await gw.request('GET', '/api/v1/records?limit=1', { key: tenant.key });
+    expect(list.body.data).toHaveLength(1);
+    expect(list.body.has_more).toBe(true);
+    const flagged = await gw.request('GET', '/api/v1/records?status=Flagged', { key: tenant.key });
+    expect((flagged.body.data as Array<{ id: string }>).map((r) => r.id)).toEqual([id]);
+    expect((await gw.request('GET', '/api/v1/records?status=flagged', { key: tenant.key })).status).toBe(400);
+    expect((await gw.request('GET', '/api/v1/records?limit=101', { key: tenant.key })).status).toBe(400);
+
+    const events = await gw.request('GET', `/api/v1/records/${id}/events`, { key: tenant.key });
+    expect((events.body.data as Array<{ type: string }>).map((e) => e.type)).toEqual([
+      'RecordUpserted',
+      'RecordModerated',
+    ]);
+
+    const user = await gw.request('GET', `/api/v1/users/${userIdFor(tenant.tenantId, 'u-1')}`, { key: tenant.key });
+    expect(user.body.data).toMatchObject({
+      clientId: 'u-1',
+      username: 'ann',
+      actionStatus: 'Suspended',
+      flaggedRecordsCount: 1,
+    });
+    expect((await gw.request('GET', '/api/v1/users', { key: other.key })).body).toEqual({ data: [], has_more: false });
+  });
+
+  it('records manual decisions and runs an appeal', async () => {
+    const userId = userIdFor(tenant.tenantId, 'u-1');
+    const recordId = recordIdFor(tenant.tenantId, 'm-2');
+    const manual = await gw.request('POST', `/api/v1/records/${recordId}/moderations`, {
+      key: tenant.key,
+      body: { status: 'Flagged', reason: 'spam by hand' },
+    });
+    expect(manual.status).toBe(200);
+    expect(manual.body.data).toMatchObject({ moderationStatus: 'Flagged', moderationStatusVia: 'Manual' });
+
+    const banned = await gw.request('POST', `/api/v1/users/${userId}/status`, {
+      key: tenant.key,
+      body: { status: 'Banned', reason: 'repeat' },
+    });
+    expect(banned.body.data).toMatchObject({ actionStatus: 'Banned' });
+
+    const appeal = await gw.request('POST', `/api/v1/users/${userId}/appeals`, {
+      key: tenant.key,
+      body: { text: 'please reconsider' },
+    });
+    expect(appeal.status).toBe(201);
+    expect(appeal.body.data).toMatchObject({ user: userId, status: 'Open' });
+    const listed = await gw.request('GET', '/api/v1/appeals?status=Open', { key: tenant.key });
+    expect((listed.body.data as Array<{ id: string }>).map((a) => a.id)).toEqual([appeal.body.data.id]);
+    const decided = await gw.request('POST', `/api/v1/appeals/${appeal.body.data.id}/decision`, {
+      key: tenant.key,
+      body: { decision: 'Rejected', reason: 'no' },
+    });
+    expect(decided.body.data).toMatchObject({ status: 'Rejected', decisionReason: 'no' });
+    const again = await gw.request('POST', `/api/v1/appeals/${appeal.body.data.id}/decision`, {
+      key: tenant.key,
+      body: { decision: 'Approved', reason: 'changed my mind' },
+    });
+    expect(again.status).toBe(409);
+
+    const missing = await gw.request('POST', `/api/v1/users/usr_missing/status`, {
+      key: tenant.key,
+      body: { status: 'Banned', reason: 'x' },
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+  });
+
+  it('moderates an ingested record asynchronously', async () => {
+    const reply = await gw.request('POST', '/api/v1/ingest', {
+      key: tenant.key,
+      body: { clientId: 'i-1', name: 'Async', entity: 'post', content: { text: PROFANE } },
+    });
+    expect(reply.status).toBe(202);
+    const record = await waitFor(
+      async () => {
+        const read = await gw.request('GET', `/api/v1/records/${reply.body.id}`, { key: tenant.key });
+        return read.status === 200 && read.body.data.moderationStatus ? read.body.data : undefined;
+      },
+      { timeoutMs: 60000, what: 'the ingested record to be moderated' },
+    );
+    expect(record).toMatchObject({ clientId: 'i-1', moderationStatus: 'Flagged' });
+  });
+
+  it('answers 504 timeout when the moderator misses the deadline', async () => {
+    const reply = await impatient.request('POST', '/api/v1/moderate', {
+      key: tenant.key,
+      body: { clientId: 'slow', name: 'n', entity: 'e', content: 'text' },
+    });
+    expect(reply.status).toBe(504);
+    expect(reply.body.error.code).toBe('timeout');
+  });
+});
