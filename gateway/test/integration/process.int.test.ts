@@ -1,0 +1,89 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { MongoClient } from 'mongodb';
+import {
+  ROOT,
+  adminPortOf,
+  loggedPort,
+  spawnService,
+  testServers,
+  uniqueName,
+  waitFor,
+  type ServiceProcess,
+} from '../../../deploy/test-support';
+import { closedPort } from './harness';
+
+const run = promisify(execFile);
+const servers = testServers();
+const dbName = uniqueName('gwcli');
+const env = { ...process.env, MONGO_URL: servers.mongoUrl, MONGO_DB: dbName };
+const cli = async (...args: string[]) => {
+  const { stdout } = await run(process.execPath, [path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js'), ...args], {
+    env,
+  });
+  return JSON.parse(stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
+};
+
+let gateway: ServiceProcess;
+let mongo: MongoClient;
+
+beforeAll(async () => {
+  mongo = new MongoClient(servers.mongoUrl);
+  await mongo.connect();
+  gateway = spawnService('gateway', {
+    HTTP_PORT: '0',
+    ADMIN_PORT: '0',
+    MONGO_URL: servers.mongoUrl,
+    MONGO_DB: dbName,
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: `${uniqueName('t')}.`,
+    MODERATOR_ADDRESS: `127.0.0.1:${await closedPort()}`,
+    API_KEY_CACHE_TTL_MS: '0',
+  });
+});
+afterAll(async () => {
+  await gateway.stop();
+  await mongo.db(dbName).dropDatabase();
+  await mongo.close();
+});
+
+describe('admin CLI and the gateway process', () => {
+  it('creates a tenant and a key that the running gateway accepts until it is revoked', async () => {
+    const name = uniqueName('acme');
+    const tenant = await cli('tenant', 'create', name);
+    expect(tenant.id).toMatch(/^ten_/);
+    const created = await cli('key', 'create', name);
+    const key = created.key as string;
+    expect(key).toMatch(/^vgl_[0-9a-f]{64}$/);
+
+    // Only a hash and a short prefix are stored.
+    const stored = await mongo
+      .db(dbName)
+      .collection('api_keys')
+      .findOne({ _id: created.id as never });
+    expect(JSON.stringify(stored)).not.toContain(key);
+    expect(stored?.prefix).toBe(key.slice(0, 10));
+    const listed = await cli('key', 'list', tenant.id as string);
+    expect(JSON.stringify(listed)).not.toContain(key);
+    expect((await cli('tenant', 'list')).map((t) => t.name)).toContain(name);
+
+    const port = await loggedPort(gateway, 'http server listening');
+    const call = () =>
+      fetch(`http://127.0.0.1:${port}/api/v1/settings`, { headers: { authorization: `Bearer ${key}` } });
+    expect((await call()).status).toBe(200);
+    await cli('key', 'revoke', created.id as string);
+    expect((await call()).status).toBe(401);
+    await expect(cli('key', 'revoke', created.id as string)).rejects.toThrow(/no active key/);
+  });
+
+  it('serves liveness at once and exits cleanly on SIGTERM', async () => {
+    const admin = await adminPortOf(gateway);
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${admin}/livez`)).status === 200, { what: 'livez' });
+    const port = await loggedPort(gateway, 'http server listening');
+    const openapi = await fetch(`http://127.0.0.1:${port}/openapi.json`);
+    expect(openapi.status).toBe(200);
+    const { code } = await gateway.stop('SIGTERM');
+    expect(code).toBe(0);
+  });
+});
