@@ -1,0 +1,40 @@
+import { toAppError } from './error-handler';
+import { NotFoundError } from './errors';
+
+describe('error translation', () => {
+  it.each([
+    [
+      'a body over the limit',
+      Object.assign(new Error('too large'), { type: 'entity.too.large', status: 413 }),
+      413,
+      'payload_too_large',
+    ],
+    [
+      'a JSON syntax error from co-body',
+      Object.assign(new SyntaxError('Unexpected end'), { status: 400 }),
+      400,
+      'invalid_json',
+    ],
+    [
+      'an unsupported charset',
+      Object.assign(new Error('x'), { type: 'encoding.unsupported', status: 415 }),
+      415,
+      'unsupported_media_type',
+    ],
+    [
+      'an aborted request',
+      Object.assign(new Error('x'), { type: 'request.aborted', status: 400 }),
+      400,
+      'invalid_json',
+    ],
+    ['an unexpected error', new TypeError('boom'), 500, 'internal'],
+    ['an AppError', new NotFoundError('nope'), 404, 'not_found'],
+  ])('%s → %s', (_name, err, status, code) => {
+    const translated = toAppError(err);
+    expect([translated.status, translated.code]).toEqual([status, code]);
+  });
+
+  it('does not reveal the message of an unexpected error', () => {
+    expect(toAppError(new Error('secret detail')).message).toBe('internal error');
+  });
+});

@@ -1,0 +1,29 @@
+import { issuesOf } from '../../http/validate';
+import { RulesBody, SettingsPatchBody } from './rules.schema';
+
+const pathsOf = (schema: typeof RulesBody | typeof SettingsPatchBody, input: unknown) => {
+  const result = schema.safeParse(input);
+  return result.success ? [] : issuesOf(result.error).map((issue) => issue.path.join('.'));
+};
+
+describe('rules and settings bodies', () => {
+  it.each([
+    ['a threshold of 1', { suspensionThreshold: 1 }, []],
+    ['a threshold of 0', { suspensionThreshold: 0 }, ['suspensionThreshold']],
+    ['a threshold of 10000', { suspensionThreshold: 10000 }, []],
+    ['a threshold of 10001', { suspensionThreshold: 10001 }, ['suspensionThreshold']],
+    ['a non-boolean test mode', { testMode: 'yes' }, ['testMode']],
+    ['an unknown setting', { colour: 'red' }, ['colour']],
+  ])('settings: %s', (_name, input, expected) => {
+    expect(pathsOf(SettingsPatchBody, input)).toEqual(expected);
+  });
+
+  it('does not fill defaults into a settings patch (only what is sent changes)', () => {
+    expect(SettingsPatchBody.parse({ testMode: true })).toEqual({ testMode: true });
+  });
+
+  it('refuses duplicate rule ids', () => {
+    const rule = { id: 'a', name: 'A', strategies: [{ type: 'blocklist', words: ['x'] }] };
+    expect(pathsOf(RulesBody, { rules: [rule, rule] })).toEqual(['rules']);
+  });
+});
