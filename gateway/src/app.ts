@@ -1,12 +1,14 @@
 import Koa from 'koa';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import type { Topics } from '@vigil/proto';
 import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
 import type { ModeratorClient } from './grpc/moderator-client';
 import { ApiRouter } from './http/api-router';
 import { errorHandler } from './http/error-handler';
 import { MethodNotAllowedError } from './http/errors';
+import { httpMetrics } from './http/metrics';
 import { rateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import type { OutgoingCommand } from './kafka/command-producer';
@@ -26,6 +28,8 @@ export const API_PREFIX = '/api/v1';
 
 export interface AppDeps {
   log: Logger;
+  /** Where request metrics go; none when absent. */
+  registry?: Registry;
   db: Db;
   authenticator: ApiKeyAuthenticator;
   moderator: ModeratorClient;
@@ -89,6 +93,7 @@ export function createApp(deps: AppDeps): Koa {
   const apiPath = new RegExp(`^${API_PREFIX}(/|$)`);
 
   app.use(requestId);
+  if (deps.registry) app.use(httpMetrics(deps.registry));
   app.use(errorHandler(deps.log));
   // Authentication and the rate limit come before routing and body parsing: an unauthenticated request is refused
   // without its body being read, whatever the path below the prefix.

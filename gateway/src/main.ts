@@ -64,6 +64,7 @@ async function main(): Promise<void> {
   const admin = await startAdminServer({ port: config.ADMIN_PORT, registry, readiness, log });
   const app = createApp({
     log,
+    registry,
     db,
     authenticator,
     moderator,

@@ -83,6 +83,11 @@ describe('admin CLI and the gateway process', () => {
     const port = await loggedPort(gateway, 'http server listening');
     const openapi = await fetch(`http://127.0.0.1:${port}/openapi.json`);
     expect(openapi.status).toBe(200);
+    const metrics = await (await fetch(`http://127.0.0.1:${admin}/metrics`)).text();
+    expect(metrics).toMatch(/gateway_http_requests_total\{method="GET",route="\/openapi.json",status="200"\} 1/);
+    expect(metrics).toMatch(/gateway_http_requests_total\{method="GET",route="\/api\/v1\/settings",status="200"\} 1/);
+    // Refused before routing: counted without a route, so labels stay bounded whatever paths clients try.
+    expect(metrics).toMatch(/gateway_http_requests_total\{method="GET",route="unmatched",status="401"\} 1/);
     const { code } = await gateway.stop('SIGTERM');
     expect(code).toBe(0);
   });
