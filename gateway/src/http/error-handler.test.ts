@@ -1,4 +1,5 @@
 import { toAppError } from './error-handler';
+import { MongoNetworkError } from 'mongodb';
 import { NotFoundError } from './errors';
 
 describe('error translation', () => {
@@ -29,6 +30,7 @@ describe('error translation', () => {
     ],
     ['an unexpected error', new TypeError('boom'), 500, 'internal'],
     ['an AppError', new NotFoundError('nope'), 404, 'not_found'],
+    ['a database network error', new MongoNetworkError('connection refused'), 503, 'unavailable'],
   ])('%s → %s', (_name, err, status, code) => {
     const translated = toAppError(err);
     expect([translated.status, translated.code]).toEqual([status, code]);

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import type { Logger } from 'pino';
 import {
   AppError,
@@ -6,6 +7,7 @@ import {
   InvalidJsonError,
   NotFoundError,
   PayloadTooLargeError,
+  UnavailableError,
   UnsupportedMediaTypeError,
 } from './errors';
 
@@ -28,6 +30,10 @@ function fromParserError(err: unknown): AppError | undefined {
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  // The database being out of reach is a dependency outage the client can retry, not a bug.
+  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) {
+    return new UnavailableError('the database is unavailable, try again', undefined, { cause: err });
+  }
   return fromParserError(err) ?? new InternalError('internal error', undefined, { cause: err });
 }
 
