@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { UnsupportedMediaTypeError } from './errors';
 
-const JSON_TYPES = ['application/json', '+json'];
+const JSON_TYPES = ['application/json'];
 
 /**
  * Parses a JSON request body (and nothing else) up to `limitBytes`. A body of another type is refused with 415

@@ -161,6 +161,20 @@ describe('with the moderator', () => {
     expect(missing.body.error.code).toBe('not_found');
   });
 
+  it('answers 403 forbidden when acting on a protected user', async () => {
+    const moderated = await gw.request('POST', '/api/v1/moderate', {
+      key: tenant.key,
+      body: { clientId: 'p-1', name: 'n', entity: 'post', content: 'fine', user: { clientId: 'vip', protected: true } },
+    });
+    expect(moderated.status).toBe(200);
+    const reply = await gw.request('POST', `/api/v1/users/${moderated.body.user}/status`, {
+      key: tenant.key,
+      body: { status: 'Banned', reason: 'x' },
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe('forbidden');
+  });
+
   it('moderates an ingested record asynchronously', async () => {
     const reply = await gw.request('POST', '/api/v1/ingest', {
       key: tenant.key,
