@@ -95,6 +95,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     store,
     log: log.child({ component: 'events' }),
     onWork: () => scheduler?.wake(),
+    scheduler,
   });
   await untilDone(log, 'events consumer', () => consumer.start());
   log.info('notifier ready');

@@ -1,9 +1,9 @@
 import type { WebhookEndpointDoc } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
-import { recordPayload, userPayload, webhookBody } from '../domain/webhook-events';
 import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 import type { HttpSender, SendResult } from './http-sender';
+import { buildBody } from './payload';
 import { signatureHeaders } from './sign';
 
 /** Bounded label set of `notifier_deliveries_total`. */
@@ -37,6 +37,9 @@ export interface SchedulerOptions {
 const USER_AGENT = 'Vigil-Webhooks/1';
 /** How soon a delivery waiting for its projection is looked at again. */
 const PROJECTION_RECHECK_MS = 200;
+/** Deliveries claimed per database write. */
+const CLAIM_BATCH = 32;
+const RECLAIM_EVERY_MS = 5000;
 
 /**
  * Works the `deliveries` collection: claims due deliveries with a lease, sends them, records each attempt, and
@@ -50,6 +53,9 @@ export class DeliveryScheduler {
   private woken = false;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
+  private lastReclaim = 0;
+  /** Slots promised to deliveries the consumer is inserting (see reserve). */
+  private reserved = 0;
 
   constructor(private readonly options: SchedulerOptions) {}
 
@@ -63,6 +69,34 @@ export class DeliveryScheduler {
   wake(): void {
     this.woken = true;
     this.wakeUp?.();
+  }
+
+  get leaseMs(): number {
+    return this.options.leaseMs;
+  }
+
+  /**
+   * Promises a slot to a delivery about to be inserted already leased to this worker, so its first attempt costs no
+   * claim write (updates are the expensive part on FerretDB). Then `adopt` it once inserted, or `release` the slot.
+   */
+  reserve(endpointId: string): boolean {
+    if (!this.running) return false;
+    if (this.inFlight.size + this.reserved >= this.options.concurrency) return false;
+    const load = this.perEndpoint.get(endpointId) ?? 0;
+    if (load >= this.options.perEndpointConcurrency) return false;
+    this.perEndpoint.set(endpointId, load + 1);
+    this.reserved += 1;
+    return true;
+  }
+
+  adopt(doc: DeliveryDoc): void {
+    this.reserved -= 1;
+    this.track(doc, { reserved: true });
+  }
+
+  release(endpointId: string): void {
+    this.reserved -= 1;
+    this.unload(endpointId);
   }
 
   /** Stops claiming and waits for the attempts in flight to be recorded. */
@@ -102,25 +136,44 @@ export class DeliveryScheduler {
   /** Claims until every slot is busy or nothing is due. */
   private async fill(): Promise<void> {
     const { store, concurrency, perEndpointConcurrency, leaseMs } = this.options;
-    while (this.running && this.inFlight.size < concurrency) {
-      const saturated = [...this.perEndpoint].filter(([, n]) => n >= perEndpointConcurrency).map(([id]) => id);
-      const doc = await store.claim(new Date(), leaseMs, saturated);
-      if (!doc) return;
-      this.perEndpoint.set(doc.endpointId, (this.perEndpoint.get(doc.endpointId) ?? 0) + 1);
-      const task = this.process(doc)
-        .catch((err: unknown) => {
-          // The lease expires and another pass retries it; nothing is lost.
-          this.options.log.error({ err, deliveryId: doc._id }, 'delivery processing failed');
-        })
-        .finally(() => {
-          this.inFlight.delete(task);
-          const left = (this.perEndpoint.get(doc.endpointId) ?? 1) - 1;
-          if (left <= 0) this.perEndpoint.delete(doc.endpointId);
-          else this.perEndpoint.set(doc.endpointId, left);
-          this.wake();
-        });
-      this.inFlight.add(task);
+    while (this.running && this.inFlight.size + this.reserved < concurrency) {
+      const now = new Date();
+      // Expired leases are rare (a crashed worker); looking for them once per lease margin is enough.
+      const reclaim = now.getTime() - this.lastReclaim >= Math.min(leaseMs, RECLAIM_EVERY_MS);
+      if (reclaim) this.lastReclaim = now.getTime();
+      const load = (endpointId: string) => this.perEndpoint.get(endpointId) ?? 0;
+      const docs = await store.claim({
+        now,
+        leaseMs,
+        limit: Math.min(concurrency - this.inFlight.size - this.reserved, CLAIM_BATCH),
+        capacity: (endpointId) => perEndpointConcurrency - load(endpointId),
+        skipEndpoints: [...this.perEndpoint].filter(([, n]) => n >= perEndpointConcurrency).map(([id]) => id),
+        reclaim,
+      });
+      if (docs.length === 0) return;
+      for (const doc of docs) this.track(doc);
     }
+  }
+
+  private track(doc: DeliveryDoc, { reserved = false } = {}): void {
+    if (!reserved) this.perEndpoint.set(doc.endpointId, (this.perEndpoint.get(doc.endpointId) ?? 0) + 1);
+    const task = this.process(doc)
+      .catch((err: unknown) => {
+        // The lease expires and another pass retries it; nothing is lost.
+        this.options.log.error({ err, deliveryId: doc._id }, 'delivery processing failed');
+      })
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.unload(doc.endpointId);
+        this.wake();
+      });
+    this.inFlight.add(task);
+  }
+
+  private unload(endpointId: string): void {
+    const left = (this.perEndpoint.get(endpointId) ?? 1) - 1;
+    if (left <= 0) this.perEndpoint.delete(endpointId);
+    else this.perEndpoint.set(endpointId, left);
   }
 
   private async process(doc: DeliveryDoc): Promise<void> {
@@ -141,7 +194,9 @@ export class DeliveryScheduler {
 
     let body = doc.body;
     if (body === undefined) {
-      const built = await this.buildBody(doc);
+      const built = await buildBody(store, doc.trigger, {
+        mayWait: Date.now() - doc.createdAt.getTime() < this.options.projectionWaitMs,
+      });
       if (built.kind === 'wait') {
         await store.defer(doc, new Date(Date.now() + PROJECTION_RECHECK_MS));
         return;
@@ -181,7 +236,7 @@ export class DeliveryScheduler {
     if (code !== undefined && code >= 200 && code < 300) {
       this.options.onAttempt?.('success', result.durationMs);
       await store.recordAttempt(doc, attempt, { state: 'succeeded' });
-      await store.endpointSucceeded(endpoint, new Date());
+      await store.endpointSucceeded(endpoint, state, new Date());
       log.info({ statusCode: code, durationMs: result.durationMs }, 'webhook delivered');
       return;
     }
@@ -232,33 +287,5 @@ export class DeliveryScheduler {
       { statusCode: attempt.statusCode, error: attempt.error, delayMs: delay },
       'webhook attempt failed, retrying',
     );
-  }
-
-  /**
-   * The body from the projections. The moderator writes a projection just after appending the event, so a fresh
-   * event may arrive first: wait for the projection to reach the event's version, for a while.
-   */
-  private async buildBody(
-    doc: DeliveryDoc,
-  ): Promise<{ kind: 'body'; body: string } | { kind: 'wait' } | { kind: 'unavailable' }> {
-    const { store, projectionWaitMs } = this.options;
-    const { trigger } = doc;
-    const mayWait = Date.now() - doc.createdAt.getTime() < projectionWaitMs;
-    if (trigger.kind === 'record') {
-      const record = await store.records.findOne({ _id: trigger.recordId, tenantId: trigger.tenantId });
-      if (!record || record.version < trigger.version) {
-        if (mayWait) return { kind: 'wait' };
-        if (!record) return { kind: 'unavailable' };
-      }
-      const userId = record.userId ?? trigger.userId;
-      const user = userId ? await store.users.findOne({ _id: userId, tenantId: trigger.tenantId }) : null;
-      return { kind: 'body', body: webhookBody(trigger, recordPayload(trigger, record, user), new Date()) };
-    }
-    const user = await store.users.findOne({ _id: trigger.userId, tenantId: trigger.tenantId });
-    if (!user || user.version < trigger.version) {
-      if (mayWait) return { kind: 'wait' };
-      if (!user) return { kind: 'unavailable' };
-    }
-    return { kind: 'body', body: webhookBody(trigger, userPayload(trigger, user), new Date()) };
   }
 }

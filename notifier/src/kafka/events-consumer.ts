@@ -1,6 +1,9 @@
-import { DomainEvent, WebhookCommand, type Topics } from '@vigil/proto';
-import type { Consumer, EachMessagePayload, Kafka } from 'kafkajs';
+import { DomainEvent, WebhookCommand, type Topics, type WebhookEndpointDoc } from '@vigil/proto';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
+import { randomUUID } from 'node:crypto';
+import { buildBody } from '../delivery/payload';
+import type { DeliveryScheduler } from '../delivery/scheduler';
 import { deliveryIdOf, subscribes, triggerOf, webhookIdOf } from '../domain/webhook-events';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 
@@ -13,6 +16,8 @@ export interface EventsConsumerOptions {
   log: Logger;
   /** New or re-opened deliveries exist. */
   onWork: () => void;
+  /** This process's scheduler, if it runs one: new deliveries go straight to it when it has room. */
+  scheduler?: DeliveryScheduler;
   retryInitialMs?: number;
   retryMaxMs?: number;
 }
@@ -44,8 +49,9 @@ export class EventsConsumer {
     await this.consumer.subscribe({ topics: [topics.events, topics.webhookCommands], fromBeginning: true });
     await this.consumer.run({
       autoCommit: false,
+      eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: 4,
-      eachMessage: (payload) => this.onMessage(payload),
+      eachBatch: (payload) => this.onBatch(payload),
     });
   }
 
@@ -54,73 +60,121 @@ export class EventsConsumer {
     await this.consumer.disconnect();
   }
 
-  private async onMessage({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
-    const log = this.options.log.child({ topic, partition, offset: message.offset });
+  /**
+   * A batch is handled as a unit: its deliveries go in one insertMany, then one commit. Handling is idempotent, so a
+   * failure retries the whole batch (and a crash re-delivers it) without duplicates.
+   */
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    const { topic, partition, messages } = payload.batch;
+    const last = messages[messages.length - 1];
+    if (!last) return;
+    const log = this.options.log.child({ topic, partition });
     const { retryInitialMs = 200, retryMaxMs = 5000 } = this.options;
     for (let attempt = 0; ; attempt += 1) {
-      if (this.stopping) throw new Stopping('consumer stopping');
+      if (this.stopping || !payload.isRunning() || payload.isStale()) throw new Stopping('consumer stopping');
       try {
-        const raw = message.value?.toString() ?? '';
-        if (topic === this.options.topics.webhookCommands) await this.applyCommand(raw, log);
-        else await this.fanOut(raw, log);
-        await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+        if (topic === this.options.topics.webhookCommands) {
+          for (const message of messages) await this.applyCommand(message.value?.toString() ?? '', log);
+        } else {
+          await this.fanOut(messages, log);
+        }
+        await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
+        // Without auto-resolve the fetch position only moves with resolved offsets.
+        payload.resolveOffset(last.offset);
         return;
       } catch (err) {
         if (this.stopping) throw new Stopping('consumer stopping');
-        log.warn({ err, attempt }, 'message handling failed, retrying');
+        log.warn({ err, attempt, firstOffset: messages[0]?.offset }, 'batch handling failed, retrying');
         // Keeps the partition while MongoDB is away instead of triggering a rebalance.
-        await heartbeat().catch(() => undefined);
+        await payload.heartbeat().catch(() => undefined);
         await new Promise((resolve) => setTimeout(resolve, Math.min(retryInitialMs * 2 ** attempt, retryMaxMs)));
       }
     }
   }
 
-  private async fanOut(raw: string, log: Logger): Promise<void> {
-    const parsed = DomainEvent.safeParse(safeJson(raw));
-    if (!parsed.success) {
-      log.warn({ issues: parsed.error.issues.length }, 'event skipped: not a known event');
-      return;
-    }
-    const event = parsed.data;
-    const decision = triggerOf(event);
-    if (decision.kind === 'none') return;
-    if (decision.kind === 'test_mode') {
-      log.info(
-        { eventId: event.id, subjectId: decision.subjectId, tenantId: event.tenantId },
-        'webhook skipped: test mode',
+  private async fanOut(messages: KafkaMessage[], log: Logger): Promise<void> {
+    const { store } = this.options;
+    const endpointsOf = new Map<string, Promise<WebhookEndpointDoc[]>>();
+    const docs: DeliveryDoc[] = [];
+    for (const message of messages) {
+      const parsed = DomainEvent.safeParse(safeJson(message.value?.toString() ?? ''));
+      if (!parsed.success) {
+        log.warn({ offset: message.offset, issues: parsed.error.issues.length }, 'event skipped: not a known event');
+        continue;
+      }
+      const event = parsed.data;
+      const decision = triggerOf(event);
+      if (decision.kind === 'none') continue;
+      if (decision.kind === 'test_mode') {
+        log.info(
+          { eventId: event.id, subjectId: decision.subjectId, tenantId: event.tenantId },
+          'webhook skipped: test mode',
+        );
+        continue;
+      }
+      const { trigger } = decision;
+      if (!endpointsOf.has(event.tenantId)) endpointsOf.set(event.tenantId, store.activeEndpoints(event.tenantId));
+      const endpoints = (await endpointsOf.get(event.tenantId)!).filter((endpoint) =>
+        subscribes(endpoint.events, trigger.event),
       );
-      return;
+      if (endpoints.length === 0) {
+        log.debug({ eventId: event.id, tenantId: event.tenantId }, 'webhook has no endpoint');
+        continue;
+      }
+      // Usually the projection is there already: build the body now and spare the scheduler a write.
+      const built = await buildBody(store, trigger, { mayWait: true });
+      const now = new Date();
+      const webhookId = webhookIdOf(event.id);
+      for (const endpoint of endpoints) {
+        docs.push({
+          _id: deliveryIdOf(event.id, endpoint._id),
+          tenantId: event.tenantId,
+          endpointId: endpoint._id,
+          webhookId,
+          eventId: event.id,
+          event: trigger.event,
+          subjectId: trigger.subjectId,
+          trigger,
+          ...(built.kind === 'body' ? { body: built.body } : {}),
+          state: 'pending',
+          attemptCount: 0,
+          cycleAttempts: 0,
+          attempts: [],
+          dueAt: now,
+          createdAt: now,
+          updatedAt: now,
+        });
+      }
     }
-    const { trigger } = decision;
-    const endpoints = (await this.options.store.activeEndpoints(event.tenantId)).filter((endpoint) =>
-      subscribes(endpoint.events, trigger.event),
-    );
-    if (endpoints.length === 0) {
-      log.debug({ eventId: event.id, tenantId: event.tenantId }, 'webhook has no endpoint');
-      return;
+    // The same event twice in one batch (a re-publish) is one delivery.
+    const unique = [...new Map(docs.map((doc) => [doc._id, doc])).values()];
+    if (unique.length === 0) return;
+    // Deliveries the local scheduler has room for are inserted already leased to it: no claim write needed.
+    const { scheduler } = this.options;
+    const local = new Set<string>();
+    if (scheduler) {
+      const leaseUntil = new Date(Date.now() + scheduler.leaseMs);
+      for (const doc of unique) {
+        if (!doc.body || !scheduler.reserve(doc.endpointId)) continue;
+        Object.assign(doc, { state: 'sending', leaseId: randomUUID(), leaseUntil });
+        local.add(doc._id);
+      }
     }
-    const now = new Date();
-    const webhookId = webhookIdOf(event.id);
-    const docs: DeliveryDoc[] = endpoints.map((endpoint) => ({
-      _id: deliveryIdOf(event.id, endpoint._id),
-      tenantId: event.tenantId,
-      endpointId: endpoint._id,
-      webhookId,
-      eventId: event.id,
-      event: trigger.event,
-      subjectId: trigger.subjectId,
-      trigger,
-      state: 'pending',
-      attemptCount: 0,
-      cycleAttempts: 0,
-      attempts: [],
-      dueAt: now,
-      createdAt: now,
-      updatedAt: now,
-    }));
-    const inserted = await this.options.store.insertNew(docs);
-    log.info({ eventId: event.id, webhookId, endpoints: docs.length, inserted }, 'deliveries created');
-    if (inserted > 0) this.options.onWork();
+    let inserted: Set<string>;
+    try {
+      inserted = await store.insertNew(unique);
+    } catch (err) {
+      for (const doc of unique) if (local.has(doc._id)) scheduler?.release(doc.endpointId);
+      throw err;
+    }
+    for (const doc of unique) {
+      if (!local.has(doc._id)) continue;
+      // An existing delivery (a re-consumed event) belongs to whoever holds it, not to this copy.
+      if (inserted.has(doc._id)) scheduler?.adopt(doc);
+      else scheduler?.release(doc.endpointId);
+    }
+    log.info({ deliveries: unique.length, inserted: inserted.size }, 'deliveries created');
+    if ([...inserted].some((id) => !local.has(id))) this.options.onWork();
   }
 
   private async applyCommand(raw: string, log: Logger): Promise<void> {

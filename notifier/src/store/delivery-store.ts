@@ -7,7 +7,7 @@ import {
   type WebhookEndpointDoc,
   type WebhookEventName,
 } from '@vigil/proto';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
 
 export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
@@ -59,8 +59,6 @@ export interface DeliveryDoc {
   updatedAt: Date;
 }
 
-const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
-
 export class DeliveryStore {
   readonly deliveries: Collection<DeliveryDoc>;
   readonly endpoints: Collection<WebhookEndpointDoc>;
@@ -93,37 +91,69 @@ export class DeliveryStore {
     return endpoints.filter((endpoint) => !off.has(endpoint._id));
   }
 
-  /** Inserts each delivery unless it exists; returns how many were new. */
-  async insertNew(docs: DeliveryDoc[]): Promise<number> {
-    let inserted = 0;
-    for (const doc of docs) {
-      try {
-        await this.deliveries.insertOne(doc);
-        inserted += 1;
-      } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
-      }
+  /** Inserts the deliveries that do not exist yet (one unordered insertMany); returns the ids that were new. */
+  async insertNew(docs: DeliveryDoc[]): Promise<Set<string>> {
+    if (docs.length === 0) return new Set();
+    try {
+      await this.deliveries.insertMany(docs, { ordered: false });
+      return new Set(docs.map((doc) => doc._id));
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError)) throw err;
+      const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+      if (!errors.every((writeError) => (writeError as { code?: unknown }).code === 11000)) throw err;
+      const existing = new Set(errors.map((writeError) => (writeError as { index: number }).index));
+      return new Set(docs.filter((_, index) => !existing.has(index)).map((doc) => doc._id));
     }
-    return inserted;
   }
 
   /**
-   * Takes one due delivery (or one whose worker's lease expired, e.g. after a crash) atomically, skipping endpoints
-   * this worker is already saturating.
+   * Takes due deliveries (and, with `reclaim`, ones whose worker's lease expired, e.g. after a crash) for this worker:
+   * one conditional updateMany stamps a fresh lease id, so each delivery goes to one worker only, and every write
+   * claims a batch (writes are the expensive part on MongoDB-wire servers without write batching). `capacity` says
+   * how many more deliveries an endpoint may take; `limit` bounds the batch.
    */
-  async claim(now: Date, leaseMs: number, skipEndpoints: string[]): Promise<DeliveryDoc | null> {
+  async claim(options: {
+    now: Date;
+    leaseMs: number;
+    limit: number;
+    capacity: (endpointId: string) => number;
+    skipEndpoints: string[];
+    reclaim: boolean;
+  }): Promise<DeliveryDoc[]> {
+    const { now, leaseMs, limit, capacity, skipEndpoints, reclaim } = options;
+    const notSkipped = skipEndpoints.length > 0 ? { endpointId: { $nin: skipEndpoints } } : {};
+    const due = { state: 'pending' as const, dueAt: { $lte: now } };
+    const expired = { state: 'sending' as const, leaseUntil: { $lte: now } };
+    const candidates = await this.deliveries
+      .find({ ...due, ...notSkipped }, { projection: { _id: 1, endpointId: 1 } })
+      .sort({ dueAt: 1 })
+      .limit(limit * 4)
+      .toArray();
+    if (reclaim) {
+      candidates.push(
+        ...(await this.deliveries
+          .find({ ...expired, ...notSkipped }, { projection: { _id: 1, endpointId: 1 } })
+          .limit(limit)
+          .toArray()),
+      );
+    }
+    const taken = new Map<string, number>();
+    const ids: string[] = [];
+    for (const candidate of candidates) {
+      if (ids.length >= limit) break;
+      const n = taken.get(candidate.endpointId) ?? 0;
+      if (n >= capacity(candidate.endpointId)) continue;
+      taken.set(candidate.endpointId, n + 1);
+      ids.push(candidate._id);
+    }
+    if (ids.length === 0) return [];
     const leaseId = randomUUID();
-    return this.deliveries.findOneAndUpdate(
-      {
-        $or: [
-          { state: 'pending', dueAt: { $lte: now } },
-          { state: 'sending', leaseUntil: { $lte: now } },
-        ],
-        ...(skipEndpoints.length > 0 ? { endpointId: { $nin: skipEndpoints } } : {}),
-      },
+    const result = await this.deliveries.updateMany(
+      { _id: { $in: ids }, $or: reclaim ? [due, expired] : [due] },
       { $set: { state: 'sending', leaseUntil: new Date(now.getTime() + leaseMs), leaseId, updatedAt: now } },
-      { sort: { dueAt: 1 }, returnDocument: 'after' },
     );
+    if (result.modifiedCount === 0) return [];
+    return this.deliveries.find({ _id: { $in: ids }, leaseId }).toArray();
   }
 
   /** Stores the body built for the first attempt; false if the lease was lost. */
@@ -203,7 +233,10 @@ export class DeliveryStore {
 
   // ---- endpoint health (collection endpoint_states) ----
 
-  async endpointSucceeded(endpoint: WebhookEndpointDoc, now: Date): Promise<void> {
+  /** Clears a failing streak; `lastSuccessAt` is refreshed at most once a minute to spare a write per delivery. */
+  async endpointSucceeded(endpoint: WebhookEndpointDoc, state: EndpointStateDoc | null, now: Date): Promise<void> {
+    const fresh = state?.lastSuccessAt && now.getTime() - state.lastSuccessAt.getTime() < 60000;
+    if (fresh && !state.failingSince) return;
     await this.endpointStates.updateOne(
       { _id: endpoint._id },
       { $set: { tenantId: endpoint.tenantId, lastSuccessAt: now }, $unset: { failingSince: '' } },
