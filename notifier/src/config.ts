@@ -1,4 +1,14 @@
+import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+
+function isCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -49,7 +59,8 @@ const schema = z.object({
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean),
-    ),
+    )
+    .refine((cidrs) => cidrs.every(isCidr), 'must be comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32'),
   /** Upper bound on a receiver's `Retry-After`, seconds. Default 3600. */
   WEBHOOK_RETRY_AFTER_MAX_S: z.coerce.number().min(0).default(3600),
   /** An endpoint failing without a single success for this long is disabled, seconds. Default 5 days. */

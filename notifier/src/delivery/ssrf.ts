@@ -2,7 +2,11 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** Thrown (also through the socket's lookup) when a webhook URL points where the notifier must not connect. */
+/**
+ * Thrown (also through the socket's lookup) when a webhook URL points where the notifier must not connect. A refused
+ * attempt is recorded as `ssrf_refused` and retried like any failure rather than failed at once: DNS answers and the
+ * allow-list can change, and the failing-endpoint window disables an endpoint that stays refused.
+ */
 export class SsrfRefusedError extends Error {
   readonly code = 'ERR_SSRF_REFUSED';
   constructor(readonly address: string) {
