@@ -29,6 +29,7 @@ export type ModeratorConfig = Pick<
   | 'INGEST_RETRY_MAX_MS'
   | 'INGEST_MAX_UNEXPECTED_ATTEMPTS'
   | 'OUTBOX_POLL_MS'
+  | 'OUTBOX_MIN_GAP_MS'
   | 'OUTBOX_BATCH_SIZE'
   | 'TENANT_CONFIG_TTL_MS'
 > &
@@ -77,6 +78,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     topic: topics.events,
     log: log.child({ component: 'outbox-relay' }),
     pollMs: config.OUTBOX_POLL_MS,
+    minGapMs: config.OUTBOX_MIN_GAP_MS,
     batchSize: config.OUTBOX_BATCH_SIZE,
     onPublished: (count) => metrics?.published.inc(count),
   });

@@ -33,8 +33,10 @@ const schema = z.object({
   INGEST_CONSUMER_ENABLED: bool.default(true),
   /** How often the outbox relay looks for unpublished events when idle, milliseconds. Default 200. */
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(200),
-  /** Events the outbox relay publishes per Kafka request. Default 500. */
-  OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(500),
+  /** Pause between back-to-back outbox batches under load, milliseconds (bigger batches, fewer scans). Default 10. */
+  OUTBOX_MIN_GAP_MS: z.coerce.number().int().min(0).default(10),
+  /** Events the outbox relay publishes per Kafka request (and marks published in one bulk write). Default 100. */
+  OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(100),
   /** Ingest partitions processed at once (each partition stays sequential). Default 4. */
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** First retry delay of an ingest command that failed transiently, milliseconds; doubles per attempt. Default 200. */

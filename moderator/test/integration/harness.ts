@@ -52,6 +52,7 @@ export async function startHarness(
     INGEST_RETRY_MAX_MS: 1000,
     INGEST_MAX_UNEXPECTED_ATTEMPTS: 3,
     OUTBOX_POLL_MS: 100,
+    OUTBOX_MIN_GAP_MS: 5,
     OUTBOX_BATCH_SIZE: 100,
     TENANT_CONFIG_TTL_MS: 0,
     ...overrides,
