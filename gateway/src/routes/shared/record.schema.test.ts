@@ -8,6 +8,12 @@ const pathsOf = (schema: { safeParse(input: unknown): { success: boolean; error?
   return result.success || !result.error ? [] : issuesOf(result.error).map((issue) => issue.path.join('.'));
 };
 
+const deep = (levels: number): unknown => {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i += 1) value = [value];
+  return value;
+};
+
 const keys = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`k${i}`, i]));
 
 describe('metadata limits', () => {
@@ -19,8 +25,10 @@ describe('metadata limits', () => {
     ['an empty key', { '': 1 }, ['']],
     ['a key with [', { 'a[0': 1 }, ['a[0']],
     ['a key with ]', { 'a]': 1 }, ['a]']],
-    ['a 500-character string value', { a: 'x'.repeat(500) }, []],
-    ['a 501-character string value', { a: 'x'.repeat(501) }, ['a']],
+    ['a string of 500 characters as JSON (498 plus quotes)', { a: 'x'.repeat(498) }, []],
+    ['a string of 501 characters as JSON (499 plus quotes)', { a: 'x'.repeat(499) }, ['a']],
+    ['a string whose JSON escapes push it past 500', { a: '"'.repeat(300) }, ['a']],
+    ['a value nested 10,000 levels deep', { a: deep(10000) }, ['a']],
     ['an object value of 500 characters as JSON', { a: { b: 'x'.repeat(492) } }, []],
     ['an object value of 501 characters as JSON', { a: { b: 'x'.repeat(493) } }, ['a']],
     ['values of every JSON type', { s: 's', n: 1, b: true, z: null, a: [1], o: { x: 1 } }, []],

@@ -3,9 +3,21 @@ import { z } from 'zod';
 /** Metadata limits (spec §8, Iffy's `isValidMetadata`), the same for records and users. */
 export const METADATA_LIMITS = { maxKeys: 50, maxKeyLength: 40, maxValueLength: 500 } as const;
 
+const tooDeep = Symbol('too deep');
+
+/** The value's JSON text; `tooDeep` when nesting overflows the stack (a small body can nest thousands of levels). */
+function serialise(value: unknown): string | undefined | typeof tooDeep {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError) return tooDeep;
+    throw err;
+  }
+}
+
 /**
- * Free-form metadata. The body is parsed JSON, so every value is serialisable; a string counts by its own length,
- * any other value by the length of its JSON text.
+ * Free-form metadata. Each value counts by the length of its JSON text (Iffy's `isValidMetadata`, and what the
+ * moderator checks again), so a string's quotes and escapes count too.
  */
 export const Metadata = z
   .record(z.string(), z.unknown())
@@ -25,9 +37,10 @@ export const Metadata = z
       if (key.includes('[') || key.includes(']')) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'keys may not contain [ or ]' });
       }
-      const value = metadata[key];
-      const serialised = typeof value === 'string' ? value : JSON.stringify(value);
-      if (serialised === undefined) {
+      const serialised = serialise(metadata[key]);
+      if (serialised === tooDeep) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'value is nested too deeply' });
+      } else if (serialised === undefined) {
         ctx.addIssue({ code: 'custom', path: [key], message: 'value must be serialisable to JSON' });
       } else if (serialised.length > METADATA_LIMITS.maxValueLength) {
         ctx.addIssue({
