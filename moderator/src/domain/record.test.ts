@@ -15,11 +15,12 @@ const upsert = (
   passthrough,
   commandId: 'cmd_up',
 });
-const auto = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
+const auto = (status: 'Compliant' | 'Flagged', commandId?: string): RecordCommand => ({
   type: 'ModerateRecord',
   moderationId: 'mod_a',
   outcome: { status, reasons: status === 'Flagged' ? ['Content contains blocked word'] : [], rules: [] },
   testMode: false,
+  commandId,
 });
 const manual = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
   type: 'ModerateRecordManually',
@@ -109,9 +110,14 @@ describe('record stream', () => {
     expect(state?.passthrough).toBe(true);
   });
 
-  it('remembers command ids to apply each once', () => {
-    const { state } = run([upsert()]);
+  it('remembers a command id once its moderation is stored, to apply each command once', () => {
+    const { state } = run([upsert(), auto('Compliant', 'cmd_up')]);
     expect(state?.recentCommands).toEqual(['cmd_up']);
+  });
+
+  it('does not remember a command whose upsert is stored without its moderation (a crash between the two)', () => {
+    const { state } = run([upsert()]);
+    expect(state?.recentCommands).toEqual([]);
   });
 
   it.each([

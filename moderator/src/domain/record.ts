@@ -145,7 +145,9 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         deleted: false,
         sort: state?.sort ?? event.id,
         createdAt: state?.createdAt ?? at,
-        recentCommands: rememberCommand(state?.recentCommands ?? [], data.commandId),
+        // The command is remembered by its RecordModerated, the last event it appends: events are stored without a
+        // transaction, so a crash between the two must leave the command to be applied again, not skipped.
+        recentCommands: state?.recentCommands ?? [],
         ...base,
       };
       assignDefined(next, {
