@@ -22,6 +22,7 @@ export type ModeratorConfig = Pick<
   | 'MONGO_DB'
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
+  | 'KAFKA_SESSION_TIMEOUT_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'INGEST_CONSUMER_ENABLED'
   | 'INGEST_CONCURRENCY'
@@ -126,6 +127,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     ? new IngestConsumer({
         kafka,
         groupId: config.KAFKA_GROUP_ID,
+        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
         topics,
         service,
         producer,

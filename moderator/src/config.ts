@@ -29,6 +29,11 @@ const schema = z.object({
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the ingest consumer. Default vigil-moderator. */
   KAFKA_GROUP_ID: z.string().min(1).default('vigil-moderator'),
+  /**
+   * Kafka consumer session timeout, milliseconds: how long a crashed instance keeps its partitions before the group
+   * hands them over. Default 30000 (the broker's minimum is usually 6000).
+   */
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
   /** Whether to consume ingest commands (false runs only the gRPC API). Default true. */
   INGEST_CONSUMER_ENABLED: bool.default(true),
   /** How often the outbox relay looks for unpublished events when idle, milliseconds. Default 200. */

@@ -7,6 +7,7 @@ import type { ModerationService } from '../service/moderation-service';
 export interface IngestConsumerOptions {
   kafka: Kafka;
   groupId: string;
+  sessionTimeoutMs: number;
   topics: Topics;
   service: ModerationService;
   /** Used for dead letters. */
@@ -36,7 +37,13 @@ export class IngestConsumer {
   private stopping = false;
 
   constructor(private readonly options: IngestConsumerOptions) {
-    this.consumer = options.kafka.consumer({ groupId: options.groupId, allowAutoTopicCreation: false });
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      sessionTimeout: options.sessionTimeoutMs,
+      // kafkajs requires the heartbeat well inside the session.
+      heartbeatInterval: Math.min(3000, Math.floor(options.sessionTimeoutMs / 3)),
+    });
   }
 
   async start(): Promise<void> {
@@ -56,17 +63,29 @@ export class IngestConsumer {
 
   private async onMessage(payload: EachMessagePayload): Promise<void> {
     const { topic, partition, message } = payload;
-    const heartbeat = () => payload.heartbeat();
     const log = this.options.log.child({ partition, offset: message.offset });
+    const outcome = await this.settle(message, () => payload.heartbeat(), log);
+    // Committed once, outside the retry loop: a failed commit (the group rebalanced, the partition moved) is thrown to
+    // kafkajs, which rejoins and re-delivers the message to the partition's owner, where its command id makes it a
+    // no-op. Retrying the commit here would keep this handler, and so the whole consumer, from rejoining.
+    await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
+    this.options.onOutcome?.(outcome);
+  }
+
+  /** Applies the command (or dead-letters it), retrying transient failures with backoff until one of them holds. */
+  private async settle(
+    message: KafkaMessage,
+    heartbeat: () => Promise<void>,
+    log: Logger,
+  ): Promise<'applied' | 'dead_letter'> {
     let unexpected = 0;
     for (let attempt = 0; ; attempt += 1) {
       if (this.stopping) throw new Stopping('consumer stopping');
       try {
         const verdict = await this.apply(message, log);
-        if (verdict.kind === 'dead') await this.deadLetter(message, verdict.reason, log);
-        await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-        this.options.onOutcome?.(verdict.kind === 'dead' ? 'dead_letter' : 'applied');
-        return;
+        if (verdict.kind === 'done') return 'applied';
+        await this.deadLetter(message, verdict.reason, log);
+        return 'dead_letter';
       } catch (err) {
         const known = err instanceof AppError || isKafkaRetriable(err);
         if (!known) unexpected += 1;
@@ -74,9 +93,7 @@ export class IngestConsumer {
           log.error({ err }, 'ingest command failed repeatedly, dead-lettering');
           try {
             await this.deadLetter(message, 'unexpected_error', log);
-            await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-            this.options.onOutcome?.('dead_letter');
-            return;
+            return 'dead_letter';
           } catch (deadLetterErr) {
             log.warn({ err: deadLetterErr }, 'dead letter failed, will retry');
           }
@@ -173,7 +190,9 @@ export class IngestConsumer {
     const until = Date.now() + ceiling / 2 + Math.random() * (ceiling / 2);
     while (Date.now() < until && !this.stopping) {
       await new Promise((resolve) => setTimeout(resolve, Math.min(1000, Math.max(0, until - Date.now()))));
-      await heartbeat().catch(() => undefined);
+      // A failed heartbeat (the group is rebalancing, or Kafka is away) is thrown to kafkajs, which rejoins and
+      // re-delivers the uncommitted message; swallowing it would keep a partition this member no longer owns.
+      await heartbeat();
     }
   }
 }
