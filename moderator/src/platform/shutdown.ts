@@ -15,12 +15,15 @@ export interface ShutdownPhases {
  * Exit code 0 after a clean signal-initiated shutdown.
  */
 export function installShutdown(log: Logger, timeoutMs: number, phases: ShutdownPhases): void {
-  closeWithGrace({ delay: timeoutMs, logger: { error: (msg: unknown) => log.error({ err: msg }, 'shutdown error') } }, async ({ signal, err }) => {
-    if (err) log.error({ err }, 'fatal error, shutting down');
-    else log.info({ signal }, 'shutting down');
-    await phases.stopIntake();
-    await phases.drain();
-    await phases.close();
-    log.info('shutdown complete');
-  });
+  closeWithGrace(
+    { delay: timeoutMs, logger: { error: (msg: unknown) => log.error({ err: msg }, 'shutdown error') } },
+    async ({ signal, err }) => {
+      if (err) log.error({ err }, 'fatal error, shutting down');
+      else log.info({ signal }, 'shutting down');
+      await phases.stopIntake();
+      await phases.drain();
+      await phases.close();
+      log.info('shutdown complete');
+    },
+  );
 }
