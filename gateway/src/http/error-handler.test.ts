@@ -1,6 +1,12 @@
 import { toAppError } from './error-handler';
-import { MongoNetworkError } from 'mongodb';
+import { MongoNetworkError, MongoServerError, MongoTopologyClosedError } from 'mongodb';
 import { NotFoundError } from './errors';
+
+function retryableServerError(): MongoServerError {
+  const err = new MongoServerError({ message: 'not primary', code: 10107 });
+  err.addErrorLabel('RetryableWriteError');
+  return err;
+}
 
 describe('error translation', () => {
   it.each([
@@ -31,6 +37,9 @@ describe('error translation', () => {
     ['an unexpected error', new TypeError('boom'), 500, 'internal'],
     ['an AppError', new NotFoundError('nope'), 404, 'not_found'],
     ['a database network error', new MongoNetworkError('connection refused'), 503, 'unavailable'],
+    ['a closed database client', new MongoTopologyClosedError(), 503, 'unavailable'],
+    ['a database error labelled retryable', retryableServerError(), 503, 'unavailable'],
+    ['a database error that is a bug', new MongoServerError({ message: 'bad query', code: 2 }), 500, 'internal'],
   ])('%s → %s', (_name, err, status, code) => {
     const translated = toAppError(err);
     expect([translated.status, translated.code]).toEqual([status, code]);

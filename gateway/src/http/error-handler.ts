@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import { MongoError, MongoServerError } from 'mongodb';
 import type { Logger } from 'pino';
 import {
   AppError,
@@ -30,8 +30,9 @@ function fromParserError(err: unknown): AppError | undefined {
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  // The database being out of reach is a dependency outage the client can retry, not a bug.
-  if (err instanceof MongoNetworkError || err instanceof MongoServerSelectionError) {
+  // The database being out of reach is a dependency outage the client can retry, not a bug: every client-side driver
+  // error (network, server selection, pool cleared, topology closed) and server errors the driver labels retryable.
+  if (err instanceof MongoError && (!(err instanceof MongoServerError) || err.hasErrorLabel('RetryableWriteError'))) {
     return new UnavailableError('the database is unavailable, try again', undefined, { cause: err });
   }
   return fromParserError(err) ?? new InternalError('internal error', undefined, { cause: err });
