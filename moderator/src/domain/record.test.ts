@@ -5,6 +5,8 @@ import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from
 import { stamp } from './test-kit';
 
 const content: ContentData = { text: 'hello', imageUrls: [], externalUrls: [] };
+let commandSeq = 0;
+/** An upsert as a new command each time (ingest commands carry unique ids). */
 const upsert = (
   extra: Partial<Extract<RecordCommand, { type: 'UpsertRecord' }>['input']> = {},
   passthrough = false,
@@ -13,8 +15,9 @@ const upsert = (
   recordId: 'rec_1',
   input: { clientId: 'c1', name: 'Title', entity: 'post', content, ...extra },
   passthrough,
-  commandId: 'cmd_up',
+  commandId: `cmd_${(commandSeq += 1)}`,
 });
+const upsertBy = (commandId: string): RecordCommand => ({ ...upsert(), commandId }) as RecordCommand;
 const auto = (status: 'Compliant' | 'Flagged', commandId?: string): RecordCommand => ({
   type: 'ModerateRecord',
   moderationId: 'mod_a',
@@ -111,13 +114,24 @@ describe('record stream', () => {
   });
 
   it('remembers a command id once its moderation is stored, to apply each command once', () => {
-    const { state } = run([upsert(), auto('Compliant', 'cmd_up')]);
+    const { state } = run([upsertBy('cmd_up'), auto('Compliant', 'cmd_up')]);
     expect(state?.recentCommands).toEqual(['cmd_up']);
   });
 
   it('does not remember a command whose upsert is stored without its moderation (a crash between the two)', () => {
-    const { state } = run([upsert()]);
+    const { state } = run([upsertBy('cmd_up')]);
     expect(state?.recentCommands).toEqual([]);
+  });
+
+  it('does not upsert again for a command whose upsert is already stored, and then moderates it', () => {
+    const { state, last } = run([upsertBy('cmd_up'), upsertBy('cmd_up'), auto('Flagged', 'cmd_up')]);
+    expect(state?.version).toBe(2);
+    expect(last.map((event) => event.type)).toEqual(['RecordModerated']);
+  });
+
+  it('upserts again for a different command with the same content', () => {
+    const { state } = run([upsertBy('cmd_up'), upsertBy('cmd_other')]);
+    expect(state?.version).toBe(2);
   });
 
   it.each([

@@ -9,6 +9,11 @@ export interface RecordState extends RecordDoc {
   recentCommands: string[];
   /** Id of the newest event; the next event's id must sort after it. */
   lastEventId: string;
+  /**
+   * Command of the newest RecordUpserted. A command re-delivered after a crash between its upsert and its moderation
+   * finds its upsert stored here and only moderates.
+   */
+  upsertCommand?: string;
 }
 
 export interface RecordInput {
@@ -43,6 +48,7 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
   switch (command.type) {
     case 'UpsertRecord': {
       const { input } = command;
+      if (command.commandId !== undefined && state?.upsertCommand === command.commandId) return [];
       return [
         {
           type: 'RecordUpserted',
@@ -156,6 +162,7 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         content: data.content,
         metadata: data.metadata,
         userId: data.userId,
+        upsertCommand: data.commandId,
         status: state?.status,
         statusUpdatedAt: state?.statusUpdatedAt,
         statusUpdatedVia: state?.statusUpdatedVia,
