@@ -113,12 +113,26 @@ export class WebhookStore {
     return this.states.findOne({ _id: id });
   }
 
+  /**
+   * Newest first. Delivery ids are digests (the same event and endpoint always give the same id), so order comes from
+   * `createdAt`, with the id breaking ties. `undefined` when the cursor is not a delivery of this endpoint.
+   */
   async listDeliveries(tenantId: string, endpointId: string, limit: number, startingAfter?: string) {
     const filter: Filter<DeliveryView> = { tenantId, endpointId };
-    if (startingAfter) filter._id = { $lt: startingAfter };
+    if (startingAfter) {
+      const cursor = await this.deliveries.findOne(
+        { _id: startingAfter, tenantId, endpointId },
+        { projection: { createdAt: 1 } },
+      );
+      if (!cursor) return undefined;
+      filter.$or = [
+        { createdAt: { $lt: cursor.createdAt } },
+        { createdAt: cursor.createdAt, _id: { $lt: startingAfter } },
+      ];
+    }
     const docs = await this.deliveries
       .find(filter)
-      .sort({ _id: -1 })
+      .sort({ createdAt: -1, _id: -1 })
       .limit(limit + 1)
       .toArray();
     return { docs: docs.slice(0, limit), hasMore: docs.length > limit };

@@ -131,24 +131,35 @@ describe('webhook endpoints', () => {
       body: { url: 'https://hooks.example.com/d', enabled: false },
     });
     const id = created.body.data.id as string;
-    const deliveries = gw.db.collection<{ _id: string; tenantId: string; endpointId: string; state: string }>(
-      COLLECTIONS.deliveries,
-    );
+    const deliveries = gw.db.collection<{
+      _id: string;
+      tenantId: string;
+      endpointId: string;
+      state: string;
+      createdAt: Date;
+    }>(COLLECTIONS.deliveries);
+    // Delivery ids are digests, unordered in time: the log is ordered by createdAt, newest first.
+    const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second));
     await deliveries.insertMany([
-      { _id: 'dlv_01', tenantId: alice.tenantId, endpointId: id, state: 'succeeded' },
-      { _id: 'dlv_02', tenantId: alice.tenantId, endpointId: id, state: 'failed' },
-      { _id: 'dlv_03', tenantId: alice.tenantId, endpointId: id, state: 'pending' },
-      { _id: 'dlv_04', tenantId: alice.tenantId, endpointId: 'we_other', state: 'pending' },
-      { _id: 'dlv_05', tenantId: bob.tenantId, endpointId: 'we_bob', state: 'pending' },
+      { _id: 'dlv_02', tenantId: alice.tenantId, endpointId: id, state: 'succeeded', createdAt: at(1) },
+      { _id: 'dlv_03', tenantId: alice.tenantId, endpointId: id, state: 'failed', createdAt: at(2) },
+      { _id: 'dlv_01', tenantId: alice.tenantId, endpointId: id, state: 'pending', createdAt: at(3) },
+      { _id: 'dlv_04', tenantId: alice.tenantId, endpointId: 'we_other', state: 'pending', createdAt: at(4) },
+      { _id: 'dlv_05', tenantId: bob.tenantId, endpointId: 'we_bob', state: 'pending', createdAt: at(5) },
     ]);
     const page1 = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries?limit=2`, { key: alice.key });
-    expect((page1.body.data as Array<{ id: string }>).map((d) => d.id)).toEqual(['dlv_03', 'dlv_02']);
+    expect((page1.body.data as Array<{ id: string }>).map((d) => d.id)).toEqual(['dlv_01', 'dlv_03']);
     expect(page1.body.has_more).toBe(true);
     expect(page1.body.data[0]).not.toHaveProperty('tenantId');
-    const page2 = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries?limit=2&starting_after=dlv_02`, {
+    const page2 = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries?limit=2&starting_after=dlv_03`, {
       key: alice.key,
     });
-    expect(page2.body).toEqual({ data: [expect.objectContaining({ id: 'dlv_01' })], has_more: false });
+    expect(page2.body).toEqual({ data: [expect.objectContaining({ id: 'dlv_02' })], has_more: false });
+    const foreignCursor = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries?starting_after=dlv_04`, {
+      key: alice.key,
+    });
+    expect(foreignCursor.status).toBe(400);
+    expect(foreignCursor.body.error.details).toEqual([expect.objectContaining({ path: ['starting_after'] })]);
 
     expect((await gw.request('POST', '/api/v1/deliveries/dlv_05/retry', { key: alice.key })).status).toBe(404);
     const retry = await gw.request('POST', '/api/v1/deliveries/dlv_02/retry', { key: alice.key });

@@ -3,7 +3,7 @@ import type { EndpointStateDoc, WebhookCommand, WebhookEndpointDoc } from '@vigi
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
-import { ConflictError, NotFoundError } from '../../http/errors';
+import { ConflictError, NotFoundError, ValidationError } from '../../http/errors';
 import { body, query } from '../../http/validate';
 import { principalOf, type RouteDeps, idParam } from '../deps';
 import {
@@ -208,8 +208,13 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
     async (ctx) => {
       const q = query(ctx, ListQuery);
       const doc = await endpointOf(ctx);
-      const { docs, hasMore } = await webhooks.listDeliveries(doc.tenantId, doc._id, q.limit, q.starting_after);
-      ctx.body = { data: docs.map(toDeliveryView), has_more: hasMore };
+      const page = await webhooks.listDeliveries(doc.tenantId, doc._id, q.limit, q.starting_after);
+      if (!page) {
+        throw new ValidationError('starting_after is not a delivery of this endpoint', [
+          { path: ['starting_after'], message: 'not a delivery of this endpoint' },
+        ]);
+      }
+      ctx.body = { data: page.docs.map(toDeliveryView), has_more: page.hasMore };
     },
   );
 
