@@ -3,6 +3,9 @@ import type { Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { eventOf, type EventStore } from '../store/event-store';
 
+/** Update statements per `bulkWrite` when marking events published (see `publishBatch`). */
+const MARK_CHUNK = 16;
+
 export interface OutboxRelayOptions {
   store: EventStore;
   producer: Producer;
@@ -74,11 +77,17 @@ export class OutboxRelay {
         headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type },
       })),
     });
-    // `_id`-equality updates in one round trip: FerretDB v1 answers an `$in` filter with a scan per document.
-    await store.events.bulkWrite(
-      docs.map((doc) => ({ updateOne: { filter: { _id: doc._id }, update: { $set: { published: true } } } })),
-      { ordered: true },
-    );
+    // `_id`-equality updates, a few per round trip: FerretDB v1 answers an `$in` filter with a scan per document, and
+    // keeps a connection of its per-database pool (100) open for every statement of an update command until the
+    // command ends, so one command of ~100 statements waits forever for a connection of its own.
+    for (let start = 0; start < docs.length; start += MARK_CHUNK) {
+      await store.events.bulkWrite(
+        docs
+          .slice(start, start + MARK_CHUNK)
+          .map((doc) => ({ updateOne: { filter: { _id: doc._id }, update: { $set: { published: true } } } })),
+        { ordered: true },
+      );
+    }
     this.options.onPublished?.(docs.length);
     return docs.length;
   }

@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
 import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
+import pino from 'pino';
 import { createEngine, ProviderError } from '../../src/engine';
+import { OutboxRelay } from '../../src/kafka/outbox-relay';
+import { EventStore, type EventDoc } from '../../src/store/event-store';
 import { content, startHarness, type Harness } from './harness';
 
 let h: Harness;
@@ -174,6 +177,57 @@ describe('outbox relay', () => {
         what: 'events marked published',
       },
     );
+  });
+});
+
+describe('outbox relay with a backlog', () => {
+  it('publishes and marks 300 events in one batch (one update command of that many statements stalls FerretDB)', async () => {
+    const tenantId = tenant();
+    for (let start = 0; start < 150; start += 10) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          h.moderator.service.moderate({
+            tenantId,
+            correlationId: 'c',
+            clientId: `backlog-${start + i}`,
+            name: 'n',
+            entity: 'post',
+            content: content('fine'),
+            passthrough: false,
+          }),
+        ),
+      );
+    }
+    const docs = await h.db.collection<EventDoc>(COLLECTIONS.events).find({ tenantId }).toArray();
+    expect(docs).toHaveLength(300);
+
+    // The same events, unpublished, in a store of their own, relayed to a topic of their own in one batch.
+    const db = h.mongo.db(uniqueName('backlog'));
+    const topic = uniqueName('backlog');
+    const admin = h.kafka.admin();
+    await admin.connect();
+    try {
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      const store = new EventStore(db);
+      await store.events.insertMany(docs.map((doc) => ({ ...doc, published: false })));
+      const relay = new OutboxRelay({
+        store,
+        producer,
+        topic,
+        log: pino({ level: 'silent' }),
+        pollMs: 100,
+        minGapMs: 0,
+        batchSize: 300,
+      });
+      expect(await relay.publishBatch()).toBe(300);
+      expect(await store.events.countDocuments({ published: false })).toBe(0);
+      const offsets = await admin.fetchTopicOffsets(topic);
+      expect(offsets.map((offset) => Number(offset.high))).toEqual([300]);
+    } finally {
+      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await admin.disconnect();
+      await db.dropDatabase().catch(() => undefined);
+    }
   });
 });
 
