@@ -30,6 +30,21 @@ interface Case {
 }
 
 const cases: Case[] = [
+  // default profanity: leetspeak needs a letter
+  {
+    name: 'numbers that read as words in leetspeak are not profane (455, 717)',
+    input: { name: 'Post 455', text: 'paid 717 for it' },
+    rules: DEFAULT_RULES.rules,
+    reasons: [],
+    rules_matched: [],
+  },
+  {
+    name: 'leetspeak with a letter in it is still profane',
+    input: { text: 'what an a55' },
+    rules: DEFAULT_RULES.rules,
+    reasons: ['Content contains blocked word: ass'],
+    rules_matched: ['profanity'],
+  },
   // blocklist: substring vs whole word
   {
     name: 'substring match is case-insensitive and finds a word inside another',

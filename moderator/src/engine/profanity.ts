@@ -9,6 +9,7 @@ let matcher: RegExpMatcher | undefined;
  * ("f" + "\n" + "ck" would read as a profanity across two fields).
  */
 const FIELD_SEPARATOR = '\n \n';
+const LETTER = /\p{L}/u;
 
 /** The profane words (dataset originals such as "fuck", never the obfuscated text) found in any of the fields. */
 export function profaneWords(fields: readonly string[]): string[] {
@@ -17,6 +18,9 @@ export function profaneWords(fields: readonly string[]): string[] {
   if (!matcher.hasMatch(text)) return [];
   const words = new Set<string>();
   for (const match of matcher.getAllMatches(text, true)) {
+    // Leetspeak reads digits as letters ("455" as "ass", "717" as "tit"); a match needs at least one real letter, so
+    // prices, counts and ids are not profane.
+    if (!LETTER.test(text.slice(match.startIndex, match.endIndex + 1))) continue;
     const word = englishDataset.getPayloadWithPhraseMetadata(match).phraseMetadata?.originalWord;
     if (word) words.add(word);
   }
