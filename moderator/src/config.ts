@@ -36,8 +36,11 @@ const schema = z.object({
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
   /** Whether to consume ingest commands (false runs only the gRPC API). Default true. */
   INGEST_CONSUMER_ENABLED: bool.default(true),
-  /** How often the outbox relay looks for unpublished events when idle, milliseconds. Default 200. */
-  OUTBOX_POLL_MS: z.coerce.number().int().positive().default(200),
+  /**
+   * How often the outbox relay looks for unpublished events when idle, milliseconds. Every append wakes the relay of
+   * the instance that made it, so this only paces the pick-up of events a crashed instance left. Default 1000.
+   */
+  OUTBOX_POLL_MS: z.coerce.number().int().positive().default(1000),
   /** Pause between back-to-back outbox batches under load, milliseconds (bigger batches, fewer scans). Default 10. */
   OUTBOX_MIN_GAP_MS: z.coerce.number().int().min(0).default(10),
   /** Events the outbox relay publishes per Kafka request (and marks published in one bulk write). Default 100. */
