@@ -68,6 +68,7 @@ export class OutboxRelay {
       .batchSize(batchSize)
       .toArray();
     if (docs.length === 0) return 0;
+    this.options.log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
     await producer.send({
       topic,
       acks: -1,
@@ -88,6 +89,7 @@ export class OutboxRelay {
         { ordered: true },
       );
     }
+    this.options.log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
     return docs.length;
   }
