@@ -1,3 +1,4 @@
+import safeRegex from 'safe-regex2';
 import { z } from 'zod';
 
 /**
@@ -24,17 +25,18 @@ export const PatternStrategy = z
     patterns: z.array(z.string().min(1).max(500)).min(1).max(200),
   })
   // A pattern that does not compile could never match; refuse it when stored rather than ignore it when judging.
+  // Nested repetition such as `(a+)+$` can take exponential time on a crafted record and would stall the moderator
+  // for every tenant: refused too (star height above one, or more than 25 repetitions).
   .superRefine((strategy, ctx) => {
     strategy.patterns.forEach((pattern, index) => {
+      let message: string | undefined;
       try {
-        new RegExp(pattern, PATTERN_FLAGS);
+        const compiled = new RegExp(pattern, PATTERN_FLAGS);
+        if (!safeRegex(compiled)) message = 'nested or excessive repetition could take exponential time';
       } catch (err) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['patterns', index],
-          message: err instanceof Error ? err.message : 'invalid regular expression',
-        });
+        message = err instanceof Error ? err.message : 'invalid regular expression';
       }
+      if (message) ctx.addIssue({ code: 'custom', path: ['patterns', index], message });
     });
   });
 
@@ -69,7 +71,12 @@ export const ProviderStrategy = z.object({
   thresholds: z.partialRecord(z.enum(PROVIDER_CATEGORIES), z.number().min(0).max(1)),
 });
 
-export const Strategy = z.discriminatedUnion('type', [BlocklistStrategy, PatternStrategy, LinkStrategy, ProviderStrategy]);
+export const Strategy = z.discriminatedUnion('type', [
+  BlocklistStrategy,
+  PatternStrategy,
+  LinkStrategy,
+  ProviderStrategy,
+]);
 export type Strategy = z.infer<typeof Strategy>;
 
 export const Rule = z.object({

@@ -356,6 +356,16 @@ describe('RuleSet schema', () => {
     expect(parsed.error?.issues.map((issue) => issue.path)).toEqual([path]);
   });
 
+  it.each([['(a+)+$'], ['(\\w*)*@'], ['^(x|y+)*z']])(
+    'rejects %s, whose nested repetition could take exponential time',
+    (pattern) => {
+      const parsed = RuleSet.safeParse(withPatterns(['fine', pattern]));
+      expect(parsed.error?.issues.map((issue) => [issue.path.at(-1), issue.message])).toEqual([
+        [1, 'nested or excessive repetition could take exponential time'],
+      ]);
+    },
+  );
+
   it('accepts valid regular expressions', () => {
     expect(RuleSet.safeParse(withPatterns(['^\\d{3}$', '(?<word>\\w+)'])).success).toBe(true);
   });
