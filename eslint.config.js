@@ -8,7 +8,10 @@ module.exports = tseslint.config(
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: { allowDefaultProject: ['deploy/*/*.ts', 'deploy/*/*/*.ts'] }, tsconfigRootDir: __dirname },
+      parserOptions: {
+        projectService: { allowDefaultProject: ['deploy/*/*.ts', 'deploy/*/*/*.ts'] },
+        tsconfigRootDir: __dirname,
+      },
     },
     rules: {
       'no-console': 'error',

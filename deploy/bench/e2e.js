@@ -16,7 +16,8 @@ async function main() {
     req.on('end', () => {
       try {
         const event = JSON.parse(body);
-        if (event.payload?.clientId && !received.has(event.payload.clientId)) received.set(event.payload.clientId, Date.now());
+        if (event.payload?.clientId && !received.has(event.payload.clientId))
+          received.set(event.payload.clientId, Date.now());
       } catch {
         // not ours
       }
@@ -63,7 +64,10 @@ async function main() {
     const deadline = Date.now() + 120000;
     const done = () => [...sentAt.keys()].every((id) => received.has(id));
     while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    const latencies = [...sentAt].filter(([id]) => received.has(id)).map(([id, t0]) => received.get(id) - t0).sort((a, b) => a - b);
+    const latencies = [...sentAt]
+      .filter(([id]) => received.has(id))
+      .map(([id, t0]) => received.get(id) - t0)
+      .sort((a, b) => a - b);
     const firstReceipt = Math.min(...[...received.values()]);
     const lastReceipt = Math.max(...[...received.values()]);
     process.stdout.write(

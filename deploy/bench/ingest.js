@@ -34,14 +34,23 @@ async function producerPerf(brokers, records) {
     'enable.idempotence=true',
   ]);
   // Last summary line: "N records sent, X records/sec (Y MB/sec), A ms avg latency, M ms max latency, P50 ms 50th, …"
-  const line = out.trim().split('\n').filter((l) => l.includes('records sent')).pop() || '';
+  const line =
+    out
+      .trim()
+      .split('\n')
+      .filter((l) => l.includes('records sent'))
+      .pop() || '';
   const num = (re) => Number((re.exec(line) || [])[1]);
   return { rps: Math.round(num(/([\d.]+) records\/sec/)), p50: num(/(\d+) ms 50th/), p99: num(/(\d+) ms 99th/), line };
 }
 
 async function main() {
   const stack = await startStack({ services: ['moderator', 'gateway'] });
-  const kafka = new Kafka({ clientId: 'bench', brokers: stack.servers.kafkaBrokers.split(','), logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: 'bench',
+    brokers: stack.servers.kafkaBrokers.split(','),
+    logLevel: logLevel.NOTHING,
+  });
   const consumer = kafka.consumer({ groupId: `bench-${Date.now()}` });
   try {
     const url = `http://127.0.0.1:${stack.ports.gateway}/api/v1/ingest`;
@@ -77,7 +86,11 @@ async function main() {
       while (sent < Math.min(due, total)) {
         const i = 2e6 + sent++;
         const t0 = Date.now();
-        const p = fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body(i)) })
+        const p = fetch(url, {
+          method: 'POST',
+          headers: { ...headers, 'content-type': 'application/json' },
+          body: JSON.stringify(body(i)),
+        })
           .then(async (res) => {
             if (res.status === 202) accepted.set((await res.json()).id, t0);
           })
@@ -93,9 +106,22 @@ async function main() {
     latencies.sort((a, b) => a - b);
 
     process.stdout.write(`\n/ingest benchmark: ${DURATION_S} s per run, ~1 KB records\n`);
-    console.table([ // eslint-disable-line no-console
-      { name: '/ingest (202 after Kafka ack)', 'req/s': ingest.rps, 'p50 ms': ingest.p50, 'p99 ms': ingest.p99, 'non-2xx': ingest.non2xx },
-      { name: 'kafka ProducerPerformance acks=all', 'req/s': perf.rps, 'p50 ms': perf.p50, 'p99 ms': perf.p99, 'non-2xx': 0 },
+    console.table([
+      // eslint-disable-line no-console
+      {
+        name: '/ingest (202 after Kafka ack)',
+        'req/s': ingest.rps,
+        'p50 ms': ingest.p50,
+        'p99 ms': ingest.p99,
+        'non-2xx': ingest.non2xx,
+      },
+      {
+        name: 'kafka ProducerPerformance acks=all',
+        'req/s': perf.rps,
+        'p50 ms': perf.p50,
+        'p99 ms': perf.p99,
+        'non-2xx': 0,
+      },
     ]);
     process.stdout.write(
       `ratio /ingest to producer perf: ${(ingest.rps / perf.rps).toFixed(2)} (goal ≥ 0.3)\n` +

@@ -69,7 +69,10 @@ async function main() {
       ...(passthrough ? { passthrough: true } : {}),
     });
     const base = `http://127.0.0.1:${stack.ports.gateway}/api/v1/moderate`;
-    const echo = await measure('echo (Koa → grpc-js)', `http://127.0.0.1:${httpPort}/echo`, { body: record(false), headers: {} });
+    const echo = await measure('echo (Koa → grpc-js)', `http://127.0.0.1:${httpPort}/echo`, {
+      body: record(false),
+      headers: {},
+    });
     const persisted = await measure('moderate (persisted)', base, { body: record(false), headers: auth });
     const passthrough = await measure('moderate (passthrough)', base, { body: record(true), headers: auth });
     const rows = [echo, persisted, passthrough].map((r) => ({

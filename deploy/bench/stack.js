@@ -102,7 +102,9 @@ async function startStack({ services, env = {} }) {
       const base = `http://127.0.0.1:${stack.ports.gateway}`;
       await waitUntil(
         async () => {
-          const res = await fetch(`${base}/api/v1/records?limit=1`, { headers: { authorization: `Bearer ${stack.apiKey}` } }).catch(() => null);
+          const res = await fetch(`${base}/api/v1/records?limit=1`, {
+            headers: { authorization: `Bearer ${stack.apiKey}` },
+          }).catch(() => null);
           return res?.status === 200;
         },
         { timeoutMs: 60000, what: 'gateway to answer' },
@@ -112,7 +114,11 @@ async function startStack({ services, env = {} }) {
     await stack.stop();
     throw err;
   }
-  say(`stack ready: ${Object.entries(stack.ports).map(([k, v]) => `${k}:${v}`).join(' ')}`);
+  say(
+    `stack ready: ${Object.entries(stack.ports)
+      .map(([k, v]) => `${k}:${v}`)
+      .join(' ')}`,
+  );
   return stack;
 }
 

@@ -7,7 +7,14 @@ const { ROOT, say, run } = require('./util');
 
 // The fingerprint of every manifest and the lockfile, kept in node_modules after a successful install.
 function depsFingerprint() {
-  const files = ['package.json', 'package-lock.json', 'proto/package.json', 'gateway/package.json', 'moderator/package.json', 'notifier/package.json'];
+  const files = [
+    'package.json',
+    'package-lock.json',
+    'proto/package.json',
+    'gateway/package.json',
+    'moderator/package.json',
+    'notifier/package.json',
+  ];
   const hash = require('node:crypto').createHash('sha256');
   for (const file of files) hash.update(fs.readFileSync(path.join(ROOT, file)));
   return hash.digest('hex');

@@ -90,7 +90,17 @@ async function startKafka({ dir, port, controllerPort, heapMb = 512 } = {}) {
   java.push(`-Dlog4j.configuration=file:${path.join(dir, 'log4j.properties')}`);
   if (!fs.existsSync(path.join(dir, 'data', 'meta.properties'))) {
     const clusterId = crypto.randomBytes(16).toString('base64url').slice(0, 22);
-    await run('java', [...java, '-cp', classpath(), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', config]);
+    await run('java', [
+      ...java,
+      '-cp',
+      classpath(),
+      'kafka.tools.StorageTool',
+      'format',
+      '-t',
+      clusterId,
+      '-c',
+      config,
+    ]);
   }
   const started = Date.now();
   const out = fs.openSync(path.join(dir, 'stdout.log'), 'a');
@@ -100,11 +110,16 @@ async function startKafka({ dir, port, controllerPort, heapMb = 512 } = {}) {
   fs.closeSync(out);
   let exited = false;
   child.once('exit', () => (exited = true));
-  await waitUntil(async () => {
-    if (exited) throw new Error(`Kafka exited during start; see ${path.join(dir, 'stdout.log')}`);
-    return canConnect(port);
-  }, { timeoutMs: 90000, what: `Kafka on port ${port}` });
-  say(`Kafka ${KAFKA_VERSION} listening on 127.0.0.1:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  await waitUntil(
+    async () => {
+      if (exited) throw new Error(`Kafka exited during start; see ${path.join(dir, 'stdout.log')}`);
+      return canConnect(port);
+    },
+    { timeoutMs: 90000, what: `Kafka on port ${port}` },
+  );
+  say(
+    `Kafka ${KAFKA_VERSION} listening on 127.0.0.1:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  );
   return {
     brokers: `127.0.0.1:${port}`,
     port,

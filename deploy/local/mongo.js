@@ -19,7 +19,9 @@ async function ensureFerretDB() {
   if (fs.existsSync(LAUNCHER_BIN) && fs.existsSync(mark) && fs.readFileSync(mark, 'utf8') === launcherFingerprint()) {
     return LAUNCHER_BIN;
   }
-  say(`building FerretDB ${FERRETDB_VERSION} (SQLite backend) with Go into ${path.dirname(LAUNCHER_BIN)} (first run only, about a minute)`);
+  say(
+    `building FerretDB ${FERRETDB_VERSION} (SQLite backend) with Go into ${path.dirname(LAUNCHER_BIN)} (first run only, about a minute)`,
+  );
   fs.mkdirSync(path.dirname(LAUNCHER_BIN), { recursive: true });
   const started = Date.now();
   await run('go', ['build', '-trimpath', '-o', LAUNCHER_BIN, '.'], {
@@ -65,10 +67,13 @@ async function startMongo({ dir, port } = {}) {
   fs.closeSync(out);
   let exited = false;
   child.once('exit', () => (exited = true));
-  await waitUntil(async () => {
-    if (exited) throw new Error(`${kind} exited during start; see ${path.join(dir, 'server.log')}`);
-    return canConnect(port);
-  }, { timeoutMs: 60000, what: `${kind} on port ${port}` });
+  await waitUntil(
+    async () => {
+      if (exited) throw new Error(`${kind} exited during start; see ${path.join(dir, 'server.log')}`);
+      return canConnect(port);
+    },
+    { timeoutMs: 60000, what: `${kind} on port ${port}` },
+  );
   say(`${kind} listening on 127.0.0.1:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return {
     url: `mongodb://127.0.0.1:${port}/`,

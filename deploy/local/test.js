@@ -10,7 +10,9 @@ const { ROOT, say } = require('./util');
 function printSummary(resultFile) {
   try {
     const r = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
-    process.stdout.write(`\njest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped\n`);
+    process.stdout.write(
+      `\njest: ${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped\n`,
+    );
   } catch {
     process.stdout.write('\njest: no result file (the run did not finish)\n');
   }
@@ -23,16 +25,22 @@ async function main() {
   const dir = freshDir('test');
   const started = Date.now();
   const servers = await startServers({ dir });
-  say(`servers ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kafka ${servers.kafkaBrokers} (${servers.sources.kafka}), mongo ${servers.mongoUrl} (${servers.sources.mongo})`);
+  say(
+    `servers ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kafka ${servers.kafkaBrokers} (${servers.sources.kafka}), mongo ${servers.mongoUrl} (${servers.sources.mongo})`,
+  );
   const resultFile = path.join(dir, 'jest-results.json');
   let code = 1;
   try {
     code = await new Promise((resolve) => {
-      const jest = spawn(path.join(ROOT, 'node_modules', '.bin', 'jest'), [...process.argv.slice(2), '--json', `--outputFile=${resultFile}`], {
-        cwd: ROOT,
-        stdio: 'inherit',
-        env: { ...process.env, KAFKA_BROKERS: servers.kafkaBrokers, MONGO_URL: servers.mongoUrl },
-      });
+      const jest = spawn(
+        path.join(ROOT, 'node_modules', '.bin', 'jest'),
+        [...process.argv.slice(2), '--json', `--outputFile=${resultFile}`],
+        {
+          cwd: ROOT,
+          stdio: 'inherit',
+          env: { ...process.env, KAFKA_BROKERS: servers.kafkaBrokers, MONGO_URL: servers.mongoUrl },
+        },
+      );
       const forward = (signal) => jest.kill(signal);
       process.on('SIGINT', forward);
       process.on('SIGTERM', forward);

@@ -58,7 +58,9 @@ async function main() {
   process.on('SIGINT', () => stopAll().then(() => process.exit(0)));
   process.on('SIGTERM', () => stopAll().then(() => process.exit(0)));
 
-  children.push(startService('moderator', { ...common, GRPC_PORT: PORTS.moderatorGrpc, ADMIN_PORT: PORTS.moderatorAdmin }, logDir));
+  children.push(
+    startService('moderator', { ...common, GRPC_PORT: PORTS.moderatorGrpc, ADMIN_PORT: PORTS.moderatorAdmin }, logDir),
+  );
   children.push(startService('notifier', { ...common, ADMIN_PORT: PORTS.notifierAdmin }, logDir));
   children.push(
     startService(

@@ -26,7 +26,11 @@ export function uniqueName(prefix: string): string {
 /** Polls `predicate` until it returns a truthy value, which is returned; throws after `timeoutMs`. */
 export async function waitFor<T>(
   predicate: () => T | Promise<T>,
-  { timeoutMs = 20000, intervalMs = 100, what = 'condition' }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
+  {
+    timeoutMs = 20000,
+    intervalMs = 100,
+    what = 'condition',
+  }: { timeoutMs?: number; intervalMs?: number; what?: string } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -107,7 +111,12 @@ export async function adminPortOf(service: ServiceProcess, timeoutMs = 30000): P
 }
 
 /** Finds the first log line with message `msg` and returns the numeric field `field` from it. */
-export async function loggedPort(service: ServiceProcess, msg: string, field = 'port', timeoutMs = 30000): Promise<number> {
+export async function loggedPort(
+  service: ServiceProcess,
+  msg: string,
+  field = 'port',
+  timeoutMs = 30000,
+): Promise<number> {
   return waitFor(
     () => {
       const line = service.logs().find((entry) => entry.msg === msg);

@@ -61,7 +61,11 @@ const commandBase = {
   correlationId: z.string(),
 };
 
-export const IngestRecordCommand = z.object({ ...commandBase, type: z.literal('IngestRecord'), data: IngestRecordData });
+export const IngestRecordCommand = z.object({
+  ...commandBase,
+  type: z.literal('IngestRecord'),
+  data: IngestRecordData,
+});
 export const DeleteRecordCommand = z.object({
   ...commandBase,
   type: z.literal('DeleteRecord'),
@@ -162,7 +166,11 @@ const eventBase = {
 };
 
 export const RecordUpserted = z.object({ ...eventBase, type: z.literal('RecordUpserted'), data: RecordUpsertedData });
-export const RecordModerated = z.object({ ...eventBase, type: z.literal('RecordModerated'), data: RecordModeratedData });
+export const RecordModerated = z.object({
+  ...eventBase,
+  type: z.literal('RecordModerated'),
+  data: RecordModeratedData,
+});
 export const RecordDeleted = z.object({ ...eventBase, type: z.literal('RecordDeleted'), data: RecordDeletedData });
 export const UserUpserted = z.object({ ...eventBase, type: z.literal('UserUpserted'), data: UserUpsertedData });
 export const UserStatusChanged = z.object({

@@ -7,4 +7,7 @@ export * from './settings';
 export * from './webhooks';
 export * from './projections';
 export type { ProtoGrpcType } from './generated/moderation';
-export type { ModerationServiceClient, ModerationServiceHandlers } from './generated/vigil/moderation/v1/ModerationService';
+export type {
+  ModerationServiceClient,
+  ModerationServiceHandlers,
+} from './generated/vigil/moderation/v1/ModerationService';

@@ -23,4 +23,8 @@ export function topicNames(prefix = ''): Topics {
 }
 
 /** Kafka headers every message carries. */
-export const HEADERS = { eventId: 'event-id', eventType: 'event-type', deadLetterReason: 'dead-letter-reason' } as const;
+export const HEADERS = {
+  eventId: 'event-id',
+  eventType: 'event-type',
+  deadLetterReason: 'dead-letter-reason',
+} as const;

@@ -42,7 +42,10 @@ describe.each(['gateway', 'moderator', 'notifier'] as const)('%s process', (name
   });
 
   it('is live but answers 503 on /readyz while MongoDB cannot be reached', async () => {
-    const service = spawnService(name, { ...baseEnv, MONGO_URL: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300' });
+    const service = spawnService(name, {
+      ...baseEnv,
+      MONGO_URL: 'mongodb://127.0.0.1:1/?serverSelectionTimeoutMS=300',
+    });
     started.push(service);
     const port = await adminPortOf(service);
     expect((await get(port, '/livez')).status).toBe(200);

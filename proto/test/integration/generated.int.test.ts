@@ -27,11 +27,15 @@ describe('generated gRPC types', () => {
       .split(' ')
       .slice(1)
       .map((arg) => (arg.startsWith('--outDir=') ? `--outDir=${outDir}` : arg));
-    execFileSync(path.join(PROTO_DIR, '..', 'node_modules', '.bin', 'proto-loader-gen-types'), args, { cwd: PROTO_DIR });
+    execFileSync(path.join(PROTO_DIR, '..', 'node_modules', '.bin', 'proto-loader-gen-types'), args, {
+      cwd: PROTO_DIR,
+    });
     const committed = path.join(PROTO_DIR, 'src', 'generated');
     expect(listFiles(outDir)).toEqual(listFiles(committed));
     for (const file of listFiles(committed)) {
-      expect(fs.readFileSync(path.join(outDir, file), 'utf8')).toBe(fs.readFileSync(path.join(committed, file), 'utf8'));
+      expect(fs.readFileSync(path.join(outDir, file), 'utf8')).toBe(
+        fs.readFileSync(path.join(committed, file), 'utf8'),
+      );
     }
   });
 
