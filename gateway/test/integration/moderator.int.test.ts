@@ -68,6 +68,7 @@ describe('with the moderator', () => {
       flagged: true,
       reasons: expect.any(Array),
       rules: ['profanity'],
+      testMode: false,
       message: 'Success',
     });
 
@@ -77,6 +78,17 @@ describe('with the moderator', () => {
     });
     expect(clean.body).toMatchObject({ status: 'Compliant', flagged: false, rules: [] });
     expect(clean.body).not.toHaveProperty('user');
+  });
+
+  it('says so in the moderate response when the tenant is in test mode', async () => {
+    const tester = await gw.newTenant();
+    const patched = await gw.request('PATCH', '/api/v1/settings', { key: tester.key, body: { testMode: true } });
+    expect(patched.status).toBe(200);
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      key: tester.key,
+      body: { clientId: 't-1', name: 'A comment', entity: 'comment', content: PROFANE },
+    });
+    expect(reply.body).toMatchObject({ status: 'Flagged', testMode: true });
   });
 
   it('reads records, their history and users through the API, per tenant', async () => {

@@ -43,6 +43,7 @@ export function moderateRoutes(api: ApiRouter, deps: RouteDeps): void {
         flagged: result.flagged,
         reasons: result.reasons,
         rules: result.rules,
+        testMode: result.testMode,
         message: 'Success',
       };
     },

@@ -11,5 +11,8 @@ export const ModerateResponse = z.object({
   flagged: z.boolean(),
   reasons: z.array(z.string()),
   rules: z.array(z.string()).meta({ description: 'Ids of the rules that flagged.' }),
+  testMode: z.boolean().meta({
+    description: 'The tenant is in test mode: the result is stored, but no webhook or user action follows.',
+  }),
   message: z.literal('Success'),
 });
