@@ -3,9 +3,6 @@ import type { Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { eventOf, type EventStore } from '../store/event-store';
 
-/** Update statements per `bulkWrite` when marking events published (see `publishBatch`). */
-const MARK_CHUNK = 16;
-
 export interface OutboxRelayOptions {
   store: EventStore;
   producer: Producer;
@@ -61,12 +58,7 @@ export class OutboxRelay {
   /** One batch; returns how many events it published. */
   async publishBatch(): Promise<number> {
     const { store, producer, topic, batchSize } = this.options;
-    const docs = await store.events
-      .find({ published: false })
-      .sort({ _id: 1 })
-      .limit(batchSize)
-      .batchSize(batchSize)
-      .toArray();
+    const docs = await store.unpublished(batchSize);
     if (docs.length === 0) return 0;
     this.options.log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
     await producer.send({
@@ -78,17 +70,7 @@ export class OutboxRelay {
         headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type },
       })),
     });
-    // `_id`-equality updates, a few per round trip: FerretDB v1 answers an `$in` filter with a scan per document, and
-    // keeps a connection of its per-database pool (100) open for every statement of an update command until the
-    // command ends, so one command of ~100 statements waits forever for a connection of its own.
-    for (let start = 0; start < docs.length; start += MARK_CHUNK) {
-      await store.events.bulkWrite(
-        docs
-          .slice(start, start + MARK_CHUNK)
-          .map((doc) => ({ updateOne: { filter: { _id: doc._id }, update: { $set: { published: true } } } })),
-        { ordered: true },
-      );
-    }
+    await store.markPublished(docs.map((doc) => doc._id));
     this.options.log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
     return docs.length;

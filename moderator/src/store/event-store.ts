@@ -7,6 +7,9 @@ import { evolveUser, type UserState } from '../domain/user';
 import { guarded, isDuplicateKey } from './mongo-errors';
 
 /** An event document: the envelope, plus its own outbox flag. `_id` equals the event id (time-ordered ULID). */
+/** Update statements per round trip in `markPublished`. */
+const MARK_CHUNK = 16;
+
 export type EventDoc = DomainEvent & { _id: string; published: boolean };
 
 export interface AppealDoc {
@@ -275,6 +278,30 @@ export class EventStore {
       const docs = await this.events.find({ stream, tenantId }).sort({ version: 1 }).toArray();
       return docs.map(eventOf);
     });
+  }
+
+  /** The oldest unpublished events, in `_id` order (the outbox). */
+  unpublished(limit: number): Promise<EventDoc[]> {
+    return guarded(() =>
+      this.events.find({ published: false }).sort({ _id: 1 }).limit(limit).batchSize(limit).toArray(),
+    );
+  }
+
+  /**
+   * Marks events published with `_id`-equality updates, a few per round trip: FerretDB v1 answers an `$in` filter
+   * with a scan per document, and keeps a connection of its per-database pool (100) open for every statement of an
+   * update command until the command ends, so one command of ~100 statements waits forever for a connection of its own.
+   */
+  async markPublished(ids: string[]): Promise<void> {
+    for (let start = 0; start < ids.length; start += MARK_CHUNK) {
+      const chunk = ids.slice(start, start + MARK_CHUNK);
+      await guarded(() =>
+        this.events.bulkWrite(
+          chunk.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { published: true } } } })),
+          { ordered: true },
+        ),
+      );
+    }
   }
 
   async setFlaggedCount(userId: string, count: number): Promise<void> {
