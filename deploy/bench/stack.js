@@ -56,7 +56,7 @@ async function startStack({ services, env = {} }) {
   await ensureBuild();
   const { startServers, freshDir } = require('../local/servers');
   const dir = freshDir('bench');
-  const servers = await startServers({ dir });
+  const servers = await startServers({ dir, ephemeral: true, durable: true });
   const children = [];
   const common = {
     KAFKA_BROKERS: servers.kafkaBrokers,

@@ -1,10 +1,12 @@
 'use strict';
-// A MongoDB-wire server as a local process: `mongod` when one is on PATH, else FerretDB v1 (SQLite backend) built
-// from the launcher in ./ferretdb.
+// A MongoDB-wire server as local processes: `mongod` when one is on PATH, else FerretDB v1 on PostgreSQL (FerretDB
+// built from the launcher in ./ferretdb, PostgreSQL from ./postgres.js, with the GIN indexes that let FerretDB's
+// pushed-down filters use an index).
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { CACHE_DIR, say, freePort, canConnect, waitUntil, run, onPath, stopProcess } = require('./util');
+const { ensurePostgres, startPostgres } = require('./postgres');
 
 const FERRETDB_VERSION = 'v1.24.0';
 const LAUNCHER_SRC = path.join(__dirname, 'ferretdb');
@@ -20,7 +22,7 @@ async function ensureFerretDB() {
     return LAUNCHER_BIN;
   }
   say(
-    `building FerretDB ${FERRETDB_VERSION} (SQLite backend) with Go into ${path.dirname(LAUNCHER_BIN)} (first run only, about a minute)`,
+    `building FerretDB ${FERRETDB_VERSION} with Go into ${path.dirname(LAUNCHER_BIN)} (first run only, about a minute)`,
   );
   fs.mkdirSync(path.dirname(LAUNCHER_BIN), { recursive: true });
   const started = Date.now();
@@ -41,13 +43,28 @@ function mongoKind() {
 }
 
 async function ensureMongo() {
-  if (mongoKind() === 'ferretdb') await ensureFerretDB();
+  if (mongoKind() === 'ferretdb') await Promise.all([ensureFerretDB(), ensurePostgres()]);
 }
 
-/** Starts the server with its data in `dir`. Returns `{ url, kind, stop() }`. */
-async function startMongo({ dir, port } = {}) {
+/**
+ * Starts the server with its data in `dir`. `ephemeral`: throwaway data, removed on stop. `durable: false`:
+ * PostgreSQL skips fsync (tests). `pgSettings`: extra PostgreSQL settings. Returns `{ url, kind, stop() }`; stop() stops everything started,
+ * and a failed start stops what it had started.
+ */
+async function startMongo({ dir, port, ephemeral = false, durable = true, pgSettings } = {}) {
   const kind = mongoKind();
   fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
+  let postgres = null;
+  if (kind === 'ferretdb') postgres = await startPostgres({ dir, ephemeral, durable, settings: pgSettings });
+  try {
+    return await startWire({ dir, port, kind, postgres });
+  } catch (err) {
+    if (postgres) await postgres.stop();
+    throw err;
+  }
+}
+
+async function startWire({ dir, port, kind, postgres }) {
   const portFile = path.join(dir, 'port.json');
   if (!port && fs.existsSync(portFile)) ({ port } = JSON.parse(fs.readFileSync(portFile, 'utf8')));
   port = port || (await freePort());
@@ -59,7 +76,7 @@ async function startMongo({ dir, port } = {}) {
     args = ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', path.join(dir, 'data'), '--quiet'];
   } else {
     command = await ensureFerretDB();
-    args = ['-listen', `127.0.0.1:${port}`, '-data', path.join(dir, 'data'), '-log-level', 'error'];
+    args = ['-listen', `127.0.0.1:${port}`, '-postgresql-url', postgres.url, '-log-level', 'error'];
   }
   const started = Date.now();
   const out = fs.openSync(path.join(dir, 'server.log'), 'a');
@@ -67,13 +84,18 @@ async function startMongo({ dir, port } = {}) {
   fs.closeSync(out);
   let exited = false;
   child.once('exit', () => (exited = true));
-  await waitUntil(
-    async () => {
-      if (exited) throw new Error(`${kind} exited during start; see ${path.join(dir, 'server.log')}`);
-      return canConnect(port);
-    },
-    { timeoutMs: 60000, what: `${kind} on port ${port}` },
-  );
+  try {
+    await waitUntil(
+      async () => {
+        if (exited) throw new Error(`${kind} exited during start; see ${path.join(dir, 'server.log')}`);
+        return canConnect(port);
+      },
+      { timeoutMs: 60000, what: `${kind} on port ${port}` },
+    );
+  } catch (err) {
+    await stopProcess(child, 5000);
+    throw err;
+  }
   say(`${kind} listening on 127.0.0.1:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return {
     url: `mongodb://127.0.0.1:${port}/`,
@@ -81,7 +103,11 @@ async function startMongo({ dir, port } = {}) {
     port,
     pid: child.pid,
     process: child,
-    stop: () => stopProcess(child, 10000),
+    postgres,
+    stop: async () => {
+      await stopProcess(child, 10000);
+      if (postgres) await postgres.stop();
+    },
   };
 }
 

@@ -21,10 +21,11 @@ async function dockerAvailable() {
 }
 
 /**
- * Starts what is missing. `dir` holds local servers' data (throwaway for tests, kept for `npm run up`).
- * Returns `{ kafkaBrokers, mongoUrl, sources, stop() }`; stop() stops only what this call started.
+ * Starts what is missing. `dir` holds local servers' data (throwaway with `ephemeral`, kept for `npm run up`);
+ * `durable` (default: not ephemeral) keeps the store's fsync on. Returns `{ kafkaBrokers, mongoUrl, sources, stop() }`; stop() stops only what this call started, and
+ * a failed start stops whatever it had started before failing.
  */
-async function startServers({ dir }) {
+async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
   const stops = [];
   const sources = {};
   let kafkaBrokers = process.env.KAFKA_BROKERS;
@@ -53,17 +54,20 @@ async function startServers({ dir }) {
     const kafkaNeeded = !kafkaBrokers;
     const mongoNeeded = !mongoUrl;
     await Promise.all([kafkaNeeded && ensureKafkaJars(), mongoNeeded && ensureMongo()]);
-    const [kafka, mongo] = await Promise.all([
+    const started = await Promise.allSettled([
       kafkaNeeded ? startKafka({ dir: path.join(dir, 'kafka') }) : null,
-      mongoNeeded ? startMongo({ dir: path.join(dir, 'mongo') }) : null,
+      mongoNeeded ? startMongo({ dir: path.join(dir, 'mongo'), ephemeral, durable }) : null,
     ]);
+    // One failed: stop the other too (the catch below stops what is in `stops`).
+    for (const result of started) if (result.status === 'fulfilled' && result.value) stops.push(result.value.stop);
+    const failed = started.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [kafka, mongo] = started.map((result) => result.value);
     if (kafka) {
-      stops.push(kafka.stop);
       kafkaBrokers = kafka.brokers;
       sources.kafka = 'local process';
     }
     if (mongo) {
-      stops.push(mongo.stop);
       mongoUrl = mongo.url;
       sources.mongo = `local ${mongo.kind}`;
     }

@@ -24,7 +24,7 @@ async function main() {
   const { startServers, freshDir } = require('./servers');
   const dir = freshDir('test');
   const started = Date.now();
-  const servers = await startServers({ dir });
+  const servers = await startServers({ dir, ephemeral: true });
   say(
     `servers ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kafka ${servers.kafkaBrokers} (${servers.sources.kafka}), mongo ${servers.mongoUrl} (${servers.sources.mongo})`,
   );

@@ -1,4 +1,4 @@
-// Command ferretdb-launcher runs FerretDB v1 (SQLite backend) as a MongoDB-wire server for local runs and tests.
+// Command ferretdb-launcher runs FerretDB v1 (PostgreSQL backend) as a MongoDB-wire server for local runs and tests.
 // It embeds the ferretdb package because a bare `go install` of FerretDB's own command panics on a missing
 // version file.
 package main
@@ -17,7 +17,7 @@ import (
 
 func main() {
 	listen := flag.String("listen", "127.0.0.1:27017", "TCP address to listen on")
-	dataDir := flag.String("data", "./data", "folder for the SQLite files")
+	postgresURL := flag.String("postgresql-url", "", "PostgreSQL connection string, e.g. postgres://user@127.0.0.1:5432/ferretdb")
 	logLevel := flag.String("log-level", "warn", "debug, info, warn or error")
 	flag.Parse()
 
@@ -28,16 +28,16 @@ func main() {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
-		fmt.Fprintln(os.Stderr, "cannot create data folder:", err)
-		os.Exit(1)
+	if *postgresURL == "" {
+		fmt.Fprintln(os.Stderr, "-postgresql-url is required")
+		os.Exit(2)
 	}
 
 	f, err := ferretdb.New(&ferretdb.Config{
-		Listener:  ferretdb.ListenerConfig{TCP: *listen},
-		Logger:    logger,
-		Handler:   "sqlite",
-		SQLiteURL: "file:" + *dataDir + "/",
+		Listener:      ferretdb.ListenerConfig{TCP: *listen},
+		Logger:        logger,
+		Handler:       "postgresql",
+		PostgreSQLURL: *postgresURL,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "cannot start FerretDB:", err)
