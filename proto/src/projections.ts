@@ -77,5 +77,6 @@ export const COLLECTIONS = {
   processedCommands: 'processed_commands',
   // notifier
   deliveries: 'deliveries',
+  deliveryLeases: 'delivery_leases',
   endpointStates: 'endpoint_states',
 } as const;

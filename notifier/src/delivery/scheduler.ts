@@ -40,11 +40,15 @@ const PROJECTION_RECHECK_MS = 200;
 /** Deliveries claimed per database write. */
 const CLAIM_BATCH = 32;
 const RECLAIM_EVERY_MS = 5000;
+/** Lease documents are pruned this often, once they are this old (a claim uses its lease key within milliseconds). */
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+const LEASE_KEEP_MS = 60 * 60 * 1000;
 
 /**
  * Works the `deliveries` collection: claims due deliveries with a lease, sends them, records each attempt, and
  * reschedules failures by the retry schedule. Retries wait in the database, never in a Kafka partition. Several
- * notifier processes can run it at once; the claim is atomic and a crashed worker's lease expires.
+ * notifier processes can run it at once: each attempt is claimed by a unique-key insert, and a crashed worker's lease
+ * expires and is taken over.
  */
 export class DeliveryScheduler {
   private running = false;
@@ -54,6 +58,7 @@ export class DeliveryScheduler {
   private readonly inFlight = new Set<Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private lastReclaim = 0;
+  private lastPrune = 0;
   /** Slots promised to deliveries the consumer is inserting (see reserve). */
   private reserved = 0;
 
@@ -114,6 +119,7 @@ export class DeliveryScheduler {
       this.woken = false;
       try {
         await this.fill();
+        await this.prune();
         failures = 0;
       } catch (err) {
         failures += 1;
@@ -131,6 +137,15 @@ export class DeliveryScheduler {
       });
       this.wakeUp = undefined;
     }
+  }
+
+  private async prune(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    const before = new Date(now - Math.max(LEASE_KEEP_MS, this.options.leaseMs * 10));
+    const deleted = await this.options.store.pruneLeases(before);
+    this.options.log.debug({ deleted }, 'delivery leases pruned');
   }
 
   /** Claims until every slot is busy or nothing is due. */

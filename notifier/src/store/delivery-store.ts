@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   COLLECTIONS,
   type EndpointStateDoc,
@@ -7,7 +6,7 @@ import {
   type WebhookEndpointDoc,
   type WebhookEventName,
 } from '@vigil/proto';
-import { MongoBulkWriteError, type Collection, type Db } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
 
 export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
@@ -59,8 +58,17 @@ export interface DeliveryDoc {
   updatedAt: Date;
 }
 
+/** One worker's claim on one attempt: `_id` is `<delivery id>@<due time in ms>#<take-over number>`. */
+export interface DeliveryLeaseDoc {
+  _id: string;
+  deliveryId: string;
+  leaseUntil: Date;
+  createdAt: Date;
+}
+
 export class DeliveryStore {
   readonly deliveries: Collection<DeliveryDoc>;
+  readonly leases: Collection<DeliveryLeaseDoc>;
   readonly endpoints: Collection<WebhookEndpointDoc>;
   readonly endpointStates: Collection<EndpointStateDoc>;
   readonly records: Collection<RecordDoc>;
@@ -68,6 +76,7 @@ export class DeliveryStore {
 
   constructor(readonly db: Db) {
     this.deliveries = db.collection(COLLECTIONS.deliveries);
+    this.leases = db.collection(COLLECTIONS.deliveryLeases);
     this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);
     this.endpointStates = db.collection(COLLECTIONS.endpointStates);
     this.records = db.collection(COLLECTIONS.records);
@@ -78,6 +87,8 @@ export class DeliveryStore {
     await this.deliveries.createIndex({ state: 1, dueAt: 1 }, { name: 'due' });
     await this.deliveries.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_log' });
     await this.deliveries.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'tenant_log' });
+    await this.leases.createIndex({ deliveryId: 1 }, { name: 'delivery' });
+    await this.leases.createIndex({ createdAt: 1 }, { name: 'created' });
   }
 
   /** Enabled endpoints of the tenant that the notifier has not disabled. */
@@ -92,25 +103,17 @@ export class DeliveryStore {
   }
 
   /** Inserts the deliveries that do not exist yet (one unordered insertMany); returns the ids that were new. */
-  async insertNew(docs: DeliveryDoc[]): Promise<Set<string>> {
-    if (docs.length === 0) return new Set();
-    try {
-      await this.deliveries.insertMany(docs, { ordered: false });
-      return new Set(docs.map((doc) => doc._id));
-    } catch (err) {
-      if (!(err instanceof MongoBulkWriteError)) throw err;
-      const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-      if (!errors.every((writeError) => (writeError as { code?: unknown }).code === 11000)) throw err;
-      const existing = new Set(errors.map((writeError) => (writeError as { index: number }).index));
-      return new Set(docs.filter((_, index) => !existing.has(index)).map((doc) => doc._id));
-    }
+  insertNew(docs: DeliveryDoc[]): Promise<Set<string>> {
+    return insertIgnoringDuplicates(this.deliveries, docs);
   }
 
   /**
-   * Takes due deliveries (and, with `reclaim`, ones whose worker's lease expired, e.g. after a crash) for this worker:
-   * one conditional updateMany stamps a fresh lease id, so each delivery goes to one worker only, and every write
-   * claims a batch (writes are the expensive part on MongoDB-wire servers without write batching). `capacity` says
-   * how many more deliveries an endpoint may take; `limit` bounds the batch.
+   * Takes due deliveries (and, with `reclaim`, ones whose worker's lease expired, e.g. after a crash) for this worker.
+   * Exclusivity comes from unique `_id` inserts into `delivery_leases`, one key per (delivery, due time, take-over):
+   * conditional updates are not atomic on FerretDB v1 (read, filter in Go, write by `_id`), so two workers whose
+   * `updateMany({state: 'pending'})` raced would both send. Lease documents are kept (a stale candidate read before
+   * the attempt was recorded finds its key taken) and removed by `pruneLeases` long after they matter.
+   * `capacity` says how many more deliveries an endpoint may take; `limit` bounds the batch.
    */
   async claim(options: {
     now: Date;
@@ -121,39 +124,94 @@ export class DeliveryStore {
     reclaim: boolean;
   }): Promise<DeliveryDoc[]> {
     const { now, leaseMs, limit, capacity, skipEndpoints, reclaim } = options;
-    const notSkipped = skipEndpoints.length > 0 ? { endpointId: { $nin: skipEndpoints } } : {};
-    const due = { state: 'pending' as const, dueAt: { $lte: now } };
-    const expired = { state: 'sending' as const, leaseUntil: { $lte: now } };
-    const candidates = await this.deliveries
-      .find({ ...due, ...notSkipped }, { projection: { _id: 1, endpointId: 1 } })
+    const skip = new Set(skipEndpoints);
+    // `state` is pushed down to an index; `dueAt` and `leaseUntil` are filtered after it (on MongoDB, by the index).
+    const pending = await this.deliveries
+      .find({ state: 'pending', dueAt: { $lte: now } })
       .sort({ dueAt: 1 })
       .limit(limit * 4)
       .toArray();
-    if (reclaim) {
-      candidates.push(
-        ...(await this.deliveries
-          .find({ ...expired, ...notSkipped }, { projection: { _id: 1, endpointId: 1 } })
+    const expired = reclaim
+      ? await this.deliveries
+          .find({ state: 'sending', leaseUntil: { $lte: now } })
           .limit(limit)
-          .toArray()),
-      );
-    }
+          .toArray()
+      : [];
     const taken = new Map<string, number>();
-    const ids: string[] = [];
-    for (const candidate of candidates) {
-      if (ids.length >= limit) break;
+    const chosen: DeliveryDoc[] = [];
+    for (const candidate of [...pending, ...expired]) {
+      if (chosen.length >= limit) break;
+      if (skip.has(candidate.endpointId)) continue;
       const n = taken.get(candidate.endpointId) ?? 0;
       if (n >= capacity(candidate.endpointId)) continue;
       taken.set(candidate.endpointId, n + 1);
-      ids.push(candidate._id);
+      chosen.push(candidate);
     }
-    if (ids.length === 0) return [];
-    const leaseId = randomUUID();
-    const result = await this.deliveries.updateMany(
-      { _id: { $in: ids }, $or: reclaim ? [due, expired] : [due] },
-      { $set: { state: 'sending', leaseUntil: new Date(now.getTime() + leaseMs), leaseId, updatedAt: now } },
+    if (chosen.length === 0) return [];
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const leaseOf = (doc: DeliveryDoc, takeover: number): DeliveryLeaseDoc => ({
+      _id: `${doc._id}@${doc.dueAt.getTime()}#${takeover}`,
+      deliveryId: doc._id,
+      leaseUntil,
+      createdAt: now,
+    });
+    const won = await this.insertNewLeases(chosen.map((doc) => leaseOf(doc, 0)));
+    const claimed: { doc: DeliveryDoc; leaseId: string; verify: boolean }[] = [];
+    for (const doc of chosen) {
+      const first = leaseOf(doc, 0)._id;
+      // A delivery in `sending` whose first key was free was leased at insert; check it is still that delivery.
+      if (won.has(first)) claimed.push({ doc, leaseId: first, verify: doc.state === 'sending' });
+      else if (reclaim) {
+        const takeover = await this.takeOver(doc, now, (n) => leaseOf(doc, n));
+        if (takeover) claimed.push({ doc, leaseId: takeover, verify: true });
+      }
+    }
+    const result = await Promise.all(
+      claimed.map(async ({ doc, leaseId, verify }): Promise<DeliveryDoc | undefined> => {
+        if (verify) {
+          // A take-over may be late: the attempt may have been recorded since the candidate was read.
+          const current = await this.deliveries.findOne({ _id: doc._id });
+          if (!current || current.dueAt.getTime() !== doc.dueAt.getTime()) return undefined;
+          if (current.state !== 'pending' && current.state !== 'sending') return undefined;
+        }
+        await this.deliveries.updateOne(
+          { _id: doc._id },
+          { $set: { state: 'sending', leaseUntil, leaseId, updatedAt: now } },
+        );
+        return { ...doc, state: 'sending', leaseUntil, leaseId };
+      }),
     );
-    if (result.modifiedCount === 0) return [];
-    return this.deliveries.find({ _id: { $in: ids }, leaseId }).toArray();
+    return result.filter((doc): doc is DeliveryDoc => doc !== undefined);
+  }
+
+  /** The next take-over key of a delivery whose newest lease for this due time has expired, if this worker wins it. */
+  private async takeOver(
+    doc: DeliveryDoc,
+    now: Date,
+    leaseOf: (takeover: number) => DeliveryLeaseDoc,
+  ): Promise<string | undefined> {
+    const prefix = `${doc._id}@${doc.dueAt.getTime()}#`;
+    const leases = await this.leases.find({ deliveryId: doc._id }).toArray();
+    let newest: DeliveryLeaseDoc | undefined;
+    let newestN = -1;
+    for (const lease of leases) {
+      if (!lease._id.startsWith(prefix)) continue;
+      const n = Number(lease._id.slice(prefix.length));
+      if (n > newestN) [newest, newestN] = [lease, n];
+    }
+    if (!newest || newest.leaseUntil.getTime() > now.getTime()) return undefined;
+    const next = leaseOf(newestN + 1);
+    return (await this.insertNewLeases([next])).has(next._id) ? next._id : undefined;
+  }
+
+  /** Inserts leases; returns the ids this call inserted (the others were taken by another worker). */
+  private async insertNewLeases(leases: DeliveryLeaseDoc[]): Promise<Set<string>> {
+    return insertIgnoringDuplicates(this.leases, leases);
+  }
+
+  /** Deletes lease documents older than `before` (their due times are long past). */
+  async pruneLeases(before: Date): Promise<number> {
+    return (await this.leases.deleteMany({ createdAt: { $lt: before } })).deletedCount;
   }
 
   /** Stores the body built for the first attempt; false if the lease was lost. */
@@ -270,5 +328,23 @@ export class DeliveryStore {
       { $unset: { disabledAt: '', disabledReason: '', failingSince: '' } },
     );
     return result.matchedCount === 1;
+  }
+}
+
+/** Inserts documents unordered; returns the ids this call inserted, the rest having existed (duplicate key). */
+async function insertIgnoringDuplicates<T extends { _id: string }>(
+  collection: Collection<T>,
+  docs: T[],
+): Promise<Set<string>> {
+  if (docs.length === 0) return new Set();
+  try {
+    await collection.insertMany(docs as OptionalUnlessRequiredId<T>[], { ordered: false });
+    return new Set(docs.map((doc) => doc._id));
+  } catch (err) {
+    if (!(err instanceof MongoBulkWriteError)) throw err;
+    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
+    if (!errors.every((writeError) => (writeError as { code?: unknown }).code === 11000)) throw err;
+    const existing = new Set(errors.map((writeError) => (writeError as { index: number }).index));
+    return new Set(docs.filter((_, index) => !existing.has(index)).map((doc) => doc._id));
   }
 }

@@ -1,0 +1,108 @@
+import { COLLECTIONS } from '@vigil/proto';
+import { MongoClient } from 'mongodb';
+import pino from 'pino';
+import { ulid } from 'ulid';
+import { waitFor } from '../../../deploy/test-support';
+import { createHttpSender } from '../../src/delivery/http-sender';
+import { DeliveryScheduler } from '../../src/delivery/scheduler';
+import { addressPolicy } from '../../src/delivery/ssrf';
+import { DeliveryStore, type DeliveryDoc } from '../../src/store/delivery-store';
+import { createReceiver, createWorld, type Receiver, type World } from './harness';
+
+const BACKLOG = 240;
+
+/** Two schedulers (two notifier processes, each with its own client) working one backlog of due deliveries. */
+describe('two notifier schedulers on one backlog', () => {
+  let world: World;
+  let receiver: Receiver;
+  const clients: MongoClient[] = [];
+  const schedulers: DeliveryScheduler[] = [];
+
+  beforeAll(async () => {
+    world = await createWorld();
+    receiver = await createReceiver();
+  });
+
+  afterAll(async () => {
+    await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
+    await Promise.all(clients.map((client) => client.close()));
+    await receiver.close();
+    await world.close();
+  });
+
+  it('attempts every due delivery exactly once', async () => {
+    const tenant = world.tenant();
+    // Several endpoints, so per-endpoint capacity does not serialise the two workers.
+    const endpoints = await Promise.all([0, 1, 2, 3].map(() => tenant.endpoint(receiver.url)));
+    const now = new Date();
+    const backlog: DeliveryDoc[] = Array.from({ length: BACKLOG }, (_, index) => {
+      const endpoint = endpoints[index % endpoints.length]!;
+      const webhookId = `msg_${ulid()}`;
+      const subjectId = `mod_${ulid()}`;
+      return {
+        _id: `dlv_${ulid()}`,
+        tenantId: tenant.tenantId,
+        endpointId: endpoint._id,
+        webhookId,
+        eventId: ulid(),
+        event: 'record.flagged',
+        subjectId,
+        trigger: {
+          kind: 'record',
+          event: 'record.flagged',
+          subjectId,
+          tenantId: tenant.tenantId,
+          recordId: `rec_${index}`,
+        },
+        body: JSON.stringify({ event: 'record.flagged', index }),
+        state: 'pending',
+        attemptCount: 0,
+        cycleAttempts: 0,
+        attempts: [],
+        dueAt: new Date(now.getTime() - 1000),
+        createdAt: now,
+        updatedAt: now,
+      };
+    });
+    await new DeliveryStore(world.db).ensureIndexes();
+    await world.db.collection<DeliveryDoc>(COLLECTIONS.deliveries).insertMany(backlog);
+
+    for (let n = 0; n < 2; n += 1) {
+      const client = new MongoClient(process.env.MONGO_URL!);
+      await client.connect();
+      clients.push(client);
+      const scheduler = new DeliveryScheduler({
+        store: new DeliveryStore(client.db(world.db.databaseName, { ignoreUndefined: true })),
+        sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
+        log: pino({ level: 'silent' }),
+        retryScheduleS: [1],
+        retryAfterMaxMs: 1000,
+        disableAfterMs: 3_600_000,
+        concurrency: 16,
+        perEndpointConcurrency: 8,
+        pollMs: 20,
+        leaseMs: 30_000,
+        projectionWaitMs: 0,
+      });
+      schedulers.push(scheduler);
+    }
+    for (const scheduler of schedulers) scheduler.start();
+
+    await waitFor(
+      async () =>
+        (await world.db.collection<DeliveryDoc>(COLLECTIONS.deliveries).countDocuments({ state: 'succeeded' })) ===
+        BACKLOG,
+      { timeoutMs: 90_000, what: 'every delivery succeeded' },
+    );
+    const perWebhook = new Map<string, number>();
+    for (const entry of receiver.received) {
+      const id = String(entry.headers['webhook-id']);
+      perWebhook.set(id, (perWebhook.get(id) ?? 0) + 1);
+    }
+    const repeated = [...perWebhook].filter(([, count]) => count > 1);
+    expect(repeated).toEqual([]);
+    expect(perWebhook.size).toBe(BACKLOG);
+    const docs = await world.deliveries({ tenantId: tenant.tenantId });
+    expect(docs.every((doc) => doc.attemptCount === 1)).toBe(true);
+  });
+});
