@@ -9,6 +9,8 @@ import { guarded, isDuplicateKey } from './mongo-errors';
 /** An event document: the envelope, plus its own outbox flag. `_id` equals the event id (time-ordered ULID). */
 /** Update statements per round trip in `markPublished`. */
 const MARK_CHUNK = 16;
+/** Bound on re-projecting a stream that other writers keep extending (each round is one more write). */
+const CATCH_UP_ROUNDS = 8;
 
 export type EventDoc = DomainEvent & { _id: string; published: boolean };
 
@@ -195,33 +197,66 @@ export class EventStore {
    * stream had no projection when loaded, so an insert is tried first. A conditional replace that misses, then an
    * insert that collides, means a newer version is stored. (No upsert with a non-`_id` filter: FerretDB answers that
    * with a collection scan.)
+   *
+   * FerretDB v1 runs the conditional replace as read, filter, then write by `_id`, so a writer of an older version can
+   * land after a newer one. Each writer therefore checks, after writing, that its version is the stream's newest; if
+   * not, it folds the stream again and writes that. The last write is then always by a writer that saw no newer event,
+   * which (events being appended before they are projected) is the newest version.
    */
   async projectRecord(state: RecordState | null, created = false): Promise<void> {
-    if (!state) return;
-    await guarded(() =>
-      this.replaceOrInsert(
-        () => this.records.insertOne(state),
-        async () =>
-          (await this.records.replaceOne({ _id: state._id, version: { $lt: state.version } }, state)).matchedCount > 0,
-        created,
-      ),
-    );
+    let current = state;
+    let insertFirst = created;
+    for (let round = 0; current && round < CATCH_UP_ROUNDS; round += 1) {
+      const target: RecordState = current;
+      await guarded(() =>
+        this.replaceOrInsert(
+          () => this.records.insertOne(target),
+          async () =>
+            (await this.records.replaceOne({ _id: target._id, version: { $lt: target.version } }, target))
+              .matchedCount > 0,
+          insertFirst,
+        ),
+      );
+      if (!(await this.hasEventAfter(recordStream(target._id), target.version))) return;
+      current = (await this.loadRecord(target._id, true)).state;
+      insertFirst = false;
+    }
   }
 
-  /** Writes a user projection and the appeals touched by `events`, each guarded by the user stream version. */
+  /**
+   * Writes a user projection and the appeals touched by `events`, each guarded by the user stream version, then checks
+   * it is the newest as `projectRecord` does.
+   */
   async projectUser(state: UserState | null, events: DomainEvent[], created = false): Promise<void> {
+    let current = state;
+    let tail = events;
+    let insertFirst = created;
     // Nothing new since the snapshot: the projection is already this state.
-    if (!state || events.length === 0) return;
-    await guarded(async () => {
-      const { _id, ...fields } = state;
-      await this.replaceOrInsert(
-        () => this.users.insertOne({ ...state, flaggedRecordsCount: 0 }),
-        async () =>
-          (await this.users.updateOne({ _id, version: { $lt: state.version } }, { $set: fields })).matchedCount > 0,
-        created,
-      );
-      for (const event of events) await this.projectAppeal(event);
-    });
+    for (let round = 0; current && tail.length > 0 && round < CATCH_UP_ROUNDS; round += 1) {
+      const target: UserState = current;
+      const { _id, ...fields } = target;
+      await guarded(async () => {
+        await this.replaceOrInsert(
+          () => this.users.insertOne({ ...target, flaggedRecordsCount: 0 }),
+          async () =>
+            (await this.users.updateOne({ _id, version: { $lt: target.version } }, { $set: fields })).matchedCount > 0,
+          insertFirst,
+        );
+        for (const event of tail) await this.projectAppeal(event);
+      });
+      if (!(await this.hasEventAfter(userStream(_id), target.version))) return;
+      const loaded = await this.loadUser(_id, true);
+      current = loaded.state;
+      tail = loaded.tail;
+      insertFirst = false;
+    }
+  }
+
+  /** Whether the stream has an event past `version` (one index lookup on `{stream, version}`). */
+  private async hasEventAfter(stream: string, version: number): Promise<boolean> {
+    return guarded(
+      async () => (await this.events.findOne({ stream, version: version + 1 }, { projection: { _id: 1 } })) !== null,
+    );
   }
 
   private async replaceOrInsert(

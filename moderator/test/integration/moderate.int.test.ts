@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { COLLECTIONS, recordIdFor, recordStream } from '@vigil/proto';
+import { COLLECTIONS, recordIdFor, recordStream, userIdFor, userStream } from '@vigil/proto';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
 import type { Record__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/Record';
 import type { User__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/User';
@@ -150,6 +150,34 @@ describe('Moderate', () => {
     expect(events.map((event) => event.version)).toEqual(Array.from({ length: 10 }, (_, index) => index + 1));
     const record = await h.call<unknown, Record__Output>('GetRecord', { tenantId, recordId });
     expect(record.version).toBe(10);
+  });
+
+  it('leaves the record and user projections at their streams’ newest versions after racing writers', async () => {
+    const tenantId = tenant();
+    for (let round = 0; round < 4; round += 1) {
+      // Some writers may give up on conflicts (ABORTED); every stored event must still be projected.
+      await Promise.allSettled(
+        Array.from({ length: 8 }, (_, index) =>
+          moderate({
+            tenantId,
+            clientId: 'contended',
+            name: `r${round}w${index}`,
+            entity: 'post',
+            content: content(index % 2 === 0 ? 'fine' : PROFANE),
+            user: { clientId: 'contended-user', username: `u${round}${index}` },
+          }),
+        ),
+      );
+      const recordId = recordIdFor(tenantId, 'contended');
+      const userId = userIdFor(tenantId, 'contended-user');
+      const newest = async (stream: string) =>
+        (await h.db.collection(COLLECTIONS.events).find({ stream }).sort({ version: -1 }).limit(1).toArray())[0]
+          ?.version;
+      const record = await h.db.collection(COLLECTIONS.records).findOne({ _id: recordId } as never);
+      const user = await h.db.collection(COLLECTIONS.users).findOne({ _id: userId } as never);
+      expect(record?.version).toBe(await newest(recordStream(recordId)));
+      expect(user?.version).toBe(await newest(userStream(userId)));
+    }
   });
 
   it('rejects an append at a version another writer took', async () => {
