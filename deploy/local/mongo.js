@@ -48,11 +48,10 @@ async function ensureMongo() {
 
 /**
  * Starts the server with its data in `dir`. `ephemeral`: throwaway data, removed on stop. `durable: false`:
- * PostgreSQL skips fsync (tests). `pgSettings`: extra PostgreSQL settings. Returns `{ url, kind, stop() }`; stop() stops everything started,
+ * PostgreSQL skips fsync (tests). `pgSettings`: extra PostgreSQL settings. `kind` overrides the choice of server. Returns `{ url, kind, stop() }`; stop() stops everything started,
  * and a failed start stops what it had started.
  */
-async function startMongo({ dir, port, ephemeral = false, durable = true, pgSettings } = {}) {
-  const kind = mongoKind();
+async function startMongo({ dir, port, ephemeral = false, durable = true, pgSettings, kind = mongoKind() } = {}) {
   fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
   let postgres = null;
   if (kind === 'ferretdb') postgres = await startPostgres({ dir, ephemeral, durable, settings: pgSettings });

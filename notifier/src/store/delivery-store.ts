@@ -91,15 +91,18 @@ export class DeliveryStore {
     await this.leases.createIndex({ createdAt: 1 }, { name: 'created' });
   }
 
-  /** Enabled endpoints of the tenant that the notifier has not disabled. */
+  /**
+   * Enabled endpoints of the tenant that the notifier has not disabled. Their states are read by `_id` one by one: a
+   * tenant has a few endpoints (capped), and FerretDB answers an `$in` filter with a scan of the whole collection.
+   */
   async activeEndpoints(tenantId: string): Promise<WebhookEndpointDoc[]> {
     const endpoints = await this.endpoints.find({ tenantId, enabled: true }).toArray();
-    if (endpoints.length === 0) return [];
-    const disabled = await this.endpointStates
-      .find({ _id: { $in: endpoints.map((e) => e._id) }, disabledAt: { $exists: true } }, { projection: { _id: 1 } })
-      .toArray();
-    const off = new Set(disabled.map((state) => state._id));
-    return endpoints.filter((endpoint) => !off.has(endpoint._id));
+    const states = await Promise.all(
+      endpoints.map((endpoint) =>
+        this.endpointStates.findOne({ _id: endpoint._id }, { projection: { disabledAt: 1 } }),
+      ),
+    );
+    return endpoints.filter((_, index) => !states[index]?.disabledAt);
   }
 
   /** Inserts the deliveries that do not exist yet (one unordered insertMany); returns the ids that were new. */

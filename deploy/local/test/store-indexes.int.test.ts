@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { COLLECTIONS, recordIdFor, recordStream, userIdFor, type WebhookEndpointDoc } from '@vigil/proto';
+import { MongoClient, type Db } from 'mongodb';
+import pino from 'pino';
+import { ulid } from 'ulid';
+import { TenantStore } from '../../../gateway/src/store/tenant-store';
+import { WebhookStore } from '../../../gateway/src/store/webhook-store';
+import { EventStore } from '../../../moderator/src/store/event-store';
+import { TenantConfigCache } from '../../../moderator/src/store/tenant-config';
+import { decideRecord, type RecordState } from '../../../moderator/src/domain/record';
+import { decideUser } from '../../../moderator/src/domain/user';
+import { buildBody } from '../../../notifier/src/delivery/payload';
+import { DeliveryStore, type DeliveryDoc } from '../../../notifier/src/store/delivery-store';
+import { startMongo, type LocalMongo } from '../mongo';
+
+/**
+ * The default local store (FerretDB on PostgreSQL) with auto_explain logging the plan of every statement FerretDB
+ * sends, and sequential scans priced out: a plan still holds a Seq Scan only where no index can serve the query. Each
+ * hot-path operation of each service runs through the service's own store code, and its plans are read back.
+ */
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+let mongo: LocalMongo;
+let client: MongoClient;
+let db: Db;
+let dir: string;
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-explain-'));
+  mongo = await startMongo({
+    dir,
+    kind: 'ferretdb',
+    ephemeral: true,
+    durable: false,
+    pgSettings: {
+      session_preload_libraries: 'auto_explain',
+      'auto_explain.log_min_duration': '0',
+      'auto_explain.log_format': 'json',
+      enable_seqscan: 'off',
+      log_line_prefix: '<<%p>> ',
+    },
+  });
+  client = new MongoClient(mongo.url);
+  await client.connect();
+  db = client.db('vigil_explain', { ignoreUndefined: true });
+});
+
+afterAll(async () => {
+  await client?.close();
+  await mongo?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The plans PostgreSQL logged while `operation` ran. */
+async function plansOf(operation: () => Promise<unknown>): Promise<{ query: string; scans: string[] }[]> {
+  const logFile = mongo.postgres!.logFile;
+  const from = fs.statSync(logFile).size;
+  await operation();
+  const text = fs.readFileSync(logFile, 'utf8').slice(from);
+  return text
+    .split(/\n(?=<<\d+>> )/)
+    .filter((entry) => entry.includes('plan:'))
+    .map((entry) => {
+      const plan = JSON.parse(entry.slice(entry.indexOf('plan:') + 5)) as { 'Query Text': string; Plan: PlanNode };
+      const scans: string[] = [];
+      const walk = (node: PlanNode) => {
+        if (node['Node Type'] === 'Seq Scan') scans.push(node['Relation Name'] ?? '?');
+        node.Plans?.forEach(walk);
+      };
+      walk(plan.Plan);
+      return { query: plan['Query Text'], scans };
+    });
+}
+
+/** Runs `operation` and expects every plan it caused on the services' collections to use an index. */
+async function expectIndexed(name: string, operation: () => Promise<unknown>): Promise<void> {
+  const plans = await plansOf(operation);
+  // FerretDB's own catalogue is read by name once per collection and cached; it is not the services' data.
+  const scanned = plans.filter((plan) => plan.scans.some((relation) => relation !== '_ferretdb_database_metadata'));
+  expect({ name, scanned }).toEqual({ name, scanned: [] });
+  // Nothing logged would mean the operation never reached PostgreSQL, and the check above proved nothing.
+  expect({ name, planned: plans.length > 0 }).toEqual({ name, planned: true });
+}
+
+describe('hot-path queries on the default local store', () => {
+  const tenantId = `ten_${ulid()}`;
+  const userId = userIdFor(tenantId, 'user-1');
+  const recordId = recordIdFor(tenantId, 'post-1');
+  let events: EventStore;
+  let deliveries: DeliveryStore;
+  let endpoint: WebhookEndpointDoc;
+
+  beforeAll(async () => {
+    events = new EventStore(db);
+    deliveries = new DeliveryStore(db);
+    await events.ensureIndexes();
+    await deliveries.ensureIndexes();
+    await new TenantStore(db).ensureIndexes();
+    await new WebhookStore(db).ensureIndexes();
+    const now = new Date();
+    endpoint = {
+      _id: `we_${ulid()}`,
+      tenantId,
+      url: 'https://example.com/hook',
+      events: [],
+      enabled: true,
+      secrets: [{ secret: 'whsec_x', createdAt: now }],
+      createdAt: now,
+      updatedAt: now,
+    };
+    await db.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints).insertOne(endpoint);
+    await db
+      .collection<{ _id: string }>(COLLECTIONS.endpointStates)
+      .insertOne({ _id: endpoint._id, tenantId, lastSuccessAt: now });
+    await db.collection<{ _id: string }>(COLLECTIONS.settings).insertOne({ _id: tenantId, testMode: false });
+    await db.collection<{ _id: string }>(COLLECTIONS.rules).insertOne({ _id: tenantId, rules: [] });
+  });
+
+  it('gateway: API key by hash, tenant settings and rules by id', async () => {
+    const tenants = new TenantStore(db);
+    await expectIndexed('api key by hash', () => tenants.findKeyByHash('0'.repeat(64)));
+    await expectIndexed('tenant by id', () => tenants.findTenant(tenantId));
+  });
+
+  it('moderator: a persisted moderation with a user, and the outbox relay', async () => {
+    const config = new TenantConfigCache(db, 0, pino({ level: 'silent' }));
+    await expectIndexed('tenant config', () => config.get(tenantId));
+    const record = await events.loadRecord(recordId, false);
+    const user = await events.loadUser(userId, false);
+    await expectIndexed('load record (fresh)', () => events.loadRecord(recordId, true));
+    await expectIndexed('load user (fresh)', () => events.loadUser(userId, true));
+    const stagedUser = events.stageUser(
+      user,
+      decideUser(user.state, { type: 'UpsertUser', userId, input: { clientId: 'user-1' }, passthrough: false }),
+      tenantId,
+      'c',
+    );
+    const stagedRecord = events.stageRecord(
+      record,
+      decideRecord(record.state, {
+        type: 'UpsertRecord',
+        recordId,
+        input: {
+          clientId: 'post-1',
+          name: 'n',
+          entity: 'post',
+          content: { text: 't', imageUrls: [], externalUrls: [] },
+          userId,
+        },
+        passthrough: false,
+      }),
+      tenantId,
+      'c',
+    );
+    const moderated = events.stageRecord(
+      { ...record, state: stagedRecord.state },
+      decideRecord(stagedRecord.state, {
+        type: 'ModerateRecord',
+        moderationId: `mod_${ulid()}`,
+        outcome: { status: 'Flagged', reasons: ['r'], rules: ['profanity'] },
+        testMode: false,
+      }),
+      tenantId,
+      'c',
+    );
+    await expectIndexed('append', () =>
+      events.append([...stagedUser.events, ...stagedRecord.events, ...moderated.events]),
+    );
+    await expectIndexed('project record', () => events.projectRecord(moderated.state, true));
+    await expectIndexed('project user', () => events.projectUser(stagedUser.state, stagedUser.events, true));
+    await expectIndexed('project record again', () => events.projectRecord(moderated.state as RecordState));
+    await expectIndexed('count flagged', () => events.countFlagged(tenantId, userId));
+    await expectIndexed('set flagged count', () => events.setFlaggedCount(userId, 0));
+    await expectIndexed('record history', () => events.readStream(recordStream(recordId), tenantId));
+    const outbox = await events.unpublished(10);
+    expect(outbox.length).toBeGreaterThan(0);
+    await expectIndexed('outbox', () => events.unpublished(100));
+    await expectIndexed('mark published', () => events.markPublished(outbox.map((event) => event._id)));
+  });
+
+  it('notifier: fan-out, claim, payload and attempt of a delivery', async () => {
+    await expectIndexed('active endpoints', () => deliveries.activeEndpoints(tenantId));
+    const now = new Date(Date.now() - 1000);
+    const doc: DeliveryDoc = {
+      _id: `dlv_${ulid()}`,
+      tenantId,
+      endpointId: endpoint._id,
+      webhookId: `msg_${ulid()}`,
+      eventId: ulid(),
+      event: 'record.flagged',
+      subjectId: `mod_${ulid()}`,
+      trigger: {
+        kind: 'record',
+        event: 'record.flagged',
+        subjectId: 'mod_x',
+        tenantId,
+        recordId,
+        userId,
+        status: 'Flagged',
+        via: 'Automation',
+        at: now,
+        version: 2,
+      },
+      state: 'pending',
+      attemptCount: 0,
+      cycleAttempts: 0,
+      attempts: [],
+      dueAt: now,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await expectIndexed('insert deliveries', () => deliveries.insertNew([doc]));
+    let claimed: DeliveryDoc[] = [];
+    const claim = async () => {
+      claimed = await deliveries.claim({
+        now: new Date(),
+        leaseMs: 1000,
+        limit: 8,
+        capacity: () => 8,
+        skipEndpoints: [],
+        reclaim: true,
+      });
+    };
+    await expectIndexed('claim', claim);
+    expect(claimed.map((d) => d._id)).toEqual([doc._id]);
+    const leased = claimed[0]!;
+    await expectIndexed('endpoint', () => deliveries.endpoints.findOne({ _id: endpoint._id }));
+    await expectIndexed('endpoint state', () => deliveries.endpointStates.findOne({ _id: endpoint._id }));
+    await expectIndexed('payload', () => buildBody(deliveries, leased.trigger, { mayWait: false }));
+    await expectIndexed('store body', () => deliveries.setBody(leased, '{}'));
+    await expectIndexed('record attempt', () =>
+      deliveries.recordAttempt(
+        leased,
+        { at: new Date(), durationMs: 3, statusCode: 500 },
+        { state: 'pending', dueAt: new Date(Date.now() - 1) },
+      ),
+    );
+    await expectIndexed('claim the retry', claim);
+    expect(claimed.map((d) => d._id)).toEqual([doc._id]);
+  });
+});
