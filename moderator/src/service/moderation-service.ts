@@ -346,6 +346,8 @@ export class ModerationService {
     const { store } = this.deps;
     for (const userId of userIds) {
       const flaggedCount = await store.countFlagged(tenantId, userId);
+      // Stored before the status: a reader that sees the new status also sees the count behind it.
+      await store.setFlaggedCount(userId, flaggedCount);
       await this.retrying(async (fresh) => {
         const user: Loaded<UserState> = await store.loadUser(userId, fresh);
         if (!user.state) return;
@@ -365,7 +367,6 @@ export class ModerationService {
         if (staged.events.length > 0) this.deps.onAppend();
         await store.projectUser(staged.state, [...staged.tail, ...staged.events]);
       });
-      await store.setFlaggedCount(userId, flaggedCount);
     }
   }
 
