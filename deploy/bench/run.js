@@ -1,9 +1,10 @@
 'use strict';
-// `npm run bench -- <moderate|ingest|e2e>`: starts what it needs, prints figures, stops everything.
+// `npm run bench -- <moderate|ingest|e2e|history>`: starts what it needs, prints figures, stops everything.
 const benches = {
   moderate: () => require('./moderate').main(),
   ingest: () => require('./ingest').main(),
   e2e: () => require('./e2e').main(),
+  history: () => require('./history').main(),
 };
 
 const name = process.argv[2];
