@@ -89,7 +89,10 @@ async function startKafka({ dir, port, controllerPort, heapMb = 512 } = {}) {
   const java = ['-Xms' + heapMb + 'm', '-Xmx' + heapMb + 'm', '-XX:+UseG1GC', '-Djava.awt.headless=true'];
   java.push(`-Dlog4j.configuration=file:${path.join(dir, 'log4j.properties')}`);
   if (!fs.existsSync(path.join(dir, 'data', 'meta.properties'))) {
-    const clusterId = crypto.randomBytes(16).toString('base64url').slice(0, 22);
+    // A base64url id may start with '-', which the storage tool's argument parser reads as an option (one run in 64).
+    let clusterId;
+    do clusterId = crypto.randomBytes(16).toString('base64url').slice(0, 22);
+    while (clusterId.startsWith('-'));
     await run('java', [
       ...java,
       '-cp',
