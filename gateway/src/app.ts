@@ -43,6 +43,23 @@ export interface AppDeps {
   };
 }
 
+const API_PATH = /^\/+api\/+v1(\/|$)/i;
+
+/**
+ * Whether a request path is below the API prefix, read generously: any case, repeated slashes, percent-encoding. The
+ * router only routes the exact prefix (it is case-sensitive and strict), so everything it could route is
+ * authenticated, and near misses are refused with 401 rather than reaching the 404 handler with a body read.
+ */
+export function isApiPath(path: string): boolean {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed escape routes nowhere; the raw path still decides.
+  }
+  return API_PATH.test(path) || API_PATH.test(decoded);
+}
+
 /** Builds the HTTP API. No I/O here: every client comes in through `deps`. */
 export function createApp(deps: AppDeps): Koa {
   const app = new Koa({ proxy: deps.settings.trustProxy });
@@ -90,7 +107,6 @@ export function createApp(deps: AppDeps): Koa {
     points: deps.settings.rateLimitPoints,
     windowSeconds: deps.settings.rateLimitWindowSeconds,
   });
-  const apiPath = new RegExp(`^${API_PREFIX}(/|$)`);
 
   app.use(requestId);
   if (deps.registry) app.use(httpMetrics(deps.registry));
@@ -98,7 +114,7 @@ export function createApp(deps: AppDeps): Koa {
   // Authentication and the rate limit come before routing and body parsing: an unauthenticated request is refused
   // without its body being read, whatever the path below the prefix.
   app.use(async (ctx, next) => {
-    if (!apiPath.test(ctx.path)) {
+    if (!isApiPath(ctx.path)) {
       await next();
       return;
     }
