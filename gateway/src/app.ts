@@ -22,6 +22,7 @@ import { ruleRoutes } from './routes/rules/rules.routes';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
+import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { WebhookStore } from './store/webhook-store';
 
 export const API_PREFIX = '/api/v1';
@@ -35,11 +36,16 @@ export interface AppDeps {
   moderator: ModeratorClient;
   commands: { send(command: OutgoingCommand): Promise<void> };
   topics: Topics;
+  /** How webhook hosts are resolved at registration; the system resolver when absent (tests pass their own). */
+  resolveHost?: ResolveHost;
   settings: {
     bodyLimitBytes: number;
     rateLimitPoints: number;
     rateLimitWindowSeconds: number;
     trustProxy: boolean;
+    /** `WEBHOOK_ALLOWED_CIDRS`. */
+    webhookAllowedCidrs: readonly string[];
+    webhookMaxEndpointsPerTenant: number;
   };
 }
 
@@ -72,6 +78,11 @@ export function createApp(deps: AppDeps): Koa {
     topics: deps.topics,
     configStore: new ConfigStore(deps.db),
     webhooks: new WebhookStore(deps.db),
+    endpointUrls: endpointUrlGuard({
+      allowedCidrs: deps.settings.webhookAllowedCidrs,
+      ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}),
+    }),
+    maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
   };
   const api = new ApiRouter(API_PREFIX, deps.settings.bodyLimitBytes);
   moderateRoutes(api, routeDeps);
