@@ -24,6 +24,8 @@ describe('ingest → moderation → webhook under crashes', () => {
     KAFKA_TOPIC_PREFIX: prefix,
     ADMIN_PORT: '0',
     LOG_LEVEL: 'info',
+    // The receiver runs on this machine: registration (gateway) and delivery (notifier) must both allow it.
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
   };
   // A short session lets the group hand a killed instance's partitions to its successor quickly.
   const moderatorEnv = {
@@ -36,7 +38,6 @@ describe('ingest → moderation → webhook under crashes', () => {
     ...common,
     KAFKA_GROUP_ID: `${prefix}notifier`,
     KAFKA_SESSION_TIMEOUT_MS: '6000',
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     WEBHOOK_RETRY_SCHEDULE_S: '0.2,0.5,1,1,1,1',
     DELIVERY_CONCURRENCY_PER_ENDPOINT: '16',
   };

@@ -22,6 +22,7 @@ import { ruleRoutes } from './routes/rules/rules.routes';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
+import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { WebhookStore } from './store/webhook-store';
 
 export const API_PREFIX = '/api/v1';
@@ -35,12 +36,34 @@ export interface AppDeps {
   moderator: ModeratorClient;
   commands: { send(command: OutgoingCommand): Promise<void> };
   topics: Topics;
+  /** How webhook hosts are resolved at registration; the system resolver when absent (tests pass their own). */
+  resolveHost?: ResolveHost;
   settings: {
     bodyLimitBytes: number;
     rateLimitPoints: number;
     rateLimitWindowSeconds: number;
     trustProxy: boolean;
+    /** `WEBHOOK_ALLOWED_CIDRS`. */
+    webhookAllowedCidrs: readonly string[];
+    webhookMaxEndpointsPerTenant: number;
   };
+}
+
+const API_PATH = /^\/+api\/+v1(\/|$)/i;
+
+/**
+ * Whether a request path is below the API prefix, read generously: any case, repeated slashes, percent-encoding. The
+ * router only routes the exact prefix (it is case-sensitive and strict), so everything it could route is
+ * authenticated, and near misses are refused with 401 rather than reaching the 404 handler with a body read.
+ */
+export function isApiPath(path: string): boolean {
+  let decoded = path;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    // A malformed escape routes nowhere; the raw path still decides.
+  }
+  return API_PATH.test(path) || API_PATH.test(decoded);
 }
 
 /** Builds the HTTP API. No I/O here: every client comes in through `deps`. */
@@ -55,6 +78,11 @@ export function createApp(deps: AppDeps): Koa {
     topics: deps.topics,
     configStore: new ConfigStore(deps.db),
     webhooks: new WebhookStore(deps.db),
+    endpointUrls: endpointUrlGuard({
+      allowedCidrs: deps.settings.webhookAllowedCidrs,
+      ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}),
+    }),
+    maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
   };
   const api = new ApiRouter(API_PREFIX, deps.settings.bodyLimitBytes);
   moderateRoutes(api, routeDeps);
@@ -90,7 +118,6 @@ export function createApp(deps: AppDeps): Koa {
     points: deps.settings.rateLimitPoints,
     windowSeconds: deps.settings.rateLimitWindowSeconds,
   });
-  const apiPath = new RegExp(`^${API_PREFIX}(/|$)`);
 
   app.use(requestId);
   if (deps.registry) app.use(httpMetrics(deps.registry));
@@ -98,7 +125,7 @@ export function createApp(deps: AppDeps): Koa {
   // Authentication and the rate limit come before routing and body parsing: an unauthenticated request is refused
   // without its body being read, whatever the path below the prefix.
   app.use(async (ctx, next) => {
-    if (!apiPath.test(ctx.path)) {
+    if (!isApiPath(ctx.path)) {
       await next();
       return;
     }

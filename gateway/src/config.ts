@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCidr } from '@vigil/proto';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -61,6 +62,22 @@ const schema = z.object({
   KAFKA_RETRIES: z.coerce.number().int().min(1).max(20).default(3),
   /** Partitions of the topics the gateway creates when missing (ingest, webhook commands). Default 6. */
   KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(6),
+  /**
+   * CIDRs webhook URLs may resolve to although private or loopback, comma-separated; the notifier's variable of the same
+   * name, so registration refuses what delivery would refuse. Never opens the metadata addresses. Default none.
+   */
+  WEBHOOK_ALLOWED_CIDRS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .refine((cidrs) => cidrs.every(isCidr), 'must be comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32'),
+  /** Webhook endpoints one tenant may register (every event fans out to each). Default 10. */
+  WEBHOOK_MAX_ENDPOINTS_PER_TENANT: z.coerce.number().int().min(1).max(1000).default(10),
   /** Whether to trust X-Forwarded-* headers (behind an ingress). Default false. */
   TRUST_PROXY: bool.default(false),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */

@@ -75,6 +75,8 @@ async function main(): Promise<void> {
       rateLimitPoints: config.RATE_LIMIT_POINTS,
       rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_S,
       trustProxy: config.TRUST_PROXY,
+      webhookAllowedCidrs: config.WEBHOOK_ALLOWED_CIDRS,
+      webhookMaxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
     },
   });
   // Koa's callback returns a promise that never rejects (errors go to the error handler).

@@ -21,6 +21,7 @@ export type NotifierConfig = Pick<
   | 'WEBHOOK_RETRY_SCHEDULE_S'
   | 'WEBHOOK_TIMEOUT_MS'
   | 'WEBHOOK_ALLOWED_CIDRS'
+  | 'DELIVERY_LOG_RESPONSE_BODY'
   | 'WEBHOOK_RETRY_AFTER_MAX_S'
   | 'WEBHOOK_DISABLE_AFTER_S'
   | 'DELIVERY_WORKER_ENABLED'
@@ -66,6 +67,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     sender = createHttpSender({
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
       policy: addressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+      keepResponseBody: config.DELIVERY_LOG_RESPONSE_BODY,
     });
     scheduler = new DeliveryScheduler({
       store,

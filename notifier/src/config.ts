@@ -77,6 +77,11 @@ const schema = z.object({
   DELIVERY_PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(10000),
   /** Partitions of the topics this service creates when missing (webhook commands). Default 6. */
   KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(6),
+  /**
+   * Whether the delivery log keeps the first KB of each receiver's response body. Off by default: the log is readable
+   * through the API, so a body would let a tenant read whatever an allow-listed private address answers. Default false.
+   */
+  DELIVERY_LOG_RESPONSE_BODY: bool.default(false),
   /** Whether to run the delivery scheduler in this process. Default true. */
   DELIVERY_WORKER_ENABLED: bool.default(true),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIMITS, jsonBytes } from './limits';
 
 /** Statuses shared by the API, the events and the webhooks (Iffy's values). */
 export const RecordStatus = z.enum(['Compliant', 'Flagged']);
@@ -28,13 +29,18 @@ export const ContentData = z.object({
 });
 export type ContentData = z.infer<typeof ContentData>;
 
+/**
+ * The bounds of `limits.ts` hold on commands too, so a command the gateway would refuse is set aside by the moderator
+ * (dead letter) rather than stored as an event Kafka cannot carry. Metadata keys and values are checked by the
+ * moderator with `metadataIssues`. Stored events are read without bounds: they were accepted when written.
+ */
 export const UserData = z.object({
-  clientId: z.string(),
-  clientUrl: z.string().optional(),
-  paymentsAccountId: z.string().optional(),
-  email: z.string().optional(),
-  name: z.string().optional(),
-  username: z.string().optional(),
+  clientId: z.string().max(LIMITS.clientId),
+  clientUrl: z.string().max(LIMITS.url).optional(),
+  paymentsAccountId: z.string().max(LIMITS.userField).optional(),
+  email: z.string().max(LIMITS.email).optional(),
+  name: z.string().max(LIMITS.userField).optional(),
+  username: z.string().max(LIMITS.userField).optional(),
   protected: z.boolean().optional(),
   metadata: Metadata.optional(),
 });
@@ -42,15 +48,25 @@ export type UserData = z.infer<typeof UserData>;
 
 // ---- Commands: gateway → moderator on the ingest topic ----
 
-export const IngestRecordData = z.object({
-  clientId: z.string(),
-  clientUrl: z.string().optional(),
-  name: z.string(),
-  entity: z.string(),
-  content: ContentData,
-  metadata: Metadata.optional(),
-  user: UserData.optional(),
+const ContentInput = z.object({
+  text: z.string().max(LIMITS.text),
+  imageUrls: z.array(z.string().max(LIMITS.url)).max(LIMITS.imageUrls).default([]),
+  externalUrls: z.array(z.string().max(LIMITS.url)).max(LIMITS.externalUrls).default([]),
 });
+
+export const IngestRecordData = z
+  .object({
+    clientId: z.string().max(LIMITS.clientId),
+    clientUrl: z.string().max(LIMITS.url).optional(),
+    name: z.string().max(LIMITS.name),
+    entity: z.string().max(LIMITS.entity),
+    content: ContentInput,
+    metadata: Metadata.optional(),
+    user: UserData.optional(),
+  })
+  .refine((record) => jsonBytes(record) <= LIMITS.recordBytes, {
+    message: `the whole record is at most ${LIMITS.recordBytes} bytes as JSON`,
+  });
 export type IngestRecordData = z.infer<typeof IngestRecordData>;
 
 const commandBase = {
@@ -69,9 +85,15 @@ export const IngestRecordCommand = z.object({
 export const DeleteRecordCommand = z.object({
   ...commandBase,
   type: z.literal('DeleteRecord'),
-  data: z.object({ clientId: z.string() }),
+  data: z.object({ clientId: z.string().max(LIMITS.clientId) }),
 });
-export const IngestUserCommand = z.object({ ...commandBase, type: z.literal('IngestUser'), data: UserData });
+export const IngestUserCommand = z.object({
+  ...commandBase,
+  type: z.literal('IngestUser'),
+  data: UserData.refine((user) => jsonBytes(user) <= LIMITS.recordBytes, {
+    message: `the whole user is at most ${LIMITS.recordBytes} bytes as JSON`,
+  }),
+});
 
 export const Command = z.discriminatedUnion('type', [IngestRecordCommand, DeleteRecordCommand, IngestUserCommand]);
 export type Command = z.infer<typeof Command>;

@@ -6,6 +6,8 @@ export * from './rules';
 export * from './settings';
 export * from './webhooks';
 export * from './projections';
+export * from './limits';
+export * from './webhook-addresses';
 export type { ProtoGrpcType } from './generated/moderation';
 export type {
   ModerationServiceClient,

@@ -1,5 +1,6 @@
 import safeRegex from 'safe-regex2';
 import { z } from 'zod';
+import { LIMITS } from './limits';
 
 /**
  * A tenant's rule set: written by the gateway (`PUT /api/v1/rules`, collection `rules`, one document per tenant with
@@ -8,7 +9,7 @@ import { z } from 'zod';
 export const BlocklistStrategy = z.object({
   type: z.literal('blocklist'),
   /** Tenant words or phrases; matched case-insensitively. */
-  words: z.array(z.string().min(1).max(200)).max(5000).default([]),
+  words: z.array(z.string().min(1).max(LIMITS.wordLength)).max(LIMITS.words).default([]),
   /** Match whole words only (\bword\b) instead of substrings. */
   wholeWord: z.boolean().default(false),
   /** Also use the `obscenity` English profanity matcher (catches obfuscated variants). */
@@ -22,7 +23,7 @@ export const PatternStrategy = z
   .object({
     type: z.literal('patterns'),
     /** JavaScript regular expressions (source), matched case-insensitively. */
-    patterns: z.array(z.string().min(1).max(500)).min(1).max(200),
+    patterns: z.array(z.string().min(1).max(LIMITS.patternLength)).min(1).max(LIMITS.patterns),
   })
   // A pattern that does not compile could never match; refuse it when stored rather than ignore it when judging.
   // Nested repetition such as `(a+)+$` can take exponential time on a crafted record and would stall the moderator
@@ -43,9 +44,9 @@ export const PatternStrategy = z
 export const LinkStrategy = z.object({
   type: z.literal('links'),
   /** Domains whose links flag (a domain matches itself and its subdomains). */
-  blockedDomains: z.array(z.string().min(1).max(253)).default([]),
+  blockedDomains: z.array(z.string().min(1).max(LIMITS.domainLength)).max(LIMITS.domains).default([]),
   /** When non-empty, any link to a domain outside this list flags. */
-  allowedDomains: z.array(z.string().min(1).max(253)).default([]),
+  allowedDomains: z.array(z.string().min(1).max(LIMITS.domainLength)).max(LIMITS.domains).default([]),
 });
 
 /** Categories of the OpenAI moderation API (omni-moderation). */
@@ -82,17 +83,17 @@ export type Strategy = z.infer<typeof Strategy>;
 export const Rule = z.object({
   /** Stable id, reported in moderation results (`rules`). */
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, - and _; at most 64'),
-  name: z.string().min(1).max(200),
-  description: z.string().max(2000).optional(),
+  name: z.string().min(1).max(LIMITS.ruleName),
+  description: z.string().max(LIMITS.ruleDescription).optional(),
   enabled: z.boolean().default(true),
   /** Entities the rule applies to; empty means all. */
-  entities: z.array(z.string().min(1)).default([]),
-  strategies: z.array(Strategy).min(1).max(20),
+  entities: z.array(z.string().min(1).max(LIMITS.entity)).max(LIMITS.ruleEntities).default([]),
+  strategies: z.array(Strategy).min(1).max(LIMITS.strategiesPerRule),
 });
 export type Rule = z.infer<typeof Rule>;
 
 export const RuleSet = z
-  .object({ rules: z.array(Rule).max(100) })
+  .object({ rules: z.array(Rule).max(LIMITS.rules) })
   .refine((set) => new Set(set.rules.map((rule) => rule.id)).size === set.rules.length, {
     message: 'rule ids must be unique',
     path: ['rules'],

@@ -26,7 +26,11 @@ export interface RouteSpec {
  * OpenAPI document, so the document cannot drift from what is enforced.
  */
 export class ApiRouter {
-  readonly router = new Router();
+  /**
+   * Case-sensitive and strict: `/API/V1/settings` or `/api/v1/settings/` route nowhere, so that no path reaches a
+   * handler without passing the authentication in front of the router (see `isApiPath`).
+   */
+  readonly router = new Router({ sensitive: true, strict: true });
   readonly specs: Array<RouteSpec & { fullPath: string }> = [];
 
   constructor(

@@ -60,6 +60,11 @@ export class ConflictError extends AppError {
   readonly code = 'conflict';
   readonly status = 409;
 }
+/** A per-tenant quota is used up (e.g. webhook endpoints); `details.limit` says how many are allowed. */
+export class LimitExceededError extends AppError {
+  readonly code = 'limit_exceeded';
+  readonly status = 409;
+}
 export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';
   readonly status = 413;

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Producer, ProducerBatch } from 'kafkajs';
 import pino from 'pino';
-import { CommandProducer } from './command-producer';
+import { BATCH_MAX_BYTES, CommandProducer } from './command-producer';
 
 /** A stand-in with the two methods the batcher uses; the real producer is exercised in the integration tests. */
 function fakeProducer(behaviour: (batch: ProducerBatch) => Promise<unknown>) {
@@ -43,6 +43,18 @@ describe('command producer', () => {
     const commands = new CommandProducer(producer, { batchMax: 2, lingerMs: 1000, sendTimeoutMs: 5000 }, log);
     await Promise.all([commands.send(command(1)), commands.send(command(2))]);
     expect(batches).toHaveLength(1);
+  });
+
+  it('never puts more than BATCH_MAX_BYTES of commands in one Kafka request', async () => {
+    const { producer, batches } = fakeProducer(() => Promise.resolve([]));
+    const commands = new CommandProducer(producer, { batchMax: 100, lingerMs: 5, sendTimeoutMs: 1000 }, log);
+    const large = (i: number) => ({ ...command(i), value: { text: 'x'.repeat(200 * 1024) } });
+    await Promise.all([1, 2, 3, 4, 5].map((i) => commands.send(large(i))));
+    const sizes = batches.map((batch) =>
+      batch.topicMessages!.flatMap((tm) => tm.messages).reduce((sum, m) => sum + String(m.value).length, 0),
+    );
+    expect(sizes.every((size) => size <= BATCH_MAX_BYTES)).toBe(true);
+    expect(batches.flatMap((batch) => batch.topicMessages!.flatMap((tm) => tm.messages))).toHaveLength(5);
   });
 
   it('rejects every command of a failed batch with unavailable', async () => {

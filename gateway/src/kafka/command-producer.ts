@@ -11,9 +11,18 @@ export interface OutgoingCommand {
   value: unknown;
 }
 
+/**
+ * Bytes of command values sent in one Kafka request at most. kafkajs puts every message of one partition in one record
+ * batch, and the broker refuses a batch above `message.max.bytes` (1 MB by default) as a whole: without this bound,
+ * a few large records sent together would fail every command that shared their request. A single command is always
+ * sent (its size is bounded by the record limits).
+ */
+export const BATCH_MAX_BYTES = 512 * 1024;
+
 interface Pending {
   topic: string;
   message: Message;
+  bytes: number;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -35,6 +44,7 @@ export interface CommandProducerOptions {
  */
 export class CommandProducer {
   private queue: Pending[] = [];
+  private queuedBytes = 0;
   private timer: NodeJS.Timeout | undefined;
   private connecting: Promise<void> | undefined;
   private connected = false;
@@ -72,17 +82,22 @@ export class CommandProducer {
 
   send(command: OutgoingCommand): Promise<void> {
     return new Promise<void>((resolve, reject) => {
+      const value = JSON.stringify(command.value);
+      const bytes = Buffer.byteLength(value) + Buffer.byteLength(command.key);
+      if (this.queue.length > 0 && this.queuedBytes + bytes > BATCH_MAX_BYTES) this.flush();
       this.queue.push({
         topic: command.topic,
         message: {
           key: command.key,
-          value: JSON.stringify(command.value),
+          value,
           headers: { 'event-id': command.id, 'event-type': command.type },
         },
+        bytes,
         resolve,
         reject,
       });
-      if (this.queue.length >= this.options.batchMax) this.flush();
+      this.queuedBytes += bytes;
+      if (this.queue.length >= this.options.batchMax || this.queuedBytes >= BATCH_MAX_BYTES) this.flush();
       else this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs);
     });
   }
@@ -104,6 +119,7 @@ export class CommandProducer {
     if (this.queue.length === 0) return;
     const batch = this.queue;
     this.queue = [];
+    this.queuedBytes = 0;
     const sending = this.sendBatch(batch);
     this.inFlight.add(sending);
     void sending.finally(() => this.inFlight.delete(sending));

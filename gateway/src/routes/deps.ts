@@ -5,6 +5,7 @@ import type { ModeratorClient } from '../grpc/moderator-client';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import type { ConfigStore } from '../store/config-store';
 import type { WebhookStore } from '../store/webhook-store';
+import type { EndpointUrlGuard } from './webhook-endpoints/endpoint-url';
 
 /** What route modules need; built by `createApp`. */
 export interface RouteDeps {
@@ -13,6 +14,9 @@ export interface RouteDeps {
   topics: Topics;
   configStore: ConfigStore;
   webhooks: WebhookStore;
+  endpointUrls: EndpointUrlGuard;
+  /** Webhook endpoints per tenant at most. */
+  maxEndpointsPerTenant: number;
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

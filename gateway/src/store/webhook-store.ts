@@ -53,6 +53,11 @@ export class WebhookStore {
     return doc;
   }
 
+  /** Endpoints of a tenant (through the `tenant` index; a tenant has few). */
+  count(tenantId: string): Promise<number> {
+    return this.endpoints.countDocuments({ tenantId });
+  }
+
   get(tenantId: string, id: string): Promise<WebhookEndpointDoc | null> {
     return this.endpoints.findOne({ _id: id, tenantId });
   }

@@ -11,6 +11,7 @@ import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
 import { ModeratorClient } from '../../src/grpc/moderator-client';
 import { CommandProducer } from '../../src/kafka/command-producer';
 import { ensureTopics } from '../../src/kafka/topics-setup';
+import type { ResolveHost } from '../../src/routes/webhook-endpoints/endpoint-url';
 import { TenantStore } from '../../src/store/tenant-store';
 import { testServers, uniqueName, waitFor } from '../../../deploy/test-support';
 
@@ -25,6 +26,10 @@ export interface GatewayOptions {
   bodyLimitBytes?: number;
   kafkaSendTimeoutMs?: number;
   moderateTimeoutMs?: number;
+  webhookAllowedCidrs?: string[];
+  webhookMaxEndpointsPerTenant?: number;
+  /** Resolves webhook hosts at registration; by default `testResolve` (no DNS needed). */
+  resolveHost?: ResolveHost;
   /** Create the topics before starting (skip when Kafka is unreachable on purpose). */
   createTopics?: boolean;
 }
@@ -53,6 +58,19 @@ export interface Reply {
   headers: Headers;
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- JSON of any response shape
 }
+
+/**
+ * Webhook hosts at registration without DNS (test machines may have none): `localhost` is loopback, names under
+ * `internal.test` resolve to a private address, names under `missing.test` do not exist, any other name is public.
+ */
+export const testResolve: ResolveHost = (hostname) => {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost') return Promise.resolve([{ address: '127.0.0.1' }, { address: '::1' }]);
+  if (name.endsWith('internal.test')) return Promise.resolve([{ address: '10.0.0.7' }]);
+  if (name.endsWith('missing.test'))
+    return Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
+  return Promise.resolve([{ address: '93.184.215.14' }]);
+};
 
 /** A local port nothing listens on. */
 export async function closedPort(): Promise<number> {
@@ -133,7 +151,11 @@ async function compose(
       rateLimitPoints: options.rateLimitPoints ?? 0,
       rateLimitWindowSeconds: 60,
       trustProxy: false,
+      // Tests run their webhook receivers on this machine.
+      webhookAllowedCidrs: options.webhookAllowedCidrs ?? ['127.0.0.0/8', '::1/128'],
+      webhookMaxEndpointsPerTenant: options.webhookMaxEndpointsPerTenant ?? 10,
     },
+    resolveHost: options.resolveHost ?? testResolve,
   });
   const handle = app.callback();
   const server = http.createServer((req, res) => void handle(req, res));

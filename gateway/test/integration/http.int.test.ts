@@ -64,6 +64,95 @@ describe('authentication', () => {
   });
 });
 
+/** GET with the path sent byte for byte (fetch would resolve dot segments and re-encode). */
+function rawGet(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  const url = new URL(gw.url);
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: url.hostname, port: url.port, method: 'GET', path, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('route matching and authentication agree', () => {
+  const variants = [
+    '/API/V1/settings',
+    '/Api/V1/Settings',
+    '/api/v1/SETTINGS',
+    '/api/v1/settings/',
+    '//api/v1/settings',
+    '/api//v1/settings',
+    '/api/v1//settings',
+    '/api/v1/%73ettings',
+    '/%61pi/v1/settings',
+    '/api%2Fv1/settings',
+    '/api/v1/settings%2F',
+    '/api/v1/./settings',
+    '/api/v1/x/../settings',
+    '/api/v1/settings;x',
+    '/api/v1/%',
+  ];
+
+  it.each(variants)('GET %s without a key is 401 or 404 and reaches no handler', async (path) => {
+    const reply = await rawGet(path);
+    expect([401, 404]).toContain(reply.status);
+    expect(JSON.parse(reply.body)).toMatchObject({
+      error: { code: expect.stringMatching(/^(unauthorized|not_found)$/) },
+    });
+  });
+
+  it.each(variants)('GET %s with a key is 404: only the exact path routes', async (path) => {
+    const reply = await rawGet(path, { authorization: `Bearer ${key}` });
+    expect(reply.status).toBe(404);
+  });
+
+  it('GET /api/v1/settings is 401 without a key and 200 with one', async () => {
+    expect((await rawGet('/api/v1/settings')).status).toBe(401);
+    expect((await rawGet('/api/v1/settings', { authorization: `Bearer ${key}` })).status).toBe(200);
+  });
+});
+
+describe('input bounds', () => {
+  it.each([
+    ['POST', '/api/v1/ingest', { ...record, clientId: 'c'.repeat(257) }, 'clientId'],
+    ['DELETE', '/api/v1/ingest', { clientId: 'c'.repeat(257) }, 'clientId'],
+    ['POST', '/api/v1/ingest/user', { clientId: 'u', email: 'e'.repeat(321) }, 'email'],
+    ['POST', '/api/v1/moderate', { ...record, entity: 'e'.repeat(101) }, 'entity'],
+    ['POST', '/api/v1/moderate', { ...record, metadata: { 'a.b': 1 } }, 'metadata.a.b'],
+    ['POST', '/api/v1/moderate', { ...record, metadata: { $where: 1 } }, 'metadata.$where'],
+    ['POST', '/api/v1/users/usr_x/appeals', { text: 't'.repeat(1001) }, 'text'],
+    ['POST', '/api/v1/records/rec_x/moderations', { status: 'Flagged', reason: 'r'.repeat(2001) }, 'reason'],
+  ])('%s %s refuses an out-of-bound field with 400 validation_error naming %s', async (method, path, body, field) => {
+    const reply = await gw.request(method, path, { key, body });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('validation_error');
+    expect((reply.body.error.details as Array<{ path: unknown[] }>).map((d) => d.path.join('.'))).toContain(field);
+  });
+
+  it('refuses an over-long query filter with 400 naming it', async () => {
+    const reply = await gw.request('GET', `/api/v1/records?clientId=${'c'.repeat(257)}`, { key });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.details).toEqual([expect.objectContaining({ path: ['clientId'] })]);
+  });
+
+  it('documents the bounds in the OpenAPI document', async () => {
+    const doc = (await gw.request('GET', '/openapi.json')).body as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> } }>>;
+    };
+    const ingest = doc.paths['/api/v1/ingest']!.post!.requestBody!.content['application/json']!.schema as {
+      properties: Record<string, { maxLength?: number; properties?: Record<string, { maxLength?: number }> }>;
+    };
+    expect(ingest.properties.clientId!.maxLength).toBe(256);
+    expect(ingest.properties.name!.maxLength).toBe(1000);
+    expect(ingest.properties.content!.properties!.text!.maxLength).toBe(100_000);
+  });
+});
+
 describe('errors', () => {
   it('returns 400 validation_error listing every issue with its path', async () => {
     const reply = await gw.request('POST', '/api/v1/moderate', {

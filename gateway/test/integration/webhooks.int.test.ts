@@ -206,6 +206,86 @@ describe('webhook endpoints', () => {
   });
 });
 
+describe('webhook endpoint registration guard', () => {
+  it.each([
+    ['the unspecified address', 'http://0.0.0.0:8080/hook'],
+    ['a private IP', 'http://10.1.2.3/hook'],
+    ['the cloud metadata address', 'http://169.254.169.254/latest/meta-data/'],
+    ['the IPv6 metadata address', 'http://[fd00:ec2::254]/'],
+    ['a link-local address', 'http://169.254.10.1/'],
+    ['a name resolving to a private address', 'https://hooks.internal.test/vigil'],
+    ['a name that does not resolve', 'https://hooks.missing.test/vigil'],
+  ])('refuses %s with 400 validation_error on url, at creation and on update', async (_name, url) => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', { key: alice.key, body: { url } });
+    expect(created.status).toBe(400);
+    expect(created.body.error).toMatchObject({ code: 'validation_error', details: [{ path: ['url'] }] });
+
+    const ok = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: bob.key,
+      body: { url: 'https://hooks.example.com/guard' },
+    });
+    const patched = await gw.request('PATCH', `/api/v1/webhook-endpoints/${ok.body.data.id}`, {
+      key: bob.key,
+      body: { url },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error).toMatchObject({ code: 'validation_error', details: [{ path: ['url'] }] });
+    await gw.request('DELETE', `/api/v1/webhook-endpoints/${ok.body.data.id}`, { key: bob.key });
+  });
+
+  it('accepts a local receiver inside WEBHOOK_ALLOWED_CIDRS (the tests allow loopback)', async () => {
+    const tenant = await gw.newTenant();
+    for (const url of ['http://127.0.0.1:9/hook', 'http://localhost:9/hook', 'http://[::1]:9/hook']) {
+      const created = await gw.request('POST', '/api/v1/webhook-endpoints', { key: tenant.key, body: { url } });
+      expect(created.status).toBe(201);
+    }
+  });
+});
+
+describe('webhook endpoint cap', () => {
+  let capped: Gateway;
+  beforeAll(async () => {
+    capped = await startGateway({ webhookMaxEndpointsPerTenant: 3 });
+  });
+  afterAll(async () => {
+    await capped.close();
+  });
+
+  it('returns 409 limit_exceeded past the per-tenant cap, per tenant, and frees a slot on delete', async () => {
+    const [one, two] = [await capped.newTenant(), await capped.newTenant()];
+    const create = (key: string) =>
+      capped.request('POST', '/api/v1/webhook-endpoints', { key, body: { url: 'https://hooks.example.com/cap' } });
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const created = await create(one.key);
+      expect(created.status).toBe(201);
+      ids.push(created.body.data.id as string);
+    }
+    const refused = await create(one.key);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'limit_exceeded', details: { limit: 3 } });
+    expect((await create(two.key)).status).toBe(201);
+
+    await capped.request('DELETE', `/api/v1/webhook-endpoints/${ids[0]}`, { key: one.key });
+    expect((await create(one.key)).status).toBe(201);
+  });
+
+  it('keeps the cap under concurrent registrations', async () => {
+    const tenant = await capped.newTenant();
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        capped.request('POST', '/api/v1/webhook-endpoints', {
+          key: tenant.key,
+          body: { url: 'https://hooks.example.com/race' },
+        }),
+      ),
+    );
+    expect(replies.every((reply) => reply.status === 201 || reply.status === 409)).toBe(true);
+    const listed = await capped.request('GET', '/api/v1/webhook-endpoints?limit=100', { key: tenant.key });
+    expect(listed.body.data.length).toBeLessThanOrEqual(3);
+  });
+});
+
 describe('rules and settings', () => {
   const ruleSet = {
     rules: [

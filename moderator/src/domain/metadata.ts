@@ -1,30 +1,20 @@
+import { LIMITS, metadataIssues } from '@vigil/proto';
 import { ValidationError } from './errors';
 
 export type Metadata = Record<string, unknown>;
 
-const MAX_KEYS = 50;
-const MAX_KEY_LENGTH = 40;
-const MAX_VALUE_LENGTH = 500;
-
-/** Iffy's limits (§1.11): at most 50 keys, keys 1–40 characters without `[` or `]`, values ≤ 500 characters as JSON. */
+/**
+ * Iffy's limits (§1.11) plus what the store needs: at most 50 keys, keys 1–40 characters without `[`, `]` or `.` and
+ * not starting with `$` (nested keys too), values ≤ 500 characters as JSON. The gateway applies the same rules.
+ */
 export function validateMetadata(metadata: Metadata, path: string): void {
-  const keys = Object.keys(metadata);
-  const issues: string[] = [];
-  if (keys.length > MAX_KEYS) issues.push(`at most ${MAX_KEYS} keys`);
-  for (const key of keys) {
-    if (key.length < 1 || key.length > MAX_KEY_LENGTH || /[[\]]/.test(key)) {
-      issues.push(`key length 1-${MAX_KEY_LENGTH} without [ or ]`);
-      break;
-    }
-  }
-  for (const value of Object.values(metadata)) {
-    const json = JSON.stringify(value) as string | undefined;
-    if (json === undefined || json.length > MAX_VALUE_LENGTH) {
-      issues.push(`values serialisable to at most ${MAX_VALUE_LENGTH} characters`);
-      break;
-    }
-  }
-  if (issues.length > 0) throw new ValidationError('invalid metadata', { path, issues });
+  const found = metadataIssues(metadata);
+  if (found.length === 0) return;
+  const issues = found.map((issue) => ({
+    path: issue.key === undefined ? [path] : [path, issue.key],
+    message: issue.message,
+  }));
+  throw new ValidationError('invalid metadata', { path, issues });
 }
 
 /**
@@ -39,6 +29,15 @@ export function mergeMetadata(stored: Metadata | undefined, incoming: Metadata |
   for (const [key, value] of Object.entries(incoming)) {
     if (value === '') delete merged[key];
     else merged[key] = value;
+  }
+  // The merged map obeys the key limit too: an update that would take it past 50 keys is refused as a whole (nothing
+  // is dropped silently). A map stored above the limit before it was enforced may keep its size but not grow.
+  const count = Object.keys(merged).length;
+  if (count > LIMITS.metadataKeys && count > Object.keys(stored ?? {}).length) {
+    const message =
+      `the stored and the sent metadata together would have ${count} keys, at most ${LIMITS.metadataKeys} are ` +
+      'kept: remove keys by sending them as ""';
+    throw new ValidationError('invalid metadata', { path: 'metadata', issues: [{ path: ['metadata'], message }] });
   }
   return merged;
 }

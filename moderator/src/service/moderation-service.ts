@@ -9,6 +9,7 @@ import {
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { ProviderError, type EngineResult, type ModerationEngine } from '../engine';
+import { LIMITS, checkLength, checkRecordBounds, checkUserBounds } from '../domain/bounds';
 import { ConflictError, NotFoundError, UnavailableError } from '../domain/errors';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
 import { decideRecord, type RecordCommand, type RecordState } from '../domain/record';
@@ -81,6 +82,15 @@ export class ModerationService {
    * Every call moderates again, ingest included (no content hash: a changed rule set must apply to re-sent content).
    */
   async moderate(input: ModerateInput): Promise<ModerateResult> {
+    checkRecordBounds({
+      clientId: input.clientId,
+      clientUrl: input.clientUrl,
+      name: input.name,
+      entity: input.entity,
+      content: input.content,
+      metadata: input.metadata,
+      user: input.user,
+    });
     if (input.metadata) validateMetadata(input.metadata, 'metadata');
     if (input.user?.metadata) validateMetadata(input.user.metadata, 'user.metadata');
     const { store } = this.deps;
@@ -213,6 +223,7 @@ export class ModerationService {
     actor: string;
     correlationId: string;
   }): Promise<RecordState> {
+    checkLength(input.reason, LIMITS.reason, 'reason');
     const { settings } = await this.deps.tenants.get(input.tenantId);
     return this.onRecord(input.tenantId, input.recordId, input.correlationId, settings.suspensionThreshold, {
       type: 'ModerateRecordManually',
@@ -224,6 +235,7 @@ export class ModerationService {
   }
 
   async upsertUser(input: { tenantId: string; user: UserData; correlationId: string }): Promise<UserState> {
+    checkUserBounds(input.user);
     if (input.user.metadata) validateMetadata(input.user.metadata, 'metadata');
     const userId = userIdFor(input.tenantId, input.user.clientId);
     return this.onUser(input.tenantId, userId, input.correlationId, {
@@ -242,6 +254,7 @@ export class ModerationService {
     actor: string;
     correlationId: string;
   }): Promise<UserState> {
+    checkLength(input.reason, LIMITS.reason, 'reason');
     return this.onUser(input.tenantId, input.userId, input.correlationId, {
       type: 'SetUserStatus',
       actionId: prefixed('act'),
@@ -257,6 +270,7 @@ export class ModerationService {
     text: string;
     correlationId: string;
   }): Promise<string> {
+    checkLength(input.text, LIMITS.appealText, 'text');
     const appealId = prefixed('apl');
     await this.onUser(input.tenantId, input.userId, input.correlationId, {
       type: 'CreateAppeal',
@@ -274,6 +288,7 @@ export class ModerationService {
     actor: string;
     correlationId: string;
   }): Promise<void> {
+    checkLength(input.reason, LIMITS.reason, 'reason');
     const appeal = await this.deps.store.appeals.findOne({ _id: input.appealId, tenantId: input.tenantId });
     if (!appeal) throw new NotFoundError('appeal not found');
     await this.onUser(input.tenantId, appeal.userId, input.correlationId, {

@@ -1,7 +1,10 @@
 import { Agent, request } from 'undici';
 import { type AddressPolicy, SsrfRefusedError, checkLiteralHost, guardedLookup } from './ssrf';
 
-/** Response bodies are kept for the delivery log, truncated: enough to read an error, never a whole page. */
+/**
+ * Response bodies, where the operator keeps them (`keepResponseBody`), are truncated: enough to read an error, never a
+ * whole page.
+ */
 export const RESPONSE_BODY_LIMIT = 1024;
 
 /** Bounded set, used as a metric label and stored as the attempt's `error`. */
@@ -25,7 +28,12 @@ export interface HttpSender {
  * is the receiver's answer, and a failure), a deadline over the whole
  * exchange, and the address-checking lookup so only allowed addresses are ever connected to.
  */
-export function createHttpSender(options: { timeoutMs: number; policy: AddressPolicy }): HttpSender {
+export function createHttpSender(options: {
+  timeoutMs: number;
+  policy: AddressPolicy;
+  /** Keep the start of the response body for the delivery log; otherwise it is discarded unread. */
+  keepResponseBody?: boolean;
+}): HttpSender {
   const agent = new Agent({
     connect: { lookup: guardedLookup(options.policy), timeout: options.timeoutMs },
     headersTimeout: options.timeoutMs,
@@ -52,12 +60,14 @@ export function createHttpSender(options: { timeoutMs: number; policy: AddressPo
           dispatcher: agent,
           signal,
         });
-        const responseBody = await readTruncated(response.body);
+        let responseBody: string | undefined;
+        if (options.keepResponseBody) responseBody = await readTruncated(response.body);
+        else await response.body.dump(); // read and dropped (bounded by undici), so the connection can be reused
         const retryAfter = response.headers['retry-after'];
         return {
           statusCode: response.statusCode,
           durationMs: elapsed(),
-          responseBody,
+          ...(responseBody !== undefined ? { responseBody } : {}),
           retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
         };
       } catch (err) {

@@ -37,6 +37,16 @@ describe('addressPolicy', () => {
     expect(policy.allowed('192.168.0.1')).toBe(false);
   });
 
+  it.each([['169.254.0.0/16'], ['169.254.169.254/32'], ['fd00::/8'], ['0.0.0.0/0'], ['::/0']])(
+    'refuses the metadata addresses even when %s is allow-listed',
+    (cidr) => {
+      const policy = addressPolicy([cidr]);
+      expect(policy.allowed('169.254.169.254')).toBe(false);
+      expect(policy.allowed('fd00:ec2::254')).toBe(false);
+      expect(policy.allowed('::ffff:169.254.169.254')).toBe(false);
+    },
+  );
+
   it('refuses an IP literal URL host before connecting', () => {
     expect(() => checkLiteralHost(new URL('http://[::1]:8080/x'), strict)).toThrow(SsrfRefusedError);
     expect(() => checkLiteralHost(new URL('http://169.254.169.254/latest'), strict)).toThrow(SsrfRefusedError);

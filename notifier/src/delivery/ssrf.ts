@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
+import { addressPolicy, literalHost, type AddressPolicy } from '@vigil/proto';
 
 /**
  * Thrown (also through the socket's lookup) when a webhook URL points where the notifier must not connect. A refused
@@ -15,38 +15,12 @@ export class SsrfRefusedError extends Error {
   }
 }
 
-type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
-
-/** Cloud metadata services, refused whatever ipaddr.js calls their range. */
-const METADATA: Range[] = [ipaddr.parseCIDR('169.254.169.254/32'), ipaddr.parseCIDR('fd00:ec2::254/128')];
-
-/** Only public unicast is reachable by default; ipaddr.js names every other range (loopback, private, linkLocal, …). */
-const PUBLIC_RANGES = new Set(['unicast']);
-
-export interface AddressPolicy {
-  allowed(address: string): boolean;
-}
-
-export function addressPolicy(allowedCidrs: readonly string[]): AddressPolicy {
-  const allowList: Range[] = allowedCidrs.map((cidr) => ipaddr.parseCIDR(cidr));
-  const within = (ip: ipaddr.IPv4 | ipaddr.IPv6, ranges: Range[]) =>
-    ranges.some(([range, bits]) => range.kind() === ip.kind() && ip.match([range, bits] as never));
-  return {
-    allowed(address) {
-      if (!ipaddr.isValid(address)) return false;
-      // ::ffff:10.0.0.1 must be judged as 10.0.0.1.
-      const ip = ipaddr.process(address);
-      if (within(ip, allowList)) return true;
-      if (within(ip, METADATA)) return false;
-      return PUBLIC_RANGES.has(ip.range());
-    },
-  };
-}
+export { addressPolicy, type AddressPolicy };
 
 /** Checks a URL whose host is an IP literal (the socket does no lookup for those); names are checked at lookup. */
 export function checkLiteralHost(url: URL, policy: AddressPolicy): void {
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (ipaddr.isValid(host) && !policy.allowed(host)) throw new SsrfRefusedError(host);
+  const host = literalHost(url);
+  if (host !== undefined && !policy.allowed(host)) throw new SsrfRefusedError(host);
 }
 
 /**

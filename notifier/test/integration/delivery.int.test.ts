@@ -23,7 +23,7 @@ const receiver = async (...args: Parameters<typeof createReceiver>) => {
 
 beforeAll(async () => {
   world = await createWorld();
-  await world.start();
+  await world.start({ DELIVERY_LOG_RESPONSE_BODY: 'true' });
 });
 
 afterAll(async () => {
@@ -394,6 +394,32 @@ describe('a receiver that was down', () => {
     await waitFor(() => hook.received.length === 3, { what: 'all webhooks after recovery' });
     const ids = hook.received.map((r) => (JSON.parse(r.body) as { id: string }).id).sort();
     expect(ids).toEqual(events.map((e) => (e.data as { moderationId: string }).moderationId).sort());
+  });
+});
+
+describe('delivery log without the response body opt-in', () => {
+  let plain: World;
+  beforeAll(async () => {
+    plain = await createWorld();
+    await plain.start();
+  });
+  afterAll(async () => {
+    await plain.close();
+  });
+
+  it('keeps status and timing of each attempt but not the response body', async () => {
+    const hook = await receiver((_req, res) => res.writeHead(200).end('internal answer'));
+    const tenant = plain.tenant();
+    await tenant.endpoint(hook.url);
+    await plain.publish(recordModerated(tenant, await tenant.record('nobody-1')));
+    const [delivery] = await waitFor(
+      async () => {
+        const docs = await plain.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' });
+        return docs.length === 1 ? docs : undefined;
+      },
+      { what: 'delivered' },
+    );
+    expect(delivery!.attempts).toEqual([{ at: expect.any(Date), statusCode: 200, durationMs: expect.any(Number) }]);
   });
 });
 

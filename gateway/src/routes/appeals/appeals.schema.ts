@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { AppealStatus } from '@vigil/proto';
+import { AppealStatus, LIMITS } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
 export const ListAppealsQuery = z.object({
   limit: paging.limit,
   starting_after: paging.starting_after,
   status: AppealStatus.optional(),
-  user: z.string().min(1).optional().meta({ description: 'User id (usr_…).' }),
+  user: z.string().min(1).max(LIMITS.queryId).optional().meta({ description: 'User id (usr_…).' }),
 });
 
 export const AppealDecisionBody = z.strictObject({
   decision: z.enum(['Approved', 'Rejected']),
-  reason: z.string().min(1).max(2000),
+  reason: z.string().min(1).max(LIMITS.reason),
 });
 
 export const AppealView = z.object({

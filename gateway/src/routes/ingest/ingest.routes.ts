@@ -8,7 +8,8 @@ import { AcceptedResponse, DeleteIngestBody, IngestBody, UserBody } from './inge
 
 /**
  * Ingest answers 202 only once Kafka acknowledged the command: an accepted command is durable. Commands about one
- * record share a key, so they reach the moderator in order.
+ * record share a key, so they reach the moderator in order (users: `tenant:user:clientId`). Keys stay short because
+ * `clientId` is bounded (LIMITS.clientId): kafkajs hashes a key in time that grows with the square of its length.
  */
 export function ingestRoutes(api: ApiRouter, deps: RouteDeps): void {
   const produce = (ctx: Context, key: string, make: (base: Omit<Command, 'type' | 'data'>) => Command) => {

@@ -1,18 +1,18 @@
 import { z } from 'zod';
-import { RecordStatus } from '@vigil/proto';
+import { LIMITS, RecordStatus } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
 export const ListRecordsQuery = z.object({
   ...paging,
-  clientId: z.string().min(1).optional(),
-  entity: z.string().min(1).optional(),
+  clientId: z.string().min(1).max(LIMITS.clientId).optional(),
+  entity: z.string().min(1).max(LIMITS.entity).optional(),
   status: RecordStatus.optional(),
-  user: z.string().min(1).optional().meta({ description: 'User id (usr_…).' }),
+  user: z.string().min(1).max(LIMITS.queryId).optional().meta({ description: 'User id (usr_…).' }),
 });
 
 export const ManualModerationBody = z.strictObject({
   status: RecordStatus,
-  reason: z.string().min(1).max(2000),
+  reason: z.string().min(1).max(LIMITS.reason),
 });
 
 export const RecordView = z.object({

@@ -1,10 +1,11 @@
 import { z } from 'zod';
+import { LIMITS } from '@vigil/proto';
 
 /** Cursor pagination shared by list routes (Stripe's names, Iffy's limits). */
 export const paging = {
   limit: z.coerce.number().int().min(1).max(100).default(10),
-  starting_after: z.string().min(1).optional(),
-  ending_before: z.string().min(1).optional(),
+  starting_after: z.string().min(1).max(LIMITS.queryId).optional(),
+  ending_before: z.string().min(1).max(LIMITS.queryId).optional(),
 };
 
 /** `{ data, has_more }`. */

@@ -1,5 +1,6 @@
 import { issuesOf } from '../../http/validate';
-import { IngestBody, Metadata, ModerateBody, UserBody } from './record.schema';
+import { LIMITS } from '@vigil/proto';
+import { DeleteIngestBody, IngestBody, Metadata, ModerateBody, UserBody } from './record.schema';
 
 const valid = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 
@@ -33,6 +34,11 @@ describe('metadata limits', () => {
     ['an object value of 501 characters as JSON', { a: { b: 'x'.repeat(493) } }, ['a']],
     ['values of every JSON type', { s: 's', n: 1, b: true, z: null, a: [1], o: { x: 1 } }, []],
     ['an undefined value (not serialisable)', { a: undefined }, ['a']],
+    ['a key containing .', { 'a.b': 1 }, ['a.b']],
+    ['a key starting with $', { $where: 1 }, ['$where']],
+    ['a key with $ later on', { a$: 1 }, []],
+    ['a nested key starting with $', { a: { $set: 1 } }, ['a']],
+    ['a nested key containing . inside an array', { a: [{ 'x.y': 1 }] }, ['a']],
   ];
   it.each(table)('%s', (_name, metadata, expectedPaths) => {
     expect(pathsOf(Metadata, metadata)).toEqual(expectedPaths);
@@ -135,5 +141,69 @@ describe('record body', () => {
   it('drops unknown keys inside a nested user but refuses them in /ingest/user', () => {
     expect(IngestBody.parse({ ...valid, user: { clientId: 'u', extra: 1 } }).user).toEqual({ clientId: 'u' });
     expect(pathsOf(UserBody, { clientId: 'u', extra: 1 })).toEqual(['extra']);
+  });
+});
+
+describe('input bounds', () => {
+  const urls = (count: number, length = 30) =>
+    Array.from({ length: count }, (_, i) => `https://example.com/${String(i).padEnd(length - 20, 'x')}`);
+  const longUrl = `https://example.com/${'p'.repeat(LIMITS.url - 20)}`;
+  const table: Array<[string, unknown, string[]]> = [
+    ['a clientId of 256 characters', { ...valid, clientId: 'c'.repeat(256) }, []],
+    ['a clientId of 257 characters', { ...valid, clientId: 'c'.repeat(257) }, ['clientId']],
+    ['a name of 1000 characters', { ...valid, name: 'n'.repeat(1000) }, []],
+    ['a name of 1001 characters', { ...valid, name: 'n'.repeat(1001) }, ['name']],
+    ['an entity of 101 characters', { ...valid, entity: 'e'.repeat(101) }, ['entity']],
+    ['a clientUrl over 2048 characters', { ...valid, clientUrl: `${longUrl}x` }, ['clientUrl']],
+    ['text of 100,000 characters', { ...valid, content: { text: 't'.repeat(100_000) } }, []],
+    ['text of 100,001 characters', { ...valid, content: { text: 't'.repeat(100_001) } }, ['content.text']],
+    ['legacy text of 100,001 characters', { ...valid, content: undefined, text: 't'.repeat(100_001) }, ['text']],
+    ['50 image URLs', { ...valid, content: { text: 'x', imageUrls: urls(50) } }, []],
+    ['51 image URLs', { ...valid, content: { text: 'x', imageUrls: urls(51) } }, ['content.imageUrls']],
+    ['51 external URLs', { ...valid, content: { text: 'x', externalUrls: urls(51) } }, ['content.externalUrls']],
+    [
+      'an image URL over 2048 characters',
+      { ...valid, content: { text: 'x', imageUrls: [`${longUrl}x`] } },
+      ['content.imageUrls.0'],
+    ],
+    ['a user clientId of 257 characters', { ...valid, user: { clientId: 'u'.repeat(257) } }, ['user.clientId']],
+    [
+      'a user email of 321 characters',
+      { ...valid, user: { clientId: 'u', email: `${'e'.repeat(309)}@example.com` } },
+      ['user.email'],
+    ],
+    ['a user name of 257 characters', { ...valid, user: { clientId: 'u', name: 'n'.repeat(257) } }, ['user.name']],
+    [
+      'a user username of 257 characters',
+      { ...valid, user: { clientId: 'u', username: 'n'.repeat(257) } },
+      ['user.username'],
+    ],
+    [
+      'every field within its bound but the whole record over 256 KiB',
+      // 100,000 three-byte characters are 300,000 bytes of JSON.
+      { ...valid, content: { text: '€'.repeat(100_000) } },
+      [''],
+    ],
+  ];
+  it.each(table)('ingest: %s', (_name, input, expectedPaths) => {
+    expect(pathsOf(IngestBody, input)).toEqual(expectedPaths);
+  });
+
+  it('moderate: bounds a string content like content.text', () => {
+    expect(pathsOf(ModerateBody, { ...valid, content: 't'.repeat(100_001) })).toEqual(['content']);
+    expect(pathsOf(ModerateBody, { ...valid, content: 't'.repeat(100_000) })).toEqual([]);
+  });
+
+  it('bounds the clientId of DELETE /ingest and every field of /ingest/user', () => {
+    expect(pathsOf(DeleteIngestBody, { clientId: 'c'.repeat(257) })).toEqual(['clientId']);
+    expect(
+      pathsOf(UserBody, {
+        clientId: 'u'.repeat(257),
+        email: 'e'.repeat(321),
+        name: 'n'.repeat(257),
+        username: 'n'.repeat(257),
+        paymentsAccountId: 'p'.repeat(257),
+      }),
+    ).toEqual(['clientId', 'paymentsAccountId', 'email', 'name', 'username']);
   });
 });

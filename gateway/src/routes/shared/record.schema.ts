@@ -1,76 +1,59 @@
 import { z } from 'zod';
+import { LIMITS, jsonBytes, metadataIssues } from '@vigil/proto';
 
 /** Metadata limits (spec §8, Iffy's `isValidMetadata`), the same for records and users. */
-export const METADATA_LIMITS = { maxKeys: 50, maxKeyLength: 40, maxValueLength: 500 } as const;
-
-const tooDeep = Symbol('too deep');
-
-/** The value's JSON text; `tooDeep` when nesting overflows the stack (a small body can nest thousands of levels). */
-function serialise(value: unknown): string | undefined | typeof tooDeep {
-  try {
-    return JSON.stringify(value);
-  } catch (err) {
-    if (err instanceof RangeError) return tooDeep;
-    throw err;
-  }
-}
+export const METADATA_LIMITS = {
+  maxKeys: LIMITS.metadataKeys,
+  maxKeyLength: LIMITS.metadataKeyLength,
+  maxValueLength: LIMITS.metadataValueLength,
+} as const;
 
 /**
- * Free-form metadata. Each value counts by the length of its JSON text (Iffy's `isValidMetadata`, and what the
- * moderator checks again), so a string's quotes and escapes count too.
+ * Free-form metadata, checked by the rules the moderator applies again (`metadataIssues`). Each value counts by the
+ * length of its JSON text, so a string's quotes and escapes count too.
  */
 export const Metadata = z
   .record(z.string(), z.unknown())
   .superRefine((metadata, ctx) => {
-    const keys = Object.keys(metadata);
-    if (keys.length > METADATA_LIMITS.maxKeys) {
-      ctx.addIssue({ code: 'custom', message: `at most ${METADATA_LIMITS.maxKeys} keys (got ${keys.length})` });
-    }
-    for (const key of keys) {
-      if (key.length < 1 || key.length > METADATA_LIMITS.maxKeyLength) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `keys are 1 to ${METADATA_LIMITS.maxKeyLength} characters`,
-        });
-      }
-      if (key.includes('[') || key.includes(']')) {
-        ctx.addIssue({ code: 'custom', path: [key], message: 'keys may not contain [ or ]' });
-      }
-      const serialised = serialise(metadata[key]);
-      if (serialised === tooDeep) {
-        ctx.addIssue({ code: 'custom', path: [key], message: 'value is nested too deeply' });
-      } else if (serialised === undefined) {
-        ctx.addIssue({ code: 'custom', path: [key], message: 'value must be serialisable to JSON' });
-      } else if (serialised.length > METADATA_LIMITS.maxValueLength) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [key],
-          message: `values are at most ${METADATA_LIMITS.maxValueLength} characters once serialised`,
-        });
-      }
+    for (const issue of metadataIssues(metadata)) {
+      ctx.addIssue({
+        code: 'custom',
+        ...(issue.key !== undefined ? { path: [issue.key] } : {}),
+        message: issue.message,
+      });
     }
   })
-  .meta({ description: 'Up to 50 keys of 1-40 characters without [ or ]; each value at most 500 characters as JSON.' });
+  .meta({
+    description:
+      `Up to ${LIMITS.metadataKeys} keys of 1-${LIMITS.metadataKeyLength} characters without [, ] or . and not ` +
+      `starting with $ (keys nested in values too); each value at most ${LIMITS.metadataValueLength} characters as ` +
+      `JSON. Updates merge into the stored map, which may hold at most ${LIMITS.metadataKeys} keys.`,
+  });
 
-const nonEmpty = z.string().min(1);
+const bounded = (max: number) => z.string().max(max);
+const required = (max: number) => z.string().min(1).max(max);
+const ClientId = required(LIMITS.clientId);
+const Url = z.url().max(LIMITS.url);
+const Text = bounded(LIMITS.text);
 
 /** Content as an object. Unknown keys inside it are dropped (Iffy's behaviour). */
 export const ContentObject = z.object({
-  text: z.string(),
-  imageUrls: z.array(z.url()).optional(),
-  externalUrls: z.array(z.url()).optional(),
+  text: Text,
+  imageUrls: z.array(Url).max(LIMITS.imageUrls).optional(),
+  externalUrls: z.array(Url).max(LIMITS.externalUrls).optional(),
 });
 
 /** User fields (spec §2). `stripeAccountId` is Iffy's name for `paymentsAccountId` and is accepted as an alias. */
 const userShape = {
-  clientId: nonEmpty,
-  clientUrl: z.url().optional(),
-  paymentsAccountId: z.string().optional(),
-  stripeAccountId: z.string().optional().meta({ deprecated: true, description: 'Alias of paymentsAccountId.' }),
-  email: z.string().optional(),
-  name: z.string().optional(),
-  username: z.string().optional(),
+  clientId: ClientId,
+  clientUrl: Url.optional(),
+  paymentsAccountId: bounded(LIMITS.userField).optional(),
+  stripeAccountId: bounded(LIMITS.userField)
+    .optional()
+    .meta({ deprecated: true, description: 'Alias of paymentsAccountId.' }),
+  email: bounded(LIMITS.email).optional(),
+  name: bounded(LIMITS.userField).optional(),
+  username: bounded(LIMITS.userField).optional(),
   protected: z.boolean().optional(),
   metadata: Metadata.optional(),
 };
@@ -81,10 +64,21 @@ function withoutAlias<T extends { stripeAccountId?: string; paymentsAccountId?: 
   return paymentsAccountId === undefined ? rest : { ...rest, paymentsAccountId };
 }
 
+/**
+ * The whole record (or user) as JSON is bounded too, so that the event storing it stays far below Kafka's message
+ * limit whatever mix of long fields it has. Checked once every field passed, so a field over its own bound is named.
+ */
+const wholeRecord = { message: `the whole record is at most ${LIMITS.recordBytes} bytes as JSON` };
+const withinRecordBytes = (value: unknown): boolean => jsonBytes(value) <= LIMITS.recordBytes;
+
 /** Nested in a record: unknown keys are dropped. */
 export const UserObject = z.object(userShape).transform(withoutAlias);
 /** The body of `POST /ingest/user`: unknown keys are refused. */
-export const UserBody = z.strictObject(userShape).transform(withoutAlias);
+export const UserBody = z
+  .strictObject(userShape)
+  .refine(withinRecordBytes, wholeRecord)
+  .transform(withoutAlias)
+  .meta({ description: `A user; at most ${LIMITS.recordBytes} bytes as JSON.` });
 export type UserInput = z.output<typeof UserObject>;
 
 export interface NormalisedContent {
@@ -94,14 +88,18 @@ export interface NormalisedContent {
 }
 
 const recordShape = {
-  clientId: nonEmpty,
-  clientUrl: z.url().optional(),
-  name: nonEmpty,
-  entity: nonEmpty,
+  clientId: ClientId,
+  clientUrl: Url.optional(),
+  name: required(LIMITS.name),
+  entity: required(LIMITS.entity),
   metadata: Metadata.optional(),
   user: UserObject.optional(),
-  text: z.string().optional().meta({ deprecated: true, description: 'Legacy: use content.text.' }),
-  fileUrls: z.array(z.url()).optional().meta({ deprecated: true, description: 'Legacy: use content.imageUrls.' }),
+  text: Text.optional().meta({ deprecated: true, description: 'Legacy: use content.text.' }),
+  fileUrls: z
+    .array(Url)
+    .max(LIMITS.imageUrls)
+    .optional()
+    .meta({ deprecated: true, description: 'Legacy: use content.imageUrls.' }),
 };
 
 interface RawRecord {
@@ -138,18 +136,22 @@ function normalise<T extends RawRecord>(
 export const ModerateBody = z
   .strictObject({
     ...recordShape,
-    content: z.union([z.string(), ContentObject]).optional(),
+    content: z.union([Text, ContentObject]).optional(),
     passthrough: z.boolean().optional().meta({ description: 'Moderate without storing name, content or user PII.' }),
   })
   .refine(hasContent, contentRequired)
-  .transform(normalise);
+  .refine(withinRecordBytes, wholeRecord)
+  .transform(normalise)
+  .meta({ description: `A record; at most ${LIMITS.recordBytes} bytes as JSON.` });
 export type ModerateBody = z.output<typeof ModerateBody>;
 
 /** Ingest: content is an object; unknown top-level keys are refused. */
 export const IngestBody = z
   .strictObject({ ...recordShape, content: ContentObject.optional() })
   .refine(hasContent, contentRequired)
-  .transform(normalise);
+  .refine(withinRecordBytes, wholeRecord)
+  .transform(normalise)
+  .meta({ description: `A record; at most ${LIMITS.recordBytes} bytes as JSON.` });
 export type IngestBody = z.output<typeof IngestBody>;
 
-export const DeleteIngestBody = z.strictObject({ clientId: nonEmpty });
+export const DeleteIngestBody = z.strictObject({ clientId: ClientId });

@@ -1,20 +1,20 @@
 import { z } from 'zod';
-import { UserStatus } from '@vigil/proto';
+import { LIMITS, UserStatus } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
 export const ListUsersQuery = z.object({
   ...paging,
-  clientId: z.string().min(1).optional(),
-  email: z.string().min(1).optional(),
+  clientId: z.string().min(1).max(LIMITS.clientId).optional(),
+  email: z.string().min(1).max(LIMITS.queryEmail).optional(),
   status: UserStatus.optional(),
 });
 
 export const UserStatusBody = z.strictObject({
   status: UserStatus,
-  reason: z.string().min(1).max(2000),
+  reason: z.string().min(1).max(LIMITS.reason),
 });
 
-export const CreateAppealBody = z.strictObject({ text: z.string().min(1).max(5000) });
+export const CreateAppealBody = z.strictObject({ text: z.string().min(1).max(LIMITS.appealText) });
 
 export const UserView = z.object({
   id: z.string(),

@@ -3,7 +3,7 @@ import type { EndpointStateDoc, WebhookCommand, WebhookEndpointDoc } from '@vigi
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
-import { ConflictError, NotFoundError, ValidationError } from '../../http/errors';
+import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../http/errors';
 import { body, query } from '../../http/validate';
 import { principalOf, type RouteDeps, idParam } from '../deps';
 import {
@@ -88,7 +88,18 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, CreateEndpointBody);
-      const doc = await webhooks.create(principalOf(ctx).tenantId, input);
+      const { tenantId } = principalOf(ctx);
+      const limit = deps.maxEndpointsPerTenant;
+      const full = () => new LimitExceededError(`a tenant has at most ${limit} webhook endpoints`, { limit });
+      if ((await webhooks.count(tenantId)) >= limit) throw full();
+      await deps.endpointUrls.check(input.url);
+      const doc = await webhooks.create(tenantId, input);
+      // Count then insert is not atomic: two racing registrations can both pass the first check. Counting again after
+      // the insert and withdrawing our own endpoint keeps the cap (at worst both withdraw and the client retries).
+      if ((await webhooks.count(tenantId)) > limit) {
+        await webhooks.remove(tenantId, doc._id);
+        throw full();
+      }
       ctx.status = 201;
       ctx.body = { data: { ...toEndpointView(doc, null), secret: doc.secrets[0]?.secret } };
     },
@@ -139,6 +150,7 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const patch = body(ctx, UpdateEndpointBody);
+      if (patch.url !== undefined) await deps.endpointUrls.check(patch.url);
       const clean = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
       const doc = await webhooks.update(principalOf(ctx).tenantId, idParam(ctx), clean);
       if (!doc) throw new NotFoundError('webhook endpoint not found');

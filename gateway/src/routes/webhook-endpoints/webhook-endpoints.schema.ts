@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { WebhookEventName } from '@vigil/proto';
+import { LIMITS, WebhookEventName } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
-const EndpointUrl = z.url({ protocol: /^https?$/ }).max(2048);
+const EndpointUrl = z
+  .url({ protocol: /^https?$/ })
+  .max(LIMITS.url)
+  .meta({ description: 'http(s) URL; its host must resolve to public addresses (or WEBHOOK_ALLOWED_CIDRS).' });
 
 export const CreateEndpointBody = z.strictObject({
   url: EndpointUrl,
-  description: z.string().max(500).optional(),
+  description: z.string().max(LIMITS.endpointDescription).optional(),
   events: z.array(WebhookEventName).max(20).default([]).meta({ description: 'Events to receive; empty: all.' }),
   enabled: z.boolean().default(true),
 });
@@ -14,7 +17,7 @@ export const CreateEndpointBody = z.strictObject({
 export const UpdateEndpointBody = z
   .strictObject({
     url: EndpointUrl.optional(),
-    description: z.string().max(500).optional(),
+    description: z.string().max(LIMITS.endpointDescription).optional(),
     events: z.array(WebhookEventName).max(20).optional(),
     enabled: z.boolean().optional(),
   })

@@ -1,0 +1,66 @@
+import { endpointUrlGuard, type ResolveHost } from './endpoint-url';
+
+const answers: Record<string, string[]> = {
+  'hooks.example.com': ['93.184.215.14'],
+  'v6.example.com': ['2606:4700:4700::1111'],
+  'mixed.example.com': ['93.184.215.14', '10.0.0.1'],
+  'metadata.example.com': ['169.254.169.254'],
+  localhost: ['127.0.0.1', '::1'],
+};
+const resolve: ResolveHost = (hostname) => {
+  const found = answers[hostname];
+  if (found) return Promise.resolve(found.map((address) => ({ address })));
+  if (hostname === 'slow.example.com') return new Promise(() => undefined);
+  if (hostname === 'broken.example.com') return Promise.reject(Object.assign(new Error('x'), { code: 'ESERVFAIL' }));
+  return Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
+};
+
+const outcome = async (guard: ReturnType<typeof endpointUrlGuard>, url: string) => {
+  try {
+    await guard.check(url);
+    return 'accepted';
+  } catch (err) {
+    const { code, details } = err as { code: string; details?: Array<{ path: string[] }> };
+    return code === 'validation_error' ? `${code} ${details?.[0]?.path.join('.')}` : code;
+  }
+};
+
+describe('webhook URL check at registration', () => {
+  const strict = endpointUrlGuard({ allowedCidrs: [], resolve, timeoutMs: 50 });
+  it.each([
+    ['https://hooks.example.com/vigil', 'accepted'],
+    ['https://v6.example.com/vigil', 'accepted'],
+    ['https://93.184.215.14/vigil', 'accepted'],
+    ['http://127.0.0.1:8080/hook', 'validation_error url'],
+    ['http://[::1]/hook', 'validation_error url'],
+    ['http://localhost/hook', 'validation_error url'],
+    ['http://10.1.2.3/hook', 'validation_error url'],
+    ['http://192.168.0.10/hook', 'validation_error url'],
+    ['http://169.254.169.254/latest/meta-data', 'validation_error url'],
+    ['http://[fd00:ec2::254]/', 'validation_error url'],
+    ['http://[::ffff:127.0.0.1]/', 'validation_error url'],
+    ['http://0x7f000001/', 'validation_error url'],
+    ['https://mixed.example.com/', 'validation_error url'],
+    ['https://metadata.example.com/', 'validation_error url'],
+    ['https://nowhere.example.com/', 'validation_error url'],
+    ['https://broken.example.com/', 'unavailable'],
+    ['https://slow.example.com/', 'unavailable'],
+  ])('%s: %s', async (url, expected) => {
+    expect(await outcome(strict, url)).toBe(expected);
+  });
+
+  it('accepts loopback receivers once allow-listed, as the notifier does', async () => {
+    const local = endpointUrlGuard({ allowedCidrs: ['127.0.0.0/8', '::1/128'], resolve });
+    expect(await outcome(local, 'http://127.0.0.1:9999/hook')).toBe('accepted');
+    expect(await outcome(local, 'http://localhost:9999/hook')).toBe('accepted');
+    expect(await outcome(local, 'http://10.0.0.1/hook')).toBe('validation_error url');
+  });
+
+  it('never accepts the metadata addresses, whatever the allow-list', async () => {
+    const open = endpointUrlGuard({ allowedCidrs: ['0.0.0.0/0', '::/0'], resolve });
+    expect(await outcome(open, 'http://169.254.169.254/')).toBe('validation_error url');
+    expect(await outcome(open, 'http://[fd00:ec2::254]/')).toBe('validation_error url');
+    expect(await outcome(open, 'https://metadata.example.com/')).toBe('validation_error url');
+    expect(await outcome(open, 'http://10.0.0.1/')).toBe('accepted');
+  });
+});

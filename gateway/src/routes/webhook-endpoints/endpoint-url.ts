@@ -1,0 +1,72 @@
+import { lookup } from 'node:dns/promises';
+import { addressPolicy, literalHost } from '@vigil/proto';
+import { UnavailableError, ValidationError } from '../../http/errors';
+
+/** Every address a host name resolves to (`dns.lookup` with `all`, as the notifier's socket resolves it). */
+export type ResolveHost = (hostname: string) => Promise<Array<{ address: string }>>;
+
+const systemResolve: ResolveHost = (hostname) => lookup(hostname, { all: true, verbatim: true });
+
+/** Answers of the resolver that mean the name does not exist (as opposed to the resolver being unreachable). */
+const NO_SUCH_HOST = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
+
+export interface EndpointUrlGuard {
+  /** Throws ValidationError (400) naming `url` when the URL's host is or resolves to a refused address. */
+  check(url: string): Promise<void>;
+}
+
+/**
+ * Registration-time check of a webhook URL, with the notifier's rules (`addressPolicy` from the contracts, the same
+ * `WEBHOOK_ALLOWED_CIDRS`): loopback, private, link-local, metadata and other non-public addresses are refused, by IP
+ * literal or by name. It tells the client at once what delivery would refuse; it is not the guard itself, since DNS
+ * answers change: the notifier checks every connection again.
+ */
+export function endpointUrlGuard(options: {
+  allowedCidrs: readonly string[];
+  resolve?: ResolveHost;
+  timeoutMs?: number;
+}): EndpointUrlGuard {
+  const policy = addressPolicy(options.allowedCidrs);
+  const resolve = options.resolve ?? systemResolve;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const refused = (message: string) => new ValidationError('invalid webhook url', [{ path: ['url'], message }]);
+
+  const resolveWithin = async (hostname: string) => {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        resolve(hostname),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(Object.assign(new Error('lookup timed out'), { code: 'ETIMEOUT' })),
+            timeoutMs,
+          );
+        }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  return {
+    async check(url) {
+      const parsed = new URL(url);
+      const literal = literalHost(parsed);
+      if (literal !== undefined) {
+        if (!policy.allowed(literal)) throw refused('the host is a loopback, private, link-local or metadata address');
+        return;
+      }
+      let addresses: Array<{ address: string }>;
+      try {
+        addresses = await resolveWithin(parsed.hostname);
+      } catch (err) {
+        if (NO_SUCH_HOST.has((err as { code?: string }).code ?? '')) throw refused('the host does not resolve');
+        throw new UnavailableError('the webhook host could not be resolved, try again', undefined, { cause: err });
+      }
+      if (addresses.length === 0) throw refused('the host does not resolve');
+      if (addresses.some((entry) => !policy.allowed(entry.address))) {
+        throw refused('the host resolves to a loopback, private, link-local or metadata address');
+      }
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import { ValidationError } from './errors';
+import { mergeMetadata, validateMetadata } from './metadata';
+
+const keys = (count: number, prefix = 'k') =>
+  Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, i]));
+
+describe('validateMetadata', () => {
+  it.each([
+    ['a key containing .', { 'a.b': 1 }, ['metadata', 'a.b']],
+    ['a key starting with $', { $gt: 1 }, ['metadata', '$gt']],
+    ['a nested key starting with $', { a: { $set: 1 } }, ['metadata', 'a']],
+    ['51 keys', keys(51), ['metadata']],
+    ['a 41-character key', { ['k'.repeat(41)]: 1 }, ['metadata', 'k'.repeat(41)]],
+  ])('refuses %s with a validation error naming the field', (_name, metadata, path) => {
+    let caught: unknown;
+    try {
+      validateMetadata(metadata, 'metadata');
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(ValidationError);
+    expect((caught as ValidationError).details).toMatchObject({ issues: [{ path }] });
+  });
+
+  it('accepts 50 keys with values of every JSON type', () => {
+    expect(() => validateMetadata({ ...keys(45), s: 's', n: 1, b: true, z: null, o: { a: [1] } }, 'm')).not.toThrow();
+  });
+});
+
+describe('mergeMetadata', () => {
+  it.each([
+    ['50 stored plus a new key', keys(50), { extra: 1 }],
+    ['30 stored plus 21 new keys', keys(30), keys(21, 'n')],
+  ])('refuses an update whose merged map would exceed 50 keys: %s', (_name, stored, incoming) => {
+    expect(() => mergeMetadata(stored, incoming)).toThrow(ValidationError);
+  });
+
+  it.each([
+    ['50 stored, one changed', keys(50), { k0: 'changed' }, 50],
+    ['50 stored, one removed and one added in the same update', keys(50), { k0: '', extra: 1 }, 50],
+    ['30 stored plus 20 new keys', keys(30), keys(20, 'n'), 50],
+    ['cleared with {}', keys(50), {}, 0],
+    ['60 stored before the limit, one changed (may keep its size)', keys(60), { k1: 'x' }, 60],
+  ])('merges %s', (_name, stored, incoming, count) => {
+    expect(Object.keys(mergeMetadata(stored, incoming) ?? {})).toHaveLength(count);
+  });
+
+  it('refuses growing a map stored above the limit before it was enforced', () => {
+    expect(() => mergeMetadata(keys(60), { extra: 1 })).toThrow(ValidationError);
+  });
+});

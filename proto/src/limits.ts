@@ -1,0 +1,135 @@
+/**
+ * Bounds of every client input, shared by the gateway (zod schemas, hence OpenAPI) and the moderator (which checks
+ * commands and gRPC calls again). Lengths are in characters (UTF-16 code units, JavaScript's `length`) unless the name
+ * says bytes.
+ *
+ * Sizing: a whole record is at most `recordBytes` as JSON, so the event that stores it (the record, metadata merged
+ * with what was stored, at most 50 keys of 40 + 500 characters, and the envelope) stays near 300 KB, well under
+ * Kafka's default 1 MB message limit (`message.max.bytes`).
+ */
+export const LIMITS = {
+  /** Record and user `clientId`. Also part of the ingest Kafka key. */
+  clientId: 256,
+  /** Record `name`. */
+  name: 1000,
+  /** Record `entity` (post, comment, message…) and each entity a rule names. */
+  entity: 100,
+  /** Every URL: `clientUrl`, image and external URLs, webhook endpoint URLs. */
+  url: 2048,
+  /** `content.text` (or the string `content`). */
+  text: 100_000,
+  /** `content.imageUrls` entries. */
+  imageUrls: 50,
+  /** `content.externalUrls` entries. */
+  externalUrls: 50,
+  /** A whole record (moderate or ingest body, or a user alone) as JSON, UTF-8 bytes. */
+  recordBytes: 256 * 1024,
+  /** User `email` (RFC 5321's path limit is 256; 320 leaves room for the rare longer one). */
+  email: 320,
+  /** User `name`, `username`, `paymentsAccountId`. */
+  userField: 256,
+  /** Metadata (records and users, spec §8): keys, key length, each value's length as JSON. */
+  metadataKeys: 50,
+  metadataKeyLength: 40,
+  metadataValueLength: 500,
+  /** Reasons of manual decisions (record moderation, user status, appeal decision). */
+  reason: 2000,
+  /** Appeal text (Iffy's 1–1000 characters). */
+  appealText: 1000,
+  /** Rule sets (`PUT /rules`); the body limit (1 MiB by default) bounds the whole set as sent. */
+  rules: 100,
+  ruleName: 200,
+  ruleDescription: 2000,
+  /** Entities one rule applies to. */
+  ruleEntities: 100,
+  strategiesPerRule: 20,
+  /** Blocklist words per strategy, and the length of each. */
+  words: 5000,
+  wordLength: 200,
+  /** Patterns per strategy, and the length of each (source). */
+  patterns: 200,
+  patternLength: 500,
+  /** Blocked or allowed domains per strategy, and the length of each (DNS maximum). */
+  domains: 5000,
+  domainLength: 253,
+  /** Webhook endpoint description. */
+  endpointDescription: 500,
+  /** Query-string filters that are ids or client ids (`clientId`, `user`, cursors, …). */
+  queryId: 256,
+  /** Query-string `email` filter. */
+  queryEmail: 320,
+} as const;
+
+const tooDeep = Symbol('too deep');
+
+/** The value's JSON text; `tooDeep` when nesting overflows the stack (a small body can nest thousands of levels). */
+function serialise(value: unknown): string | undefined | typeof tooDeep {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof RangeError) return tooDeep;
+    throw err;
+  }
+}
+
+/**
+ * A key MongoDB cannot store as a field name as given: `.` reads as a path and a leading `$` as an operator, in the
+ * event, the projection and any filter over them.
+ */
+export function isUnsafeKey(key: string): boolean {
+  return key.includes('.') || key.startsWith('$');
+}
+
+/** Path of the first key at any depth of a (JSON-sized, hence shallow) value that is unsafe; undefined when none. */
+function unsafeNestedKey(value: unknown, depth = 0): string | undefined {
+  if (typeof value !== 'object' || value === null || depth > 32) return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    if (!Array.isArray(value) && isUnsafeKey(key)) return key;
+    const found = unsafeNestedKey(inner, depth + 1);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+export interface MetadataIssue {
+  /** The offending key, absent for the key count. */
+  key?: string;
+  message: string;
+}
+
+/**
+ * Every metadata problem: more than 50 keys; keys outside 1–40 characters, with `[`, `]` or `.`, or starting with `$`
+ * (nested keys too); values not serialisable, nested too deeply, or longer than 500 characters as JSON (so a
+ * string's quotes and escapes count, as in Iffy's `isValidMetadata`).
+ */
+export function metadataIssues(metadata: Record<string, unknown>): MetadataIssue[] {
+  const issues: MetadataIssue[] = [];
+  const keys = Object.keys(metadata);
+  if (keys.length > LIMITS.metadataKeys) {
+    issues.push({ message: `at most ${LIMITS.metadataKeys} keys (got ${keys.length})` });
+  }
+  for (const key of keys) {
+    if (key.length < 1 || key.length > LIMITS.metadataKeyLength) {
+      issues.push({ key, message: `keys are 1 to ${LIMITS.metadataKeyLength} characters` });
+    }
+    if (key.includes('[') || key.includes(']')) issues.push({ key, message: 'keys may not contain [ or ]' });
+    if (isUnsafeKey(key)) issues.push({ key, message: 'keys may not contain . or start with $' });
+    const serialised = serialise(metadata[key]);
+    if (serialised === tooDeep) {
+      issues.push({ key, message: 'value is nested too deeply' });
+    } else if (serialised === undefined) {
+      issues.push({ key, message: 'value must be serialisable to JSON' });
+    } else if (serialised.length > LIMITS.metadataValueLength) {
+      issues.push({ key, message: `values are at most ${LIMITS.metadataValueLength} characters once serialised` });
+    } else if (unsafeNestedKey(metadata[key]) !== undefined) {
+      issues.push({ key, message: 'keys inside a value may not contain . or start with $' });
+    }
+  }
+  return issues;
+}
+
+/** UTF-8 bytes of a value's JSON text; Infinity when it cannot be serialised. */
+export function jsonBytes(value: unknown): number {
+  const serialised = serialise(value);
+  return typeof serialised === 'string' ? Buffer.byteLength(serialised, 'utf8') : Infinity;
+}
