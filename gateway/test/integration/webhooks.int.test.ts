@@ -322,6 +322,30 @@ describe('rules and settings', () => {
     expect(paths).toEqual(['rules.0.id', 'rules.0.name', 'rules.0.strategies.0.patterns.0', 'rules.1.strategies']);
   });
 
+  it('refuses with 400 validation_error the patterns RE2 cannot run (lookaround, backreferences), naming each path', async () => {
+    const reply = await gw.request('PUT', '/api/v1/rules', {
+      key: alice.key,
+      body: {
+        rules: [
+          {
+            id: 'p',
+            name: 'p',
+            strategies: [{ type: 'patterns', patterns: ['(a|a)*$', 'foo(?=bar)', '(\\w+) \\1', '(?<!x)y'] }],
+          },
+        ],
+      },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('validation_error');
+    const details = reply.body.error.details as Array<{ path: unknown[]; message: string }>;
+    expect(details.map((d) => d.path.join('.'))).toEqual([
+      'rules.0.strategies.0.patterns.1',
+      'rules.0.strategies.0.patterns.2',
+      'rules.0.strategies.0.patterns.3',
+    ]);
+    for (const detail of details) expect(detail.message).toMatch(/backreferences and lookaround are not supported/);
+  });
+
   it('patches settings per tenant, keeping the fields not sent', async () => {
     const dave = await gw.newTenant();
     expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual({

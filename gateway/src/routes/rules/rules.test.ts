@@ -26,4 +26,20 @@ describe('rules and settings bodies', () => {
     const rule = { id: 'a', name: 'A', strategies: [{ type: 'blocklist', words: ['x'] }] };
     expect(pathsOf(RulesBody, { rules: [rule, rule] })).toEqual(['rules']);
   });
+
+  it.each([
+    ['a lookahead', 'foo(?=bar)'],
+    ['a backreference', '(\\w+)\\s\\1'],
+    ['an invalid pattern', '(unclosed'],
+  ])('refuses %s in a pattern at its path', (_what, pattern) => {
+    const body = { rules: [{ id: 'p', name: 'P', strategies: [{ type: 'patterns', patterns: ['ok', pattern] }] }] };
+    expect(pathsOf(RulesBody, body)).toEqual(['rules.0.strategies.0.patterns.1']);
+  });
+
+  it('accepts patterns that are exponential under backtracking but linear on RE2', () => {
+    const body = {
+      rules: [{ id: 'p', name: 'P', strategies: [{ type: 'patterns', patterns: ['(a|a)*$', 'a*a*a*a*a*a*a*b'] }] }],
+    };
+    expect(pathsOf(RulesBody, body)).toEqual([]);
+  });
 });
