@@ -91,6 +91,19 @@ function unsafeNestedKey(value: unknown, depth = 0): string | undefined {
   return undefined;
 }
 
+/**
+ * Whether a value holds an array directly inside an array (`[[1]]`), at any depth: FerretDB v1, a supported store,
+ * cannot store nested arrays, so such a value would fail the write after validation passed.
+ */
+function hasNestedArray(value: unknown, insideArray = false, depth = 0): boolean {
+  if (typeof value !== 'object' || value === null || depth > 32) return false;
+  if (Array.isArray(value)) {
+    if (insideArray) return true;
+    return value.some((inner) => hasNestedArray(inner, true, depth + 1));
+  }
+  return Object.values(value).some((inner) => hasNestedArray(inner, false, depth + 1));
+}
+
 export interface MetadataIssue {
   /** The offending key, absent for the key count. */
   key?: string;
@@ -99,8 +112,8 @@ export interface MetadataIssue {
 
 /**
  * Every metadata problem: more than 50 keys; keys outside 1–40 characters, with `[`, `]` or `.`, or starting with `$`
- * (nested keys too); values not serialisable, nested too deeply, or longer than 500 characters as JSON (so a
- * string's quotes and escapes count, as in Iffy's `isValidMetadata`).
+ * (nested keys too); values not serialisable, nested too deeply, longer than 500 characters as JSON (so a
+ * string's quotes and escapes count, as in Iffy's `isValidMetadata`), or holding an array directly in an array.
  */
 export function metadataIssues(metadata: Record<string, unknown>): MetadataIssue[] {
   const issues: MetadataIssue[] = [];
@@ -123,6 +136,8 @@ export function metadataIssues(metadata: Record<string, unknown>): MetadataIssue
       issues.push({ key, message: `values are at most ${LIMITS.metadataValueLength} characters once serialised` });
     } else if (unsafeNestedKey(metadata[key]) !== undefined) {
       issues.push({ key, message: 'keys inside a value may not contain . or start with $' });
+    } else if (hasNestedArray(metadata[key])) {
+      issues.push({ key, message: 'values may not hold an array directly inside an array' });
     }
   }
   return issues;

@@ -25,7 +25,26 @@ function fromParserError(err: unknown): AppError | undefined {
   if (type === 'request.aborted' || type === 'request.size.invalid') {
     return new InvalidJsonError('request body could not be read');
   }
+  if (isZlibError(err)) return new InvalidJsonError('request body could not be decompressed');
   return undefined;
+}
+
+/**
+ * A body whose Content-Encoding (gzip, deflate, br) does not match its bytes fails in zlib, which raw-body passes on
+ * as is: zlib codes start with Z_, brotli's with ERR__ERROR_. koa-body turns a thrown value that is not an `Error` of
+ * its realm (so a zlib error under a test runner's vm) into an Error named 'object' whose message is its JSON.
+ */
+function isZlibError(err: object): boolean {
+  let { code, errno } = err as { code?: unknown; errno?: unknown };
+  const { name, message } = err as { name?: unknown; message?: unknown };
+  if (errno === undefined && name === 'object' && typeof message === 'string') {
+    try {
+      ({ code, errno } = JSON.parse(message) as { code?: unknown; errno?: unknown });
+    } catch {
+      return false;
+    }
+  }
+  return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ERR__ERROR_)/.test(code);
 }
 
 export function toAppError(err: unknown): AppError {

@@ -39,6 +39,8 @@ describe('metadata limits', () => {
     ['a key with $ later on', { a$: 1 }, []],
     ['a nested key starting with $', { a: { $set: 1 } }, ['a']],
     ['a nested key containing . inside an array', { a: [{ 'x.y': 1 }] }, ['a']],
+    ['an array directly inside an array', { a: [1, [2]] }, ['a']],
+    ['an array inside an object inside an array', { a: [{ b: [1] }] }, []],
   ];
   it.each(table)('%s', (_name, metadata, expectedPaths) => {
     expect(pathsOf(Metadata, metadata)).toEqual(expectedPaths);

@@ -1,0 +1,361 @@
+import http from 'node:http';
+import fc from 'fast-check';
+import { LIMITS } from '@vigil/proto';
+import { loggedPort, spawnService, testServers, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
+import { startGateway, type Gateway } from './harness';
+
+/**
+ * Property-based abuse of every route the OpenAPI document lists: generated valid and invalid bodies, headers, path
+ * parameters and query strings, against the gateway with the real moderator, Kafka and store behind it. Whatever
+ * arrives, the answer is never a 5xx, every 4xx is the error envelope, and no request takes longer than
+ * SLOW_MS (generous for a busy 2-core machine: the work per request is small).
+ */
+const SLOW_MS = 5000;
+/** Runs per route and kind of input; the suite sends about 30 × 4 × RUNS requests. */
+const RUNS = 15;
+const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Date.now() % 2 ** 31;
+
+interface Operation {
+  method: string;
+  path: string;
+  body?: JsonSchema;
+  query: string[];
+}
+
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+  enum?: unknown[];
+  const?: unknown;
+  format?: string;
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minItems?: number;
+  maxItems?: number;
+  minimum?: number;
+  maximum?: number;
+  $ref?: string;
+}
+
+interface Reply {
+  /** 0 when the gateway closed the connection while the body was still being sent. */
+  status: number;
+  body: string;
+  elapsedMs: number;
+}
+
+let moderator: ServiceProcess;
+let gw: Gateway;
+let key: string;
+let operations: Operation[];
+
+beforeAll(async () => {
+  const servers = testServers();
+  const dbName = uniqueName('abuse');
+  const topicPrefix = `${uniqueName('t')}.`;
+  moderator = spawnService('moderator', {
+    GRPC_PORT: '0',
+    ADMIN_PORT: '0',
+    MONGO_URL: servers.mongoUrl,
+    MONGO_DB: dbName,
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: topicPrefix,
+    KAFKA_GROUP_ID: uniqueName('grp'),
+    KAFKA_TOPIC_PARTITIONS: '3',
+    INGEST_CONSUMER_ENABLED: 'false',
+  });
+  const port = await loggedPort(moderator, 'grpc server listening');
+  // The production body limit, so that oversized fields reach the schemas rather than the body parser.
+  gw = await startGateway({
+    moderatorAddress: `127.0.0.1:${port}`,
+    dbName,
+    topicPrefix,
+    bodyLimitBytes: 1024 * 1024,
+  });
+  ({ key } = await gw.newTenant());
+  const doc = JSON.parse((await send('GET', '/openapi.json', {})).body) as {
+    paths: Record<string, Record<string, OpenApiOperation>>;
+  };
+  operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({
+      method: method.toUpperCase(),
+      path,
+      body: op.requestBody?.content['application/json']?.schema,
+      query: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+    })),
+  );
+}, 60000);
+
+afterAll(async () => {
+  await gw?.close();
+  await moderator?.stop();
+});
+
+interface OpenApiOperation {
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  parameters?: Array<{ in: string; name: string }>;
+}
+
+/** One request with the path sent byte for byte (fetch would normalise it), timed. */
+function send(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<Reply> {
+  const url = new URL(gw.url);
+  const started = performance.now();
+  // Node's client frames a DELETE body only with an explicit length (it sends no chunked encoding for DELETE).
+  const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+  return new Promise((resolve, reject) => {
+    // A connection per request: one left half-read by an early refusal must not delay the next request.
+    const options = { host: url.hostname, port: url.port, method, path, headers: framed, agent: false };
+    const req = http.request(options, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: Buffer.concat(chunks).toString('utf8'),
+          elapsedMs: performance.now() - started,
+        }),
+      );
+    });
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      // The gateway answers some requests (401, 413, 415) without reading their body and then closes the
+      // connection, so a client still uploading may see the reset before the answer: a refusal, not a failure.
+      if (body !== undefined && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) {
+        resolve({ status: 0, body: '', elapsedMs: performance.now() - started });
+      } else reject(err);
+    });
+    req.end(body);
+  });
+}
+
+/** The properties every answer must have. */
+function expectWellFormed(reply: Reply, what: string): void {
+  const context = `${what} → ${reply.status} in ${Math.round(reply.elapsedMs)} ms: ${reply.body.slice(0, 300)}`;
+  if (reply.status >= 500) {
+    const logged = gw
+      .logText()
+      .split('\n')
+      .filter((line) => line.includes('request failed'));
+    throw new Error(`server error for ${context}\n${logged.slice(-1).join('').slice(0, 2000)}`);
+  }
+  if (reply.elapsedMs > SLOW_MS) throw new Error(`slow answer for ${context}`);
+  if (reply.status === 0) return;
+  if (reply.status >= 400) {
+    let envelope: { error?: { code?: unknown; message?: unknown; requestId?: unknown } } | undefined;
+    try {
+      envelope = JSON.parse(reply.body) as typeof envelope;
+    } catch {
+      throw new Error(`non-JSON error for ${context}`);
+    }
+    const error = envelope?.error;
+    if (typeof error?.code !== 'string' || typeof error.message !== 'string' || typeof error.requestId !== 'string') {
+      throw new Error(`error without the envelope for ${context}`);
+    }
+  }
+}
+
+// ---- Arbitraries ----
+
+const printable = fc.stringMatching(/^[\x20-\x7e]{0,64}$/);
+const anyText = fc.string({ unit: 'binary', maxLength: 64 });
+
+/** A value of the JSON Schema's shape (the subset zod emits), within its bounds as far as they are known. */
+function fromSchema(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
+  if (schema.const !== undefined) return fc.constant(schema.const);
+  if (schema.enum) return fc.constantFrom(...schema.enum);
+  const union = schema.anyOf ?? schema.oneOf;
+  if (union) return fc.oneof(...union.map((branch) => fromSchema(branch, depth)));
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case 'string': {
+      if (schema.format === 'uri') return fc.webUrl({ withQueryParameters: true });
+      if (schema.format === 'date-time') return fc.date({ noInvalidDate: true }).map((d) => d.toISOString());
+      if (schema.pattern) return fc.stringMatching(new RegExp(schema.pattern));
+      const max = Math.min(schema.maxLength ?? 64, 64);
+      return fc.string({ minLength: Math.min(schema.minLength ?? 0, max), maxLength: max });
+    }
+    case 'integer':
+      return fc.integer({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000 });
+    case 'number':
+      return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true });
+    case 'boolean':
+      return fc.boolean();
+    case 'array': {
+      if (!schema.items || depth > 4) return fc.constant([]);
+      const maxLength = Math.min(schema.maxItems ?? 3, 3);
+      return fc.array(fromSchema(schema.items, depth + 1), {
+        minLength: Math.min(schema.minItems ?? 0, maxLength),
+        maxLength,
+      });
+    }
+    case 'object': {
+      if (!schema.properties || depth > 4)
+        return fc.dictionary(printable, fc.jsonValue({ maxDepth: 2 }), { maxKeys: 5 });
+      const required = new Set(schema.required ?? []);
+      const entries = Object.entries(schema.properties).map(
+        ([name, inner]) =>
+          [
+            name,
+            required.has(name)
+              ? fromSchema(inner, depth + 1)
+              : fc.option(fromSchema(inner, depth + 1), { nil: undefined }),
+          ] as const,
+      );
+      return fc.record(Object.fromEntries(entries));
+    }
+    default:
+      return fc.jsonValue({ maxDepth: 2 });
+  }
+}
+
+/** A schema-shaped body with one string field made far longer than any bound (up to 300,000 characters). */
+const oversized = (valid: fc.Arbitrary<unknown>) =>
+  fc.tuple(valid, fc.integer({ min: LIMITS.clientId + 1, max: 300_000 })).map(([value, length]) => {
+    if (typeof value !== 'object' || value === null) return 'x'.repeat(length);
+    const copy = { ...(value as Record<string, unknown>) };
+    const field = Object.keys(copy).find((name) => typeof copy[name] === 'string') ?? 'clientId';
+    copy[field] = 'é'.repeat(length);
+    return copy;
+  });
+
+const segment = fc.oneof(
+  fc.string({ maxLength: 40 }).map(encodeURIComponent),
+  fc.constantFrom('..', '.', '%', '%zz', '%2e%2e', '%2F', ';x', '%00', 'rec_x', 'usr_x', 'we_x', 'x'.repeat(2000)),
+);
+
+const queryString = (known: string[]) =>
+  fc
+    .dictionary(fc.oneof(fc.constantFrom(...known, 'limit', 'x'), printable), fc.oneof(anyText, fc.constant('1')), {
+      maxKeys: 4,
+    })
+    .map((params) => {
+      const text = new URLSearchParams(params).toString();
+      return text ? `?${text}` : '';
+    });
+
+const headersArb = fc.record({
+  authorization: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('valid') },
+    { weight: 1, arbitrary: fc.constant('none') },
+    { weight: 1, arbitrary: printable.map((value) => `Bearer ${value}`) },
+  ),
+  contentType: fc.oneof(
+    { weight: 6, arbitrary: fc.constant('application/json') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        'text/plain',
+        'application/json; charset=utf-16',
+        'application/x-www-form-urlencoded',
+        'multipart/form-data; boundary=x',
+        '',
+      ),
+    },
+  ),
+  contentEncoding: fc.oneof(
+    { weight: 8, arbitrary: fc.constant(undefined) },
+    { weight: 1, arbitrary: fc.constantFrom('gzip', 'deflate', 'br', 'identity', 'x-unknown') },
+  ),
+  requestId: fc.option(printable, { nil: undefined }),
+});
+
+type Headers = typeof headersArb extends fc.Arbitrary<infer T> ? T : never;
+
+function headersFor(h: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (h.authorization === 'valid') out.authorization = `Bearer ${key}`;
+  else if (h.authorization !== 'none') out.authorization = h.authorization;
+  if (h.contentType) out['content-type'] = h.contentType;
+  if (h.contentEncoding) out['content-encoding'] = h.contentEncoding;
+  if (h.requestId !== undefined) out['x-request-id'] = h.requestId;
+  return out;
+}
+
+const fillPath = (template: string, segments: string[]) => {
+  let index = 0;
+  return template.replace(/\{[^}]+\}/g, () => segments[index++] ?? 'x');
+};
+
+type BodyKind = 'valid' | 'oversized' | 'arbitrary';
+
+async function drive(op: Operation, kind: BodyKind): Promise<void> {
+  const bodyArb: fc.Arbitrary<string | Buffer | undefined> = !op.body
+    ? fc.option(
+        fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+        { nil: undefined },
+      )
+    : kind === 'valid'
+      ? fromSchema(op.body).map((v) => JSON.stringify(v))
+      : kind === 'oversized'
+        ? oversized(fromSchema(op.body)).map((v) => JSON.stringify(v))
+        : fc.oneof(
+            fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.stringify(v)),
+            anyText,
+            fc.uint8Array({ maxLength: 256 }).map((bytes) => Buffer.from(bytes)),
+          );
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(segment, { minLength: 2, maxLength: 2 }),
+      queryString(op.query),
+      headersArb,
+      bodyArb,
+      async (segments, query, headers, body) => {
+        const path = fillPath(op.path, segments) + query;
+        const reply = await send(op.method, path, headersFor(headers), body);
+        expectWellFormed(reply, `${op.method} ${path.slice(0, 200)} (${kind})`);
+      },
+    ),
+    { numRuns: RUNS, seed: SEED, endOnFailure: true },
+  );
+}
+
+describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () => {
+  it('finds the routes in the OpenAPI document', () => {
+    expect(operations.length).toBeGreaterThan(20);
+  });
+
+  it.each<BodyKind>(['valid', 'oversized', 'arbitrary'])(
+    'answers %s inputs on every route with no 5xx, the error envelope on 4xx, and quickly',
+    async (kind) => {
+      for (const op of operations) await drive(op, kind);
+    },
+    240000,
+  );
+
+  it('answers unknown paths, methods and spellings of the prefix in the same way', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD'),
+        fc.array(segment, { minLength: 0, maxLength: 4 }),
+        fc.constantFrom('/api/v1/', '/API/V1/', '//api/v1/', '/api/v1//', '/%61pi/v1/', '/', '/api/'),
+        headersArb,
+        async (method, segments, prefix, headers) => {
+          const path = prefix + segments.join('/');
+          const reply = await send(method, path, headersFor(headers));
+          if (method === 'HEAD') {
+            expect(reply.status).toBeLessThan(500);
+            return;
+          }
+          expectWellFormed(reply, `${method} ${path.slice(0, 200)}`);
+        },
+      ),
+      { numRuns: 60, seed: SEED, endOnFailure: true },
+    );
+  }, 120000);
+
+  it('answers a 1 MB clientId on ingest quickly (the Kafka key is never hashed at that length)', async () => {
+    const clientId = 'k'.repeat(LIMITS.clientId * 3000);
+    const reply = await send(
+      'POST',
+      '/api/v1/ingest',
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      JSON.stringify({ clientId, name: 'n', entity: 'post', content: { text: 't' } }),
+    );
+    expect([400, 413]).toContain(reply.status);
+    expect(reply.elapsedMs).toBeLessThan(SLOW_MS);
+  });
+});
