@@ -91,7 +91,8 @@ export class EventStore {
       await this.events.createIndex({ stream: 1, version: 1 }, { unique: true, name: 'stream_version' });
       await this.events.createIndex({ published: 1, _id: 1 }, { name: 'outbox' });
       await this.records.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
-      await this.records.createIndex({ tenantId: 1, userId: 1, status: 1 }, { name: 'tenant_user_status' });
+      // Leading field userId: a user's records (countFlagged), whatever the size of the tenant.
+      await this.records.createIndex({ userId: 1, status: 1 }, { name: 'user_status' });
       await this.users.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
       await this.appeals.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
     });

@@ -88,7 +88,6 @@ export class DeliveryStore {
     await this.deliveries.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_log' });
     await this.deliveries.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'tenant_log' });
     await this.leases.createIndex({ deliveryId: 1 }, { name: 'delivery' });
-    await this.leases.createIndex({ createdAt: 1 }, { name: 'created' });
   }
 
   /**
