@@ -176,13 +176,13 @@ describe('ingest → moderation → webhook under crashes', () => {
     await consumer.connect();
     await consumer.subscribe({ topic: `${prefix}vigil.events.v1`, fromBeginning: true });
     await consumer.run({
-      eachMessage: async ({ message }) => {
+      eachMessage: ({ message }) => {
         const raw = message.value?.toString() ?? '';
         const event = JSON.parse(raw) as { id: string; stream: string; version: number };
         const first = seen.get(event.id);
         if (first) {
           if (first.raw !== raw) violations.push(`event ${event.id} re-published with different content`);
-          return;
+          return Promise.resolve();
         }
         seen.set(event.id, { stream: event.stream, version: event.version, raw });
         const versions = order.get(event.stream) ?? [];
@@ -190,6 +190,7 @@ describe('ingest → moderation → webhook under crashes', () => {
           violations.push(`${event.stream}: v${event.version} after v${versions.length}`);
         versions.push(event.version);
         order.set(event.stream, versions);
+        return Promise.resolve();
       },
     });
     await waitFor(() => [...storedIds].every((id) => seen.has(id)), {

@@ -18,13 +18,46 @@ function printSummary(resultFile) {
   }
 }
 
+/** Runs the static checks one after another; resolves to the names of those that failed (their output is shown). */
+async function runChecks() {
+  const { run } = require('./util');
+  const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
+  const checks = [
+    ['type-check', bin('tsc'), ['-p', 'tsconfig.check.json']],
+    ['lint', bin('eslint'), ['.']],
+    ['format', bin('prettier'), ['--check', '.']],
+  ];
+  const failed = [];
+  for (const [name, command, args] of checks) {
+    const t0 = Date.now();
+    try {
+      await run(command, args, { cwd: ROOT });
+      say(`${name} passed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    } catch (err) {
+      process.stderr.write(`${err.message}\n`);
+      failed.push(name);
+    }
+  }
+  return failed;
+}
+
 async function main() {
   const { ensureBuild } = require('./ensure');
   await ensureBuild();
   const { startServers, freshDir } = require('./servers');
   const dir = freshDir('test');
   const started = Date.now();
+  // Type-check every TypeScript file (tests and deploy/ included), lint the tree with the type-aware rules and check
+  // the formatting, while the servers start.
+  const checks = runChecks();
   const servers = await startServers({ dir, ephemeral: true });
+  const failed = await checks;
+  if (failed.length > 0) {
+    await servers.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+    say(`checks failed: ${failed.join(', ')}`);
+    process.exit(1);
+  }
   say(
     `servers ready in ${((Date.now() - started) / 1000).toFixed(1)} s: kafka ${servers.kafkaBrokers} (${servers.sources.kafka}), mongo ${servers.mongoUrl} (${servers.sources.mongo})`,
   );

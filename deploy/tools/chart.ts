@@ -118,7 +118,7 @@ function kubeconformRun(
   return new Promise((resolve, reject) => {
     const child = execFile(bin, [...args, '-'], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       const output = `${stdout}${stderr}`;
-      if (err && typeof err.code !== 'number') reject(err);
+      if (err && typeof err.code !== 'number') reject(err instanceof Error ? err : new Error('helm failed'));
       else resolve({ ok: !err, output });
     });
     child.stdin?.end(yamlText);

@@ -9,7 +9,7 @@ import { TenantStore } from '../../../gateway/src/store/tenant-store';
 import { WebhookStore } from '../../../gateway/src/store/webhook-store';
 import { EventStore } from '../../../moderator/src/store/event-store';
 import { TenantConfigCache } from '../../../moderator/src/store/tenant-config';
-import { decideRecord, type RecordState } from '../../../moderator/src/domain/record';
+import { decideRecord } from '../../../moderator/src/domain/record';
 import { decideUser } from '../../../moderator/src/domain/user';
 import { buildBody } from '../../../notifier/src/delivery/payload';
 import { DeliveryStore, type DeliveryDoc } from '../../../notifier/src/store/delivery-store';
@@ -116,10 +116,14 @@ describe('hot-path queries on the default local store', () => {
     };
     await db.collection<WebhookEndpointDoc>(COLLECTIONS.webhookEndpoints).insertOne(endpoint);
     await db
-      .collection<{ _id: string }>(COLLECTIONS.endpointStates)
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.endpointStates)
       .insertOne({ _id: endpoint._id, tenantId, lastSuccessAt: now });
-    await db.collection<{ _id: string }>(COLLECTIONS.settings).insertOne({ _id: tenantId, testMode: false });
-    await db.collection<{ _id: string }>(COLLECTIONS.rules).insertOne({ _id: tenantId, rules: [] });
+    await db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.settings)
+      .insertOne({ _id: tenantId, testMode: false });
+    await db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.rules)
+      .insertOne({ _id: tenantId, rules: [] });
   });
 
   it('gateway: API key by hash, tenant settings and rules by id', async () => {
@@ -174,7 +178,7 @@ describe('hot-path queries on the default local store', () => {
     );
     await expectIndexed('project record', () => events.projectRecord(moderated.state, true));
     await expectIndexed('project user', () => events.projectUser(stagedUser.state, stagedUser.events, true));
-    await expectIndexed('project record again', () => events.projectRecord(moderated.state as RecordState));
+    await expectIndexed('project record again', () => events.projectRecord(moderated.state));
     await expectIndexed('count flagged', () => events.countFlagged(tenantId, userId));
     await expectIndexed('set flagged count', () => events.setFlaggedCount(userId, 0));
     await expectIndexed('record history', () => events.readStream(recordStream(recordId), tenantId));

@@ -200,8 +200,9 @@ async function compose(
       await consumer.connect();
       await consumer.subscribe({ topic, fromBeginning: true });
       await consumer.run({
-        eachMessage: async ({ message }) => {
+        eachMessage: ({ message }) => {
           messages.push(message);
+          return Promise.resolve();
         },
       });
       await waitFor(() => messages.length >= count, { timeoutMs: 30000, what: `${count} messages on ${topic}` });

@@ -77,7 +77,7 @@ describe('webhook endpoints', () => {
     const id = created.body.data.id as string;
     const disabledAt = new Date('2026-01-02T03:04:05.000Z');
     await gw.db
-      .collection<{ _id: string }>(COLLECTIONS.endpointStates)
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.endpointStates)
       .insertOne({ _id: id, tenantId: alice.tenantId, disabledAt, disabledReason: 'gone' });
     const patched = await gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, {
       key: alice.key,

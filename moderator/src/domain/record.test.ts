@@ -134,14 +134,10 @@ describe('record stream', () => {
     expect(state?.version).toBe(2);
   });
 
-  it.each([
+  it.each<[string, RecordCommand[], typeof NotFoundError]>([
     ['moderating a record that does not exist', [auto('Flagged')], NotFoundError],
-    ['deleting a record that does not exist', [{ type: 'DeleteRecord' } as RecordCommand], NotFoundError],
-    [
-      'moderating a deleted record by hand',
-      [upsert(), { type: 'DeleteRecord' } as RecordCommand, manual('Flagged')],
-      NotFoundError,
-    ],
+    ['deleting a record that does not exist', [{ type: 'DeleteRecord' }], NotFoundError],
+    ['moderating a deleted record by hand', [upsert(), { type: 'DeleteRecord' }, manual('Flagged')], NotFoundError],
   ])('rejects %s', (_name, commands, error) => {
     expect(() => run(commands)).toThrow(error);
   });

@@ -12,7 +12,7 @@ export interface Harness {
   moderator: Moderator;
   client: ModerationServiceClient;
   /** Calls one unary RPC with a deadline; rejects with the gRPC ServiceError. */
-  call<Req, Res>(method: keyof ModerationServiceClient & string, request: Req): Promise<Res>;
+  call<Req, Res>(method: Extract<keyof ModerationServiceClient, string>, request: Req): Promise<Res>;
   db: Db;
   mongo: MongoClient;
   kafka: Kafka;

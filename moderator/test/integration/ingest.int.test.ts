@@ -52,7 +52,12 @@ async function collect(topic: string): Promise<KafkaMessage[]> {
   consumers.push(consumer);
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({ eachMessage: async ({ message }) => void seen.push(message) });
+  await consumer.run({
+    eachMessage: ({ message }) => {
+      seen.push(message);
+      return Promise.resolve();
+    },
+  });
   return seen;
 }
 

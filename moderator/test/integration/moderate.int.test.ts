@@ -253,7 +253,9 @@ describe('users', () => {
 
   it('suspends at the threshold and reinstates when the flagged record becomes compliant', async () => {
     const tenantId = tenant();
-    await h.db.collection<{ _id: string }>(COLLECTIONS.settings).insertOne({ _id: tenantId, suspensionThreshold: 2 });
+    await h.db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.settings)
+      .insertOne({ _id: tenantId, suspensionThreshold: 2 });
     const first = await flagPost(tenantId, 'a', { clientId: 'u' });
     const userId = first.userId ?? '';
     expect((await getUser(tenantId, userId)).status).toBeUndefined();
@@ -322,7 +324,9 @@ describe('users', () => {
 
   it('stores test-mode moderations without changing the user', async () => {
     const tenantId = tenant();
-    await h.db.collection<{ _id: string }>(COLLECTIONS.settings).insertOne({ _id: tenantId, testMode: true });
+    await h.db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.settings)
+      .insertOne({ _id: tenantId, testMode: true });
     const res = await flagPost(tenantId, 'a', { clientId: 't' });
     expect(res).toMatchObject({ status: 'Flagged', testMode: true });
     expect((await getUser(tenantId, res.userId ?? '')).status).toBeUndefined();

@@ -189,20 +189,20 @@ describe('openai-moderation strategy against an OpenAI-compatible server', () =>
     { name: '400', answer: status(400), retriable: false },
     {
       name: 'a body that is not JSON',
-      answer: ((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('<html>')) as Answer,
+      answer: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('<html>'),
       retriable: false,
     },
     {
       name: 'a body cut off mid-way',
-      answer: ((res) => {
+      answer: (res) => {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
         res.write('{"results":[', () => res.destroy());
-      }) as Answer,
+      },
       retriable: true,
     },
     {
       name: 'a JSON body without results',
-      answer: ((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}')) as Answer,
+      answer: (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"results":[]}'),
       retriable: false,
     },
   ])('throws ProviderError(retriable=$retriable) on $name', async ({ answer, retriable }) => {

@@ -80,7 +80,7 @@ describe('triggerOf', () => {
     expect(decision.trigger.at.toISOString()).toBe(envelope.occurredAt);
   });
 
-  it.each([
+  it.each<[string, DomainEvent]>([
     ['unchanged Flagged', moderated({ previousStatus: 'Flagged', status: 'Flagged' })],
     ['unchanged Compliant', moderated({ previousStatus: 'Compliant', status: 'Compliant' })],
     [
@@ -90,7 +90,7 @@ describe('triggerOf', () => {
         stream: 'record-rec_1',
         type: 'RecordUpserted',
         data: { recordId: 'rec_1', clientId: 'c', entity: 'post', passthrough: false },
-      } as DomainEvent,
+      },
     ],
   ])('%s emits nothing', (_name, event) => {
     expect(triggerOf(event)).toEqual({ kind: 'none' });
