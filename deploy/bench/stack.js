@@ -4,6 +4,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
 const { ROOT, say, waitUntil, run, stopProcess } = require('../local/util');
 
 function spawnNode(args, env) {
@@ -64,6 +65,9 @@ async function startStack({ services, env = {} }) {
     MONGO_DB: 'vigil_bench',
     LOG_LEVEL: 'warn',
     ADMIN_PORT: '0',
+    ADMIN_HOST: '127.0.0.1',
+    // The moderator's gRPC token, random per run; the gateway sends it.
+    MODERATOR_GRPC_TOKEN: randomBytes(32).toString('hex'),
     ...env,
   };
   const stack = { servers, children, ports: {}, pids: {}, common };
@@ -81,7 +85,11 @@ async function startStack({ services, env = {} }) {
       return portFrom(child, msg, `${name} to listen`);
     };
     if (services.includes('moderator')) {
-      stack.ports.moderator = await startOne('moderator', { GRPC_PORT: '0' }, 'grpc server listening');
+      stack.ports.moderator = await startOne(
+        'moderator',
+        { GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' },
+        'grpc server listening',
+      );
     }
     if (services.includes('notifier')) {
       await startOne('notifier', env.notifier || {}, 'admin server listening');
@@ -89,7 +97,12 @@ async function startStack({ services, env = {} }) {
     if (services.includes('gateway')) {
       stack.ports.gateway = await startOne(
         'gateway',
-        { HTTP_PORT: '0', MODERATOR_ADDRESS: `127.0.0.1:${stack.ports.moderator}`, RATE_LIMIT_POINTS: '0' },
+        {
+          HTTP_HOST: '127.0.0.1',
+          HTTP_PORT: '0',
+          MODERATOR_ADDRESS: `127.0.0.1:${stack.ports.moderator}`,
+          RATE_LIMIT_POINTS: '0',
+        },
         'http server listening',
       );
       const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');

@@ -1,10 +1,12 @@
 'use strict';
 // `npm run up`: installs what is missing, starts Kafka and the MongoDB-wire server (data kept under .vigil/), the
 // moderator, notifier and gateway, creates a demo tenant with an API key, and prints where everything listens.
-// Ctrl-C stops everything. KAFKA_BROKERS / MONGO_URL point it at existing servers instead.
+// Ctrl-C stops everything. KAFKA_BROKERS / MONGO_URL point it at existing servers instead. Every port binds 127.0.0.1
+// (HTTP_HOST=0.0.0.0 opens the API to the network); the moderator takes only calls with this run's random token.
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
 const { ROOT, say, waitUntil, run, stopProcess } = require('./util');
 
 const PORTS = {
@@ -48,7 +50,11 @@ async function main() {
     LOG_LEVEL: process.env.LOG_LEVEL || 'info',
     // Local receivers (e.g. a webhook test server on this machine) are allowed in a local run only.
     WEBHOOK_ALLOWED_CIDRS: process.env.WEBHOOK_ALLOWED_CIDRS || '127.0.0.0/8,::1/128',
+    // Only this machine reaches the admin ports; the moderator's gRPC port too (below).
+    ADMIN_HOST: '127.0.0.1',
   };
+  // A fresh token per run, known only to the moderator and the gateway started here.
+  const grpcToken = randomBytes(32).toString('hex');
   const children = [];
   const stopAll = async () => {
     say('stopping services and servers');
@@ -59,7 +65,17 @@ async function main() {
   process.on('SIGTERM', () => stopAll().then(() => process.exit(0)));
 
   children.push(
-    startService('moderator', { ...common, GRPC_PORT: PORTS.moderatorGrpc, ADMIN_PORT: PORTS.moderatorAdmin }, logDir),
+    startService(
+      'moderator',
+      {
+        ...common,
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: PORTS.moderatorGrpc,
+        ADMIN_PORT: PORTS.moderatorAdmin,
+        MODERATOR_GRPC_TOKEN: grpcToken,
+      },
+      logDir,
+    ),
   );
   children.push(startService('notifier', { ...common, ADMIN_PORT: PORTS.notifierAdmin }, logDir));
   children.push(
@@ -67,9 +83,11 @@ async function main() {
       'gateway',
       {
         ...common,
+        HTTP_HOST: process.env.HTTP_HOST || '127.0.0.1',
         HTTP_PORT: PORTS.gatewayHttp,
         ADMIN_PORT: PORTS.gatewayAdmin,
         MODERATOR_ADDRESS: `127.0.0.1:${PORTS.moderatorGrpc}`,
+        MODERATOR_GRPC_TOKEN: grpcToken,
       },
       logDir,
     ),
@@ -99,7 +117,7 @@ async function main() {
       '',
       'Vigil is up.',
       `  API (gateway)       http://127.0.0.1:${PORTS.gatewayHttp}/api/v1   OpenAPI: http://127.0.0.1:${PORTS.gatewayHttp}/openapi.json`,
-      `  moderator (gRPC)    127.0.0.1:${PORTS.moderatorGrpc}`,
+      `  moderator (gRPC)    127.0.0.1:${PORTS.moderatorGrpc}  (token-protected; the gateway holds this run's token)`,
       `  admin ports         gateway :${PORTS.gatewayAdmin}  moderator :${PORTS.moderatorAdmin}  notifier :${PORTS.notifierAdmin}  (/livez /readyz /metrics)`,
       `  Kafka               ${servers.kafkaBrokers} (${servers.sources.kafka})`,
       `  MongoDB             ${servers.mongoUrl} (${servers.sources.mongo})`,

@@ -49,6 +49,17 @@ export async function waitFor<T>(
   }
 }
 
+let token: string | undefined;
+
+/**
+ * The moderator's gRPC token for this test process: random, made once, handed to every moderator and gateway a test
+ * starts (in process or through `spawnService`), so they agree and nothing else does.
+ */
+export function grpcToken(): string {
+  token ??= randomBytes(32).toString('hex');
+  return token;
+}
+
 export interface ServiceProcess {
   child: ChildProcess;
   /** Everything the process wrote to stdout and stderr so far. */
@@ -60,10 +71,13 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns a built service (`<name>/dist/main.js`) as its own process with `env` added to this one's. */
+/**
+ * Spawns a built service (`<name>/dist/main.js`) as its own process with `env` added to this one's, and this
+ * process's moderator token (`grpcToken()`) unless `env` sets MODERATOR_GRPC_TOKEN.
+ */
 export function spawnService(name: 'gateway' | 'moderator' | 'notifier', env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [path.join(ROOT, name, 'dist', 'main.js')], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', MODERATOR_GRPC_TOKEN: grpcToken(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let buffer = '';

@@ -10,8 +10,12 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Public HTTP API port. 0 picks a free one (tests). Default 8080. */
   HTTP_PORT: port.default(8080),
+  /** Address the HTTP API binds, e.g. 127.0.0.1 to keep it local. Unset: every interface, IPv4 and IPv6. */
+  HTTP_HOST: z.string().min(1).optional(),
   /** Admin port for /livez, /readyz, /metrics. Default 9090. */
   ADMIN_PORT: port.default(9090),
+  /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
+  ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
   /** MongoDB connection string (any MongoDB-wire server). Required. */
   MONGO_URL: z.string().min(1),
   /** Database name. Default vigil. */
@@ -30,6 +34,8 @@ const schema = z.object({
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Moderator gRPC address, host:port. Required. */
   MODERATOR_ADDRESS: z.string().min(1),
+  /** Token sent on every moderator call (`authorization: Bearer …`); the moderator's MODERATOR_GRPC_TOKEN. Required. */
+  MODERATOR_GRPC_TOKEN: z.string().min(32, 'must be at least 32 characters'),
   /** Deadline of each Moderate call, milliseconds. Default 5000. */
   MODERATE_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** Largest accepted request body, bytes. Default 1 MiB. */

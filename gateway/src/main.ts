@@ -4,11 +4,11 @@ import * as grpc from '@grpc/grpc-js';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { loadModerationPackage, topicNames } from '@vigil/proto';
+import { topicNames } from '@vigil/proto';
 import { createApp } from './app';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
-import { ModeratorClient } from './grpc/moderator-client';
+import { createModerationClient, ModeratorClient } from './grpc/moderator-client';
 import { CommandProducer } from './kafka/command-producer';
 import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
@@ -39,11 +39,7 @@ async function main(): Promise<void> {
     { batchMax: config.KAFKA_BATCH_MAX, lingerMs: config.KAFKA_LINGER_MS, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS },
     log,
   );
-  const { vigil } = loadModerationPackage();
-  const grpcClient = new vigil.moderation.v1.ModerationService(
-    config.MODERATOR_ADDRESS,
-    grpc.credentials.createInsecure(),
-  );
+  const grpcClient = createModerationClient(config.MODERATOR_ADDRESS, config.MODERATOR_GRPC_TOKEN);
   const moderator = new ModeratorClient(grpcClient, {
     moderateMs: config.MODERATE_TIMEOUT_MS,
     defaultMs: config.GRPC_TIMEOUT_MS,
@@ -61,7 +57,7 @@ async function main(): Promise<void> {
     return state === grpc.connectivityState.READY || state === grpc.connectivityState.IDLE;
   };
 
-  const admin = await startAdminServer({ port: config.ADMIN_PORT, registry, readiness, log });
+  const admin = await startAdminServer({ port: config.ADMIN_PORT, host: config.ADMIN_HOST, registry, readiness, log });
   const app = createApp({
     log,
     registry,
@@ -82,7 +78,7 @@ async function main(): Promise<void> {
   // Koa's callback returns a promise that never rejects (errors go to the error handler).
   const handle = app.callback();
   const server = http.createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, resolve));
+  await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.HTTP_HOST, resolve));
   log.info({ port: (server.address() as AddressInfo).port }, 'http server listening');
 
   // Dependencies connect in the background: the process is live at once and ready once they answer.

@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
 import { createEngine, type ModerationEngine } from './engine';
+import { bearerTokenInterceptor } from './grpc/auth';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { OutboxRelay } from './kafka/outbox-relay';
@@ -14,11 +15,13 @@ import { ensureTopics } from './kafka/topics-setup';
 import { ModerationService } from './service/moderation-service';
 import { Queries } from './service/queries';
 import { EventStore } from './store/event-store';
+import { KnownTenants } from './store/known-tenants';
 import { TenantConfigCache } from './store/tenant-config';
 
 export type ModeratorConfig = Pick<
   Config,
   | 'GRPC_PORT'
+  | 'MODERATOR_GRPC_TOKEN'
   | 'MONGO_DB'
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
@@ -33,8 +36,11 @@ export type ModeratorConfig = Pick<
   | 'OUTBOX_MIN_GAP_MS'
   | 'OUTBOX_BATCH_SIZE'
   | 'TENANT_CONFIG_TTL_MS'
+  | 'KNOWN_TENANT_TTL_MS'
 > &
-  Partial<Pick<Config, 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_MODERATION_MODEL' | 'OPENAI_TIMEOUT_MS'>>;
+  Partial<
+    Pick<Config, 'GRPC_HOST' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_MODERATION_MODEL' | 'OPENAI_TIMEOUT_MS'>
+  >;
 
 export interface ModeratorDeps {
   config: ModeratorConfig;
@@ -103,24 +109,27 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     onAppend: () => relay.wake(),
   });
   const queries = new Queries(store);
+  const tenants = new KnownTenants(store.db, config.KNOWN_TENANT_TTL_MS);
 
   const health = new HealthImplementation({
     '': 'NOT_SERVING',
     'vigil.moderation.v1.ModerationService': 'NOT_SERVING',
   });
-  const server = new grpc.Server();
+  const server = new grpc.Server({ interceptors: [bearerTokenInterceptor(config.MODERATOR_GRPC_TOKEN)] });
   health.addToServer(server);
-  const handlers = createModerationHandlers({ service, queries, log: log.child({ component: 'grpc' }) });
+  const handlers = createModerationHandlers({ service, queries, tenants, log: log.child({ component: 'grpc' }) });
   server.addService(
     loadModerationPackage().vigil.moderation.v1.ModerationService.service,
     metrics ? timed(handlers, metrics.grpc) : handlers,
   );
   const grpcPort = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`0.0.0.0:${config.GRPC_PORT}`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
-      err ? reject(err) : resolve(bound),
+    server.bindAsync(
+      `${hostPart(config.GRPC_HOST ?? '0.0.0.0')}:${config.GRPC_PORT}`,
+      grpc.ServerCredentials.createInsecure(),
+      (err, bound) => (err ? reject(err) : resolve(bound)),
     ),
   );
-  log.info({ port: grpcPort }, 'grpc server listening');
+  log.info({ port: grpcPort, host: config.GRPC_HOST ?? '0.0.0.0' }, 'grpc server listening');
 
   relay.start();
   const consumer = config.INGEST_CONSUMER_ENABLED
@@ -130,6 +139,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
         topics,
         service,
+        tenants,
         producer,
         log: log.child({ component: 'ingest' }),
         concurrency: config.INGEST_CONCURRENCY,
@@ -169,6 +179,9 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     },
   };
 }
+
+/** An IPv6 address is bracketed in a gRPC target (`[::1]:50051`). */
+const hostPart = (host: string): string => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
 
 /** Start-up steps wait for their dependency (readiness stays 503 meanwhile) rather than crash-looping. */
 async function untilDone(log: Logger, what: string, step: () => Promise<unknown>): Promise<void> {

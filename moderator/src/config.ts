@@ -9,8 +9,17 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** gRPC port of the ModerationService and grpc.health.v1. 0 picks a free one (tests). Default 50051. */
   GRPC_PORT: port.default(50051),
+  /** Address the gRPC server binds. Default 0.0.0.0 (all interfaces, as in a container); 127.0.0.1 keeps it local. */
+  GRPC_HOST: z.string().min(1).default('0.0.0.0'),
+  /**
+   * Shared token every ModerationService call must present as `authorization: Bearer <token>` (grpc.health.v1 stays
+   * open). At least 32 characters, e.g. `openssl rand -hex 32`; the gateway's MODERATOR_GRPC_TOKEN. Required.
+   */
+  MODERATOR_GRPC_TOKEN: z.string().min(32, 'must be at least 32 characters'),
   /** Admin port for /livez, /readyz, /metrics. Default 9091. */
   ADMIN_PORT: port.default(9091),
+  /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
+  ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
   /** MongoDB connection string (any MongoDB-wire server). Required. */
   MONGO_URL: z.string().min(1),
   /** Database name. Default vigil. */
@@ -57,6 +66,11 @@ const schema = z.object({
   KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(6),
   /** How long tenant settings and rules are cached, milliseconds (changes apply after at most this). Default 1000. */
   TENANT_CONFIG_TTL_MS: z.coerce.number().int().min(0).default(1000),
+  /**
+   * How long a tenant found in the `tenants` collection is remembered, milliseconds (a tenant not found is looked up
+   * again on every call). Default 60000.
+   */
+  KNOWN_TENANT_TTL_MS: z.coerce.number().int().min(0).default(60000),
   /** Base URL of an OpenAI-compatible moderation API (e.g. https://api.openai.com). Unset disables it. */
   OPENAI_BASE_URL: z.string().url().optional(),
   /** API key for OPENAI_BASE_URL. */

@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   const started: { moderator?: Moderator } = {};
   const admin = await startAdminServer({
     port: config.ADMIN_PORT,
+    host: config.ADMIN_HOST,
     registry,
     readiness: async () => (started.moderator ? started.moderator.ready() : false),
     log,

@@ -19,6 +19,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
   /** Admin port for /livez, /readyz, /metrics. Default 9092. */
   ADMIN_PORT: port.default(9092),
+  /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
+  ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
   /** MongoDB connection string (any MongoDB-wire server). Required. */
   MONGO_URL: z.string().min(1),
   /** Database name. Default vigil. */

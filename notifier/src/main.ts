@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   const started: { notifier?: Notifier } = {};
   const admin = await startAdminServer({
     port: config.ADMIN_PORT,
+    host: config.ADMIN_HOST,
     registry,
     readiness: async () => (started.notifier ? started.notifier.ready() : false),
     log,

@@ -25,6 +25,7 @@ const CONNECTION = {
 const EVERYTHING_ON = {
   'mongo.existingSecret': 'vigil-mongo',
   'kafka.existingSecret': 'vigil-kafka',
+  'moderatorAuth.existingSecret': 'vigil-grpc',
   'ingress.enabled': true,
   'networkPolicy.enabled': true,
   'serviceMonitor.enabled': true,
@@ -89,7 +90,8 @@ describe('vigil chart', () => {
       expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
       expect(result.ok).toBe(true);
       expect(rendered.manifests.map((m) => m.kind).sort()).toEqual([
-        ...['ConfigMap', 'ConfigMap', 'ConfigMap', 'Deployment', 'Deployment', 'Deployment', 'Job', 'Secret'],
+        ...['ConfigMap', 'ConfigMap', 'ConfigMap', 'Deployment', 'Deployment', 'Deployment', 'Job'],
+        ...['NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy', 'Secret', 'Secret'],
         ...['Service', 'Service', 'Service', 'Service'],
       ]);
     });
@@ -176,6 +178,44 @@ describe('vigil chart', () => {
       );
     });
 
+    test('NetworkPolicy is on: the moderator gRPC port admits only gateway pods, admin ports any source', () => {
+      const gatewayPods = named(rendered, 'Deployment', 'vigil-gateway').spec.selector.matchLabels as Manifest;
+      for (const service of SERVICES) {
+        const policy = named(rendered, 'NetworkPolicy', `vigil-${service}`);
+        expect(policy.spec.podSelector.matchLabels).toEqual(
+          named(rendered, 'Deployment', `vigil-${service}`).spec.selector.matchLabels,
+        );
+        expect(policy.spec.policyTypes).toEqual(['Ingress']);
+        const rules = policy.spec.ingress as Manifest[];
+        const admin = rules.find((rule) => rule.ports[0].port === 'admin');
+        expect(admin).toEqual({ ports: [{ port: 'admin', protocol: 'TCP' }] });
+        // Every port the pod opens has a rule, and no rule opens a port the pod lacks.
+        const ports = (container(named(rendered, 'Deployment', `vigil-${service}`)).ports as Manifest[]).map(
+          (port) => port.name as string,
+        );
+        expect(rules.map((rule) => rule.ports[0].port as string).sort()).toEqual(ports.sort());
+      }
+      const grpcRule = (named(rendered, 'NetworkPolicy', 'vigil-moderator').spec.ingress as Manifest[]).find(
+        (rule) => rule.ports[0].port === 'grpc',
+      );
+      expect(grpcRule?.from).toEqual([{ podSelector: { matchLabels: gatewayPods } }]);
+    });
+
+    test('the gateway and the moderator read the gRPC token from a generated Secret; the notifier does not', () => {
+      const secret = named(rendered, 'Secret', 'vigil-moderator-token');
+      const token = Buffer.from(secret.data.MODERATOR_GRPC_TOKEN as string, 'base64').toString();
+      expect(token).toMatch(/^[A-Za-z0-9]{64}$/);
+      const ref = {
+        name: 'MODERATOR_GRPC_TOKEN',
+        valueFrom: { secretKeyRef: { name: 'vigil-moderator-token', key: 'MODERATOR_GRPC_TOKEN' } },
+      };
+      for (const service of ['gateway', 'moderator'] as const) {
+        expect(container(named(rendered, 'Deployment', `vigil-${service}`)).env).toContainEqual(ref);
+        expect(named(rendered, 'ConfigMap', `vigil-${service}`).data.MODERATOR_GRPC_TOKEN).toBeUndefined();
+      }
+      expect(container(named(rendered, 'Deployment', 'vigil-notifier')).env).not.toContainEqual(ref);
+    });
+
     test('the topics Job runs before install and upgrade with the moderator image', () => {
       const job = named(rendered, 'Job', 'vigil-topics');
       expect(job.metadata.annotations['helm.sh/hook']).toBe('pre-install,pre-upgrade');
@@ -198,6 +238,17 @@ describe('vigil chart', () => {
       expect(named(changed, 'ConfigMap', 'vigil-notifier').data.WEBHOOK_TIMEOUT_MS).toBe('5000');
       expect(checksumOf(changed, 'notifier')).not.toBe(checksumOf(rendered, 'notifier'));
       expect(checksumOf(changed, 'gateway')).toBe(checksumOf(rendered, 'gateway'));
+      // A token given as a value rolls the two services that use it.
+      const token = await renderChart({ ...CONNECTION, 'moderatorAuth.token': 'a'.repeat(40) });
+      expect(checksumOf(token, 'gateway')).not.toBe(checksumOf(rendered, 'gateway'));
+      expect(checksumOf(token, 'moderator')).not.toBe(checksumOf(rendered, 'moderator'));
+      expect(checksumOf(token, 'notifier')).toBe(checksumOf(rendered, 'notifier'));
+      expect(
+        Buffer.from(
+          named(token, 'Secret', 'vigil-moderator-token').data.MODERATOR_GRPC_TOKEN as string,
+          'base64',
+        ).toString(),
+      ).toBe('a'.repeat(40));
       // The chart-owned connection Secret is part of every service's configuration.
       const moved = await renderChart({ ...CONNECTION, 'mongo.url': 'mongodb://elsewhere:27017' });
       for (const service of SERVICES) expect(checksumOf(moved, service)).not.toBe(checksumOf(rendered, service));
@@ -234,12 +285,20 @@ describe('vigil chart', () => {
       }
     });
 
-    test('connection settings come from the existing Secrets', () => {
+    test('connection settings and the gRPC token come from the existing Secrets', () => {
       for (const service of SERVICES) {
         const env = container(named(rendered, 'Deployment', `vigil-${service}`)).env as Manifest[];
         expect(env).toEqual([
           { name: 'MONGO_URL', valueFrom: { secretKeyRef: { name: 'vigil-mongo', key: 'MONGO_URL' } } },
           { name: 'KAFKA_BROKERS', valueFrom: { secretKeyRef: { name: 'vigil-kafka', key: 'KAFKA_BROKERS' } } },
+          ...(service === 'notifier'
+            ? []
+            : [
+                {
+                  name: 'MODERATOR_GRPC_TOKEN',
+                  valueFrom: { secretKeyRef: { name: 'vigil-grpc', key: 'MODERATOR_GRPC_TOKEN' } },
+                },
+              ]),
         ]);
         expect(named(rendered, 'ConfigMap', `vigil-${service}`).data.KAFKA_BROKERS).toBeUndefined();
       }
@@ -319,6 +378,7 @@ describe('vigil chart', () => {
         /WEBHOOK_TIMEOUT_MS: Invalid type/,
       ],
       ['an unknown log level', 'logLevel: verbose\n', /logLevel/],
+      ['a gRPC token shorter than 32 characters', 'moderatorAuth:\n  token: short\n', /moderatorAuth\.token/],
     ])('by the values schema: %s', async (_what, yaml, message) => {
       const file = valuesFile(`${_what.replace(/\W+/g, '-')}.yaml`, yaml);
       await expect(renderChart(CONNECTION, ['-f', file])).rejects.toThrow(message);

@@ -217,6 +217,13 @@ describe('assembled images start with the chart environment', () => {
         named(rendered, 'Secret', 'vigil-mongo').data.MONGO_URL as string,
         'base64',
       ).toString();
+      if (service !== 'notifier') {
+        // The chart's generated gRPC token, as the pod receives it from its Secret.
+        env.MODERATOR_GRPC_TOKEN = Buffer.from(
+          named(rendered, 'Secret', 'vigil-moderator-token').data.MODERATOR_GRPC_TOKEN as string,
+          'base64',
+        ).toString();
+      }
 
       if (service === 'moderator') {
         // The chart's topics Job runs `node init-topics.js` in this image: its modules must resolve in this layout.

@@ -20,6 +20,8 @@ describe('gRPC status to HTTP error', () => {
     ['FAILED_PRECONDITION (state)', grpc.status.FAILED_PRECONDITION, 'conflict', 409, 'conflict'],
     ['FAILED_PRECONDITION (protected)', grpc.status.FAILED_PRECONDITION, 'forbidden', 403, 'forbidden'],
     ['UNAVAILABLE', grpc.status.UNAVAILABLE, undefined, 503, 'unavailable'],
+    ['PERMISSION_DENIED (unknown tenant)', grpc.status.PERMISSION_DENIED, undefined, 403, 'forbidden'],
+    ['UNAUTHENTICATED (the gateway token refused)', grpc.status.UNAUTHENTICATED, undefined, 503, 'unavailable'],
     ['DEADLINE_EXCEEDED', grpc.status.DEADLINE_EXCEEDED, undefined, 504, 'timeout'],
     ['INTERNAL', grpc.status.INTERNAL, undefined, 500, 'internal'],
     ['UNKNOWN', grpc.status.UNKNOWN, undefined, 500, 'internal'],

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import type { ModerationServiceClient } from '@vigil/proto';
+import { loadModerationPackage, type ModerationServiceClient } from '@vigil/proto';
 import {
   AppError,
   ConflictError,
@@ -46,6 +46,12 @@ export function fromGrpcError(err: grpc.ServiceError, precondition: Precondition
       return new ConflictError(message, details);
     case grpc.status.FAILED_PRECONDITION:
       return precondition === 'forbidden' ? new ForbiddenError(message, details) : new ConflictError(message, details);
+    case grpc.status.PERMISSION_DENIED:
+      // The moderator does not know the tenant this API key belongs to (e.g. removed from the tenants collection).
+      return new ForbiddenError(message, details);
+    case grpc.status.UNAUTHENTICATED:
+      // The moderator refused the gateway's token: a deployment fault (MODERATOR_GRPC_TOKEN differs), not the client's.
+      return new UnavailableError('the moderator is unavailable, try again', undefined, { cause: err });
     case grpc.status.DEADLINE_EXCEEDED:
       return new TimeoutError('the moderator did not answer in time', undefined, { cause: err });
     case grpc.status.UNAVAILABLE:
@@ -55,6 +61,29 @@ export function fromGrpcError(err: grpc.ServiceError, precondition: Precondition
     default:
       return new InternalError('internal error', undefined, { cause: err });
   }
+}
+
+/**
+ * A client interceptor adding `authorization: Bearer <token>` to every call. grpc-js refuses call credentials on an
+ * insecure channel (in-cluster traffic is plain HTTP/2), so the token travels as call metadata set here.
+ */
+export function bearerTokenInterceptor(token: string): grpc.Interceptor {
+  const value = `Bearer ${token}`;
+  return (options, nextCall) =>
+    new grpc.InterceptingCall(nextCall(options), {
+      start(metadata, listener, next) {
+        metadata.set('authorization', value);
+        next(metadata, listener);
+      },
+    });
+}
+
+/** The moderator's gRPC client, sending the shared token on every call. */
+export function createModerationClient(address: string, token: string): ModerationServiceClient {
+  const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
+  return new ModerationService(address, grpc.credentials.createInsecure(), {
+    interceptors: [bearerTokenInterceptor(token)],
+  });
 }
 
 type Unary<Req, Res> = (

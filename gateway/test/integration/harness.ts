@@ -1,23 +1,24 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import * as grpc from '@grpc/grpc-js';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
-import { loadModerationPackage, topicNames, type Topics } from '@vigil/proto';
+import { topicNames, type Topics } from '@vigil/proto';
 import { createApp } from '../../src/app';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
-import { ModeratorClient } from '../../src/grpc/moderator-client';
+import { createModerationClient, ModeratorClient } from '../../src/grpc/moderator-client';
 import { CommandProducer } from '../../src/kafka/command-producer';
 import { ensureTopics } from '../../src/kafka/topics-setup';
 import type { ResolveHost } from '../../src/routes/webhook-endpoints/endpoint-url';
 import { TenantStore } from '../../src/store/tenant-store';
-import { testServers, uniqueName, waitFor } from '../../../deploy/test-support';
+import { grpcToken, testServers, uniqueName, waitFor } from '../../../deploy/test-support';
 
 export interface GatewayOptions {
   /** Defaults to a closed local port: for tests that never reach the moderator. */
   moderatorAddress?: string;
+  /** Token sent to the moderator; this test process's `grpcToken()` by default (what `spawnService` hands it). */
+  moderatorToken?: string;
   kafkaBrokers?: string[];
   /** Database and topic prefix to share with a moderator; unique by default. */
   dbName?: string;
@@ -130,10 +131,9 @@ async function compose(
     { batchMax: 100, lingerMs: 2, sendTimeoutMs: options.kafkaSendTimeoutMs ?? 10000 },
     log,
   );
-  const { vigil } = loadModerationPackage();
-  const grpcClient = new vigil.moderation.v1.ModerationService(
+  const grpcClient = createModerationClient(
     options.moderatorAddress ?? `127.0.0.1:${await closedPort()}`,
-    grpc.credentials.createInsecure(),
+    options.moderatorToken ?? grpcToken(),
   );
   const moderator = new ModeratorClient(grpcClient, { moderateMs: options.moderateTimeoutMs ?? 5000, defaultMs: 5000 });
   const tenants = new TenantStore(db);

@@ -13,6 +13,8 @@ import { startGateway, type Gateway } from './harness';
 let moderator: ServiceProcess;
 let gw: Gateway;
 let impatient: Gateway;
+let mistrusted: Gateway;
+const WRONG_TOKEN = 'f'.repeat(64);
 let tenant: { tenantId: string; key: string };
 let other: { tenantId: string; key: string };
 
@@ -37,11 +39,13 @@ beforeAll(async () => {
   const moderatorAddress = `127.0.0.1:${port}`;
   gw = await startGateway({ moderatorAddress, dbName, topicPrefix });
   impatient = await startGateway({ moderatorAddress, dbName, topicPrefix, moderateTimeoutMs: 1 });
+  mistrusted = await startGateway({ moderatorAddress, dbName, topicPrefix, moderatorToken: WRONG_TOKEN });
   tenant = await gw.newTenant();
   other = await gw.newTenant();
 });
 afterAll(async () => {
   await impatient?.close();
+  await mistrusted?.close();
   await gw?.close();
   await moderator?.stop();
 });
@@ -210,5 +214,29 @@ describe('with the moderator', () => {
     });
     expect(reply.status).toBe(504);
     expect(reply.body.error.code).toBe('timeout');
+  });
+
+  it('answers 503 unavailable, without the token in any log, when the moderator refuses the gateway token', async () => {
+    const reply = await mistrusted.request('POST', '/api/v1/moderate', {
+      key: tenant.key,
+      body: { clientId: 'x-1', name: 'n', entity: 'e', content: 'text' },
+    });
+    expect(reply.status).toBe(503);
+    expect(reply.body.error.code).toBe('unavailable');
+    expect((await mistrusted.request('GET', '/api/v1/users', { key: tenant.key })).status).toBe(503);
+    expect(mistrusted.logText()).not.toContain(WRONG_TOKEN);
+    expect(moderator.output()).not.toContain(WRONG_TOKEN);
+  });
+
+  it("answers 403 forbidden when the moderator does not know the key's tenant", async () => {
+    const orphan = await gw.newTenant();
+    await gw.db.collection('tenants').deleteOne({ _id: orphan.tenantId } as never);
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      key: orphan.key,
+      body: { clientId: 'o-1', name: 'n', entity: 'e', content: 'text' },
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe('forbidden');
+    expect((await gw.request('GET', '/api/v1/records', { key: orphan.key })).status).toBe(403);
   });
 });

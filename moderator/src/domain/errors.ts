@@ -37,3 +37,8 @@ export class UnavailableError extends AppError {
   readonly code = 'unavailable';
   override readonly retriable = true;
 }
+
+/** The tenant named by a call or a command does not exist (never created, or removed): nothing is done for it. */
+export class UnknownTenantError extends AppError {
+  readonly code = 'unknown_tenant';
+}

@@ -7,6 +7,7 @@ const STATUS_BY_CODE: Readonly<Record<string, grpc.status>> = {
   not_found: grpc.status.NOT_FOUND,
   conflict: grpc.status.ABORTED,
   failed_precondition: grpc.status.FAILED_PRECONDITION,
+  unknown_tenant: grpc.status.PERMISSION_DENIED,
   unavailable: grpc.status.UNAVAILABLE,
 };
 

@@ -5,12 +5,14 @@ import { ulid } from 'ulid';
 import { ValidationError } from '../domain/errors';
 import type { ModerationService } from '../service/moderation-service';
 import type { Queries } from '../service/queries';
+import type { KnownTenants } from '../store/known-tenants';
 import { toServiceError } from './errors';
 import { parseMetadataJson, toAppealMessage, toRecordMessage, toStoredEvent, toUserMessage } from './mappers';
 
 export interface HandlerDeps {
   service: ModerationService;
   queries: Queries;
+  tenants: KnownTenants;
   log: Logger;
 }
 
@@ -29,30 +31,38 @@ function oneOf<T extends string>(
   return parsed.data;
 }
 
-/** Wraps one async handler: resolves the callback with the value, or with a gRPC status from the error mapping. */
-function unary<Req, Res>(
+/**
+ * Wraps one async handler: checks that the request names a tenant that exists, then resolves the callback with the
+ * value, or with a gRPC status from the error mapping.
+ */
+function unary<Req extends { tenantId?: string }, Res>(
   log: Logger,
+  tenants: KnownTenants,
   method: string,
   handle: (request: Req) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
-    handle(call.request).then(
-      (response) => callback(null, response),
-      (err: unknown) => callback(toServiceError(err, log, method)),
-    );
+    Promise.resolve()
+      .then(() => tenants.assertKnown(required(call.request.tenantId, 'tenant_id')))
+      .then(() => handle(call.request))
+      .then(
+        (response) => callback(null, response),
+        (err: unknown) => callback(toServiceError(err, log, method)),
+      );
   };
 }
 
 /**
- * Every RPC of ModerationService. Requests are trusted to name the right tenant (the gateway authenticates); they are
- * still checked for shape, since a malformed call must get INVALID_ARGUMENT, not a crash. Nothing here logs request
- * fields other than ids.
+ * Every RPC of ModerationService. Callers hold the shared token (the server's interceptor checked it) and are trusted
+ * to name the right tenant, as the gateway does after authenticating an API key; a tenant that does not exist is
+ * refused (PERMISSION_DENIED). Requests are still checked for shape, since a malformed call must get INVALID_ARGUMENT,
+ * not a crash. Nothing here logs request fields other than ids.
  */
-export function createModerationHandlers({ service, queries, log }: HandlerDeps): ModerationServiceHandlers {
+export function createModerationHandlers({ service, queries, tenants, log }: HandlerDeps): ModerationServiceHandlers {
   const correlation = (requestId?: string) => requestId || ulid();
 
   return {
-    Moderate: unary(log, 'Moderate', async (request) => {
+    Moderate: unary(log, tenants, 'Moderate', async (request) => {
       const tenantId = required(request.tenantId, 'tenant_id');
       const user = request.user ?? undefined;
       const result = await service.moderate({
@@ -94,13 +104,13 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       };
     }),
 
-    GetRecord: unary(log, 'GetRecord', async (request) =>
+    GetRecord: unary(log, tenants, 'GetRecord', async (request) =>
       toRecordMessage(
         await queries.getRecord(required(request.tenantId, 'tenant_id'), required(request.recordId, 'record_id')),
       ),
     ),
 
-    ListRecords: unary(log, 'ListRecords', async (request) => {
+    ListRecords: unary(log, tenants, 'ListRecords', async (request) => {
       const page = await queries.listRecords(required(request.tenantId, 'tenant_id'), {
         limit: request.limit,
         startingAfter: request.startingAfter,
@@ -113,7 +123,7 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       return { records: page.items.map(toRecordMessage), hasMore: page.hasMore };
     }),
 
-    GetRecordEvents: unary(log, 'GetRecordEvents', async (request) => {
+    GetRecordEvents: unary(log, tenants, 'GetRecordEvents', async (request) => {
       const events = await queries.getRecordEvents(
         required(request.tenantId, 'tenant_id'),
         required(request.recordId, 'record_id'),
@@ -121,13 +131,13 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       return { events: events.map(toStoredEvent) };
     }),
 
-    GetUser: unary(log, 'GetUser', async (request) =>
+    GetUser: unary(log, tenants, 'GetUser', async (request) =>
       toUserMessage(
         await queries.getUser(required(request.tenantId, 'tenant_id'), required(request.userId, 'user_id')),
       ),
     ),
 
-    ListUsers: unary(log, 'ListUsers', async (request) => {
+    ListUsers: unary(log, tenants, 'ListUsers', async (request) => {
       const page = await queries.listUsers(required(request.tenantId, 'tenant_id'), {
         limit: request.limit,
         startingAfter: request.startingAfter,
@@ -139,7 +149,7 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       return { users: page.items.map(toUserMessage), hasMore: page.hasMore };
     }),
 
-    ModerateRecordManually: unary(log, 'ModerateRecordManually', async (request) => {
+    ModerateRecordManually: unary(log, tenants, 'ModerateRecordManually', async (request) => {
       const tenantId = required(request.tenantId, 'tenant_id');
       const recordId = required(request.recordId, 'record_id');
       await service.moderateManually({
@@ -153,7 +163,7 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       return toRecordMessage(await queries.getRecord(tenantId, recordId));
     }),
 
-    SetUserStatus: unary(log, 'SetUserStatus', async (request) => {
+    SetUserStatus: unary(log, tenants, 'SetUserStatus', async (request) => {
       const tenantId = required(request.tenantId, 'tenant_id');
       const userId = required(request.userId, 'user_id');
       await service.setUserStatus({
@@ -167,7 +177,7 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       return toUserMessage(await queries.getUser(tenantId, userId));
     }),
 
-    CreateAppeal: unary(log, 'CreateAppeal', async (request) => {
+    CreateAppeal: unary(log, tenants, 'CreateAppeal', async (request) => {
       const tenantId = required(request.tenantId, 'tenant_id');
       const text = required(request.text, 'text');
       if (text.length > 1000) throw new ValidationError('text must be at most 1000 characters', { path: 'text' });
@@ -180,7 +190,7 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       return toAppealMessage(await queries.getAppeal(tenantId, appealId));
     }),
 
-    ListAppeals: unary(log, 'ListAppeals', async (request) => {
+    ListAppeals: unary(log, tenants, 'ListAppeals', async (request) => {
       const page = await queries.listAppeals(required(request.tenantId, 'tenant_id'), {
         limit: request.limit,
         startingAfter: request.startingAfter,
@@ -190,7 +200,7 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       return { appeals: page.items.map(toAppealMessage), hasMore: page.hasMore };
     }),
 
-    DecideAppeal: unary(log, 'DecideAppeal', async (request) => {
+    DecideAppeal: unary(log, tenants, 'DecideAppeal', async (request) => {
       const tenantId = required(request.tenantId, 'tenant_id');
       const appealId = required(request.appealId, 'appeal_id');
       if (request.decision !== 'Approved' && request.decision !== 'Rejected') {

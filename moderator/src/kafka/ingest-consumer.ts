@@ -3,6 +3,7 @@ import type { Consumer, EachMessagePayload, Kafka, KafkaMessage, Producer } from
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
 import type { ModerationService } from '../service/moderation-service';
+import type { KnownTenants } from '../store/known-tenants';
 
 export interface IngestConsumerOptions {
   kafka: Kafka;
@@ -10,6 +11,8 @@ export interface IngestConsumerOptions {
   sessionTimeoutMs: number;
   topics: Topics;
   service: ModerationService;
+  /** Commands for a tenant that does not exist are dead-lettered (`unknown_tenant`), never applied or retried. */
+  tenants: KnownTenants;
   /** Used for dead letters. */
   producer: Producer;
   log: Logger;
@@ -123,6 +126,7 @@ export class IngestConsumer {
     const context = { tenantId: command.tenantId, correlationId: command.correlationId };
     const commandLog = log.child({ commandId: command.id, type: command.type, tenantId: command.tenantId });
     try {
+      await this.options.tenants.assertKnown(command.tenantId);
       switch (command.type) {
         case 'IngestRecord': {
           const { data } = command;

@@ -1,18 +1,33 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import * as grpc from '@grpc/grpc-js';
-import { loadModerationPackage, topicNames, type ModerationServiceClient, type Topics } from '@vigil/proto';
+import {
+  COLLECTIONS,
+  loadModerationPackage,
+  topicNames,
+  type ModerationServiceClient,
+  type Topics,
+} from '@vigil/proto';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
 import type { ModerationEngine } from '../../src/engine';
-import { testServers, uniqueName } from '../../../deploy/test-support';
+import { grpcToken, testServers, uniqueName } from '../../../deploy/test-support';
 
 export interface Harness {
   moderator: Moderator;
   client: ModerationServiceClient;
-  /** Calls one unary RPC with a deadline; rejects with the gRPC ServiceError. */
-  call<Req, Res>(method: Extract<keyof ModerationServiceClient, string>, request: Req): Promise<Res>;
+  /** Calls one unary RPC with a deadline and the harness's token; rejects with the gRPC ServiceError. */
+  call<Req, Res>(
+    method: Extract<keyof ModerationServiceClient, string>,
+    request: Req,
+    metadata?: grpc.Metadata,
+  ): Promise<Res>;
+  /** The token the moderator was started with. */
+  token: string;
+  /** Registers a new tenant in the `tenants` collection, as the gateway's admin CLI does; returns its id. */
+  newTenant(): Promise<string>;
   db: Db;
   mongo: MongoClient;
   kafka: Kafka;
@@ -42,6 +57,8 @@ export async function startHarness(
   const kafka = new Kafka({ clientId: 'moderator-test', brokers: servers.kafkaBrokers, logLevel: logLevel.NOTHING });
   const config: ModeratorConfig = {
     GRPC_PORT: 0,
+    GRPC_HOST: '127.0.0.1',
+    MODERATOR_GRPC_TOKEN: grpcToken(),
     MONGO_DB: dbName,
     KAFKA_TOPIC_PREFIX: prefix,
     KAFKA_GROUP_ID: uniqueName('grp'),
@@ -56,25 +73,45 @@ export async function startHarness(
     OUTBOX_MIN_GAP_MS: 5,
     OUTBOX_BATCH_SIZE: 100,
     TENANT_CONFIG_TTL_MS: 0,
+    KNOWN_TENANT_TTL_MS: 60000,
     ...overrides,
   };
   const moderator = await createModerator({ config, log, mongo, kafka, engine });
   const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
+  // No credentials of its own: `call` sends the token as metadata, so a test can also send none or a wrong one.
   const client = new ModerationService(`127.0.0.1:${moderator.grpcPort}`, grpc.credentials.createInsecure());
+  const withToken = () => {
+    const metadata = new grpc.Metadata();
+    metadata.set('authorization', `Bearer ${config.MODERATOR_GRPC_TOKEN}`);
+    return metadata;
+  };
 
   return {
     moderator,
     client,
-    call<Req, Res>(method: string, request: Req): Promise<Res> {
+    token: config.MODERATOR_GRPC_TOKEN,
+    call<Req, Res>(method: string, request: Req, metadata: grpc.Metadata = withToken()): Promise<Res> {
       return new Promise((resolve, reject) => {
         const fn = (client as unknown as Record<string, grpc.requestCallback<Res> & ((...args: unknown[]) => void)>)[
           method
         ];
         if (!fn) throw new Error(`no method ${method}`);
-        fn.call(client, request, { deadline: Date.now() + 15000 }, (err: grpc.ServiceError | null, value?: Res) =>
-          err ? reject(err) : resolve(value as Res),
+        fn.call(
+          client,
+          request,
+          metadata,
+          { deadline: Date.now() + 15000 },
+          (err: grpc.ServiceError | null, value?: Res) => (err ? reject(err) : resolve(value as Res)),
         );
       });
+    },
+    async newTenant() {
+      const tenantId = `ten_${randomBytes(8).toString('hex')}`;
+      await mongo
+        .db(dbName)
+        .collection<{ _id: string; name: string; createdAt: Date }>(COLLECTIONS.tenants)
+        .insertOne({ _id: tenantId, name: tenantId, createdAt: new Date() });
+      return tenantId;
     },
     db: mongo.db(dbName),
     mongo,

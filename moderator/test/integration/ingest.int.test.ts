@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
 import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
@@ -23,7 +22,7 @@ afterAll(async () => {
   await h.close();
 });
 
-const tenant = () => `ten_${randomBytes(4).toString('hex')}`;
+const tenant = (on?: Harness) => (on ?? h).newTenant();
 const PROFANE = 'what a fucking mess';
 
 function ingest(tenantId: string, clientId: string, text: string, user?: string, id = uniqueName('cmd')): Command {
@@ -63,6 +62,14 @@ async function collect(topic: string): Promise<KafkaMessage[]> {
 
 const recordOf = (tenantId: string, clientId: string) =>
   h.db.collection(COLLECTIONS.records).findOne({ _id: recordIdFor(tenantId, clientId) } as never);
+/** The command id of a dead letter, or '' for one that is not a JSON command (the poison test sends such). */
+function idOf(message: KafkaMessage): string {
+  try {
+    return (JSON.parse(message.value?.toString() ?? '') as { id?: string }).id ?? '';
+  } catch {
+    return '';
+  }
+}
 const eventsOf = (recordId: string) =>
   h.db
     .collection(COLLECTIONS.events)
@@ -72,7 +79,7 @@ const eventsOf = (recordId: string) =>
 
 describe('ingest consumer', () => {
   it('applies a command delivered twice once', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const command = ingest(tenantId, 'twice', 'hello');
     // Same key: same partition, so the sentinel is processed after both copies.
     await send('twice', command, command, ingest(tenantId, 'sentinel', 'hello'));
@@ -83,7 +90,7 @@ describe('ingest consumer', () => {
   });
 
   it('re-moderates a re-ingested record with a new command', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     await send('again', ingest(tenantId, 'again', 'hello'), ingest(tenantId, 'again', PROFANE));
     const record = await waitFor(
       async () => {
@@ -96,7 +103,7 @@ describe('ingest consumer', () => {
   });
 
   it('dead-letters invalid JSON and invalid commands with a reason, then moves on', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const dead = await collect(h.topics.ingestDeadLetter);
     const badMetadata = ingest(tenantId, 'meta', 'x');
     if (badMetadata.type === 'IngestRecord') badMetadata.data.metadata = { 'bad[key]': 1 };
@@ -117,8 +124,32 @@ describe('ingest consumer', () => {
     expect(await recordOf(tenantId, 'meta')).toBeNull();
   });
 
+  it('dead-letters commands for an unknown tenant as unknown_tenant, stores nothing for it, then moves on', async () => {
+    const known = await tenant();
+    const unknown = `ten_${uniqueName('ghost')}`;
+    const dead = await collect(h.topics.ingestDeadLetter);
+    const ghost = ingest(unknown, 'ghost', 'hello');
+    const ghostUser: Command = {
+      id: uniqueName('cmd'),
+      type: 'IngestUser',
+      tenantId: unknown,
+      issuedAt: new Date().toISOString(),
+      correlationId: 'c',
+      data: { clientId: 'ghost-user' },
+    };
+    await send('ghost', ghost, ghostUser, ingest(known, 'after-ghost', 'ok'));
+    await waitFor(() => recordOf(known, 'after-ghost'), { what: 'record after the unknown tenant' });
+    const ours = () => dead.filter((message) => [ghost.id, ghostUser.id].includes(idOf(message)));
+    await waitFor(() => ours().length >= 2, { what: 'dead letters of the unknown tenant' });
+    expect(ours().map((message) => message.headers?.[HEADERS.deadLetterReason]?.toString())).toEqual([
+      'unknown_tenant',
+      'unknown_tenant',
+    ]);
+    expect(await h.db.collection(COLLECTIONS.events).countDocuments({ tenantId: unknown })).toBe(0);
+  });
+
   it('suspends on a flagged ingest and reinstates when the record is deleted', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const userId = userIdFor(tenantId, 'del-user');
     const users = h.db.collection(COLLECTIONS.users);
     await send('del', ingest(tenantId, 'del', PROFANE, 'del-user'));
@@ -151,7 +182,7 @@ describe('ingest consumer', () => {
 describe('outbox relay', () => {
   it('publishes every event once per stream in version order with its id and type headers, and marks it published', async () => {
     const published = await collect(h.topics.events);
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const ids: string[] = [];
     for (let index = 0; index < 4; index += 1) {
       const res = await h.moderator.service.moderate({
@@ -187,7 +218,7 @@ describe('outbox relay', () => {
 
 describe('outbox relay with a backlog', () => {
   it('publishes and marks 300 events in one batch (one update command of that many statements stalls FerretDB)', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     for (let start = 0; start < 150; start += 10) {
       await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
@@ -259,7 +290,7 @@ describe('ingest consumer with a failing provider', () => {
   });
 
   it('retries a transient failure without skipping the command, and stores it once', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant(flaky);
     const command = ingest(tenantId, 'flaky', PROFANE);
     const local = flaky.kafka.producer();
     await local.connect();

@@ -20,14 +20,14 @@ afterAll(async () => {
   await h.close();
 });
 
-const tenant = () => `ten_${randomBytes(4).toString('hex')}`;
+const tenant = (on?: Harness) => (on ?? h).newTenant();
 const moderate = (request: Record<string, unknown>) =>
   h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', request);
 const PROFANE = 'you are a fucking idiot';
 
 describe('Moderate', () => {
   it('persists the record, its events and the user, and answers with ids and the result', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const res = await moderate({
       tenantId,
       clientId: 'post-1',
@@ -72,7 +72,7 @@ describe('Moderate', () => {
   });
 
   it('stores no name, content, email, name or username in passthrough mode, anywhere, nor logs them', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const marker = (what: string) => `zq${what}${randomBytes(6).toString('hex')}`;
     const markers = {
       name: marker('name'),
@@ -108,7 +108,7 @@ describe('Moderate', () => {
   });
 
   it('keeps the same clientId of two tenants apart', async () => {
-    const [a, b] = [tenant(), tenant()];
+    const [a, b] = [await tenant(), await tenant()];
     const first = await moderate({
       tenantId: a,
       clientId: 'shared',
@@ -135,7 +135,7 @@ describe('Moderate', () => {
   });
 
   it('serialises concurrent writers of one record: every moderation stored, versions contiguous', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const results = await Promise.all(
       Array.from({ length: 5 }, (_, index) =>
         moderate({ tenantId, clientId: 'hot', name: `n${index}`, entity: 'post', content: content('fine') }),
@@ -153,7 +153,7 @@ describe('Moderate', () => {
   });
 
   it('leaves the record and user projections at their streams’ newest versions after racing writers', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     for (let round = 0; round < 4; round += 1) {
       // Some writers may give up on conflicts (ABORTED); every stored event must still be projected.
       await Promise.allSettled(
@@ -181,7 +181,7 @@ describe('Moderate', () => {
   });
 
   it('rejects an append at a version another writer took', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const res = await moderate({ tenantId, clientId: 'c', name: 'n', entity: 'post', content: content('fine') });
     const { store } = h.moderator;
     const loaded = await store.loadRecord(res.recordId, false);
@@ -195,7 +195,7 @@ describe('Moderate', () => {
   });
 
   it('answers INVALID_ARGUMENT for bad metadata, a bad cursor and a missing client id', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     await expect(
       moderate({ tenantId, clientId: 'x', name: 'n', entity: 'post', content: content('a'), metadataJson: '[1]' }),
     ).rejects.toMatchObject({ code: grpc.status.INVALID_ARGUMENT });
@@ -222,7 +222,7 @@ describe('Moderate', () => {
   });
 
   it('pages oldest first with starting_after, ending_before and has_more', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const ids: string[] = [];
     for (let index = 0; index < 5; index += 1) {
       ids.push(
@@ -252,7 +252,7 @@ describe('users', () => {
   const getUser = (tenantId: string, userId: string) => h.call<unknown, User__Output>('GetUser', { tenantId, userId });
 
   it('suspends at the threshold and reinstates when the flagged record becomes compliant', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     await h.db
       .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.settings)
       .insertOne({ _id: tenantId, suspensionThreshold: 2 });
@@ -270,7 +270,7 @@ describe('users', () => {
   });
 
   it('keeps a manual status against automation and never suspends a protected user', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const res = await flagPost(tenantId, 'a', { clientId: 'm' });
     const userId = res.userId ?? '';
     await h.call('SetUserStatus', { tenantId, userId, status: 'Compliant', reason: 'reviewed', actor: 'alice' });
@@ -285,7 +285,7 @@ describe('users', () => {
   });
 
   it('keeps a manual record decision against automatic moderation', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const res = await flagPost(tenantId, 'a', { clientId: 'r' });
     await h.call('ModerateRecordManually', {
       tenantId,
@@ -300,7 +300,7 @@ describe('users', () => {
   });
 
   it('opens an appeal once and approving it reinstates the user', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     const res = await flagPost(tenantId, 'a', { clientId: 'ap' });
     const userId = res.userId ?? '';
     const appeal = await h.call<unknown, Appeal__Output>('CreateAppeal', { tenantId, userId, text: 'I fixed it' });
@@ -323,7 +323,7 @@ describe('users', () => {
   });
 
   it('stores test-mode moderations without changing the user', async () => {
-    const tenantId = tenant();
+    const tenantId = await tenant();
     await h.db
       .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.settings)
       .insertOne({ _id: tenantId, testMode: true });

@@ -63,6 +63,17 @@ key: MONGO_URL
 {{- end -}}
 {{- end -}}
 
+{{/* Name of the Secret and key holding the moderator's gRPC token. */}}
+{{- define "vigil.moderatorTokenSecretRef" -}}
+{{- if .Values.moderatorAuth.existingSecret -}}
+name: {{ .Values.moderatorAuth.existingSecret }}
+key: {{ .Values.moderatorAuth.existingSecretKey }}
+{{- else -}}
+name: {{ include "vigil.fullname" . }}-moderator-token
+key: MODERATOR_GRPC_TOKEN
+{{- end -}}
+{{- end -}}
+
 {{/* Fails the render early instead of shipping pods that crash on a missing address. */}}
 {{- define "vigil.validate" -}}
 {{- if not (or .Values.mongo.url .Values.mongo.existingSecret) -}}

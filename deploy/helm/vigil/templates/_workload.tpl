@@ -71,8 +71,13 @@ spec:
       labels:
         {{- include "vigil.componentSelectorLabels" . | nindent 8 }}
       annotations:
-        {{- /* A changed configuration rolls the pods: the services read their environment once at start. */}}
-        checksum/config: {{ printf "%s%s" $configmap (include "vigil.mongoSecret" $root) | sha256sum }}
+        {{- /* A changed configuration rolls the pods: the services read their environment once at start. A token
+        given as a value counts; a generated one is left out, since `helm template` renders a new one each time. */}}
+        {{- $token := "" }}
+        {{- if or (eq $name "gateway") (eq $name "moderator") }}
+        {{- $token = $root.Values.moderatorAuth.token }}
+        {{- end }}
+        checksum/config: {{ printf "%s%s%s" $configmap (include "vigil.mongoSecret" $root) $token | sha256sum }}
         {{- with $svc.podAnnotations }}
         {{- toYaml . | nindent 8 }}
         {{- end }}
@@ -112,6 +117,12 @@ spec:
                   {{- include "vigil.mongoSecretRef" $root | nindent 18 }}
             {{- if $root.Values.kafka.existingSecret }}
             {{- include "vigil.kafkaBrokersEnv" $root | nindent 12 }}
+            {{- end }}
+            {{- if or (eq $name "gateway") (eq $name "moderator") }}
+            - name: MODERATOR_GRPC_TOKEN
+              valueFrom:
+                secretKeyRef:
+                  {{- include "vigil.moderatorTokenSecretRef" $root | nindent 18 }}
             {{- end }}
           livenessProbe:
             httpGet:
