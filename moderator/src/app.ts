@@ -13,6 +13,7 @@ import { OutboxRelay } from './kafka/outbox-relay';
 import { ensureTopics } from './kafka/topics-setup';
 import { ModerationService } from './service/moderation-service';
 import { Queries } from './service/queries';
+import { DeadLetterStore } from './store/dead-letter-store';
 import { EventStore } from './store/event-store';
 import { TenantConfigCache } from './store/tenant-config';
 
@@ -52,6 +53,7 @@ export interface Moderator {
   store: EventStore;
   service: ModerationService;
   relay: OutboxRelay;
+  deadLetters: DeadLetterStore;
   /** Dependencies answer: readiness. */
   ready(): Promise<boolean>;
   /** Shutdown phase 1: NOT_SERVING, gRPC server closed, consumer left the group. */
@@ -68,20 +70,25 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
 
   const store = new EventStore(mongo.db(config.MONGO_DB));
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
+  const deadLetters = new DeadLetterStore(store.db);
+  await untilDone(log, 'dead letter indexes', () => deadLetters.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
+  // The ingest consumer's dead letters; the relay makes producers of its own.
   const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await untilDone(log, 'kafka producer', () => producer.connect());
 
   const relay = new OutboxRelay({
     store,
-    producer,
+    deadLetters,
+    createProducer: () => kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
     topic: topics.events,
     log: log.child({ component: 'outbox-relay' }),
     pollMs: config.OUTBOX_POLL_MS,
     minGapMs: config.OUTBOX_MIN_GAP_MS,
     batchSize: config.OUTBOX_BATCH_SIZE,
     onPublished: (count) => metrics?.published.inc(count),
+    onDeadLetter: (reason) => metrics?.outboxDeadLetters.inc({ reason }),
   });
   const engine =
     deps.engine ??
@@ -151,6 +158,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     store,
     service,
     relay,
+    deadLetters,
     async ready() {
       if (intakeStopped) return false;
       await store.db.command({ ping: 1 });
@@ -201,6 +209,12 @@ function createMetrics(registry: Registry) {
     published: new Counter({
       name: 'moderator_outbox_published_events_total',
       help: 'Events relayed to the events topic',
+      registers: [registry],
+    }),
+    outboxDeadLetters: new Counter({
+      name: 'moderator_outbox_dead_letters_total',
+      help: 'Stored events the broker refused, set aside instead of published, by reason',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

@@ -4,6 +4,7 @@ import { loadModerationPackage, topicNames, type ModerationServiceClient, type T
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
 import type { ModerationEngine } from '../../src/engine';
 import { testServers, uniqueName } from '../../../deploy/test-support';
@@ -17,6 +18,8 @@ export interface Harness {
   mongo: MongoClient;
   kafka: Kafka;
   topics: Topics;
+  /** The moderator's metrics. */
+  registry: Registry;
   /** Every log line the moderator wrote, raw. */
   logText(): string;
   close(): Promise<void>;
@@ -58,7 +61,8 @@ export async function startHarness(
     TENANT_CONFIG_TTL_MS: 0,
     ...overrides,
   };
-  const moderator = await createModerator({ config, log, mongo, kafka, engine });
+  const registry = new Registry();
+  const moderator = await createModerator({ config, log, mongo, kafka, engine, registry });
   const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
   const client = new ModerationService(`127.0.0.1:${moderator.grpcPort}`, grpc.credentials.createInsecure());
 
@@ -80,6 +84,7 @@ export async function startHarness(
     mongo,
     kafka,
     topics: topicNames(prefix),
+    registry,
     logText: () => logs,
     async close() {
       client.close();

@@ -5,6 +5,7 @@ import { uniqueName, waitFor } from '../../../deploy/test-support';
 import pino from 'pino';
 import { createEngine, ProviderError } from '../../src/engine';
 import { OutboxRelay } from '../../src/kafka/outbox-relay';
+import { DeadLetterStore } from '../../src/store/dead-letter-store';
 import { EventStore, type EventDoc } from '../../src/store/event-store';
 import { content, startHarness, type Harness } from './harness';
 
@@ -212,7 +213,8 @@ describe('outbox relay with a backlog', () => {
       await store.events.insertMany(docs.map((doc) => ({ ...doc, published: false })));
       const relay = new OutboxRelay({
         store,
-        producer,
+        deadLetters: new DeadLetterStore(db),
+        createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
         topic,
         log: pino({ level: 'silent' }),
         pollMs: 100,
@@ -220,6 +222,7 @@ describe('outbox relay with a backlog', () => {
         batchSize: 300,
       });
       expect(await relay.publishBatch()).toBe(300);
+      await relay.stop();
       expect(await store.events.countDocuments({ published: false })).toBe(0);
       const offsets = await admin.fetchTopicOffsets(topic);
       expect(offsets.map((offset) => Number(offset.high))).toEqual([300]);
