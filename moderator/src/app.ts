@@ -144,6 +144,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         retryMaxMs: config.INGEST_RETRY_MAX_MS,
         maxUnexpectedAttempts: config.INGEST_MAX_UNEXPECTED_ATTEMPTS,
         onOutcome: (outcome) => metrics?.ingest.inc({ outcome }),
+        onDeadLetter: (reason) => metrics?.ingestDeadLetters.inc({ reason }),
       })
     : undefined;
   if (consumer) await untilDone(log, 'ingest consumer', () => consumer.start());
@@ -204,6 +205,12 @@ function createMetrics(registry: Registry) {
       name: 'moderator_ingest_commands_total',
       help: 'Ingest command attempts by outcome',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    ingestDeadLetters: new Counter({
+      name: 'moderator_ingest_dead_letters_total',
+      help: 'Ingest commands sent to the dead-letter topic, by reason',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     published: new Counter({

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { COLLECTIONS, HEADERS, recordStream } from '@vigil/proto';
+import { COLLECTIONS, HEADERS, recordIdFor, recordStream, type Command } from '@vigil/proto';
 import type { Admin, Consumer, KafkaMessage } from 'kafkajs';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
 import { deadLettersCommand } from '../../src/admin/dead-letters-command';
@@ -28,22 +28,22 @@ afterAll(async () => {
   await h.close();
 });
 
-async function setTopicMaxBytes(bytes: number): Promise<void> {
+async function setTopicMaxBytes(bytes: number, topic = h.topics.events): Promise<void> {
   await admin.alterConfigs({
     validateOnly: false,
     resources: [
-      { type: 2 /* TOPIC */, name: h.topics.events, configEntries: [{ name: 'max.message.bytes', value: `${bytes}` }] },
+      { type: 2 /* TOPIC */, name: topic, configEntries: [{ name: 'max.message.bytes', value: `${bytes}` }] },
     ],
   });
 }
 
-/** Collects every message of the events topic from the beginning, with a group of its own. */
-async function collectEvents(): Promise<KafkaMessage[]> {
+/** Collects every message of a topic from the beginning, with a group of its own. */
+async function collectEvents(topic = h.topics.events): Promise<KafkaMessage[]> {
   const seen: KafkaMessage[] = [];
   const consumer = h.kafka.consumer({ groupId: uniqueName('probe') });
   consumers.push(consumer);
   await consumer.connect();
-  await consumer.subscribe({ topic: h.topics.events, fromBeginning: true });
+  await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({ eachMessage: async ({ message }) => void seen.push(message) });
   return seen;
 }
@@ -59,8 +59,8 @@ const moderate = (tenantId: string, clientId: string, text: string) =>
     passthrough: false,
   });
 
-async function deadLetterCount(reason: string): Promise<number> {
-  const metric = await h.registry.getSingleMetric('moderator_outbox_dead_letters_total')?.get();
+async function deadLetterCount(reason: string, name = 'moderator_outbox_dead_letters_total'): Promise<number> {
+  const metric = await h.registry.getSingleMetric(name)?.get();
   return metric?.values.find((value) => value.labels.reason === reason)?.value ?? 0;
 }
 
@@ -154,5 +154,49 @@ describe('outbox relay with an event the broker refuses', () => {
     expect(after.find((item) => item.eventId === refused._id)?.state).toBe('replayed');
     expect(await deadLettersCommand(h.moderator.deadLetters, ['list'])).toEqual([]);
     expect((await events.findOne({ _id: refused._id }))?.deadLetteredAt).toBeUndefined();
+  });
+});
+
+describe('ingest consumer with a command the dead-letter topic refuses', () => {
+  it('dead-letters its coordinates instead, counts it by reason, and applies the next command', async () => {
+    await setTopicMaxBytes(2048, h.topics.ingestDeadLetter);
+    const dead = await collectEvents(h.topics.ingestDeadLetter);
+    const tenantId = `ten_${randomBytes(4).toString('hex')}`;
+    const command = (clientId: string, text: string): Command => {
+      const id = uniqueName('cmd');
+      return {
+        id,
+        type: 'IngestRecord',
+        tenantId,
+        issuedAt: new Date().toISOString(),
+        correlationId: id,
+        data: { clientId, name: 'n', entity: 'post', content: content(text) },
+      };
+    };
+    // Over the clientId bound (invalid), and too large for the dead-letter topic.
+    const poison = command('c'.repeat(300), `${MARKER} ${'x'.repeat(4096)}`);
+    const producer = h.kafka.producer();
+    await producer.connect();
+    try {
+      await producer.send({
+        topic: h.topics.ingest,
+        acks: -1,
+        messages: [poison, command('after', 'fine')].map((value) => ({ key: 'same', value: JSON.stringify(value) })),
+      });
+    } finally {
+      await producer.disconnect();
+    }
+    await waitFor(
+      () => h.db.collection(COLLECTIONS.records).findOne({ _id: recordIdFor(tenantId, 'after') } as never),
+      { what: 'the command after the poison applied' },
+    );
+    const letter = await waitFor(() => dead[0], { what: 'dead letter' });
+    expect(letter.value).toBeNull();
+    expect(letter.headers?.[HEADERS.deadLetterReason]?.toString()).toBe('invalid_command: data.clientId');
+    expect(letter.headers?.[HEADERS.deadLetterSource]?.toString()).toMatch(
+      new RegExp(`^${h.topics.ingest.replace(/\./g, '\\.')}/\\d+/\\d+$`),
+    );
+    expect(await deadLetterCount('invalid_command', 'moderator_ingest_dead_letters_total')).toBe(1);
+    expect(h.logText()).not.toContain(MARKER);
   });
 });

@@ -111,6 +111,12 @@ describe('ingest consumer', () => {
     expect(reasons[2]).toBe('validation_error');
     expect(dead[0]?.value?.toString()).toBe('{not json');
     expect(await recordOf(tenantId, 'meta')).toBeNull();
+    const counted = await h.registry.getSingleMetric('moderator_ingest_dead_letters_total')?.get();
+    expect(Object.fromEntries(counted?.values.map((value) => [value.labels.reason, value.value]) ?? [])).toEqual({
+      invalid_json: 1,
+      invalid_command: 1,
+      validation_error: 1,
+    });
   });
 
   it('suspends on a flagged ingest and reinstates when the record is deleted', async () => {
