@@ -14,6 +14,7 @@ import { OutboxRelay } from './kafka/outbox-relay';
 import { ensureTopics } from './kafka/topics-setup';
 import { ModerationService } from './service/moderation-service';
 import { Queries } from './service/queries';
+import { DeadLetterStore } from './store/dead-letter-store';
 import { EventStore } from './store/event-store';
 import { KnownTenants } from './store/known-tenants';
 import { TenantConfigCache } from './store/tenant-config';
@@ -58,6 +59,7 @@ export interface Moderator {
   store: EventStore;
   service: ModerationService;
   relay: OutboxRelay;
+  deadLetters: DeadLetterStore;
   /** Dependencies answer: readiness. */
   ready(): Promise<boolean>;
   /** Shutdown phase 1: NOT_SERVING, gRPC server closed, consumer left the group. */
@@ -74,20 +76,25 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
 
   const store = new EventStore(mongo.db(config.MONGO_DB));
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
+  const deadLetters = new DeadLetterStore(store.db);
+  await untilDone(log, 'dead letter indexes', () => deadLetters.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
+  // The ingest consumer's dead letters; the relay makes producers of its own.
   const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await untilDone(log, 'kafka producer', () => producer.connect());
 
   const relay = new OutboxRelay({
     store,
-    producer,
+    deadLetters,
+    createProducer: () => kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
     topic: topics.events,
     log: log.child({ component: 'outbox-relay' }),
     pollMs: config.OUTBOX_POLL_MS,
     minGapMs: config.OUTBOX_MIN_GAP_MS,
     batchSize: config.OUTBOX_BATCH_SIZE,
     onPublished: (count) => metrics?.published.inc(count),
+    onDeadLetter: (reason) => metrics?.outboxDeadLetters.inc({ reason }),
   });
   const engine =
     deps.engine ??
@@ -147,6 +154,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         retryMaxMs: config.INGEST_RETRY_MAX_MS,
         maxUnexpectedAttempts: config.INGEST_MAX_UNEXPECTED_ATTEMPTS,
         onOutcome: (outcome) => metrics?.ingest.inc({ outcome }),
+        onDeadLetter: (reason) => metrics?.ingestDeadLetters.inc({ reason }),
       })
     : undefined;
   if (consumer) await untilDone(log, 'ingest consumer', () => consumer.start());
@@ -161,6 +169,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     store,
     service,
     relay,
+    deadLetters,
     async ready() {
       if (intakeStopped) return false;
       await store.db.command({ ping: 1 });
@@ -211,9 +220,21 @@ function createMetrics(registry: Registry) {
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    ingestDeadLetters: new Counter({
+      name: 'moderator_ingest_dead_letters_total',
+      help: 'Ingest commands sent to the dead-letter topic, by reason',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
     published: new Counter({
       name: 'moderator_outbox_published_events_total',
       help: 'Events relayed to the events topic',
+      registers: [registry],
+    }),
+    outboxDeadLetters: new Counter({
+      name: 'moderator_outbox_dead_letters_total',
+      help: 'Stored events the broker refused, set aside instead of published, by reason',
+      labelNames: ['reason'],
       registers: [registry],
     }),
   };

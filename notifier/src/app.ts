@@ -9,6 +9,7 @@ import { DeliveryScheduler, type AttemptResult } from './delivery/scheduler';
 import { addressPolicy } from './delivery/ssrf';
 import { EventsConsumer } from './kafka/events-consumer';
 import { ensureTopics } from './kafka/topics-setup';
+import { DeadLetterStore } from './store/dead-letter-store';
 import { DeliveryStore } from './store/delivery-store';
 
 export type NotifierConfig = Pick<
@@ -95,7 +96,9 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     topics,
     store,
+    deadLetters: new DeadLetterStore(store.db),
     log: log.child({ component: 'events' }),
+    onDeadLetter: (reason) => metrics?.deadLetters.inc({ reason }),
     onWork: () => scheduler?.wake(),
     scheduler,
   });
@@ -148,6 +151,12 @@ function createMetrics(registry: Registry, store: DeliveryStore) {
       help: 'Duration of webhook delivery attempts',
       labelNames: ['result'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    deadLetters: new Counter({
+      name: 'notifier_events_dead_letters_total',
+      help: 'Events and webhook commands set aside after their retries, by reason',
+      labelNames: ['reason'],
       registers: [registry],
     }),
     due: new Gauge({

@@ -75,8 +75,12 @@ export const COLLECTIONS = {
   users: 'users',
   appeals: 'appeals',
   processedCommands: 'processed_commands',
+  /** Stored events the outbox relay could not publish (the broker refused them), with the reason. */
+  outboxDeadLetters: 'outbox_dead_letters',
   // notifier
   deliveries: 'deliveries',
   deliveryLeases: 'delivery_leases',
   endpointStates: 'endpoint_states',
+  /** Events the notifier could not turn into deliveries after its retries, with the reason. */
+  eventDeadLetters: 'event_dead_letters',
 } as const;

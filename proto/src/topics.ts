@@ -27,4 +27,9 @@ export const HEADERS = {
   eventId: 'event-id',
   eventType: 'event-type',
   deadLetterReason: 'dead-letter-reason',
+  /**
+   * On a dead letter sent without its key and value (the dead-letter topic refused the original): where the original
+   * is, `topic/partition/offset`.
+   */
+  deadLetterSource: 'dead-letter-source',
 } as const;

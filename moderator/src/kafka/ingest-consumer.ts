@@ -1,9 +1,10 @@
 import { Command, HEADERS, type Topics } from '@vigil/proto';
-import type { Consumer, EachMessagePayload, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { Consumer, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
 import type { ModerationService } from '../service/moderation-service';
 import type { KnownTenants } from '../store/known-tenants';
+import { isKafkaRetriable, messageRejection } from './kafka-errors';
 
 export interface IngestConsumerOptions {
   kafka: Kafka;
@@ -23,6 +24,8 @@ export interface IngestConsumerOptions {
   /** Attempts for errors of unknown kind before the command is dead-lettered (known transient errors retry forever). */
   maxUnexpectedAttempts: number;
   onOutcome?: (outcome: 'applied' | 'dead_letter' | 'retry') => void;
+  /** A command was dead-lettered; `reason` is from a bounded set (`invalid_command`, an error code, …). */
+  onDeadLetter?: (reason: string) => void;
 }
 
 type Verdict = { kind: 'done' } | { kind: 'dead'; reason: string };
@@ -67,7 +70,7 @@ export class IngestConsumer {
   private async onMessage(payload: EachMessagePayload): Promise<void> {
     const { topic, partition, message } = payload;
     const log = this.options.log.child({ partition, offset: message.offset });
-    const outcome = await this.settle(message, () => payload.heartbeat(), log);
+    const outcome = await this.settle({ topic, partition, message }, () => payload.heartbeat(), log);
     // Committed once, outside the retry loop: a failed commit (the group rebalanced, the partition moved) is thrown to
     // kafkajs, which rejoins and re-delivers the message to the partition's owner, where its command id makes it a
     // no-op. Retrying the commit here would keep this handler, and so the whole consumer, from rejoining.
@@ -77,7 +80,7 @@ export class IngestConsumer {
 
   /** Applies the command (or dead-letters it), retrying transient failures with backoff until one of them holds. */
   private async settle(
-    message: KafkaMessage,
+    source: Source,
     heartbeat: () => Promise<void>,
     log: Logger,
   ): Promise<'applied' | 'dead_letter'> {
@@ -85,9 +88,9 @@ export class IngestConsumer {
     for (let attempt = 0; ; attempt += 1) {
       if (this.stopping) throw new Stopping('consumer stopping');
       try {
-        const verdict = await this.apply(message, log);
+        const verdict = await this.apply(source.message, log);
         if (verdict.kind === 'done') return 'applied';
-        await this.deadLetter(message, verdict.reason, log);
+        await this.deadLetter(source, verdict.reason, log);
         return 'dead_letter';
       } catch (err) {
         const known = err instanceof AppError || isKafkaRetriable(err);
@@ -95,7 +98,7 @@ export class IngestConsumer {
         if (!known && unexpected >= this.options.maxUnexpectedAttempts) {
           log.error({ err }, 'ingest command failed repeatedly, dead-lettering');
           try {
-            await this.deadLetter(message, 'unexpected_error', log);
+            await this.deadLetter(source, 'unexpected_error', log);
             return 'dead_letter';
           } catch (deadLetterErr) {
             log.warn({ err: deadLetterErr }, 'dead letter failed, will retry');
@@ -173,19 +176,32 @@ export class IngestConsumer {
     }
   }
 
-  private async deadLetter(message: KafkaMessage, reason: string, log: Logger): Promise<void> {
-    await this.options.producer.send({
-      topic: this.options.topics.ingestDeadLetter,
-      acks: -1,
-      messages: [
-        {
-          key: message.key,
-          value: message.value,
-          headers: { ...message.headers, [HEADERS.deadLetterReason]: reason },
-        },
-      ],
-    });
+  /**
+   * Sends the command to the dead-letter topic with its reason. A command the ingest topic took can still be refused
+   * there (a lower size limit, or the added header tipping it over): then the dead letter goes without key and value,
+   * naming where the original is, so the partition still moves on and the operator still sees it.
+   */
+  private async deadLetter({ topic, partition, message }: Source, reason: string, log: Logger): Promise<void> {
+    const send = (key: Buffer | null, value: Buffer | null, headers: IHeaders) =>
+      this.options.producer.send({
+        topic: this.options.topics.ingestDeadLetter,
+        acks: -1,
+        messages: [{ key, value, headers }],
+      });
+    try {
+      await send(message.key, message.value, { ...message.headers, [HEADERS.deadLetterReason]: reason });
+    } catch (err) {
+      const rejection = messageRejection(err);
+      if (!rejection) throw err;
+      log.warn({ reason, rejection }, 'dead-letter topic refused the command, sending its coordinates instead');
+      await send(null, null, {
+        [HEADERS.deadLetterReason]: reason,
+        [HEADERS.deadLetterSource]: `${topic}/${partition}/${message.offset}`,
+      });
+    }
     log.warn({ reason }, 'ingest command dead-lettered');
+    // `invalid_command: data.clientId` names the fields; the metric keeps the kind only.
+    this.options.onDeadLetter?.(reason.split(':')[0] ?? reason);
   }
 
   /** Sleeps with exponential backoff and jitter, heartbeating so the group keeps this partition here. */
@@ -201,6 +217,9 @@ export class IngestConsumer {
   }
 }
 
-function isKafkaRetriable(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { retriable?: unknown }).retriable === true;
+/** A message and where it was read. */
+interface Source {
+  topic: string;
+  partition: number;
+  message: KafkaMessage;
 }

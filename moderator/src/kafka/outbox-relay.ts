@@ -1,11 +1,19 @@
 import { HEADERS } from '@vigil/proto';
-import type { Producer } from 'kafkajs';
+import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import { eventOf, type EventStore } from '../store/event-store';
+import type { DeadLetterStore } from '../store/dead-letter-store';
+import { eventOf, type EventDoc, type EventStore } from '../store/event-store';
+import { messageRejection } from './kafka-errors';
 
 export interface OutboxRelayOptions {
   store: EventStore;
-  producer: Producer;
+  deadLetters: DeadLetterStore;
+  /**
+   * Makes an idempotent producer with one request in flight; the relay owns it. A new one replaces it after the broker
+   * refused part of a request: kafkajs then rolls back the sequence numbers of every partition in the request, also of
+   * those the broker accepted, and the old producer would fail with OUT_OF_ORDER_SEQUENCE_NUMBER from then on.
+   */
+  createProducer: () => Producer;
   topic: string;
   log: Logger;
   /** Idle poll interval, milliseconds; `wake()` cuts it short after a local append. */
@@ -14,18 +22,30 @@ export interface OutboxRelayOptions {
   minGapMs: number;
   batchSize: number;
   onPublished?: (count: number) => void;
+  /** An event was set aside; `reason` is from a bounded set. */
+  onDeadLetter?: (reason: string) => void;
 }
 
 /**
  * Publishes unpublished events in `_id` order (which is stream order: see EventStore.stage) to the events topic, key =
  * stream, then marks them published. The producer is idempotent with one request in flight, so a batch lands in
  * order; a crash between send and mark publishes the same events again with the same ids, which consumers dedupe.
+ *
+ * No event can hold the outbox: when the broker refuses a batch because of a message in it (too large, invalid), the
+ * batch is sent again one event at a time, in order, so the refused events are found without blaming their
+ * neighbours (a batch can also be refused only for its total size, and then every event passes alone). An event
+ * refused alone is set aside (DeadLetterStore: recorded with its reason, out of the outbox, counted, logged without
+ * content) and the relay moves on. Later events of the same stream are still published: consumers need no event of a
+ * stream to act on a later one (the notifier builds webhook bodies from the projections, which include the refused
+ * event), so holding the stream would cost its tenant webhooks and gain nothing. Failures that are not about a
+ * message (broker away, authorization) set nothing aside: the batch is retried with backoff.
  */
 export class OutboxRelay {
   private running = false;
   private loop?: Promise<void>;
   private wakeUp?: () => void;
   private pending = false;
+  private producer?: Producer;
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
@@ -53,27 +73,84 @@ export class OutboxRelay {
     this.running = false;
     this.wakeUp?.();
     await this.loop;
+    await this.resetProducer();
   }
 
-  /** One batch; returns how many events it published. */
+  /** One batch; returns how many events it took out of the outbox (published or set aside). */
   async publishBatch(): Promise<number> {
-    const { store, producer, topic, batchSize } = this.options;
+    const { store, batchSize, log } = this.options;
     const docs = await store.unpublished(batchSize);
     if (docs.length === 0) return 0;
-    this.options.log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
-    await producer.send({
-      topic,
-      acks: -1,
-      messages: docs.map(eventOf).map((event) => ({
-        key: event.stream,
-        value: JSON.stringify(event),
-        headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type },
-      })),
-    });
+    log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
+    const messages = docs.map(toMessage);
+    try {
+      await this.send(messages);
+    } catch (err) {
+      if (!messageRejection(err)) throw err;
+      log.warn({ err, count: docs.length }, 'outbox batch refused by the broker, sending its events one by one');
+      await this.resetProducer();
+      return this.publishEach(docs, messages);
+    }
     await store.markPublished(docs.map((doc) => doc._id));
-    this.options.log.debug({ count: docs.length }, 'outbox batch published');
+    log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
     return docs.length;
+  }
+
+  /** Sends each event alone, in order, setting aside those the broker refuses. */
+  private async publishEach(docs: EventDoc[], messages: Message[]): Promise<number> {
+    const { store, log } = this.options;
+    const sent: string[] = [];
+    const flush = async () => {
+      await store.markPublished(sent);
+      this.options.onPublished?.(sent.length);
+      sent.length = 0;
+    };
+    for (const [index, doc] of docs.entries()) {
+      const message = messages[index]!;
+      try {
+        await this.send([message]);
+        sent.push(doc._id);
+        continue;
+      } catch (err) {
+        const reason = messageRejection(err);
+        // Not about this event: what went out so far is marked, the rest waits for the retry of the batch.
+        if (!reason) {
+          await flush();
+          throw err;
+        }
+        await this.resetProducer();
+        const bytes = Buffer.byteLength(message.value as string);
+        await this.options.deadLetters.setAside({ event: doc, reason, error: errorType(err), bytes });
+        // Ids, type, size and reason only: the event's content stays in the store.
+        log.error(
+          { eventId: doc._id, tenantId: doc.tenantId, stream: doc.stream, type: doc.type, bytes, reason },
+          'outbox event refused by the broker, set aside',
+        );
+        this.options.onDeadLetter?.(reason);
+      }
+    }
+    await flush();
+    return docs.length;
+  }
+
+  private async send(messages: Message[]): Promise<void> {
+    this.producer ??= await this.connectProducer();
+    await this.producer.send({ topic: this.options.topic, acks: -1, messages });
+  }
+
+  private async connectProducer(): Promise<Producer> {
+    const producer = this.options.createProducer();
+    await producer.connect();
+    return producer;
+  }
+
+  private async resetProducer(): Promise<void> {
+    const old = this.producer;
+    this.producer = undefined;
+    await old
+      ?.disconnect()
+      .catch((err: unknown) => this.options.log.warn({ err }, 'outbox producer disconnect failed'));
   }
 
   private async run(): Promise<void> {
@@ -105,4 +182,23 @@ export class OutboxRelay {
       this.wakeUp = undefined;
     }
   }
+}
+
+function toMessage(doc: EventDoc): Message {
+  const event = eventOf(doc);
+  return {
+    key: event.stream,
+    value: JSON.stringify(event),
+    headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type },
+  };
+}
+
+/** The broker's error name when there is one (`MESSAGE_TOO_LARGE`), else the error's class name. */
+function errorType(err: unknown): string {
+  for (let current: unknown = err, depth = 0; current && depth < 5; depth += 1) {
+    const { type } = current as { type?: unknown };
+    if (typeof type === 'string') return type;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return err instanceof Error ? err.name : 'unknown';
 }

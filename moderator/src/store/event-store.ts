@@ -12,7 +12,11 @@ const MARK_CHUNK = 16;
 /** Bound on re-projecting a stream that other writers keep extending (each round is one more write). */
 const CATCH_UP_ROUNDS = 8;
 
-export type EventDoc = DomainEvent & { _id: string; published: boolean };
+/**
+ * `published`: the relay is done with the event. `deadLetteredAt`: the broker refused it and it was set aside instead
+ * (see DeadLetterStore).
+ */
+export type EventDoc = DomainEvent & { _id: string; published: boolean; deadLetteredAt?: Date };
 
 export interface AppealDoc {
   _id: string;
@@ -61,6 +65,7 @@ export function eventOf(doc: Document): DomainEvent {
   const event: Document = { ...doc };
   delete event._id;
   delete event.published;
+  delete event.deadLetteredAt;
   return event as DomainEvent;
 }
 

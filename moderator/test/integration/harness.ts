@@ -11,6 +11,7 @@ import {
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
 import type { ModerationEngine } from '../../src/engine';
 import { grpcToken, testServers, uniqueName } from '../../../deploy/test-support';
@@ -32,6 +33,8 @@ export interface Harness {
   mongo: MongoClient;
   kafka: Kafka;
   topics: Topics;
+  /** The moderator's metrics. */
+  registry: Registry;
   /** Every log line the moderator wrote, raw. */
   logText(): string;
   close(): Promise<void>;
@@ -76,7 +79,8 @@ export async function startHarness(
     KNOWN_TENANT_TTL_MS: 60000,
     ...overrides,
   };
-  const moderator = await createModerator({ config, log, mongo, kafka, engine });
+  const registry = new Registry();
+  const moderator = await createModerator({ config, log, mongo, kafka, engine, registry });
   const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
   // No credentials of its own: `call` sends the token as metadata, so a test can also send none or a wrong one.
   const client = new ModerationService(`127.0.0.1:${moderator.grpcPort}`, grpc.credentials.createInsecure());
@@ -117,6 +121,7 @@ export async function startHarness(
     mongo,
     kafka,
     topics: topicNames(prefix),
+    registry,
     logText: () => logs,
     async close() {
       client.close();

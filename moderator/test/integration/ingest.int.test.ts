@@ -4,6 +4,7 @@ import { uniqueName, waitFor } from '../../../deploy/test-support';
 import pino from 'pino';
 import { createEngine, ProviderError } from '../../src/engine';
 import { OutboxRelay } from '../../src/kafka/outbox-relay';
+import { DeadLetterStore } from '../../src/store/dead-letter-store';
 import { EventStore, type EventDoc } from '../../src/store/event-store';
 import { content, startHarness, type Harness } from './harness';
 
@@ -122,6 +123,12 @@ describe('ingest consumer', () => {
     expect(reasons[2]).toBe('validation_error');
     expect(dead[0]?.value?.toString()).toBe('{not json');
     expect(await recordOf(tenantId, 'meta')).toBeNull();
+    const counted = await h.registry.getSingleMetric('moderator_ingest_dead_letters_total')?.get();
+    expect(Object.fromEntries(counted?.values.map((value) => [value.labels.reason, value.value]) ?? [])).toEqual({
+      invalid_json: 1,
+      invalid_command: 1,
+      validation_error: 1,
+    });
   });
 
   it('dead-letters commands for an unknown tenant as unknown_tenant, stores nothing for it, then moves on', async () => {
@@ -248,7 +255,8 @@ describe('outbox relay with a backlog', () => {
       await store.events.insertMany(docs.map((doc) => ({ ...doc, published: false })));
       const relay = new OutboxRelay({
         store,
-        producer,
+        deadLetters: new DeadLetterStore(db),
+        createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
         topic,
         log: pino({ level: 'silent' }),
         pollMs: 100,
@@ -256,6 +264,7 @@ describe('outbox relay with a backlog', () => {
         batchSize: 300,
       });
       expect(await relay.publishBatch()).toBe(300);
+      await relay.stop();
       expect(await store.events.countDocuments({ published: false })).toBe(0);
       const offsets = await admin.fetchTopicOffsets(topic);
       expect(offsets.map((offset) => Number(offset.high))).toEqual([300]);

@@ -1,11 +1,16 @@
-import { DomainEvent, WebhookCommand, type Topics, type WebhookEndpointDoc } from '@vigil/proto';
+import { DomainEvent, HEADERS, WebhookCommand, type Topics, type WebhookEndpointDoc } from '@vigil/proto';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { MongoError, MongoServerError } from 'mongodb';
 import type { Logger } from 'pino';
 import { randomUUID } from 'node:crypto';
 import { buildBody } from '../delivery/payload';
 import type { DeliveryScheduler } from '../delivery/scheduler';
 import { deliveryIdOf, subscribes, triggerOf, webhookIdOf } from '../domain/webhook-events';
+import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+
+/** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
+const ISOLATE_AFTER_ATTEMPTS = 5;
 
 export interface EventsConsumerOptions {
   kafka: Kafka;
@@ -13,6 +18,7 @@ export interface EventsConsumerOptions {
   sessionTimeoutMs: number;
   topics: Topics;
   store: DeliveryStore;
+  deadLetters: DeadLetterStore;
   log: Logger;
   /** New or re-opened deliveries exist. */
   onWork: () => void;
@@ -20,6 +26,8 @@ export interface EventsConsumerOptions {
   scheduler?: DeliveryScheduler;
   retryInitialMs?: number;
   retryMaxMs?: number;
+  /** A message was set aside; `reason` is from a bounded set. */
+  onDeadLetter?: (reason: string) => void;
 }
 
 class Stopping extends Error {}
@@ -62,7 +70,9 @@ export class EventsConsumer {
 
   /**
    * A batch is handled as a unit: its deliveries go in one insertMany, then one commit. Handling is idempotent, so a
-   * failure retries the whole batch (and a crash re-delivers it) without duplicates.
+   * failure retries the whole batch (and a crash re-delivers it) without duplicates. After a few failed attempts the
+   * batch is handled one message at a time: a message that still fails for a reason of its own (a tenant's bad data,
+   * not MongoDB being away) is set aside, so one tenant's failure never holds another's webhooks.
    */
   private async onBatch(payload: EachBatchPayload): Promise<void> {
     const { topic, partition, messages } = payload.batch;
@@ -73,10 +83,21 @@ export class EventsConsumer {
     for (let attempt = 0; ; attempt += 1) {
       if (this.stopping || !payload.isRunning() || payload.isStale()) throw new Stopping('consumer stopping');
       try {
+        const isolate = attempt >= ISOLATE_AFTER_ATTEMPTS;
         if (topic === this.options.topics.webhookCommands) {
-          for (const message of messages) await this.applyCommand(message.value?.toString() ?? '', log);
+          for (const message of messages) {
+            await this.isolated(isolate, topic, partition, message, log, () =>
+              this.applyCommand(topic, partition, message, log),
+            );
+          }
+        } else if (isolate) {
+          for (const message of messages) {
+            await this.isolated(true, topic, partition, message, log, () =>
+              this.fanOut(topic, partition, [message], log),
+            );
+          }
         } else {
-          await this.fanOut(messages, log);
+          await this.fanOut(topic, partition, messages, log);
         }
         await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
         // Without auto-resolve the fetch position only moves with resolved offsets.
@@ -92,14 +113,66 @@ export class EventsConsumer {
     }
   }
 
-  private async fanOut(messages: KafkaMessage[], log: Logger): Promise<void> {
+  /** Runs `work` for one message; when isolating, a failure of its own sets the message aside instead of throwing. */
+  private async isolated(
+    isolate: boolean,
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    log: Logger,
+    work: () => Promise<void>,
+  ): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (!isolate || isTransient(err)) throw err;
+      log.error({ err, offset: message.offset }, 'message failed after retries');
+      await this.setAside(topic, partition, message, 'processing_failed', log, err);
+    }
+  }
+
+  /** Records the message in `event_dead_letters` (ids and reason only), counts it and logs it without content. */
+  private async setAside(
+    topic: string,
+    partition: number,
+    message: KafkaMessage,
+    reason: string,
+    log: Logger,
+    err?: unknown,
+  ): Promise<void> {
+    const eventId = message.headers?.[HEADERS.eventId]?.toString();
+    const parsed = safeJson(message.value?.toString() ?? '') as { tenantId?: unknown; type?: unknown } | undefined;
+    const text = (value: unknown) => (typeof value === 'string' && value.length <= 200 ? value : undefined);
+    const letter: EventDeadLetter = {
+      _id: eventId ?? `${topic}/${partition}/${message.offset}`,
+      eventId,
+      tenantId: text(parsed?.tenantId),
+      eventType: text(parsed?.type),
+      topic,
+      partition,
+      offset: message.offset,
+      reason,
+      error: err instanceof Error ? err.name : undefined,
+    };
+    await this.options.deadLetters.setAside(letter);
+    log.warn({ eventId, tenantId: letter.tenantId, offset: message.offset, reason }, 'message set aside');
+    this.options.onDeadLetter?.(reason);
+  }
+
+  private async fanOut(topic: string, partition: number, messages: KafkaMessage[], log: Logger): Promise<void> {
     const { store } = this.options;
     const endpointsOf = new Map<string, Promise<WebhookEndpointDoc[]>>();
     const docs: DeliveryDoc[] = [];
+    // Set aside once the batch's other work held, so a batch retried for another reason records them once.
+    const invalid: KafkaMessage[] = [];
+    const setAsideInvalid = async () => {
+      for (const message of invalid) await this.setAside(topic, partition, message, 'invalid_event', log);
+    };
     for (const message of messages) {
       const parsed = DomainEvent.safeParse(safeJson(message.value?.toString() ?? ''));
       if (!parsed.success) {
         log.warn({ offset: message.offset, issues: parsed.error.issues.length }, 'event skipped: not a known event');
+        invalid.push(message);
         continue;
       }
       const event = parsed.data;
@@ -148,7 +221,7 @@ export class EventsConsumer {
     }
     // The same event twice in one batch (a re-publish) is one delivery.
     const unique = [...new Map(docs.map((doc) => [doc._id, doc])).values()];
-    if (unique.length === 0) return;
+    if (unique.length === 0) return setAsideInvalid();
     // Deliveries the local scheduler has room for are inserted already leased to it: no claim write needed.
     const { scheduler } = this.options;
     const local = new Set<string>();
@@ -174,13 +247,15 @@ export class EventsConsumer {
       else scheduler?.release(doc.endpointId);
     }
     log.info({ deliveries: unique.length, inserted: inserted.size }, 'deliveries created');
+    await setAsideInvalid();
     if ([...inserted].some((id) => !local.has(id))) this.options.onWork();
   }
 
-  private async applyCommand(raw: string, log: Logger): Promise<void> {
-    const parsed = WebhookCommand.safeParse(safeJson(raw));
+  private async applyCommand(topic: string, partition: number, message: KafkaMessage, log: Logger): Promise<void> {
+    const parsed = WebhookCommand.safeParse(safeJson(message.value?.toString() ?? ''));
     if (!parsed.success) {
       log.warn({ issues: parsed.error.issues.length }, 'command skipped: invalid');
+      await this.setAside(topic, partition, message, 'invalid_command', log);
       return;
     }
     const command = parsed.data;
@@ -218,4 +293,13 @@ function safeJson(raw: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * MongoDB out of reach (network, server selection, a retryable write): every message would fail alike, so the batch
+ * waits for it rather than setting messages aside.
+ */
+function isTransient(err: unknown): boolean {
+  if (!(err instanceof MongoError)) return false;
+  return !(err instanceof MongoServerError) || err.hasErrorLabel('RetryableWriteError');
 }

@@ -17,6 +17,7 @@ import {
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
+import { Registry } from 'prom-client';
 import { ulid } from 'ulid';
 import { testServers, uniqueName } from '../../../deploy/test-support';
 import { createNotifier, type Notifier, type NotifierConfig } from '../../src/app';
@@ -59,6 +60,8 @@ export interface World {
   db: Db;
   topics: Topics;
   notifier?: Notifier;
+  /** The notifier's metrics. */
+  registry: Registry;
   /** Starts the notifier in-process (with `overrides` over testConfig). */
   start(overrides?: Partial<Record<string, string>>): Promise<Notifier>;
   env: Record<string, string>;
@@ -90,6 +93,7 @@ export async function createWorld(): Promise<World> {
     db,
     topics,
     env,
+    registry: new Registry(),
     async start(overrides = {}) {
       const config: NotifierConfig = loadConfig({
         ...env,
@@ -97,7 +101,7 @@ export async function createWorld(): Promise<World> {
         MONGO_URL: servers.mongoUrl,
         KAFKA_BROKERS: servers.kafkaBrokers.join(','),
       });
-      world.notifier = await createNotifier({ config, log, mongo, kafka });
+      world.notifier = await createNotifier({ config, log, mongo, kafka, registry: world.registry });
       return world.notifier;
     },
     tenant: () => tenantIn(db, `ten_${ulid()}`),
