@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { COLLECTIONS, HEADERS, recordIdFor, recordStream, type Command } from '@vigil/proto';
 import type { Admin, Consumer, KafkaMessage } from 'kafkajs';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
@@ -74,8 +73,8 @@ const eventIdsOf = (messages: KafkaMessage[]) => new Set(messages.map((m) => m.h
 describe('outbox relay with an event the broker refuses', () => {
   it('sets the event aside with its reason, counts it, and keeps publishing other streams and its own later events', async () => {
     const published = await collectEvents();
-    const bad = `ten_${randomBytes(4).toString('hex')}`;
-    const others = [1, 2, 3].map(() => `ten_${randomBytes(4).toString('hex')}`);
+    const bad = await h.newTenant();
+    const others = await Promise.all([1, 2, 3].map(() => h.newTenant()));
 
     // The refused event shares a batch with good ones: the relay is paused while they are stored.
     await h.moderator.relay.stop();
@@ -166,7 +165,7 @@ describe('ingest consumer with a command the dead-letter topic refuses', () => {
   it('dead-letters its coordinates instead, counts it by reason, and applies the next command', async () => {
     await setTopicMaxBytes(2048, h.topics.ingestDeadLetter);
     const dead = await collectEvents(h.topics.ingestDeadLetter);
-    const tenantId = `ten_${randomBytes(4).toString('hex')}`;
+    const tenantId = await h.newTenant();
     const command = (clientId: string, text: string): Command => {
       const id = uniqueName('cmd');
       return {
