@@ -77,6 +77,7 @@ export type Methods =
   | 'listRecords'
   | 'getRecordEvents'
   | 'getUser'
+  | 'getUserEvents'
   | 'listUsers'
   | 'moderateRecordManually'
   | 'setUserStatus'

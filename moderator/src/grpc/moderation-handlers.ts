@@ -109,6 +109,9 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
         entity: request.entity,
         status: request.status,
         userId: request.userId,
+        newestFirst: request.newestFirst,
+        createdAfter: request.createdAfter,
+        createdBefore: request.createdBefore,
       });
       return { records: page.items.map(toRecordMessage), hasMore: page.hasMore };
     }),
@@ -117,6 +120,14 @@ export function createModerationHandlers({ service, queries, log }: HandlerDeps)
       const events = await queries.getRecordEvents(
         required(request.tenantId, 'tenant_id'),
         required(request.recordId, 'record_id'),
+      );
+      return { events: events.map(toStoredEvent) };
+    }),
+
+    GetUserEvents: unary(log, 'GetUserEvents', async (request) => {
+      const events = await queries.getUserEvents(
+        required(request.tenantId, 'tenant_id'),
+        required(request.userId, 'user_id'),
       );
       return { events: events.map(toStoredEvent) };
     }),
