@@ -2,6 +2,7 @@
 // `npm run up`: installs what is missing, starts Kafka and the MongoDB-wire server (data kept under .vigil/), the
 // moderator, notifier and gateway, creates a demo tenant with an API key, and prints where everything listens.
 // Ctrl-C stops everything. KAFKA_BROKERS / MONGO_URL point it at existing servers instead.
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -70,6 +71,8 @@ async function main() {
         HTTP_PORT: PORTS.gatewayHttp,
         ADMIN_PORT: PORTS.gatewayAdmin,
         MODERATOR_ADDRESS: `127.0.0.1:${PORTS.moderatorGrpc}`,
+        PUBLIC_URL: `http://127.0.0.1:${PORTS.gatewayHttp}`,
+        APPEAL_TOKEN_SECRET: localSecret(path.join(dataDir, 'appeal-secret.txt')),
       },
       logDir,
     ),
@@ -94,10 +97,25 @@ async function main() {
     if (key) fs.writeFileSync(keyFile, key + '\n', { mode: 0o600 });
   }
 
+  // A demo console member, created once; its password is kept next to the key (local runs only).
+  const memberFile = path.join(dataDir, 'demo-member.txt');
+  let member = fs.existsSync(memberFile) ? fs.readFileSync(memberFile, 'utf8').trim() : '';
+  if (!member) {
+    const out = await run(process.execPath, [cli, 'member', 'create', 'demo', 'demo@example.com', '--role', 'admin'], {
+      env: adminEnv,
+    }).catch(() => '');
+    const password = (out.match(/"password": "([^"]+)"/) || [])[1];
+    if (password) {
+      member = `demo@example.com ${password}`;
+      fs.writeFileSync(memberFile, member + '\n', { mode: 0o600 });
+    }
+  }
+
   process.stdout.write(
     [
       '',
       'Vigil is up.',
+      `  console             http://127.0.0.1:${PORTS.gatewayHttp}/console   sign in as ${member || '(no demo member; see npm run admin -- member create)'}`,
       `  API (gateway)       http://127.0.0.1:${PORTS.gatewayHttp}/api/v1   OpenAPI: http://127.0.0.1:${PORTS.gatewayHttp}/openapi.json`,
       `  moderator (gRPC)    127.0.0.1:${PORTS.moderatorGrpc}`,
       `  admin ports         gateway :${PORTS.gatewayAdmin}  moderator :${PORTS.moderatorAdmin}  notifier :${PORTS.notifierAdmin}  (/livez /readyz /metrics)`,
@@ -114,6 +132,13 @@ async function main() {
       '',
     ].join('\n'),
   );
+}
+
+/** A random secret kept in the run's data folder, so links handed out stay valid across restarts. */
+function localSecret(file) {
+  if (!fs.existsSync(file))
+    fs.writeFileSync(file, crypto.randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
+  return fs.readFileSync(file, 'utf8').trim();
 }
 
 main().catch((err) => {
