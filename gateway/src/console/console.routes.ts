@@ -582,8 +582,9 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
 
   router.get('/users/:id', async (ctx) => {
     const id = param(ctx, 'id');
-    const [user, history, records, appeals] = await Promise.all([
-      deps.moderator.call('getUser', { tenantId: tenant(ctx), userId: id }, call.requestId(ctx)),
+    // The user first: another tenant's user is a plain 404, whichever of the other reads would have failed first.
+    const user = await deps.moderator.call('getUser', { tenantId: tenant(ctx), userId: id }, call.requestId(ctx));
+    const [history, records, appeals] = await Promise.all([
       deps.moderator.call('getUserEvents', { tenantId: tenant(ctx), userId: id }, call.requestId(ctx)),
       deps.moderator.call(
         'listRecords',
