@@ -33,4 +33,14 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-unsafe-call': 'off',
     },
   },
+  {
+    // The console's browser script: plain JavaScript, linted without type information, with browser globals.
+    files: ['gateway/assets/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      sourceType: 'script',
+      globals: require('globals').browser,
+    },
+  },
 );

@@ -3,6 +3,7 @@
 // moderator, notifier and gateway, creates a demo tenant with an API key, and prints where everything listens.
 // Ctrl-C stops everything. KAFKA_BROKERS / MONGO_URL point it at existing servers instead. Every port binds 127.0.0.1
 // (HTTP_HOST=0.0.0.0 opens the API to the network); the moderator takes only calls with this run's random token.
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
@@ -24,6 +25,7 @@ function startService(name, env, logDir) {
     stdio: ['ignore', log, log],
   });
   fs.closeSync(log);
+  child.serviceName = name;
   return child;
 }
 
@@ -33,6 +35,56 @@ async function ready(port) {
     return res.status === 200;
   } catch {
     return false;
+  }
+}
+
+/** Starts the three services and waits for each to be ready; throws if one exits or never gets ready. */
+async function startServices({ common, grpcToken, children, dataDir, logDir }) {
+  children.push(
+    startService(
+      'moderator',
+      {
+        ...common,
+        GRPC_HOST: '127.0.0.1',
+        GRPC_PORT: PORTS.moderatorGrpc,
+        ADMIN_PORT: PORTS.moderatorAdmin,
+        MODERATOR_GRPC_TOKEN: grpcToken,
+      },
+      logDir,
+    ),
+  );
+  children.push(startService('notifier', { ...common, ADMIN_PORT: PORTS.notifierAdmin }, logDir));
+  children.push(
+    startService(
+      'gateway',
+      {
+        ...common,
+        HTTP_HOST: process.env.HTTP_HOST || '127.0.0.1',
+        HTTP_PORT: PORTS.gatewayHttp,
+        ADMIN_PORT: PORTS.gatewayAdmin,
+        MODERATOR_ADDRESS: `127.0.0.1:${PORTS.moderatorGrpc}`,
+        MODERATOR_GRPC_TOKEN: grpcToken,
+        PUBLIC_URL: `http://127.0.0.1:${PORTS.gatewayHttp}`,
+        APPEAL_TOKEN_SECRET: localSecret(path.join(dataDir, 'appeal-secret.txt')),
+      },
+      logDir,
+    ),
+  );
+  for (const [name, port] of [
+    ['moderator', PORTS.moderatorAdmin],
+    ['notifier', PORTS.notifierAdmin],
+    ['gateway', PORTS.gatewayAdmin],
+  ]) {
+    const child = children.find((c) => c.serviceName === name);
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null)
+          throw new Error(`${name} exited with ${child.exitCode}; see ${logDir}/${name}.log`);
+        return ready(port);
+      },
+      { timeoutMs: 60000, what: `${name} readiness (see ${logDir}/${name}.log)` },
+    );
+    say(`${name} ready`);
   }
 }
 
@@ -64,41 +116,12 @@ async function main() {
   process.on('SIGINT', () => stopAll().then(() => process.exit(0)));
   process.on('SIGTERM', () => stopAll().then(() => process.exit(0)));
 
-  children.push(
-    startService(
-      'moderator',
-      {
-        ...common,
-        GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: PORTS.moderatorGrpc,
-        ADMIN_PORT: PORTS.moderatorAdmin,
-        MODERATOR_GRPC_TOKEN: grpcToken,
-      },
-      logDir,
-    ),
-  );
-  children.push(startService('notifier', { ...common, ADMIN_PORT: PORTS.notifierAdmin }, logDir));
-  children.push(
-    startService(
-      'gateway',
-      {
-        ...common,
-        HTTP_HOST: process.env.HTTP_HOST || '127.0.0.1',
-        HTTP_PORT: PORTS.gatewayHttp,
-        ADMIN_PORT: PORTS.gatewayAdmin,
-        MODERATOR_ADDRESS: `127.0.0.1:${PORTS.moderatorGrpc}`,
-        MODERATOR_GRPC_TOKEN: grpcToken,
-      },
-      logDir,
-    ),
-  );
-  for (const [name, port] of [
-    ['moderator', PORTS.moderatorAdmin],
-    ['notifier', PORTS.notifierAdmin],
-    ['gateway', PORTS.gatewayAdmin],
-  ]) {
-    await waitUntil(() => ready(port), { timeoutMs: 60000, what: `${name} readiness (see ${logDir}/${name}.log)` });
-    say(`${name} ready`);
+  try {
+    await startServices({ common, grpcToken, children, dataDir, logDir });
+  } catch (err) {
+    // A service that cannot start (a port still held, a bad setting) leaves nothing else running.
+    await stopAll();
+    throw err;
   }
 
   const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
@@ -112,10 +135,25 @@ async function main() {
     if (key) fs.writeFileSync(keyFile, key + '\n', { mode: 0o600 });
   }
 
+  // A demo console member, created once; its password is kept next to the key (local runs only).
+  const memberFile = path.join(dataDir, 'demo-member.txt');
+  let member = fs.existsSync(memberFile) ? fs.readFileSync(memberFile, 'utf8').trim() : '';
+  if (!member) {
+    const out = await run(process.execPath, [cli, 'member', 'create', 'demo', 'demo@example.com', '--role', 'admin'], {
+      env: adminEnv,
+    }).catch(() => '');
+    const password = (out.match(/"password": "([^"]+)"/) || [])[1];
+    if (password) {
+      member = `demo@example.com ${password}`;
+      fs.writeFileSync(memberFile, member + '\n', { mode: 0o600 });
+    }
+  }
+
   process.stdout.write(
     [
       '',
       'Vigil is up.',
+      `  console             http://127.0.0.1:${PORTS.gatewayHttp}/console   sign in as ${member || '(no demo member; see npm run admin -- member create)'}`,
       `  API (gateway)       http://127.0.0.1:${PORTS.gatewayHttp}/api/v1   OpenAPI: http://127.0.0.1:${PORTS.gatewayHttp}/openapi.json`,
       `  moderator (gRPC)    127.0.0.1:${PORTS.moderatorGrpc}  (token-protected; the gateway holds this run's token)`,
       `  admin ports         gateway :${PORTS.gatewayAdmin}  moderator :${PORTS.moderatorAdmin}  notifier :${PORTS.notifierAdmin}  (/livez /readyz /metrics)`,
@@ -132,6 +170,13 @@ async function main() {
       '',
     ].join('\n'),
   );
+}
+
+/** A random secret kept in the run's data folder, so links handed out stay valid across restarts. */
+function localSecret(file) {
+  if (!fs.existsSync(file))
+    fs.writeFileSync(file, crypto.randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
+  return fs.readFileSync(file, 'utf8').trim();
 }
 
 main().catch((err) => {

@@ -3,7 +3,10 @@ import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Topics } from '@vigil/proto';
+import { AppealLinks, AppealTokens } from './appeal/appeal-token';
+import { appealRoutes as appealPageRoutes } from './appeal/appeal.routes';
 import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
+import { consoleRoutes } from './console/console.routes';
 import type { ModeratorClient } from './grpc/moderator-client';
 import { ApiRouter } from './http/api-router';
 import { errorHandler } from './http/error-handler';
@@ -23,6 +26,7 @@ import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
 import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
+import { MemberStore } from './store/member-store';
 import { WebhookStore } from './store/webhook-store';
 
 export const API_PREFIX = '/api/v1';
@@ -46,6 +50,16 @@ export interface AppDeps {
     /** `WEBHOOK_ALLOWED_CIDRS`. */
     webhookAllowedCidrs: readonly string[];
     webhookMaxEndpointsPerTenant: number;
+    /** `PUBLIC_URL`: base of the links handed to end users. */
+    publicUrl?: string;
+    /** `APPEAL_TOKEN_SECRET`; appeal links and the appeal page are off without it. */
+    appealTokenSecret?: string;
+    appealTokenTtlSeconds?: number;
+    appealPagePerMinute?: number;
+    consoleSessionTtlSeconds?: number;
+    consoleLockoutAttempts?: number;
+    consoleLockoutSeconds?: number;
+    consoleSignInPerMinute?: number;
   };
 }
 
@@ -72,6 +86,10 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
   app.on('error', (err: unknown) => deps.log.error({ err }, 'unhandled http error'));
 
+  const { settings } = deps;
+  const appealTokens = settings.appealTokenSecret
+    ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds ?? 2592000)
+    : undefined;
   const routeDeps: RouteDeps = {
     moderator: deps.moderator,
     commands: deps.commands,
@@ -83,7 +101,22 @@ export function createApp(deps: AppDeps): Koa {
       ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}),
     }),
     maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
+    appealLinks: new AppealLinks(appealTokens, settings.publicUrl ?? 'http://localhost:8080'),
   };
+  const consoleRouter = consoleRoutes(
+    { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },
+    {
+      sessionTtlSeconds: settings.consoleSessionTtlSeconds ?? 28800,
+      lockoutAttempts: settings.consoleLockoutAttempts ?? 5,
+      lockoutSeconds: settings.consoleLockoutSeconds ?? 900,
+      signInPerMinute: settings.consoleSignInPerMinute ?? 20,
+      bodyLimitBytes: settings.bodyLimitBytes,
+    },
+  );
+  const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, {
+    perMinute: settings.appealPagePerMinute ?? 30,
+    bodyLimitBytes: 16 * 1024,
+  });
   const api = new ApiRouter(API_PREFIX, deps.settings.bodyLimitBytes);
   moderateRoutes(api, routeDeps);
   ingestRoutes(api, routeDeps);
@@ -131,6 +164,8 @@ export function createApp(deps: AppDeps): Koa {
     }
     await authenticate(ctx, () => limit(ctx, next));
   });
+  app.use(consoleRouter.routes());
+  app.use(appealPage.routes());
   app.use(api.router.routes());
   app.use(
     api.router.allowedMethods({

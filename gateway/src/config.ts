@@ -86,6 +86,31 @@ const schema = z.object({
   WEBHOOK_MAX_ENDPOINTS_PER_TENANT: z.coerce.number().int().min(1).max(1000).default(10),
   /** Whether to trust X-Forwarded-* headers (behind an ingress). Default false. */
   TRUST_PROXY: bool.default(false),
+  /** Console sessions end this long after sign-in, seconds. Default 28800 (8 hours). */
+  CONSOLE_SESSION_TTL_S: z.coerce.number().int().min(60).max(604800).default(28800),
+  /** Failed console sign-ins in a row that lock a member out for CONSOLE_LOCKOUT_S. Default 5. */
+  CONSOLE_LOCKOUT_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
+  /** How long a member stays locked out after CONSOLE_LOCKOUT_ATTEMPTS failures, seconds. Default 900. */
+  CONSOLE_LOCKOUT_S: z.coerce.number().int().min(1).max(86400).default(900),
+  /** Console sign-in attempts per client address per minute (any email); 0 disables the limit. Default 20. */
+  CONSOLE_SIGN_IN_PER_MINUTE: z.coerce.number().int().min(0).default(20),
+  /**
+   * Public base URL of this gateway, used to build absolute links handed to end users (`appealUrl`). Default
+   * http://localhost:8080.
+   */
+  PUBLIC_URL: z
+    .url({ protocol: /^https?$/ })
+    .default('http://localhost:8080')
+    .transform((value) => value.replace(/\/+$/, '')),
+  /**
+   * Secret (at least 32 characters) that signs appeal links; rotating it invalidates every link handed out. Unset
+   * turns appeal links and the public appeal page off.
+   */
+  APPEAL_TOKEN_SECRET: z.string().min(32).optional(),
+  /** How long an appeal link stays valid after it was handed out, seconds. Default 2592000 (30 days). */
+  APPEAL_TOKEN_TTL_S: z.coerce.number().int().min(60).max(31536000).default(2592000),
+  /** Requests to the public appeal page per client address per minute; 0 disables the limit. Default 30. */
+  APPEAL_PAGE_PER_MINUTE: z.coerce.number().int().min(0).default(30),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });

@@ -14,6 +14,7 @@ import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
 import { installShutdown } from './platform/shutdown';
+import { MemberStore } from './store/member-store';
 import { TenantStore } from './store/tenant-store';
 import { WebhookStore } from './store/webhook-store';
 
@@ -73,6 +74,14 @@ async function main(): Promise<void> {
       trustProxy: config.TRUST_PROXY,
       webhookAllowedCidrs: config.WEBHOOK_ALLOWED_CIDRS,
       webhookMaxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
+      publicUrl: config.PUBLIC_URL,
+      appealTokenSecret: config.APPEAL_TOKEN_SECRET,
+      appealTokenTtlSeconds: config.APPEAL_TOKEN_TTL_S,
+      appealPagePerMinute: config.APPEAL_PAGE_PER_MINUTE,
+      consoleSessionTtlSeconds: config.CONSOLE_SESSION_TTL_S,
+      consoleLockoutAttempts: config.CONSOLE_LOCKOUT_ATTEMPTS,
+      consoleLockoutSeconds: config.CONSOLE_LOCKOUT_S,
+      consoleSignInPerMinute: config.CONSOLE_SIGN_IN_PER_MINUTE,
     },
   });
   // Koa's callback returns a promise that never rejects (errors go to the error handler).
@@ -84,7 +93,9 @@ async function main(): Promise<void> {
   // Dependencies connect in the background: the process is live at once and ready once they answer.
   void mongo
     .connect()
-    .then(() => Promise.all([tenants.ensureIndexes(), new WebhookStore(db).ensureIndexes()]))
+    .then(() =>
+      Promise.all([tenants.ensureIndexes(), new WebhookStore(db).ensureIndexes(), new MemberStore(db).ensureIndexes()]),
+    )
     .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
   void ensureTopics(kafka, [topics.ingest, topics.webhookCommands], config.KAFKA_TOPIC_PARTITIONS)
     .then(() => commands.connect())

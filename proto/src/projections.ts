@@ -69,6 +69,8 @@ export const COLLECTIONS = {
   webhookEndpoints: 'webhook_endpoints',
   rules: 'rules',
   settings: 'settings',
+  consoleMembers: 'console_members',
+  consoleSessions: 'console_sessions',
   // moderator
   events: 'events',
   records: 'records',

@@ -1,17 +1,22 @@
 import { MongoClient } from 'mongodb';
 import { z } from 'zod';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../console/password';
+import { MemberStore } from '../store/member-store';
 import { TenantStore, isDuplicateKey } from '../store/tenant-store';
 
 /**
- * Operator CLI for tenants and API keys (`npm run admin -- <command>`). Reads MONGO_URL and MONGO_DB. A new key is
- * printed once and only its hash is stored.
+ * Operator CLI for tenants, API keys and console members (`npm run admin -- <command>`). Reads MONGO_URL and
+ * MONGO_DB. A new key or generated password is printed once and only its hash is stored.
  */
 const USAGE = `usage:
   tenant create <name>
   tenant list
   key create <tenantId|name>
   key list <tenantId|name>
-  key revoke <keyId>`;
+  key revoke <keyId>
+  member create <tenantId|name> <email> [--role moderator|admin] [--password-stdin]
+  member list <tenantId|name>
+  member remove <memberId>`;
 
 const env = z.object({ MONGO_URL: z.string().min(1), MONGO_DB: z.string().min(1).default('vigil') }).parse(process.env);
 
@@ -21,8 +26,88 @@ function out(value: unknown): void {
 
 class UsageError extends Error {}
 
-async function run(store: TenantStore, args: string[]): Promise<void> {
+const EMAIL = z.email().max(320);
+
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text.replace(/\r?\n$/, '');
+}
+
+/** `--name value` out of the arguments; the rest stay positional. */
+function option(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  if (index === -1) return undefined;
+  const value = args[index + 1];
+  args.splice(index, 2);
+  return value;
+}
+
+async function member(store: TenantStore, members: MemberStore, verb: string | undefined, args: string[]) {
+  const passwordFromStdin = args.includes('--password-stdin');
+  if (passwordFromStdin) args.splice(args.indexOf('--password-stdin'), 1);
+  const role = option(args, '--role') ?? 'moderator';
+  const [arg, email] = args;
+  switch (verb) {
+    case 'create': {
+      if (!arg || !email) throw new UsageError('a tenant id or name and an email are required');
+      if (role !== 'moderator' && role !== 'admin') throw new UsageError('--role is moderator or admin');
+      if (!EMAIL.safeParse(email).success) throw new UsageError('the email is not valid');
+      const tenant = await store.findTenant(arg);
+      if (!tenant) throw new UsageError(`no tenant "${arg}"`);
+      const password = passwordFromStdin ? await readStdin() : generatePassword();
+      if (password.length < MIN_PASSWORD_LENGTH || password.length > MAX_PASSWORD_LENGTH) {
+        throw new UsageError(`the password must be ${MIN_PASSWORD_LENGTH}–${MAX_PASSWORD_LENGTH} characters`);
+      }
+      try {
+        const doc = await members.createMember({
+          tenantId: tenant._id,
+          email,
+          role: role,
+          passwordHash: await hashPassword(password),
+        });
+        out({
+          id: doc._id,
+          tenantId: tenant._id,
+          email: doc.email,
+          role: doc.role,
+          ...(passwordFromStdin ? {} : { password, note: 'store this password now: it is not shown again' }),
+        });
+      } catch (err) {
+        if (isDuplicateKey(err)) throw new UsageError('a member with this email exists already');
+        throw err;
+      }
+      return;
+    }
+    case 'list': {
+      if (!arg) throw new UsageError('a tenant id or name is required');
+      const tenant = await store.findTenant(arg);
+      if (!tenant) throw new UsageError(`no tenant "${arg}"`);
+      out(
+        (await members.listMembers(tenant._id)).map((m) => ({
+          id: m._id,
+          email: m.email,
+          role: m.role,
+          createdAt: m.createdAt,
+          lockedUntil: m.lockedUntil ?? null,
+        })),
+      );
+      return;
+    }
+    case 'remove': {
+      if (!arg) throw new UsageError('a member id is required');
+      if (!(await members.removeMember(arg))) throw new UsageError(`no member "${arg}"`);
+      out({ id: arg, removed: true });
+      return;
+    }
+    default:
+      throw new UsageError(USAGE);
+  }
+}
+
+async function run(store: TenantStore, members: MemberStore, args: string[]): Promise<void> {
   const [noun, verb, arg] = args;
+  if (noun === 'member') return member(store, members, verb, args.slice(2));
   const command = `${noun ?? ''} ${verb ?? ''}`;
   switch (command) {
     case 'tenant create': {
@@ -77,8 +162,10 @@ async function main(): Promise<void> {
   try {
     await client.connect();
     const store = new TenantStore(client.db(env.MONGO_DB));
+    const members = new MemberStore(client.db(env.MONGO_DB));
     await store.ensureIndexes();
-    await run(store, process.argv.slice(2));
+    await members.ensureIndexes();
+    await run(store, members, process.argv.slice(2));
   } finally {
     await client.close();
   }

@@ -106,6 +106,7 @@ export type Methods =
   | 'listRecords'
   | 'getRecordEvents'
   | 'getUser'
+  | 'getUserEvents'
   | 'listUsers'
   | 'moderateRecordManually'
   | 'setUserStatus'

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Topics } from '@vigil/proto';
+import type { AppealLinks } from '../appeal/appeal-token';
 import type { Principal } from '../auth/api-key-auth';
 import type { ModeratorClient } from '../grpc/moderator-client';
 import type { OutgoingCommand } from '../kafka/command-producer';
@@ -17,6 +18,7 @@ export interface RouteDeps {
   endpointUrls: EndpointUrlGuard;
   /** Webhook endpoints per tenant at most. */
   maxEndpointsPerTenant: number;
+  appealLinks: AppealLinks;
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

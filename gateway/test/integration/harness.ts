@@ -5,7 +5,9 @@ import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { topicNames, type Topics } from '@vigil/proto';
-import { createApp } from '../../src/app';
+import { createApp, type AppDeps } from '../../src/app';
+import { hashPassword } from '../../src/console/password';
+import { MemberStore, type MemberRole } from '../../src/store/member-store';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
 import { createModerationClient, ModeratorClient } from '../../src/grpc/moderator-client';
 import { CommandProducer } from '../../src/kafka/command-producer';
@@ -33,6 +35,8 @@ export interface GatewayOptions {
   resolveHost?: ResolveHost;
   /** Create the topics before starting (skip when Kafka is unreachable on purpose). */
   createTopics?: boolean;
+  /** Console and appeal page settings (AppDeps.settings); appeal links use a test secret by default. */
+  console?: Partial<AppDeps['settings']>;
 }
 
 export interface Gateway {
@@ -41,8 +45,11 @@ export interface Gateway {
   topics: Topics;
   tenants: TenantStore;
   kafka: Kafka;
+  members: MemberStore;
   /** A fresh tenant and one of its keys. */
   newTenant(): Promise<{ tenantId: string; key: string; keyId: string }>;
+  /** A console member of a tenant, with a known password. */
+  newMember(tenantId: string, role?: MemberRole): Promise<{ id: string; email: string; password: string }>;
   request(
     method: string,
     path: string,
@@ -138,6 +145,8 @@ async function compose(
   const moderator = new ModeratorClient(grpcClient, { moderateMs: options.moderateTimeoutMs ?? 5000, defaultMs: 5000 });
   const tenants = new TenantStore(db);
   await tenants.ensureIndexes();
+  const members = new MemberStore(db);
+  await members.ensureIndexes();
   const authenticator = new ApiKeyAuthenticator(tenants, { ttlMs: 30000, maxEntries: 1000 });
   const app = createApp({
     log,
@@ -154,6 +163,8 @@ async function compose(
       // Tests run their webhook receivers on this machine.
       webhookAllowedCidrs: options.webhookAllowedCidrs ?? ['127.0.0.0/8', '::1/128'],
       webhookMaxEndpointsPerTenant: options.webhookMaxEndpointsPerTenant ?? 10,
+      appealTokenSecret: 'test-appeal-secret-of-at-least-32-characters',
+      ...options.console,
     },
     resolveHost: options.resolveHost ?? testResolve,
   });
@@ -169,6 +180,13 @@ async function compose(
     topics,
     tenants,
     kafka,
+    members,
+    async newMember(tenantId, role = 'moderator') {
+      const email = `${uniqueName('m')}@example.com`;
+      const password = `pw-${uniqueName('p')}`;
+      const doc = await members.createMember({ tenantId, email, role, passwordHash: await hashPassword(password) });
+      return { id: doc._id, email, password };
+    },
     async newTenant() {
       const tenant = await tenants.createTenant(uniqueName('tenant'));
       const { doc, key } = await tenants.createKey(tenant._id);

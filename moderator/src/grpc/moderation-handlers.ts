@@ -119,6 +119,9 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
         entity: request.entity,
         status: request.status,
         userId: request.userId,
+        newestFirst: request.newestFirst,
+        createdAfter: request.createdAfter,
+        createdBefore: request.createdBefore,
       });
       return { records: page.items.map(toRecordMessage), hasMore: page.hasMore };
     }),
@@ -127,6 +130,14 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       const events = await queries.getRecordEvents(
         required(request.tenantId, 'tenant_id'),
         required(request.recordId, 'record_id'),
+      );
+      return { events: events.map(toStoredEvent) };
+    }),
+
+    GetUserEvents: unary(log, tenants, 'GetUserEvents', async (request) => {
+      const events = await queries.getUserEvents(
+        required(request.tenantId, 'tenant_id'),
+        required(request.userId, 'user_id'),
       );
       return { events: events.map(toStoredEvent) };
     }),

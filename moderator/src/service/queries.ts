@@ -1,4 +1,5 @@
-import { recordStream, type DomainEvent } from '@vigil/proto';
+import { encodeTime } from 'ulid';
+import { recordStream, userStream, type DomainEvent } from '@vigil/proto';
 import type { Collection, Filter } from 'mongodb';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
@@ -11,6 +12,8 @@ export interface PageRequest {
   limit: number;
   startingAfter?: string;
   endingBefore?: string;
+  /** Walk from the newest document: `startingAfter` then moves towards older ones, `endingBefore` towards newer. */
+  newestFirst?: boolean;
 }
 
 export interface Page<T> {
@@ -20,6 +23,26 @@ export interface Page<T> {
 
 type UserView = UserState & { flaggedRecordsCount: number };
 type Sortable = { _id: string; tenantId: string; sort: string };
+
+/**
+ * `sort` is the ULID of a document's first event, so a time bound is a bound on `sort`: the ULID prefix of the
+ * instant (10 characters of milliseconds) padded with the smallest or largest randomness. It goes through the
+ * `tenant_sort` index like the cursors do.
+ */
+export function sortBounds(createdAfter?: string, createdBefore?: string): { $gte?: string; $lt?: string } {
+  const bound: { $gte?: string; $lt?: string } = {};
+  const instant = (value: string, path: string): number => {
+    const ms = Date.parse(value);
+    if (!Number.isFinite(ms) || ms < 0 || ms > 281474976710655) {
+      throw new ValidationError(`${path} must be an ISO 8601 instant`, { path });
+    }
+    return ms;
+  };
+  if (createdAfter !== undefined) bound.$gte = encodeTime(instant(createdAfter, 'created_after'), 10) + '0'.repeat(16);
+  if (createdBefore !== undefined)
+    bound.$lt = encodeTime(instant(createdBefore, 'created_before'), 10) + '0'.repeat(16);
+  return bound;
+}
 
 /**
  * Cursor pagination over `sort` (time-ordered id of a document's first event), oldest first as Iffy does. With
@@ -37,18 +60,24 @@ async function page<T extends Sortable>(
     throw new ValidationError('limit must be between 1 and 100', { path: 'limit' });
   }
   const cursorId = request.startingAfter ?? request.endingBefore;
+  // `forward`: in the order of the page asked for; `ascending`: in the order of `sort`.
   const forward = request.startingAfter !== undefined || request.endingBefore === undefined;
+  const ascending = forward !== (request.newestFirst === true);
   return guarded(async () => {
     const query = { ...filter, tenantId } as Filter<T>;
     if (cursorId !== undefined) {
       const cursor = await collection.findOne({ _id: cursorId, tenantId } as Filter<T>, { projection: { sort: 1 } });
       const name = request.startingAfter !== undefined ? 'starting_after' : 'ending_before';
       if (!cursor) throw new ValidationError(`invalid ${name} cursor`, { path: name });
-      Object.assign(query, { sort: forward ? { $gt: cursor.sort } : { $lt: cursor.sort } });
+      // A time bound on the same side stays: both hold ($gt next to $gte; the smaller $lt wins).
+      const bounds = { ...((query as { sort?: { $gte?: string; $lt?: string } }).sort ?? {}) };
+      if (ascending) Object.assign(bounds, { $gt: cursor.sort });
+      else bounds.$lt = bounds.$lt !== undefined && bounds.$lt < cursor.sort ? bounds.$lt : cursor.sort;
+      Object.assign(query, { sort: bounds });
     }
     const found = (await collection
       .find(query)
-      .sort({ sort: forward ? 1 : -1 })
+      .sort({ sort: ascending ? 1 : -1 })
       .limit(limit + 1)
       .toArray()) as T[];
     const hasMore = found.length > limit;
@@ -68,9 +97,18 @@ export class Queries {
 
   async listRecords(
     tenantId: string,
-    request: PageRequest & { clientId?: string; entity?: string; status?: string; userId?: string },
+    request: PageRequest & {
+      clientId?: string;
+      entity?: string;
+      status?: string;
+      userId?: string;
+      createdAfter?: string;
+      createdBefore?: string;
+    },
   ): Promise<Page<RecordState>> {
     const filter: Filter<RecordState> = { deleted: false };
+    const bounds = sortBounds(request.createdAfter, request.createdBefore);
+    if (Object.keys(bounds).length > 0) filter.sort = bounds;
     if (request.clientId !== undefined) filter.clientId = request.clientId;
     if (request.entity !== undefined) filter.entity = request.entity;
     if (request.status !== undefined) {
@@ -92,6 +130,12 @@ export class Queries {
   async getRecordEvents(tenantId: string, recordId: string): Promise<DomainEvent[]> {
     const events = await this.store.readStream(recordStream(recordId), tenantId);
     if (events.length === 0) throw new NotFoundError('record not found');
+    return events;
+  }
+
+  async getUserEvents(tenantId: string, userId: string): Promise<DomainEvent[]> {
+    const events = await this.store.readStream(userStream(userId), tenantId);
+    if (events.length === 0) throw new NotFoundError('user not found');
     return events;
   }
 

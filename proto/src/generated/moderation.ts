@@ -8,6 +8,8 @@ import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, D
 import type { GetRecordEventsRequest as _vigil_moderation_v1_GetRecordEventsRequest, GetRecordEventsRequest__Output as _vigil_moderation_v1_GetRecordEventsRequest__Output } from './vigil/moderation/v1/GetRecordEventsRequest';
 import type { GetRecordEventsResponse as _vigil_moderation_v1_GetRecordEventsResponse, GetRecordEventsResponse__Output as _vigil_moderation_v1_GetRecordEventsResponse__Output } from './vigil/moderation/v1/GetRecordEventsResponse';
 import type { GetRecordRequest as _vigil_moderation_v1_GetRecordRequest, GetRecordRequest__Output as _vigil_moderation_v1_GetRecordRequest__Output } from './vigil/moderation/v1/GetRecordRequest';
+import type { GetUserEventsRequest as _vigil_moderation_v1_GetUserEventsRequest, GetUserEventsRequest__Output as _vigil_moderation_v1_GetUserEventsRequest__Output } from './vigil/moderation/v1/GetUserEventsRequest';
+import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsResponse, GetUserEventsResponse__Output as _vigil_moderation_v1_GetUserEventsResponse__Output } from './vigil/moderation/v1/GetUserEventsResponse';
 import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from './vigil/moderation/v1/GetUserRequest';
 import type { ListAppealsRequest as _vigil_moderation_v1_ListAppealsRequest, ListAppealsRequest__Output as _vigil_moderation_v1_ListAppealsRequest__Output } from './vigil/moderation/v1/ListAppealsRequest';
 import type { ListAppealsResponse as _vigil_moderation_v1_ListAppealsResponse, ListAppealsResponse__Output as _vigil_moderation_v1_ListAppealsResponse__Output } from './vigil/moderation/v1/ListAppealsResponse';
@@ -40,6 +42,8 @@ export interface ProtoGrpcType {
         GetRecordEventsRequest: MessageTypeDefinition<_vigil_moderation_v1_GetRecordEventsRequest, _vigil_moderation_v1_GetRecordEventsRequest__Output>
         GetRecordEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetRecordEventsResponse, _vigil_moderation_v1_GetRecordEventsResponse__Output>
         GetRecordRequest: MessageTypeDefinition<_vigil_moderation_v1_GetRecordRequest, _vigil_moderation_v1_GetRecordRequest__Output>
+        GetUserEventsRequest: MessageTypeDefinition<_vigil_moderation_v1_GetUserEventsRequest, _vigil_moderation_v1_GetUserEventsRequest__Output>
+        GetUserEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetUserEventsResponse, _vigil_moderation_v1_GetUserEventsResponse__Output>
         GetUserRequest: MessageTypeDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_GetUserRequest__Output>
         ListAppealsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsRequest__Output>
         ListAppealsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsResponse__Output>

@@ -8,7 +8,7 @@ import { actorOf, principalOf, requestIdOf, type RouteDeps, idParam } from '../d
 import { parseMetadata } from '../shared/paging.schema';
 import { CreateAppealBody, ListUsersQuery, UserData, UserList, UserStatusBody, type UserView } from './users.schema';
 
-export function toUserView(user: RpcResponse<'getUser'>): z.infer<typeof UserView> {
+export function toUserView(user: RpcResponse<'getUser'>, appealUrl: string | null): z.infer<typeof UserView> {
   return {
     id: user.id,
     clientId: user.clientId,
@@ -22,12 +22,16 @@ export function toUserView(user: RpcResponse<'getUser'>): z.infer<typeof UserVie
     actionStatusCreatedAt: user.statusUpdatedAt ?? null,
     actionStatusVia: user.statusUpdatedVia ?? null,
     flaggedRecordsCount: user.flaggedRecordsCount,
+    appealUrl,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
   };
 }
 
 export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
+  const view = (ctx: Parameters<typeof principalOf>[0], user: RpcResponse<'getUser'>) =>
+    toUserView(user, deps.appealLinks.urlFor(principalOf(ctx).tenantId, user));
+
   api.route(
     {
       method: 'get',
@@ -53,7 +57,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
         },
         { requestId: requestIdOf(ctx) },
       );
-      ctx.body = { data: result.users.map(toUserView), has_more: result.hasMore };
+      ctx.body = { data: result.users.map((user) => view(ctx, user)), has_more: result.hasMore };
     },
   );
 
@@ -65,7 +69,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
         { tenantId: principalOf(ctx).tenantId, userId: idParam(ctx) },
         { requestId: requestIdOf(ctx) },
       );
-      ctx.body = { data: toUserView(user) };
+      ctx.body = { data: view(ctx, user) };
     },
   );
 
@@ -92,7 +96,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
         },
         { requestId: requestIdOf(ctx), precondition: 'forbidden' },
       );
-      ctx.body = { data: toUserView(user) };
+      ctx.body = { data: view(ctx, user) };
     },
   );
 

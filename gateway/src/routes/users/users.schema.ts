@@ -29,6 +29,10 @@ export const UserView = z.object({
   actionStatusCreatedAt: z.string().nullable(),
   actionStatusVia: z.string().nullable(),
   flaggedRecordsCount: z.number().int(),
+  appealUrl: z
+    .string()
+    .nullable()
+    .meta({ description: 'Signed, expiring link to the public appeal page while the user is Suspended or Banned.' }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

@@ -1,5 +1,4 @@
-import { ulid } from 'ulid';
-import type { EndpointStateDoc, WebhookCommand, WebhookEndpointDoc } from '@vigil/proto';
+import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
@@ -20,6 +19,7 @@ import {
   UpdateEndpointBody,
   type EndpointView,
 } from './webhook-endpoints.schema';
+import { enableEndpoint, replayEndpoint, retryDelivery } from './webhook-commands';
 
 const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
 
@@ -59,22 +59,10 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
     return doc;
   };
 
-  const sendCommand = async (ctx: Context, key: string, command: WebhookCommand): Promise<void> => {
-    await deps.commands.send({
-      topic: deps.topics.webhookCommands,
-      key,
-      id: command.id,
-      type: command.type,
-      value: command,
-    });
+  const accepted = (ctx: Context, id: string): void => {
     ctx.status = 202;
-    ctx.body = { message: 'Accepted', id: command.id };
+    ctx.body = { message: 'Accepted', id };
   };
-  const base = (ctx: Context) => ({
-    id: ulid(),
-    tenantId: principalOf(ctx).tenantId,
-    issuedAt: new Date().toISOString(),
-  });
 
   api.route(
     {
@@ -154,16 +142,7 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
       const clean = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
       const doc = await webhooks.update(principalOf(ctx).tenantId, idParam(ctx), clean);
       if (!doc) throw new NotFoundError('webhook endpoint not found');
-      if (patch.enabled === true) {
-        const command: WebhookCommand = { ...base(ctx), type: 'EnableEndpoint', endpointId: doc._id };
-        await deps.commands.send({
-          topic: deps.topics.webhookCommands,
-          key: doc._id,
-          id: command.id,
-          type: command.type,
-          value: command,
-        });
-      }
+      if (patch.enabled === true) await enableEndpoint(deps, doc.tenantId, doc._id);
       ctx.body = { data: toEndpointView(doc, await webhooks.state(doc._id)) };
     },
   );
@@ -240,9 +219,7 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: CommandAccepted,
     },
     async (ctx) => {
-      const delivery = await webhooks.getDelivery(principalOf(ctx).tenantId, idParam(ctx));
-      if (!delivery) throw new NotFoundError('delivery not found');
-      await sendCommand(ctx, delivery.endpointId, { ...base(ctx), type: 'RetryDelivery', deliveryId: delivery._id });
+      accepted(ctx, await retryDelivery(deps, principalOf(ctx).tenantId, idParam(ctx)));
     },
   );
 
@@ -258,13 +235,7 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ReplayBody);
-      const doc = await endpointOf(ctx);
-      await sendCommand(ctx, doc._id, {
-        ...base(ctx),
-        type: 'ReplayEndpoint',
-        endpointId: doc._id,
-        since: new Date(input.since).toISOString(),
-      });
+      accepted(ctx, await replayEndpoint(deps, principalOf(ctx).tenantId, idParam(ctx), new Date(input.since)));
     },
   );
 }

@@ -10,12 +10,17 @@ export interface ListRecordsRequest {
   'entity'?: (string);
   'status'?: (string);
   'userId'?: (string);
+  'newestFirst'?: (boolean);
+  'createdAfter'?: (string);
+  'createdBefore'?: (string);
   '_startingAfter'?: "startingAfter";
   '_endingBefore'?: "endingBefore";
   '_clientId'?: "clientId";
   '_entity'?: "entity";
   '_status'?: "status";
   '_userId'?: "userId";
+  '_createdAfter'?: "createdAfter";
+  '_createdBefore'?: "createdBefore";
 }
 
 export interface ListRecordsRequest__Output {
@@ -27,10 +32,15 @@ export interface ListRecordsRequest__Output {
   'entity'?: (string);
   'status'?: (string);
   'userId'?: (string);
+  'newestFirst': (boolean);
+  'createdAfter'?: (string);
+  'createdBefore'?: (string);
   '_startingAfter'?: "startingAfter";
   '_endingBefore'?: "endingBefore";
   '_clientId'?: "clientId";
   '_entity'?: "entity";
   '_status'?: "status";
   '_userId'?: "userId";
+  '_createdAfter'?: "createdAfter";
+  '_createdBefore'?: "createdBefore";
 }

@@ -8,6 +8,8 @@ import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, D
 import type { GetRecordEventsRequest as _vigil_moderation_v1_GetRecordEventsRequest, GetRecordEventsRequest__Output as _vigil_moderation_v1_GetRecordEventsRequest__Output } from '../../../vigil/moderation/v1/GetRecordEventsRequest';
 import type { GetRecordEventsResponse as _vigil_moderation_v1_GetRecordEventsResponse, GetRecordEventsResponse__Output as _vigil_moderation_v1_GetRecordEventsResponse__Output } from '../../../vigil/moderation/v1/GetRecordEventsResponse';
 import type { GetRecordRequest as _vigil_moderation_v1_GetRecordRequest, GetRecordRequest__Output as _vigil_moderation_v1_GetRecordRequest__Output } from '../../../vigil/moderation/v1/GetRecordRequest';
+import type { GetUserEventsRequest as _vigil_moderation_v1_GetUserEventsRequest, GetUserEventsRequest__Output as _vigil_moderation_v1_GetUserEventsRequest__Output } from '../../../vigil/moderation/v1/GetUserEventsRequest';
+import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsResponse, GetUserEventsResponse__Output as _vigil_moderation_v1_GetUserEventsResponse__Output } from '../../../vigil/moderation/v1/GetUserEventsResponse';
 import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from '../../../vigil/moderation/v1/GetUserRequest';
 import type { ListAppealsRequest as _vigil_moderation_v1_ListAppealsRequest, ListAppealsRequest__Output as _vigil_moderation_v1_ListAppealsRequest__Output } from '../../../vigil/moderation/v1/ListAppealsRequest';
 import type { ListAppealsResponse as _vigil_moderation_v1_ListAppealsResponse, ListAppealsResponse__Output as _vigil_moderation_v1_ListAppealsResponse__Output } from '../../../vigil/moderation/v1/ListAppealsResponse';
@@ -67,6 +69,15 @@ export interface ModerationServiceClient extends grpc.Client {
   getUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
   getUser(argument: _vigil_moderation_v1_GetUserRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
   getUser(argument: _vigil_moderation_v1_GetUserRequest, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
+  
+  GetUserEvents(argument: _vigil_moderation_v1_GetUserEventsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetUserEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetUserEvents(argument: _vigil_moderation_v1_GetUserEventsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_GetUserEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetUserEvents(argument: _vigil_moderation_v1_GetUserEventsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetUserEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetUserEvents(argument: _vigil_moderation_v1_GetUserEventsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_GetUserEventsResponse__Output>): grpc.ClientUnaryCall;
+  getUserEvents(argument: _vigil_moderation_v1_GetUserEventsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetUserEventsResponse__Output>): grpc.ClientUnaryCall;
+  getUserEvents(argument: _vigil_moderation_v1_GetUserEventsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_GetUserEventsResponse__Output>): grpc.ClientUnaryCall;
+  getUserEvents(argument: _vigil_moderation_v1_GetUserEventsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetUserEventsResponse__Output>): grpc.ClientUnaryCall;
+  getUserEvents(argument: _vigil_moderation_v1_GetUserEventsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_GetUserEventsResponse__Output>): grpc.ClientUnaryCall;
   
   ListAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
   ListAppeals(argument: _vigil_moderation_v1_ListAppealsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListAppealsResponse__Output>): grpc.ClientUnaryCall;
@@ -135,6 +146,8 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   
   GetUser: grpc.handleUnaryCall<_vigil_moderation_v1_GetUserRequest__Output, _vigil_moderation_v1_User>;
   
+  GetUserEvents: grpc.handleUnaryCall<_vigil_moderation_v1_GetUserEventsRequest__Output, _vigil_moderation_v1_GetUserEventsResponse>;
+  
   ListAppeals: grpc.handleUnaryCall<_vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse>;
   
   ListRecords: grpc.handleUnaryCall<_vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse>;
@@ -155,6 +168,7 @@ export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
   GetRecord: MethodDefinition<_vigil_moderation_v1_GetRecordRequest, _vigil_moderation_v1_Record, _vigil_moderation_v1_GetRecordRequest__Output, _vigil_moderation_v1_Record__Output>
   GetRecordEvents: MethodDefinition<_vigil_moderation_v1_GetRecordEventsRequest, _vigil_moderation_v1_GetRecordEventsResponse, _vigil_moderation_v1_GetRecordEventsRequest__Output, _vigil_moderation_v1_GetRecordEventsResponse__Output>
   GetUser: MethodDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_User, _vigil_moderation_v1_GetUserRequest__Output, _vigil_moderation_v1_User__Output>
+  GetUserEvents: MethodDefinition<_vigil_moderation_v1_GetUserEventsRequest, _vigil_moderation_v1_GetUserEventsResponse, _vigil_moderation_v1_GetUserEventsRequest__Output, _vigil_moderation_v1_GetUserEventsResponse__Output>
   ListAppeals: MethodDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse__Output>
   ListRecords: MethodDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsResponse, _vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse__Output>
   ListUsers: MethodDefinition<_vigil_moderation_v1_ListUsersRequest, _vigil_moderation_v1_ListUsersResponse, _vigil_moderation_v1_ListUsersRequest__Output, _vigil_moderation_v1_ListUsersResponse__Output>

@@ -1,0 +1,182 @@
+import Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { LIMITS } from '@vigil/proto';
+import { ForbiddenError, ValidationError } from '../http/errors';
+import { toAppError } from '../http/error-handler';
+import { rateLimit } from '../http/rate-limit';
+import { parseWith } from '../http/validate';
+import type { RouteDeps } from '../routes/deps';
+import { parseMetadata } from '../routes/shared/paging.schema';
+import { html, type Html } from '../console/html';
+import { checkSameOrigin, formBody, formOf, securityHeaders } from '../console/security';
+import type { AppealClaims, AppealTokens } from './appeal-token';
+
+export interface AppealPageSettings {
+  perMinute: number;
+  bodyLimitBytes: number;
+}
+
+function page(title: string, body: Html): string {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="robots" content="noindex" />
+        <title>${title}</title>
+        <link rel="stylesheet" href="/console/assets/console.css" />
+      </head>
+      <body>
+        <main class="public">
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`.value;
+}
+
+const AppealForm = z.object({
+  token: z.string().min(1).max(512),
+  text: z.string().trim().min(1).max(LIMITS.appealText),
+  confirm: z.literal('yes', { error: 'confirm that you read the reasons' }),
+});
+
+/**
+ * The public appeal page a suspended or banned user reaches from their `appealUrl`. The signed token is the only
+ * credential: it names the tenant and the user, so the page reads and acts on nothing else. Rate-limited per client
+ * address; the token also stands in for a CSRF token (a forged form cannot know it).
+ */
+export function appealRoutes(
+  deps: RouteDeps & { log: Logger },
+  tokens: AppealTokens | undefined,
+  settings: AppealPageSettings,
+): Router {
+  const router = new Router({ sensitive: true, strict: true });
+  const limit = rateLimit({
+    points: settings.perMinute,
+    windowSeconds: 60,
+    keyOf: (ctx) => `appeal:${ctx.ip}`,
+    message: 'too many requests to the appeal page from this address',
+  });
+
+  const guard = async (ctx: Context, next: Next): Promise<void> => {
+    try {
+      await next();
+    } catch (raw) {
+      const err = toAppError(raw);
+      if (err.status >= 500 && !err.retriable) deps.log.error({ err: err.cause ?? err }, 'appeal page failed');
+      ctx.status = err.status;
+      if (err.headers) ctx.set(err.headers);
+      ctx.type = 'text/html; charset=utf-8';
+      const issues = err instanceof ValidationError ? err.issues : [];
+      ctx.body = page(
+        'Appeal',
+        html`<div class="error" data-code="${err.code}">
+          <p><strong>${err.code}</strong>: ${err.message}</p>
+          ${
+            issues.length > 0
+              ? html`<ul>
+                  ${issues.map((i) => html`<li>${i.path.join('.')}: ${i.message}</li>`)}
+                </ul>`
+              : null
+          }
+        </div>`,
+      );
+    }
+  };
+
+  const claimsOf = (token: unknown): AppealClaims => {
+    if (!tokens) throw new ForbiddenError('appeals are not enabled', { code: 'appeals_disabled' });
+    const claims = typeof token === 'string' ? tokens.verify(token) : 'malformed';
+    if (claims === 'expired') throw new ForbiddenError('this appeal link has expired', { code: 'token_expired' });
+    if (typeof claims === 'string')
+      throw new ForbiddenError('this appeal link is not valid', { code: 'token_invalid' });
+    return claims;
+  };
+
+  const show = async (ctx: Context, token: string, claims: AppealClaims, notice?: string): Promise<void> => {
+    const meta = { requestId: ctx.state.requestId as string };
+    const [user, history, flagged, appeals] = await Promise.all([
+      deps.moderator.call('getUser', { tenantId: claims.tenantId, userId: claims.userId }, meta),
+      deps.moderator.call('getUserEvents', { tenantId: claims.tenantId, userId: claims.userId }, meta),
+      deps.moderator.call(
+        'listRecords',
+        { tenantId: claims.tenantId, userId: claims.userId, status: 'Flagged', limit: 20, newestFirst: true },
+        meta,
+      ),
+      deps.moderator.call('listAppeals', { tenantId: claims.tenantId, userId: claims.userId, limit: 100 }, meta),
+    ]);
+    const statusChanges = history.events.filter((event) => event.type === 'UserStatusChanged');
+    const latest = statusChanges[statusChanges.length - 1];
+    const reason = latest ? (parseMetadata(latest.dataJson).reason as string | undefined) : undefined;
+    const since = user.statusUpdatedAt ?? '';
+    const appealed = appeals.appeals.find((appeal) => appeal.createdAt >= since);
+    const actioned = user.status === 'Suspended' || user.status === 'Banned';
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page(
+      'Appeal',
+      html`${notice ? html`<p class="card notice" role="status">${notice}</p>` : null}
+        <section class="card">
+          <p>
+            Account status:
+            <span class="badge ${user.status ?? 'none'}" id="status">${user.status ?? 'Compliant'}</span>
+          </p>
+          ${reason ? html`<p>Reason given: <q>${reason}</q></p>` : null}
+          ${
+            flagged.records.length > 0
+              ? html`<h2>Your flagged content</h2>
+                  <ul class="reasons">
+                    ${flagged.records.map(
+                      (r) =>
+                        html`<li><strong>${r.name ?? r.entity}</strong>: ${r.reasons.join('; ') || 'flagged'}</li>`,
+                    )}
+                  </ul>`
+              : null
+          }
+        </section>
+        ${
+          !actioned
+            ? html`<p class="card" id="state">Your account is in good standing: there is nothing to appeal.</p>`
+            : appealed
+              ? html`<p class="card" id="state">
+                  Your appeal was received (${appealed.status}). You can appeal only once per decision.
+                </p>`
+              : html`<form method="post" action="/appeal" class="card decision">
+                  <input type="hidden" name="token" value="${token}" />
+                  <label
+                    >Why should this decision be reconsidered?
+                    <textarea name="text" required maxlength="${LIMITS.appealText}" rows="6"></textarea>
+                  </label>
+                  <label class="check"
+                    ><input type="checkbox" name="confirm" value="yes" required /> I have read the reasons above and
+                    fixed or removed the content concerned.</label
+                  >
+                  <button type="submit">Send appeal</button>
+                </form>`
+        }`,
+    );
+  };
+
+  router.use(securityHeaders);
+  router.use(guard);
+  router.get('/appeal', limit, async (ctx) => {
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    await show(ctx, token, claimsOf(token));
+  });
+  router.post('/appeal', limit, formBody(settings.bodyLimitBytes), async (ctx) => {
+    checkSameOrigin(ctx);
+    const claims = claimsOf(formOf(ctx).token);
+    const input = parseWith(AppealForm, formOf(ctx), 'appeal form');
+    await deps.moderator.call(
+      'createAppeal',
+      { tenantId: claims.tenantId, userId: claims.userId, text: input.text },
+      { requestId: ctx.state.requestId as string },
+    );
+    deps.log.info({ userId: claims.userId, requestId: ctx.state.requestId as string }, 'appeal submitted');
+    ctx.status = 201;
+    await show(ctx, input.token, claims, 'Thank you: your appeal was sent to the moderators.');
+  });
+  return router;
+}

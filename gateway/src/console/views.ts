@@ -1,0 +1,103 @@
+import type { Html } from './html';
+import { html, safeLink } from './html';
+
+export interface Viewer {
+  email: string;
+  role: 'moderator' | 'admin';
+  csrf: string;
+}
+
+const NAV: Array<{ href: string; label: string; admin?: boolean }> = [
+  { href: '/console/records', label: 'Inbox' },
+  { href: '/console/users', label: 'Users' },
+  { href: '/console/appeals', label: 'Appeals' },
+  { href: '/console/settings', label: 'Rules & settings', admin: true },
+  { href: '/console/webhooks', label: 'Webhooks', admin: true },
+];
+
+export function csrfField(viewer: Viewer): Html {
+  return html`<input type="hidden" name="_csrf" value="${viewer.csrf}" />`;
+}
+
+export function layout(title: string, viewer: Viewer | null, body: Html, current = ''): string {
+  const nav = viewer
+    ? html`<nav class="top">
+        <span class="brand">Vigil</span>
+        ${NAV.filter((item) => !item.admin || viewer.role === 'admin').map(
+          (item) => html`<a href="${item.href}" class="${current === item.href ? 'current' : ''}">${item.label}</a>`,
+        )}
+        <form method="post" action="/console/sign-out" class="sign-out">
+          ${csrfField(viewer)}<span class="who">${viewer.email} (${viewer.role})</span>
+          <button type="submit">Sign out</button>
+        </form>
+      </nav>`
+    : html`<nav class="top"><span class="brand">Vigil</span></nav>`;
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Vigil</title>
+        <link rel="stylesheet" href="/console/assets/console.css" />
+        <script src="/console/assets/console.js" defer></script>
+      </head>
+      <body>
+        ${nav}
+        <main>
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`.value;
+}
+
+export function errorPage(
+  viewer: Viewer | null,
+  status: number,
+  code: string,
+  message: string,
+  issues: Array<{ path: Array<string | number>; message: string }> = [],
+): string {
+  return layout(
+    `Error ${status}`,
+    viewer,
+    html`<div class="error" data-code="${code}">
+      <p><strong>${code}</strong>: ${message}</p>
+      ${
+        issues.length > 0
+          ? html`<ul>
+              ${issues.map((i) => html`<li><code>${i.path.join('.') || '(input)'}</code> ${i.message}</li>`)}
+            </ul>`
+          : null
+      }
+      <p><a href="/console/records">Back to the inbox</a></p>
+    </div>`,
+  );
+}
+
+export const when = (iso: string | null | undefined): Html =>
+  iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)}</time>` : html`<span class="muted">–</span>`;
+
+export const badge = (status: string | null | undefined): Html =>
+  html`<span class="badge ${status ?? 'none'}">${status ?? 'pending'}</span>`;
+
+export const links = (urls: string[]): Html =>
+  urls.length === 0
+    ? html`<span class="muted">none</span>`
+    : html`<ul>
+        ${urls.map((u) => html`<li>${safeLink(u)}</li>`)}
+      </ul>`;
+
+export function metadataTable(metadata: Record<string, unknown>): Html {
+  const entries = Object.entries(metadata);
+  if (entries.length === 0) return html`<p class="muted">No metadata.</p>`;
+  return html`<table class="kv">
+    ${entries.map(
+      ([key, value]) =>
+        html`<tr>
+          <th>${key}</th>
+          <td><code>${JSON.stringify(value)}</code></td>
+        </tr>`,
+    )}
+  </table>`;
+}

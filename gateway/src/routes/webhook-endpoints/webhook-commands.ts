@@ -1,0 +1,41 @@
+import { ulid } from 'ulid';
+import type { WebhookCommand } from '@vigil/proto';
+import { NotFoundError } from '../../http/errors';
+import type { RouteDeps } from '../deps';
+
+type Deps = Pick<RouteDeps, 'commands' | 'topics' | 'webhooks'>;
+
+/** Commands to the notifier, shared by the API and the console. Each returns the command id once Kafka has it. */
+async function send(deps: Deps, key: string, command: WebhookCommand): Promise<string> {
+  await deps.commands.send({
+    topic: deps.topics.webhookCommands,
+    key,
+    id: command.id,
+    type: command.type,
+    value: command,
+  });
+  return command.id;
+}
+
+const base = (tenantId: string) => ({ id: ulid(), tenantId, issuedAt: new Date().toISOString() });
+
+export async function retryDelivery(deps: Deps, tenantId: string, deliveryId: string): Promise<string> {
+  const delivery = await deps.webhooks.getDelivery(tenantId, deliveryId);
+  if (!delivery) throw new NotFoundError('delivery not found');
+  return send(deps, delivery.endpointId, { ...base(tenantId), type: 'RetryDelivery', deliveryId: delivery._id });
+}
+
+export async function replayEndpoint(deps: Deps, tenantId: string, endpointId: string, since: Date): Promise<string> {
+  const doc = await deps.webhooks.get(tenantId, endpointId);
+  if (!doc) throw new NotFoundError('webhook endpoint not found');
+  return send(deps, doc._id, {
+    ...base(tenantId),
+    type: 'ReplayEndpoint',
+    endpointId: doc._id,
+    since: since.toISOString(),
+  });
+}
+
+export function enableEndpoint(deps: Deps, tenantId: string, endpointId: string): Promise<string> {
+  return send(deps, endpointId, { ...base(tenantId), type: 'EnableEndpoint', endpointId });
+}

@@ -1,0 +1,246 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ensureChromium } from '../../../deploy/local/chromium';
+import { startReceiver } from '../../../deploy/e2e/support';
+import {
+  ROOT,
+  loggedPort,
+  spawnService,
+  testServers,
+  uniqueName,
+  waitFor,
+  type ServiceProcess,
+} from '../../../deploy/test-support';
+import { startGateway, type Gateway } from './harness';
+
+// The console in a real headless Chromium against the real stack: moderator and notifier processes, the gateway in
+// process, Kafka and the MongoDB-wire store, a webhook receiver on 127.0.0.1. It also writes the README's
+// screenshots (docs/console-*.png). Deadlines are generous for a busy 2-core machine; nothing sleeps.
+const WAIT = 30_000;
+const DOCS = path.join(ROOT, 'docs');
+
+let moderator: ServiceProcess;
+let notifier: ServiceProcess;
+let gw: Gateway;
+let browser: Browser;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let alice: { tenantId: string; key: string };
+let admin: { email: string; password: string };
+
+beforeAll(async () => {
+  // Fails (never skips) with the reason when Chromium is missing and cannot be installed.
+  const executablePath = ensureChromium();
+  const servers = testServers();
+  const dbName = uniqueName('gwui');
+  const prefix = `${uniqueName('t')}.`;
+  const common = {
+    ADMIN_PORT: '0',
+    MONGO_URL: servers.mongoUrl,
+    MONGO_DB: dbName,
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: prefix,
+    KAFKA_TOPIC_PARTITIONS: '3',
+  };
+  moderator = spawnService('moderator', {
+    ...common,
+    GRPC_PORT: '0',
+    KAFKA_GROUP_ID: `${prefix}moderator`,
+    TENANT_CONFIG_TTL_MS: '0',
+  });
+  notifier = spawnService('notifier', {
+    ...common,
+    KAFKA_GROUP_ID: `${prefix}notifier`,
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1',
+  });
+  const port = await loggedPort(moderator, 'grpc server listening');
+  gw = await startGateway({ moderatorAddress: `127.0.0.1:${port}`, dbName, topicPrefix: prefix });
+  await waitFor(() => notifier.output().includes('notifier ready'), { timeoutMs: WAIT, what: 'the notifier' });
+  receiver = await startReceiver();
+  alice = await gw.newTenant();
+  admin = await gw.newMember(alice.tenantId, 'admin');
+  const endpoint = await gw.request('POST', '/api/v1/webhook-endpoints', {
+    key: alice.key,
+    body: { url: receiver.url },
+  });
+  expect(endpoint.status).toBe(201);
+
+  // playwright-core gives every launch a fresh temporary --user-data-dir of its own (and refuses one in `args`).
+  browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await gw?.close();
+  await Promise.all([moderator?.stop(), notifier?.stop()]);
+});
+
+async function context(): Promise<BrowserContext> {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  ctx.setDefaultTimeout(WAIT);
+  return ctx;
+}
+
+async function signIn(page: Page, email: string, password: string): Promise<void> {
+  await page.goto(`${gw.url}/console/records`);
+  await page.waitForURL(/\/console\/sign-in/);
+  await page.fill('input[name=email]', email);
+  await page.fill('input[name=password]', password);
+  await page.click('button[type=submit]');
+  await page.waitForURL(/\/console\/records/);
+}
+
+async function flaggedRecord(clientId: string, userClientId: string) {
+  const reply = await gw.request('POST', '/api/v1/moderate', {
+    key: alice.key,
+    body: {
+      clientId,
+      name: `Comment ${clientId}`,
+      entity: 'comment',
+      content: { text: 'you are a fucking idiot', imageUrls: ['https://cdn.example.com/picture.png'] },
+      metadata: { lang: 'en', thread: 'general' },
+      user: { clientId: userClientId, username: `user-${userClientId.slice(-4)}` },
+    },
+  });
+  expect(reply.body.status).toBe('Flagged');
+  return reply.body as { id: string; user: string };
+}
+
+const webhookEvents = (): Array<{ event: string; payload: Record<string, unknown> }> =>
+  receiver.received.map((r) => JSON.parse(r.body) as { event: string; payload: Record<string, unknown> });
+
+describe('the console in a browser', () => {
+  it('signs in, opens the flagged record, marks it Compliant, and the webhook arrives', async () => {
+    const record = await flaggedRecord(uniqueName('c'), uniqueName('u'));
+    const ctx = await context();
+    const page = await ctx.newPage();
+    const errors: string[] = [];
+    // CSP violations and script errors show as console errors; failed loads are checked by response instead, leaving
+    // out the favicon the browser asks for on its own.
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
+        errors.push(message.text());
+      }
+    });
+    page.on('response', (response) => {
+      if (response.status() >= 400 && !response.url().endsWith('/favicon.ico')) {
+        errors.push(`${response.status()} ${response.url()}`);
+      }
+    });
+    await signIn(page, admin.email, admin.password);
+    const row = page.locator(`tr[data-id="${record.id}"]`);
+    await row.waitFor();
+    // The keyboard script is loaded from the gateway under the CSP: j/k move the selection.
+    await page.keyboard.press('j');
+    await page.keyboard.press('k');
+    await page.locator('tr.selected').first().waitFor();
+    mkdirSync(DOCS, { recursive: true });
+    await page.screenshot({ path: path.join(DOCS, 'console-inbox.png') });
+
+    await row.locator('a.open').click();
+    await page.waitForURL(new RegExp(`/console/records/${record.id}$`));
+    await page.locator('a[href="https://cdn.example.com/picture.png"]').waitFor();
+    await page.screenshot({ path: path.join(DOCS, 'console-record.png'), fullPage: false });
+    await page.selectOption('form.decision select[name=status]', 'Compliant');
+    await page.fill('form.decision textarea[name=reason]', 'Quoted from a film');
+    await page.click('form.decision button[type=submit]');
+    await page.locator('table.history tr.RecordModerated', { hasText: 'Quoted from a film' }).waitFor();
+
+    await waitFor(() => webhookEvents().find((e) => e.event === 'record.compliant' && e.payload.id === record.id), {
+      timeoutMs: WAIT,
+      what: 'the record.compliant webhook',
+    });
+    expect(errors).toEqual([]);
+
+    // Usable on a phone-width screen: nothing wider than the viewport.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${gw.url}/console/records?status=all`);
+    // A string expression: the test is compiled without the DOM library.
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    expect(overflow).toBeLessThanOrEqual(1);
+    await ctx.close();
+  });
+
+  it('suspends a user, who appeals through their link; approving it in the console reinstates them', async () => {
+    const record = await flaggedRecord(uniqueName('s'), uniqueName('u'));
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await signIn(page, admin.email, admin.password);
+    await page.goto(`${gw.url}/console/users/${record.user}`);
+    // The flagged record suspended them automatically; the member reinstates, then suspends with their reason.
+    for (const [status, reason] of [
+      ['Compliant', 'Looking into it'],
+      ['Suspended', 'Repeated insults'],
+    ] as const) {
+      await page.selectOption('form.decision select[name=status]', status);
+      await page.fill('form.decision textarea[name=reason]', reason);
+      await page.click('form.decision button[type=submit]');
+      await page.locator('table.history', { hasText: reason }).waitFor();
+    }
+    const user = await gw.request('GET', `/api/v1/users/${record.user}`, { key: alice.key });
+    expect(user.body.data.actionStatus).toBe('Suspended');
+    const link = new URL(user.body.data.appealUrl as string);
+
+    const visitor = await context();
+    const appealPage = await visitor.newPage();
+    await appealPage.goto(`${gw.url}${link.pathname}${link.search}`);
+    await appealPage.getByText('Repeated insults').waitFor();
+    await appealPage.fill('textarea[name=text]', 'I deleted the comment and will keep it civil.');
+    await appealPage.check('input[name=confirm]');
+    await appealPage.click('button[type=submit]');
+    await appealPage.getByText('your appeal was sent').waitFor();
+    await visitor.close();
+
+    await page.goto(`${gw.url}/console/appeals`);
+    const appeal = page.locator('article.appeal', { hasText: 'I deleted the comment' });
+    await appeal.locator('textarea[name=reason]').fill('Thanks for fixing it');
+    await appeal.locator('button[value=Approved]').click();
+    await page.waitForURL(/\/console\/appeals$/);
+    await page.goto(`${gw.url}/console/users/${record.user}`);
+    await page.locator('dl.facts .badge.Compliant').waitFor();
+    const after = await gw.request('GET', `/api/v1/users/${record.user}`, { key: alice.key });
+    expect(after.body.data).toMatchObject({ actionStatus: 'Compliant', appealUrl: null });
+    await ctx.close();
+  });
+
+  it("keeps tenant B's moderator out of tenant A, signed-out browsers at sign-in, and forged changes out", async () => {
+    const record = await flaggedRecord(uniqueName('b'), uniqueName('u'));
+    const bob = await gw.newTenant();
+    const bobMember = await gw.newMember(bob.tenantId);
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await signIn(page, bobMember.email, bobMember.password);
+    const response = await page.goto(`${gw.url}/console/records/${record.id}`);
+    expect(response?.status()).toBe(404);
+    await page.goto(`${gw.url}/console/records?status=all`);
+    expect(await page.locator(`tr[data-id="${record.id}"]`).count()).toBe(0);
+
+    // A form posted with the session cookie but without the session's CSRF token is refused.
+    const forged = await ctx.request.post(`${gw.url}/console/records/${record.id}/moderation`, {
+      form: { status: 'Compliant', reason: 'forged' },
+      maxRedirects: 0,
+    });
+    expect(forged.status()).toBe(403);
+
+    await page.click('nav.top button[type=submit]');
+    await page.waitForURL(/\/console\/sign-in$/);
+    await page.goto(`${gw.url}/console/appeals`);
+    await page.waitForURL(/\/console\/sign-in\?next=%2Fconsole%2Fappeals$/);
+    await ctx.close();
+  });
+});

@@ -1,0 +1,356 @@
+import http from 'node:http';
+import { loggedPort, spawnService, testServers, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
+import { startGateway, type Gateway } from './harness';
+
+/** The console and the appeal page over plain HTTP, with the real moderator behind the gateway. */
+let moderator: ServiceProcess;
+let gw: Gateway;
+let alice: { tenantId: string; key: string };
+let bob: { tenantId: string; key: string };
+
+const PROFANE = 'you are a fucking idiot';
+
+interface Page {
+  status: number;
+  location: string | null;
+  text: string;
+  headers: Headers;
+}
+
+/** A browser stand-in: keeps the session cookie, follows nothing, reads the CSRF token from the last page. */
+class Client {
+  cookie = '';
+  csrf = '';
+  constructor(private readonly base: string) {}
+
+  async send(method: string, path: string, form?: Record<string, string>, headers: Record<string, string> = {}) {
+    const response = await fetch(this.base + path, {
+      method,
+      redirect: 'manual',
+      headers: {
+        ...(this.cookie ? { cookie: this.cookie } : {}),
+        ...(form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...headers,
+      },
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    const setCookie = response.headers.get('set-cookie');
+    if (setCookie) this.cookie = setCookie.split(';')[0]!.endsWith('=') ? '' : setCookie.split(';')[0]!;
+    const text = await response.text();
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(text)?.[1];
+    if (csrf) this.csrf = csrf;
+    return { status: response.status, location: response.headers.get('location'), text, headers: response.headers };
+  }
+  get(path: string): Promise<Page> {
+    return this.send('GET', path);
+  }
+  post(path: string, form: Record<string, string>, headers?: Record<string, string>): Promise<Page> {
+    return this.send('POST', path, { _csrf: this.csrf, ...form }, headers);
+  }
+  async signIn(email: string, password: string): Promise<Page> {
+    return this.send('POST', '/console/sign-in', { email, password });
+  }
+}
+
+function rawPost(base: string, path: string, cookie: string, form: Record<string, string>): Promise<number> {
+  const body = new URLSearchParams(form).toString();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method: 'POST',
+        headers: {
+          cookie,
+          origin: 'https://evil.example',
+          'sec-fetch-site': 'cross-site',
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const codeOf = (page: Page): string | undefined => /data-code="([^"]+)"/.exec(page.text)?.[1];
+
+beforeAll(async () => {
+  const servers = testServers();
+  const dbName = uniqueName('gwcon');
+  const topicPrefix = `${uniqueName('t')}.`;
+  moderator = spawnService('moderator', {
+    GRPC_PORT: '0',
+    ADMIN_PORT: '0',
+    MONGO_URL: servers.mongoUrl,
+    MONGO_DB: dbName,
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: topicPrefix,
+    KAFKA_GROUP_ID: uniqueName('grp'),
+    KAFKA_TOPIC_PARTITIONS: '3',
+    TENANT_CONFIG_TTL_MS: '0',
+  });
+  const port = await loggedPort(moderator, 'grpc server listening');
+  gw = await startGateway({
+    moderatorAddress: `127.0.0.1:${port}`,
+    dbName,
+    topicPrefix,
+    console: { consoleLockoutAttempts: 3, consoleLockoutSeconds: 60, consoleSignInPerMinute: 0 },
+  });
+  alice = await gw.newTenant();
+  bob = await gw.newTenant();
+});
+afterAll(async () => {
+  await gw?.close();
+  await moderator?.stop();
+});
+
+async function flaggedRecord(key: string, clientId: string, userClientId = 'u-1') {
+  const reply = await gw.request('POST', '/api/v1/moderate', {
+    key,
+    body: {
+      clientId,
+      name: `Post ${clientId}`,
+      entity: 'post',
+      content: { text: PROFANE, imageUrls: ['https://cdn.example.com/a.png', 'javascript:alert(1)'] },
+      user: { clientId: userClientId, username: 'ann' },
+    },
+  });
+  expect(reply.body.status).toBe('Flagged');
+  return reply.body as { id: string; user: string };
+}
+
+describe('console sessions', () => {
+  it('sends a signed-out browser to sign-in, keeping where it was going', async () => {
+    const page = await new Client(gw.url).get('/console/records?status=all');
+    expect(page.status).toBe(302);
+    expect(page.location).toBe('/console/sign-in?next=%2Fconsole%2Frecords%3Fstatus%3Dall');
+  });
+
+  it('signs in with an HttpOnly, SameSite=Strict session cookie, and out again', async () => {
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    const signedIn = await browser.signIn(member.email.toUpperCase(), member.password);
+    expect(signedIn.status).toBe(302);
+    const cookie = signedIn.headers.get('set-cookie')!;
+    expect(cookie).toMatch(/^vigil_console=[\w-]{43}; path=\/console; expires=.*; samesite=strict; httponly$/);
+    expect(cookie).not.toMatch(/secure/i);
+    const stored = await gw.members.sessions.findOne({ memberId: member.id });
+    expect(stored?._id).toMatch(/^[0-9a-f]{64}$/);
+    expect(cookie).not.toContain(stored!._id);
+
+    const inbox = await browser.get('/console/records');
+    expect(inbox.status).toBe(200);
+    expect(inbox.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(inbox.text).toContain(member.email);
+
+    const out = await browser.post('/console/sign-out', {});
+    expect(out.status).toBe(302);
+    expect(await gw.members.sessions.countDocuments({ memberId: member.id })).toBe(0);
+    browser.cookie = `vigil_console=${/vigil_console=([^;]+)/.exec(cookie)![1]}`;
+    expect((await browser.get('/console/records')).status).toBe(302);
+  });
+
+  it('refuses an expired session', async () => {
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    await gw.members.sessions.updateOne({ memberId: member.id }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+    expect((await browser.get('/console/records')).status).toBe(302);
+  });
+
+  it('answers a wrong password like an unknown email, and locks the member out after 3 failures', async () => {
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    const unknown = await browser.signIn('nobody@example.com', 'whatever-password');
+    const wrong = await browser.signIn(member.email, 'wrong-password-1');
+    expect(unknown.status).toBe(401);
+    expect(wrong.status).toBe(401);
+    expect(wrong.text.replace(/value="[^"]*"/g, '')).toBe(unknown.text.replace(/value="[^"]*"/g, ''));
+    await browser.signIn(member.email, 'wrong-password-2');
+    await browser.signIn(member.email, 'wrong-password-3');
+    expect((await browser.signIn(member.email, member.password)).status).toBe(401);
+    await gw.members.members.updateOne({ _id: member.id }, { $set: { lockedUntil: new Date(Date.now() - 1) } });
+    expect((await browser.signIn(member.email, member.password)).status).toBe(302);
+    expect(gw.logText()).not.toContain(member.email);
+    expect(gw.logText()).not.toContain(member.password);
+  });
+
+  it('refuses a change without the CSRF token, with another session token, or from another origin', async () => {
+    const { id } = await flaggedRecord(alice.key, uniqueName('csrf'));
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    await browser.get('/console/records');
+    const form = { status: 'Compliant', reason: 'fine' };
+    const missing = await browser.send('POST', `/console/records/${id}/moderation`, form);
+    expect([missing.status, codeOf(missing)]).toEqual([403, 'forbidden']);
+    const other = new Client(gw.url);
+    const otherMember = await gw.newMember(alice.tenantId);
+    await other.signIn(otherMember.email, otherMember.password);
+    await other.get('/console/records');
+    const crossed = await browser.post(`/console/records/${id}/moderation`, { ...form, _csrf: other.csrf });
+    expect(crossed.status).toBe(403);
+    // fetch drops the forbidden Origin and Sec-Fetch-* headers: node:http sends them as a browser would.
+    const foreign = await rawPost(gw.url, `/console/records/${id}/moderation`, browser.cookie, {
+      _csrf: browser.csrf,
+      ...form,
+    });
+    expect(foreign).toBe(403);
+    const json = await fetch(`${gw.url}/console/records/${id}/moderation`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { cookie: browser.cookie, 'content-type': 'application/json' },
+      body: JSON.stringify({ _csrf: browser.csrf, ...form }),
+    });
+    expect(json.status).toBe(415);
+    const record = await gw.request('GET', `/api/v1/records/${id}`, { key: alice.key });
+    expect(record.body.data.moderationStatus).toBe('Flagged');
+  });
+});
+
+describe('console review', () => {
+  it("shows the tenant's flagged records newest first and records the member as the actor of a decision", async () => {
+    const older = await flaggedRecord(alice.key, uniqueName('old'));
+    const newer = await flaggedRecord(alice.key, uniqueName('new'));
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    const inbox = await browser.get('/console/records');
+    expect(inbox.text.indexOf(newer.id)).toBeGreaterThan(-1);
+    expect(inbox.text.indexOf(newer.id)).toBeLessThan(inbox.text.indexOf(older.id));
+
+    const page = await browser.get(`/console/records/${newer.id}`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('href="https://cdn.example.com/a.png"');
+    expect(page.text).not.toContain('href="javascript:');
+    expect(page.text).toContain(PROFANE);
+
+    const decided = await browser.post(`/console/records/${newer.id}/moderation`, {
+      status: 'Compliant',
+      reason: 'satire',
+    });
+    expect(decided.status).toBe(302);
+    const events = await gw.request('GET', `/api/v1/records/${newer.id}/events`, { key: alice.key });
+    const manual = (events.body.data as Array<{ type: string; data: Record<string, unknown> }>).at(-1)!;
+    expect(manual.data).toMatchObject({ status: 'Compliant', via: 'Manual', actor: `member:${member.id}` });
+  });
+
+  it('refuses an empty reason with 400 validation_error naming the field', async () => {
+    const { id } = await flaggedRecord(alice.key, uniqueName('reason'));
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    await browser.get('/console/records');
+    const page = await browser.post(`/console/records/${id}/moderation`, { status: 'Compliant', reason: ' ' });
+    expect([page.status, codeOf(page)]).toEqual([400, 'validation_error']);
+    expect(page.text).toContain('<code>reason</code>');
+  });
+
+  it("never shows tenant A's data to a member of tenant B", async () => {
+    const { id, user } = await flaggedRecord(alice.key, uniqueName('iso'));
+    const member = await gw.newMember(bob.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    expect((await browser.get(`/console/records/${id}`)).status).toBe(404);
+    expect((await browser.get(`/console/users/${user}`)).status).toBe(404);
+    expect((await browser.get('/console/records?status=all')).text).not.toContain(id);
+    const acted = await browser.post(`/console/users/${user}/status`, { status: 'Banned', reason: 'x' });
+    expect(acted.status).toBe(404);
+  });
+
+  it('keeps rules, settings and webhooks to admins, with the API validation', async () => {
+    const moderatorMember = await gw.newMember(alice.tenantId);
+    const admin = await gw.newMember(alice.tenantId, 'admin');
+    const plain = new Client(gw.url);
+    await plain.signIn(moderatorMember.email, moderatorMember.password);
+    expect((await plain.get('/console/settings')).status).toBe(403);
+    expect((await plain.get('/console/webhooks')).status).toBe(403);
+    const browser = new Client(gw.url);
+    await browser.signIn(admin.email, admin.password);
+    expect((await browser.get('/console/settings')).status).toBe(200);
+    const bad = await browser.post('/console/rules', { rules: '{"rules": "nope"}' });
+    expect([bad.status, codeOf(bad)]).toEqual([400, 'validation_error']);
+    const notJson = await browser.post('/console/rules', { rules: '{' });
+    expect([notJson.status, codeOf(notJson)]).toEqual([400, 'invalid_json']);
+    const saved = await browser.post('/console/settings', { testMode: 'true', suspensionThreshold: '3' });
+    expect(saved.status).toBe(302);
+    const settings = await gw.request('GET', '/api/v1/settings', { key: alice.key });
+    expect(settings.body).toMatchObject({ testMode: true, suspensionThreshold: 3 });
+    await browser.post('/console/settings', { suspensionThreshold: '1' });
+    expect((await browser.get('/console/webhooks')).status).toBe(200);
+  });
+});
+
+describe('appeals', () => {
+  it('hands a suspended user a link to appeal once, which a member approves', async () => {
+    const { user } = await flaggedRecord(alice.key, uniqueName('ap'), uniqueName('u'));
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    await browser.get(`/console/users/${user}`);
+    // The flagged record suspended the user already; a member reinstates, then suspends with a reason of their own.
+    expect(
+      (await browser.post(`/console/users/${user}/status`, { status: 'Compliant', reason: 'checking' })).status,
+    ).toBe(302);
+    expect(
+      (await browser.post(`/console/users/${user}/status`, { status: 'Suspended', reason: 'spam wave' })).status,
+    ).toBe(302);
+    const read = await gw.request('GET', `/api/v1/users/${user}`, { key: alice.key });
+    expect(read.body.data.actionStatus).toBe('Suspended');
+    const appealUrl = read.body.data.appealUrl as string;
+    expect(appealUrl).toMatch(/^http:\/\/localhost:8080\/appeal\?token=[\w-]+\.[\w-]+$/);
+    const token = new URL(appealUrl).searchParams.get('token')!;
+
+    const visitor = new Client(gw.url);
+    const page = await visitor.get(`/appeal?token=${token}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(page.text).toContain('spam wave');
+    const sent = await visitor.send('POST', '/appeal', { token, text: 'I removed it', confirm: 'yes' });
+    expect(sent.status).toBe(201);
+    const again = await visitor.get(`/appeal?token=${token}`);
+    expect(again.text).toContain('Your appeal was received');
+    expect(again.text).not.toContain('name="text"');
+
+    const inbox = await browser.get('/console/appeals');
+    const appealId = /action="\/console\/appeals\/(apl_[\w]+)\/decision"/.exec(inbox.text)?.[1];
+    expect(inbox.text).toContain('I removed it');
+    const decided = await browser.post(`/console/appeals/${appealId}/decision`, {
+      decision: 'Approved',
+      reason: 'fixed',
+    });
+    expect(decided.status).toBe(302);
+    const after = await gw.request('GET', `/api/v1/users/${user}`, { key: alice.key });
+    expect(after.body.data).toMatchObject({ actionStatus: 'Compliant', appealUrl: null });
+  });
+
+  it('refuses forged, altered and foreign tokens', async () => {
+    const { user } = await flaggedRecord(alice.key, uniqueName('fg'), uniqueName('u'));
+    await gw.request('POST', `/api/v1/users/${user}/status`, {
+      key: alice.key,
+      body: { status: 'Banned', reason: 'x' },
+    });
+    const read = await gw.request('GET', `/api/v1/users/${user}`, { key: alice.key });
+    const token = new URL(read.body.data.appealUrl as string).searchParams.get('token')!;
+    const [payload, signature] = token.split('.') as [string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+    const swapped = Buffer.from(JSON.stringify({ ...claims, t: bob.tenantId })).toString('base64url');
+    const visitor = new Client(gw.url);
+    for (const bad of [`${swapped}.${signature}`, `${payload}.${'A'.repeat(43)}`, 'nonsense', '']) {
+      const page = await visitor.get(`/appeal?token=${encodeURIComponent(bad)}`);
+      expect([page.status, codeOf(page)]).toEqual([403, 'forbidden']);
+    }
+    const posted = await visitor.send('POST', '/appeal', {
+      token: `${swapped}.${signature}`,
+      text: 'x',
+      confirm: 'yes',
+    });
+    expect(posted.status).toBe(403);
+    expect((await gw.request('GET', `/api/v1/appeals?user=${user}`, { key: alice.key })).body.data).toEqual([]);
+  });
+});
