@@ -1,14 +1,22 @@
 import http from 'node:http';
 import fc from 'fast-check';
 import { LIMITS } from '@vigil/proto';
-import { loggedPort, spawnService, testServers, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
+import {
+  loggedPort,
+  spawnService,
+  testServers,
+  uniqueName,
+  waitFor,
+  type ServiceProcess,
+} from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
 
 /**
  * Property-based abuse of every route the OpenAPI document lists: generated valid and invalid bodies, headers, path
  * parameters and query strings, against the gateway with the real moderator, Kafka and store behind it. Whatever
  * arrives, the answer is never a 5xx, every 4xx is the error envelope, and no request takes longer than
- * SLOW_MS (generous for a busy 2-core machine: the work per request is small).
+ * SLOW_MS (generous for a busy 2-core machine: the work per request is small). The moderator's ingest consumer and a
+ * notifier run behind it, and afterwards another tenant's ingest still reaches its webhook receiver.
  */
 const SLOW_MS = 5000;
 /** Runs per route and kind of input; the suite sends about 30 × 4 × RUNS requests. */
@@ -50,7 +58,10 @@ interface Reply {
 }
 
 let moderator: ServiceProcess;
+let notifier: ServiceProcess;
 let gw: Gateway;
+let receiver: http.Server;
+const received: string[] = [];
 let key: string;
 let operations: Operation[];
 
@@ -67,9 +78,28 @@ beforeAll(async () => {
     KAFKA_TOPIC_PREFIX: topicPrefix,
     KAFKA_GROUP_ID: uniqueName('grp'),
     KAFKA_TOPIC_PARTITIONS: '3',
-    INGEST_CONSUMER_ENABLED: 'false',
   });
+  notifier = spawnService('notifier', {
+    ADMIN_PORT: '0',
+    MONGO_URL: servers.mongoUrl,
+    MONGO_DB: dbName,
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: topicPrefix,
+    KAFKA_GROUP_ID: uniqueName('grp'),
+    KAFKA_TOPIC_PARTITIONS: '3',
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+  });
+  receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      received.push(Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const port = await loggedPort(moderator, 'grpc server listening');
+  await loggedPort(notifier, 'admin server listening');
   // The production body limit, so that oversized fields reach the schemas rather than the body parser.
   gw = await startGateway({
     moderatorAddress: `127.0.0.1:${port}`,
@@ -93,7 +123,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gw?.close();
-  await moderator?.stop();
+  await Promise.all([moderator?.stop(), notifier?.stop()]);
+  await new Promise((resolve) => receiver?.close(resolve));
 });
 
 interface OpenApiOperation {
@@ -358,4 +389,25 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
     expect([400, 413]).toContain(reply.status);
     expect(reply.elapsedMs).toBeLessThan(SLOW_MS);
   });
+
+  it('keeps the pipeline delivering webhooks afterwards', async () => {
+    const other = await gw.newTenant();
+    const { port } = receiver.address() as { port: number };
+    const endpoint = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: other.key,
+      body: { url: `http://127.0.0.1:${port}/hook` },
+    });
+    expect(endpoint.status).toBe(201);
+    const clientId = `after-abuse-${Date.now()}`;
+    const ingest = await gw.request('POST', '/api/v1/ingest', {
+      key: other.key,
+      body: { clientId, name: 'After', entity: 'post', content: { text: 'you are a fucking idiot' } },
+    });
+    expect(ingest.status).toBe(202);
+    const body = await waitFor(() => received.find((entry) => entry.includes(clientId)), {
+      timeoutMs: 90_000,
+      what: 'the webhook of a record ingested after the abuse',
+    });
+    expect(JSON.parse(body)).toMatchObject({ event: 'record.flagged', payload: { clientId } });
+  }, 120_000);
 });
