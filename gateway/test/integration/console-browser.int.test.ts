@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ensureChromium } from '../../../deploy/local/chromium';
@@ -18,7 +19,11 @@ import { startGateway, type Gateway } from './harness';
 // process, Kafka and the MongoDB-wire store, a webhook receiver on 127.0.0.1. It also writes the README's
 // screenshots (docs/console-*.png). Deadlines are generous for a busy 2-core machine; nothing sleeps.
 const WAIT = 30_000;
-const DOCS = path.join(ROOT, 'docs');
+// `npm run screenshots` sets CONSOLE_SCREENSHOTS_DIR to docs/ to refresh the README's pictures; other runs keep theirs
+// out of the working tree.
+const DOCS = process.env.CONSOLE_SCREENSHOTS_DIR
+  ? path.resolve(ROOT, process.env.CONSOLE_SCREENSHOTS_DIR)
+  : path.join(tmpdir(), 'vigil-console-screenshots');
 
 let moderator: ServiceProcess;
 let notifier: ServiceProcess;
