@@ -88,7 +88,10 @@ let engine: ModerationEngine;
 
 beforeAll(async () => {
   baseUrl = await api.start();
-  engine = createEngine({ provider: { baseUrl, apiKey: 'test-key', model: 'omni-moderation-latest', timeoutMs: 500 } });
+  // A deadline that holds on a busy machine; the timeout test below uses an engine of its own with a short one.
+  engine = createEngine({
+    provider: { baseUrl, apiKey: 'test-key', model: 'omni-moderation-latest', timeoutMs: 10_000 },
+  });
 });
 
 afterAll(async () => {
@@ -226,10 +229,9 @@ describe('openai-moderation strategy against an OpenAI-compatible server', () =>
 
   it('throws a retriable ProviderError when the provider does not answer within the timeout', async () => {
     api.answer = silence;
+    const quick = createEngine({ provider: { baseUrl, apiKey: 'test-key', model: 'm', timeoutMs: 500 } });
     const started = Date.now();
-    const error = await engine
-      .moderate(record(), { rules: [aiRule('ai', { hate: 0.5 })] })
-      .catch((err: unknown) => err);
+    const error = await quick.moderate(record(), { rules: [aiRule('ai', { hate: 0.5 })] }).catch((err: unknown) => err);
     expect(error).toBeInstanceOf(ProviderError);
     expect((error as ProviderError).retriable).toBe(true);
     expect((error as ProviderError).message).toMatch(/timed out/);
