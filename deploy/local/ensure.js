@@ -24,10 +24,10 @@ async function ensureDeps() {
   const marker = path.join(ROOT, 'node_modules', '.vigil-deps');
   const wanted = depsFingerprint();
   if (fs.existsSync(marker) && fs.readFileSync(marker, 'utf8') === wanted) return;
-  // `npm install` rather than `npm ci`: some registries' metadata omit other platforms' optional packages (e.g.
-  // @swc/core's binaries), which makes `npm ci` reject the lockfile as out of sync. Versions still come from the lock.
-  say('installing npm dependencies');
-  await run('npm', ['install', '--no-audit', '--no-fund'], { cwd: ROOT, echo: true });
+  // `npm ci`: exactly the locked tree, or a failure when package.json and the lockfile disagree (run `npm install`
+  // after changing a manifest). The lockfile records every platform's optional packages (@swc/core's binaries…).
+  say('installing npm dependencies (npm ci)');
+  await run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: ROOT, echo: true });
   fs.writeFileSync(marker, depsFingerprint());
 }
 

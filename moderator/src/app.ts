@@ -11,6 +11,7 @@ import { bearerTokenInterceptor } from './grpc/auth';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { OutboxRelay } from './kafka/outbox-relay';
+import { untilDone } from './platform/retry';
 import { ensureTopics } from './kafka/topics-setup';
 import { ModerationService } from './service/moderation-service';
 import { Queries } from './service/queries';
@@ -191,19 +192,6 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
 
 /** An IPv6 address is bracketed in a gRPC target (`[::1]:50051`). */
 const hostPart = (host: string): string => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-
-/** Start-up steps wait for their dependency (readiness stays 503 meanwhile) rather than crash-looping. */
-async function untilDone(log: Logger, what: string, step: () => Promise<unknown>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await step();
-      return;
-    } catch (err) {
-      log.warn({ err, attempt, what }, 'start-up step failed, retrying');
-      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * attempt, 5000)));
-    }
-  }
-}
 
 function createMetrics(registry: Registry) {
   return {

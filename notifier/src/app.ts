@@ -9,6 +9,7 @@ import { DeliveryScheduler, type AttemptResult } from './delivery/scheduler';
 import { addressPolicy } from './delivery/ssrf';
 import { EventsConsumer } from './kafka/events-consumer';
 import { ensureTopics } from './kafka/topics-setup';
+import { untilDone } from './platform/retry';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { DeliveryStore } from './store/delivery-store';
 
@@ -123,19 +124,6 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       await sender?.close();
     },
   };
-}
-
-/** Start-up steps wait for their dependency (readiness stays 503 meanwhile) rather than crash-looping. */
-async function untilDone(log: Logger, what: string, step: () => Promise<unknown>): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await step();
-      return;
-    } catch (err) {
-      log.warn({ err, attempt, what }, 'start-up step failed, retrying');
-      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * attempt, 5000)));
-    }
-  }
 }
 
 function createMetrics(registry: Registry, store: DeliveryStore) {

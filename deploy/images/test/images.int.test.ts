@@ -34,11 +34,9 @@ describe.each(SERVICES)('%s image', (service) => {
     expect(build[0]?.args).toMatch(/\sAS build$/i);
     expect([baseOf(build), baseOf(runtime)]).toEqual([BASE_IMAGE, BASE_IMAGE]);
     const runs = only(build, 'RUN').map((instruction) => instruction.args);
-    expect(runs).toContainEqual(expect.stringMatching(/^npm (ci|install)\b/));
+    expect(runs).toContainEqual(expect.stringMatching(/^npm ci\b/));
     expect(runs).toContain(`npx tsc -b ${service}`);
-    expect(runs).toContainEqual(
-      expect.stringMatching(new RegExp(`npm (ci|install) --omit=dev --workspace ${service}\\b`)),
-    );
+    expect(runs).toContainEqual(expect.stringMatching(new RegExp(`npm ci --omit=dev --workspace ${service}\\b`)));
     expect(only(runtime, 'RUN')).toEqual([]);
   });
 
@@ -87,7 +85,7 @@ describe.each(SERVICES)('%s image', (service) => {
     expect(created).toEqual(expect.arrayContaining([`${service}/node_modules`]));
     for (const source of sources) {
       expect(source.startsWith('/app/')).toBe(true);
-      // The same path in this checkout after `npm install` and `tsc -b`, or one the build creates.
+      // The same path in this checkout after `npm ci` and `tsc -b`, or one the build creates.
       const relative = source.slice('/app/'.length).replace(/\/$/, '') || '.';
       const exists = created.includes(relative) || fs.existsSync(path.join(ROOT, relative));
       expect({ source, exists }).toEqual({ source, exists: true });
@@ -140,7 +138,7 @@ function requiredPackages(dir: string): Map<string, string> {
 }
 
 test.each(['proto', ...SERVICES])('%s declares every package its built code requires', (workspace) => {
-  // A production install (`npm install --omit=dev --workspace …`) brings only declared dependencies; in the
+  // A production install (`npm ci --omit=dev --workspace …`) brings only declared dependencies; in the
   // development checkout an undeclared one is often hoisted from another workspace and goes unnoticed.
   const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, workspace, 'package.json'), 'utf8')) as {
     dependencies?: Record<string, string>;
@@ -192,7 +190,7 @@ describe('assembled images start with the chart environment', () => {
   test.each(SERVICES)(
     '%s: built by its Dockerfile steps, /livez answers 200 on the admin port, SIGTERM exits 0',
     async (service: Service) => {
-      // The Dockerfile's own steps (npm install, tsc -b, production install), then only the runtime stage's files.
+      // The Dockerfile's own steps (npm ci, tsc -b, production install), then only the runtime stage's files.
       const image = await assembleImage(service, path.join(scratch, service));
       expect(image.command).toEqual(['node', 'dist/main.js']);
       expect(fs.existsSync(path.join(image.appRoot, 'src'))).toBe(false);

@@ -2,6 +2,7 @@ import { Command, HEADERS, type Topics } from '@vigil/proto';
 import type { Consumer, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
+import { retry, sleep } from '../platform/retry';
 import type { ModerationService } from '../service/moderation-service';
 import type { KnownTenants } from '../store/known-tenants';
 import { isKafkaRetriable, messageRejection } from './kafka-errors';
@@ -85,31 +86,40 @@ export class IngestConsumer {
     log: Logger,
   ): Promise<'applied' | 'dead_letter'> {
     let unexpected = 0;
-    for (let attempt = 0; ; attempt += 1) {
-      if (this.stopping) throw new Stopping('consumer stopping');
-      try {
-        const verdict = await this.apply(source.message, log);
-        if (verdict.kind === 'done') return 'applied';
-        await this.deadLetter(source, verdict.reason, log);
-        return 'dead_letter';
-      } catch (err) {
-        const known = err instanceof AppError || isKafkaRetriable(err);
-        if (!known) unexpected += 1;
-        if (!known && unexpected >= this.options.maxUnexpectedAttempts) {
-          log.error({ err }, 'ingest command failed repeatedly, dead-lettering');
-          try {
-            await this.deadLetter(source, 'unexpected_error', log);
-            return 'dead_letter';
-          } catch (deadLetterErr) {
-            log.warn({ err: deadLetterErr }, 'dead letter failed, will retry');
+    // Known failures (AppError, kafkajs' retriable errors) retry without bound; the bound on unexpected ones ends in a
+    // dead letter rather than a thrown error, so it is counted here. Only stopping ends the retries.
+    return retry(
+      async (attempt) => {
+        if (this.stopping) throw new Stopping('consumer stopping');
+        try {
+          const verdict = await this.apply(source.message, log);
+          if (verdict.kind === 'done') return 'applied';
+          await this.deadLetter(source, verdict.reason, log);
+          return 'dead_letter';
+        } catch (err) {
+          const known = err instanceof AppError || isKafkaRetriable(err);
+          if (!known) unexpected += 1;
+          if (!known && unexpected >= this.options.maxUnexpectedAttempts) {
+            log.error({ err }, 'ingest command failed repeatedly, dead-lettering');
+            try {
+              await this.deadLetter(source, 'unexpected_error', log);
+              return 'dead_letter';
+            } catch (deadLetterErr) {
+              log.warn({ err: deadLetterErr }, 'dead letter failed, will retry');
+              throw deadLetterErr;
+            }
           }
-        } else {
           log.warn({ err, attempt }, 'ingest command failed, will retry');
+          throw err;
         }
-        this.options.onOutcome?.('retry');
-        await this.backoff(attempt, heartbeat);
-      }
-    }
+      },
+      {
+        backoff: { initialMs: this.options.retryInitialMs, maxMs: this.options.retryMaxMs },
+        retriable: (err) => !(err instanceof Stopping),
+        onRetry: () => this.options.onOutcome?.('retry'),
+        sleep: (ms) => this.sleepHeartbeating(ms, heartbeat),
+      },
+    );
   }
 
   /** Throws for failures worth retrying; returns a dead verdict for commands that can never succeed. */
@@ -204,12 +214,11 @@ export class IngestConsumer {
     this.options.onDeadLetter?.(reason.split(':')[0] ?? reason);
   }
 
-  /** Sleeps with exponential backoff and jitter, heartbeating so the group keeps this partition here. */
-  private async backoff(attempt: number, heartbeat: () => Promise<void>): Promise<void> {
-    const ceiling = Math.min(this.options.retryMaxMs, this.options.retryInitialMs * 2 ** Math.min(attempt, 20));
-    const until = Date.now() + ceiling / 2 + Math.random() * (ceiling / 2);
+  /** Sleeps `ms` (cut short when stopping), heartbeating so the group keeps this partition here. */
+  private async sleepHeartbeating(ms: number, heartbeat: () => Promise<void>): Promise<void> {
+    const until = Date.now() + ms;
     while (Date.now() < until && !this.stopping) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(1000, Math.max(0, until - Date.now()))));
+      await sleep(Math.min(1000, Math.max(0, until - Date.now())));
       // A failed heartbeat (the group is rebalancing, or Kafka is away) is thrown to kafkajs, which rejoins and
       // re-delivers the uncommitted message; swallowing it would keep a partition this member no longer owns.
       await heartbeat();

@@ -1,6 +1,7 @@
 import { HEADERS } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { backoffMs } from '../platform/retry';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import { eventOf, type EventDoc, type EventStore } from '../store/event-store';
 import { messageRejection } from './kafka-errors';
@@ -171,7 +172,9 @@ export class OutboxRelay {
         if (this.options.minGapMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.minGapMs));
         continue;
       }
-      const delay = failures > 0 ? Math.min(this.options.pollMs * 2 ** failures, 5000) : this.options.pollMs;
+      // After failures the wait grows from twice the poll interval up to 5 s (with jitter); `wake()` still cuts it short.
+      const delay =
+        failures > 0 ? backoffMs({ initialMs: this.options.pollMs * 2, maxMs: 5000 }, failures) : this.options.pollMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
         this.wakeUp = () => {

@@ -1,6 +1,7 @@
 import type { WebhookEndpointDoc } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
+import { backoffMs } from '../platform/retry';
 import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 import type { HttpSender, SendResult } from './http-sender';
 import { buildBody } from './payload';
@@ -127,7 +128,8 @@ export class DeliveryScheduler {
       }
       if (!this.running) break;
       if (this.woken && failures === 0) continue;
-      const delay = failures > 0 ? Math.min(pollMs * 2 ** failures, 5000) : pollMs;
+      // After failures the wait grows from twice the poll interval up to 5 s (with jitter); `wake()` still cuts it short.
+      const delay = failures > 0 ? backoffMs({ initialMs: pollMs * 2, maxMs: 5000 }, failures) : pollMs;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
         this.wakeUp = () => {

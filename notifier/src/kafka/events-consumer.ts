@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { buildBody } from '../delivery/payload';
 import type { DeliveryScheduler } from '../delivery/scheduler';
 import { deliveryIdOf, subscribes, triggerOf, webhookIdOf } from '../domain/webhook-events';
+import { retry } from '../platform/retry';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 
@@ -80,37 +81,46 @@ export class EventsConsumer {
     if (!last) return;
     const log = this.options.log.child({ topic, partition });
     const { retryInitialMs = 200, retryMaxMs = 5000 } = this.options;
-    for (let attempt = 0; ; attempt += 1) {
-      if (this.stopping || !payload.isRunning() || payload.isStale()) throw new Stopping('consumer stopping');
-      try {
-        const isolate = attempt >= ISOLATE_AFTER_ATTEMPTS;
-        if (topic === this.options.topics.webhookCommands) {
-          for (const message of messages) {
-            await this.isolated(isolate, topic, partition, message, log, () =>
-              this.applyCommand(topic, partition, message, log),
-            );
+    await retry(
+      async (attempt) => {
+        if (this.stopping || !payload.isRunning() || payload.isStale()) throw new Stopping('consumer stopping');
+        try {
+          const isolate = attempt >= ISOLATE_AFTER_ATTEMPTS;
+          if (topic === this.options.topics.webhookCommands) {
+            for (const message of messages) {
+              await this.isolated(isolate, topic, partition, message, log, () =>
+                this.applyCommand(topic, partition, message, log),
+              );
+            }
+          } else if (isolate) {
+            for (const message of messages) {
+              await this.isolated(true, topic, partition, message, log, () =>
+                this.fanOut(topic, partition, [message], log),
+              );
+            }
+          } else {
+            await this.fanOut(topic, partition, messages, log);
           }
-        } else if (isolate) {
-          for (const message of messages) {
-            await this.isolated(true, topic, partition, message, log, () =>
-              this.fanOut(topic, partition, [message], log),
-            );
-          }
-        } else {
-          await this.fanOut(topic, partition, messages, log);
+          await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
+          // Without auto-resolve the fetch position only moves with resolved offsets.
+          payload.resolveOffset(last.offset);
+        } catch (err) {
+          if (this.stopping) throw new Stopping('consumer stopping');
+          throw err;
         }
-        await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
-        // Without auto-resolve the fetch position only moves with resolved offsets.
-        payload.resolveOffset(last.offset);
-        return;
-      } catch (err) {
-        if (this.stopping) throw new Stopping('consumer stopping');
-        log.warn({ err, attempt, firstOffset: messages[0]?.offset }, 'batch handling failed, retrying');
-        // Keeps the partition while MongoDB is away instead of triggering a rebalance.
-        await payload.heartbeat().catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, Math.min(retryInitialMs * 2 ** attempt, retryMaxMs)));
-      }
-    }
+      },
+      {
+        // Every failure retries (the batch is idempotent) until the consumer stops; isolation bounds what one message
+        // can hold.
+        backoff: { initialMs: retryInitialMs, maxMs: retryMaxMs },
+        retriable: (err) => !(err instanceof Stopping),
+        onRetry: async (err, attempt) => {
+          log.warn({ err, attempt, firstOffset: messages[0]?.offset }, 'batch handling failed, retrying');
+          // Keeps the partition while MongoDB is away instead of triggering a rebalance.
+          await payload.heartbeat().catch(() => undefined);
+        },
+      },
+    );
   }
 
   /** Runs `work` for one message; when isolating, a failure of its own sets the message aside instead of throwing. */
