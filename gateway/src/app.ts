@@ -50,6 +50,8 @@ export interface AppDeps {
     /** `WEBHOOK_ALLOWED_CIDRS`. */
     webhookAllowedCidrs: readonly string[];
     webhookMaxEndpointsPerTenant: number;
+    /** `PROMPT_RULES_ENABLED`: the moderator has an LLM to judge prompt strategies. Default false. */
+    promptRulesEnabled?: boolean;
     /** `PUBLIC_URL`: base of the links handed to end users. */
     publicUrl?: string;
     /** `APPEAL_TOKEN_SECRET`; appeal links and the appeal page are off without it. */
@@ -101,6 +103,7 @@ export function createApp(deps: AppDeps): Koa {
       ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}),
     }),
     maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
+    promptRulesEnabled: deps.settings.promptRulesEnabled ?? false,
     appealLinks: new AppealLinks(appealTokens, settings.publicUrl ?? 'http://localhost:8080'),
   };
   const consoleRouter = consoleRoutes(

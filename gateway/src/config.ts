@@ -84,6 +84,11 @@ const schema = z.object({
     .refine((cidrs) => cidrs.every(isCidr), 'must be comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32'),
   /** Webhook endpoints one tenant may register (every event fans out to each). Default 10. */
   WEBHOOK_MAX_ENDPOINTS_PER_TENANT: z.coerce.number().int().min(1).max(1000).default(10),
+  /**
+   * Whether rule sets may use `prompt` strategies (and prompt presets). Set true only when the moderator has
+   * LLM_BASE_URL: without it they would never flag, so they are refused with 400 prompt_rules_disabled. Default false.
+   */
+  PROMPT_RULES_ENABLED: bool.default(false),
   /** Whether to trust X-Forwarded-* headers (behind an ingress). Default false. */
   TRUST_PROXY: bool.default(false),
   /** Console sessions end this long after sign-in, seconds. Default 28800 (8 hours). */

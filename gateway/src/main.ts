@@ -74,6 +74,7 @@ async function main(): Promise<void> {
       trustProxy: config.TRUST_PROXY,
       webhookAllowedCidrs: config.WEBHOOK_ALLOWED_CIDRS,
       webhookMaxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
+      promptRulesEnabled: config.PROMPT_RULES_ENABLED,
       publicUrl: config.PUBLIC_URL,
       appealTokenSecret: config.APPEAL_TOKEN_SECRET,
       appealTokenTtlSeconds: config.APPEAL_TOKEN_TTL_S,

@@ -41,7 +41,22 @@ export type ModeratorConfig = Pick<
   | 'KNOWN_TENANT_TTL_MS'
 > &
   Partial<
-    Pick<Config, 'GRPC_HOST' | 'OPENAI_BASE_URL' | 'OPENAI_API_KEY' | 'OPENAI_MODERATION_MODEL' | 'OPENAI_TIMEOUT_MS'>
+    Pick<
+      Config,
+      | 'GRPC_HOST'
+      | 'OPENAI_BASE_URL'
+      | 'OPENAI_API_KEY'
+      | 'OPENAI_MODERATION_MODEL'
+      | 'OPENAI_TIMEOUT_MS'
+      | 'LLM_BASE_URL'
+      | 'LLM_API_KEY'
+      | 'LLM_MODEL'
+      | 'LLM_REVIEW_MODEL'
+      | 'LLM_TIMEOUT_MS'
+      | 'LLM_MAX_ATTEMPTS'
+      | 'LLM_RETRY_INITIAL_MS'
+      | 'LLM_TENANT_CONCURRENCY'
+    >
   >;
 
 export interface ModeratorDeps {
@@ -106,6 +121,18 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
             apiKey: config.OPENAI_API_KEY,
             model: config.OPENAI_MODERATION_MODEL ?? 'omni-moderation-latest',
             timeoutMs: config.OPENAI_TIMEOUT_MS ?? 10000,
+          }
+        : undefined,
+      llm: config.LLM_BASE_URL
+        ? {
+            baseUrl: config.LLM_BASE_URL,
+            apiKey: config.LLM_API_KEY,
+            model: config.LLM_MODEL ?? 'gpt-4o',
+            reviewModel: config.LLM_REVIEW_MODEL,
+            timeoutMs: config.LLM_TIMEOUT_MS ?? 30000,
+            maxAttempts: config.LLM_MAX_ATTEMPTS ?? 3,
+            retryInitialMs: config.LLM_RETRY_INITIAL_MS ?? 500,
+            tenantConcurrency: config.LLM_TENANT_CONCURRENCY ?? 4,
           }
         : undefined,
     });

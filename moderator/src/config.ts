@@ -79,6 +79,26 @@ const schema = z.object({
   OPENAI_MODERATION_MODEL: z.string().default('omni-moderation-latest'),
   /** Timeout of one provider call, milliseconds. Default 10000. */
   OPENAI_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),
+  /**
+   * Base URL of an OpenAI-compatible chat completions API, version included (e.g. https://api.openai.com/v1): prompt
+   * strategies call `<base>/chat/completions`. Unset: prompt strategies never flag (set the gateway's
+   * PROMPT_RULES_ENABLED only with this).
+   */
+  LLM_BASE_URL: z.string().url().optional(),
+  /** API key for LLM_BASE_URL, sent as a bearer token. */
+  LLM_API_KEY: z.string().optional(),
+  /** Chat model that judges prompt strategies (it must support json_schema structured output). Default gpt-4o. */
+  LLM_MODEL: z.string().min(1).default('gpt-4o'),
+  /** Cheaper chat model for a second pass that drops a flag whose reasoning is uncertain. Unset: no second pass. */
+  LLM_REVIEW_MODEL: z.string().min(1).optional(),
+  /** Timeout of one chat completions call, milliseconds. Default 30000. */
+  LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+  /** Calls per judgement at most when the LLM fails transiently (429, 5xx, timeout), the first included. Default 3. */
+  LLM_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(10).default(3),
+  /** Delay before the first LLM retry, milliseconds; doubles per retry, with full jitter. Default 500. */
+  LLM_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(500),
+  /** LLM calls in flight per tenant at most, per moderator instance. Default 4. */
+  LLM_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });

@@ -13,3 +13,4 @@ export type {
   ModerationServiceClient,
   ModerationServiceHandlers,
 } from './generated/vigil/moderation/v1/ModerationService';
+export * from './presets';

@@ -52,6 +52,9 @@ export const LIMITS = {
   /** Blocked or allowed domains per strategy, and the length of each (DNS maximum). */
   domains: 5000,
   domainLength: 253,
+  /** Prompt strategies: the topic names the rule in reasons; the prompt is the tenant's policy text sent to the LLM. */
+  promptTopic: 100,
+  promptText: 4000,
   /** Webhook endpoint description. */
   endpointDescription: 500,
   /** Query-string filters that are ids or client ids (`clientId`, `user`, cursors, …). */

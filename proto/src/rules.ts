@@ -98,11 +98,22 @@ export const ProviderStrategy = z.object({
   thresholds: z.partialRecord(z.enum(PROVIDER_CATEGORIES), z.number().min(0).max(1)),
 });
 
+/**
+ * Judged by an LLM behind an OpenAI-compatible chat completions API (the moderator's LLM_* settings). The topic is
+ * what reasons name ("Content flagged for <topic>"); the prompt is the tenant's policy, sent with the content.
+ */
+export const PromptStrategy = z.object({
+  type: z.literal('prompt'),
+  topic: z.string().trim().min(1).max(LIMITS.promptTopic),
+  prompt: z.string().trim().min(1).max(LIMITS.promptText),
+});
+
 export const Strategy = z.discriminatedUnion('type', [
   BlocklistStrategy,
   PatternStrategy,
   LinkStrategy,
   ProviderStrategy,
+  PromptStrategy,
 ]);
 export type Strategy = z.infer<typeof Strategy>;
 
@@ -115,6 +126,9 @@ export const Rule = z.object({
   /** Entities the rule applies to; empty means all. */
   entities: z.array(z.string().min(1).max(LIMITS.entity)).max(LIMITS.ruleEntities).default([]),
   strategies: z.array(Strategy).min(1).max(LIMITS.strategiesPerRule),
+  /** Set when the rule was added from a preset: which one, and the version copied (the copy is the tenant's own). */
+  presetId: z.string().min(1).max(64).optional(),
+  presetVersion: z.number().int().min(1).optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 
@@ -139,3 +153,8 @@ export const DEFAULT_RULES: RuleSet = {
     },
   ],
 };
+
+/** Whether a rule set needs the moderator's LLM (a prompt strategy in any rule, enabled or not). */
+export function usesPrompts(ruleSet: RuleSet): boolean {
+  return ruleSet.rules.some((rule) => rule.strategies.some((strategy) => strategy.type === 'prompt'));
+}

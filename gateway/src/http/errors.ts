@@ -65,6 +65,11 @@ export class LimitExceededError extends AppError {
   readonly code = 'limit_exceeded';
   readonly status = 409;
 }
+/** A rule set uses `prompt` strategies while the deployment has no LLM for them (PROMPT_RULES_ENABLED=false). */
+export class PromptRulesDisabledError extends AppError {
+  readonly code = 'prompt_rules_disabled';
+  readonly status = 400;
+}
 export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';
   readonly status = 413;

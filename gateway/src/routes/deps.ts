@@ -18,6 +18,8 @@ export interface RouteDeps {
   endpointUrls: EndpointUrlGuard;
   /** Webhook endpoints per tenant at most. */
   maxEndpointsPerTenant: number;
+  /** Whether rule sets may use `prompt` strategies (the moderator has an LLM). */
+  promptRulesEnabled: boolean;
   appealLinks: AppealLinks;
 }
 

@@ -31,6 +31,8 @@ export interface GatewayOptions {
   moderateTimeoutMs?: number;
   webhookAllowedCidrs?: string[];
   webhookMaxEndpointsPerTenant?: number;
+  /** PROMPT_RULES_ENABLED; false by default, as in a deployment without an LLM. */
+  promptRulesEnabled?: boolean;
   /** Resolves webhook hosts at registration; by default `testResolve` (no DNS needed). */
   resolveHost?: ResolveHost;
   /** Create the topics before starting (skip when Kafka is unreachable on purpose). */
@@ -163,6 +165,7 @@ async function compose(
       // Tests run their webhook receivers on this machine.
       webhookAllowedCidrs: options.webhookAllowedCidrs ?? ['127.0.0.0/8', '::1/128'],
       webhookMaxEndpointsPerTenant: options.webhookMaxEndpointsPerTenant ?? 10,
+      promptRulesEnabled: options.promptRulesEnabled ?? false,
       appealTokenSecret: 'test-appeal-secret-of-at-least-32-characters',
       ...options.console,
     },

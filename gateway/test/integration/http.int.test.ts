@@ -267,6 +267,8 @@ describe('openapi', () => {
         'post /api/v1/appeals/{id}/decision',
         'get /api/v1/rules',
         'put /api/v1/rules',
+        'get /api/v1/rules/presets',
+        'post /api/v1/rules/presets/{id}',
         'get /api/v1/settings',
         'patch /api/v1/settings',
         'post /api/v1/webhook-endpoints',

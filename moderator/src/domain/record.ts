@@ -14,6 +14,8 @@ export interface RecordState extends RecordDoc {
    * finds its upsert stored here and only moderates.
    */
   upsertCommand?: string;
+  /** The reason a human gave for the standing manual status (`manual`), fed back to prompt strategies. */
+  manualReason?: string;
 }
 
 export interface RecordInput {
@@ -174,6 +176,7 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
       const current = started(state, event);
       const { data } = event;
       const changed = data.status !== current.status || data.via === 'Manual';
+      const manual = data.via === 'Manual' || (current.manual && data.status === current.status);
       return {
         ...current,
         ...base,
@@ -183,7 +186,8 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         moderationId: data.moderationId,
         reasons: data.reasons,
         rules: data.rules,
-        manual: data.via === 'Manual' || (current.manual && data.status === current.status),
+        manual,
+        manualReason: data.via === 'Manual' ? data.reasons[0] : manual ? current.manualReason : undefined,
         testMode: data.testMode,
         recentCommands: rememberCommand(current.recentCommands, data.commandId),
       };

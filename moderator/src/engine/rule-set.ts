@@ -3,7 +3,10 @@ import type { RuleSet } from '@vigil/proto';
 import { compileBlocklist, compileLinks, compilePatterns, type LocalCheck } from './strategies';
 import type { Thresholds } from './provider';
 
-export type CompiledStrategy = { kind: 'local'; check: LocalCheck } | { kind: 'provider'; thresholds: Thresholds };
+export type CompiledStrategy =
+  | { kind: 'local'; check: LocalCheck }
+  | { kind: 'provider'; thresholds: Thresholds }
+  | { kind: 'prompt'; topic: string; prompt: string };
 
 export interface CompiledRule {
   id: string;
@@ -63,6 +66,8 @@ function build(ruleSet: RuleSet): CompiledRuleSet {
           return { kind: 'local', check: compileLinks(strategy) };
         case 'openai-moderation':
           return { kind: 'provider', thresholds: strategy.thresholds };
+        case 'prompt':
+          return { kind: 'prompt', topic: strategy.topic, prompt: strategy.prompt };
       }
     });
     rules.push({

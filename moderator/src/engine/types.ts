@@ -1,4 +1,5 @@
 import type { RecordStatus, RuleSet } from '@vigil/proto';
+import type { PriorDecision } from './llm';
 
 /** What the engine judges: name, text and string metadata values (never persisted by the engine). */
 export interface EngineInput {
@@ -8,6 +9,10 @@ export interface EngineInput {
   imageUrls: string[];
   externalUrls: string[];
   metadata?: Record<string, unknown>;
+  /** Whose content this is: prompt strategies bound their LLM calls per tenant. */
+  tenantId?: string;
+  /** The human decision standing on the record, if any: prompt strategies tell the LLM about it. */
+  prior?: PriorDecision;
 }
 
 export interface EngineResult {

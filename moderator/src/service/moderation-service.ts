@@ -8,7 +8,7 @@ import {
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
-import { ProviderError, type EngineResult, type ModerationEngine } from '../engine';
+import { ProviderError, type EngineResult, type ModerationEngine, type PriorDecision } from '../engine';
 import { LIMITS, checkLength, checkRecordBounds, checkUserBounds } from '../domain/bounds';
 import { ConflictError, NotFoundError, UnavailableError } from '../domain/errors';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
@@ -99,7 +99,7 @@ export class ModerationService {
     const { settings, rules } = await this.deps.tenants.get(input.tenantId);
     const testMode = settings.testMode;
     const moderationId = prefixed('mod');
-    let judged: { metadataKey: string; result: EngineResult } | undefined;
+    let judged: { key: string; result: EngineResult } | undefined;
 
     return this.retrying(async (fresh) => {
       const [record, user] = await Promise.all([
@@ -122,9 +122,12 @@ export class ModerationService {
       }
 
       const metadata = mergeMetadata(before?.metadata, input.metadata);
-      const metadataKey = JSON.stringify(metadata ?? null);
-      if (judged?.metadataKey !== metadataKey) {
-        judged = { metadataKey, result: await this.judge(input, metadata, rules) };
+      const prior: PriorDecision | undefined =
+        before?.manual && before.status ? { status: before.status, reason: before.manualReason } : undefined;
+      // Judged again only when what the engine sees changed under a concurrent writer (metadata, human decision).
+      const judgedKey = JSON.stringify([metadata ?? null, prior ?? null]);
+      if (judged?.key !== judgedKey) {
+        judged = { key: judgedKey, result: await this.judge(input, metadata, rules, prior) };
       }
       const outcome = judged.result;
       const stored = input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome;
@@ -389,6 +392,7 @@ export class ModerationService {
     input: ModerateInput,
     metadata: Metadata | undefined,
     rules: Parameters<ModerationEngine['moderate']>[1],
+    prior: PriorDecision | undefined,
   ): Promise<EngineResult> {
     try {
       return await this.deps.engine.moderate(
@@ -399,6 +403,8 @@ export class ModerationService {
           imageUrls: input.content.imageUrls,
           externalUrls: input.content.externalUrls,
           metadata,
+          tenantId: input.tenantId,
+          prior,
         },
         rules,
       );

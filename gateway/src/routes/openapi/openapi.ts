@@ -6,6 +6,8 @@ const ErrorBody = z.object({
     code: z.enum([
       'validation_error',
       'invalid_json',
+      'prompt_rules_disabled',
+      'limit_exceeded',
       'unsupported_media_type',
       'payload_too_large',
       'unauthorized',

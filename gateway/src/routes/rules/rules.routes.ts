@@ -1,7 +1,18 @@
+import { findPreset, LIMITS, ruleFromPreset, RULE_PRESETS, usesPrompts, type RuleSet } from '@vigil/proto';
 import type { ApiRouter } from '../../http/api-router';
+import { ConflictError, LimitExceededError, NotFoundError, PromptRulesDisabledError } from '../../http/errors';
 import { body } from '../../http/validate';
-import { principalOf, type RouteDeps } from '../deps';
-import { RulesBody, SettingsPatchBody, SettingsView } from './rules.schema';
+import { idParam, principalOf, type RouteDeps } from '../deps';
+import { PresetList, RulesBody, SettingsPatchBody, SettingsView } from './rules.schema';
+
+/** Without an LLM a prompt strategy could never flag: refuse it rather than store a rule that silently does nothing. */
+function refuseUnjudgeable(deps: RouteDeps, ruleSet: RuleSet): void {
+  if (!deps.promptRulesEnabled && usesPrompts(ruleSet)) {
+    throw new PromptRulesDisabledError(
+      'prompt strategies are not available: this deployment has no LLM configured (PROMPT_RULES_ENABLED)',
+    );
+  }
+}
 
 /** Rule set and settings: one document per tenant, read by the moderator (it caches them briefly). */
 export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
@@ -31,7 +42,52 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const ruleSet = body(ctx, RulesBody);
+      refuseUnjudgeable(deps, ruleSet);
       await deps.configStore.putRules(principalOf(ctx).tenantId, ruleSet);
+      ctx.body = ruleSet;
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/rules/presets',
+      tag: 'rules',
+      summary: 'Ready-made rules a tenant can add by id (each versioned; adding one copies it).',
+      status: 200,
+      response: PresetList,
+    },
+    (ctx) => {
+      ctx.body = { presets: RULE_PRESETS };
+      return Promise.resolve();
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/rules/presets/:id',
+      tag: 'rules',
+      summary:
+        "Add a preset to the rule set as the tenant's own rule (id = preset id, with presetVersion); answers the rule set.",
+      status: 201,
+      response: RulesBody,
+    },
+    async (ctx) => {
+      const preset = findPreset(idParam(ctx));
+      if (!preset) throw new NotFoundError('preset not found');
+      const rule = ruleFromPreset(preset);
+      const tenantId = principalOf(ctx).tenantId;
+      const current = await deps.configStore.getRules(tenantId);
+      if (current.rules.some((existing) => existing.id === rule.id)) {
+        throw new ConflictError('the rule set already has a rule with this id', { ruleId: rule.id });
+      }
+      if (current.rules.length >= LIMITS.rules) {
+        throw new LimitExceededError('the rule set is full', { limit: LIMITS.rules });
+      }
+      const ruleSet: RuleSet = { rules: [...current.rules, rule] };
+      refuseUnjudgeable(deps, ruleSet);
+      await deps.configStore.putRules(tenantId, ruleSet);
       ctx.body = ruleSet;
     },
   );

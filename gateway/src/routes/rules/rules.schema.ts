@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RuleSet, TenantSettings } from '@vigil/proto';
+import { RuleSet, Strategy, TenantSettings } from '@vigil/proto';
 
 /** The whole rule set replaces the stored one (PUT). */
 export const RulesBody = RuleSet;
@@ -9,3 +9,13 @@ export const SettingsPatchBody = z.strictObject({
   testMode: TenantSettings.shape.testMode.removeDefault().optional(),
 });
 export const SettingsView = TenantSettings;
+
+/** A preset as listed: what adding it copies into the tenant's rule set. */
+export const PresetView = z.object({
+  id: z.string(),
+  version: z.number().int(),
+  name: z.string(),
+  description: z.string(),
+  strategies: z.array(Strategy),
+});
+export const PresetList = z.object({ presets: z.array(PresetView) });

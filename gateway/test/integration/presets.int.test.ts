@@ -1,0 +1,124 @@
+import { LIMITS, RULE_PRESETS } from '@vigil/proto';
+import { startGateway, type Gateway } from './harness';
+
+let gw: Gateway;
+let off: Gateway;
+
+beforeAll(async () => {
+  [gw, off] = await Promise.all([
+    startGateway({ promptRulesEnabled: true, rateLimitPoints: 0 }),
+    startGateway({ rateLimitPoints: 0 }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([gw.close(), off.close()]);
+});
+
+interface RuleView {
+  id: string;
+  presetId?: string;
+  presetVersion?: number;
+  strategies: Array<{ type: string; topic?: string; prompt?: string }>;
+}
+const rulesOf = (body: unknown) => (body as { rules: RuleView[] }).rules;
+const promptRule = { id: 'p', name: 'P', strategies: [{ type: 'prompt', topic: 'spam', prompt: 'Flag spam.' }] };
+
+describe('rule presets', () => {
+  it('lists at least adult content, spam, harassment, scams/phishing and self-harm, each versioned', async () => {
+    const { key } = await gw.newTenant();
+    const reply = await gw.request('GET', '/api/v1/rules/presets', { key });
+    expect(reply.status).toBe(200);
+    const presets = (reply.body as { presets: Array<{ id: string; version: number; strategies: unknown[] }> }).presets;
+    expect(presets.map((preset) => preset.id)).toEqual(
+      expect.arrayContaining(['adult-content', 'spam', 'harassment', 'scams-phishing', 'self-harm']),
+    );
+    for (const preset of presets) {
+      expect(preset.version).toBeGreaterThanOrEqual(1);
+      expect(preset.strategies).toEqual([expect.objectContaining({ type: 'prompt' })]);
+    }
+  });
+
+  it("adds a preset as the tenant's own rule with presetVersion, after the rules it had", async () => {
+    const { key } = await gw.newTenant();
+    const reply = await gw.request('POST', '/api/v1/rules/presets/spam', { key });
+    expect(reply.status).toBe(201);
+    const rules = rulesOf((await gw.request('GET', '/api/v1/rules', { key })).body);
+    expect(rules.map((rule) => rule.id)).toEqual(['profanity', 'spam']);
+    const spam = RULE_PRESETS.find((preset) => preset.id === 'spam');
+    expect(rules[1]).toMatchObject({ presetId: 'spam', presetVersion: spam?.version, strategies: spam?.strategies });
+  });
+
+  it("never shares a preset: a tenant's edit or delete leaves the preset and other tenants' copies alone", async () => {
+    const [first, second] = await Promise.all([gw.newTenant(), gw.newTenant()]);
+    for (const { key } of [first, second]) {
+      expect((await gw.request('POST', '/api/v1/rules/presets/harassment', { key })).status).toBe(201);
+    }
+    const copy = rulesOf((await gw.request('GET', '/api/v1/rules', { key: first.key })).body);
+    copy[1]!.strategies[0]!.prompt = 'Changed by the first tenant.';
+    expect((await gw.request('PUT', '/api/v1/rules', { key: first.key, body: { rules: copy } })).status).toBe(200);
+    expect((await gw.request('PUT', '/api/v1/rules', { key: first.key, body: { rules: [] } })).status).toBe(200);
+
+    const original = RULE_PRESETS.find((preset) => preset.id === 'harassment');
+    const others = rulesOf((await gw.request('GET', '/api/v1/rules', { key: second.key })).body);
+    expect(others[1]?.strategies).toEqual(original?.strategies);
+    const listed = (await gw.request('GET', '/api/v1/rules/presets', { key: first.key })).body as {
+      presets: Array<{ id: string; strategies: unknown }>;
+    };
+    expect(listed.presets.find((preset) => preset.id === 'harassment')?.strategies).toEqual(original?.strategies);
+  });
+
+  it('returns 404 not_found for an unknown preset', async () => {
+    const { key } = await gw.newTenant();
+    const reply = await gw.request('POST', '/api/v1/rules/presets/no-such-preset', { key });
+    expect(reply.status).toBe(404);
+    expect(reply.body.error).toMatchObject({ code: 'not_found' });
+  });
+
+  it('returns 409 conflict when the rule set already has the preset', async () => {
+    const { key } = await gw.newTenant();
+    expect((await gw.request('POST', '/api/v1/rules/presets/self-harm', { key })).status).toBe(201);
+    const reply = await gw.request('POST', '/api/v1/rules/presets/self-harm', { key });
+    expect(reply.status).toBe(409);
+    expect(reply.body.error).toMatchObject({ code: 'conflict' });
+  });
+
+  it('returns 409 limit_exceeded when the rule set is full', async () => {
+    const { key } = await gw.newTenant();
+    const rules = Array.from({ length: LIMITS.rules }, (_, index) => ({
+      id: `r${index}`,
+      name: 'R',
+      strategies: [{ type: 'blocklist', words: ['x'] }],
+    }));
+    expect((await gw.request('PUT', '/api/v1/rules', { key, body: { rules } })).status).toBe(200);
+    const reply = await gw.request('POST', '/api/v1/rules/presets/spam', { key });
+    expect(reply.status).toBe(409);
+    expect(reply.body.error).toMatchObject({ code: 'limit_exceeded' });
+  });
+
+  it('returns 400 validation_error for a prompt strategy without topic or with an over-long prompt', async () => {
+    const { key } = await gw.newTenant();
+    const tooLong = 'x'.repeat(LIMITS.promptText + 1);
+    for (const strategy of [
+      { type: 'prompt', prompt: 'Flag spam.' },
+      { type: 'prompt', topic: 'spam', prompt: tooLong },
+    ]) {
+      const body = { rules: [{ ...promptRule, strategies: [strategy] }] };
+      const reply = await gw.request('PUT', '/api/v1/rules', { key, body });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({ code: 'validation_error' });
+    }
+  });
+
+  it('returns 400 prompt_rules_disabled for prompt rules and presets when the deployment has no LLM', async () => {
+    const { key } = await off.newTenant();
+    const put = await off.request('PUT', '/api/v1/rules', { key, body: { rules: [promptRule] } });
+    expect(put.status).toBe(400);
+    expect(put.body.error).toMatchObject({ code: 'prompt_rules_disabled' });
+    const add = await off.request('POST', '/api/v1/rules/presets/spam', { key });
+    expect(add.status).toBe(400);
+    expect(add.body.error).toMatchObject({ code: 'prompt_rules_disabled' });
+    expect(rulesOf((await off.request('GET', '/api/v1/rules', { key })).body).map((rule) => rule.id)).toEqual([
+      'profanity',
+    ]);
+  });
+});

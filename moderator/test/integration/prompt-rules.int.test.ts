@@ -1,0 +1,79 @@
+import { COLLECTIONS, findPreset, ruleFromPreset } from '@vigil/proto';
+import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
+import { content, startHarness, type Harness } from './harness';
+import { FakeChatApi, verdict } from './fake-chat-api';
+
+const api = new FakeChatApi();
+let h: Harness;
+
+beforeAll(async () => {
+  const baseUrl = await api.start();
+  h = await startHarness({
+    LLM_BASE_URL: baseUrl,
+    LLM_API_KEY: 'test-key',
+    LLM_MODEL: 'big-model',
+    LLM_TIMEOUT_MS: 5000,
+    LLM_MAX_ATTEMPTS: 2,
+    LLM_RETRY_INITIAL_MS: 10,
+    LLM_TENANT_CONCURRENCY: 2,
+  });
+});
+afterAll(async () => {
+  await h.close();
+  await api.stop();
+});
+
+/** A tenant whose rule set is its own copy of the spam preset, as POST /rules/presets/spam stores it. */
+async function spamTenant(): Promise<string> {
+  const tenantId = await h.newTenant();
+  const preset = findPreset('spam');
+  if (!preset) throw new Error('no spam preset');
+  await h.db
+    .collection<{ _id: string; rules: unknown[] }>(COLLECTIONS.rules)
+    .insertOne({ _id: tenantId, rules: [ruleFromPreset(preset)] });
+  return tenantId;
+}
+
+const moderate = (tenantId: string, text: string) =>
+  h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', {
+    tenantId,
+    clientId: 'post-1',
+    name: 'Title',
+    entity: 'post',
+    content: content(text),
+    requestId: 'req-1',
+  });
+
+describe('prompt rules through the moderator', () => {
+  it('flags a record the LLM judges against the preset, with the topic as the only reason', async () => {
+    const tenantId = await spamTenant();
+    api.answer = verdict(true, 'Repeated advertising.');
+    const res = await moderate(tenantId, 'BUY NOW buy now buy now');
+
+    expect(res).toMatchObject({ status: 'Flagged', rules: ['spam'], reasons: ['Content flagged for spam'] });
+    expect(api.received.at(-1)?.body.messages[1]?.content).toBe('Title\nBUY NOW buy now buy now');
+    expect(h.logText()).not.toContain('BUY NOW');
+    expect(h.logText()).not.toContain('Repeated advertising');
+  });
+
+  it("feeds a human's decision and reason back into the next prompt", async () => {
+    const tenantId = await spamTenant();
+    api.answer = verdict(true);
+    const first = await moderate(tenantId, 'a cake recipe with a shop link');
+    await h.call('ModerateRecordManually', {
+      tenantId,
+      recordId: first.recordId,
+      status: 'Compliant',
+      reason: 'A recipe, not spam',
+      actor: 'api_key:k1',
+    });
+    api.reset();
+    api.answer = verdict(false);
+    const again = await moderate(tenantId, 'a cake recipe with a shop link');
+
+    expect(again.status).toBe('Compliant');
+    const system = api.received[0]?.body.messages[0]?.content ?? '';
+    expect(system).toContain('set its status to Compliant');
+    expect(system).toContain('A recipe, not spam');
+  });
+});

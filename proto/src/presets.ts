@@ -1,0 +1,109 @@
+import type { Rule } from './rules';
+
+/**
+ * A ready-made rule a tenant can add by id (`POST /api/v1/rules/presets/{id}`). Adding one copies it into the
+ * tenant's own rule set with `presetId` and `presetVersion`: presets are read-only data in code, never rows shared
+ * across tenants, so removing or editing a tenant's copy cannot touch the preset or anyone else's copy. Changing a
+ * preset's text means bumping its `version`; copies made before keep the text they were made with.
+ */
+export interface RulePreset {
+  id: string;
+  version: number;
+  name: string;
+  description: string;
+  strategies: Rule['strategies'];
+}
+
+const preset = (id: string, version: number, name: string, description: string, topic: string, prompt: string) =>
+  Object.freeze({
+    id,
+    version,
+    name,
+    description,
+    strategies: Object.freeze([Object.freeze({ type: 'prompt' as const, topic, prompt })]) as Rule['strategies'],
+  });
+
+export const RULE_PRESETS: readonly RulePreset[] = Object.freeze([
+  preset(
+    'adult-content',
+    1,
+    'Adult content',
+    'Sexually explicit material and offers of sexual services.',
+    'adult content',
+    [
+      'Flag content that is sexually explicit: descriptions or depictions of sexual acts, pornography, or offers to',
+      'sell or exchange sexual content or services. Any sexual content involving minors is always flagged.',
+      'Do not flag nudity in an artistic, educational, medical or news context, romance without explicit detail,',
+      'sexual health information, or discussion of relationships.',
+    ].join(' '),
+  ),
+  preset(
+    'spam',
+    1,
+    'Spam',
+    'Unsolicited, repetitive or deceptive promotion.',
+    'spam',
+    [
+      'Flag content whose main purpose is unsolicited promotion: repeated advertising, link farming, keyword',
+      'stuffing, chain messages, or content unrelated to its context that pushes a product, service or site.',
+      'Flag only clear, overwhelming cases. Do not flag a single relevant mention of a product or link, users',
+      'describing their own work where that is expected, or ordinary announcements.',
+    ].join(' '),
+  ),
+  preset(
+    'harassment',
+    1,
+    'Harassment',
+    'Abuse, threats or intimidation aimed at a person or group.',
+    'harassment',
+    [
+      'Flag content that targets a person or group with abuse: threats, intimidation, sustained insults, encouraging',
+      'others to attack someone, sharing private information to expose someone, or demeaning people for a',
+      'protected characteristic. Do not flag disagreement, criticism of ideas or public conduct, mild rudeness,',
+      'banter between participants, or reports and discussion of harassment.',
+    ].join(' '),
+  ),
+  preset(
+    'scams-phishing',
+    1,
+    'Scams and phishing',
+    'Attempts to deceive people out of money, credentials or personal data.',
+    'scams and phishing',
+    [
+      'Flag content that tries to deceive people into giving money, passwords, payment details or personal data:',
+      'impersonating a company or authority, fake prizes or refunds, advance-fee offers, guaranteed-return',
+      'investments, or links disguised as a login or payment page. Do not flag legitimate offers, warnings about',
+      'scams, or ordinary requests for contact details in a normal transaction.',
+    ].join(' '),
+  ),
+  preset(
+    'self-harm',
+    1,
+    'Self-harm',
+    'Content that encourages or instructs self-harm or suicide.',
+    'self-harm',
+    [
+      'Flag content that encourages, glorifies or gives instructions for suicide, self-injury or eating disorders,',
+      'or that pressures someone to harm themselves. Do not flag people talking about their own struggles or',
+      'recovery, support and prevention resources, or news, education and fiction that does not encourage harm.',
+    ].join(' '),
+  ),
+]);
+
+export function findPreset(id: string): RulePreset | undefined {
+  return RULE_PRESETS.find((candidate) => candidate.id === id);
+}
+
+/** The tenant's own copy of a preset, as a rule of its rule set: plain fresh objects, nothing shared. */
+export function ruleFromPreset(preset: RulePreset): Rule {
+  return {
+    id: preset.id,
+    name: preset.name,
+    description: preset.description,
+    enabled: true,
+    entities: [],
+    strategies: structuredClone(preset.strategies),
+    presetId: preset.id,
+    presetVersion: preset.version,
+  };
+}
