@@ -101,7 +101,6 @@ async function startStack({ services, env = {} }) {
           HTTP_HOST: '127.0.0.1',
           HTTP_PORT: '0',
           MODERATOR_ADDRESS: `127.0.0.1:${stack.ports.moderator}`,
-          RATE_LIMIT_POINTS: '0',
         },
         'http server listening',
       );

@@ -44,8 +44,11 @@ const schema = z.object({
     .int()
     .positive()
     .default(1024 * 1024),
-  /** Requests per API key per window; 0 disables rate limiting. Default 600. */
-  RATE_LIMIT_POINTS: z.coerce.number().int().min(0).default(600),
+  /**
+   * Requests per API key per window, per gateway process; 0 disables rate limiting. Default 360000: 6,000 a second
+   * over the 60-second window, so a client streaming ingests is not refused (600 refused almost all of one).
+   */
+  RATE_LIMIT_POINTS: z.coerce.number().int().min(0).default(360000),
   /** Rate limit window, seconds. Default 60. */
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(60),
   /** How long a verified (or unknown) API key stays cached in memory, milliseconds; revocation takes effect within it. Default 30000. */

@@ -81,6 +81,12 @@ export const IngestRecordCommand = z.object({
   ...commandBase,
   type: z.literal('IngestRecord'),
   data: IngestRecordData,
+  /**
+   * Decided by the gateway from the tenant's roll-out percentage: the id of the moderation to run, or null when the
+   * sampling skipped the record (stored, moderated only if it is Flagged or its user Suspended). Absent on commands
+   * from gateways older than the roll-out: moderated.
+   */
+  moderationId: z.string().max(64).nullable().optional(),
 });
 export const DeleteRecordCommand = z.object({
   ...commandBase,
@@ -95,7 +101,19 @@ export const IngestUserCommand = z.object({
   }),
 });
 
-export const Command = z.discriminatedUnion('type', [IngestRecordCommand, DeleteRecordCommand, IngestUserCommand]);
+/** Moderate a stored record again with the current rules (bulk re-run); no-op when it is gone or passthrough. */
+export const RerunModerationCommand = z.object({
+  ...commandBase,
+  type: z.literal('RerunModeration'),
+  data: z.object({ clientId: z.string().max(LIMITS.clientId), moderationId: z.string().max(64) }),
+});
+
+export const Command = z.discriminatedUnion('type', [
+  IngestRecordCommand,
+  DeleteRecordCommand,
+  IngestUserCommand,
+  RerunModerationCommand,
+]);
 export type Command = z.infer<typeof Command>;
 export type CommandType = Command['type'];
 

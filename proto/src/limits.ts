@@ -61,6 +61,8 @@ export const LIMITS = {
   queryId: 256,
   /** Query-string `email` filter. */
   queryEmail: 320,
+  /** Records one bulk re-run (`POST /records/moderations/rerun`) queues: a bounded number of pages and commands. */
+  rerunRecords: 1000,
 } as const;
 
 const tooDeep = Symbol('too deep');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -9,7 +10,25 @@ export const TenantSettings = z.object({
   suspensionThreshold: z.number().int().min(1).max(10000).default(1),
   /** Moderations are stored and returned but emit no webhook and change no user. Vigil defaults it off. */
   testMode: z.boolean().default(false),
+  /**
+   * Share of ingested records that are moderated, percent (Iffy's `moderationPercentage`, default 100). The others are
+   * stored without a moderation unless the record is Flagged or its user Suspended (Iffy §4.8).
+   */
+  rolloutPercentage: z.number().int().min(0).max(100).default(100),
 });
 export type TenantSettings = z.infer<typeof TenantSettings>;
 
-export const DEFAULT_SETTINGS: TenantSettings = { suspensionThreshold: 1, testMode: false };
+export const DEFAULT_SETTINGS: TenantSettings = { suspensionThreshold: 1, testMode: false, rolloutPercentage: 100 };
+
+/**
+ * Whether the roll-out samples this record in. Deterministic per tenant and clientId (not Iffy's `Math.random()`), so
+ * a client's retry of the same ingest and every re-delivery agree, and raising the percentage only adds records: the
+ * records in at 10 % are still in at 20 %.
+ */
+export function inRollout(tenantId: string, clientId: string, percentage: number): boolean {
+  if (percentage >= 100) return true;
+  if (percentage <= 0) return false;
+  const digest = createHash('sha256').update(tenantId).update('\0').update(clientId).digest();
+  // The first 32 bits spread uniformly over [0, 100).
+  return (digest.readUInt32BE(0) / 2 ** 32) * 100 < percentage;
+}

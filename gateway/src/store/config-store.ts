@@ -21,8 +21,13 @@ type SettingsDoc = { _id: string; updatedAt: Date } & Partial<TenantSettingsType
 export class ConfigStore {
   private readonly rules: Collection<RulesDoc>;
   private readonly settings: Collection<SettingsDoc>;
+  private readonly cached = new Map<string, { at: number; value: Promise<TenantSettingsType> }>();
 
-  constructor(db: Db) {
+  /** `cacheTtlMs`: how long `cachedSettings` may answer from memory (the hot ingest path), milliseconds. */
+  constructor(
+    db: Db,
+    private readonly cacheTtlMs = 5000,
+  ) {
     this.rules = db.collection(COLLECTIONS.rules);
     this.settings = db.collection(COLLECTIONS.settings);
   }
@@ -45,9 +50,27 @@ export class ConfigStore {
     return parsed.success ? parsed.data : DEFAULT_SETTINGS;
   }
 
+  /**
+   * Settings read at most once per `cacheTtlMs` per tenant, concurrent misses sharing one read: ingest reads the
+   * roll-out percentage on every request. A change made through another gateway replica shows within the TTL.
+   */
+  cachedSettings(tenantId: string): Promise<TenantSettingsType> {
+    const now = Date.now();
+    const hit = this.cached.get(tenantId);
+    if (hit && now - hit.at < this.cacheTtlMs) return hit.value;
+    const value = this.getSettings(tenantId);
+    this.cached.set(tenantId, { at: now, value });
+    value.catch(() => this.cached.delete(tenantId));
+    if (this.cached.size > 10_000) {
+      for (const [id, entry] of this.cached) if (now - entry.at >= this.cacheTtlMs) this.cached.delete(id);
+    }
+    return value;
+  }
+
   /** Sets the given fields only; the others keep their stored value or default. */
   async patchSettings(tenantId: string, patch: Partial<TenantSettingsType>): Promise<TenantSettingsType> {
     await this.settings.updateOne({ _id: tenantId }, { $set: { ...patch, updatedAt: new Date() } }, { upsert: true });
+    this.cached.delete(tenantId);
     return this.getSettings(tenantId);
   }
 }

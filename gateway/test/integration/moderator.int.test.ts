@@ -197,6 +197,7 @@ describe('with the moderator', () => {
       body: { clientId: 'i-1', name: 'Async', entity: 'post', content: { text: PROFANE } },
     });
     expect(reply.status).toBe(202);
+    expect(reply.body.moderation).toMatch(/^mod_/);
     const record = await waitFor(
       async () => {
         const read = await gw.request('GET', `/api/v1/records/${reply.body.id}`, { key: tenant.key });
@@ -205,6 +206,85 @@ describe('with the moderator', () => {
       { timeoutMs: 60000, what: 'the ingested record to be moderated' },
     );
     expect(record).toMatchObject({ clientId: 'i-1', moderationStatus: 'Flagged' });
+  });
+
+  it('answers 404 not_found when deleting an unknown clientId, 202 for a known one, 404 once it is deleted', async () => {
+    const unknown = await gw.request('DELETE', '/api/v1/ingest', { key: tenant.key, body: { clientId: 'never-sent' } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe('not_found');
+    // Another tenant's record of the same clientId is unknown here too.
+    const created = await gw.request('POST', '/api/v1/ingest', {
+      key: other.key,
+      body: { clientId: 'd-1', name: 'n', entity: 'post', content: { text: 'hello' } },
+    });
+    await waitFor(
+      async () => (await gw.request('GET', `/api/v1/records/${created.body.id}`, { key: other.key })).status === 200,
+      { timeoutMs: 60000, what: 'the ingested record to be stored' },
+    );
+    const foreign = await gw.request('DELETE', '/api/v1/ingest', { key: tenant.key, body: { clientId: 'd-1' } });
+    expect(foreign.status).toBe(404);
+
+    const removal = await gw.request('DELETE', '/api/v1/ingest', { key: other.key, body: { clientId: 'd-1' } });
+    expect(removal.status).toBe(202);
+    expect(removal.body).toEqual({ message: 'Accepted', id: recordIdFor(other.tenantId, 'd-1') });
+    await waitFor(
+      async () => (await gw.request('GET', `/api/v1/records/${created.body.id}`, { key: other.key })).status === 404,
+      { timeoutMs: 60000, what: 'the record to be deleted' },
+    );
+    const again = await gw.request('DELETE', '/api/v1/ingest', { key: other.key, body: { clientId: 'd-1' } });
+    expect(again.status).toBe(404);
+    expect(again.body.error.code).toBe('not_found');
+  });
+
+  it('stores but does not moderate a record the roll-out skips, re-runs it in bulk, and re-moderates it while Flagged', async () => {
+    const rolled = await gw.newTenant();
+    const patch = await gw.request('PATCH', '/api/v1/settings', { key: rolled.key, body: { rolloutPercentage: 0 } });
+    expect(patch.body.rolloutPercentage).toBe(0);
+    const skipped = await gw.request('POST', '/api/v1/ingest', {
+      key: rolled.key,
+      body: { clientId: 'r-1', name: 'n', entity: 'post', content: { text: PROFANE } },
+    });
+    expect(skipped.status).toBe(202);
+    expect(skipped.body.moderation).toBeNull();
+    const stored = await waitFor(
+      async () => {
+        const read = await gw.request('GET', `/api/v1/records/${skipped.body.id}`, { key: rolled.key });
+        return read.status === 200 ? read.body.data : undefined;
+      },
+      { timeoutMs: 60000, what: 'the skipped record to be stored' },
+    );
+    expect(stored.moderationStatus).toBeNull();
+
+    const bad = await gw.request('POST', '/api/v1/records/moderations/rerun', { key: rolled.key, body: { limit: 0 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('validation_error');
+    const rerun = await gw.request('POST', '/api/v1/records/moderations/rerun', {
+      key: rolled.key,
+      body: { entity: 'post' },
+    });
+    expect(rerun.status).toBe(202);
+    expect(rerun.body).toEqual({ message: 'Accepted', count: 1, has_more: false });
+    await waitFor(
+      async () => {
+        const read = await gw.request('GET', `/api/v1/records/${skipped.body.id}`, { key: rolled.key });
+        return read.body.data?.moderationStatus === 'Flagged';
+      },
+      { timeoutMs: 60000, what: 'the re-run to flag the record' },
+    );
+
+    // Still outside the roll-out, but Flagged: the fixed content is moderated again (Iffy §4.8).
+    const fixed = await gw.request('POST', '/api/v1/ingest', {
+      key: rolled.key,
+      body: { clientId: 'r-1', name: 'n', entity: 'post', content: { text: 'a kind word' } },
+    });
+    expect(fixed.body.moderation).toBeNull();
+    await waitFor(
+      async () => {
+        const read = await gw.request('GET', `/api/v1/records/${skipped.body.id}`, { key: rolled.key });
+        return read.body.data?.moderationStatus === 'Compliant';
+      },
+      { timeoutMs: 60000, what: 'the fixed record to be re-moderated' },
+    );
   });
 
   it('answers 504 timeout when the moderator misses the deadline', async () => {

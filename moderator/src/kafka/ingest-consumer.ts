@@ -154,11 +154,28 @@ export class IngestConsumer {
             user: data.user,
             passthrough: false,
             commandId: command.id,
+            sampled: command.moderationId !== null,
+            moderationId: command.moderationId ?? undefined,
           });
           commandLog.debug(
-            { recordId: result.recordId, status: result.status, duplicate: result.duplicate },
+            {
+              recordId: result.recordId,
+              status: result.status,
+              duplicate: result.duplicate,
+              skipped: result.skipped ?? false,
+            },
             'ingest applied',
           );
+          break;
+        }
+        case 'RerunModeration': {
+          const rerun = await this.options.service.rerunModeration({
+            ...context,
+            clientId: command.data.clientId,
+            moderationId: command.data.moderationId,
+            commandId: command.id,
+          });
+          if (!rerun) commandLog.info('record to re-moderate is gone or passthrough');
           break;
         }
         case 'DeleteRecord':

@@ -30,6 +30,13 @@ export interface ModerateInput {
   passthrough: boolean;
   /** Set for ingest commands: a command id is applied once. */
   commandId?: string;
+  /**
+   * Ingest roll-out (Iffy §4.8): false when the sampling skipped the record, which is then stored and moderated only
+   * if it is Flagged or its user Suspended. Default true.
+   */
+  sampled?: boolean;
+  /** Id for the moderation (the gateway's, so its answer names it); a fresh one by default. */
+  moderationId?: string;
 }
 
 export interface ModerateResult {
@@ -43,6 +50,8 @@ export interface ModerateResult {
   testMode: boolean;
   /** The command had been applied before; nothing new was stored. */
   duplicate: boolean;
+  /** Stored without a moderation (roll-out sampling). */
+  skipped?: boolean;
 }
 
 export interface ServiceDeps {
@@ -98,7 +107,7 @@ export class ModerationService {
     const userId = input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined;
     const { settings, rules } = await this.deps.tenants.get(input.tenantId);
     const testMode = settings.testMode;
-    const moderationId = prefixed('mod');
+    const moderationId = input.moderationId ?? prefixed('mod');
     let judged: { key: string; result: EngineResult } | undefined;
 
     return this.retrying(async (fresh) => {
@@ -121,16 +130,20 @@ export class ModerationService {
         return resultOf(before, testMode, true);
       }
 
+      // Iffy §4.8: a record the sampling skipped is still moderated when it is Flagged (a fixed record can become
+      // Compliant and reinstate its user) or its user is Suspended.
+      const moderateNow =
+        input.sampled !== false ||
+        (before !== null && !before.deleted && before.status === 'Flagged') ||
+        user?.state?.status === 'Suspended';
       const metadata = mergeMetadata(before?.metadata, input.metadata);
       const prior: PriorDecision | undefined =
         before?.manual && before.status ? { status: before.status, reason: before.manualReason } : undefined;
       // Judged again only when what the engine sees changed under a concurrent writer (metadata, human decision).
       const judgedKey = JSON.stringify([metadata ?? null, prior ?? null]);
-      if (judged?.key !== judgedKey) {
+      if (moderateNow && judged?.key !== judgedKey) {
         judged = { key: judgedKey, result: await this.judge(input, metadata, rules, prior) };
       }
-      const outcome = judged.result;
-      const stored = input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome;
 
       const stagedUser =
         user && input.user && userId
@@ -162,6 +175,21 @@ export class ModerationService {
         input.tenantId,
         input.correlationId,
       );
+      if (!moderateNow || !judged) {
+        await store.append([...(stagedUser?.events ?? []), ...afterUpsert.events]);
+        this.deps.onAppend();
+        const kept = afterUpsert.state as RecordState;
+        await Promise.all([
+          store.projectRecord(kept, before === null),
+          stagedUser
+            ? store.projectUser(stagedUser.state, [...stagedUser.tail, ...stagedUser.events], user?.state === null)
+            : undefined,
+        ]);
+        // No moderation, so no status moved: no user to reconcile.
+        return { ...resultOf(kept, testMode, false), moderationId: '', skipped: true };
+      }
+      const outcome = judged.result;
+      const stored = input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome;
       const moderated = store.stageRecord(
         { ...record, state: afterUpsert.state },
         decideRecord(afterUpsert.state, {
@@ -199,6 +227,70 @@ export class ModerationService {
         for (const id of affected) await store.setFlaggedCount(id, await store.countFlagged(input.tenantId, id));
       }
       return { ...resultOf(after, testMode, false), reasons: outcome.reasons };
+    });
+  }
+
+  /**
+   * Bulk re-run (Iffy's "Re-run moderation"): moderates the stored record again with the tenant's current rules.
+   * Returns false, storing nothing, when there is nothing to judge: the record is gone, deleted or passthrough (its
+   * content was never kept).
+   */
+  async rerunModeration(input: {
+    tenantId: string;
+    clientId: string;
+    moderationId: string;
+    correlationId: string;
+    commandId: string;
+  }): Promise<boolean> {
+    const { store } = this.deps;
+    const recordId = recordIdFor(input.tenantId, input.clientId);
+    const { settings, rules } = await this.deps.tenants.get(input.tenantId);
+    return this.retrying(async (fresh) => {
+      const record = await store.loadRecord(recordId, fresh);
+      const before = record.state;
+      if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
+        return false;
+      if (before.recentCommands.includes(input.commandId)) return true;
+      const outcome = await this.judge(
+        {
+          tenantId: input.tenantId,
+          correlationId: input.correlationId,
+          clientId: before.clientId,
+          name: before.name ?? '',
+          entity: before.entity,
+          content: before.content,
+          passthrough: false,
+        },
+        before.metadata,
+        rules,
+      );
+      const staged = store.stageRecord(
+        record,
+        decideRecord(before, {
+          type: 'ModerateRecord',
+          moderationId: input.moderationId,
+          outcome,
+          testMode: settings.testMode,
+          commandId: input.commandId,
+        }),
+        input.tenantId,
+        input.correlationId,
+      );
+      await store.append(staged.events);
+      this.deps.onAppend();
+      const after = staged.state as RecordState;
+      await store.projectRecord(after);
+      const affected = affectedUsers(before, after);
+      if (!settings.testMode)
+        await this.reconcileUsers(
+          input.tenantId,
+          affected,
+          recordId,
+          input.correlationId,
+          settings.suspensionThreshold,
+        );
+      else for (const id of affected) await store.setFlaggedCount(id, await store.countFlagged(input.tenantId, id));
+      return true;
     });
   }
 

@@ -1,10 +1,10 @@
 import { ulid } from 'ulid';
-import { recordIdFor, userIdFor, type Command } from '@vigil/proto';
+import { inRollout, recordIdFor, userIdFor, type Command } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
 import { principalOf, requestIdOf, type RouteDeps } from '../deps';
-import { AcceptedResponse, DeleteIngestBody, IngestBody, UserBody } from './ingest.schema';
+import { AcceptedResponse, DeleteIngestBody, IngestAcceptedResponse, IngestBody, UserBody } from './ingest.schema';
 
 /**
  * Ingest answers 202 only once Kafka acknowledged the command: an accepted command is durable. Commands about one
@@ -27,19 +27,31 @@ export function ingestRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'post',
       path: '/ingest',
       tag: 'ingest',
-      summary: 'Create or update a record for asynchronous moderation; the result arrives by webhook.',
+      summary:
+        'Create or update a record for asynchronous moderation; the result arrives by webhook. `moderation` is null ' +
+        "when the tenant's roll-out percentage skipped the record.",
       body: IngestBody,
       status: 202,
-      response: AcceptedResponse,
+      response: IngestAcceptedResponse,
     },
     async (ctx) => {
       const input = body(ctx, IngestBody);
       const { tenantId } = principalOf(ctx);
-      await produce(ctx, `${tenantId}:${input.clientId}`, (base) => ({ ...base, type: 'IngestRecord', data: input }));
+      const { rolloutPercentage } = await deps.configStore.cachedSettings(tenantId);
+      // Decided here, so the answer can name the moderation as Iffy's does, and carried in the command, so every
+      // re-delivery agrees; the moderator still moderates a skipped record that is Flagged or whose user is Suspended.
+      const moderationId = inRollout(tenantId, input.clientId, rolloutPercentage) ? `mod_${ulid()}` : null;
+      await produce(ctx, `${tenantId}:${input.clientId}`, (base) => ({
+        ...base,
+        type: 'IngestRecord',
+        data: input,
+        moderationId,
+      }));
       ctx.status = 202;
       ctx.body = {
         message: 'Accepted',
         id: recordIdFor(tenantId, input.clientId),
+        moderation: moderationId,
         ...(input.user ? { user: userIdFor(tenantId, input.user.clientId) } : {}),
       };
     },
@@ -50,7 +62,9 @@ export function ingestRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'delete',
       path: '/ingest',
       tag: 'ingest',
-      summary: 'Delete a record by its clientId (asynchronous).',
+      summary:
+        'Delete a record by its clientId (asynchronous). 404 not_found when no live record has that clientId: ' +
+        'never ingested, its ingest not applied yet, or already deleted.',
       body: DeleteIngestBody,
       status: 202,
       response: AcceptedResponse,
@@ -58,6 +72,15 @@ export function ingestRoutes(api: ApiRouter, deps: RouteDeps): void {
     async (ctx) => {
       const input = body(ctx, DeleteIngestBody);
       const { tenantId } = principalOf(ctx);
+      // The delete itself stays a Kafka command (ordered after the record's ingests, applied once), but whether the
+      // record exists is asked first, as Iffy answers 404 for an unknown clientId. GetRecord hides deleted records, so
+      // a second DELETE answers 404 (Iffy answered 200 again and decremented the user's count twice). Between the
+      // check and the command the record may be deleted by another request: the moderator then applies a no-op.
+      await deps.moderator.call(
+        'getRecord',
+        { tenantId, recordId: recordIdFor(tenantId, input.clientId) },
+        { requestId: requestIdOf(ctx) },
+      );
       await produce(ctx, `${tenantId}:${input.clientId}`, (base) => ({
         ...base,
         type: 'DeleteRecord',

@@ -1,3 +1,4 @@
+import { ulid } from 'ulid';
 import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
 import type { RpcResponse } from '../../grpc/moderator-client';
@@ -10,6 +11,8 @@ import {
   RecordData,
   RecordEvents,
   RecordList,
+  RerunModerationsBody,
+  RerunModerationsResponse,
   type RecordView,
 } from './records.schema';
 
@@ -63,6 +66,76 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
         { requestId: requestIdOf(ctx) },
       );
       ctx.body = { data: result.records.map(toRecordView), has_more: result.hasMore };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/records/moderations/rerun',
+      tag: 'records',
+      summary:
+        "Re-run moderation on the records matching GET /records' filters, oldest first and at most `limit` " +
+        '(asynchronous: one command per record on the ingest topic, results by webhook). Passthrough records have no ' +
+        'stored content and are skipped.',
+      body: RerunModerationsBody,
+      status: 202,
+      response: RerunModerationsResponse,
+    },
+    async (ctx) => {
+      const input = body(ctx, RerunModerationsBody);
+      const { tenantId } = principalOf(ctx);
+      const requestId = requestIdOf(ctx);
+      const clientIds: string[] = [];
+      let cursor: string | undefined;
+      let hasMore = false;
+      // Pages of 100 (the list maximum) until `limit` records are taken; the commands go to Kafka together, each
+      // keyed by its record so it is ordered after that record's ingests, and 202 only once all were acknowledged.
+      for (;;) {
+        const page = await deps.moderator.call(
+          'listRecords',
+          {
+            tenantId,
+            limit: 100,
+            startingAfter: cursor,
+            clientId: input.clientId,
+            entity: input.entity,
+            status: input.status,
+            userId: input.user,
+          },
+          { requestId },
+        );
+        let taken = 0;
+        for (const record of page.records) {
+          if (clientIds.length >= input.limit) break;
+          taken += 1;
+          if (!record.passthrough) clientIds.push(record.clientId);
+        }
+        hasMore = taken < page.records.length || page.hasMore;
+        cursor = page.records[taken - 1]?.id;
+        if (!page.hasMore || clientIds.length >= input.limit || !cursor) break;
+      }
+      await Promise.all(
+        clientIds.map((clientId) => {
+          const id = ulid();
+          return deps.commands.send({
+            topic: deps.topics.ingest,
+            key: `${tenantId}:${clientId}`,
+            id,
+            type: 'RerunModeration',
+            value: {
+              id,
+              tenantId,
+              issuedAt: new Date().toISOString(),
+              correlationId: requestId,
+              type: 'RerunModeration',
+              data: { clientId, moderationId: `mod_${ulid()}` },
+            },
+          });
+        }),
+      );
+      ctx.status = 202;
+      ctx.body = { message: 'Accepted', count: clientIds.length, has_more: hasMore };
     },
   );
 

@@ -46,3 +46,26 @@ export const RecordEventView = z.object({
 export const RecordList = listOf(RecordView);
 export const RecordData = dataOf(RecordView);
 export const RecordEvents = dataOf(z.array(RecordEventView));
+
+/** The filters of `GET /records` and a bound on how many records one call re-runs. */
+export const RerunModerationsBody = z.strictObject({
+  clientId: ListRecordsQuery.shape.clientId,
+  entity: ListRecordsQuery.shape.entity,
+  status: ListRecordsQuery.shape.status,
+  user: ListRecordsQuery.shape.user,
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.rerunRecords)
+    .default(100)
+    .meta({
+      description: `Records re-run at most, oldest first (at most ${LIMITS.rerunRecords}); \`has_more\` says whether others matched.`,
+    }),
+});
+
+export const RerunModerationsResponse = z.object({
+  message: z.literal('Accepted'),
+  count: z.number().int().meta({ description: 'Records whose re-run was queued.' }),
+  has_more: z.boolean(),
+});

@@ -7,6 +7,7 @@ export const RulesBody = RuleSet;
 export const SettingsPatchBody = z.strictObject({
   suspensionThreshold: TenantSettings.shape.suspensionThreshold.removeDefault().optional(),
   testMode: TenantSettings.shape.testMode.removeDefault().optional(),
+  rolloutPercentage: TenantSettings.shape.rolloutPercentage.removeDefault().optional(),
 });
 export const SettingsView = TenantSettings;
 

@@ -13,6 +13,11 @@ describe('rules and settings bodies', () => {
     ['a threshold of 10000', { suspensionThreshold: 10000 }, []],
     ['a threshold of 10001', { suspensionThreshold: 10001 }, ['suspensionThreshold']],
     ['a non-boolean test mode', { testMode: 'yes' }, ['testMode']],
+    ['a roll-out of 0 %', { rolloutPercentage: 0 }, []],
+    ['a roll-out of 100 %', { rolloutPercentage: 100 }, []],
+    ['a roll-out of 101 %', { rolloutPercentage: 101 }, ['rolloutPercentage']],
+    ['a roll-out of -1 %', { rolloutPercentage: -1 }, ['rolloutPercentage']],
+    ['a fractional roll-out', { rolloutPercentage: 12.5 }, ['rolloutPercentage']],
     ['an unknown setting', { colour: 'red' }, ['colour']],
   ])('settings: %s', (_name, input, expected) => {
     expect(pathsOf(SettingsPatchBody, input)).toEqual(expected);
