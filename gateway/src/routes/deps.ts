@@ -5,6 +5,7 @@ import type { Principal } from '../auth/api-key-auth';
 import type { ModeratorClient } from '../grpc/moderator-client';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import type { ConfigStore } from '../store/config-store';
+import type { EmailLogStore } from '../store/email-log-store';
 import type { WebhookStore } from '../store/webhook-store';
 import type { EndpointUrlGuard } from './webhook-endpoints/endpoint-url';
 
@@ -19,6 +20,7 @@ export interface RouteDeps {
   /** Webhook endpoints per tenant at most. */
   maxEndpointsPerTenant: number;
   appealLinks: AppealLinks;
+  emailLog: EmailLogStore;
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

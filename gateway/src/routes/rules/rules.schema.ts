@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RuleSet, TenantSettings } from '@vigil/proto';
+import { EmailTemplate, RuleSet, TenantSettings } from '@vigil/proto';
 
 /** The whole rule set replaces the stored one (PUT). */
 export const RulesBody = RuleSet;
@@ -7,5 +7,18 @@ export const RulesBody = RuleSet;
 export const SettingsPatchBody = z.strictObject({
   suspensionThreshold: TenantSettings.shape.suspensionThreshold.removeDefault().optional(),
   testMode: TenantSettings.shape.testMode.removeDefault().optional(),
+  /** User emails: `enabled`, and templates per kind (null restores the default). */
+  emails: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      templates: z
+        .strictObject({
+          Suspended: EmailTemplate.nullable().optional(),
+          Banned: EmailTemplate.nullable().optional(),
+          Compliant: EmailTemplate.nullable().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 export const SettingsView = TenantSettings;
