@@ -27,6 +27,7 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoi
 import { ConfigStore } from './store/config-store';
 import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { MemberStore } from './store/member-store';
+import { EmailLogStore } from './store/email-log-store';
 import { WebhookStore } from './store/webhook-store';
 
 export const API_PREFIX = '/api/v1';
@@ -105,6 +106,7 @@ export function createApp(deps: AppDeps): Koa {
     maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
     promptRulesEnabled: deps.settings.promptRulesEnabled ?? false,
     appealLinks: new AppealLinks(appealTokens, settings.publicUrl ?? 'http://localhost:8080'),
+    emailLog: new EmailLogStore(deps.db),
   };
   const consoleRouter = consoleRoutes(
     { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },

@@ -1,4 +1,4 @@
-import { topicNames } from '@vigil/proto';
+import { AppealTokens, topicNames } from '@vigil/proto';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -7,11 +7,14 @@ import type { Config } from './config';
 import { createHttpSender, type HttpSender } from './delivery/http-sender';
 import { DeliveryScheduler, type AttemptResult } from './delivery/scheduler';
 import { addressPolicy } from './delivery/ssrf';
+import { createSmtpSender } from './email/smtp-sender';
+import { UserEmails } from './email/user-emails';
 import { EventsConsumer } from './kafka/events-consumer';
 import { ensureTopics } from './kafka/topics-setup';
 import { untilDone } from './platform/retry';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { DeliveryStore } from './store/delivery-store';
+import { EmailStore } from './store/email-store';
 
 export type NotifierConfig = Pick<
   Config,
@@ -32,6 +35,15 @@ export type NotifierConfig = Pick<
   | 'DELIVERY_POLL_MS'
   | 'DELIVERY_LEASE_MARGIN_MS'
   | 'DELIVERY_PROJECTION_WAIT_MS'
+  | 'SMTP_URL'
+  | 'EMAIL_FROM'
+  | 'EMAIL_TIMEOUT_MS'
+  | 'EMAIL_RETRY_SCHEDULE_S'
+  | 'EMAIL_CONCURRENCY'
+  | 'EMAIL_POLL_MS'
+  | 'APPEAL_TOKEN_SECRET'
+  | 'APPEAL_TOKEN_TTL_S'
+  | 'GATEWAY_PUBLIC_URL'
 >;
 
 export interface NotifierDeps {
@@ -45,6 +57,7 @@ export interface NotifierDeps {
 
 export interface Notifier {
   store: DeliveryStore;
+  emails: UserEmails;
   scheduler?: DeliveryScheduler;
   ready(): Promise<boolean>;
   /** Shutdown phase 1: the consumer leaves the group, the scheduler claims nothing more. */
@@ -60,6 +73,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   // Optional fields stay absent in stored documents instead of becoming null.
   const store = new DeliveryStore(mongo.db(config.MONGO_DB, { ignoreUndefined: true }));
   await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
+  const emailStore = new EmailStore(store.db);
+  await untilDone(log, 'email indexes', () => emailStore.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
   const metrics = deps.registry ? createMetrics(deps.registry, store) : undefined;
@@ -91,6 +106,30 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     scheduler.start();
   }
 
+  // Emails are sent by every instance whose delivery worker runs; the plan is written by whichever consumes the event.
+  const emails = new UserEmails({
+    store: emailStore,
+    sender: config.SMTP_URL
+      ? createSmtpSender({ url: config.SMTP_URL, from: config.EMAIL_FROM, timeoutMs: config.EMAIL_TIMEOUT_MS })
+      : undefined,
+    log: log.child({ component: 'emails' }),
+    retryScheduleS: config.EMAIL_RETRY_SCHEDULE_S,
+    pollMs: config.EMAIL_POLL_MS,
+    // Connect, greeting and a few replies each have the timeout; the margin covers the database writes.
+    leaseMs: config.EMAIL_TIMEOUT_MS * 4 + config.DELIVERY_LEASE_MARGIN_MS,
+    concurrency: config.EMAIL_CONCURRENCY,
+    ...(config.APPEAL_TOKEN_SECRET
+      ? {
+          appeals: {
+            tokens: new AppealTokens(config.APPEAL_TOKEN_SECRET, config.APPEAL_TOKEN_TTL_S),
+            publicUrl: config.GATEWAY_PUBLIC_URL,
+          },
+        }
+      : {}),
+    onAttempt: (result) => metrics?.emails.inc({ result }),
+  });
+  if (config.DELIVERY_WORKER_ENABLED) emails.start();
+
   const consumer = new EventsConsumer({
     kafka,
     groupId: config.KAFKA_GROUP_ID,
@@ -101,6 +140,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     log: log.child({ component: 'events' }),
     onDeadLetter: (reason) => metrics?.deadLetters.inc({ reason }),
     onWork: () => scheduler?.wake(),
+    onEvents: (events) => emails.plan(events),
     scheduler,
   });
   await untilDone(log, 'events consumer', () => consumer.start());
@@ -109,6 +149,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   let intakeStopped = false;
   return {
     store,
+    emails,
     scheduler,
     async ready() {
       if (intakeStopped) return false;
@@ -121,6 +162,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     },
     async drain() {
       await scheduler?.stop();
+      await emails.stop();
       await sender?.close();
     },
   };
@@ -139,6 +181,12 @@ function createMetrics(registry: Registry, store: DeliveryStore) {
       help: 'Duration of webhook delivery attempts',
       labelNames: ['result'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    emails: new Counter({
+      name: 'notifier_emails_total',
+      help: 'User email attempts by result',
+      labelNames: ['result'],
       registers: [registry],
     }),
     deadLetters: new Counter({

@@ -86,6 +86,37 @@ const schema = z.object({
   DELIVERY_LOG_RESPONSE_BODY: bool.default(false),
   /** Whether to run the delivery scheduler in this process. Default true. */
   DELIVERY_WORKER_ENABLED: bool.default(true),
+  /**
+   * SMTP relay for user emails, e.g. smtps://user:password@smtp.example.com:465 (smtp:// upgrades with STARTTLS when
+   * the server offers it). Unset: no email is sent, and messages tenants asked for are recorded as skipped.
+   */
+  SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /** Sender of user emails, e.g. "Acme Trust & Safety <no-reply@acme.example>". Default no-reply@localhost. */
+  EMAIL_FROM: z.string().min(3).max(320).default('no-reply@localhost'),
+  /** Timeout of each SMTP step (connect, greeting, each reply), milliseconds. Default 30000. */
+  EMAIL_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+  /** Retry delays after each failed email attempt, comma-separated seconds. Default 30 s up to 6 h (7 attempts). */
+  EMAIL_RETRY_SCHEDULE_S: z
+    .string()
+    .default('30,300,1800,3600,10800,21600')
+    .transform((value) => value.split(',').map((s) => Number(s.trim())))
+    .refine((delays) => delays.every((d) => Number.isFinite(d) && d >= 0), 'must be comma-separated seconds'),
+  /** Emails in flight in this process. Default 8. */
+  EMAIL_CONCURRENCY: z.coerce.number().int().positive().default(8),
+  /** Idle poll interval of the email loop, milliseconds (new messages wake it early). Default 1000. */
+  EMAIL_POLL_MS: z.coerce.number().int().positive().default(1000),
+  /**
+   * The gateway's APPEAL_TOKEN_SECRET (same value): Suspended emails then carry an appeal link the gateway accepts.
+   * Unset: appeals are off and emails carry no link.
+   */
+  APPEAL_TOKEN_SECRET: z.string().min(32).optional(),
+  /** How long an emailed appeal link stays valid, seconds (as the gateway's APPEAL_TOKEN_TTL_S). Default 2592000. */
+  APPEAL_TOKEN_TTL_S: z.coerce.number().int().min(60).max(31536000).default(2592000),
+  /** The gateway's PUBLIC_URL: base of the emailed appeal links. Default http://localhost:8080. */
+  GATEWAY_PUBLIC_URL: z
+    .url({ protocol: /^https?$/ })
+    .default('http://localhost:8080')
+    .transform((value) => value.replace(/\/+$/, '')),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });

@@ -4,6 +4,8 @@ export * from './topics';
 export * from './loader';
 export * from './rules';
 export * from './settings';
+export * from './emails';
+export * from './appeal-token';
 export * from './webhooks';
 export * from './projections';
 export * from './limits';

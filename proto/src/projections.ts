@@ -85,4 +85,8 @@ export const COLLECTIONS = {
   endpointStates: 'endpoint_states',
   /** Events the notifier could not turn into deliveries after its retries, with the reason. */
   eventDeadLetters: 'event_dead_letters',
+  /** User emails: one per (status-change event, user), with its attempt log; readable by the gateway. */
+  emailMessages: 'email_messages',
+  /** Claims on email attempts (unique `_id` per message and due time). */
+  emailLeases: 'email_leases',
 } as const;

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { EmailTemplate } from './emails';
 
 /**
  * Per-tenant settings: written by the gateway (`PATCH /api/v1/settings`, collection `settings`, `_id` = tenantId),
@@ -15,10 +16,28 @@ export const TenantSettings = z.object({
    * stored without a moderation unless the record is Flagged or its user Suspended (Iffy §4.8).
    */
   rolloutPercentage: z.number().int().min(0).max(100).default(100),
+  /** User emails on status changes (Iffy §7.2). Off by default; templates left out use DEFAULT_EMAIL_TEMPLATES. */
+  emails: z
+    .object({
+      enabled: z.boolean().default(false),
+      templates: z
+        .object({
+          Suspended: EmailTemplate.optional(),
+          Banned: EmailTemplate.optional(),
+          Compliant: EmailTemplate.optional(),
+        })
+        .default({}),
+    })
+    .default({ enabled: false, templates: {} }),
 });
 export type TenantSettings = z.infer<typeof TenantSettings>;
 
-export const DEFAULT_SETTINGS: TenantSettings = { suspensionThreshold: 1, testMode: false, rolloutPercentage: 100 };
+export const DEFAULT_SETTINGS: TenantSettings = {
+  suspensionThreshold: 1,
+  testMode: false,
+  rolloutPercentage: 100,
+  emails: { enabled: false, templates: {} },
+};
 
 /**
  * Whether the roll-out samples this record in. Deterministic per tenant and clientId (not Iffy's `Math.random()`), so

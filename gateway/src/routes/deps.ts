@@ -5,6 +5,7 @@ import type { Principal } from '../auth/api-key-auth';
 import type { ModeratorClient } from '../grpc/moderator-client';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import type { ConfigStore } from '../store/config-store';
+import type { EmailLogStore } from '../store/email-log-store';
 import type { WebhookStore } from '../store/webhook-store';
 import type { EndpointUrlGuard } from './webhook-endpoints/endpoint-url';
 
@@ -21,6 +22,7 @@ export interface RouteDeps {
   /** Whether rule sets may use `prompt` strategies (the moderator has an LLM). */
   promptRulesEnabled: boolean;
   appealLinks: AppealLinks;
+  emailLog: EmailLogStore;
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

@@ -6,6 +6,8 @@ import {
   RuleSet,
   TenantSettings,
   type RuleSet as RuleSetType,
+  type EmailKind,
+  type EmailTemplate,
   type TenantSettings as TenantSettingsType,
 } from '@vigil/proto';
 
@@ -16,6 +18,14 @@ interface RulesDoc {
 }
 
 type SettingsDoc = { _id: string; updatedAt: Date } & Partial<TenantSettingsType>;
+
+/** A settings change: absent fields keep their value; a `null` email template goes back to the default. */
+export interface SettingsPatch {
+  suspensionThreshold?: number;
+  testMode?: boolean;
+  rolloutPercentage?: number;
+  emails?: { enabled?: boolean; templates?: Partial<Record<EmailKind, EmailTemplate | null>> };
+}
 
 /** Per-tenant rule sets and settings (`_id` = tenant id), read by the moderator. */
 export class ConfigStore {
@@ -67,9 +77,23 @@ export class ConfigStore {
     return value;
   }
 
-  /** Sets the given fields only; the others keep their stored value or default. */
-  async patchSettings(tenantId: string, patch: Partial<TenantSettingsType>): Promise<TenantSettingsType> {
-    await this.settings.updateOne({ _id: tenantId }, { $set: { ...patch, updatedAt: new Date() } }, { upsert: true });
+  /** Sets the given fields only (nested ones by dotted path); the others keep their stored value or default. */
+  async patchSettings(tenantId: string, patch: SettingsPatch): Promise<TenantSettingsType> {
+    const set: Record<string, unknown> = { updatedAt: new Date() };
+    const unset: Record<string, ''> = {};
+    if (patch.suspensionThreshold !== undefined) set.suspensionThreshold = patch.suspensionThreshold;
+    if (patch.testMode !== undefined) set.testMode = patch.testMode;
+    if (patch.rolloutPercentage !== undefined) set.rolloutPercentage = patch.rolloutPercentage;
+    if (patch.emails?.enabled !== undefined) set['emails.enabled'] = patch.emails.enabled;
+    for (const [kind, template] of Object.entries(patch.emails?.templates ?? {})) {
+      if (template === null) unset[`emails.templates.${kind}`] = '';
+      else if (template !== undefined) set[`emails.templates.${kind}`] = template;
+    }
+    await this.settings.updateOne(
+      { _id: tenantId },
+      { $set: set, ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}) },
+      { upsert: true },
+    );
     this.cached.delete(tenantId);
     return this.getSettings(tenantId);
   }

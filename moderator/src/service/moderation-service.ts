@@ -263,6 +263,7 @@ export class ModerationService {
         },
         before.metadata,
         rules,
+        before.manual && before.status ? { status: before.status, reason: before.manualReason } : undefined,
       );
       const staged = store.stageRecord(
         record,

@@ -29,6 +29,11 @@ export interface EventsConsumerOptions {
   retryMaxMs?: number;
   /** A message was set aside; `reason` is from a bounded set. */
   onDeadLetter?: (reason: string) => void;
+  /**
+   * Other reactions to the batch's valid events (user emails), run before the offsets are committed. They must be
+   * idempotent: a failure retries the whole batch.
+   */
+  onEvents?: (events: DomainEvent[]) => Promise<void>;
 }
 
 class Stopping extends Error {}
@@ -175,6 +180,7 @@ export class EventsConsumer {
     const docs: DeliveryDoc[] = [];
     // Set aside once the batch's other work held, so a batch retried for another reason records them once.
     const invalid: KafkaMessage[] = [];
+    const valid: DomainEvent[] = [];
     const setAsideInvalid = async () => {
       for (const message of invalid) await this.setAside(topic, partition, message, 'invalid_event', log);
     };
@@ -186,6 +192,7 @@ export class EventsConsumer {
         continue;
       }
       const event = parsed.data;
+      valid.push(event);
       const decision = triggerOf(event);
       if (decision.kind === 'none') continue;
       if (decision.kind === 'test_mode') {
@@ -229,6 +236,7 @@ export class EventsConsumer {
         });
       }
     }
+    if (valid.length > 0) await this.options.onEvents?.(valid);
     // The same event twice in one batch (a re-publish) is one delivery.
     const unique = [...new Map(docs.map((doc) => [doc._id, doc])).values()];
     if (unique.length === 0) return setAsideInvalid();

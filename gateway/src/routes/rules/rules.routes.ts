@@ -118,8 +118,7 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const patch = body(ctx, SettingsPatchBody);
-      const clean = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-      ctx.body = await deps.configStore.patchSettings(principalOf(ctx).tenantId, clean);
+      ctx.body = await deps.configStore.patchSettings(principalOf(ctx).tenantId, patch);
     },
   );
 }

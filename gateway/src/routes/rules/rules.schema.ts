@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { RuleSet, Strategy, TenantSettings } from '@vigil/proto';
+import { EmailTemplate, RuleSet, Strategy, TenantSettings } from '@vigil/proto';
 
 /** The whole rule set replaces the stored one (PUT). */
 export const RulesBody = RuleSet;
@@ -8,6 +8,19 @@ export const SettingsPatchBody = z.strictObject({
   suspensionThreshold: TenantSettings.shape.suspensionThreshold.removeDefault().optional(),
   testMode: TenantSettings.shape.testMode.removeDefault().optional(),
   rolloutPercentage: TenantSettings.shape.rolloutPercentage.removeDefault().optional(),
+  /** User emails: `enabled`, and templates per kind (null restores the default). */
+  emails: z
+    .strictObject({
+      enabled: z.boolean().optional(),
+      templates: z
+        .strictObject({
+          Suspended: EmailTemplate.nullable().optional(),
+          Banned: EmailTemplate.nullable().optional(),
+          Compliant: EmailTemplate.nullable().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
 });
 export const SettingsView = TenantSettings;
 

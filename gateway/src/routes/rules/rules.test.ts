@@ -19,6 +19,19 @@ describe('rules and settings bodies', () => {
     ['a roll-out of -1 %', { rolloutPercentage: -1 }, ['rolloutPercentage']],
     ['a fractional roll-out', { rolloutPercentage: 12.5 }, ['rolloutPercentage']],
     ['an unknown setting', { colour: 'red' }, ['colour']],
+    ['emails on', { emails: { enabled: true } }, []],
+    ['a template reset to the default', { emails: { templates: { Banned: null } } }, []],
+    [
+      'a template with an unknown placeholder',
+      { emails: { templates: { Suspended: { subject: 'Hi {{email}}', heading: 'h', body: 'b' } } } },
+      ['emails.templates.Suspended.subject'],
+    ],
+    [
+      'a template without a body',
+      { emails: { templates: { Compliant: { subject: 's', heading: 'h' } } } },
+      ['emails.templates.Compliant.body'],
+    ],
+    ['an unknown email kind', { emails: { templates: { Warned: null } } }, ['emails.templates.Warned']],
   ])('settings: %s', (_name, input, expected) => {
     expect(pathsOf(SettingsPatchBody, input)).toEqual(expected);
   });

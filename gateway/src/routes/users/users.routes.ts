@@ -6,7 +6,16 @@ import { toAppealView } from '../appeals/appeals.routes';
 import { AppealData } from '../appeals/appeals.schema';
 import { actorOf, principalOf, requestIdOf, type RouteDeps, idParam } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
-import { CreateAppealBody, ListUsersQuery, UserData, UserList, UserStatusBody, type UserView } from './users.schema';
+import {
+  CreateAppealBody,
+  EmailLogQuery,
+  EmailMessageList,
+  ListUsersQuery,
+  UserData,
+  UserList,
+  UserStatusBody,
+  type UserView,
+} from './users.schema';
 
 export function toUserView(user: RpcResponse<'getUser'>, appealUrl: string | null): z.infer<typeof UserView> {
   return {
@@ -119,6 +128,43 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
       );
       ctx.status = 201;
       ctx.body = { data: toAppealView(appeal) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/users/:id/emails',
+      tag: 'users',
+      summary: 'Emails sent (or due, or skipped) to the user on status changes, newest first; no addresses or bodies.',
+      query: EmailLogQuery,
+      status: 200,
+      response: EmailMessageList,
+    },
+    async (ctx) => {
+      const q = query(ctx, EmailLogQuery);
+      const tenantId = principalOf(ctx).tenantId;
+      // Another tenant's user is 404, as everywhere.
+      const user = await deps.moderator.call(
+        'getUser',
+        { tenantId, userId: idParam(ctx) },
+        { requestId: requestIdOf(ctx) },
+      );
+      const page = await deps.emailLog.list(tenantId, user.id, q.limit);
+      ctx.body = {
+        data: page.docs.map((doc) => ({
+          id: doc._id,
+          kind: doc.kind,
+          status: doc.state,
+          skipReason: doc.skipReason ?? null,
+          attemptCount: doc.attemptCount,
+          lastError: doc.lastError ?? null,
+          sentAt: doc.sentAt?.toISOString() ?? null,
+          createdAt: doc.createdAt.toISOString(),
+          updatedAt: doc.updatedAt.toISOString(),
+        })),
+        has_more: page.hasMore,
+      };
     },
   );
 }

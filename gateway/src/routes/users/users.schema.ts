@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS, UserStatus } from '@vigil/proto';
+import { EmailKind, LIMITS, UserStatus } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
 export const ListUsersQuery = z.object({
@@ -39,3 +39,19 @@ export const UserView = z.object({
 
 export const UserList = listOf(UserView);
 export const UserData = dataOf(UserView);
+
+export const EmailLogQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+
+/** One email to the user: what and when, never the address or the content. */
+export const EmailMessageView = z.object({
+  id: z.string(),
+  kind: EmailKind,
+  status: z.enum(['pending', 'sending', 'sent', 'failed', 'skipped']),
+  skipReason: z.string().nullable().meta({ description: '`no_email` or `not_configured` when skipped.' }),
+  attemptCount: z.number().int(),
+  lastError: z.string().nullable(),
+  sentAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export const EmailMessageList = listOf(EmailMessageView);

@@ -1,0 +1,57 @@
+import type { EmailPlaceholder, EmailTemplate } from '@vigil/proto';
+
+export type PlaceholderValues = Partial<Record<EmailPlaceholder, string>>;
+
+export interface RenderedEmail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+const escapeHtml = (value: string): string =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+/** Substitutes placeholders in one pass, so a value that itself looks like `{{x}}` is never expanded again. */
+function fill(text: string, values: PlaceholderValues, escape: (value: string) => string): string {
+  return text.replace(PLACEHOLDER, (_match, name: string) => escape(values[name as EmailPlaceholder] ?? ''));
+}
+
+/** Folds every run of whitespace (line breaks included) into one space: a subject is a single header line. */
+const oneLine = (value: string): string => value.replace(/\s+/g, ' ').trim();
+
+/**
+ * Renders a template to a subject, a plain-text part and an HTML part. The tenant's text is plain text, not markup:
+ * in the HTML part both it and the placeholder values are escaped, so neither a template nor a username can inject
+ * markup or links. `appealUrl`, when given, also adds an appeal link after the body (as Iffy's Appeal button) unless
+ * the template already places it.
+ */
+export function renderEmail(template: EmailTemplate, values: PlaceholderValues): RenderedEmail {
+  const appealUrl = values.appealUrl;
+  const placesLink = /\{\{\s*appealUrl\s*\}\}/.test(template.body);
+  const paragraphs = template.body
+    .split(/\n\s*\n/)
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const subject = oneLine(fill(template.subject, values, (v) => v));
+  const heading = oneLine(fill(template.heading, values, (v) => v));
+
+  const textParts = [heading, ...paragraphs.map((p) => fill(p, values, (v) => v))];
+  if (appealUrl && !placesLink) textParts.push(`To appeal this decision, visit: ${appealUrl}`);
+
+  const htmlParts = [`<h1>${escapeHtml(heading)}</h1>`];
+  for (const p of paragraphs) {
+    // Placeholder names hold no character escapeHtml changes, so they survive escaping and are filled after it.
+    const lines = p.split('\n').map((line) => fill(escapeHtml(line), values, escapeHtml));
+    htmlParts.push(`<p>${lines.join('<br>')}</p>`);
+  }
+  if (appealUrl && !placesLink) {
+    htmlParts.push(`<p><a href="${escapeHtml(appealUrl)}">Appeal this decision</a></p>`);
+  }
+  return {
+    subject,
+    text: textParts.join('\n\n') + '\n',
+    html: `<!doctype html><html><body>${htmlParts.join('')}</body></html>`,
+  };
+}

@@ -1,0 +1,209 @@
+import { AppealTokens, DEFAULT_EMAIL_TEMPLATES, emailKindFor, type DomainEvent } from '@vigil/proto';
+import type { Logger } from 'pino';
+import { renderEmail } from '../domain/email-render';
+import { nextDelayMs } from '../domain/retry-policy';
+import { emailMessageIdOf, type EmailAttempt, type EmailMessageDoc, type EmailStore } from '../store/email-store';
+import type { SmtpSender } from './smtp-sender';
+
+export interface UserEmailsOptions {
+  store: EmailStore;
+  /** Absent when the deployment has no SMTP relay: messages are then recorded as skipped. */
+  sender?: SmtpSender;
+  log: Logger;
+  retryScheduleS: readonly number[];
+  pollMs: number;
+  /** A claimed message stays ours this long: the SMTP timeout plus a margin. */
+  leaseMs: number;
+  concurrency: number;
+  /** Signs the Suspended email's appeal link; absent when appeals are off. */
+  appeals?: { tokens: AppealTokens; publicUrl: string };
+  onAttempt?: (result: string) => void;
+}
+
+const CLAIM_BATCH = 16;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+const LEASE_KEEP_MS = 60 * 60 * 1000;
+
+/**
+ * User emails on status changes (Iffy §7.2). The events consumer calls `plan`, which writes one message document per
+ * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; a loop like the delivery
+ * scheduler's claims due messages, renders and sends them, and reschedules failures. Retries wait in MongoDB, never
+ * in a Kafka partition.
+ */
+export class UserEmails {
+  private running = false;
+  private loop?: Promise<void>;
+  private wakeUp?: () => void;
+  private woken = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private lastPrune = 0;
+
+  constructor(private readonly options: UserEmailsOptions) {}
+
+  /** Records the emails these events call for; idempotent. Throws on a database failure (the batch is retried). */
+  async plan(events: DomainEvent[]): Promise<void> {
+    const { store, log } = this.options;
+    let created = 0;
+    for (const event of events) {
+      if (event.type !== 'UserStatusChanged' || event.data.testMode) continue;
+      const kind = emailKindFor(event.data.status, event.data.previousStatus);
+      if (!kind) continue;
+      const settings = await store.settingsOf(event.tenantId);
+      if (!settings.emails.enabled) continue;
+      const now = new Date();
+      const doc: EmailMessageDoc = {
+        _id: emailMessageIdOf(event.id),
+        tenantId: event.tenantId,
+        userId: event.data.userId,
+        eventId: event.id,
+        kind,
+        state: this.options.sender ? 'pending' : 'skipped',
+        ...(this.options.sender ? {} : { skipReason: 'not_configured' }),
+        attemptCount: 0,
+        attempts: [],
+        dueAt: now,
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (await store.insertNew(doc)) created += 1;
+      if (!this.options.sender) log.warn({ eventId: event.id, tenantId: event.tenantId }, 'email skipped: no SMTP');
+    }
+    if (created > 0) this.wake();
+  }
+
+  start(): void {
+    if (this.running || !this.options.sender) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakeUp?.();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    this.options.sender?.close();
+  }
+
+  private async run(): Promise<void> {
+    const { log, pollMs } = this.options;
+    let failures = 0;
+    while (this.running) {
+      this.woken = false;
+      try {
+        await this.fill();
+        await this.prune();
+        failures = 0;
+      } catch (err) {
+        failures += 1;
+        log.warn({ err, failures }, 'email claim failed');
+      }
+      if (!this.running) break;
+      if (this.woken && failures === 0) continue;
+      const delay = failures > 0 ? Math.min(pollMs * 2 ** failures, 5000) : pollMs;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+
+  private async fill(): Promise<void> {
+    const { store, concurrency, leaseMs } = this.options;
+    while (this.running && this.inFlight.size < concurrency) {
+      const docs = await store.claim(new Date(), leaseMs, Math.min(concurrency - this.inFlight.size, CLAIM_BATCH));
+      if (docs.length === 0) return;
+      for (const doc of docs) {
+        const task = this.process(doc)
+          .catch((err: unknown) => {
+            // The lease expires and another pass retries it; nothing is lost.
+            this.options.log.error({ err, messageId: doc._id }, 'email processing failed');
+          })
+          .finally(() => {
+            this.inFlight.delete(task);
+            this.wake();
+          });
+        this.inFlight.add(task);
+      }
+    }
+  }
+
+  private async prune(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    await this.options.store.pruneLeases(new Date(now - Math.max(LEASE_KEEP_MS, this.options.leaseMs * 10)));
+  }
+
+  private async process(doc: EmailMessageDoc): Promise<void> {
+    const { store, sender, appeals } = this.options;
+    const log = this.options.log.child({ messageId: doc._id, tenantId: doc.tenantId, userId: doc.userId });
+    const user = await store.userOf(doc.userId);
+    if (!user) {
+      // The projection lags its event only briefly; the schedule gives it time.
+      await this.failed(doc, { at: new Date(), durationMs: 0, error: 'user_unavailable' }, true, log);
+      return;
+    }
+    if (!user.email) {
+      await store.finish(doc, undefined, { state: 'skipped', reason: 'no_email' });
+      log.info({ kind: doc.kind }, 'email skipped: user has no address');
+      return;
+    }
+    const settings = await store.settingsOf(doc.tenantId);
+    const template = settings.emails.templates[doc.kind] ?? DEFAULT_EMAIL_TEMPLATES[doc.kind];
+    const appealUrl =
+      appeals && doc.kind === 'Suspended'
+        ? `${appeals.publicUrl}/appeal?token=${appeals.tokens.issue(doc.tenantId, doc.userId)}`
+        : undefined;
+    const email = renderEmail(template, {
+      username: user.username ?? user.name ?? '',
+      name: user.name ?? user.username ?? '',
+      platformName: (await store.tenantNameOf(doc.tenantId)) ?? '',
+      ...(appealUrl ? { appealUrl } : {}),
+    });
+    const at = new Date();
+    const result = await sender!.send(user.email, email);
+    const attempt: EmailAttempt = {
+      at,
+      durationMs: result.durationMs,
+      ...(result.responseCode !== undefined ? { responseCode: result.responseCode } : {}),
+      ...(result.error !== undefined ? { error: result.error } : {}),
+    };
+    if (result.ok) {
+      this.options.onAttempt?.('sent');
+      await store.finish(doc, attempt, { state: 'sent' });
+      log.info({ kind: doc.kind, durationMs: result.durationMs }, 'email sent');
+      return;
+    }
+    await this.failed(doc, attempt, result.retriable, log);
+  }
+
+  private async failed(doc: EmailMessageDoc, attempt: EmailAttempt, retriable: boolean, log: Logger): Promise<void> {
+    this.options.onAttempt?.(attempt.error ?? 'error');
+    const delay = retriable
+      ? nextDelayMs({ attempts: doc.attemptCount + 1, scheduleS: this.options.retryScheduleS })
+      : null;
+    if (delay === null) {
+      await this.options.store.finish(doc, attempt, { state: 'failed' });
+      log.warn(
+        { error: attempt.error, responseCode: attempt.responseCode, attempts: doc.attemptCount + 1 },
+        'email failed',
+      );
+      return;
+    }
+    await this.options.store.finish(doc, attempt, { state: 'pending', dueAt: new Date(Date.now() + delay) });
+    log.info(
+      { error: attempt.error, responseCode: attempt.responseCode, delayMs: delay },
+      'email attempt failed, retrying',
+    );
+  }
+}

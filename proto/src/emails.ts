@@ -1,0 +1,76 @@
+import { z } from 'zod';
+
+/**
+ * User emails (Iffy §7.2): which status changes send one, the templates a tenant may override, and the placeholders
+ * they may use. The notifier renders and sends them; the gateway validates the templates a tenant stores.
+ */
+export const EmailKind = z.enum(['Suspended', 'Banned', 'Compliant']);
+export type EmailKind = z.infer<typeof EmailKind>;
+
+/**
+ * Placeholders a template may use, written `{{name}}`. Values are plain text: the notifier escapes them in the HTML
+ * part. `appealUrl` is empty unless the email is a Suspended one and appeals are on.
+ */
+export const EMAIL_PLACEHOLDERS = ['username', 'name', 'platformName', 'appealUrl'] as const;
+export type EmailPlaceholder = (typeof EMAIL_PLACEHOLDERS)[number];
+
+const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
+
+/** Placeholders in `text` that are not in EMAIL_PLACEHOLDERS (a typo would otherwise reach users verbatim). */
+export function unknownPlaceholders(text: string): string[] {
+  const known = new Set<string>(EMAIL_PLACEHOLDERS);
+  return [...text.matchAll(PLACEHOLDER)].map((m) => m[1] ?? '').filter((name) => !known.has(name));
+}
+
+const templateText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((text) => unknownPlaceholders(text).length === 0, {
+      message: `only the placeholders ${EMAIL_PLACEHOLDERS.map((p) => `{{${p}}}`).join(', ')} are allowed`,
+    });
+
+export const EmailTemplate = z.object({
+  /** One line; line breaks are folded into spaces when sent. */
+  subject: templateText(200),
+  heading: templateText(200),
+  /** Plain text; a blank line separates paragraphs. */
+  body: templateText(5000),
+});
+export type EmailTemplate = z.infer<typeof EmailTemplate>;
+
+/**
+ * Defaults used for every kind a tenant has not overridden. Deliberately generic: they speak of an account and its
+ * content, not of sales or payouts, so they fit a forum as well as a marketplace.
+ */
+export const DEFAULT_EMAIL_TEMPLATES: Readonly<Record<EmailKind, EmailTemplate>> = {
+  Suspended: {
+    subject: 'Your {{platformName}} account has been suspended',
+    heading: 'Your account has been suspended',
+    body:
+      'Hello {{username}},\n\nYour account on {{platformName}} has been suspended because some of your content ' +
+      'does not follow the rules of the platform. While your account is suspended, some features may be ' +
+      'unavailable to you.\n\nIf you believe this is a mistake, you can ask for the decision to be reviewed.',
+  },
+  Banned: {
+    subject: 'Your {{platformName}} account has been banned',
+    heading: 'Your account has been banned',
+    body:
+      'Hello {{username}},\n\nYour account on {{platformName}} has been permanently banned because of repeated or ' +
+      'serious violations of the rules of the platform.',
+  },
+  Compliant: {
+    subject: 'Your {{platformName}} account has been reinstated',
+    heading: 'Your account has been reinstated',
+    body: 'Hello {{username}},\n\nYour account on {{platformName}} is in good standing again. Thank you for your patience.',
+  },
+};
+
+/** Which email a status change sends, if any: Compliant only when it ends a suspension (not after a ban), as Iffy. */
+export function emailKindFor(status: string, previousStatus: string | null): EmailKind | undefined {
+  if (status === 'Suspended' || status === 'Banned') return status;
+  if (status === 'Compliant' && previousStatus === 'Suspended') return 'Compliant';
+  return undefined;
+}
