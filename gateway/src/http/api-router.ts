@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
-import { jsonBody } from './json-body';
+import { jsonBody, refuseNul } from './json-body';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -41,7 +41,12 @@ export class ApiRouter {
   route(spec: RouteSpec, handler: (ctx: Context) => Promise<void>): void {
     const fullPath = this.prefix + spec.path;
     this.specs.push({ ...spec, fullPath });
-    const chain: Middleware[] = [];
+    const chain: Middleware[] = [
+      async (ctx, next) => {
+        refuseNul(ctx.query, ['query']);
+        await next();
+      },
+    ];
     if (spec.body) chain.push(jsonBody(this.bodyLimitBytes));
     chain.push(async (ctx) => {
       await handler(ctx);

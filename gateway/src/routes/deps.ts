@@ -1,3 +1,4 @@
+import { NotFoundError } from '../http/errors';
 import type { Context } from 'koa';
 import type { Topics } from '@vigil/proto';
 import type { AppealLinks } from '../appeal/appeal-token';
@@ -29,5 +30,12 @@ export const principalOf = (ctx: Context): Principal => ctx.state.principal as P
 export const requestIdOf = (ctx: Context): string => ctx.state.requestId as string;
 /** How a human decision names who made it: the API key, never a person's name. */
 export const actorOf = (ctx: Context): string => `api_key:${principalOf(ctx).keyId}`;
-/** The `:id` path parameter (set by the router on every route that declares it). */
-export const idParam = (ctx: Context): string => String((ctx.params as Record<string, string>).id ?? '');
+/**
+ * The `:id` path parameter (set by the router on every route that declares it). Every id Vigil issues is letters,
+ * digits, `_` and `-`; anything else names nothing (and a NUL could not even be looked up), so it is a 404.
+ */
+export const idParam = (ctx: Context): string => {
+  const id = String((ctx.params as Record<string, string>).id ?? '');
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new NotFoundError('not found');
+  return id;
+};

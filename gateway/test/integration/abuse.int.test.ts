@@ -390,6 +390,27 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
     expect(reply.elapsedMs).toBeLessThan(SLOW_MS);
   });
 
+  it('answers a NUL character in a path id, a query or a body with a 4xx, never a 5xx', async () => {
+    const auth = { authorization: `Bearer ${key}` };
+    const json = { ...auth, 'content-type': 'application/json' };
+    const cases: Array<[string, string, string | undefined, number]> = [
+      ['GET', '/api/v1/records/%00', undefined, 404],
+      ['GET', '/api/v1/users/usr_%00x', undefined, 404],
+      ['GET', '/api/v1/records?clientId=%00', undefined, 400],
+      [
+        'POST',
+        '/api/v1/moderate',
+        JSON.stringify({ clientId: 'a\u0000b', name: 'n', entity: 'post', content: 'x' }),
+        400,
+      ],
+      ['POST', '/api/v1/ingest', JSON.stringify({ clientId: 'c', name: 'n', entity: 'post', content: 'x\u0000' }), 400],
+    ];
+    for (const [method, path, body, status] of cases) {
+      const reply = await send(method, path, body === undefined ? auth : json, body);
+      expect({ method, path, status: reply.status }).toEqual({ method, path, status });
+    }
+  });
+
   it('keeps the pipeline delivering webhooks afterwards', async () => {
     const other = await gw.newTenant();
     const { port } = receiver.address() as { port: number };
