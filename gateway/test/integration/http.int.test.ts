@@ -252,6 +252,7 @@ describe('openapi', () => {
     expect(operations.sort()).toEqual(
       [
         'post /api/v1/moderate',
+        'post /api/v1/records/moderations/rerun',
         'post /api/v1/ingest',
         'delete /api/v1/ingest',
         'post /api/v1/ingest/user',
@@ -261,6 +262,7 @@ describe('openapi', () => {
         'post /api/v1/records/{id}/moderations',
         'get /api/v1/users',
         'get /api/v1/users/{id}',
+        'get /api/v1/users/{id}/emails',
         'post /api/v1/users/{id}/status',
         'post /api/v1/users/{id}/appeals',
         'get /api/v1/appeals',

@@ -348,17 +348,17 @@ describe('rules and settings', () => {
 
   it('patches settings per tenant, keeping the fields not sent', async () => {
     const dave = await gw.newTenant();
-    expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual({
+    const defaults = {
       suspensionThreshold: 1,
       testMode: false,
-    });
+      rolloutPercentage: 100,
+      emails: { enabled: false, templates: {} },
+    };
+    expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual(defaults);
     await gw.request('PATCH', '/api/v1/settings', { key: dave.key, body: { suspensionThreshold: 3 } });
     const second = await gw.request('PATCH', '/api/v1/settings', { key: dave.key, body: { testMode: true } });
-    expect(second.body).toEqual({ suspensionThreshold: 3, testMode: true });
-    expect((await gw.request('GET', '/api/v1/settings', { key: bob.key })).body).toEqual({
-      suspensionThreshold: 1,
-      testMode: false,
-    });
+    expect(second.body).toEqual({ ...defaults, suspensionThreshold: 3, testMode: true });
+    expect((await gw.request('GET', '/api/v1/settings', { key: bob.key })).body).toEqual(defaults);
     const bad = await gw.request('PATCH', '/api/v1/settings', {
       key: dave.key,
       body: { suspensionThreshold: 0, x: 1 },
