@@ -6,6 +6,7 @@
 // run goes first, because a burst leaves the moderator a backlog that would turn the latencies into queueing time.
 const http = require('node:http');
 const { startStack } = require('./stack');
+const { waitUntil } = require('../local/util');
 const { load, summary, text1k } = require('./moderate');
 const { percentile } = require('./ingest');
 
@@ -87,9 +88,11 @@ async function main() {
         ),
       );
     }
-    const burstDeadline = Date.now() + 300000;
-    while (!accepted.every((id) => received.has(id)) && Date.now() < burstDeadline)
-      await new Promise((resolve) => setTimeout(resolve, 200));
+    // A pipeline that falls behind is a figure, not a failure: what arrived by the deadline is counted.
+    await waitUntil(() => accepted.every((id) => received.has(id)), {
+      timeoutMs: 300000,
+      what: 'every burst webhook',
+    }).catch(() => undefined);
     const burstDone = accepted.filter((id) => received.has(id));
     const burstEnd = Math.max(...burstDone.map((id) => received.get(id)));
     const sustained = burstDone.length / Math.max(0.001, (burstEnd - burstStarted) / 1000);

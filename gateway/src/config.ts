@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isCidr } from '@vigil/proto';
+import { CidrList } from '@vigil/proto';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -75,16 +75,7 @@ const schema = z.object({
    * CIDRs webhook URLs may resolve to although private or loopback, comma-separated; the notifier's variable of the same
    * name, so registration refuses what delivery would refuse. Never opens the metadata addresses. Default none.
    */
-  WEBHOOK_ALLOWED_CIDRS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .refine((cidrs) => cidrs.every(isCidr), 'must be comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32'),
+  WEBHOOK_ALLOWED_CIDRS: z.string().default('').pipe(CidrList),
   /** Webhook endpoints one tenant may register (every event fans out to each). Default 10. */
   WEBHOOK_MAX_ENDPOINTS_PER_TENANT: z.coerce.number().int().min(1).max(1000).default(10),
   /**

@@ -1,14 +1,5 @@
-import ipaddr from 'ipaddr.js';
+import { CidrList } from '@vigil/proto';
 import { z } from 'zod';
-
-function isCidr(value: string): boolean {
-  try {
-    ipaddr.parseCIDR(value);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -53,16 +44,7 @@ const schema = z.object({
   /** Timeout of one delivery attempt, milliseconds. Default 15000. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(15000),
   /** CIDRs webhook URLs may resolve to although private or loopback, comma-separated. Default none. */
-  WEBHOOK_ALLOWED_CIDRS: z
-    .string()
-    .default('')
-    .transform((value) =>
-      value
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    )
-    .refine((cidrs) => cidrs.every(isCidr), 'must be comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32'),
+  WEBHOOK_ALLOWED_CIDRS: z.string().default('').pipe(CidrList),
   /** Upper bound on a receiver's `Retry-After`, seconds. Default 3600. */
   WEBHOOK_RETRY_AFTER_MAX_S: z.coerce.number().min(0).default(3600),
   /** An endpoint failing without a single success for this long is disabled, seconds. Default 5 days. */

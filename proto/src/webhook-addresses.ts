@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import ipaddr from 'ipaddr.js';
 
 /**
@@ -50,3 +51,17 @@ export function literalHost(url: URL): string | undefined {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return ipaddr.isValid(host) ? host : undefined;
 }
+
+/**
+ * A comma-separated list of CIDRs from the environment (`WEBHOOK_ALLOWED_CIDRS`, read by the gateway and the
+ * notifier alike), as an array; refused unless every entry is a CIDR.
+ */
+export const CidrList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
+  .refine((cidrs) => cidrs.every(isCidr), 'must be comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32');
