@@ -1,6 +1,7 @@
 import { backOff } from 'exponential-backoff';
 import { z } from 'zod';
 import type { RecordStatus } from '@vigil/proto';
+import { postJson } from './provider';
 import { ProviderError } from './types';
 
 export interface LlmOptions {
@@ -139,38 +140,20 @@ export function createLlmClient(options: LlmOptions): JudgeFn {
 
   async function chat(model: string, system: string, user: string, signal?: AbortSignal): Promise<Verdict> {
     signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let raw: string;
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          model,
-          temperature: 0,
-          messages: [
-            { role: 'system', content: system },
-            { role: 'user', content: user },
-          ],
-          response_format: RESPONSE_FORMAT,
-        }),
-        signal: combined,
-      });
-      if (!response.ok) {
-        await response.body?.cancel();
-        const retriable = response.status === 429 || response.status >= 500;
-        throw new ProviderError(`llm provider answered ${response.status}`, retriable);
-      }
-      raw = await response.text();
-    } catch (err) {
-      if (err instanceof ProviderError) throw err;
-      if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) {
-        throw new ProviderError(`llm provider timed out after ${options.timeoutMs} ms`, true, { cause: err });
-      }
-      throw new ProviderError('llm provider unreachable', true, { cause: err });
-    }
+    const raw = await postJson(
+      url,
+      headers,
+      {
+        model,
+        temperature: 0,
+        messages: [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        response_format: RESPONSE_FORMAT,
+      },
+      { timeoutMs: options.timeoutMs, signal, name: 'llm provider' },
+    );
     // Errors below never carry the answer: it is about a user's content, and errors end up in logs.
     let answer: unknown;
     try {

@@ -61,32 +61,16 @@ export function createProviderClient(options: ProviderOptions): ScoreFn {
 
   return async (input, signal) => {
     signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    let raw: string;
-    try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({ model: options.model, input }),
-        signal: combined,
-      });
-      if (!response.ok) {
-        await response.body?.cancel();
-        const retriable = response.status === 429 || response.status >= 500;
-        throw new ProviderError(`moderation provider answered ${response.status}`, retriable);
-      }
-      // Read in full here so that a body cut off mid-way counts as a transport failure, not as a bad answer.
-      raw = await response.text();
-    } catch (err) {
-      if (err instanceof ProviderError) throw err;
-      // The caller gave up (deadline, cancel): not the provider's fault, so hand back the caller's own reason.
-      if (signal?.aborted) throw signal.reason;
-      if (timeout.aborted) {
-        throw new ProviderError(`moderation provider timed out after ${options.timeoutMs} ms`, true, { cause: err });
-      }
-      throw new ProviderError('moderation provider unreachable', true, { cause: err });
-    }
+    const raw = await postJson(
+      url,
+      headers,
+      { model: options.model, input },
+      {
+        timeoutMs: options.timeoutMs,
+        signal,
+        name: 'moderation provider',
+      },
+    );
 
     let body: unknown;
     try {
@@ -106,4 +90,33 @@ export function createProviderClient(options: ProviderOptions): ScoreFn {
     }
     return scores;
   };
+}
+
+/**
+ * POSTs a JSON body to an OpenAI-compatible API and returns the answer's text, read in full (a body cut off mid-way
+ * is a transport failure, not a bad answer). Throws ProviderError (429 and 5xx, timeouts and network failures are
+ * retriable), or the caller's own abort reason when `signal` fired: the caller gave up, not the provider.
+ */
+export async function postJson(
+  url: URL | string,
+  headers: Record<string, string>,
+  body: unknown,
+  { timeoutMs, signal, name }: { timeoutMs: number; signal?: AbortSignal; name: string },
+): Promise<string> {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  try {
+    const response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: combined });
+    if (!response.ok) {
+      await response.body?.cancel();
+      const retriable = response.status === 429 || response.status >= 500;
+      throw new ProviderError(`${name} answered ${response.status}`, retriable);
+    }
+    return await response.text();
+  } catch (err) {
+    if (err instanceof ProviderError) throw err;
+    if (signal?.aborted) throw signal.reason;
+    if (timeout.aborted) throw new ProviderError(`${name} timed out after ${timeoutMs} ms`, true, { cause: err });
+    throw new ProviderError(`${name} unreachable`, true, { cause: err });
+  }
 }
