@@ -17,6 +17,7 @@ import { ModerationService } from './service/moderation-service';
 import { Queries } from './service/queries';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { EventStore } from './store/event-store';
+import { ReadModel } from './store/read-model';
 import { KnownTenants } from './store/known-tenants';
 import { TenantConfigCache } from './store/tenant-config';
 
@@ -90,9 +91,10 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
   const metrics = deps.registry ? createMetrics(deps.registry) : undefined;
 
-  const store = new EventStore(mongo.db(config.MONGO_DB));
+  const db = mongo.db(config.MONGO_DB);
+  const store = new EventStore(db);
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
-  const deadLetters = new DeadLetterStore(store.db);
+  const deadLetters = new DeadLetterStore(db);
   await untilDone(log, 'dead letter indexes', () => deadLetters.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
@@ -139,12 +141,12 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const service = new ModerationService({
     store,
     engine,
-    tenants: new TenantConfigCache(store.db, config.TENANT_CONFIG_TTL_MS, log),
+    tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log),
     log,
     onAppend: () => relay.wake(),
   });
-  const queries = new Queries(store);
-  const tenants = new KnownTenants(store.db, config.KNOWN_TENANT_TTL_MS);
+  const queries = new Queries(store, new ReadModel(db));
+  const tenants = new KnownTenants(db, config.KNOWN_TENANT_TTL_MS);
 
   const health = new HealthImplementation({
     '': 'NOT_SERVING',
@@ -200,7 +202,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     deadLetters,
     async ready() {
       if (intakeStopped) return false;
-      await store.db.command({ ping: 1 });
+      await store.ping();
       return true;
     },
     async stopIntake() {

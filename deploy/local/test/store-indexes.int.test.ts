@@ -9,8 +9,7 @@ import { TenantStore } from '../../../gateway/src/store/tenant-store';
 import { WebhookStore } from '../../../gateway/src/store/webhook-store';
 import { EventStore } from '../../../moderator/src/store/event-store';
 import { TenantConfigCache } from '../../../moderator/src/store/tenant-config';
-import { decideRecord } from '../../../moderator/src/domain/record';
-import { decideUser } from '../../../moderator/src/domain/user';
+import { stageRecord, stageUser } from '../../../moderator/src/domain/stream';
 import { buildBody } from '../../../notifier/src/delivery/payload';
 import { DeliveryStore, type DeliveryDoc } from '../../../notifier/src/store/delivery-store';
 import { startMongo, type LocalMongo } from '../mongo';
@@ -139,15 +138,15 @@ describe('hot-path queries on the default local store', () => {
     const user = await events.loadUser(userId, false);
     await expectIndexed('load record (fresh)', () => events.loadRecord(recordId, true));
     await expectIndexed('load user (fresh)', () => events.loadUser(userId, true));
-    const stagedUser = events.stageUser(
+    const context = { tenantId, correlationId: 'c' };
+    const stagedUser = stageUser(
       user,
-      decideUser(user.state, { type: 'UpsertUser', userId, input: { clientId: 'user-1' }, passthrough: false }),
-      tenantId,
-      'c',
+      { type: 'UpsertUser', userId, input: { clientId: 'user-1' }, passthrough: false },
+      context,
     );
-    const stagedRecord = events.stageRecord(
+    const upserted = stageRecord(
       record,
-      decideRecord(record.state, {
+      {
         type: 'UpsertRecord',
         recordId,
         input: {
@@ -158,29 +157,23 @@ describe('hot-path queries on the default local store', () => {
           userId,
         },
         passthrough: false,
-      }),
-      tenantId,
-      'c',
+      },
+      context,
     );
-    const moderated = events.stageRecord(
-      { ...record, state: stagedRecord.state },
-      decideRecord(stagedRecord.state, {
+    const moderated = stageRecord(
+      upserted,
+      {
         type: 'ModerateRecord',
         moderationId: `mod_${ulid()}`,
         outcome: { status: 'Flagged', reasons: ['r'], rules: ['profanity'] },
         testMode: false,
-      }),
-      tenantId,
-      'c',
+      },
+      context,
     );
-    await expectIndexed('append', () =>
-      events.append([...stagedUser.events, ...stagedRecord.events, ...moderated.events]),
-    );
-    await expectIndexed('project record', () => events.projectRecord(moderated.state, true));
-    await expectIndexed('project user', () => events.projectUser(stagedUser.state, stagedUser.events, true));
+    // One append, then the record's projection inserted and the user's.
+    await expectIndexed('commit (append and project)', () => events.commit(stagedUser, moderated));
     await expectIndexed('project record again', () => events.projectRecord(moderated.state));
-    await expectIndexed('count flagged', () => events.countFlagged(tenantId, userId));
-    await expectIndexed('set flagged count', () => events.setFlaggedCount(userId, 0));
+    await expectIndexed('refresh flagged count', () => events.refreshFlaggedCount(tenantId, userId));
     await expectIndexed('record history', () => events.readStream(recordStream(recordId), tenantId));
     const outbox = await events.unpublished(10);
     expect(outbox.length).toBeGreaterThan(0);

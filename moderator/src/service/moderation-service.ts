@@ -12,9 +12,10 @@ import { ProviderError, type EngineResult, type ModerationEngine, type PriorDeci
 import { LIMITS, checkLength, checkRecordBounds, checkUserBounds } from '../domain/bounds';
 import { ConflictError, NotFoundError, UnavailableError } from '../domain/errors';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
-import { decideRecord, type RecordCommand, type RecordState } from '../domain/record';
-import { decideUser, type UserCommand, type UserState } from '../domain/user';
-import { StreamConflict, type EventStore, type Loaded } from '../store/event-store';
+import type { RecordCommand, RecordState } from '../domain/record';
+import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
+import type { UserCommand, UserState } from '../domain/user';
+import { StreamConflict, type EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
 
 export interface ModerateInput {
@@ -76,8 +77,9 @@ export function withoutDetails(reasons: string[]): string[] {
 }
 
 /**
- * The moderator's use cases: load streams, decide, append with optimistic concurrency (re-read and decide again on a
- * conflict), project, then the automatic user follow-ups. Throws AppErrors only.
+ * The moderator's use cases, each as load → decide → commit: load the streams, decide and stage their events in the
+ * domain, commit them (one append, then the projections) with optimistic concurrency, re-reading and deciding again
+ * on a conflict; then the automatic user follow-ups. Throws AppErrors only.
  */
 export class ModerationService {
   private readonly maxAttempts: number;
@@ -110,7 +112,9 @@ export class ModerationService {
     const moderationId = input.moderationId ?? prefixed('mod');
     let judged: { key: string; result: EngineResult } | undefined;
 
+    const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
     return this.retrying(async (fresh) => {
+      // Load.
       const [record, user] = await Promise.all([
         store.loadRecord(recordId, fresh),
         userId ? store.loadUser(userId, fresh) : Promise.resolve(undefined),
@@ -118,20 +122,15 @@ export class ModerationService {
       const before = record.state;
 
       if (input.commandId && before?.recentCommands.includes(input.commandId)) {
-        await Promise.all([store.projectRecord(before), user ? store.projectUser(user.state, user.tail) : undefined]);
+        // Applied before: only what a crash may have left unprojected is written.
+        await store.commit(record, ...(user ? [user] : []));
         if (before.userId && !testMode)
-          await this.reconcileUsers(
-            input.tenantId,
-            [before.userId],
-            recordId,
-            input.correlationId,
-            settings.suspensionThreshold,
-          );
+          await this.reconcileUsers(context, [before.userId], recordId, settings.suspensionThreshold);
         return resultOf(before, testMode, true);
       }
 
-      // Iffy §4.8: a record the sampling skipped is still moderated when it is Flagged (a fixed record can become
-      // Compliant and reinstate its user) or its user is Suspended.
+      // Decide. Iffy §4.8: a record the sampling skipped is still moderated when it is Flagged (a fixed record can
+      // become Compliant and reinstate its user) or its user is Suspended.
       const moderateNow =
         input.sampled !== false ||
         (before !== null && !before.deleted && before.status === 'Flagged') ||
@@ -144,88 +143,50 @@ export class ModerationService {
       if (moderateNow && judged?.key !== judgedKey) {
         judged = { key: judgedKey, result: await this.judge(input, metadata, rules, prior) };
       }
-
       const stagedUser =
         user && input.user && userId
-          ? store.stageUser(
-              user,
-              decideUser(user.state, { type: 'UpsertUser', userId, input: input.user, passthrough: input.passthrough }),
-              input.tenantId,
-              input.correlationId,
-            )
+          ? stageUser(user, { type: 'UpsertUser', userId, input: input.user, passthrough: input.passthrough }, context)
           : undefined;
-      const upsert: RecordCommand = {
-        type: 'UpsertRecord',
-        recordId,
-        input: {
-          clientId: input.clientId,
-          clientUrl: input.clientUrl,
-          name: input.name,
-          entity: input.entity,
-          content: input.content,
-          metadata: input.metadata,
-          userId,
-        },
-        passthrough: input.passthrough,
-        commandId: input.commandId,
-      };
-      const afterUpsert = store.stageRecord(
+      const upserted = stageRecord(
         record,
-        decideRecord(record.state, upsert),
-        input.tenantId,
-        input.correlationId,
-      );
-      if (!moderateNow || !judged) {
-        await store.append([...(stagedUser?.events ?? []), ...afterUpsert.events]);
-        this.deps.onAppend();
-        const kept = afterUpsert.state as RecordState;
-        await Promise.all([
-          store.projectRecord(kept, before === null),
-          stagedUser
-            ? store.projectUser(stagedUser.state, [...stagedUser.tail, ...stagedUser.events], user?.state === null)
-            : undefined,
-        ]);
-        // No moderation, so no status moved: no user to reconcile.
-        return { ...resultOf(kept, testMode, false), moderationId: '', skipped: true };
-      }
-      const outcome = judged.result;
-      const stored = input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome;
-      const moderated = store.stageRecord(
-        { ...record, state: afterUpsert.state },
-        decideRecord(afterUpsert.state, {
-          type: 'ModerateRecord',
-          moderationId,
-          outcome: stored,
-          testMode,
-          commandId: input.commandId,
-        }),
-        input.tenantId,
-        input.correlationId,
-      );
-      const recordEvents = [...afterUpsert.events, ...moderated.events];
-      await store.append([...(stagedUser?.events ?? []), ...recordEvents]);
-      this.deps.onAppend();
-      const after = moderated.state as RecordState;
-      await Promise.all([
-        store.projectRecord(after, before === null),
-        stagedUser
-          ? store.projectUser(stagedUser.state, [...stagedUser.tail, ...stagedUser.events], user?.state === null)
-          : undefined,
-      ]);
-
-      const affected = affectedUsers(before, after);
-      if (!testMode) {
-        await this.reconcileUsers(
-          input.tenantId,
-          affected,
+        {
+          type: 'UpsertRecord',
           recordId,
-          input.correlationId,
-          settings.suspensionThreshold,
-        );
-      } else {
-        // Test mode changes no user, but its flags still count towards later decisions (as in Iffy).
-        for (const id of affected) await store.setFlaggedCount(id, await store.countFlagged(input.tenantId, id));
-      }
+          input: {
+            clientId: input.clientId,
+            clientUrl: input.clientUrl,
+            name: input.name,
+            entity: input.entity,
+            content: input.content,
+            metadata: input.metadata,
+            userId,
+          },
+          passthrough: input.passthrough,
+          commandId: input.commandId,
+        },
+        context,
+      );
+      const outcome = moderateNow ? judged?.result : undefined;
+      const staged = outcome
+        ? stageRecord(
+            upserted,
+            {
+              type: 'ModerateRecord',
+              moderationId,
+              outcome: input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome,
+              testMode,
+              commandId: input.commandId,
+            },
+            context,
+          )
+        : upserted;
+
+      // Commit.
+      await this.commit(...(stagedUser ? [stagedUser] : []), staged);
+      const after = staged.state as RecordState;
+      // No moderation, so no status moved: no user to reconcile.
+      if (!outcome) return { ...resultOf(after, testMode, false), moderationId: '', skipped: true };
+      await this.afterRecordChange(context, before, after, recordId, settings);
       return { ...resultOf(after, testMode, false), reasons: outcome.reasons };
     });
   }
@@ -245,6 +206,7 @@ export class ModerationService {
     const { store } = this.deps;
     const recordId = recordIdFor(input.tenantId, input.clientId);
     const { settings, rules } = await this.deps.tenants.get(input.tenantId);
+    const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
     return this.retrying(async (fresh) => {
       const record = await store.loadRecord(recordId, fresh);
       const before = record.state;
@@ -265,32 +227,19 @@ export class ModerationService {
         rules,
         before.manual && before.status ? { status: before.status, reason: before.manualReason } : undefined,
       );
-      const staged = store.stageRecord(
+      const staged = stageRecord(
         record,
-        decideRecord(before, {
+        {
           type: 'ModerateRecord',
           moderationId: input.moderationId,
           outcome,
           testMode: settings.testMode,
           commandId: input.commandId,
-        }),
-        input.tenantId,
-        input.correlationId,
+        },
+        context,
       );
-      await store.append(staged.events);
-      this.deps.onAppend();
-      const after = staged.state as RecordState;
-      await store.projectRecord(after);
-      const affected = affectedUsers(before, after);
-      if (!settings.testMode)
-        await this.reconcileUsers(
-          input.tenantId,
-          affected,
-          recordId,
-          input.correlationId,
-          settings.suspensionThreshold,
-        );
-      else for (const id of affected) await store.setFlaggedCount(id, await store.countFlagged(input.tenantId, id));
+      await this.commit(staged);
+      await this.afterRecordChange(context, before, staged.state as RecordState, recordId, settings);
       return true;
     });
   }
@@ -303,8 +252,7 @@ export class ModerationService {
     commandId?: string;
   }): Promise<void> {
     const recordId = recordIdFor(input.tenantId, input.clientId);
-    const { settings } = await this.deps.tenants.get(input.tenantId);
-    await this.onRecord(input.tenantId, recordId, input.correlationId, settings.suspensionThreshold, {
+    await this.onRecord(input.tenantId, recordId, input.correlationId, {
       type: 'DeleteRecord',
       commandId: input.commandId,
     });
@@ -320,8 +268,7 @@ export class ModerationService {
     correlationId: string;
   }): Promise<RecordState> {
     checkLength(input.reason, LIMITS.reason, 'reason');
-    const { settings } = await this.deps.tenants.get(input.tenantId);
-    return this.onRecord(input.tenantId, input.recordId, input.correlationId, settings.suspensionThreshold, {
+    return this.onRecord(input.tenantId, input.recordId, input.correlationId, {
       type: 'ModerateRecordManually',
       moderationId: prefixed('mod'),
       status: input.status,
@@ -385,9 +332,9 @@ export class ModerationService {
     correlationId: string;
   }): Promise<void> {
     checkLength(input.reason, LIMITS.reason, 'reason');
-    const appeal = await this.deps.store.appeals.findOne({ _id: input.appealId, tenantId: input.tenantId });
-    if (!appeal) throw new NotFoundError('appeal not found');
-    await this.onUser(input.tenantId, appeal.userId, input.correlationId, {
+    const userId = await this.deps.store.appealUser(input.tenantId, input.appealId);
+    if (!userId) throw new NotFoundError('appeal not found');
+    await this.onUser(input.tenantId, userId, input.correlationId, {
       type: 'DecideAppeal',
       appealId: input.appealId,
       decision: input.decision,
@@ -401,29 +348,24 @@ export class ModerationService {
     tenantId: string,
     recordId: string,
     correlationId: string,
-    threshold: number,
     command: RecordCommand,
   ): Promise<RecordState> {
     const { store } = this.deps;
+    const { settings } = await this.deps.tenants.get(tenantId);
+    const context: StageContext = { tenantId, correlationId };
     return this.retrying(async (fresh) => {
       const record = await store.loadRecord(recordId, fresh);
-      if (record.state && record.state.tenantId !== tenantId) throw new NotFoundError('record not found');
-      if (
-        command.type === 'DeleteRecord' &&
-        command.commandId &&
-        record.state?.recentCommands.includes(command.commandId)
-      ) {
-        await store.projectRecord(record.state);
-        if (record.state.userId)
-          await this.reconcileUsers(tenantId, [record.state.userId], recordId, correlationId, threshold);
-        return record.state;
+      const before = record.state;
+      if (before && before.tenantId !== tenantId) throw new NotFoundError('record not found');
+      if (command.type === 'DeleteRecord' && command.commandId && before?.recentCommands.includes(command.commandId)) {
+        await store.commit(record);
+        if (before.userId) await this.reconcileUsers(context, [before.userId], recordId, settings.suspensionThreshold);
+        return before;
       }
-      const staged = store.stageRecord(record, decideRecord(record.state, command), tenantId, correlationId);
-      await store.append(staged.events);
-      if (staged.events.length > 0) this.deps.onAppend();
+      const staged = stageRecord(record, command, context);
+      await this.commit(staged);
       const after = staged.state as RecordState;
-      await store.projectRecord(after);
-      await this.reconcileUsers(tenantId, affectedUsers(record.state, after), recordId, correlationId, threshold);
+      await this.reconcileUsers(context, affectedUsers(before, after), recordId, settings.suspensionThreshold);
       return after;
     });
   }
@@ -438,45 +380,55 @@ export class ModerationService {
     return this.retrying(async (fresh) => {
       const user = await store.loadUser(userId, fresh);
       if (user.state && user.state.tenantId !== tenantId) throw new NotFoundError('user not found');
-      const staged = store.stageUser(user, decideUser(user.state, command), tenantId, correlationId);
-      await store.append(staged.events);
-      if (staged.events.length > 0) this.deps.onAppend();
-      await store.projectUser(staged.state, [...staged.tail, ...staged.events], user.state === null);
+      const staged = stageUser(user, command, { tenantId, correlationId });
+      await this.commit(staged);
       return staged.state as UserState;
     });
   }
 
+  /** Commits staged streams and wakes the outbox relay when events were appended. */
+  private async commit(...streams: Loaded<RecordState | UserState>[]): Promise<void> {
+    if ((await this.deps.store.commit(...streams)) > 0) this.deps.onAppend();
+  }
+
+  /**
+   * After a moderation: the users whose flagged count moved are reconciled, or in test mode, which changes no user,
+   * only counted (test flags still count towards later decisions, as in Iffy).
+   */
+  private async afterRecordChange(
+    context: StageContext,
+    before: RecordState | null,
+    after: RecordState,
+    recordId: string,
+    settings: { testMode: boolean; suspensionThreshold: number },
+  ): Promise<void> {
+    const affected = affectedUsers(before, after);
+    if (!settings.testMode) {
+      await this.reconcileUsers(context, affected, recordId, settings.suspensionThreshold);
+      return;
+    }
+    for (const id of affected) await this.deps.store.refreshFlaggedCount(context.tenantId, id);
+  }
+
   /** Counts each user's flagged records and lets the user stream decide on suspension or reinstatement. */
   private async reconcileUsers(
-    tenantId: string,
+    context: StageContext,
     userIds: string[],
     viaRecordId: string,
-    correlationId: string,
     threshold: number,
   ): Promise<void> {
     const { store } = this.deps;
     for (const userId of userIds) {
-      const flaggedCount = await store.countFlagged(tenantId, userId);
-      // Stored before the status: a reader that sees the new status also sees the count behind it.
-      await store.setFlaggedCount(userId, flaggedCount);
+      const flaggedCount = await store.refreshFlaggedCount(context.tenantId, userId);
       await this.retrying(async (fresh) => {
-        const user: Loaded<UserState> = await store.loadUser(userId, fresh);
+        const user = await store.loadUser(userId, fresh);
         if (!user.state) return;
-        const staged = store.stageUser(
+        const staged = stageUser(
           user,
-          decideUser(user.state, {
-            type: 'ReconcileUser',
-            actionId: prefixed('act'),
-            flaggedCount,
-            threshold,
-            viaRecordId,
-          }),
-          tenantId,
-          correlationId,
+          { type: 'ReconcileUser', actionId: prefixed('act'), flaggedCount, threshold, viaRecordId },
+          context,
         );
-        await store.append(staged.events);
-        if (staged.events.length > 0) this.deps.onAppend();
-        await store.projectUser(staged.state, [...staged.tail, ...staged.events]);
+        await this.commit(staged);
       });
     }
   }

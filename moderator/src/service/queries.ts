@@ -1,36 +1,19 @@
 import { encodeTime } from 'ulid';
 import { recordStream, userStream, type DomainEvent } from '@vigil/proto';
-import type { Collection, Filter } from 'mongodb';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
-import type { UserState } from '../domain/user';
 import type { AppealDoc, EventStore } from '../store/event-store';
-import { guarded } from '../store/mongo-errors';
+import type { Criteria, Page, PageRequest, ReadModel, SortBounds, UserView } from '../store/read-model';
 
-export interface PageRequest {
-  /** 1–100; 0 (unset) means 10. */
-  limit: number;
-  startingAfter?: string;
-  endingBefore?: string;
-  /** Walk from the newest document: `startingAfter` then moves towards older ones, `endingBefore` towards newer. */
-  newestFirst?: boolean;
-}
-
-export interface Page<T> {
-  items: T[];
-  hasMore: boolean;
-}
-
-type UserView = UserState & { flaggedRecordsCount: number };
-type Sortable = { _id: string; tenantId: string; sort: string };
+export type { Page, PageRequest } from '../store/read-model';
 
 /**
  * `sort` is the ULID of a document's first event, so a time bound is a bound on `sort`: the ULID prefix of the
  * instant (10 characters of milliseconds) padded with the smallest or largest randomness. It goes through the
  * `tenant_sort` index like the cursors do.
  */
-export function sortBounds(createdAfter?: string, createdBefore?: string): { $gte?: string; $lt?: string } {
-  const bound: { $gte?: string; $lt?: string } = {};
+export function sortBounds(createdAfter?: string, createdBefore?: string): SortBounds {
+  const bound: SortBounds = {};
   const instant = (value: string, path: string): number => {
     const ms = Date.parse(value);
     if (!Number.isFinite(ms) || ms < 0 || ms > 281474976710655) {
@@ -44,53 +27,14 @@ export function sortBounds(createdAfter?: string, createdBefore?: string): { $gt
   return bound;
 }
 
-/**
- * Cursor pagination over `sort` (time-ordered id of a document's first event), oldest first as Iffy does. With
- * `ending_before` the page is read newest first and reversed. A cursor must name a document of the same tenant
- * (Iffy looked it up across organisations).
- */
-async function page<T extends Sortable>(
-  collection: Collection<T>,
-  tenantId: string,
-  filter: Filter<T>,
-  request: PageRequest,
-): Promise<Page<T>> {
-  const limit = request.limit === 0 ? 10 : request.limit;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
-    throw new ValidationError('limit must be between 1 and 100', { path: 'limit' });
-  }
-  const cursorId = request.startingAfter ?? request.endingBefore;
-  // `forward`: in the order of the page asked for; `ascending`: in the order of `sort`.
-  const forward = request.startingAfter !== undefined || request.endingBefore === undefined;
-  const ascending = forward !== (request.newestFirst === true);
-  return guarded(async () => {
-    const query = { ...filter, tenantId } as Filter<T>;
-    if (cursorId !== undefined) {
-      const cursor = await collection.findOne({ _id: cursorId, tenantId } as Filter<T>, { projection: { sort: 1 } });
-      const name = request.startingAfter !== undefined ? 'starting_after' : 'ending_before';
-      if (!cursor) throw new ValidationError(`invalid ${name} cursor`, { path: name });
-      // A time bound on the same side stays: both hold ($gt next to $gte; the smaller $lt wins).
-      const bounds = { ...((query as { sort?: { $gte?: string; $lt?: string } }).sort ?? {}) };
-      if (ascending) Object.assign(bounds, { $gt: cursor.sort });
-      else bounds.$lt = bounds.$lt !== undefined && bounds.$lt < cursor.sort ? bounds.$lt : cursor.sort;
-      Object.assign(query, { sort: bounds });
-    }
-    const found = (await collection
-      .find(query)
-      .sort({ sort: ascending ? 1 : -1 })
-      .limit(limit + 1)
-      .toArray()) as T[];
-    const hasMore = found.length > limit;
-    const items = found.slice(0, limit);
-    return { items: forward ? items : items.reverse(), hasMore };
-  });
-}
-
 export class Queries {
-  constructor(private readonly store: EventStore) {}
+  constructor(
+    private readonly store: EventStore,
+    private readonly reads: ReadModel,
+  ) {}
 
   async getRecord(tenantId: string, recordId: string): Promise<RecordState> {
-    const record = await guarded(() => this.store.records.findOne({ _id: recordId, tenantId, deleted: false }));
+    const record = await this.reads.findRecord(tenantId, recordId);
     if (!record) throw new NotFoundError('record not found');
     return record;
   }
@@ -106,7 +50,7 @@ export class Queries {
       createdBefore?: string;
     },
   ): Promise<Page<RecordState>> {
-    const filter: Filter<RecordState> = { deleted: false };
+    const filter: Criteria<RecordState> = { deleted: false };
     const bounds = sortBounds(request.createdAfter, request.createdBefore);
     if (Object.keys(bounds).length > 0) filter.sort = bounds;
     if (request.clientId !== undefined) filter.clientId = request.clientId;
@@ -118,13 +62,11 @@ export class Queries {
       filter.status = request.status;
     }
     if (request.userId !== undefined) {
-      const user = await guarded(() =>
-        this.store.users.findOne({ _id: request.userId, tenantId }, { projection: { _id: 1 } }),
-      );
-      if (!user) throw new ValidationError('invalid user id', { path: 'user' });
+      if (!(await this.reads.hasUser(tenantId, request.userId)))
+        throw new ValidationError('invalid user id', { path: 'user' });
       filter.userId = request.userId;
     }
-    return page(this.store.records, tenantId, filter, request);
+    return this.reads.pageRecords(tenantId, filter, request);
   }
 
   async getRecordEvents(tenantId: string, recordId: string): Promise<DomainEvent[]> {
@@ -140,7 +82,7 @@ export class Queries {
   }
 
   async getUser(tenantId: string, userId: string): Promise<UserView> {
-    const user = await guarded(() => this.store.users.findOne({ _id: userId, tenantId }));
+    const user = await this.reads.findUser(tenantId, userId);
     if (!user) throw new NotFoundError('user not found');
     return user;
   }
@@ -149,7 +91,7 @@ export class Queries {
     tenantId: string,
     request: PageRequest & { clientId?: string; email?: string; status?: string },
   ): Promise<Page<UserView>> {
-    const filter: Filter<UserView> = {};
+    const filter: Criteria<UserView> = {};
     if (request.clientId !== undefined) filter.clientId = request.clientId;
     if (request.email !== undefined) filter.email = request.email;
     if (request.status !== undefined) {
@@ -158,17 +100,17 @@ export class Queries {
       }
       filter.status = request.status;
     }
-    return page(this.store.users, tenantId, filter, request);
+    return this.reads.pageUsers(tenantId, filter, request);
   }
 
   async getAppeal(tenantId: string, appealId: string): Promise<AppealDoc> {
-    const appeal = await guarded(() => this.store.appeals.findOne({ _id: appealId, tenantId }));
+    const appeal = await this.reads.findAppeal(tenantId, appealId);
     if (!appeal) throw new NotFoundError('appeal not found');
     return appeal;
   }
 
   listAppeals(tenantId: string, request: PageRequest & { status?: string; userId?: string }): Promise<Page<AppealDoc>> {
-    const filter: Filter<AppealDoc> = {};
+    const filter: Criteria<AppealDoc> = {};
     if (request.status !== undefined) {
       if (request.status !== 'Open' && request.status !== 'Approved' && request.status !== 'Rejected') {
         throw new ValidationError('status must be Open, Approved or Rejected', { path: 'status' });
@@ -176,6 +118,6 @@ export class Queries {
       filter.status = request.status;
     }
     if (request.userId !== undefined) filter.userId = request.userId;
-    return page(this.store.appeals, tenantId, filter, request);
+    return this.reads.pageAppeals(tenantId, filter, request);
   }
 }

@@ -1,8 +1,7 @@
 import { COLLECTIONS, recordStream, userStream, type DomainEvent } from '@vigil/proto';
 import type { Collection, Db, Document } from 'mongodb';
-import { decodeTime, monotonicFactory } from 'ulid';
-import { withEnvelope, type PendingEvent } from '../domain/events';
 import { evolveRecord, type RecordState } from '../domain/record';
+import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
 import { guarded, isDuplicateKey } from './mongo-errors';
 
@@ -40,26 +39,6 @@ export class StreamConflict extends Error {
   }
 }
 
-/** A stream as loaded: its folded state (null before its first event) and the events read past the snapshot. */
-export interface Loaded<S> {
-  stream: string;
-  state: S | null;
-  /** Events newer than the projection snapshot; they still have to be projected. */
-  tail: DomainEvent[];
-}
-
-/** New events of one stream, ready to append, and the state after them. */
-export interface Staged<S> {
-  stream: string;
-  events: DomainEvent[];
-  state: S | null;
-  tail: DomainEvent[];
-}
-
-type Kind = 'record' | 'user';
-
-const newUlid = monotonicFactory();
-
 /** The envelope of a stored event: the document less its storage-only fields. */
 export function eventOf(doc: Document): DomainEvent {
   const event: Document = { ...doc };
@@ -74,14 +53,17 @@ export function eventOf(doc: Document): DomainEvent {
  * and the `records` / `users` / `appeals` projections. The projection documents double as snapshots: a stream is
  * loaded from its projection, and only after a conflict (or when asked to be fresh) also from the events past it.
  * A stale snapshot cannot go unnoticed by a writer: its next version already exists, so the append conflicts.
+ *
+ * The use cases load streams, decide and stage in the domain, then `commit`: one append of every stream's events,
+ * then their projections.
  */
 export class EventStore {
-  readonly events: Collection<EventDoc>;
-  readonly records: Collection<RecordState>;
-  readonly users: Collection<UserState & { flaggedRecordsCount: number }>;
-  readonly appeals: Collection<AppealDoc>;
+  private readonly events: Collection<EventDoc>;
+  private readonly records: Collection<RecordState>;
+  private readonly users: Collection<UserState & { flaggedRecordsCount: number }>;
+  private readonly appeals: Collection<AppealDoc>;
 
-  constructor(readonly db: Db) {
+  constructor(private readonly db: Db) {
     // Optional fields stay absent: stored `null`s would not parse as the optional fields of the event schemas.
     const options = { ignoreUndefined: true };
     this.events = db.collection<EventDoc>(COLLECTIONS.events, options);
@@ -111,7 +93,12 @@ export class EventStore {
     return this.load('user', userStream(userId), userId, fresh) as Promise<Loaded<UserState>>;
   }
 
-  private async load(kind: Kind, stream: string, id: string, fresh: boolean): Promise<Loaded<RecordState | UserState>> {
+  private async load(
+    kind: StreamKind,
+    stream: string,
+    id: string,
+    fresh: boolean,
+  ): Promise<Loaded<RecordState | UserState>> {
     return guarded(async () => {
       const snapshot =
         kind === 'record'
@@ -130,60 +117,32 @@ export class EventStore {
               : evolveUser(state as UserState | null, event);
         }
       }
-      return { stream, state, tail };
+      return { kind, stream, state, tail };
     });
   }
 
-  /** Gives pending events their envelopes (next versions, ids after the stream's newest) and folds them. */
-  stageRecord(
-    loaded: Loaded<RecordState>,
-    pending: PendingEvent[],
-    tenantId: string,
-    correlationId: string,
-  ): Staged<RecordState> {
-    return this.stage(loaded, pending, tenantId, correlationId, evolveRecord);
-  }
-
-  stageUser(
-    loaded: Loaded<UserState>,
-    pending: PendingEvent[],
-    tenantId: string,
-    correlationId: string,
-  ): Staged<UserState> {
-    return this.stage(loaded, pending, tenantId, correlationId, evolveUser);
-  }
-
-  private stage<S extends { version: number; lastEventId: string }>(
-    loaded: Loaded<S>,
-    pending: PendingEvent[],
-    tenantId: string,
-    correlationId: string,
-    evolve: (state: S | null, event: DomainEvent) => S,
-  ): Staged<S> {
-    let state = loaded.state;
-    const events: DomainEvent[] = [];
-    for (const event of pending) {
-      // Relay order is `_id` order, so an event must sort after its stream's previous one even if this host's clock
-      // is behind the host that wrote that one.
-      const floor = state ? decodeTime(state.lastEventId) : 0;
-      const id = newUlid(Math.max(Date.now(), floor + 1));
-      const envelope = {
-        id,
-        tenantId,
-        stream: loaded.stream,
-        version: (state?.version ?? 0) + 1,
-        occurredAt: new Date(decodeTime(id)).toISOString(),
-        correlationId,
-      };
-      const stamped = withEnvelope(event, envelope);
-      events.push(stamped);
-      state = evolve(state, stamped);
-    }
-    return { stream: loaded.stream, events, state, tail: loaded.tail };
+  /**
+   * Appends the events staged on every stream in one insertMany (StreamConflict if another writer took a version
+   * first), then projects each stream that has events to project: its new ones, or a tail read past a stale snapshot.
+   * Returns how many events were appended.
+   */
+  async commit(...streams: Loaded<RecordState | UserState>[]): Promise<number> {
+    const events = streams.flatMap((stream) => stream.events ?? []);
+    await this.append(events);
+    await Promise.all(
+      streams.map(async (loaded) => {
+        const projected = [...loaded.tail, ...(loaded.events ?? [])];
+        if (projected.length === 0) return;
+        const created = ('loadedState' in loaded ? loaded.loadedState : loaded.state) === null;
+        if (loaded.kind === 'record') await this.projectRecord(loaded.state as RecordState | null, created);
+        else await this.projectUser(loaded.state as UserState | null, projected, created);
+      }),
+    );
+    return events.length;
   }
 
   /** Appends the events of several streams in one insertMany; StreamConflict if any version was taken. */
-  async append(events: DomainEvent[]): Promise<void> {
+  private async append(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     try {
       await guarded(() =>
@@ -281,7 +240,13 @@ export class EventStore {
       return;
     }
     if (await replace()) return;
-    await ignoreDuplicate(insert());
+    try {
+      await insert();
+    } catch (err) {
+      if (!isDuplicateKey(err)) throw err;
+      // Another writer inserted between the replace and the insert; its version may be older than this one.
+      await replace();
+    }
   }
 
   private async projectAppeal(event: DomainEvent): Promise<void> {
@@ -351,6 +316,52 @@ export class EventStore {
 
   async countFlagged(tenantId: string, userId: string): Promise<number> {
     return guarded(() => this.records.countDocuments({ tenantId, userId, status: 'Flagged', deleted: false }));
+  }
+
+  /**
+   * Counts the user's flagged records and stores the count on the user's projection, before any status it leads to:
+   * a reader that sees the new status also sees the count behind it.
+   */
+  async refreshFlaggedCount(tenantId: string, userId: string): Promise<number> {
+    const count = await this.countFlagged(tenantId, userId);
+    await this.setFlaggedCount(userId, count);
+    return count;
+  }
+
+  /** The user an appeal of this tenant belongs to, or null. */
+  async appealUser(tenantId: string, appealId: string): Promise<string | null> {
+    const appeal = await guarded(() =>
+      this.appeals.findOne({ _id: appealId, tenantId }, { projection: { userId: 1 } }),
+    );
+    return appeal?.userId ?? null;
+  }
+
+  /** Drops the projections (`records`, `users`, `appeals`) and creates their indexes again, for a rebuild. */
+  async dropProjections(): Promise<void> {
+    const existing = new Set((await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
+    for (const collection of [this.records, this.users, this.appeals]) {
+      if (existing.has(collection.collectionName)) await collection.drop();
+    }
+    await this.ensureIndexes();
+  }
+
+  /** Every stored event, stream by stream, each stream oldest first (a full read, for a rebuild). */
+  async *allEventsByStream(): AsyncGenerator<DomainEvent> {
+    const cursor = this.events.find({}, { projection: { published: 0 } }).sort({ stream: 1, version: 1 });
+    for await (const doc of cursor) yield eventOf(doc);
+  }
+
+  /** Flagged, not deleted records per user (a full read, for a rebuild). */
+  async *flaggedCounts(): AsyncGenerator<{ userId: string; count: number }> {
+    const counts = this.records.aggregate<{ _id: string; count: number }>([
+      { $match: { status: 'Flagged', deleted: false, userId: { $exists: true } } },
+      { $group: { _id: '$userId', count: { $sum: 1 } } },
+    ]);
+    for await (const { _id: userId, count } of counts) yield { userId, count };
+  }
+
+  async ping(): Promise<void> {
+    await guarded(() => this.db.command({ ping: 1 }));
   }
 }
 

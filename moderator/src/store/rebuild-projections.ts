@@ -1,7 +1,7 @@
 import type { DomainEvent } from '@vigil/proto';
 import { evolveRecord, type RecordState } from '../domain/record';
 import { evolveUser, type UserState } from '../domain/user';
-import { eventOf, type EventStore } from './event-store';
+import type { EventStore } from './event-store';
 
 export interface RebuildReport {
   events: number;
@@ -15,11 +15,7 @@ export interface RebuildReport {
  * on their stream's next write).
  */
 export async function rebuildProjections(store: EventStore): Promise<RebuildReport> {
-  const existing = new Set((await store.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
-  for (const collection of [store.records, store.users, store.appeals]) {
-    if (existing.has(collection.collectionName)) await collection.drop();
-  }
-  await store.ensureIndexes();
+  await store.dropProjections();
 
   const report: RebuildReport = { events: 0, records: 0, users: 0 };
   let stream: string | undefined;
@@ -39,9 +35,7 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
     }
   };
 
-  const cursor = store.events.find({}, { projection: { published: 0 } }).sort({ stream: 1, version: 1 });
-  for await (const doc of cursor) {
-    const event = eventOf(doc);
+  for await (const event of store.allEventsByStream()) {
     if (event.stream !== stream) {
       await flush();
       stream = event.stream;
@@ -52,10 +46,6 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
   }
   await flush();
 
-  const counts = store.records.aggregate<{ _id: string; count: number }>([
-    { $match: { status: 'Flagged', deleted: false, userId: { $exists: true } } },
-    { $group: { _id: '$userId', count: { $sum: 1 } } },
-  ]);
-  for await (const { _id: userId, count } of counts) await store.setFlaggedCount(userId, count);
+  for await (const { userId, count } of store.flaggedCounts()) await store.setFlaggedCount(userId, count);
   return report;
 }

@@ -252,7 +252,8 @@ describe('outbox relay with a backlog', () => {
     try {
       await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
       const store = new EventStore(db);
-      await store.events.insertMany(docs.map((doc) => ({ ...doc, published: false })));
+      const events = db.collection<EventDoc>(COLLECTIONS.events);
+      await events.insertMany(docs.map((doc) => ({ ...doc, published: false })));
       const relay = new OutboxRelay({
         store,
         deadLetters: new DeadLetterStore(db),
@@ -265,7 +266,7 @@ describe('outbox relay with a backlog', () => {
       });
       expect(await relay.publishBatch()).toBe(300);
       await relay.stop();
-      expect(await store.events.countDocuments({ published: false })).toBe(0);
+      expect(await events.countDocuments({ published: false })).toBe(0);
       const offsets = await admin.fetchTopicOffsets(topic);
       expect(offsets.map((offset) => Number(offset.high))).toEqual([300]);
     } finally {

@@ -8,6 +8,7 @@ import type { ListRecordsResponse__Output } from '@vigil/proto/dist/generated/vi
 import type { GetRecordEventsResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/GetRecordEventsResponse';
 import type { Appeal__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/Appeal';
 import { waitFor } from '../../../deploy/test-support';
+import { stageRecord } from '../../src/domain/stream';
 import { StreamConflict } from '../../src/store/event-store';
 import { rebuildProjections } from '../../src/store/rebuild-projections';
 import { content, startHarness, type Harness } from './harness';
@@ -185,13 +186,12 @@ describe('Moderate', () => {
     const res = await moderate({ tenantId, clientId: 'c', name: 'n', entity: 'post', content: content('fine') });
     const { store } = h.moderator;
     const loaded = await store.loadRecord(res.recordId, false);
-    const pending = [{ type: 'RecordDeleted' as const, data: { recordId: res.recordId, clientId: 'c' } }];
-    const winner = store.stageRecord(loaded, pending, tenantId, 'x');
-    await store.append(winner.events);
-    await store.projectRecord(winner.state);
-    await expect(store.append(store.stageRecord(loaded, pending, tenantId, 'y').events)).rejects.toBeInstanceOf(
+    const command = { type: 'DeleteRecord' as const };
+    expect(await store.commit(stageRecord(loaded, command, { tenantId, correlationId: 'x' }))).toBe(1);
+    await expect(store.commit(stageRecord(loaded, command, { tenantId, correlationId: 'y' }))).rejects.toBeInstanceOf(
       StreamConflict,
     );
+    expect((await store.loadRecord(res.recordId, true)).state?.deleted).toBe(true);
   });
 
   it('answers INVALID_ARGUMENT for bad metadata, a bad cursor and a missing client id', async () => {

@@ -1,0 +1,80 @@
+import type { DomainEvent } from '@vigil/proto';
+import { decodeTime, monotonicFactory } from 'ulid';
+import { withEnvelope, type PendingEvent } from './events';
+import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
+import { decideUser, evolveUser, type UserCommand, type UserState } from './user';
+
+export type StreamKind = 'record' | 'user';
+
+/** A stream as loaded: its folded state (null before its first event) and the events read past the snapshot. */
+export interface Loaded<S> {
+  kind: StreamKind;
+  stream: string;
+  state: S | null;
+  /** Events newer than the projection snapshot; they still have to be projected. */
+  tail: DomainEvent[];
+  /** New events decided on this stream, not yet committed (none when only loaded). */
+  events?: DomainEvent[];
+  /** The state the stream had when loaded, before `events`. */
+  loadedState?: S | null;
+}
+
+/** A stream with the events decided on it, ready to commit, and the state after them. */
+export interface Staged<S> extends Loaded<S> {
+  events: DomainEvent[];
+  loadedState: S | null;
+}
+
+/** Who asked: stamped on every event's envelope. */
+export interface StageContext {
+  tenantId: string;
+  correlationId: string;
+}
+
+const newUlid = monotonicFactory();
+
+/**
+ * Gives pending events their envelopes (next versions, ids after the stream's newest) and folds them, after any
+ * events already staged on `loaded`.
+ */
+export function stage<S extends { version: number; lastEventId: string }>(
+  loaded: Loaded<S>,
+  pending: PendingEvent[],
+  context: StageContext,
+  evolve: (state: S | null, event: DomainEvent) => S,
+): Staged<S> {
+  let state = loaded.state;
+  const events: DomainEvent[] = [...(loaded.events ?? [])];
+  for (const event of pending) {
+    // Relay order is `_id` order, so an event must sort after its stream's previous one even if this host's clock
+    // is behind the host that wrote that one.
+    const floor = state ? decodeTime(state.lastEventId) : 0;
+    const id = newUlid(Math.max(Date.now(), floor + 1));
+    const stamped = withEnvelope(event, {
+      id,
+      tenantId: context.tenantId,
+      stream: loaded.stream,
+      version: (state?.version ?? 0) + 1,
+      occurredAt: new Date(decodeTime(id)).toISOString(),
+      correlationId: context.correlationId,
+    });
+    events.push(stamped);
+    state = evolve(state, stamped);
+  }
+  const loadedState = 'loadedState' in loaded ? (loaded.loadedState ?? null) : loaded.state;
+  return { ...loaded, events, state, loadedState };
+}
+
+/** Decides one command on a record stream (as loaded, or with earlier commands staged) and stages its events. */
+export function stageRecord(
+  record: Loaded<RecordState>,
+  command: RecordCommand,
+  context: StageContext,
+): Staged<RecordState> {
+  return stage(record, decideRecord(record.state, command), context, evolveRecord);
+}
+
+/** Decides one command on a user stream and stages its events. */
+export function stageUser(user: Loaded<UserState>, command: UserCommand, context: StageContext): Staged<UserState> {
+  return stage(user, decideUser(user.state, command), context, evolveUser);
+}

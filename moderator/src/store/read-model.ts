@@ -1,0 +1,119 @@
+import { COLLECTIONS } from '@vigil/proto';
+import type { Collection, Db, Filter } from 'mongodb';
+import { ValidationError } from '../domain/errors';
+import type { RecordState } from '../domain/record';
+import type { UserState } from '../domain/user';
+import type { AppealDoc } from './event-store';
+import { guarded } from './mongo-errors';
+
+export interface PageRequest {
+  /** 1–100; 0 (unset) means 10. */
+  limit: number;
+  startingAfter?: string;
+  endingBefore?: string;
+  /** Walk from the newest document: `startingAfter` then moves towards older ones, `endingBefore` towards newer. */
+  newestFirst?: boolean;
+}
+
+export interface Page<T> {
+  items: T[];
+  hasMore: boolean;
+}
+
+/** Bounds on `sort` (the time-ordered id of a document's first event). */
+export interface SortBounds {
+  $gte?: string;
+  $lt?: string;
+}
+
+export type UserView = UserState & { flaggedRecordsCount: number };
+type Sortable = { _id: string; tenantId: string; sort: string };
+
+/** Equality criteria on a projection's fields, plus bounds on `sort`; each list goes through a `tenant_sort` index. */
+export type Criteria<T> = Partial<Omit<T, 'sort'>> & { sort?: SortBounds };
+
+/**
+ * Reads of the projections (`records`, `users`, `appeals`) for the query API: by id within a tenant, and pages in
+ * `sort` order. Written only by the EventStore.
+ */
+export class ReadModel {
+  private readonly records: Collection<RecordState>;
+  private readonly users: Collection<UserView>;
+  private readonly appeals: Collection<AppealDoc>;
+
+  constructor(db: Db) {
+    this.records = db.collection<RecordState>(COLLECTIONS.records);
+    this.users = db.collection<UserView>(COLLECTIONS.users);
+    this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals);
+  }
+
+  findRecord(tenantId: string, recordId: string): Promise<RecordState | null> {
+    return guarded(() => this.records.findOne({ _id: recordId, tenantId, deleted: false }));
+  }
+
+  async hasUser(tenantId: string, userId: string): Promise<boolean> {
+    return (await guarded(() => this.users.findOne({ _id: userId, tenantId }, { projection: { _id: 1 } }))) !== null;
+  }
+
+  findUser(tenantId: string, userId: string): Promise<UserView | null> {
+    return guarded(() => this.users.findOne({ _id: userId, tenantId }));
+  }
+
+  findAppeal(tenantId: string, appealId: string): Promise<AppealDoc | null> {
+    return guarded(() => this.appeals.findOne({ _id: appealId, tenantId }));
+  }
+
+  pageRecords(tenantId: string, criteria: Criteria<RecordState>, request: PageRequest): Promise<Page<RecordState>> {
+    return page(this.records, tenantId, criteria as Filter<RecordState>, request);
+  }
+
+  pageUsers(tenantId: string, criteria: Criteria<UserView>, request: PageRequest): Promise<Page<UserView>> {
+    return page(this.users, tenantId, criteria as Filter<UserView>, request);
+  }
+
+  pageAppeals(tenantId: string, criteria: Criteria<AppealDoc>, request: PageRequest): Promise<Page<AppealDoc>> {
+    return page(this.appeals, tenantId, criteria as Filter<AppealDoc>, request);
+  }
+}
+
+/**
+ * Cursor pagination over `sort` (time-ordered id of a document's first event), oldest first as Iffy does. With
+ * `ending_before` the page is read newest first and reversed. A cursor must name a document of the same tenant
+ * (Iffy looked it up across organisations).
+ */
+async function page<T extends Sortable>(
+  collection: Collection<T>,
+  tenantId: string,
+  filter: Filter<T>,
+  request: PageRequest,
+): Promise<Page<T>> {
+  const limit = request.limit === 0 ? 10 : request.limit;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new ValidationError('limit must be between 1 and 100', { path: 'limit' });
+  }
+  const cursorId = request.startingAfter ?? request.endingBefore;
+  // `forward`: in the order of the page asked for; `ascending`: in the order of `sort`.
+  const forward = request.startingAfter !== undefined || request.endingBefore === undefined;
+  const ascending = forward !== (request.newestFirst === true);
+  return guarded(async () => {
+    const query = { ...filter, tenantId } as Filter<T>;
+    if (cursorId !== undefined) {
+      const cursor = await collection.findOne({ _id: cursorId, tenantId } as Filter<T>, { projection: { sort: 1 } });
+      const name = request.startingAfter !== undefined ? 'starting_after' : 'ending_before';
+      if (!cursor) throw new ValidationError(`invalid ${name} cursor`, { path: name });
+      // A time bound on the same side stays: both hold ($gt next to $gte; the smaller $lt wins).
+      const bounds = { ...((query as { sort?: { $gte?: string; $lt?: string } }).sort ?? {}) };
+      if (ascending) Object.assign(bounds, { $gt: cursor.sort });
+      else bounds.$lt = bounds.$lt !== undefined && bounds.$lt < cursor.sort ? bounds.$lt : cursor.sort;
+      Object.assign(query, { sort: bounds });
+    }
+    const found = (await collection
+      .find(query)
+      .sort({ sort: ascending ? 1 : -1 })
+      .limit(limit + 1)
+      .toArray()) as T[];
+    const hasMore = found.length > limit;
+    const items = found.slice(0, limit);
+    return { items: forward ? items : items.reverse(), hasMore };
+  });
+}
