@@ -6,8 +6,9 @@ import { evolveUser, type UserState } from '../domain/user';
 import { guarded, isDuplicateKey } from './mongo-errors';
 
 /** An event document: the envelope, plus its own outbox flag. `_id` equals the event id (time-ordered ULID). */
-/** Update statements per round trip in `markPublished`. */
-const MARK_CHUNK = 16;
+/** Update statements per round trip in `markPublished`, and round trips in flight at once. */
+const MARK_CHUNK = 4;
+const MARK_PARALLEL = 8;
 /** Bound on re-projecting a stream that other writers keep extending (each round is one more write). */
 const CATCH_UP_ROUNDS = 8;
 
@@ -294,17 +295,24 @@ export class EventStore {
   }
 
   /**
-   * Marks events published with `_id`-equality updates, a few per round trip: FerretDB v1 answers an `$in` filter
-   * with a scan per document, and keeps a connection of its per-database pool (100) open for every statement of an
-   * update command until the command ends, so one command of ~100 statements waits forever for a connection of its own.
+   * Marks events published with `_id`-equality updates, a few per round trip and several round trips at once.
+   * FerretDB v1 answers an `$in` filter with a scan per document and commits each updated document on its own, so
+   * concurrent small commands are what lets PostgreSQL share its WAL flushes between them; it also keeps a
+   * connection of its per-database pool (100) open for every statement of an update command until the command
+   * ends, so the statements in flight stay well under that (MARK_CHUNK × MARK_PARALLEL).
    */
   async markPublished(ids: string[]): Promise<void> {
-    for (let start = 0; start < ids.length; start += MARK_CHUNK) {
-      const chunk = ids.slice(start, start + MARK_CHUNK);
-      await guarded(() =>
-        this.events.bulkWrite(
-          chunk.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { published: true } } } })),
-          { ordered: true },
+    const chunks: string[][] = [];
+    for (let start = 0; start < ids.length; start += MARK_CHUNK) chunks.push(ids.slice(start, start + MARK_CHUNK));
+    for (let start = 0; start < chunks.length; start += MARK_PARALLEL) {
+      await Promise.all(
+        chunks.slice(start, start + MARK_PARALLEL).map((chunk) =>
+          guarded(() =>
+            this.events.bulkWrite(
+              chunk.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { published: true } } } })),
+              { ordered: false },
+            ),
+          ),
         ),
       );
     }
