@@ -104,6 +104,8 @@ async function main() {
     WEBHOOK_ALLOWED_CIDRS: process.env.WEBHOOK_ALLOWED_CIDRS || '127.0.0.0/8,::1/128',
     // Only this machine reaches the admin ports; the moderator's gRPC port too (below).
     ADMIN_HOST: '127.0.0.1',
+    // Tenants' Stripe keys stay readable across local runs (the gateway seals them, the notifier opens them).
+    SECRETS_ENCRYPTION_KEY: localSecret(path.join(dataDir, 'secrets-encryption-key.txt')),
   };
   // A fresh token per run, known only to the moderator and the gateway started here.
   const grpcToken = randomBytes(32).toString('hex');

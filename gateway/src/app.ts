@@ -2,7 +2,7 @@ import Koa from 'koa';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { Topics } from '@vigil/proto';
+import { SecretBox, type Topics } from '@vigil/proto';
 import { AppealLinks, AppealTokens } from './appeal/appeal-token';
 import { appealRoutes as appealPageRoutes } from './appeal/appeal.routes';
 import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
@@ -28,6 +28,8 @@ import { ConfigStore } from './store/config-store';
 import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { MemberStore } from './store/member-store';
 import { EmailLogStore } from './store/email-log-store';
+import { PaymentActionLogStore } from './store/payment-action-log-store';
+import { PaymentKeyStore } from './store/payment-key-store';
 import { WebhookStore } from './store/webhook-store';
 
 export const API_PREFIX = '/api/v1';
@@ -58,6 +60,8 @@ export interface AppDeps {
     /** `APPEAL_TOKEN_SECRET`; appeal links and the appeal page are off without it. */
     appealTokenSecret?: string;
     appealTokenTtlSeconds?: number;
+    /** `SECRETS_ENCRYPTION_KEY`: seals tenants' payments keys; storing one is refused without it. */
+    secretsEncryptionKey?: readonly Buffer[];
     appealPagePerMinute?: number;
     consoleSessionTtlSeconds?: number;
     consoleLockoutAttempts?: number;
@@ -107,6 +111,11 @@ export function createApp(deps: AppDeps): Koa {
     promptRulesEnabled: deps.settings.promptRulesEnabled ?? false,
     appealLinks: new AppealLinks(appealTokens, settings.publicUrl ?? 'http://localhost:8080'),
     emailLog: new EmailLogStore(deps.db),
+    paymentKeys: new PaymentKeyStore(
+      deps.db,
+      settings.secretsEncryptionKey?.length ? new SecretBox(settings.secretsEncryptionKey) : undefined,
+    ),
+    paymentLog: new PaymentActionLogStore(deps.db),
   };
   const consoleRouter = consoleRoutes(
     { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CidrList } from '@vigil/proto';
+import { CidrList, EncryptionKeyList } from '@vigil/proto';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -110,6 +110,11 @@ const schema = z.object({
   APPEAL_TOKEN_TTL_S: z.coerce.number().int().min(60).max(31536000).default(2592000),
   /** Requests to the public appeal page per client address per minute; 0 disables the limit. Default 30. */
   APPEAL_PAGE_PER_MINUTE: z.coerce.number().int().min(0).default(30),
+  /**
+   * Encrypts tenants' payments keys at rest (AES-256-GCM): base64 of 32 random bytes; to rotate, the new key first,
+   * old ones after, comma-separated. The notifier's too. Unset: storing one is 400 payments_not_configured.
+   */
+  SECRETS_ENCRYPTION_KEY: EncryptionKeyList.optional(),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });

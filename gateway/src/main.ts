@@ -77,6 +77,7 @@ async function main(): Promise<void> {
       promptRulesEnabled: config.PROMPT_RULES_ENABLED,
       publicUrl: config.PUBLIC_URL,
       appealTokenSecret: config.APPEAL_TOKEN_SECRET,
+      secretsEncryptionKey: config.SECRETS_ENCRYPTION_KEY,
       appealTokenTtlSeconds: config.APPEAL_TOKEN_TTL_S,
       appealPagePerMinute: config.APPEAL_PAGE_PER_MINUTE,
       consoleSessionTtlSeconds: config.CONSOLE_SESSION_TTL_S,

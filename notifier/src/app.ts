@@ -1,4 +1,4 @@
-import { AppealTokens, topicNames } from '@vigil/proto';
+import { AppealTokens, SecretBox, topicNames } from '@vigil/proto';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -11,10 +11,13 @@ import { createSmtpSender } from './email/smtp-sender';
 import { UserEmails } from './email/user-emails';
 import { EventsConsumer } from './kafka/events-consumer';
 import { ensureTopics } from './kafka/topics-setup';
+import { PaymentActions } from './payments/payment-actions';
+import { createStripeClient } from './payments/stripe-client';
 import { untilDone } from './platform/retry';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { DeliveryStore } from './store/delivery-store';
 import { EmailStore } from './store/email-store';
+import { PaymentStore } from './store/payment-store';
 
 export type NotifierConfig = Pick<
   Config,
@@ -44,6 +47,12 @@ export type NotifierConfig = Pick<
   | 'APPEAL_TOKEN_SECRET'
   | 'APPEAL_TOKEN_TTL_S'
   | 'GATEWAY_PUBLIC_URL'
+  | 'SECRETS_ENCRYPTION_KEY'
+  | 'STRIPE_API_BASE_URL'
+  | 'PAYMENTS_TIMEOUT_MS'
+  | 'PAYMENTS_RETRY_SCHEDULE_S'
+  | 'PAYMENTS_CONCURRENCY'
+  | 'PAYMENTS_POLL_MS'
 >;
 
 export interface NotifierDeps {
@@ -58,6 +67,7 @@ export interface NotifierDeps {
 export interface Notifier {
   store: DeliveryStore;
   emails: UserEmails;
+  payments: PaymentActions;
   scheduler?: DeliveryScheduler;
   ready(): Promise<boolean>;
   /** Shutdown phase 1: the consumer leaves the group, the scheduler claims nothing more. */
@@ -75,6 +85,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
   const emailStore = new EmailStore(store.db);
   await untilDone(log, 'email indexes', () => emailStore.ensureIndexes());
+  const paymentStore = new PaymentStore(store.db);
+  await untilDone(log, 'payment indexes', () => paymentStore.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
   const metrics = deps.registry ? createMetrics(deps.registry, store) : undefined;
@@ -130,6 +142,20 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   });
   if (config.DELIVERY_WORKER_ENABLED) emails.start();
 
+  // Payment actions run like the emails: planned by whichever instance consumes the event, run by every worker.
+  const payments = new PaymentActions({
+    store: paymentStore,
+    client: createStripeClient({ baseUrl: config.STRIPE_API_BASE_URL, timeoutMs: config.PAYMENTS_TIMEOUT_MS }),
+    ...(config.SECRETS_ENCRYPTION_KEY ? { secrets: new SecretBox(config.SECRETS_ENCRYPTION_KEY) } : {}),
+    log: log.child({ component: 'payments' }),
+    retryScheduleS: config.PAYMENTS_RETRY_SCHEDULE_S,
+    pollMs: config.PAYMENTS_POLL_MS,
+    leaseMs: config.PAYMENTS_TIMEOUT_MS + config.DELIVERY_LEASE_MARGIN_MS,
+    concurrency: config.PAYMENTS_CONCURRENCY,
+    onAttempt: (result) => metrics?.payments.inc({ result }),
+  });
+  if (config.DELIVERY_WORKER_ENABLED) payments.start();
+
   const consumer = new EventsConsumer({
     kafka,
     groupId: config.KAFKA_GROUP_ID,
@@ -140,7 +166,10 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     log: log.child({ component: 'events' }),
     onDeadLetter: (reason) => metrics?.deadLetters.inc({ reason }),
     onWork: () => scheduler?.wake(),
-    onEvents: (events) => emails.plan(events),
+    onEvents: async (events) => {
+      await emails.plan(events);
+      await payments.plan(events);
+    },
     scheduler,
   });
   await untilDone(log, 'events consumer', () => consumer.start());
@@ -150,6 +179,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   return {
     store,
     emails,
+    payments,
     scheduler,
     async ready() {
       if (intakeStopped) return false;
@@ -163,6 +193,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     async drain() {
       await scheduler?.stop();
       await emails.stop();
+      await payments.stop();
       await sender?.close();
     },
   };
@@ -186,6 +217,12 @@ function createMetrics(registry: Registry, store: DeliveryStore) {
     emails: new Counter({
       name: 'notifier_emails_total',
       help: 'User email attempts by result',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    payments: new Counter({
+      name: 'notifier_payment_actions_total',
+      help: 'Payment action attempts (Stripe calls and the checks standing in for them) by result',
       labelNames: ['result'],
       registers: [registry],
     }),

@@ -1,4 +1,4 @@
-import { CidrList } from '@vigil/proto';
+import { CidrList, EncryptionKeyList } from '@vigil/proto';
 import { z } from 'zod';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
@@ -99,6 +99,28 @@ const schema = z.object({
     .url({ protocol: /^https?$/ })
     .default('http://localhost:8080')
     .transform((value) => value.replace(/\/+$/, '')),
+  /**
+   * The gateway's SECRETS_ENCRYPTION_KEY (same value): opens the payments keys tenants stored. Unset: payment actions
+   * are recorded as skipped, `not_configured`.
+   */
+  SECRETS_ENCRYPTION_KEY: EncryptionKeyList.optional(),
+  /** Base URL of Stripe's API (a local server in tests). Default https://api.stripe.com. */
+  STRIPE_API_BASE_URL: z
+    .url({ protocol: /^https?$/ })
+    .default('https://api.stripe.com')
+    .transform((value) => value.replace(/\/+$/, '')),
+  /** Timeout of one Stripe call (connect, answer and body together), milliseconds. Default 20000. */
+  PAYMENTS_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
+  /** Retry delays after each failed payment action attempt, comma-separated seconds. Default 10 s up to 6 h (8 attempts). */
+  PAYMENTS_RETRY_SCHEDULE_S: z
+    .string()
+    .default('10,60,300,1800,3600,10800,21600')
+    .transform((value) => value.split(',').map((s) => Number(s.trim())))
+    .refine((delays) => delays.every((d) => Number.isFinite(d) && d >= 0), 'must be comma-separated seconds'),
+  /** Payment actions in flight in this process. Default 4. */
+  PAYMENTS_CONCURRENCY: z.coerce.number().int().positive().default(4),
+  /** Idle poll interval of the payment actions loop, milliseconds (new actions wake it early). Default 1000. */
+  PAYMENTS_POLL_MS: z.coerce.number().int().positive().default(1000),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });

@@ -6,6 +6,8 @@ export * from './rules';
 export * from './settings';
 export * from './emails';
 export * from './appeal-token';
+export * from './secret-box';
+export * from './payments';
 export * from './webhooks';
 export * from './projections';
 export * from './limits';

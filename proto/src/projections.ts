@@ -71,6 +71,8 @@ export const COLLECTIONS = {
   settings: 'settings',
   consoleMembers: 'console_members',
   consoleSessions: 'console_sessions',
+  /** Tenants' payments keys, sealed (see payments.ts); read by the notifier. */
+  paymentKeys: 'payment_keys',
   // moderator
   events: 'events',
   records: 'records',
@@ -89,4 +91,8 @@ export const COLLECTIONS = {
   emailMessages: 'email_messages',
   /** Claims on email attempts (unique `_id` per message and due time). */
   emailLeases: 'email_leases',
+  /** Payment actions (pause, resume) on users' connected accounts, with their attempt log; readable by the gateway. */
+  paymentActions: 'payment_actions',
+  /** Claims on payment action attempts (unique `_id` per action and due time). */
+  paymentLeases: 'payment_leases',
 } as const;

@@ -26,6 +26,7 @@ const EVERYTHING_ON = {
   'mongo.existingSecret': 'vigil-mongo',
   'kafka.existingSecret': 'vigil-kafka',
   'moderatorAuth.existingSecret': 'vigil-grpc',
+  'secretsEncryption.existingSecret': 'vigil-sealing',
   'ingress.enabled': true,
   'networkPolicy.enabled': true,
   'serviceMonitor.enabled': true,
@@ -91,7 +92,7 @@ describe('vigil chart', () => {
       expect(result.ok).toBe(true);
       expect(rendered.manifests.map((m) => m.kind).sort()).toEqual([
         ...['ConfigMap', 'ConfigMap', 'ConfigMap', 'Deployment', 'Deployment', 'Deployment', 'Job'],
-        ...['NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy', 'Secret', 'Secret'],
+        ...['NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy', 'Secret', 'Secret', 'Secret'],
         ...['Service', 'Service', 'Service', 'Service'],
       ]);
     });
@@ -216,6 +217,23 @@ describe('vigil chart', () => {
       expect(container(named(rendered, 'Deployment', 'vigil-notifier')).env).not.toContainEqual(ref);
     });
 
+    test('the gateway and the notifier read SECRETS_ENCRYPTION_KEY from a generated Secret kept on uninstall', () => {
+      const secret = named(rendered, 'Secret', 'vigil-secrets-encryption');
+      expect(secret.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+      const key = Buffer.from(secret.data.SECRETS_ENCRYPTION_KEY as string, 'base64').toString();
+      // The variable holds base64 of 32 random bytes, as the services' configuration requires.
+      expect(Buffer.from(key, 'base64')).toHaveLength(32);
+      const ref = {
+        name: 'SECRETS_ENCRYPTION_KEY',
+        valueFrom: { secretKeyRef: { name: 'vigil-secrets-encryption', key: 'SECRETS_ENCRYPTION_KEY' } },
+      };
+      for (const service of ['gateway', 'notifier'] as const) {
+        expect(container(named(rendered, 'Deployment', `vigil-${service}`)).env).toContainEqual(ref);
+        expect(named(rendered, 'ConfigMap', `vigil-${service}`).data.SECRETS_ENCRYPTION_KEY).toBeUndefined();
+      }
+      expect(container(named(rendered, 'Deployment', 'vigil-moderator')).env).not.toContainEqual(ref);
+    });
+
     test('the topics Job runs before install and upgrade with the moderator image', () => {
       const job = named(rendered, 'Job', 'vigil-topics');
       expect(job.metadata.annotations['helm.sh/hook']).toBe('pre-install,pre-upgrade');
@@ -249,6 +267,18 @@ describe('vigil chart', () => {
           'base64',
         ).toString(),
       ).toBe('a'.repeat(40));
+      // So does an encryption key given as a value, for the two services that read it.
+      const sealing = Buffer.alloc(32, 7).toString('base64');
+      const keyed = await renderChart({ ...CONNECTION, 'secretsEncryption.key': sealing });
+      expect(checksumOf(keyed, 'gateway')).not.toBe(checksumOf(rendered, 'gateway'));
+      expect(checksumOf(keyed, 'notifier')).not.toBe(checksumOf(rendered, 'notifier'));
+      expect(checksumOf(keyed, 'moderator')).toBe(checksumOf(rendered, 'moderator'));
+      expect(
+        Buffer.from(
+          named(keyed, 'Secret', 'vigil-secrets-encryption').data.SECRETS_ENCRYPTION_KEY as string,
+          'base64',
+        ).toString(),
+      ).toBe(sealing);
       // The chart-owned connection Secret is part of every service's configuration.
       const moved = await renderChart({ ...CONNECTION, 'mongo.url': 'mongodb://elsewhere:27017' });
       for (const service of SERVICES) expect(checksumOf(moved, service)).not.toBe(checksumOf(rendered, service));
@@ -285,7 +315,7 @@ describe('vigil chart', () => {
       }
     });
 
-    test('connection settings and the gRPC token come from the existing Secrets', () => {
+    test('connection settings, the gRPC token and the encryption key come from the existing Secrets', () => {
       for (const service of SERVICES) {
         const env = container(named(rendered, 'Deployment', `vigil-${service}`)).env as Manifest[];
         expect(env).toEqual([
@@ -297,6 +327,14 @@ describe('vigil chart', () => {
                 {
                   name: 'MODERATOR_GRPC_TOKEN',
                   valueFrom: { secretKeyRef: { name: 'vigil-grpc', key: 'MODERATOR_GRPC_TOKEN' } },
+                },
+              ]),
+          ...(service === 'moderator'
+            ? []
+            : [
+                {
+                  name: 'SECRETS_ENCRYPTION_KEY',
+                  valueFrom: { secretKeyRef: { name: 'vigil-sealing', key: 'SECRETS_ENCRYPTION_KEY' } },
                 },
               ]),
         ]);
@@ -379,6 +417,11 @@ describe('vigil chart', () => {
       ],
       ['an unknown log level', 'logLevel: verbose\n', /logLevel/],
       ['a gRPC token shorter than 32 characters', 'moderatorAuth:\n  token: short\n', /moderatorAuth\.token/],
+      [
+        'an encryption key that is not 32 bytes of base64',
+        'secretsEncryption:\n  key: short\n',
+        /secretsEncryption\.key/,
+      ],
     ])('by the values schema: %s', async (_what, yaml, message) => {
       const file = valuesFile(`${_what.replace(/\W+/g, '-')}.yaml`, yaml);
       await expect(renderChart(CONNECTION, ['-f', file])).rejects.toThrow(message);

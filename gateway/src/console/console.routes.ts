@@ -10,7 +10,7 @@ import { parseWith } from '../http/validate';
 import type { RouteDeps } from '../routes/deps';
 import { toRecordView } from '../routes/records/records.routes';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
-import { toUserView } from '../routes/users/users.routes';
+import { toPaymentActionView, toUserView } from '../routes/users/users.routes';
 import { toAppealView } from '../routes/appeals/appeals.routes';
 import { replayEndpoint, retryDelivery } from '../routes/webhook-endpoints/webhook-commands';
 import { parseMetadata } from '../routes/shared/paging.schema';
@@ -584,7 +584,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
     const id = param(ctx, 'id');
     // The user first: another tenant's user is a plain 404, whichever of the other reads would have failed first.
     const user = await deps.moderator.call('getUser', { tenantId: tenant(ctx), userId: id }, call.requestId(ctx));
-    const [history, records, appeals] = await Promise.all([
+    const [history, records, appeals, payments] = await Promise.all([
       deps.moderator.call('getUserEvents', { tenantId: tenant(ctx), userId: id }, call.requestId(ctx)),
       deps.moderator.call(
         'listRecords',
@@ -592,6 +592,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
         call.requestId(ctx),
       ),
       deps.moderator.call('listAppeals', { tenantId: tenant(ctx), userId: id, limit: 10 }, call.requestId(ctx)),
+      deps.paymentLog.list(tenant(ctx), id, 10),
     ]);
     const view = toUserView(user, deps.appealLinks.urlFor(tenant(ctx), user));
     const statusEvents = history.events.filter((e) => e.type !== 'UserUpserted');
@@ -659,6 +660,45 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
                 </ul>`
           }
         </section>
+        ${
+          payments.docs.length === 0
+            ? null
+            : html`<section class="card">
+                <h2>Payments</h2>
+                <table class="payments">
+                  <thead>
+                    <tr>
+                      <th>Action</th>
+                      <th>Outcome</th>
+                      <th>Account</th>
+                      <th>Attempts</th>
+                      <th>Stripe request</th>
+                      <th>When</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${payments.docs.map(toPaymentActionView).map(
+                      (p) =>
+                        html`<tr>
+                          <td>${p.action === 'pause' ? 'Pause charges' : 'Resume charges and payouts'}</td>
+                          <td>
+                            ${badge(p.status)}
+                            ${p.skipReason ?? (p.status === 'failed' || p.status === 'pending' ? p.lastError : null)}
+                          </td>
+                          <td>
+                            ${p.accountId ? html`<code>${p.accountId}</code>` : html`<span class="muted">–</span>`}
+                          </td>
+                          <td>${p.attemptCount}</td>
+                          <td>
+                            ${p.stripeRequestId ? html`<code>${p.stripeRequestId}</code>` : html`<span class="muted">–</span>`}
+                          </td>
+                          <td>${when(p.completedAt ?? p.createdAt)}</td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </section>`
+        }
         <section class="card">
           <h2>Records</h2>
           <table>

@@ -70,6 +70,11 @@ export class PromptRulesDisabledError extends AppError {
   readonly code = 'prompt_rules_disabled';
   readonly status = 400;
 }
+/** A payments key is sent while the deployment has no SECRETS_ENCRYPTION_KEY to seal it with. */
+export class PaymentsNotConfiguredError extends AppError {
+  readonly code = 'payments_not_configured';
+  readonly status = 400;
+}
 export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';
   readonly status = 413;

@@ -7,6 +7,8 @@ import type { ModeratorClient } from '../grpc/moderator-client';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import type { ConfigStore } from '../store/config-store';
 import type { EmailLogStore } from '../store/email-log-store';
+import type { PaymentActionLogStore } from '../store/payment-action-log-store';
+import type { PaymentKeyStore } from '../store/payment-key-store';
 import type { WebhookStore } from '../store/webhook-store';
 import type { EndpointUrlGuard } from './webhook-endpoints/endpoint-url';
 
@@ -24,6 +26,8 @@ export interface RouteDeps {
   promptRulesEnabled: boolean;
   appealLinks: AppealLinks;
   emailLog: EmailLogStore;
+  paymentKeys: PaymentKeyStore;
+  paymentLog: PaymentActionLogStore;
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { COLLECTIONS } from '@vigil/proto';
 import { loggedPort, spawnService, testServers, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
 
@@ -352,5 +353,44 @@ describe('appeals', () => {
     });
     expect(posted.status).toBe(403);
     expect((await gw.request('GET', `/api/v1/appeals?user=${user}`, { key: alice.key })).body.data).toEqual([]);
+  });
+});
+
+describe('payments', () => {
+  it("shows the user's payment actions, as the notifier records them, on the user page", async () => {
+    const { user } = await flaggedRecord(alice.key, uniqueName('pay'), uniqueName('u'));
+    const at = new Date();
+    await gw.db.collection<{ _id: string }>(COLLECTIONS.paymentActions).insertOne({
+      _id: `pay_${uniqueName('evt')}`,
+      tenantId: alice.tenantId,
+      userId: user,
+      eventId: uniqueName('evt'),
+      userVersion: 2,
+      action: 'pause',
+      state: 'succeeded',
+      accountId: 'acct_console1',
+      attemptCount: 2,
+      attempts: [],
+      lastError: 'server_error',
+      stripeRequestId: 'req_console1',
+      dueAt: at,
+      completedAt: at,
+      createdAt: at,
+      updatedAt: at,
+    } as { _id: string });
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    const page = await browser.get(`/console/users/${user}`);
+    expect(page.status).toBe(200);
+    const card = page.text.slice(page.text.indexOf('<h2>Payments</h2>'));
+    expect(card).toContain('Pause charges');
+    expect(card).toContain('acct_console1');
+    expect(card).toContain('req_console1');
+    // An error that a later attempt overcame is not shown as the outcome.
+    expect(card.slice(0, card.indexOf('</tr>', card.indexOf('acct_console1')))).not.toContain('server_error');
+
+    const other = await flaggedRecord(alice.key, uniqueName('pay'), uniqueName('u'));
+    expect((await browser.get(`/console/users/${other.user}`)).text).not.toContain('<h2>Payments</h2>');
   });
 });

@@ -37,6 +37,8 @@ export interface GatewayOptions {
   resolveHost?: ResolveHost;
   /** Create the topics before starting (skip when Kafka is unreachable on purpose). */
   createTopics?: boolean;
+  /** SECRETS_ENCRYPTION_KEY: the gateway stores payments keys only with one. */
+  secretsEncryptionKey?: Buffer[];
   /** Console and appeal page settings (AppDeps.settings); appeal links use a test secret by default. */
   console?: Partial<AppDeps['settings']>;
 }
@@ -167,6 +169,7 @@ async function compose(
       webhookMaxEndpointsPerTenant: options.webhookMaxEndpointsPerTenant ?? 10,
       promptRulesEnabled: options.promptRulesEnabled ?? false,
       appealTokenSecret: 'test-appeal-secret-of-at-least-32-characters',
+      ...(options.secretsEncryptionKey ? { secretsEncryptionKey: options.secretsEncryptionKey } : {}),
       ...options.console,
     },
     resolveHost: options.resolveHost ?? testResolve,

@@ -263,6 +263,7 @@ describe('openapi', () => {
         'get /api/v1/users',
         'get /api/v1/users/{id}',
         'get /api/v1/users/{id}/emails',
+        'get /api/v1/users/{id}/payment-actions',
         'post /api/v1/users/{id}/status',
         'post /api/v1/users/{id}/appeals',
         'get /api/v1/appeals',

@@ -353,6 +353,7 @@ describe('rules and settings', () => {
       testMode: false,
       rolloutPercentage: 100,
       emails: { enabled: false, templates: {} },
+      payments: { stripeSecretKey: null },
     };
     expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual(defaults);
     await gw.request('PATCH', '/api/v1/settings', { key: dave.key, body: { suspensionThreshold: 3 } });

@@ -2,6 +2,7 @@ import { AppealTokens, DEFAULT_EMAIL_TEMPLATES, emailKindFor, type DomainEvent }
 import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
 import { nextDelayMs } from '../domain/retry-policy';
+import { WorkLoop } from '../queue/work-loop';
 import { emailMessageIdOf, type EmailAttempt, type EmailMessageDoc, type EmailStore } from '../store/email-store';
 import type { SmtpSender } from './smtp-sender';
 
@@ -20,25 +21,27 @@ export interface UserEmailsOptions {
   onAttempt?: (result: string) => void;
 }
 
-const CLAIM_BATCH = 16;
-const PRUNE_EVERY_MS = 10 * 60 * 1000;
 const LEASE_KEEP_MS = 60 * 60 * 1000;
 
 /**
  * User emails on status changes (Iffy §7.2). The events consumer calls `plan`, which writes one message document per
- * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; a loop like the delivery
- * scheduler's claims due messages, renders and sends them, and reschedules failures. Retries wait in MongoDB, never
- * in a Kafka partition.
+ * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; a WorkLoop claims due
+ * messages, renders and sends them, and reschedules failures. Retries wait in MongoDB, never in a Kafka partition.
  */
 export class UserEmails {
-  private running = false;
-  private loop?: Promise<void>;
-  private wakeUp?: () => void;
-  private woken = false;
-  private readonly inFlight = new Set<Promise<void>>();
-  private lastPrune = 0;
+  private readonly loop: WorkLoop<EmailMessageDoc>;
 
-  constructor(private readonly options: UserEmailsOptions) {}
+  constructor(private readonly options: UserEmailsOptions) {
+    const { store, leaseMs } = options;
+    this.loop = new WorkLoop({
+      log: options.log,
+      pollMs: options.pollMs,
+      concurrency: options.concurrency,
+      claim: (now, limit) => store.claim(now, leaseMs, limit),
+      process: (doc) => this.process(doc),
+      prune: () => store.pruneLeases(new Date(Date.now() - Math.max(LEASE_KEEP_MS, leaseMs * 10))),
+    });
+  }
 
   /** Records the emails these events call for; idempotent. Throws on a database failure (the batch is retried). */
   async plan(events: DomainEvent[]): Promise<void> {
@@ -72,76 +75,17 @@ export class UserEmails {
   }
 
   start(): void {
-    if (this.running || !this.options.sender) return;
-    this.running = true;
-    this.loop = this.run();
+    if (!this.options.sender) return;
+    this.loop.start();
   }
 
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
   async stop(): Promise<void> {
-    this.running = false;
-    this.wakeUp?.();
-    await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    await this.loop.stop();
     this.options.sender?.close();
-  }
-
-  private async run(): Promise<void> {
-    const { log, pollMs } = this.options;
-    let failures = 0;
-    while (this.running) {
-      this.woken = false;
-      try {
-        await this.fill();
-        await this.prune();
-        failures = 0;
-      } catch (err) {
-        failures += 1;
-        log.warn({ err, failures }, 'email claim failed');
-      }
-      if (!this.running) break;
-      if (this.woken && failures === 0) continue;
-      const delay = failures > 0 ? Math.min(pollMs * 2 ** failures, 5000) : pollMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeUp = undefined;
-    }
-  }
-
-  private async fill(): Promise<void> {
-    const { store, concurrency, leaseMs } = this.options;
-    while (this.running && this.inFlight.size < concurrency) {
-      const docs = await store.claim(new Date(), leaseMs, Math.min(concurrency - this.inFlight.size, CLAIM_BATCH));
-      if (docs.length === 0) return;
-      for (const doc of docs) {
-        const task = this.process(doc)
-          .catch((err: unknown) => {
-            // The lease expires and another pass retries it; nothing is lost.
-            this.options.log.error({ err, messageId: doc._id }, 'email processing failed');
-          })
-          .finally(() => {
-            this.inFlight.delete(task);
-            this.wake();
-          });
-        this.inFlight.add(task);
-      }
-    }
-  }
-
-  private async prune(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
-    this.lastPrune = now;
-    await this.options.store.pruneLeases(new Date(now - Math.max(LEASE_KEEP_MS, this.options.leaseMs * 10)));
   }
 
   private async process(doc: EmailMessageDoc): Promise<void> {

@@ -30,8 +30,8 @@ export interface EventsConsumerOptions {
   /** A message was set aside; `reason` is from a bounded set. */
   onDeadLetter?: (reason: string) => void;
   /**
-   * Other reactions to the batch's valid events (user emails), run before the offsets are committed. They must be
-   * idempotent: a failure retries the whole batch.
+   * Other reactions to the batch's valid events (user emails, payment actions), run before the offsets are committed.
+   * They must be idempotent: a failure retries the whole batch.
    */
   onEvents?: (events: DomainEvent[]) => Promise<void>;
 }

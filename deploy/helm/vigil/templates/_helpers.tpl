@@ -74,6 +74,17 @@ key: MODERATOR_GRPC_TOKEN
 {{- end -}}
 {{- end -}}
 
+{{/* Name of the Secret and key holding SECRETS_ENCRYPTION_KEY. */}}
+{{- define "vigil.secretsEncryptionSecretRef" -}}
+{{- if .Values.secretsEncryption.existingSecret -}}
+name: {{ .Values.secretsEncryption.existingSecret }}
+key: {{ .Values.secretsEncryption.existingSecretKey }}
+{{- else -}}
+name: {{ include "vigil.fullname" . }}-secrets-encryption
+key: SECRETS_ENCRYPTION_KEY
+{{- end -}}
+{{- end -}}
+
 {{/* Fails the render early instead of shipping pods that crash on a missing address. */}}
 {{- define "vigil.validate" -}}
 {{- if not (or .Values.mongo.url .Values.mongo.existingSecret) -}}

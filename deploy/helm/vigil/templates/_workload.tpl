@@ -72,10 +72,13 @@ spec:
         {{- include "vigil.componentSelectorLabels" . | nindent 8 }}
       annotations:
         {{- /* A changed configuration rolls the pods: the services read their environment once at start. A token
-        given as a value counts; a generated one is left out, since `helm template` renders a new one each time. */}}
+        or key given as a value counts; a generated one is left out, since `helm template` renders a new one each time. */}}
         {{- $token := "" }}
         {{- if or (eq $name "gateway") (eq $name "moderator") }}
         {{- $token = $root.Values.moderatorAuth.token }}
+        {{- end }}
+        {{- if or (eq $name "gateway") (eq $name "notifier") }}
+        {{- $token = printf "%s%s" $token $root.Values.secretsEncryption.key }}
         {{- end }}
         checksum/config: {{ printf "%s%s%s" $configmap (include "vigil.mongoSecret" $root) $token | sha256sum }}
         {{- with $svc.podAnnotations }}
@@ -123,6 +126,12 @@ spec:
               valueFrom:
                 secretKeyRef:
                   {{- include "vigil.moderatorTokenSecretRef" $root | nindent 18 }}
+            {{- end }}
+            {{- if or (eq $name "gateway") (eq $name "notifier") }}
+            - name: SECRETS_ENCRYPTION_KEY
+              valueFrom:
+                secretKeyRef:
+                  {{- include "vigil.secretsEncryptionSecretRef" $root | nindent 18 }}
             {{- end }}
           livenessProbe:
             httpGet:

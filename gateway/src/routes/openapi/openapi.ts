@@ -7,6 +7,7 @@ const ErrorBody = z.object({
       'validation_error',
       'invalid_json',
       'prompt_rules_disabled',
+      'payments_not_configured',
       'limit_exceeded',
       'unsupported_media_type',
       'payload_too_large',

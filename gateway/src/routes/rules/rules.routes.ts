@@ -102,7 +102,12 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: SettingsView,
     },
     async (ctx) => {
-      ctx.body = await deps.configStore.getSettings(principalOf(ctx).tenantId);
+      const tenantId = principalOf(ctx).tenantId;
+      const [settings, stripeSecretKey] = await Promise.all([
+        deps.configStore.getSettings(tenantId),
+        deps.paymentKeys.hintOf(tenantId),
+      ]);
+      ctx.body = { ...settings, payments: { stripeSecretKey } };
     },
   );
 
@@ -111,14 +116,20 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'patch',
       path: '/settings',
       tag: 'settings',
-      summary: 'Change some settings; the others keep their value.',
+      summary: 'Change some settings; the others keep their value (a Stripe key is stored encrypted, shown as a hint).',
       body: SettingsPatchBody,
       status: 200,
       response: SettingsView,
     },
     async (ctx) => {
-      const patch = body(ctx, SettingsPatchBody);
-      ctx.body = await deps.configStore.patchSettings(principalOf(ctx).tenantId, patch);
+      const { payments, ...patch } = body(ctx, SettingsPatchBody);
+      const tenantId = principalOf(ctx).tenantId;
+      const key = payments?.stripeSecretKey;
+      // Refused before anything is written, so a request is applied whole or not at all.
+      if (typeof key === 'string') deps.paymentKeys.assertCanStore();
+      const settings = await deps.configStore.patchSettings(tenantId, patch);
+      if (key !== undefined) await deps.paymentKeys.set(tenantId, key);
+      ctx.body = { ...settings, payments: { stripeSecretKey: await deps.paymentKeys.hintOf(tenantId) } };
     },
   );
 }

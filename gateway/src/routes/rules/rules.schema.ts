@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EmailTemplate, RuleSet, Strategy, TenantSettings } from '@vigil/proto';
+import { EmailTemplate, RuleSet, Strategy, StripeSecretKey, TenantSettings } from '@vigil/proto';
 
 /** The whole rule set replaces the stored one (PUT). */
 export const RulesBody = RuleSet;
@@ -21,8 +21,23 @@ export const SettingsPatchBody = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** Payment enforcement: the tenant's Stripe key (null removes it). Stored encrypted, never shown again in full. */
+  payments: z
+    .strictObject({
+      stripeSecretKey: StripeSecretKey.nullable()
+        .optional()
+        .meta({ description: 'sk_test_…, sk_live_…, rk_test_… or rk_live_…; null removes the stored key.' }),
+    })
+    .optional(),
 });
-export const SettingsView = TenantSettings;
+export const SettingsView = TenantSettings.extend({
+  payments: z.object({
+    stripeSecretKey: z
+      .string()
+      .nullable()
+      .meta({ description: 'The stored key as a hint (`sk_live_…Ab12`), or null when none is stored.' }),
+  }),
+});
 
 /** A preset as listed: what adding it copies into the tenant's rule set. */
 export const PresetView = z.object({

@@ -11,11 +11,15 @@ import {
   EmailLogQuery,
   EmailMessageList,
   ListUsersQuery,
+  PaymentActionList,
+  PaymentActionLogQuery,
   UserData,
   UserList,
   UserStatusBody,
+  type PaymentActionView,
   type UserView,
 } from './users.schema';
+import type { PaymentActionRecord } from '../../store/payment-action-log-store';
 
 export function toUserView(user: RpcResponse<'getUser'>, appealUrl: string | null): z.infer<typeof UserView> {
   return {
@@ -167,4 +171,56 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
       };
     },
   );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/users/:id/payment-actions',
+      tag: 'users',
+      summary:
+        "Payment actions (pause, resume) on the user's Stripe connected account, newest first, with every attempt.",
+      query: PaymentActionLogQuery,
+      status: 200,
+      response: PaymentActionList,
+    },
+    async (ctx) => {
+      const q = query(ctx, PaymentActionLogQuery);
+      const tenantId = principalOf(ctx).tenantId;
+      // Another tenant's user is 404, as everywhere.
+      const user = await deps.moderator.call(
+        'getUser',
+        { tenantId, userId: idParam(ctx) },
+        { requestId: requestIdOf(ctx) },
+      );
+      const page = await deps.paymentLog.list(tenantId, user.id, q.limit);
+      ctx.body = { data: page.docs.map(toPaymentActionView), has_more: page.hasMore };
+    },
+  );
+}
+
+export function toPaymentActionView(doc: PaymentActionRecord): z.infer<typeof PaymentActionView> {
+  return {
+    id: doc._id,
+    userId: doc.userId,
+    action: doc.action,
+    status: doc.state,
+    accountId: doc.accountId ?? null,
+    skipReason: doc.skipReason ?? null,
+    attemptCount: doc.attemptCount,
+    attempts: (doc.attempts ?? []).map((attempt) => ({
+      at: attempt.at.toISOString(),
+      durationMs: attempt.durationMs,
+      statusCode: attempt.statusCode ?? null,
+      error: attempt.error ?? null,
+      stripeRequestId: attempt.stripeRequestId ?? null,
+      stripeErrorType: attempt.stripeErrorType ?? null,
+      stripeErrorCode: attempt.stripeErrorCode ?? null,
+      idempotencyKey: attempt.idempotencyKey ?? null,
+    })),
+    lastError: doc.lastError ?? null,
+    stripeRequestId: doc.stripeRequestId ?? null,
+    completedAt: doc.completedAt?.toISOString() ?? null,
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+  };
 }

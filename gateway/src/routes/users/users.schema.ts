@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EmailKind, LIMITS, UserStatus } from '@vigil/proto';
+import { EmailKind, LIMITS, PaymentAction, PaymentActionState, UserStatus } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
 export const ListUsersQuery = z.object({
@@ -55,3 +55,46 @@ export const EmailMessageView = z.object({
   updatedAt: z.string(),
 });
 export const EmailMessageList = listOf(EmailMessageView);
+
+export const PaymentActionLogQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+
+/** One call to Stripe, or a check that stood in for one (`user_unavailable`, `key_unreadable`). */
+export const PaymentAttemptView = z.object({
+  at: z.string(),
+  durationMs: z.number().int(),
+  statusCode: z.number().int().nullable().meta({ description: "HTTP status of Stripe's answer; null without one." }),
+  error: z.string().nullable().meta({
+    description:
+      '`rate_limited`, `server_error`, `rejected`, `unauthorized`, `timeout`, `network_error`, `user_unavailable` or `key_unreadable`.',
+  }),
+  stripeRequestId: z.string().nullable(),
+  stripeErrorType: z.string().nullable(),
+  stripeErrorCode: z.string().nullable(),
+  idempotencyKey: z.string().nullable(),
+});
+
+/** One payment action on the user's connected account: the audit trail of payment enforcement. */
+export const PaymentActionView = z.object({
+  id: z.string(),
+  userId: z.string(),
+  action: PaymentAction.meta({
+    description: '`pause` (charges) on Suspended or Banned; `resume` (charges and payouts).',
+  }),
+  status: PaymentActionState.meta({
+    description:
+      '`pending` (due or retrying), `sending`, `succeeded`, `failed` (refused, or out of retries), `skipped` (see skipReason) or `superseded` (a later status change turned it around before it ran).',
+  }),
+  accountId: z.string().nullable(),
+  skipReason: z
+    .string()
+    .nullable()
+    .meta({ description: '`no_account`, `invalid_account_id`, `no_key` or `not_configured` when skipped.' }),
+  attemptCount: z.number().int(),
+  attempts: z.array(PaymentAttemptView),
+  lastError: z.string().nullable(),
+  stripeRequestId: z.string().nullable().meta({ description: "Stripe's request id of the call that succeeded." }),
+  completedAt: z.string().nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export const PaymentActionList = listOf(PaymentActionView);

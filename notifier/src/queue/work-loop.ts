@@ -1,0 +1,109 @@
+import type { Logger } from 'pino';
+import { backoffMs } from '../platform/retry';
+
+export interface WorkLoopOptions<T extends { _id: string }> {
+  log: Logger;
+  /** Idle poll interval, milliseconds (`wake` cuts it short). */
+  pollMs: number;
+  /** Jobs in flight in this process. */
+  concurrency: number;
+  /** Takes up to `limit` due jobs (a LeaseQueue's claim). */
+  claim(now: Date, limit: number): Promise<T[]>;
+  /** Runs one claimed job and records its outcome; a failure leaves the lease to expire and the job to be retried. */
+  process(job: T): Promise<void>;
+  /** Housekeeping run every few minutes (pruning old leases). */
+  prune?(): Promise<unknown>;
+}
+
+const CLAIM_BATCH = 16;
+const PRUNE_EVERY_MS = 10 * 60 * 1000;
+
+/**
+ * The loop that runs a durable queue's jobs (user emails, payment actions), shaped like the delivery scheduler's:
+ * claim due jobs up to the concurrency, run them, sleep until the next poll or a wake-up. When claiming fails (the
+ * database away) it backs off with the service's retry policy instead of spinning.
+ */
+export class WorkLoop<T extends { _id: string }> {
+  private running = false;
+  private loop?: Promise<void>;
+  private wakeUp?: () => void;
+  private woken = false;
+  private readonly inFlight = new Set<Promise<void>>();
+  private lastPrune = 0;
+
+  constructor(private readonly options: WorkLoopOptions<T>) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Claims nothing more and waits for the jobs in flight. */
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakeUp?.();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private async run(): Promise<void> {
+    const { log, pollMs } = this.options;
+    let failures = 0;
+    while (this.running) {
+      this.woken = false;
+      try {
+        await this.fill();
+        await this.prune();
+        failures = 0;
+      } catch (err) {
+        failures += 1;
+        log.warn({ err, failures }, 'job claim failed');
+      }
+      if (!this.running) break;
+      if (this.woken && failures === 0) continue;
+      const delay = failures > 0 ? backoffMs({ initialMs: pollMs * 2, maxMs: 5000 }, failures) : pollMs;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wakeUp = undefined;
+    }
+  }
+
+  private async fill(): Promise<void> {
+    const { concurrency } = this.options;
+    while (this.running && this.inFlight.size < concurrency) {
+      const jobs = await this.options.claim(new Date(), Math.min(concurrency - this.inFlight.size, CLAIM_BATCH));
+      if (jobs.length === 0) return;
+      for (const job of jobs) {
+        const task = this.options
+          .process(job)
+          .catch((err: unknown) => {
+            // The lease expires and another pass retries it; nothing is lost.
+            this.options.log.error({ err, jobId: job._id }, 'job processing failed');
+          })
+          .finally(() => {
+            this.inFlight.delete(task);
+            this.wake();
+          });
+        this.inFlight.add(task);
+      }
+    }
+  }
+
+  private async prune(): Promise<void> {
+    const now = Date.now();
+    if (!this.options.prune || now - this.lastPrune < PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    await this.options.prune();
+  }
+}
