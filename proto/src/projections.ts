@@ -71,6 +71,8 @@ export const COLLECTIONS = {
   settings: 'settings',
   consoleMembers: 'console_members',
   consoleSessions: 'console_sessions',
+  /** Request counts per gateway instance, for the rate limit shared across replicas. */
+  rateLimitCounts: 'rate_limit_counts',
   // moderator
   events: 'events',
   records: 'records',

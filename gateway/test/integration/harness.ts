@@ -12,7 +12,9 @@ import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
 import { createModerationClient, ModeratorClient } from '../../src/grpc/moderator-client';
 import { CommandProducer } from '../../src/kafka/command-producer';
 import { ensureTopics } from '../../src/kafka/topics-setup';
+import { SharedRateLimiter } from '../../src/rate-limit/shared-rate-limiter';
 import type { ResolveHost } from '../../src/routes/webhook-endpoints/endpoint-url';
+import { RateLimitStore } from '../../src/store/rate-limit-store';
 import { TenantStore } from '../../src/store/tenant-store';
 import { grpcToken, testServers, uniqueName, waitFor } from '../../../deploy/test-support';
 
@@ -150,6 +152,11 @@ async function compose(
   const members = new MemberStore(db);
   await members.ensureIndexes();
   const authenticator = new ApiKeyAuthenticator(tenants, { ttlMs: 30000, maxEntries: 1000 });
+  const rateLimiter = new SharedRateLimiter(new RateLimitStore(db), log, {
+    instanceId: uniqueName('gw'),
+    syncIntervalMs: 250,
+  });
+  rateLimiter.start();
   const app = createApp({
     log,
     db,
@@ -157,6 +164,7 @@ async function compose(
     moderator,
     commands,
     topics,
+    rateLimiter,
     settings: {
       bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
       rateLimitPoints: options.rateLimitPoints ?? 0,
@@ -236,6 +244,7 @@ async function compose(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await commands.drain();
       await commands.disconnect().catch(() => undefined);
+      await rateLimiter.stop();
       grpcClient.close();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();
