@@ -12,6 +12,7 @@ import {
   waitFor,
   type ServiceProcess,
 } from '../../../deploy/test-support';
+import { decodeCounts } from '../../src/store/rate-limit-store';
 import { closedPort } from './harness';
 
 /** Two gateway processes on one store, as two replicas behind a load balancer. */
@@ -155,10 +156,14 @@ describe('rate limit across gateway replicas', () => {
     // Each replica wrote its own document; together they hold what was admitted.
     const docs = await mongo
       .db(dbName)
-      .collection<{ _id: string; counts: Array<{ key: string; count: number }> }>('rate_limit_counts')
+      .collection<{ _id: string; counts: string }>('rate_limit_counts')
       .find()
       .toArray();
-    const counts = docs.flatMap((doc) => doc.counts.filter((c) => c.key === tenant.keyId).map((c) => c.count));
+    const counts = docs.flatMap((doc) =>
+      decodeCounts(doc.counts)
+        .filter((c) => c.key === tenant.keyId)
+        .map((c) => c.count),
+    );
     expect(counts).toHaveLength(2);
     expect(counts.reduce((sum, n) => sum + n, 0)).toBe(total);
   });
