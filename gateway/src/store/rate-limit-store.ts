@@ -79,8 +79,8 @@ export class RateLimitStore {
   }
 
   /**
-   * The counts of every other instance in windows not yet ended. The collection holds one document per instance
-   * that ran in the last minute or so, so reading it whole stays small.
+   * The counts of every other instance in windows not yet ended. The collection holds one document per instance that
+   * counted in a window not ended a minute ago (a few per replica and deployment), so reading it whole stays small.
    */
   async othersCounts(instanceId: string, now: number): Promise<WindowCount[]> {
     const docs = await this.docs.find({ expiresAt: { $gt: new Date(now) } }).toArray();
