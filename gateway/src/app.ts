@@ -12,7 +12,7 @@ import { ApiRouter } from './http/api-router';
 import { errorHandler } from './http/error-handler';
 import { MethodNotAllowedError } from './http/errors';
 import { httpMetrics } from './http/metrics';
-import { rateLimit } from './http/rate-limit';
+import { apiKeyRateLimit, type KeyLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import type { OutgoingCommand } from './kafka/command-producer';
 import { appealRoutes } from './routes/appeals/appeals.routes';
@@ -45,8 +45,11 @@ export interface AppDeps {
   topics: Topics;
   /** How webhook hosts are resolved at registration; the system resolver when absent (tests pass their own). */
   resolveHost?: ResolveHost;
+  /** Decides the per-key rate limit (a `SharedRateLimiter`, started by the caller). */
+  rateLimiter: KeyLimiter;
   settings: {
     bodyLimitBytes: number;
+    /** Default per-key limit (`RATE_LIMIT_POINTS` per `RATE_LIMIT_WINDOW_S`); a tenant's own limit replaces it. */
     rateLimitPoints: number;
     rateLimitWindowSeconds: number;
     trustProxy: boolean;
@@ -161,8 +164,8 @@ export function createApp(deps: AppDeps): Koa {
   );
 
   const authenticate = requireApiKey(deps.authenticator);
-  const limit = rateLimit({
-    points: deps.settings.rateLimitPoints,
+  const limit = apiKeyRateLimit(deps.rateLimiter, {
+    requests: deps.settings.rateLimitPoints,
     windowSeconds: deps.settings.rateLimitWindowSeconds,
   });
 

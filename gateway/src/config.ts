@@ -45,13 +45,21 @@ const schema = z.object({
     .positive()
     .default(1024 * 1024),
   /**
-   * Requests per API key per window, per gateway process; 0 disables rate limiting. Default 360000: 6,000 a second
-   * over the 60-second window, so a client streaming ingests is not refused (600 refused almost all of one).
+   * Requests per API key per window, across all gateway replicas; a tenant's own limit (`tenant rate-limit`) replaces
+   * it; 0: none. Default 360000, 6,000/s over 60 s: a client streaming ingests is not refused.
    */
   RATE_LIMIT_POINTS: z.coerce.number().int().min(0).default(360000),
   /** Rate limit window, seconds. Default 60. */
-  RATE_LIMIT_WINDOW_S: z.coerce.number().int().positive().default(60),
-  /** How long a verified (or unknown) API key stays cached in memory, milliseconds; revocation takes effect within it. Default 30000. */
+  RATE_LIMIT_WINDOW_S: z.coerce.number().int().min(1).max(86400).default(60),
+  /**
+   * How often each gateway writes its rate limit counts to the store and reads the other replicas', milliseconds; the
+   * replicas together may admit what they receive in about two of these past a limit. Default 250.
+   */
+  RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(60000).default(250),
+  /**
+   * How long a verified (or unknown) API key stays cached in memory, milliseconds; revocation and a change of the
+   * tenant's rate limit take effect within it. Default 30000.
+   */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).default(30000),
   /** Most API keys cached at once (oldest evicted first). Default 10000. */
   API_KEY_CACHE_MAX: z.coerce.number().int().min(1).default(10000),

@@ -1,9 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
 import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry, collectDefaultMetrics } from 'prom-client';
+import { ulid } from 'ulid';
 import { topicNames } from '@vigil/proto';
 import { createApp } from './app';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
@@ -14,7 +16,9 @@ import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
 import { installShutdown } from './platform/shutdown';
+import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
 import { MemberStore } from './store/member-store';
+import { RateLimitStore } from './store/rate-limit-store';
 import { TenantStore } from './store/tenant-store';
 import { WebhookStore } from './store/webhook-store';
 
@@ -50,6 +54,13 @@ async function main(): Promise<void> {
     ttlMs: config.API_KEY_CACHE_TTL_MS,
     maxEntries: config.API_KEY_CACHE_MAX,
   });
+  // The instance id names this process's counts in the store; the host name (a pod's name) helps an operator read them.
+  const rateLimiter = new SharedRateLimiter(
+    new RateLimitStore(db),
+    log,
+    { instanceId: `${hostname().slice(0, 64)}:${ulid()}`, syncIntervalMs: config.RATE_LIMIT_SYNC_MS },
+    registry,
+  );
 
   const readiness = async (): Promise<boolean> => {
     if (!commands.isConnected) return false;
@@ -67,6 +78,7 @@ async function main(): Promise<void> {
     moderator,
     commands,
     topics,
+    rateLimiter,
     settings: {
       bodyLimitBytes: config.BODY_LIMIT_BYTES,
       rateLimitPoints: config.RATE_LIMIT_POINTS,
@@ -91,6 +103,7 @@ async function main(): Promise<void> {
   const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.HTTP_HOST, resolve));
   log.info({ port: (server.address() as AddressInfo).port }, 'http server listening');
+  rateLimiter.start();
 
   // Dependencies connect in the background: the process is live at once and ready once they answer.
   void mongo
@@ -113,6 +126,7 @@ async function main(): Promise<void> {
       await commands.disconnect();
     },
     close: async () => {
+      await rateLimiter.stop();
       grpcClient.close();
       await mongo.close();
       await admin.close();

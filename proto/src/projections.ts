@@ -73,6 +73,8 @@ export const COLLECTIONS = {
   consoleSessions: 'console_sessions',
   /** Tenants' payments keys, sealed (see payments.ts); read by the notifier. */
   paymentKeys: 'payment_keys',
+  /** Request counts per gateway instance, for the rate limit shared across replicas. */
+  rateLimitCounts: 'rate_limit_counts',
   // moderator
   events: 'events',
   records: 'records',

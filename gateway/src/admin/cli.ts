@@ -2,7 +2,7 @@ import { MongoClient } from 'mongodb';
 import { z } from 'zod';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../console/password';
 import { MemberStore } from '../store/member-store';
-import { TenantStore, isDuplicateKey } from '../store/tenant-store';
+import { TenantRateLimit, TenantStore, isDuplicateKey } from '../store/tenant-store';
 
 /**
  * Operator CLI for tenants, API keys and console members (`npm run admin -- <command>`). Reads MONGO_URL and
@@ -11,6 +11,8 @@ import { TenantStore, isDuplicateKey } from '../store/tenant-store';
 const USAGE = `usage:
   tenant create <name>
   tenant list
+  tenant rate-limit <tenantId|name> <requests> <windowSeconds>   (0 requests: no limit)
+  tenant rate-limit <tenantId|name> default
   key create <tenantId|name>
   key list <tenantId|name>
   key revoke <keyId>
@@ -27,6 +29,24 @@ function out(value: unknown): void {
 class UsageError extends Error {}
 
 const EMAIL = z.email().max(320);
+const COUNT = z
+  .string()
+  .regex(/^\d{1,10}$/)
+  .transform(Number);
+
+/** `<requests> <windowSeconds>`, or `default` to drop the tenant's own limit. */
+function rateLimitOf(args: string[]) {
+  if (args.length === 1 && args[0] === 'default') return null;
+  const [requests, windowSeconds] = args;
+  const parsed = z
+    .object({ requests: COUNT, windowSeconds: COUNT })
+    .pipe(TenantRateLimit)
+    .safeParse({ requests, windowSeconds });
+  if (args.length !== 2 || !parsed.success) {
+    throw new UsageError('give <requests> (0–1000000000, 0: no limit) <windowSeconds> (1–86400), or default');
+  }
+  return parsed.data;
+}
 
 async function readStdin(): Promise<string> {
   let text = '';
@@ -122,8 +142,28 @@ async function run(store: TenantStore, members: MemberStore, args: string[]): Pr
       return;
     }
     case 'tenant list':
-      out((await store.listTenants()).map((t) => ({ id: t._id, name: t.name, createdAt: t.createdAt })));
+      out(
+        (await store.listTenants()).map((t) => ({
+          id: t._id,
+          name: t.name,
+          createdAt: t.createdAt,
+          rateLimit: t.rateLimit ?? null,
+        })),
+      );
       return;
+    case 'tenant rate-limit': {
+      if (!arg) throw new UsageError('a tenant id or name is required');
+      const limit = rateLimitOf(args.slice(3));
+      const tenant = await store.findTenant(arg);
+      if (!tenant || !(await store.setRateLimit(tenant._id, limit))) throw new UsageError(`no tenant "${arg}"`);
+      out({
+        id: tenant._id,
+        name: tenant.name,
+        rateLimit: limit,
+        note: 'gateways apply it within API_KEY_CACHE_TTL_MS; null: the default RATE_LIMIT_POINTS per RATE_LIMIT_WINDOW_S',
+      });
+      return;
+    }
     case 'key create': {
       if (!arg) throw new UsageError('a tenant id or name is required');
       const tenant = await store.findTenant(arg);

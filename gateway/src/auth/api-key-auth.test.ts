@@ -1,7 +1,8 @@
+import type { Limit } from '../rate-limit/window-counter';
 import { hashKey, generateKey, type ApiKeyDoc } from '../store/tenant-store';
 import { ApiKeyAuthenticator } from './api-key-auth';
 
-function lookupOf(docs: ApiKeyDoc[]) {
+function lookupOf(docs: ApiKeyDoc[], limits = new Map<string, Limit>()) {
   const calls: string[] = [];
   return {
     calls,
@@ -9,6 +10,7 @@ function lookupOf(docs: ApiKeyDoc[]) {
       calls.push(hash);
       return Promise.resolve(docs.find((doc) => doc.hash === hash) ?? null);
     },
+    findRateLimit: (tenantId: string) => Promise.resolve(limits.get(tenantId) ?? null),
   };
 }
 
@@ -79,6 +81,26 @@ describe('API key authentication', () => {
     await auth.authenticate(keys[2]!);
     await auth.authenticate(keys[0]!);
     expect(lookup.calls).toHaveLength(4);
+  });
+
+  it("carries the tenant's own rate limit, and its change once the cache entry expired", async () => {
+    const key = generateKey();
+    const limits = new Map<string, Limit>([['ten_1', { requests: 50, windowSeconds: 10 }]]);
+    let now = 1000;
+    const auth = new ApiKeyAuthenticator(lookupOf([docFor(key)], limits), {
+      ttlMs: 30000,
+      maxEntries: 10,
+      now: () => now,
+    });
+    expect(await auth.authenticate(key)).toEqual({
+      tenantId: 'ten_1',
+      keyId: 'key_1',
+      rateLimit: { requests: 50, windowSeconds: 10 },
+    });
+    limits.delete('ten_1');
+    expect((await auth.authenticate(key))?.rateLimit).toEqual({ requests: 50, windowSeconds: 10 });
+    now += 30001;
+    expect(await auth.authenticate(key)).toStrictEqual({ tenantId: 'ten_1', keyId: 'key_1' });
   });
 
   it('shares one lookup between concurrent first requests', async () => {

@@ -1,14 +1,18 @@
 import type { Context, Next } from 'koa';
 import { UnauthorizedError, UnavailableError } from '../http/errors';
+import type { Limit } from '../rate-limit/window-counter';
 import { KEY_PATTERN, hashKey, sameHash, type ApiKeyDoc } from '../store/tenant-store';
 
 export interface Principal {
   tenantId: string;
   keyId: string;
+  /** The tenant's own rate limit, when the operator set one (`tenant rate-limit`). */
+  rateLimit?: Limit;
 }
 
 export interface KeyLookup {
   findKeyByHash(hash: string): Promise<ApiKeyDoc | null>;
+  findRateLimit(tenantId: string): Promise<Limit | null>;
 }
 
 interface Entry {
@@ -17,9 +21,10 @@ interface Entry {
 }
 
 /**
- * Resolves a bearer key to its tenant. Verified and unknown keys are both cached for `ttlMs` so a request costs no
- * database round trip (and a flood of bad keys costs one lookup each per window); a revocation takes effect within
- * `ttlMs`. The cache is bounded: the oldest entry goes first (Map keeps insertion order).
+ * Resolves a bearer key to its tenant and the tenant's own rate limit. Verified and unknown keys are both cached for
+ * `ttlMs` so a request costs no database round trip (and a flood of bad keys costs one lookup each per window); a
+ * revocation or a change of the tenant's rate limit takes effect within `ttlMs`. The cache is bounded: the oldest
+ * entry goes first (Map keeps insertion order).
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, Entry>();
@@ -48,7 +53,11 @@ export class ApiKeyAuthenticator {
   private async lookup(hash: string, now: number): Promise<Principal | null> {
     const doc = await this.store.findKeyByHash(hash);
     const valid = doc !== null && doc.revokedAt === undefined && sameHash(doc.hash, hash);
-    const principal = valid ? { tenantId: doc.tenantId, keyId: doc._id } : null;
+    let principal: Principal | null = null;
+    if (valid) {
+      const rateLimit = await this.store.findRateLimit(doc.tenantId);
+      principal = { tenantId: doc.tenantId, keyId: doc._id, ...(rateLimit ? { rateLimit } : {}) };
+    }
     if (this.options.ttlMs > 0) {
       this.cache.delete(hash);
       if (this.cache.size >= this.options.maxEntries) {

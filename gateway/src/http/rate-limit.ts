@@ -2,46 +2,72 @@ import type { Context, Next } from 'koa';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError } from './errors';
 import type { Principal } from '../auth/api-key-auth';
+import type { Limit, Verdict } from '../rate-limit/window-counter';
 
-const byApiKey = (ctx: Context): string => (ctx.state.principal as Principal).keyId;
+/** The draft IETF `RateLimit-*` headers every limited response carries. */
+function limitHeaders(limit: number, remaining: number, resetMs: number): Record<string, string> {
+  return {
+    'RateLimit-Limit': String(limit),
+    'RateLimit-Remaining': String(Math.max(0, remaining)),
+    'RateLimit-Reset': String(Math.ceil(resetMs / 1000)),
+  };
+}
+
+/** A refusal: the headers and `Retry-After`, in the usual error envelope. */
+function refusal(message: string, limit: number, resetMs: number): RateLimitedError {
+  const err = new RateLimitedError(message);
+  err.headers = { ...limitHeaders(limit, 0, resetMs), 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) };
+  return err;
+}
 
 /**
- * Fixed window of `points` requests per `windowSeconds` per key (0 points: no limit); the key is the API key unless
- * `keyOf` says otherwise (the console and the appeal page key by client address). Every limited response carries the
- * draft IETF `RateLimit-*` headers; a refusal adds `Retry-After`.
+ * Fixed window of `points` requests per `windowSeconds` per key, counted in this process only (0 points: no limit);
+ * for the console sign-in and the appeal page, which key by client address. A refusal adds `Retry-After`.
  */
 export function rateLimit(options: {
   points: number;
   windowSeconds: number;
-  keyOf?: (ctx: Context) => string;
+  keyOf: (ctx: Context) => string;
   message?: string;
 }) {
-  const keyOf = options.keyOf ?? byApiKey;
   if (options.points === 0) {
     return async (_ctx: Context, next: Next): Promise<void> => {
       await next();
     };
   }
   const limiter = new RateLimiterMemory({ points: options.points, duration: options.windowSeconds });
-  const headers = (res: RateLimiterRes): Record<string, string> => ({
-    'RateLimit-Limit': String(options.points),
-    'RateLimit-Remaining': String(Math.max(0, res.remainingPoints)),
-    'RateLimit-Reset': String(Math.ceil(res.msBeforeNext / 1000)),
-  });
   return async (ctx: Context, next: Next): Promise<void> => {
     let res: RateLimiterRes;
     try {
-      res = await limiter.consume(keyOf(ctx));
+      res = await limiter.consume(options.keyOf(ctx));
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const err = new RateLimitedError(options.message ?? 'too many requests for this API key');
-      err.headers = {
-        ...headers(rejection),
-        'Retry-After': String(Math.max(1, Math.ceil(rejection.msBeforeNext / 1000))),
-      };
-      throw err;
+      throw refusal(options.message ?? 'too many requests', options.points, rejection.msBeforeNext);
     }
-    ctx.set(headers(res));
+    ctx.set(limitHeaders(options.points, res.remainingPoints, res.msBeforeNext));
+    await next();
+  };
+}
+
+export interface KeyLimiter {
+  consume(key: string, limit: Limit): Verdict;
+}
+
+/**
+ * The API's limit per API key: the key's tenant's own limit when the operator set one, `defaultLimit` otherwise
+ * (0 requests: no limit). Decided in memory by `limiter`, which shares its counts with the other gateway replicas.
+ */
+export function apiKeyRateLimit(limiter: KeyLimiter, defaultLimit: Limit) {
+  return async (ctx: Context, next: Next): Promise<void> => {
+    const principal = ctx.state.principal as Principal;
+    const limit = principal.rateLimit ?? defaultLimit;
+    if (limit.requests === 0) {
+      await next();
+      return;
+    }
+    const verdict = limiter.consume(principal.keyId, limit);
+    if (!verdict.allowed) throw refusal('too many requests for this API key', limit.requests, verdict.resetMs);
+    ctx.set(limitHeaders(limit.requests, verdict.remaining, verdict.resetMs));
     await next();
   };
 }

@@ -1,12 +1,22 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { MongoServerError, type Collection, type Db } from 'mongodb';
 import { ulid } from 'ulid';
+import { z } from 'zod';
 import { COLLECTIONS } from '@vigil/proto';
+import type { Limit } from '../rate-limit/window-counter';
+
+/** A tenant's own per-key rate limit: requests (0: none) per window of 1 second to a day. */
+export const TenantRateLimit = z.object({
+  requests: z.number().int().min(0).max(1_000_000_000),
+  windowSeconds: z.number().int().min(1).max(86_400),
+});
 
 export interface TenantDoc {
   _id: string; // ten_<ulid>
   name: string;
   createdAt: Date;
+  /** Replaces the gateway's default per-key rate limit for this tenant's keys; set by operators only. */
+  rateLimit?: Limit;
 }
 
 export interface ApiKeyDoc {
@@ -101,5 +111,17 @@ export class TenantStore {
 
   findKeyByHash(hash: string): Promise<ApiKeyDoc | null> {
     return this.keys.findOne({ hash });
+  }
+
+  async findRateLimit(tenantId: string): Promise<Limit | null> {
+    const doc = await this.tenants.findOne({ _id: tenantId }, { projection: { rateLimit: 1 } });
+    const parsed = TenantRateLimit.safeParse(doc?.rateLimit);
+    return parsed.success ? parsed.data : null;
+  }
+
+  /** Sets the tenant's own rate limit, or removes it (`null`: the default applies). False when there is no tenant. */
+  async setRateLimit(tenantId: string, limit: Limit | null): Promise<boolean> {
+    const update = limit ? { $set: { rateLimit: limit } } : { $unset: { rateLimit: '' as const } };
+    return (await this.tenants.updateOne({ _id: tenantId }, update)).matchedCount === 1;
   }
 }

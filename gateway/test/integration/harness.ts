@@ -12,7 +12,9 @@ import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
 import { createModerationClient, ModeratorClient } from '../../src/grpc/moderator-client';
 import { CommandProducer } from '../../src/kafka/command-producer';
 import { ensureTopics } from '../../src/kafka/topics-setup';
+import { SharedRateLimiter } from '../../src/rate-limit/shared-rate-limiter';
 import type { ResolveHost } from '../../src/routes/webhook-endpoints/endpoint-url';
+import { RateLimitStore } from '../../src/store/rate-limit-store';
 import { TenantStore } from '../../src/store/tenant-store';
 import { grpcToken, testServers, uniqueName, waitFor } from '../../../deploy/test-support';
 
@@ -26,6 +28,8 @@ export interface GatewayOptions {
   dbName?: string;
   topicPrefix?: string;
   rateLimitPoints?: number;
+  /** Windows are aligned on the clock: a test that counts to the limit uses long ones, so none ends meanwhile. */
+  rateLimitWindowSeconds?: number;
   bodyLimitBytes?: number;
   kafkaSendTimeoutMs?: number;
   moderateTimeoutMs?: number;
@@ -152,6 +156,11 @@ async function compose(
   const members = new MemberStore(db);
   await members.ensureIndexes();
   const authenticator = new ApiKeyAuthenticator(tenants, { ttlMs: 30000, maxEntries: 1000 });
+  const rateLimiter = new SharedRateLimiter(new RateLimitStore(db), log, {
+    instanceId: uniqueName('gw'),
+    syncIntervalMs: 250,
+  });
+  rateLimiter.start();
   const app = createApp({
     log,
     db,
@@ -159,10 +168,11 @@ async function compose(
     moderator,
     commands,
     topics,
+    rateLimiter,
     settings: {
       bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
       rateLimitPoints: options.rateLimitPoints ?? 0,
-      rateLimitWindowSeconds: 60,
+      rateLimitWindowSeconds: options.rateLimitWindowSeconds ?? 60,
       trustProxy: false,
       // Tests run their webhook receivers on this machine.
       webhookAllowedCidrs: options.webhookAllowedCidrs ?? ['127.0.0.0/8', '::1/128'],
@@ -239,6 +249,7 @@ async function compose(
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await commands.drain();
       await commands.disconnect().catch(() => undefined);
+      await rateLimiter.stop();
       grpcClient.close();
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();

@@ -300,7 +300,7 @@ describe('openapi', () => {
 describe('rate limit', () => {
   let limited: Gateway;
   beforeAll(async () => {
-    limited = await startGateway({ rateLimitPoints: 3 });
+    limited = await startGateway({ rateLimitPoints: 3, rateLimitWindowSeconds: 86400 });
   });
   afterAll(async () => {
     await limited.close();
