@@ -143,7 +143,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     engine,
     tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log),
     log,
-    onAppend: () => relay.wake(),
+    onAppend: (events) => relay.publishSoon(events),
   });
   const queries = new Queries(store, new ReadModel(db));
   const tenants = new KnownTenants(db, config.KNOWN_TENANT_TTL_MS);

@@ -1,10 +1,14 @@
-import { HEADERS } from '@vigil/proto';
+import { HEADERS, type DomainEvent } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
+import { decodeTime } from 'ulid';
 import { backoffMs } from '../platform/retry';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import { eventOf, type EventDoc, type EventStore } from '../store/event-store';
 import { messageRejection } from './kafka-errors';
+
+/** While events handed over in memory keep the relay busy, the store's outbox is swept once per this many polls. */
+const SWEEP_UNDER_LOAD = 10;
 
 export interface OutboxRelayOptions {
   store: EventStore;
@@ -17,7 +21,10 @@ export interface OutboxRelayOptions {
   createProducer: () => Producer;
   topic: string;
   log: Logger;
-  /** Idle poll interval, milliseconds; `wake()` cuts it short after a local append. */
+  /**
+   * Interval of the outbox sweep, milliseconds: the read of unpublished events in the store, which finds what the
+   * in-process path did not publish (events of a crashed or stopped process, a failed send). `wake()` cuts it short.
+   */
   pollMs: number;
   /** Pause between back-to-back batches, milliseconds. */
   minGapMs: number;
@@ -28,6 +35,13 @@ export interface OutboxRelayOptions {
 }
 
 /**
+ * Events appended by this process are handed over in memory (`publishSoon`) and published without reading them back:
+ * on FerretDB v1 the outbox read fetches and decodes every unpublished event to sort them (no limit is pushed down
+ * with a filter), so reading after each append cost most of the store's time as soon as the relay fell behind. The
+ * store's outbox (`published: false`) stays the record of what is still to publish: the periodic sweep publishes
+ * whatever the in-memory path did not, leaving alone the events in flight here. Several processes may publish the
+ * same event (their sweeps race), which consumers dedupe.
+ *
  * Publishes unpublished events in `_id` order (which is stream order: see EventStore.stage) to the events topic, key =
  * stream, then marks them published. The producer is idempotent with one request in flight, so a batch lands in
  * order; a crash between send and mark publishes the same events again with the same ids, which consumers dedupe.
@@ -47,6 +61,12 @@ export class OutboxRelay {
   private wakeUp?: () => void;
   private pending = false;
   private producer?: Producer;
+  /** Events appended by this process, waiting to be published from memory, in append order. */
+  private queue: EventDoc[] = [];
+  /** Ids of the queued events and of those being published from memory; the sweep leaves them alone. */
+  private readonly local = new Set<string>();
+  private lastSweep = 0;
+  private backlog = false;
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
@@ -62,10 +82,24 @@ export class OutboxRelay {
     this.wakeUp?.();
   }
 
+  /** Takes events this process just appended, to publish them without reading them back from the store. */
+  publishSoon(events: readonly DomainEvent[]): void {
+    if (!this.running || events.length === 0) {
+      this.wake();
+      return;
+    }
+    for (const event of events) {
+      this.queue.push({ ...event, _id: event.id, published: false });
+      this.local.add(event.id);
+    }
+    this.wakeUp?.();
+  }
+
   /** Stops after the current batch; with `flush`, first publishes whatever is unpublished now. */
   async stop({ flush = false }: { flush?: boolean } = {}): Promise<void> {
     if (flush && this.running) {
       try {
+        while ((await this.publishQueued()) > 0);
         while ((await this.publishBatch()) > 0);
       } catch (err) {
         this.options.log.warn({ err }, 'outbox flush failed');
@@ -77,10 +111,33 @@ export class OutboxRelay {
     await this.resetProducer();
   }
 
-  /** One batch; returns how many events it took out of the outbox (published or set aside). */
-  async publishBatch(): Promise<number> {
-    const { store, batchSize, log } = this.options;
-    const docs = await store.unpublished(batchSize);
+  /**
+   * One batch read from the store's outbox; returns how many events it took out (published or set aside). With
+   * `minAgeMs`, events younger than that are left for now: they are most likely in flight in the process that
+   * appended them.
+   */
+  async publishBatch({ minAgeMs = 0 }: { minAgeMs?: number } = {}): Promise<number> {
+    const { store, batchSize } = this.options;
+    const found = await store.unpublished(batchSize + this.local.size);
+    const before = Date.now() - minAgeMs;
+    const docs = found
+      .filter((doc) => !this.local.has(doc._id) && (minAgeMs === 0 || decodeTime(doc._id) <= before))
+      .slice(0, batchSize);
+    return this.publishDocs(docs);
+  }
+
+  /** One batch of the events handed over in memory; on failure they stay in the store's outbox for the sweep. */
+  private async publishQueued(): Promise<number> {
+    const docs = this.queue.splice(0, this.options.batchSize);
+    try {
+      return await this.publishDocs(docs);
+    } finally {
+      for (const doc of docs) this.local.delete(doc._id);
+    }
+  }
+
+  private async publishDocs(docs: EventDoc[]): Promise<number> {
+    const { store, log } = this.options;
     if (docs.length === 0) return 0;
     log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
     const messages = docs.map(toMessage);
@@ -157,17 +214,38 @@ export class OutboxRelay {
   private async run(): Promise<void> {
     let failures = 0;
     while (this.running) {
+      const woken = this.pending;
       this.pending = false;
       let published = 0;
+      let full = false;
       try {
-        published = await this.publishBatch();
+        if (this.queue.length > 0) {
+          published = await this.publishQueued();
+          full = this.queue.length > 0;
+        }
+        // The sweep reads every unpublished event, those queued here included: it runs when the queue is idle, and
+        // under sustained load only every SWEEP_UNDER_LOAD polls.
+        const sinceSweep = Date.now() - this.lastSweep;
+        const sweep =
+          woken ||
+          (published === 0 && (this.backlog || sinceSweep >= this.options.pollMs)) ||
+          sinceSweep >= this.options.pollMs * SWEEP_UNDER_LOAD;
+        if (sweep) {
+          this.lastSweep = Date.now();
+          // Woken (a replay, a test) means now; a routine sweep leaves other processes' fresh appends to them.
+          const swept = await this.publishBatch({ minAgeMs: woken ? 0 : this.options.pollMs });
+          published += swept;
+          // A full sweep means more is waiting (a crashed process's events): the next idle turn sweeps again.
+          this.backlog = swept === this.options.batchSize;
+          full ||= this.backlog;
+        }
         failures = 0;
       } catch (err) {
         failures += 1;
         this.options.log.warn({ err, failures }, 'outbox relay batch failed');
       }
       if (!this.running) break;
-      if (failures === 0 && (published === this.options.batchSize || this.pending)) {
+      if (failures === 0 && (full || this.pending || this.queue.length > 0)) {
         // Under load, a short gap lets a batch fill instead of paying one scan per event.
         if (this.options.minGapMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.minGapMs));
         continue;
@@ -184,6 +262,8 @@ export class OutboxRelay {
       });
       this.wakeUp = undefined;
     }
+    // Not published from memory: the store's outbox still has them for the next sweep, here or elsewhere.
+    for (const doc of this.queue.splice(0)) this.local.delete(doc._id);
   }
 }
 

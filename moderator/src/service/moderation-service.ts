@@ -1,5 +1,6 @@
 import {
   recordIdFor,
+  type DomainEvent,
   userIdFor,
   type ContentData,
   type RecordStatus,
@@ -60,8 +61,8 @@ export interface ServiceDeps {
   engine: ModerationEngine;
   tenants: TenantConfigCache;
   log: Logger;
-  /** Called after events were appended, so the outbox relay publishes them without waiting for its next poll. */
-  onAppend: () => void;
+  /** Called with the events a commit appended, so the outbox relay publishes them without reading them back. */
+  onAppend: (events: DomainEvent[]) => void;
   /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
   maxAttempts?: number;
 }
@@ -388,7 +389,8 @@ export class ModerationService {
 
   /** Commits staged streams and wakes the outbox relay when events were appended. */
   private async commit(...streams: Loaded<RecordState | UserState>[]): Promise<void> {
-    if ((await this.deps.store.commit(...streams)) > 0) this.deps.onAppend();
+    const appended = await this.deps.store.commit(...streams);
+    if (appended.length > 0) this.deps.onAppend(appended);
   }
 
   /**

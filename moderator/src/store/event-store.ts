@@ -125,9 +125,9 @@ export class EventStore {
   /**
    * Appends the events staged on every stream in one insertMany (StreamConflict if another writer took a version
    * first), then projects each stream that has events to project: its new ones, or a tail read past a stale snapshot.
-   * Returns how many events were appended.
+   * Returns the events appended.
    */
-  async commit(...streams: Loaded<RecordState | UserState>[]): Promise<number> {
+  async commit(...streams: Loaded<RecordState | UserState>[]): Promise<DomainEvent[]> {
     const events = streams.flatMap((stream) => stream.events ?? []);
     await this.append(events);
     await Promise.all(
@@ -139,7 +139,7 @@ export class EventStore {
         else await this.projectUser(loaded.state as UserState | null, projected, created);
       }),
     );
-    return events.length;
+    return events;
   }
 
   /** Appends the events of several streams in one insertMany; StreamConflict if any version was taken. */

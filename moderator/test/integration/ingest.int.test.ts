@@ -2,6 +2,7 @@ import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Comman
 import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
 import pino from 'pino';
+import { stageRecord } from '../../src/domain/stream';
 import { createEngine, ProviderError } from '../../src/engine';
 import { OutboxRelay } from '../../src/kafka/outbox-relay';
 import { DeadLetterStore } from '../../src/store/dead-letter-store';
@@ -270,6 +271,78 @@ describe('outbox relay with a backlog', () => {
       const offsets = await admin.fetchTopicOffsets(topic);
       expect(offsets.map((offset) => Number(offset.high))).toEqual([300]);
     } finally {
+      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await admin.disconnect();
+      await db.dropDatabase().catch(() => undefined);
+    }
+  });
+});
+
+describe('outbox relay, events handed over in memory', () => {
+  it("publishes this process's appends without a sweep, and leaves other processes' fresh appends to them", async () => {
+    const db = h.mongo.db(uniqueName('handover'));
+    const topic = uniqueName('handover');
+    const admin = h.kafka.admin();
+    await admin.connect();
+    const relay = new OutboxRelay({
+      store: new EventStore(db),
+      deadLetters: new DeadLetterStore(db),
+      createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
+      topic,
+      log: pino({ level: 'silent' }),
+      // One sweep at start, then none for an hour: only the in-memory path can publish.
+      pollMs: 3_600_000,
+      minGapMs: 0,
+      batchSize: 100,
+    });
+    try {
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      const store = new EventStore(db);
+      await store.ensureIndexes();
+      const tenantId = `ten_${uniqueName('t')}`;
+      const append = async (clientId: string) => {
+        const loaded = await store.loadRecord(recordIdFor(tenantId, clientId), false);
+        const staged = stageRecord(
+          loaded,
+          {
+            type: 'UpsertRecord',
+            recordId: recordIdFor(tenantId, clientId),
+            input: { clientId, name: 'n', entity: 'post', content: content('fine') },
+            passthrough: false,
+          },
+          { tenantId, correlationId: 'c' },
+        );
+        return store.commit(staged);
+      };
+      // Appended by "another process": unpublished, fresh, never handed over here.
+      for (let i = 0; i < 5; i += 1) await append(`other-${i}`);
+      relay.start();
+      for (let i = 0; i < 10; i += 1) relay.publishSoon(await append(`mine-${i}`));
+
+      const high = async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high ?? 0);
+      await waitFor(async () => (await high()) === 10, {
+        timeoutMs: 30000,
+        what: 'the handed-over events on the topic',
+      });
+      const events = db.collection<EventDoc>(COLLECTIONS.events);
+      await waitFor(async () => (await events.countDocuments({ published: false })) === 5, {
+        timeoutMs: 30000,
+        what: 'the handed-over events marked published',
+      });
+      const left = await events.find({ published: false }).toArray();
+      expect(left.map((doc) => (doc.type === 'RecordUpserted' ? doc.data.clientId : doc.type)).sort()).toEqual([
+        'other-0',
+        'other-1',
+        'other-2',
+        'other-3',
+        'other-4',
+      ]);
+
+      // A wake (a replay, say) sweeps at once, whatever the age.
+      relay.wake();
+      await waitFor(async () => (await high()) === 15, { timeoutMs: 30000, what: 'the swept events on the topic' });
+    } finally {
+      await relay.stop();
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
       await admin.disconnect();
       await db.dropDatabase().catch(() => undefined);
