@@ -32,6 +32,7 @@ export type ModeratorConfig = Pick<
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'INGEST_CONSUMER_ENABLED'
   | 'INGEST_CONCURRENCY'
+  | 'INGEST_KEY_CONCURRENCY'
   | 'INGEST_RETRY_INITIAL_MS'
   | 'INGEST_RETRY_MAX_MS'
   | 'INGEST_MAX_UNEXPECTED_ATTEMPTS'
@@ -180,6 +181,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         producer,
         log: log.child({ component: 'ingest' }),
         concurrency: config.INGEST_CONCURRENCY,
+        keyConcurrency: config.INGEST_KEY_CONCURRENCY,
         retryInitialMs: config.INGEST_RETRY_INITIAL_MS,
         retryMaxMs: config.INGEST_RETRY_MAX_MS,
         maxUnexpectedAttempts: config.INGEST_MAX_UNEXPECTED_ATTEMPTS,

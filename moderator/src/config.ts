@@ -54,8 +54,10 @@ const schema = z.object({
   OUTBOX_MIN_GAP_MS: z.coerce.number().int().min(0).default(10),
   /** Events the outbox relay publishes per Kafka request (and marks published in one bulk write). Default 100. */
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(100),
-  /** Ingest partitions processed at once (each partition stays sequential). Default 4. */
-  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+  /** Ingest partitions processed at once. Default 6 (the default partition count). */
+  INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(6),
+  /** Records of one ingest partition moderated at once; the commands of one record stay in order. Default 8. */
+  INGEST_KEY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /** First retry delay of an ingest command that failed transiently, milliseconds; doubles per attempt. Default 200. */
   INGEST_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(200),
   /** Longest retry delay of an ingest command, milliseconds. Default 30000. */

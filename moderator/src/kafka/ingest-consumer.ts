@@ -1,5 +1,5 @@
 import { Command, HEADERS, type Topics } from '@vigil/proto';
-import type { Consumer, EachMessagePayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
 import { retry, sleep } from '../platform/retry';
@@ -18,8 +18,12 @@ export interface IngestConsumerOptions {
   /** Used for dead letters. */
   producer: Producer;
   log: Logger;
-  /** Partitions worked at once; each partition stays sequential, which keeps per-record order. */
+  /** Partitions worked at once. */
   concurrency: number;
+  /**
+   * Keys (records) of one partition's batch worked at once; the commands of one key stay in order. Default 8.
+   */
+  keyConcurrency?: number;
   retryInitialMs: number;
   retryMaxMs: number;
   /** Attempts for errors of unknown kind before the command is dead-lettered (known transient errors retry forever). */
@@ -34,9 +38,10 @@ type Verdict = { kind: 'done' } | { kind: 'dead'; reason: string };
 class Stopping extends Error {}
 
 /**
- * Applies ingest commands. Offsets are committed only after the command's events are stored (or it was
- * dead-lettered), so a crash re-delivers it, and the stream's remembered command ids make the second delivery a
- * no-op. Transient failures (database down, provider failing) are retried with backoff without committing; a command
+ * Applies ingest commands. A partition's batch is split by key: the commands of one key (one record) run in order,
+ * different keys side by side, so one record's store round trips do not hold the others. The batch's offset is
+ * committed only after every command in it is stored (or was dead-lettered), so a crash re-delivers them, and the
+ * streams' remembered command ids make the second delivery a no-op. Transient failures (database down, provider failing) are retried with backoff without committing; a command
  * that can never succeed goes to the dead-letter topic with its reason, and the partition moves on.
  */
 export class IngestConsumer {
@@ -58,8 +63,9 @@ export class IngestConsumer {
     await this.consumer.subscribe({ topic: this.options.topics.ingest, fromBeginning: true });
     await this.consumer.run({
       autoCommit: false,
+      eachBatchAutoResolve: false,
       partitionsConsumedConcurrently: this.options.concurrency,
-      eachMessage: (payload) => this.onMessage(payload),
+      eachBatch: (payload) => this.onBatch(payload),
     });
   }
 
@@ -68,15 +74,45 @@ export class IngestConsumer {
     await this.consumer.disconnect();
   }
 
-  private async onMessage(payload: EachMessagePayload): Promise<void> {
-    const { topic, partition, message } = payload;
-    const log = this.options.log.child({ partition, offset: message.offset });
-    const outcome = await this.settle({ topic, partition, message }, () => payload.heartbeat(), log);
+  private async onBatch(payload: EachBatchPayload): Promise<void> {
+    const { topic, partition, messages } = payload.batch;
+    const last = messages[messages.length - 1];
+    if (!last) return;
+    const lanes = new Map<string, KafkaMessage[]>();
+    for (const message of messages) {
+      const key = message.key?.toString('latin1') ?? '';
+      const lane = lanes.get(key);
+      if (lane) lane.push(message);
+      else lanes.set(key, [message]);
+    }
+    const waiting = [...lanes.values()];
+    let interrupted = false;
+    const work = async () => {
+      for (let lane = waiting.shift(); lane; lane = waiting.shift()) {
+        for (const message of lane) {
+          // The partition went to another member (or the consumer stops): what is left is re-delivered there.
+          if (interrupted || !payload.isRunning() || payload.isStale()) {
+            interrupted = true;
+            return;
+          }
+          const log = this.options.log.child({ partition, offset: message.offset });
+          const outcome = await this.settle({ topic, partition, message }, () => payload.heartbeat(), log);
+          this.options.onOutcome?.(outcome);
+          await payload.heartbeat();
+        }
+      }
+    };
+    const workers = Math.min(this.options.keyConcurrency ?? 8, waiting.length);
+    const results = await Promise.allSettled(Array.from({ length: workers }, work));
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    if (interrupted) return;
     // Committed once, outside the retry loop: a failed commit (the group rebalanced, the partition moved) is thrown to
-    // kafkajs, which rejoins and re-delivers the message to the partition's owner, where its command id makes it a
-    // no-op. Retrying the commit here would keep this handler, and so the whole consumer, from rejoining.
-    await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(message.offset) + 1n).toString() }]);
-    this.options.onOutcome?.(outcome);
+    // kafkajs, which rejoins and re-delivers the batch to the partition's owner, where its command ids make it a no-op.
+    // Retrying the commit here would keep this handler, and so the whole consumer, from rejoining.
+    await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
+    // Without auto-resolve the fetch position only moves with resolved offsets.
+    payload.resolveOffset(last.offset);
   }
 
   /** Applies the command (or dead-letters it), retrying transient failures with backoff until one of them holds. */

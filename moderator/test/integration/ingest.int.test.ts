@@ -399,3 +399,64 @@ describe('ingest consumer with a failing provider', () => {
     ).toBe(2);
   });
 });
+
+describe('ingest consumer, records of one partition', () => {
+  let harness: Harness;
+  const order: string[] = [];
+  let releaseHeld: () => void = () => undefined;
+  const laterDone = new Promise<void>((resolve) => (releaseHeld = resolve));
+  beforeAll(async () => {
+    const engine = createEngine({});
+    harness = await startHarness(
+      { KAFKA_GROUP_ID: uniqueName('lanes') },
+      {
+        moderate: async (input, rules, signal) => {
+          const text = input.text ?? '';
+          if (text.startsWith('held')) {
+            // Waits for the record behind it in the partition, for 20 s at most.
+            await Promise.race([laterDone, new Promise((resolve) => setTimeout(resolve, 20000))]);
+          }
+          const result = await engine.moderate(input, rules, signal);
+          order.push(text);
+          if (text.startsWith('later')) releaseHeld();
+          return result;
+        },
+      },
+    );
+  });
+  afterAll(async () => {
+    await harness.close();
+  });
+
+  it('moderates a record while another record before it in the partition is still being moderated', async () => {
+    const tenantId = await tenant(harness);
+    const local = harness.kafka.producer();
+    await local.connect();
+    try {
+      await local.send({
+        topic: harness.topics.ingest,
+        acks: -1,
+        messages: [
+          { key: 'held', partition: 0, value: JSON.stringify(ingest(tenantId, 'held', 'held one')) },
+          { key: 'held', partition: 0, value: JSON.stringify(ingest(tenantId, 'held', 'held two')) },
+          { key: 'later', partition: 0, value: JSON.stringify(ingest(tenantId, 'later', 'later one')) },
+        ],
+      });
+    } finally {
+      await local.disconnect();
+    }
+    await waitFor(() => order.length === 3, { timeoutMs: 60000, what: 'three moderations' });
+    // Another key overtakes; the commands of one key keep their order.
+    expect(order).toEqual(['later one', 'held one', 'held two']);
+    // Both commands of the held record stored: upserted and moderated twice.
+    await waitFor(
+      async () =>
+        (
+          await harness.db
+            .collection(COLLECTIONS.records)
+            .findOne({ _id: recordIdFor(tenantId, 'held'), version: 4 } as never)
+        )?.version === 4,
+      { timeoutMs: 30000, what: 'the held record at version 4' },
+    );
+  });
+});
