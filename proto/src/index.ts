@@ -11,6 +11,7 @@ export * from './payments';
 export * from './webhooks';
 export * from './projections';
 export * from './limits';
+export * from './grpc-errors';
 export * from './webhook-addresses';
 export type { ProtoGrpcType } from './generated/moderation';
 export type {

@@ -504,7 +504,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
     await deps.moderator.call(
       'moderateRecordManually',
       { tenantId: tenant(ctx), recordId: id, status: input.status, reason: input.reason, actor: actorOf(session(ctx)) },
-      { ...call.requestId(ctx), precondition: 'forbidden' },
+      call.requestId(ctx),
     );
     ctx.redirect(safeNext(formOf(ctx).back, CONSOLE_PREFIX, `/console/records/${id}`));
   });
@@ -725,7 +725,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
     await deps.moderator.call(
       'setUserStatus',
       { tenantId: tenant(ctx), userId: id, status: input.status, reason: input.reason, actor: actorOf(session(ctx)) },
-      { ...call.requestId(ctx), precondition: 'forbidden' },
+      call.requestId(ctx),
     );
     ctx.redirect(`/console/users/${id}`);
   });

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { loadModerationPackage, type ModerationServiceClient } from '@vigil/proto';
+import { grpcErrorOf, loadModerationPackage, type GrpcErrorCode, type ModerationServiceClient } from '@vigil/proto';
 import {
   AppError,
   ConflictError,
@@ -12,55 +12,37 @@ import {
   type Issue,
 } from '../http/errors';
 
-/** Trailer keys the moderator sets on a failure: its stable error code and JSON details. */
-const ERROR_DETAILS_KEY = 'vigil-error-details';
+const moderatorUnavailable = (err: grpc.ServiceError) =>
+  new UnavailableError('the moderator is unavailable, try again', undefined, { cause: err });
 
-/** What FAILED_PRECONDITION means for a call: a protected subject (403) or a state conflict (409). */
-export type PreconditionMeaning = 'forbidden' | 'conflict';
+/**
+ * The HTTP error of each moderator error code (`@vigil/proto`'s grpc-errors): the one place a failed call becomes a
+ * status and an envelope. Client errors keep the moderator's message and details; the others say nothing of it.
+ */
+const HTTP_ERROR_OF: Record<GrpcErrorCode, (message: string, details: unknown, err: grpc.ServiceError) => AppError> = {
+  validation_error: (message, details) => {
+    const issues = (details as { issues?: unknown } | undefined)?.issues;
+    return new ValidationError(message, Array.isArray(issues) ? (issues as Issue[]) : [{ path: [], message }]);
+  },
+  not_found: (message, details) => new NotFoundError(message, details),
+  conflict: (message, details) => new ConflictError(message, details),
+  failed_precondition: (message, details) => new ConflictError(message, details),
+  // A protected record or user is refused, not conflicting: 403 as in Iffy.
+  protected: (message, details) => new ForbiddenError(message, details),
+  // The moderator does not know the tenant this API key belongs to (e.g. removed from the tenants collection).
+  unknown_tenant: (message, details) => new ForbiddenError(message, details),
+  // The moderator refused the gateway's token: a deployment fault (MODERATOR_GRPC_TOKEN differs), not the client's.
+  unauthenticated: (_message, _details, err) => moderatorUnavailable(err),
+  unavailable: (_message, _details, err) => moderatorUnavailable(err),
+  deadline_exceeded: (_message, _details, err) =>
+    new TimeoutError('the moderator did not answer in time', undefined, { cause: err }),
+  internal: (_message, _details, err) => new InternalError('internal error', undefined, { cause: err }),
+};
 
-function detailsOf(err: grpc.ServiceError): unknown {
-  const raw = err.metadata?.get(ERROR_DETAILS_KEY)[0];
-  if (typeof raw !== 'string') return undefined;
-  try {
-    return JSON.parse(raw) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The edge translation from a gRPC status to the HTTP error family. */
-export function fromGrpcError(err: grpc.ServiceError, precondition: PreconditionMeaning = 'conflict'): AppError {
-  const message = err.details || 'moderator error';
-  const details = detailsOf(err);
-  switch (err.code) {
-    case grpc.status.INVALID_ARGUMENT: {
-      const issues: Issue[] = Array.isArray((details as { issues?: unknown } | undefined)?.issues)
-        ? (details as { issues: Issue[] }).issues
-        : [{ path: [], message }];
-      return new ValidationError(message, issues);
-    }
-    case grpc.status.NOT_FOUND:
-      return new NotFoundError(message, details);
-    case grpc.status.ALREADY_EXISTS:
-    case grpc.status.ABORTED:
-      return new ConflictError(message, details);
-    case grpc.status.FAILED_PRECONDITION:
-      return precondition === 'forbidden' ? new ForbiddenError(message, details) : new ConflictError(message, details);
-    case grpc.status.PERMISSION_DENIED:
-      // The moderator does not know the tenant this API key belongs to (e.g. removed from the tenants collection).
-      return new ForbiddenError(message, details);
-    case grpc.status.UNAUTHENTICATED:
-      // The moderator refused the gateway's token: a deployment fault (MODERATOR_GRPC_TOKEN differs), not the client's.
-      return new UnavailableError('the moderator is unavailable, try again', undefined, { cause: err });
-    case grpc.status.DEADLINE_EXCEEDED:
-      return new TimeoutError('the moderator did not answer in time', undefined, { cause: err });
-    case grpc.status.UNAVAILABLE:
-    case grpc.status.RESOURCE_EXHAUSTED:
-    case grpc.status.CANCELLED:
-      return new UnavailableError('the moderator is unavailable, try again', undefined, { cause: err });
-    default:
-      return new InternalError('internal error', undefined, { cause: err });
-  }
+/** The edge translation from a failed moderator call to the HTTP error family, by the call's error code. */
+export function fromGrpcError(err: grpc.ServiceError): AppError {
+  const { code, details } = grpcErrorOf(err);
+  return HTTP_ERROR_OF[code](err.details || 'moderator error', details, err);
 }
 
 /**
@@ -121,18 +103,14 @@ export class ModeratorClient {
     private readonly timeouts: { moderateMs: number; defaultMs: number },
   ) {}
 
-  call<K extends Methods>(
-    method: K,
-    request: Req<K>,
-    options: { requestId?: string; precondition?: PreconditionMeaning } = {},
-  ): Promise<Res<K>> {
+  call<K extends Methods>(method: K, request: Req<K>, options: { requestId?: string } = {}): Promise<Res<K>> {
     const fn = this.client[method] as unknown as Unary<Req<K>, Res<K>>;
     const timeoutMs = method === 'moderate' ? this.timeouts.moderateMs : this.timeouts.defaultMs;
     const metadata = new grpc.Metadata();
     if (options.requestId) metadata.set('x-request-id', options.requestId);
     return new Promise((resolve, reject) => {
       fn.call(this.client, request, metadata, { deadline: Date.now() + timeoutMs }, (err, response) => {
-        if (err) reject(fromGrpcError(err, options.precondition));
+        if (err) reject(fromGrpcError(err));
         else resolve(response as Res<K>);
       });
     });

@@ -191,6 +191,20 @@ describe('with the moderator', () => {
     expect(reply.body.error.code).toBe('forbidden');
   });
 
+  it('answers 409 conflict when appealing for a user who is not suspended or banned', async () => {
+    const moderated = await gw.request('POST', '/api/v1/moderate', {
+      key: tenant.key,
+      body: { clientId: 'c-1', name: 'n', entity: 'post', content: 'fine', user: { clientId: 'fine-user' } },
+    });
+    expect(moderated.status).toBe(200);
+    const reply = await gw.request('POST', `/api/v1/users/${moderated.body.user}/appeals`, {
+      key: tenant.key,
+      body: { text: 'why' },
+    });
+    expect(reply.status).toBe(409);
+    expect(reply.body.error).toMatchObject({ code: 'conflict', details: { userId: moderated.body.user } });
+  });
+
   it('moderates an ingested record asynchronously', async () => {
     const reply = await gw.request('POST', '/api/v1/ingest', {
       key: tenant.key,

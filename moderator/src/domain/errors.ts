@@ -1,9 +1,12 @@
+import type { GrpcErrorCode } from '@vigil/proto';
+
 /**
  * The moderator's one error family. Domain and store code throw by meaning; only the edges translate: gRPC status in
  * `grpc/`, retry vs dead letter in `kafka/`.
  */
 export abstract class AppError extends Error {
-  abstract readonly code: string;
+  /** One of the codes a gRPC caller can receive (`@vigil/proto`'s grpc-errors), which also set the status. */
+  abstract readonly code: GrpcErrorCode;
   /** Trying the same thing again later may succeed (a dependency was down), so do not give up on it. */
   readonly retriable: boolean = false;
 
@@ -31,6 +34,11 @@ export class ConflictError extends AppError {
 
 export class FailedPreconditionError extends AppError {
   readonly code = 'failed_precondition';
+}
+
+/** The record or user is protected: a change that would flag, suspend or ban it is refused. */
+export class ProtectedError extends AppError {
+  readonly code = 'protected';
 }
 
 export class UnavailableError extends AppError {

@@ -1,5 +1,5 @@
 import type { ContentData } from '@vigil/proto';
-import { FailedPreconditionError, NotFoundError } from './errors';
+import { NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
 import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
 import { stamp } from './test-kit';
@@ -145,7 +145,7 @@ describe('record stream', () => {
   it('rejects a manual Flagged on a protected record', () => {
     const { state } = run([upsert()]);
     expect(() => decideRecord({ ...(state as RecordState), protected: true }, manual('Flagged'))).toThrow(
-      FailedPreconditionError,
+      ProtectedError,
     );
   });
 

@@ -1,5 +1,5 @@
 import type { ContentData, DomainEvent, RecordDoc, RecordStatus } from '@vigil/proto';
-import { FailedPreconditionError, NotFoundError } from './errors';
+import { NotFoundError, ProtectedError } from './errors';
 import { rememberCommand, type PendingEvent } from './events';
 import { mergeMetadata, type Metadata } from './metadata';
 
@@ -94,7 +94,7 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
     case 'ModerateRecordManually': {
       const current = live(state);
       if (current.protected && command.status !== 'Compliant') {
-        throw new FailedPreconditionError('record is protected', { recordId: current._id });
+        throw new ProtectedError('record is protected', { recordId: current._id });
       }
       return [
         {

@@ -1,5 +1,5 @@
 import type { UserStatus } from '@vigil/proto';
-import { ConflictError, FailedPreconditionError, NotFoundError } from './errors';
+import { ConflictError, FailedPreconditionError, NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
 import { stamp } from './test-kit';
 import { decideUser, evolveUser, type UserCommand, type UserState } from './user';
@@ -107,8 +107,8 @@ describe('user stream', () => {
   });
 
   it.each<[string, UserCommand[], new (...args: never[]) => Error]>([
-    ['suspending a protected user by hand', [create({ protected: true }), set('Suspended')], FailedPreconditionError],
-    ['banning a protected user', [create({ protected: true }), set('Banned')], FailedPreconditionError],
+    ['suspending a protected user by hand', [create({ protected: true }), set('Suspended')], ProtectedError],
+    ['banning a protected user', [create({ protected: true }), set('Banned')], ProtectedError],
     ['an appeal of a compliant user', [create(), appeal()], FailedPreconditionError],
     ['a second open appeal', [create(), reconcile(1), appeal('apl_1'), appeal('apl_2')], ConflictError],
     ['deciding an unknown appeal', [create(), reconcile(1), decide('Approved', 'apl_x')], NotFoundError],

@@ -1,5 +1,5 @@
 import type { AppealStatus, DomainEvent, UserData, UserDoc, UserStatus, Via } from '@vigil/proto';
-import { ConflictError, FailedPreconditionError, NotFoundError } from './errors';
+import { ConflictError, FailedPreconditionError, NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
 import { mergeMetadata } from './metadata';
 import { assignDefined } from './record';
@@ -56,7 +56,7 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
     case 'SetUserStatus': {
       const current = existing(state);
       if (current.protected && command.status !== 'Compliant') {
-        throw new FailedPreconditionError('user is protected', { userId: current._id });
+        throw new ProtectedError('user is protected', { userId: current._id });
       }
       if (current.status === command.status) return [];
       return [

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { ERROR_CODE_KEY } from './errors';
+import { GRPC_ERROR_STATUS, grpcErrorTrailers } from '@vigil/proto';
 
 /**
  * Health checks stay open: they tell only whether the server is serving, and probes (kubelet gRPC probes,
@@ -32,12 +32,10 @@ export function bearerTokenInterceptor(token: string): grpc.ServerInterceptor {
           next(metadata);
           return;
         }
-        const trailers = new grpc.Metadata();
-        trailers.set(ERROR_CODE_KEY, 'unauthenticated');
         call.sendStatus({
-          code: grpc.status.UNAUTHENTICATED,
+          code: GRPC_ERROR_STATUS.unauthenticated,
           details: 'missing or invalid credentials',
-          metadata: trailers,
+          metadata: grpcErrorTrailers('unauthenticated'),
         });
       })
       .build();

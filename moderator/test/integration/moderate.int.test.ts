@@ -279,9 +279,14 @@ describe('users', () => {
 
     const prot = await flagPost(tenantId, 'c', { clientId: 'p', protected: true });
     expect((await getUser(tenantId, prot.userId ?? '')).status).toBeUndefined();
-    await expect(
-      h.call('SetUserStatus', { tenantId, userId: prot.userId, status: 'Banned', reason: 'x', actor: 'a' }),
-    ).rejects.toMatchObject({ code: grpc.status.FAILED_PRECONDITION });
+    const refused = await h
+      .call('SetUserStatus', { tenantId, userId: prot.userId, status: 'Banned', reason: 'x', actor: 'a' })
+      .then(
+        () => undefined,
+        (err: grpc.ServiceError) => err,
+      );
+    expect(refused?.code).toBe(grpc.status.FAILED_PRECONDITION);
+    expect(refused?.metadata.get('vigil-error-code')).toEqual(['protected']);
   });
 
   it('keeps a manual record decision against automatic moderation', async () => {

@@ -32,8 +32,7 @@ export function moderateRoutes(api: ApiRouter, deps: RouteDeps): void {
           passthrough: input.passthrough ?? false,
           requestId,
         },
-        // A protected record is refused, not conflicting: 403 as in Iffy.
-        { requestId, precondition: 'forbidden' },
+        { requestId },
       );
       ctx.body = {
         id: result.recordId,

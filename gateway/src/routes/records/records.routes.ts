@@ -206,7 +206,7 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
           reason: input.reason,
           actor: actorOf(ctx),
         },
-        { requestId: requestIdOf(ctx), precondition: 'forbidden' },
+        { requestId: requestIdOf(ctx) },
       );
       ctx.body = { data: toRecordView(record) };
     },

@@ -107,7 +107,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
           reason: input.reason,
           actor: actorOf(ctx),
         },
-        { requestId: requestIdOf(ctx), precondition: 'forbidden' },
+        { requestId: requestIdOf(ctx) },
       );
       ctx.body = { data: view(ctx, user) };
     },
