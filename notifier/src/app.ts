@@ -15,6 +15,7 @@ import { PaymentActions } from './payments/payment-actions';
 import { createStripeClient } from './payments/stripe-client';
 import { untilDone } from './platform/retry';
 import { DeadLetterStore } from './store/dead-letter-store';
+import { DeliveryLeases } from './store/delivery-leases';
 import { DeliveryStore } from './store/delivery-store';
 import { EmailStore } from './store/email-store';
 import { PaymentStore } from './store/payment-store';
@@ -81,11 +82,16 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const { config, log, mongo, kafka } = deps;
   const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
   // Optional fields stay absent in stored documents instead of becoming null.
-  const store = new DeliveryStore(mongo.db(config.MONGO_DB, { ignoreUndefined: true }));
-  await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
-  const emailStore = new EmailStore(store.db);
+  const db = mongo.db(config.MONGO_DB, { ignoreUndefined: true });
+  const store = new DeliveryStore(db);
+  const leases = new DeliveryLeases(db, store);
+  await untilDone(log, 'delivery indexes', async () => {
+    await store.ensureIndexes();
+    await leases.ensureIndexes();
+  });
+  const emailStore = new EmailStore(db);
   await untilDone(log, 'email indexes', () => emailStore.ensureIndexes());
-  const paymentStore = new PaymentStore(store.db);
+  const paymentStore = new PaymentStore(db);
   await untilDone(log, 'payment indexes', () => paymentStore.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
@@ -100,6 +106,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     });
     scheduler = new DeliveryScheduler({
       store,
+      leases,
       sender,
       log: log.child({ component: 'delivery' }),
       retryScheduleS: config.WEBHOOK_RETRY_SCHEDULE_S,
@@ -162,7 +169,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     topics,
     store,
-    deadLetters: new DeadLetterStore(store.db),
+    leases,
+    deadLetters: new DeadLetterStore(db),
     log: log.child({ component: 'events' }),
     onDeadLetter: (reason) => metrics?.deadLetters.inc({ reason }),
     onWork: () => scheduler?.wake(),
@@ -183,7 +191,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     scheduler,
     async ready() {
       if (intakeStopped) return false;
-      await store.db.command({ ping: 1 });
+      await db.command({ ping: 1 });
       return true;
     },
     async stopIntake() {

@@ -11,7 +11,8 @@ import { EventStore } from '../../../moderator/src/store/event-store';
 import { TenantConfigCache } from '../../../moderator/src/store/tenant-config';
 import { stageRecord, stageUser } from '../../../moderator/src/domain/stream';
 import { buildBody } from '../../../notifier/src/delivery/payload';
-import { DeliveryStore, type DeliveryDoc } from '../../../notifier/src/store/delivery-store';
+import { DeliveryLeases } from '../../../notifier/src/store/delivery-leases';
+import { DeliveryStore, newDelivery, type DeliveryDoc } from '../../../notifier/src/store/delivery-store';
 import { startMongo, type LocalMongo } from '../mongo';
 
 /**
@@ -93,13 +94,16 @@ describe('hot-path queries on the default local store', () => {
   const recordId = recordIdFor(tenantId, 'post-1');
   let events: EventStore;
   let deliveries: DeliveryStore;
+  let leases: DeliveryLeases;
   let endpoint: WebhookEndpointDoc;
 
   beforeAll(async () => {
     events = new EventStore(db);
     deliveries = new DeliveryStore(db);
+    leases = new DeliveryLeases(db, deliveries);
     await events.ensureIndexes();
     await deliveries.ensureIndexes();
+    await leases.ensureIndexes();
     await new TenantStore(db).ensureIndexes();
     await new WebhookStore(db).ensureIndexes();
     const now = new Date();
@@ -184,39 +188,38 @@ describe('hot-path queries on the default local store', () => {
   it('notifier: fan-out, claim, payload and attempt of a delivery', async () => {
     await expectIndexed('active endpoints', () => deliveries.activeEndpoints(tenantId));
     const now = new Date(Date.now() - 1000);
-    const doc: DeliveryDoc = {
-      _id: `dlv_${ulid()}`,
-      tenantId,
-      endpointId: endpoint._id,
-      webhookId: `msg_${ulid()}`,
-      eventId: ulid(),
-      event: 'record.flagged',
-      subjectId: `mod_${ulid()}`,
-      trigger: {
-        kind: 'record',
-        event: 'record.flagged',
-        subjectId: 'mod_x',
-        tenantId,
-        recordId,
-        userId,
-        status: 'Flagged',
-        via: 'Automation',
-        at: now,
-        version: 2,
-      },
-      state: 'pending',
-      attemptCount: 0,
-      cycleAttempts: 0,
-      attempts: [],
-      dueAt: now,
-      createdAt: now,
-      updatedAt: now,
-    };
+    const delivery = (body?: string): DeliveryDoc =>
+      newDelivery(
+        {
+          _id: `dlv_${ulid()}`,
+          tenantId,
+          endpointId: endpoint._id,
+          webhookId: `msg_${ulid()}`,
+          eventId: ulid(),
+          event: 'record.flagged',
+          subjectId: `mod_${ulid()}`,
+          trigger: {
+            kind: 'record',
+            event: 'record.flagged',
+            subjectId: 'mod_x',
+            tenantId,
+            recordId,
+            userId,
+            status: 'Flagged',
+            via: 'Automation',
+            at: now,
+            version: 2,
+          },
+          body,
+        },
+        now,
+      );
+    const doc = delivery();
     await expectIndexed('insert deliveries', () => deliveries.insertNew([doc]));
     let claimed: DeliveryDoc[] = [];
-    const claim = async () => {
-      claimed = await deliveries.claim({
-        now: new Date(),
+    const claim = async (at = new Date()) => {
+      claimed = await leases.claim({
+        now: at,
         leaseMs: 1000,
         limit: 8,
         capacity: () => 8,
@@ -224,11 +227,11 @@ describe('hot-path queries on the default local store', () => {
         reclaim: true,
       });
     };
-    await expectIndexed('claim', claim);
+    await expectIndexed('claim', () => claim());
     expect(claimed.map((d) => d._id)).toEqual([doc._id]);
     const leased = claimed[0]!;
-    await expectIndexed('endpoint', () => deliveries.endpoints.findOne({ _id: endpoint._id }));
-    await expectIndexed('endpoint state', () => deliveries.endpointStates.findOne({ _id: endpoint._id }));
+    await expectIndexed('endpoint', () => deliveries.endpoint(endpoint._id));
+    await expectIndexed('endpoint state', () => deliveries.endpointState(endpoint._id));
     await expectIndexed('payload', () => buildBody(deliveries, leased.trigger, { mayWait: false }));
     await expectIndexed('store body', () => deliveries.setBody(leased, '{}'));
     await expectIndexed('record attempt', () =>
@@ -238,7 +241,14 @@ describe('hot-path queries on the default local store', () => {
         { state: 'pending', dueAt: new Date(Date.now() - 1) },
       ),
     );
-    await expectIndexed('claim the retry', claim);
+    await expectIndexed('claim the retry', () => claim());
     expect(claimed.map((d) => d._id)).toEqual([doc._id]);
+
+    // The consumer's insert, leased to the local worker; then both leases expire and are taken over.
+    const fresh = delivery('{}');
+    const holder = { leaseMs: 1000, reserve: () => true, adopt: () => undefined, release: () => undefined };
+    await expectIndexed('insert leased', () => leases.insertNew([fresh], holder));
+    await expectIndexed('take over expired leases', () => claim(new Date(Date.now() + 60_000)));
+    expect(claimed.map((d) => d._id).sort()).toEqual([doc._id, fresh._id].sort());
   });
 });

@@ -1,14 +1,6 @@
 import { recordPayload, userPayload, webhookBody, type WebhookTrigger } from '../domain/webhook-events';
 import type { DeliveryStore } from '../store/delivery-store';
 
-/**
- * The document if it belongs to the tenant. Looked up by `_id` alone and checked here: FerretDB v1 answers any other
- * filter with a scan of the whole collection, and this runs once per webhook.
- */
-function ownedBy<T extends { tenantId: string }>(doc: T | null, tenantId: string): T | null {
-  return doc && doc.tenantId === tenantId ? doc : null;
-}
-
 export type BuiltBody = { kind: 'body'; body: string } | { kind: 'wait' } | { kind: 'unavailable' };
 
 /**
@@ -22,16 +14,16 @@ export async function buildBody(
   { mayWait }: { mayWait: boolean },
 ): Promise<BuiltBody> {
   if (trigger.kind === 'record') {
-    const record = ownedBy(await store.records.findOne({ _id: trigger.recordId }), trigger.tenantId);
+    const record = await store.record(trigger.tenantId, trigger.recordId);
     if (!record || record.version < trigger.version) {
       if (mayWait) return { kind: 'wait' };
       if (!record) return { kind: 'unavailable' };
     }
     const userId = record.userId ?? trigger.userId;
-    const user = userId ? ownedBy(await store.users.findOne({ _id: userId }), trigger.tenantId) : null;
+    const user = userId ? await store.user(trigger.tenantId, userId) : null;
     return { kind: 'body', body: webhookBody(trigger, recordPayload(trigger, record, user), new Date()) };
   }
-  const user = ownedBy(await store.users.findOne({ _id: trigger.userId }), trigger.tenantId);
+  const user = await store.user(trigger.tenantId, trigger.userId);
   if (!user || user.version < trigger.version) {
     if (mayWait) return { kind: 'wait' };
     if (!user) return { kind: 'unavailable' };

@@ -1,7 +1,8 @@
 import type { WebhookEndpointDoc } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
-import { backoffMs } from '../platform/retry';
+import { WorkLoop } from '../queue/work-loop';
+import type { DeliveryLeases, LeaseHolder } from '../store/delivery-leases';
 import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 import type { HttpSender, SendResult } from './http-sender';
 import { buildBody } from './payload';
@@ -21,6 +22,7 @@ export type AttemptResult =
 
 export interface SchedulerOptions {
   store: DeliveryStore;
+  leases: DeliveryLeases;
   sender: HttpSender;
   log: Logger;
   retryScheduleS: readonly number[];
@@ -41,8 +43,7 @@ const PROJECTION_RECHECK_MS = 200;
 /** Deliveries claimed per database write. */
 const CLAIM_BATCH = 32;
 const RECLAIM_EVERY_MS = 5000;
-/** Lease documents are pruned this often, once they are this old (a claim uses its lease key within milliseconds). */
-const PRUNE_EVERY_MS = 10 * 60 * 1000;
+/** Lease documents are kept this long (a claim uses its lease key within milliseconds). */
 const LEASE_KEEP_MS = 60 * 60 * 1000;
 
 /**
@@ -51,30 +52,30 @@ const LEASE_KEEP_MS = 60 * 60 * 1000;
  * notifier processes can run it at once: each attempt is claimed by a unique-key insert, and a crashed worker's lease
  * expires and is taken over.
  */
-export class DeliveryScheduler {
-  private running = false;
-  private loop?: Promise<void>;
-  private wakeUp?: () => void;
-  private woken = false;
-  private readonly inFlight = new Set<Promise<void>>();
+export class DeliveryScheduler implements LeaseHolder {
+  private readonly loop: WorkLoop<DeliveryDoc>;
   private readonly perEndpoint = new Map<string, number>();
   private lastReclaim = 0;
-  private lastPrune = 0;
-  /** Slots promised to deliveries the consumer is inserting (see reserve). */
-  private reserved = 0;
 
-  constructor(private readonly options: SchedulerOptions) {}
+  constructor(private readonly options: SchedulerOptions) {
+    this.loop = new WorkLoop({
+      log: options.log,
+      pollMs: options.pollMs,
+      concurrency: options.concurrency,
+      claimBatch: CLAIM_BATCH,
+      claim: (now, limit) => this.claim(now, limit),
+      process: (doc) => this.process(doc).finally(() => this.unload(doc.endpointId)),
+      prune: () => this.prune(),
+    });
+  }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
   }
 
   /** New or re-opened deliveries exist: look now. */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
   get leaseMs(): number {
@@ -82,109 +83,53 @@ export class DeliveryScheduler {
   }
 
   /**
-   * Promises a slot to a delivery about to be inserted already leased to this worker, so its first attempt costs no
-   * claim write (updates are the expensive part on FerretDB). Then `adopt` it once inserted, or `release` the slot.
+   * Promises a slot to a delivery about to be inserted already leased to this worker (`DeliveryLeases.insertNew`).
+   * Then `adopt` it once inserted, or `release` the slot.
    */
   reserve(endpointId: string): boolean {
-    if (!this.running) return false;
-    if (this.inFlight.size + this.reserved >= this.options.concurrency) return false;
     const load = this.perEndpoint.get(endpointId) ?? 0;
-    if (load >= this.options.perEndpointConcurrency) return false;
+    if (load >= this.options.perEndpointConcurrency || !this.loop.reserve()) return false;
     this.perEndpoint.set(endpointId, load + 1);
-    this.reserved += 1;
     return true;
   }
 
   adopt(doc: DeliveryDoc): void {
-    this.reserved -= 1;
-    this.track(doc, { reserved: true });
+    this.loop.adopt(doc);
   }
 
   release(endpointId: string): void {
-    this.reserved -= 1;
+    this.loop.release();
     this.unload(endpointId);
   }
 
   /** Stops claiming and waits for the attempts in flight to be recorded. */
   async stop(): Promise<void> {
-    this.running = false;
-    this.wakeUp?.();
-    await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    await this.loop.stop();
   }
 
-  private async run(): Promise<void> {
-    const { log, pollMs } = this.options;
-    let failures = 0;
-    while (this.running) {
-      this.woken = false;
-      try {
-        await this.fill();
-        await this.prune();
-        failures = 0;
-      } catch (err) {
-        failures += 1;
-        log.warn({ err, failures }, 'delivery claim failed');
-      }
-      if (!this.running) break;
-      if (this.woken && failures === 0) continue;
-      // After failures the wait grows from twice the poll interval up to 5 s (with jitter); `wake()` still cuts it short.
-      const delay = failures > 0 ? backoffMs({ initialMs: pollMs * 2, maxMs: 5000 }, failures) : pollMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeUp = undefined;
-    }
+  /** Due deliveries for `limit` free slots, within each endpoint's free capacity; each takes a slot of its endpoint. */
+  private async claim(now: Date, limit: number): Promise<DeliveryDoc[]> {
+    const { leases, perEndpointConcurrency, leaseMs } = this.options;
+    // Expired leases are rare (a crashed worker); looking for them once per lease margin is enough.
+    const reclaim = now.getTime() - this.lastReclaim >= Math.min(leaseMs, RECLAIM_EVERY_MS);
+    if (reclaim) this.lastReclaim = now.getTime();
+    const load = (endpointId: string) => this.perEndpoint.get(endpointId) ?? 0;
+    const docs = await leases.claim({
+      now,
+      leaseMs,
+      limit,
+      capacity: (endpointId) => perEndpointConcurrency - load(endpointId),
+      skipEndpoints: [...this.perEndpoint].filter(([, n]) => n >= perEndpointConcurrency).map(([id]) => id),
+      reclaim,
+    });
+    for (const doc of docs) this.perEndpoint.set(doc.endpointId, load(doc.endpointId) + 1);
+    return docs;
   }
 
   private async prune(): Promise<void> {
-    const now = Date.now();
-    if (now - this.lastPrune < PRUNE_EVERY_MS) return;
-    this.lastPrune = now;
-    const before = new Date(now - Math.max(LEASE_KEEP_MS, this.options.leaseMs * 10));
-    const deleted = await this.options.store.pruneLeases(before);
+    const before = new Date(Date.now() - Math.max(LEASE_KEEP_MS, this.options.leaseMs * 10));
+    const deleted = await this.options.leases.prune(before);
     this.options.log.debug({ deleted }, 'delivery leases pruned');
-  }
-
-  /** Claims until every slot is busy or nothing is due. */
-  private async fill(): Promise<void> {
-    const { store, concurrency, perEndpointConcurrency, leaseMs } = this.options;
-    while (this.running && this.inFlight.size + this.reserved < concurrency) {
-      const now = new Date();
-      // Expired leases are rare (a crashed worker); looking for them once per lease margin is enough.
-      const reclaim = now.getTime() - this.lastReclaim >= Math.min(leaseMs, RECLAIM_EVERY_MS);
-      if (reclaim) this.lastReclaim = now.getTime();
-      const load = (endpointId: string) => this.perEndpoint.get(endpointId) ?? 0;
-      const docs = await store.claim({
-        now,
-        leaseMs,
-        limit: Math.min(concurrency - this.inFlight.size - this.reserved, CLAIM_BATCH),
-        capacity: (endpointId) => perEndpointConcurrency - load(endpointId),
-        skipEndpoints: [...this.perEndpoint].filter(([, n]) => n >= perEndpointConcurrency).map(([id]) => id),
-        reclaim,
-      });
-      if (docs.length === 0) return;
-      for (const doc of docs) this.track(doc);
-    }
-  }
-
-  private track(doc: DeliveryDoc, { reserved = false } = {}): void {
-    if (!reserved) this.perEndpoint.set(doc.endpointId, (this.perEndpoint.get(doc.endpointId) ?? 0) + 1);
-    const task = this.process(doc)
-      .catch((err: unknown) => {
-        // The lease expires and another pass retries it; nothing is lost.
-        this.options.log.error({ err, deliveryId: doc._id }, 'delivery processing failed');
-      })
-      .finally(() => {
-        this.inFlight.delete(task);
-        this.unload(doc.endpointId);
-        this.wake();
-      });
-    this.inFlight.add(task);
   }
 
   private unload(endpointId: string): void {
@@ -196,13 +141,13 @@ export class DeliveryScheduler {
   private async process(doc: DeliveryDoc): Promise<void> {
     const { store } = this.options;
     const log = this.options.log.child({ deliveryId: doc._id, endpointId: doc.endpointId, webhookId: doc.webhookId });
-    const endpoint = await store.endpoints.findOne({ _id: doc.endpointId });
+    const endpoint = await store.endpoint(doc.endpointId);
     if (!endpoint) {
       await store.abandon(doc, 'endpoint_deleted');
       log.info('delivery abandoned: endpoint deleted');
       return;
     }
-    const state = await store.endpointStates.findOne({ _id: endpoint._id });
+    const state = await store.endpointState(endpoint._id);
     if (!endpoint.enabled || state?.disabledAt) {
       await store.abandon(doc, 'endpoint_disabled');
       log.info('delivery abandoned: endpoint disabled');

@@ -2,13 +2,12 @@ import { DomainEvent, HEADERS, WebhookCommand, type Topics, type WebhookEndpoint
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { MongoError, MongoServerError } from 'mongodb';
 import type { Logger } from 'pino';
-import { randomUUID } from 'node:crypto';
 import { buildBody } from '../delivery/payload';
-import type { DeliveryScheduler } from '../delivery/scheduler';
 import { deliveryIdOf, subscribes, triggerOf, webhookIdOf } from '../domain/webhook-events';
 import { retry } from '../platform/retry';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
-import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import type { DeliveryLeases, LeaseHolder } from '../store/delivery-leases';
+import { newDelivery, type DeliveryDoc, type DeliveryStore } from '../store/delivery-store';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
@@ -19,12 +18,13 @@ export interface EventsConsumerOptions {
   sessionTimeoutMs: number;
   topics: Topics;
   store: DeliveryStore;
+  leases: DeliveryLeases;
   deadLetters: DeadLetterStore;
   log: Logger;
   /** New or re-opened deliveries exist. */
   onWork: () => void;
   /** This process's scheduler, if it runs one: new deliveries go straight to it when it has room. */
-  scheduler?: DeliveryScheduler;
+  scheduler?: LeaseHolder;
   retryInitialMs?: number;
   retryMaxMs?: number;
   /** A message was set aside; `reason` is from a bounded set. */
@@ -216,57 +216,32 @@ export class EventsConsumer {
       const now = new Date();
       const webhookId = webhookIdOf(event.id);
       for (const endpoint of endpoints) {
-        docs.push({
-          _id: deliveryIdOf(event.id, endpoint._id),
-          tenantId: event.tenantId,
-          endpointId: endpoint._id,
-          webhookId,
-          eventId: event.id,
-          event: trigger.event,
-          subjectId: trigger.subjectId,
-          trigger,
-          ...(built.kind === 'body' ? { body: built.body } : {}),
-          state: 'pending',
-          attemptCount: 0,
-          cycleAttempts: 0,
-          attempts: [],
-          dueAt: now,
-          createdAt: now,
-          updatedAt: now,
-        });
+        docs.push(
+          newDelivery(
+            {
+              _id: deliveryIdOf(event.id, endpoint._id),
+              tenantId: event.tenantId,
+              endpointId: endpoint._id,
+              webhookId,
+              eventId: event.id,
+              event: trigger.event,
+              subjectId: trigger.subjectId,
+              trigger,
+              ...(built.kind === 'body' ? { body: built.body } : {}),
+            },
+            now,
+          ),
+        );
       }
     }
     if (valid.length > 0) await this.options.onEvents?.(valid);
     // The same event twice in one batch (a re-publish) is one delivery.
     const unique = [...new Map(docs.map((doc) => [doc._id, doc])).values()];
     if (unique.length === 0) return setAsideInvalid();
-    // Deliveries the local scheduler has room for are inserted already leased to it: no claim write needed.
-    const { scheduler } = this.options;
-    const local = new Set<string>();
-    if (scheduler) {
-      const leaseUntil = new Date(Date.now() + scheduler.leaseMs);
-      for (const doc of unique) {
-        if (!doc.body || !scheduler.reserve(doc.endpointId)) continue;
-        Object.assign(doc, { state: 'sending', leaseId: randomUUID(), leaseUntil });
-        local.add(doc._id);
-      }
-    }
-    let inserted: Set<string>;
-    try {
-      inserted = await store.insertNew(unique);
-    } catch (err) {
-      for (const doc of unique) if (local.has(doc._id)) scheduler?.release(doc.endpointId);
-      throw err;
-    }
-    for (const doc of unique) {
-      if (!local.has(doc._id)) continue;
-      // An existing delivery (a re-consumed event) belongs to whoever holds it, not to this copy.
-      if (inserted.has(doc._id)) scheduler?.adopt(doc);
-      else scheduler?.release(doc.endpointId);
-    }
+    const { inserted, adopted } = await this.options.leases.insertNew(unique, this.options.scheduler);
     log.info({ deliveries: unique.length, inserted: inserted.size }, 'deliveries created');
     await setAsideInvalid();
-    if ([...inserted].some((id) => !local.has(id))) this.options.onWork();
+    if ([...inserted].some((id) => !adopted.has(id))) this.options.onWork();
   }
 
   private async applyCommand(topic: string, partition: number, message: KafkaMessage, log: Logger): Promise<void> {

@@ -7,6 +7,8 @@ export interface WorkLoopOptions<T extends { _id: string }> {
   pollMs: number;
   /** Jobs in flight in this process. */
   concurrency: number;
+  /** Jobs taken per claim, at most. Default 16. */
+  claimBatch?: number;
   /** Takes up to `limit` due jobs (a LeaseQueue's claim). */
   claim(now: Date, limit: number): Promise<T[]>;
   /** Runs one claimed job and records its outcome; a failure leaves the lease to expire and the job to be retried. */
@@ -19,9 +21,9 @@ const CLAIM_BATCH = 16;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
 
 /**
- * The loop that runs a durable queue's jobs (user emails, payment actions), shaped like the delivery scheduler's:
- * claim due jobs up to the concurrency, run them, sleep until the next poll or a wake-up. When claiming fails (the
- * database away) it backs off with the service's retry policy instead of spinning.
+ * The loop that runs jobs waiting in MongoDB (webhook deliveries, user emails, payment actions): claim due jobs up to
+ * the concurrency, run them, sleep until the next poll or a wake-up. When claiming fails (the database away) it backs
+ * off with the service's retry policy instead of spinning.
  */
 export class WorkLoop<T extends { _id: string }> {
   private running = false;
@@ -29,6 +31,8 @@ export class WorkLoop<T extends { _id: string }> {
   private wakeUp?: () => void;
   private woken = false;
   private readonly inFlight = new Set<Promise<void>>();
+  /** Slots promised to jobs leased to this process outside `claim` (see reserve). */
+  private reserved = 0;
   private lastPrune = 0;
 
   constructor(private readonly options: WorkLoopOptions<T>) {}
@@ -39,9 +43,34 @@ export class WorkLoop<T extends { _id: string }> {
     this.loop = this.run();
   }
 
+  get isRunning(): boolean {
+    return this.running;
+  }
+
   wake(): void {
     this.woken = true;
     this.wakeUp?.();
+  }
+
+  /**
+   * Promises a slot to a job about to be leased to this process some other way than `claim` (a delivery inserted
+   * already leased); then `adopt` the job once it is ours, or `release` the slot. False when the loop is stopped or
+   * full.
+   */
+  reserve(): boolean {
+    if (!this.running || this.inFlight.size + this.reserved >= this.options.concurrency) return false;
+    this.reserved += 1;
+    return true;
+  }
+
+  /** Runs a job in the slot `reserve` promised. */
+  adopt(job: T): void {
+    this.reserved -= 1;
+    this.track(job);
+  }
+
+  release(): void {
+    this.reserved -= 1;
   }
 
   /** Claims nothing more and waits for the jobs in flight. */
@@ -80,24 +109,27 @@ export class WorkLoop<T extends { _id: string }> {
   }
 
   private async fill(): Promise<void> {
-    const { concurrency } = this.options;
-    while (this.running && this.inFlight.size < concurrency) {
-      const jobs = await this.options.claim(new Date(), Math.min(concurrency - this.inFlight.size, CLAIM_BATCH));
+    const { concurrency, claimBatch = CLAIM_BATCH } = this.options;
+    while (this.running && this.inFlight.size + this.reserved < concurrency) {
+      const free = concurrency - this.inFlight.size - this.reserved;
+      const jobs = await this.options.claim(new Date(), Math.min(free, claimBatch));
       if (jobs.length === 0) return;
-      for (const job of jobs) {
-        const task = this.options
-          .process(job)
-          .catch((err: unknown) => {
-            // The lease expires and another pass retries it; nothing is lost.
-            this.options.log.error({ err, jobId: job._id }, 'job processing failed');
-          })
-          .finally(() => {
-            this.inFlight.delete(task);
-            this.wake();
-          });
-        this.inFlight.add(task);
-      }
+      for (const job of jobs) this.track(job);
     }
+  }
+
+  private track(job: T): void {
+    const task = this.options
+      .process(job)
+      .catch((err: unknown) => {
+        // The lease expires and another pass retries it; nothing is lost.
+        this.options.log.error({ err, jobId: job._id }, 'job processing failed');
+      })
+      .finally(() => {
+        this.inFlight.delete(task);
+        this.wake();
+      });
+    this.inFlight.add(task);
   }
 
   private async prune(): Promise<void> {

@@ -6,8 +6,9 @@ import {
   type WebhookEndpointDoc,
   type WebhookEventName,
 } from '@vigil/proto';
-import { MongoBulkWriteError, type Collection, type Db, type OptionalUnlessRequiredId } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
+import { insertIgnoringDuplicates } from './insert-new';
 
 export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
 
@@ -58,25 +59,40 @@ export interface DeliveryDoc {
   updatedAt: Date;
 }
 
-/** One worker's claim on one attempt: `_id` is `<delivery id>@<due time in ms>#<take-over number>`. */
-export interface DeliveryLeaseDoc {
-  _id: string;
-  deliveryId: string;
-  leaseUntil: Date;
-  createdAt: Date;
+/** A new delivery of a webhook event to one endpoint, due at `now`; its body may be built already. */
+export function newDelivery(
+  fields: Pick<
+    DeliveryDoc,
+    '_id' | 'tenantId' | 'endpointId' | 'webhookId' | 'eventId' | 'event' | 'subjectId' | 'trigger' | 'body'
+  >,
+  now: Date,
+): DeliveryDoc {
+  return {
+    ...fields,
+    state: 'pending',
+    attemptCount: 0,
+    cycleAttempts: 0,
+    attempts: [],
+    dueAt: now,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
+/**
+ * The notifier's `deliveries` and `endpoint_states`, and what it reads of the gateway's endpoints and the moderator's
+ * projections. Claiming a delivery for an attempt is `DeliveryLeases`' part; the writes here that end an attempt are
+ * conditioned on the lease (`leaseId`), so a worker whose lease was taken over records nothing.
+ */
 export class DeliveryStore {
-  readonly deliveries: Collection<DeliveryDoc>;
-  readonly leases: Collection<DeliveryLeaseDoc>;
-  readonly endpoints: Collection<WebhookEndpointDoc>;
-  readonly endpointStates: Collection<EndpointStateDoc>;
-  readonly records: Collection<RecordDoc>;
-  readonly users: Collection<UserDoc>;
+  private readonly deliveries: Collection<DeliveryDoc>;
+  private readonly endpoints: Collection<WebhookEndpointDoc>;
+  private readonly endpointStates: Collection<EndpointStateDoc>;
+  private readonly records: Collection<RecordDoc>;
+  private readonly users: Collection<UserDoc>;
 
-  constructor(readonly db: Db) {
+  constructor(db: Db) {
     this.deliveries = db.collection(COLLECTIONS.deliveries);
-    this.leases = db.collection(COLLECTIONS.deliveryLeases);
     this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);
     this.endpointStates = db.collection(COLLECTIONS.endpointStates);
     this.records = db.collection(COLLECTIONS.records);
@@ -87,7 +103,6 @@ export class DeliveryStore {
     await this.deliveries.createIndex({ state: 1, dueAt: 1 }, { name: 'due' });
     await this.deliveries.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_log' });
     await this.deliveries.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'tenant_log' });
-    await this.leases.createIndex({ deliveryId: 1 }, { name: 'delivery' });
   }
 
   /**
@@ -110,110 +125,32 @@ export class DeliveryStore {
   }
 
   /**
-   * Takes due deliveries (and, with `reclaim`, ones whose worker's lease expired, e.g. after a crash) for this worker.
-   * Exclusivity comes from unique `_id` inserts into `delivery_leases`, one key per (delivery, due time, take-over):
-   * conditional updates are not atomic on FerretDB v1 (read, filter in Go, write by `_id`), so two workers whose
-   * `updateMany({state: 'pending'})` raced would both send. Lease documents are kept (a stale candidate read before
-   * the attempt was recorded finds its key taken) and removed by `pruneLeases` long after they matter.
-   * `capacity` says how many more deliveries an endpoint may take; `limit` bounds the batch.
+   * Pending deliveries due by `now`, the oldest first. `state` is pushed down to an index; `dueAt` is filtered after it
+   * (on MongoDB, by the index).
    */
-  async claim(options: {
-    now: Date;
-    leaseMs: number;
-    limit: number;
-    capacity: (endpointId: string) => number;
-    skipEndpoints: string[];
-    reclaim: boolean;
-  }): Promise<DeliveryDoc[]> {
-    const { now, leaseMs, limit, capacity, skipEndpoints, reclaim } = options;
-    const skip = new Set(skipEndpoints);
-    // `state` is pushed down to an index; `dueAt` and `leaseUntil` are filtered after it (on MongoDB, by the index).
-    const pending = await this.deliveries
+  due(now: Date, limit: number): Promise<DeliveryDoc[]> {
+    return this.deliveries
       .find({ state: 'pending', dueAt: { $lte: now } })
       .sort({ dueAt: 1 })
-      .limit(limit * 4)
+      .limit(limit)
       .toArray();
-    const expired = reclaim
-      ? await this.deliveries
-          .find({ state: 'sending', leaseUntil: { $lte: now } })
-          .limit(limit)
-          .toArray()
-      : [];
-    const taken = new Map<string, number>();
-    const chosen: DeliveryDoc[] = [];
-    for (const candidate of [...pending, ...expired]) {
-      if (chosen.length >= limit) break;
-      if (skip.has(candidate.endpointId)) continue;
-      const n = taken.get(candidate.endpointId) ?? 0;
-      if (n >= capacity(candidate.endpointId)) continue;
-      taken.set(candidate.endpointId, n + 1);
-      chosen.push(candidate);
-    }
-    if (chosen.length === 0) return [];
-    const leaseUntil = new Date(now.getTime() + leaseMs);
-    const leaseOf = (doc: DeliveryDoc, takeover: number): DeliveryLeaseDoc => ({
-      _id: `${doc._id}@${doc.dueAt.getTime()}#${takeover}`,
-      deliveryId: doc._id,
-      leaseUntil,
-      createdAt: now,
-    });
-    const won = await this.insertNewLeases(chosen.map((doc) => leaseOf(doc, 0)));
-    const claimed: { doc: DeliveryDoc; leaseId: string; verify: boolean }[] = [];
-    for (const doc of chosen) {
-      const first = leaseOf(doc, 0)._id;
-      // A delivery in `sending` whose first key was free was leased at insert; check it is still that delivery.
-      if (won.has(first)) claimed.push({ doc, leaseId: first, verify: doc.state === 'sending' });
-      else if (reclaim) {
-        const takeover = await this.takeOver(doc, now, (n) => leaseOf(doc, n));
-        if (takeover) claimed.push({ doc, leaseId: takeover, verify: true });
-      }
-    }
-    const result = await Promise.all(
-      claimed.map(async ({ doc, leaseId, verify }): Promise<DeliveryDoc | undefined> => {
-        if (verify) {
-          // A take-over may be late: the attempt may have been recorded since the candidate was read.
-          const current = await this.deliveries.findOne({ _id: doc._id });
-          if (!current || current.dueAt.getTime() !== doc.dueAt.getTime()) return undefined;
-          if (current.state !== 'pending' && current.state !== 'sending') return undefined;
-        }
-        await this.deliveries.updateOne(
-          { _id: doc._id },
-          { $set: { state: 'sending', leaseUntil, leaseId, updatedAt: now } },
-        );
-        return { ...doc, state: 'sending', leaseUntil, leaseId };
-      }),
-    );
-    return result.filter((doc): doc is DeliveryDoc => doc !== undefined);
   }
 
-  /** The next take-over key of a delivery whose newest lease for this due time has expired, if this worker wins it. */
-  private async takeOver(
-    doc: DeliveryDoc,
-    now: Date,
-    leaseOf: (takeover: number) => DeliveryLeaseDoc,
-  ): Promise<string | undefined> {
-    const prefix = `${doc._id}@${doc.dueAt.getTime()}#`;
-    const leases = await this.leases.find({ deliveryId: doc._id }).toArray();
-    let newest: DeliveryLeaseDoc | undefined;
-    let newestN = -1;
-    for (const lease of leases) {
-      if (!lease._id.startsWith(prefix)) continue;
-      const n = Number(lease._id.slice(prefix.length));
-      if (n > newestN) [newest, newestN] = [lease, n];
-    }
-    if (!newest || newest.leaseUntil.getTime() > now.getTime()) return undefined;
-    const next = leaseOf(newestN + 1);
-    return (await this.insertNewLeases([next])).has(next._id) ? next._id : undefined;
+  /** Deliveries in `sending` whose worker's lease ended by `now` (e.g. the worker crashed). */
+  leaseExpired(now: Date, limit: number): Promise<DeliveryDoc[]> {
+    return this.deliveries
+      .find({ state: 'sending', leaseUntil: { $lte: now } })
+      .limit(limit)
+      .toArray();
   }
 
-  /** Inserts leases; returns the ids this call inserted (the others were taken by another worker). */
-  private async insertNewLeases(leases: DeliveryLeaseDoc[]): Promise<Set<string>> {
-    return insertIgnoringDuplicates(this.leases, leases);
+  byId(deliveryId: string): Promise<DeliveryDoc | null> {
+    return this.deliveries.findOne({ _id: deliveryId });
   }
 
-  /** Deletes lease documents older than `before` (their due times are long past). */
-  async pruneLeases(before: Date): Promise<number> {
-    return (await this.leases.deleteMany({ createdAt: { $lt: before } })).deletedCount;
+  /** Marks a delivery held by a worker's lease (by `_id` only: exclusivity comes from the lease key). */
+  async markSending(deliveryId: string, lease: { leaseId: string; leaseUntil: Date }, now: Date): Promise<void> {
+    await this.deliveries.updateOne({ _id: deliveryId }, { $set: { state: 'sending', ...lease, updatedAt: now } });
   }
 
   /** Stores the body built for the first attempt; false if the lease was lost. */
@@ -291,6 +228,26 @@ export class DeliveryStore {
     return this.deliveries.countDocuments({ state: 'pending', dueAt: { $lte: now } });
   }
 
+  endpoint(endpointId: string): Promise<WebhookEndpointDoc | null> {
+    return this.endpoints.findOne({ _id: endpointId });
+  }
+
+  endpointState(endpointId: string): Promise<EndpointStateDoc | null> {
+    return this.endpointStates.findOne({ _id: endpointId });
+  }
+
+  // ---- the moderator's projections, for webhook bodies ----
+
+  /** The record if it belongs to the tenant. */
+  async record(tenantId: string, recordId: string): Promise<RecordDoc | null> {
+    return ownedBy(await this.records.findOne({ _id: recordId }), tenantId);
+  }
+
+  /** The user if it belongs to the tenant. */
+  async user(tenantId: string, userId: string): Promise<UserDoc | null> {
+    return ownedBy(await this.users.findOne({ _id: userId }), tenantId);
+  }
+
   // ---- endpoint health (collection endpoint_states) ----
 
   /** Clears a failing streak; `lastSuccessAt` is refreshed at most once a minute to spare a write per delivery. */
@@ -333,20 +290,10 @@ export class DeliveryStore {
   }
 }
 
-/** Inserts documents unordered; returns the ids this call inserted, the rest having existed (duplicate key). */
-async function insertIgnoringDuplicates<T extends { _id: string }>(
-  collection: Collection<T>,
-  docs: T[],
-): Promise<Set<string>> {
-  if (docs.length === 0) return new Set();
-  try {
-    await collection.insertMany(docs as OptionalUnlessRequiredId<T>[], { ordered: false });
-    return new Set(docs.map((doc) => doc._id));
-  } catch (err) {
-    if (!(err instanceof MongoBulkWriteError)) throw err;
-    const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-    if (!errors.every((writeError) => (writeError as { code?: unknown }).code === 11000)) throw err;
-    const existing = new Set(errors.map((writeError) => (writeError as { index: number }).index));
-    return new Set(docs.filter((_, index) => !existing.has(index)).map((doc) => doc._id));
-  }
+/**
+ * The document if it belongs to the tenant. Looked up by `_id` alone and checked here: FerretDB v1 answers any other
+ * filter with a scan of the whole collection, and this runs once per webhook.
+ */
+function ownedBy<T extends { tenantId: string }>(doc: T | null, tenantId: string): T | null {
+  return doc && doc.tenantId === tenantId ? doc : null;
 }

@@ -51,7 +51,7 @@ type SettingsDoc = { _id: string } & Partial<TenantSettingsType>;
 export const emailMessageIdOf = (eventId: string): string => `eml_${eventId}`;
 
 export class EmailStore {
-  readonly messages: Collection<EmailMessageDoc>;
+  private readonly messages: Collection<EmailMessageDoc>;
   private readonly queue: LeaseQueue<EmailMessageDoc>;
   private readonly settings: Collection<SettingsDoc>;
   private readonly users: Collection<UserDoc>;

@@ -6,6 +6,7 @@ import { waitFor } from '../../../deploy/test-support';
 import { createHttpSender } from '../../src/delivery/http-sender';
 import { DeliveryScheduler } from '../../src/delivery/scheduler';
 import { addressPolicy } from '../../src/delivery/ssrf';
+import { DeliveryLeases } from '../../src/store/delivery-leases';
 import { DeliveryStore, type DeliveryDoc } from '../../src/store/delivery-store';
 import { createReceiver, createWorld, type Receiver, type World } from './harness';
 
@@ -75,8 +76,11 @@ describe('two notifier schedulers on one backlog', () => {
       const client = new MongoClient(process.env.MONGO_URL!);
       await client.connect();
       clients.push(client);
+      const db = client.db(world.db.databaseName, { ignoreUndefined: true });
+      const store = new DeliveryStore(db);
       const scheduler = new DeliveryScheduler({
-        store: new DeliveryStore(client.db(world.db.databaseName, { ignoreUndefined: true })),
+        store,
+        leases: new DeliveryLeases(db, store),
         sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
         log: pino({ level: 'silent' }),
         retryScheduleS: [1],
