@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -139,4 +140,70 @@ export async function loggedPort(
     },
     { timeoutMs, what: `log line "${msg}"` },
   );
+}
+
+/** The database and topics of one test's stack: every service the test starts shares them. */
+export interface TestStack {
+  dbName: string;
+  topicPrefix: string;
+}
+
+/** What a spawned service needs to reach this run's servers with the stack's database and topics. */
+function stackEnv(stack: TestStack): Record<string, string> {
+  const servers = testServers();
+  return {
+    ADMIN_PORT: '0',
+    MONGO_URL: servers.mongoUrl,
+    MONGO_DB: stack.dbName,
+    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+    KAFKA_TOPIC_PREFIX: stack.topicPrefix,
+    KAFKA_TOPIC_PARTITIONS: '3',
+  };
+}
+
+/** Spawns the built moderator for the stack, with its gRPC port picked by the system; `env` adds or overrides. */
+export function spawnModerator(stack: TestStack, env: Record<string, string> = {}): ServiceProcess {
+  return spawnService('moderator', { ...stackEnv(stack), GRPC_PORT: '0', KAFKA_GROUP_ID: uniqueName('grp'), ...env });
+}
+
+/** The address of a spawned moderator's gRPC server, once it listens. */
+export async function grpcAddressOf(moderator: ServiceProcess): Promise<string> {
+  return `127.0.0.1:${await loggedPort(moderator, 'grpc server listening')}`;
+}
+
+/** Spawns the built notifier for the stack, allowed to deliver to receivers on loopback; `env` adds or overrides. */
+export function spawnNotifier(stack: TestStack, env: Record<string, string> = {}): ServiceProcess {
+  return spawnService('notifier', {
+    ...stackEnv(stack),
+    KAFKA_GROUP_ID: uniqueName('grp'),
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    ...env,
+  });
+}
+
+/** Reads topics for a test, each with a consumer group of its own; `disconnect` closes every consumer it opened. */
+export class TopicReaders {
+  private readonly consumers: Consumer[] = [];
+
+  constructor(private readonly kafka: Kafka) {}
+
+  /** Every message of `topic` from the beginning: the returned array fills as they arrive. */
+  async collect(topic: string): Promise<KafkaMessage[]> {
+    const seen: KafkaMessage[] = [];
+    const consumer = this.kafka.consumer({ groupId: uniqueName('reader') });
+    this.consumers.push(consumer);
+    await consumer.connect();
+    await consumer.subscribe({ topic, fromBeginning: true });
+    await consumer.run({
+      eachMessage: ({ message }) => {
+        seen.push(message);
+        return Promise.resolve();
+      },
+    });
+    return seen;
+  }
+
+  async disconnect(): Promise<void> {
+    await Promise.all(this.consumers.splice(0).map((consumer) => consumer.disconnect()));
+  }
 }

@@ -2,9 +2,10 @@ import http from 'node:http';
 import fc from 'fast-check';
 import { LIMITS } from '@vigil/proto';
 import {
+  grpcAddressOf,
   loggedPort,
-  spawnService,
-  testServers,
+  spawnModerator,
+  spawnNotifier,
   uniqueName,
   waitFor,
   type ServiceProcess,
@@ -66,29 +67,9 @@ let key: string;
 let operations: Operation[];
 
 beforeAll(async () => {
-  const servers = testServers();
-  const dbName = uniqueName('abuse');
-  const topicPrefix = `${uniqueName('t')}.`;
-  moderator = spawnService('moderator', {
-    GRPC_PORT: '0',
-    ADMIN_PORT: '0',
-    MONGO_URL: servers.mongoUrl,
-    MONGO_DB: dbName,
-    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: topicPrefix,
-    KAFKA_GROUP_ID: uniqueName('grp'),
-    KAFKA_TOPIC_PARTITIONS: '3',
-  });
-  notifier = spawnService('notifier', {
-    ADMIN_PORT: '0',
-    MONGO_URL: servers.mongoUrl,
-    MONGO_DB: dbName,
-    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: topicPrefix,
-    KAFKA_GROUP_ID: uniqueName('grp'),
-    KAFKA_TOPIC_PARTITIONS: '3',
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-  });
+  const stack = { dbName: uniqueName('abuse'), topicPrefix: `${uniqueName('t')}.` };
+  moderator = spawnModerator(stack);
+  notifier = spawnNotifier(stack);
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -98,13 +79,12 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  const port = await loggedPort(moderator, 'grpc server listening');
+  const moderatorAddress = await grpcAddressOf(moderator);
   await loggedPort(notifier, 'admin server listening');
   // The production body limit, so that oversized fields reach the schemas rather than the body parser.
   gw = await startGateway({
-    moderatorAddress: `127.0.0.1:${port}`,
-    dbName,
-    topicPrefix,
+    moderatorAddress,
+    ...stack,
     bodyLimitBytes: 1024 * 1024,
   });
   ({ key } = await gw.newTenant());

@@ -6,9 +6,9 @@ import { ensureChromium } from '../../../deploy/local/chromium';
 import { startReceiver } from '../../../deploy/e2e/support';
 import {
   ROOT,
-  loggedPort,
-  spawnService,
-  testServers,
+  grpcAddressOf,
+  spawnModerator,
+  spawnNotifier,
   uniqueName,
   waitFor,
   type ServiceProcess,
@@ -36,31 +36,10 @@ let admin: { email: string; password: string };
 beforeAll(async () => {
   // Fails (never skips) with the reason when Chromium is missing and cannot be installed.
   const executablePath = ensureChromium();
-  const servers = testServers();
-  const dbName = uniqueName('gwui');
-  const prefix = `${uniqueName('t')}.`;
-  const common = {
-    ADMIN_PORT: '0',
-    MONGO_URL: servers.mongoUrl,
-    MONGO_DB: dbName,
-    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: prefix,
-    KAFKA_TOPIC_PARTITIONS: '3',
-  };
-  moderator = spawnService('moderator', {
-    ...common,
-    GRPC_PORT: '0',
-    KAFKA_GROUP_ID: `${prefix}moderator`,
-    TENANT_CONFIG_TTL_MS: '0',
-  });
-  notifier = spawnService('notifier', {
-    ...common,
-    KAFKA_GROUP_ID: `${prefix}notifier`,
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-    WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1',
-  });
-  const port = await loggedPort(moderator, 'grpc server listening');
-  gw = await startGateway({ moderatorAddress: `127.0.0.1:${port}`, dbName, topicPrefix: prefix });
+  const stack = { dbName: uniqueName('gwui'), topicPrefix: `${uniqueName('t')}.` };
+  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
+  notifier = spawnNotifier(stack, { WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1' });
+  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
   await waitFor(() => notifier.output().includes('notifier ready'), { timeoutMs: WAIT, what: 'the notifier' });
   receiver = await startReceiver();
   alice = await gw.newTenant();

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { COLLECTIONS } from '@vigil/proto';
-import { loggedPort, spawnService, testServers, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
+import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
 
 /** The console and the appeal page over plain HTTP, with the real moderator behind the gateway. */
@@ -81,25 +81,11 @@ function rawPost(base: string, path: string, cookie: string, form: Record<string
 const codeOf = (page: Page): string | undefined => /data-code="([^"]+)"/.exec(page.text)?.[1];
 
 beforeAll(async () => {
-  const servers = testServers();
-  const dbName = uniqueName('gwcon');
-  const topicPrefix = `${uniqueName('t')}.`;
-  moderator = spawnService('moderator', {
-    GRPC_PORT: '0',
-    ADMIN_PORT: '0',
-    MONGO_URL: servers.mongoUrl,
-    MONGO_DB: dbName,
-    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: topicPrefix,
-    KAFKA_GROUP_ID: uniqueName('grp'),
-    KAFKA_TOPIC_PARTITIONS: '3',
-    TENANT_CONFIG_TTL_MS: '0',
-  });
-  const port = await loggedPort(moderator, 'grpc server listening');
+  const stack = { dbName: uniqueName('gwcon'), topicPrefix: `${uniqueName('t')}.` };
+  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
   gw = await startGateway({
-    moderatorAddress: `127.0.0.1:${port}`,
-    dbName,
-    topicPrefix,
+    moderatorAddress: await grpcAddressOf(moderator),
+    ...stack,
     console: { consoleLockoutAttempts: 3, consoleLockoutSeconds: 60, consoleSignInPerMinute: 0 },
   });
   alice = await gw.newTenant();

@@ -16,7 +16,7 @@ import { SharedRateLimiter } from '../../src/rate-limit/shared-rate-limiter';
 import type { ResolveHost } from '../../src/routes/webhook-endpoints/endpoint-url';
 import { RateLimitStore } from '../../src/store/rate-limit-store';
 import { TenantStore } from '../../src/store/tenant-store';
-import { grpcToken, testServers, uniqueName, waitFor } from '../../../deploy/test-support';
+import { TopicReaders, grpcToken, testServers, uniqueName, waitFor } from '../../../deploy/test-support';
 
 export interface GatewayOptions {
   /** Defaults to a closed local port: for tests that never reach the moderator. */
@@ -188,7 +188,7 @@ async function compose(
   const server = http.createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const consumers: Array<{ disconnect(): Promise<void> }> = [];
+  const readers = new TopicReaders(kafka);
 
   return {
     url,
@@ -228,23 +228,13 @@ async function compose(
       return { status: response.status, headers: response.headers, body: parsed };
     },
     async readTopic(topic, count) {
-      const consumer = kafka.consumer({ groupId: uniqueName('reader') });
-      consumers.push(consumer);
-      const messages: KafkaMessage[] = [];
-      await consumer.connect();
-      await consumer.subscribe({ topic, fromBeginning: true });
-      await consumer.run({
-        eachMessage: ({ message }) => {
-          messages.push(message);
-          return Promise.resolve();
-        },
-      });
+      const messages = await readers.collect(topic);
       await waitFor(() => messages.length >= count, { timeoutMs: 30000, what: `${count} messages on ${topic}` });
       return messages;
     },
     logText,
     async close() {
-      for (const consumer of consumers) await consumer.disconnect();
+      await readers.disconnect();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await commands.drain();

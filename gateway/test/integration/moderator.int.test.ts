@@ -1,12 +1,5 @@
 import { recordIdFor, userIdFor } from '@vigil/proto';
-import {
-  loggedPort,
-  spawnService,
-  testServers,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../../../deploy/test-support';
+import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
 
 /** The real moderator (built dist), sharing the gateway's database and topics. */
@@ -21,25 +14,12 @@ let other: { tenantId: string; key: string };
 const PROFANE = 'you are a fucking idiot';
 
 beforeAll(async () => {
-  const servers = testServers();
-  const dbName = uniqueName('gwmod');
-  const topicPrefix = `${uniqueName('t')}.`;
-  moderator = spawnService('moderator', {
-    GRPC_PORT: '0',
-    ADMIN_PORT: '0',
-    MONGO_URL: servers.mongoUrl,
-    MONGO_DB: dbName,
-    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: topicPrefix,
-    KAFKA_GROUP_ID: uniqueName('grp'),
-    KAFKA_TOPIC_PARTITIONS: '3',
-    TENANT_CONFIG_TTL_MS: '0',
-  });
-  const port = await loggedPort(moderator, 'grpc server listening');
-  const moderatorAddress = `127.0.0.1:${port}`;
-  gw = await startGateway({ moderatorAddress, dbName, topicPrefix });
-  impatient = await startGateway({ moderatorAddress, dbName, topicPrefix, moderateTimeoutMs: 1 });
-  mistrusted = await startGateway({ moderatorAddress, dbName, topicPrefix, moderatorToken: WRONG_TOKEN });
+  const stack = { dbName: uniqueName('gwmod'), topicPrefix: `${uniqueName('t')}.` };
+  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
+  const moderatorAddress = await grpcAddressOf(moderator);
+  gw = await startGateway({ moderatorAddress, ...stack });
+  impatient = await startGateway({ moderatorAddress, ...stack, moderateTimeoutMs: 1 });
+  mistrusted = await startGateway({ moderatorAddress, ...stack, moderatorToken: WRONG_TOKEN });
   tenant = await gw.newTenant();
   other = await gw.newTenant();
 });

@@ -1,5 +1,5 @@
 import { COLLECTIONS, HEADERS, recordIdFor, recordStream, type Command } from '@vigil/proto';
-import type { Admin, Consumer, KafkaMessage } from 'kafkajs';
+import type { Admin, KafkaMessage } from 'kafkajs';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
 import { deadLettersCommand } from '../../src/admin/dead-letters-command';
 import type { OutboxDeadLetterDoc } from '../../src/store/dead-letter-store';
@@ -13,7 +13,6 @@ const MARKER = 'oversizedcontentmarker';
 
 let h: Harness;
 let admin: Admin;
-const consumers: Consumer[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
@@ -22,7 +21,6 @@ beforeAll(async () => {
   await setTopicMaxBytes(TOPIC_MAX_BYTES);
 });
 afterAll(async () => {
-  await Promise.all(consumers.map((consumer) => consumer.disconnect()));
   await admin.disconnect();
   await h.close();
 });
@@ -34,22 +32,6 @@ async function setTopicMaxBytes(bytes: number, topic = h.topics.events): Promise
       { type: 2 /* TOPIC */, name: topic, configEntries: [{ name: 'max.message.bytes', value: `${bytes}` }] },
     ],
   });
-}
-
-/** Collects every message of a topic from the beginning, with a group of its own. */
-async function collectEvents(topic = h.topics.events): Promise<KafkaMessage[]> {
-  const seen: KafkaMessage[] = [];
-  const consumer = h.kafka.consumer({ groupId: uniqueName('probe') });
-  consumers.push(consumer);
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: ({ message }) => {
-      seen.push(message);
-      return Promise.resolve();
-    },
-  });
-  return seen;
 }
 
 const moderate = (tenantId: string, clientId: string, text: string) =>
@@ -72,7 +54,7 @@ const eventIdsOf = (messages: KafkaMessage[]) => new Set(messages.map((m) => m.h
 
 describe('outbox relay with an event the broker refuses', () => {
   it('sets the event aside with its reason, counts it, and keeps publishing other streams and its own later events', async () => {
-    const published = await collectEvents();
+    const published = await h.collect(h.topics.events);
     const bad = await h.newTenant();
     const others = await Promise.all([1, 2, 3].map(() => h.newTenant()));
 
@@ -164,7 +146,7 @@ describe('outbox relay with an event the broker refuses', () => {
 describe('ingest consumer with a command the dead-letter topic refuses', () => {
   it('dead-letters its coordinates instead, counts it by reason, and applies the next command', async () => {
     await setTopicMaxBytes(2048, h.topics.ingestDeadLetter);
-    const dead = await collectEvents(h.topics.ingestDeadLetter);
+    const dead = await h.collect(h.topics.ingestDeadLetter);
     const tenantId = await h.newTenant();
     const command = (clientId: string, text: string): Command => {
       const id = uniqueName('cmd');

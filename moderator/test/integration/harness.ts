@@ -8,13 +8,13 @@ import {
   type ModerationServiceClient,
   type Topics,
 } from '@vigil/proto';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
 import type { ModerationEngine } from '../../src/engine';
-import { grpcToken, testServers, uniqueName } from '../../../deploy/test-support';
+import { TopicReaders, grpcToken, testServers, uniqueName } from '../../../deploy/test-support';
 
 export interface Harness {
   moderator: Moderator;
@@ -33,6 +33,8 @@ export interface Harness {
   mongo: MongoClient;
   kafka: Kafka;
   topics: Topics;
+  /** Every message of a topic from the beginning, with a group of its own: the array fills as they arrive. */
+  collect(topic: string): Promise<KafkaMessage[]>;
   /** The moderator's metrics. */
   registry: Registry;
   /** Every log line the moderator wrote, raw. */
@@ -81,6 +83,7 @@ export async function startHarness(
     ...overrides,
   };
   const registry = new Registry();
+  const readers = new TopicReaders(kafka);
   const moderator = await createModerator({ config, log, mongo, kafka, engine, registry });
   const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
   // No credentials of its own: `call` sends the token as metadata, so a test can also send none or a wrong one.
@@ -122,9 +125,11 @@ export async function startHarness(
     mongo,
     kafka,
     topics: topicNames(prefix),
+    collect: (topic) => readers.collect(topic),
     registry,
     logText: () => logs,
     async close() {
+      await readers.disconnect();
       client.close();
       await moderator.stopIntake();
       await moderator.drain();

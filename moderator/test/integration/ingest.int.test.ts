@@ -1,5 +1,5 @@
 import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
-import type { Consumer, KafkaMessage, Producer } from 'kafkajs';
+import type { KafkaMessage, Producer } from 'kafkajs';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
 import pino from 'pino';
 import { stageRecord } from '../../src/domain/stream';
@@ -11,7 +11,6 @@ import { content, startHarness, type Harness } from './harness';
 
 let h: Harness;
 let producer: Producer;
-const consumers: Consumer[] = [];
 
 beforeAll(async () => {
   h = await startHarness();
@@ -19,7 +18,6 @@ beforeAll(async () => {
   await producer.connect();
 });
 afterAll(async () => {
-  await Promise.all(consumers.map((consumer) => consumer.disconnect()));
   await producer.disconnect();
   await h.close();
 });
@@ -44,22 +42,6 @@ async function send(key: string, ...values: (Command | string)[]): Promise<void>
     acks: -1,
     messages: values.map((value) => ({ key, value: typeof value === 'string' ? value : JSON.stringify(value) })),
   });
-}
-
-/** Collects every message of `topic` from the beginning, with a group of its own. */
-async function collect(topic: string): Promise<KafkaMessage[]> {
-  const seen: KafkaMessage[] = [];
-  const consumer = h.kafka.consumer({ groupId: uniqueName('probe') });
-  consumers.push(consumer);
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: ({ message }) => {
-      seen.push(message);
-      return Promise.resolve();
-    },
-  });
-  return seen;
 }
 
 const recordOf = (tenantId: string, clientId: string) =>
@@ -106,7 +88,7 @@ describe('ingest consumer', () => {
 
   it('dead-letters invalid JSON and invalid commands with a reason, then moves on', async () => {
     const tenantId = await tenant();
-    const dead = await collect(h.topics.ingestDeadLetter);
+    const dead = await h.collect(h.topics.ingestDeadLetter);
     const badMetadata = ingest(tenantId, 'meta', 'x');
     if (badMetadata.type === 'IngestRecord') badMetadata.data.metadata = { 'bad[key]': 1 };
     await send(
@@ -135,7 +117,7 @@ describe('ingest consumer', () => {
   it('dead-letters commands for an unknown tenant as unknown_tenant, stores nothing for it, then moves on', async () => {
     const known = await tenant();
     const unknown = `ten_${uniqueName('ghost')}`;
-    const dead = await collect(h.topics.ingestDeadLetter);
+    const dead = await h.collect(h.topics.ingestDeadLetter);
     const ghost = ingest(unknown, 'ghost', 'hello');
     const ghostUser: Command = {
       id: uniqueName('cmd'),
@@ -189,7 +171,7 @@ describe('ingest consumer', () => {
 
 describe('outbox relay', () => {
   it('publishes every event once per stream in version order with its id and type headers, and marks it published', async () => {
-    const published = await collect(h.topics.events);
+    const published = await h.collect(h.topics.events);
     const tenantId = await tenant();
     const ids: string[] = [];
     for (let index = 0; index < 4; index += 1) {
