@@ -1,10 +1,10 @@
-import { COLLECTIONS, HEADERS, recordIdFor, recordStream, type Command } from '@vigil/proto';
+import { COLLECTIONS, HEADERS, recordIdFor, recordStream } from '@vigil/proto';
 import type { Admin, KafkaMessage } from 'kafkajs';
-import { uniqueName, waitFor } from '../../../deploy/test-support';
+import { waitFor } from '../../../deploy/test-support';
 import { deadLettersCommand } from '../../src/admin/dead-letters-command';
 import type { OutboxDeadLetterDoc } from '../../src/store/dead-letter-store';
 import type { EventDoc } from '../../src/store/event-store';
-import { content, startHarness, type Harness } from './harness';
+import { content, ingestCommand, startHarness, type Harness } from './harness';
 
 // The events topic refuses messages over this size, so one record with a longer text makes an event the broker
 // refuses (as the default 1 MB limit refuses a 1 MB text), while a moderation event (under 1 KB) passes.
@@ -148,17 +148,7 @@ describe('ingest consumer with a command the dead-letter topic refuses', () => {
     await setTopicMaxBytes(2048, h.topics.ingestDeadLetter);
     const dead = await h.collect(h.topics.ingestDeadLetter);
     const tenantId = await h.newTenant();
-    const command = (clientId: string, text: string): Command => {
-      const id = uniqueName('cmd');
-      return {
-        id,
-        type: 'IngestRecord',
-        tenantId,
-        issuedAt: new Date().toISOString(),
-        correlationId: id,
-        data: { clientId, name: 'n', entity: 'post', content: content(text) },
-      };
-    };
+    const command = (clientId: string, text: string) => ingestCommand(tenantId, clientId, text);
     // Over the clientId bound (invalid), and too large for the dead-letter topic.
     const poison = command('c'.repeat(300), `${MARKER} ${'x'.repeat(4096)}`);
     const producer = h.kafka.producer();

@@ -5,6 +5,7 @@ import {
   COLLECTIONS,
   loadModerationPackage,
   topicNames,
+  type Command,
   type ModerationServiceClient,
   type Topics,
 } from '@vigil/proto';
@@ -143,3 +144,16 @@ export async function startHarness(
 }
 
 export const content = (text: string) => ({ text, imageUrls: [], externalUrls: [] });
+
+/** An ingest command for a post with this text (and a user by client id), with an id of its own. */
+export function ingestCommand(tenantId: string, clientId: string, text: string, user?: string): Command {
+  const id = uniqueName('cmd');
+  return {
+    id,
+    type: 'IngestRecord',
+    tenantId,
+    issuedAt: new Date().toISOString(),
+    correlationId: id,
+    data: { clientId, name: 'n', entity: 'post', content: content(text), user: user ? { clientId: user } : undefined },
+  };
+}

@@ -7,7 +7,7 @@ import { createEngine, ProviderError } from '../../src/engine';
 import { OutboxRelay } from '../../src/kafka/outbox-relay';
 import { DeadLetterStore } from '../../src/store/dead-letter-store';
 import { EventStore, type EventDoc } from '../../src/store/event-store';
-import { content, startHarness, type Harness } from './harness';
+import { content, ingestCommand, startHarness, type Harness } from './harness';
 
 let h: Harness;
 let producer: Producer;
@@ -24,17 +24,6 @@ afterAll(async () => {
 
 const tenant = (on?: Harness) => (on ?? h).newTenant();
 const PROFANE = 'what a fucking mess';
-
-function ingest(tenantId: string, clientId: string, text: string, user?: string, id = uniqueName('cmd')): Command {
-  return {
-    id,
-    type: 'IngestRecord',
-    tenantId,
-    issuedAt: new Date().toISOString(),
-    correlationId: id,
-    data: { clientId, name: 'n', entity: 'post', content: content(text), user: user ? { clientId: user } : undefined },
-  };
-}
 
 async function send(key: string, ...values: (Command | string)[]): Promise<void> {
   await producer.send({
@@ -64,9 +53,9 @@ const eventsOf = (recordId: string) =>
 describe('ingest consumer', () => {
   it('applies a command delivered twice once', async () => {
     const tenantId = await tenant();
-    const command = ingest(tenantId, 'twice', 'hello');
+    const command = ingestCommand(tenantId, 'twice', 'hello');
     // Same key: same partition, so the sentinel is processed after both copies.
-    await send('twice', command, command, ingest(tenantId, 'sentinel', 'hello'));
+    await send('twice', command, command, ingestCommand(tenantId, 'sentinel', 'hello'));
     await waitFor(() => recordOf(tenantId, 'sentinel'), { what: 'sentinel record' });
     const events = await eventsOf(recordIdFor(tenantId, 'twice'));
     expect(events.map((event) => event.type)).toEqual(['RecordUpserted', 'RecordModerated']);
@@ -75,7 +64,7 @@ describe('ingest consumer', () => {
 
   it('re-moderates a re-ingested record with a new command', async () => {
     const tenantId = await tenant();
-    await send('again', ingest(tenantId, 'again', 'hello'), ingest(tenantId, 'again', PROFANE));
+    await send('again', ingestCommand(tenantId, 'again', 'hello'), ingestCommand(tenantId, 'again', PROFANE));
     const record = await waitFor(
       async () => {
         const doc = await recordOf(tenantId, 'again');
@@ -89,14 +78,14 @@ describe('ingest consumer', () => {
   it('dead-letters invalid JSON and invalid commands with a reason, then moves on', async () => {
     const tenantId = await tenant();
     const dead = await h.collect(h.topics.ingestDeadLetter);
-    const badMetadata = ingest(tenantId, 'meta', 'x');
+    const badMetadata = ingestCommand(tenantId, 'meta', 'x');
     if (badMetadata.type === 'IngestRecord') badMetadata.data.metadata = { 'bad[key]': 1 };
     await send(
       'poison',
       '{not json',
       JSON.stringify({ id: 'x', type: 'IngestRecord' }),
       badMetadata,
-      ingest(tenantId, 'after-poison', 'ok'),
+      ingestCommand(tenantId, 'after-poison', 'ok'),
     );
     await waitFor(() => recordOf(tenantId, 'after-poison'), { what: 'record after the poison' });
     await waitFor(() => dead.length >= 3, { what: 'dead letters' });
@@ -118,7 +107,7 @@ describe('ingest consumer', () => {
     const known = await tenant();
     const unknown = `ten_${uniqueName('ghost')}`;
     const dead = await h.collect(h.topics.ingestDeadLetter);
-    const ghost = ingest(unknown, 'ghost', 'hello');
+    const ghost = ingestCommand(unknown, 'ghost', 'hello');
     const ghostUser: Command = {
       id: uniqueName('cmd'),
       type: 'IngestUser',
@@ -127,7 +116,7 @@ describe('ingest consumer', () => {
       correlationId: 'c',
       data: { clientId: 'ghost-user' },
     };
-    await send('ghost', ghost, ghostUser, ingest(known, 'after-ghost', 'ok'));
+    await send('ghost', ghost, ghostUser, ingestCommand(known, 'after-ghost', 'ok'));
     await waitFor(() => recordOf(known, 'after-ghost'), { what: 'record after the unknown tenant' });
     const ours = () => dead.filter((message) => [ghost.id, ghostUser.id].includes(idOf(message)));
     await waitFor(() => ours().length >= 2, { what: 'dead letters of the unknown tenant' });
@@ -142,7 +131,7 @@ describe('ingest consumer', () => {
     const tenantId = await tenant();
     const userId = userIdFor(tenantId, 'del-user');
     const users = h.db.collection(COLLECTIONS.users);
-    await send('del', ingest(tenantId, 'del', PROFANE, 'del-user'));
+    await send('del', ingestCommand(tenantId, 'del', PROFANE, 'del-user'));
     await waitFor(async () => (await users.findOne({ _id: userId } as never))?.status === 'Suspended', {
       what: 'suspension',
     });
@@ -356,7 +345,7 @@ describe('ingest consumer with a failing provider', () => {
 
   it('retries a transient failure without skipping the command, and stores it once', async () => {
     const tenantId = await tenant(flaky);
-    const command = ingest(tenantId, 'flaky', PROFANE);
+    const command = ingestCommand(tenantId, 'flaky', PROFANE);
     const local = flaky.kafka.producer();
     await local.connect();
     try {
@@ -419,9 +408,9 @@ describe('ingest consumer, records of one partition', () => {
         topic: harness.topics.ingest,
         acks: -1,
         messages: [
-          { key: 'held', partition: 0, value: JSON.stringify(ingest(tenantId, 'held', 'held one')) },
-          { key: 'held', partition: 0, value: JSON.stringify(ingest(tenantId, 'held', 'held two')) },
-          { key: 'later', partition: 0, value: JSON.stringify(ingest(tenantId, 'later', 'later one')) },
+          { key: 'held', partition: 0, value: JSON.stringify(ingestCommand(tenantId, 'held', 'held one')) },
+          { key: 'held', partition: 0, value: JSON.stringify(ingestCommand(tenantId, 'held', 'held two')) },
+          { key: 'later', partition: 0, value: JSON.stringify(ingestCommand(tenantId, 'later', 'later one')) },
         ],
       });
     } finally {
