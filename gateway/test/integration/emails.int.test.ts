@@ -3,9 +3,9 @@ import { DEFAULT_EMAIL_TEMPLATES, userIdFor } from '@vigil/proto';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import {
-  loggedPort,
-  spawnService,
-  testServers,
+  grpcAddressOf,
+  spawnModerator,
+  spawnNotifier,
   uniqueName,
   waitFor,
   type ServiceProcess,
@@ -54,31 +54,10 @@ let gw: Gateway;
 beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
   const smtpPort = (smtp.server.address() as AddressInfo).port;
-  const servers = testServers();
-  const dbName = uniqueName('gwmail');
-  const topicPrefix = `${uniqueName('t')}.`;
-  const common = {
-    ADMIN_PORT: '0',
-    MONGO_URL: servers.mongoUrl,
-    MONGO_DB: dbName,
-    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: topicPrefix,
-    KAFKA_TOPIC_PARTITIONS: '3',
-  };
-  moderator = spawnService('moderator', {
-    ...common,
-    GRPC_PORT: '0',
-    KAFKA_GROUP_ID: uniqueName('mod'),
-    TENANT_CONFIG_TTL_MS: '0',
-  });
-  gw = await startGateway({
-    moderatorAddress: `127.0.0.1:${await loggedPort(moderator, 'grpc server listening')}`,
-    dbName,
-    topicPrefix,
-  });
-  notifier = spawnService('notifier', {
-    ...common,
-    KAFKA_GROUP_ID: uniqueName('notif'),
+  const stack = { dbName: uniqueName('gwmail'), topicPrefix: `${uniqueName('t')}.` };
+  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
+  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  notifier = spawnNotifier(stack, {
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     EMAIL_FROM: 'Trust <no-reply@vigil.test>',
     EMAIL_TIMEOUT_MS: '5000',

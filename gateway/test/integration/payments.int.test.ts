@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import { COLLECTIONS, userIdFor } from '@vigil/proto';
 import {
+  grpcAddressOf,
   loggedPort,
-  spawnService,
-  testServers,
+  spawnModerator,
+  spawnNotifier,
   uniqueName,
   waitFor,
   type ServiceProcess,
+  type TestStack,
 } from '../../../deploy/test-support';
 import { startStripe, type StripeServer } from '../../../deploy/test-support/stripe';
 import { startReceiver } from '../../../deploy/e2e/support';
@@ -24,34 +26,19 @@ const PROFANE = 'you are a fucking idiot';
 let stripe: StripeServer;
 let moderator: ServiceProcess;
 let notifier: ServiceProcess;
+let stack: TestStack;
 let notifierEnv: Record<string, string>;
 let gw: Gateway;
 let tenant: { tenantId: string; key: string };
 
 beforeAll(async () => {
-  const servers = testServers();
-  const dbName = uniqueName('pay');
-  const topicPrefix = `${uniqueName('t')}.`;
-  const shared = {
-    ADMIN_PORT: '0',
-    MONGO_URL: servers.mongoUrl,
-    MONGO_DB: dbName,
-    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: topicPrefix,
-    KAFKA_TOPIC_PARTITIONS: '3',
-  };
+  stack = { dbName: uniqueName('pay'), topicPrefix: `${uniqueName('t')}.` };
   stripe = await startStripe();
-  moderator = spawnService('moderator', {
-    ...shared,
-    GRPC_PORT: '0',
-    KAFKA_GROUP_ID: uniqueName('grp'),
-    TENANT_CONFIG_TTL_MS: '0',
-  });
+  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
+  // The restarted notifier joins the same group.
   notifierEnv = {
-    ...shared,
     KAFKA_GROUP_ID: uniqueName('grp'),
     KAFKA_SESSION_TIMEOUT_MS: '6000',
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
     SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
     STRIPE_API_BASE_URL: stripe.url,
     PAYMENTS_TIMEOUT_MS: '5000',
@@ -60,13 +47,12 @@ beforeAll(async () => {
     PAYMENTS_RETRY_SCHEDULE_S: '0.2,0.2,2,2,2,2,2,2,2,2',
     DELIVERY_LEASE_MARGIN_MS: '1000',
   };
-  notifier = spawnService('notifier', notifierEnv);
-  const port = await loggedPort(moderator, 'grpc server listening');
+  notifier = spawnNotifier(stack, notifierEnv);
+  const moderatorAddress = await grpcAddressOf(moderator);
   await loggedPort(notifier, 'admin server listening');
   gw = await startGateway({
-    moderatorAddress: `127.0.0.1:${port}`,
-    dbName,
-    topicPrefix,
+    moderatorAddress,
+    ...stack,
     secretsEncryptionKey: [ENCRYPTION_KEY],
   });
   tenant = await gw.newTenant();
@@ -315,7 +301,7 @@ describe('payment enforcement', () => {
     await waitFor(async () => (await actions(userId))[0]?.attemptCount >= 1, { what: 'a failed attempt' });
     await notifier.stop('SIGKILL');
     stripe.failAlways('acct_seller6', undefined);
-    notifier = spawnService('notifier', notifierEnv);
+    notifier = spawnNotifier(stack, notifierEnv);
     const [action] = await settled(userId, 'succeeded');
     const calls = stripe.callsFor('acct_seller6');
     expect(calls[calls.length - 1]!.status).toBe(200);
