@@ -4,6 +4,10 @@ import type { Collection, Db } from 'mongodb';
 import type { DeliveryDoc, DeliveryStore } from './delivery-store';
 import { insertIgnoringDuplicates } from './insert-new';
 
+/** How long the due deliveries read by one claim serve the next ones, and how many one read takes at least. */
+const CANDIDATES_FOR_MS = 250;
+const CANDIDATES_READ = 256;
+
 /** One worker's claim on one attempt: `_id` is `<delivery id>@<due time in ms>#<take-over number>`. */
 export interface DeliveryLeaseDoc {
   _id: string;
@@ -35,6 +39,13 @@ export interface LeaseHolder {
  */
 export class DeliveryLeases {
   private readonly leases: Collection<DeliveryLeaseDoc>;
+  /**
+   * Due deliveries read by the last claim and not taken yet, reused by the claims of the next CANDIDATES_FOR_MS. On
+   * FerretDB v1 reading the due deliveries decodes every pending one (only `state` is pushed down), so re-reading
+   * after each finished attempt made the backlog's size the cost of every claim. A reused candidate may have changed
+   * since (another worker sent it, a retry rescheduled it), so it is checked again before it is marked.
+   */
+  private candidates: { docs: DeliveryDoc[]; readAt: number } = { docs: [], readAt: 0 };
 
   constructor(
     db: Db,
@@ -63,7 +74,14 @@ export class DeliveryLeases {
   }): Promise<DeliveryDoc[]> {
     const { now, leaseMs, limit, capacity, skipEndpoints, reclaim } = options;
     const skip = new Set(skipEndpoints);
-    const pending = await this.deliveries.due(now, limit * 4);
+    const reused = now.getTime() - this.candidates.readAt < CANDIDATES_FOR_MS && this.candidates.docs.length > 0;
+    if (!reused) {
+      this.candidates = {
+        docs: await this.deliveries.due(now, Math.max(limit * 4, CANDIDATES_READ)),
+        readAt: now.getTime(),
+      };
+    }
+    const pending = this.candidates.docs;
     const expired = reclaim ? await this.deliveries.leaseExpired(now, limit) : [];
     const taken = new Map<string, number>();
     const chosen: DeliveryDoc[] = [];
@@ -75,6 +93,8 @@ export class DeliveryLeases {
       taken.set(candidate.endpointId, n + 1);
       chosen.push(candidate);
     }
+    const picked = new Set(chosen);
+    this.candidates.docs = pending.filter((doc) => !picked.has(doc));
     if (chosen.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const leaseOf = (doc: DeliveryDoc, takeover: number): DeliveryLeaseDoc => ({
@@ -91,7 +111,7 @@ export class DeliveryLeases {
     for (const doc of chosen) {
       const first = leaseOf(doc, 0)._id;
       // A delivery in `sending` whose first key was free was leased at insert; check it is still that delivery.
-      if (won.has(first)) claimed.push({ doc, leaseId: first, verify: doc.state === 'sending' });
+      if (won.has(first)) claimed.push({ doc, leaseId: first, verify: reused || doc.state === 'sending' });
       else if (reclaim) {
         const takeover = await this.takeOver(doc, now, (n) => leaseOf(doc, n));
         if (takeover) claimed.push({ doc, leaseId: takeover, verify: true });
@@ -100,7 +120,7 @@ export class DeliveryLeases {
     const result = await Promise.all(
       claimed.map(async ({ doc, leaseId, verify }): Promise<DeliveryDoc | undefined> => {
         if (verify) {
-          // A take-over may be late: the attempt may have been recorded since the candidate was read.
+          // A take-over (or a reused candidate) may be late: the attempt may have been recorded since it was read.
           const current = await this.deliveries.byId(doc._id);
           if (!current || current.dueAt.getTime() !== doc.dueAt.getTime()) return undefined;
           if (current.state !== 'pending' && current.state !== 'sending') return undefined;

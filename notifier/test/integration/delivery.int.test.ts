@@ -23,7 +23,7 @@ const receiver = async (...args: Parameters<typeof createReceiver>) => {
 
 beforeAll(async () => {
   world = await createWorld();
-  await world.start({ DELIVERY_LOG_RESPONSE_BODY: 'true' });
+  await world.start({ DELIVERY_LOG_RESPONSE_BODY: 'true', DELIVERY_CONCURRENCY_PER_ENDPOINT: '4' });
 });
 
 afterAll(async () => {
