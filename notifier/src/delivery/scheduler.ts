@@ -43,8 +43,6 @@ const PROJECTION_RECHECK_MS = 200;
 /** Deliveries claimed per database write. */
 const CLAIM_BATCH = 32;
 const RECLAIM_EVERY_MS = 5000;
-/** Lease documents are kept this long (a claim uses its lease key within milliseconds). */
-const LEASE_KEEP_MS = 60 * 60 * 1000;
 
 /**
  * Works the `deliveries` collection: claims due deliveries with a lease, sends them, records each attempt, and
@@ -65,7 +63,7 @@ export class DeliveryScheduler implements LeaseHolder {
       claimBatch: CLAIM_BATCH,
       claim: (now, limit) => this.claim(now, limit),
       process: (doc) => this.process(doc).finally(() => this.unload(doc.endpointId)),
-      prune: () => this.prune(),
+      leases: { leaseMs: options.leaseMs, prune: (before) => this.prune(before) },
     });
   }
 
@@ -126,8 +124,7 @@ export class DeliveryScheduler implements LeaseHolder {
     return docs;
   }
 
-  private async prune(): Promise<void> {
-    const before = new Date(Date.now() - Math.max(LEASE_KEEP_MS, this.options.leaseMs * 10));
+  private async prune(before: Date): Promise<void> {
     const deleted = await this.options.leases.prune(before);
     this.options.log.debug({ deleted }, 'delivery leases pruned');
   }

@@ -21,8 +21,6 @@ export interface UserEmailsOptions {
   onAttempt?: (result: string) => void;
 }
 
-const LEASE_KEEP_MS = 60 * 60 * 1000;
-
 /**
  * User emails on status changes (Iffy §7.2). The events consumer calls `plan`, which writes one message document per
  * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; a WorkLoop claims due
@@ -39,7 +37,7 @@ export class UserEmails {
       concurrency: options.concurrency,
       claim: (now, limit) => store.claim(now, leaseMs, limit),
       process: (doc) => this.process(doc),
-      prune: () => store.pruneLeases(new Date(Date.now() - Math.max(LEASE_KEEP_MS, leaseMs * 10))),
+      leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
     });
   }
 

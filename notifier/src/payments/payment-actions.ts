@@ -32,7 +32,6 @@ export interface PaymentActionsOptions {
   onAttempt?: (result: string) => void;
 }
 
-const LEASE_KEEP_MS = 60 * 60 * 1000;
 /** How long an action waits when an earlier one of the same user is being sent, milliseconds (no attempt counted). */
 const WAIT_FOR_EARLIER_MS = 500;
 
@@ -53,7 +52,7 @@ export class PaymentActions {
       concurrency: options.concurrency,
       claim: (now, limit) => store.claim(now, leaseMs, limit),
       process: (doc) => this.process(doc),
-      prune: () => store.pruneLeases(new Date(Date.now() - Math.max(LEASE_KEEP_MS, leaseMs * 10))),
+      leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
     });
   }
 

@@ -181,15 +181,24 @@ describe('WorkLoop', () => {
     expect(claims).toBe(claimsBefore);
   });
 
-  it('prunes at the first pass', async () => {
+  it('prunes at the first pass, the leases older than ten lease times or an hour', async () => {
     const pruned = deferred();
+    let cutoff: Date | undefined;
+    const startedAt = Date.now();
     loop = loopWith({
-      prune: () => {
-        pruned.resolve();
-        return Promise.resolve();
+      leases: {
+        leaseMs: 3 * 60 * 60 * 1000,
+        prune: (before) => {
+          cutoff = before;
+          pruned.resolve();
+          return Promise.resolve();
+        },
       },
     });
     loop.start();
     await within(pruned.promise);
+    const age = startedAt - (cutoff?.getTime() ?? startedAt);
+    expect(age).toBeGreaterThanOrEqual(30 * 60 * 60 * 1000 - 1000);
+    expect(age).toBeLessThanOrEqual(30 * 60 * 60 * 1000);
   });
 });

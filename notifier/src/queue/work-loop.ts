@@ -13,12 +13,16 @@ export interface WorkLoopOptions<T extends { _id: string }> {
   claim(now: Date, limit: number): Promise<T[]>;
   /** Runs one claimed job and records its outcome; a failure leaves the lease to expire and the job to be retried. */
   process(job: T): Promise<void>;
-  /** Housekeeping run every few minutes (pruning old leases). */
-  prune?(): Promise<unknown>;
+  /**
+   * Lease documents to prune every few minutes: `prune` deletes those created before the cutoff it is given, which
+   * is LEASE_KEEP_MS or ten lease times ago, whichever is longer (a claim uses its lease key within milliseconds).
+   */
+  leases?: { leaseMs: number; prune(before: Date): Promise<unknown> };
 }
 
 const CLAIM_BATCH = 16;
 const PRUNE_EVERY_MS = 10 * 60 * 1000;
+const LEASE_KEEP_MS = 60 * 60 * 1000;
 
 /**
  * The loop that runs jobs waiting in MongoDB (webhook deliveries, user emails, payment actions): claim due jobs up to
@@ -134,8 +138,9 @@ export class WorkLoop<T extends { _id: string }> {
 
   private async prune(): Promise<void> {
     const now = Date.now();
-    if (!this.options.prune || now - this.lastPrune < PRUNE_EVERY_MS) return;
+    const { leases } = this.options;
+    if (!leases || now - this.lastPrune < PRUNE_EVERY_MS) return;
     this.lastPrune = now;
-    await this.options.prune();
+    await leases.prune(new Date(now - Math.max(LEASE_KEEP_MS, leases.leaseMs * 10)));
   }
 }
