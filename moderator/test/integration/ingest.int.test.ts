@@ -374,8 +374,6 @@ describe('ingest consumer with a failing provider', () => {
 describe('ingest consumer, records of one partition', () => {
   let harness: Harness;
   const order: string[] = [];
-  let releaseHeld: () => void = () => undefined;
-  const laterDone = new Promise<void>((resolve) => (releaseHeld = resolve));
   beforeAll(async () => {
     const engine = createEngine({});
     harness = await startHarness(
@@ -384,12 +382,13 @@ describe('ingest consumer, records of one partition', () => {
         moderate: async (input, rules, signal) => {
           const text = input.text ?? '';
           if (text.startsWith('held')) {
-            // Waits for the record behind it in the partition, for 20 s at most.
-            await Promise.race([laterDone, new Promise((resolve) => setTimeout(resolve, 20000))]);
+            // Waits for the record behind it in the partition, for 20 s at most (then the order below fails).
+            await waitFor(() => order.includes('later one'), { timeoutMs: 20000, what: 'the later record' }).catch(
+              () => undefined,
+            );
           }
           const result = await engine.moderate(input, rules, signal);
           order.push(text);
-          if (text.startsWith('later')) releaseHeld();
           return result;
         },
       },
