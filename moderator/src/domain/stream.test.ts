@@ -3,7 +3,14 @@ import { stageRecord, type Loaded } from './stream';
 import type { RecordState } from './record';
 
 const context = { tenantId: 'ten_1', correlationId: 'corr_1' };
-const empty: Loaded<RecordState> = { kind: 'record', stream: 'record-rec_1', state: null, tail: [] };
+const empty: Loaded<RecordState> = {
+  kind: 'record',
+  stream: 'record-rec_1',
+  state: null,
+  tail: [],
+  events: [],
+  created: true,
+};
 const upsert = {
   type: 'UpsertRecord' as const,
   recordId: 'rec_1',
@@ -28,7 +35,7 @@ describe('staging events on a stream', () => {
     expect(moderated.events.every((event) => event.stream === 'record-rec_1' && event.tenantId === 'ten_1')).toBe(true);
     expect(moderated.state?.version).toBe(2);
     expect(moderated.state?.status).toBe('Flagged');
-    expect(moderated.loadedState).toBeNull();
+    expect(moderated.created).toBe(true);
     expect(moderated.events[0]!.id < moderated.events[1]!.id).toBe(true);
   });
 
@@ -38,15 +45,15 @@ describe('staging events on a stream', () => {
     // The newest event's id as if written by a host one minute ahead.
     const lastEventId = encodeTime(ahead, 10) + stored.events[0]!.id.slice(10);
     const state = { ...(stored.state as RecordState), lastEventId };
-    const next = stageRecord({ ...empty, state }, moderate, context);
+    const next = stageRecord({ ...empty, state, created: false }, moderate, context);
     expect(decodeTime(next.events[0]!.id)).toBeGreaterThan(ahead);
     expect(next.events[0]!.version).toBe(2);
-    expect(next.loadedState).toBe(state);
+    expect(next.created).toBe(false);
   });
 
   it('stages nothing when the decision has no events', () => {
     const upserted = stageRecord(empty, { ...upsert, commandId: 'cmd_1' }, context);
-    const loaded: Loaded<RecordState> = { ...empty, state: upserted.state };
+    const loaded: Loaded<RecordState> = { ...empty, state: upserted.state, created: false };
     const again = stageRecord(loaded, { ...upsert, commandId: 'cmd_1' }, context);
     expect(again.events).toEqual([]);
     expect(again.state).toBe(loaded.state);

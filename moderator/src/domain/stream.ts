@@ -6,24 +6,24 @@ import { decideUser, evolveUser, type UserCommand, type UserState } from './user
 
 export type StreamKind = 'record' | 'user';
 
-/** A stream as loaded: its folded state (null before its first event) and the events read past the snapshot. */
+/**
+ * A stream as loaded, or with events decided on it: its folded state (null before its first event), the events read
+ * past the snapshot, and the new events not yet committed (none when only loaded).
+ */
 export interface Loaded<S> {
   kind: StreamKind;
   stream: string;
   state: S | null;
   /** Events newer than the projection snapshot; they still have to be projected. */
   tail: DomainEvent[];
-  /** New events decided on this stream, not yet committed (none when only loaded). */
-  events?: DomainEvent[];
-  /** The state the stream had when loaded, before `events`. */
-  loadedState?: S | null;
+  /** New events decided on this stream, to commit. */
+  events: DomainEvent[];
+  /** The stream had no projection when loaded: committing inserts it rather than replacing it. */
+  created: boolean;
 }
 
 /** A stream with the events decided on it, ready to commit, and the state after them. */
-export interface Staged<S> extends Loaded<S> {
-  events: DomainEvent[];
-  loadedState: S | null;
-}
+export type Staged<S> = Loaded<S>;
 
 /** Who asked: stamped on every event's envelope. */
 export interface StageContext {
@@ -44,7 +44,7 @@ export function stage<S extends { version: number; lastEventId: string }>(
   evolve: (state: S | null, event: DomainEvent) => S,
 ): Staged<S> {
   let state = loaded.state;
-  const events: DomainEvent[] = [...(loaded.events ?? [])];
+  const events: DomainEvent[] = [...loaded.events];
   for (const event of pending) {
     // Relay order is `_id` order, so an event must sort after its stream's previous one even if this host's clock
     // is behind the host that wrote that one.
@@ -61,8 +61,7 @@ export function stage<S extends { version: number; lastEventId: string }>(
     events.push(stamped);
     state = evolve(state, stamped);
   }
-  const loadedState = 'loadedState' in loaded ? (loaded.loadedState ?? null) : loaded.state;
-  return { ...loaded, events, state, loadedState };
+  return { ...loaded, events, state };
 }
 
 /** Decides one command on a record stream (as loaded, or with earlier commands staged) and stages its events. */

@@ -389,7 +389,13 @@ export class ModerationService {
 
   /** Commits staged streams and wakes the outbox relay when events were appended. */
   private async commit(...streams: Loaded<RecordState | UserState>[]): Promise<void> {
-    const appended = await this.deps.store.commit(...streams);
+    let appended: DomainEvent[];
+    try {
+      appended = await this.deps.store.commit(...streams);
+    } catch (err) {
+      if (err instanceof StreamConflict && err.appended.length > 0) this.deps.onAppend(err.appended);
+      throw err;
+    }
     if (appended.length > 0) this.deps.onAppend(appended);
   }
 

@@ -1,5 +1,5 @@
 import { COLLECTIONS, recordStream, userStream, type DomainEvent } from '@vigil/proto';
-import type { Collection, Db, Document } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mongodb';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
@@ -32,9 +32,12 @@ export interface AppealDoc {
   updatedAt: Date;
 }
 
-/** Another writer appended to one of the streams first; re-read and decide again. */
+/**
+ * Another writer appended to one of the streams first; re-read and decide again. `appended`: the events stored before
+ * the conflicting one (an append is ordered, not atomic), already projected by `commit`.
+ */
 export class StreamConflict extends Error {
-  constructor() {
+  constructor(readonly appended: DomainEvent[] = []) {
     super('stream version taken');
     this.name = 'StreamConflict';
   }
@@ -118,7 +121,7 @@ export class EventStore {
               : evolveUser(state as UserState | null, event);
         }
       }
-      return { kind, stream, state, tail };
+      return { kind, stream, state, tail, events: [], created: state === null };
     });
   }
 
@@ -128,18 +131,30 @@ export class EventStore {
    * Returns the events appended.
    */
   async commit(...streams: Loaded<RecordState | UserState>[]): Promise<DomainEvent[]> {
-    const events = streams.flatMap((stream) => stream.events ?? []);
-    await this.append(events);
+    const events = streams.flatMap((stream) => stream.events);
+    try {
+      await this.append(events);
+    } catch (err) {
+      if (!(err instanceof StreamConflict) || err.appended.length === 0) throw err;
+      // The streams whose events all went in before the conflict are committed: project them now, or nobody might
+      // (a writer that gives up after its retries leaves them to the next writer of the stream).
+      const stored = new Set(err.appended.map((event) => event.id));
+      await this.project(streams.filter((loaded) => loaded.events.every((event) => stored.has(event.id))));
+      throw err;
+    }
+    await this.project(streams);
+    return events;
+  }
+
+  private async project(streams: Loaded<RecordState | UserState>[]): Promise<void> {
     await Promise.all(
       streams.map(async (loaded) => {
-        const projected = [...loaded.tail, ...(loaded.events ?? [])];
+        const projected = [...loaded.tail, ...loaded.events];
         if (projected.length === 0) return;
-        const created = ('loadedState' in loaded ? loaded.loadedState : loaded.state) === null;
-        if (loaded.kind === 'record') await this.projectRecord(loaded.state as RecordState | null, created);
-        else await this.projectUser(loaded.state as UserState | null, projected, created);
+        if (loaded.kind === 'record') await this.projectRecord(loaded.state as RecordState | null, loaded.created);
+        else await this.projectUser(loaded.state as UserState | null, projected, loaded.created);
       }),
     );
-    return events;
   }
 
   /** Appends the events of several streams in one insertMany; StreamConflict if any version was taken. */
@@ -153,8 +168,10 @@ export class EventStore {
         ),
       );
     } catch (err) {
-      if (isDuplicateKey(err)) throw new StreamConflict();
-      throw err;
+      if (!isDuplicateKey(err)) throw err;
+      // Ordered: the events before the first failed one are stored.
+      const inserted = err instanceof MongoBulkWriteError ? err.insertedCount : 0;
+      throw new StreamConflict(events.slice(0, inserted));
     }
   }
 

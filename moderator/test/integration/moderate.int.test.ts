@@ -8,7 +8,7 @@ import type { ListRecordsResponse__Output } from '@vigil/proto/dist/generated/vi
 import type { GetRecordEventsResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/GetRecordEventsResponse';
 import type { Appeal__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/Appeal';
 import { waitFor } from '../../../deploy/test-support';
-import { stageRecord } from '../../src/domain/stream';
+import { stageRecord, stageUser } from '../../src/domain/stream';
 import { StreamConflict } from '../../src/store/event-store';
 import { rebuildProjections } from '../../src/store/rebuild-projections';
 import { content, startHarness, type Harness } from './harness';
@@ -192,6 +192,34 @@ describe('Moderate', () => {
       StreamConflict,
     );
     expect((await store.loadRecord(res.recordId, true)).state?.deleted).toBe(true);
+  });
+
+  it("projects the streams an append stored before another stream's conflict", async () => {
+    const tenantId = await tenant();
+    const user = { clientId: 'partial-user' };
+    const res = await moderate({ tenantId, clientId: 'p', name: 'n', entity: 'post', content: content('fine'), user });
+    const { store } = h.moderator;
+    const userId = userIdFor(tenantId, 'partial-user');
+    const [record, loadedUser] = await Promise.all([
+      store.loadRecord(res.recordId, false),
+      store.loadUser(userId, false),
+    ]);
+    const context = { tenantId, correlationId: 'x' };
+    await store.commit(stageRecord(record, { type: 'DeleteRecord' }, context));
+    const renamed = stageUser(
+      loadedUser,
+      { type: 'UpsertUser', userId, input: { ...user, username: 'renamed' }, passthrough: false },
+      context,
+    );
+    // The user's event goes in first, then the record's collides with the delete above.
+    const conflict = await store
+      .commit(renamed, stageRecord(record, { type: 'DeleteRecord' }, context))
+      .catch((err: unknown) => err);
+    expect(conflict).toBeInstanceOf(StreamConflict);
+    expect((conflict as StreamConflict).appended.map((event) => event.id)).toEqual(renamed.events.map((e) => e.id));
+    const projected = await h.db.collection(COLLECTIONS.users).findOne({ _id: userId } as never);
+    expect(projected?.username).toBe('renamed');
+    expect(projected?.version).toBe(renamed.state?.version);
   });
 
   it('answers INVALID_ARGUMENT for bad metadata, a bad cursor and a missing client id', async () => {
