@@ -54,7 +54,6 @@ export interface UserDoc {
   statusUpdatedVia?: Via;
   /** A human decided the current status: automation leaves it alone. */
   manual: boolean;
-  flaggedRecordsCount: number;
   version: number;
   sort: string;
   createdAt: Date;
@@ -80,6 +79,11 @@ export const COLLECTIONS = {
   records: 'records',
   users: 'users',
   appeals: 'appeals',
+  /**
+   * Each user's flagged, not deleted records (`{_id: userId, count}`): its own document, so that writing it never races
+   * a write of the user's projection (an update on FerretDB v1 rewrites the whole document).
+   */
+  userFlaggedCounts: 'user_flagged_counts',
   processedCommands: 'processed_commands',
   /** Stored events the outbox relay could not publish (the broker refused them), with the reason. */
   outboxDeadLetters: 'outbox_dead_letters',

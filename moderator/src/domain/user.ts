@@ -5,10 +5,10 @@ import { mergeMetadata } from './metadata';
 import { assignDefined } from './record';
 
 /**
- * A user stream folded: the `users` projection document (less `flaggedRecordsCount`, which is counted from the
- * records) plus the user's appeals, so that "one open appeal per user" is decided on one stream.
+ * A user stream folded: the `users` projection document plus the user's appeals, so that "one open appeal per user" is
+ * decided on one stream. (The flagged count is counted from the records and stored beside it.)
  */
-export interface UserState extends Omit<UserDoc, 'flaggedRecordsCount'> {
+export interface UserState extends UserDoc {
   appeals: { id: string; status: AppealStatus }[];
   lastEventId: string;
 }

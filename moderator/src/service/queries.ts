@@ -2,6 +2,7 @@ import { encodeTime } from 'ulid';
 import { recordStream, userStream, type DomainEvent } from '@vigil/proto';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
+import type { UserState } from '../domain/user';
 import type { AppealDoc, EventStore } from '../store/event-store';
 import type { Criteria, Page, PageRequest, ReadModel, SortBounds, UserView } from '../store/read-model';
 
@@ -91,7 +92,7 @@ export class Queries {
     tenantId: string,
     request: PageRequest & { clientId?: string; email?: string; status?: string },
   ): Promise<Page<UserView>> {
-    const filter: Criteria<UserView> = {};
+    const filter: Criteria<UserState> = {};
     if (request.clientId !== undefined) filter.clientId = request.clientId;
     if (request.email !== undefined) filter.email = request.email;
     if (request.status !== undefined) {

@@ -18,6 +18,12 @@ const CATCH_UP_ROUNDS = 8;
  */
 export type EventDoc = DomainEvent & { _id: string; published: boolean; deadLetteredAt?: Date };
 
+/** A user's flagged, not deleted records (see COLLECTIONS.userFlaggedCounts). */
+export interface FlaggedCountDoc {
+  _id: string;
+  count: number;
+}
+
 export interface AppealDoc {
   _id: string;
   tenantId: string;
@@ -64,7 +70,8 @@ export function eventOf(doc: Document): DomainEvent {
 export class EventStore {
   private readonly events: Collection<EventDoc>;
   private readonly records: Collection<RecordState>;
-  private readonly users: Collection<UserState & { flaggedRecordsCount: number }>;
+  private readonly users: Collection<UserState>;
+  private readonly flaggedCounts: Collection<FlaggedCountDoc>;
   private readonly appeals: Collection<AppealDoc>;
 
   constructor(private readonly db: Db) {
@@ -72,7 +79,8 @@ export class EventStore {
     const options = { ignoreUndefined: true };
     this.events = db.collection<EventDoc>(COLLECTIONS.events, options);
     this.records = db.collection<RecordState>(COLLECTIONS.records, options);
-    this.users = db.collection(COLLECTIONS.users, options);
+    this.users = db.collection<UserState>(COLLECTIONS.users, options);
+    this.flaggedCounts = db.collection<FlaggedCountDoc>(COLLECTIONS.userFlaggedCounts, options);
     this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals, options);
   }
 
@@ -105,9 +113,7 @@ export class EventStore {
   ): Promise<Loaded<RecordState | UserState>> {
     return guarded(async () => {
       const snapshot =
-        kind === 'record'
-          ? await this.records.findOne({ _id: id })
-          : await this.users.findOne({ _id: id }, { projection: { flaggedRecordsCount: 0 } });
+        kind === 'record' ? await this.records.findOne({ _id: id }) : await this.users.findOne({ _id: id });
       let state: RecordState | UserState | null = snapshot;
       const tail: DomainEvent[] = [];
       if (fresh) {
@@ -220,7 +226,7 @@ export class EventStore {
       const { _id, ...fields } = target;
       await guarded(async () => {
         await this.replaceOrInsert(
-          () => this.users.insertOne({ ...target, flaggedRecordsCount: 0 }),
+          () => this.users.insertOne(target),
           async () =>
             (await this.users.updateOne({ _id, version: { $lt: target.version } }, { $set: fields })).matchedCount > 0,
           insertFirst,
@@ -335,8 +341,22 @@ export class EventStore {
     }
   }
 
+  /**
+   * Stores a user's flagged count: an upsert by `_id` (two first writers racing: the loser replaces); a count of 0 is
+   * no document, as after a rebuild.
+   */
   async setFlaggedCount(userId: string, count: number): Promise<void> {
-    await guarded(() => this.users.updateOne({ _id: userId }, { $set: { flaggedRecordsCount: count } }));
+    if (count === 0) {
+      await guarded(() => this.flaggedCounts.deleteOne({ _id: userId }));
+      return;
+    }
+    await guarded(() =>
+      this.replaceOrInsert(
+        () => this.flaggedCounts.insertOne({ _id: userId, count }),
+        async () => (await this.flaggedCounts.replaceOne({ _id: userId }, { count })).matchedCount > 0,
+        false,
+      ),
+    );
   }
 
   async countFlagged(tenantId: string, userId: string): Promise<number> {
@@ -361,10 +381,13 @@ export class EventStore {
     return appeal?.userId ?? null;
   }
 
-  /** Drops the projections (`records`, `users`, `appeals`) and creates their indexes again, for a rebuild. */
+  /**
+   * Drops the projections (`records`, `users`, their flagged counts, `appeals`) and creates their indexes again, for a
+   * rebuild.
+   */
   async dropProjections(): Promise<void> {
     const existing = new Set((await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
-    for (const collection of [this.records, this.users, this.appeals]) {
+    for (const collection of [this.records, this.users, this.flaggedCounts, this.appeals]) {
       if (existing.has(collection.collectionName)) await collection.drop();
     }
     await this.ensureIndexes();
@@ -377,7 +400,7 @@ export class EventStore {
   }
 
   /** Flagged, not deleted records per user (a full read, for a rebuild). */
-  async *flaggedCounts(): AsyncGenerator<{ userId: string; count: number }> {
+  async *countFlaggedByUser(): AsyncGenerator<{ userId: string; count: number }> {
     const counts = this.records.aggregate<{ _id: string; count: number }>([
       { $match: { status: 'Flagged', deleted: false, userId: { $exists: true } } },
       { $group: { _id: '$userId', count: { $sum: 1 } } },

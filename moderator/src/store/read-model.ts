@@ -3,7 +3,7 @@ import type { Collection, Db, Filter } from 'mongodb';
 import { ValidationError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
 import type { UserState } from '../domain/user';
-import type { AppealDoc } from './event-store';
+import type { AppealDoc, FlaggedCountDoc } from './event-store';
 import { guarded } from './mongo-errors';
 
 export interface PageRequest {
@@ -38,12 +38,14 @@ export type Criteria<T> = Partial<Omit<T, 'sort'>> & { sort?: SortBounds };
  */
 export class ReadModel {
   private readonly records: Collection<RecordState>;
-  private readonly users: Collection<UserView>;
+  private readonly users: Collection<UserState>;
+  private readonly flaggedCounts: Collection<FlaggedCountDoc>;
   private readonly appeals: Collection<AppealDoc>;
 
   constructor(db: Db) {
     this.records = db.collection<RecordState>(COLLECTIONS.records);
-    this.users = db.collection<UserView>(COLLECTIONS.users);
+    this.users = db.collection<UserState>(COLLECTIONS.users);
+    this.flaggedCounts = db.collection<FlaggedCountDoc>(COLLECTIONS.userFlaggedCounts);
     this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals);
   }
 
@@ -55,8 +57,9 @@ export class ReadModel {
     return (await guarded(() => this.users.findOne({ _id: userId, tenantId }, { projection: { _id: 1 } }))) !== null;
   }
 
-  findUser(tenantId: string, userId: string): Promise<UserView | null> {
-    return guarded(() => this.users.findOne({ _id: userId, tenantId }));
+  async findUser(tenantId: string, userId: string): Promise<UserView | null> {
+    const user = await guarded(() => this.users.findOne({ _id: userId, tenantId }));
+    return user ? (await this.withFlaggedCounts([user]))[0]! : null;
   }
 
   findAppeal(tenantId: string, appealId: string): Promise<AppealDoc | null> {
@@ -67,8 +70,21 @@ export class ReadModel {
     return page(this.records, tenantId, criteria as Filter<RecordState>, request);
   }
 
-  pageUsers(tenantId: string, criteria: Criteria<UserView>, request: PageRequest): Promise<Page<UserView>> {
-    return page(this.users, tenantId, criteria as Filter<UserView>, request);
+  async pageUsers(tenantId: string, criteria: Criteria<UserState>, request: PageRequest): Promise<Page<UserView>> {
+    const found = await page(this.users, tenantId, criteria as Filter<UserState>, request);
+    return { ...found, items: await this.withFlaggedCounts(found.items) };
+  }
+
+  /** Each user with its flagged count (one lookup by `_id` each: FerretDB v1 answers `$in` with a scan). */
+  private withFlaggedCounts(users: UserState[]): Promise<UserView[]> {
+    return guarded(() =>
+      Promise.all(
+        users.map(async (user) => {
+          const counted = await this.flaggedCounts.findOne({ _id: user._id });
+          return { ...user, flaggedRecordsCount: counted?.count ?? 0 };
+        }),
+      ),
+    );
   }
 
   pageAppeals(tenantId: string, criteria: Criteria<AppealDoc>, request: PageRequest): Promise<Page<AppealDoc>> {

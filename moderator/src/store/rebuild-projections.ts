@@ -46,6 +46,6 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
   }
   await flush();
 
-  for await (const { userId, count } of store.flaggedCounts()) await store.setFlaggedCount(userId, count);
+  for await (const { userId, count } of store.countFlaggedByUser()) await store.setFlaggedCount(userId, count);
   return report;
 }

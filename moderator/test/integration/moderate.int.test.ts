@@ -372,10 +372,9 @@ describe('rebuild-projections', () => {
     const snapshot = async () =>
       Object.fromEntries(
         await Promise.all(
-          [COLLECTIONS.records, COLLECTIONS.users, COLLECTIONS.appeals].map(async (name) => [
-            name,
-            await h.db.collection(name).find({}).sort({ _id: 1 }).toArray(),
-          ]),
+          [COLLECTIONS.records, COLLECTIONS.users, COLLECTIONS.userFlaggedCounts, COLLECTIONS.appeals].map(
+            async (name) => [name, await h.db.collection(name).find({}).sort({ _id: 1 }).toArray()],
+          ),
         ),
       );
     const before = await snapshot();

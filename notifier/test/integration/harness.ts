@@ -190,7 +190,6 @@ function tenantIn(db: Db, tenantId: string): Tenant {
         clientId,
         protected: false,
         manual: false,
-        flaggedRecordsCount: 0,
         version: 2,
         sort: ulid(),
         createdAt: now,
