@@ -9,6 +9,8 @@ import { messageRejection } from './kafka-errors';
 
 /** While events handed over in memory keep the relay busy, the store's outbox is swept once per this many polls. */
 const SWEEP_UNDER_LOAD = 10;
+/** Default bound on the events waiting in memory, bytes of their messages. */
+const MEMORY_BYTES = 8 * 1024 * 1024;
 
 export interface OutboxRelayOptions {
   store: EventStore;
@@ -29,6 +31,11 @@ export interface OutboxRelayOptions {
   /** Pause between back-to-back batches, milliseconds. */
   minGapMs: number;
   batchSize: number;
+  /**
+   * Bound on the events handed over and waiting in memory, bytes of their messages (default 8 MiB). Past it, appends
+   * are left in the store's outbox, and the relay sweeps them from there until it has caught up.
+   */
+  memoryBytes?: number;
   onPublished?: (count: number) => void;
   /** An event was set aside; `reason` is from a bounded set. */
   onDeadLetter?: (reason: string) => void;
@@ -40,7 +47,8 @@ export interface OutboxRelayOptions {
  * with a filter), so reading after each append cost most of the store's time as soon as the relay fell behind. The
  * store's outbox (`published: false`) stays the record of what is still to publish: the periodic sweep publishes
  * whatever the in-memory path did not, leaving alone the events in flight here. Several processes may publish the
- * same event (their sweeps race), which consumers dedupe.
+ * same event (their sweeps race), which consumers dedupe. Memory is bounded (`memoryBytes`): a relay that falls
+ * behind leaves further appends in the store's outbox and sweeps them from there, in order, until it has caught up.
  *
  * Publishes unpublished events in `_id` order (which is stream order: see EventStore.stage) to the events topic, key =
  * stream, then marks them published. The producer is idempotent with one request in flight, so a batch lands in
@@ -61,12 +69,19 @@ export class OutboxRelay {
   private wakeUp?: () => void;
   private pending = false;
   private producer?: Producer;
-  /** Events appended by this process, waiting to be published from memory, in append order. */
-  private queue: EventDoc[] = [];
+  /** Events appended by this process, waiting to be published from memory, in append order, with their messages. */
+  private queue: Queued[] = [];
+  /** Bytes of the queued messages. */
+  private queuedBytes = 0;
   /** Ids of the queued events and of those being published from memory; the sweep leaves them alone. */
   private readonly local = new Set<string>();
   private lastSweep = 0;
   private backlog = false;
+  /**
+   * The memory bound was reached: appends stay in the store's outbox until a sweep finds it caught up, so that the
+   * relay keeps publishing in append order.
+   */
+  private overflow = false;
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
@@ -88,11 +103,28 @@ export class OutboxRelay {
       this.wake();
       return;
     }
-    for (const event of events) {
-      this.queue.push({ ...event, _id: event.id, published: false });
-      this.local.add(event.id);
+    const queued = events.map((event): Queued => {
+      const doc: EventDoc = { ...event, _id: event.id, published: false };
+      const message = toMessage(doc);
+      return { doc, message, bytes: Buffer.byteLength(message.value as string) };
+    });
+    const bytes = queued.reduce((sum, entry) => sum + entry.bytes, 0);
+    if (this.overflow || this.queuedBytes + bytes > (this.options.memoryBytes ?? MEMORY_BYTES)) {
+      this.overflow = true;
+      this.wakeUp?.();
+      return;
     }
+    for (const entry of queued) {
+      this.queue.push(entry);
+      this.local.add(entry.doc._id);
+    }
+    this.queuedBytes += bytes;
     this.wakeUp?.();
+  }
+
+  /** Bytes of the events waiting in memory (bounded by `memoryBytes`). */
+  get memoryQueued(): number {
+    return this.queuedBytes;
   }
 
   /** Stops after the current batch; with `flush`, first publishes whatever is unpublished now. */
@@ -128,19 +160,22 @@ export class OutboxRelay {
 
   /** One batch of the events handed over in memory; on failure they stay in the store's outbox for the sweep. */
   private async publishQueued(): Promise<number> {
-    const docs = this.queue.splice(0, this.options.batchSize);
+    const entries = this.queue.splice(0, this.options.batchSize);
+    for (const entry of entries) this.queuedBytes -= entry.bytes;
     try {
-      return await this.publishDocs(docs);
+      return await this.publishDocs(
+        entries.map((entry) => entry.doc),
+        entries.map((entry) => entry.message),
+      );
     } finally {
-      for (const doc of docs) this.local.delete(doc._id);
+      for (const entry of entries) this.local.delete(entry.doc._id);
     }
   }
 
-  private async publishDocs(docs: EventDoc[]): Promise<number> {
+  private async publishDocs(docs: EventDoc[], messages = docs.map(toMessage)): Promise<number> {
     const { store, log } = this.options;
     if (docs.length === 0) return 0;
     log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
-    const messages = docs.map(toMessage);
     try {
       await this.send(messages);
     } catch (err) {
@@ -228,15 +263,19 @@ export class OutboxRelay {
         const sinceSweep = Date.now() - this.lastSweep;
         const sweep =
           woken ||
-          (published === 0 && (this.backlog || sinceSweep >= this.options.pollMs)) ||
+          (published === 0 && (this.backlog || this.overflow || sinceSweep >= this.options.pollMs)) ||
           sinceSweep >= this.options.pollMs * SWEEP_UNDER_LOAD;
         if (sweep) {
           this.lastSweep = Date.now();
-          // Woken (a replay, a test) means now; a routine sweep leaves other processes' fresh appends to them.
-          const swept = await this.publishBatch({ minAgeMs: woken ? 0 : this.options.pollMs });
+          const overflowed = this.overflow;
+          // Woken (a replay, a test) or past the memory bound means now; a routine sweep leaves other processes'
+          // fresh appends to them.
+          const swept = await this.publishBatch({ minAgeMs: woken || overflowed ? 0 : this.options.pollMs });
           published += swept;
-          // A full sweep means more is waiting (a crashed process's events): the next idle turn sweeps again.
+          // A full sweep means more is waiting (a crashed process's events, or appends past the memory bound): the
+          // next idle turn sweeps again. One that is not full has caught up: appends go through memory again.
           this.backlog = swept === this.options.batchSize;
+          if (overflowed && !this.backlog) this.overflow = false;
           full ||= this.backlog;
         }
         failures = 0;
@@ -245,7 +284,7 @@ export class OutboxRelay {
         this.options.log.warn({ err, failures }, 'outbox relay batch failed');
       }
       if (!this.running) break;
-      if (failures === 0 && (full || this.pending || this.queue.length > 0)) {
+      if (failures === 0 && (full || this.pending || this.overflow || this.queue.length > 0)) {
         // Under load, a short gap lets a batch fill instead of paying one scan per event.
         if (this.options.minGapMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.minGapMs));
         continue;
@@ -263,8 +302,16 @@ export class OutboxRelay {
       this.wakeUp = undefined;
     }
     // Not published from memory: the store's outbox still has them for the next sweep, here or elsewhere.
-    for (const doc of this.queue.splice(0)) this.local.delete(doc._id);
+    for (const entry of this.queue.splice(0)) this.local.delete(entry.doc._id);
+    this.queuedBytes = 0;
+    this.overflow = false;
   }
+}
+
+interface Queued {
+  doc: EventDoc;
+  message: Message;
+  bytes: number;
 }
 
 function toMessage(doc: EventDoc): Message {

@@ -1,6 +1,6 @@
 import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
 import type { KafkaMessage, Producer } from 'kafkajs';
-import { uniqueName, waitFor } from '../../../deploy/test-support';
+import { TopicReaders, uniqueName, waitFor } from '../../../deploy/test-support';
 import pino from 'pino';
 import { stageRecord } from '../../src/domain/stream';
 import { createEngine, ProviderError } from '../../src/engine';
@@ -251,28 +251,32 @@ describe('outbox relay with a backlog', () => {
 });
 
 describe('outbox relay, events handed over in memory', () => {
-  it("publishes this process's appends without a sweep, and leaves other processes' fresh appends to them", async () => {
+  /** A store and a topic of their own, a relay on them, and appends of one record each. */
+  async function world(options: { pollMs: number; memoryBytes?: number }) {
     const db = h.mongo.db(uniqueName('handover'));
     const topic = uniqueName('handover');
     const admin = h.kafka.admin();
     await admin.connect();
+    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
     const relay = new OutboxRelay({
       store: new EventStore(db),
       deadLetters: new DeadLetterStore(db),
       createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
       topic,
       log: pino({ level: 'silent' }),
-      // One sweep at start, then none for an hour: only the in-memory path can publish.
-      pollMs: 3_600_000,
       minGapMs: 0,
       batchSize: 100,
+      ...options,
     });
-    try {
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
-      const store = new EventStore(db);
-      await store.ensureIndexes();
-      const tenantId = `ten_${uniqueName('t')}`;
-      const append = async (clientId: string) => {
+    const store = new EventStore(db);
+    await store.ensureIndexes();
+    const tenantId = `ten_${uniqueName('t')}`;
+    return {
+      relay,
+      topic,
+      events: db.collection<EventDoc>(COLLECTIONS.events),
+      high: async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high ?? 0),
+      append: async (clientId: string) => {
         const loaded = await store.loadRecord(recordIdFor(tenantId, clientId), false);
         const staged = stageRecord(
           loaded,
@@ -285,23 +289,34 @@ describe('outbox relay, events handed over in memory', () => {
           { tenantId, correlationId: 'c' },
         );
         return store.commit(staged);
-      };
-      // Appended by "another process": unpublished, fresh, never handed over here.
-      for (let i = 0; i < 5; i += 1) await append(`other-${i}`);
-      relay.start();
-      for (let i = 0; i < 10; i += 1) relay.publishSoon(await append(`mine-${i}`));
+      },
+      close: async () => {
+        await relay.stop();
+        await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+        await admin.disconnect();
+        await db.dropDatabase().catch(() => undefined);
+      },
+    };
+  }
 
-      const high = async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high ?? 0);
-      await waitFor(async () => (await high()) === 10, {
+  it("publishes this process's appends without a sweep, and leaves other processes' fresh appends to them", async () => {
+    // One sweep at start, then none for an hour: only the in-memory path can publish.
+    const w = await world({ pollMs: 3_600_000 });
+    try {
+      // Appended by "another process": unpublished, fresh, never handed over here.
+      for (let i = 0; i < 5; i += 1) await w.append(`other-${i}`);
+      w.relay.start();
+      for (let i = 0; i < 10; i += 1) w.relay.publishSoon(await w.append(`mine-${i}`));
+
+      await waitFor(async () => (await w.high()) === 10, {
         timeoutMs: 30000,
         what: 'the handed-over events on the topic',
       });
-      const events = db.collection<EventDoc>(COLLECTIONS.events);
-      await waitFor(async () => (await events.countDocuments({ published: false })) === 5, {
+      await waitFor(async () => (await w.events.countDocuments({ published: false })) === 5, {
         timeoutMs: 30000,
         what: 'the handed-over events marked published',
       });
-      const left = await events.find({ published: false }).toArray();
+      const left = await w.events.find({ published: false }).toArray();
       expect(left.map((doc) => (doc.type === 'RecordUpserted' ? doc.data.clientId : doc.type)).sort()).toEqual([
         'other-0',
         'other-1',
@@ -311,13 +326,45 @@ describe('outbox relay, events handed over in memory', () => {
       ]);
 
       // A wake (a replay, say) sweeps at once, whatever the age.
-      relay.wake();
-      await waitFor(async () => (await high()) === 15, { timeoutMs: 30000, what: 'the swept events on the topic' });
+      w.relay.wake();
+      await waitFor(async () => (await w.high()) === 15, { timeoutMs: 30000, what: 'the swept events on the topic' });
     } finally {
-      await relay.stop();
-      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
-      await admin.disconnect();
-      await db.dropDatabase().catch(() => undefined);
+      await w.close();
+    }
+  });
+
+  it('keeps at most memoryBytes in memory and publishes the appends past it from the store, in order', async () => {
+    // Room for about two events; no routine sweep for an hour.
+    const bound = 1_000;
+    const w = await world({ pollMs: 3_600_000, memoryBytes: bound });
+    const readers = new TopicReaders(h.kafka);
+    try {
+      const seen = await readers.collect(w.topic);
+      const batches = [];
+      for (let i = 0; i < 20; i += 1) batches.push(await w.append(`burst-${i}`));
+      const appended = batches.flat();
+      // Far more than the bound: most of them can only go out through the store.
+      expect(appended.reduce((sum, event) => sum + JSON.stringify(event).length, 0)).toBeGreaterThan(5 * bound);
+      w.relay.start();
+      let peak = 0;
+      // Handed over back to back, before the relay can drain any.
+      for (const events of batches) {
+        w.relay.publishSoon(events);
+        peak = Math.max(peak, w.relay.memoryQueued);
+      }
+      expect(peak).toBeGreaterThan(0);
+      expect(peak).toBeLessThanOrEqual(bound);
+      await waitFor(() => seen.length >= 20, { timeoutMs: 30000, what: 'every append on the topic' });
+      await waitFor(async () => (await w.events.countDocuments({ published: false })) === 0, {
+        timeoutMs: 30000,
+        what: 'every append marked published',
+      });
+      expect(seen.map((message) => String(message.headers?.[HEADERS.eventId]))).toEqual(
+        appended.map((event) => event.id),
+      );
+    } finally {
+      await readers.disconnect();
+      await w.close();
     }
   });
 });
