@@ -6,6 +6,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { ROOT, say, waitUntil, run, stopProcess } = require('../local/util');
+const { serviceArgs } = require('../local/service-command');
 
 function spawnNode(args, env) {
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -79,7 +80,7 @@ async function startStack({ services, env = {} }) {
   try {
     // Ports are found from each service's "listening" log line, so services log at info while starting.
     const startOne = async (name, extra, msg) => {
-      const child = spawnNode([path.join(ROOT, name, 'dist', 'main.js')], { ...common, LOG_LEVEL: 'info', ...extra });
+      const child = spawnNode(serviceArgs(ROOT, name), { ...common, LOG_LEVEL: 'info', ...extra });
       children.push(child);
       stack.pids[name] = child.pid;
       return portFrom(child, msg, `${name} to listen`);

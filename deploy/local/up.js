@@ -9,6 +9,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { ROOT, say, waitUntil, run, stopProcess } = require('./util');
+const { serviceArgs } = require('./service-command');
 
 const PORTS = {
   gatewayHttp: Number(process.env.HTTP_PORT || 8080),
@@ -20,7 +21,7 @@ const PORTS = {
 
 function startService(name, env, logDir) {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
-  const child = spawn(process.execPath, [path.join(ROOT, name, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, serviceArgs(ROOT, name), {
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log],
   });

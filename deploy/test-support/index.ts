@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import { serviceArgs } from '../local/service-command';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 
@@ -77,7 +78,7 @@ export interface ServiceProcess {
  * process's moderator token (`grpcToken()`) unless `env` sets MODERATOR_GRPC_TOKEN.
  */
 export function spawnService(name: 'gateway' | 'moderator' | 'notifier', env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [path.join(ROOT, name, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, serviceArgs(ROOT, name), {
     env: { ...process.env, LOG_LEVEL: 'info', MODERATOR_GRPC_TOKEN: grpcToken(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chartTools, named, renderChart } from '../../tools/chart';
 import { ROOT, testServers, uniqueName, waitFor } from '../../test-support';
+import { SERVICE_NODE_FLAGS } from '../../local/service-command';
 import {
   assembleImage,
   copyParts,
@@ -50,7 +51,12 @@ describe.each(SERVICES)('%s image', (service) => {
     expect(last(workdirs)?.args).toBe(`/app/${service}`);
     const cmds = only(runtime, 'CMD');
     expect(cmds).toHaveLength(1);
-    expect(JSON.parse(cmds[0]?.args ?? 'null')).toEqual(['node', 'dist/main.js']);
+    // The same command as everywhere else the service is started (deploy/local/service-command.js).
+    expect(JSON.parse(cmds[0]?.args ?? 'null')).toEqual(['node', ...SERVICE_NODE_FLAGS, 'dist/main.js']);
+    const manifest = JSON.parse(fs.readFileSync(path.join(ROOT, service, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(manifest.scripts.start).toBe(['node', ...SERVICE_NODE_FLAGS, 'dist/main.js'].join(' '));
     expect(only(runtime, 'ENTRYPOINT')).toEqual([]);
   });
 
@@ -192,7 +198,7 @@ describe('assembled images start with the chart environment', () => {
     async (service: Service) => {
       // The Dockerfile's own steps (npm ci, tsc -b, production install), then only the runtime stage's files.
       const image = await assembleImage(service, path.join(scratch, service));
-      expect(image.command).toEqual(['node', 'dist/main.js']);
+      expect(image.command).toEqual(['node', ...SERVICE_NODE_FLAGS, 'dist/main.js']);
       expect(fs.existsSync(path.join(image.appRoot, 'src'))).toBe(false);
       expect(fs.existsSync(path.join(image.cwd, 'src'))).toBe(false);
       expect(fs.existsSync(path.join(image.appRoot, 'node_modules', 'typescript'))).toBe(false);
