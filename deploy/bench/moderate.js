@@ -7,6 +7,7 @@ const autocannon = require('autocannon');
 const { stopProcess } = require('../local/util');
 const { startStack, spawnNode, portFrom, peakRssMb } = require('./stack');
 const { storeFloor } = require('./floor');
+const { paced } = require('./paced');
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
@@ -18,7 +19,7 @@ function text1k(i) {
   return out.slice(0, 1000);
 }
 
-function load(url, { body, headers, rate }) {
+function load(url, { body, headers }) {
   return new Promise((resolve, reject) => {
     let n = 0;
     const instance = autocannon(
@@ -28,7 +29,6 @@ function load(url, { body, headers, rate }) {
         connections: CONNECTIONS,
         duration: DURATION_S,
         headers: { 'content-type': 'application/json', ...headers },
-        ...(rate ? { overallRate: rate } : {}),
         requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(n++)) }) }],
       },
       (err, result) => (err ? reject(err) : resolve(result)),
@@ -47,10 +47,16 @@ function summary(result) {
   };
 }
 
+/** Closed-loop maximum (autocannon, CONNECTIONS busy connections), then an open loop at half that rate (paced.js). */
 async function measure(name, url, options) {
-  await load(url, { ...options, rate: undefined }).catch(() => undefined); // warm-up (JIT, connections)
+  await load(url, options).catch(() => undefined); // warm-up (JIT, connections)
   const max = summary(await load(url, options));
-  const half = summary(await load(url, { ...options, rate: Math.max(1, Math.floor(max.rps / 2)) }));
+  const half = await paced(url, {
+    ...options,
+    rate: Math.max(1, Math.floor(max.rps / 2)),
+    durationS: DURATION_S,
+    connections: CONNECTIONS,
+  });
   return { name, max, half };
 }
 
