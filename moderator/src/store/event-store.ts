@@ -197,7 +197,7 @@ export class EventStore {
     let insertFirst = created;
     for (let round = 0; current && round < CATCH_UP_ROUNDS; round += 1) {
       const target: RecordState = current;
-      await guarded(() =>
+      const inserted = await guarded(() =>
         this.replaceOrInsert(
           () => this.records.insertOne(target),
           async () =>
@@ -206,7 +206,9 @@ export class EventStore {
           insertFirst,
         ),
       );
-      if (!(await this.hasEventAfter(recordStream(target._id), target.version))) return;
+      // Inserted: there was no document, so every other writer's write comes after this one and reads it first; an
+      // older one then leaves it, a newer one replaces it and checks for itself.
+      if (inserted || !(await this.hasEventAfter(recordStream(target._id), target.version))) return;
       current = (await this.loadRecord(target._id, true)).state;
       insertFirst = false;
     }
@@ -224,16 +226,19 @@ export class EventStore {
     for (let round = 0; current && tail.length > 0 && round < CATCH_UP_ROUNDS; round += 1) {
       const target: UserState = current;
       const { _id, ...fields } = target;
-      await guarded(async () => {
-        await this.replaceOrInsert(
+      const inserted = await guarded(async () => {
+        const done = await this.replaceOrInsert(
           () => this.users.insertOne(target),
           async () =>
             (await this.users.updateOne({ _id, version: { $lt: target.version } }, { $set: fields })).matchedCount > 0,
           insertFirst,
         );
         for (const event of tail) await this.projectAppeal(event);
+        return done;
       });
-      if (!(await this.hasEventAfter(userStream(_id), target.version))) return;
+      // As in projectRecord; appeals have conditional writes of their own, so their streams are always checked.
+      const appeals = tail.some((event) => event.type === 'AppealCreated' || event.type === 'AppealDecided');
+      if ((inserted && !appeals) || !(await this.hasEventAfter(userStream(_id), target.version))) return;
       const loaded = await this.loadUser(_id, true);
       current = loaded.state;
       tail = loaded.tail;
@@ -248,28 +253,31 @@ export class EventStore {
     );
   }
 
+  /** Returns true when the document was inserted (there was none before). */
   private async replaceOrInsert(
     insert: () => Promise<unknown>,
     replace: () => Promise<boolean>,
     insertFirst: boolean,
-  ): Promise<void> {
+  ): Promise<boolean> {
     if (insertFirst) {
       try {
         await insert();
-        return;
+        return true;
       } catch (err) {
         if (!isDuplicateKey(err)) throw err;
       }
       await replace();
-      return;
+      return false;
     }
-    if (await replace()) return;
+    if (await replace()) return false;
     try {
       await insert();
+      return true;
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       // Another writer inserted between the replace and the insert; its version may be older than this one.
       await replace();
+      return false;
     }
   }
 
