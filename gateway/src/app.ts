@@ -14,6 +14,7 @@ import { MethodNotAllowedError } from './http/errors';
 import { httpMetrics } from './http/metrics';
 import { apiKeyRateLimit, type KeyLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
+import { closeOnUnreadBody } from './http/unread-body';
 import type { OutgoingCommand } from './kafka/command-producer';
 import { appealRoutes } from './routes/appeals/appeals.routes';
 import type { RouteDeps } from './routes/deps';
@@ -170,6 +171,7 @@ export function createApp(deps: AppDeps): Koa {
   });
 
   app.use(requestId);
+  app.use(closeOnUnreadBody);
   if (deps.registry) app.use(httpMetrics(deps.registry));
   app.use(errorHandler(deps.log));
   // Authentication and the rate limit come before routing and body parsing: an unauthenticated request is refused

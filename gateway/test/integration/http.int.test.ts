@@ -59,6 +59,55 @@ describe('authentication', () => {
     expect(status).toBe(401);
   });
 
+  it('closes the connection after answering a request whose body it did not read', async () => {
+    const url = new URL(gw.url);
+    const agent = new http.Agent({ keepAlive: true });
+    try {
+      // A body announced, partly sent and left open: without the close, the server would go on reading (and
+      // discarding) all 10 MB on this connection to keep it alive.
+      const closed = await new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+        const req = http.request({
+          host: url.hostname,
+          port: url.port,
+          method: 'POST',
+          path: '/api/v1/ingest',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': String(10 * 1024 * 1024) },
+        });
+        req.on('response', (res) => {
+          res.resume();
+          res.socket.once('close', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.write('{"clientId":');
+      });
+      expect(closed).toEqual({ status: 401, connection: 'close' });
+
+      // A refusal after the whole body was read keeps the connection.
+      const kept = await new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            method: 'POST',
+            path: '/api/v1/ingest',
+            agent,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+          },
+        );
+        req.on('error', reject);
+        req.end('{"clientId":');
+      });
+      expect(kept).toEqual({ status: 400, connection: 'keep-alive' });
+    } finally {
+      agent.destroy();
+    }
+  });
+
   it('also protects unknown paths below /api/v1', async () => {
     expect((await gw.request('GET', '/api/v1/nothing-here')).status).toBe(401);
   });
