@@ -64,3 +64,46 @@ export const STRIPE_ACCOUNT_ID = /^acct_[0-9A-Za-z]{1,250}$/;
 /** States of a payment action; `pending` and `sending` are the queue's, the others final. */
 export const PaymentActionState = z.enum(['pending', 'sending', 'succeeded', 'failed', 'skipped', 'superseded']);
 export type PaymentActionState = z.infer<typeof PaymentActionState>;
+
+/** One call to Stripe (or a check that stood in for it). Stripe's error message is not kept, only its identifiers. */
+export interface PaymentAttempt {
+  at: Date;
+  durationMs: number;
+  /** HTTP status of Stripe's answer, when it answered. */
+  statusCode?: number;
+  /** `rate_limited`, `server_error`, `rejected`, `unauthorized`, `timeout`, `network_error`, `user_unavailable`, `key_unreadable`. */
+  error?: string;
+  stripeRequestId?: string;
+  stripeErrorType?: string;
+  stripeErrorCode?: string;
+  idempotencyKey?: string;
+}
+
+/**
+ * Collection `payment_actions`, written by the notifier only: one document per (UserStatusChanged event, user) of a
+ * tenant with a payments key, which is also the audit trail the gateway serves. `_id` is derived from the event id,
+ * so a re-consumed event acts once. The account id is read from the user when the action runs and kept here.
+ */
+export interface PaymentActionDoc {
+  _id: string;
+  tenantId: string;
+  userId: string;
+  eventId: string;
+  /** Version of the user stream the event is at: the projection must have caught up before the action runs. */
+  userVersion: number;
+  action: PaymentAction;
+  state: PaymentActionState;
+  accountId?: string;
+  /** Why nothing was sent (state `skipped`): `no_account`, `invalid_account_id`, `no_key`, `not_configured`. */
+  skipReason?: string;
+  attemptCount: number;
+  attempts: PaymentAttempt[];
+  dueAt: Date;
+  leaseUntil?: Date;
+  leaseId?: string;
+  lastError?: string;
+  stripeRequestId?: string;
+  completedAt?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}

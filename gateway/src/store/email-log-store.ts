@@ -1,35 +1,21 @@
-import { COLLECTIONS, type EmailKind } from '@vigil/proto';
-import type { Collection, Db } from 'mongodb';
+import { COLLECTIONS, type EmailMessageDoc } from '@vigil/proto';
+import type { Db } from 'mongodb';
+import { UserLog, type Page } from './user-log';
 
-/** The fields of the notifier's `email_messages` documents the API shows (it owns the collection and its indexes). */
-export interface EmailMessageView {
-  _id: string;
-  tenantId: string;
-  userId: string;
-  kind: EmailKind;
-  state: 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
-  skipReason?: string;
-  attemptCount: number;
-  lastError?: string;
-  sentAt?: Date;
-  createdAt: Date;
-  updatedAt: Date;
-}
+const HIDDEN = ['attempts', 'leaseId', 'leaseUntil', 'eventId', 'dueAt'] as const;
 
-/** Reads a user's email log, newest first, through the notifier's `user_log` index. */
+/** An email as the API shows it: the notifier's document less its attempts and queue fields. */
+export type EmailMessageView = Omit<EmailMessageDoc, (typeof HIDDEN)[number]>;
+
+/** Reads a user's email log, newest first. */
 export class EmailLogStore {
-  private readonly messages: Collection<EmailMessageView>;
+  private readonly log: UserLog<EmailMessageDoc, (typeof HIDDEN)[number]>;
 
   constructor(db: Db) {
-    this.messages = db.collection(COLLECTIONS.emailMessages);
+    this.log = new UserLog(db.collection<EmailMessageDoc>(COLLECTIONS.emailMessages), HIDDEN);
   }
 
-  async list(tenantId: string, userId: string, limit: number): Promise<{ docs: EmailMessageView[]; hasMore: boolean }> {
-    const docs = await this.messages
-      .find({ tenantId, userId }, { projection: { attempts: 0, leaseId: 0, leaseUntil: 0, eventId: 0 } })
-      .sort({ createdAt: -1 })
-      .limit(limit + 1)
-      .toArray();
-    return { docs: docs.slice(0, limit), hasMore: docs.length > limit };
+  list(tenantId: string, userId: string, limit: number): Promise<Page<EmailMessageView>> {
+    return this.log.list(tenantId, userId, limit);
   }
 }

@@ -1,51 +1,21 @@
-import { COLLECTIONS, type PaymentAction, type PaymentActionState } from '@vigil/proto';
-import type { Collection, Db } from 'mongodb';
+import { COLLECTIONS, type PaymentActionDoc } from '@vigil/proto';
+import type { Db } from 'mongodb';
+import { UserLog, type Page } from './user-log';
 
-/** The notifier's `payment_actions` documents as the API shows them (it owns the collection and its indexes). */
-export interface PaymentActionRecord {
-  _id: string;
-  tenantId: string;
-  userId: string;
-  action: PaymentAction;
-  state: PaymentActionState;
-  accountId?: string;
-  skipReason?: string;
-  attemptCount: number;
-  attempts: Array<{
-    at: Date;
-    durationMs: number;
-    statusCode?: number;
-    error?: string;
-    stripeRequestId?: string;
-    stripeErrorType?: string;
-    stripeErrorCode?: string;
-    idempotencyKey?: string;
-  }>;
-  lastError?: string;
-  stripeRequestId?: string;
-  completedAt?: Date;
-  createdAt: Date;
-  updatedAt: Date;
-}
+const HIDDEN = ['leaseId', 'leaseUntil', 'eventId', 'userVersion', 'dueAt'] as const;
 
-/** Reads a user's payment actions (the audit trail), newest first, through the notifier's `user_log` index. */
+/** A payment action as the API shows it: the notifier's document less its queue fields. */
+export type PaymentActionRecord = Omit<PaymentActionDoc, (typeof HIDDEN)[number]>;
+
+/** Reads a user's payment actions (the audit trail), newest first. */
 export class PaymentActionLogStore {
-  private readonly actions: Collection<PaymentActionRecord>;
+  private readonly log: UserLog<PaymentActionDoc, (typeof HIDDEN)[number]>;
 
   constructor(db: Db) {
-    this.actions = db.collection(COLLECTIONS.paymentActions);
+    this.log = new UserLog(db.collection<PaymentActionDoc>(COLLECTIONS.paymentActions), HIDDEN);
   }
 
-  async list(
-    tenantId: string,
-    userId: string,
-    limit: number,
-  ): Promise<{ docs: PaymentActionRecord[]; hasMore: boolean }> {
-    const docs = await this.actions
-      .find({ tenantId, userId }, { projection: { leaseId: 0, leaseUntil: 0, eventId: 0, userVersion: 0, dueAt: 0 } })
-      .sort({ createdAt: -1 })
-      .limit(limit + 1)
-      .toArray();
-    return { docs: docs.slice(0, limit), hasMore: docs.length > limit };
+  list(tenantId: string, userId: string, limit: number): Promise<Page<PaymentActionRecord>> {
+    return this.log.list(tenantId, userId, limit);
   }
 }

@@ -1,9 +1,16 @@
-import { AppealTokens, DEFAULT_EMAIL_TEMPLATES, emailKindFor, type DomainEvent } from '@vigil/proto';
+import {
+  AppealTokens,
+  DEFAULT_EMAIL_TEMPLATES,
+  emailKindFor,
+  type DomainEvent,
+  type EmailAttempt,
+  type EmailMessageDoc,
+} from '@vigil/proto';
 import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
 import { nextDelayMs } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
-import { emailMessageIdOf, type EmailAttempt, type EmailMessageDoc, type EmailStore } from '../store/email-store';
+import { emailMessageIdOf, type EmailStore } from '../store/email-store';
 import type { SmtpSender } from './smtp-sender';
 
 export interface UserEmailsOptions {

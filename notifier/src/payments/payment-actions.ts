@@ -4,17 +4,14 @@ import {
   paymentKeyContext,
   STRIPE_ACCOUNT_ID,
   type DomainEvent,
+  type PaymentActionDoc,
+  type PaymentAttempt,
   type SecretBox,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { nextDelayMs } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
-import {
-  paymentActionIdOf,
-  type PaymentActionDoc,
-  type PaymentAttempt,
-  type PaymentStore,
-} from '../store/payment-store';
+import { paymentActionIdOf, type PaymentStore } from '../store/payment-store';
 import type { StripeClient } from './stripe-client';
 
 export interface PaymentActionsOptions {

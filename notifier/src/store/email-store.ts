@@ -2,49 +2,13 @@ import {
   COLLECTIONS,
   DEFAULT_SETTINGS,
   TenantSettings,
-  type EmailKind,
+  type EmailAttempt,
+  type EmailMessageDoc,
   type TenantSettings as TenantSettingsType,
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { LeaseQueue } from './lease-queue';
-
-export type EmailState = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
-
-/** One SMTP attempt. No address, subject or server text: a server's reply often quotes the recipient. */
-export interface EmailAttempt {
-  at: Date;
-  durationMs: number;
-  /** SMTP reply code, when the server answered. */
-  responseCode?: number;
-  /** `rejected`, `deferred`, `timeout`, `network_error`, `auth_failed`, `user_unavailable`. */
-  error?: string;
-}
-
-/**
- * Collection `email_messages`, written by the notifier only: one document per (UserStatusChanged event, user). The
- * event names one user, so `_id` is derived from the event id and a re-consumed event inserts nothing new. Holds no
- * address and no content: the address is read from the user at send time, the content rendered then.
- */
-export interface EmailMessageDoc {
-  _id: string;
-  tenantId: string;
-  userId: string;
-  eventId: string;
-  kind: EmailKind;
-  state: EmailState;
-  /** Why nothing was sent (state `skipped`): `no_email`, `not_configured`. */
-  skipReason?: string;
-  attemptCount: number;
-  attempts: EmailAttempt[];
-  dueAt: Date;
-  leaseUntil?: Date;
-  leaseId?: string;
-  lastError?: string;
-  sentAt?: Date;
-  createdAt: Date;
-  updatedAt: Date;
-}
 
 type SettingsDoc = { _id: string } & Partial<TenantSettingsType>;
 

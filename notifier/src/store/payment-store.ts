@@ -1,47 +1,12 @@
 import {
   COLLECTIONS,
-  type PaymentAction,
-  type PaymentActionState,
+  type PaymentActionDoc,
+  type PaymentAttempt,
   type PaymentKeyDoc,
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { LeaseQueue, type QueuedDoc } from './lease-queue';
-
-/** One call to Stripe (or a check that stood in for it). Stripe's error message is not kept, only its identifiers. */
-export interface PaymentAttempt {
-  at: Date;
-  durationMs: number;
-  /** HTTP status of Stripe's answer, when it answered. */
-  statusCode?: number;
-  /** `rate_limited`, `server_error`, `rejected`, `unauthorized`, `timeout`, `network_error`, `user_unavailable`, `key_unreadable`. */
-  error?: string;
-  stripeRequestId?: string;
-  stripeErrorType?: string;
-  stripeErrorCode?: string;
-  idempotencyKey?: string;
-}
-
-/**
- * Collection `payment_actions`, written by the notifier only: one document per (UserStatusChanged event, user) of a
- * tenant with a payments key, which is also the audit trail the gateway serves. `_id` is derived from the event id,
- * so a re-consumed event acts once. The account id is read from the user when the action runs and kept here.
- */
-export interface PaymentActionDoc extends QueuedDoc {
-  tenantId: string;
-  userId: string;
-  eventId: string;
-  /** Version of the user stream the event is at: the projection must have caught up before the action runs. */
-  userVersion: number;
-  action: PaymentAction;
-  state: PaymentActionState;
-  accountId?: string;
-  /** Why nothing was sent (state `skipped`): `no_account`, `invalid_account_id`, `no_key`, `not_configured`. */
-  skipReason?: string;
-  attempts: PaymentAttempt[];
-  stripeRequestId?: string;
-  completedAt?: Date;
-}
+import { LeaseQueue } from './lease-queue';
 
 export const paymentActionIdOf = (eventId: string): string => `pay_${eventId}`;
 

@@ -3,7 +3,7 @@ import { COLLECTIONS, AppealTokens } from '@vigil/proto';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { waitFor } from '../../../deploy/test-support';
-import type { EmailMessageDoc } from '../../src/store/email-store';
+import type { EmailMessageDoc } from '@vigil/proto';
 import { createReceiver, createWorld, userStatusChanged, type Receiver, type World } from './harness';
 
 const APPEAL_SECRET = 'a-test-appeal-secret-of-at-least-32-chars';

@@ -4,12 +4,12 @@ import {
   SecretBox,
   maskSecretKey,
   paymentKeyContext,
+  type PaymentActionDoc,
   type PaymentKeyDoc,
   type UserDoc,
 } from '@vigil/proto';
 import { waitFor } from '../../../deploy/test-support';
 import { startStripe, type StripeServer } from '../../../deploy/test-support/stripe';
-import type { PaymentActionDoc } from '../../src/store/payment-store';
 import { createWorld, userStatusChanged, type Tenant, type World } from './harness';
 
 /**
