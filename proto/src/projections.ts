@@ -72,6 +72,8 @@ export const COLLECTIONS = {
   consoleSessions: 'console_sessions',
   /** Tenants' payments keys, sealed (see payments.ts); read by the notifier. */
   paymentKeys: 'payment_keys',
+  /** Claims on revisions of `rules` and `settings` documents (see the gateway's RevisedDocs), the last 20 of each. */
+  configRevisions: 'config_revisions',
   /** Request counts per gateway instance, for the rate limit shared across replicas. */
   rateLimitCounts: 'rate_limit_counts',
   // moderator

@@ -1,4 +1,4 @@
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import {
   COLLECTIONS,
   DEFAULT_RULES,
@@ -10,14 +10,13 @@ import {
   type EmailTemplate,
   type TenantSettings as TenantSettingsType,
 } from '@vigil/proto';
+import { RevisedDocs, type Revised } from './revised-docs';
 
-interface RulesDoc {
-  _id: string; // tenant id
+interface RulesContent {
   rules: RuleSetType['rules'];
-  updatedAt: Date;
 }
 
-type SettingsDoc = { _id: string; updatedAt: Date } & Partial<TenantSettingsType>;
+type SettingsContent = Partial<TenantSettingsType>;
 
 /** A settings change: absent fields keep their value; a `null` email template goes back to the default. */
 export interface SettingsPatch {
@@ -27,10 +26,13 @@ export interface SettingsPatch {
   emails?: { enabled?: boolean; templates?: Partial<Record<EmailKind, EmailTemplate | null>> };
 }
 
-/** Per-tenant rule sets and settings (`_id` = tenant id), read by the moderator. */
+/**
+ * Per-tenant rule sets and settings (`_id` = tenant id), read by the moderator. Every change is a new revision
+ * (RevisedDocs), so concurrent changes (two presets added at once, two settings patched at once) all land.
+ */
 export class ConfigStore {
-  private readonly rules: Collection<RulesDoc>;
-  private readonly settings: Collection<SettingsDoc>;
+  private readonly rules: RevisedDocs<RulesContent>;
+  private readonly settings: RevisedDocs<SettingsContent>;
   private readonly cached = new Map<string, { at: number; value: Promise<TenantSettingsType> }>();
 
   /** `cacheTtlMs`: how long `cachedSettings` may answer from memory (the hot ingest path), milliseconds. */
@@ -38,26 +40,29 @@ export class ConfigStore {
     db: Db,
     private readonly cacheTtlMs = 5000,
   ) {
-    this.rules = db.collection(COLLECTIONS.rules);
-    this.settings = db.collection(COLLECTIONS.settings);
+    this.rules = new RevisedDocs(db, COLLECTIONS.rules);
+    this.settings = new RevisedDocs(db, COLLECTIONS.settings);
   }
 
   async getRules(tenantId: string): Promise<RuleSetType> {
-    const doc = await this.rules.findOne({ _id: tenantId });
-    if (!doc) return DEFAULT_RULES;
-    const parsed = RuleSet.safeParse({ rules: doc.rules });
-    return parsed.success ? parsed.data : DEFAULT_RULES;
+    return rulesOf(await this.rules.get(tenantId));
   }
 
   async putRules(tenantId: string, ruleSet: RuleSetType): Promise<void> {
-    await this.rules.replaceOne({ _id: tenantId }, { rules: ruleSet.rules, updatedAt: new Date() }, { upsert: true });
+    await this.rules.revise(tenantId, () => ({ rules: ruleSet.rules }));
+  }
+
+  /**
+   * Changes the rule set from its current state: `change` may run more than once (when another change landed first)
+   * and may throw to refuse. Returns the rule set stored.
+   */
+  async changeRules(tenantId: string, change: (current: RuleSetType) => RuleSetType): Promise<RuleSetType> {
+    const stored = await this.rules.revise(tenantId, (current) => ({ rules: change(rulesOf(current)).rules }));
+    return { rules: stored.rules };
   }
 
   async getSettings(tenantId: string): Promise<TenantSettingsType> {
-    const doc = await this.settings.findOne({ _id: tenantId }, { projection: { _id: 0, updatedAt: 0 } });
-    if (!doc) return DEFAULT_SETTINGS;
-    const parsed = TenantSettings.safeParse(doc);
-    return parsed.success ? parsed.data : DEFAULT_SETTINGS;
+    return settingsOf(contentOf(await this.settings.get(tenantId)));
   }
 
   /**
@@ -77,24 +82,54 @@ export class ConfigStore {
     return value;
   }
 
-  /** Sets the given fields only (nested ones by dotted path); the others keep their stored value or default. */
+  /** Sets the given fields only; the others keep their stored value or default. */
   async patchSettings(tenantId: string, patch: SettingsPatch): Promise<TenantSettingsType> {
-    const set: Record<string, unknown> = { updatedAt: new Date() };
-    const unset: Record<string, ''> = {};
-    if (patch.suspensionThreshold !== undefined) set.suspensionThreshold = patch.suspensionThreshold;
-    if (patch.testMode !== undefined) set.testMode = patch.testMode;
-    if (patch.rolloutPercentage !== undefined) set.rolloutPercentage = patch.rolloutPercentage;
-    if (patch.emails?.enabled !== undefined) set['emails.enabled'] = patch.emails.enabled;
-    for (const [kind, template] of Object.entries(patch.emails?.templates ?? {})) {
-      if (template === null) unset[`emails.templates.${kind}`] = '';
-      else if (template !== undefined) set[`emails.templates.${kind}`] = template;
-    }
-    await this.settings.updateOne(
-      { _id: tenantId },
-      { $set: set, ...(Object.keys(unset).length > 0 ? { $unset: unset } : {}) },
-      { upsert: true },
-    );
+    const stored = await this.settings.revise(tenantId, (current) => applyPatch(contentOf(current), patch));
     this.cached.delete(tenantId);
-    return this.getSettings(tenantId);
+    return settingsOf(stored);
   }
+}
+
+function rulesOf(doc: RulesContent | null): RuleSetType {
+  if (!doc) return DEFAULT_RULES;
+  const parsed = RuleSet.safeParse({ rules: doc.rules });
+  return parsed.success ? parsed.data : DEFAULT_RULES;
+}
+
+function settingsOf(content: SettingsContent | null): TenantSettingsType {
+  if (!content) return DEFAULT_SETTINGS;
+  const parsed = TenantSettings.safeParse(content);
+  return parsed.success ? parsed.data : DEFAULT_SETTINGS;
+}
+
+/** The stored settings fields, less the document's own. */
+function contentOf(doc: Revised<SettingsContent> | null): SettingsContent {
+  if (!doc) return {};
+  const { _id, revision, updatedAt, ...content } = doc;
+  void _id;
+  void revision;
+  void updatedAt;
+  return content;
+}
+
+function applyPatch(current: SettingsContent, patch: SettingsPatch): SettingsContent {
+  const next: SettingsContent = { ...current };
+  if (patch.suspensionThreshold !== undefined) next.suspensionThreshold = patch.suspensionThreshold;
+  if (patch.testMode !== undefined) next.testMode = patch.testMode;
+  if (patch.rolloutPercentage !== undefined) next.rolloutPercentage = patch.rolloutPercentage;
+  if (patch.emails) {
+    const emails = { ...current.emails } as Partial<TenantSettingsType['emails']>;
+    if (patch.emails.enabled !== undefined) emails.enabled = patch.emails.enabled;
+    const templates: Partial<Record<EmailKind, EmailTemplate>> = { ...emails.templates };
+    for (const [kind, template] of Object.entries(patch.emails.templates ?? {}) as [
+      EmailKind,
+      EmailTemplate | null | undefined,
+    ][]) {
+      if (template === null) delete templates[kind];
+      else if (template !== undefined) templates[kind] = template;
+    }
+    emails.templates = templates;
+    next.emails = emails as TenantSettingsType['emails'];
+  }
+  return next;
 }

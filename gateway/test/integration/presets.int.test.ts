@@ -1,4 +1,4 @@
-import { LIMITS, RULE_PRESETS } from '@vigil/proto';
+import { COLLECTIONS, LIMITS, RULE_PRESETS } from '@vigil/proto';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;
@@ -120,5 +120,52 @@ describe('rule presets', () => {
     expect(rulesOf((await off.request('GET', '/api/v1/rules', { key })).body).map((rule) => rule.id)).toEqual([
       'profanity',
     ]);
+  });
+});
+
+describe('concurrent changes to rules and settings', () => {
+  it('lands every preset added at once, and refuses a second add of the same one', async () => {
+    const { key } = await gw.newTenant();
+    const ids = RULE_PRESETS.map((preset) => preset.id);
+    const replies = await Promise.all(
+      [...ids, ids[0]!].map((id) => gw.request('POST', `/api/v1/rules/presets/${id}`, { key })),
+    );
+    expect(replies.map((reply) => reply.status).sort()).toEqual([...ids.map(() => 201), 409].sort());
+    const stored = rulesOf((await gw.request('GET', '/api/v1/rules', { key })).body).map((rule) => rule.id);
+    expect(stored.sort()).toEqual(['profanity', ...ids].sort());
+  });
+
+  it('lands every settings change made at once', async () => {
+    const { key } = await gw.newTenant();
+    const patches = [
+      { testMode: true },
+      { suspensionThreshold: 7 },
+      { rolloutPercentage: 40 },
+      { emails: { enabled: true } },
+      { emails: { templates: { Banned: { subject: 'Banned', heading: 'Banned', body: 'You are banned.' } } } },
+    ];
+    const replies = await Promise.all(patches.map((body) => gw.request('PATCH', '/api/v1/settings', { key, body })));
+    expect(replies.map((reply) => reply.status)).toEqual(patches.map(() => 200));
+    const settings = (await gw.request('GET', '/api/v1/settings', { key })).body as Record<string, unknown>;
+    expect(settings).toMatchObject({
+      testMode: true,
+      suspensionThreshold: 7,
+      rolloutPercentage: 40,
+      emails: { enabled: true, templates: { Banned: { subject: 'Banned' } } },
+    });
+  });
+
+  it('lands a change whose writer stopped after claiming its revision, before the next change', async () => {
+    const { key, tenantId } = await gw.newTenant();
+    expect((await gw.request('PATCH', '/api/v1/settings', { key, body: { testMode: true } })).status).toBe(200);
+    // Revision 2 claimed, never written: as if its gateway stopped in between.
+    await gw.db.collection<{ _id: string; content: unknown; createdAt: Date }>(COLLECTIONS.configRevisions).insertOne({
+      _id: `settings:${tenantId}#2`,
+      content: { testMode: true, rolloutPercentage: 10 },
+      createdAt: new Date(),
+    });
+    const reply = await gw.request('PATCH', '/api/v1/settings', { key, body: { suspensionThreshold: 3 } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ testMode: true, rolloutPercentage: 10, suspensionThreshold: 3 });
   });
 });

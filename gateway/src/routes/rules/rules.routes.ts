@@ -78,17 +78,18 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       if (!preset) throw new NotFoundError('preset not found');
       const rule = ruleFromPreset(preset);
       const tenantId = principalOf(ctx).tenantId;
-      const current = await deps.configStore.getRules(tenantId);
-      if (current.rules.some((existing) => existing.id === rule.id)) {
-        throw new ConflictError('the rule set already has a rule with this id', { ruleId: rule.id });
-      }
-      if (current.rules.length >= LIMITS.rules) {
-        throw new LimitExceededError('the rule set is full', { limit: LIMITS.rules });
-      }
-      const ruleSet: RuleSet = { rules: [...current.rules, rule] };
-      refuseUnjudgeable(deps, ruleSet);
-      await deps.configStore.putRules(tenantId, ruleSet);
-      ctx.body = ruleSet;
+      // Decided on the stored rule set, again if another change landed first: concurrent adds all land.
+      ctx.body = await deps.configStore.changeRules(tenantId, (current) => {
+        if (current.rules.some((existing) => existing.id === rule.id)) {
+          throw new ConflictError('the rule set already has a rule with this id', { ruleId: rule.id });
+        }
+        if (current.rules.length >= LIMITS.rules) {
+          throw new LimitExceededError('the rule set is full', { limit: LIMITS.rules });
+        }
+        const ruleSet: RuleSet = { rules: [...current.rules, rule] };
+        refuseUnjudgeable(deps, ruleSet);
+        return ruleSet;
+      });
     },
   );
 
