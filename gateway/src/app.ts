@@ -120,6 +120,7 @@ export function createApp(deps: AppDeps): Koa {
       settings.secretsEncryptionKey?.length ? new SecretBox(settings.secretsEncryptionKey) : undefined,
     ),
     paymentLog: new PaymentActionLogStore(deps.db),
+    rateLimiter: deps.rateLimiter,
   };
   const consoleRouter = consoleRoutes(
     { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },

@@ -54,7 +54,7 @@ export function appealRoutes(
   settings: AppealPageSettings,
 ): Router {
   const router = new Router({ sensitive: true, strict: true });
-  const limit = rateLimit({
+  const limit = rateLimit(deps.rateLimiter, {
     points: settings.perMinute,
     windowSeconds: 60,
     keyOf: (ctx) => `appeal:${ctx.ip}`,

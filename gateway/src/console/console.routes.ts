@@ -152,7 +152,7 @@ function historyTable(events: Array<{ type: string; occurredAt: string; dataJson
 export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Router {
   const router = new Router({ prefix: CONSOLE_PREFIX, sensitive: true, strict: false });
   const form = formBody(settings.bodyLimitBytes);
-  const signInLimit = rateLimit({
+  const signInLimit = rateLimit(deps.rateLimiter, {
     points: settings.signInPerMinute,
     windowSeconds: 60,
     keyOf: (ctx) => `console-sign-in:${ctx.ip}`,

@@ -1,5 +1,4 @@
 import type { Context, Next } from 'koa';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { RateLimitedError } from './errors';
 import type { Principal } from '../auth/api-key-auth';
 import type { Limit, Verdict } from '../rate-limit/window-counter';
@@ -21,30 +20,28 @@ function refusal(message: string, limit: number, resetMs: number): RateLimitedEr
 }
 
 /**
- * Fixed window of `points` requests per `windowSeconds` per key, counted in this process only (0 points: no limit);
- * for the console sign-in and the appeal page, which key by client address. A refusal adds `Retry-After`.
+ * `points` requests per `windowSeconds` per key, counted by `limiter` across the gateway replicas like the API's limit
+ * (0 points: no limit); for the console sign-in and the appeal page, which key by client address. A refusal adds
+ * `Retry-After`.
  */
-export function rateLimit(options: {
-  points: number;
-  windowSeconds: number;
-  keyOf: (ctx: Context) => string;
-  message?: string;
-}) {
-  if (options.points === 0) {
-    return async (_ctx: Context, next: Next): Promise<void> => {
-      await next();
-    };
-  }
-  const limiter = new RateLimiterMemory({ points: options.points, duration: options.windowSeconds });
+export function rateLimit(
+  limiter: KeyLimiter,
+  options: {
+    points: number;
+    windowSeconds: number;
+    keyOf: (ctx: Context) => string;
+    message?: string;
+  },
+) {
+  const limit: Limit = { requests: options.points, windowSeconds: options.windowSeconds };
   return async (ctx: Context, next: Next): Promise<void> => {
-    let res: RateLimiterRes;
-    try {
-      res = await limiter.consume(options.keyOf(ctx));
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      throw refusal(options.message ?? 'too many requests', options.points, rejection.msBeforeNext);
+    if (limit.requests === 0) {
+      await next();
+      return;
     }
-    ctx.set(limitHeaders(options.points, res.remainingPoints, res.msBeforeNext));
+    const verdict = limiter.consume(options.keyOf(ctx), limit);
+    if (!verdict.allowed) throw refusal(options.message ?? 'too many requests', limit.requests, verdict.resetMs);
+    ctx.set(limitHeaders(limit.requests, verdict.remaining, verdict.resetMs));
     await next();
   };
 }

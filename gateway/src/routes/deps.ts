@@ -5,6 +5,7 @@ import type { AppealLinks } from '../appeal/appeal-token';
 import type { Principal } from '../auth/api-key-auth';
 import type { ModeratorClient } from '../grpc/moderator-client';
 import type { OutgoingCommand } from '../kafka/command-producer';
+import type { KeyLimiter } from '../http/rate-limit';
 import type { ConfigStore } from '../store/config-store';
 import type { EmailLogStore } from '../store/email-log-store';
 import type { PaymentActionLogStore } from '../store/payment-action-log-store';
@@ -28,6 +29,8 @@ export interface RouteDeps {
   emailLog: EmailLogStore;
   paymentKeys: PaymentKeyStore;
   paymentLog: PaymentActionLogStore;
+  /** Request counts shared with the other gateway replicas (the API key, console sign-in and appeal page limits). */
+  rateLimiter: KeyLimiter;
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

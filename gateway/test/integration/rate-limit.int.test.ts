@@ -53,6 +53,7 @@ beforeAll(async () => {
       MODERATOR_ADDRESS: moderatorAddress,
       API_KEY_CACHE_TTL_MS: '500',
       RATE_LIMIT_SYNC_MS: '100',
+      CONSOLE_SIGN_IN_PER_MINUTE: '6',
     }),
   );
   replicas = await Promise.all(
@@ -104,11 +105,11 @@ async function exchanged(): Promise<void> {
  * window ends while they count.
  */
 const HOUR_S = 3600;
-async function windowWithTimeLeft(): Promise<void> {
-  await waitFor(() => HOUR_S * 1000 - (Date.now() % (HOUR_S * 1000)) > 60_000, {
-    timeoutMs: 90_000,
-    intervalMs: 1000,
-    what: 'a rate limit window with a minute left',
+async function windowWithTimeLeft(windowS = HOUR_S, leftMs = 60_000): Promise<void> {
+  await waitFor(() => windowS * 1000 - (Date.now() % (windowS * 1000)) > leftMs, {
+    timeoutMs: windowS * 1000 + 30_000,
+    intervalMs: 500,
+    what: `a rate limit window with ${leftMs / 1000} s left`,
   });
 }
 
@@ -166,6 +167,25 @@ describe('rate limit across gateway replicas', () => {
     );
     expect(counts).toHaveLength(2);
     expect(counts.reduce((sum, n) => sum + n, 0)).toBe(total);
+  });
+
+  it('holds the console sign-in limit per client address across the replicas', async () => {
+    // The sign-in limit counts per minute: start with enough of one left for the exchanges below.
+    await windowWithTimeLeft(60, 30_000);
+    const signIn = (replica: Replica) =>
+      fetch(`${replica.url}/console/sign-in`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', origin: replica.url },
+        body: new URLSearchParams({ email: `${uniqueName('nobody')}@example.com`, password: 'wrong' }).toString(),
+      });
+    const [a, b] = replicas as [Replica, Replica];
+    const first: number[] = [];
+    for (const replica of [a, a, a, b, b, b]) first.push((await signIn(replica)).status);
+    expect(first).toEqual([401, 401, 401, 401, 401, 401]);
+    await exchanged();
+    // 6 a minute between them: each replica alone has seen 3.
+    expect([(await signIn(a)).status, (await signIn(b)).status]).toEqual([429, 429]);
   });
 
   it('applies a changed tenant limit without a restart, and the default again after `default`', async () => {
