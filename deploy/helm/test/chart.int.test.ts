@@ -17,6 +17,7 @@ import {
 // properties the operations guide promises. helm and kubeconform are built into ~/.cache/vigil on a first run.
 const SERVICES = ['gateway', 'moderator', 'notifier'] as const;
 const ADMIN_PORTS = { gateway: 9090, moderator: 9091, notifier: 9092 };
+const OLD_SPACE_MB = { gateway: 176, moderator: 272, notifier: 176 };
 // Kafka and MongoDB are external: the only values an install must give.
 const CONNECTION = {
   'mongo.url': 'mongodb://mongo-0.mongo:27017/?replicaSet=rs0',
@@ -122,6 +123,8 @@ describe('vigil chart', () => {
       expect(config.SHUTDOWN_TIMEOUT_MS).toBe('20000');
       // Services create missing topics themselves too; they must agree with the topics Job.
       expect(config.KAFKA_TOPIC_PARTITIONS).toBe('6');
+      // V8 collects before the container's memory limit: about 70 % of it.
+      expect(config.NODE_OPTIONS).toBe(`--max-old-space-size=${OLD_SPACE_MB[service]}`);
       expect(deployment.spec.template.spec.terminationGracePeriodSeconds).toBe(30);
       expect(main.envFrom).toEqual([{ configMapRef: { name: `vigil-${service}` } }]);
       expect(main.env).toContainEqual({
@@ -248,6 +251,16 @@ describe('vigil chart', () => {
         ]),
       );
       expect(main.securityContext.readOnlyRootFilesystem).toBe(true);
+    });
+
+    test("the old-generation limit can be left to Node's default, or set through env", async () => {
+      const changed = await renderChart({
+        ...CONNECTION,
+        'services.moderator.maxOldSpaceMB': 0,
+        'services.notifier.env.NODE_OPTIONS': '--max-old-space-size=64',
+      });
+      expect(named(changed, 'ConfigMap', 'vigil-moderator').data.NODE_OPTIONS).toBeUndefined();
+      expect(named(changed, 'ConfigMap', 'vigil-notifier').data.NODE_OPTIONS).toBe('--max-old-space-size=64');
     });
 
     test('the checksum annotation follows the configuration of its own service', async () => {

@@ -21,6 +21,9 @@ PodDisruptionBudget. Called once per service with (dict "root" $ "name" "<servic
 {{- range $port, $number := $svc.ports -}}
 {{- $_ := set $env (printf "%s_PORT" (upper $port)) (toString (int $number)) -}}
 {{- end -}}
+{{- if $svc.maxOldSpaceMB -}}
+{{- $_ := set $env "NODE_OPTIONS" (printf "--max-old-space-size=%d" (int $svc.maxOldSpaceMB)) -}}
+{{- end -}}
 {{- if eq .name "gateway" -}}
 {{- $_ := set $env "MODERATOR_ADDRESS" (printf "%s-moderator:%d" (include "vigil.fullname" $root) (int $root.Values.services.moderator.ports.grpc)) -}}
 {{- end -}}
