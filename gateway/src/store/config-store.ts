@@ -105,10 +105,10 @@ function settingsOf(content: SettingsContent | null): TenantSettingsType {
 /** The stored settings fields, less the document's own. */
 function contentOf(doc: Revised<SettingsContent> | null): SettingsContent {
   if (!doc) return {};
-  const { _id, revision, updatedAt, ...content } = doc;
-  void _id;
-  void revision;
-  void updatedAt;
+  const content: Partial<Revised<SettingsContent>> = { ...doc };
+  delete content._id;
+  delete content.revision;
+  delete content.updatedAt;
   return content;
 }
 

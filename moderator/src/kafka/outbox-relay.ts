@@ -103,13 +103,17 @@ export class OutboxRelay {
       this.wake();
       return;
     }
+    if (this.overflow) {
+      this.wakeUp?.();
+      return;
+    }
     const queued = events.map((event): Queued => {
       const doc: EventDoc = { ...event, _id: event.id, published: false };
       const message = toMessage(doc);
       return { doc, message, bytes: Buffer.byteLength(message.value as string) };
     });
     const bytes = queued.reduce((sum, entry) => sum + entry.bytes, 0);
-    if (this.overflow || this.queuedBytes + bytes > (this.options.memoryBytes ?? MEMORY_BYTES)) {
+    if (this.queuedBytes + bytes > (this.options.memoryBytes ?? MEMORY_BYTES)) {
       this.overflow = true;
       this.wakeUp?.();
       return;
