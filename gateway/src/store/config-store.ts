@@ -107,6 +107,7 @@ function contentOf(doc: Revised<SettingsContent> | null): SettingsContent {
   if (!doc) return {};
   const content: Partial<Revised<SettingsContent>> = { ...doc };
   delete content._id;
+  delete content.epoch;
   delete content.revision;
   delete content.updatedAt;
   return content;

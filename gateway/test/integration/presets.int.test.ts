@@ -159,13 +159,33 @@ describe('concurrent changes to rules and settings', () => {
     const { key, tenantId } = await gw.newTenant();
     expect((await gw.request('PATCH', '/api/v1/settings', { key, body: { testMode: true } })).status).toBe(200);
     // Revision 2 claimed, never written: as if its gateway stopped in between.
-    await gw.db.collection<{ _id: string; content: unknown; createdAt: Date }>(COLLECTIONS.configRevisions).insertOne({
-      _id: `settings:${tenantId}#2`,
+    const stored = await gw.db
+      .collection<{ _id: string; epoch?: string; revision?: number }>(COLLECTIONS.settings)
+      .findOne({ _id: tenantId });
+    expect(stored).toMatchObject({ revision: 1, epoch: expect.any(String) });
+    await gw.db.collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.configRevisions).insertOne({
+      _id: `settings:${tenantId}@${stored!.epoch!}#2`,
+      epoch: stored!.epoch,
+      revision: 2,
       content: { testMode: true, rolloutPercentage: 10 },
       createdAt: new Date(),
     });
     const reply = await gw.request('PATCH', '/api/v1/settings', { key, body: { suspensionThreshold: 3 } });
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ testMode: true, rolloutPercentage: 10, suspensionThreshold: 3 });
+  });
+
+  it('builds on a document an earlier release wrote without revisions, not on claims made before it', async () => {
+    const { key, tenantId } = await gw.newTenant();
+    expect((await gw.request('PATCH', '/api/v1/settings', { key, body: { testMode: true } })).status).toBe(200);
+    // An earlier release's gateway (a rolling upgrade, a rollback) replaces the document the way it always did.
+    await gw.db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.settings)
+      .replaceOne({ _id: tenantId }, { testMode: false, rolloutPercentage: 55, updatedAt: new Date() });
+    const reply = await gw.request('PATCH', '/api/v1/settings', { key, body: { suspensionThreshold: 4 } });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ testMode: false, rolloutPercentage: 55, suspensionThreshold: 4 });
+    const again = await gw.request('PATCH', '/api/v1/settings', { key, body: { rolloutPercentage: 60 } });
+    expect(again.body).toMatchObject({ testMode: false, rolloutPercentage: 60, suspensionThreshold: 4 });
   });
 });
