@@ -5,7 +5,7 @@
 // shaped as the moderator stores them, for other tenants' users and for the benchmark tenant alike.
 const { MongoClient } = require('mongodb');
 const { startStack } = require('./stack');
-const { measure, text1k } = require('./moderate');
+const { measure, outboxDrained, text1k } = require('./moderate');
 
 const SMALL = Number(process.env.BENCH_HISTORY_SMALL || 1000);
 const LARGE = Number(process.env.BENCH_HISTORY_LARGE || 100000);
@@ -93,7 +93,11 @@ async function main() {
       await preload(db, stored, size);
       stored = size;
       const preloadS = ((Date.now() - started) / 1000).toFixed(0);
-      const result = await measure(`moderate with ${size} records stored`, base, { body, headers: auth });
+      const result = await measure(`moderate with ${size} records stored`, base, {
+        body,
+        headers: auth,
+        settle: () => outboxDrained(db),
+      });
       rows.push({ ...result, preloadS });
     }
     process.stdout.write('\n/moderate (persisted, with a user) against the size of history\n');

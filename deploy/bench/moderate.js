@@ -4,7 +4,8 @@
 // the driver, same concurrency, same store) and a bare Koa → grpc-js echo of the same shape; peak RSS of both services.
 const path = require('node:path');
 const autocannon = require('autocannon');
-const { stopProcess } = require('../local/util');
+const { MongoClient } = require('mongodb');
+const { stopProcess, waitUntil } = require('../local/util');
 const { startStack, spawnNode, portFrom, peakRssMb } = require('./stack');
 const { storeFloor } = require('./floor');
 const { paced } = require('./paced');
@@ -47,17 +48,33 @@ function summary(result) {
   };
 }
 
-/** Closed-loop maximum (autocannon, CONNECTIONS busy connections), then an open loop at half that rate (paced.js). */
-async function measure(name, url, options) {
+/** Seconds at half rate before the half-rate figures are taken. */
+const HALF_RATE_WARM_UP_S = 5;
+
+/**
+ * Closed-loop maximum (autocannon, CONNECTIONS busy connections), then an open loop at half that rate (paced.js),
+ * measured in steady state: after `settle` (the work the maximum run left behind is done) and a few seconds at that
+ * rate.
+ */
+async function measure(name, url, { settle, ...options }) {
   await load(url, options).catch(() => undefined); // warm-up (JIT, connections)
   const max = summary(await load(url, options));
-  const half = await paced(url, {
-    ...options,
-    rate: Math.max(1, Math.floor(max.rps / 2)),
-    durationS: DURATION_S,
-    connections: CONNECTIONS,
-  });
+  if (settle) await settle();
+  const rate = Math.max(1, Math.floor(max.rps / 2));
+  await paced(url, { ...options, rate, durationS: HALF_RATE_WARM_UP_S, connections: CONNECTIONS });
+  const half = await paced(url, { ...options, rate, durationS: DURATION_S, connections: CONNECTIONS });
   return { name, max, half };
+}
+
+/**
+ * Waits (at most two minutes) until the outbox of `db` is empty: the events the maximum run appended are published,
+ * so the half-rate run does not share the machine with that backlog.
+ */
+async function outboxDrained(db) {
+  await waitUntil(async () => (await db.collection('events').countDocuments({ published: false })) === 0, {
+    timeoutMs: 120000,
+    what: 'the outbox to drain',
+  }).catch(() => process.stderr.write('outbox not drained after 2 minutes; measuring anyway\n'));
 }
 
 async function main() {
@@ -66,7 +83,10 @@ async function main() {
   const grpcPort = await portFrom(echoGrpc, 'grpc server listening', 'echo grpc');
   const echoHttp = spawnNode([path.join(__dirname, 'echo.js'), 'http', String(grpcPort)], {});
   const httpPort = await portFrom(echoHttp, 'http server listening', 'echo http');
+  const client = new MongoClient(stack.servers.mongoUrl);
   try {
+    await client.connect();
+    const db = client.db(stack.common.MONGO_DB);
     const auth = { authorization: `Bearer ${stack.apiKey}` };
     const record = (passthrough) => (i) => ({
       clientId: `bench-${passthrough ? 'p' : 's'}-${i % 5000}`,
@@ -82,15 +102,23 @@ async function main() {
       headers: {},
     });
     const floorMax = await storeFloor(stack.servers.mongoUrl, { connections: CONNECTIONS, durationS: DURATION_S });
+    const floorRate = Math.max(1, Math.floor(floorMax.rps / 2));
+    // Steady state at half rate, as for the services below.
+    await storeFloor(stack.servers.mongoUrl, {
+      connections: CONNECTIONS,
+      durationS: HALF_RATE_WARM_UP_S,
+      rate: floorRate,
+    });
     const floorHalf = await storeFloor(stack.servers.mongoUrl, {
       connections: CONNECTIONS,
       durationS: DURATION_S,
-      rate: Math.max(1, Math.floor(floorMax.rps / 2)),
+      rate: floorRate,
     });
     const floor = { name: 'store floor (findOne + insertOne)', max: { ...floorMax, non2xx: 0, errors: 0 } };
     floor.half = { ...floorHalf, non2xx: 0, errors: 0 };
-    const persisted = await measure('moderate (persisted)', base, { body: record(false), headers: auth });
-    const passthrough = await measure('moderate (passthrough)', base, { body: record(true), headers: auth });
+    const settle = () => outboxDrained(db);
+    const persisted = await measure('moderate (persisted)', base, { body: record(false), headers: auth, settle });
+    const passthrough = await measure('moderate (passthrough)', base, { body: record(true), headers: auth, settle });
     const rows = [floor, echo, persisted, passthrough].map((r) => ({
       name: r.name,
       'max req/s': r.max.rps,
@@ -111,9 +139,10 @@ async function main() {
     );
     return { persisted, passthrough, floor };
   } finally {
+    await client.close();
     await Promise.allSettled([stopProcess(echoHttp), stopProcess(echoGrpc)]);
     await stack.stop();
   }
 }
 
-module.exports = { main, load, measure, summary, text1k };
+module.exports = { main, load, measure, outboxDrained, summary, text1k };
