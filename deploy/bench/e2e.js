@@ -8,7 +8,7 @@ const http = require('node:http');
 const { startStack } = require('./stack');
 const { waitUntil } = require('../local/util');
 const { load, summary, text1k } = require('./moderate');
-const { percentile } = require('./ingest');
+const { percentile } = require('./percentile');
 
 const DURATION_S = Number(process.env.BENCH_E2E_DURATION_S || 60);
 const RATE = Number(process.env.BENCH_E2E_RATE || 200);

@@ -3,11 +3,7 @@
 // services use. Each request is one findOne by _id plus one insertOne, the least a persisted moderation can cost.
 const crypto = require('node:crypto');
 const { MongoClient } = require('mongodb');
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
+const { percentile } = require('./percentile');
 
 /** Runs `connections` loops for `durationS` (or at most `rate` requests/s overall); returns { rps, p50, p99 }. */
 async function storeFloor(mongoUrl, { connections, durationS, rate }) {

@@ -6,14 +6,10 @@ const { run } = require('../local/util');
 const { kafkaClasspath } = require('../local/kafka');
 const { startStack, peakRssMb } = require('./stack');
 const { load, summary, text1k } = require('./moderate');
+const { percentile } = require('./percentile');
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const MODERATED_RATE = Number(process.env.BENCH_MODERATED_RATE || 10);
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 async function producerPerf(brokers, records) {
   const out = await run('java', [
@@ -137,4 +133,4 @@ async function main() {
   }
 }
 
-module.exports = { main, percentile };
+module.exports = { main };

@@ -4,11 +4,7 @@
 // falls behind is not hidden. autocannon's `overallRate` instead lets every connection send its share at the start of
 // each second, which turns a half rate into one burst per second.
 const http = require('node:http');
-
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
+const { percentile } = require('./percentile');
 
 function send(agent, url, headers, payload) {
   return new Promise((resolve) => {

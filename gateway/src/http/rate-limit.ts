@@ -19,52 +19,52 @@ function refusal(message: string, limit: number, resetMs: number): RateLimitedEr
   return err;
 }
 
-/**
- * `points` requests per `windowSeconds` per key, counted by `limiter` across the gateway replicas like the API's limit
- * (0 points: no limit); for the console sign-in and the appeal page, which key by client address. A refusal adds
- * `Retry-After`.
- */
-export function rateLimit(
-  limiter: KeyLimiter,
-  options: {
-    points: number;
-    windowSeconds: number;
-    keyOf: (ctx: Context) => string;
-    message?: string;
-  },
-) {
-  const limit: Limit = { requests: options.points, windowSeconds: options.windowSeconds };
-  return async (ctx: Context, next: Next): Promise<void> => {
-    if (limit.requests === 0) {
-      await next();
-      return;
-    }
-    const verdict = limiter.consume(options.keyOf(ctx), limit);
-    if (!verdict.allowed) throw refusal(options.message ?? 'too many requests', limit.requests, verdict.resetMs);
-    ctx.set(limitHeaders(limit.requests, verdict.remaining, verdict.resetMs));
-    await next();
-  };
-}
-
 export interface KeyLimiter {
   consume(key: string, limit: Limit): Verdict;
 }
 
 /**
- * The API's limit per API key: the key's tenant's own limit when the operator set one, `defaultLimit` otherwise
- * (0 requests: no limit). Decided in memory by `limiter`, which shares its counts with the other gateway replicas.
+ * Counts each request under `keyOf(ctx)` against `limitOf(ctx)` (0 requests: no limit) in `limiter`, which shares
+ * its counts with the other gateway replicas. A refusal adds `Retry-After`; every answer carries the limit headers.
  */
-export function apiKeyRateLimit(limiter: KeyLimiter, defaultLimit: Limit) {
+function limitBy(
+  limiter: KeyLimiter,
+  keyOf: (ctx: Context) => string,
+  limitOf: (ctx: Context) => Limit,
+  message: string,
+) {
   return async (ctx: Context, next: Next): Promise<void> => {
-    const principal = ctx.state.principal as Principal;
-    const limit = principal.rateLimit ?? defaultLimit;
+    const limit = limitOf(ctx);
     if (limit.requests === 0) {
       await next();
       return;
     }
-    const verdict = limiter.consume(principal.keyId, limit);
-    if (!verdict.allowed) throw refusal('too many requests for this API key', limit.requests, verdict.resetMs);
+    const verdict = limiter.consume(keyOf(ctx), limit);
+    if (!verdict.allowed) throw refusal(message, limit.requests, verdict.resetMs);
     ctx.set(limitHeaders(limit.requests, verdict.remaining, verdict.resetMs));
     await next();
   };
+}
+
+/**
+ * `points` requests per `windowSeconds` per key (0 points: no limit), for the console sign-in and the appeal page,
+ * which key by client address.
+ */
+export function rateLimit(
+  limiter: KeyLimiter,
+  options: { points: number; windowSeconds: number; keyOf: (ctx: Context) => string; message?: string },
+) {
+  const limit: Limit = { requests: options.points, windowSeconds: options.windowSeconds };
+  return limitBy(limiter, options.keyOf, () => limit, options.message ?? 'too many requests');
+}
+
+/** The API's limit per API key: the key's tenant's own limit when the operator set one, `defaultLimit` otherwise. */
+export function apiKeyRateLimit(limiter: KeyLimiter, defaultLimit: Limit) {
+  const principalOf = (ctx: Context) => ctx.state.principal as Principal;
+  return limitBy(
+    limiter,
+    (ctx) => principalOf(ctx).keyId,
+    (ctx) => principalOf(ctx).rateLimit ?? defaultLimit,
+    'too many requests for this API key',
+  );
 }

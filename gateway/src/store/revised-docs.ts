@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { COLLECTIONS } from '@vigil/proto';
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
 import { ConflictError } from '../http/errors';
-import { backoffMs } from '../platform/retry';
+import { backoffMs, sleep } from '../platform/retry';
 import { isDuplicateKey } from './tenant-store';
 
 /** Claims kept per document: a claim older than this many revisions is deleted when a newer one lands. */
@@ -87,7 +87,7 @@ export class RevisedDocs<C extends Document> {
         if (!isDuplicateKey(err)) throw err;
         const other = await this.claims.findOne({ _id: claim._id } as Filter<Claim<C>>);
         if (other) await this.land(id, other);
-        await new Promise((resolve) => setTimeout(resolve, backoffMs({ initialMs: 5, maxMs: 200 }, attempt)));
+        await sleep(backoffMs({ initialMs: 5, maxMs: 200 }, attempt));
         continue;
       }
       // The document moved to another epoch meanwhile, or is KEEP revisions past this claim (whose id was deleted long
