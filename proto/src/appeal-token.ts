@@ -4,7 +4,7 @@ import { z } from 'zod';
 /**
  * Appeal links, a contract between the gateway (which verifies them and hands them out as `appealUrl`) and the
  * notifier (which puts them in Suspended emails); both hold `APPEAL_TOKEN_SECRET`. Format: `<payload>.<signature>`,
- * both base64url. The payload names the tenant, the user and an expiry (seconds since the epoch); the signature is
+ * both base64url without padding (the signature in that one spelling only). The payload names the tenant, the user and an expiry (seconds since the epoch); the signature is
  * HMAC-SHA256 over the payload with a key derived from `APPEAL_TOKEN_SECRET` (HKDF-SHA256, so the secret serves
  * nothing else). Unlike Iffy's links, they expire and are compared in constant time.
  */
@@ -44,8 +44,10 @@ export class AppealTokens {
     if (token.length > 512) return 'malformed';
     const [payload, signature, extra] = token.split('.');
     if (!payload || !signature || extra !== undefined) return 'malformed';
-    const expected = Buffer.from(this.sign(payload), 'base64url');
-    const actual = Buffer.from(signature, 'base64url');
+    // The signature is compared as text, in its one canonical encoding: decoding it first would accept other spellings
+    // of the same bytes (a trailing '=', a flipped unused low bit in the last character, '+' for '-').
+    const expected = Buffer.from(this.sign(payload), 'utf8');
+    const actual = Buffer.from(signature, 'utf8');
     if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) return 'bad_signature';
     let claims: z.infer<typeof Payload>;
     try {

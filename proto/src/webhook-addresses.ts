@@ -27,6 +27,21 @@ export function isCidr(value: string): boolean {
 }
 
 /**
+ * An IPv6 address that embeds an IPv4 one as the IPv4 address: IPv4-mapped (`::ffff:10.0.0.1`) and IPv4-compatible
+ * (`::10.0.0.1`, which URL parsing writes `::a00:1`). Both reach the IPv4 host on common stacks, and ipaddr.js calls
+ * an IPv4-compatible address plain unicast, so `http://[::169.254.169.254]/` would otherwise pass as public. `::` and
+ * `::1` keep their IPv6 meaning (unspecified, loopback).
+ */
+function embeddedIpv4(ip: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
+  if (ip.kind() === 'ipv4') return ip;
+  const v6 = ip as ipaddr.IPv6;
+  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
+  const parts = v6.parts;
+  const compatible = parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || (parts[7] ?? 0) > 1);
+  return compatible ? ipaddr.fromByteArray(v6.toByteArray().slice(12)) : v6;
+}
+
+/**
  * Public unicast addresses, plus those inside `allowedCidrs` (`WEBHOOK_ALLOWED_CIDRS`), except the metadata addresses,
  * which no allow-list opens.
  */
@@ -37,13 +52,17 @@ export function addressPolicy(allowedCidrs: readonly string[]): AddressPolicy {
   return {
     allowed(address) {
       if (!ipaddr.isValid(address)) return false;
-      // ::ffff:10.0.0.1 must be judged as 10.0.0.1.
-      const ip = ipaddr.process(address);
+      const ip = embeddedIpv4(ipaddr.parse(address));
       if (within(ip, METADATA)) return false;
       if (within(ip, allowList)) return true;
       return PUBLIC_RANGES.has(ip.range());
     },
   };
+}
+
+/** Whether a URL carries credentials (`http://user:pass@host/`): webhook URLs must not. */
+export function hasCredentials(url: URL): boolean {
+  return url.username !== '' || url.password !== '';
 }
 
 /** The host of a URL as an IP literal (brackets of IPv6 removed), or undefined for a name. */

@@ -37,6 +37,25 @@ describe('appeal tokens', () => {
     expect(tokens.verify(other.issue('ten_A', 'usr_1'))).toBe('bad_signature');
   });
 
+  it('refuses every spelling of the signature but the canonical one (padding, unused low bits, base64 alphabet)', () => {
+    const [payload, signature] = tokens.issue('ten_A', 'usr_1').split('.') as [string, string];
+    // 32 bytes are 43 base64url characters: the last carries 4 bits and 2 unused ones.
+    const last = signature.charCodeAt(signature.length - 1);
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const lastValue = alphabet.indexOf(String.fromCharCode(last));
+    const flipped = signature.slice(0, -1) + alphabet[lastValue ^ 1]!;
+    expect(Buffer.from(flipped, 'base64url')).toEqual(Buffer.from(signature, 'base64url'));
+    const variants = [
+      `${signature}=`,
+      flipped,
+      Buffer.from(signature, 'base64url').toString('base64'),
+      Buffer.from(signature, 'base64url').toString('base64').replace(/=+$/, ''),
+    ].filter((variant) => variant !== signature);
+    expect(variants.length).toBeGreaterThanOrEqual(2);
+    for (const variant of variants) expect(tokens.verify(`${payload}.${variant}`)).toBe('bad_signature');
+    expect(tokens.verify(`${payload}.${signature}`)).toMatchObject({ userId: 'usr_1' });
+  });
+
   it.each([[''], ['abc'], ['a.b.c'], ['x'.repeat(600)], ['..']])('refuses the malformed token %p', (token) => {
     expect(tokens.verify(token)).toMatch(/malformed|bad_signature/);
   });

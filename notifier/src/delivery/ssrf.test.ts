@@ -20,6 +20,12 @@ describe('addressPolicy', () => {
     ['::', 'IPv6 unspecified'],
     ['::ffff:10.0.0.1', 'IPv4-mapped private'],
     ['::ffff:127.0.0.1', 'IPv4-mapped loopback'],
+    ['::ffff:7f00:1', 'IPv4-mapped loopback, as URL parsing writes it'],
+    ['::169.254.169.254', 'IPv4-compatible metadata'],
+    ['::a9fe:a9fe', 'IPv4-compatible metadata, as URL parsing writes it'],
+    ['::127.0.0.1', 'IPv4-compatible loopback'],
+    ['::7f00:1', 'IPv4-compatible loopback, as URL parsing writes it'],
+    ['::a00:1', 'IPv4-compatible private'],
     ['not-an-ip', 'garbage'],
   ])('refuses %s (%s)', (address) => {
     expect(strict.allowed(address)).toBe(false);
@@ -46,6 +52,21 @@ describe('addressPolicy', () => {
       expect(policy.allowed('::ffff:169.254.169.254')).toBe(false);
     },
   );
+
+  it('judges IPv4-compatible and IPv4-mapped literals as the IPv4 address they embed, allow-list included', () => {
+    expect(strict.allowed('::8.8.8.8')).toBe(true);
+    expect(strict.allowed('::ffff:8.8.8.8')).toBe(true);
+    const policy = addressPolicy(['127.0.0.1/32']);
+    expect(policy.allowed('::7f00:1')).toBe(true);
+    expect(policy.allowed('::7f00:2')).toBe(false);
+  });
+
+  it('refuses IPv4-compatible literal URL hosts and URLs with credentials before connecting', () => {
+    expect(() => checkLiteralHost(new URL('http://[::169.254.169.254]/latest'), strict)).toThrow(SsrfRefusedError);
+    expect(() => checkLiteralHost(new URL('http://[::127.0.0.1]:9090/'), strict)).toThrow(SsrfRefusedError);
+    expect(() => checkLiteralHost(new URL('https://user:pass@example.com/hook'), strict)).toThrow(SsrfRefusedError);
+    expect(() => checkLiteralHost(new URL('https://user@example.com/hook'), strict)).toThrow(SsrfRefusedError);
+  });
 
   it('refuses an IP literal URL host before connecting', () => {
     expect(() => checkLiteralHost(new URL('http://[::1]:8080/x'), strict)).toThrow(SsrfRefusedError);

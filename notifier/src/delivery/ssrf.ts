@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { addressPolicy, literalHost, type AddressPolicy } from '@vigil/proto';
+import { addressPolicy, hasCredentials, literalHost, type AddressPolicy } from '@vigil/proto';
 
 /**
  * Thrown (also through the socket's lookup) when a webhook URL points where the notifier must not connect. A refused
@@ -17,8 +17,13 @@ export class SsrfRefusedError extends Error {
 
 export { addressPolicy, type AddressPolicy };
 
-/** Checks a URL whose host is an IP literal (the socket does no lookup for those); names are checked at lookup. */
+/**
+ * Checks what a URL says before any connection: it carries no credentials (a URL registered before they were refused
+ * is not sent with them), and a host that is an IP literal is allowed (the socket does no lookup for those; an
+ * IPv4-mapped or IPv4-compatible IPv6 literal is judged as its IPv4 address). Names are checked at lookup.
+ */
 export function checkLiteralHost(url: URL, policy: AddressPolicy): void {
+  if (hasCredentials(url)) throw new SsrfRefusedError('credentials in url');
   const host = literalHost(url);
   if (host !== undefined && !policy.allowed(host)) throw new SsrfRefusedError(host);
 }

@@ -6,6 +6,7 @@ const answers: Record<string, string[]> = {
   'mixed.example.com': ['93.184.215.14', '10.0.0.1'],
   'metadata.example.com': ['169.254.169.254'],
   localhost: ['127.0.0.1', '::1'],
+  'compat.example.com': ['::a9fe:a9fe'],
 };
 const resolve: ResolveHost = (hostname) => {
   const found = answers[hostname];
@@ -40,8 +41,16 @@ describe('webhook URL check at registration', () => {
     ['http://[fd00:ec2::254]/', 'validation_error url'],
     ['http://[::ffff:127.0.0.1]/', 'validation_error url'],
     ['http://0x7f000001/', 'validation_error url'],
+    ['http://[::169.254.169.254]/', 'validation_error url'],
+    ['http://[::127.0.0.1]:9090/', 'validation_error url'],
+    ['http://[::10.0.0.1]/', 'validation_error url'],
+    ['http://[::ffff:169.254.169.254]/', 'validation_error url'],
+    ['https://user:pass@hooks.example.com/vigil', 'validation_error url'],
+    ['https://user@hooks.example.com/vigil', 'validation_error url'],
+    ['https://:pass@hooks.example.com/vigil', 'validation_error url'],
     ['https://mixed.example.com/', 'validation_error url'],
     ['https://metadata.example.com/', 'validation_error url'],
+    ['https://compat.example.com/', 'validation_error url'],
     ['https://nowhere.example.com/', 'validation_error url'],
     ['https://broken.example.com/', 'unavailable'],
     ['https://slow.example.com/', 'unavailable'],

@@ -1,5 +1,5 @@
 import { lookup } from 'node:dns/promises';
-import { addressPolicy, literalHost } from '@vigil/proto';
+import { addressPolicy, hasCredentials, literalHost } from '@vigil/proto';
 import { UnavailableError, ValidationError } from '../../http/errors';
 
 /** Every address a host name resolves to (`dns.lookup` with `all`, as the notifier's socket resolves it). */
@@ -17,7 +17,7 @@ export interface EndpointUrlGuard {
 
 /**
  * Registration-time check of a webhook URL, with the notifier's rules (`addressPolicy` from the contracts, the same
- * `WEBHOOK_ALLOWED_CIDRS`): loopback, private, link-local, metadata and other non-public addresses are refused, by IP
+ * `WEBHOOK_ALLOWED_CIDRS`): a URL with credentials is refused, and loopback, private, link-local, metadata and other non-public addresses are refused, by IP
  * literal or by name. It tells the client at once what delivery would refuse; it is not the guard itself, since DNS
  * answers change: the notifier checks every connection again.
  */
@@ -51,6 +51,8 @@ export function endpointUrlGuard(options: {
   return {
     async check(url) {
       const parsed = new URL(url);
+      // Credentials would travel with every delivery, in a URL stored and shown in clear.
+      if (hasCredentials(parsed)) throw refused('must not contain a user name or password');
       const literal = literalHost(parsed);
       if (literal !== undefined) {
         if (!policy.allowed(literal)) throw refused('the host is a loopback, private, link-local or metadata address');
