@@ -6,6 +6,7 @@ import { LIMITS } from '@vigil/proto';
 import { ForbiddenError, ValidationError } from '../http/errors';
 import { toAppError } from '../http/error-handler';
 import { rateLimit } from '../http/rate-limit';
+import { requestIdOf } from '../http/request-id';
 import { parseWith } from '../http/validate';
 import type { RouteDeps } from '../routes/deps';
 import { parseMetadata } from '../routes/shared/paging.schema';
@@ -97,7 +98,7 @@ export function appealRoutes(
   };
 
   const show = async (ctx: Context, token: string, claims: AppealClaims, notice?: string): Promise<void> => {
-    const meta = { requestId: ctx.state.requestId as string };
+    const meta = { requestId: requestIdOf(ctx) };
     const [user, history, flagged, appeals] = await Promise.all([
       deps.moderator.call('getUser', { tenantId: claims.tenantId, userId: claims.userId }, meta),
       deps.moderator.call('getUserEvents', { tenantId: claims.tenantId, userId: claims.userId }, meta),
@@ -172,9 +173,9 @@ export function appealRoutes(
     await deps.moderator.call(
       'createAppeal',
       { tenantId: claims.tenantId, userId: claims.userId, text: input.text },
-      { requestId: ctx.state.requestId as string },
+      { requestId: requestIdOf(ctx) },
     );
-    deps.log.info({ userId: claims.userId, requestId: ctx.state.requestId as string }, 'appeal submitted');
+    deps.log.info({ userId: claims.userId, requestId: requestIdOf(ctx) }, 'appeal submitted');
     ctx.status = 201;
     await show(ctx, input.token, claims, 'Thank you: your appeal was sent to the moderators.');
   });

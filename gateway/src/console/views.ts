@@ -1,3 +1,4 @@
+import { parseMetadata } from '../routes/shared/paging.schema';
 import type { Html } from './html';
 import { html, safeLink } from './html';
 
@@ -99,5 +100,41 @@ export function metadataTable(metadata: Record<string, unknown>): Html {
           <td><code>${JSON.stringify(value)}</code></td>
         </tr>`,
     )}
+  </table>`;
+}
+
+function eventSummary(type: string, data: Record<string, unknown>): Html {
+  const parts: Html[] = [];
+  if (typeof data.status === 'string') parts.push(html`${badge(data.status)} `);
+  if (typeof data.via === 'string') parts.push(html`<span class="via">via ${data.via}</span> `);
+  if (typeof data.actor === 'string') parts.push(html`<span class="actor">by ${data.actor}</span> `);
+  if (typeof data.reason === 'string') parts.push(html`<q>${data.reason}</q> `);
+  if (Array.isArray(data.reasons) && data.reasons.length > 0) {
+    parts.push(html`<span>${(data.reasons as unknown[]).map(String).join('; ')}</span>`);
+  }
+  if (type === 'AppealCreated' && typeof data.text === 'string') parts.push(html`<q>${data.text}</q>`);
+  return html`${parts}`;
+}
+
+/** A record's or user's events, in the order the moderator returned them. */
+export function historyTable(events: Array<{ type: string; occurredAt: string; dataJson: string }>): Html {
+  return html`<table class="history">
+    <thead>
+      <tr>
+        <th>When</th>
+        <th>Event</th>
+        <th>Detail</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${events.map(
+        (event) =>
+          html`<tr class="event ${event.type}">
+            <td>${when(event.occurredAt)}</td>
+            <td>${event.type}</td>
+            <td>${eventSummary(event.type, parseMetadata(event.dataJson))}</td>
+          </tr>`,
+      )}
+    </tbody>
   </table>`;
 }

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { MongoError, MongoServerError } from 'mongodb';
 import type { Logger } from 'pino';
+import { requestIdOf } from './request-id';
 import {
   AppError,
   InternalError,
@@ -69,18 +70,15 @@ export function errorHandler(log: Logger) {
     } catch (raw) {
       const err = toAppError(raw);
       if (err.status >= 500 && !err.retriable) {
-        log.error(
-          { err: err.cause ?? err, requestId: ctx.state.requestId, route: ctx._matchedRoute },
-          'request failed',
-        );
+        log.error({ err: err.cause ?? err, requestId: requestIdOf(ctx), route: ctx._matchedRoute }, 'request failed');
       } else if (err.status >= 500) {
-        log.warn({ err: err.cause ?? err, code: err.code, requestId: ctx.state.requestId }, 'dependency failed');
+        log.warn({ err: err.cause ?? err, code: err.code, requestId: requestIdOf(ctx) }, 'dependency failed');
       }
       ctx.status = err.status;
       if (err.headers) ctx.set(err.headers);
       const body: Record<string, unknown> = { code: err.code, message: err.message };
       if (err.details !== undefined) body.details = err.details;
-      body.requestId = ctx.state.requestId;
+      body.requestId = requestIdOf(ctx);
       ctx.body = { error: body };
     }
   };

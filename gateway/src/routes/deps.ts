@@ -34,7 +34,6 @@ export interface RouteDeps {
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;
-export const requestIdOf = (ctx: Context): string => ctx.state.requestId as string;
 /** How a human decision names who made it: the API key, never a person's name. */
 export const actorOf = (ctx: Context): string => `api_key:${principalOf(ctx).keyId}`;
 /**

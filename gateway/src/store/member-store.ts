@@ -38,8 +38,8 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 
 /** Console members and their server-side sessions (the gateway is their only writer). */
 export class MemberStore {
-  readonly members: Collection<MemberDoc>;
-  readonly sessions: Collection<SessionDoc>;
+  private readonly members: Collection<MemberDoc>;
+  private readonly sessions: Collection<SessionDoc>;
 
   constructor(db: Db) {
     this.members = db.collection(COLLECTIONS.consoleMembers);
@@ -78,6 +78,11 @@ export class MemberStore {
 
   findByEmail(email: string): Promise<MemberDoc | null> {
     return this.members.findOne({ email: normalizeEmail(email) });
+  }
+
+  async emailOf(memberId: string): Promise<string | null> {
+    const member = await this.members.findOne({ _id: memberId }, { projection: { email: 1 } });
+    return member ? member.email : null;
   }
 
   async setPassword(memberId: string, passwordHash: string): Promise<boolean> {

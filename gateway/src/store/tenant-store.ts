@@ -51,8 +51,8 @@ export const isDuplicateKey = (err: unknown): boolean => err instanceof MongoSer
 
 /** Tenants and their API keys (the gateway is their only writer). */
 export class TenantStore {
-  readonly tenants: Collection<TenantDoc>;
-  readonly keys: Collection<ApiKeyDoc>;
+  private readonly tenants: Collection<TenantDoc>;
+  private readonly keys: Collection<ApiKeyDoc>;
 
   constructor(db: Db) {
     this.tenants = db.collection(COLLECTIONS.tenants);

@@ -22,9 +22,9 @@ export interface EndpointInput {
 
 /** Webhook endpoints (written here only), with read access to the notifier's state and delivery log. */
 export class WebhookStore {
-  readonly endpoints: Collection<WebhookEndpointDoc>;
-  readonly states: Collection<EndpointStateDoc>;
-  readonly deliveries: Collection<DeliveryView>;
+  private readonly endpoints: Collection<WebhookEndpointDoc>;
+  private readonly states: Collection<EndpointStateDoc>;
+  private readonly deliveries: Collection<DeliveryView>;
 
   constructor(db: Db) {
     this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);

@@ -18,6 +18,9 @@ interface Page {
   headers: Headers;
 }
 
+const sessions = () => gw.db.collection<{ _id: string; memberId: string }>(COLLECTIONS.consoleSessions);
+const members = () => gw.db.collection<{ _id: string }>(COLLECTIONS.consoleMembers);
+
 /** A browser stand-in: keeps the session cookie, follows nothing, reads the CSRF token from the last page. */
 class Client {
   cookie = '';
@@ -126,7 +129,7 @@ describe('console sessions', () => {
     const cookie = signedIn.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^vigil_console=[\w-]{43}; path=\/console; expires=.*; samesite=strict; httponly$/);
     expect(cookie).not.toMatch(/secure/i);
-    const stored = await gw.members.sessions.findOne({ memberId: member.id });
+    const stored = await sessions().findOne({ memberId: member.id });
     expect(stored?._id).toMatch(/^[0-9a-f]{64}$/);
     expect(cookie).not.toContain(stored!._id);
 
@@ -137,7 +140,7 @@ describe('console sessions', () => {
 
     const out = await browser.post('/console/sign-out', {});
     expect(out.status).toBe(302);
-    expect(await gw.members.sessions.countDocuments({ memberId: member.id })).toBe(0);
+    expect(await sessions().countDocuments({ memberId: member.id })).toBe(0);
     browser.cookie = `vigil_console=${/vigil_console=([^;]+)/.exec(cookie)![1]}`;
     expect((await browser.get('/console/records')).status).toBe(302);
   });
@@ -146,7 +149,7 @@ describe('console sessions', () => {
     const member = await gw.newMember(alice.tenantId);
     const browser = new Client(gw.url);
     await browser.signIn(member.email, member.password);
-    await gw.members.sessions.updateOne({ memberId: member.id }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+    await sessions().updateOne({ memberId: member.id }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await browser.get('/console/records')).status).toBe(302);
   });
 
@@ -161,7 +164,7 @@ describe('console sessions', () => {
     await browser.signIn(member.email, 'wrong-password-2');
     await browser.signIn(member.email, 'wrong-password-3');
     expect((await browser.signIn(member.email, member.password)).status).toBe(401);
-    await gw.members.members.updateOne({ _id: member.id }, { $set: { lockedUntil: new Date(Date.now() - 1) } });
+    await members().updateOne({ _id: member.id }, { $set: { lockedUntil: new Date(Date.now() - 1) } });
     expect((await browser.signIn(member.email, member.password)).status).toBe(302);
     expect(gw.logText()).not.toContain(member.email);
     expect(gw.logText()).not.toContain(member.password);

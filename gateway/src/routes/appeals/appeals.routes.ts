@@ -1,21 +1,9 @@
-import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
-import type { RpcResponse } from '../../grpc/moderator-client';
 import { body, query } from '../../http/validate';
-import { actorOf, principalOf, requestIdOf, type RouteDeps, idParam } from '../deps';
-import { AppealData, AppealDecisionBody, AppealList, ListAppealsQuery, type AppealView } from './appeals.schema';
-
-export function toAppealView(appeal: RpcResponse<'createAppeal'>): z.infer<typeof AppealView> {
-  return {
-    id: appeal.id,
-    user: appeal.userId,
-    status: appeal.status as 'Open' | 'Approved' | 'Rejected',
-    text: appeal.text,
-    decisionReason: appeal.decisionReason ?? null,
-    createdAt: appeal.createdAt,
-    updatedAt: appeal.updatedAt,
-  };
-}
+import { requestIdOf } from '../../http/request-id';
+import { actorOf, principalOf, type RouteDeps, idParam } from '../deps';
+import { AppealData, AppealDecisionBody, AppealList, ListAppealsQuery } from './appeals.schema';
+import { toAppealView } from '../shared/views';
 
 export function appealRoutes(api: ApiRouter, deps: RouteDeps): void {
   api.route(

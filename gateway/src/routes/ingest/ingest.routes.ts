@@ -3,7 +3,8 @@ import { inRollout, recordIdFor, userIdFor, type Command } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
-import { principalOf, requestIdOf, type RouteDeps } from '../deps';
+import { requestIdOf } from '../../http/request-id';
+import { principalOf, type RouteDeps } from '../deps';
 import { AcceptedResponse, DeleteIngestBody, IngestAcceptedResponse, IngestBody, UserBody } from './ingest.schema';
 
 /**

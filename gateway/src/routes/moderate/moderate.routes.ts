@@ -1,6 +1,7 @@
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
-import { principalOf, requestIdOf, type RouteDeps } from '../deps';
+import { requestIdOf } from '../../http/request-id';
+import { principalOf, type RouteDeps } from '../deps';
 import { toGrpcUser } from '../shared/user-input';
 import { ModerateBody, ModerateResponse } from './moderate.schema';
 

@@ -1,10 +1,10 @@
 import { ulid } from 'ulid';
-import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
-import type { RpcResponse } from '../../grpc/moderator-client';
 import { body, query } from '../../http/validate';
-import { actorOf, principalOf, requestIdOf, type RouteDeps, idParam } from '../deps';
+import { requestIdOf } from '../../http/request-id';
+import { actorOf, principalOf, type RouteDeps, idParam } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
+import { toRecordView } from '../shared/views';
 import {
   ListRecordsQuery,
   ManualModerationBody,
@@ -13,30 +13,7 @@ import {
   RecordList,
   RerunModerationsBody,
   RerunModerationsResponse,
-  type RecordView,
 } from './records.schema';
-
-export function toRecordView(record: RpcResponse<'getRecord'>): z.infer<typeof RecordView> {
-  return {
-    id: record.id,
-    clientId: record.clientId,
-    clientUrl: record.clientUrl ?? null,
-    name: record.name ?? null,
-    entity: record.entity,
-    protected: record.protected,
-    metadata: parseMetadata(record.metadataJson),
-    moderationStatus: (record.status as 'Compliant' | 'Flagged' | undefined) ?? null,
-    moderationStatusCreatedAt: record.statusUpdatedAt ?? null,
-    moderationStatusVia: record.statusUpdatedVia ?? null,
-    moderationPending: record.moderationPending,
-    reasons: record.reasons,
-    rules: record.rules,
-    user: record.userId ?? null,
-    passthrough: record.passthrough,
-    createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-  };
-}
 
 export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
   api.route(

@@ -1,11 +1,10 @@
-import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
 import type { RpcResponse } from '../../grpc/moderator-client';
 import { body, query } from '../../http/validate';
-import { toAppealView } from '../appeals/appeals.routes';
 import { AppealData } from '../appeals/appeals.schema';
-import { actorOf, principalOf, requestIdOf, type RouteDeps, idParam } from '../deps';
-import { parseMetadata } from '../shared/paging.schema';
+import { requestIdOf } from '../../http/request-id';
+import { actorOf, principalOf, type RouteDeps, idParam } from '../deps';
+import { toAppealView, toPaymentActionView, toUserView } from '../shared/views';
 import {
   CreateAppealBody,
   EmailLogQuery,
@@ -16,30 +15,7 @@ import {
   UserData,
   UserList,
   UserStatusBody,
-  type PaymentActionView,
-  type UserView,
 } from './users.schema';
-import type { PaymentActionRecord } from '../../store/payment-action-log-store';
-
-export function toUserView(user: RpcResponse<'getUser'>, appealUrl: string | null): z.infer<typeof UserView> {
-  return {
-    id: user.id,
-    clientId: user.clientId,
-    clientUrl: user.clientUrl ?? null,
-    email: user.email ?? null,
-    name: user.name ?? null,
-    username: user.username ?? null,
-    protected: user.protected,
-    metadata: parseMetadata(user.metadataJson),
-    actionStatus: (user.status as 'Compliant' | 'Suspended' | 'Banned' | undefined) ?? null,
-    actionStatusCreatedAt: user.statusUpdatedAt ?? null,
-    actionStatusVia: user.statusUpdatedVia ?? null,
-    flaggedRecordsCount: user.flaggedRecordsCount,
-    appealUrl,
-    createdAt: user.createdAt,
-    updatedAt: user.updatedAt,
-  };
-}
 
 export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
   const view = (ctx: Parameters<typeof principalOf>[0], user: RpcResponse<'getUser'>) =>
@@ -196,31 +172,4 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
       ctx.body = { data: page.docs.map(toPaymentActionView), has_more: page.hasMore };
     },
   );
-}
-
-export function toPaymentActionView(doc: PaymentActionRecord): z.infer<typeof PaymentActionView> {
-  return {
-    id: doc._id,
-    userId: doc.userId,
-    action: doc.action,
-    status: doc.state,
-    accountId: doc.accountId ?? null,
-    skipReason: doc.skipReason ?? null,
-    attemptCount: doc.attemptCount,
-    attempts: (doc.attempts ?? []).map((attempt) => ({
-      at: attempt.at.toISOString(),
-      durationMs: attempt.durationMs,
-      statusCode: attempt.statusCode ?? null,
-      error: attempt.error ?? null,
-      stripeRequestId: attempt.stripeRequestId ?? null,
-      stripeErrorType: attempt.stripeErrorType ?? null,
-      stripeErrorCode: attempt.stripeErrorCode ?? null,
-      idempotencyKey: attempt.idempotencyKey ?? null,
-    })),
-    lastError: doc.lastError ?? null,
-    stripeRequestId: doc.stripeRequestId ?? null,
-    completedAt: doc.completedAt?.toISOString() ?? null,
-    createdAt: doc.createdAt.toISOString(),
-    updatedAt: doc.updatedAt.toISOString(),
-  };
 }

@@ -1,6 +1,5 @@
-import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
+import type { WebhookEndpointDoc } from '@vigil/proto';
 import type { Context } from 'koa';
-import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../http/errors';
 import { body, query } from '../../http/validate';
@@ -17,38 +16,9 @@ import {
   RotateSecretBody,
   RotateSecretResponse,
   UpdateEndpointBody,
-  type EndpointView,
 } from './webhook-endpoints.schema';
 import { enableEndpoint, replayEndpoint, retryDelivery } from './webhook-commands';
-
-const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
-
-/** Secrets are never shown again after creation (and rotation, for the new one). */
-export function toEndpointView(doc: WebhookEndpointDoc, state: EndpointStateDoc | null): z.infer<typeof EndpointView> {
-  return {
-    id: doc._id,
-    url: doc.url,
-    description: doc.description ?? null,
-    events: doc.events,
-    enabled: doc.enabled,
-    disabledAt: iso(state?.disabledAt),
-    disabledReason: state?.disabledReason ?? null,
-    failingSince: iso(state?.failingSince),
-    createdAt: doc.createdAt.toISOString(),
-    updatedAt: doc.updatedAt.toISOString(),
-  };
-}
-
-/** The notifier's bookkeeping, not part of the log a client reads. */
-const HIDDEN_DELIVERY_FIELDS = new Set(['_id', 'tenantId', 'leaseId', 'leaseUntil']);
-
-function toDeliveryView(doc: Record<string, unknown>): Record<string, unknown> {
-  const view: Record<string, unknown> = { id: doc._id };
-  for (const [field, value] of Object.entries(doc)) {
-    if (!HIDDEN_DELIVERY_FIELDS.has(field)) view[field] = value;
-  }
-  return view;
-}
+import { toDeliveryView, toEndpointView } from '../shared/views';
 
 export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
   const { webhooks } = deps;

@@ -1,0 +1,73 @@
+import { InvalidJsonError } from '../http/errors';
+import { parseWith } from '../http/validate';
+import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
+import { html } from './html';
+import { csrfOf, render, tenantOf, type ConsolePages } from './page';
+import { formOf } from './security';
+
+/** The tenant's settings and rule set (admins). */
+export function settingsPages({ router, deps, change, adminOnly }: ConsolePages): void {
+  router.get('/settings', adminOnly, async (ctx) => {
+    const [rules, current] = await Promise.all([
+      deps.configStore.getRules(tenantOf(ctx)),
+      deps.configStore.getSettings(tenantOf(ctx)),
+    ]);
+    render(
+      ctx,
+      'Rules & settings',
+      html`<section class="card">
+          <h2>Settings</h2>
+          <form method="post" action="/console/settings" class="decision">
+            ${csrfOf(ctx)}
+            <label class="check"
+              ><input type="checkbox" name="testMode" value="true" ${current.testMode ? html`checked` : null} /> Test
+              mode (results stored, no webhooks, no suspensions)</label
+            >
+            <label
+              >Suspension threshold (flagged records)
+              <input type="number" name="suspensionThreshold" min="1" value="${current.suspensionThreshold}"
+            /></label>
+            <button type="submit">Save settings</button>
+          </form>
+        </section>
+        <section class="card">
+          <h2>Rule set</h2>
+          <p class="hint">The same JSON as <code>PUT /api/v1/rules</code>, checked the same way.</p>
+          <form method="post" action="/console/rules">
+            ${csrfOf(ctx)}
+            <textarea name="rules" rows="24" class="code" spellcheck="false">
+${JSON.stringify(rules, null, 2)}</textarea>
+            <button type="submit">Save rules</button>
+          </form>
+        </section>`,
+      '/console/settings',
+    );
+  });
+
+  router.post('/settings', adminOnly, ...change, async (ctx) => {
+    const f = formOf(ctx);
+    const patch = parseWith(
+      SettingsPatchBody,
+      {
+        testMode: f.testMode === 'true',
+        ...(f.suspensionThreshold !== undefined && f.suspensionThreshold !== ''
+          ? { suspensionThreshold: Number(f.suspensionThreshold) }
+          : {}),
+      },
+      'settings form',
+    );
+    await deps.configStore.patchSettings(tenantOf(ctx), patch);
+    ctx.redirect('/console/settings');
+  });
+
+  router.post('/rules', adminOnly, ...change, async (ctx) => {
+    let json: unknown;
+    try {
+      json = JSON.parse(formOf(ctx).rules ?? '');
+    } catch {
+      throw new InvalidJsonError('the rule set is not valid JSON');
+    }
+    await deps.configStore.putRules(tenantOf(ctx), parseWith(RulesBody, json, 'rule set'));
+    ctx.redirect('/console/settings');
+  });
+}

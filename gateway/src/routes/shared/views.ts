@@ -1,0 +1,121 @@
+import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
+import type { z } from 'zod';
+import type { RpcResponse } from '../../grpc/moderator-client';
+import type { PaymentActionRecord } from '../../store/payment-action-log-store';
+import type { AppealView } from '../appeals/appeals.schema';
+import type { RecordView } from '../records/records.schema';
+import type { PaymentActionView, UserView } from '../users/users.schema';
+import type { EndpointView } from '../webhook-endpoints/webhook-endpoints.schema';
+import { parseMetadata } from './paging.schema';
+
+// How the API shows what the moderator and the stores return; the console renders the same views.
+
+export function toRecordView(record: RpcResponse<'getRecord'>): z.infer<typeof RecordView> {
+  return {
+    id: record.id,
+    clientId: record.clientId,
+    clientUrl: record.clientUrl ?? null,
+    name: record.name ?? null,
+    entity: record.entity,
+    protected: record.protected,
+    metadata: parseMetadata(record.metadataJson),
+    moderationStatus: (record.status as 'Compliant' | 'Flagged' | undefined) ?? null,
+    moderationStatusCreatedAt: record.statusUpdatedAt ?? null,
+    moderationStatusVia: record.statusUpdatedVia ?? null,
+    moderationPending: record.moderationPending,
+    reasons: record.reasons,
+    rules: record.rules,
+    user: record.userId ?? null,
+    passthrough: record.passthrough,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+export function toUserView(user: RpcResponse<'getUser'>, appealUrl: string | null): z.infer<typeof UserView> {
+  return {
+    id: user.id,
+    clientId: user.clientId,
+    clientUrl: user.clientUrl ?? null,
+    email: user.email ?? null,
+    name: user.name ?? null,
+    username: user.username ?? null,
+    protected: user.protected,
+    metadata: parseMetadata(user.metadataJson),
+    actionStatus: (user.status as 'Compliant' | 'Suspended' | 'Banned' | undefined) ?? null,
+    actionStatusCreatedAt: user.statusUpdatedAt ?? null,
+    actionStatusVia: user.statusUpdatedVia ?? null,
+    flaggedRecordsCount: user.flaggedRecordsCount,
+    appealUrl,
+    createdAt: user.createdAt,
+    updatedAt: user.updatedAt,
+  };
+}
+
+export function toPaymentActionView(doc: PaymentActionRecord): z.infer<typeof PaymentActionView> {
+  return {
+    id: doc._id,
+    userId: doc.userId,
+    action: doc.action,
+    status: doc.state,
+    accountId: doc.accountId ?? null,
+    skipReason: doc.skipReason ?? null,
+    attemptCount: doc.attemptCount,
+    attempts: (doc.attempts ?? []).map((attempt) => ({
+      at: attempt.at.toISOString(),
+      durationMs: attempt.durationMs,
+      statusCode: attempt.statusCode ?? null,
+      error: attempt.error ?? null,
+      stripeRequestId: attempt.stripeRequestId ?? null,
+      stripeErrorType: attempt.stripeErrorType ?? null,
+      stripeErrorCode: attempt.stripeErrorCode ?? null,
+      idempotencyKey: attempt.idempotencyKey ?? null,
+    })),
+    lastError: doc.lastError ?? null,
+    stripeRequestId: doc.stripeRequestId ?? null,
+    completedAt: doc.completedAt?.toISOString() ?? null,
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+  };
+}
+
+export function toAppealView(appeal: RpcResponse<'createAppeal'>): z.infer<typeof AppealView> {
+  return {
+    id: appeal.id,
+    user: appeal.userId,
+    status: appeal.status as 'Open' | 'Approved' | 'Rejected',
+    text: appeal.text,
+    decisionReason: appeal.decisionReason ?? null,
+    createdAt: appeal.createdAt,
+    updatedAt: appeal.updatedAt,
+  };
+}
+
+const iso = (date: Date | undefined): string | null => (date ? date.toISOString() : null);
+
+/** Secrets are never shown again after creation (and rotation, for the new one). */
+export function toEndpointView(doc: WebhookEndpointDoc, state: EndpointStateDoc | null): z.infer<typeof EndpointView> {
+  return {
+    id: doc._id,
+    url: doc.url,
+    description: doc.description ?? null,
+    events: doc.events,
+    enabled: doc.enabled,
+    disabledAt: iso(state?.disabledAt),
+    disabledReason: state?.disabledReason ?? null,
+    failingSince: iso(state?.failingSince),
+    createdAt: doc.createdAt.toISOString(),
+    updatedAt: doc.updatedAt.toISOString(),
+  };
+}
+
+/** The notifier's bookkeeping, not part of the log a client reads. */
+const HIDDEN_DELIVERY_FIELDS = new Set(['_id', 'tenantId', 'leaseId', 'leaseUntil']);
+
+export function toDeliveryView(doc: Record<string, unknown>): Record<string, unknown> {
+  const view: Record<string, unknown> = { id: doc._id };
+  for (const [field, value] of Object.entries(doc)) {
+    if (!HIDDEN_DELIVERY_FIELDS.has(field)) view[field] = value;
+  }
+  return view;
+}
