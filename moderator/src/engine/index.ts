@@ -6,9 +6,9 @@ import { compileRuleSet, type CompiledStrategy } from './rule-set';
 import type { EngineInput, EngineResult, ModerationEngine } from './types';
 
 export { ProviderError } from './types';
-export type { EngineInput, EngineResult, ModerationEngine } from './types';
+export type { EngineInput, EngineResult, ModerationEngine, PriorDecision } from './types';
 export type { ProviderOptions } from './provider';
-export type { LlmOptions, PriorDecision } from './llm';
+export type { LlmOptions } from './llm';
 
 export interface EngineOptions {
   /** An OpenAI-compatible moderation API. Without it, `openai-moderation` strategies are skipped (they never flag). */

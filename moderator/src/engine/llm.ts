@@ -1,8 +1,7 @@
-import { backOff } from 'exponential-backoff';
 import { z } from 'zod';
-import type { RecordStatus } from '@vigil/proto';
+import { retry } from '../platform/retry';
 import { postJson } from './provider';
-import { ProviderError } from './types';
+import { ProviderError, type PriorDecision } from './types';
 
 export interface LlmOptions {
   /** Base of an OpenAI-compatible API, version included (e.g. https://api.openai.com/v1); `/chat/completions` is added. */
@@ -19,12 +18,6 @@ export interface LlmOptions {
   retryInitialMs: number;
   /** Calls in flight per tenant at most: one tenant's burst cannot use up the provider quota of the others. */
   tenantConcurrency: number;
-}
-
-/** A human decision on the record, fed back to the model (Iffy's human feedback). */
-export interface PriorDecision {
-  status: RecordStatus;
-  reason?: string;
 }
 
 export interface PromptJob {
@@ -130,12 +123,10 @@ export function createLlmClient(options: LlmOptions): JudgeFn {
   const limit = new KeyedLimit(options.tenantConcurrency);
 
   const call = async (tenantId: string, model: string, system: string, user: string, signal?: AbortSignal) =>
-    backOff(() => limit.run(tenantId, () => chat(model, system, user, signal)), {
-      numOfAttempts: options.maxAttempts,
-      startingDelay: options.retryInitialMs,
-      maxDelay: options.retryInitialMs * 10,
-      jitter: 'full',
-      retry: (err: unknown) => err instanceof ProviderError && err.retriable && !signal?.aborted,
+    retry(() => limit.run(tenantId, () => chat(model, system, user, signal)), {
+      backoff: { initialMs: options.retryInitialMs, maxMs: options.retryInitialMs * 10, jitter: 1 },
+      maxAttempts: options.maxAttempts,
+      retriable: (err) => err instanceof ProviderError && err.retriable && !signal?.aborted,
     });
 
   async function chat(model: string, system: string, user: string, signal?: AbortSignal): Promise<Verdict> {

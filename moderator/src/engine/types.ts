@@ -1,5 +1,10 @@
 import type { RecordStatus, RuleSet } from '@vigil/proto';
-import type { PriorDecision } from './llm';
+
+/** A human decision on the record, fed back to the model (Iffy's human feedback). */
+export interface PriorDecision {
+  status: RecordStatus;
+  reason?: string;
+}
 
 /** What the engine judges: name, text and string metadata values (never persisted by the engine). */
 export interface EngineInput {

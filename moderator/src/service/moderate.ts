@@ -1,0 +1,298 @@
+import { recordIdFor, userIdFor, type ContentData, type RecordStatus, type RuleSet, type UserData } from '@vigil/proto';
+import { ulid } from 'ulid';
+import { ProviderError, type EngineResult, type ModerationEngine, type PriorDecision } from '../engine';
+import { checkRecordBounds } from '../domain/bounds';
+import { UnavailableError } from '../domain/errors';
+import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
+import type { RecordState } from '../domain/record';
+import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
+import type { UserState } from '../domain/user';
+import type { EventStore } from '../store/event-store';
+import type { TenantConfigCache } from '../store/tenant-config';
+import type { StreamWriter } from './stream-writer';
+import type { UserReconciliation } from './user-reconciliation';
+
+export interface ModerateInput {
+  tenantId: string;
+  correlationId: string;
+  clientId: string;
+  clientUrl?: string;
+  name: string;
+  entity: string;
+  content: ContentData;
+  metadata?: Metadata;
+  user?: UserData;
+  passthrough: boolean;
+  /** Set for ingest commands: a command id is applied once. */
+  commandId?: string;
+  /**
+   * Ingest roll-out (Iffy §4.8): false when the sampling skipped the record, which is then stored and moderated only
+   * if it is Flagged or its user Suspended. Default true.
+   */
+  sampled?: boolean;
+  /** Id for the moderation (the gateway's, so its answer names it); a fresh one by default. */
+  moderationId?: string;
+}
+
+export interface ModerateResult {
+  recordId: string;
+  status: RecordStatus;
+  moderationId: string;
+  userId?: string;
+  flagged: boolean;
+  reasons: string[];
+  rules: string[];
+  testMode: boolean;
+  /** The command had been applied before; nothing new was stored. */
+  duplicate: boolean;
+  /** Stored without a moderation (roll-out sampling). */
+  skipped?: boolean;
+}
+
+/** What the moderation use cases work with. */
+export interface ModerationDeps {
+  store: EventStore;
+  engine: ModerationEngine;
+  tenants: TenantConfigCache;
+  writer: StreamWriter;
+  users: UserReconciliation;
+}
+
+/**
+ * Reasons without the matched text after `: ` (blocked word, pattern, domain): stored for passthrough records, whose
+ * content must leave no trace, not even the word that matched.
+ */
+export function withoutDetails(reasons: string[]): string[] {
+  return [...new Set(reasons.map((reason) => reason.split(': ')[0] ?? reason))];
+}
+
+/**
+ * Upserts the user and the record, runs the engine on name, text and the merged metadata, and stores the result.
+ * Every call moderates again, ingest included (no content hash: a changed rule set must apply to re-sent content).
+ */
+export async function moderate(deps: ModerationDeps, input: ModerateInput): Promise<ModerateResult> {
+  checkRecordBounds({
+    clientId: input.clientId,
+    clientUrl: input.clientUrl,
+    name: input.name,
+    entity: input.entity,
+    content: input.content,
+    metadata: input.metadata,
+    user: input.user,
+  });
+  if (input.metadata) validateMetadata(input.metadata, 'metadata');
+  if (input.user?.metadata) validateMetadata(input.user.metadata, 'user.metadata');
+  const { store, writer, users } = deps;
+  const recordId = recordIdFor(input.tenantId, input.clientId);
+  const userId = input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined;
+  const { settings, rules } = await deps.tenants.get(input.tenantId);
+  const testMode = settings.testMode;
+  const moderationId = input.moderationId ?? `mod_${ulid()}`;
+  let judged: { key: string; result: EngineResult } | undefined;
+
+  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
+  return writer.retrying(async (fresh) => {
+    // Load.
+    const [record, user] = await Promise.all([
+      store.loadRecord(recordId, fresh),
+      userId ? store.loadUser(userId, fresh) : Promise.resolve(undefined),
+    ]);
+    const before = record.state;
+
+    if (input.commandId && before?.recentCommands.includes(input.commandId)) {
+      // Applied before: only what a crash may have left unprojected is written.
+      await store.commit(record, ...(user ? [user] : []));
+      if (before.userId && !testMode)
+        await users.reconcile(context, [before.userId], recordId, settings.suspensionThreshold);
+      return resultOf(before, testMode, true);
+    }
+
+    // Decide. Iffy §4.8: a record the sampling skipped is still moderated when it is Flagged (a fixed record can
+    // become Compliant and reinstate its user) or its user is Suspended.
+    const moderateNow =
+      input.sampled !== false ||
+      (before !== null && !before.deleted && before.status === 'Flagged') ||
+      user?.state?.status === 'Suspended';
+    const metadata = mergeMetadata(before?.metadata, input.metadata);
+    const prior = priorOf(before);
+    // Judged again only when what the engine sees changed under a concurrent writer (metadata, human decision).
+    const judgedKey = JSON.stringify([metadata ?? null, prior ?? null]);
+    if (moderateNow && judged?.key !== judgedKey) {
+      judged = { key: judgedKey, result: await judge(deps.engine, input, metadata, rules, prior) };
+    }
+    const outcome = moderateNow ? judged?.result : undefined;
+    const staged = stageModeration(input, { record, user, recordId, userId, moderationId, outcome, testMode }, context);
+
+    // Commit.
+    await writer.commit(...staged);
+    const after = staged[staged.length - 1]!.state as RecordState;
+    // No moderation, so no status moved: no user to reconcile.
+    if (!outcome) return { ...resultOf(after, testMode, false), moderationId: '', skipped: true };
+    await users.afterRecordChange(context, before, after, recordId, settings);
+    return { ...resultOf(after, testMode, false), reasons: outcome.reasons };
+  });
+}
+
+/**
+ * Bulk re-run (Iffy's "Re-run moderation"): moderates the stored record again with the tenant's current rules.
+ * Returns false, storing nothing, when there is nothing to judge: the record is gone, deleted or passthrough (its
+ * content was never kept).
+ */
+export async function rerunModeration(
+  deps: ModerationDeps,
+  input: { tenantId: string; clientId: string; moderationId: string; correlationId: string; commandId: string },
+): Promise<boolean> {
+  const { store, writer } = deps;
+  const recordId = recordIdFor(input.tenantId, input.clientId);
+  const { settings, rules } = await deps.tenants.get(input.tenantId);
+  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
+  return writer.retrying(async (fresh) => {
+    // Load.
+    const record = await store.loadRecord(recordId, fresh);
+    const before = record.state;
+    if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
+      return false;
+    if (before.recentCommands.includes(input.commandId)) return true;
+
+    // Decide.
+    const outcome = await judge(
+      deps.engine,
+      {
+        tenantId: input.tenantId,
+        correlationId: input.correlationId,
+        clientId: before.clientId,
+        name: before.name ?? '',
+        entity: before.entity,
+        content: before.content,
+        passthrough: false,
+      },
+      before.metadata,
+      rules,
+      priorOf(before),
+    );
+    const staged = stageRecord(
+      record,
+      {
+        type: 'ModerateRecord',
+        moderationId: input.moderationId,
+        outcome,
+        testMode: settings.testMode,
+        commandId: input.commandId,
+      },
+      context,
+    );
+
+    // Commit.
+    await writer.commit(staged);
+    await deps.users.afterRecordChange(context, before, staged.state as RecordState, recordId, settings);
+    return true;
+  });
+}
+
+/** The human decision standing on a record, which prompt strategies tell the LLM about. */
+function priorOf(state: RecordState | null): PriorDecision | undefined {
+  return state?.manual && state.status ? { status: state.status, reason: state.manualReason } : undefined;
+}
+
+/**
+ * The events of one moderate call: the user's upsert (when a user came with the record), the record's upsert, and the
+ * moderation when there is an outcome (passthrough records keep reasons without the matched text). The record's
+ * stream comes last.
+ */
+function stageModeration(
+  input: ModerateInput,
+  loaded: {
+    record: Loaded<RecordState>;
+    user: Loaded<UserState> | undefined;
+    recordId: string;
+    userId: string | undefined;
+    moderationId: string;
+    outcome: EngineResult | undefined;
+    testMode: boolean;
+  },
+  context: StageContext,
+): Loaded<RecordState | UserState>[] {
+  const { record, user, recordId, userId, moderationId, outcome, testMode } = loaded;
+  const stagedUser =
+    user && input.user && userId
+      ? stageUser(user, { type: 'UpsertUser', userId, input: input.user, passthrough: input.passthrough }, context)
+      : undefined;
+  const upserted = stageRecord(
+    record,
+    {
+      type: 'UpsertRecord',
+      recordId,
+      input: {
+        clientId: input.clientId,
+        clientUrl: input.clientUrl,
+        name: input.name,
+        entity: input.entity,
+        content: input.content,
+        metadata: input.metadata,
+        userId,
+      },
+      passthrough: input.passthrough,
+      commandId: input.commandId,
+    },
+    context,
+  );
+  const staged = outcome
+    ? stageRecord(
+        upserted,
+        {
+          type: 'ModerateRecord',
+          moderationId,
+          outcome: input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome,
+          testMode,
+          commandId: input.commandId,
+        },
+        context,
+      )
+    : upserted;
+  return [...(stagedUser ? [stagedUser] : []), staged];
+}
+
+/** Runs the engine; a provider failure becomes UnavailableError. */
+async function judge(
+  engine: ModerationEngine,
+  input: ModerateInput,
+  metadata: Metadata | undefined,
+  rules: RuleSet,
+  prior: PriorDecision | undefined,
+): Promise<EngineResult> {
+  try {
+    return await engine.moderate(
+      {
+        entity: input.entity,
+        name: input.name,
+        text: input.content.text,
+        imageUrls: input.content.imageUrls,
+        externalUrls: input.content.externalUrls,
+        metadata,
+        tenantId: input.tenantId,
+        prior,
+      },
+      rules,
+    );
+  } catch (err) {
+    // A provider that fails, even "permanently" (bad key), is an operator problem: callers retry, nothing is dropped.
+    if (err instanceof ProviderError)
+      throw new UnavailableError('moderation provider unavailable', { retriable: err.retriable }, { cause: err });
+    throw err;
+  }
+}
+
+function resultOf(state: RecordState, testMode: boolean, duplicate: boolean): ModerateResult {
+  const status = state.status ?? 'Compliant';
+  return {
+    recordId: state._id,
+    status,
+    moderationId: state.moderationId ?? '',
+    userId: state.userId,
+    flagged: status === 'Flagged',
+    reasons: state.reasons,
+    rules: state.rules,
+    testMode,
+    duplicate,
+  };
+}

@@ -1,0 +1,61 @@
+import type { DomainEvent } from '@vigil/proto';
+import { ConflictError } from '../domain/errors';
+import { StreamConflict, type EventStore } from '../store/event-store';
+import { StreamWriter } from './stream-writer';
+
+/** Only `commit` is reached by the writer; it fails with the given errors in turn, then appends `appended`. */
+function storeFailing(failures: Error[], appended: DomainEvent[] = []): EventStore {
+  return {
+    commit: () => {
+      const failure = failures.shift();
+      return failure === undefined ? Promise.resolve(appended) : Promise.reject(failure);
+    },
+  } as unknown as EventStore;
+}
+
+const event = { id: 'evt_1' } as unknown as DomainEvent;
+
+describe('StreamWriter', () => {
+  it('runs the attempt again, reading fresh, after a conflict', async () => {
+    const writer = new StreamWriter(storeFailing([new StreamConflict(), new StreamConflict()]), () => {}, 8);
+    const fresh: boolean[] = [];
+    const result = await writer.retrying(async (isFresh) => {
+      fresh.push(isFresh);
+      await writer.commit();
+      return 'done';
+    });
+    expect(result).toBe('done');
+    expect(fresh).toEqual([false, true, true]);
+  });
+
+  it('gives up with ConflictError after maxAttempts conflicts', async () => {
+    const conflicts = Array.from({ length: 3 }, () => new StreamConflict());
+    const writer = new StreamWriter(storeFailing(conflicts), () => {}, 3);
+    let attempts = 0;
+    const run = writer.retrying(async () => {
+      attempts += 1;
+      await writer.commit();
+    });
+    await expect(run).rejects.toBeInstanceOf(ConflictError);
+    expect(attempts).toBe(3);
+  });
+
+  it('throws any other failure at once', async () => {
+    const failure = new Error('store down');
+    const writer = new StreamWriter(storeFailing([failure]), () => {}, 8);
+    let attempts = 0;
+    const run = writer.retrying(async () => {
+      attempts += 1;
+      await writer.commit();
+    });
+    await expect(run).rejects.toBe(failure);
+    expect(attempts).toBe(1);
+  });
+
+  it('wakes the relay with what was appended, before a conflict too', async () => {
+    const woken: DomainEvent[][] = [];
+    const writer = new StreamWriter(storeFailing([new StreamConflict([event])], [event]), (e) => woken.push(e), 8);
+    await writer.retrying(() => writer.commit());
+    expect(woken).toEqual([[event], [event]]);
+  });
+});

@@ -1,0 +1,58 @@
+import type { DomainEvent } from '@vigil/proto';
+import { ConflictError } from '../domain/errors';
+import type { RecordState } from '../domain/record';
+import type { Loaded } from '../domain/stream';
+import type { UserState } from '../domain/user';
+import { retry, type BackoffPolicy } from '../platform/retry';
+import { StreamConflict, type EventStore } from '../store/event-store';
+
+/**
+ * Writers of the same stream race on its next version: the loser waits a little (random, so two losers do not meet
+ * again at once) and reads again. Short: the winner's commit is one append and a projection write.
+ */
+const CONFLICT_BACKOFF: BackoffPolicy = { initialMs: 5, maxMs: 100, jitter: 1 };
+
+/**
+ * The commit step of every use case: commits staged streams with optimistic concurrency, wakes the outbox relay with
+ * what was appended, and runs a whole load → decide → commit again on a conflict.
+ */
+export class StreamWriter {
+  constructor(
+    private readonly store: EventStore,
+    /** Called with the events a commit appended, so the outbox relay publishes them without reading them back. */
+    private readonly onAppend: (events: DomainEvent[]) => void,
+    /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
+    private readonly maxAttempts: number,
+  ) {}
+
+  /** Commits staged streams and wakes the outbox relay when events were appended. */
+  async commit(...streams: Loaded<RecordState | UserState>[]): Promise<void> {
+    let appended: DomainEvent[];
+    try {
+      appended = await this.store.commit(...streams);
+    } catch (err) {
+      if (err instanceof StreamConflict && err.appended.length > 0) this.onAppend(err.appended);
+      throw err;
+    }
+    if (appended.length > 0) this.onAppend(appended);
+  }
+
+  /**
+   * Runs `attempt` (load, decide, commit) until it commits without a conflict; `fresh` asks the loads to read past any
+   * cache, since the previous attempt lost to another writer. Throws ConflictError when every attempt lost.
+   */
+  async retrying<T>(attempt: (fresh: boolean) => Promise<T>): Promise<T> {
+    try {
+      return await retry((index) => attempt(index > 0), {
+        backoff: CONFLICT_BACKOFF,
+        maxAttempts: this.maxAttempts,
+        retriable: (err) => err instanceof StreamConflict,
+      });
+    } catch (err) {
+      if (err instanceof StreamConflict) {
+        throw new ConflictError('too many concurrent writes to the same record or user; try again');
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,67 @@
+import { ulid } from 'ulid';
+import type { RecordState } from '../domain/record';
+import { stageUser, type StageContext } from '../domain/stream';
+import type { EventStore } from '../store/event-store';
+import type { StreamWriter } from './stream-writer';
+
+export interface ReconcileSettings {
+  testMode: boolean;
+  suspensionThreshold: number;
+}
+
+/**
+ * The automatic follow-up of a record change: each user whose flagged count moved is counted again, and the user's
+ * stream decides on suspension or reinstatement.
+ */
+export class UserReconciliation {
+  constructor(
+    private readonly store: EventStore,
+    private readonly writer: StreamWriter,
+  ) {}
+
+  /**
+   * After a moderation: the users whose flagged count moved are reconciled, or in test mode, which changes no user,
+   * only counted (test flags still count towards later decisions, as in Iffy).
+   */
+  async afterRecordChange(
+    context: StageContext,
+    before: RecordState | null,
+    after: RecordState,
+    recordId: string,
+    settings: ReconcileSettings,
+  ): Promise<void> {
+    const affected = affectedUsers(before, after);
+    if (!settings.testMode) {
+      await this.reconcile(context, affected, recordId, settings.suspensionThreshold);
+      return;
+    }
+    for (const id of affected) await this.store.refreshFlaggedCount(context.tenantId, id);
+  }
+
+  /** Counts each user's flagged records and lets the user stream decide on suspension or reinstatement. */
+  async reconcile(context: StageContext, userIds: string[], viaRecordId: string, threshold: number): Promise<void> {
+    for (const userId of userIds) {
+      const flaggedCount = await this.store.refreshFlaggedCount(context.tenantId, userId);
+      await this.writer.retrying(async (fresh) => {
+        const user = await this.store.loadUser(userId, fresh);
+        if (!user.state) return;
+        const staged = stageUser(
+          user,
+          { type: 'ReconcileUser', actionId: `act_${ulid()}`, flaggedCount, threshold, viaRecordId },
+          context,
+        );
+        await this.writer.commit(staged);
+      });
+    }
+  }
+}
+
+/** Users whose flagged count a record change may have moved. */
+export function affectedUsers(before: RecordState | null, after: RecordState): string[] {
+  const flagged = (state: RecordState | null) => !!state && !state.deleted && state.status === 'Flagged';
+  const users = new Set<string>();
+  if (before?.userId && flagged(before) && (before.userId !== after.userId || !flagged(after)))
+    users.add(before.userId);
+  if (after.userId && flagged(after) && (before?.userId !== after.userId || !flagged(before))) users.add(after.userId);
+  return [...users];
+}
