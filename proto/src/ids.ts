@@ -1,10 +1,18 @@
 import { createHash } from 'node:crypto';
 
+/** An unpaired UTF-16 surrogate: in a `u` regex a surrogate matches only when it is not half of a pair. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 /**
  * Record and user ids are derived from (tenant, clientId) so the gateway can return them before the moderator has
  * processed anything, and so a re-ingest lands on the same stream. Hex of SHA-256, truncated to 128 bits.
  */
 function derive(prefix: string, tenantId: string, clientId: string): string {
+  // Hashing encodes text as UTF-8, which turns a lone surrogate into U+FFFD: `x\ud800` and `x\udfff` would share an
+  // id. Callers refuse such text at the edge (a 400 naming the field); this keeps it from ever reaching an id.
+  if (LONE_SURROGATE.test(tenantId) || LONE_SURROGATE.test(clientId)) {
+    throw new TypeError('ids are derived from well-formed text only (lone surrogate)');
+  }
   const digest = createHash('sha256').update(tenantId).update('\u0000').update(clientId).digest('hex');
   return `${prefix}_${digest.slice(0, 32)}`;
 }

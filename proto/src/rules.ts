@@ -6,7 +6,7 @@ import { LIMITS } from './limits';
  * A tenant's rule set: written by the gateway (`PUT /api/v1/rules`, collection `rules`, one document per tenant with
  * `_id` = tenantId), read by the moderator. A tenant without a document uses DEFAULT_RULES.
  */
-export const BlocklistStrategy = z.object({
+export const BlocklistStrategy = z.strictObject({
   type: z.literal('blocklist'),
   /** Tenant words or phrases; matched case-insensitively. */
   words: z.array(z.string().min(1).max(LIMITS.wordLength)).max(LIMITS.words).default([]),
@@ -50,7 +50,7 @@ export function compilePattern(source: string): RE2JS {
 }
 
 export const PatternStrategy = z
-  .object({
+  .strictObject({
     type: z.literal('patterns'),
     /** Regular expressions in RE2 syntax (see compilePattern), matched case-insensitively anywhere in a field. */
     patterns: z.array(z.string().min(1).max(LIMITS.patternLength)).min(1).max(LIMITS.patterns),
@@ -67,7 +67,7 @@ export const PatternStrategy = z
     });
   });
 
-export const LinkStrategy = z.object({
+export const LinkStrategy = z.strictObject({
   type: z.literal('links'),
   /** Domains whose links flag (a domain matches itself and its subdomains). */
   blockedDomains: z.array(z.string().min(1).max(LIMITS.domainLength)).max(LIMITS.domains).default([]),
@@ -92,7 +92,7 @@ export const PROVIDER_CATEGORIES = [
   'violence/graphic',
 ] as const;
 
-export const ProviderStrategy = z.object({
+export const ProviderStrategy = z.strictObject({
   type: z.literal('openai-moderation'),
   /** A category flags when its score is strictly greater than its threshold (0..1). Absent: category ignored. */
   thresholds: z.partialRecord(z.enum(PROVIDER_CATEGORIES), z.number().min(0).max(1)),
@@ -102,7 +102,7 @@ export const ProviderStrategy = z.object({
  * Judged by an LLM behind an OpenAI-compatible chat completions API (the moderator's LLM_* settings). The topic is
  * what reasons name ("Content flagged for <topic>"); the prompt is the tenant's policy, sent with the content.
  */
-export const PromptStrategy = z.object({
+export const PromptStrategy = z.strictObject({
   type: z.literal('prompt'),
   topic: z.string().trim().min(1).max(LIMITS.promptTopic),
   prompt: z.string().trim().min(1).max(LIMITS.promptText),
@@ -117,7 +117,7 @@ export const Strategy = z.discriminatedUnion('type', [
 ]);
 export type Strategy = z.infer<typeof Strategy>;
 
-export const Rule = z.object({
+export const Rule = z.strictObject({
   /** Stable id, reported in moderation results (`rules`). */
   id: z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, 'lowercase letters, digits, - and _; at most 64'),
   name: z.string().min(1).max(LIMITS.ruleName),
@@ -133,7 +133,7 @@ export const Rule = z.object({
 export type Rule = z.infer<typeof Rule>;
 
 export const RuleSet = z
-  .object({ rules: z.array(Rule).max(LIMITS.rules) })
+  .strictObject({ rules: z.array(Rule).max(LIMITS.rules) })
   .refine((set) => new Set(set.rules.map((rule) => rule.id)).size === set.rules.length, {
     message: 'rule ids must be unique',
     path: ['rules'],

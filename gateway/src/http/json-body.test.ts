@@ -1,27 +1,58 @@
-import { refuseNul } from './json-body';
-import { ValidationError } from './errors';
+import { refuseDuplicateKeys, refuseIllFormedText } from './json-body';
+import { InvalidJsonError, ValidationError } from './errors';
 
-describe('refuseNul', () => {
+const thrown = (fn: () => void): unknown => {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return undefined;
+};
+
+describe('refuseIllFormedText', () => {
   it.each<[string, unknown]>([
     ['a plain body', { clientId: 'a', content: { text: 'b' }, list: ['c', 1, null] }],
     ['no body', undefined],
     ['an empty query', {}],
+    ['paired surrogates (an emoji) in values and keys', { clientId: 'x😀', metadata: { '😀': '\ud83d\ude00' } }],
   ])('accepts %s', (_name, value) => {
-    expect(() => refuseNul(value, [])).not.toThrow();
+    expect(() => refuseIllFormedText(value, [])).not.toThrow();
   });
 
   it.each<[string, unknown, Array<string | number>]>([
     ['a NUL in a top-level string', { clientId: 'a\0b' }, ['clientId']],
     ['a NUL deep in an array', { content: { imageUrls: ['x', 'y\0'] } }, ['content', 'imageUrls', 1]],
     ['a NUL in a key', { metadata: { 'k\0': 1 } }, ['metadata']],
+    ['a lone high surrogate in an id', { clientId: 'x\ud800' }, ['clientId']],
+    ['a lone low surrogate in an id', { clientId: 'x\udfff' }, ['clientId']],
+    ['reversed surrogates', { name: '\ude00\ud83d' }, ['name']],
+    ['a lone surrogate in user fields', { user: { clientId: 'u', email: 'a\ud800@b' } }, ['user', 'email']],
+    ['a lone surrogate in a metadata key', { metadata: { 'k\udc00': 1 } }, ['metadata']],
+    ['a lone surrogate in a metadata value', { metadata: { k: ['\ud800'] } }, ['metadata', 'k', 0]],
   ])('refuses %s with the path', (_name, value, path) => {
-    let error: unknown;
-    try {
-      refuseNul(value, []);
-    } catch (err) {
-      error = err;
-    }
+    const error = thrown(() => refuseIllFormedText(value, []));
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([path]);
+  });
+});
+
+describe('refuseDuplicateKeys', () => {
+  it.each([['{}'], ['[]'], ['{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}'], ['{"a":"{\\"a\\":1,\\"a\\":2}"}']])(
+    'accepts %s',
+    (text) => {
+      expect(() => refuseDuplicateKeys(text)).not.toThrow();
+    },
+  );
+
+  it.each<[string, Array<Array<string | number>>]>([
+    ['{"a":1,"a":2}', [['a']]],
+    ['{"a":1,"\\u0061":2}', [['a']]],
+    ['{"rules":[{"id":"x","name":"n","id":"y"}]}', [['rules', 0, 'id']]],
+    ['{"x":{"k":1,"k":2},"y":1,"y":2}', [['x', 'k'], ['y']]],
+  ])('refuses %s naming the repeated keys', (text, paths) => {
+    const error = thrown(() => refuseDuplicateKeys(text));
+    expect(error).toBeInstanceOf(InvalidJsonError);
+    expect(((error as InvalidJsonError).details as Array<{ path: unknown }>).map((issue) => issue.path)).toEqual(paths);
   });
 });

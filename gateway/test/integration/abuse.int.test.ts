@@ -374,8 +374,8 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
     const auth = { authorization: `Bearer ${key}` };
     const json = { ...auth, 'content-type': 'application/json' };
     const cases: Array<[string, string, string | undefined, number]> = [
-      ['GET', '/api/v1/records/%00', undefined, 404],
-      ['GET', '/api/v1/users/usr_%00x', undefined, 404],
+      ['GET', '/api/v1/records/%00', undefined, 400],
+      ['GET', '/api/v1/users/usr_%00x', undefined, 400],
       ['GET', '/api/v1/records?clientId=%00', undefined, 400],
       [
         'POST',
@@ -388,6 +388,49 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
     for (const [method, path, body, status] of cases) {
       const reply = await send(method, path, body === undefined ? auth : json, body);
       expect({ method, path, status: reply.status }).toEqual({ method, path, status });
+    }
+  });
+
+  it('answers lone surrogates, repeated keys and foreign charsets on every route with a body with their 4xx', async () => {
+    const json = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const cases: Array<[string, Record<string, string>, string, number, string, string | undefined]> = [
+      ['a lone surrogate in a value', json, '{"k":"x\\ud800"}', 400, 'validation_error', 'k'],
+      ['a lone surrogate in a nested value', json, '{"k":{"j":["\\udfff"]}}', 400, 'validation_error', 'k.j.0'],
+      ['a repeated key', json, '{"k":1,"k":2}', 400, 'invalid_json', 'k'],
+      ['a repeated nested key', json, '{"k":{"j":1,"\\u006a":2}}', 400, 'invalid_json', 'k.j'],
+      [
+        'a latin1 body',
+        { ...json, 'content-type': 'application/json; charset=latin1' },
+        '{}',
+        415,
+        'unsupported_media_type',
+        undefined,
+      ],
+    ];
+    const withBody = operations.filter((op) => op.body);
+    expect(withBody.length).toBeGreaterThan(8);
+    for (const op of withBody) {
+      for (const [name, headers, body, status, code, path] of cases) {
+        const reply = await send(op.method, fillPath(op.path, ['x', 'y']), headers, body);
+        expectWellFormed(reply, `${op.method} ${op.path} (${name})`);
+        const error = (JSON.parse(reply.body) as { error: { code: string; details?: Array<{ path: unknown[] }> } })
+          .error;
+        expect({ route: `${op.method} ${op.path}`, name, status: reply.status, code: error.code }).toEqual({
+          route: `${op.method} ${op.path}`,
+          name,
+          status,
+          code,
+        });
+        if (path !== undefined) expect(error.details?.map((issue) => issue.path.join('.'))).toEqual([path]);
+      }
+    }
+    // Percent-decoding yields U+FFFD or leaves the escape for invalid UTF-8, never a lone surrogate: no 5xx either way.
+    for (const path of [
+      '/api/v1/records?clientId=%ED%A0%80',
+      '/api/v1/records/rec_%ED%A0%80',
+      '/api/v1/users/%ED%B0%80',
+    ]) {
+      expectWellFormed(await send('GET', path, { authorization: `Bearer ${key}` }), `GET ${path}`);
     }
   });
 

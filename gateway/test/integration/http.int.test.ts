@@ -243,6 +243,76 @@ describe('errors', () => {
     expect(reply.body.error.code).toBe('invalid_json');
   });
 
+  it.each([
+    ['clientId', '{"clientId":"x\\ud800","name":"n","entity":"post","content":"t"}', 'clientId'],
+    ['clientId (low)', '{"clientId":"x\\udfff","name":"n","entity":"post","content":"t"}', 'clientId'],
+    ['content', '{"clientId":"c","name":"n","entity":"post","content":{"text":"a\\udc00b"}}', 'content.text'],
+    [
+      'a user field',
+      '{"clientId":"c","name":"n","entity":"post","content":"t","user":{"clientId":"\\ud83d"}}',
+      'user.clientId',
+    ],
+    [
+      'a metadata value',
+      '{"clientId":"c","name":"n","entity":"post","content":"t","metadata":{"k":"\\ud800"}}',
+      'metadata.k',
+    ],
+    [
+      'a metadata key',
+      '{"clientId":"c","name":"n","entity":"post","content":"t","metadata":{"\\ud800":1}}',
+      'metadata',
+    ],
+  ])('returns 400 validation_error naming the field for a lone surrogate in %s', async (_name, body, path) => {
+    const reply = await gw.request('POST', '/api/v1/moderate', { key, body });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('validation_error');
+    const paths = (reply.body.error.details as Array<{ path: string[] }>).map((issue) => issue.path.join('.'));
+    expect(paths).toEqual([path]);
+  });
+
+  it('returns 400 invalid_json naming a key repeated in an object', async () => {
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      key,
+      body: '{"clientId":"a","name":"n","entity":"post","content":"t","clientId":"b"}',
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 'invalid_json', details: [{ path: ['clientId'] }] });
+  });
+
+  it('returns 400 validation_error listing unknown keys in a rule set', async () => {
+    const reply = await gw.request('PUT', '/api/v1/rules', {
+      key,
+      body: { rules: [{ id: 'a', name: 'A', enabeld: false, strategies: [{ type: 'blocklist', word: ['x'] }] }] },
+    });
+    expect(reply.status).toBe(400);
+    const paths = (reply.body.error.details as Array<{ path: string[] }>).map((issue) => issue.path.join('.')).sort();
+    expect(paths).toEqual(['rules.0.enabeld', 'rules.0.strategies.0.word']);
+  });
+
+  it.each([['latin1'], ['ISO-8859-1'], ['utf-16']])(
+    'returns 415 unsupported_media_type for a JSON body in charset %s',
+    async (charset) => {
+      const reply = await gw.request('POST', '/api/v1/moderate', {
+        key,
+        body: record,
+        headers: { 'content-type': `application/json; charset=${charset}` },
+      });
+      expect(reply.status).toBe(415);
+      expect(reply.body.error.code).toBe('unsupported_media_type');
+    },
+  );
+
+  it('accepts a JSON body in charset utf-8, however spelt', async () => {
+    for (const charset of ['utf-8', 'UTF-8', 'utf8']) {
+      const reply = await gw.request('PUT', '/api/v1/rules', {
+        key,
+        body: { rules: [] },
+        headers: { 'content-type': `application/json; charset=${charset}` },
+      });
+      expect(reply.status).toBe(200);
+    }
+  });
+
   it('returns 415 unsupported_media_type for a non-JSON body', async () => {
     const reply = await gw.request('POST', '/api/v1/moderate', {
       key,

@@ -40,6 +40,23 @@ describe('rules and settings bodies', () => {
     expect(SettingsPatchBody.parse({ testMode: true })).toEqual({ testMode: true });
   });
 
+  it.each([
+    ['a misspelt rule field', { rules: [{ id: 'a', name: 'A', enabeld: false, strategies: [] }] }, 'rules.0.enabeld'],
+    [
+      'a misspelt strategy field',
+      { rules: [{ id: 'a', name: 'A', strategies: [{ type: 'blocklist', word: ['x'] }] }] },
+      'rules.0.strategies.0.word',
+    ],
+    [
+      'a field of another strategy type',
+      { rules: [{ id: 'a', name: 'A', strategies: [{ type: 'links', patterns: ['x'] }] }] },
+      'rules.0.strategies.0.patterns',
+    ],
+    ['an unknown top-level field', { rules: [], version: 2 }, 'version'],
+  ])('refuses %s, naming it', (_name, input, path) => {
+    expect(pathsOf(RulesBody, input)).toContain(path);
+  });
+
   it('refuses duplicate rule ids', () => {
     const rule = { id: 'a', name: 'A', strategies: [{ type: 'blocklist', words: ['x'] }] };
     expect(pathsOf(RulesBody, { rules: [rule, rule] })).toEqual(['rules']);

@@ -7,10 +7,16 @@ const EndpointUrl = z
   .max(LIMITS.url)
   .meta({ description: 'http(s) URL; its host must resolve to public addresses (or WEBHOOK_ALLOWED_CIDRS).' });
 
+/** Events to receive, each at most once. */
+const Events = z
+  .array(WebhookEventName)
+  .max(20)
+  .refine((events) => new Set(events).size === events.length, { message: 'events must not repeat' });
+
 export const CreateEndpointBody = z.strictObject({
   url: EndpointUrl,
   description: z.string().max(LIMITS.endpointDescription).optional(),
-  events: z.array(WebhookEventName).max(20).default([]).meta({ description: 'Events to receive; empty: all.' }),
+  events: Events.default([]).meta({ description: 'Events to receive, each at most once; empty: all.' }),
   enabled: z.boolean().default(true),
 });
 
@@ -18,7 +24,7 @@ export const UpdateEndpointBody = z
   .strictObject({
     url: EndpointUrl.optional(),
     description: z.string().max(LIMITS.endpointDescription).optional(),
-    events: z.array(WebhookEventName).max(20).optional(),
+    events: Events.optional(),
     enabled: z.boolean().optional(),
   })
   .refine((patch) => Object.values(patch).some((value) => value !== undefined), { message: 'nothing to change' });

@@ -15,6 +15,13 @@ describe('webhook endpoint bodies', () => {
     ['no URL', CreateEndpointBody, {}, ['url']],
     ['known events', CreateEndpointBody, { url: 'https://a.example', events: ['record.flagged', 'user.banned'] }, []],
     ['an unknown event', CreateEndpointBody, { url: 'https://a.example', events: ['record.unflagged'] }, ['events.0']],
+    [
+      'a repeated event',
+      CreateEndpointBody,
+      { url: 'https://a.example', events: ['record.flagged', 'user.banned', 'record.flagged'] },
+      ['events'],
+    ],
+    ['a repeated event in a patch', UpdateEndpointBody, { events: ['user.banned', 'user.banned'] }, ['events']],
     ['a given secret', CreateEndpointBody, { url: 'https://a.example', secret: 'whsec_x' }, ['secret']],
     ['an empty patch', UpdateEndpointBody, {}, ['']],
     ['a patch of enabled', UpdateEndpointBody, { enabled: false }, []],
