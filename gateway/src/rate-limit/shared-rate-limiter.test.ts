@@ -109,7 +109,7 @@ describe('shared rate limiter', () => {
     clock.now += 5_000;
     await a.sync();
     expect(exchange.calls.publish).toBe(2);
-    clock.now = T0 + 10_000; // the window ended: nothing left to write
+    clock.now = T0 + 11_000; // the slot stopped counting: nothing left to write
     await a.sync();
     expect(exchange.calls.publish).toBe(2);
   });

@@ -14,7 +14,7 @@ export interface SharedRateLimiterOptions {
   instanceId: string;
   /** Time between two exchanges with the store, milliseconds (`RATE_LIMIT_SYNC_MS`). */
   syncIntervalMs: number;
-  /** Most window counts one report carries (bounds the document; the largest go first). Default 10,000. */
+  /** Most slot counts one report carries (bounds the document; the largest go first). Default 50,000. */
   maxReportedWindows?: number;
   now?: () => number;
 }
@@ -80,7 +80,7 @@ export class SharedRateLimiter {
     const now = this.now();
     try {
       const version = this.counter.version;
-      const counts = this.counter.report(now, this.options.maxReportedWindows ?? 10_000);
+      const counts = this.counter.report(now, this.options.maxReportedWindows ?? 50_000);
       if (counts.length > 0 && (version !== this.publishedVersion || now - this.publishedAt >= REPUBLISH_MS)) {
         await this.exchange.publish(this.options.instanceId, counts, now);
         this.publishedVersion = version;

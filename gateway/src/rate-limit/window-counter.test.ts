@@ -12,12 +12,48 @@ function admitted(counter: WindowCounter, key: string, limit: Limit, now: number
 }
 
 describe('window counter', () => {
-  it('admits the limit in a window, then refuses until the next one, with what is left and when it resets', () => {
+  it('admits the limit, then refuses until the oldest counted requests leave, with what is left and when', () => {
     const counter = new WindowCounter();
-    expect(counter.consume('k', TEN_PER_10S, T0 + 1_000)).toEqual({ allowed: true, remaining: 9, resetMs: 9_000 });
+    expect(counter.consume('k', TEN_PER_10S, T0 + 1_000)).toEqual({ allowed: true, remaining: 9, resetMs: 11_000 });
     expect(admitted(counter, 'k', TEN_PER_10S, T0 + 2_000, 9)).toBe(9);
-    expect(counter.consume('k', TEN_PER_10S, T0 + 9_999)).toEqual({ allowed: false, remaining: 0, resetMs: 1 });
-    expect(counter.consume('k', TEN_PER_10S, T0 + 10_000)).toEqual({ allowed: true, remaining: 9, resetMs: 10_000 });
+    // One request counted in the slot [T0+1s, T0+2s), nine in [T0+2s, T0+3s): the first leaves at T0+12s.
+    expect(counter.consume('k', TEN_PER_10S, T0 + 9_999)).toEqual({ allowed: false, remaining: 0, resetMs: 2_001 });
+    expect(counter.consume('k', TEN_PER_10S, T0 + 11_999).allowed).toBe(false);
+    expect(counter.consume('k', TEN_PER_10S, T0 + 12_000)).toEqual({ allowed: true, remaining: 0, resetMs: 1_000 });
+    expect(counter.consume('k', TEN_PER_10S, T0 + 12_500)).toEqual({ allowed: false, remaining: 0, resetMs: 500 });
+  });
+
+  it('never admits twice the limit across a window boundary (5 per 60 s)', () => {
+    const counter = new WindowCounter();
+    const limit: Limit = { requests: 5, windowSeconds: 60 };
+    expect(admitted(counter, 'k', limit, 59_000, 5)).toBe(5);
+    expect(admitted(counter, 'k', limit, 60_001, 5)).toBe(0);
+    expect(admitted(counter, 'k', limit, 118_999, 5)).toBe(0);
+    expect(admitted(counter, 'k', limit, 120_000, 5)).toBe(5);
+  });
+
+  it('admits at most the limit in every window of its length, whatever the timing', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.array(fc.integer({ min: 0, max: 40_000 }), { maxLength: 200 }),
+        (requests, windowSeconds, offsets) => {
+          const counter = new WindowCounter();
+          const limit: Limit = { requests, windowSeconds };
+          const times = offsets.map((offset) => T0 + offset).sort((a, b) => a - b);
+          const admittedAt = times.filter((now) => counter.consume('k', limit, now).allowed);
+          const windowMs = windowSeconds * 1000;
+          for (const start of admittedAt) {
+            expect(admittedAt.filter((t) => t >= start && t < start + windowMs).length).toBeLessThanOrEqual(requests);
+          }
+          // And it is not stingier than the limit over a window and a slot.
+          if (times.length > 0 && times[times.length - 1]! - times[0]! < windowMs) {
+            expect(admittedAt.length).toBe(Math.min(requests, times.length));
+          }
+        },
+      ),
+    );
   });
 
   it.each([
@@ -40,18 +76,18 @@ describe('window counter', () => {
     expect(admitted(counter, 'k', TEN_PER_10S, T0 + 5, 20)).toBe(expected);
   });
 
-  it("sums the others' reports of one window and ignores other windows and ended ones", () => {
+  it("sums the others' reports of the slots counted and ignores other windows and slots no longer counted", () => {
     const counter = new WindowCounter();
     counter.absorb(
       [
         { key: 'k', windowMs: 10_000, start: T0, count: 3 },
         { key: 'k', windowMs: 10_000, start: T0, count: 4 },
         { key: 'k', windowMs: 60_000, start: 0, count: 100 },
-        { key: 'k', windowMs: 10_000, start: T0 - 10_000, count: 100 },
+        { key: 'k', windowMs: 10_000, start: T0 - 11_000, count: 100 },
       ],
       T0 + 1,
     );
-    expect(counter.consume('k', TEN_PER_10S, T0 + 2)).toEqual({ allowed: true, remaining: 2, resetMs: 9_998 });
+    expect(counter.consume('k', TEN_PER_10S, T0 + 2)).toEqual({ allowed: true, remaining: 2, resetMs: 10_998 });
   });
 
   it("replaces, not adds to, the others' earlier reports", () => {
@@ -70,10 +106,11 @@ describe('window counter', () => {
     expect(counter.report(T0 + 1)).toEqual([
       { key: 'a', windowMs: 10_000, start: T0, count: 2 },
       { key: 'b', windowMs: 10_000, start: T0, count: 5 },
-      { key: 'c', windowMs: 60_000, start: 0, count: 1 },
+      { key: 'c', windowMs: 60_000, start: 18_000, count: 1 },
     ]);
     expect(counter.report(T0 + 1, 1)).toEqual([{ key: 'b', windowMs: 10_000, start: T0, count: 5 }]);
-    expect(counter.report(T0 + 10_000)).toEqual([{ key: 'c', windowMs: 60_000, start: 0, count: 1 }]);
+    expect(counter.report(T0 + 10_999)).toHaveLength(3);
+    expect(counter.report(T0 + 11_000)).toEqual([{ key: 'c', windowMs: 60_000, start: 18_000, count: 1 }]);
     expect(counter.version).toBe(8);
   });
 });

@@ -1,38 +1,54 @@
-/** Requests allowed per fixed window; 0 requests means no limit. */
+/** Requests allowed in any window of `windowSeconds`; 0 requests means no limit. */
 export interface Limit {
   requests: number;
   windowSeconds: number;
 }
 
-/** What one instance reports of a key in one window: the requests it admitted there. */
+/** What one instance reports of a key in one slot: the requests it admitted there. */
 export interface WindowCount {
   key: string;
+  /** Length of the limit's window, milliseconds: the slot is a tenth of it (`slotMsOf`). */
   windowMs: number;
-  /** Start of the window, epoch milliseconds (a multiple of `windowMs`). */
+  /** Start of the slot, epoch milliseconds (a multiple of the slot length). */
   start: number;
   count: number;
 }
 
 export interface Verdict {
   allowed: boolean;
-  /** Requests left in the window as far as this instance knows (never negative). */
+  /** Requests left as far as this instance knows (never negative). */
   remaining: number;
-  /** Milliseconds until the window ends. */
+  /** Milliseconds until a request would be admitted again (refused), or until the oldest counted one stops counting. */
   resetMs: number;
 }
 
-/** Identity of a key's window: the same key under another window length is counted apart. */
+/** Slots per window: a limit is checked against the last `SLOTS` slots plus the current one. */
+export const SLOTS = 10;
+
+export const slotMsOf = (windowMs: number): number => windowMs / SLOTS;
+
+/** When a slot's count stops counting: once the current slot is more than `SLOTS` slots after it. */
+export const countedUntil = (count: Pick<WindowCount, 'windowMs' | 'start'>): number =>
+  count.start + count.windowMs + slotMsOf(count.windowMs);
+
+/** Identity of a key's slot: the same key under another window length is counted apart. */
 const idOf = (key: string, windowMs: number, start: number): string => `${windowMs}:${start}:${key}`;
 
 /**
- * Fixed-window request counts per key, shared between instances by reports rather than by a counter in the store:
+ * Sliding-window request counts per key, shared between instances by reports rather than by a counter in the store:
  * each instance counts what it admits itself (`consume`, no I/O), hands its counts to the others (`report`), and
- * takes in the sum of theirs (`absorb`). A request is admitted while this instance's own count plus the others' last
- * reported counts is under the limit, so between two exchanges the instances together may admit more than the limit:
- * at most what the others admitted since their counts were last absorbed here.
+ * takes in the sum of theirs (`absorb`).
  *
- * Windows are aligned on the epoch (`start = floor(now / windowMs) * windowMs`), so instances agree on them without
- * talking, to within their clock skew.
+ * A window of length W is cut into slots of W / 10, aligned on the epoch (so instances agree on them without talking,
+ * to within their clock skew). A request is admitted while the requests counted in the current slot and the 10 before
+ * it stay under the limit. Any window of length W lies within the 11 slots that end with the slot of its last request,
+ * all of which that request's check counted: so no window of length W ever holds more than the limit (a fixed window
+ * admitted twice the limit across a boundary). The price: a client sending steadily at the limit's rate gets about
+ * 10/11 of it.
+ *
+ * Across instances, a request is admitted while this instance's own counts plus the others' last reported counts are
+ * under the limit, so between two exchanges the instances together may admit more than the limit: at most what the
+ * others admitted since their counts were last absorbed here.
  */
 export class WindowCounter {
   private readonly own = new Map<string, WindowCount>();
@@ -42,27 +58,48 @@ export class WindowCounter {
   /** Admits and counts one request of `key`, or refuses it (refusals are not counted). */
   consume(key: string, limit: Limit, now: number): Verdict {
     const windowMs = limit.windowSeconds * 1000;
-    const start = Math.floor(now / windowMs) * windowMs;
-    const resetMs = start + windowMs - now;
-    const id = idOf(key, windowMs, start);
+    const slotMs = slotMsOf(windowMs);
+    const current = Math.floor(now / slotMs) * slotMs;
+    /** Counts of the slots checked, oldest first. */
+    const slots: number[] = [];
+    let used = 0;
+    for (let i = SLOTS; i >= 0; i--) {
+      const id = idOf(key, windowMs, current - i * slotMs);
+      const count = (this.own.get(id)?.count ?? 0) + (this.others.get(id) ?? 0);
+      slots.push(count);
+      used += count;
+    }
+    /** Until the oldest slot with a count leaves the checked range; the whole window when nothing is counted. */
+    const leaves = (index: number) => current + (index + 1) * slotMs - now;
+    if (used >= limit.requests) {
+      // Refused until enough of the oldest slots have left for one more request to fit.
+      let left = used;
+      let index = 0;
+      while (index < slots.length - 1 && left >= limit.requests) left -= slots[index++]!;
+      return { allowed: false, remaining: 0, resetMs: left < limit.requests ? leaves(index - 1) : leaves(SLOTS) };
+    }
+    const id = idOf(key, windowMs, current);
     let entry = this.own.get(id);
-    const used = (entry?.count ?? 0) + (this.others.get(id) ?? 0);
-    if (used >= limit.requests) return { allowed: false, remaining: 0, resetMs };
     if (!entry) {
-      entry = { key, windowMs, start, count: 0 };
+      entry = { key, windowMs, start: current, count: 0 };
       this.own.set(id, entry);
     }
     entry.count += 1;
     this.admitted += 1;
-    return { allowed: true, remaining: limit.requests - used - 1, resetMs };
+    const oldest = slots.findIndex((count) => count > 0);
+    return {
+      allowed: true,
+      remaining: limit.requests - used - 1,
+      resetMs: leaves(oldest === -1 ? SLOTS : oldest),
+    };
   }
 
   /**
-   * This instance's counts in windows not yet ended, largest first and at most `max` of them (a count left out is
-   * not seen by the others: its key may be over-admitted by up to that count). Ended windows are forgotten here.
+   * This instance's counts in slots still counted, largest first and at most `max` of them (a count left out is not
+   * seen by the others: its key may be over-admitted by up to that count). Slots no longer counted are forgotten.
    */
   report(now: number, max = Number.POSITIVE_INFINITY): WindowCount[] {
-    for (const [id, entry] of this.own) if (entry.start + entry.windowMs <= now) this.own.delete(id);
+    for (const [id, entry] of this.own) if (countedUntil(entry) <= now) this.own.delete(id);
     const counts = [...this.own.values()].map((entry) => ({ ...entry }));
     if (counts.length > max) counts.sort((a, b) => b.count - a.count).splice(max);
     return counts;
@@ -73,13 +110,13 @@ export class WindowCounter {
     return this.admitted;
   }
 
-  /** Replaces what the other instances reported with `counts` (theirs only; ended windows are dropped). */
+  /** Replaces what the other instances reported with `counts` (theirs only; slots no longer counted are dropped). */
   absorb(counts: Iterable<WindowCount>, now: number): void {
     const others = new Map<string, number>();
-    for (const { key, windowMs, start, count } of counts) {
-      if (start + windowMs <= now) continue;
-      const id = idOf(key, windowMs, start);
-      others.set(id, (others.get(id) ?? 0) + count);
+    for (const count of counts) {
+      if (countedUntil(count) <= now) continue;
+      const id = idOf(count.key, count.windowMs, count.start);
+      others.set(id, (others.get(id) ?? 0) + count.count);
     }
     this.others = others;
   }

@@ -1,9 +1,9 @@
 import type { Collection, Db } from 'mongodb';
 import { COLLECTIONS } from '@vigil/proto';
-import type { WindowCount } from '../rate-limit/window-counter';
+import { countedUntil, type WindowCount } from '../rate-limit/window-counter';
 
 /**
- * One document per gateway instance, holding that instance's counts in the windows not yet ended. Only its instance
+ * One document per gateway instance, holding that instance's counts in the slots still counted. Only its instance
  * writes it (a whole-document upsert by `_id`), so no two writers ever race on a document: FerretDB v1 runs
  * conditional updates and `$inc` as read-then-write, which would lose increments under concurrent writers.
  */
@@ -11,7 +11,7 @@ export interface RateLimitCountsDoc {
   _id: string;
   /** `encodeCounts`: one string rather than an array of subdocuments, see there. */
   counts: string;
-  /** When the last of the counts' windows ends: past it the document says nothing any more. */
+  /** When the last of the counts stops counting: past it the document says nothing any more. */
   expiresAt: Date;
   updatedAt: Date;
 }
@@ -20,8 +20,8 @@ export interface RateLimitCountsDoc {
 const KEEP_EXPIRED_MS = 60_000;
 
 /**
- * Counts as text, grouped by window: a line `@<windowMs> <start>` opens a window, each line `<count> <key>` below it
- * is a key's count there. FerretDB v1 converts every subdocument to and from PostgreSQL JSON one by one: an array of
+ * Counts as text, grouped by slot: a line `@<windowMs> <start>` opens a slot (of a window of `windowMs`, starting at
+ * `start`), each line `<count> <key>` below it is a key's count there. FerretDB v1 converts every subdocument to and from PostgreSQL JSON one by one: an array of
  * 1,000 `{ key, windowMs, start, count }` took about 500 ms to write and read back on a busy 2-core machine, the same
  * counts as one string a tenth of that. Keys are API key ids (`key_<ulid>`): no spaces or line breaks.
  */
@@ -70,7 +70,7 @@ export class RateLimitStore {
    * stopped is deleted by `deleteExpired` once its windows ended.
    */
   async publish(instanceId: string, counts: WindowCount[], now: number): Promise<void> {
-    const expiresAt = new Date(counts.reduce((last, c) => Math.max(last, c.start + c.windowMs), now));
+    const expiresAt = new Date(counts.reduce((last, c) => Math.max(last, countedUntil(c)), now));
     await this.docs.replaceOne(
       { _id: instanceId },
       { counts: encodeCounts(counts), expiresAt, updatedAt: new Date(now) },
