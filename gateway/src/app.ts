@@ -130,11 +130,13 @@ export function createApp(deps: AppDeps): Koa {
       lockoutSeconds: settings.consoleLockoutSeconds ?? 900,
       signInPerMinute: settings.consoleSignInPerMinute ?? 20,
       bodyLimitBytes: settings.bodyLimitBytes,
+      ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
     },
   );
   const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, {
     perMinute: settings.appealPagePerMinute ?? 30,
     bodyLimitBytes: 16 * 1024,
+    ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
   });
   const api = new ApiRouter(API_PREFIX, deps.settings.bodyLimitBytes);
   moderateRoutes(api, routeDeps);

@@ -11,12 +11,14 @@ import { parseWith } from '../http/validate';
 import type { RouteDeps } from '../routes/deps';
 import { parseMetadata } from '../routes/shared/paging.schema';
 import { html, type Html } from '../console/html';
-import { checkSameOrigin, formBody, formOf, securityHeaders } from '../console/security';
+import { formBody, formOf, sameOriginChanges, securityHeaders } from '../console/security';
 import type { AppealClaims, AppealTokens } from './appeal-token';
 
 export interface AppealPageSettings {
   perMinute: number;
   bodyLimitBytes: number;
+  /** `PUBLIC_URL`: its origin is accepted as the `Origin` of the appeal form (besides the request's own). */
+  publicUrl?: string;
 }
 
 function page(title: string, body: Html): string {
@@ -162,12 +164,12 @@ export function appealRoutes(
 
   router.use(securityHeaders);
   router.use(guard);
+  router.use(sameOriginChanges(settings.publicUrl));
   router.get('/appeal', limit, async (ctx) => {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
     await show(ctx, token, claimsOf(token));
   });
   router.post('/appeal', limit, formBody(settings.bodyLimitBytes), async (ctx) => {
-    checkSameOrigin(ctx);
     const claims = claimsOf(formOf(ctx).token);
     const input = parseWith(AppealForm, formOf(ctx), 'appeal form');
     await deps.moderator.call(

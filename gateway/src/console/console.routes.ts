@@ -15,7 +15,7 @@ import {
   type ConsoleSettings,
 } from './page';
 import { recordPages } from './records.pages';
-import { checkSameOrigin, formBody, formOf, sameToken, securityHeaders } from './security';
+import { formBody, formOf, sameOriginChanges, sameToken, securityHeaders } from './security';
 import { loadSession, requireSession, signInRoutes, signOutRoutes } from './session.pages';
 import { settingsPages } from './settings.pages';
 import { userPages } from './users.pages';
@@ -36,7 +36,6 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
     change: [
       form,
       async (ctx: Context, next: Next) => {
-        checkSameOrigin(ctx);
         const token = formOf(ctx)._csrf ?? '';
         if (!sameToken(token, stateOf(ctx).session!.csrf)) {
           throw new ForbiddenError('missing or wrong CSRF token: reload the page and try again', { code: 'csrf' });
@@ -67,12 +66,14 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
       ctx.body = errorPage(viewerOf(ctx), err.status, err.code, err.message, issues);
     }
   });
+  router.use(sameOriginChanges(settings.publicUrl));
   router.use(loadSession(deps.members));
 
   router.get('/assets/:name', (ctx) => serveAsset(ctx, param(ctx, 'name')));
   signInRoutes(pages);
 
-  // Everything below needs a session; a change also needs the session's CSRF token and a same-origin request.
+  // Everything below needs a session; a change also needs the session's CSRF token (and, as every change above too, a
+  // same-origin request).
   router.use(requireSession);
   signOutRoutes(pages);
   router.get('/', (ctx) => ctx.redirect('/console/records'));

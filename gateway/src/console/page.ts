@@ -20,6 +20,8 @@ export interface ConsoleSettings {
   lockoutSeconds: number;
   signInPerMinute: number;
   bodyLimitBytes: number;
+  /** `PUBLIC_URL`: its origin is accepted as the `Origin` of state-changing requests (besides the request's own). */
+  publicUrl?: string;
 }
 
 export interface ConsoleDeps extends RouteDeps {
@@ -34,7 +36,7 @@ export interface ConsolePages {
   settings: ConsoleSettings;
   /** Parses the urlencoded form. */
   form: Middleware;
-  /** The form, a same-origin request and the session's CSRF token. */
+  /** The form and the session's CSRF token (the router checks the origin of every change before). */
   change: Middleware[];
   adminOnly: Middleware;
 }

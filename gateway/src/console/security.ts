@@ -23,16 +23,42 @@ export async function securityHeaders(ctx: Context, next: Next): Promise<void> {
   await next();
 }
 
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /**
- * State-changing requests must come from a page of this origin: a present `Origin` must be ours and the browser must
- * not call the request cross-site. This stands in front of the synchronizer token, not instead of it.
+ * State-changing requests must come from a page of this origin: a present `Origin` must be the operator's public
+ * origin (`PUBLIC_URL`) or the request's own scheme and host (behind `TRUST_PROXY`, the forwarded ones), or `null`
+ * with `Sec-Fetch-Site: same-origin`, and the browser must not call the request cross-site or same-site (a sibling subdomain gets SameSite cookies, not our
+ * origin). This stands in front of the synchronizer token, not instead of it. The request's `Origin` header itself is
+ * never the reference: on Koa 3, `ctx.origin` is that header, so comparing against it let every origin through.
  */
-export function checkSameOrigin(ctx: Context): void {
-  const origin = ctx.get('origin');
-  if (origin && origin !== ctx.origin) throw new ForbiddenError('cross-origin request refused', { code: 'bad_origin' });
-  if (ctx.get('sec-fetch-site') === 'cross-site') {
+export function checkSameOrigin(ctx: Context, publicOrigin?: string): void {
+  const site = ctx.get('sec-fetch-site');
+  if (site === 'cross-site' || site === 'same-site') {
     throw new ForbiddenError('cross-site request refused', { code: 'bad_origin' });
   }
+  const origin = ctx.get('origin');
+  // `Referrer-Policy: no-referrer` makes browsers send `Origin: null` even for our own forms; only Sec-Fetch-Site,
+  // which pages cannot set, then tells ours from an opaque origin (a sandboxed frame, a data: URL).
+  if (origin === 'null') {
+    if (site === 'same-origin') return;
+    throw new ForbiddenError('request from an opaque origin refused', { code: 'bad_origin' });
+  }
+  if (origin !== '' && origin !== publicOrigin && origin !== `${ctx.protocol}://${ctx.host}`) {
+    throw new ForbiddenError('cross-origin request refused', { code: 'bad_origin' });
+  }
+}
+
+/**
+ * Applies `checkSameOrigin` to every request that is not GET, HEAD or OPTIONS, before anything else reads it (the
+ * rate limit, the body, the session): every state-changing page, sign-in included, and any added later.
+ */
+export function sameOriginChanges(publicUrl: string | undefined) {
+  const publicOrigin = publicUrl ? new URL(publicUrl).origin : undefined;
+  return async (ctx: Context, next: Next): Promise<void> => {
+    if (!SAFE_METHODS.has(ctx.method)) checkSameOrigin(ctx, publicOrigin);
+    await next();
+  };
 }
 
 /** Constant-time comparison of two tokens (different lengths never match). */

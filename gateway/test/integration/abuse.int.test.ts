@@ -434,6 +434,44 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
     }
   });
 
+  it('refuses every state-changing console and appeal page request from a foreign origin with 403', async () => {
+    const own = new URL(gw.url).origin;
+    const paths = [
+      '/console/sign-in',
+      '/console/sign-out',
+      '/console/records/rec_x/moderation',
+      '/console/users/usr_x/status',
+      '/console/appeals/apl_x/decision',
+      '/console/settings',
+      '/console/rules',
+      '/console/deliveries/dlv_x/retry',
+      '/console/webhooks/we_x/replay',
+      '/appeal',
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...paths),
+        fc.oneof(
+          fc.webUrl().map((url) => new URL(url).origin),
+          fc.constantFrom('null', `${own}.evil.example`, own.replace('127.0.0.1', 'localhost'), `${own}:1`),
+        ),
+        fc.constantFrom(undefined, 'cross-site', 'same-site'),
+        printable,
+        async (path, origin, site, form) => {
+          fc.pre(origin !== own);
+          const headers: Record<string, string> = {
+            origin,
+            'content-type': 'application/x-www-form-urlencoded',
+            ...(site ? { 'sec-fetch-site': site } : {}),
+          };
+          const reply = await send('POST', path, headers, form);
+          expect({ path, origin, site, status: reply.status }).toEqual({ path, origin, site, status: 403 });
+        },
+      ),
+      { numRuns: 60, seed: SEED, endOnFailure: true },
+    );
+  });
+
   it('keeps the pipeline delivering webhooks afterwards', async () => {
     const other = await gw.newTenant();
     const { port } = receiver.address() as { port: number };

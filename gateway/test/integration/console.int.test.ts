@@ -81,6 +81,30 @@ function rawPost(base: string, path: string, cookie: string, form: Record<string
   });
 }
 
+/** A form POST with the headers a browser sends (which fetch would drop), answered with its status. */
+function browserPost(base: string, path: string, headers: Record<string, string>, form: Record<string, string>) {
+  const body = new URLSearchParams(form).toString();
+  return new Promise<number>((resolve, reject) => {
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method: 'POST',
+        headers: {
+          ...headers,
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
 const codeOf = (page: Page): string | undefined => /data-code="([^"]+)"/.exec(page.text)?.[1];
 
 beforeAll(async () => {
@@ -89,7 +113,12 @@ beforeAll(async () => {
   gw = await startGateway({
     moderatorAddress: await grpcAddressOf(moderator),
     ...stack,
-    console: { consoleLockoutAttempts: 3, consoleLockoutSeconds: 60, consoleSignInPerMinute: 0 },
+    console: {
+      consoleLockoutAttempts: 3,
+      consoleLockoutSeconds: 60,
+      consoleSignInPerMinute: 0,
+      publicUrl: 'http://localhost:8080',
+    },
   });
   alice = await gw.newTenant();
   bob = await gw.newTenant();
@@ -200,6 +229,99 @@ describe('console sessions', () => {
     expect(json.status).toBe(415);
     const record = await gw.request('GET', `/api/v1/records/${id}`, { key: alice.key });
     expect(record.body.data.moderationStatus).toBe('Flagged');
+  });
+});
+
+describe('foreign origins', () => {
+  const CHANGES = [
+    '/console/sign-out',
+    '/console/records/rec_x/moderation',
+    '/console/users/usr_x/status',
+    '/console/appeals/apl_x/decision',
+    '/console/settings',
+    '/console/rules',
+    '/console/deliveries/dlv_x/retry',
+    '/console/webhooks/we_x/replay',
+  ];
+
+  /** What browsers send from another origin: a sibling subdomain (same site, so SameSite cookies go along), another site, an opaque origin, and an older browser without Sec-Fetch-*. */
+  const foreign = (port: string): Array<[string, Record<string, string>]> => [
+    [
+      'a sibling subdomain',
+      {
+        origin: `http://evil.localhost:${port}`,
+        'sec-fetch-site': 'same-site',
+        'sec-fetch-mode': 'navigate',
+        'sec-fetch-dest': 'document',
+      },
+    ],
+    [
+      'another site',
+      {
+        origin: 'https://evil.example',
+        'sec-fetch-site': 'cross-site',
+        'sec-fetch-mode': 'navigate',
+        'sec-fetch-dest': 'document',
+      },
+    ],
+    ['an opaque origin', { origin: 'null', 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' }],
+    ['an opaque origin, no Sec-Fetch-*', { origin: 'null' }],
+    ['another site, no Sec-Fetch-*', { origin: 'https://evil.example' }],
+    ['a look-alike of our origin', { origin: `http://127.0.0.1:${port}.evil.example` }],
+  ];
+
+  it('refuses every state-changing console and appeal page request from a foreign origin with 403, sign-in included', async () => {
+    const { port } = new URL(gw.url);
+    const member = await gw.newMember(alice.tenantId, 'admin');
+    const browser = new Client(gw.url);
+    expect((await browser.signIn(member.email, member.password)).status).toBe(302);
+    await browser.get('/console/records');
+    for (const [name, headers] of foreign(port)) {
+      const withSession = { ...headers, cookie: browser.cookie };
+      for (const path of CHANGES) {
+        const status = await browserPost(gw.url, path, withSession, { _csrf: browser.csrf, status: 'Compliant' });
+        expect({ name, path, status }).toEqual({ name, path, status: 403 });
+      }
+      const signIn = await browserPost(gw.url, '/console/sign-in', headers, {
+        email: member.email,
+        password: member.password,
+      });
+      expect({ name, path: '/console/sign-in', status: signIn }).toEqual({
+        name,
+        path: '/console/sign-in',
+        status: 403,
+      });
+      const appeal = await browserPost(gw.url, '/appeal', headers, { token: 'x.y', text: 't', confirm: 'yes' });
+      expect({ name, path: '/appeal', status: appeal }).toEqual({ name, path: '/appeal', status: 403 });
+    }
+    // The same requests from our own origin, as a browser sends them, pass the check: with our origin, or with
+    // `Origin: null` (what Chromium sends for a page served with Referrer-Policy: no-referrer) from the same origin.
+    const own = { origin: new URL(gw.url).origin, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' };
+    for (const headers of [own, { ...own, origin: 'null' }]) {
+      const signIn = await browserPost(gw.url, '/console/sign-in', headers, {
+        email: member.email,
+        password: member.password,
+      });
+      expect(signIn).toBe(302);
+    }
+    const moderation = await browserPost(
+      gw.url,
+      '/console/records/rec_x/moderation',
+      { ...own, cookie: browser.cookie },
+      { _csrf: browser.csrf, status: 'Compliant', reason: 'fine' },
+    );
+    expect(moderation).toBe(404);
+    // So does the origin of PUBLIC_URL (http://localhost:8080 in these tests), as seen behind a proxy.
+    const viaPublic = await browserPost(
+      gw.url,
+      '/console/sign-in',
+      { origin: 'http://localhost:8080' },
+      {
+        email: member.email,
+        password: member.password,
+      },
+    );
+    expect(viaPublic).toBe(302);
   });
 });
 
