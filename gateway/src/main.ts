@@ -7,7 +7,7 @@ import { MongoClient } from 'mongodb';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { ulid } from 'ulid';
 import { topicNames } from '@vigil/proto';
-import { createApp } from './app';
+import { appSettings, createApp } from './app';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
 import { createModerationClient, ModeratorClient } from './grpc/moderator-client';
@@ -79,24 +79,7 @@ async function main(): Promise<void> {
     commands,
     topics,
     rateLimiter,
-    settings: {
-      bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      rateLimitPoints: config.RATE_LIMIT_POINTS,
-      rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_S,
-      trustProxy: config.TRUST_PROXY,
-      webhookAllowedCidrs: config.WEBHOOK_ALLOWED_CIDRS,
-      webhookMaxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
-      promptRulesEnabled: config.PROMPT_RULES_ENABLED,
-      publicUrl: config.PUBLIC_URL,
-      appealTokenSecret: config.APPEAL_TOKEN_SECRET,
-      secretsEncryptionKey: config.SECRETS_ENCRYPTION_KEY,
-      appealTokenTtlSeconds: config.APPEAL_TOKEN_TTL_S,
-      appealPagePerMinute: config.APPEAL_PAGE_PER_MINUTE,
-      consoleSessionTtlSeconds: config.CONSOLE_SESSION_TTL_S,
-      consoleLockoutAttempts: config.CONSOLE_LOCKOUT_ATTEMPTS,
-      consoleLockoutSeconds: config.CONSOLE_LOCKOUT_S,
-      consoleSignInPerMinute: config.CONSOLE_SIGN_IN_PER_MINUTE,
-    },
+    settings: appSettings(config),
   });
   // Koa's callback returns a promise that never rejects (errors go to the error handler).
   const handle = app.callback();

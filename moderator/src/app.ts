@@ -21,9 +21,11 @@ import { ReadModel } from './store/read-model';
 import { KnownTenants } from './store/known-tenants';
 import { TenantConfigCache } from './store/tenant-config';
 
+/** The settings the moderator runs with, each from its variable in `config.ts` (where the defaults are). */
 export type ModeratorConfig = Pick<
   Config,
   | 'GRPC_PORT'
+  | 'GRPC_HOST'
   | 'MODERATOR_GRPC_TOKEN'
   | 'MONGO_DB'
   | 'KAFKA_TOPIC_PREFIX'
@@ -41,25 +43,19 @@ export type ModeratorConfig = Pick<
   | 'OUTBOX_BATCH_SIZE'
   | 'TENANT_CONFIG_TTL_MS'
   | 'KNOWN_TENANT_TTL_MS'
-> &
-  Partial<
-    Pick<
-      Config,
-      | 'GRPC_HOST'
-      | 'OPENAI_BASE_URL'
-      | 'OPENAI_API_KEY'
-      | 'OPENAI_MODERATION_MODEL'
-      | 'OPENAI_TIMEOUT_MS'
-      | 'LLM_BASE_URL'
-      | 'LLM_API_KEY'
-      | 'LLM_MODEL'
-      | 'LLM_REVIEW_MODEL'
-      | 'LLM_TIMEOUT_MS'
-      | 'LLM_MAX_ATTEMPTS'
-      | 'LLM_RETRY_INITIAL_MS'
-      | 'LLM_TENANT_CONCURRENCY'
-    >
-  >;
+  | 'OPENAI_BASE_URL'
+  | 'OPENAI_API_KEY'
+  | 'OPENAI_MODERATION_MODEL'
+  | 'OPENAI_TIMEOUT_MS'
+  | 'LLM_BASE_URL'
+  | 'LLM_API_KEY'
+  | 'LLM_MODEL'
+  | 'LLM_REVIEW_MODEL'
+  | 'LLM_TIMEOUT_MS'
+  | 'LLM_MAX_ATTEMPTS'
+  | 'LLM_RETRY_INITIAL_MS'
+  | 'LLM_TENANT_CONCURRENCY'
+>;
 
 export interface ModeratorDeps {
   config: ModeratorConfig;
@@ -122,20 +118,20 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         ? {
             baseUrl: config.OPENAI_BASE_URL,
             apiKey: config.OPENAI_API_KEY,
-            model: config.OPENAI_MODERATION_MODEL ?? 'omni-moderation-latest',
-            timeoutMs: config.OPENAI_TIMEOUT_MS ?? 10000,
+            model: config.OPENAI_MODERATION_MODEL,
+            timeoutMs: config.OPENAI_TIMEOUT_MS,
           }
         : undefined,
       llm: config.LLM_BASE_URL
         ? {
             baseUrl: config.LLM_BASE_URL,
             apiKey: config.LLM_API_KEY,
-            model: config.LLM_MODEL ?? 'gpt-4o',
+            model: config.LLM_MODEL,
             reviewModel: config.LLM_REVIEW_MODEL,
-            timeoutMs: config.LLM_TIMEOUT_MS ?? 30000,
-            maxAttempts: config.LLM_MAX_ATTEMPTS ?? 3,
-            retryInitialMs: config.LLM_RETRY_INITIAL_MS ?? 500,
-            tenantConcurrency: config.LLM_TENANT_CONCURRENCY ?? 4,
+            timeoutMs: config.LLM_TIMEOUT_MS,
+            maxAttempts: config.LLM_MAX_ATTEMPTS,
+            retryInitialMs: config.LLM_RETRY_INITIAL_MS,
+            tenantConcurrency: config.LLM_TENANT_CONCURRENCY,
           }
         : undefined,
     });
@@ -162,12 +158,12 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   );
   const grpcPort = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
-      `${hostPart(config.GRPC_HOST ?? '0.0.0.0')}:${config.GRPC_PORT}`,
+      `${hostPart(config.GRPC_HOST)}:${config.GRPC_PORT}`,
       grpc.ServerCredentials.createInsecure(),
       (err, bound) => (err ? reject(err) : resolve(bound)),
     ),
   );
-  log.info({ port: grpcPort, host: config.GRPC_HOST ?? '0.0.0.0' }, 'grpc server listening');
+  log.info({ port: grpcPort, host: config.GRPC_HOST }, 'grpc server listening');
 
   relay.start();
   const consumer = config.INGEST_CONSUMER_ENABLED
