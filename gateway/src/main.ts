@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { ulid } from 'ulid';
@@ -15,6 +15,7 @@ import { CommandProducer } from './kafka/command-producer';
 import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
+import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
 import { installShutdown } from './platform/shutdown';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
 import { MemberStore } from './store/member-store';
@@ -33,7 +34,8 @@ async function main(): Promise<void> {
   const kafka = new Kafka({
     clientId: 'vigil-gateway',
     brokers: config.KAFKA_BROKERS,
-    logLevel: logLevel.NOTHING,
+    logLevel: kafkaLogLevel(log),
+    logCreator: kafkaLogCreator(log),
     connectionTimeout: config.KAFKA_CONNECTION_TIMEOUT_MS,
     requestTimeout: config.KAFKA_REQUEST_TIMEOUT_MS,
     retry: { retries: config.KAFKA_RETRIES },
