@@ -6,7 +6,7 @@ import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
-import { createEngine, type ModerationEngine } from './engine';
+import { createEngine, OffLoopPool, workerFile, type ModerationEngine } from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
@@ -55,6 +55,11 @@ export type ModeratorConfig = Pick<
   | 'LLM_MAX_ATTEMPTS'
   | 'LLM_RETRY_INITIAL_MS'
   | 'LLM_TENANT_CONCURRENCY'
+  | 'ENGINE_THREADS'
+  | 'ENGINE_TENANT_THREADS'
+  | 'ENGINE_RECORD_BUDGET_MS'
+  | 'ENGINE_QUEUE_PER_TENANT'
+  | 'ENGINE_RULE_CACHE_MB'
 >;
 
 export interface ModeratorDeps {
@@ -111,9 +116,21 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     onPublished: (count) => metrics?.published.inc(count),
     onDeadLetter: (reason) => metrics?.outboxDeadLetters.inc({ reason }),
   });
+  const threads = config.ENGINE_THREADS;
+  const pool = deps.engine
+    ? undefined
+    : new OffLoopPool({
+        filename: workerFile('engine-worker'),
+        threads,
+        tenantThreads: config.ENGINE_TENANT_THREADS ?? Math.max(1, threads - 1),
+        maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
+        workerData: { ruleCacheBytes: config.ENGINE_RULE_CACHE_MB * 1024 * 1024 },
+        onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
+      });
   const engine =
     deps.engine ??
     createEngine({
+      checks: pool ? { pool, budgetMs: config.ENGINE_RECORD_BUDGET_MS } : undefined,
       provider: config.OPENAI_BASE_URL
         ? {
             baseUrl: config.OPENAI_BASE_URL,
@@ -213,6 +230,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     async drain() {
       await relay.stop({ flush: true });
       await producer.disconnect();
+      await pool?.close();
     },
   };
 }
@@ -244,6 +262,13 @@ function createMetrics(registry: Registry) {
     published: new Counter({
       name: 'moderator_outbox_published_events_total',
       help: 'Events relayed to the events topic',
+      registers: [registry],
+    }),
+    offLoop: new Histogram({
+      name: 'moderator_engine_task_duration_seconds',
+      help: 'Running time of engine tasks in worker threads (waiting excluded), by task and outcome (ok, budget, error)',
+      labelNames: ['task', 'outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
     outboxDeadLetters: new Counter({
