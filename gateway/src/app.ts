@@ -6,6 +6,7 @@ import { SecretBox, type Topics } from '@vigil/proto';
 import { AppealLinks, AppealTokens } from './appeal/appeal-token';
 import { appealRoutes as appealPageRoutes } from './appeal/appeal.routes';
 import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
+import type { Config } from './config';
 import { consoleRoutes } from './console/console.routes';
 import type { ModeratorClient } from './grpc/moderator-client';
 import { ApiRouter } from './http/api-router';
@@ -48,29 +49,53 @@ export interface AppDeps {
   resolveHost?: ResolveHost;
   /** Decides the per-key rate limit (a `SharedRateLimiter`, started by the caller). */
   rateLimiter: KeyLimiter;
-  settings: {
-    bodyLimitBytes: number;
-    /** Default per-key limit (`RATE_LIMIT_POINTS` per `RATE_LIMIT_WINDOW_S`); a tenant's own limit replaces it. */
-    rateLimitPoints: number;
-    rateLimitWindowSeconds: number;
-    trustProxy: boolean;
-    /** `WEBHOOK_ALLOWED_CIDRS`. */
-    webhookAllowedCidrs: readonly string[];
-    webhookMaxEndpointsPerTenant: number;
-    /** `PROMPT_RULES_ENABLED`: the moderator has an LLM to judge prompt strategies. Default false. */
-    promptRulesEnabled?: boolean;
-    /** `PUBLIC_URL`: base of the links handed to end users. */
-    publicUrl?: string;
-    /** `APPEAL_TOKEN_SECRET`; appeal links and the appeal page are off without it. */
-    appealTokenSecret?: string;
-    appealTokenTtlSeconds?: number;
-    /** `SECRETS_ENCRYPTION_KEY`: seals tenants' payments keys; storing one is refused without it. */
-    secretsEncryptionKey?: readonly Buffer[];
-    appealPagePerMinute?: number;
-    consoleSessionTtlSeconds?: number;
-    consoleLockoutAttempts?: number;
-    consoleLockoutSeconds?: number;
-    consoleSignInPerMinute?: number;
+  settings: AppSettings;
+}
+
+/** The gateway's settings, each from its variable in `config.ts` (where the defaults are). */
+export interface AppSettings {
+  bodyLimitBytes: number;
+  /** Default per-key limit (`RATE_LIMIT_POINTS` per `RATE_LIMIT_WINDOW_S`); a tenant's own limit replaces it. */
+  rateLimitPoints: number;
+  rateLimitWindowSeconds: number;
+  trustProxy: boolean;
+  /** `WEBHOOK_ALLOWED_CIDRS`. */
+  webhookAllowedCidrs: readonly string[];
+  webhookMaxEndpointsPerTenant: number;
+  /** `PROMPT_RULES_ENABLED`: the moderator has an LLM to judge prompt strategies. */
+  promptRulesEnabled: boolean;
+  /** `PUBLIC_URL`: base of the links handed to end users. */
+  publicUrl: string;
+  /** `APPEAL_TOKEN_SECRET`; appeal links and the appeal page are off without it. */
+  appealTokenSecret: string | undefined;
+  appealTokenTtlSeconds: number;
+  /** `SECRETS_ENCRYPTION_KEY`: seals tenants' payments keys; storing one is refused without it. */
+  secretsEncryptionKey: readonly Buffer[] | undefined;
+  appealPagePerMinute: number;
+  consoleSessionTtlSeconds: number;
+  consoleLockoutAttempts: number;
+  consoleLockoutSeconds: number;
+  consoleSignInPerMinute: number;
+}
+
+export function appSettings(config: Config): AppSettings {
+  return {
+    bodyLimitBytes: config.BODY_LIMIT_BYTES,
+    rateLimitPoints: config.RATE_LIMIT_POINTS,
+    rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_S,
+    trustProxy: config.TRUST_PROXY,
+    webhookAllowedCidrs: config.WEBHOOK_ALLOWED_CIDRS,
+    webhookMaxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
+    promptRulesEnabled: config.PROMPT_RULES_ENABLED,
+    publicUrl: config.PUBLIC_URL,
+    appealTokenSecret: config.APPEAL_TOKEN_SECRET,
+    secretsEncryptionKey: config.SECRETS_ENCRYPTION_KEY,
+    appealTokenTtlSeconds: config.APPEAL_TOKEN_TTL_S,
+    appealPagePerMinute: config.APPEAL_PAGE_PER_MINUTE,
+    consoleSessionTtlSeconds: config.CONSOLE_SESSION_TTL_S,
+    consoleLockoutAttempts: config.CONSOLE_LOCKOUT_ATTEMPTS,
+    consoleLockoutSeconds: config.CONSOLE_LOCKOUT_S,
+    consoleSignInPerMinute: config.CONSOLE_SIGN_IN_PER_MINUTE,
   };
 }
 
@@ -99,7 +124,7 @@ export function createApp(deps: AppDeps): Koa {
 
   const { settings } = deps;
   const appealTokens = settings.appealTokenSecret
-    ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds ?? 2592000)
+    ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds)
     : undefined;
   const routeDeps: RouteDeps = {
     moderator: deps.moderator,
@@ -112,8 +137,8 @@ export function createApp(deps: AppDeps): Koa {
       ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}),
     }),
     maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
-    promptRulesEnabled: deps.settings.promptRulesEnabled ?? false,
-    appealLinks: new AppealLinks(appealTokens, settings.publicUrl ?? 'http://localhost:8080'),
+    promptRulesEnabled: deps.settings.promptRulesEnabled,
+    appealLinks: new AppealLinks(appealTokens, settings.publicUrl),
     emailLog: new EmailLogStore(deps.db),
     paymentKeys: new PaymentKeyStore(
       deps.db,
@@ -125,16 +150,16 @@ export function createApp(deps: AppDeps): Koa {
   const consoleRouter = consoleRoutes(
     { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },
     {
-      sessionTtlSeconds: settings.consoleSessionTtlSeconds ?? 28800,
-      lockoutAttempts: settings.consoleLockoutAttempts ?? 5,
-      lockoutSeconds: settings.consoleLockoutSeconds ?? 900,
-      signInPerMinute: settings.consoleSignInPerMinute ?? 20,
+      sessionTtlSeconds: settings.consoleSessionTtlSeconds,
+      lockoutAttempts: settings.consoleLockoutAttempts,
+      lockoutSeconds: settings.consoleLockoutSeconds,
+      signInPerMinute: settings.consoleSignInPerMinute,
       bodyLimitBytes: settings.bodyLimitBytes,
       ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
     },
   );
   const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, {
-    perMinute: settings.appealPagePerMinute ?? 30,
+    perMinute: settings.appealPagePerMinute,
     bodyLimitBytes: 16 * 1024,
     ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
   });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CidrList, EncryptionKeyList } from '@vigil/proto';
+import { parseEnv } from './platform/env';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -131,10 +132,14 @@ export type Config = Readonly<z.infer<typeof schema>>;
 
 /** Parses the environment once; throws one error that lists every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
-  }
-  return Object.freeze(parsed.data);
+  return parseEnv(schema, env);
+}
+
+/** Only the variables `keys` names, parsed as `loadConfig` parses them: for the CLIs, which need a few. */
+export function loadConfigOf<K extends keyof Config>(
+  keys: readonly K[],
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Config, K> {
+  const mask: { [P in keyof Config]?: true } = Object.fromEntries(keys.map((key) => [key, true]));
+  return parseEnv(schema.pick(mask), env);
 }

@@ -2,12 +2,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { ulid } from 'ulid';
 import { topicNames } from '@vigil/proto';
-import { createApp } from './app';
+import { appSettings, createApp } from './app';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
 import { createModerationClient, ModeratorClient } from './grpc/moderator-client';
@@ -15,6 +15,7 @@ import { CommandProducer } from './kafka/command-producer';
 import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
+import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
 import { installShutdown } from './platform/shutdown';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
 import { MemberStore } from './store/member-store';
@@ -33,7 +34,8 @@ async function main(): Promise<void> {
   const kafka = new Kafka({
     clientId: 'vigil-gateway',
     brokers: config.KAFKA_BROKERS,
-    logLevel: logLevel.NOTHING,
+    logLevel: kafkaLogLevel(log),
+    logCreator: kafkaLogCreator(log),
     connectionTimeout: config.KAFKA_CONNECTION_TIMEOUT_MS,
     requestTimeout: config.KAFKA_REQUEST_TIMEOUT_MS,
     retry: { retries: config.KAFKA_RETRIES },
@@ -79,24 +81,7 @@ async function main(): Promise<void> {
     commands,
     topics,
     rateLimiter,
-    settings: {
-      bodyLimitBytes: config.BODY_LIMIT_BYTES,
-      rateLimitPoints: config.RATE_LIMIT_POINTS,
-      rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_S,
-      trustProxy: config.TRUST_PROXY,
-      webhookAllowedCidrs: config.WEBHOOK_ALLOWED_CIDRS,
-      webhookMaxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
-      promptRulesEnabled: config.PROMPT_RULES_ENABLED,
-      publicUrl: config.PUBLIC_URL,
-      appealTokenSecret: config.APPEAL_TOKEN_SECRET,
-      secretsEncryptionKey: config.SECRETS_ENCRYPTION_KEY,
-      appealTokenTtlSeconds: config.APPEAL_TOKEN_TTL_S,
-      appealPagePerMinute: config.APPEAL_PAGE_PER_MINUTE,
-      consoleSessionTtlSeconds: config.CONSOLE_SESSION_TTL_S,
-      consoleLockoutAttempts: config.CONSOLE_LOCKOUT_ATTEMPTS,
-      consoleLockoutSeconds: config.CONSOLE_LOCKOUT_S,
-      consoleSignInPerMinute: config.CONSOLE_SIGN_IN_PER_MINUTE,
-    },
+    settings: appSettings(config),
   });
   // Koa's callback returns a promise that never rejects (errors go to the error handler).
   const handle = app.callback();

@@ -6,7 +6,7 @@ import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
-import { createEngine, type ModerationEngine } from './engine';
+import { createEngine, OffLoopPool, workerFile, type ModerationEngine } from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
@@ -21,9 +21,11 @@ import { ReadModel } from './store/read-model';
 import { KnownTenants } from './store/known-tenants';
 import { TenantConfigCache } from './store/tenant-config';
 
+/** The settings the moderator runs with, each from its variable in `config.ts` (where the defaults are). */
 export type ModeratorConfig = Pick<
   Config,
   | 'GRPC_PORT'
+  | 'GRPC_HOST'
   | 'MODERATOR_GRPC_TOKEN'
   | 'MONGO_DB'
   | 'KAFKA_TOPIC_PREFIX'
@@ -41,25 +43,24 @@ export type ModeratorConfig = Pick<
   | 'OUTBOX_BATCH_SIZE'
   | 'TENANT_CONFIG_TTL_MS'
   | 'KNOWN_TENANT_TTL_MS'
-> &
-  Partial<
-    Pick<
-      Config,
-      | 'GRPC_HOST'
-      | 'OPENAI_BASE_URL'
-      | 'OPENAI_API_KEY'
-      | 'OPENAI_MODERATION_MODEL'
-      | 'OPENAI_TIMEOUT_MS'
-      | 'LLM_BASE_URL'
-      | 'LLM_API_KEY'
-      | 'LLM_MODEL'
-      | 'LLM_REVIEW_MODEL'
-      | 'LLM_TIMEOUT_MS'
-      | 'LLM_MAX_ATTEMPTS'
-      | 'LLM_RETRY_INITIAL_MS'
-      | 'LLM_TENANT_CONCURRENCY'
-    >
-  >;
+  | 'OPENAI_BASE_URL'
+  | 'OPENAI_API_KEY'
+  | 'OPENAI_MODERATION_MODEL'
+  | 'OPENAI_TIMEOUT_MS'
+  | 'LLM_BASE_URL'
+  | 'LLM_API_KEY'
+  | 'LLM_MODEL'
+  | 'LLM_REVIEW_MODEL'
+  | 'LLM_TIMEOUT_MS'
+  | 'LLM_MAX_ATTEMPTS'
+  | 'LLM_RETRY_INITIAL_MS'
+  | 'LLM_TENANT_CONCURRENCY'
+  | 'ENGINE_THREADS'
+  | 'ENGINE_TENANT_THREADS'
+  | 'ENGINE_RECORD_BUDGET_MS'
+  | 'ENGINE_QUEUE_PER_TENANT'
+  | 'ENGINE_RULE_CACHE_MB'
+>;
 
 export interface ModeratorDeps {
   config: ModeratorConfig;
@@ -115,27 +116,39 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     onPublished: (count) => metrics?.published.inc(count),
     onDeadLetter: (reason) => metrics?.outboxDeadLetters.inc({ reason }),
   });
+  const threads = config.ENGINE_THREADS;
+  const pool = deps.engine
+    ? undefined
+    : new OffLoopPool({
+        filename: workerFile('engine-worker'),
+        threads,
+        tenantThreads: config.ENGINE_TENANT_THREADS ?? Math.max(1, threads - 1),
+        maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
+        workerData: { ruleCacheBytes: config.ENGINE_RULE_CACHE_MB * 1024 * 1024 },
+        onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
+      });
   const engine =
     deps.engine ??
     createEngine({
+      checks: pool ? { pool, budgetMs: config.ENGINE_RECORD_BUDGET_MS } : undefined,
       provider: config.OPENAI_BASE_URL
         ? {
             baseUrl: config.OPENAI_BASE_URL,
             apiKey: config.OPENAI_API_KEY,
-            model: config.OPENAI_MODERATION_MODEL ?? 'omni-moderation-latest',
-            timeoutMs: config.OPENAI_TIMEOUT_MS ?? 10000,
+            model: config.OPENAI_MODERATION_MODEL,
+            timeoutMs: config.OPENAI_TIMEOUT_MS,
           }
         : undefined,
       llm: config.LLM_BASE_URL
         ? {
             baseUrl: config.LLM_BASE_URL,
             apiKey: config.LLM_API_KEY,
-            model: config.LLM_MODEL ?? 'gpt-4o',
+            model: config.LLM_MODEL,
             reviewModel: config.LLM_REVIEW_MODEL,
-            timeoutMs: config.LLM_TIMEOUT_MS ?? 30000,
-            maxAttempts: config.LLM_MAX_ATTEMPTS ?? 3,
-            retryInitialMs: config.LLM_RETRY_INITIAL_MS ?? 500,
-            tenantConcurrency: config.LLM_TENANT_CONCURRENCY ?? 4,
+            timeoutMs: config.LLM_TIMEOUT_MS,
+            maxAttempts: config.LLM_MAX_ATTEMPTS,
+            retryInitialMs: config.LLM_RETRY_INITIAL_MS,
+            tenantConcurrency: config.LLM_TENANT_CONCURRENCY,
           }
         : undefined,
     });
@@ -162,12 +175,12 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   );
   const grpcPort = await new Promise<number>((resolve, reject) =>
     server.bindAsync(
-      `${hostPart(config.GRPC_HOST ?? '0.0.0.0')}:${config.GRPC_PORT}`,
+      `${hostPart(config.GRPC_HOST)}:${config.GRPC_PORT}`,
       grpc.ServerCredentials.createInsecure(),
       (err, bound) => (err ? reject(err) : resolve(bound)),
     ),
   );
-  log.info({ port: grpcPort, host: config.GRPC_HOST ?? '0.0.0.0' }, 'grpc server listening');
+  log.info({ port: grpcPort, host: config.GRPC_HOST }, 'grpc server listening');
 
   relay.start();
   const consumer = config.INGEST_CONSUMER_ENABLED
@@ -217,6 +230,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     async drain() {
       await relay.stop({ flush: true });
       await producer.disconnect();
+      await pool?.close();
     },
   };
 }
@@ -248,6 +262,13 @@ function createMetrics(registry: Registry) {
     published: new Counter({
       name: 'moderator_outbox_published_events_total',
       help: 'Events relayed to the events topic',
+      registers: [registry],
+    }),
+    offLoop: new Histogram({
+      name: 'moderator_engine_task_duration_seconds',
+      help: 'Running time of engine tasks in worker threads (waiting excluded), by task and outcome (ok, budget, error)',
+      labelNames: ['task', 'outcome'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
       registers: [registry],
     }),
     outboxDeadLetters: new Counter({

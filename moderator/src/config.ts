@@ -1,4 +1,6 @@
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { parseEnv } from './platform/env';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -101,6 +103,25 @@ const schema = z.object({
   LLM_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(500),
   /** LLM calls in flight per tenant at most, per moderator instance. Default 4. */
   LLM_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
+  /**
+   * Worker threads that run the rule engine's local strategies (blocklists, patterns, links) off the main event loop.
+   * Default: the machine's available parallelism.
+   */
+  ENGINE_THREADS: z.coerce.number().int().min(1).max(64).default(availableParallelism()),
+  /**
+   * Engine threads one tenant may hold at once; the others stay free for other tenants' records. Default: all but
+   * one (at least one).
+   */
+  ENGINE_TENANT_THREADS: z.coerce.number().int().min(1).max(64).optional(),
+  /**
+   * Running time one record's local checks may take, milliseconds. A record whose checks take longer is Flagged for
+   * review with a reason saying so, and the worker running them is replaced. Default 2000.
+   */
+  ENGINE_RECORD_BUDGET_MS: z.coerce.number().int().min(1).max(60000).default(2000),
+  /** Records of one tenant waiting for an engine thread at most; more are refused as unavailable. Default 256. */
+  ENGINE_QUEUE_PER_TENANT: z.coerce.number().int().min(1).max(100000).default(256),
+  /** Compiled rule sets each engine thread keeps, megabytes (estimated; least recently used dropped). Default 64. */
+  ENGINE_RULE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(64),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });
@@ -109,10 +130,14 @@ export type Config = Readonly<z.infer<typeof schema>>;
 
 /** Parses the environment once; throws one error that lists every bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-    throw new Error(`invalid configuration:\n${lines.join('\n')}`);
-  }
-  return Object.freeze(parsed.data);
+  return parseEnv(schema, env);
+}
+
+/** Only the variables `keys` names, parsed as `loadConfig` parses them: for the CLIs, which need a few. */
+export function loadConfigOf<K extends keyof Config>(
+  keys: readonly K[],
+  env: NodeJS.ProcessEnv = process.env,
+): Pick<Config, K> {
+  const mask: { [P in keyof Config]?: true } = Object.fromEntries(keys.map((key) => [key, true]));
+  return parseEnv(schema.pick(mask), env);
 }

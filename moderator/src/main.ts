@@ -1,10 +1,11 @@
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createModerator, type Moderator } from './app';
 import { loadConfig } from './config';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
+import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
 import { installShutdown } from './platform/shutdown';
 
 async function main(): Promise<void> {
@@ -14,7 +15,12 @@ async function main(): Promise<void> {
   collectDefaultMetrics({ register: registry, prefix: 'moderator_' });
 
   const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
-  const kafka = new Kafka({ clientId: 'vigil-moderator', brokers: config.KAFKA_BROKERS, logLevel: logLevel.NOTHING });
+  const kafka = new Kafka({
+    clientId: 'vigil-moderator',
+    brokers: config.KAFKA_BROKERS,
+    logLevel: kafkaLogLevel(log),
+    logCreator: kafkaLogCreator(log),
+  });
 
   // Set once started; the admin server and the shutdown hooks exist before it.
   const started: { moderator?: Moderator } = {};

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { z } from 'zod';
+import { loadConfigOf } from './config';
 import { createLogger } from './platform/logger';
 import { EventStore } from './store/event-store';
 import { rebuildProjections } from './store/rebuild-projections';
@@ -9,13 +9,7 @@ import { rebuildProjections } from './store/rebuild-projections';
  * them from the events. Reads MONGO_URL and MONGO_DB like the service.
  */
 async function main(): Promise<void> {
-  const env = z
-    .object({
-      MONGO_URL: z.string().min(1),
-      MONGO_DB: z.string().min(1).default('vigil'),
-      LOG_LEVEL: z.string().default('info'),
-    })
-    .parse(process.env);
+  const env = loadConfigOf(['MONGO_URL', 'MONGO_DB', 'LOG_LEVEL']);
   const log = createLogger(env.LOG_LEVEL, 'moderator-rebuild');
   const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
   try {

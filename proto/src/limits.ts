@@ -43,8 +43,8 @@ export const LIMITS = {
   /** Entities one rule applies to. */
   ruleEntities: 100,
   strategiesPerRule: 20,
-  /** Blocklist words per strategy, and the length of each. */
-  words: 5000,
+  /** Blocklist words per strategy (the rule set's budget allows no more in all), and the length of each. */
+  words: 1000,
   wordLength: 200,
   /** Patterns per strategy, and the length of each (source). */
   patterns: 200,
@@ -63,6 +63,32 @@ export const LIMITS = {
   queryEmail: 320,
   /** Records one bulk re-run (`POST /records/moderations/rerun`) queues: a bounded number of pages and commands. */
   rerunRecords: 1000,
+} as const;
+
+/**
+ * What one rule set may hold in all (`PUT /api/v1/rules`), whatever its rules: the per-strategy limits above bound a
+ * strategy, this bounds the sum. Sized by measurement so that the heaviest rule set it admits judges a record at the
+ * largest size (100,000 characters of text, 50 metadata values) in about a second of one core, well within the
+ * moderation deadline (5 s), and so that validating it costs the gateway well under 200 ms:
+ * - each pattern instruction costs about 1 ns per character it reads (patterns read at most 20,000 characters of each
+ *   field, about 46,000 per record), and compiling costs about 2 µs per instruction;
+ * - an alternation of more than about 1,500 words leaves V8's compiled regular expressions for its interpreter, which
+ *   is a thousand times slower; a whole-word blocklist that matches scans the record once per word (about 0.6 ms each);
+ * - every prompt strategy is one LLM call per record.
+ */
+export const RULE_SET_BUDGET = {
+  /** Strategies in all rules. */
+  strategies: 200,
+  /** Blocklist words in all strategies. */
+  words: 1000,
+  /** Patterns in all strategies. */
+  patterns: 500,
+  /** RE2 program instructions of all patterns together (see PATTERN_MAX_PROGRAM_SIZE for one). */
+  patternInstructions: 10_000,
+  /** Blocked and allowed domains in all strategies. */
+  domains: 10_000,
+  /** Prompt strategies in all rules. */
+  prompts: 10,
 } as const;
 
 const tooDeep = Symbol('too deep');

@@ -1,6 +1,6 @@
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { LIMITS } from './limits';
+import { LIMITS, RULE_SET_BUDGET } from './limits';
 
 /**
  * A tenant's rule set: written by the gateway (`PUT /api/v1/rules`, collection `rules`, one document per tenant with
@@ -49,23 +49,14 @@ export function compilePattern(source: string): RE2JS {
   return compiled;
 }
 
-export const PatternStrategy = z
-  .strictObject({
-    type: z.literal('patterns'),
-    /** Regular expressions in RE2 syntax (see compilePattern), matched case-insensitively anywhere in a field. */
-    patterns: z.array(z.string().min(1).max(LIMITS.patternLength)).min(1).max(LIMITS.patterns),
-  })
-  // A pattern the engine cannot compile could never match; refuse it when stored rather than ignore it when judging.
-  .superRefine((strategy, ctx) => {
-    strategy.patterns.forEach((pattern, index) => {
-      try {
-        compilePattern(pattern);
-      } catch (err) {
-        const message = err instanceof Error ? err.message : 'invalid regular expression';
-        ctx.addIssue({ code: 'custom', path: ['patterns', index], message });
-      }
-    });
-  });
+export const PatternStrategy = z.strictObject({
+  type: z.literal('patterns'),
+  /**
+   * Regular expressions in RE2 syntax (see compilePattern), matched case-insensitively anywhere in a field. Each must
+   * compile (checked with the rule set's budget, see RuleSet).
+   */
+  patterns: z.array(z.string().min(1).max(LIMITS.patternLength)).min(1).max(LIMITS.patterns),
+});
 
 export const LinkStrategy = z.strictObject({
   type: z.literal('links'),
@@ -132,13 +123,106 @@ export const Rule = z.strictObject({
 });
 export type Rule = z.infer<typeof Rule>;
 
+const RuleList = z.array(Rule).max(LIMITS.rules);
+
+/**
+ * A rule set as stored, without the budget: what readers accept, so that a set stored before the budget existed (or
+ * grew) is still applied as written; the moderator bounds each record's checks in time whatever the set holds.
+ */
+export const StoredRuleSet = z.object({ rules: RuleList });
+
 export const RuleSet = z
-  .strictObject({ rules: z.array(Rule).max(LIMITS.rules) })
-  .refine((set) => new Set(set.rules.map((rule) => rule.id)).size === set.rules.length, {
-    message: 'rule ids must be unique',
-    path: ['rules'],
+  .strictObject({ rules: RuleList })
+  .superRefine((set, ctx) => {
+    if (new Set(set.rules.map((rule) => rule.id)).size !== set.rules.length) {
+      ctx.addIssue({ code: 'custom', path: ['rules'], message: 'rule ids must be unique' });
+    }
+    for (const issue of ruleSetBudgetIssues(set)) ctx.addIssue({ code: 'custom', ...issue });
+  })
+  .meta({
+    description:
+      `Budget of the whole rule set: at most ${RULE_SET_BUDGET.strategies} strategies, ${RULE_SET_BUDGET.words} ` +
+      `blocklist words, ${RULE_SET_BUDGET.patterns} patterns compiling to ${RULE_SET_BUDGET.patternInstructions} ` +
+      `RE2 instructions, ${RULE_SET_BUDGET.domains} domains and ${RULE_SET_BUDGET.prompts} prompt strategies in all.`,
   });
 export type RuleSet = z.infer<typeof RuleSet>;
+
+export interface BudgetIssue {
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * Where a rule set exceeds its budget (RULE_SET_BUDGET), and every pattern that does not compile. Counting comes
+ * first and costs nothing; patterns are compiled only while the counts and the instructions compiled so far are
+ * within the budget, so that checking the largest body costs about what checking the largest admitted set does (a
+ * pattern costs about 2 µs per instruction to compile). Tolerates a partly invalid set (other issues are reported by
+ * the schema itself).
+ */
+export function ruleSetBudgetIssues(set: { rules: readonly Rule[] }): BudgetIssue[] {
+  const issues: BudgetIssue[] = [];
+  const totals = { strategies: 0, words: 0, patterns: 0, domains: 0, prompts: 0 };
+  for (const rule of set.rules) {
+    for (const strategy of rule.strategies ?? []) {
+      totals.strategies += 1;
+      if (strategy.type === 'blocklist') totals.words += strategy.words?.length ?? 0;
+      else if (strategy.type === 'patterns') totals.patterns += strategy.patterns?.length ?? 0;
+      else if (strategy.type === 'links') {
+        totals.domains += (strategy.blockedDomains?.length ?? 0) + (strategy.allowedDomains?.length ?? 0);
+      } else if (strategy.type === 'prompt') totals.prompts += 1;
+    }
+  }
+  const names = {
+    strategies: 'strategies',
+    words: 'blocklist words',
+    patterns: 'patterns',
+    domains: 'domains',
+    prompts: 'prompt strategies',
+  } as const;
+  for (const key of Object.keys(totals) as (keyof typeof totals)[]) {
+    if (totals[key] > RULE_SET_BUDGET[key]) {
+      issues.push({
+        path: ['rules'],
+        message: `the rule set holds ${totals[key]} ${names[key]} in all; its budget is ${RULE_SET_BUDGET[key]}`,
+      });
+    }
+  }
+  if (totals.patterns > RULE_SET_BUDGET.patterns) return issues;
+
+  let instructions = 0;
+  for (const [ruleIndex, rule] of set.rules.entries()) {
+    for (const [strategyIndex, strategy] of (rule.strategies ?? []).entries()) {
+      if (strategy.type !== 'patterns') continue;
+      for (const [index, pattern] of (strategy.patterns ?? []).entries()) {
+        if (typeof pattern !== 'string') continue;
+        if (instructions > RULE_SET_BUDGET.patternInstructions) {
+          issues.push({
+            path: ['rules'],
+            message:
+              `the rule set's patterns compile to more than ${RULE_SET_BUDGET.patternInstructions} RE2 ` +
+              `instructions in all (pattern ${index} of rule ${ruleIndex} and those after it were not checked)`,
+          });
+          return issues;
+        }
+        try {
+          instructions += compilePattern(pattern).programSize();
+        } catch (err) {
+          // A refused pattern still spent compile time: it counts as the largest accepted one.
+          instructions += PATTERN_MAX_PROGRAM_SIZE;
+          const message = err instanceof Error ? err.message : 'invalid regular expression';
+          issues.push({ path: ['rules', ruleIndex, 'strategies', strategyIndex, 'patterns', index], message });
+        }
+      }
+    }
+  }
+  if (instructions > RULE_SET_BUDGET.patternInstructions) {
+    issues.push({
+      path: ['rules'],
+      message: `the rule set's patterns compile to ${instructions} RE2 instructions in all; its budget is ${RULE_SET_BUDGET.patternInstructions}`,
+    });
+  }
+  return issues;
+}
 
 /** What every tenant gets before it configures anything: profanity is flagged out of the box. */
 export const DEFAULT_RULES: RuleSet = {

@@ -1,5 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { z } from 'zod';
+import { loadConfigOf } from '../config';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../console/password';
 import { MemberStore } from '../store/member-store';
 import { TenantRateLimit, TenantStore, isDuplicateKey } from '../store/tenant-store';
@@ -20,7 +21,7 @@ const USAGE = `usage:
   member list <tenantId|name>
   member remove <memberId>`;
 
-const env = z.object({ MONGO_URL: z.string().min(1), MONGO_DB: z.string().min(1).default('vigil') }).parse(process.env);
+const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);
 
 function out(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);

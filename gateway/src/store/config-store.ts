@@ -3,7 +3,7 @@ import {
   COLLECTIONS,
   DEFAULT_RULES,
   DEFAULT_SETTINGS,
-  RuleSet,
+  StoredRuleSet,
   TenantSettings,
   type RuleSet as RuleSetType,
   type EmailKind,
@@ -92,7 +92,8 @@ export class ConfigStore {
 
 function rulesOf(doc: RulesContent | null): RuleSetType {
   if (!doc) return DEFAULT_RULES;
-  const parsed = RuleSet.safeParse({ rules: doc.rules });
+  // As stored: a set over a budget introduced later is shown (and applied) as written until it is replaced.
+  const parsed = StoredRuleSet.safeParse({ rules: doc.rules });
   return parsed.success ? parsed.data : DEFAULT_RULES;
 }
 

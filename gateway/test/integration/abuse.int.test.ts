@@ -472,6 +472,47 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
     );
   });
 
+  it('refuses a rule set over its budget, and judges a 100,000-character record under the heaviest one admitted', async () => {
+    const json = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const patternRule = (id: string, count: number) => ({
+      id,
+      name: id,
+      strategies: [{ type: 'patterns', patterns: Array.from({ length: count }, (_, i) => `[a-z]{1,240}${i}q`) }],
+    });
+    // The probe that froze the moderator: 10 rules × 200 patterns of 482 RE2 instructions each.
+    const probe = { rules: Array.from({ length: 10 }, (_, r) => patternRule(`r${r}`, 200)) };
+    const refused = await send('PUT', '/api/v1/rules', json, JSON.stringify(probe));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('validation_error');
+    expect(refused.body).toContain('its budget is 500');
+
+    const words = Array.from({ length: 1000 }, (_, i) => `word${i}`);
+    const heaviest = {
+      rules: [
+        patternRule('patterns', 20),
+        { id: 'words', name: 'words', strategies: [{ type: 'blocklist', words, wholeWord: true, profanity: true }] },
+      ],
+    };
+    const accepted = await send('PUT', '/api/v1/rules', json, JSON.stringify(heaviest));
+    expect(accepted.status).toBe(200);
+    // The moderator reads rules through a short cache: wait until a record is judged by the new set.
+    const text = `word999 ${'a'.repeat(LIMITS.text - 8)}`;
+    const moderated = await waitFor(
+      async () => {
+        const reply = await send(
+          'POST',
+          '/api/v1/moderate',
+          json,
+          JSON.stringify({ clientId: 'heavy', name: 'n', entity: 'post', content: { text } }),
+        );
+        expect(reply.status).toBe(200);
+        return reply.body.includes('"words"') ? reply : undefined;
+      },
+      { what: 'a record judged by the heaviest rule set', timeoutMs: 30000 },
+    );
+    expect(moderated.elapsedMs).toBeLessThan(SLOW_MS);
+  });
+
   it('keeps the pipeline delivering webhooks afterwards', async () => {
     const other = await gw.newTenant();
     const { port } = receiver.address() as { port: number };

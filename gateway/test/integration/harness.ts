@@ -5,7 +5,8 @@ import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { topicNames, type Topics } from '@vigil/proto';
-import { createApp, type AppDeps } from '../../src/app';
+import { appSettings, createApp, type AppDeps } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import { hashPassword } from '../../src/console/password';
 import { MemberStore, type MemberRole } from '../../src/store/member-store';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
@@ -170,6 +171,16 @@ async function compose(
     topics,
     rateLimiter,
     settings: {
+      // The configuration's defaults, as a deployment that sets none of these variables gets them (the required
+      // variables are there for the schema: only the app settings are read).
+      ...appSettings(
+        loadConfig({
+          MONGO_URL: servers.mongoUrl,
+          KAFKA_BROKERS: brokers.join(','),
+          MODERATOR_ADDRESS: 'unused:0',
+          MODERATOR_GRPC_TOKEN: grpcToken(),
+        }),
+      ),
       bodyLimitBytes: options.bodyLimitBytes ?? 64 * 1024,
       rateLimitPoints: options.rateLimitPoints ?? 0,
       rateLimitWindowSeconds: options.rateLimitWindowSeconds ?? 60,

@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { z } from 'zod';
+import { loadConfigOf } from '../config';
 import { DeadLetterStore } from '../store/dead-letter-store';
 import { DEAD_LETTERS_USAGE, UsageError, deadLettersCommand } from './dead-letters-command';
 
@@ -8,9 +8,7 @@ import { DEAD_LETTERS_USAGE, UsageError, deadLettersCommand } from './dead-lette
  * `npm run moderator-admin -- dead-letters …` from a checkout. Reads MONGO_URL and MONGO_DB like the service.
  */
 async function main(): Promise<void> {
-  const env = z
-    .object({ MONGO_URL: z.string().min(1), MONGO_DB: z.string().min(1).default('vigil') })
-    .parse(process.env);
+  const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);
   const [noun, ...rest] = process.argv.slice(2);
   if (noun !== 'dead-letters') throw new UsageError(DEAD_LETTERS_USAGE);
   const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });

@@ -82,6 +82,27 @@ const cases: Case[] = [
     rules_matched: ['fr'],
   },
   {
+    name: 'whole word finds an occurrence that overlaps a candidate inside another word',
+    input: { text: 'ba a a' },
+    rules: [rule('w', [blocklist(['a a'], { wholeWord: true })])],
+    reasons: ['Content contains blocked word: a a'],
+    rules_matched: ['w'],
+  },
+  {
+    name: 'whole word reads a letter outside the BMP next to it as a letter, and an emoji as a boundary',
+    input: { text: '\u{1d49c}spam \u{1F600}spam\u{1F600}' },
+    rules: [rule('w', [blocklist(['spam'], { wholeWord: true })])],
+    reasons: ['Content contains blocked word: spam'],
+    rules_matched: ['w'],
+  },
+  {
+    name: 'whole word does not match next to a letter outside the BMP',
+    input: { text: '\u{1d49c}spam spam\u{1d49c} ok' },
+    rules: [rule('w', [blocklist(['spam', 'ok'], { wholeWord: true })])],
+    reasons: ['Content contains blocked word: ok'],
+    rules_matched: ['w'],
+  },
+  {
     name: 'a phrase matches only in full, across any whitespace',
     input: { text: 'free\n  money here' },
     rules: [rule('phrase', [blocklist(['free money', 'free gift'])])],

@@ -2,13 +2,17 @@ import type { RuleSet } from '@vigil/proto';
 import { Content } from './content';
 import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, type Scores } from './provider';
 import { createLlmClient, type JudgeFn, type LlmOptions } from './llm';
-import { compileRuleSet, type CompiledStrategy } from './rule-set';
+import type { ChecksResult, ChecksTask } from './engine-worker';
+import { runLocalChecks, type LocalFindings } from './local-checks';
+import type { OffLoopPool } from './off-loop';
+import { CompiledRuleSets, planRuleSet, type PlannedStrategy, type RuleSetPlan } from './rule-set';
 import type { EngineInput, EngineResult, ModerationEngine } from './types';
 
 export { ProviderError } from './types';
 export type { EngineInput, EngineResult, ModerationEngine, PriorDecision } from './types';
 export type { ProviderOptions } from './provider';
 export type { LlmOptions } from './llm';
+export { OffLoopBusyError, OffLoopPool, workerFile } from './off-loop';
 
 export interface EngineOptions {
   /** An OpenAI-compatible moderation API. Without it, `openai-moderation` strategies are skipped (they never flag). */
@@ -18,7 +22,18 @@ export interface EngineOptions {
    * (PUT /rules) when the deployment says the LLM is off, so such rules exist only through a misconfiguration.
    */
   llm?: LlmOptions;
+  /**
+   * Where local strategies run: a pool of worker threads (engine-worker), each record's checks within `budgetMs` of
+   * running time. Without it they run on the calling thread, unbounded (unit tests).
+   */
+  checks?: { pool: OffLoopPool; budgetMs: number };
 }
+
+/** Rule sets up to this size (JSON characters) are sent with each record: copying them costs a few microseconds. */
+const INLINE_RULE_SET_CHARS = 64 * 1024;
+
+/** Compiled rule sets of the checks run on the calling thread (no pool). */
+const inlineRuleSets = new CompiledRuleSets(64 * 1024 * 1024);
 
 /**
  * The rule engine. A record is Flagged when any strategy of any enabled rule that applies to its entity flags; all
@@ -28,10 +43,43 @@ export interface EngineOptions {
 export function createEngine(options: EngineOptions): ModerationEngine {
   const score: ScoreFn | undefined = options.provider ? createProviderClient(options.provider) : undefined;
   const judge: JudgeFn | undefined = options.llm ? createLlmClient(options.llm) : undefined;
+  const checks = options.checks;
+
+  /** The local findings of a record, or 'budget' when its checks ran out of time. */
+  async function local(plan: RuleSetPlan, input: EngineInput, signal?: AbortSignal): Promise<LocalFindings | 'budget'> {
+    const content = {
+      name: input.name,
+      text: input.text,
+      imageUrls: input.imageUrls,
+      externalUrls: input.externalUrls,
+      metadata: input.metadata,
+    };
+    if (!checks) {
+      const compiled = inlineRuleSets.get(plan.key, plan.json);
+      return compiled ? runLocalChecks(compiled, input.entity, content) : [];
+    }
+    // A small rule set travels with every record; a large one only to a worker that does not know its key yet.
+    const task: ChecksTask = {
+      key: plan.key,
+      json: plan.json.length <= INLINE_RULE_SET_CHARS ? plan.json : undefined,
+      entity: input.entity,
+      input: content,
+    };
+    const tenantId = input.tenantId ?? '';
+    let outcome = await checks.pool.run<ChecksResult>(tenantId, 'checks', task, checks.budgetMs, signal);
+    if (outcome.ok && 'missing' in outcome.value) {
+      task.json = plan.json;
+      outcome = await checks.pool.run<ChecksResult>(tenantId, 'checks', task, checks.budgetMs, signal, true);
+    }
+    if (!outcome.ok) return 'budget';
+    return 'findings' in outcome.value ? outcome.value.findings : [];
+  }
 
   return {
     async moderate(input: EngineInput, ruleSet: RuleSet, signal?: AbortSignal): Promise<EngineResult> {
-      const rules = compileRuleSet(ruleSet).rules.filter((rule) => !rule.entities || rule.entities.has(input.entity));
+      const plan = planRuleSet(ruleSet);
+      const applies = plan.rules.map((rule) => !rule.entities || rule.entities.has(input.entity));
+      const rules = plan.rules.filter((_, index) => applies[index]);
       const content = new Content(input);
 
       // One provider call per record however many rules use it; it runs while the local strategies do.
@@ -40,7 +88,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       void pending?.catch(() => undefined);
 
       // Every prompt strategy asks the LLM at once (bounded per tenant by the client), alongside the provider.
-      const prompts = new Map<CompiledStrategy, Promise<boolean>>();
+      const prompts = new Map<PlannedStrategy, Promise<boolean>>();
       if (judge && content.fields.length > 0) {
         for (const rule of rules) {
           for (const strategy of rule.strategies) {
@@ -59,19 +107,23 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         }
       }
 
-      const local = rules.map((rule) =>
-        rule.strategies.map((strategy) => (strategy.kind === 'local' ? strategy.check(content) : undefined)),
-      );
+      const wantsLocal = rules.some((rule) => rule.strategies.some((strategy) => strategy.kind === 'local'));
+      const localFindings = wantsLocal ? await local(plan, input, signal) : [];
       const scores: Scores | undefined = pending ? await pending : undefined;
-      const verdicts = new Map<CompiledStrategy, boolean>();
+      const verdicts = new Map<PlannedStrategy, boolean>();
       for (const [strategy, verdict] of prompts) verdicts.set(strategy, await verdict);
 
       const reasons = new Set<string>();
       const matched: string[] = [];
-      rules.forEach((rule, ruleIndex) => {
+      if (localFindings === 'budget') {
+        reasons.add(`Content checks exceeded their time budget (${checks?.budgetMs ?? 0} ms): flagged for review`);
+      }
+      plan.rules.forEach((rule, ruleIndex) => {
+        if (!applies[ruleIndex]) return;
         let flagged = false;
         rule.strategies.forEach((strategy, strategyIndex) => {
-          const found = findings(strategy, local[ruleIndex]?.[strategyIndex], scores, verdicts);
+          const localFound = localFindings === 'budget' ? undefined : localFindings[ruleIndex]?.[strategyIndex];
+          const found = findings(strategy, localFound, scores, verdicts);
           if (found.length === 0) return;
           flagged = true;
           for (const reason of found) reasons.add(reason);
@@ -79,17 +131,18 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         if (flagged && !matched.includes(rule.id)) matched.push(rule.id);
       });
 
-      return { status: matched.length > 0 ? 'Flagged' : 'Compliant', reasons: [...reasons], rules: matched };
+      const flagged = matched.length > 0 || localFindings === 'budget';
+      return { status: flagged ? 'Flagged' : 'Compliant', reasons: [...reasons], rules: matched };
     },
   };
 }
 
 /** Reasons of one strategy; a prompt's reason names its topic, never the content or the model's reasoning. */
 function findings(
-  strategy: CompiledStrategy,
+  strategy: PlannedStrategy,
   local: string[] | undefined,
   scores: Scores | undefined,
-  verdicts: ReadonlyMap<CompiledStrategy, boolean>,
+  verdicts: ReadonlyMap<PlannedStrategy, boolean>,
 ): string[] {
   switch (strategy.kind) {
     case 'local':

@@ -1,6 +1,12 @@
 import { recordIdFor, userIdFor, type ContentData, type RecordStatus, type RuleSet, type UserData } from '@vigil/proto';
 import { ulid } from 'ulid';
-import { ProviderError, type EngineResult, type ModerationEngine, type PriorDecision } from '../engine';
+import {
+  OffLoopBusyError,
+  ProviderError,
+  type EngineResult,
+  type ModerationEngine,
+  type PriorDecision,
+} from '../engine';
 import { checkRecordBounds } from '../domain/bounds';
 import { UnavailableError } from '../domain/errors';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
@@ -278,6 +284,8 @@ async function judge(
     // A provider that fails, even "permanently" (bad key), is an operator problem: callers retry, nothing is dropped.
     if (err instanceof ProviderError)
       throw new UnavailableError('moderation provider unavailable', { retriable: err.retriable }, { cause: err });
+    if (err instanceof OffLoopBusyError)
+      throw new UnavailableError('moderation engine busy for this tenant', { retriable: true }, { cause: err });
     throw err;
   }
 }

@@ -1,4 +1,11 @@
-import { COLLECTIONS, DEFAULT_RULES, DEFAULT_SETTINGS, RuleSet, TenantSettings } from '@vigil/proto';
+import {
+  COLLECTIONS,
+  DEFAULT_RULES,
+  DEFAULT_SETTINGS,
+  StoredRuleSet,
+  TenantSettings,
+  type RuleSet,
+} from '@vigil/proto';
 import type { Db, Document } from 'mongodb';
 import type { Logger } from 'pino';
 import { guarded } from './mongo-errors';
@@ -14,6 +21,11 @@ export interface TenantConfig {
  */
 export class TenantConfigCache {
   private readonly entries = new Map<string, { at: number; value: Promise<TenantConfig> }>();
+  /**
+   * The last rule set parsed per tenant, by the stored document's epoch and revision: a reload that finds the same
+   * revision keeps the same object, which the engine has already prepared (and nothing is parsed again).
+   */
+  private readonly parsedRules = new Map<string, { version: string; rules: RuleSet }>();
 
   constructor(
     private readonly db: Db,
@@ -33,7 +45,12 @@ export class TenantConfigCache {
   }
 
   private evictExpired(now: number): void {
-    for (const [tenantId, entry] of this.entries) if (now - entry.at >= this.ttlMs) this.entries.delete(tenantId);
+    for (const [tenantId, entry] of this.entries) {
+      if (now - entry.at >= this.ttlMs) {
+        this.entries.delete(tenantId);
+        this.parsedRules.delete(tenantId);
+      }
+    }
   }
 
   private async read(tenantId: string): Promise<TenantConfig> {
@@ -51,9 +68,19 @@ export class TenantConfigCache {
     }
     let rules = DEFAULT_RULES;
     if (rulesDoc) {
-      const parsed = RuleSet.safeParse({ rules: rulesDoc.rules as unknown });
-      if (parsed.success) rules = parsed.data;
-      else this.log.warn({ tenantId }, 'stored rule set invalid, using defaults');
+      const version =
+        typeof rulesDoc.revision === 'number' ? `${String(rulesDoc.epoch ?? '')}:${rulesDoc.revision}` : undefined;
+      const known = this.parsedRules.get(tenantId);
+      if (version !== undefined && known?.version === version) {
+        rules = known.rules;
+      } else {
+        // As stored, without the budget: a set stored before a budget existed is applied as written (each record's
+        // checks are bounded in time whatever the set holds).
+        const parsed = StoredRuleSet.safeParse({ rules: rulesDoc.rules as unknown });
+        if (parsed.success) rules = parsed.data;
+        else this.log.warn({ tenantId }, 'stored rule set invalid, using defaults');
+        if (version !== undefined) this.parsedRules.set(tenantId, { version, rules });
+      }
     }
     return { settings, rules };
   }

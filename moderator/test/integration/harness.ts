@@ -14,6 +14,7 @@ import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
+import { loadConfig } from '../../src/config';
 import type { ModerationEngine } from '../../src/engine';
 import { TopicReaders, grpcToken, testServers, uniqueName } from '../../../deploy/test-support';
 
@@ -62,6 +63,12 @@ export async function startHarness(
   const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 5000 });
   const kafka = new Kafka({ clientId: 'moderator-test', brokers: servers.kafkaBrokers, logLevel: logLevel.NOTHING });
   const config: ModeratorConfig = {
+    // The configuration's defaults, as a deployment that sets none of these variables gets them.
+    ...loadConfig({
+      MONGO_URL: servers.mongoUrl,
+      KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+      MODERATOR_GRPC_TOKEN: grpcToken(),
+    }),
     GRPC_PORT: 0,
     GRPC_HOST: '127.0.0.1',
     MODERATOR_GRPC_TOKEN: grpcToken(),

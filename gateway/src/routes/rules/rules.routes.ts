@@ -1,4 +1,12 @@
-import { findPreset, LIMITS, ruleFromPreset, RULE_PRESETS, usesPrompts, type RuleSet } from '@vigil/proto';
+import {
+  findPreset,
+  LIMITS,
+  ruleFromPreset,
+  RULE_PRESETS,
+  ruleSetBudgetIssues,
+  usesPrompts,
+  type RuleSet,
+} from '@vigil/proto';
 import type { ApiRouter } from '../../http/api-router';
 import { ConflictError, LimitExceededError, NotFoundError, PromptRulesDisabledError } from '../../http/errors';
 import { body } from '../../http/validate';
@@ -87,6 +95,8 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
           throw new LimitExceededError('the rule set is full', { limit: LIMITS.rules });
         }
         const ruleSet: RuleSet = { rules: [...current.rules, rule] };
+        const [overBudget] = ruleSetBudgetIssues(ruleSet);
+        if (overBudget) throw new LimitExceededError(overBudget.message, { budget: 'rule set' });
         refuseUnjudgeable(deps, ruleSet);
         return ruleSet;
       });

@@ -78,3 +78,68 @@ describe('rules and settings bodies', () => {
     expect(pathsOf(RulesBody, body)).toEqual([]);
   });
 });
+
+describe('the rule set budget', () => {
+  /** `[a-z]{1,240}q` compiles to 482 RE2 instructions: the heaviest pattern the issue's probe used. */
+  const heavy = (index: number) => `[a-z]{1,240}${index}`;
+  const patternRules = (rules: number, perRule: number, pattern: (index: number) => string = heavy) => ({
+    rules: Array.from({ length: rules }, (_, r) => ({
+      id: `r${r}`,
+      name: `R${r}`,
+      strategies: [{ type: 'patterns', patterns: Array.from({ length: perRule }, (_, i) => pattern(r * perRule + i)) }],
+    })),
+  });
+  const messagesOf = (input: unknown) => {
+    const result = RulesBody.safeParse(input);
+    return result.success ? [] : issuesOf(result.error).map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+  };
+
+  it('accepts the heaviest patterns the budget admits (20 × 482 RE2 instructions)', () => {
+    expect(messagesOf(patternRules(2, 10))).toEqual([]);
+  });
+
+  it('refuses patterns compiling to more than 10000 RE2 instructions in all, naming the budget', () => {
+    expect(messagesOf(patternRules(3, 10))).toEqual([
+      expect.stringMatching(/^rules: the rule set's patterns compile to more than 10000 RE2 instructions in all/),
+    ]);
+  });
+
+  it('refuses the probe’s 10 rules × 200 heavy patterns by their count, before compiling any', () => {
+    expect(messagesOf(patternRules(10, 200))).toEqual([
+      'rules: the rule set holds 2000 patterns in all; its budget is 500',
+    ]);
+  });
+
+  it('stops compiling once invalid patterns have spent the budget', () => {
+    const messages = messagesOf(patternRules(5, 100, (index) => `(unclosed${index}`));
+    expect(messages.length).toBeLessThan(30);
+    expect(messages.at(-1)).toMatch(/were not checked/);
+  });
+
+  it.each([
+    ['1001 blocklist words', [{ type: 'blocklist', words: Array.from({ length: 1001 }, (_, i) => `w${i}`) }], 'words'],
+    [
+      '201 strategies',
+      Array.from({ length: 201 }, () => ({ type: 'links', blockedDomains: ['example.com'] })),
+      'strategies',
+    ],
+    ['11 prompt strategies', Array.from({ length: 11 }, () => ({ type: 'prompt', topic: 't', prompt: 'p' })), 'prompt'],
+  ])('refuses %s over the whole rule set', (_what, strategies, name) => {
+    // Spread over rules of at most 20 strategies (and 1000 words each), so that only the budget is exceeded.
+    const rules: { id: string; name: string; strategies: unknown[] }[] = [];
+    for (const strategy of strategies as { type: string; words?: string[] }[]) {
+      const parts = strategy.words
+        ? [
+            { ...strategy, words: strategy.words.slice(0, 1000) },
+            { ...strategy, words: strategy.words.slice(1000) },
+          ]
+        : [strategy];
+      for (const part of parts) {
+        const last = rules.at(-1);
+        if (last && last.strategies.length < 20) last.strategies.push(part);
+        else rules.push({ id: `r${rules.length}`, name: 'R', strategies: [part] });
+      }
+    }
+    expect(messagesOf({ rules })).toEqual([expect.stringMatching(new RegExp(`^rules: .* ${name}.* its budget is`))]);
+  });
+});

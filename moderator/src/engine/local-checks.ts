@@ -1,0 +1,14 @@
+import { Content, type ContentInput } from './content';
+import type { CompiledChecks } from './rule-set';
+
+/** Reasons per rule and strategy of a plan (undefined: not local, or the rule does not apply to the entity). */
+export type LocalFindings = (string[] | undefined)[][];
+
+/** Runs every local strategy of the rules that apply to `entity`; the plan of the same rule set has the same order. */
+export function runLocalChecks(compiled: CompiledChecks, entity: string, input: ContentInput): LocalFindings {
+  const content = new Content(input);
+  return compiled.rules.map(({ entities, checks }) => {
+    if (entities && !entities.has(entity)) return [];
+    return checks.map((check) => check?.(content));
+  });
+}

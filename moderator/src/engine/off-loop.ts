@@ -1,0 +1,211 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Piscina } from 'piscina';
+
+/** What became of a task: its value, or the time budget ran out (the worker running it was stopped). */
+export type OffLoopOutcome<T> = { ok: true; value: T } | { ok: false; reason: 'budget' };
+
+/** A tenant already has as many tasks waiting as it may: the caller should try again later (retriable). */
+export class OffLoopBusyError extends Error {
+  readonly retriable = true;
+  constructor() {
+    super('too many checks waiting for this tenant');
+    this.name = 'OffLoopBusyError';
+  }
+}
+
+export interface OffLoopOptions {
+  /** The worker module (compiled JavaScript); see workerFile. */
+  filename: string;
+  /** Worker threads, created at start and kept. */
+  threads: number;
+  /** Threads one tenant may hold at once; the rest stay free for the others. */
+  tenantThreads: number;
+  /** Tasks one tenant may have waiting; more are refused with OffLoopBusyError. */
+  maxQueuedPerTenant: number;
+  workerData?: unknown;
+  /** Each finished task: its name, seconds spent running (not waiting), and how it ended. */
+  onTask?: (name: string, seconds: number, outcome: 'ok' | 'budget' | 'error') => void;
+}
+
+interface Job {
+  tenantId: string;
+  name: string;
+  task: unknown;
+  budgetMs: number;
+  signal?: AbortSignal;
+  resolve: (outcome: OffLoopOutcome<unknown>) => void;
+  reject: (err: unknown) => void;
+  onAbort?: () => void;
+}
+
+const BUDGET_EXCEEDED = Symbol('budget exceeded');
+
+/**
+ * CPU work run off the main event loop, in a pool of worker threads (piscina), fairly across tenants and under a
+ * time budget per task, so that no tenant's rules, content or images stall the service for the others:
+ * - tenants take turns (round robin over per-tenant queues), and one tenant holds at most `tenantThreads` threads
+ *   (by default all but one), so another tenant's task waits for at most one task, not for the noisy tenant's queue;
+ * - a task still running when its budget ends is stopped by terminating its worker (piscina replaces it), which is
+ *   the only way to stop synchronous JavaScript; the caller gets `{ ok: false, reason: 'budget' }` and decides.
+ * Only as many tasks as there are threads are handed to piscina, so its own queue stays empty and the order is ours.
+ */
+export class OffLoopPool {
+  private readonly pool: Piscina;
+  private readonly queues = new Map<string, Job[]>();
+  private readonly runningByTenant = new Map<string, number>();
+  private running = 0;
+  private closed = false;
+
+  constructor(private readonly options: OffLoopOptions) {
+    this.pool = new Piscina({
+      filename: options.filename,
+      minThreads: options.threads,
+      maxThreads: options.threads,
+      idleTimeout: Number.POSITIVE_INFINITY,
+      concurrentTasksPerWorker: 1,
+      workerData: options.workerData,
+    });
+  }
+
+  get threads(): number {
+    return this.options.threads;
+  }
+
+  /** Tasks waiting for a thread, all tenants. */
+  get queued(): number {
+    let count = 0;
+    for (const queue of this.queues.values()) count += queue.length;
+    return count;
+  }
+
+  /**
+   * Runs the worker's export `name` on `task` for `tenantId` within `budgetMs` of running time (waiting for a thread
+   * does not count). Rejects when `signal` aborts first (with its reason), when the tenant's queue is full, or when
+   * the task throws. `first` puts the task at the head of the tenant's queue (the second trip of a task already
+   * started: it keeps its place).
+   */
+  run<T>(
+    tenantId: string,
+    name: string,
+    task: unknown,
+    budgetMs: number,
+    signal?: AbortSignal,
+    first = false,
+  ): Promise<OffLoopOutcome<T>> {
+    if (this.closed) return Promise.reject(new Error('off-loop pool closed'));
+    signal?.throwIfAborted();
+    const queue = this.queues.get(tenantId) ?? [];
+    if (!first && queue.length >= this.options.maxQueuedPerTenant) return Promise.reject(new OffLoopBusyError());
+    return new Promise<OffLoopOutcome<T>>((resolve, reject) => {
+      const job: Job = {
+        tenantId,
+        name,
+        task,
+        budgetMs,
+        signal,
+        resolve: resolve as (outcome: OffLoopOutcome<unknown>) => void,
+        reject,
+      };
+      if (signal) {
+        job.onAbort = () => {
+          const waiting = this.queues.get(tenantId);
+          const index = waiting?.indexOf(job) ?? -1;
+          if (waiting && index !== -1) {
+            waiting.splice(index, 1);
+            if (waiting.length === 0) this.queues.delete(tenantId);
+            reject(asError(signal.reason));
+          }
+        };
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      if (first) queue.unshift(job);
+      else queue.push(job);
+      this.queues.set(tenantId, queue);
+      this.dispatch();
+    });
+  }
+
+  /** Waits for running tasks, then stops the workers; waiting tasks are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const queue of this.queues.values()) {
+      for (const job of queue) job.reject(new Error('off-loop pool closed'));
+    }
+    this.queues.clear();
+    await this.pool.close();
+  }
+
+  private dispatch(): void {
+    while (this.running < this.options.threads) {
+      const job = this.nextJob();
+      if (!job) return;
+      this.start(job);
+    }
+  }
+
+  /** The first queued job of the first tenant in turn that may take one more thread; that tenant goes last. */
+  private nextJob(): Job | undefined {
+    for (const [tenantId, queue] of this.queues) {
+      if ((this.runningByTenant.get(tenantId) ?? 0) >= this.options.tenantThreads) continue;
+      const job = queue.shift();
+      this.queues.delete(tenantId);
+      if (queue.length > 0) this.queues.set(tenantId, queue);
+      return job;
+    }
+    return undefined;
+  }
+
+  private start(job: Job): void {
+    if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
+    this.running += 1;
+    this.runningByTenant.set(job.tenantId, (this.runningByTenant.get(job.tenantId) ?? 0) + 1);
+    const budget = new AbortController();
+    const timer = setTimeout(() => budget.abort(BUDGET_EXCEEDED), job.budgetMs);
+    // The caller's deadline stops the task too: its result would no longer be read.
+    const stop = () => budget.abort(job.signal?.reason);
+    job.signal?.addEventListener('abort', stop, { once: true });
+    const startedAt = process.hrtime.bigint();
+
+    const finish = (outcome: 'ok' | 'budget' | 'error') => {
+      clearTimeout(timer);
+      job.signal?.removeEventListener('abort', stop);
+      this.running -= 1;
+      const held = (this.runningByTenant.get(job.tenantId) ?? 1) - 1;
+      if (held > 0) this.runningByTenant.set(job.tenantId, held);
+      else this.runningByTenant.delete(job.tenantId);
+      this.options.onTask?.(job.name, Number(process.hrtime.bigint() - startedAt) / 1e9, outcome);
+      this.dispatch();
+    };
+
+    this.pool.run(job.task, { name: job.name, signal: budget.signal }).then(
+      (value: unknown) => {
+        finish('ok');
+        job.resolve({ ok: true, value });
+      },
+      (err: unknown) => {
+        if (budget.signal.aborted && budget.signal.reason === BUDGET_EXCEEDED) {
+          finish('budget');
+          job.resolve({ ok: false, reason: 'budget' });
+        } else {
+          finish('error');
+          job.reject(budget.signal.aborted ? asError(budget.signal.reason) : err);
+        }
+      },
+    );
+  }
+}
+
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error('aborted');
+}
+
+/**
+ * The compiled worker module next to this one. Under ts-jest/swc (tests run the TypeScript sources) it is the
+ * build's copy in dist/, so tests that start workers need `npm run build` first, as integration tests already do.
+ */
+export function workerFile(name: string): string {
+  const here = path.join(__dirname, `${name}.js`);
+  if (existsSync(here)) return here;
+  return path.resolve(__dirname, '../../dist/engine', `${name}.js`);
+}

@@ -1,0 +1,131 @@
+import type { Rule, RuleSet, Strategy } from '@vigil/proto';
+import { createEngine, OffLoopBusyError, OffLoopPool, workerFile } from '../../src/engine';
+import type { EngineInput } from '../../src/engine';
+
+// The engine's worker threads run the built worker module (dist/engine/engine-worker.js): `npm run build` first.
+
+function rule(id: string, strategies: Strategy[]): Rule {
+  return { id, name: id, enabled: true, entities: [], strategies };
+}
+
+const wordRules: RuleSet = {
+  rules: [rule('words', [{ type: 'blocklist', words: ['forbidden'], wholeWord: false, profanity: false }])],
+};
+
+/** Patterns that cost about 8 ms each per 20,000 repeated letters: 20 of them take far longer than 1 ms. */
+const heavyRules: RuleSet = {
+  rules: [rule('heavy', [{ type: 'patterns', patterns: Array.from({ length: 20 }, (_, i) => `[a-z]{1,240}${i}`) }])],
+};
+
+function record(text: string, tenantId = 'tenant-a'): EngineInput {
+  return { entity: 'post', name: '', text, imageUrls: [], externalUrls: [], tenantId };
+}
+
+const pools: OffLoopPool[] = [];
+function pool(options: { threads?: number; tenantThreads?: number; maxQueuedPerTenant?: number } = {}) {
+  const created = new OffLoopPool({
+    filename: workerFile('engine-worker'),
+    threads: options.threads ?? 2,
+    tenantThreads: options.tenantThreads ?? 1,
+    maxQueuedPerTenant: options.maxQueuedPerTenant ?? 100,
+    workerData: { ruleCacheBytes: 16 * 1024 * 1024 },
+  });
+  pools.push(created);
+  return created;
+}
+
+afterAll(async () => {
+  await Promise.all(pools.map((created) => created.close()));
+});
+
+describe('engine checks off the main event loop', () => {
+  it('runs a record’s local strategies in a worker and reports what they find', async () => {
+    const tasks: string[] = [];
+    const checks = new OffLoopPool({
+      filename: workerFile('engine-worker'),
+      threads: 1,
+      tenantThreads: 1,
+      maxQueuedPerTenant: 10,
+      workerData: { ruleCacheBytes: 1024 * 1024 },
+      onTask: (name, _seconds, outcome) => tasks.push(`${name}:${outcome}`),
+    });
+    pools.push(checks);
+    const engine = createEngine({ checks: { pool: checks, budgetMs: 30_000 } });
+
+    await expect(engine.moderate(record('a forbidden word'), wordRules)).resolves.toEqual({
+      status: 'Flagged',
+      reasons: ['Content contains blocked word: forbidden'],
+      rules: ['words'],
+    });
+    await expect(engine.moderate(record('all fine'), wordRules)).resolves.toMatchObject({ status: 'Compliant' });
+    expect(tasks).toEqual(['checks:ok', 'checks:ok']);
+
+    // A large rule set (over 64 KiB as JSON) travels only to a worker that does not know it yet: a second trip.
+    tasks.length = 0;
+    const words = Array.from({ length: 1000 }, (_, index) => `${'x'.repeat(80)}${index}`);
+    const large: RuleSet = {
+      rules: [
+        rule('large', [{ type: 'blocklist', words: [...words, 'forbidden'], wholeWord: false, profanity: false }]),
+      ],
+    };
+    await expect(engine.moderate(record('forbidden'), large)).resolves.toMatchObject({ rules: ['large'] });
+    expect(tasks).toHaveLength(2);
+    await expect(engine.moderate(record('fine'), large)).resolves.toMatchObject({ status: 'Compliant' });
+    expect(tasks).toHaveLength(3);
+  });
+
+  it('flags a record for review when its checks exceed the time budget, and the next record is judged', async () => {
+    const engine = createEngine({ checks: { pool: pool({ threads: 1 }), budgetMs: 1 } });
+    const slow = await engine.moderate(record('a'.repeat(100_000)), heavyRules);
+    expect(slow).toEqual({
+      status: 'Flagged',
+      reasons: ['Content checks exceeded their time budget (1 ms): flagged for review'],
+      rules: [],
+    });
+
+    // The worker that was stopped is replaced: a record with cheap checks and a generous budget is judged as usual.
+    const roomy = createEngine({ checks: { pool: pool({ threads: 1 }), budgetMs: 30_000 } });
+    await expect(roomy.moderate(record('forbidden'), wordRules)).resolves.toMatchObject({ rules: ['words'] });
+    await expect(engine.moderate(record(''), { rules: [] })).resolves.toMatchObject({ status: 'Compliant' });
+  });
+
+  it('keeps a thread for other tenants: a second tenant’s record is judged before the first tenant’s backlog', async () => {
+    const checks = pool({ threads: 2, tenantThreads: 1 });
+    const engine = createEngine({ checks: { pool: checks, budgetMs: 60_000 } });
+    const finished: string[] = [];
+    const noisy = Array.from({ length: 4 }, (_, index) =>
+      engine.moderate(record('a'.repeat(20_000)), heavyRules).then(() => finished.push(`a${index}`)),
+    );
+    const quiet = engine.moderate(record('forbidden', 'tenant-b'), wordRules).then(() => finished.push('b'));
+    await Promise.all([...noisy, quiet]);
+    // Tenant a holds one thread at a time, so b's cheap record runs beside a's first one instead of after it.
+    expect(finished[0]).toBe('b');
+    expect(finished.filter((name) => name.startsWith('a'))).toEqual(['a0', 'a1', 'a2', 'a3']);
+  });
+
+  it('refuses a tenant’s record as busy when its queue is full, and leaves other tenants alone', async () => {
+    const checks = pool({ threads: 1, maxQueuedPerTenant: 2 });
+    const engine = createEngine({ checks: { pool: checks, budgetMs: 60_000 } });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 6 }, () => engine.moderate(record('a'.repeat(20_000)), heavyRules)),
+    );
+    const refused = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    expect(refused.length).toBeGreaterThan(0);
+    for (const outcome of refused) expect(outcome.reason).toBeInstanceOf(OffLoopBusyError);
+    await expect(engine.moderate(record('forbidden', 'tenant-b'), wordRules)).resolves.toMatchObject({
+      rules: ['words'],
+    });
+  });
+
+  it('gives up a record whose caller stopped waiting while it was queued', async () => {
+    const checks = pool({ threads: 1 });
+    const engine = createEngine({ checks: { pool: checks, budgetMs: 60_000 } });
+    const running = engine.moderate(record('a'.repeat(20_000)), heavyRules);
+    const controller = new AbortController();
+    const queued = engine.moderate(record('forbidden'), wordRules, controller.signal);
+    controller.abort(new Error('deadline'));
+    await expect(queued).rejects.toThrow('deadline');
+    await expect(running).resolves.toMatchObject({ status: 'Compliant' });
+    expect(checks.queued).toBe(0);
+  });
+});
