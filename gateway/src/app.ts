@@ -155,13 +155,13 @@ export function createApp(deps: AppDeps): Koa {
       lockoutSeconds: settings.consoleLockoutSeconds,
       signInPerMinute: settings.consoleSignInPerMinute,
       bodyLimitBytes: settings.bodyLimitBytes,
-      ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+      publicUrl: settings.publicUrl,
     },
   );
   const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, {
     perMinute: settings.appealPagePerMinute,
     bodyLimitBytes: 16 * 1024,
-    ...(settings.publicUrl ? { publicUrl: settings.publicUrl } : {}),
+    publicUrl: settings.publicUrl,
   });
   const api = new ApiRouter(API_PREFIX, deps.settings.bodyLimitBytes);
   moderateRoutes(api, routeDeps);
