@@ -96,9 +96,12 @@ const schema = z.object({
   TRUST_PROXY: bool.default(false),
   /** Console sessions end this long after sign-in, seconds. Default 28800 (8 hours). */
   CONSOLE_SESSION_TTL_S: z.coerce.number().int().min(60).max(604800).default(28800),
-  /** Failed console sign-ins in a row that lock a member out for CONSOLE_LOCKOUT_S. Default 5. */
+  /**
+   * Failed console sign-ins in a row, of one member from one client address, that lock the member out from that
+   * address (never from others) for CONSOLE_LOCKOUT_S. Default 5.
+   */
   CONSOLE_LOCKOUT_ATTEMPTS: z.coerce.number().int().min(1).max(100).default(5),
-  /** How long a member stays locked out after CONSOLE_LOCKOUT_ATTEMPTS failures, seconds. Default 900. */
+  /** How long an address stays locked out of a member after CONSOLE_LOCKOUT_ATTEMPTS failures, seconds. Default 900. */
   CONSOLE_LOCKOUT_S: z.coerce.number().int().min(1).max(86400).default(900),
   /** Console sign-in attempts per client address per minute (any email); 0 disables the limit. Default 20. */
   CONSOLE_SIGN_IN_PER_MINUTE: z.coerce.number().int().min(0).default(20),

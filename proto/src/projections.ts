@@ -70,6 +70,8 @@ export const COLLECTIONS = {
   settings: 'settings',
   consoleMembers: 'console_members',
   consoleSessions: 'console_sessions',
+  /** Failed console sign-ins per member and client address, and the lockouts they led to. */
+  consoleSignInLocks: 'console_sign_in_locks',
   /** Tenants' payments keys, sealed (see payments.ts); read by the notifier. */
   paymentKeys: 'payment_keys',
   /** Claims on revisions of `rules` and `settings` documents (see the gateway's RevisedDocs), the last 20 of each. */

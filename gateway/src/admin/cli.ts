@@ -104,14 +104,17 @@ async function member(store: TenantStore, members: MemberStore, verb: string | u
       if (!arg) throw new UsageError('a tenant id or name is required');
       const tenant = await store.findTenant(arg);
       if (!tenant) throw new UsageError(`no tenant "${arg}"`);
+      const list = await members.listMembers(tenant._id);
       out(
-        (await members.listMembers(tenant._id)).map((m) => ({
-          id: m._id,
-          email: m.email,
-          role: m.role,
-          createdAt: m.createdAt,
-          lockedUntil: m.lockedUntil ?? null,
-        })),
+        await Promise.all(
+          list.map(async (m) => ({
+            id: m._id,
+            email: m.email,
+            role: m.role,
+            createdAt: m.createdAt,
+            lockedAddresses: await members.lockedAddresses(m._id),
+          })),
+        ),
       );
       return;
     }

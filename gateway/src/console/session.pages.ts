@@ -91,18 +91,19 @@ export function signInRoutes({ router, deps, settings, form }: ConsolePages): vo
     const input = parseWith(SignInForm, formOf(ctx), 'sign-in form');
     const next = safeNext(input.next, CONSOLE_PREFIX, '/console/records');
     const member = await deps.members.findByEmail(input.email);
-    const locked = member?.lockedUntil !== undefined && member.lockedUntil.getTime() > Date.now();
+    // Locked out per member and client address: a stranger who knows the email locks out only their own address.
+    const locked = member ? (await deps.members.lockedUntil(member._id, ctx.ip)) !== undefined : false;
     const ok = await verifyPassword(input.password, member && !locked ? member.passwordHash : DUMMY_HASH);
     if (!member || locked || !ok) {
       if (member && !locked) {
-        await deps.members.recordFailure(member, settings.lockoutAttempts, settings.lockoutSeconds * 1000);
+        await deps.members.recordFailure(member._id, ctx.ip, settings.lockoutAttempts, settings.lockoutSeconds * 1000);
       }
       deps.log.info({ memberId: member?._id, locked, requestId: requestIdOf(ctx) }, 'console sign-in refused');
       ctx.status = 401;
       signInPage(ctx, next, 'Wrong email or password, or too many failed attempts: try again later.');
       return;
     }
-    await deps.members.recordSuccess(member);
+    await deps.members.recordSuccess(member._id, ctx.ip);
     if (stateOf(ctx).session) await deps.members.endSession(stateOf(ctx).session!._id);
     const { token, session } = await deps.members.createSession(member, settings.sessionTtlSeconds * 1000);
     ctx.cookies.set(SESSION_COOKIE, token, {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { ulid } from 'ulid';
+import ipaddr from 'ipaddr.js';
 import { COLLECTIONS } from '@vigil/proto';
 
 export type MemberRole = 'moderator' | 'admin';
@@ -14,10 +15,34 @@ export interface MemberDoc {
   role: MemberRole;
   /** See console/password.ts. */
   passwordHash: string;
-  /** Failed sign-ins since the last success or lockout. */
-  failedSignIns: number;
-  lockedUntil?: Date;
   createdAt: Date;
+}
+
+/**
+ * Failed sign-ins of one member from one client address (`SignInLockDoc._id` = SHA-256 of both, so addresses are not
+ * stored), and the lockout they led to. Per address, so that a stranger who knows a member's email locks out only
+ * their own address, never the member.
+ */
+export interface SignInLockDoc {
+  _id: string;
+  memberId: string;
+  /** Failed sign-ins since the last success or lockout. */
+  failures: number;
+  lockedUntil?: Date;
+  /** When the document says nothing any more (swept at sign-ins): the end of the lockout, or a lockout period after the last failure. */
+  expiresAt: Date;
+}
+
+/**
+ * The address a lockout is kept for: an IPv4 address, or the /64 of an IPv6 one (a single client usually holds a whole
+ * /64, and could otherwise try again from each of its addresses).
+ */
+export function lockAddress(ip: string): string {
+  if (!ipaddr.isValid(ip)) return ip;
+  const parsed = ipaddr.process(ip);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${parts.map((part) => part.toString(16)).join(':')}::/64`;
 }
 
 export interface SessionDoc {
@@ -33,6 +58,7 @@ export interface SessionDoc {
 }
 
 export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+const lockId = (memberId: string, ip: string): string => hashToken(`${memberId}\0${lockAddress(ip)}`);
 const randomToken = (): string => randomBytes(32).toString('base64url');
 export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
@@ -40,10 +66,12 @@ export const normalizeEmail = (email: string): string => email.trim().toLowerCas
 export class MemberStore {
   private readonly members: Collection<MemberDoc>;
   private readonly sessions: Collection<SessionDoc>;
+  private readonly locks: Collection<SignInLockDoc>;
 
   constructor(db: Db) {
     this.members = db.collection(COLLECTIONS.consoleMembers);
     this.sessions = db.collection(COLLECTIONS.consoleSessions);
+    this.locks = db.collection(COLLECTIONS.consoleSignInLocks);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -53,6 +81,8 @@ export class MemberStore {
     // FerretDB v1 refuses TTL indexes ("expireAfterSeconds is not implemented"): expired sessions are refused on
     // read and swept through this index at each sign-in instead.
     await this.sessions.createIndex({ expiresAt: 1 }, { name: 'expires' });
+    await this.locks.createIndex({ memberId: 1 }, { name: 'member' });
+    await this.locks.createIndex({ expiresAt: 1 }, { name: 'expires' });
   }
 
   async createMember(input: { tenantId: string; email: string; role: MemberRole; passwordHash: string }) {
@@ -62,7 +92,6 @@ export class MemberStore {
       email: normalizeEmail(input.email),
       role: input.role,
       passwordHash: input.passwordHash,
-      failedSignIns: 0,
       createdAt: new Date(),
     };
     await this.members.insertOne(doc);
@@ -85,40 +114,54 @@ export class MemberStore {
     return member ? member.email : null;
   }
 
+  /** A new password also lifts every lockout of the member. */
   async setPassword(memberId: string, passwordHash: string): Promise<boolean> {
-    const result = await this.members.updateOne(
-      { _id: memberId },
-      { $set: { passwordHash, failedSignIns: 0 }, $unset: { lockedUntil: '' } },
-    );
+    const result = await this.members.updateOne({ _id: memberId }, { $set: { passwordHash } });
+    await this.locks.deleteMany({ memberId });
     return result.matchedCount === 1;
   }
 
   async removeMember(memberId: string): Promise<boolean> {
     const result = await this.members.deleteOne({ _id: memberId });
     await this.sessions.deleteMany({ memberId });
+    await this.locks.deleteMany({ memberId });
     return result.deletedCount === 1;
   }
 
-  /**
-   * Counts a failed sign-in; the `attempts`-th in a row locks the member out until `lockedUntil`. Read then write by
-   * `_id`: two racing failures may count once (FerretDB v1 has no atomic conditional update), which only delays the
-   * lockout by an attempt.
-   */
-  async recordFailure(member: MemberDoc, attempts: number, lockoutMs: number): Promise<void> {
-    const failures = member.failedSignIns + 1;
-    if (failures >= attempts) {
-      await this.members.updateOne(
-        { _id: member._id },
-        { $set: { failedSignIns: 0, lockedUntil: new Date(Date.now() + lockoutMs) } },
-      );
-    } else {
-      await this.members.updateOne({ _id: member._id }, { $set: { failedSignIns: failures } });
-    }
+  /** Until when sign-ins of the member from `ip` are refused, if they are now. */
+  async lockedUntil(memberId: string, ip: string, now = new Date()): Promise<Date | undefined> {
+    const lock = await this.locks.findOne({ _id: lockId(memberId, ip) });
+    return lock?.lockedUntil && lock.lockedUntil > now ? lock.lockedUntil : undefined;
   }
 
-  async recordSuccess(member: MemberDoc): Promise<void> {
-    if (member.failedSignIns === 0 && !member.lockedUntil) return;
-    await this.members.updateOne({ _id: member._id }, { $set: { failedSignIns: 0 }, $unset: { lockedUntil: '' } });
+  /** How many client addresses the member is locked out from now (for operators). */
+  async lockedAddresses(memberId: string, now = new Date()): Promise<number> {
+    const locks = await this.locks.find({ memberId }).toArray();
+    return locks.filter((lock) => lock.lockedUntil && lock.lockedUntil > now).length;
+  }
+
+  /**
+   * Counts a failed sign-in of the member from `ip`; the `attempts`-th in a row (within a lockout period of each
+   * other) locks that address out for `lockoutMs`. Read then write by `_id`: two racing failures may count once
+   * (FerretDB v1 has no atomic conditional update), which only delays the lockout by an attempt.
+   */
+  async recordFailure(memberId: string, ip: string, attempts: number, lockoutMs: number): Promise<void> {
+    const _id = lockId(memberId, ip);
+    const now = Date.now();
+    const current = await this.locks.findOne({ _id });
+    const failures = (current && current.expiresAt.getTime() > now ? current.failures : 0) + 1;
+    const expiresAt = new Date(now + lockoutMs);
+    const doc: Omit<SignInLockDoc, '_id'> =
+      failures >= attempts
+        ? { memberId, failures: 0, lockedUntil: expiresAt, expiresAt }
+        : { memberId, failures, expiresAt };
+    await this.locks.replaceOne({ _id }, doc, { upsert: true });
+    await this.locks.deleteMany({ expiresAt: { $lt: new Date(now) } });
+  }
+
+  /** A successful sign-in from `ip` clears the failures counted for that address. */
+  async recordSuccess(memberId: string, ip: string): Promise<void> {
+    await this.locks.deleteOne({ _id: lockId(memberId, ip) });
   }
 
   /** A new session; the returned token goes into the cookie and is never stored. */

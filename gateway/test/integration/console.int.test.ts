@@ -19,7 +19,8 @@ interface Page {
 }
 
 const sessions = () => gw.db.collection<{ _id: string; memberId: string }>(COLLECTIONS.consoleSessions);
-const members = () => gw.db.collection<{ _id: string }>(COLLECTIONS.consoleMembers);
+const locks = () =>
+  gw.db.collection<{ _id: string; memberId: string; lockedUntil?: Date }>(COLLECTIONS.consoleSignInLocks);
 
 /** A browser stand-in: keeps the session cookie, follows nothing, reads the CSRF token from the last page. */
 class Client {
@@ -94,6 +95,27 @@ function browserPost(base: string, path: string, headers: Record<string, string>
           'content-type': 'application/x-www-form-urlencoded',
           'content-length': Buffer.byteLength(body),
         },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A sign-in from a given local address (any 127.0.0.0/8 address reaches the gateway on 127.0.0.1). */
+function signInFrom(localAddress: string, email: string, password: string): Promise<number> {
+  const body = new URLSearchParams({ email, password }).toString();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${gw.url}/console/sign-in`,
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
       },
       (res) => {
         res.resume();
@@ -193,10 +215,27 @@ describe('console sessions', () => {
     await browser.signIn(member.email, 'wrong-password-2');
     await browser.signIn(member.email, 'wrong-password-3');
     expect((await browser.signIn(member.email, member.password)).status).toBe(401);
-    await members().updateOne({ _id: member.id }, { $set: { lockedUntil: new Date(Date.now() - 1) } });
+    await locks().updateMany({ memberId: member.id }, { $set: { lockedUntil: new Date(Date.now() - 1) } });
     expect((await browser.signIn(member.email, member.password)).status).toBe(302);
     expect(gw.logText()).not.toContain(member.email);
     expect(gw.logText()).not.toContain(member.password);
+  });
+
+  it('locks out only the address the failures came from: a stranger who knows the email cannot lock the member out', async () => {
+    const member = await gw.newMember(alice.tenantId);
+    // The stranger connects from another loopback address: another client address to the gateway.
+    const stranger = (password: string) => signInFrom('127.0.0.2', member.email, password);
+    for (let i = 0; i < 5; i++) expect(await stranger(`guess-${i}`)).toBe(401);
+    // The stranger is locked out, even with the right password...
+    expect(await stranger(member.password)).toBe(401);
+    // ...and the member, from their own address, is not.
+    expect((await new Client(gw.url).signIn(member.email, member.password)).status).toBe(302);
+    expect(await signInFrom('127.0.0.1', member.email, member.password)).toBe(302);
+    // Nor does the stranger's lockout reach the member's other addresses, or the address's other members.
+    const other = await gw.newMember(alice.tenantId);
+    expect(await signInFrom('127.0.0.3', member.email, member.password)).toBe(302);
+    expect(await signInFrom('127.0.0.2', other.email, other.password)).toBe(302);
+    expect(await locks().countDocuments({ memberId: member.id, lockedUntil: { $gt: new Date() } })).toBe(1);
   });
 
   it('refuses a change without the CSRF token, with another session token, or from another origin', async () => {
