@@ -4,6 +4,7 @@ import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
+import { EndpointCache } from './delivery/endpoint-cache';
 import { createHttpSender, type HttpSender } from './delivery/http-sender';
 import { DeliveryScheduler, type AttemptResult } from './delivery/scheduler';
 import { addressPolicy } from './delivery/ssrf';
@@ -15,7 +16,6 @@ import { PaymentActions } from './payments/payment-actions';
 import { createStripeClient } from './payments/stripe-client';
 import { untilDone } from './platform/retry';
 import { DeadLetterStore } from './store/dead-letter-store';
-import { DeliveryLeases } from './store/delivery-leases';
 import { DeliveryStore } from './store/delivery-store';
 import { EmailStore } from './store/email-store';
 import { PaymentStore } from './store/payment-store';
@@ -39,6 +39,9 @@ export type NotifierConfig = Pick<
   | 'DELIVERY_POLL_MS'
   | 'DELIVERY_LEASE_MARGIN_MS'
   | 'DELIVERY_PROJECTION_WAIT_MS'
+  | 'DUE_BUCKET_MS'
+  | 'DUE_GRACE_MS'
+  | 'ENDPOINT_CACHE_MS'
   | 'SMTP_URL'
   | 'EMAIL_FROM'
   | 'EMAIL_TIMEOUT_MS'
@@ -83,15 +86,13 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
   // Optional fields stay absent in stored documents instead of becoming null.
   const db = mongo.db(config.MONGO_DB, { ignoreUndefined: true });
-  const store = new DeliveryStore(db);
-  const leases = new DeliveryLeases(db, store);
-  await untilDone(log, 'delivery indexes', async () => {
-    await store.ensureIndexes();
-    await leases.ensureIndexes();
-  });
-  const emailStore = new EmailStore(db);
+  const timing = { bucketMs: config.DUE_BUCKET_MS, graceMs: config.DUE_GRACE_MS };
+  const store = new DeliveryStore(db, timing);
+  await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
+  const endpoints = new EndpointCache(store, config.ENDPOINT_CACHE_MS);
+  const emailStore = new EmailStore(db, timing);
   await untilDone(log, 'email indexes', () => emailStore.ensureIndexes());
-  const paymentStore = new PaymentStore(db);
+  const paymentStore = new PaymentStore(db, timing);
   await untilDone(log, 'payment indexes', () => paymentStore.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
@@ -106,7 +107,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     });
     scheduler = new DeliveryScheduler({
       store,
-      leases,
+      endpoints,
       sender,
       log: log.child({ component: 'delivery' }),
       retryScheduleS: config.WEBHOOK_RETRY_SCHEDULE_S,
@@ -169,7 +170,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
     topics,
     store,
-    leases,
+    endpoints,
     deadLetters: new DeadLetterStore(db),
     log: log.child({ component: 'events' }),
     onDeadLetter: (reason) => metrics?.deadLetters.inc({ reason }),
@@ -242,10 +243,10 @@ function createMetrics(registry: Registry, store: DeliveryStore) {
     }),
     due: new Gauge({
       name: 'notifier_deliveries_due',
-      help: 'Deliveries due now and not yet claimed (backlog)',
+      help: 'Deliveries due now and not yet claimed that this process holds as candidates (backlog)',
       registers: [registry],
-      async collect() {
-        this.set(await store.countDue(new Date()));
+      collect() {
+        this.set(store.countDue(new Date()));
       },
     }),
   };

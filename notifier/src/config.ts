@@ -61,6 +61,21 @@ const schema = z.object({
   DELIVERY_POLL_MS: z.coerce.number().int().positive().default(500),
   /** A claimed delivery's lease is the attempt timeout plus this, milliseconds; then another worker may take it. Default 15000. */
   DELIVERY_LEASE_MARGIN_MS: z.coerce.number().int().positive().default(15000),
+  /**
+   * Width of the time buckets in which deliveries, emails and payment actions wait for their due time, milliseconds:
+   * a poll reads a bucket when it starts, so it reads work due within this much. Default 10000.
+   */
+  DUE_BUCKET_MS: z.coerce.number().int().min(100).max(3_600_000).default(10000),
+  /**
+   * How long after a bucket's end it is read once more for what is left (a crashed worker's leases, late writes),
+   * milliseconds; a crashed worker's deliveries are retried this long (plus a bucket) after their lease. Default 30000.
+   */
+  DUE_GRACE_MS: z.coerce.number().int().min(0).max(3_600_000).default(30000),
+  /**
+   * How long the notifier trusts what it read of a webhook endpoint (URL, secrets, enabled, events), milliseconds: a
+   * change made through the API reaches deliveries within this. Default 5000.
+   */
+  ENDPOINT_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
   /** How long the payload waits for the moderator's projection to catch up with the event, milliseconds. Default 10000. */
   DELIVERY_PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(10000),
   /** Partitions of the topics this service creates when missing (webhook commands). Default 6. */

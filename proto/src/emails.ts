@@ -105,6 +105,8 @@ export interface EmailMessageDoc {
   attemptCount: number;
   attempts: EmailAttempt[];
   dueAt: Date;
+  /** The notifier's due-queue time bucket while pending or sending (internal). */
+  due?: string;
   leaseUntil?: Date;
   leaseId?: string;
   lastError?: string;

@@ -99,6 +99,8 @@ export interface PaymentActionDoc {
   attemptCount: number;
   attempts: PaymentAttempt[];
   dueAt: Date;
+  /** The notifier's due-queue time bucket while pending or sending (internal). */
+  due?: string;
   leaseUntil?: Date;
   leaseId?: string;
   lastError?: string;

@@ -105,4 +105,6 @@ export const COLLECTIONS = {
   paymentActions: 'payment_actions',
   /** Claims on payment action attempts (unique `_id` per action and due time). */
   paymentLeases: 'payment_leases',
+  /** Where each due queue's sweep of closed time buckets has reached (`_id`: the queue's collection). */
+  dueCursors: 'due_cursors',
 } as const;

@@ -11,7 +11,6 @@ import { EventStore } from '../../../moderator/src/store/event-store';
 import { TenantConfigCache } from '../../../moderator/src/store/tenant-config';
 import { stageRecord, stageUser } from '../../../moderator/src/domain/stream';
 import { buildBody } from '../../../notifier/src/delivery/payload';
-import { DeliveryLeases } from '../../../notifier/src/store/delivery-leases';
 import { DeliveryStore, newDelivery, type DeliveryDoc } from '../../../notifier/src/store/delivery-store';
 import { startMongo, type LocalMongo } from '../mongo';
 
@@ -22,6 +21,7 @@ import { startMongo, type LocalMongo } from '../mongo';
  */
 interface PlanNode {
   'Node Type': string;
+  'Actual Rows'?: number;
   'Relation Name'?: string;
   Plans?: PlanNode[];
 }
@@ -42,6 +42,9 @@ beforeAll(async () => {
       session_preload_libraries: 'auto_explain',
       'auto_explain.log_min_duration': '0',
       'auto_explain.log_format': 'json',
+      // Actual row counts in each logged plan: what PostgreSQL handed FerretDB, which decodes and filters each row.
+      'auto_explain.log_analyze': 'on',
+      'auto_explain.log_timing': 'off',
       enable_seqscan: 'off',
       log_line_prefix: '<<%p>> ',
     },
@@ -78,6 +81,22 @@ async function plansOf(operation: () => Promise<unknown>): Promise<{ query: stri
     });
 }
 
+/** Rows PostgreSQL returned to FerretDB for the services' collections while `operation` ran. */
+async function rowsReadBy(operation: () => Promise<unknown>): Promise<number> {
+  const logFile = mongo.postgres!.logFile;
+  const from = fs.statSync(logFile).size;
+  await operation();
+  const text = fs.readFileSync(logFile, 'utf8').slice(from);
+  let rows = 0;
+  for (const entry of text.split(/\n(?=<<\d+>> )/)) {
+    if (!entry.includes('plan:')) continue;
+    const plan = JSON.parse(entry.slice(entry.indexOf('plan:') + 5)) as { 'Query Text': string; Plan: PlanNode };
+    if (plan['Query Text'].includes('_ferretdb_database_metadata')) continue;
+    rows += plan.Plan['Actual Rows'] ?? 0;
+  }
+  return rows;
+}
+
 /** Runs `operation` and expects every plan it caused on the services' collections to use an index. */
 async function expectIndexed(name: string, operation: () => Promise<unknown>): Promise<void> {
   const plans = await plansOf(operation);
@@ -94,16 +113,13 @@ describe('hot-path queries on the default local store', () => {
   const recordId = recordIdFor(tenantId, 'post-1');
   let events: EventStore;
   let deliveries: DeliveryStore;
-  let leases: DeliveryLeases;
   let endpoint: WebhookEndpointDoc;
 
   beforeAll(async () => {
     events = new EventStore(db);
-    deliveries = new DeliveryStore(db);
-    leases = new DeliveryLeases(db, deliveries);
+    deliveries = new DeliveryStore(db, { bucketMs: 1000, graceMs: 1000 });
     await events.ensureIndexes();
     await deliveries.ensureIndexes();
-    await leases.ensureIndexes();
     await new TenantStore(db).ensureIndexes();
     await new WebhookStore(db).ensureIndexes();
     const now = new Date();
@@ -218,14 +234,7 @@ describe('hot-path queries on the default local store', () => {
     await expectIndexed('insert deliveries', () => deliveries.insertNew([doc]));
     let claimed: DeliveryDoc[] = [];
     const claim = async (at = new Date()) => {
-      claimed = await leases.claim({
-        now: at,
-        leaseMs: 1000,
-        limit: 8,
-        capacity: () => 8,
-        skipEndpoints: [],
-        reclaim: true,
-      });
+      claimed = await deliveries.claim(at, 1000, 8, () => 8);
     };
     await expectIndexed('claim', () => claim());
     expect(claimed.map((d) => d._id)).toEqual([doc._id]);
@@ -247,8 +256,68 @@ describe('hot-path queries on the default local store', () => {
     // The consumer's insert, leased to the local worker; then both leases expire and are taken over.
     const fresh = delivery('{}');
     const holder = { leaseMs: 1000, reserve: () => true, adopt: () => undefined, release: () => undefined };
-    await expectIndexed('insert leased', () => leases.insertNew([fresh], holder));
-    await expectIndexed('take over expired leases', () => claim(new Date(Date.now() + 60_000)));
+    await expectIndexed('insert leased', () => deliveries.insertNew([fresh], holder));
+    // Their lease buckets are read at their start, and taken over once the leases ended.
+    await expectIndexed('take over expired leases', async () => {
+      await claim(new Date(Date.now() + 10_000));
+      if (claimed.length < 2) await claim(new Date(Date.now() + 12_000));
+    });
     expect(claimed.map((d) => d._id).sort()).toEqual([doc._id, fresh._id].sort());
+  });
+
+  it("notifier: an idle notifier's polls read no more rows with 50,000 deliveries due in an hour than with none", async () => {
+    const timing = { bucketMs: 1000, graceMs: 1000 };
+    /** An idle notifier restarted on `name`: its polls over four seconds, five bucket widths. */
+    const idlePolls = async (name: string) => {
+      const store = new DeliveryStore(client.db(name, { ignoreUndefined: true }), timing);
+      const start = Date.now();
+      return rowsReadBy(async () => {
+        for (let k = 0; k <= 16; k += 1) {
+          expect(await store.claim(new Date(start + k * 250), 1000, 8, () => 8)).toEqual([]);
+        }
+      });
+    };
+    const prepare = async (name: string, seeded: number) => {
+      const store = new DeliveryStore(client.db(name, { ignoreUndefined: true }), timing);
+      await store.ensureIndexes();
+      await store.claim(new Date(), 1000, 8, () => 8);
+      const dueAt = new Date(Date.now() + 3_600_000);
+      for (let from = 0; from < seeded; from += 5000) {
+        const batch = Array.from({ length: Math.min(5000, seeded - from) }, (_, index) =>
+          newDelivery(
+            {
+              _id: `dlv_${from + index}_${ulid()}`,
+              tenantId,
+              endpointId: endpoint._id,
+              webhookId: `msg_${ulid()}`,
+              eventId: ulid(),
+              event: 'record.flagged',
+              subjectId: 'mod_x',
+              trigger: {
+                kind: 'record',
+                event: 'record.flagged',
+                subjectId: 'mod_x',
+                tenantId,
+                recordId,
+                status: 'Flagged',
+                via: 'Automation',
+                at: dueAt,
+                version: 2,
+              },
+              body: '{}',
+            },
+            dueAt,
+          ),
+        );
+        const { inserted } = await store.insertNew(batch);
+        expect(inserted.size).toBe(batch.length);
+      }
+    };
+    await prepare('vigil_idle_empty', 0);
+    await prepare('vigil_idle_seeded', 50_000);
+    const empty = await idlePolls('vigil_idle_empty');
+    const seeded = await idlePolls('vigil_idle_seeded');
+    expect(empty).toBeGreaterThanOrEqual(0);
+    expect(seeded).toBeLessThanOrEqual(empty);
   });
 });

@@ -2,7 +2,7 @@ import { COLLECTIONS, type EmailMessageDoc } from '@vigil/proto';
 import type { Db } from 'mongodb';
 import { UserLog, type Page } from './user-log';
 
-const HIDDEN = ['attempts', 'leaseId', 'leaseUntil', 'eventId', 'dueAt'] as const;
+const HIDDEN = ['attempts', 'leaseId', 'leaseUntil', 'eventId', 'dueAt', 'due'] as const;
 
 /** An email as the API shows it: the notifier's document less its attempts and queue fields. */
 export type EmailMessageView = Omit<EmailMessageDoc, (typeof HIDDEN)[number]>;

@@ -2,7 +2,7 @@ import { COLLECTIONS, type PaymentActionDoc } from '@vigil/proto';
 import type { Db } from 'mongodb';
 import { UserLog, type Page } from './user-log';
 
-const HIDDEN = ['leaseId', 'leaseUntil', 'eventId', 'userVersion', 'dueAt'] as const;
+const HIDDEN = ['leaseId', 'leaseUntil', 'eventId', 'userVersion', 'dueAt', 'due'] as const;
 
 /** A payment action as the API shows it: the notifier's document less its queue fields. */
 export type PaymentActionRecord = Omit<PaymentActionDoc, (typeof HIDDEN)[number]>;

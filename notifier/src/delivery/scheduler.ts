@@ -2,8 +2,9 @@ import type { WebhookEndpointDoc } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
-import type { DeliveryLeases, LeaseHolder } from '../store/delivery-leases';
-import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import type { DeliveryAttempt, DeliveryDoc, DeliveryStore, LeaseHolder } from '../store/delivery-store';
+import { EndpointBreakers } from './endpoint-breakers';
+import type { EndpointCache } from './endpoint-cache';
 import type { HttpSender, SendResult } from './http-sender';
 import { buildBody } from './payload';
 import { signatureHeaders } from './sign';
@@ -22,7 +23,7 @@ export type AttemptResult =
 
 export interface SchedulerOptions {
   store: DeliveryStore;
-  leases: DeliveryLeases;
+  endpoints: EndpointCache;
   sender: HttpSender;
   log: Logger;
   retryScheduleS: readonly number[];
@@ -42,7 +43,6 @@ const USER_AGENT = 'Vigil-Webhooks/1';
 const PROJECTION_RECHECK_MS = 200;
 /** Deliveries claimed per database write. */
 const CLAIM_BATCH = 32;
-const RECLAIM_EVERY_MS = 5000;
 
 /**
  * Works the `deliveries` collection: claims due deliveries with a lease, sends them, records each attempt, and
@@ -53,7 +53,7 @@ const RECLAIM_EVERY_MS = 5000;
 export class DeliveryScheduler implements LeaseHolder {
   private readonly loop: WorkLoop<DeliveryDoc>;
   private readonly perEndpoint = new Map<string, number>();
-  private lastReclaim = 0;
+  private readonly breakers = new EndpointBreakers();
 
   constructor(private readonly options: SchedulerOptions) {
     this.loop = new WorkLoop({
@@ -81,12 +81,12 @@ export class DeliveryScheduler implements LeaseHolder {
   }
 
   /**
-   * Promises a slot to a delivery about to be inserted already leased to this worker (`DeliveryLeases.insertNew`).
+   * Promises a slot to a delivery about to be inserted already leased to this worker (`DeliveryStore.insertNew`).
    * Then `adopt` it once inserted, or `release` the slot.
    */
   reserve(endpointId: string): boolean {
-    const load = this.perEndpoint.get(endpointId) ?? 0;
-    if (load >= this.options.perEndpointConcurrency || !this.loop.reserve()) return false;
+    const load = this.load(endpointId);
+    if (this.capacity(endpointId, Date.now()) <= 0 || !this.loop.reserve()) return false;
     this.perEndpoint.set(endpointId, load + 1);
     return true;
   }
@@ -105,27 +105,29 @@ export class DeliveryScheduler implements LeaseHolder {
     await this.loop.stop();
   }
 
-  /** Due deliveries for `limit` free slots, within each endpoint's free capacity; each takes a slot of its endpoint. */
+  /**
+   * Due deliveries for `limit` free slots, fairly between tenants and endpoints, within each endpoint's free capacity
+   * (none while its breaker is open); each takes a slot of its endpoint.
+   */
   private async claim(now: Date, limit: number): Promise<DeliveryDoc[]> {
-    const { leases, perEndpointConcurrency, leaseMs } = this.options;
-    // Expired leases are rare (a crashed worker); looking for them once per lease margin is enough.
-    const reclaim = now.getTime() - this.lastReclaim >= Math.min(leaseMs, RECLAIM_EVERY_MS);
-    if (reclaim) this.lastReclaim = now.getTime();
-    const load = (endpointId: string) => this.perEndpoint.get(endpointId) ?? 0;
-    const docs = await leases.claim({
-      now,
-      leaseMs,
-      limit,
-      capacity: (endpointId) => perEndpointConcurrency - load(endpointId),
-      skipEndpoints: [...this.perEndpoint].filter(([, n]) => n >= perEndpointConcurrency).map(([id]) => id),
-      reclaim,
-    });
-    for (const doc of docs) this.perEndpoint.set(doc.endpointId, load(doc.endpointId) + 1);
+    const docs = await this.options.store.claim(now, this.options.leaseMs, limit, (endpointId) =>
+      this.capacity(endpointId, now.getTime()),
+    );
+    for (const doc of docs) this.perEndpoint.set(doc.endpointId, this.load(doc.endpointId) + 1);
     return docs;
   }
 
+  private load(endpointId: string): number {
+    return this.perEndpoint.get(endpointId) ?? 0;
+  }
+
+  private capacity(endpointId: string, now: number): number {
+    const allowed = this.breakers.allowed(endpointId, now, this.options.perEndpointConcurrency);
+    return Math.max(0, allowed - this.load(endpointId));
+  }
+
   private async prune(before: Date): Promise<void> {
-    const deleted = await this.options.leases.prune(before);
+    const deleted = await this.options.store.pruneLeases(before);
     this.options.log.debug({ deleted }, 'delivery leases pruned');
   }
 
@@ -138,13 +140,13 @@ export class DeliveryScheduler implements LeaseHolder {
   private async process(doc: DeliveryDoc): Promise<void> {
     const { store } = this.options;
     const log = this.options.log.child({ deliveryId: doc._id, endpointId: doc.endpointId, webhookId: doc.webhookId });
-    const endpoint = await store.endpoint(doc.endpointId);
-    if (!endpoint) {
+    const view = await this.options.endpoints.get(doc.endpointId);
+    if (!view) {
       await store.abandon(doc, 'endpoint_deleted');
       log.info('delivery abandoned: endpoint deleted');
       return;
     }
-    const state = await store.endpointState(endpoint._id);
+    const { endpoint, state } = view;
     if (!endpoint.enabled || state?.disabledAt) {
       await store.abandon(doc, 'endpoint_disabled');
       log.info('delivery abandoned: endpoint disabled');
@@ -194,15 +196,18 @@ export class DeliveryScheduler implements LeaseHolder {
     const code = result.statusCode;
     if (code !== undefined && code >= 200 && code < 300) {
       this.options.onAttempt?.('success', result.durationMs);
+      this.breakers.succeeded(endpoint._id);
       await store.recordAttempt(doc, attempt, { state: 'succeeded' });
-      await store.endpointSucceeded(endpoint, state, new Date());
+      const written = await store.endpointSucceeded(endpoint, state, new Date());
+      if (written) this.options.endpoints.changed(endpoint, written, ['failingSince']);
       log.info({ statusCode: code, durationMs: result.durationMs }, 'webhook delivered');
       return;
     }
     if (code === 410) {
       this.options.onAttempt?.('gone', result.durationMs);
       await store.recordAttempt(doc, attempt, { state: 'failed' });
-      await store.disableEndpoint(endpoint, 'gone', new Date());
+      const disabled = await store.disableEndpoint(endpoint, 'gone', new Date());
+      this.options.endpoints.changed(endpoint, disabled);
       log.warn('endpoint disabled: gone');
       return;
     }
@@ -226,10 +231,14 @@ export class DeliveryScheduler implements LeaseHolder {
       scheduleS: this.options.retryScheduleS,
       retryAfterMs: parseRetryAfter(result?.retryAfter, now, this.options.retryAfterMaxMs),
     });
-    const failingSince = await store.endpointFailed(endpoint, now);
+    if (result) this.breakers.failed(endpoint._id, now.getTime());
+    const known = (await this.options.endpoints.get(endpoint._id))?.state?.failingSince;
+    const failingSince = known ?? (await store.endpointFailed(endpoint, now));
+    if (!known) this.options.endpoints.changed(endpoint, { failingSince });
     if (now.getTime() - failingSince.getTime() >= this.options.disableAfterMs) {
       await store.recordAttempt(doc, attempt, { state: 'failed' });
-      await store.disableEndpoint(endpoint, 'failing', now);
+      const disabled = await store.disableEndpoint(endpoint, 'failing', now);
+      this.options.endpoints.changed(endpoint, disabled);
       log.warn({ failingSince }, 'endpoint disabled: failing');
       return;
     }

@@ -6,8 +6,8 @@ import { buildBody } from '../delivery/payload';
 import { deliveryIdOf, subscribes, triggerOf, webhookIdOf } from '../domain/webhook-events';
 import { retry } from '../platform/retry';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
-import type { DeliveryLeases, LeaseHolder } from '../store/delivery-leases';
-import { newDelivery, type DeliveryDoc, type DeliveryStore } from '../store/delivery-store';
+import type { EndpointCache } from '../delivery/endpoint-cache';
+import { newDelivery, type DeliveryDoc, type DeliveryStore, type LeaseHolder } from '../store/delivery-store';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
@@ -18,7 +18,7 @@ export interface EventsConsumerOptions {
   sessionTimeoutMs: number;
   topics: Topics;
   store: DeliveryStore;
-  leases: DeliveryLeases;
+  endpoints: EndpointCache;
   deadLetters: DeadLetterStore;
   log: Logger;
   /** New or re-opened deliveries exist. */
@@ -203,7 +203,9 @@ export class EventsConsumer {
         continue;
       }
       const { trigger } = decision;
-      if (!endpointsOf.has(event.tenantId)) endpointsOf.set(event.tenantId, store.activeEndpoints(event.tenantId));
+      if (!endpointsOf.has(event.tenantId)) {
+        endpointsOf.set(event.tenantId, this.options.endpoints.active(event.tenantId));
+      }
       const endpoints = (await endpointsOf.get(event.tenantId)!).filter((endpoint) =>
         subscribes(endpoint.events, trigger.event),
       );
@@ -238,7 +240,7 @@ export class EventsConsumer {
     // The same event twice in one batch (a re-publish) is one delivery.
     const unique = [...new Map(docs.map((doc) => [doc._id, doc])).values()];
     if (unique.length === 0) return setAsideInvalid();
-    const { inserted, adopted } = await this.options.leases.insertNew(unique, this.options.scheduler);
+    const { inserted, adopted } = await store.insertNew(unique, this.options.scheduler);
     log.info({ deliveries: unique.length, inserted: inserted.size }, 'deliveries created');
     await setAsideInvalid();
     if ([...inserted].some((id) => !adopted.has(id))) this.options.onWork();
@@ -272,6 +274,7 @@ export class EventsConsumer {
       }
       case 'EnableEndpoint': {
         const found = await store.enableEndpoint(command.tenantId, command.endpointId);
+        this.options.endpoints.forget(command.tenantId, command.endpointId);
         log.info({ commandId: command.id, endpointId: command.endpointId, found }, 'endpoint re-enabled');
         break;
       }

@@ -8,7 +8,7 @@ import {
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
-import { insertIgnoringDuplicates } from './insert-new';
+import { DueQueue, type DueQueueTiming } from '../queue/due-queue';
 
 export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
 
@@ -48,6 +48,8 @@ export interface DeliveryDoc {
   attempts: DeliveryAttempt[];
   /** When the next attempt is due (state `pending`). */
   dueAt: Date;
+  /** The time bucket the due queue reads it in (see DueQueue). */
+  due?: string;
   /** A worker holds the delivery until then (state `sending`); an expired lease is taken over. */
   leaseUntil?: Date;
   leaseId?: string;
@@ -79,20 +81,42 @@ export function newDelivery(
   };
 }
 
+/** A worker that takes deliveries as they are inserted (the local scheduler), within the slots it has free. */
+export interface LeaseHolder {
+  /** How long a delivery leased to it stays its own, milliseconds. */
+  readonly leaseMs: number;
+  /** Promises a slot for a delivery to this endpoint; false when there is no room. */
+  reserve(endpointId: string): boolean;
+  /** The delivery was inserted leased to the holder: it works it in the reserved slot. */
+  adopt(doc: DeliveryDoc): void;
+  /** The reserved slot is not needed (the insert failed, or the delivery existed). */
+  release(endpointId: string): void;
+}
+
 /**
  * The notifier's `deliveries` and `endpoint_states`, and what it reads of the gateway's endpoints and the moderator's
- * projections. Claiming a delivery for an attempt is `DeliveryLeases`' part; the writes here that end an attempt are
+ * projections. Deliveries wait in a DueQueue (time buckets, lease keys); the writes here that end an attempt are
  * conditioned on the lease (`leaseId`), so a worker whose lease was taken over records nothing.
  */
 export class DeliveryStore {
   private readonly deliveries: Collection<DeliveryDoc>;
+  private readonly queue: DueQueue<DeliveryDoc>;
   private readonly endpoints: Collection<WebhookEndpointDoc>;
   private readonly endpointStates: Collection<EndpointStateDoc>;
   private readonly records: Collection<RecordDoc>;
   private readonly users: Collection<UserDoc>;
 
-  constructor(db: Db) {
+  constructor(db: Db, timing: DueQueueTiming) {
     this.deliveries = db.collection(COLLECTIONS.deliveries);
+    this.queue = new DueQueue(
+      this.deliveries,
+      db.collection(COLLECTIONS.deliveryLeases),
+      db.collection(COLLECTIONS.dueCursors),
+      COLLECTIONS.deliveries,
+      timing,
+      (doc) => (doc as DeliveryDoc).endpointId,
+      'endpointId',
+    );
     this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);
     this.endpointStates = db.collection(COLLECTIONS.endpointStates);
     this.records = db.collection(COLLECTIONS.records);
@@ -100,9 +124,14 @@ export class DeliveryStore {
   }
 
   async ensureIndexes(): Promise<void> {
-    await this.deliveries.createIndex({ state: 1, dueAt: 1 }, { name: 'due' });
+    await this.queue.ensureIndexes();
     await this.deliveries.createIndex({ endpointId: 1, createdAt: -1 }, { name: 'endpoint_log' });
     await this.deliveries.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'tenant_log' });
+  }
+
+  /** Bucket reads made by the due queue (tests, metrics). */
+  get dueReads(): number {
+    return this.queue.reads;
   }
 
   /**
@@ -119,38 +148,49 @@ export class DeliveryStore {
     return endpoints.filter((_, index) => !states[index]?.disabledAt);
   }
 
-  /** Inserts the deliveries that do not exist yet (one unordered insertMany); returns the ids that were new. */
-  insertNew(docs: DeliveryDoc[]): Promise<Set<string>> {
-    return insertIgnoringDuplicates(this.deliveries, docs);
-  }
-
   /**
-   * Pending deliveries due by `now`, the oldest first. `state` is pushed down to an index; `dueAt` is filtered after it
-   * (on MongoDB, by the index).
+   * Inserts the deliveries that do not exist yet (one unordered insertMany). Those with a body that `holder` has room
+   * for go in already leased to it (`sending`, in the bucket of the lease's end), so their first attempt costs no
+   * claim; the rest wait in the due queue. Returns the ids that were new, and which of them the holder adopted. A
+   * crash leaves the leased ones to be swept and taken over after their lease, like any lease.
    */
-  due(now: Date, limit: number): Promise<DeliveryDoc[]> {
-    return this.deliveries
-      .find({ state: 'pending', dueAt: { $lte: now } })
-      .sort({ dueAt: 1 })
-      .limit(limit)
-      .toArray();
+  async insertNew(docs: DeliveryDoc[], holder?: LeaseHolder): Promise<{ inserted: Set<string>; adopted: Set<string> }> {
+    const local = new Set<string>();
+    for (const doc of docs) Object.assign(doc, this.queue.pendingFields(doc.dueAt));
+    if (holder) {
+      const leaseUntil = new Date(Date.now() + holder.leaseMs);
+      for (const doc of docs) {
+        if (!doc.body || !holder.reserve(doc.endpointId)) continue;
+        Object.assign(doc, this.queue.leaseFields(leaseUntil));
+        local.add(doc._id);
+      }
+    }
+    let inserted: Set<string>;
+    try {
+      inserted = await this.queue.insertMany(docs);
+    } catch (err) {
+      for (const doc of docs) if (local.has(doc._id)) holder?.release(doc.endpointId);
+      throw err;
+    }
+    const adopted = new Set<string>();
+    for (const doc of docs) {
+      if (!local.has(doc._id)) continue;
+      // An existing delivery (a re-consumed event) belongs to whoever holds it, not to this copy.
+      if (inserted.has(doc._id)) {
+        holder?.adopt(doc);
+        adopted.add(doc._id);
+      } else holder?.release(doc.endpointId);
+    }
+    return { inserted, adopted };
   }
 
-  /** Deliveries in `sending` whose worker's lease ended by `now` (e.g. the worker crashed). */
-  leaseExpired(now: Date, limit: number): Promise<DeliveryDoc[]> {
-    return this.deliveries
-      .find({ state: 'sending', leaseUntil: { $lte: now } })
-      .limit(limit)
-      .toArray();
+  /** Due deliveries (and expired leases) for this worker, fairly between tenants and endpoints. */
+  claim(now: Date, leaseMs: number, limit: number, capacity: (endpointId: string) => number): Promise<DeliveryDoc[]> {
+    return this.queue.claim(now, leaseMs, limit, capacity);
   }
 
   byId(deliveryId: string): Promise<DeliveryDoc | null> {
     return this.deliveries.findOne({ _id: deliveryId });
-  }
-
-  /** Marks a delivery held by a worker's lease (by `_id` only: exclusivity comes from the lease key). */
-  async markSending(deliveryId: string, lease: { leaseId: string; leaseUntil: Date }, now: Date): Promise<void> {
-    await this.deliveries.updateOne({ _id: deliveryId }, { $set: { state: 'sending', ...lease, updatedAt: now } });
   }
 
   /** Stores the body built for the first attempt; false if the lease was lost. */
@@ -161,10 +201,7 @@ export class DeliveryStore {
 
   /** Back to pending without an attempt (the payload's projection has not caught up yet). */
   async defer(doc: DeliveryDoc, dueAt: Date): Promise<void> {
-    await this.deliveries.updateOne(
-      { _id: doc._id, leaseId: doc.leaseId },
-      { $set: { state: 'pending', dueAt, updatedAt: new Date() }, $unset: { leaseUntil: '', leaseId: '' } },
-    );
+    await this.queue.finish(doc, { state: 'pending', dueAt });
   }
 
   /** Records an attempt and the outcome: `pending` again at `dueAt`, or final. */
@@ -176,42 +213,34 @@ export class DeliveryStore {
     const now = new Date();
     const ok = next.state === 'succeeded';
     const lastError = ok ? undefined : (attempt.error ?? `http_${attempt.statusCode ?? 0}`);
-    await this.deliveries.updateOne(
-      { _id: doc._id, leaseId: doc.leaseId },
-      {
-        $push: { attempts: attempt },
-        $inc: { attemptCount: 1, cycleAttempts: 1 },
-        $set: {
-          state: next.state,
-          ...(next.state === 'pending' ? { dueAt: next.dueAt } : { completedAt: now }),
-          lastAttemptAt: attempt.at,
-          ...(attempt.statusCode !== undefined ? { lastStatusCode: attempt.statusCode } : {}),
-          ...(lastError !== undefined ? { lastError } : {}),
-          updatedAt: now,
-        },
-        $unset: { leaseUntil: '', leaseId: '', ...(lastError === undefined ? { lastError: '' } : {}) },
+    await this.queue.finish(doc, next, {
+      $push: { attempts: attempt },
+      $inc: { attemptCount: 1, cycleAttempts: 1 },
+      $set: {
+        ...(next.state === 'pending' ? {} : { completedAt: now }),
+        lastAttemptAt: attempt.at,
+        ...(attempt.statusCode !== undefined ? { lastStatusCode: attempt.statusCode } : {}),
+        ...(lastError !== undefined ? { lastError } : {}),
       },
-    );
+      ...(lastError === undefined ? { $unset: { lastError: '' } } : {}),
+    });
   }
 
   /** Ends a delivery without an attempt (its endpoint is gone or disabled). */
   async abandon(doc: DeliveryDoc, reason: string): Promise<void> {
-    const now = new Date();
-    await this.deliveries.updateOne(
-      { _id: doc._id, leaseId: doc.leaseId },
-      {
-        $set: { state: 'failed', lastError: reason, completedAt: now, updatedAt: now },
-        $unset: { leaseUntil: '', leaseId: '' },
-      },
-    );
+    await this.queue.finish(doc, { state: 'failed' }, { $set: { lastError: reason, completedAt: new Date() } });
   }
 
   /** A manual retry: due now with a fresh schedule. Not while a worker holds it. */
   async retry(tenantId: string, deliveryId: string, now: Date): Promise<boolean> {
     const result = await this.deliveries.updateOne(
       { _id: deliveryId, tenantId, state: { $in: ['failed', 'succeeded', 'pending'] } },
-      { $set: { state: 'pending', dueAt: now, cycleAttempts: 0, updatedAt: now }, $unset: { completedAt: '' } },
+      {
+        $set: { ...this.queue.pendingFields(now), cycleAttempts: 0, updatedAt: now },
+        $unset: { completedAt: '' },
+      },
     );
+    this.queue.touch(now);
     return result.matchedCount === 1;
   }
 
@@ -219,13 +248,22 @@ export class DeliveryStore {
   async replay(tenantId: string, endpointId: string, since: Date, now: Date): Promise<number> {
     const result = await this.deliveries.updateMany(
       { tenantId, endpointId, state: 'failed', createdAt: { $gte: since } },
-      { $set: { state: 'pending', dueAt: now, cycleAttempts: 0, updatedAt: now }, $unset: { completedAt: '' } },
+      {
+        $set: { ...this.queue.pendingFields(now), cycleAttempts: 0, updatedAt: now },
+        $unset: { completedAt: '' },
+      },
     );
+    this.queue.touch(now);
     return result.modifiedCount;
   }
 
-  async countDue(now: Date): Promise<number> {
-    return this.deliveries.countDocuments({ state: 'pending', dueAt: { $lte: now } });
+  /** Deliveries due now that this process knows of (held in memory; the store is not read). */
+  countDue(now: Date): number {
+    return this.queue.dueCount(now.getTime());
+  }
+
+  pruneLeases(before: Date): Promise<number> {
+    return this.queue.pruneLeases(before);
   }
 
   endpoint(endpointId: string): Promise<WebhookEndpointDoc | null> {
@@ -251,14 +289,19 @@ export class DeliveryStore {
   // ---- endpoint health (collection endpoint_states) ----
 
   /** Clears a failing streak; `lastSuccessAt` is refreshed at most once a minute to spare a write per delivery. */
-  async endpointSucceeded(endpoint: WebhookEndpointDoc, state: EndpointStateDoc | null, now: Date): Promise<void> {
+  async endpointSucceeded(
+    endpoint: WebhookEndpointDoc,
+    state: EndpointStateDoc | null,
+    now: Date,
+  ): Promise<Partial<EndpointStateDoc> | undefined> {
     const fresh = state?.lastSuccessAt && now.getTime() - state.lastSuccessAt.getTime() < 60000;
-    if (fresh && !state.failingSince) return;
+    if (fresh && !state.failingSince) return undefined;
     await this.endpointStates.updateOne(
       { _id: endpoint._id },
       { $set: { tenantId: endpoint.tenantId, lastSuccessAt: now }, $unset: { failingSince: '' } },
       { upsert: true },
     );
+    return { lastSuccessAt: now };
   }
 
   /** Notes a failure; returns since when the endpoint has been failing without a success. */
@@ -273,12 +316,18 @@ export class DeliveryStore {
     return now;
   }
 
-  async disableEndpoint(endpoint: WebhookEndpointDoc, reason: 'gone' | 'failing', now: Date): Promise<void> {
+  async disableEndpoint(
+    endpoint: WebhookEndpointDoc,
+    reason: 'gone' | 'failing',
+    now: Date,
+  ): Promise<Partial<EndpointStateDoc>> {
+    const fields = { disabledAt: now, disabledReason: reason };
     await this.endpointStates.updateOne(
       { _id: endpoint._id },
-      { $set: { tenantId: endpoint.tenantId, disabledAt: now, disabledReason: reason } },
+      { $set: { tenantId: endpoint.tenantId, ...fields } },
       { upsert: true },
     );
+    return fields;
   }
 
   async enableEndpoint(tenantId: string, endpointId: string): Promise<boolean> {

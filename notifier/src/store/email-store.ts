@@ -8,7 +8,7 @@ import {
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { LeaseQueue } from './lease-queue';
+import { DueQueue, type DueQueueTiming } from '../queue/due-queue';
 
 type SettingsDoc = { _id: string } & Partial<TenantSettingsType>;
 
@@ -16,14 +16,20 @@ export const emailMessageIdOf = (eventId: string): string => `eml_${eventId}`;
 
 export class EmailStore {
   private readonly messages: Collection<EmailMessageDoc>;
-  private readonly queue: LeaseQueue<EmailMessageDoc>;
+  private readonly queue: DueQueue<EmailMessageDoc>;
   private readonly settings: Collection<SettingsDoc>;
   private readonly users: Collection<UserDoc>;
   private readonly tenants: Collection<{ _id: string; name: string }>;
 
-  constructor(db: Db) {
+  constructor(db: Db, timing: DueQueueTiming) {
     this.messages = db.collection(COLLECTIONS.emailMessages);
-    this.queue = new LeaseQueue(this.messages, db.collection(COLLECTIONS.emailLeases));
+    this.queue = new DueQueue(
+      this.messages,
+      db.collection(COLLECTIONS.emailLeases),
+      db.collection(COLLECTIONS.dueCursors),
+      COLLECTIONS.emailMessages,
+      timing,
+    );
     this.settings = db.collection(COLLECTIONS.settings);
     this.users = db.collection(COLLECTIONS.users);
     this.tenants = db.collection(COLLECTIONS.tenants);
@@ -52,10 +58,10 @@ export class EmailStore {
 
   /** Inserts the message unless it exists (a re-consumed event); true if this call inserted it. */
   insertNew(doc: EmailMessageDoc): Promise<boolean> {
-    return this.queue.insertNew(doc);
+    return this.queue.insertNew(doc.state === 'pending' ? { ...doc, ...this.queue.pendingFields(doc.dueAt) } : doc);
   }
 
-  /** Takes due messages, and ones whose worker's lease expired (see LeaseQueue.claim). */
+  /** Takes due messages, and ones whose worker's lease expired (see DueQueue.claim). */
   claim(now: Date, leaseMs: number, limit: number): Promise<EmailMessageDoc[]> {
     return this.queue.claim(now, leaseMs, limit);
   }
@@ -67,11 +73,13 @@ export class EmailStore {
     next: { state: 'pending'; dueAt: Date } | { state: 'sent' | 'failed' } | { state: 'skipped'; reason: string },
   ): Promise<void> {
     const lastError = next.state === 'sent' || next.state === 'skipped' ? undefined : attempt?.error;
-    await this.queue.finish(doc, attempt, next.state, {
-      ...(next.state === 'pending' ? { dueAt: next.dueAt } : {}),
-      ...(next.state === 'sent' ? { sentAt: new Date() } : {}),
-      ...(next.state === 'skipped' ? { skipReason: next.reason } : {}),
-      ...(lastError !== undefined ? { lastError } : {}),
+    await this.queue.finish(doc, next, {
+      ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
+      $set: {
+        ...(next.state === 'sent' ? { sentAt: new Date() } : {}),
+        ...(next.state === 'skipped' ? { skipReason: next.reason } : {}),
+        ...(lastError !== undefined ? { lastError } : {}),
+      },
     });
   }
 

@@ -6,7 +6,7 @@ import {
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { LeaseQueue } from './lease-queue';
+import { DueQueue, type DueQueueTiming } from '../queue/due-queue';
 
 export const paymentActionIdOf = (eventId: string): string => `pay_${eventId}`;
 
@@ -18,13 +18,19 @@ export type PaymentOutcome =
 
 export class PaymentStore {
   readonly actions: Collection<PaymentActionDoc>;
-  private readonly queue: LeaseQueue<PaymentActionDoc>;
+  private readonly queue: DueQueue<PaymentActionDoc>;
   private readonly keys: Collection<PaymentKeyDoc>;
   private readonly users: Collection<UserDoc>;
 
-  constructor(db: Db) {
+  constructor(db: Db, timing: DueQueueTiming) {
     this.actions = db.collection(COLLECTIONS.paymentActions);
-    this.queue = new LeaseQueue(this.actions, db.collection(COLLECTIONS.paymentLeases));
+    this.queue = new DueQueue(
+      this.actions,
+      db.collection(COLLECTIONS.paymentLeases),
+      db.collection(COLLECTIONS.dueCursors),
+      COLLECTIONS.paymentActions,
+      timing,
+    );
     this.keys = db.collection(COLLECTIONS.paymentKeys);
     this.users = db.collection(COLLECTIONS.users);
   }
@@ -60,7 +66,7 @@ export class PaymentStore {
   }
 
   insertNew(doc: PaymentActionDoc): Promise<boolean> {
-    return this.queue.insertNew(doc);
+    return this.queue.insertNew(doc.state === 'pending' ? { ...doc, ...this.queue.pendingFields(doc.dueAt) } : doc);
   }
 
   claim(now: Date, leaseMs: number, limit: number): Promise<PaymentActionDoc[]> {
@@ -75,13 +81,15 @@ export class PaymentStore {
     accountId?: string,
   ): Promise<void> {
     const final = next.state !== 'pending';
-    await this.queue.finish(doc, attempt, next.state, {
-      ...(accountId !== undefined ? { accountId } : {}),
-      ...(next.state === 'pending' ? { dueAt: next.dueAt } : {}),
-      ...(next.state === 'succeeded' && next.stripeRequestId ? { stripeRequestId: next.stripeRequestId } : {}),
-      ...(next.state === 'skipped' ? { skipReason: next.reason } : {}),
-      ...(attempt?.error !== undefined && next.state !== 'succeeded' ? { lastError: attempt.error } : {}),
-      ...(final ? { completedAt: new Date() } : {}),
+    await this.queue.finish(doc, next, {
+      ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
+      $set: {
+        ...(accountId !== undefined ? { accountId } : {}),
+        ...(next.state === 'succeeded' && next.stripeRequestId ? { stripeRequestId: next.stripeRequestId } : {}),
+        ...(next.state === 'skipped' ? { skipReason: next.reason } : {}),
+        ...(attempt?.error !== undefined && next.state !== 'succeeded' ? { lastError: attempt.error } : {}),
+        ...(final ? { completedAt: new Date() } : {}),
+      },
     });
   }
 

@@ -6,7 +6,7 @@ import { waitFor } from '../../../deploy/test-support';
 import { createHttpSender } from '../../src/delivery/http-sender';
 import { DeliveryScheduler } from '../../src/delivery/scheduler';
 import { addressPolicy } from '../../src/delivery/ssrf';
-import { DeliveryLeases } from '../../src/store/delivery-leases';
+import { EndpointCache } from '../../src/delivery/endpoint-cache';
 import { DeliveryStore, type DeliveryDoc } from '../../src/store/delivery-store';
 import { createReceiver, createWorld, type Receiver, type World } from './harness';
 
@@ -69,18 +69,22 @@ describe('two notifier schedulers on one backlog', () => {
         updatedAt: now,
       };
     });
-    await new DeliveryStore(world.db).ensureIndexes();
-    await world.db.collection<DeliveryDoc>(COLLECTIONS.deliveries).insertMany(backlog);
+    const timing = { bucketMs: 1000, graceMs: 1000 };
+    await new DeliveryStore(world.db, timing).ensureIndexes();
+    // Written as the due queue writes pending deliveries: in the time bucket of their due time.
+    await world.db
+      .collection<DeliveryDoc>(COLLECTIONS.deliveries)
+      .insertMany(backlog.map((doc) => ({ ...doc, due: String(Math.floor(doc.dueAt.getTime() / timing.bucketMs)) })));
 
     for (let n = 0; n < 2; n += 1) {
       const client = new MongoClient(process.env.MONGO_URL!);
       await client.connect();
       clients.push(client);
       const db = client.db(world.db.databaseName, { ignoreUndefined: true });
-      const store = new DeliveryStore(db);
+      const store = new DeliveryStore(db, timing);
       const scheduler = new DeliveryScheduler({
         store,
-        leases: new DeliveryLeases(db, store),
+        endpoints: new EndpointCache(store, 5000),
         sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
         log: pino({ level: 'silent' }),
         retryScheduleS: [1],

@@ -45,6 +45,10 @@ export function testConfig(
     DELIVERY_POLL_MS: '100',
     DELIVERY_LEASE_MARGIN_MS: '1000',
     DELIVERY_PROJECTION_WAIT_MS: '2000',
+    DUE_BUCKET_MS: '1000',
+    DUE_GRACE_MS: '1000',
+    // Endpoint changes take effect at once in these tests; the cache has tests of its own.
+    ENDPOINT_CACHE_MS: '0',
     ...overrides,
   };
 }

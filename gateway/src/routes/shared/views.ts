@@ -110,7 +110,7 @@ export function toEndpointView(doc: WebhookEndpointDoc, state: EndpointStateDoc 
 }
 
 /** The notifier's bookkeeping, not part of the log a client reads. */
-const HIDDEN_DELIVERY_FIELDS = new Set(['_id', 'tenantId', 'leaseId', 'leaseUntil']);
+const HIDDEN_DELIVERY_FIELDS = new Set(['_id', 'tenantId', 'leaseId', 'leaseUntil', 'due']);
 
 export function toDeliveryView(doc: Record<string, unknown>): Record<string, unknown> {
   const view: Record<string, unknown> = { id: doc._id };

@@ -1,0 +1,82 @@
+import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
+import type { DeliveryStore } from '../store/delivery-store';
+import { EndpointCache } from './endpoint-cache';
+
+const endpoint: WebhookEndpointDoc = {
+  _id: 'we_1',
+  tenantId: 'ten_1',
+  url: 'https://example.com/hook',
+  events: [],
+  enabled: true,
+  secrets: [{ secret: 'whsec_a', createdAt: new Date(0) }],
+  createdAt: new Date(0),
+  updatedAt: new Date(0),
+};
+
+/** A store that counts its reads and serves what the test sets. */
+function countingStore() {
+  const reads = { endpoint: 0, state: 0, active: 0 };
+  const current: { endpoint: WebhookEndpointDoc | null; state: EndpointStateDoc | null } = { endpoint, state: null };
+  const store = {
+    endpoint: () => {
+      reads.endpoint += 1;
+      return Promise.resolve(current.endpoint);
+    },
+    endpointState: () => {
+      reads.state += 1;
+      return Promise.resolve(current.state);
+    },
+    activeEndpoints: () => {
+      reads.active += 1;
+      return Promise.resolve(current.endpoint ? [current.endpoint] : []);
+    },
+  } as unknown as DeliveryStore;
+  return { store, reads, current };
+}
+
+describe('EndpointCache', () => {
+  it('reads an endpoint once while its entry is fresh, and again once it expired', async () => {
+    jest.useFakeTimers({ now: 1_700_000_000_000 });
+    try {
+      const { store, reads, current } = countingStore();
+      const cache = new EndpointCache(store, 5000);
+      expect((await cache.get('we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_a');
+      await cache.get('we_1');
+      expect(reads.endpoint).toBe(1);
+      current.endpoint = { ...endpoint, secrets: [{ secret: 'whsec_b', createdAt: new Date(1) }] };
+      jest.advanceTimersByTime(5001);
+      expect((await cache.get('we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_b');
+      expect(reads.endpoint).toBe(2);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('reads the store every time with a ttl of 0', async () => {
+    const { store, reads } = countingStore();
+    const cache = new EndpointCache(store, 0);
+    await cache.active('ten_1');
+    await new Promise((resolve) => setImmediate(resolve));
+    await cache.active('ten_1');
+    expect(reads.active).toBe(2);
+  });
+
+  it('sees its own process disabling an endpoint at once', async () => {
+    const { store } = countingStore();
+    const cache = new EndpointCache(store, 60_000);
+    await cache.get('we_1');
+    await cache.active('ten_1');
+    cache.changed(endpoint, { disabledAt: new Date(5), disabledReason: 'gone' });
+    expect((await cache.get('we_1'))?.state?.disabledAt).toEqual(new Date(5));
+    expect(await cache.active('ten_1')).toHaveLength(1);
+  });
+
+  it('remembers a deleted endpoint as deleted', async () => {
+    const { store, reads, current } = countingStore();
+    current.endpoint = null;
+    const cache = new EndpointCache(store, 60_000);
+    expect(await cache.get('we_1')).toBeNull();
+    expect(await cache.get('we_1')).toBeNull();
+    expect(reads.endpoint).toBe(1);
+  });
+});

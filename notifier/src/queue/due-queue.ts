@@ -1,0 +1,419 @@
+import { randomUUID } from 'node:crypto';
+import { MongoServerError, type Collection } from 'mongodb';
+import { insertIgnoringDuplicates } from '../store/insert-new';
+import { FairQueue } from './fair-queue';
+
+/** The fields every queued job document has (webhook deliveries, user emails, payment actions). */
+export interface QueuedDoc {
+  _id: string;
+  tenantId: string;
+  /** `pending` (waiting for `dueAt`) and `sending` (leased) belong to the queue; every other state is final. */
+  state: string;
+  attemptCount: number;
+  dueAt: Date;
+  /**
+   * The time bucket in which the job next needs looking at: `dueAt`'s for `pending`, the lease end's for `sending`,
+   * absent once final. Polls select by equality on it (see DueQueue).
+   */
+  due?: string;
+  leaseUntil?: Date;
+  leaseId?: string;
+  updatedAt: Date;
+}
+
+/** One worker's claim on one attempt of one job, kept until pruned so that a late duplicate claim fails. */
+export interface LeaseDoc {
+  _id: string;
+  leaseUntil: Date;
+  createdAt: Date;
+}
+
+/** Where the queue's sweep of closed buckets has reached, kept so a restart resumes there. */
+export interface DueCursorDoc {
+  _id: string;
+  /** Every bucket before this one was found empty after it closed. */
+  bucket: number;
+  updatedAt: Date;
+}
+
+export interface DueQueueTiming {
+  /** Width of a time bucket, milliseconds. */
+  bucketMs: number;
+  /**
+   * How long after a bucket's end a job may still be written into it (a write computed just before its bucket ended,
+   * clock skew between processes), milliseconds; the bucket is swept once more after that.
+   */
+  graceMs: number;
+}
+
+/** What the queue keeps in memory of a job it may claim: enough to choose it, not the job itself. */
+interface Candidate {
+  id: string;
+  tenantId: string;
+  group: string;
+  state: 'pending' | 'sending';
+  dueAt: number;
+  leaseUntil?: number;
+  bucket: number;
+  /** When it can be claimed: the due time, or the end of the lease someone else holds. */
+  readyAt: number;
+}
+
+/** Candidates kept in memory at most; past it, buckets are read again later rather than held. */
+const MAX_CANDIDATES = 100_000;
+/** A closed bucket that still held jobs is swept again after this long at the soonest. */
+const RESWEEP_MS = 5_000;
+/** Cursor writes at most this often (it is a restart hint; buckets before it are known empty). */
+const CURSOR_SAVE_MS = 60_000;
+/** Claims of a job whose previous claimant died between its lease insert and its state write. */
+const MAX_TAKEOVER_CHAIN = 4;
+
+export const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms / bucketMs);
+
+/**
+ * A durable queue of jobs due at a time, shared by every notifier process, that finds due work without reading what is
+ * not due. Each job document carries `due`, the index of the time bucket in which it next needs attention, and a poll
+ * reads a bucket by equality (`find({due})`): the one index lookup FerretDB v1 pushes down to PostgreSQL (a range or
+ * sort there is evaluated in Go over every document the equality matched, so `{state: 'pending', dueAt: {$lte}}` read
+ * every pending job on every poll). A bucket is read when it starts (its jobs are due within one bucket width) and once
+ * more after it ended plus a grace (whatever is left: jobs of a crashed worker, a late write); jobs read are kept as
+ * small candidates in memory and claimed fairly between tenants and groups when due. Jobs this process schedules into
+ * a bucket it has already read are offered to it directly. So an idle queue reads two empty buckets per bucket width,
+ * whatever it holds for later.
+ *
+ * Exclusivity comes from unique `_id` inserts into the leases collection (conditional updates are not atomic on
+ * FerretDB v1): the key names the job and the time it became claimable, so a stale candidate finds its key taken. A
+ * leased job is `sending` with `due` = the lease end's bucket: a worker that dies mid-attempt leaves it to be swept and
+ * taken over after the lease.
+ */
+export class DueQueue<T extends QueuedDoc> {
+  private readonly jobs: Collection<QueuedDoc>;
+  private readonly fair = new FairQueue<Candidate>();
+  private readonly known = new Map<string, Candidate>();
+  /** Candidates in memory per bucket: a closed bucket is swept again only once none is left. */
+  private readonly perBucket = new Map<number, number>();
+  private readonly sweptAt = new Map<number, number>();
+  /** Buckets to read again at the next refresh (a bulk write made jobs due in them). */
+  private readonly touched = new Set<number>();
+  /** Buckets read at their start and not yet found empty after they closed. */
+  private readonly unconfirmed = new Set<number>();
+  private cursor?: number;
+  private openedUpTo = -1;
+  private savedCursor = -1;
+  private savedAt = 0;
+  /** Bucket reads made, for tests and metrics. */
+  reads = 0;
+
+  constructor(
+    jobs: Collection<T>,
+    private readonly leases: Collection<LeaseDoc>,
+    private readonly cursors: Collection<DueCursorDoc>,
+    private readonly name: string,
+    private readonly timing: DueQueueTiming,
+    private readonly groupOf: (doc: QueuedDoc) => string = (doc) => doc.tenantId,
+    private readonly groupField?: string,
+  ) {
+    // The queue touches only the fields of QueuedDoc.
+    this.jobs = jobs as unknown as Collection<QueuedDoc>;
+  }
+
+  /**
+   * Creates the indexes and, on a database written by a release without time buckets, gives every unfinished job its
+   * bucket (see `start`). That release's `{state, dueAt}` index, which every write paid for, is dropped.
+   */
+  async ensureIndexes(): Promise<void> {
+    // A collection that does not exist yet has no index to list (error 26, NamespaceNotFound).
+    const existing: { name?: string; key?: Record<string, unknown> }[] = await this.jobs
+      .listIndexes()
+      .toArray()
+      .catch((err: unknown) => {
+        if (err instanceof MongoServerError && err.code === 26) return [];
+        throw err;
+      });
+    const legacy = existing.find((index) => index.name === 'due' && index.key?.state !== undefined);
+    if (legacy) await this.jobs.dropIndex('due');
+    await this.jobs.createIndex({ due: 1 }, { name: 'due_bucket', sparse: true });
+    await this.leases.createIndex({ createdAt: 1 }, { name: 'created' });
+    if (this.cursor === undefined) await this.start(Date.now());
+  }
+
+  bucket(at: Date | number): number {
+    return bucketOf(typeof at === 'number' ? at : at.getTime(), this.timing.bucketMs);
+  }
+
+  /** The scheduling fields of a job due at `dueAt` (pending). */
+  pendingFields(dueAt: Date): { state: 'pending'; dueAt: Date; due: string } {
+    // A due time in the past goes in the current bucket: the sweep may have passed older ones already.
+    return { state: 'pending', dueAt, due: String(this.bucket(Math.max(dueAt.getTime(), Date.now()))) };
+  }
+
+  /** The lease fields of a job this worker holds until `leaseUntil` (sending). */
+  leaseFields(leaseUntil: Date): { state: 'sending'; leaseId: string; leaseUntil: Date; due: string } {
+    return { state: 'sending', leaseId: randomUUID(), leaseUntil, due: String(this.bucket(leaseUntil)) };
+  }
+
+  /** Due candidates in memory (the backlog this process knows of), without reading the store. */
+  dueCount(now: number): number {
+    let n = 0;
+    for (const candidate of this.known.values()) if (candidate.readyAt <= now) n += 1;
+    return n;
+  }
+
+  /** Inserts the job unless it exists (a re-consumed event); true if this call inserted it. Offers it if pending. */
+  async insertNew(doc: T): Promise<boolean> {
+    try {
+      await this.jobs.insertOne(doc);
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === 11000) return false;
+      throw err;
+    }
+    this.offer(doc);
+    return true;
+  }
+
+  /** Inserts the jobs that do not exist yet (one unordered insertMany), offering the pending ones. */
+  async insertMany(docs: T[]): Promise<Set<string>> {
+    const inserted = await insertIgnoringDuplicates(this.jobs as unknown as Collection<T>, docs);
+    for (const doc of docs) if (inserted.has(doc._id)) this.offer(doc);
+    return inserted;
+  }
+
+  /** Tells the queue of a pending job this process just wrote, so that it need not be read back to be found. */
+  offer(doc: QueuedDoc): void {
+    if (doc.state !== 'pending' || doc.due === undefined) return;
+    // Soon-due work is kept here so that it runs on time (a deferral of 200 ms must not wait for the next bucket's
+    // read); later work is found when its bucket is read. Reading it again then changes nothing.
+    if (
+      Number(doc.due) > this.openedUpTo &&
+      doc.dueAt.getTime() - Date.now() > this.timing.bucketMs + this.timing.graceMs
+    ) {
+      return;
+    }
+    this.remember(doc);
+  }
+
+  /** A bulk write made jobs due in the bucket of `at`: read it again at the next claim. */
+  touch(at: Date): void {
+    this.touched.add(this.bucket(at));
+  }
+
+  /**
+   * Takes up to `limit` due jobs for this worker, fairly between tenants and groups, within `capacity(group)` each.
+   * Reads the buckets that are due for a read first. Returns the jobs as stored, now leased until `now + leaseMs`.
+   */
+  async claim(now: Date, leaseMs: number, limit: number, capacity?: (group: string) => number): Promise<T[]> {
+    await this.refresh(now.getTime());
+    const chosen = this.fair.take(limit, now.getTime(), capacity);
+    if (chosen.length === 0) return [];
+    for (const candidate of chosen) this.forget(candidate);
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const keyed = chosen.map((candidate) => ({ candidate, key: leaseKey(candidate) }));
+    const won = await insertIgnoringDuplicates(
+      this.leases,
+      keyed.map(({ key }) => ({ _id: key, leaseUntil, createdAt: now })),
+    );
+    const claimed = await Promise.all(
+      keyed.map(async ({ candidate, key }): Promise<T | undefined> => {
+        const leaseId = won.has(key) ? key : await this.takeOverDeadClaim(key, now, leaseUntil);
+        if (!leaseId) return undefined;
+        // The candidate may be stale (attempted and rescheduled since it was read): only the job as it is now counts.
+        const current = await this.jobs.findOne({ _id: candidate.id });
+        if (!current || !sameAttempt(current, candidate)) return undefined;
+        const lease = { state: 'sending', leaseId, leaseUntil, due: String(this.bucket(leaseUntil)), updatedAt: now };
+        await this.jobs.updateOne({ _id: candidate.id }, { $set: lease });
+        return { ...current, ...lease } as unknown as T;
+      }),
+    );
+    const result: T[] = [];
+    for (const doc of claimed) if (doc !== undefined) result.push(doc);
+    return result;
+  }
+
+  /**
+   * Ends the worker's lease with the next state: `pending` again at `dueAt`, or a final state. `update` adds the job's
+   * own fields; a worker whose lease was taken over writes nothing (the filter names its lease).
+   */
+  async finish(
+    doc: T,
+    next: { state: 'pending'; dueAt: Date } | { state: string },
+    update: {
+      $set?: Record<string, unknown>;
+      $unset?: Record<string, ''>;
+      $push?: Record<string, unknown>;
+      $inc?: Record<string, number>;
+    } = {},
+  ): Promise<void> {
+    const now = new Date();
+    const pending = 'dueAt' in next && next.state === 'pending';
+    const scheduling = pending ? this.pendingFields(next.dueAt) : { state: next.state };
+    const unset: Record<string, ''> = {
+      ...update.$unset,
+      leaseUntil: '',
+      leaseId: '',
+      ...(pending ? {} : { due: '' }),
+    };
+    for (const key of Object.keys(update.$set ?? {})) delete unset[key];
+    await this.jobs.updateOne(
+      { _id: doc._id, leaseId: doc.leaseId },
+      {
+        ...(update.$push ? { $push: update.$push } : {}),
+        ...(update.$inc ? { $inc: update.$inc } : {}),
+        $set: { ...update.$set, ...scheduling, updatedAt: now },
+        $unset: unset,
+      },
+    );
+    if (pending) this.offer({ ...doc, ...scheduling });
+  }
+
+  /** Deletes lease documents older than `before` (their attempts are long recorded). */
+  async pruneLeases(before: Date): Promise<number> {
+    return (await this.leases.deleteMany({ createdAt: { $lt: before } })).deletedCount;
+  }
+
+  /** Reads the buckets due for a read: new buckets as they start, closed ones once more (and until found empty). */
+  private async refresh(now: number): Promise<void> {
+    if (this.cursor === undefined) await this.start(now);
+    const current = this.bucket(now);
+    for (const bucket of [...this.touched]) {
+      this.touched.delete(bucket);
+      if (bucket <= this.openedUpTo) await this.read(bucket);
+    }
+    // Catching up after a pause reads each bucket once here; the sweep below confirms them empty.
+    while (this.openedUpTo < current && this.known.size < MAX_CANDIDATES) {
+      this.openedUpTo = Math.max(this.openedUpTo + 1, this.cursor!);
+      this.unconfirmed.add(this.openedUpTo);
+      await this.read(this.openedUpTo);
+    }
+    // Closed buckets are swept once more each; one still holding candidates waits until they are taken, without
+    // holding the sweep of the others (a dead receiver's backlog must not delay another tenant's take-overs).
+    const lastClosed = this.bucket(now - this.timing.graceMs) - 1;
+    for (const bucket of [...this.unconfirmed].sort((a, b) => a - b)) {
+      if (bucket > lastClosed) break;
+      if ((this.perBucket.get(bucket) ?? 0) > 0 || this.known.size >= MAX_CANDIDATES) continue;
+      const swept = this.sweptAt.get(bucket);
+      if (swept !== undefined && now - swept < RESWEEP_MS) continue;
+      this.sweptAt.set(bucket, now);
+      if ((await this.read(bucket)) > 0) continue;
+      this.sweptAt.delete(bucket);
+      this.unconfirmed.delete(bucket);
+    }
+    this.cursor = this.unconfirmed.size > 0 ? Math.min(...this.unconfirmed) : this.openedUpTo + 1;
+    if (this.cursor > this.savedCursor && now - this.savedAt >= CURSOR_SAVE_MS) {
+      this.savedAt = now;
+      this.savedCursor = this.cursor!;
+      await this.cursors.updateOne(
+        { _id: this.name },
+        { $max: { bucket: this.cursor }, $set: { updatedAt: new Date(now) } },
+        { upsert: true },
+      );
+    }
+  }
+
+  /**
+   * The first refresh: resumes from the saved cursor. Without one (a new database, or jobs written by a release that
+   * had no buckets) it gives every unfinished job its bucket once, which reads them all this one time.
+   */
+  private async start(now: number): Promise<void> {
+    const saved = await this.cursors.findOne({ _id: this.name });
+    if (saved) {
+      this.cursor = saved.bucket;
+    } else {
+      // Writers put work in the bucket of their own clock's now at the earliest; grace covers their lag and skew.
+      let lowest = this.bucket(now - this.timing.graceMs) - 1;
+      for (const state of ['pending', 'sending']) {
+        const docs = await this.jobs
+          .find({ state }, { projection: { _id: 1, state: 1, dueAt: 1, leaseUntil: 1, due: 1 } })
+          .toArray();
+        for (const doc of docs) {
+          const at = state === 'pending' ? doc.dueAt : (doc.leaseUntil ?? doc.dueAt);
+          const bucket = this.bucket(at);
+          lowest = Math.min(lowest, bucket);
+          if (doc.due === undefined) await this.jobs.updateOne({ _id: doc._id }, { $set: { due: String(bucket) } });
+        }
+      }
+      this.cursor = lowest;
+      await this.cursors.updateOne(
+        { _id: this.name },
+        { $max: { bucket: lowest }, $set: { updatedAt: new Date(now) } },
+        { upsert: true },
+      );
+    }
+    this.openedUpTo = this.cursor - 1;
+    this.savedCursor = this.cursor;
+    this.savedAt = now;
+  }
+
+  /** Reads one bucket by equality and keeps its jobs as candidates; returns how many it held. */
+  private async read(bucket: number): Promise<number> {
+    this.reads += 1;
+    const projection: Record<string, 1> = { _id: 1, tenantId: 1, state: 1, dueAt: 1, leaseUntil: 1, due: 1 };
+    if (this.groupField) projection[this.groupField] = 1;
+    const docs = await this.jobs.find({ due: String(bucket) }, { projection }).toArray();
+    for (const doc of docs) this.remember(doc);
+    return docs.length;
+  }
+
+  private remember(doc: QueuedDoc): void {
+    if (doc.state !== 'pending' && doc.state !== 'sending') return;
+    if (doc.state === 'sending' && !doc.leaseUntil) return;
+    const dueAt = doc.dueAt.getTime();
+    const leaseUntil = doc.leaseUntil?.getTime();
+    const candidate: Candidate = {
+      id: doc._id,
+      tenantId: doc.tenantId,
+      group: this.groupOf(doc),
+      state: doc.state,
+      dueAt,
+      ...(leaseUntil !== undefined ? { leaseUntil } : {}),
+      bucket: Number(doc.due ?? this.bucket(dueAt)),
+      readyAt: doc.state === 'pending' ? dueAt : leaseUntil!,
+    };
+    const existing = this.known.get(candidate.id);
+    if (existing) {
+      if (existing.readyAt === candidate.readyAt && existing.state === candidate.state) return;
+      this.forget(existing);
+    }
+    if (this.known.size >= MAX_CANDIDATES) return;
+    this.known.set(candidate.id, candidate);
+    this.perBucket.set(candidate.bucket, (this.perBucket.get(candidate.bucket) ?? 0) + 1);
+    this.fair.push(candidate.tenantId, candidate.group, candidate);
+  }
+
+  private forget(candidate: Candidate): void {
+    if (this.known.get(candidate.id) !== candidate) return;
+    this.known.delete(candidate.id);
+    this.fair.remove(candidate.tenantId, candidate.group, candidate);
+    const left = (this.perBucket.get(candidate.bucket) ?? 1) - 1;
+    if (left <= 0) this.perBucket.delete(candidate.bucket);
+    else this.perBucket.set(candidate.bucket, left);
+  }
+
+  /**
+   * A lease key that exists: if that claim's lease ran out and the job still waits for the same attempt, its claimant
+   * died between the lease insert and the state write, and the next key in the chain (`key+`) is claimed instead.
+   */
+  private async takeOverDeadClaim(key: string, now: Date, leaseUntil: Date): Promise<string | undefined> {
+    let current = key;
+    for (let i = 0; i < MAX_TAKEOVER_CHAIN; i += 1) {
+      const lease = await this.leases.findOne({ _id: current });
+      if (!lease) return undefined;
+      if (lease.leaseUntil.getTime() > now.getTime()) return undefined;
+      current = `${current}+`;
+      const won = await insertIgnoringDuplicates(this.leases, [{ _id: current, leaseUntil, createdAt: now }]);
+      if (won.has(current)) return current;
+    }
+    return undefined;
+  }
+}
+
+/** One key per attempt: a pending job's due time, or for a take-over the lease that ran out. */
+function leaseKey(candidate: Candidate): string {
+  return candidate.state === 'pending'
+    ? `${candidate.id}@${candidate.dueAt}`
+    : `${candidate.id}@${candidate.dueAt}~${candidate.leaseUntil}`;
+}
+
+function sameAttempt(doc: QueuedDoc, candidate: Candidate): boolean {
+  if (doc.state !== candidate.state || doc.dueAt.getTime() !== candidate.dueAt) return false;
+  return candidate.state === 'pending' || doc.leaseUntil?.getTime() === candidate.leaseUntil;
+}
