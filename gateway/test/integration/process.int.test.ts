@@ -80,7 +80,7 @@ describe('admin CLI and the gateway process', () => {
   it('lets Node fetch read the 413, 415, 401 and 429 answers to 5 MB uploads it refuses unread, alone and after a 415', async () => {
     const name = uniqueName('upload');
     await cli('tenant', 'create', name);
-    const { key } = (await cli('key', 'create', name)) as { key: string };
+    const key = (await cli('key', 'create', name)).key as string;
     const port = await loggedPort(gateway, 'http server listening');
     /** The status Node's fetch got, or the network error it reported instead. */
     const post = async (bytes: number, headers: Record<string, string>): Promise<number | string> => {
