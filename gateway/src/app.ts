@@ -11,7 +11,7 @@ import { consoleRoutes } from './console/console.routes';
 import type { ModeratorClient } from './grpc/moderator-client';
 import { ApiRouter } from './http/api-router';
 import { errorHandler } from './http/error-handler';
-import { MethodNotAllowedError } from './http/errors';
+import { MethodNotAllowedError } from './errors';
 import { httpMetrics } from './http/metrics';
 import { apiKeyRateLimit, type KeyLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';

@@ -15,6 +15,7 @@ import { CommandProducer } from './kafka/command-producer';
 import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
+import { countStoreCommands } from './platform/store-metrics';
 import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
 import { installShutdown } from './platform/shutdown';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
@@ -29,7 +30,8 @@ async function main(): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
 
-  const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+  const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
+  countStoreCommands(mongo, registry, 'gateway');
   const db = mongo.db(config.MONGO_DB);
   const kafka = new Kafka({
     clientId: 'vigil-gateway',

@@ -5,6 +5,7 @@ import { createNotifier, type Notifier } from './app';
 import { loadConfig } from './config';
 import { startAdminServer } from './platform/admin-server';
 import { createLogger } from './platform/logger';
+import { countStoreCommands } from './platform/store-metrics';
 import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
 import { installShutdown } from './platform/shutdown';
 
@@ -14,7 +15,8 @@ async function main(): Promise<void> {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'notifier_' });
 
-  const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+  const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
+  countStoreCommands(mongo, registry, 'notifier');
   const kafka = new Kafka({
     clientId: 'vigil-notifier',
     brokers: config.KAFKA_BROKERS,

@@ -3,8 +3,8 @@ import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { LIMITS } from '@vigil/proto';
-import { ForbiddenError, ValidationError } from '../http/errors';
-import { toAppError } from '../http/error-handler';
+import { ForbiddenError, ValidationError } from '../errors';
+import { toHttpError } from '../http/error-handler';
 import { rateLimit } from '../http/rate-limit';
 import { requestIdOf } from '../http/request-id';
 import { parseWith } from '../http/validate';
@@ -68,10 +68,10 @@ export function appealRoutes(
     try {
       await next();
     } catch (raw) {
-      const err = toAppError(raw);
-      if (err.status >= 500 && !err.retriable) deps.log.error({ err: err.cause ?? err }, 'appeal page failed');
-      ctx.status = err.status;
-      if (err.headers) ctx.set(err.headers);
+      const { err, status, headers } = toHttpError(raw);
+      if (status >= 500 && !err.retriable) deps.log.error({ err: err.cause ?? err }, 'appeal page failed');
+      ctx.status = status;
+      if (headers) ctx.set(headers);
       ctx.type = 'text/html; charset=utf-8';
       const issues = err instanceof ValidationError ? err.issues : [];
       ctx.body = page(

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { UnauthorizedError, UnavailableError } from '../http/errors';
+import { UnauthorizedError, UnavailableError } from '../errors';
 import type { Limit } from '../rate-limit/window-counter';
 import { KEY_PATTERN, hashKey, sameHash, type ApiKeyDoc } from '../store/tenant-store';
 

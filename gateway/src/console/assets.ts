@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context } from 'koa';
-import { NotFoundError } from '../http/errors';
+import { NotFoundError } from '../errors';
 
 /** `gateway/assets/console`: the same two levels up from `src/console` (tests) and `dist/console` (built). */
 const ASSET_DIR = path.resolve(__dirname, '..', '..', 'assets', 'console');

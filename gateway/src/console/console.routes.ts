@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { ForbiddenError, ValidationError } from '../http/errors';
-import { toAppError } from '../http/error-handler';
+import { ForbiddenError, ValidationError } from '../errors';
+import { toHttpError } from '../http/error-handler';
 import { requestIdOf } from '../http/request-id';
 import { appealPages } from './appeals.pages';
 import { serveAsset } from './assets';
@@ -55,15 +55,15 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
     try {
       await next();
     } catch (raw) {
-      const err = toAppError(raw);
-      if (err.status >= 500 && !err.retriable) {
+      const { err, status, headers } = toHttpError(raw);
+      if (status >= 500 && !err.retriable) {
         deps.log.error({ err: err.cause ?? err, requestId: requestIdOf(ctx) }, 'console request failed');
       }
-      ctx.status = err.status;
-      if (err.headers) ctx.set(err.headers);
+      ctx.status = status;
+      if (headers) ctx.set(headers);
       ctx.type = 'text/html; charset=utf-8';
       const issues = err instanceof ValidationError ? err.issues : [];
-      ctx.body = errorPage(viewerOf(ctx), err.status, err.code, err.message, issues);
+      ctx.body = errorPage(viewerOf(ctx), status, err.code, err.message, issues);
     }
   });
   router.use(sameOriginChanges(settings.publicUrl));

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
-import { ForbiddenError, UnsupportedMediaTypeError } from '../http/errors';
+import { ForbiddenError, UnsupportedMediaTypeError } from '../errors';
 
 /**
  * Everything the console and the appeal page serve comes from this origin: no inline script or style, no frames, forms

@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
-import { UnauthorizedError } from '../http/errors';
+import { UnauthorizedError } from '../errors';
 import { requestIdOf } from '../http/request-id';
 import { rateLimit } from '../http/rate-limit';
 import { parseWith } from '../http/validate';

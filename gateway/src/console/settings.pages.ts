@@ -1,4 +1,4 @@
-import { InvalidJsonError } from '../http/errors';
+import { InvalidJsonError } from '../errors';
 import { parseWith } from '../http/validate';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';

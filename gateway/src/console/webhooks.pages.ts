@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NotFoundError, ValidationError } from '../http/errors';
+import { NotFoundError, ValidationError } from '../errors';
 import { parseWith } from '../http/validate';
 import { replayEndpoint, retryDelivery } from '../routes/webhook-endpoints/webhook-commands';
 import { html } from './html';

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { GRPC_ERROR_STATUS, grpcErrorTrailers, type GrpcErrorCode } from '@vigil/proto';
+import { statusOf } from '../http/error-handler';
 import { fromGrpcError } from './moderator-client';
 
 function serviceError(code: grpc.status, details = 'message', metadata = new grpc.Metadata()): grpc.ServiceError {
@@ -24,7 +25,7 @@ describe('moderator error code to HTTP error', () => {
     ['internal', 500, 'internal'],
   ])('%s → %s', (code, status, errorCode) => {
     const err = fromGrpcError(moderatorError(code));
-    expect([err.status, err.code]).toEqual([status, errorCode]);
+    expect([statusOf(err), err.code]).toEqual([status, errorCode]);
   });
 
   // Raised by gRPC itself (a deadline, a lost connection, a message over a limit) or a server that is not ours.
@@ -44,7 +45,7 @@ describe('moderator error code to HTTP error', () => {
     ['UNKNOWN', grpc.status.UNKNOWN, 500, 'internal'],
   ])('a bare %s → %s', (_name, code, status, errorCode) => {
     const err = fromGrpcError(serviceError(code));
-    expect([err.status, err.code]).toEqual([status, errorCode]);
+    expect([statusOf(err), err.code]).toEqual([status, errorCode]);
   });
 
   it('keeps the moderator message and JSON details for client errors', () => {

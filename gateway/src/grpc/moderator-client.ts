@@ -10,7 +10,7 @@ import {
   UnavailableError,
   ValidationError,
   type Issue,
-} from '../http/errors';
+} from '../errors';
 
 const moderatorUnavailable = (err: grpc.ServiceError) =>
   new UnavailableError('the moderator is unavailable, try again', undefined, { cause: err });

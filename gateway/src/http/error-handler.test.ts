@@ -1,6 +1,6 @@
-import { toAppError } from './error-handler';
+import { statusOf, toAppError } from './error-handler';
 import { MongoNetworkError, MongoServerError, MongoTopologyClosedError } from 'mongodb';
-import { NotFoundError } from './errors';
+import { NotFoundError } from '../errors';
 
 function retryableServerError(): MongoServerError {
   const err = new MongoServerError({ message: 'not primary', code: 10107 });
@@ -60,7 +60,7 @@ describe('error translation', () => {
     ['a database error that is a bug', new MongoServerError({ message: 'bad query', code: 2 }), 500, 'internal'],
   ])('%s → %s', (_name, err, status, code) => {
     const translated = toAppError(err);
-    expect([translated.status, translated.code]).toEqual([status, code]);
+    expect([statusOf(translated), translated.code]).toEqual([status, code]);
   });
 
   it('does not reveal the message of an unexpected error', () => {

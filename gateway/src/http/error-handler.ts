@@ -8,9 +8,33 @@ import {
   InvalidJsonError,
   NotFoundError,
   PayloadTooLargeError,
+  RateLimitedError,
   UnavailableError,
   UnsupportedMediaTypeError,
-} from './errors';
+  type ErrorCode,
+} from '../errors';
+
+/** The HTTP status of each error code: the one place the error family meets HTTP. */
+const STATUS: Record<ErrorCode, number> = {
+  validation_error: 400,
+  invalid_json: 400,
+  prompt_rules_disabled: 400,
+  payments_not_configured: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  limit_exceeded: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+  timeout: 504,
+};
+
+export const statusOf = (err: AppError): number => STATUS[err.code];
 
 /** Errors raised by the body parser (raw-body / co-body) carry a `type` and a `status`. */
 function fromParserError(err: unknown): AppError | undefined {
@@ -48,6 +72,12 @@ function isZlibError(err: object): boolean {
   return typeof errno === 'number' && typeof code === 'string' && /^(Z_|ERR__ERROR_)/.test(code);
 }
 
+/** Any failure as the AppError it stands for, with its HTTP status and the response headers it asks for. */
+export function toHttpError(raw: unknown): { err: AppError; status: number; headers?: Record<string, string> } {
+  const err = toAppError(raw);
+  return { err, status: statusOf(err), headers: err instanceof RateLimitedError ? err.headers : undefined };
+}
+
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   // The database being out of reach is a dependency outage the client can retry, not a bug: every client-side driver
@@ -68,14 +98,14 @@ export function errorHandler(log: Logger) {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw new NotFoundError('no such route');
     } catch (raw) {
-      const err = toAppError(raw);
-      if (err.status >= 500 && !err.retriable) {
+      const { err, status, headers } = toHttpError(raw);
+      if (status >= 500 && !err.retriable) {
         log.error({ err: err.cause ?? err, requestId: requestIdOf(ctx), route: ctx._matchedRoute }, 'request failed');
-      } else if (err.status >= 500) {
+      } else if (status >= 500) {
         log.warn({ err: err.cause ?? err, code: err.code, requestId: requestIdOf(ctx) }, 'dependency failed');
       }
-      ctx.status = err.status;
-      if (err.headers) ctx.set(err.headers);
+      ctx.status = status;
+      if (headers) ctx.set(headers);
       const body: Record<string, unknown> = { code: err.code, message: err.message };
       if (err.details !== undefined) body.details = err.details;
       body.requestId = requestIdOf(ctx);

@@ -1,5 +1,5 @@
 import { refuseDuplicateKeys, refuseIllFormedText } from './json-body';
-import { InvalidJsonError, ValidationError } from './errors';
+import { InvalidJsonError, ValidationError } from '../errors';
 
 const thrown = (fn: () => void): unknown => {
   try {

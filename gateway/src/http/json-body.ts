@@ -1,7 +1,7 @@
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { visit, type JSONPath } from 'jsonc-parser';
-import { InvalidJsonError, UnsupportedMediaTypeError, ValidationError, type Issue } from './errors';
+import { InvalidJsonError, UnsupportedMediaTypeError, ValidationError, type Issue } from '../errors';
 
 const JSON_TYPES = ['application/json'];
 const UNPARSED = Symbol.for('unparsedBody');

@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { RateLimitedError } from './errors';
+import { RateLimitedError } from '../errors';
 import type { Principal } from '../auth/api-key-auth';
 import type { Limit, Verdict } from '../rate-limit/window-counter';
 

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { z } from 'zod';
-import { ValidationError, type Issue } from './errors';
+import { ValidationError, type Issue } from '../errors';
 
 type ZodIssue = z.core.$ZodIssue;
 const segments = (path: PropertyKey[]): Array<string | number> =>

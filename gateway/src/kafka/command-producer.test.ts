@@ -71,6 +71,6 @@ describe('command producer', () => {
   it('rejects a send that has not been acknowledged within the send timeout', async () => {
     const { producer } = fakeProducer(() => new Promise(() => undefined));
     const commands = new CommandProducer(producer, { batchMax: 10, lingerMs: 0, sendTimeoutMs: 20 }, log);
-    await expect(commands.send(command(1))).rejects.toMatchObject({ code: 'unavailable', status: 503 });
+    await expect(commands.send(command(1))).rejects.toMatchObject({ code: 'unavailable', retriable: true });
   });
 });

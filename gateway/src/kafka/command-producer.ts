@@ -1,6 +1,6 @@
 import type { Message, Producer, TopicMessages } from 'kafkajs';
 import type { Logger } from 'pino';
-import { UnavailableError } from '../http/errors';
+import { UnavailableError } from '../errors';
 
 export interface OutgoingCommand {
   topic: string;

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../http/errors';
+import { NotFoundError } from '../errors';
 import type { Context } from 'koa';
 import type { Topics } from '@vigil/proto';
 import type { AppealLinks } from '../appeal/appeal-token';

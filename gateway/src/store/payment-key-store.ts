@@ -1,6 +1,6 @@
 import { COLLECTIONS, maskSecretKey, paymentKeyContext, type PaymentKeyDoc, type SecretBox } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { PaymentsNotConfiguredError } from '../http/errors';
+import { PaymentsNotConfiguredError } from '../errors';
 
 /**
  * Tenants' Stripe keys (`payment_keys`, `_id` = tenant id), sealed with the deployment's SecretBox before they are

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { COLLECTIONS } from '@vigil/proto';
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
-import { ConflictError } from '../http/errors';
+import { ConflictError } from '../errors';
 import { backoffMs, sleep } from '../platform/retry';
 import { isDuplicateKey } from './tenant-store';
 

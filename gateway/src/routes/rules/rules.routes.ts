@@ -8,7 +8,7 @@ import {
   type RuleSet,
 } from '@vigil/proto';
 import type { ApiRouter } from '../../http/api-router';
-import { ConflictError, LimitExceededError, NotFoundError, PromptRulesDisabledError } from '../../http/errors';
+import { ConflictError, LimitExceededError, NotFoundError, PromptRulesDisabledError } from '../../errors';
 import { body } from '../../http/validate';
 import { idParam, principalOf, type RouteDeps } from '../deps';
 import { PresetList, RulesBody, SettingsPatchBody, SettingsView } from './rules.schema';

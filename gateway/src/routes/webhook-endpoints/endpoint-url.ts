@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { addressPolicy, hasCredentials, literalHost } from '@vigil/proto';
-import { UnavailableError, ValidationError } from '../../http/errors';
+import { UnavailableError, ValidationError } from '../../errors';
 
 /** Every address a host name resolves to (`dns.lookup` with `all`, as the notifier's socket resolves it). */
 export type ResolveHost = (hostname: string) => Promise<Array<{ address: string }>>;

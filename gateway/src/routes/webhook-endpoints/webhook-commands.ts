@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import type { WebhookCommand } from '@vigil/proto';
-import { NotFoundError } from '../../http/errors';
+import { NotFoundError } from '../../errors';
 import type { RouteDeps } from '../deps';
 
 type Deps = Pick<RouteDeps, 'commands' | 'topics' | 'webhooks'>;

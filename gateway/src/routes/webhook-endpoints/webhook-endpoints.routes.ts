@@ -1,7 +1,7 @@
 import type { WebhookEndpointDoc } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
-import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../http/errors';
+import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../errors';
 import { body, query } from '../../http/validate';
 import { principalOf, type RouteDeps, idParam } from '../deps';
 import {
