@@ -50,6 +50,9 @@ async function startServices({ common, grpcToken, children, dataDir, logDir }) {
         GRPC_PORT: PORTS.moderatorGrpc,
         ADMIN_PORT: PORTS.moderatorAdmin,
         MODERATOR_GRPC_TOKEN: grpcToken,
+        // A local run judges images with the bundled model, and may fetch them from this machine, as webhooks go.
+        IMAGE_THREADS: process.env.IMAGE_THREADS || '1',
+        IMAGE_ALLOWED_CIDRS: process.env.IMAGE_ALLOWED_CIDRS || '127.0.0.0/8,::1/128',
       },
       logDir,
     ),

@@ -1,12 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { loadModerationPackage, topicNames } from '@vigil/proto';
+import { addressPolicy, loadModerationPackage, topicNames } from '@vigil/proto';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Kafka, Producer } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
-import { createEngine, OffLoopPool, workerFile, type ModerationEngine } from './engine';
+import { createEngine, ImageFetcher, OffLoopPool, workerFile, type ModerationEngine } from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
@@ -60,6 +60,14 @@ export type ModeratorConfig = Pick<
   | 'ENGINE_RECORD_BUDGET_MS'
   | 'ENGINE_QUEUE_PER_TENANT'
   | 'ENGINE_RULE_CACHE_MB'
+  | 'IMAGE_THREADS'
+  | 'IMAGE_MODEL'
+  | 'IMAGE_MAX_PER_RECORD'
+  | 'IMAGE_MAX_BYTES'
+  | 'IMAGE_FETCH_TIMEOUT_MS'
+  | 'IMAGE_MAX_PIXELS'
+  | 'IMAGE_BUDGET_MS'
+  | 'IMAGE_ALLOWED_CIDRS'
 >;
 
 export interface ModeratorDeps {
@@ -127,10 +135,57 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         workerData: { ruleCacheBytes: config.ENGINE_RULE_CACHE_MB * 1024 * 1024 },
         onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
       });
+  // Image work has threads of its own (inference takes 60-500 ms an image), at a lower priority than the rest.
+  const imageThreads = deps.engine ? 0 : config.IMAGE_THREADS;
+  const imagePool =
+    imageThreads > 0
+      ? new OffLoopPool({
+          filename: workerFile('image-worker'),
+          threads: imageThreads,
+          tenantThreads: Math.max(1, imageThreads - 1),
+          maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
+          workerData: { model: config.IMAGE_MODEL },
+          niceIncrement: 5,
+          onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
+        })
+      : undefined;
+  const imageFetcher = imagePool
+    ? new ImageFetcher({ policy: addressPolicy(config.IMAGE_ALLOWED_CIDRS), maxBytes: config.IMAGE_MAX_BYTES })
+    : undefined;
+  // One model load per thread: each `ready` task is a tenant of its own, so that each takes a thread.
+  let modelsLoaded = false;
+  const modelsReady = imagePool
+    ? Promise.all(
+        Array.from({ length: imageThreads }, (_, index) =>
+          imagePool.run(`ready-${index}`, 'ready', {}, { budgetMs: 10 * 60_000 }),
+        ),
+      ).then(
+        () => {
+          modelsLoaded = true;
+          log.info({ threads: imageThreads, model: config.IMAGE_MODEL }, 'image model loaded');
+        },
+        (err: unknown) => log.error({ err }, 'image model failed to load'),
+      )
+    : Promise.resolve().then(() => {
+        modelsLoaded = true;
+      });
+  void modelsReady;
   const engine =
     deps.engine ??
     createEngine({
       checks: pool ? { pool, budgetMs: config.ENGINE_RECORD_BUDGET_MS } : undefined,
+      images:
+        imagePool && imageFetcher
+          ? {
+              pool: imagePool,
+              fetcher: imageFetcher,
+              maxPerRecord: config.IMAGE_MAX_PER_RECORD,
+              fetchTimeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
+              budgetMs: config.IMAGE_BUDGET_MS,
+              maxPixels: config.IMAGE_MAX_PIXELS,
+              onImage: (outcome) => metrics?.images.inc({ outcome }),
+            }
+          : undefined,
       provider: config.OPENAI_BASE_URL
         ? {
             baseUrl: config.OPENAI_BASE_URL,
@@ -216,7 +271,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     relay,
     deadLetters,
     async ready() {
-      if (intakeStopped) return false;
+      if (intakeStopped || !modelsLoaded) return false;
       await store.ping();
       return true;
     },
@@ -231,6 +286,8 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       await relay.stop({ flush: true });
       await producer.disconnect();
       await pool?.close();
+      await imagePool?.close();
+      await imageFetcher?.close();
     },
   };
 }
@@ -269,6 +326,12 @@ function createMetrics(registry: Registry) {
       help: 'Running time of engine tasks in worker threads (waiting excluded), by task and outcome (ok, budget, error)',
       labelNames: ['task', 'outcome'],
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    images: new Counter({
+      name: 'moderator_images_total',
+      help: 'Record images by outcome: judged, or why not (refused by the address policy, timeout, too_large, not_an_image, http_status, network_error, invalid_url, too_many_pixels, undecodable, budget)',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     outboxDeadLetters: new Counter({

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { CidrList } from '@vigil/proto';
 import { z } from 'zod';
 import { parseEnv } from './platform/env';
 
@@ -122,6 +123,28 @@ const schema = z.object({
   ENGINE_QUEUE_PER_TENANT: z.coerce.number().int().min(1).max(100000).default(256),
   /** Compiled rule sets each engine thread keeps, megabytes (estimated; least recently used dropped). Default 64. */
   ENGINE_RULE_CACHE_MB: z.coerce.number().int().min(1).max(4096).default(64),
+  /**
+   * Threads that judge record images with the bundled model (`images` strategies); each loads it at start (about
+   * 300 MB; readiness waits). Default 0: images are not judged, `images` strategies never flag.
+   */
+  IMAGE_THREADS: z.coerce.number().int().min(0).max(16).default(0),
+  /** Bundled nsfwjs model: MobileNetV2 (3.5 MB), MobileNetV2Mid (5.7 MB) or InceptionV3 (30 MB). Default MobileNetV2Mid. */
+  IMAGE_MODEL: z.enum(['MobileNetV2', 'MobileNetV2Mid', 'InceptionV3']).default('MobileNetV2Mid'),
+  /** Images judged per record at most, chosen deterministically among its imageUrls. Default 3. */
+  IMAGE_MAX_PER_RECORD: z.coerce.number().int().min(1).max(50).default(3),
+  /** Bytes of one image at most (announced or read). Default 10485760 (10 MB). */
+  IMAGE_MAX_BYTES: z.coerce.number().int().min(1024).default(10485760),
+  /** Time for fetching all of a record's images, milliseconds. Default 5000. */
+  IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /** Decoded pixels of one image at most, read from its header before decoding (decompression bombs). Default 40000000. */
+  IMAGE_MAX_PIXELS: z.coerce.number().int().positive().default(40000000),
+  /** Running time of one image's decoding and classification, milliseconds. Default 5000. */
+  IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
+  /**
+   * CIDRs image URLs may resolve to although private or loopback, comma-separated (as WEBHOOK_ALLOWED_CIDRS for
+   * webhooks; metadata addresses never). Default none.
+   */
+  IMAGE_ALLOWED_CIDRS: z.string().default('').pipe(CidrList),
   /** Force-exit after this many milliseconds of shutdown. Default 20000. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });

@@ -14,19 +14,32 @@ export interface RulePreset {
   strategies: Rule['strategies'];
 }
 
-const preset = (id: string, version: number, name: string, description: string, topic: string, prompt: string) =>
+const preset = (
+  id: string,
+  version: number,
+  name: string,
+  description: string,
+  topic: string,
+  prompt: string,
+  extra: Rule['strategies'] = [],
+) =>
   Object.freeze({
     id,
     version,
     name,
     description,
-    strategies: Object.freeze([Object.freeze({ type: 'prompt' as const, topic, prompt })]) as Rule['strategies'],
+    strategies: Object.freeze([
+      Object.freeze({ type: 'prompt' as const, topic, prompt, skipImages: false }),
+      ...extra.map((strategy) => Object.freeze(strategy)),
+    ]) as Rule['strategies'],
   });
 
 export const RULE_PRESETS: readonly RulePreset[] = Object.freeze([
+  // Version 2: the record's images are judged too, by the prompt's vision model and by the bundled image model
+  // (which flags only where the moderator runs it, IMAGE_THREADS).
   preset(
     'adult-content',
-    1,
+    2,
     'Adult content',
     'Sexually explicit material and offers of sexual services.',
     'adult content',
@@ -36,6 +49,7 @@ export const RULE_PRESETS: readonly RulePreset[] = Object.freeze([
       'Do not flag nudity in an artistic, educational, medical or news context, romance without explicit detail,',
       'sexual health information, or discussion of relationships.',
     ].join(' '),
+    [{ type: 'images', thresholds: { Porn: 0.8, Hentai: 0.8 }, onFetchError: 'ignore' }],
   ),
   preset(
     'spam',

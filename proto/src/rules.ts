@@ -97,6 +97,24 @@ export const PromptStrategy = z.strictObject({
   type: z.literal('prompt'),
   topic: z.string().trim().min(1).max(LIMITS.promptTopic),
   prompt: z.string().trim().min(1).max(LIMITS.promptText),
+  /** Do not send the record's sampled images with the prompt (they are sent to a vision-capable model by default). */
+  skipImages: z.boolean().default(false),
+});
+
+/** Classes of the bundled image model (nsfwjs, MobileNetV2Mid). */
+export const IMAGE_CLASSES = ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy'] as const;
+export type ImageClass = (typeof IMAGE_CLASSES)[number];
+
+/**
+ * Judged by the moderator's bundled image model, offline: each of the record's sampled images (at most the
+ * moderator's IMAGE_MAX_PER_RECORD, 3 by default) is fetched under the webhook address policy and classified. A class
+ * flags when its probability is strictly greater than its threshold (0..1). `onFetchError`: an image that cannot be
+ * fetched or decoded is ignored (default) or flags the record for review.
+ */
+export const ImageStrategy = z.strictObject({
+  type: z.literal('images'),
+  thresholds: z.partialRecord(z.enum(IMAGE_CLASSES), z.number().min(0).max(1)),
+  onFetchError: z.enum(['ignore', 'flag']).default('ignore'),
 });
 
 export const Strategy = z.discriminatedUnion('type', [
@@ -105,6 +123,7 @@ export const Strategy = z.discriminatedUnion('type', [
   LinkStrategy,
   ProviderStrategy,
   PromptStrategy,
+  ImageStrategy,
 ]);
 export type Strategy = z.infer<typeof Strategy>;
 

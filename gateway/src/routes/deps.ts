@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import type { Topics } from '@vigil/proto';
 import type { AppealLinks } from '../appeal/appeal-token';
 import type { Principal } from '../auth/api-key-auth';
-import type { ModeratorClient } from '../grpc/moderator-client';
+import type { Methods, ModeratorClient, RpcRequest, RpcResponse } from '../grpc/moderator-client';
+import { requestIdOf } from '../http/request-id';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import type { KeyLimiter } from '../http/rate-limit';
 import type { ConfigStore } from '../store/config-store';
@@ -45,3 +46,29 @@ export const idParam = (ctx: Context): string => {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(id)) throw new NotFoundError('not found');
   return id;
 };
+
+/** Calls the moderator for the caller's tenant, under the request's id. */
+export function callModerator<K extends Methods>(
+  deps: Pick<RouteDeps, 'moderator'>,
+  ctx: Context,
+  method: K,
+  request: Omit<RpcRequest<K>, 'tenantId'>,
+): Promise<RpcResponse<K>> {
+  const tenantId = principalOf(ctx).tenantId;
+  return deps.moderator.call(method, { ...request, tenantId }, { requestId: requestIdOf(ctx) });
+}
+
+/** The field of each decision's request that names what the `:id` path parameter names. */
+const DECIDED = { moderateRecordManually: 'recordId', setUserStatus: 'userId', decideAppeal: 'appealId' } as const;
+type Decision = keyof typeof DECIDED;
+
+/** A human decision on the record, user or appeal of the `:id` path parameter, made by the caller's API key. */
+export function decide<K extends Decision>(
+  deps: Pick<RouteDeps, 'moderator'>,
+  ctx: Context,
+  method: K,
+  decision: Omit<RpcRequest<K>, 'tenantId' | 'actor' | (typeof DECIDED)[K]>,
+): Promise<RpcResponse<K>> {
+  const request = { ...decision, [DECIDED[method]]: idParam(ctx), actor: actorOf(ctx) };
+  return callModerator(deps, ctx, method, request as Omit<RpcRequest<K>, 'tenantId'>);
+}

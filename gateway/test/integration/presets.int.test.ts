@@ -34,8 +34,13 @@ describe('rule presets', () => {
     );
     for (const preset of presets) {
       expect(preset.version).toBeGreaterThanOrEqual(1);
-      expect(preset.strategies).toEqual([expect.objectContaining({ type: 'prompt' })]);
+      expect(preset.strategies[0]).toEqual(expect.objectContaining({ type: 'prompt', skipImages: false }));
     }
+    // Adult content judges the record's images with the bundled model too.
+    expect(presets.find((preset) => preset.id === 'adult-content')?.strategies).toEqual([
+      expect.objectContaining({ type: 'prompt' }),
+      { type: 'images', thresholds: { Porn: 0.8, Hentai: 0.8 }, onFetchError: 'ignore' },
+    ]);
   });
 
   it("adds a preset as the tenant's own rule with presetVersion, after the rules it had", async () => {

@@ -77,6 +77,47 @@ describe('admin CLI and the gateway process', () => {
     await expect(cli('key', 'revoke', created.id as string)).rejects.toThrow(/no active key/);
   });
 
+  it('lets Node fetch read the 413, 415, 401 and 429 answers to 5 MB uploads it refuses unread, alone and after a 415', async () => {
+    const name = uniqueName('upload');
+    await cli('tenant', 'create', name);
+    const key = (await cli('key', 'create', name)).key as string;
+    const port = await loggedPort(gateway, 'http server listening');
+    /** The status Node's fetch got, or the network error it reported instead. */
+    const post = async (bytes: number, headers: Record<string, string>): Promise<number | string> => {
+      try {
+        const response = await fetch(`http://127.0.0.1:${port}/api/v1/moderate`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: Buffer.alloc(bytes, 'x'),
+        });
+        await response.arrayBuffer();
+        return response.status;
+      } catch (err) {
+        return `${(err as Error).message}: ${(err as { cause?: { code?: string } }).cause?.code ?? ''}`;
+      }
+    };
+    const auth = { authorization: `Bearer ${key}` };
+    const FIVE_MB = 5 * 1024 * 1024;
+    const outcomes: Array<number | string> = [];
+    for (let i = 0; i < 20; i++) outcomes.push(await post(FIVE_MB, auth));
+    for (let i = 0; i < 20; i++) {
+      outcomes.push(await post(10, { ...auth, 'content-type': 'text/plain' }));
+      outcomes.push(await post(FIVE_MB, auth));
+    }
+    for (let i = 0; i < 5; i++) outcomes.push(await post(FIVE_MB, { ...auth, 'content-type': 'text/plain' }));
+    for (let i = 0; i < 5; i++) outcomes.push(await post(FIVE_MB, {}));
+    // One request per minute for this tenant's key, which made many in the last minute: 429 from now on.
+    await cli('tenant', 'rate-limit', name, '1', '60');
+    for (let i = 0; i < 6; i++) outcomes.push(await post(FIVE_MB, auth));
+    expect(outcomes).toEqual([
+      ...Array<number>(20).fill(413),
+      ...Array.from({ length: 20 }, () => [415, 413]).flat(),
+      ...Array<number>(5).fill(415),
+      ...Array<number>(5).fill(401),
+      ...Array<number>(6).fill(429),
+    ]);
+  }, 120_000);
+
   it('serves liveness at once and exits cleanly on SIGTERM', async () => {
     const admin = await adminPortOf(gateway);
     await waitFor(async () => (await fetch(`http://127.0.0.1:${admin}/livez`)).status === 200, { what: 'livez' });

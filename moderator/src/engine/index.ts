@@ -4,6 +4,7 @@ import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, 
 import { createLlmClient, type JudgeFn, type LlmOptions } from './llm';
 import type { ChecksResult, ChecksTask } from './engine-worker';
 import { runLocalChecks, type LocalFindings } from './local-checks';
+import { imageReasons, judgeImages, type ImageOptions, type ImageVerdict } from './images/judge-images';
 import type { OffLoopPool } from './off-loop';
 import { CompiledRuleSets, planRuleSet, type PlannedStrategy, type RuleSetPlan } from './rule-set';
 import type { EngineInput, EngineResult, ModerationEngine } from './types';
@@ -13,6 +14,8 @@ export type { EngineInput, EngineResult, ModerationEngine, PriorDecision } from 
 export type { ProviderOptions } from './provider';
 export type { LlmOptions } from './llm';
 export { OffLoopBusyError, OffLoopPool, workerFile } from './off-loop';
+export { ImageFetcher } from './images/fetch';
+export type { ImageOptions, ImageOutcome } from './images/judge-images';
 
 export interface EngineOptions {
   /** An OpenAI-compatible moderation API. Without it, `openai-moderation` strategies are skipped (they never flag). */
@@ -27,6 +30,8 @@ export interface EngineOptions {
    * running time. Without it they run on the calling thread, unbounded (unit tests).
    */
   checks?: { pool: OffLoopPool; budgetMs: number };
+  /** Fetching and judging images (the `images` strategy). Without it, `images` strategies never flag. */
+  images?: ImageOptions;
 }
 
 /** Rule sets up to this size (JSON characters) are sent with each record: copying them costs a few microseconds. */
@@ -66,10 +71,14 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       input: content,
     };
     const tenantId = input.tenantId ?? '';
-    let outcome = await checks.pool.run<ChecksResult>(tenantId, 'checks', task, checks.budgetMs, signal);
+    let outcome = await checks.pool.run<ChecksResult>(tenantId, 'checks', task, { budgetMs: checks.budgetMs, signal });
     if (outcome.ok && 'missing' in outcome.value) {
       task.json = plan.json;
-      outcome = await checks.pool.run<ChecksResult>(tenantId, 'checks', task, checks.budgetMs, signal, true);
+      outcome = await checks.pool.run<ChecksResult>(tenantId, 'checks', task, {
+        budgetMs: checks.budgetMs,
+        signal,
+        first: true,
+      });
     }
     if (!outcome.ok) return 'budget';
     return 'findings' in outcome.value ? outcome.value.findings : [];
@@ -107,11 +116,23 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         }
       }
 
+      // The record's images are fetched and judged while the text strategies run.
+      const wantsImages =
+        options.images !== undefined &&
+        input.imageUrls.length > 0 &&
+        rules.some((rule) => rule.strategies.some((strategy) => strategy.kind === 'images'));
+      const imageWork =
+        wantsImages && options.images
+          ? judgeImages(input.imageUrls, input.tenantId ?? '', options.images, signal)
+          : undefined;
+      void imageWork?.catch(() => undefined);
+
       const wantsLocal = rules.some((rule) => rule.strategies.some((strategy) => strategy.kind === 'local'));
       const localFindings = wantsLocal ? await local(plan, input, signal) : [];
       const scores: Scores | undefined = pending ? await pending : undefined;
       const verdicts = new Map<PlannedStrategy, boolean>();
       for (const [strategy, verdict] of prompts) verdicts.set(strategy, await verdict);
+      const images: ImageVerdict[] = imageWork ? await imageWork : [];
 
       const reasons = new Set<string>();
       const matched: string[] = [];
@@ -123,7 +144,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         let flagged = false;
         rule.strategies.forEach((strategy, strategyIndex) => {
           const localFound = localFindings === 'budget' ? undefined : localFindings[ruleIndex]?.[strategyIndex];
-          const found = findings(strategy, localFound, scores, verdicts);
+          const found = findings(strategy, localFound, scores, verdicts, images);
           if (found.length === 0) return;
           flagged = true;
           for (const reason of found) reasons.add(reason);
@@ -143,6 +164,7 @@ function findings(
   local: string[] | undefined,
   scores: Scores | undefined,
   verdicts: ReadonlyMap<PlannedStrategy, boolean>,
+  images: readonly ImageVerdict[],
 ): string[] {
   switch (strategy.kind) {
     case 'local':
@@ -151,5 +173,7 @@ function findings(
       return scores ? judgeScores(scores, strategy.thresholds) : [];
     case 'prompt':
       return verdicts.get(strategy) ? [`Content flagged for ${strategy.topic}`] : [];
+    case 'images':
+      return imageReasons(images, strategy.thresholds, strategy.onFetchError);
   }
 }

@@ -24,16 +24,27 @@ export interface OffLoopOptions {
   /** Tasks one tenant may have waiting; more are refused with OffLoopBusyError. */
   maxQueuedPerTenant: number;
   workerData?: unknown;
+  /** Added to the threads' nice value (Linux): a positive number lets the rest of the process run first. */
+  niceIncrement?: number;
   /** Each finished task: its name, seconds spent running (not waiting), and how it ended. */
   onTask?: (name: string, seconds: number, outcome: 'ok' | 'budget' | 'error') => void;
 }
 
-interface Job {
+export interface RunOptions {
+  /** Running time allowed (waiting for a thread does not count), milliseconds. */
+  budgetMs: number;
+  /** The caller's deadline: a queued task is dropped, a running one stopped. */
+  signal?: AbortSignal;
+  /** At the head of the tenant's queue (the second trip of a task already started: it keeps its place). */
+  first?: boolean;
+  /** Buffers moved to the worker rather than copied (unusable here afterwards). */
+  transferList?: ArrayBuffer[];
+}
+
+interface Job extends RunOptions {
   tenantId: string;
   name: string;
   task: unknown;
-  budgetMs: number;
-  signal?: AbortSignal;
   resolve: (outcome: OffLoopOutcome<unknown>) => void;
   reject: (err: unknown) => void;
   onAbort?: () => void;
@@ -65,6 +76,7 @@ export class OffLoopPool {
       idleTimeout: Number.POSITIVE_INFINITY,
       concurrentTasksPerWorker: 1,
       workerData: options.workerData,
+      niceIncrement: options.niceIncrement ?? 0,
     });
   }
 
@@ -80,30 +92,21 @@ export class OffLoopPool {
   }
 
   /**
-   * Runs the worker's export `name` on `task` for `tenantId` within `budgetMs` of running time (waiting for a thread
-   * does not count). Rejects when `signal` aborts first (with its reason), when the tenant's queue is full, or when
-   * the task throws. `first` puts the task at the head of the tenant's queue (the second trip of a task already
-   * started: it keeps its place).
+   * Runs the worker's export `name` on `task` for `tenantId` within `options.budgetMs` of running time. Rejects when
+   * the signal aborts first (with its reason), when the tenant's queue is full, or when the task throws.
    */
-  run<T>(
-    tenantId: string,
-    name: string,
-    task: unknown,
-    budgetMs: number,
-    signal?: AbortSignal,
-    first = false,
-  ): Promise<OffLoopOutcome<T>> {
+  run<T>(tenantId: string, name: string, task: unknown, options: RunOptions): Promise<OffLoopOutcome<T>> {
+    const { signal, first = false } = options;
     if (this.closed) return Promise.reject(new Error('off-loop pool closed'));
     signal?.throwIfAborted();
     const queue = this.queues.get(tenantId) ?? [];
     if (!first && queue.length >= this.options.maxQueuedPerTenant) return Promise.reject(new OffLoopBusyError());
     return new Promise<OffLoopOutcome<T>>((resolve, reject) => {
       const job: Job = {
+        ...options,
         tenantId,
         name,
         task,
-        budgetMs,
-        signal,
         resolve: resolve as (outcome: OffLoopOutcome<unknown>) => void,
         reject,
       };
@@ -178,7 +181,7 @@ export class OffLoopPool {
       this.dispatch();
     };
 
-    this.pool.run(job.task, { name: job.name, signal: budget.signal }).then(
+    this.pool.run(job.task, { name: job.name, signal: budget.signal, transferList: job.transferList }).then(
       (value: unknown) => {
         finish('ok');
         job.resolve({ ok: true, value });

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { RuleSet } from '@vigil/proto';
+import type { ImageClass, RuleSet } from '@vigil/proto';
 import { LRUCache } from 'lru-cache';
 import { compileBlocklist, compileLinks, compilePatterns, type LocalCheck } from './strategies';
 import type { Thresholds } from './provider';
 
 export type PlannedStrategy =
-  { kind: 'local' } | { kind: 'provider'; thresholds: Thresholds } | { kind: 'prompt'; topic: string; prompt: string };
+  | { kind: 'local' }
+  | { kind: 'provider'; thresholds: Thresholds }
+  | { kind: 'prompt'; topic: string; prompt: string; skipImages: boolean }
+  | { kind: 'images'; thresholds: Partial<Record<ImageClass, number>>; onFetchError: 'ignore' | 'flag' };
 
 export interface PlannedRule {
   id: string;
@@ -53,7 +56,14 @@ export function planRuleSet(ruleSet: RuleSet): RuleSetPlan {
           case 'openai-moderation':
             return { kind: 'provider', thresholds: strategy.thresholds };
           case 'prompt':
-            return { kind: 'prompt', topic: strategy.topic, prompt: strategy.prompt };
+            return {
+              kind: 'prompt',
+              topic: strategy.topic,
+              prompt: strategy.prompt,
+              skipImages: strategy.skipImages ?? false,
+            };
+          case 'images':
+            return { kind: 'images', thresholds: strategy.thresholds, onFetchError: strategy.onFetchError ?? 'ignore' };
           default:
             return { kind: 'local' };
         }

@@ -32,19 +32,22 @@ function oneOf<T extends string>(
 }
 
 /**
- * Wraps one async handler: checks that the request names a tenant that exists, then resolves the callback with the
- * value, or with a gRPC status from the error mapping.
+ * Wraps one async handler: checks that the request names a tenant that exists, then hands the handler the request and
+ * that tenant, and resolves the callback with the value, or with a gRPC status from the error mapping.
  */
 function unary<Req extends { tenantId?: string }, Res>(
   log: Logger,
   tenants: KnownTenants,
   method: string,
-  handle: (request: Req) => Promise<Res>,
+  handle: (request: Req, tenantId: string) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     Promise.resolve()
-      .then(() => tenants.assertKnown(required(call.request.tenantId, 'tenant_id')))
-      .then(() => handle(call.request))
+      .then(() => required(call.request.tenantId, 'tenant_id'))
+      .then(async (tenantId) => {
+        await tenants.assertKnown(tenantId);
+        return handle(call.request, tenantId);
+      })
       .then(
         (response) => callback(null, response),
         (err: unknown) => callback(toServiceError(err, log, method)),
@@ -62,8 +65,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
   const correlation = (requestId?: string) => requestId || ulid();
 
   return {
-    Moderate: unary(log, tenants, 'Moderate', async (request) => {
-      const tenantId = required(request.tenantId, 'tenant_id');
+    Moderate: unary(log, tenants, 'Moderate', async (request, tenantId) => {
       const user = request.user ?? undefined;
       const result = await service.moderate({
         tenantId,
@@ -104,14 +106,12 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       };
     }),
 
-    GetRecord: unary(log, tenants, 'GetRecord', async (request) =>
-      toRecordMessage(
-        await queries.getRecord(required(request.tenantId, 'tenant_id'), required(request.recordId, 'record_id')),
-      ),
+    GetRecord: unary(log, tenants, 'GetRecord', async (request, tenantId) =>
+      toRecordMessage(await queries.getRecord(tenantId, required(request.recordId, 'record_id'))),
     ),
 
-    ListRecords: unary(log, tenants, 'ListRecords', async (request) => {
-      const page = await queries.listRecords(required(request.tenantId, 'tenant_id'), {
+    ListRecords: unary(log, tenants, 'ListRecords', async (request, tenantId) => {
+      const page = await queries.listRecords(tenantId, {
         limit: request.limit,
         startingAfter: request.startingAfter,
         endingBefore: request.endingBefore,
@@ -126,30 +126,22 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return { records: page.items.map(toRecordMessage), hasMore: page.hasMore };
     }),
 
-    GetRecordEvents: unary(log, tenants, 'GetRecordEvents', async (request) => {
-      const events = await queries.getRecordEvents(
-        required(request.tenantId, 'tenant_id'),
-        required(request.recordId, 'record_id'),
-      );
+    GetRecordEvents: unary(log, tenants, 'GetRecordEvents', async (request, tenantId) => {
+      const events = await queries.getRecordEvents(tenantId, required(request.recordId, 'record_id'));
       return { events: events.map(toStoredEvent) };
     }),
 
-    GetUserEvents: unary(log, tenants, 'GetUserEvents', async (request) => {
-      const events = await queries.getUserEvents(
-        required(request.tenantId, 'tenant_id'),
-        required(request.userId, 'user_id'),
-      );
+    GetUserEvents: unary(log, tenants, 'GetUserEvents', async (request, tenantId) => {
+      const events = await queries.getUserEvents(tenantId, required(request.userId, 'user_id'));
       return { events: events.map(toStoredEvent) };
     }),
 
-    GetUser: unary(log, tenants, 'GetUser', async (request) =>
-      toUserMessage(
-        await queries.getUser(required(request.tenantId, 'tenant_id'), required(request.userId, 'user_id')),
-      ),
+    GetUser: unary(log, tenants, 'GetUser', async (request, tenantId) =>
+      toUserMessage(await queries.getUser(tenantId, required(request.userId, 'user_id'))),
     ),
 
-    ListUsers: unary(log, tenants, 'ListUsers', async (request) => {
-      const page = await queries.listUsers(required(request.tenantId, 'tenant_id'), {
+    ListUsers: unary(log, tenants, 'ListUsers', async (request, tenantId) => {
+      const page = await queries.listUsers(tenantId, {
         limit: request.limit,
         startingAfter: request.startingAfter,
         endingBefore: request.endingBefore,
@@ -160,8 +152,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return { users: page.items.map(toUserMessage), hasMore: page.hasMore };
     }),
 
-    ModerateRecordManually: unary(log, tenants, 'ModerateRecordManually', async (request) => {
-      const tenantId = required(request.tenantId, 'tenant_id');
+    ModerateRecordManually: unary(log, tenants, 'ModerateRecordManually', async (request, tenantId) => {
       const recordId = required(request.recordId, 'record_id');
       await service.moderateManually({
         tenantId,
@@ -174,8 +165,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return toRecordMessage(await queries.getRecord(tenantId, recordId));
     }),
 
-    SetUserStatus: unary(log, tenants, 'SetUserStatus', async (request) => {
-      const tenantId = required(request.tenantId, 'tenant_id');
+    SetUserStatus: unary(log, tenants, 'SetUserStatus', async (request, tenantId) => {
       const userId = required(request.userId, 'user_id');
       await service.setUserStatus({
         tenantId,
@@ -188,8 +178,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return toUserMessage(await queries.getUser(tenantId, userId));
     }),
 
-    CreateAppeal: unary(log, tenants, 'CreateAppeal', async (request) => {
-      const tenantId = required(request.tenantId, 'tenant_id');
+    CreateAppeal: unary(log, tenants, 'CreateAppeal', async (request, tenantId) => {
       const text = required(request.text, 'text');
       if (text.length > 1000) throw new ValidationError('text must be at most 1000 characters', { path: 'text' });
       const appealId = await service.createAppeal({
@@ -201,8 +190,8 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return toAppealMessage(await queries.getAppeal(tenantId, appealId));
     }),
 
-    ListAppeals: unary(log, tenants, 'ListAppeals', async (request) => {
-      const page = await queries.listAppeals(required(request.tenantId, 'tenant_id'), {
+    ListAppeals: unary(log, tenants, 'ListAppeals', async (request, tenantId) => {
+      const page = await queries.listAppeals(tenantId, {
         limit: request.limit,
         startingAfter: request.startingAfter,
         status: request.status,
@@ -211,8 +200,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return { appeals: page.items.map(toAppealMessage), hasMore: page.hasMore };
     }),
 
-    DecideAppeal: unary(log, tenants, 'DecideAppeal', async (request) => {
-      const tenantId = required(request.tenantId, 'tenant_id');
+    DecideAppeal: unary(log, tenants, 'DecideAppeal', async (request, tenantId) => {
       const appealId = required(request.appealId, 'appeal_id');
       if (request.decision !== 'Approved' && request.decision !== 'Rejected') {
         throw new ValidationError('decision must be Approved or Rejected', { path: 'decision' });

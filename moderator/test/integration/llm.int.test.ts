@@ -22,7 +22,7 @@ function promptRule(id: string, topic = 'spam'): Rule {
     name: id,
     enabled: true,
     entities: [],
-    strategies: [{ type: 'prompt', topic, prompt: `Flag ${topic}.` }],
+    strategies: [{ type: 'prompt', topic, prompt: `Flag ${topic}.`, skipImages: false }],
   };
 }
 

@@ -1,7 +1,6 @@
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
-import { requestIdOf } from '../../http/request-id';
-import { actorOf, principalOf, type RouteDeps, idParam } from '../deps';
+import { callModerator, decide, type RouteDeps } from '../deps';
 import { AppealData, AppealDecisionBody, AppealList, ListAppealsQuery } from './appeals.schema';
 import { toAppealView } from '../shared/views';
 
@@ -18,17 +17,12 @@ export function appealRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const q = query(ctx, ListAppealsQuery);
-      const result = await deps.moderator.call(
-        'listAppeals',
-        {
-          tenantId: principalOf(ctx).tenantId,
-          limit: q.limit,
-          startingAfter: q.starting_after,
-          status: q.status,
-          userId: q.user,
-        },
-        { requestId: requestIdOf(ctx) },
-      );
+      const result = await callModerator(deps, ctx, 'listAppeals', {
+        limit: q.limit,
+        startingAfter: q.starting_after,
+        status: q.status,
+        userId: q.user,
+      });
       ctx.body = { data: result.appeals.map(toAppealView), has_more: result.hasMore };
     },
   );
@@ -45,17 +39,7 @@ export function appealRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, AppealDecisionBody);
-      const appeal = await deps.moderator.call(
-        'decideAppeal',
-        {
-          tenantId: principalOf(ctx).tenantId,
-          appealId: idParam(ctx),
-          decision: input.decision,
-          reason: input.reason,
-          actor: actorOf(ctx),
-        },
-        { requestId: requestIdOf(ctx) },
-      );
+      const appeal = await decide(deps, ctx, 'decideAppeal', { decision: input.decision, reason: input.reason });
       ctx.body = { data: toAppealView(appeal) };
     },
   );

@@ -2,7 +2,7 @@ import { ulid } from 'ulid';
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
 import { requestIdOf } from '../../http/request-id';
-import { actorOf, principalOf, type RouteDeps, idParam } from '../deps';
+import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
 import { toRecordView } from '../shared/views';
 import {
@@ -28,20 +28,15 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const q = query(ctx, ListRecordsQuery);
-      const result = await deps.moderator.call(
-        'listRecords',
-        {
-          tenantId: principalOf(ctx).tenantId,
-          limit: q.limit,
-          startingAfter: q.starting_after,
-          endingBefore: q.starting_after ? undefined : q.ending_before,
-          clientId: q.clientId,
-          entity: q.entity,
-          status: q.status,
-          userId: q.user,
-        },
-        { requestId: requestIdOf(ctx) },
-      );
+      const result = await callModerator(deps, ctx, 'listRecords', {
+        limit: q.limit,
+        startingAfter: q.starting_after,
+        endingBefore: q.starting_after ? undefined : q.ending_before,
+        clientId: q.clientId,
+        entity: q.entity,
+        status: q.status,
+        userId: q.user,
+      });
       ctx.body = { data: result.records.map(toRecordView), has_more: result.hasMore };
     },
   );
@@ -126,11 +121,7 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: RecordData,
     },
     async (ctx) => {
-      const record = await deps.moderator.call(
-        'getRecord',
-        { tenantId: principalOf(ctx).tenantId, recordId: idParam(ctx) },
-        { requestId: requestIdOf(ctx) },
-      );
+      const record = await callModerator(deps, ctx, 'getRecord', { recordId: idParam(ctx) });
       ctx.body = { data: toRecordView(record) };
     },
   );
@@ -145,11 +136,7 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: RecordEvents,
     },
     async (ctx) => {
-      const result = await deps.moderator.call(
-        'getRecordEvents',
-        { tenantId: principalOf(ctx).tenantId, recordId: idParam(ctx) },
-        { requestId: requestIdOf(ctx) },
-      );
+      const result = await callModerator(deps, ctx, 'getRecordEvents', { recordId: idParam(ctx) });
       ctx.body = {
         data: result.events.map((event) => ({
           id: event.id,
@@ -174,17 +161,7 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ManualModerationBody);
-      const record = await deps.moderator.call(
-        'moderateRecordManually',
-        {
-          tenantId: principalOf(ctx).tenantId,
-          recordId: idParam(ctx),
-          status: input.status,
-          reason: input.reason,
-          actor: actorOf(ctx),
-        },
-        { requestId: requestIdOf(ctx) },
-      );
+      const record = await decide(deps, ctx, 'moderateRecordManually', { status: input.status, reason: input.reason });
       ctx.body = { data: toRecordView(record) };
     },
   );

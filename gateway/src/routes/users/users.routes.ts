@@ -3,7 +3,7 @@ import type { RpcResponse } from '../../grpc/moderator-client';
 import { body, query } from '../../http/validate';
 import { AppealData } from '../appeals/appeals.schema';
 import { requestIdOf } from '../../http/request-id';
-import { actorOf, principalOf, type RouteDeps, idParam } from '../deps';
+import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
 import { toAppealView, toPaymentActionView, toUserView } from '../shared/views';
 import {
   CreateAppealBody,
@@ -33,19 +33,14 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const q = query(ctx, ListUsersQuery);
-      const result = await deps.moderator.call(
-        'listUsers',
-        {
-          tenantId: principalOf(ctx).tenantId,
-          limit: q.limit,
-          startingAfter: q.starting_after,
-          endingBefore: q.starting_after ? undefined : q.ending_before,
-          clientId: q.clientId,
-          email: q.email,
-          status: q.status,
-        },
-        { requestId: requestIdOf(ctx) },
-      );
+      const result = await callModerator(deps, ctx, 'listUsers', {
+        limit: q.limit,
+        startingAfter: q.starting_after,
+        endingBefore: q.starting_after ? undefined : q.ending_before,
+        clientId: q.clientId,
+        email: q.email,
+        status: q.status,
+      });
       ctx.body = { data: result.users.map((user) => view(ctx, user)), has_more: result.hasMore };
     },
   );
@@ -53,11 +48,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
   api.route(
     { method: 'get', path: '/users/:id', tag: 'users', summary: 'Get a user.', status: 200, response: UserData },
     async (ctx) => {
-      const user = await deps.moderator.call(
-        'getUser',
-        { tenantId: principalOf(ctx).tenantId, userId: idParam(ctx) },
-        { requestId: requestIdOf(ctx) },
-      );
+      const user = await callModerator(deps, ctx, 'getUser', { userId: idParam(ctx) });
       ctx.body = { data: view(ctx, user) };
     },
   );
@@ -74,17 +65,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, UserStatusBody);
-      const user = await deps.moderator.call(
-        'setUserStatus',
-        {
-          tenantId: principalOf(ctx).tenantId,
-          userId: idParam(ctx),
-          status: input.status,
-          reason: input.reason,
-          actor: actorOf(ctx),
-        },
-        { requestId: requestIdOf(ctx) },
-      );
+      const user = await decide(deps, ctx, 'setUserStatus', { status: input.status, reason: input.reason });
       ctx.body = { data: view(ctx, user) };
     },
   );
@@ -101,11 +82,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, CreateAppealBody);
-      const appeal = await deps.moderator.call(
-        'createAppeal',
-        { tenantId: principalOf(ctx).tenantId, userId: idParam(ctx), text: input.text },
-        { requestId: requestIdOf(ctx) },
-      );
+      const appeal = await callModerator(deps, ctx, 'createAppeal', { userId: idParam(ctx), text: input.text });
       ctx.status = 201;
       ctx.body = { data: toAppealView(appeal) };
     },

@@ -1,0 +1,224 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { crc32 } from 'node:zlib';
+import { addressPolicy, type Rule, type RuleSet, type Strategy } from '@vigil/proto';
+import sharp from 'sharp';
+import { createEngine, ImageFetcher, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';
+import type { EngineInput } from '../../src/engine';
+import { judgeImages } from '../../src/engine/images/judge-images';
+
+// The real bundled model (nsfwjs MobileNetV2Mid on TensorFlow.js's WebAssembly backend) in the built image worker
+// (dist/engine/image-worker.js): `npm run build` first. Images are made here and served from a local server.
+
+const CLASSES = ['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy'];
+
+function chunk(type: string, data: Buffer): Buffer {
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([length, body, crc]);
+}
+
+/** A PNG whose header announces 100,000 × 100,000 pixels (a decompression bomb's header), with almost no data. */
+function bombHeader(): Buffer {
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(100_000, 0);
+  header.writeUInt32BE(100_000, 4);
+  header.writeUInt8(8, 8); // bit depth
+  header.writeUInt8(2, 9); // truecolour
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', Buffer.from([0x78, 0x9c, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
+
+let server: http.Server;
+let base: string;
+let solid: Buffer;
+let noise: Buffer;
+const held: http.ServerResponse[] = [];
+
+beforeAll(async () => {
+  solid = await sharp({ create: { width: 320, height: 240, channels: 3, background: { r: 30, g: 140, b: 220 } } })
+    .png()
+    .toBuffer();
+  const random = Buffer.alloc(256 * 256 * 3);
+  for (let i = 0; i < random.length; i += 1) random[i] = (i * 7919 + (i >> 5) * 104729) % 256;
+  noise = await sharp(random, { raw: { width: 256, height: 256, channels: 3 } })
+    .jpeg()
+    .toBuffer();
+  const bomb = bombHeader();
+  server = http.createServer((req, res) => {
+    const send = (type: string, body: Buffer) => res.writeHead(200, { 'content-type': type }).end(body);
+    switch (req.url) {
+      case '/solid.png':
+        return send('image/png', solid);
+      case '/noise.jpg':
+        return send('image/jpeg', noise);
+      case '/bomb.png':
+        return send('image/png', bomb);
+      case '/truncated.png':
+        return send('image/png', solid.subarray(0, Math.floor(solid.length / 2)));
+      case '/page.html':
+        return send('text/html', Buffer.from('<p>not an image</p>'));
+      case '/announced-large.png':
+        return res.writeHead(200, { 'content-type': 'image/png', 'content-length': String(50 * 1024 * 1024) }).end();
+      case '/streamed-large.png': {
+        res.writeHead(200, { 'content-type': 'image/png' });
+        const piece = Buffer.alloc(64 * 1024);
+        for (let i = 0; i < 40; i += 1) res.write(piece);
+        return res.end();
+      }
+      case '/redirect.png':
+        return res.writeHead(302, { location: '/solid.png' }).end();
+      case '/slow.png':
+        held.push(res);
+        return res.writeHead(200, { 'content-type': 'image/png' });
+      default:
+        return res.writeHead(404).end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+const pools: OffLoopPool[] = [];
+const fetchers: ImageFetcher[] = [];
+let imagePool: OffLoopPool;
+
+beforeAll(async () => {
+  imagePool = new OffLoopPool({
+    filename: workerFile('image-worker'),
+    threads: 1,
+    tenantThreads: 1,
+    maxQueuedPerTenant: 100,
+    workerData: { model: 'MobileNetV2Mid' },
+  });
+  pools.push(imagePool);
+  await imagePool.run('ready', 'ready', {}, { budgetMs: 5 * 60_000 });
+}, 5 * 60_000);
+
+afterAll(async () => {
+  for (const res of held) res.destroy();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await Promise.all([...pools.map((pool) => pool.close()), ...fetchers.map((fetcher) => fetcher.close())]);
+});
+
+function options(overrides: Partial<ImageOptions> & { allowLoopback?: boolean } = {}): ImageOptions {
+  const { allowLoopback = true, ...rest } = overrides;
+  const fetcher = new ImageFetcher({
+    policy: addressPolicy(allowLoopback ? ['127.0.0.0/8'] : []),
+    maxBytes: 1024 * 1024,
+  });
+  fetchers.push(fetcher);
+  return {
+    pool: imagePool,
+    fetcher,
+    maxPerRecord: 3,
+    fetchTimeoutMs: 5000,
+    budgetMs: 60_000,
+    maxPixels: 40_000_000,
+    ...rest,
+  };
+}
+
+function record(imageUrls: string[]): EngineInput {
+  return { entity: 'post', name: '', text: 'hello', imageUrls, externalUrls: [], tenantId: 'tenant-a' };
+}
+
+function rules(strategy: Strategy): RuleSet {
+  const rule: Rule = { id: 'images', name: 'Images', enabled: true, entities: [], strategies: [strategy] };
+  return { rules: [rule] };
+}
+
+describe('images judged by the bundled model', () => {
+  it('scores every class of a solid colour and of noise with probabilities that sum to 1', async () => {
+    const verdicts = await judgeImages([`${base}/solid.png`, `${base}/noise.jpg`], 't', options());
+    expect(verdicts.map((verdict) => verdict.position)).toEqual([1, 2]);
+    for (const verdict of verdicts) {
+      expect(Object.keys(verdict.scores ?? {}).sort()).toEqual(CLASSES);
+      const values = Object.values(verdict.scores ?? {});
+      for (const value of values) expect(value).toBeGreaterThanOrEqual(0);
+      expect(values.reduce((sum, value) => sum + value, 0)).toBeCloseTo(1, 3);
+    }
+  });
+
+  it('flags by per-class threshold and names the image by position and class, never by URL', async () => {
+    const engine = createEngine({ images: options() });
+    const url = `${base}/solid.png`;
+    const flagged = await engine.moderate(
+      record([url]),
+      rules({ type: 'images', thresholds: { Neutral: 0, Porn: 0.99 }, onFetchError: 'ignore' }),
+    );
+    expect(flagged.status).toBe('Flagged');
+    expect(flagged.reasons).toEqual([expect.stringMatching(/^Image 1 classified as Neutral \(\d\.\d\d\)$/)]);
+    expect(JSON.stringify(flagged)).not.toContain(base);
+
+    const passed = await engine.moderate(
+      record([url]),
+      rules({
+        type: 'images',
+        thresholds: { Drawing: 1, Hentai: 1, Neutral: 1, Porn: 1, Sexy: 1 },
+        onFetchError: 'ignore',
+      }),
+    );
+    expect(passed).toEqual({ status: 'Compliant', reasons: [], rules: [] });
+  });
+
+  it.each([
+    ['a decompression bomb, refused from its header', '/bomb.png', 'too_many_pixels'],
+    ['a truncated file', '/truncated.png', 'undecodable'],
+    ['a page served as text/html', '/page.html', 'not_an_image'],
+    ['an announced 50 MB body', '/announced-large.png', 'too_large'],
+    ['a body that grows past the byte limit', '/streamed-large.png', 'too_large'],
+    ['a redirect (never followed)', '/redirect.png', 'http_status'],
+    ['a missing image', '/missing.png', 'http_status'],
+  ])('gives %s a reason instead of scores', async (_what, path, failure) => {
+    const [verdict] = await judgeImages([`${base}${path}`], 't', options());
+    expect(verdict).toEqual({ position: 1, failure });
+  });
+
+  it('stops a fetch that does not finish within the record’s fetch time', async () => {
+    const [verdict] = await judgeImages([`${base}/slow.png`], 't', options({ fetchTimeoutMs: 300 }));
+    expect(verdict).toEqual({ position: 1, failure: 'timeout' });
+  });
+
+  it.each([
+    ['loopback by address', (port: string) => `http://127.0.0.1:${port}/solid.png`],
+    ['loopback by name', (port: string) => `http://localhost:${port}/solid.png`],
+    ['loopback as an IPv4-mapped IPv6 literal', (port: string) => `http://[::ffff:127.0.0.1]:${port}/solid.png`],
+    ['the cloud metadata address', () => 'http://169.254.169.254/latest/meta-data/'],
+    ['a private address', () => 'http://10.0.0.1/x.png'],
+    ['credentials in the URL', (port: string) => `http://user:pass@127.0.0.1:${port}/solid.png`],
+  ])('refuses %s under the webhook address policy', async (_what, url) => {
+    const port = base.split(':').at(-1) ?? '';
+    const [verdict] = await judgeImages([url(port)], 't', options({ allowLoopback: false }));
+    expect(verdict).toEqual({ position: 1, failure: 'refused' });
+  });
+
+  it('refuses a non-http scheme', async () => {
+    const [verdict] = await judgeImages(['file:///etc/passwd'], 't', options());
+    expect(verdict).toEqual({ position: 1, failure: 'invalid_url' });
+  });
+
+  it('flags an image that could not be judged only when the strategy asks', async () => {
+    const engine = createEngine({ images: options() });
+    const input = record([`${base}/solid.png`, `${base}/page.html`]);
+    const strict = await engine.moderate(input, rules({ type: 'images', thresholds: {}, onFetchError: 'flag' }));
+    expect(strict.reasons).toEqual(['Image 2 could not be judged (not_an_image): flagged for review']);
+    const lenient = await engine.moderate(input, rules({ type: 'images', thresholds: {}, onFetchError: 'ignore' }));
+    expect(lenient.status).toBe('Compliant');
+  });
+
+  it('judges at most the configured number of images, the same ones every time', async () => {
+    const urls = Array.from({ length: 6 }, (_, index) => `${base}/solid.png?copy=${index}`);
+    const first = await judgeImages(urls, 't', options({ maxPerRecord: 2 }));
+    const again = await judgeImages([...urls], 't', options({ maxPerRecord: 2 }));
+    expect(first).toHaveLength(2);
+    expect(again.map((verdict) => verdict.position)).toEqual(first.map((verdict) => verdict.position));
+  });
+});
