@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // The store floor: what the MongoDB-wire store itself answers at a given concurrency, through the same driver the
 // services use. Each request is one findOne by _id plus one insertOne, the least a persisted moderation can cost.
@@ -5,11 +6,16 @@ const crypto = require('node:crypto');
 const { MongoClient } = require('mongodb');
 const { percentile } = require('./percentile');
 
-/** Runs `connections` loops for `durationS` (or at most `rate` requests/s overall); returns { rps, p50, p99 }. */
+/**
+ * Runs `connections` loops for `durationS` (or at most `rate` requests/s overall); returns { rps, p50, p99 }.
+ * @param {string} mongoUrl
+ * @param {{ connections: number; durationS: number; rate?: number }} options
+ */
 async function storeFloor(mongoUrl, { connections, durationS, rate }) {
   const client = new MongoClient(mongoUrl, { maxPoolSize: connections });
   await client.connect();
   try {
+    /** @type {import('mongodb').Collection<{ _id: string; n?: number; text?: string }>} */
     const collection = client.db('vigil_bench_floor').collection('floor');
     await collection.insertOne({ _id: 'seed', n: 0 });
     const latencies = [];

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // `npm run bench -- history`: persisted /moderate throughput after the store holds BENCH_HISTORY_SMALL (1,000) and
 // then BENCH_HISTORY_LARGE (100,000) records with their events, in one run. A hot path whose cost grows with history
@@ -114,9 +115,11 @@ async function main() {
       })),
     );
     const [small, large] = rows;
-    process.stdout.write(
-      `goal: throughput at ${LARGE} ≥ 0.8× throughput at ${SMALL} (${(large.max.rps / small.max.rps).toFixed(2)})\n`,
-    );
+    if (small && large) {
+      process.stdout.write(
+        `goal: throughput at ${LARGE} ≥ 0.8× throughput at ${SMALL} (${(large.max.rps / small.max.rps).toFixed(2)})\n`,
+      );
+    }
   } finally {
     await client.close();
     await stack.stop();

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // `npm run bench -- moderate`: /moderate (persisted and passthrough, ~1 KB text) at full load and at half the maximum
 // rate, next to two peers from the same run: the store floor (one findOne by _id + one insertOne per request through
@@ -20,6 +21,14 @@ function text1k(i) {
   return out.slice(0, 1000);
 }
 
+/**
+ * @typedef {{ body: (i: number) => unknown; headers: Record<string, string> }} LoadOptions
+ */
+
+/**
+ * @param {string} url
+ * @param {LoadOptions} options
+ */
 function load(url, { body, headers }) {
   return new Promise((resolve, reject) => {
     let n = 0;
@@ -55,6 +64,11 @@ const HALF_RATE_WARM_UP_S = 5;
  * Closed-loop maximum (autocannon, CONNECTIONS busy connections), then an open loop at half that rate (paced.js),
  * measured in steady state: after `settle` (the work the maximum run left behind is done) and a few seconds at that
  * rate.
+ */
+/**
+ * @param {string} name
+ * @param {string} url
+ * @param {LoadOptions & { settle?: () => Promise<unknown> }} options
  */
 async function measure(name, url, { settle, ...options }) {
   await load(url, options).catch(() => undefined); // warm-up (JIT, connections)

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 
 /** The `p`th percentile of `sorted` (ascending), nearest rank; NaN when empty. */

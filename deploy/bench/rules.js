@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // `npm run bench -- rules`: what the rule set budget bounds, measured in process (no stack needed):
 // - the gateway's event-loop time to take a PUT /rules body (JSON.parse and the schema, budget and pattern compilation
@@ -86,7 +87,7 @@ async function main() {
     }
     process.stdout.write(
       `  ${name}: ${(text.length / 1024).toFixed(1)} KB, ${ok ? 'accepted' : 'refused'}, ` +
-        `first ${times[0].toFixed(0)} ms, median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms\n`,
+        `first ${(times[0] ?? NaN).toFixed(0)} ms, median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms\n`,
     );
   }
 
@@ -123,7 +124,7 @@ async function main() {
         times.push(performance.now() - started);
       }
       process.stdout.write(
-        `  ${setName}, ${textName}: first ${times[0].toFixed(0)} ms, then median ${median(times.slice(1)).toFixed(0)} ms\n`,
+        `  ${setName}, ${textName}: first ${(times[0] ?? NaN).toFixed(0)} ms, then median ${median(times.slice(1)).toFixed(0)} ms\n`,
       );
     }
   }

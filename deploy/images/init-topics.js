@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Creates Vigil's Kafka topics when missing; run by the chart's pre-install/pre-upgrade Job with the moderator image
 // (copied next to the moderator's dist/, so kafkajs, pino and @vigil/proto resolve from the image's node_modules).
@@ -57,7 +58,7 @@ async function initTopics(config, log) {
             replicationFactor: config.replicationFactor,
           })),
         });
-      } catch (err) {
+      } catch (/** @type {any} */ err) {
         // A service (the moderator creates its own topics when missing) may have won the race: fine.
         if (err.type !== 'TOPIC_ALREADY_EXISTS' && !String(err.message).includes('already exists')) throw err;
       }

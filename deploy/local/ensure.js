@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Installs npm dependencies when missing or stale and builds the TypeScript projects.
 // Usage: node deploy/local/ensure.js [deps|build]   (build implies deps)

@@ -24,6 +24,8 @@ async function dockerAvailable() {
  * Starts what is missing. `dir` holds local servers' data (throwaway with `ephemeral`, kept for `npm run up`);
  * `durable` (default: not ephemeral) keeps the store's fsync on. Returns `{ kafkaBrokers, mongoUrl, sources, stop() }`; stop() stops only what this call started, and
  * a failed start stops whatever it had started before failing.
+ * @param {{ dir: string; ephemeral?: boolean; durable?: boolean }} options
+ * @returns {Promise<{ kafkaBrokers: string; mongoUrl: string; sources: Record<string, string>; stop: () => Promise<void> }>}
  */
 async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
   const stops = [];
@@ -75,6 +77,7 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
     await Promise.allSettled(stops.map((stop) => stop()));
     throw err;
   }
+  if (!kafkaBrokers || !mongoUrl) throw new Error('no Kafka or MongoDB-wire server was started');
   return {
     kafkaBrokers,
     mongoUrl,

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // `npm test`: installs what is missing, builds, starts throwaway servers, runs every jest project, stops the servers.
 // Extra arguments go to jest (e.g. `npm test -- --selectProjects unit`).
@@ -24,6 +25,7 @@ async function runChecks() {
   const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
   const checks = [
     ['type-check', bin('tsc'), ['-p', 'tsconfig.check.json']],
+    ['type-check deploy scripts', bin('tsc'), ['-p', 'tsconfig.deploy.json']],
     ['lint', bin('eslint'), ['.']],
     ['format', bin('prettier'), ['--check', '.']],
     ['platform copies', process.execPath, [path.join(__dirname, 'platform-copies.js')]],
@@ -35,7 +37,7 @@ async function runChecks() {
       await run(command, args, { cwd: ROOT });
       say(`${name} passed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     } catch (err) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
       failed.push(name);
     }
   }

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 
 module.exports = async function globalTeardown() {

@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Lists each service's environment variables from its `src/config.ts` (the zod schema is the source of truth: one
 // key per line, its doc comment above, `.default(...)` in its expression) as Markdown tables for deploy/README.md.
@@ -17,7 +18,7 @@ function variables(service) {
     /^ {2}(?:\/\*\*([\s\S]*?)\*\/\s*\n {2})?([A-Z][A-Z0-9_]*): ([\s\S]*?)(?=\n {2}(?:\/\*\*|[A-Z][A-Z0-9_]*:)|(?![\s\S]))/gm;
   const found = [];
   for (const match of body.matchAll(keyPattern)) {
-    const [, comment = '', name, expression] = match;
+    const [, comment = '', name = '', expression = ''] = match;
     const fallback = /\.default\(([\s\S]*?)\)\s*(?:\.|,?\s*$)/.exec(expression);
     const meaning = comment
       .split('\n')
@@ -26,7 +27,7 @@ function variables(service) {
       .join(' ');
     found.push({
       name,
-      default: fallback ? fallback[1].trim().replace(/^'(.*)'$/, '$1') : undefined,
+      default: fallback?.[1] !== undefined ? fallback[1].trim().replace(/^'(.*)'$/, '$1') : undefined,
       required: !fallback && !/\.optional\(\)/.test(expression),
       meaning,
     });

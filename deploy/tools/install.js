@@ -1,3 +1,4 @@
+// @ts-check
 'use strict';
 // Installs the chart-checking tools once into the cache (`~/.cache/vigil/tools`, or VIGIL_CACHE_DIR/tools):
 //   - helm and kubeconform, built from their Go modules with `go install` (the Go module proxy is reachable where
@@ -136,7 +137,7 @@ async function withLock(name, work, staleMs = 20 * 60 * 1000) {
       fs.mkdirSync(lock);
       break;
     } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err;
       try {
         if (Date.now() - fs.statSync(lock).mtimeMs > staleMs) fs.rmSync(lock, { recursive: true, force: true });
       } catch {
