@@ -1,112 +1,367 @@
 'use strict';
-// `npm run bench -- e2e`: ingest → webhook received latency (p50/p99) at a steady rate for BENCH_E2E_DURATION_S
-// seconds (default 60), and deliveries/s, through all three services, at BENCH_E2E_RATE (default 200/s); then the
-// highest rate the pipeline sustains (BENCH_E2E_BURST ingests, default 3,000, sent at once: records webhooked per
-// second from the first send to the last webhook); then the maximum accepted ingest rate, for comparison. The steady
-// run goes first, because a burst leaves the moderator a backlog that would turn the latencies into queueing time.
+// `npm run bench -- e2e`: ingest → webhook received, through all three services, measured against the persisted
+// /moderate maximum of the same run (the peer: the pipeline moderates and persists each record the same way, then
+// delivers it):
+// 1. the persisted /moderate maximum (closed loop), with its CPU per process and store commands per service;
+// 2. a steady open-loop ingest run at BENCH_E2E_LOAD (default 0.8) × that maximum for BENCH_E2E_DURATION_S (default 60):
+//    webhook latency p50/p99, nothing lost, and per delivered record CPU ms by process and store commands by service;
+// 3. overload: BENCH_E2E_OVERLOAD (default 1.5) × the maximum for BENCH_E2E_OVERLOAD_S (default 60), delivery rate until
+//    the backlog is gone (overall and its slowest 10 s), then a burst of BENCH_E2E_BURST (default 3,000) ingests;
+// 4. a noisy neighbour: a second tenant with BENCH_E2E_DEAD (default 50,000) retries pending for an endpoint that
+//    refuses connections and another endpoint that never answers; the idle stack's CPU before and after, then the
+//    steady run and the burst again.
 const http = require('node:http');
+const net = require('node:net');
+const { MongoClient } = require('mongodb');
 const { startStack } = require('./stack');
 const { waitUntil } = require('../local/util');
 const { load, summary, text1k } = require('./moderate');
+const { paced } = require('./paced');
 const { percentile } = require('./percentile');
+const { costSnapshot, costPer, formatCost, cpuSnapshot, coresUsed } = require('./cost');
 
 const DURATION_S = Number(process.env.BENCH_E2E_DURATION_S || 60);
-const RATE = Number(process.env.BENCH_E2E_RATE || 200);
+const LOAD = Number(process.env.BENCH_E2E_LOAD || 0.8);
+const OVERLOAD = Number(process.env.BENCH_E2E_OVERLOAD || 1.5);
+const OVERLOAD_S = Number(process.env.BENCH_E2E_OVERLOAD_S || 60);
 const BURST = Number(process.env.BENCH_E2E_BURST || 3000);
+const DEAD = Number(process.env.BENCH_E2E_DEAD || 50000);
+const IDLE_S = 20;
+/** The notifier's default time bucket, in which seeded retries are written (DUE_BUCKET_MS). */
+const BUCKET_MS = 10000;
 
-async function main() {
-  const received = new Map(); // clientId → time received
-  const receiver = http.createServer((req, res) => {
+/** A webhook receiver that notes when each record's first webhook arrived. */
+async function startReceiver() {
+  const received = new Map(); // clientId → epoch ms
+  const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       try {
         const event = JSON.parse(body);
-        if (event.payload?.clientId && !received.has(event.payload.clientId))
-          received.set(event.payload.clientId, Date.now());
+        const clientId = event.payload?.clientId;
+        if (clientId && !received.has(clientId)) received.set(clientId, Date.now());
       } catch {
         // not ours
       }
       res.writeHead(204).end();
     });
   });
-  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    received,
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** A receiver that accepts connections and never answers (the notifier's timeout ends each attempt). */
+async function startHangingReceiver() {
+  const sockets = new Set();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** A loopback URL that refuses connections (a port bound and released). */
+async function refusingUrl() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  await new Promise((resolve) => server.close(resolve));
+  return `http://127.0.0.1:${port}/hook`;
+}
+
+async function createEndpoint(base, apiKey, url) {
+  const res = await fetch(`${base}/webhook-endpoints`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url }),
+  });
+  if (res.status >= 300) throw new Error(`creating a webhook endpoint answered ${res.status}`);
+  return /** @type {{ data: { id: string } }} */ (await res.json()).data;
+}
+
+const ingestBody = (clientId) => ({ clientId, name: `Post ${clientId}`, entity: 'post', content: { text: text1k(0) } });
+
+/** Ingests at `rate`/s for `durationS` (open loop); returns clientId → when its ingest was due, for those accepted. */
+async function ingestAt(base, apiKey, prefix, rate, durationS) {
+  const sentAt = new Map();
+  await paced(`${base}/ingest`, {
+    body: (i) => ingestBody(`${prefix}-${i}`),
+    headers: { authorization: `Bearer ${apiKey}` },
+    rate,
+    durationS,
+    connections: 64,
+    onResult: (i, dueAt, status) => {
+      if (status === 202) sentAt.set(`${prefix}-${i}`, dueAt);
+    },
+  });
+  return sentAt;
+}
+
+/** Waits (bounded) for a webhook of every accepted record; a pipeline that falls behind is a figure, not a failure. */
+async function waitForWebhooks(sentAt, received, timeoutMs) {
+  await waitUntil(() => [...sentAt.keys()].every((id) => received.has(id)), {
+    timeoutMs,
+    intervalMs: 200,
+    what: 'every webhook',
+  }).catch(() => undefined);
+}
+
+/** Latencies and rates of the records in `sentAt`. */
+function figures(sentAt, received) {
+  const done = [...sentAt].filter(([id]) => received.has(id));
+  const latencies = done.map(([id, t0]) => received.get(id) - t0).sort((a, b) => a - b);
+  const first = Math.min(...done.map(([, t0]) => t0));
+  const last = Math.max(...done.map(([id]) => received.get(id)));
+  // Deliveries per 10 s window from the first send to the last webhook; the last, partial window is left out.
+  const windows = [];
+  for (let from = first; from + 10000 <= last; from += 10000) {
+    windows.push(done.filter(([id]) => received.get(id) >= from && received.get(id) < from + 10000).length / 10);
+  }
+  return {
+    accepted: sentAt.size,
+    delivered: done.length,
+    p50: Math.round(percentile(latencies, 50)),
+    p99: Math.round(percentile(latencies, 99)),
+    rate: done.length / Math.max(0.001, (last - first) / 1000),
+    slowestWindow: windows.length > 0 ? Math.min(...windows) : NaN,
+  };
+}
+
+/** The burst: every ingest at once (64 at a time), then the rate at which webhooks arrive until the last. */
+async function burst(base, apiKey, prefix, received) {
+  const ids = Array.from({ length: BURST }, (_, i) => `${prefix}-${i}`);
+  const started = Date.now();
+  const sentAt = new Map();
+  for (let from = 0; from < ids.length; from += 64) {
+    await Promise.all(
+      ids.slice(from, from + 64).map((clientId) =>
+        fetch(`${base}/ingest`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify(ingestBody(clientId)),
+        })
+          .then((res) => res.status === 202 && sentAt.set(clientId, started))
+          .catch(() => undefined),
+      ),
+    );
+  }
+  await waitForWebhooks(sentAt, received, 300000);
+  const done = [...sentAt.keys()].filter((id) => received.has(id));
+  const end = Math.max(...done.map((id) => received.get(id)));
+  return { accepted: sentAt.size, delivered: done.length, rate: done.length / Math.max(0.001, (end - started) / 1000) };
+}
+
+/** Waits until the stack uses under a quarter of a core (the work an earlier phase left is done), at most 2 min. */
+async function quiet(stack) {
+  await waitUntil(
+    async () => {
+      const before = cpuSnapshot(stack);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      return coresUsed(before, cpuSnapshot(stack), 2000) < 0.25;
+    },
+    { timeoutMs: 120000, what: 'the stack to go quiet' },
+  ).catch(() => undefined);
+}
+
+/** The stack's CPU with no traffic over IDLE_S seconds, as a share of one core, in all and by process. */
+async function idleCores(stack) {
+  const before = cpuSnapshot(stack);
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
+  const after = cpuSnapshot(stack);
+  const ms = Date.now() - started;
+  const parts = Object.keys(after)
+    .map((key) => `${key} ${((100 * (after[key] - (before[key] ?? 0))) / ms).toFixed(1)}%`)
+    .join(', ');
+  return { cores: coresUsed(before, after, ms), parts };
+}
+
+/** Writes `count` pending deliveries for the tenant's endpoint, due over the next hour, as the notifier writes them. */
+async function seedRetries(stack, tenantId, endpointId, count) {
+  const client = new MongoClient(stack.servers.mongoUrl);
+  try {
+    const deliveries = client.db(stack.common.MONGO_DB, { ignoreUndefined: true }).collection('deliveries');
+    const now = Date.now();
+    for (let from = 0; from < count; from += 5000) {
+      const docs = [];
+      for (let i = from; i < Math.min(count, from + 5000); i += 1) {
+        const dueAt = new Date(now + 60000 + Math.floor((i * 3_540_000) / count));
+        const subjectId = `mod_seed${i}`;
+        docs.push({
+          _id: `dlv_seed_${i}`,
+          tenantId,
+          endpointId,
+          webhookId: `msg_seed_${i}`,
+          eventId: `seed${i}`,
+          event: 'record.flagged',
+          subjectId,
+          trigger: {
+            kind: 'record',
+            event: 'record.flagged',
+            subjectId,
+            tenantId,
+            recordId: `rec_seed${i}`,
+            status: 'Flagged',
+            via: 'Automation',
+            at: new Date(now),
+            version: 2,
+          },
+          body: JSON.stringify({ event: 'record.flagged', id: subjectId }),
+          state: 'pending',
+          attemptCount: 1,
+          cycleAttempts: 1,
+          attempts: [{ at: new Date(now), durationMs: 1, error: 'network_error' }],
+          dueAt,
+          due: String(Math.floor(dueAt.getTime() / BUCKET_MS)),
+          lastError: 'network_error',
+          createdAt: new Date(now),
+          updatedAt: new Date(now),
+        });
+      }
+      await deliveries.insertMany(docs, { ordered: false });
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+const ratio = (value, peer) => `${(value / peer).toFixed(2)}×`;
+
+async function main() {
+  const receiver = await startReceiver();
+  const hanging = await startHangingReceiver();
   const stack = await startStack({
     services: ['moderator', 'notifier', 'gateway'],
     env: { WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32' },
   });
+  const out = [];
+  const say = (line) => {
+    out.push(line);
+    process.stdout.write(`${line}\n`);
+  };
   try {
     const base = `http://127.0.0.1:${stack.ports.gateway}/api/v1`;
-    const headers = { authorization: `Bearer ${stack.apiKey}`, 'content-type': 'application/json' };
-    const created = await fetch(`${base}/webhook-endpoints`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ url: `http://127.0.0.1:${receiver.address().port}/hook` }),
+    const key = stack.apiKey;
+    await createEndpoint(base, key, receiver.url);
+
+    // 1. The peer: persisted /moderate at its maximum.
+    await load(`${base}/moderate`, {
+      body: (i) => ingestBody(`warm-${i}`),
+      headers: { authorization: `Bearer ${key}` },
     });
-    if (created.status >= 300) throw new Error(`creating the webhook endpoint answered ${created.status}`);
-    const body = (i) => ({ clientId: `e2e-${i}`, name: `Post ${i}`, entity: 'post', content: { text: text1k(i) } });
-    const rate = RATE;
-    const sentAt = new Map();
-    const started = Date.now();
-    let sent = 0;
-    const inFlight = new Set();
-    while (Date.now() - started < DURATION_S * 1000) {
-      const due = Math.floor(((Date.now() - started) / 1000) * rate);
-      while (sent < due) {
-        const clientId = `e2e-${sent++}`;
-        const t0 = Date.now();
-        const p = fetch(`${base}/ingest`, { method: 'POST', headers, body: JSON.stringify({ ...body(0), clientId }) })
-          .then((res) => {
-            if (res.status === 202) sentAt.set(clientId, t0);
-          })
-          .catch(() => undefined)
-          .finally(() => inFlight.delete(p));
-        inFlight.add(p);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    await Promise.all(inFlight);
-    const deadline = Date.now() + 120000;
-    const done = () => [...sentAt.keys()].every((id) => received.has(id));
-    while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-    const latencies = [...sentAt]
-      .filter(([id]) => received.has(id))
-      .map(([id, t0]) => received.get(id) - t0)
-      .sort((a, b) => a - b);
-    const firstReceipt = Math.min(...[...received.values()]);
-    const lastReceipt = Math.max(...[...received.values()]);
-    // The burst: every ingest at once (bounded concurrency), then wait for every webhook.
-    const burstIds = Array.from({ length: BURST }, (_, i) => `burst-${i}`);
-    const burstStarted = Date.now();
-    const accepted = [];
-    for (let start = 0; start < burstIds.length; start += 64) {
-      await Promise.all(
-        burstIds.slice(start, start + 64).map((clientId) =>
-          fetch(`${base}/ingest`, { method: 'POST', headers, body: JSON.stringify({ ...body(0), clientId }) })
-            .then((res) => res.status === 202 && accepted.push(clientId))
-            .catch(() => undefined),
-        ),
-      );
-    }
-    // A pipeline that falls behind is a figure, not a failure: what arrived by the deadline is counted.
-    await waitUntil(() => accepted.every((id) => received.has(id)), {
-      timeoutMs: 300000,
-      what: 'every burst webhook',
-    }).catch(() => undefined);
-    const burstDone = accepted.filter((id) => received.has(id));
-    const burstEnd = Math.max(...burstDone.map((id) => received.get(id)));
-    const sustained = burstDone.length / Math.max(0.001, (burstEnd - burstStarted) / 1000);
-    const max = summary(await load(`${base}/ingest`, { body: (i) => body(1e7 + i), headers }));
-    process.stdout.write(
-      `\ningest → webhook benchmark: ${DURATION_S} s at ${rate} ingests/s (${((100 * rate) / max.rps).toFixed(1)}% of the ${max.rps} req/s maximum ingest rate)\n` +
-        `webhooks received: ${latencies.length} of ${sentAt.size} accepted\n` +
-        `latency ingest → webhook: p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms (goal p99 ≤ 1000 ms)\n` +
-        `deliveries/s: ${(latencies.length / Math.max(1, (lastReceipt - firstReceipt) / 1000)).toFixed(0)} (goal: ≥ 200 records/s sustained, nothing lost)\n` +
-        `highest sustained pipeline rate: ${sustained.toFixed(0)} records/s (${burstDone.length} of ${accepted.length} burst ingests webhooked)\n`,
+    await quiet(stack);
+    const modBefore = await costSnapshot(stack);
+    const raw = await load(`${base}/moderate`, {
+      body: (i) => ingestBody(`mod-${i}`),
+      headers: { authorization: `Bearer ${key}` },
+    });
+    const moderate = summary(raw);
+    await quiet(stack);
+    const modCost = costPer(modBefore, await costSnapshot(stack), raw.requests.total);
+    const max = moderate.rps;
+    say(`\ningest → webhook benchmark (peer: persisted /moderate maximum ${max} req/s, p99 ${moderate.p99} ms)`);
+    say(`per persisted /moderate: ${formatCost(modCost)}`);
+
+    // 2. Steady at LOAD × the maximum.
+    const steadyRate = Math.round(max * LOAD);
+    const before = await costSnapshot(stack);
+    const steadySent = await ingestAt(base, key, 'steady', steadyRate, DURATION_S);
+    await waitForWebhooks(steadySent, receiver.received, 120000);
+    const steady = figures(steadySent, receiver.received);
+    const steadyCost = costPer(before, await costSnapshot(stack), steady.delivered);
+    say(
+      `steady ${steadyRate}/s (${LOAD}× the maximum) for ${DURATION_S} s: ${steady.delivered} of ${steady.accepted} webhooked, ` +
+        `p50 ${steady.p50} ms, p99 ${steady.p99} ms (goal ≤ 1000 ms)`,
+    );
+    say(`per delivered record: ${formatCost(steadyCost)}`);
+    say(
+      `  ratio to a persisted /moderate: CPU ${ratio(steadyCost.cpuTotal, modCost.cpuTotal)}, ` +
+        `store commands ${ratio(steadyCost.commandsTotal, modCost.commandsTotal)}`,
+    );
+    await quiet(stack);
+
+    // 3. Overload, then the burst.
+    const overRate = Math.round(max * OVERLOAD);
+    const overSent = await ingestAt(base, key, 'over', overRate, OVERLOAD_S);
+    await waitForWebhooks(overSent, receiver.received, 300000);
+    const over = figures(overSent, receiver.received);
+    say(
+      `overload ${overRate}/s (${OVERLOAD}×) for ${OVERLOAD_S} s: ${over.delivered} of ${over.accepted} webhooked at ` +
+        `${over.rate.toFixed(0)}/s until the backlog was gone (${ratio(over.rate, max)} the maximum; slowest 10 s ` +
+        `${over.slowestWindow.toFixed(0)}/s, ${ratio(over.slowestWindow, max)}; goal ≥ 0.9×)`,
+    );
+    await quiet(stack);
+    const burst1 = await burst(base, key, 'burst', receiver.received);
+    say(
+      `burst of ${BURST}: ${burst1.delivered} of ${burst1.accepted} webhooked at ${burst1.rate.toFixed(0)}/s ` +
+        `(${ratio(burst1.rate, max)} the maximum; goal ≥ 0.9×)`,
+    );
+    await quiet(stack);
+    const idleBefore = await idleCores(stack);
+
+    // 4. The noisy neighbour: a dead endpoint with DEAD retries pending, and a hanging one.
+    const noisyKey = await stack.createTenant(`noisy${Date.now()}`);
+    const dead = await createEndpoint(base, noisyKey, await refusingUrl());
+    await createEndpoint(base, noisyKey, hanging.url);
+    const noisyTenant = await tenantIdOf(stack, dead.id);
+    await seedRetries(stack, noisyTenant, dead.id, DEAD);
+    await quiet(stack);
+    const idleAfter = await idleCores(stack);
+    // Fresh failures to both of its endpoints while the other tenant's figures are taken.
+    const noisyLoad = ingestAt(base, noisyKey, 'noisy', 5, DURATION_S + 60);
+    say(
+      `idle stack: ${(idleBefore.cores * 100).toFixed(1)}% of one core (${idleBefore.parts}); with ${DEAD} retries ` +
+        `pending to a dead endpoint: ${(idleAfter.cores * 100).toFixed(1)}% (${idleAfter.parts}) (goal < 5%)`,
+    );
+    const noisySent = await ingestAt(base, key, 'steady2', steadyRate, DURATION_S);
+    await waitForWebhooks(noisySent, receiver.received, 120000);
+    const noisy = figures(noisySent, receiver.received);
+    say(
+      `steady ${steadyRate}/s beside the noisy tenant: ${noisy.delivered} of ${noisy.accepted} webhooked, p50 ` +
+        `${noisy.p50} ms, p99 ${noisy.p99} ms (${ratio(noisy.p99, steady.p99)} the clean run's p99; goal ≤ 1.1×)`,
+    );
+    await noisyLoad;
+    await quiet(stack);
+    const burst2 = await burst(base, key, 'burst2', receiver.received);
+    say(
+      `burst of ${BURST} beside the noisy tenant: ${burst2.delivered} of ${burst2.accepted} webhooked at ` +
+        `${burst2.rate.toFixed(0)}/s (${ratio(burst2.rate, burst1.rate)} the clean burst; goal ≥ 0.9×)`,
+    );
+    say(
+      `highest sustained pipeline rate: ${Math.max(steady.delivered === steady.accepted && steady.p99 <= 1000 ? steadyRate : 0, burst1.rate).toFixed(0)} records/s (goal 200)`,
     );
   } finally {
     await stack.stop();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
+    await hanging.close();
+  }
+}
+
+/** The tenant of an endpoint, read from the store (the API does not show tenant ids). */
+async function tenantIdOf(stack, endpointId) {
+  const client = new MongoClient(stack.servers.mongoUrl);
+  try {
+    const doc = await client
+      .db(stack.common.MONGO_DB)
+      .collection('webhook_endpoints')
+      .findOne({ _id: endpointId }, { projection: { tenantId: 1 } });
+    if (!doc) throw new Error(`endpoint ${endpointId} not found`);
+    return doc.tenantId;
+  } finally {
+    await client.close();
   }
 }
 

@@ -19,8 +19,11 @@ function send(agent, url, headers, payload) {
   });
 }
 
-/** POSTs `body(i)` as JSON to `url` at `rate` requests/s for `durationS`; returns { rps, p50, p99, non2xx, errors }. */
-async function paced(url, { body, headers = {}, rate, durationS, connections }) {
+/**
+ * POSTs `body(i)` as JSON to `url` at `rate` requests/s for `durationS`; returns { rps, p50, p99, non2xx, errors }.
+ * `onResult(i, dueAt, status)`, if given, hears each answer (`dueAt` in epoch milliseconds, status 0 for no answer).
+ */
+async function paced(url, { body, headers = {}, rate, durationS, connections, onResult }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const total = Math.max(1, Math.round(rate * durationS));
   const latencies = [];
@@ -41,6 +44,7 @@ async function paced(url, { body, headers = {}, rate, durationS, connections }) 
         payload,
       ).then((status) => {
         latencies.push(performance.now() - due);
+        onResult?.(i, performance.timeOrigin + due, status);
         if (status === 0) errors += 1;
         else if (status < 200 || status >= 300) non2xx += 1;
       });

@@ -2,6 +2,7 @@
 // Starts what a benchmark needs as separate processes: servers (see deploy/local/servers.js), services from their
 // built dist/, and a tenant with an API key created through the admin CLI.
 const fs = require('node:fs');
+const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
@@ -42,6 +43,18 @@ async function portFrom(child, msg, what) {
   return port;
 }
 
+/** A TCP port free on 127.0.0.1 right now. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
+}
+
 /** Peak resident set size of a process, in MB (Linux VmHWM). */
 function peakRssMb(pid) {
   try {
@@ -71,7 +84,7 @@ async function startStack({ services, env = {} }) {
     MODERATOR_GRPC_TOKEN: randomBytes(32).toString('hex'),
     ...env,
   };
-  const stack = { servers, children, ports: {}, pids: {}, common };
+  const stack = { servers, children, ports: {}, adminPorts: {}, pids: {}, common };
   stack.stop = async () => {
     await Promise.allSettled(children.reverse().map((child) => stopProcess(child, 20000)));
     await servers.stop();
@@ -80,9 +93,16 @@ async function startStack({ services, env = {} }) {
   try {
     // Ports are found from each service's "listening" log line, so services log at info while starting.
     const startOne = async (name, extra, msg) => {
-      const child = spawnNode(serviceArgs(ROOT, name), { ...common, LOG_LEVEL: 'info', ...extra });
+      const adminPort = await freePort();
+      const child = spawnNode(serviceArgs(ROOT, name), {
+        ...common,
+        LOG_LEVEL: 'info',
+        ADMIN_PORT: String(adminPort),
+        ...extra,
+      });
       children.push(child);
       stack.pids[name] = child.pid;
+      stack.adminPorts[name] = adminPort;
       return portFrom(child, msg, `${name} to listen`);
     };
     if (services.includes('moderator')) {
@@ -107,11 +127,15 @@ async function startStack({ services, env = {} }) {
       );
       const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
       const adminEnv = { ...process.env, MONGO_URL: servers.mongoUrl, MONGO_DB: 'vigil_bench' };
-      const tenant = `bench${Date.now()}`;
-      await run(process.execPath, [cli, 'tenant', 'create', tenant], { env: adminEnv });
-      const out = await run(process.execPath, [cli, 'key', 'create', tenant], { env: adminEnv });
-      stack.apiKey = (/vgl_[0-9a-f]+/.exec(out) || [])[0];
-      if (!stack.apiKey) throw new Error(`admin CLI printed no key: ${out}`);
+      /** A new tenant and an API key of it, through the admin CLI. */
+      stack.createTenant = async (name) => {
+        await run(process.execPath, [cli, 'tenant', 'create', name], { env: adminEnv });
+        const out = await run(process.execPath, [cli, 'key', 'create', name], { env: adminEnv });
+        const key = (/vgl_[0-9a-f]+/.exec(out) || [])[0];
+        if (!key) throw new Error(`admin CLI printed no key: ${out}`);
+        return key;
+      };
+      stack.apiKey = await stack.createTenant(`bench${Date.now()}`);
       const base = `http://127.0.0.1:${stack.ports.gateway}`;
       await waitUntil(
         async () => {

@@ -4,7 +4,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
-const { CACHE_DIR, say, freePort, canConnect, waitUntil, run, stopProcess } = require('./util');
+const { CACHE_DIR, say, freePort, canConnect, childListens, waitUntil, run, stopProcess } = require('./util');
 
 // 3.9 is the last line that keeps every protocol version kafkajs 2.2.4 speaks (4.0 removed the old ones).
 const KAFKA_VERSION = '3.9.1';
@@ -81,7 +81,11 @@ async function startKafka({ dir, port, controllerPort, heapMb = 512 } = {}) {
   await ensureKafkaJars();
   fs.mkdirSync(dir, { recursive: true });
   const portFile = path.join(dir, 'ports.json');
-  if (!port && fs.existsSync(portFile)) ({ port, controllerPort } = JSON.parse(fs.readFileSync(portFile, 'utf8')));
+  if (!port && fs.existsSync(portFile)) {
+    ({ port, controllerPort } = JSON.parse(fs.readFileSync(portFile, 'utf8')));
+    // Kept ports another process holds now (another stack, a leftover) are given up for free ones.
+    if ((await canConnect(port)) || (await canConnect(controllerPort))) port = controllerPort = undefined;
+  }
   port = port || (await freePort());
   controllerPort = controllerPort || (await freePort());
   fs.writeFileSync(portFile, JSON.stringify({ port, controllerPort }));
@@ -116,7 +120,7 @@ async function startKafka({ dir, port, controllerPort, heapMb = 512 } = {}) {
   await waitUntil(
     async () => {
       if (exited) throw new Error(`Kafka exited during start; see ${path.join(dir, 'stdout.log')}`);
-      return canConnect(port);
+      return childListens(child, port);
     },
     { timeoutMs: 90000, what: `Kafka on port ${port}` },
   );

@@ -5,7 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { CACHE_DIR, say, freePort, canConnect, waitUntil, run, onPath, stopProcess } = require('./util');
+const { CACHE_DIR, say, freePort, canConnect, childListens, waitUntil, run, onPath, stopProcess } = require('./util');
 const { ensurePostgres, startPostgres } = require('./postgres');
 
 const FERRETDB_VERSION = 'v1.24.0';
@@ -65,7 +65,11 @@ async function startMongo({ dir, port, ephemeral = false, durable = true, pgSett
 
 async function startWire({ dir, port, kind, postgres }) {
   const portFile = path.join(dir, 'port.json');
-  if (!port && fs.existsSync(portFile)) ({ port } = JSON.parse(fs.readFileSync(portFile, 'utf8')));
+  if (!port && fs.existsSync(portFile)) {
+    ({ port } = JSON.parse(fs.readFileSync(portFile, 'utf8')));
+    // A kept port another process holds now (another stack, a leftover) is given up for a free one.
+    if (await canConnect(port)) port = undefined;
+  }
   port = port || (await freePort());
   fs.writeFileSync(portFile, JSON.stringify({ port }));
   let command;
@@ -87,7 +91,7 @@ async function startWire({ dir, port, kind, postgres }) {
     await waitUntil(
       async () => {
         if (exited) throw new Error(`${kind} exited during start; see ${path.join(dir, 'server.log')}`);
-        return canConnect(port);
+        return childListens(child, port);
       },
       { timeoutMs: 60000, what: `${kind} on port ${port}` },
     );

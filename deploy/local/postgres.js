@@ -96,7 +96,8 @@ function pgCommand(identity, bin, args) {
 
 /**
  * Where the cluster of `dir` lives: inside it, or (as root, since `dir` may sit below a folder the PostgreSQL user
- * cannot enter) in a folder of its own under /var/tmp, named after `dir`.
+ * cannot enter) in a folder of its own under /var/tmp, named after `dir`. That one belongs to `dir` all the same:
+ * `startPostgres` wipes it when `dir` is new (removed and made again), and `removeCluster` removes it with `dir`.
  */
 function dataDirFor(dir) {
   if (!asRoot) return path.join(dir, 'pgdata');
@@ -200,6 +201,8 @@ async function startPostgres({ dir, ephemeral = false, durable = true, settings 
   await ensurePostgres();
   const identity = await pgIdentity();
   const dataDir = dataDirFor(dir);
+  const portFile = path.join(dir, 'pg-port.json');
+  claimCluster(dir);
   fs.mkdirSync(dir, { recursive: true });
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     fs.rmSync(dataDir, { recursive: true, force: true });
@@ -224,7 +227,6 @@ async function startPostgres({ dir, ephemeral = false, durable = true, settings 
   }
   // Every start, so a kept cluster (`npm run up`) gets the current trigger; idempotent, a fraction of a second.
   await runSingleUser(identity, dataDir, PG_DATABASE, DATABASE_SQL);
-  const portFile = path.join(dir, 'pg-port.json');
   let port = fs.existsSync(portFile) ? JSON.parse(fs.readFileSync(portFile, 'utf8')).port : await freePort();
   if (!(await isFree(port))) port = await freePort();
   fs.writeFileSync(portFile, JSON.stringify({ port }));
@@ -270,8 +272,32 @@ async function startPostgres({ dir, ephemeral = false, durable = true, settings 
   };
 }
 
+/**
+ * Wipes a cluster kept outside `dir` (as root) when `dir` has never run one: `dir` was removed to start afresh, and
+ * that cluster, started, would bring back old records beside secrets newly generated for the folder.
+ */
+function claimCluster(dir) {
+  const dataDir = dataDirFor(dir);
+  if (dataDir !== path.join(dir, 'pgdata') && !fs.existsSync(path.join(dir, 'pg-port.json'))) {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Removes the cluster of `dir` wherever it lives (with `dir` itself removed by the caller). */
+function removeCluster(dir) {
+  fs.rmSync(dataDirFor(dir), { recursive: true, force: true });
+}
+
 function isFree(port) {
   return canConnect(port).then((busy) => !busy);
 }
 
-module.exports = { PG_PACKAGE_VERSION, PG_DATABASE, ensurePostgres, startPostgres };
+module.exports = {
+  PG_PACKAGE_VERSION,
+  PG_DATABASE,
+  ensurePostgres,
+  startPostgres,
+  claimCluster,
+  removeCluster,
+  dataDirFor,
+};

@@ -3,21 +3,47 @@
 // moderator, notifier and gateway, creates a demo tenant with an API key, and prints where everything listens.
 // Ctrl-C stops everything. KAFKA_BROKERS / MONGO_URL point it at existing servers instead. Every port binds 127.0.0.1
 // (HTTP_HOST=0.0.0.0 opens the API to the network); the moderator takes only calls with this run's random token.
+// `npm run up -- --reset` removes everything a previous run kept (.vigil/, the PostgreSQL cluster included) first.
+// A service port already taken stops it before anything starts; a service is ready only when the process this run
+// started answers on its port (not another stack's on the same port).
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
-const { ROOT, say, waitUntil, run, stopProcess } = require('./util');
+const { ROOT, say, waitUntil, run, stopProcess, canConnect, childListens } = require('./util');
 const { serviceArgs } = require('./service-command');
+const { checkSecretsMatchData } = require('./local-secrets');
 
+const envPort = (name, fallback) => Number(process.env[name] || fallback);
 const PORTS = {
-  gatewayHttp: Number(process.env.HTTP_PORT || 8080),
-  gatewayAdmin: 9090,
-  moderatorGrpc: 50051,
-  moderatorAdmin: 9091,
-  notifierAdmin: 9092,
+  gatewayHttp: envPort('HTTP_PORT', 8080),
+  gatewayAdmin: envPort('VIGIL_GATEWAY_ADMIN_PORT', 9090),
+  moderatorGrpc: envPort('VIGIL_MODERATOR_GRPC_PORT', 50051),
+  moderatorAdmin: envPort('VIGIL_MODERATOR_ADMIN_PORT', 9091),
+  notifierAdmin: envPort('VIGIL_NOTIFIER_ADMIN_PORT', 9092),
 };
+const PORT_NAMES = {
+  gatewayHttp: 'gateway HTTP (HTTP_PORT)',
+  gatewayAdmin: 'gateway admin (VIGIL_GATEWAY_ADMIN_PORT)',
+  moderatorGrpc: 'moderator gRPC (VIGIL_MODERATOR_GRPC_PORT)',
+  moderatorAdmin: 'moderator admin (VIGIL_MODERATOR_ADMIN_PORT)',
+  notifierAdmin: 'notifier admin (VIGIL_NOTIFIER_ADMIN_PORT)',
+};
+
+const { StartError } = require('./local-secrets');
+
+/** Refuses to start while any service port is taken: another stack still running, or another program. */
+async function checkPortsFree() {
+  for (const [key, port] of Object.entries(PORTS)) {
+    if (await canConnect(port)) {
+      throw new StartError(
+        `port ${port} (${PORT_NAMES[key]}) is already in use: is another Vigil still running (npm run up elsewhere)? ` +
+          'Stop it, or choose other ports; nothing was started.',
+      );
+    }
+  }
+}
 
 function startService(name, env, logDir) {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
@@ -30,13 +56,29 @@ function startService(name, env, logDir) {
   return child;
 }
 
-async function ready(port) {
+/** Ready: the process this run started answers on its admin port, and answers that it is ready. */
+async function ready(child, port) {
+  if (!(await childListens(child, port))) return false;
   try {
     const res = await fetch(`http://127.0.0.1:${port}/readyz`);
     return res.status === 200;
   } catch {
     return false;
   }
+}
+
+/** Why a service exited: a port it could not bind, named, or where its log is. */
+function exitReason(name, child, logDir) {
+  const logFile = path.join(logDir, `${name}.log`);
+  let log = '';
+  try {
+    log = fs.readFileSync(logFile, 'utf8').slice(-20000);
+  } catch {
+    // no log
+  }
+  const taken = /EADDRINUSE[^\n]*?:(\d+)/.exec(log);
+  if (taken) return `${name} could not listen: port ${taken[1]} is already in use (another Vigil still running?)`;
+  return `${name} exited with ${child.exitCode}; see ${logFile}`;
 }
 
 /** Starts the three services and waits for each to be ready; throws if one exits or never gets ready. */
@@ -69,22 +111,24 @@ async function startServices({ common, grpcToken, children, dataDir, logDir }) {
         MODERATOR_ADDRESS: `127.0.0.1:${PORTS.moderatorGrpc}`,
         MODERATOR_GRPC_TOKEN: grpcToken,
         PUBLIC_URL: `http://127.0.0.1:${PORTS.gatewayHttp}`,
-        APPEAL_TOKEN_SECRET: localSecret(path.join(dataDir, 'appeal-secret.txt')),
+        APPEAL_TOKEN_SECRET: appealSecret(dataDir),
       },
       logDir,
     ),
   );
-  for (const [name, port] of [
-    ['moderator', PORTS.moderatorAdmin],
-    ['notifier', PORTS.notifierAdmin],
-    ['gateway', PORTS.gatewayAdmin],
+  for (const [name, ports] of [
+    ['moderator', [PORTS.moderatorAdmin, PORTS.moderatorGrpc]],
+    ['notifier', [PORTS.notifierAdmin]],
+    ['gateway', [PORTS.gatewayAdmin, PORTS.gatewayHttp]],
   ]) {
     const child = children.find((c) => c.serviceName === name);
+    const [admin, ...others] = ports;
     await waitUntil(
       async () => {
-        if (child.exitCode !== null)
-          throw new Error(`${name} exited with ${child.exitCode}; see ${logDir}/${name}.log`);
-        return ready(port);
+        if (child.exitCode !== null || child.signalCode !== null) throw new StartError(exitReason(name, child, logDir));
+        if (!(await ready(child, admin))) return false;
+        for (const port of others) if (!(await childListens(child, port))) return false;
+        return true;
       },
       { timeoutMs: 60000, what: `${name} readiness (see ${logDir}/${name}.log)` },
     );
@@ -92,11 +136,24 @@ async function startServices({ common, grpcToken, children, dataDir, logDir }) {
   }
 }
 
+/** `--reset`: removes what earlier runs kept, the PostgreSQL cluster included wherever it lives. */
+function reset(dataDir) {
+  const { removeCluster } = require('./postgres');
+  removeCluster(path.join(dataDir, 'servers', 'mongo'));
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  say(`removed ${dataDir} and its PostgreSQL cluster: starting afresh`);
+}
+
 async function main() {
+  const args = process.argv.slice(2);
+  const unknown = args.filter((arg) => arg !== '--reset');
+  if (unknown.length > 0) throw new StartError(`unknown argument ${unknown[0]}; usage: npm run up [-- --reset]`);
+  await checkPortsFree();
+  const dataDir = path.join(ROOT, '.vigil');
+  if (args.includes('--reset')) reset(dataDir);
   const { ensureBuild } = require('./ensure');
   await ensureBuild();
   const { startServers } = require('./servers');
-  const dataDir = path.join(ROOT, '.vigil');
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });
   const servers = await startServers({ dir: path.join(dataDir, 'servers') });
@@ -111,6 +168,15 @@ async function main() {
     // Tenants' Stripe keys stay readable across local runs (the gateway seals them, the notifier opens them).
     SECRETS_ENCRYPTION_KEY: localSecret(path.join(dataDir, 'secrets-encryption-key.txt')),
   };
+  try {
+    await checkSecretsMatchData(servers.mongoUrl, process.env.MONGO_DB || 'vigil', [
+      common.SECRETS_ENCRYPTION_KEY,
+      appealSecret(dataDir),
+    ]);
+  } catch (err) {
+    await servers.stop();
+    throw err;
+  }
   // A fresh token per run, known only to the moderator and the gateway started here.
   const grpcToken = randomBytes(32).toString('hex');
   const children = [];
@@ -178,6 +244,8 @@ async function main() {
   );
 }
 
+const appealSecret = (dataDir) => localSecret(path.join(dataDir, 'appeal-secret.txt'));
+
 /** A random secret kept in the run's data folder, so links handed out stay valid across restarts. */
 function localSecret(file) {
   if (!fs.existsSync(file))
@@ -186,6 +254,6 @@ function localSecret(file) {
 }
 
 main().catch((err) => {
-  process.stderr.write(`${err.stack || err.message}\n`);
+  process.stderr.write(`${err instanceof StartError ? `[vigil] ${err.message}` : err.stack || err.message}\n`);
   process.exit(1);
 });

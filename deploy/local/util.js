@@ -1,6 +1,7 @@
 'use strict';
 // Small process helpers shared by the local scripts (plain CommonJS so they run before anything is built).
 const { spawn } = require('node:child_process');
+const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
@@ -39,6 +40,46 @@ function canConnect(port, host = '127.0.0.1') {
       resolve(false);
     });
   });
+}
+
+/**
+ * Whether process `pid` holds a listening TCP socket on `port` (rather than another process: a second stack, a
+ * leftover). Read from /proc on Linux: the inodes of the sockets listening on the port, against the process's open
+ * descriptors. `undefined` where /proc cannot tell (another system).
+ */
+function listensOn(pid, port) {
+  if (!fs.existsSync('/proc/net/tcp')) return undefined;
+  const inodes = new Set();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!fs.existsSync(file)) continue;
+    for (const line of fs.readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      // local_address is HEXIP:HEXPORT; state 0A is LISTEN; column 10 is the socket's inode.
+      if (cols.length < 10 || cols[3] !== '0A') continue;
+      if (parseInt(cols[1].split(':').pop(), 16) === port) inodes.add(cols[9]);
+    }
+  }
+  let fds;
+  try {
+    fds = fs.readdirSync(`/proc/${pid}/fd`);
+  } catch {
+    return false;
+  }
+  for (const fd of fds) {
+    try {
+      const socket = /^socket:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (socket && inodes.has(socket[1])) return true;
+    } catch {
+      // closed meanwhile
+    }
+  }
+  return false;
+}
+
+/** Whether `child` itself (not another process on the same port) accepts connections on `port`. */
+async function childListens(child, port) {
+  if (!(await canConnect(port))) return false;
+  return listensOn(child.pid, port) !== false;
 }
 
 /** Polls `check` until it returns true, or fails after `timeoutMs` with `what` in the message. */
@@ -99,4 +140,16 @@ function stopProcess(child, graceMs = 10000) {
   });
 }
 
-module.exports = { ROOT, CACHE_DIR, say, freePort, canConnect, waitUntil, run, onPath, stopProcess };
+module.exports = {
+  ROOT,
+  CACHE_DIR,
+  say,
+  freePort,
+  canConnect,
+  listensOn,
+  childListens,
+  waitUntil,
+  run,
+  onPath,
+  stopProcess,
+};

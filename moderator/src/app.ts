@@ -149,9 +149,10 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
         })
       : undefined;
-  const imageFetcher = imagePool
-    ? new ImageFetcher({ policy: addressPolicy(config.IMAGE_ALLOWED_CIDRS), maxBytes: config.IMAGE_MAX_BYTES })
-    : undefined;
+  // Images are fetched for the bundled model and for the AI providers (which receive them as data URLs).
+  const imageFetcher = deps.engine
+    ? undefined
+    : new ImageFetcher({ policy: addressPolicy(config.IMAGE_ALLOWED_CIDRS), maxBytes: config.IMAGE_MAX_BYTES });
   // One model load per thread: each `ready` task is a tenant of its own, so that each takes a thread.
   let modelsLoaded = false;
   const modelsReady = imagePool
@@ -174,18 +175,17 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     deps.engine ??
     createEngine({
       checks: pool ? { pool, budgetMs: config.ENGINE_RECORD_BUDGET_MS } : undefined,
-      images:
-        imagePool && imageFetcher
-          ? {
-              pool: imagePool,
-              fetcher: imageFetcher,
-              maxPerRecord: config.IMAGE_MAX_PER_RECORD,
-              fetchTimeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
-              budgetMs: config.IMAGE_BUDGET_MS,
-              maxPixels: config.IMAGE_MAX_PIXELS,
-              onImage: (outcome) => metrics?.images.inc({ outcome }),
-            }
-          : undefined,
+      images: imageFetcher
+        ? {
+            fetcher: imageFetcher,
+            maxPerRecord: config.IMAGE_MAX_PER_RECORD,
+            fetchTimeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
+            model: imagePool
+              ? { pool: imagePool, budgetMs: config.IMAGE_BUDGET_MS, maxPixels: config.IMAGE_MAX_PIXELS }
+              : undefined,
+            onImage: (outcome) => metrics?.images.inc({ outcome }),
+          }
+        : undefined,
       provider: config.OPENAI_BASE_URL
         ? {
             baseUrl: config.OPENAI_BASE_URL,
@@ -330,7 +330,7 @@ function createMetrics(registry: Registry) {
     }),
     images: new Counter({
       name: 'moderator_images_total',
-      help: 'Record images by outcome: judged, or why not (refused by the address policy, timeout, too_large, not_an_image, http_status, network_error, invalid_url, too_many_pixels, undecodable, budget)',
+      help: 'Record images by outcome: fetched, judged, or why not (refused by the address policy, timeout, too_large, not_an_image, http_status, network_error, invalid_url, too_many_pixels, undecodable, budget)',
       labelNames: ['outcome'],
       registers: [registry],
     }),

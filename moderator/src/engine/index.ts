@@ -4,7 +4,14 @@ import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, 
 import { createLlmClient, type JudgeFn, type LlmOptions } from './llm';
 import type { ChecksResult, ChecksTask } from './engine-worker';
 import { runLocalChecks, type LocalFindings } from './local-checks';
-import { imageReasons, judgeImages, type ImageOptions, type ImageVerdict } from './images/judge-images';
+import {
+  dataUrls,
+  fetchImages,
+  imageReasons,
+  judgeFetched,
+  type ImageOptions,
+  type ImageVerdict,
+} from './images/judge-images';
 import type { OffLoopPool } from './off-loop';
 import { CompiledRuleSets, planRuleSet, type PlannedStrategy, type RuleSetPlan } from './rule-set';
 import type { EngineInput, EngineResult, ModerationEngine } from './types';
@@ -33,6 +40,8 @@ export interface EngineOptions {
   /** Fetching and judging images (the `images` strategy). Without it, `images` strategies never flag. */
   images?: ImageOptions;
 }
+
+type PromptStrategy = Extract<PlannedStrategy, { kind: 'prompt' }>;
 
 /** Rule sets up to this size (JSON characters) are sent with each record: copying them costs a few microseconds. */
 const INLINE_RULE_SET_CHARS = 64 * 1024;
@@ -91,41 +100,65 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       const rules = plan.rules.filter((_, index) => applies[index]);
       const content = new Content(input);
 
-      // One provider call per record however many rules use it; it runs while the local strategies do.
-      const wanted = score && content.fields.length > 0 && rules.some((rule) => rule.usesProvider);
-      const pending = wanted ? score(content.forProvider, signal) : undefined;
+      const strategies = rules.flatMap((rule) => rule.strategies);
+      const tenantId = input.tenantId ?? '';
+      const wantsProvider = score !== undefined && rules.some((rule) => rule.usesProvider);
+      const promptStrategies = judge
+        ? strategies.filter((strategy): strategy is PromptStrategy => strategy.kind === 'prompt')
+        : [];
+
+      // The record's sampled images are fetched once, for the bundled model and for the AI providers alike.
+      const imageOptions = options.images;
+      const imagesFor = {
+        model: strategies.some((strategy) => strategy.kind === 'images'),
+        providers: wantsProvider || promptStrategies.some((strategy) => !strategy.skipImages),
+      };
+      const fetching =
+        imageOptions && input.imageUrls.length > 0 && (imagesFor.model || imagesFor.providers)
+          ? fetchImages(input.imageUrls, imageOptions, signal)
+          : undefined;
+      // Data URLs are made before the bytes move to the image workers.
+      const urls = fetching?.then((samples) => (imagesFor.providers ? dataUrls(samples) : []));
+      const imageWork =
+        fetching && imageOptions && imagesFor.model
+          ? fetching.then(async (samples) => {
+              await urls;
+              return judgeFetched(samples, tenantId, imageOptions, signal, false);
+            })
+          : undefined;
+      void imageWork?.catch(() => undefined);
+
+      // One provider call per record (and image) however many rules use it; it runs while the local strategies do.
+      const hasText = content.fields.length > 0;
+      const pending = wantsProvider
+        ? (async () => {
+            const images = (await urls) ?? [];
+            return hasText || images.length > 0 ? score(content.forProvider, signal, images) : undefined;
+          })()
+        : undefined;
       void pending?.catch(() => undefined);
 
       // Every prompt strategy asks the LLM at once (bounded per tenant by the client), alongside the provider.
       const prompts = new Map<PlannedStrategy, Promise<boolean>>();
-      if (judge && content.fields.length > 0) {
-        for (const rule of rules) {
-          for (const strategy of rule.strategies) {
-            if (strategy.kind !== 'prompt') continue;
+      if (judge) {
+        for (const strategy of promptStrategies) {
+          const verdict = (async () => {
+            const images = strategy.skipImages ? [] : ((await urls) ?? []);
+            if (!hasText && images.length === 0) return false;
             const job = {
-              tenantId: input.tenantId ?? '',
+              tenantId,
               topic: strategy.topic,
               prompt: strategy.prompt,
               content: content.forProvider,
+              images,
               prior: input.prior,
             };
-            const verdict = judge(job, signal);
-            void verdict.catch(() => undefined);
-            prompts.set(strategy, verdict);
-          }
+            return judge(job, signal);
+          })();
+          void verdict.catch(() => undefined);
+          prompts.set(strategy, verdict);
         }
       }
-
-      // The record's images are fetched and judged while the text strategies run.
-      const wantsImages =
-        options.images !== undefined &&
-        input.imageUrls.length > 0 &&
-        rules.some((rule) => rule.strategies.some((strategy) => strategy.kind === 'images'));
-      const imageWork =
-        wantsImages && options.images
-          ? judgeImages(input.imageUrls, input.tenantId ?? '', options.images, signal)
-          : undefined;
-      void imageWork?.catch(() => undefined);
 
       const wantsLocal = rules.some((rule) => rule.strategies.some((strategy) => strategy.kind === 'local'));
       const localFindings = wantsLocal ? await local(plan, input, signal) : [];

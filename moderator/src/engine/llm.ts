@@ -25,8 +25,13 @@ export interface PromptJob {
   topic: string;
   prompt: string;
   content: string;
+  /** The record's sampled images as data URLs, sent as image parts of the user message (a vision model reads them). */
+  images?: readonly string[];
   prior?: PriorDecision;
 }
+
+/** A user message's content: the text alone, or text and images as content parts (the chat API's vision input). */
+type UserContent = string | ({ type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } })[];
 
 /** Whether the content breaks the prompt's policy. Throws ProviderError, or the caller's abort reason. */
 export type JudgeFn = (job: PromptJob, signal?: AbortSignal) => Promise<boolean>;
@@ -122,14 +127,14 @@ export function createLlmClient(options: LlmOptions): JudgeFn {
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const limit = new KeyedLimit(options.tenantConcurrency);
 
-  const call = async (tenantId: string, model: string, system: string, user: string, signal?: AbortSignal) =>
+  const call = async (tenantId: string, model: string, system: string, user: UserContent, signal?: AbortSignal) =>
     retry(() => limit.run(tenantId, () => chat(model, system, user, signal)), {
       backoff: { initialMs: options.retryInitialMs, maxMs: options.retryInitialMs * 10, jitter: 1 },
       maxAttempts: options.maxAttempts,
       retriable: (err) => err instanceof ProviderError && err.retriable && !signal?.aborted,
     });
 
-  async function chat(model: string, system: string, user: string, signal?: AbortSignal): Promise<Verdict> {
+  async function chat(model: string, system: string, user: UserContent, signal?: AbortSignal): Promise<Verdict> {
     signal?.throwIfAborted();
     const raw = await postJson(
       url,
@@ -159,7 +164,14 @@ export function createLlmClient(options: LlmOptions): JudgeFn {
   }
 
   return async (job, signal) => {
-    const first = await call(job.tenantId, options.model, systemPrompt(job), job.content, signal);
+    const user: UserContent =
+      job.images && job.images.length > 0
+        ? [
+            { type: 'text', text: job.content },
+            ...job.images.map((url) => ({ type: 'image_url' as const, image_url: { url } })),
+          ]
+        : job.content;
+    const first = await call(job.tenantId, options.model, systemPrompt(job), user, signal);
     if (!first.flagged || !options.reviewModel) return first.flagged;
     const review = await call(job.tenantId, options.reviewModel, REVIEW_PROMPT, first.reasoning, signal);
     return review.flagged;

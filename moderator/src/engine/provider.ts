@@ -51,7 +51,8 @@ export function judgeScores(scores: Scores, thresholds: Thresholds): string[] {
   return reasons;
 }
 
-export type ScoreFn = (input: string, signal?: AbortSignal) => Promise<Scores>;
+/** Scores of the text and of each image (data URLs), the highest per category. */
+export type ScoreFn = (input: string, signal?: AbortSignal, images?: readonly string[]) => Promise<Scores>;
 
 /** A client of an OpenAI-compatible `POST /v1/moderations`. Throws ProviderError, or the caller's abort reason. */
 export function createProviderClient(options: ProviderOptions): ScoreFn {
@@ -59,7 +60,7 @@ export function createProviderClient(options: ProviderOptions): ScoreFn {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
-  return async (input, signal) => {
+  const one = async (input: unknown, signal?: AbortSignal): Promise<Scores> => {
     signal?.throwIfAborted();
     const raw = await postJson(
       url,
@@ -87,6 +88,23 @@ export function createProviderClient(options: ProviderOptions): ScoreFn {
       for (const [category, score] of Object.entries(result.category_scores)) {
         scores.set(category, Math.max(score, scores.get(category) ?? 0));
       }
+    }
+    return scores;
+  };
+
+  return async (input, signal, images = []) => {
+    if (images.length === 0) return one(input, signal);
+    // omni-moderation takes one image per request, as a content part beside the text: the text goes with the first
+    // image, each other image alone, all at once.
+    const imagePart = (url: string) => ({ type: 'image_url', image_url: { url } });
+    const [first, ...others] = images;
+    const all = await Promise.all([
+      one(input ? [{ type: 'text', text: input }, imagePart(first!)] : [imagePart(first!)], signal),
+      ...others.map((url) => one([imagePart(url)], signal)),
+    ]);
+    const scores = new Map<string, number>();
+    for (const part of all) {
+      for (const [category, score] of part) scores.set(category, Math.max(score, scores.get(category) ?? 0));
     }
     return scores;
   };

@@ -54,7 +54,7 @@ beforeAll(async () => {
   const bomb = bombHeader();
   server = http.createServer((req, res) => {
     const send = (type: string, body: Buffer) => res.writeHead(200, { 'content-type': type }).end(body);
-    switch (req.url) {
+    switch (new URL(req.url ?? '/', 'http://localhost').pathname) {
       case '/solid.png':
         return send('image/png', solid);
       case '/noise.jpg':
@@ -116,12 +116,10 @@ function options(overrides: Partial<ImageOptions> & { allowLoopback?: boolean } 
   });
   fetchers.push(fetcher);
   return {
-    pool: imagePool,
     fetcher,
     maxPerRecord: 3,
     fetchTimeoutMs: 5000,
-    budgetMs: 60_000,
-    maxPixels: 40_000_000,
+    model: { pool: imagePool, budgetMs: 60_000, maxPixels: 40_000_000 },
     ...rest,
   };
 }
@@ -220,5 +218,107 @@ describe('images judged by the bundled model', () => {
     const again = await judgeImages([...urls], 't', options({ maxPerRecord: 2 }));
     expect(first).toHaveLength(2);
     expect(again.map((verdict) => verdict.position)).toEqual(first.map((verdict) => verdict.position));
+  });
+});
+
+describe('images sent to the AI providers', () => {
+  interface Captured {
+    url: string;
+    body: { input?: unknown; messages?: { role: string; content: unknown }[] };
+  }
+  const captured: Captured[] = [];
+  let api: http.Server;
+  let apiBase: string;
+
+  beforeAll(async () => {
+    api = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Captured['body'];
+        captured.push({ url: req.url ?? '', body });
+        res.writeHead(200, { 'content-type': 'application/json' });
+        if (req.url === '/v1/moderations') {
+          // An image scores high on `sexual`; text alone does not.
+          const withImage = JSON.stringify(body.input).includes('image_url');
+          res.end(
+            JSON.stringify({ results: [{ flagged: withImage, category_scores: { sexual: withImage ? 0.9 : 0.01 } }] }),
+          );
+        } else {
+          const verdict = { flagged: JSON.stringify(body.messages).includes('image_url'), reasoning: 'r' };
+          res.end(JSON.stringify({ choices: [{ message: { content: JSON.stringify(verdict) } }] }));
+        }
+      });
+    });
+    await new Promise<void>((resolve) => api.listen(0, '127.0.0.1', resolve));
+    apiBase = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    await new Promise<void>((resolve) => api.close(() => resolve()));
+  });
+
+  function engineWithProviders() {
+    // Fetching only: the providers get the images without the bundled model.
+    return createEngine({
+      images: { ...options(), model: undefined },
+      provider: { baseUrl: apiBase, model: 'omni-moderation-latest', timeoutMs: 5000 },
+      llm: {
+        baseUrl: `${apiBase}/v1`,
+        model: 'gpt-4o',
+        timeoutMs: 5000,
+        maxAttempts: 1,
+        retryInitialMs: 10,
+        tenantConcurrency: 4,
+      },
+    });
+  }
+
+  const dataUrl = expect.stringMatching(/^data:image\/png;base64,[A-Za-z0-9+/]+=*$/);
+
+  it('sends omni-moderation the text with the first image, and each other image alone, as image inputs', async () => {
+    captured.length = 0;
+    const result = await engineWithProviders().moderate(
+      record([`${base}/solid.png`, `${base}/page.html`, `${base}/solid.png?second`]),
+      rules({ type: 'openai-moderation', thresholds: { sexual: 0.5 } }),
+    );
+    expect(result.reasons).toEqual(['Content contains sexual content']);
+    const inputs = captured.filter((request) => request.url === '/v1/moderations').map((request) => request.body.input);
+    // The page is not an image: only the two images travel, as data URLs (never their addresses).
+    expect(inputs).toHaveLength(2);
+    expect(inputs).toEqual(
+      expect.arrayContaining([
+        [
+          { type: 'text', text: 'hello' },
+          { type: 'image_url', image_url: { url: dataUrl } },
+        ],
+        [{ type: 'image_url', image_url: { url: dataUrl } }],
+      ]),
+    );
+    expect(JSON.stringify(inputs)).not.toContain(base);
+  });
+
+  it('sends a prompt strategy’s vision model the images as content parts, unless skipImages is set', async () => {
+    captured.length = 0;
+    const engine = engineWithProviders();
+    const prompt = (skipImages: boolean): Strategy => ({
+      type: 'prompt',
+      topic: 'nudity',
+      prompt: 'Flag nudity.',
+      skipImages,
+    });
+    const seen = await engine.moderate(record([`${base}/solid.png`]), rules(prompt(false)));
+    expect(seen.reasons).toEqual(['Content flagged for nudity']);
+    const [withImages] = captured.filter((request) => request.url === '/v1/chat/completions');
+    expect(withImages?.body.messages?.[1]?.content).toEqual([
+      { type: 'text', text: 'hello' },
+      { type: 'image_url', image_url: { url: dataUrl } },
+    ]);
+
+    captured.length = 0;
+    const skipped = await engine.moderate(record([`${base}/solid.png`]), rules(prompt(true)));
+    expect(skipped.status).toBe('Compliant');
+    const [textOnly] = captured.filter((request) => request.url === '/v1/chat/completions');
+    expect(textOnly?.body.messages?.[1]?.content).toBe('hello');
   });
 });

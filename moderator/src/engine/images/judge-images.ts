@@ -2,25 +2,34 @@ import { createHash } from 'node:crypto';
 import type { ImageClass } from '@vigil/proto';
 import type { JudgeResult, JudgeTask } from '../image-worker';
 import type { OffLoopPool } from '../off-loop';
-import type { FetchFailure, ImageFetcher } from './fetch';
+import type { FetchedImage, FetchFailure, ImageFetcher } from './fetch';
 
 export interface ImageOptions {
-  pool: OffLoopPool;
   fetcher: ImageFetcher;
   /** Images judged per record at most, chosen deterministically among its image URLs. */
   maxPerRecord: number;
   /** Time for fetching all of a record's images, milliseconds. */
   fetchTimeoutMs: number;
-  /** Running time of one image's decoding and inference, milliseconds. */
-  budgetMs: number;
-  /** Decoded pixels of one image at most (checked from its header, before decoding). */
-  maxPixels: number;
-  /** Each image's outcome (a metric): `judged`, or why it was not. */
+  /** The bundled model (the `images` strategy); without it, images only go to the AI providers. */
+  model?: {
+    pool: OffLoopPool;
+    /** Running time of one image's decoding and inference, milliseconds. */
+    budgetMs: number;
+    /** Decoded pixels of one image at most (checked from its header, before decoding). */
+    maxPixels: number;
+  };
+  /** Each image's outcome (a metric): `fetched`, then `judged`, or why not. */
   onImage?: (outcome: ImageOutcome) => void;
 }
 
-export type ImageFailure = FetchFailure | 'too_many_pixels' | 'undecodable' | 'budget';
-export type ImageOutcome = 'judged' | ImageFailure;
+export type ImageFailure = FetchFailure | 'too_many_pixels' | 'undecodable' | 'budget' | 'no_model';
+export type ImageOutcome = 'fetched' | 'judged' | ImageFailure;
+
+/** A sampled image, fetched or not, with its 1-based position among the record's image URLs. */
+export interface FetchedSample {
+  position: number;
+  fetched: FetchedImage;
+}
 
 /** One sampled image: its 1-based position among the record's image URLs, and its scores or why it has none. */
 export interface ImageVerdict {
@@ -49,47 +58,74 @@ export function sampleImages(urls: readonly string[], max: number): { url: strin
 }
 
 /**
- * Fetches the record's sampled images at once (within `fetchTimeoutMs` for them all, or the caller's deadline), then
- * judges each one that arrived in the image pool, each within `budgetMs`. Never throws for an image: a failure is
- * the image's verdict. The bytes live only here and in the worker, for the time of the judgement.
+ * Fetches the record's sampled images at once, within `fetchTimeoutMs` for them all (or the caller's deadline). Never
+ * throws for an image: a failure is the image's outcome. The bytes live in memory only, for this moderation.
  */
+export async function fetchImages(
+  urls: readonly string[],
+  options: ImageOptions,
+  signal?: AbortSignal,
+): Promise<FetchedSample[]> {
+  const timeout = AbortSignal.timeout(options.fetchTimeoutMs);
+  const fetchSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+  return Promise.all(
+    sampleImages(urls, options.maxPerRecord).map(async ({ url, position }) => {
+      const fetched = await options.fetcher.fetch(url, fetchSignal);
+      options.onImage?.(fetched.ok ? 'fetched' : fetched.failure);
+      return { position, fetched };
+    }),
+  );
+}
+
+/**
+ * Judges each fetched image with the bundled model in the image pool, each within the model's budget, all at once.
+ * `keepBytes`: the images are still needed (by a provider), so the worker gets a copy instead of the buffer itself.
+ */
+export async function judgeFetched(
+  samples: readonly FetchedSample[],
+  tenantId: string,
+  options: ImageOptions,
+  signal: AbortSignal | undefined,
+  keepBytes: boolean,
+): Promise<ImageVerdict[]> {
+  const model = options.model;
+  return Promise.all(
+    samples.map(async ({ position, fetched }): Promise<ImageVerdict> => {
+      if (!fetched.ok) return { position, failure: fetched.failure };
+      if (!model) return { position, failure: 'no_model' };
+      const bytes = keepBytes ? fetched.bytes.slice() : fetched.bytes;
+      const task: JudgeTask = { bytes, maxPixels: model.maxPixels };
+      const outcome = await model.pool.run<JudgeResult>(tenantId, 'judge', task, {
+        budgetMs: model.budgetMs,
+        signal,
+        transferList: [bytes.buffer as ArrayBuffer],
+      });
+      const verdict: ImageVerdict = !outcome.ok
+        ? { position, failure: 'budget' }
+        : 'failure' in outcome.value
+          ? { position, failure: outcome.value.failure }
+          : { position, scores: outcome.value.scores };
+      options.onImage?.(verdict.failure ?? 'judged');
+      return verdict;
+    }),
+  );
+}
+
+/** Fetches and judges a record's sampled images (the two steps above, for one strategy). */
 export async function judgeImages(
   urls: readonly string[],
   tenantId: string,
   options: ImageOptions,
   signal?: AbortSignal,
 ): Promise<ImageVerdict[]> {
-  const sampled = sampleImages(urls, options.maxPerRecord);
-  const fetchSignal = signal
-    ? AbortSignal.any([signal, AbortSignal.timeout(options.fetchTimeoutMs)])
-    : AbortSignal.timeout(options.fetchTimeoutMs);
-  return Promise.all(
-    sampled.map(async ({ url, position }): Promise<ImageVerdict> => {
-      const verdict = await judgeOne(url, tenantId, options, fetchSignal, signal);
-      options.onImage?.(verdict.failure ?? 'judged');
-      return { position, ...verdict };
-    }),
-  );
+  return judgeFetched(await fetchImages(urls, options, signal), tenantId, options, signal, false);
 }
 
-async function judgeOne(
-  url: string,
-  tenantId: string,
-  options: ImageOptions,
-  fetchSignal: AbortSignal,
-  signal: AbortSignal | undefined,
-): Promise<Omit<ImageVerdict, 'position'>> {
-  const fetched = await options.fetcher.fetch(url, fetchSignal);
-  if (!fetched.ok) return { failure: fetched.failure };
-  const task: JudgeTask = { bytes: fetched.bytes, maxPixels: options.maxPixels };
-  const outcome = await options.pool.run<JudgeResult>(tenantId, 'judge', task, {
-    budgetMs: options.budgetMs,
-    signal,
-    transferList: [fetched.bytes.buffer as ArrayBuffer],
-  });
-  if (!outcome.ok) return { failure: 'budget' };
-  if ('failure' in outcome.value) return { failure: outcome.value.failure };
-  return { scores: outcome.value.scores };
+/** The fetched images as data URLs, for the AI providers' image inputs. */
+export function dataUrls(samples: readonly FetchedSample[]): string[] {
+  return samples.flatMap(({ fetched }) =>
+    fetched.ok ? [`data:${fetched.contentType};base64,${Buffer.from(fetched.bytes).toString('base64')}`] : [],
+  );
 }
 
 /** Reasons of one `images` strategy: each image and class over its threshold, and, if asked, each image not judged. */

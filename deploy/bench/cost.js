@@ -1,0 +1,114 @@
+'use strict';
+// What a record costs: CPU milliseconds by process (this benchmark's own children: the services, FerretDB, PostgreSQL
+// and Kafka) from /proc, and store commands by service from each service's <service>_store_commands_total.
+const fs = require('node:fs');
+
+/** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
+const TICKS_PER_S = 100;
+
+/** pid → { ppid, cpuMs, comm, cmdline } of every process readable in /proc. */
+function processTable() {
+  const table = new Map();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      table.set(Number(entry), {
+        ppid: Number(fields[1]),
+        cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S,
+        comm,
+        cmdline,
+      });
+    } catch {
+      // the process ended while being read
+    }
+  }
+  return table;
+}
+
+/**
+ * CPU milliseconds used so far by this process's descendants, by part: `gateway`, `moderator`, `notifier` (pids from
+ * the stack), `ferretdb`, `postgres` (every backend), `kafka`. Exited processes are not counted, so take both
+ * snapshots while the stack runs.
+ */
+function cpuSnapshot(stack) {
+  const table = processTable();
+  const children = new Map();
+  for (const [pid, proc] of table) {
+    if (!children.has(proc.ppid)) children.set(proc.ppid, []);
+    children.get(proc.ppid).push(pid);
+  }
+  const byService = new Map(Object.entries(stack.pids).map(([name, pid]) => [pid, name]));
+  const totals = { gateway: 0, moderator: 0, notifier: 0, ferretdb: 0, postgres: 0, kafka: 0 };
+  const queue = [process.pid];
+  while (queue.length > 0) {
+    const pid = queue.shift();
+    for (const child of children.get(pid) ?? []) queue.push(child);
+    if (pid === process.pid) continue;
+    const proc = table.get(pid);
+    if (!proc) continue;
+    const part =
+      byService.get(pid) ??
+      (proc.comm === 'postgres' || proc.cmdline.startsWith('postgres')
+        ? 'postgres'
+        : proc.cmdline.includes('ferretdb')
+          ? 'ferretdb'
+          : proc.cmdline.includes('kafka.Kafka')
+            ? 'kafka'
+            : undefined);
+    if (part) totals[part] += proc.cpuMs;
+  }
+  return totals;
+}
+
+/** `<service>_store_commands_total` summed over command names, for each service with an admin port. */
+async function storeCommands(stack) {
+  const counts = {};
+  for (const [name, port] of Object.entries(stack.adminPorts)) {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    let total = 0;
+    for (const match of text.matchAll(new RegExp(`^${name}_store_commands_total\\{[^}]*\\} (\\d+)`, 'gm'))) {
+      total += Number(match[1]);
+    }
+    counts[name] = total;
+  }
+  return counts;
+}
+
+/** A snapshot of both, to subtract with `costPer`. */
+async function costSnapshot(stack) {
+  return { cpu: cpuSnapshot(stack), commands: await storeCommands(stack) };
+}
+
+/** The difference between two snapshots, per record: CPU ms by process and store commands by service. */
+function costPer(before, after, records) {
+  const per = (a, b) =>
+    Object.fromEntries(Object.keys(b).map((key) => [key, (b[key] - (a[key] ?? 0)) / Math.max(1, records)]));
+  const cpu = per(before.cpu, after.cpu);
+  const commands = per(before.commands, after.commands);
+  const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
+  return { cpu, commands, cpuTotal: sum(cpu), commandsTotal: sum(commands) };
+}
+
+/** One line per figure: `label: total (part x, part y, …)`. */
+function formatCost(cost) {
+  const parts = (o, digits) =>
+    Object.entries(o)
+      .map(([key, value]) => `${key} ${value.toFixed(digits)}`)
+      .join(', ');
+  return (
+    `CPU ${cost.cpuTotal.toFixed(1)} ms (${parts(cost.cpu, 1)}); ` +
+    `store commands ${cost.commandsTotal.toFixed(1)} (${parts(cost.commands, 1)})`
+  );
+}
+
+/** Share of one core the stack used between two CPU snapshots `ms` apart. */
+function coresUsed(before, after, ms) {
+  const used = Object.keys(after).reduce((sum, key) => sum + after[key] - (before[key] ?? 0), 0);
+  return used / ms;
+}
+
+module.exports = { cpuSnapshot, costSnapshot, costPer, formatCost, coresUsed };
