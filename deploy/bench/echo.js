@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // The bare baseline for `npm run bench -- moderate`: `node echo.js grpc` serves Echo over gRPC; `node echo.js http
 // <grpc port>` serves POST /echo with Koa + koa-body and forwards the body through gRPC. Each logs its port as JSON.

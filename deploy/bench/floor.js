@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // The store floor: what the MongoDB-wire store itself answers at a given concurrency, through the same driver the
 // services use. Each request is one findOne by _id plus one insertOne, the least a persisted moderation can cost.

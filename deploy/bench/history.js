@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // `npm run bench -- history`: persisted /moderate throughput after the store holds BENCH_HISTORY_SMALL (1,000) and
 // then BENCH_HISTORY_LARGE (100,000) records with their events, in one run. A hot path whose cost grows with history

@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // `npm run bench -- ingest`: accepted /ingest req/s and p50/p99 (~1 KB records) next to Kafka's own producer perf
 // tool (acks=all, same record size, same broker), then the time from accept to RecordModerated on the events topic.

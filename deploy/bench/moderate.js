@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // `npm run bench -- moderate`: /moderate (persisted and passthrough, ~1 KB text) at full load and at half the maximum
 // rate, next to two peers from the same run: the store floor (one findOne by _id + one insertOne per request through

@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 
 /** The `p`th percentile of `sorted` (ascending), nearest rank; NaN when empty. */

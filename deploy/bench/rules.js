@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // `npm run bench -- rules`: what the rule set budget bounds, measured in process (no stack needed):
 // - the gateway's event-loop time to take a PUT /rules body (JSON.parse and the schema, budget and pattern compilation

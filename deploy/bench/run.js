@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // `npm run bench -- <moderate|ingest|e2e|history|rules>`: starts what it needs, prints figures, stops everything.
 const benches = {

@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // Creates Vigil's Kafka topics when missing; run by the chart's pre-install/pre-upgrade Job with the moderator image
 // (copied next to the moderator's dist/, so kafkajs, pino and @vigil/proto resolve from the image's node_modules).

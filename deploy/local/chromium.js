@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // Makes sure a Chromium for the browser tests exists at /usr/bin/chromium: Debian's `chromium` package, installed
 // with apt-get when running as root and missing. Nothing is downloaded at test run time by the test driver itself

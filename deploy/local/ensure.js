@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // Installs npm dependencies when missing or stale and builds the TypeScript projects.
 // Usage: node deploy/local/ensure.js [deps|build]   (build implies deps)

@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // Each service keeps its runtime glue (logger, shutdown, admin server, retry helper) in its own src/platform/, as
 // copies rather than a shared package: the contracts package holds contracts only, the top-level folders are fixed,

@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // `npm run servers`: starts only Kafka and the MongoDB-wire server (kept under .vigil/) and prints their addresses,
 // for running tests or services by hand. Ctrl-C stops them.

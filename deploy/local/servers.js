@@ -29,6 +29,7 @@ async function dockerAvailable() {
  */
 async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
   const stops = [];
+  /** @type {Record<string, string>} */
   const sources = {};
   let kafkaBrokers = process.env.KAFKA_BROKERS;
   let mongoUrl = process.env.MONGO_URL;
@@ -64,12 +65,14 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
     for (const result of started) if (result.status === 'fulfilled' && result.value) stops.push(result.value.stop);
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
-    const [kafka, mongo] = started.map((result) => result.value);
-    if (kafka) {
+    const [kafkaResult, mongoResult] = started;
+    const kafka = kafkaResult?.status === 'fulfilled' ? kafkaResult.value : null;
+    const mongo = mongoResult?.status === 'fulfilled' ? mongoResult.value : null;
+    if (kafka && 'brokers' in kafka) {
       kafkaBrokers = kafka.brokers;
       sources.kafka = 'local process';
     }
-    if (mongo) {
+    if (mongo && 'url' in mongo) {
       mongoUrl = mongo.url;
       sources.mongo = `local ${mongo.kind}`;
     }

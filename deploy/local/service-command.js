@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // How a service process starts, everywhere it is started from this repository (`npm run up`, the benchmarks, the
 // tests); the images' CMD and each service's `npm start` say the same.

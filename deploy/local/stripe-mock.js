@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // Stripe's own mock of its API (github.com/stripe/stripe-mock), for tests of the payment actions: it validates each
 // request against Stripe's published OpenAPI description (`-beta` adds the preview parameters, `risk_controls` among

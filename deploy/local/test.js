@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // `npm test`: installs what is missing, builds, starts throwaway servers, runs every jest project, stops the servers.
 // Extra arguments go to jest (e.g. `npm test -- --selectProjects unit`).
@@ -23,6 +22,7 @@ function printSummary(resultFile) {
 async function runChecks() {
   const { run } = require('./util');
   const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
+  /** @type {Array<[string, string, string[]]>} */
   const checks = [
     ['type-check', bin('tsc'), ['-p', 'tsconfig.check.json']],
     ['type-check deploy scripts', bin('tsc'), ['-p', 'tsconfig.deploy.json']],

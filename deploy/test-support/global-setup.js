@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // When jest runs without `npm test` (e.g. `npx jest --selectProjects integration`), start the servers here.
 const { startServers, freshDir } = require('../local/servers');

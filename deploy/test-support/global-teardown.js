@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 
 module.exports = async function globalTeardown() {

@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // Lists each service's environment variables from its `src/config.ts` (the zod schema is the source of truth: one
 // key per line, its doc comment above, `.default(...)` in its expression) as Markdown tables for deploy/README.md.

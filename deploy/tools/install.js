@@ -1,4 +1,3 @@
-// @ts-check
 'use strict';
 // Installs the chart-checking tools once into the cache (`~/.cache/vigil/tools`, or VIGIL_CACHE_DIR/tools):
 //   - helm and kubeconform, built from their Go modules with `go install` (the Go module proxy is reachable where
