@@ -1,11 +1,13 @@
 'use strict';
-// `npm run bench -- <moderate|ingest|e2e|history|rules>`: starts what it needs, prints figures, stops everything.
+// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy>`: starts what it needs, prints figures, stops everything.
 const benches = {
   moderate: () => require('./moderate').main(),
   ingest: () => require('./ingest').main(),
   e2e: () => require('./e2e').main(),
   history: () => require('./history').main(),
   rules: () => require('./rules').main(),
+  images: () => require('./images').main(),
+  noisy: () => require('./noisy').main(),
 };
 
 const name = process.argv[2];

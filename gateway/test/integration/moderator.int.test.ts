@@ -143,6 +143,12 @@ describe('with the moderator', () => {
       body: { decision: 'Rejected', reason: 'no' },
     });
     expect(decided.body.data).toMatchObject({ status: 'Rejected', decisionReason: 'no' });
+    // One appeal per decision, as the appeal page allows: the ban stands, and so does the refusal.
+    const second = await gw.request('POST', `/api/v1/users/${userId}/appeals`, {
+      key: tenant.key,
+      body: { text: 'please, again' },
+    });
+    expect(second.status).toBe(409);
     const again = await gw.request('POST', `/api/v1/appeals/${appeal.body.data.id}/decision`, {
       key: tenant.key,
       body: { decision: 'Approved', reason: 'changed my mind' },
@@ -183,6 +189,39 @@ describe('with the moderator', () => {
     });
     expect(reply.status).toBe(409);
     expect(reply.body.error).toMatchObject({ code: 'conflict', details: { userId: moderated.body.user } });
+  });
+
+  it('answers 409 conflict, as the appeal page does, for a user reinstated after a ban or created by ingest', async () => {
+    const moderated = await gw.request('POST', '/api/v1/moderate', {
+      key: tenant.key,
+      body: { clientId: 'c-reinstated', name: 'n', entity: 'post', content: 'fine', user: { clientId: 'reinstated' } },
+    });
+    const userId = moderated.body.user as string;
+    for (const status of ['Banned', 'Compliant']) {
+      const changed = await gw.request('POST', `/api/v1/users/${userId}/status`, {
+        key: tenant.key,
+        body: { status, reason: 'x' },
+      });
+      expect(changed.body.data).toMatchObject({ actionStatus: status });
+    }
+    const ingested = await gw.request('POST', '/api/v1/ingest/user', {
+      key: tenant.key,
+      body: { clientId: 'never-actioned' },
+    });
+    expect(ingested.status).toBe(202);
+    const newUser = ingested.body.id as string;
+    const appealOf = (id: string) =>
+      gw.request('POST', `/api/v1/users/${id}/appeals`, { key: tenant.key, body: { text: 'why' } });
+    expect((await appealOf(userId)).status).toBe(409);
+    const fresh = await waitFor(
+      async () => {
+        const reply = await appealOf(newUser);
+        return reply.status === 404 ? undefined : reply;
+      },
+      { timeoutMs: 60000, what: 'the ingested user to exist' },
+    );
+    expect(fresh.status).toBe(409);
+    expect((await gw.request('GET', `/api/v1/appeals?user=${userId}`, { key: tenant.key })).body.data).toEqual([]);
   });
 
   it('moderates an ingested record asynchronously', async () => {

@@ -111,6 +111,16 @@ describe('user stream', () => {
     ['banning a protected user', [create({ protected: true }), set('Banned')], ProtectedError],
     ['an appeal of a compliant user', [create(), appeal()], FailedPreconditionError],
     ['a second open appeal', [create(), reconcile(1), appeal('apl_1'), appeal('apl_2')], ConflictError],
+    [
+      'a second appeal of a decision whose appeal was rejected',
+      [create(), reconcile(1), appeal('apl_1'), decide('Rejected', 'apl_1'), appeal('apl_2')],
+      ConflictError,
+    ],
+    [
+      'an appeal of a user reinstated by hand',
+      [create(), set('Banned'), set('Compliant'), appeal()],
+      FailedPreconditionError,
+    ],
     ['deciding an unknown appeal', [create(), reconcile(1), decide('Approved', 'apl_x')], NotFoundError],
     [
       'reversing a decided appeal',
@@ -120,6 +130,18 @@ describe('user stream', () => {
     ['setting the status of an unknown user', [set('Suspended')], NotFoundError],
   ])('rejects %s', (_name, commands, error) => {
     expect(() => run(commands)).toThrow(error);
+  });
+
+  it('takes a new appeal once the status changed again after a rejected one', () => {
+    const { last } = run([
+      create(),
+      reconcile(1),
+      appeal('apl_1'),
+      decide('Rejected', 'apl_1'),
+      set('Banned'),
+      appeal('apl_2'),
+    ]);
+    expect(summary(last)).toEqual(['AppealCreated']);
   });
 
   it('applies protected on creation only and skips unchanged upserts', () => {

@@ -9,7 +9,10 @@ import { assignDefined } from './record';
  * decided on one stream. (The flagged count is counted from the records and stored beside it.)
  */
 export interface UserState extends UserDoc {
-  appeals: { id: string; status: AppealStatus }[];
+  /** `against`: the `statusVersion` of the decision appealed (absent in snapshots written before it was kept). */
+  appeals: { id: string; status: AppealStatus; against?: number }[];
+  /** Stream version of the last status change: which decision an appeal is against. */
+  statusVersion?: number;
   lastEventId: string;
 }
 
@@ -95,6 +98,11 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
       }
       if (current.appeals.some((appeal) => appeal.status === 'Open')) {
         throw new ConflictError('the user already has an open appeal', { userId: current._id });
+      }
+      // One appeal per decision, as the appeal page says: a rejected appeal is not filed again until the status changes.
+      const decision = current.statusVersion;
+      if (decision !== undefined && current.appeals.some((appeal) => appeal.against === decision)) {
+        throw new ConflictError('the user already appealed this decision', { userId: current._id });
       }
       return [{ type: 'AppealCreated', data: { appealId: command.appealId, userId: current._id, text: command.text } }];
     }
@@ -209,12 +217,14 @@ export function evolveUser(state: UserState | null, event: DomainEvent): UserSta
         status: event.data.status,
         statusUpdatedAt: at,
         statusUpdatedVia: event.data.via,
+        statusVersion: event.version,
         manual: HUMAN.has(event.data.via),
       };
     }
     case 'AppealCreated': {
       const current = started(state, event);
-      return { ...current, ...base, appeals: [...current.appeals, { id: event.data.appealId, status: 'Open' }] };
+      const appeal = { id: event.data.appealId, status: 'Open' as const, against: current.statusVersion };
+      return { ...current, ...base, appeals: [...current.appeals, appeal] };
     }
     case 'AppealDecided': {
       const current = started(state, event);

@@ -35,12 +35,12 @@ async function loadModel(): Promise<NSFWJS> {
   await tf.ready();
   // nsfwjs announces the bundled model on the console; the service's output is JSON logs only.
   /* eslint-disable no-console -- silencing a library's console output, not writing to it */
-  const log = console.log;
-  console.log = () => undefined;
+  const info = console.info;
+  console.info = () => undefined;
   try {
     return await load(modelName, { size: SIZE });
   } finally {
-    console.log = log;
+    console.info = info;
   }
   /* eslint-enable no-console */
 }

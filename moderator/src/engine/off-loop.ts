@@ -33,7 +33,10 @@ export interface OffLoopOptions {
 export interface RunOptions {
   /** Running time allowed (waiting for a thread does not count), milliseconds. */
   budgetMs: number;
-  /** The caller's deadline: a queued task is dropped, a running one stopped. */
+  /**
+   * The caller's deadline: a task still waiting is dropped (the caller rejected with the signal's reason); a running
+   * one finishes within its budget (stopping it would cost a new worker, which compiles its rule sets again).
+   */
   signal?: AbortSignal;
   /** At the head of the tenant's queue (the second trip of a task already started: it keeps its place). */
   first?: boolean;
@@ -165,14 +168,10 @@ export class OffLoopPool {
     this.runningByTenant.set(job.tenantId, (this.runningByTenant.get(job.tenantId) ?? 0) + 1);
     const budget = new AbortController();
     const timer = setTimeout(() => budget.abort(BUDGET_EXCEEDED), job.budgetMs);
-    // The caller's deadline stops the task too: its result would no longer be read.
-    const stop = () => budget.abort(job.signal?.reason);
-    job.signal?.addEventListener('abort', stop, { once: true });
     const startedAt = process.hrtime.bigint();
 
     const finish = (outcome: 'ok' | 'budget' | 'error') => {
       clearTimeout(timer);
-      job.signal?.removeEventListener('abort', stop);
       this.running -= 1;
       const held = (this.runningByTenant.get(job.tenantId) ?? 1) - 1;
       if (held > 0) this.runningByTenant.set(job.tenantId, held);
@@ -192,7 +191,7 @@ export class OffLoopPool {
           job.resolve({ ok: false, reason: 'budget' });
         } else {
           finish('error');
-          job.reject(budget.signal.aborted ? asError(budget.signal.reason) : err);
+          job.reject(err);
         }
       },
     );

@@ -2,7 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { RecordStatus, UserStatus, type ModerationServiceHandlers } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
-import { ValidationError } from '../domain/errors';
+import { UnavailableError, ValidationError } from '../domain/errors';
 import type { ModerationService } from '../service/moderation-service';
 import type { Queries } from '../service/queries';
 import type { KnownTenants } from '../store/known-tenants';
@@ -39,14 +39,19 @@ function unary<Req extends { tenantId?: string }, Res>(
   log: Logger,
   tenants: KnownTenants,
   method: string,
-  handle: (request: Req, tenantId: string) => Promise<Res>,
+  handle: (request: Req, tenantId: string, signal: AbortSignal) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
+    // The caller's deadline passed or it cancelled: work still waiting for it (engine checks in a queue) is dropped.
+    const gone = new AbortController();
+    call.once('cancelled', () =>
+      gone.abort(new UnavailableError('the caller gave up (deadline passed or cancelled)', { method })),
+    );
     Promise.resolve()
       .then(() => required(call.request.tenantId, 'tenant_id'))
       .then(async (tenantId) => {
         await tenants.assertKnown(tenantId);
-        return handle(call.request, tenantId);
+        return handle(call.request, tenantId, gone.signal);
       })
       .then(
         (response) => callback(null, response),
@@ -65,7 +70,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
   const correlation = (requestId?: string) => requestId || ulid();
 
   return {
-    Moderate: unary(log, tenants, 'Moderate', async (request, tenantId) => {
+    Moderate: unary(log, tenants, 'Moderate', async (request, tenantId, signal) => {
       const user = request.user ?? undefined;
       const result = await service.moderate({
         tenantId,
@@ -93,6 +98,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
             }
           : undefined,
         passthrough: request.passthrough,
+        signal,
       });
       return {
         recordId: result.recordId,

@@ -38,6 +38,8 @@ export interface ModerateInput {
   sampled?: boolean;
   /** Id for the moderation (the gateway's, so its answer names it); a fresh one by default. */
   moderationId?: string;
+  /** The caller stopped waiting (gRPC deadline): the engine drops checks still queued for this record. */
+  signal?: AbortSignal;
 }
 
 export interface ModerateResult {
@@ -279,6 +281,7 @@ async function judge(
         prior,
       },
       rules,
+      input.signal,
     );
   } catch (err) {
     // A provider that fails, even "permanently" (bad key), is an operator problem: callers retry, nothing is dropped.

@@ -75,7 +75,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'post',
       path: '/users/:id/appeals',
       tag: 'appeals',
-      summary: 'File an appeal for a suspended or banned user (409 otherwise).',
+      summary: 'File an appeal for a suspended or banned user, once per decision (409 otherwise, as the appeal page).',
       body: CreateAppealBody,
       status: 201,
       response: AppealData,

@@ -1,0 +1,162 @@
+'use strict';
+// `npm run bench -- images`: records with one image each through the running service (gateway → moderator, the
+// bundled model in one image thread), as fast as the service takes them, next to the raw model's rate measured in the
+// same run (the same worker module called directly, one thread); then text-only /moderate at a steady half of its
+// maximum rate, without and with that image load beside it, for its p99. Goals: service ≥ 0.8 × raw model; text p99
+// with image load ≤ 1.5 × without.
+const http = require('node:http');
+const autocannon = require('autocannon');
+const sharp = require('sharp');
+const { waitUntil } = require('../local/util');
+const { startStack, peakRssMb } = require('./stack');
+const { paced } = require('./paced');
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
+const IMAGE_CONNECTIONS = Number(process.env.BENCH_IMAGE_CONNECTIONS || 4);
+const TEXT_CONNECTIONS = 16;
+
+async function imageServer() {
+  const random = Buffer.alloc(640 * 480 * 3);
+  for (let i = 0; i < random.length; i += 1) random[i] = (i * 7919 + (i >> 7) * 104729) % 256;
+  const png = await sharp(random, { raw: { width: 640, height: 480, channels: 3 } })
+    .png()
+    .toBuffer();
+  const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, png, base: `http://127.0.0.1:${server.address().port}` };
+}
+
+/** Images per second of the worker module called directly, one after another, for `durationS`. */
+async function rawModelRate(png, durationS) {
+  const { OffLoopPool, workerFile } = require('../../moderator/dist/engine');
+  const pool = new OffLoopPool({
+    filename: workerFile('image-worker'),
+    threads: 1,
+    tenantThreads: 1,
+    maxQueuedPerTenant: 10,
+    workerData: { model: 'MobileNetV2Mid' },
+  });
+  try {
+    await pool.run('raw', 'ready', {}, { budgetMs: 300000 });
+    for (let i = 0; i < 3; i += 1)
+      await pool.run('raw', 'judge', { bytes: new Uint8Array(png), maxPixels: 4e7 }, { budgetMs: 60000 });
+    let count = 0;
+    const started = performance.now();
+    while (performance.now() - started < durationS * 1000) {
+      await pool.run('raw', 'judge', { bytes: new Uint8Array(png), maxPixels: 4e7 }, { budgetMs: 60000 });
+      count += 1;
+    }
+    return count / ((performance.now() - started) / 1000);
+  } finally {
+    await pool.close();
+  }
+}
+
+function closedLoop(url, { body, headers, connections, durationS }) {
+  return new Promise((resolve, reject) => {
+    let n = 0;
+    autocannon(
+      {
+        url,
+        method: 'POST',
+        connections,
+        duration: durationS,
+        headers: { 'content-type': 'application/json', ...headers },
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(n++)) }) }],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+async function main() {
+  const images = await imageServer();
+  const stack = await startStack({
+    services: ['moderator', 'gateway'],
+    env: { IMAGE_THREADS: '1', IMAGE_ALLOWED_CIDRS: '127.0.0.0/8' },
+  });
+  try {
+    const api = `http://127.0.0.1:${stack.ports.gateway}/api/v1`;
+    const headers = { authorization: `Bearer ${stack.apiKey}` };
+    const json = { ...headers, 'content-type': 'application/json' };
+    // Every image flags as Neutral, so that each judged image shows in the answer.
+    const rules = {
+      rules: [
+        { id: 'profanity', name: 'Profanity', strategies: [{ type: 'blocklist', profanity: true }] },
+        { id: 'images', name: 'Images', strategies: [{ type: 'images', thresholds: { Neutral: 0 } }] },
+      ],
+    };
+    const put = await fetch(`${api}/rules`, { method: 'PUT', headers: json, body: JSON.stringify(rules) });
+    if (put.status !== 200) throw new Error(`PUT /rules answered ${put.status}`);
+    const imageRecord = (i) => ({
+      clientId: `img-${i}`,
+      name: `Image post ${i}`,
+      entity: 'post',
+      content: { text: 'look at this', imageUrls: [`${images.base}/image-${i}.png`] },
+      passthrough: true,
+    });
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${api}/moderate`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify(imageRecord(-1)),
+        });
+        const body = await res.json();
+        return (body.reasons ?? []).some((reason) => reason.startsWith('Image 1'));
+      },
+      { timeoutMs: 180000, what: 'the moderator to judge images (model loaded, rules applied)' },
+    );
+
+    const raw = await rawModelRate(images.png, DURATION_S);
+
+    const served = await closedLoop(`${api}/moderate`, {
+      body: imageRecord,
+      headers,
+      connections: IMAGE_CONNECTIONS,
+      durationS: DURATION_S,
+    });
+    const serviceRate = served.requests.total / DURATION_S;
+
+    const textRecord = (i) => ({
+      clientId: `txt-${i % 2000}`,
+      name: `Post ${i}`,
+      entity: 'post',
+      content: 'a quiet afternoon by the river, with coffee and music '.repeat(18),
+    });
+    const textMax = await closedLoop(`${api}/moderate`, {
+      body: textRecord,
+      headers,
+      connections: TEXT_CONNECTIONS,
+      durationS: 5,
+    });
+    const rate = Math.max(1, Math.floor(textMax.requests.average / 2));
+    const textOptions = { body: textRecord, headers, rate, durationS: DURATION_S, connections: TEXT_CONNECTIONS };
+    const alone = await paced(`${api}/moderate`, textOptions);
+    const [beside] = await Promise.all([
+      paced(`${api}/moderate`, textOptions),
+      closedLoop(`${api}/moderate`, {
+        body: (i) => imageRecord(100000 + i),
+        headers,
+        connections: IMAGE_CONNECTIONS,
+        durationS: DURATION_S + 1,
+      }),
+    ]);
+
+    process.stdout.write(
+      `\nimages benchmark (${DURATION_S} s runs, nsfwjs MobileNetV2Mid, one image thread, 640 x 480 PNG)\n` +
+        `  raw model (worker called directly):      ${raw.toFixed(1)} images/s\n` +
+        `  through the service (/moderate, ${IMAGE_CONNECTIONS} conns): ${serviceRate.toFixed(1)} images/s, ` +
+        `p99 ${served.latency.p99} ms, non-2xx ${served.non2xx} (ratio ${(serviceRate / raw).toFixed(2)}, goal ≥ 0.8)\n` +
+        `  text-only /moderate at ${rate} req/s (half of ${Math.round(textMax.requests.average)}): p99 ${alone.p99} ms alone, ` +
+        `${beside.p99} ms beside image load (ratio ${(beside.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ≤ 1.5); ` +
+        `non-2xx ${alone.non2xx + beside.non2xx}, errors ${alone.errors + beside.errors}\n` +
+        `  peak RSS: moderator ${peakRssMb(stack.pids.moderator)} MB, gateway ${peakRssMb(stack.pids.gateway)} MB\n`,
+    );
+  } finally {
+    await stack.stop();
+    images.server.close();
+  }
+}
+
+module.exports = { main };

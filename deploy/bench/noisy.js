@@ -1,0 +1,139 @@
+'use strict';
+// `npm run bench -- noisy`: a noisy neighbour. Tenant A has the heaviest rule set the budget admits (20 patterns of
+// 482 RE2 instructions, 1,000 whole words, profanity) and sends 100,000-character records as fast as it can; tenant B
+// sends ~1 KB records to /moderate at a steady rate and reads its records. B's p99 is taken alone, then beside A.
+// Goal: B's p99 beside A ≤ 2 × alone (issue 21), and no error.
+const path = require('node:path');
+const autocannon = require('autocannon');
+const { ROOT, run } = require('../local/util');
+const { startStack } = require('./stack');
+const { paced } = require('./paced');
+const { percentile } = require('./percentile');
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
+const RATE = Number(process.env.BENCH_RATE || 20);
+const NOISY_CONNECTIONS = 8;
+
+async function newKey(stack, name) {
+  const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
+  const env = { ...process.env, MONGO_URL: stack.servers.mongoUrl, MONGO_DB: stack.common.MONGO_DB };
+  await run(process.execPath, [cli, 'tenant', 'create', name], { env });
+  const out = await run(process.execPath, [cli, 'key', 'create', name], { env });
+  const key = (/vgl_[0-9a-f]+/.exec(out) || [])[0];
+  if (!key) throw new Error('admin CLI printed no key');
+  return key;
+}
+
+/** GETs `url` one after another for `durationS`; latency percentiles and failures. */
+async function reads(url, headers, durationS) {
+  const latencies = [];
+  let failed = 0;
+  const started = performance.now();
+  while (performance.now() - started < durationS * 1000) {
+    const at = performance.now();
+    const res = await fetch(url, { headers }).catch(() => null);
+    if (!res || res.status !== 200) failed += 1;
+    await res?.arrayBuffer();
+    latencies.push(performance.now() - at);
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    count: latencies.length,
+    p50: Math.round(percentile(latencies, 50)),
+    p99: Math.round(percentile(latencies, 99)),
+    failed,
+  };
+}
+
+async function quietTenant(api, key) {
+  const headers = { authorization: `Bearer ${key}` };
+  const body = (i) => ({
+    clientId: `quiet-${i % 1000}`,
+    name: `Post ${i}`,
+    entity: 'post',
+    content: 'a quiet afternoon by the river, with coffee and music '.repeat(18),
+  });
+  const [moderate, read] = await Promise.all([
+    paced(`${api}/moderate`, { body, headers, rate: RATE, durationS: DURATION_S, connections: 8 }),
+    reads(`${api}/records?limit=1`, headers, DURATION_S),
+  ]);
+  return { moderate, read };
+}
+
+async function main() {
+  const stack = await startStack({ services: ['moderator', 'gateway'] });
+  try {
+    const api = `http://127.0.0.1:${stack.ports.gateway}/api/v1`;
+    const noisyKey = stack.apiKey;
+    const quietKey = await newKey(stack, `quiet${Date.now()}`);
+    const heavy = {
+      rules: [
+        {
+          id: 'patterns',
+          name: 'patterns',
+          strategies: [{ type: 'patterns', patterns: Array.from({ length: 20 }, (_, i) => `[a-z]{1,240}${i}q`) }],
+        },
+        {
+          id: 'words',
+          name: 'words',
+          strategies: [
+            {
+              type: 'blocklist',
+              words: Array.from({ length: 1000 }, (_, i) => `word${i}`),
+              wholeWord: true,
+              profanity: true,
+            },
+          ],
+        },
+      ],
+    };
+    const put = await fetch(`${api}/rules`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${noisyKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify(heavy),
+    });
+    if (put.status !== 200) throw new Error(`PUT /rules answered ${put.status}`);
+
+    await quietTenant(api, quietKey); // warm-up
+    const alone = await quietTenant(api, quietKey);
+    const text = `word999 ${'a'.repeat(99_992)}`;
+    let n = 0;
+    const noisyRun = new Promise((resolve, reject) => {
+      autocannon(
+        {
+          url: `${api}/moderate`,
+          method: 'POST',
+          connections: NOISY_CONNECTIONS,
+          duration: DURATION_S + 2,
+          headers: { authorization: `Bearer ${noisyKey}`, 'content-type': 'application/json' },
+          requests: [
+            {
+              setupRequest: (req) => ({
+                ...req,
+                body: JSON.stringify({ clientId: `noisy-${n++ % 500}`, name: 'n', entity: 'post', content: { text } }),
+              }),
+            },
+          ],
+        },
+        (err, result) => (err ? reject(err) : resolve(result)),
+      );
+    });
+    const [beside, noisy] = await Promise.all([quietTenant(api, quietKey), noisyRun]);
+
+    const ratio = (a, b) => (a / Math.max(1, b)).toFixed(2);
+    process.stdout.write(
+      `\nnoisy neighbour (${DURATION_S} s): tenant A, heaviest admitted rule set, 100,000-character records, ` +
+        `${NOISY_CONNECTIONS} connections: ${Math.round(noisy.requests.average)} req/s, p99 ${noisy.latency.p99} ms, ` +
+        `non-2xx ${noisy.non2xx}\n` +
+        `  tenant B /moderate at ${RATE} req/s: p99 ${alone.moderate.p99} ms alone, ${beside.moderate.p99} ms beside A ` +
+        `(ratio ${ratio(beside.moderate.p99, alone.moderate.p99)}, goal ≤ 2); non-2xx ${alone.moderate.non2xx + beside.moderate.non2xx}, ` +
+        `errors ${alone.moderate.errors + beside.moderate.errors}\n` +
+        `  tenant B GET /records?limit=1: p99 ${alone.read.p99} ms alone, ${beside.read.p99} ms beside A ` +
+        `(ratio ${ratio(beside.read.p99, alone.read.p99)}, goal ≤ 2); failed ${alone.read.failed + beside.read.failed}\n`,
+    );
+  } finally {
+    await stack.stop();
+  }
+}
+
+module.exports = { main };
