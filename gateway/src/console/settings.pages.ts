@@ -1,3 +1,4 @@
+import { RULE_SET_BUDGET } from '@vigil/proto';
 import { InvalidJsonError } from '../errors';
 import { parseWith } from '../http/validate';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
@@ -33,6 +34,13 @@ export function settingsPages({ router, deps, change, adminOnly }: ConsolePages)
         <section class="card">
           <h2>Rule set</h2>
           <p class="hint">The same JSON as <code>PUT /api/v1/rules</code>, checked the same way.</p>
+          <p class="hint">
+            Strategies: <code>blocklist</code>, <code>patterns</code>, <code>links</code>,
+            <code>openai-moderation</code>, <code>prompt</code> and <code>images</code> (the bundled image model). The
+            whole set's budget: ${RULE_SET_BUDGET.strategies} strategies, ${RULE_SET_BUDGET.words} blocklist words,
+            ${RULE_SET_BUDGET.patterns} patterns compiling to ${RULE_SET_BUDGET.patternInstructions} RE2 instructions,
+            ${RULE_SET_BUDGET.domains} domains and ${RULE_SET_BUDGET.prompts} prompt strategies in all.
+          </p>
           <form method="post" action="/console/rules">
             ${csrfOf(ctx)}
             <textarea name="rules" rows="24" class="code" spellcheck="false">

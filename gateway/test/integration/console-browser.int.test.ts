@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -200,6 +201,47 @@ describe('the console in a browser', () => {
     const after = await gw.request('GET', `/api/v1/users/${record.user}`, { key: alice.key });
     expect(after.body.data).toMatchObject({ actionStatus: 'Compliant', appealUrl: null });
     await ctx.close();
+  });
+
+  it('refuses forms a page of another origin of the same site posts (another port of this host), sign-in included', async () => {
+    // Another program on this host, say, serving a page that signs the visitor in as the attacker (login CSRF) and
+    // posts the appeal form: same site as the console (ports do not count), so Chromium sends SameSite cookies along.
+    const attacker = await gw.newMember(alice.tenantId);
+    const forms = `<!doctype html><html><body>
+      <form id="in" method="post" action="${gw.url}/console/sign-in">
+        <input name="email" value="${attacker.email}" /><input name="password" value="${attacker.password}" />
+      </form>
+      <script>document.getElementById('in').submit()</script></body></html>`;
+    const appealForm = `<!doctype html><html><body>
+      <form id="ap" method="post" action="${gw.url}/appeal">
+        <input name="token" value="x.y" /><input name="text" value="t" /><input name="confirm" value="yes" />
+      </form>
+      <script>document.getElementById('ap').submit()</script></body></html>`;
+    const other = http.createServer((req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(req.url === '/appeal' ? appealForm : forms);
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const otherOrigin = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    const ctx = await context();
+    try {
+      const page = await ctx.newPage();
+      for (const [from, target] of [
+        [`${otherOrigin}/`, `${gw.url}/console/sign-in`],
+        [`${otherOrigin}/appeal`, `${gw.url}/appeal`],
+      ] as const) {
+        const answer = page.waitForResponse((r) => r.url() === target && r.request().method() === 'POST');
+        await page.goto(from);
+        const response = await answer;
+        expect({ target, status: response.status() }).toEqual({ target, status: 403 });
+        expect(await response.request().headerValue('origin')).toBe(otherOrigin);
+      }
+      expect((await ctx.cookies(gw.url)).map((cookie) => cookie.name)).not.toContain('vigil_console');
+    } finally {
+      await ctx.close();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it("keeps tenant B's moderator out of tenant A, signed-out browsers at sign-in, and forged changes out", async () => {

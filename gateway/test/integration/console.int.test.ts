@@ -423,7 +423,19 @@ describe('console review', () => {
     expect((await plain.get('/console/webhooks')).status).toBe(403);
     const browser = new Client(gw.url);
     await browser.signIn(admin.email, admin.password);
-    expect((await browser.get('/console/settings')).status).toBe(200);
+    const page = await browser.get('/console/settings');
+    expect(page.status).toBe(200);
+    expect(page.text).toContain('1000 blocklist words');
+    const overBudget = {
+      rules: Array.from({ length: 3 }, (_, r) => ({
+        id: `r${r}`,
+        name: 'R',
+        strategies: [{ type: 'patterns', patterns: Array.from({ length: 200 }, (_, i) => `p${r}x${i}`) }],
+      })),
+    };
+    const refused = await browser.post('/console/rules', { rules: JSON.stringify(overBudget) });
+    expect([refused.status, codeOf(refused)]).toEqual([400, 'validation_error']);
+    expect(refused.text).toContain('the rule set holds 600 patterns in all; its budget is 500');
     const bad = await browser.post('/console/rules', { rules: '{"rules": "nope"}' });
     expect([bad.status, codeOf(bad)]).toEqual([400, 'validation_error']);
     const notJson = await browser.post('/console/rules', { rules: '{' });

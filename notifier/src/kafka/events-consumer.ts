@@ -1,13 +1,14 @@
 import { DomainEvent, HEADERS, WebhookCommand, type Topics, type WebhookEndpointDoc } from '@vigil/proto';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import { MongoError, MongoServerError } from 'mongodb';
 import type { Logger } from 'pino';
 import { buildBody } from '../delivery/payload';
 import { deliveryIdOf, subscribes, triggerOf, webhookIdOf } from '../domain/webhook-events';
 import { retry } from '../platform/retry';
+import { AppError } from '../errors';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import type { EndpointCache } from '../delivery/endpoint-cache';
 import { newDelivery, type DeliveryDoc, type DeliveryStore, type LeaseHolder } from '../store/delivery-store';
+import { fromStore } from '../store/store-errors';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
@@ -140,7 +141,7 @@ export class EventsConsumer {
     try {
       await work();
     } catch (err) {
-      if (!isolate || isTransient(err)) throw err;
+      if (!isolate || isRetriable(err)) throw err;
       log.error({ err, offset: message.offset }, 'message failed after retries');
       await this.setAside(topic, partition, message, 'processing_failed', log, err);
     }
@@ -291,11 +292,8 @@ function safeJson(raw: string): unknown {
   }
 }
 
-/**
- * MongoDB out of reach (network, server selection, a retryable write): every message would fail alike, so the batch
- * waits for it rather than setting messages aside.
- */
-function isTransient(err: unknown): boolean {
-  if (!(err instanceof MongoError)) return false;
-  return !(err instanceof MongoServerError) || err.hasErrorLabel('RetryableWriteError');
+/** A failure that would hit every message alike (the store out of reach): the batch waits instead of setting aside. */
+function isRetriable(err: unknown): boolean {
+  const failure = fromStore(err);
+  return failure instanceof AppError && failure.retriable;
 }

@@ -8,7 +8,7 @@ import {
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
-import { DueQueue, type DueQueueTiming } from '../queue/due-queue';
+import { DueQueue, type DueQueueTiming } from './due-queue';
 
 export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
 

@@ -8,7 +8,7 @@ import {
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { DueQueue, type DueQueueTiming } from '../queue/due-queue';
+import { DueQueue, type DueQueueTiming } from './due-queue';
 
 type SettingsDoc = { _id: string } & Partial<TenantSettingsType>;
 

@@ -6,7 +6,7 @@ import {
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { DueQueue, type DueQueueTiming } from '../queue/due-queue';
+import { DueQueue, type DueQueueTiming } from './due-queue';
 
 export const paymentActionIdOf = (eventId: string): string => `pay_${eventId}`;
 

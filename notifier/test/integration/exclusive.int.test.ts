@@ -11,6 +11,7 @@ import { DeliveryStore, type DeliveryDoc } from '../../src/store/delivery-store'
 import { createReceiver, createWorld, type Receiver, type World } from './harness';
 
 const BACKLOG = 240;
+const FRESH = 60;
 
 /** Two schedulers (two notifier processes, each with its own client) working one backlog of due deliveries. */
 describe('two notifier schedulers on one backlog', () => {
@@ -18,6 +19,7 @@ describe('two notifier schedulers on one backlog', () => {
   let receiver: Receiver;
   const clients: MongoClient[] = [];
   const schedulers: DeliveryScheduler[] = [];
+  const schedulerStores: DeliveryStore[] = [];
 
   beforeAll(async () => {
     world = await createWorld();
@@ -31,7 +33,7 @@ describe('two notifier schedulers on one backlog', () => {
     await world.close();
   });
 
-  it('attempts every due delivery exactly once', async () => {
+  it('attempts every due delivery exactly once, and every delivery inserted while they run', async () => {
     const tenant = world.tenant();
     // Several endpoints, so per-endpoint capacity does not serialise the two workers.
     const endpoints = await Promise.all([0, 1, 2, 3].map(() => tenant.endpoint(receiver.url)));
@@ -82,6 +84,7 @@ describe('two notifier schedulers on one backlog', () => {
       clients.push(client);
       const db = client.db(world.db.databaseName, { ignoreUndefined: true });
       const store = new DeliveryStore(db, timing);
+      schedulerStores.push(store);
       const scheduler = new DeliveryScheduler({
         store,
         endpoints: new EndpointCache(store, 5000),
@@ -99,13 +102,26 @@ describe('two notifier schedulers on one backlog', () => {
       schedulers.push(scheduler);
     }
     for (const scheduler of schedulers) scheduler.start();
+    // While both work the backlog, new deliveries arrive the way the consumer writes them: inserted already leased to
+    // the first scheduler when it has a free slot (sent at once, no claim), pending otherwise, for either to take.
+    const fresh = backlog.slice(0, FRESH).map((doc, index) => ({
+      ...doc,
+      _id: `dlv_${ulid()}`,
+      webhookId: `msg_${ulid()}`,
+      body: JSON.stringify({ event: 'record.flagged', fresh: index }),
+      dueAt: new Date(),
+    }));
+    const inserts = await Promise.all(fresh.map((doc) => schedulerStores[0]!.insertNew([{ ...doc }], schedulers[0])));
+    const adopted = inserts.filter(({ adopted }) => adopted.size === 1).length;
 
     await waitFor(
       async () =>
         (await world.db.collection<DeliveryDoc>(COLLECTIONS.deliveries).countDocuments({ state: 'succeeded' })) ===
-        BACKLOG,
+        BACKLOG + FRESH,
       { timeoutMs: 90_000, what: 'every delivery succeeded' },
     );
+    // Both paths were taken: some went straight to the first scheduler, some waited in the queue.
+    expect(adopted).toBeGreaterThan(0);
     const perWebhook = new Map<string, number>();
     for (const entry of receiver.received) {
       const id = String(entry.headers['webhook-id']);
@@ -113,7 +129,7 @@ describe('two notifier schedulers on one backlog', () => {
     }
     const repeated = [...perWebhook].filter(([, count]) => count > 1);
     expect(repeated).toEqual([]);
-    expect(perWebhook.size).toBe(BACKLOG);
+    expect(perWebhook.size).toBe(BACKLOG + FRESH);
     const docs = await world.deliveries({ tenantId: tenant.tenantId });
     expect(docs.every((doc) => doc.attemptCount === 1)).toBe(true);
   });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoServerError, type Collection } from 'mongodb';
-import { insertIgnoringDuplicates } from '../store/insert-new';
-import { FairQueue } from './fair-queue';
+import { insertIgnoringDuplicates } from './insert-new';
+import { FairQueue } from '../queue/fair-queue';
 
 /** The fields every queued job document has (webhook deliveries, user emails, payment actions). */
 export interface QueuedDoc {
