@@ -1,5 +1,6 @@
 import { RULE_SET_BUDGET } from '@vigil/proto';
 import { InvalidJsonError } from '../errors';
+import { refuseDuplicateKeys, refuseIllFormedText } from '../http/json-body';
 import { parseWith } from '../http/validate';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';
@@ -69,12 +70,16 @@ ${JSON.stringify(rules, null, 2)}</textarea>
   });
 
   router.post('/rules', adminOnly, ...change, async (ctx) => {
+    const text = formOf(ctx).rules ?? '';
     let json: unknown;
     try {
-      json = JSON.parse(formOf(ctx).rules ?? '');
+      json = JSON.parse(text);
     } catch {
       throw new InvalidJsonError('the rule set is not valid JSON');
     }
+    // The same strictness as PUT /api/v1/rules: no repeated key, no lone surrogate or NUL.
+    refuseDuplicateKeys(text);
+    refuseIllFormedText(json, []);
     await deps.configStore.putRules(tenantOf(ctx), parseWith(RulesBody, json, 'rule set'));
     ctx.redirect('/console/settings');
   });

@@ -440,6 +440,12 @@ describe('console review', () => {
     expect([bad.status, codeOf(bad)]).toEqual([400, 'validation_error']);
     const notJson = await browser.post('/console/rules', { rules: '{' });
     expect([notJson.status, codeOf(notJson)]).toEqual([400, 'invalid_json']);
+    const repeated = await browser.post('/console/rules', { rules: '{"rules": [], "rules": []}' });
+    expect([repeated.status, codeOf(repeated)]).toEqual([400, 'invalid_json']);
+    const lone = '{"rules": [{"id": "a", "name": "x\\ud800", "strategies": [{"type": "blocklist", "words": ["w"]}]}]}';
+    const surrogate = await browser.post('/console/rules', { rules: lone });
+    expect([surrogate.status, codeOf(surrogate)]).toEqual([400, 'validation_error']);
+    expect(surrogate.text).toContain('rules.0.name');
     const saved = await browser.post('/console/settings', { testMode: 'true', suspensionThreshold: '3' });
     expect(saved.status).toBe(302);
     const settings = await gw.request('GET', '/api/v1/settings', { key: alice.key });
