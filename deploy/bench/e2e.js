@@ -47,7 +47,7 @@ async function startReceiver() {
       res.writeHead(204).end();
     });
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   return {
     received,
     url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
@@ -63,7 +63,7 @@ async function startHangingReceiver() {
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => undefined);
   });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   return {
     url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
     close: () => {
@@ -76,7 +76,7 @@ async function startHangingReceiver() {
 /** A loopback URL that refuses connections (a port bound and released). */
 async function refusingUrl() {
   const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
   const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
   await new Promise((resolve) => server.close(resolve));
   return `http://127.0.0.1:${port}/hook`;
@@ -193,6 +193,7 @@ async function idleCores(stack) {
 async function seedRetries(stack, tenantId, endpointId, count) {
   const client = new MongoClient(stack.servers.mongoUrl);
   try {
+    /** @type {import('mongodb').Collection<Record<string, unknown> & { _id: string }>} */
     const deliveries = client.db(stack.common.MONGO_DB, { ignoreUndefined: true }).collection('deliveries');
     const now = Date.now();
     for (let from = 0; from < count; from += 5000) {

@@ -6,7 +6,7 @@ const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
 
 const definition = protoLoader.loadSync(path.join(__dirname, 'echo.proto'), { keepCase: false, defaults: true });
-const { Echo } = grpc.loadPackageDefinition(definition).vigil.bench.v1;
+const { Echo } = /** @type {any} */ (grpc.loadPackageDefinition(definition)).vigil.bench.v1;
 
 function log(fields) {
   process.stdout.write(JSON.stringify(fields) + '\n');
@@ -28,12 +28,16 @@ if (process.argv[2] === 'grpc') {
   app.use(koaBody({ jsonLimit: '1mb' }));
   app.use(async (ctx) => {
     const reply = await new Promise((resolve, reject) =>
-      client.echo({ payload: JSON.stringify(ctx.request.body) }, { deadline: Date.now() + 5000 }, (err, res) =>
-        err ? reject(err) : resolve(res),
+      client.echo(
+        { payload: JSON.stringify(/** @type {{ body?: unknown }} */ (ctx.request).body) },
+        { deadline: Date.now() + 5000 },
+        (err, res) => (err ? reject(err) : resolve(res)),
       ),
     );
     ctx.body = { id: 'echo', status: 'Compliant', size: reply.payload.length };
   });
-  const server = app.listen(0, '127.0.0.1', () => log({ msg: 'http server listening', port: server.address().port }));
+  const server = app.listen(0, '127.0.0.1', () =>
+    log({ msg: 'http server listening', port: /** @type {import('node:net').AddressInfo} */ (server.address()).port }),
+  );
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }

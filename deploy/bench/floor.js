@@ -5,11 +5,16 @@ const crypto = require('node:crypto');
 const { MongoClient } = require('mongodb');
 const { percentile } = require('./percentile');
 
-/** Runs `connections` loops for `durationS` (or at most `rate` requests/s overall); returns { rps, p50, p99 }. */
+/**
+ * Runs `connections` loops for `durationS` (or at most `rate` requests/s overall); returns { rps, p50, p99 }.
+ * @param {string} mongoUrl
+ * @param {{ connections: number; durationS: number; rate?: number }} options
+ */
 async function storeFloor(mongoUrl, { connections, durationS, rate }) {
   const client = new MongoClient(mongoUrl, { maxPoolSize: connections });
   await client.connect();
   try {
+    /** @type {import('mongodb').Collection<{ _id: string; n?: number; text?: string }>} */
     const collection = client.db('vigil_bench_floor').collection('floor');
     await collection.insertOne({ _id: 'seed', n: 0 });
     const latencies = [];

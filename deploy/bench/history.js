@@ -114,9 +114,11 @@ async function main() {
       })),
     );
     const [small, large] = rows;
-    process.stdout.write(
-      `goal: throughput at ${LARGE} ≥ 0.8× throughput at ${SMALL} (${(large.max.rps / small.max.rps).toFixed(2)})\n`,
-    );
+    if (small && large) {
+      process.stdout.write(
+        `goal: throughput at ${LARGE} ≥ 0.8× throughput at ${SMALL} (${(large.max.rps / small.max.rps).toFixed(2)})\n`,
+      );
+    }
   } finally {
     await client.close();
     await stack.stop();

@@ -6,7 +6,8 @@
 // with image load ≤ 1.5 × without.
 const http = require('node:http');
 const autocannon = require('autocannon');
-const sharp = require('sharp');
+// The package's types are its ES module's (`types` points at index.d.mts); require gives the same function.
+const sharp = /** @type {typeof import('sharp').default} */ (/** @type {unknown} */ (require('sharp')));
 const { waitUntil } = require('../local/util');
 const { startStack, peakRssMb } = require('./stack');
 const { paced } = require('./paced');
@@ -22,8 +23,9 @@ async function imageServer() {
     .png()
     .toBuffer();
   const server = http.createServer((req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, png, base: `http://127.0.0.1:${server.address().port}` };
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return { server, png, base: `http://127.0.0.1:${port}` };
 }
 
 /** Images per second of the worker module called directly, one after another, for `durationS`. */
@@ -102,7 +104,7 @@ async function main() {
           headers: json,
           body: JSON.stringify(imageRecord(-1)),
         });
-        const body = await res.json();
+        const body = /** @type {{ reasons?: string[] }} */ (await res.json());
         return (body.reasons ?? []).some((reason) => reason.startsWith('Image 1'));
       },
       { timeoutMs: 180000, what: 'the moderator to judge images (model loaded, rules applied)' },

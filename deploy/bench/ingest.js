@@ -63,7 +63,7 @@ async function main() {
     await consumer.run({
       eachMessage: async ({ message }) => {
         if (message.headers?.['event-type']?.toString() !== 'RecordModerated') return;
-        const event = JSON.parse(message.value.toString());
+        const event = JSON.parse(String(message.value));
         const at = accepted.get(event.data.recordId);
         if (at !== undefined) {
           latencies.push(Date.now() - at);
@@ -87,7 +87,7 @@ async function main() {
           body: JSON.stringify(body(i)),
         })
           .then(async (res) => {
-            if (res.status === 202) accepted.set((await res.json()).id, t0);
+            if (res.status === 202) accepted.set(/** @type {{ id: string }} */ (await res.json()).id, t0);
           })
           .catch(() => undefined)
           .finally(() => inFlight.delete(p));
@@ -104,8 +104,8 @@ async function main() {
     const perf = await producerPerf(stack.servers.kafkaBrokers, Math.max(20000, ingest.rps * DURATION_S));
 
     process.stdout.write(`\n/ingest benchmark: ${DURATION_S} s per run, ~1 KB records\n`);
+    // eslint-disable-next-line no-console
     console.table([
-      // eslint-disable-line no-console
       {
         name: '/ingest (202 after Kafka ack)',
         'req/s': ingest.rps,

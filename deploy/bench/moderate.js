@@ -20,6 +20,14 @@ function text1k(i) {
   return out.slice(0, 1000);
 }
 
+/**
+ * @typedef {{ body: (i: number) => unknown; headers: Record<string, string> }} LoadOptions
+ */
+
+/**
+ * @param {string} url
+ * @param {LoadOptions} options
+ */
 function load(url, { body, headers }) {
   return new Promise((resolve, reject) => {
     let n = 0;
@@ -55,6 +63,11 @@ const HALF_RATE_WARM_UP_S = 5;
  * Closed-loop maximum (autocannon, CONNECTIONS busy connections), then an open loop at half that rate (paced.js),
  * measured in steady state: after `settle` (the work the maximum run left behind is done) and a few seconds at that
  * rate.
+ */
+/**
+ * @param {string} name
+ * @param {string} url
+ * @param {LoadOptions & { settle?: () => Promise<unknown> }} options
  */
 async function measure(name, url, { settle, ...options }) {
   await load(url, options).catch(() => undefined); // warm-up (JIT, connections)

@@ -23,6 +23,17 @@ function send(agent, url, headers, payload) {
  * POSTs `body(i)` as JSON to `url` at `rate` requests/s for `durationS`; returns { rps, p50, p99, non2xx, errors }.
  * `onResult(i, dueAt, status)`, if given, hears each answer (`dueAt` in epoch milliseconds, status 0 for no answer).
  */
+/**
+ * @param {string} url
+ * @param {{
+ *   body: (i: number) => unknown;
+ *   headers?: Record<string, string>;
+ *   rate: number;
+ *   durationS: number;
+ *   connections: number;
+ *   onResult?: (i: number, dueAt: number, status: number) => void;
+ * }} options
+ */
 async function paced(url, { body, headers = {}, rate, durationS, connections, onResult }) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: connections });
   const total = Math.max(1, Math.round(rate * durationS));

@@ -86,7 +86,7 @@ async function main() {
     }
     process.stdout.write(
       `  ${name}: ${(text.length / 1024).toFixed(1)} KB, ${ok ? 'accepted' : 'refused'}, ` +
-        `first ${times[0].toFixed(0)} ms, median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms\n`,
+        `first ${(times[0] ?? NaN).toFixed(0)} ms, median ${median(times).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms\n`,
     );
   }
 
@@ -123,7 +123,7 @@ async function main() {
         times.push(performance.now() - started);
       }
       process.stdout.write(
-        `  ${setName}, ${textName}: first ${times[0].toFixed(0)} ms, then median ${median(times.slice(1)).toFixed(0)} ms\n`,
+        `  ${setName}, ${textName}: first ${(times[0] ?? NaN).toFixed(0)} ms, then median ${median(times.slice(1)).toFixed(0)} ms\n`,
       );
     }
   }

@@ -9,13 +9,25 @@ const { randomBytes } = require('node:crypto');
 const { ROOT, say, waitUntil, run, stopProcess } = require('../local/util');
 const { serviceArgs } = require('../local/service-command');
 
+/**
+ * @typedef {import('node:child_process').ChildProcessByStdio<null, import('node:stream').Readable, import('node:stream').Readable>
+ *   & { lines: Array<Record<string, any>> }} NodeChild A script's process, with the JSON lines it logged (the last ones).
+ */
+
+/**
+ * @param {string[]} args
+ * @param {Record<string, string>} env
+ * @returns {NodeChild}
+ */
 function spawnNode(args, env) {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = /** @type {NodeChild} */ (
+    spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  );
   child.lines = [];
   let rest = '';
   child.stdout.on('data', (chunk) => {
     const parts = (rest + chunk.toString()).split('\n');
-    rest = parts.pop();
+    rest = parts.pop() ?? '';
     for (const line of parts) {
       if (!line.startsWith('{')) continue;
       try {
@@ -66,6 +78,10 @@ function peakRssMb(pid) {
   }
 }
 
+/**
+ * `env`: variables for every service, and under `notifier` the notifier's own.
+ * @param {{ services: string[]; env?: Record<string, any> }} options
+ */
 async function startStack({ services, env = {} }) {
   const { ensureBuild } = require('../local/ensure');
   await ensureBuild();

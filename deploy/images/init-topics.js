@@ -57,7 +57,7 @@ async function initTopics(config, log) {
             replicationFactor: config.replicationFactor,
           })),
         });
-      } catch (err) {
+      } catch (/** @type {any} */ err) {
         // A service (the moderator creates its own topics when missing) may have won the race: fine.
         if (err.type !== 'TOPIC_ALREADY_EXISTS' && !String(err.message).includes('already exists')) throw err;
       }

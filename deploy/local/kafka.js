@@ -77,14 +77,16 @@ function writeConfig(dir, port, controllerPort) {
  * Starts a broker+controller. `dir` keeps config, data and log; reuse it to restart with the same data.
  * Returns `{ brokers, port, stop() }`.
  */
-async function startKafka({ dir, port, controllerPort, heapMb = 512 } = {}) {
+/** @param {{ dir: string; port?: number; controllerPort?: number; heapMb?: number }} options */
+async function startKafka({ dir, port, controllerPort, heapMb = 512 }) {
   await ensureKafkaJars();
   fs.mkdirSync(dir, { recursive: true });
   const portFile = path.join(dir, 'ports.json');
   if (!port && fs.existsSync(portFile)) {
     ({ port, controllerPort } = JSON.parse(fs.readFileSync(portFile, 'utf8')));
     // Kept ports another process holds now (another stack, a leftover) are given up for free ones.
-    if ((await canConnect(port)) || (await canConnect(controllerPort))) port = controllerPort = undefined;
+    const taken = async (/** @type {number | undefined} */ p) => p !== undefined && (await canConnect(p));
+    if ((await taken(port)) || (await taken(controllerPort))) port = controllerPort = undefined;
   }
   port = port || (await freePort());
   controllerPort = controllerPort || (await freePort());

@@ -15,6 +15,7 @@ async function checkSecretsMatchData(mongoUrl, dbName, secrets) {
   const fingerprint = crypto.createHash('sha256').update(secrets.join('\n')).digest('hex');
   const client = new MongoClient(mongoUrl, { serverSelectionTimeoutMS: 30000 });
   try {
+    /** @type {import('mongodb').Collection<{ _id: string; fingerprint: string; createdAt: Date }>} */
     const runs = client.db(dbName).collection('local_run');
     const stored = await runs.findOne({ _id: 'secrets' });
     if (!stored) await runs.insertOne({ _id: 'secrets', fingerprint, createdAt: new Date() });

@@ -51,7 +51,8 @@ async function ensureMongo() {
  * PostgreSQL skips fsync (tests). `pgSettings`: extra PostgreSQL settings. `kind` overrides the choice of server. Returns `{ url, kind, stop() }`; stop() stops everything started,
  * and a failed start stops what it had started.
  */
-async function startMongo({ dir, port, ephemeral = false, durable = true, pgSettings, kind = mongoKind() } = {}) {
+/** @param {{ dir: string; port?: number; ephemeral?: boolean; durable?: boolean; pgSettings?: Record<string, string>; kind?: string }} options */
+async function startMongo({ dir, port, ephemeral = false, durable = true, pgSettings, kind = mongoKind() }) {
   fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
   let postgres = null;
   if (kind === 'ferretdb') postgres = await startPostgres({ dir, ephemeral, durable, settings: pgSettings });

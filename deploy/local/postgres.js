@@ -125,7 +125,7 @@ function runSingleUser(identity, dataDir, database, sql) {
   });
 }
 
-/**
+/*
  * FerretDB creates its indexes as btree expression indexes on `(_jsonb->'field')`, but it pushes equality filters
  * down as `_jsonb->'field' @> value`, which a btree cannot serve. This event trigger follows FerretDB's own index DDL:
  * for the leading field of every btree index FerretDB creates (`_id` included, made with each collection), if it is a
@@ -174,7 +174,7 @@ CREATE EVENT TRIGGER vigil_gin_for_ferretdb ON ddl_command_end WHEN TAG IN ('CRE
 
 `;
 
-/**
+/*
  * Server settings. `plan_cache_mode = force_custom_plan`: FerretDB sends the field name as a bind parameter
  * (`_jsonb->$1 @> $2`), and a generic plan cannot match an index expression, so it would scan.
  */
@@ -197,7 +197,8 @@ function serverSettings({ durable, extra = {} }) {
  * `durable: false` skips fsync (tests). `settings`: extra server settings (e.g. auto_explain for the index test).
  * Returns `{ url, port, logFile, stop() }`.
  */
-async function startPostgres({ dir, ephemeral = false, durable = true, settings } = {}) {
+/** @param {{ dir: string; ephemeral?: boolean; durable?: boolean; settings?: Record<string, string> }} options */
+async function startPostgres({ dir, ephemeral = false, durable = true, settings }) {
   await ensurePostgres();
   const identity = await pgIdentity();
   const dataDir = dataDirFor(dir);
@@ -262,7 +263,7 @@ async function startPostgres({ dir, ephemeral = false, durable = true, settings 
           const timer = setTimeout(() => child.kill('SIGKILL'), 15000);
           child.once('exit', () => {
             clearTimeout(timer);
-            resolve();
+            resolve(undefined);
           });
           child.kill('SIGINT');
         });

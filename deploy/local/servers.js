@@ -24,9 +24,12 @@ async function dockerAvailable() {
  * Starts what is missing. `dir` holds local servers' data (throwaway with `ephemeral`, kept for `npm run up`);
  * `durable` (default: not ephemeral) keeps the store's fsync on. Returns `{ kafkaBrokers, mongoUrl, sources, stop() }`; stop() stops only what this call started, and
  * a failed start stops whatever it had started before failing.
+ * @param {{ dir: string; ephemeral?: boolean; durable?: boolean }} options
+ * @returns {Promise<{ kafkaBrokers: string; mongoUrl: string; sources: Record<string, string>; stop: () => Promise<void> }>}
  */
 async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
   const stops = [];
+  /** @type {Record<string, string>} */
   const sources = {};
   let kafkaBrokers = process.env.KAFKA_BROKERS;
   let mongoUrl = process.env.MONGO_URL;
@@ -62,12 +65,14 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
     for (const result of started) if (result.status === 'fulfilled' && result.value) stops.push(result.value.stop);
     const failed = started.find((result) => result.status === 'rejected');
     if (failed) throw failed.reason;
-    const [kafka, mongo] = started.map((result) => result.value);
-    if (kafka) {
+    const [kafkaResult, mongoResult] = started;
+    const kafka = kafkaResult?.status === 'fulfilled' ? kafkaResult.value : null;
+    const mongo = mongoResult?.status === 'fulfilled' ? mongoResult.value : null;
+    if (kafka && 'brokers' in kafka) {
       kafkaBrokers = kafka.brokers;
       sources.kafka = 'local process';
     }
-    if (mongo) {
+    if (mongo && 'url' in mongo) {
       mongoUrl = mongo.url;
       sources.mongo = `local ${mongo.kind}`;
     }
@@ -75,6 +80,7 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
     await Promise.allSettled(stops.map((stop) => stop()));
     throw err;
   }
+  if (!kafkaBrokers || !mongoUrl) throw new Error('no Kafka or MongoDB-wire server was started');
   return {
     kafkaBrokers,
     mongoUrl,

@@ -22,8 +22,10 @@ function printSummary(resultFile) {
 async function runChecks() {
   const { run } = require('./util');
   const bin = (name) => path.join(ROOT, 'node_modules', '.bin', name);
+  /** @type {Array<[string, string, string[]]>} */
   const checks = [
     ['type-check', bin('tsc'), ['-p', 'tsconfig.check.json']],
+    ['type-check deploy scripts', bin('tsc'), ['-p', 'tsconfig.deploy.json']],
     ['lint', bin('eslint'), ['.']],
     ['format', bin('prettier'), ['--check', '.']],
     ['platform copies', process.execPath, [path.join(__dirname, 'platform-copies.js')]],
@@ -35,7 +37,7 @@ async function runChecks() {
       await run(command, args, { cwd: ROOT });
       say(`${name} passed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     } catch (err) {
-      process.stderr.write(`${err.message}\n`);
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
       failed.push(name);
     }
   }

@@ -45,6 +45,14 @@ async function checkPortsFree() {
   }
 }
 
+/** @typedef {import('node:child_process').ChildProcess & { serviceName: string }} ServiceChild */
+
+/**
+ * @param {string} name
+ * @param {Record<string, string | undefined>} env
+ * @param {string} logDir
+ * @returns {ServiceChild}
+ */
 function startService(name, env, logDir) {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
   const child = spawn(process.execPath, serviceArgs(ROOT, name), {
@@ -52,8 +60,7 @@ function startService(name, env, logDir) {
     stdio: ['ignore', log, log],
   });
   fs.closeSync(log);
-  child.serviceName = name;
-  return child;
+  return Object.assign(child, { serviceName: name });
 }
 
 /** Ready: the process this run started answers on its admin port, and answers that it is ready. */
@@ -116,11 +123,13 @@ async function startServices({ common, grpcToken, children, dataDir, logDir }) {
       logDir,
     ),
   );
-  for (const [name, ports] of [
+  /** @type {Array<[string, number[]]>} */
+  const waits = [
     ['moderator', [PORTS.moderatorAdmin, PORTS.moderatorGrpc]],
     ['notifier', [PORTS.notifierAdmin]],
     ['gateway', [PORTS.gatewayAdmin, PORTS.gatewayHttp]],
-  ]) {
+  ];
+  for (const [name, ports] of waits) {
     const child = children.find((c) => c.serviceName === name);
     const [admin, ...others] = ports;
     await waitUntil(

@@ -20,7 +20,7 @@ function freePort() {
     server.unref();
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
+      const { port } = /** @type {net.AddressInfo} */ (server.address());
       server.close(() => resolve(port));
     });
   });
@@ -56,7 +56,7 @@ function listensOn(pid, port) {
       const cols = line.trim().split(/\s+/);
       // local_address is HEXIP:HEXPORT; state 0A is LISTEN; column 10 is the socket's inode.
       if (cols.length < 10 || cols[3] !== '0A') continue;
-      if (parseInt(cols[1].split(':').pop(), 16) === port) inodes.add(cols[9]);
+      if (parseInt(cols[1]?.split(':').pop() ?? '', 16) === port) inodes.add(cols[9]);
     }
   }
   let fds;
@@ -134,7 +134,7 @@ function stopProcess(child, graceMs = 10000) {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     child.once('exit', () => {
       clearTimeout(timer);
-      resolve();
+      resolve(undefined);
     });
     child.kill('SIGTERM');
   });

@@ -17,7 +17,7 @@ function variables(service) {
     /^ {2}(?:\/\*\*([\s\S]*?)\*\/\s*\n {2})?([A-Z][A-Z0-9_]*): ([\s\S]*?)(?=\n {2}(?:\/\*\*|[A-Z][A-Z0-9_]*:)|(?![\s\S]))/gm;
   const found = [];
   for (const match of body.matchAll(keyPattern)) {
-    const [, comment = '', name, expression] = match;
+    const [, comment = '', name = '', expression = ''] = match;
     const fallback = /\.default\(([\s\S]*?)\)\s*(?:\.|,?\s*$)/.exec(expression);
     const meaning = comment
       .split('\n')
@@ -26,7 +26,7 @@ function variables(service) {
       .join(' ');
     found.push({
       name,
-      default: fallback ? fallback[1].trim().replace(/^'(.*)'$/, '$1') : undefined,
+      default: fallback?.[1] !== undefined ? fallback[1].trim().replace(/^'(.*)'$/, '$1') : undefined,
       required: !fallback && !/\.optional\(\)/.test(expression),
       meaning,
     });

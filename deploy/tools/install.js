@@ -136,7 +136,7 @@ async function withLock(name, work, staleMs = 20 * 60 * 1000) {
       fs.mkdirSync(lock);
       break;
     } catch (err) {
-      if (err.code !== 'EEXIST') throw err;
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EEXIST') throw err;
       try {
         if (Date.now() - fs.statSync(lock).mtimeMs > staleMs) fs.rmSync(lock, { recursive: true, force: true });
       } catch {
