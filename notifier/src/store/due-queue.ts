@@ -65,6 +65,8 @@ const MAX_CANDIDATES = 100_000;
 const RESWEEP_MS = 5_000;
 /** Cursor writes at most this often (it is a restart hint; buckets before it are known empty). */
 const CURSOR_SAVE_MS = 60_000;
+/** Buckets read at their start by one refresh at most (a catch-up after downtime continues at the next poll). */
+const MAX_OPENED_PER_REFRESH = 60;
 /** Claims of a job whose previous claimant died between its lease insert and its state write. */
 const MAX_TAKEOVER_CHAIN = 4;
 
@@ -278,8 +280,10 @@ export class DueQueue<T extends QueuedDoc> {
       this.touched.delete(bucket);
       if (bucket <= this.openedUpTo) await this.read(bucket);
     }
-    // Catching up after a pause reads each bucket once here; the sweep below confirms them empty.
-    while (this.openedUpTo < current && this.known.size < MAX_CANDIDATES) {
+    // Catching up after a pause reads each bucket once here, a bounded number per poll so that a claim never waits
+    // for a long catch-up; the sweep below confirms them empty.
+    let opened = 0;
+    while (this.openedUpTo < current && this.known.size < MAX_CANDIDATES && opened++ < MAX_OPENED_PER_REFRESH) {
       this.openedUpTo = Math.max(this.openedUpTo + 1, this.cursor!);
       this.unconfirmed.add(this.openedUpTo);
       await this.read(this.openedUpTo);
