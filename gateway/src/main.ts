@@ -14,6 +14,7 @@ import { createModerationClient, ModeratorClient } from './grpc/moderator-client
 import { CommandProducer } from './kafka/command-producer';
 import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
+import { stopIdleKafkaTimers } from './platform/kafka-idle';
 import { createLogger } from './platform/logger';
 import { countStoreCommands } from './platform/store-metrics';
 import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
   countStoreCommands(mongo, registry, 'gateway');
   const db = mongo.db(config.MONGO_DB);
+  stopIdleKafkaTimers();
   const kafka = new Kafka({
     clientId: 'vigil-gateway',
     brokers: config.KAFKA_BROKERS,

@@ -4,6 +4,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createNotifier, type Notifier } from './app';
 import { loadConfig } from './config';
 import { startAdminServer } from './platform/admin-server';
+import { stopIdleKafkaTimers } from './platform/kafka-idle';
 import { createLogger } from './platform/logger';
 import { countStoreCommands } from './platform/store-metrics';
 import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
@@ -17,6 +18,7 @@ async function main(): Promise<void> {
 
   const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
   countStoreCommands(mongo, registry, 'notifier');
+  stopIdleKafkaTimers();
   const kafka = new Kafka({
     clientId: 'vigil-notifier',
     brokers: config.KAFKA_BROKERS,

@@ -115,6 +115,34 @@ describe('hot-path queries on the default local store', () => {
   let deliveries: DeliveryStore;
   let endpoint: WebhookEndpointDoc;
 
+  /** A delivery of a record.flagged webhook of the test record to the test endpoint, due at `dueAt`. */
+  const deliveryDue = (dueAt: Date, body?: string): DeliveryDoc =>
+    newDelivery(
+      {
+        _id: `dlv_${ulid()}`,
+        tenantId,
+        endpointId: endpoint._id,
+        webhookId: `msg_${ulid()}`,
+        eventId: ulid(),
+        event: 'record.flagged',
+        subjectId: `mod_${ulid()}`,
+        trigger: {
+          kind: 'record',
+          event: 'record.flagged',
+          subjectId: 'mod_x',
+          tenantId,
+          recordId,
+          userId,
+          status: 'Flagged',
+          via: 'Automation',
+          at: dueAt,
+          version: 2,
+        },
+        body,
+      },
+      dueAt,
+    );
+
   beforeAll(async () => {
     events = new EventStore(db);
     deliveries = new DeliveryStore(db, { bucketMs: 1000, graceMs: 1000 });
@@ -204,32 +232,7 @@ describe('hot-path queries on the default local store', () => {
   it('notifier: fan-out, claim, payload and attempt of a delivery', async () => {
     await expectIndexed('active endpoints', () => deliveries.activeEndpoints(tenantId));
     const now = new Date(Date.now() - 1000);
-    const delivery = (body?: string): DeliveryDoc =>
-      newDelivery(
-        {
-          _id: `dlv_${ulid()}`,
-          tenantId,
-          endpointId: endpoint._id,
-          webhookId: `msg_${ulid()}`,
-          eventId: ulid(),
-          event: 'record.flagged',
-          subjectId: `mod_${ulid()}`,
-          trigger: {
-            kind: 'record',
-            event: 'record.flagged',
-            subjectId: 'mod_x',
-            tenantId,
-            recordId,
-            userId,
-            status: 'Flagged',
-            via: 'Automation',
-            at: now,
-            version: 2,
-          },
-          body,
-        },
-        now,
-      );
+    const delivery = (body?: string): DeliveryDoc => deliveryDue(now, body);
     const doc = delivery();
     await expectIndexed('insert deliveries', () => deliveries.insertNew([doc]));
     let claimed: DeliveryDoc[] = [];
@@ -283,32 +286,7 @@ describe('hot-path queries on the default local store', () => {
       await store.claim(new Date(), 1000, 8, () => 8);
       const dueAt = new Date(Date.now() + 3_600_000);
       for (let from = 0; from < seeded; from += 5000) {
-        const batch = Array.from({ length: Math.min(5000, seeded - from) }, (_, index) =>
-          newDelivery(
-            {
-              _id: `dlv_${from + index}_${ulid()}`,
-              tenantId,
-              endpointId: endpoint._id,
-              webhookId: `msg_${ulid()}`,
-              eventId: ulid(),
-              event: 'record.flagged',
-              subjectId: 'mod_x',
-              trigger: {
-                kind: 'record',
-                event: 'record.flagged',
-                subjectId: 'mod_x',
-                tenantId,
-                recordId,
-                status: 'Flagged',
-                via: 'Automation',
-                at: dueAt,
-                version: 2,
-              },
-              body: '{}',
-            },
-            dueAt,
-          ),
-        );
+        const batch = Array.from({ length: Math.min(5000, seeded - from) }, () => deliveryDue(dueAt, '{}'));
         const { inserted } = await store.insertNew(batch);
         expect(inserted.size).toBe(batch.length);
       }

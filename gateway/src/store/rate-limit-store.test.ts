@@ -7,11 +7,27 @@ const counts = [
 ];
 
 describe('rate limit counts as stored', () => {
-  it('writes one line per window and per count, and reads the same counts back', () => {
+  it("writes a line per window length and per key with the key's slot counts, and reads the same counts back", () => {
     const text = encodeCounts(counts);
-    expect(text).toBe('@60000 1732371600000\n5 key_01A\n360000 key_01C\n@10000 1732371650000\n1 key_01B');
+    expect(text).toBe('%60000 1732371600000\nkey_01A 5\nkey_01C 360000\n%10000 1732371650000\nkey_01B 1');
     expect(decodeCounts(text)).toEqual([counts[0], counts[2], counts[1]]);
     expect(decodeCounts(encodeCounts([]))).toEqual([]);
+  });
+
+  it('writes a key once for all its slots, empty where it has none', () => {
+    const slot = (start: number, count: number) => ({ key: 'key_01A', windowMs: 60_000, start, count });
+    const spread = [slot(12_000, 2), slot(0, 1), slot(54_000, 7), { ...slot(6_000, 4), key: 'console-sign-in:::1' }];
+    const text = encodeCounts(spread);
+    expect(text).toBe('%60000 0\nkey_01A 1,,2,,,,,,,7\nconsole-sign-in:::1 ,4');
+    expect(decodeCounts(text)).toEqual([slot(0, 1), slot(12_000, 2), slot(54_000, 7), spread[3]]);
+  });
+
+  it('reads the form the previous release writes (a line per slot and count)', () => {
+    expect(decodeCounts('@60000 1732371600000\n5 key_01A\n360000 key_01C\n@10000 1732371650000\n1 key_01B')).toEqual([
+      counts[0],
+      counts[2],
+      counts[1],
+    ]);
   });
 
   const inWindow = (key: string, count: number) => ({ key, windowMs: 60_000, start: 0, count });

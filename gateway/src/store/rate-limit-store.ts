@@ -1,6 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import { COLLECTIONS } from '@vigil/proto';
-import { countedUntil, type WindowCount } from '../rate-limit/window-counter';
+import { countedUntil, slotMsOf, type WindowCount } from '../rate-limit/window-counter';
 
 /**
  * One document per gateway instance, holding that instance's counts in the slots still counted. Only its instance
@@ -20,22 +20,41 @@ export interface RateLimitCountsDoc {
 const KEEP_EXPIRED_MS = 60_000;
 
 /**
- * Counts as text, grouped by slot: a line `@<windowMs> <start>` opens a slot (of a window of `windowMs`, starting at
- * `start`), each line `<count> <key>` below it is a key's count there. FerretDB v1 converts every subdocument to and from PostgreSQL JSON one by one: an array of
- * 1,000 `{ key, windowMs, start, count }` took about 500 ms to write and read back on a busy 2-core machine, the same
- * counts as one string a tenth of that. Keys are API key ids (`key_<ulid>`): no spaces or line breaks.
+ * Counts as text. FerretDB v1 converts every subdocument to and from PostgreSQL JSON one by one: an array of 1,000
+ * `{ key, windowMs, start, count }` took about 500 ms to write and read back on a busy 2-core machine, the same counts as
+ * one string a tenth of that. Grouped by window length: a line `%<windowMs> <start>` opens a group whose slots (a tenth
+ * of the window each) are numbered from `start`; each line `<key> <c0>,<c1>,…` below it is a key's counts in those
+ * slots (empty for none), so a key's name is written once for all its slots. Keys are API key ids (`key_<ulid>`) or
+ * `<limit>:<client address>`: no spaces or line breaks.
+ *
+ * `decodeCounts` also reads the earlier form (`@<windowMs> <start>`, then `<count> <key>` lines), which replicas of
+ * the previous release write during a rolling upgrade.
  */
 export function encodeCounts(counts: readonly WindowCount[]): string {
-  const byWindow = new Map<string, string[]>();
+  const groups = new Map<number, { first: number; keys: Map<string, Map<number, number>> }>();
   for (const { key, windowMs, start, count } of counts) {
-    const header = `@${windowMs} ${start}`;
-    let lines = byWindow.get(header);
-    if (!lines) byWindow.set(header, (lines = []));
-    lines.push(`${count} ${key}`);
+    let group = groups.get(windowMs);
+    if (!group) groups.set(windowMs, (group = { first: start, keys: new Map<string, Map<number, number>>() }));
+    group.first = Math.min(group.first, start);
+    let slots = group.keys.get(key);
+    if (!slots) group.keys.set(key, (slots = new Map<number, number>()));
+    slots.set(start, (slots.get(start) ?? 0) + count);
   }
-  return [...byWindow].map(([header, lines]) => `${header}\n${lines.join('\n')}`).join('\n');
+  const lines: string[] = [];
+  for (const [windowMs, { first, keys }] of groups) {
+    const slotMs = slotMsOf(windowMs);
+    lines.push(`%${windowMs} ${first}`);
+    for (const [key, slots] of keys) {
+      const values: string[] = [];
+      for (const [start, count] of slots) values[Math.round((start - first) / slotMs)] = String(count);
+      lines.push(`${key} ${Array.from(values, (value) => value ?? '').join(',')}`);
+    }
+  }
+  return lines.join('\n');
 }
 
+const GROUP_LINE = /^%(\d{1,12}) (\d{1,15})$/;
+const SLOTS_LINE = /^(\S{1,200}) ((?:\d{0,10},){0,40}\d{0,10})$/;
 const WINDOW_LINE = /^@(\d{1,12}) (\d{1,15})$/;
 const COUNT_LINE = /^(\d{1,10}) (\S{1,200})$/;
 
@@ -43,12 +62,32 @@ const COUNT_LINE = /^(\d{1,10}) (\S{1,200})$/;
 export function decodeCounts(text: unknown): WindowCount[] {
   if (typeof text !== 'string') return [];
   const counts: WindowCount[] = [];
+  let group: { windowMs: number; first: number } | undefined;
   let window: { windowMs: number; start: number } | undefined;
   for (const line of text.split('\n')) {
+    const opened = GROUP_LINE.exec(line);
+    if (opened) {
+      const windowMs = Number(opened[1]);
+      group = windowMs > 0 ? { windowMs, first: Number(opened[2]) } : undefined;
+      window = undefined;
+      continue;
+    }
     const header = WINDOW_LINE.exec(line);
     if (header) {
       const windowMs = Number(header[1]);
       window = windowMs > 0 ? { windowMs, start: Number(header[2]) } : undefined;
+      group = undefined;
+      continue;
+    }
+    if (group) {
+      const slots = SLOTS_LINE.exec(line);
+      if (!slots) continue;
+      const { windowMs, first } = group;
+      slots[2]!.split(',').forEach((value, index) => {
+        if (value !== '' && Number(value) > 0) {
+          counts.push({ key: slots[1]!, windowMs, start: first + index * slotMsOf(windowMs), count: Number(value) });
+        }
+      });
       continue;
     }
     const entry = COUNT_LINE.exec(line);

@@ -1,0 +1,71 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { COLLECTIONS } from '@vigil/proto';
+import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
+import sharp from 'sharp';
+import { waitFor } from '../../../deploy/test-support';
+import { startHarness, type Harness } from './harness';
+
+// The moderator as deployed with IMAGE_THREADS=1: the bundled model loads in the built image worker at start
+// (readiness waits for it), and a Moderate call's images are fetched and judged. `npm run build` first.
+
+let h: Harness;
+let server: http.Server;
+let base: string;
+
+beforeAll(async () => {
+  const png = await sharp({ create: { width: 200, height: 150, channels: 3, background: { r: 240, g: 200, b: 40 } } })
+    .png()
+    .toBuffer();
+  server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  h = await startHarness({ IMAGE_THREADS: 1, IMAGE_ALLOWED_CIDRS: ['127.0.0.0/8'] });
+}, 120_000);
+
+afterAll(async () => {
+  await h.close();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+describe('the moderator with the image model', () => {
+  it('becomes ready once the model is loaded, then judges a record’s image and keeps neither bytes nor URLs', async () => {
+    await waitFor(() => h.moderator.ready(), { what: 'the image model to load', timeoutMs: 120_000 });
+    const tenantId = await h.newTenant();
+    await h.db.collection<{ _id: string; rules: unknown[] }>(COLLECTIONS.rules).insertOne({
+      _id: tenantId,
+      rules: [
+        {
+          id: 'images',
+          name: 'Images',
+          enabled: true,
+          entities: [],
+          strategies: [{ type: 'images', thresholds: { Neutral: 0 }, onFetchError: 'ignore' }],
+        },
+      ],
+    });
+    const url = `${base}/photo.png`;
+    const res = await h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', {
+      tenantId,
+      clientId: 'post-1',
+      name: 'A photo',
+      entity: 'post',
+      content: { text: 'look', imageUrls: [url] },
+      passthrough: true,
+    });
+    expect(res.status).toBe('Flagged');
+    expect(res.reasons).toEqual([expect.stringMatching(/^Image 1 classified as Neutral \(\d\.\d\d\)$/)]);
+
+    // Passthrough: the image's URL is used in memory only, never stored with the record or its events.
+    const stored = JSON.stringify([
+      await h.db.collection(COLLECTIONS.records).find({}).toArray(),
+      await h.db.collection(COLLECTIONS.events).find({}).toArray(),
+    ]);
+    expect(stored).toContain('Image 1 classified as Neutral');
+    expect(stored).not.toContain(base);
+
+    const metrics = await h.registry.getSingleMetricAsString('moderator_images_total');
+    expect(metrics).toMatch(/moderator_images_total\{outcome="fetched"\} 1/);
+    expect(metrics).toMatch(/moderator_images_total\{outcome="judged"\} 1/);
+  });
+});
