@@ -32,6 +32,18 @@ function oneOf<T extends string>(
 }
 
 /**
+ * A page of the read model as a list answer: its items as messages under `field`, and whether more follow. (The list
+ * queries take a list request as it is: their paging and filter fields are named as in the proto.)
+ */
+function listAnswer<T, M, F extends string>(
+  field: F,
+  page: { items: T[]; hasMore: boolean },
+  toMessage: (item: T) => M,
+): Record<F, M[]> & { hasMore: boolean } {
+  return { [field]: page.items.map(toMessage), hasMore: page.hasMore } as Record<F, M[]> & { hasMore: boolean };
+}
+
+/**
  * Wraps one async handler: checks that the request names a tenant that exists, then hands the handler the request and
  * that tenant, and resolves the callback with the value, or with a gRPC status from the error mapping.
  */
@@ -68,6 +80,12 @@ function unary<Req extends { tenantId?: string }, Res>(
  */
 export function createModerationHandlers({ service, queries, tenants, log }: HandlerDeps): ModerationServiceHandlers {
   const correlation = (requestId?: string) => requestId || ulid();
+  /** What every human decision carries: why, who, and a correlation id of its own. */
+  const byHuman = (request: { reason: string; actor: string }) => ({
+    reason: request.reason,
+    actor: request.actor,
+    correlationId: correlation(),
+  });
 
   return {
     Moderate: unary(log, tenants, 'Moderate', async (request, tenantId, signal) => {
@@ -116,21 +134,9 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       toRecordMessage(await queries.getRecord(tenantId, required(request.recordId, 'record_id'))),
     ),
 
-    ListRecords: unary(log, tenants, 'ListRecords', async (request, tenantId) => {
-      const page = await queries.listRecords(tenantId, {
-        limit: request.limit,
-        startingAfter: request.startingAfter,
-        endingBefore: request.endingBefore,
-        clientId: request.clientId,
-        entity: request.entity,
-        status: request.status,
-        userId: request.userId,
-        newestFirst: request.newestFirst,
-        createdAfter: request.createdAfter,
-        createdBefore: request.createdBefore,
-      });
-      return { records: page.items.map(toRecordMessage), hasMore: page.hasMore };
-    }),
+    ListRecords: unary(log, tenants, 'ListRecords', async (request, tenantId) =>
+      listAnswer('records', await queries.listRecords(tenantId, request), toRecordMessage),
+    ),
 
     GetRecordEvents: unary(log, tenants, 'GetRecordEvents', async (request, tenantId) => {
       const events = await queries.getRecordEvents(tenantId, required(request.recordId, 'record_id'));
@@ -146,17 +152,9 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       toUserMessage(await queries.getUser(tenantId, required(request.userId, 'user_id'))),
     ),
 
-    ListUsers: unary(log, tenants, 'ListUsers', async (request, tenantId) => {
-      const page = await queries.listUsers(tenantId, {
-        limit: request.limit,
-        startingAfter: request.startingAfter,
-        endingBefore: request.endingBefore,
-        clientId: request.clientId,
-        email: request.email,
-        status: request.status,
-      });
-      return { users: page.items.map(toUserMessage), hasMore: page.hasMore };
-    }),
+    ListUsers: unary(log, tenants, 'ListUsers', async (request, tenantId) =>
+      listAnswer('users', await queries.listUsers(tenantId, request), toUserMessage),
+    ),
 
     ModerateRecordManually: unary(log, tenants, 'ModerateRecordManually', async (request, tenantId) => {
       const recordId = required(request.recordId, 'record_id');
@@ -164,9 +162,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
         tenantId,
         recordId,
         status: oneOf(RecordStatus, request.status, 'status'),
-        reason: request.reason,
-        actor: request.actor,
-        correlationId: correlation(),
+        ...byHuman(request),
       });
       return toRecordMessage(await queries.getRecord(tenantId, recordId));
     }),
@@ -177,9 +173,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
         tenantId,
         userId,
         status: oneOf(UserStatus, request.status, 'status'),
-        reason: request.reason,
-        actor: request.actor,
-        correlationId: correlation(),
+        ...byHuman(request),
       });
       return toUserMessage(await queries.getUser(tenantId, userId));
     }),
@@ -196,15 +190,9 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return toAppealMessage(await queries.getAppeal(tenantId, appealId));
     }),
 
-    ListAppeals: unary(log, tenants, 'ListAppeals', async (request, tenantId) => {
-      const page = await queries.listAppeals(tenantId, {
-        limit: request.limit,
-        startingAfter: request.startingAfter,
-        status: request.status,
-        userId: request.userId,
-      });
-      return { appeals: page.items.map(toAppealMessage), hasMore: page.hasMore };
-    }),
+    ListAppeals: unary(log, tenants, 'ListAppeals', async (request, tenantId) =>
+      listAnswer('appeals', await queries.listAppeals(tenantId, request), toAppealMessage),
+    ),
 
     DecideAppeal: unary(log, tenants, 'DecideAppeal', async (request, tenantId) => {
       const appealId = required(request.appealId, 'appeal_id');
@@ -215,9 +203,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
         tenantId,
         appealId,
         decision: request.decision,
-        reason: request.reason,
-        actor: request.actor,
-        correlationId: correlation(),
+        ...byHuman(request),
       });
       return toAppealMessage(await queries.getAppeal(tenantId, appealId));
     }),
