@@ -1,8 +1,8 @@
 import { DomainEvent, HEADERS, WebhookCommand, type Topics, type WebhookEndpointDoc } from '@vigil/proto';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import { buildBody } from '../delivery/payload';
-import { deliveryIdOf, subscribes, triggerOf, webhookIdOf } from '../domain/webhook-events';
+import { buildBody, type BuiltBody } from '../delivery/payload';
+import { deliveryIdOf, subscribes, triggerOf, webhookIdOf, type WebhookTrigger } from '../domain/webhook-events';
 import { retry } from '../platform/retry';
 import { AppError } from '../errors';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
@@ -10,6 +10,8 @@ import type { EndpointCache } from '../delivery/endpoint-cache';
 import { newDelivery, type DeliveryDoc, type DeliveryStore, type LeaseHolder } from '../store/delivery-store';
 import { fromStore } from '../store/store-errors';
 
+/** Webhook bodies of one batch built at once (each reads the record and maybe its user). */
+const BODY_READS_AT_ONCE = 16;
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
 
@@ -182,6 +184,7 @@ export class EventsConsumer {
     // Set aside once the batch's other work held, so a batch retried for another reason records them once.
     const invalid: KafkaMessage[] = [];
     const valid: DomainEvent[] = [];
+    const wanted: { event: DomainEvent; trigger: WebhookTrigger; endpoints: WebhookEndpointDoc[] }[] = [];
     const setAsideInvalid = async () => {
       for (const message of invalid) await this.setAside(topic, partition, message, 'invalid_event', log);
     };
@@ -214,9 +217,18 @@ export class EventsConsumer {
         log.debug({ eventId: event.id, tenantId: event.tenantId }, 'webhook has no endpoint');
         continue;
       }
-      // Usually the projection is there already: build the body now and spare the scheduler a write.
-      const built = await buildBody(store, trigger, { mayWait: true });
-      const now = new Date();
+      wanted.push({ event, trigger, endpoints });
+    }
+    // Usually the projection is there already: build the bodies now (their reads concurrently, a few at a time) and
+    // spare the scheduler a write each.
+    const built: BuiltBody[] = [];
+    for (let from = 0; from < wanted.length; from += BODY_READS_AT_ONCE) {
+      const slice = wanted.slice(from, from + BODY_READS_AT_ONCE);
+      built.push(...(await Promise.all(slice.map(({ trigger }) => buildBody(store, trigger, { mayWait: true })))));
+    }
+    const now = new Date();
+    wanted.forEach(({ event, trigger, endpoints }, index) => {
+      const body = built[index];
       const webhookId = webhookIdOf(event.id);
       for (const endpoint of endpoints) {
         docs.push(
@@ -230,13 +242,13 @@ export class EventsConsumer {
               event: trigger.event,
               subjectId: trigger.subjectId,
               trigger,
-              ...(built.kind === 'body' ? { body: built.body } : {}),
+              ...(body?.kind === 'body' ? { body: body.body } : {}),
             },
             now,
           ),
         );
       }
-    }
+    });
     if (valid.length > 0) await this.options.onEvents?.(valid);
     // The same event twice in one batch (a re-publish) is one delivery.
     const unique = [...new Map(docs.map((doc) => [doc._id, doc])).values()];
