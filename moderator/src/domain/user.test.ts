@@ -117,6 +117,18 @@ describe('user stream', () => {
       ConflictError,
     ],
     [
+      'a second appeal of a decision whose appeal was rejected, after a profile update',
+      [
+        create(),
+        reconcile(1),
+        appeal('apl_1'),
+        decide('Rejected', 'apl_1'),
+        create({ email: 'ann@example.com' }),
+        appeal('apl_2'),
+      ],
+      ConflictError,
+    ],
+    [
       'an appeal of a user reinstated by hand',
       [create(), set('Banned'), set('Compliant'), appeal()],
       FailedPreconditionError,

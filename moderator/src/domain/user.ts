@@ -207,6 +207,7 @@ export function evolveUser(state: UserState | null, event: DomainEvent): UserSta
         status: state?.status,
         statusUpdatedAt: state?.statusUpdatedAt,
         statusUpdatedVia: state?.statusUpdatedVia,
+        statusVersion: state?.statusVersion,
       });
     }
     case 'UserStatusChanged': {
