@@ -56,7 +56,6 @@ describe('EndpointCache', () => {
     const { store, reads } = countingStore();
     const cache = new EndpointCache(store, 0);
     await cache.active('ten_1');
-    await new Promise((resolve) => setImmediate(resolve));
     await cache.active('ten_1');
     expect(reads.active).toBe(2);
   });

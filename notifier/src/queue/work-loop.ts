@@ -9,7 +9,7 @@ export interface WorkLoopOptions<T extends { _id: string }> {
   concurrency: number;
   /** Jobs taken per claim, at most. Default 16. */
   claimBatch?: number;
-  /** Takes up to `limit` due jobs (a LeaseQueue's claim). */
+  /** Takes up to `limit` due jobs (a DueQueue's claim). */
   claim(now: Date, limit: number): Promise<T[]>;
   /** Runs one claimed job and records its outcome; a failure leaves the lease to expire and the job to be retried. */
   process(job: T): Promise<void>;

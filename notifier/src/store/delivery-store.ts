@@ -156,7 +156,6 @@ export class DeliveryStore {
    */
   async insertNew(docs: DeliveryDoc[], holder?: LeaseHolder): Promise<{ inserted: Set<string>; adopted: Set<string> }> {
     const local = new Set<string>();
-    for (const doc of docs) Object.assign(doc, this.queue.pendingFields(doc.dueAt));
     if (holder) {
       const leaseUntil = new Date(Date.now() + holder.leaseMs);
       for (const doc of docs) {

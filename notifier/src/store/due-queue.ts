@@ -161,20 +161,18 @@ export class DueQueue<T extends QueuedDoc> {
     return n;
   }
 
-  /** Inserts the job unless it exists (a re-consumed event); true if this call inserted it. Offers it if pending. */
+  /** Inserts the job unless it exists (a re-consumed event); true if this call inserted it. */
   async insertNew(doc: T): Promise<boolean> {
-    try {
-      await this.jobs.insertOne(doc);
-    } catch (err) {
-      if (err instanceof MongoServerError && err.code === 11000) return false;
-      throw err;
-    }
-    this.offer(doc);
-    return true;
+    return (await this.insertMany([doc])).has(doc._id);
   }
 
-  /** Inserts the jobs that do not exist yet (one unordered insertMany), offering the pending ones. */
+  /**
+   * Inserts the jobs that do not exist yet (one unordered insertMany); returns the ids this call inserted. A pending
+   * job without a bucket gets the one of its due time, and is offered to this process.
+   */
   async insertMany(docs: T[]): Promise<Set<string>> {
+    for (const doc of docs)
+      if (doc.state === 'pending' && doc.due === undefined) Object.assign(doc, this.pendingFields(doc.dueAt));
     const inserted = await insertIgnoringDuplicates(this.jobs as unknown as Collection<T>, docs);
     for (const doc of docs) if (inserted.has(doc._id)) this.offer(doc);
     return inserted;

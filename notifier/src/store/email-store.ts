@@ -58,7 +58,7 @@ export class EmailStore {
 
   /** Inserts the message unless it exists (a re-consumed event); true if this call inserted it. */
   insertNew(doc: EmailMessageDoc): Promise<boolean> {
-    return this.queue.insertNew(doc.state === 'pending' ? { ...doc, ...this.queue.pendingFields(doc.dueAt) } : doc);
+    return this.queue.insertNew(doc);
   }
 
   /** Takes due messages, and ones whose worker's lease expired (see DueQueue.claim). */

@@ -66,7 +66,7 @@ export class PaymentStore {
   }
 
   insertNew(doc: PaymentActionDoc): Promise<boolean> {
-    return this.queue.insertNew(doc.state === 'pending' ? { ...doc, ...this.queue.pendingFields(doc.dueAt) } : doc);
+    return this.queue.insertNew(doc);
   }
 
   claim(now: Date, leaseMs: number, limit: number): Promise<PaymentActionDoc[]> {
