@@ -134,6 +134,44 @@ export const RecordUpsertedData = z.object({
   commandId: z.string().optional(),
 });
 
+/**
+ * What a webhook shows of a user, as of the event that carries it: the fields of Iffy's payload that come from the
+ * user's projection (status fields come from the event). Kept to what the projection keeps, so a passthrough user's
+ * view holds nothing the projection does not.
+ */
+export const WebhookUserView = z.object({
+  clientId: z.string(),
+  clientUrl: z.string().optional(),
+  protected: z.boolean(),
+  metadata: Metadata.optional(),
+});
+export type WebhookUserView = z.infer<typeof WebhookUserView>;
+
+/** A record's user in a record webhook: the user view with the user's standing status. */
+export const WebhookNestedUser = WebhookUserView.extend({
+  status: UserStatus.optional(),
+  /** ISO time of the user's last status change. */
+  statusUpdatedAt: z.string().optional(),
+});
+export type WebhookNestedUser = z.infer<typeof WebhookNestedUser>;
+
+/**
+ * What a record webhook shows of the record, as of the moderation that carries it, so that the notifier builds the
+ * body from the event without reading the projections. `user`: the record's user as the moderation saw it; absent
+ * when the record has no user, or when the moderation did not load it (the notifier then reads the user's
+ * projection). Passthrough records have no name here, as in their projection.
+ */
+export const WebhookRecordView = z.object({
+  clientId: z.string(),
+  clientUrl: z.string().optional(),
+  name: z.string().optional(),
+  entity: z.string(),
+  protected: z.boolean(),
+  metadata: Metadata.optional(),
+  user: WebhookNestedUser.optional(),
+});
+export type WebhookRecordView = z.infer<typeof WebhookRecordView>;
+
 export const RecordModeratedData = z.object({
   recordId: z.string(),
   moderationId: z.string(),
@@ -148,6 +186,8 @@ export const RecordModeratedData = z.object({
   actor: z.string().optional(),
   /** The ingest command that caused it, if any (applied once per id). */
   commandId: z.string().optional(),
+  /** The record as its webhook shows it; absent on events stored before views were added. */
+  view: WebhookRecordView.optional(),
 });
 
 export const RecordDeletedData = z.object({
@@ -181,6 +221,8 @@ export const UserStatusChangedData = z.object({
   viaAppealId: z.string().optional(),
   actor: z.string().optional(),
   testMode: z.boolean(),
+  /** The user as its webhook shows it; absent on events stored before views were added. */
+  view: WebhookUserView.optional(),
 });
 
 export const AppealCreatedData = z.object({ appealId: z.string(), userId: z.string(), text: z.string() });

@@ -1,6 +1,7 @@
 import { decodeTime, encodeTime } from 'ulid';
-import { stageRecord, type Loaded } from './stream';
+import { stageRecord, stageUser, type Loaded } from './stream';
 import type { RecordState } from './record';
+import type { UserState } from './user';
 
 const context = { tenantId: 'ten_1', correlationId: 'corr_1' };
 const empty: Loaded<RecordState> = {
@@ -57,5 +58,73 @@ describe('staging events on a stream', () => {
     const again = stageRecord(loaded, { ...upsert, commandId: 'cmd_1' }, context);
     expect(again.events).toEqual([]);
     expect(again.state).toBe(loaded.state);
+  });
+});
+
+describe("the webhook's view on moderation and status events", () => {
+  const emptyUser: Loaded<UserState> = {
+    kind: 'user',
+    stream: 'user-usr_1',
+    state: null,
+    tail: [],
+    events: [],
+    created: true,
+  };
+  const upsertUser = {
+    type: 'UpsertUser' as const,
+    userId: 'usr_1',
+    input: { clientId: 'u1', email: 'ann@example.com', name: 'Ann', protected: true, metadata: { tier: 'gold' } },
+    passthrough: false,
+  };
+  const withUser = {
+    ...upsert,
+    input: { ...upsert.input, userId: 'usr_1', clientUrl: 'https://x', metadata: { a: 1 } },
+  };
+
+  it('puts the record, and the user it was staged with, on the moderation, without the user’s email or name', () => {
+    const user = stageUser(emptyUser, upsertUser, context);
+    const moderated = stageRecord(stageRecord(empty, withUser, context), moderate, context, user.state);
+    const [upserted, event] = moderated.events;
+    expect(upserted!.type).toBe('RecordUpserted');
+    expect((upserted!.data as { view?: unknown }).view).toBeUndefined();
+    expect(event!.type === 'RecordModerated' && event!.data.view).toEqual({
+      clientId: 'c1',
+      clientUrl: 'https://x',
+      name: 'Title',
+      entity: 'post',
+      protected: false,
+      metadata: { a: 1 },
+      user: { clientId: 'u1', protected: true, metadata: { tier: 'gold' } },
+    });
+    expect(JSON.stringify(event)).not.toMatch(/ann@example\.com|"Ann"/);
+  });
+
+  it('leaves the user out when the one given is not the record’s, and the name out for a passthrough record', () => {
+    const other = stageUser(emptyUser, { ...upsertUser, userId: 'usr_2' }, context);
+    const passthrough = stageRecord(empty, { ...withUser, passthrough: true }, context);
+    const moderated = stageRecord(passthrough, moderate, context, other.state);
+    const event = moderated.events[1]!;
+    expect(event.type === 'RecordModerated' && event.data.view).toEqual({
+      clientId: 'c1',
+      clientUrl: 'https://x',
+      entity: 'post',
+      protected: false,
+      metadata: { a: 1 },
+    });
+  });
+
+  it('puts the user on a status change', () => {
+    const user = stageUser(emptyUser, { ...upsertUser, input: { ...upsertUser.input, protected: false } }, context);
+    const suspended = stageUser(
+      user,
+      { type: 'SetUserStatus', actionId: 'act_1', status: 'Suspended', reason: 'r', actor: 'm' },
+      context,
+    );
+    const event = suspended.events[1]!;
+    expect(event.type === 'UserStatusChanged' && event.data.view).toEqual({
+      clientId: 'u1',
+      protected: false,
+      metadata: { tier: 'gold' },
+    });
   });
 });

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@vigil/proto';
+import type { DomainEvent, WebhookNestedUser, WebhookRecordView, WebhookUserView } from '@vigil/proto';
 import { decodeTime, monotonicFactory } from 'ulid';
 import { withEnvelope, type PendingEvent } from './events';
 import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
@@ -64,16 +64,61 @@ export function stage<S extends { version: number; lastEventId: string }>(
   return { ...loaded, events, state };
 }
 
-/** Decides one command on a record stream (as loaded, or with earlier commands staged) and stages its events. */
+/**
+ * Decides one command on a record stream (as loaded, or with earlier commands staged) and stages its events. A
+ * moderation carries the record's webhook view (and its user's, when `user` is the record's user as loaded or staged
+ * in the same use case), so the notifier needs no projection read to build the webhook.
+ */
 export function stageRecord(
   record: Loaded<RecordState>,
   command: RecordCommand,
   context: StageContext,
+  user?: UserState | null,
 ): Staged<RecordState> {
-  return stage(record, decideRecord(record.state, command), context, evolveRecord);
+  const staged = stage(record, decideRecord(record.state, command), context, evolveRecord);
+  const state = staged.state;
+  if (!state) return staged;
+  const fresh = new Set(staged.events.slice(record.events.length));
+  const events = staged.events.map((event) =>
+    fresh.has(event) && event.type === 'RecordModerated'
+      ? { ...event, data: { ...event.data, view: recordView(state, user) } }
+      : event,
+  );
+  return { ...staged, events };
 }
 
-/** Decides one command on a user stream and stages its events. */
+/** Decides one command on a user stream and stages its events; a status change carries the user's webhook view. */
 export function stageUser(user: Loaded<UserState>, command: UserCommand, context: StageContext): Staged<UserState> {
-  return stage(user, decideUser(user.state, command), context, evolveUser);
+  const staged = stage(user, decideUser(user.state, command), context, evolveUser);
+  const state = staged.state;
+  if (!state) return staged;
+  const fresh = new Set(staged.events.slice(user.events.length));
+  const events = staged.events.map((event) =>
+    fresh.has(event) && event.type === 'UserStatusChanged'
+      ? { ...event, data: { ...event.data, view: userView(state) } }
+      : event,
+  );
+  return { ...staged, events };
+}
+
+/** What a webhook shows of a user (the fields of Iffy's payload that the projection holds). */
+export function userView(user: UserState): WebhookUserView {
+  return { clientId: user.clientId, clientUrl: user.clientUrl, protected: user.protected, metadata: user.metadata };
+}
+
+/** What a record webhook shows of the record, with its user when `user` is that user. */
+export function recordView(record: RecordState, user?: UserState | null): WebhookRecordView {
+  const nested: WebhookNestedUser | undefined =
+    user && record.userId === user._id
+      ? { ...userView(user), status: user.status, statusUpdatedAt: user.statusUpdatedAt?.toISOString() }
+      : undefined;
+  return {
+    clientId: record.clientId,
+    clientUrl: record.clientUrl,
+    name: record.name,
+    entity: record.entity,
+    protected: record.protected,
+    metadata: record.metadata,
+    user: nested,
+  };
 }

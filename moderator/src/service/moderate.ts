@@ -255,6 +255,8 @@ function stageModeration(
           commandId: input.commandId,
         },
         context,
+        // The user as this commit leaves it goes into the webhook's view.
+        stagedUser?.state ?? user?.state,
       )
     : upserted;
   return [...(stagedUser ? [stagedUser] : []), staged];

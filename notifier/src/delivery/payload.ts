@@ -1,19 +1,34 @@
-import { recordPayload, userPayload, webhookBody, type WebhookTrigger } from '../domain/webhook-events';
+import {
+  nestedUserOf,
+  recordPayload,
+  userPayload,
+  webhookBody,
+  type SubjectView,
+  type WebhookTrigger,
+} from '../domain/webhook-events';
 import type { DeliveryStore } from '../store/delivery-store';
 
 export type BuiltBody = { kind: 'body'; body: string } | { kind: 'wait' } | { kind: 'unavailable' };
 
 /**
- * The body from the projections. The moderator writes a projection just after appending the event, so a fresh event
- * may arrive first: with `mayWait`, a projection behind the event's version means "wait"; without, the body is built
- * from what is there (the status fields come from the event anyway).
+ * The body, from the event's view of its subject when it carries one (no store read, except a record's user that the
+ * moderation did not load), else from the projections. The moderator writes a projection just after appending the
+ * event, so a fresh event may arrive first: with `mayWait`, a projection behind the event's version means "wait";
+ * without, the body is built from what is there (the status fields come from the event anyway).
  */
 export async function buildBody(
   store: DeliveryStore,
   trigger: WebhookTrigger,
-  { mayWait }: { mayWait: boolean },
+  { mayWait, view }: { mayWait: boolean; view?: SubjectView },
 ): Promise<BuiltBody> {
   if (trigger.kind === 'record') {
+    if (view?.kind === 'record') {
+      const { user: nested, ...fields } = view.record;
+      const userId = trigger.userId;
+      const user = !userId ? null : nested ? nestedUserOf(userId, nested) : await store.user(trigger.tenantId, userId);
+      const record = { _id: trigger.recordId, ...fields };
+      return { kind: 'body', body: webhookBody(trigger, recordPayload(trigger, record, user), new Date()) };
+    }
     const record = await store.record(trigger.tenantId, trigger.recordId);
     if (!record || record.version < trigger.version) {
       if (mayWait) return { kind: 'wait' };
@@ -22,6 +37,10 @@ export async function buildBody(
     const userId = record.userId ?? trigger.userId;
     const user = userId ? await store.user(trigger.tenantId, userId) : null;
     return { kind: 'body', body: webhookBody(trigger, recordPayload(trigger, record, user), new Date()) };
+  }
+  if (view?.kind === 'user') {
+    const user = { _id: trigger.userId, ...view.user };
+    return { kind: 'body', body: webhookBody(trigger, userPayload(trigger, user), new Date()) };
   }
   const user = await store.user(trigger.tenantId, trigger.userId);
   if (!user || user.version < trigger.version) {

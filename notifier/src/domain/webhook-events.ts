@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import type { DomainEvent, RecordDoc, RecordStatus, UserDoc, UserStatus, Via, WebhookEventName } from '@vigil/proto';
+import type {
+  DomainEvent,
+  RecordDoc,
+  RecordStatus,
+  UserDoc,
+  UserStatus,
+  Via,
+  WebhookEventName,
+  WebhookNestedUser,
+  WebhookRecordView,
+  WebhookUserView,
+} from '@vigil/proto';
 
 /**
  * What a domain event asks the client to be told, before the payload is filled from the projections. Stored with
@@ -34,8 +45,16 @@ export type WebhookTrigger =
       version: number;
     };
 
+/**
+ * What the event itself says of its subject, for the payload (events stored before views existed have none; their
+ * payload is filled from the projections).
+ */
+export type SubjectView = { kind: 'record'; record: WebhookRecordView } | { kind: 'user'; user: WebhookUserView };
+
 export type TriggerDecision =
-  { kind: 'trigger'; trigger: WebhookTrigger } | { kind: 'test_mode'; subjectId: string } | { kind: 'none' };
+  | { kind: 'trigger'; trigger: WebhookTrigger; view?: SubjectView }
+  | { kind: 'test_mode'; subjectId: string }
+  | { kind: 'none' };
 
 const RECORD_EVENTS = { Flagged: 'record.flagged', Compliant: 'record.compliant' } as const;
 const USER_EVENTS = { Suspended: 'user.suspended', Compliant: 'user.compliant', Banned: 'user.banned' } as const;
@@ -64,6 +83,7 @@ export function triggerOf(event: DomainEvent): TriggerDecision {
         at,
         version: event.version,
       },
+      view: data.view ? { kind: 'record', record: data.view } : undefined,
     };
   }
   if (event.type === 'UserStatusChanged') {
@@ -82,6 +102,7 @@ export function triggerOf(event: DomainEvent): TriggerDecision {
         at,
         version: event.version,
       },
+      view: data.view ? { kind: 'user', user: data.view } : undefined,
     };
   }
   return { kind: 'none' };
@@ -107,6 +128,19 @@ type NestedUser = Pick<
   UserDoc,
   '_id' | 'clientId' | 'clientUrl' | 'protected' | 'metadata' | 'status' | 'statusUpdatedAt'
 >;
+
+/** A record's user as the event's view shows it, in the projection's shape. */
+export function nestedUserOf(userId: string, view: WebhookNestedUser): NestedUser {
+  return {
+    _id: userId,
+    clientId: view.clientId,
+    clientUrl: view.clientUrl,
+    protected: view.protected,
+    metadata: view.metadata,
+    status: view.status,
+    statusUpdatedAt: view.statusUpdatedAt ? new Date(view.statusUpdatedAt) : undefined,
+  };
+}
 
 /** Iffy's record payload. The status fields come from the event, so a later moderation cannot leak into it. */
 export function recordPayload(

@@ -2,7 +2,14 @@ import { DomainEvent, HEADERS, WebhookCommand, type Topics, type WebhookEndpoint
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { buildBody, type BuiltBody } from '../delivery/payload';
-import { deliveryIdOf, subscribes, triggerOf, webhookIdOf, type WebhookTrigger } from '../domain/webhook-events';
+import {
+  deliveryIdOf,
+  subscribes,
+  triggerOf,
+  webhookIdOf,
+  type SubjectView,
+  type WebhookTrigger,
+} from '../domain/webhook-events';
 import { retry } from '../platform/retry';
 import { AppError } from '../errors';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
@@ -10,7 +17,7 @@ import type { EndpointCache } from '../delivery/endpoint-cache';
 import { newDelivery, type DeliveryDoc, type DeliveryStore, type LeaseHolder } from '../store/delivery-store';
 import { fromStore } from '../store/store-errors';
 
-/** Webhook bodies of one batch built at once (each reads the record and maybe its user). */
+/** Webhook bodies of one batch built at once (those of events without a view read the record and maybe its user). */
 const BODY_READS_AT_ONCE = 16;
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
@@ -184,7 +191,12 @@ export class EventsConsumer {
     // Set aside once the batch's other work held, so a batch retried for another reason records them once.
     const invalid: KafkaMessage[] = [];
     const valid: DomainEvent[] = [];
-    const wanted: { event: DomainEvent; trigger: WebhookTrigger; endpoints: WebhookEndpointDoc[] }[] = [];
+    const wanted: {
+      event: DomainEvent;
+      trigger: WebhookTrigger;
+      view?: SubjectView;
+      endpoints: WebhookEndpointDoc[];
+    }[] = [];
     const setAsideInvalid = async () => {
       for (const message of invalid) await this.setAside(topic, partition, message, 'invalid_event', log);
     };
@@ -206,7 +218,7 @@ export class EventsConsumer {
         );
         continue;
       }
-      const { trigger } = decision;
+      const { trigger, view } = decision;
       if (!endpointsOf.has(event.tenantId)) {
         endpointsOf.set(event.tenantId, this.options.endpoints.active(event.tenantId));
       }
@@ -217,14 +229,16 @@ export class EventsConsumer {
         log.debug({ eventId: event.id, tenantId: event.tenantId }, 'webhook has no endpoint');
         continue;
       }
-      wanted.push({ event, trigger, endpoints });
+      wanted.push({ event, trigger, view, endpoints });
     }
-    // Usually the projection is there already: build the bodies now (their reads concurrently, a few at a time) and
-    // spare the scheduler a write each.
+    // Build the bodies now, from the events' views (no read) or, for events without one, from the projections, which
+    // are usually there already (their reads concurrently, a few at a time): the scheduler is spared a write each.
     const built: BuiltBody[] = [];
     for (let from = 0; from < wanted.length; from += BODY_READS_AT_ONCE) {
       const slice = wanted.slice(from, from + BODY_READS_AT_ONCE);
-      built.push(...(await Promise.all(slice.map(({ trigger }) => buildBody(store, trigger, { mayWait: true })))));
+      built.push(
+        ...(await Promise.all(slice.map(({ trigger, view }) => buildBody(store, trigger, { mayWait: true, view })))),
+      );
     }
     const now = new Date();
     wanted.forEach(({ event, trigger, endpoints }, index) => {

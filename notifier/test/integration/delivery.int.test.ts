@@ -305,6 +305,82 @@ describe('notifier deliveries', () => {
     expect(body.payload).toMatchObject({ clientId, name: `Name of ${clientId}` });
   });
 
+  it("builds the body from the event's view without a projection, reading only a user the view leaves out", async () => {
+    const hook = await receiver();
+    const tenant = world.tenant();
+    await tenant.endpoint(hook.url);
+    const { recordIdFor, userIdFor } = await import('@vigil/proto');
+    // No record or user projection is stored for these: only the events' views can fill the payloads.
+    const viewed = { _id: recordIdFor(tenant.tenantId, 'view-1'), userId: userIdFor(tenant.tenantId, 'vu-1') };
+    const withUser = recordModerated(tenant, viewed as Parameters<typeof recordModerated>[1], {
+      view: {
+        clientId: 'view-1',
+        clientUrl: 'https://example.com/p/1',
+        name: 'Viewed',
+        entity: 'Comment',
+        protected: true,
+        metadata: { k: 'v' },
+        user: {
+          clientId: 'vu-1',
+          protected: false,
+          metadata: { plan: 'pro' },
+          status: 'Suspended',
+          statusUpdatedAt: new Date(1700000000000).toISOString(),
+        },
+      },
+    });
+    // The moderation did not load this record's user: its projection (stored) fills the nested user.
+    const stored = await tenant.user('vu-2', { status: 'Compliant' });
+    const readUser = recordModerated(
+      tenant,
+      { _id: recordIdFor(tenant.tenantId, 'view-2'), userId: stored._id } as Parameters<typeof recordModerated>[1],
+      { view: { clientId: 'view-2', entity: 'Post', protected: false } },
+    );
+    const userId = userIdFor(tenant.tenantId, 'vu-3');
+    const banned = userStatusChanged(tenant, { _id: userId } as Parameters<typeof userStatusChanged>[1], {
+      status: 'Banned',
+      view: { clientId: 'vu-3', protected: true, metadata: { m: 1 } },
+    });
+    await world.publish(withUser, readUser, banned);
+
+    const got = await waitFor(() => (hook.received.length >= 3 ? hook.received : undefined), { what: 'webhooks' });
+    const bodies = got.map((r) => JSON.parse(r.body) as { id: string; payload: Record<string, unknown> });
+    const byId = new Map(bodies.map((body) => [body.id, body.payload]));
+    expect(byId.get((withUser.data as { moderationId: string }).moderationId)).toEqual({
+      id: viewed._id,
+      clientId: 'view-1',
+      clientUrl: 'https://example.com/p/1',
+      name: 'Viewed',
+      entity: 'Comment',
+      protected: true,
+      metadata: { k: 'v' },
+      status: 'Flagged',
+      statusUpdatedAt: String(Date.parse(withUser.occurredAt)),
+      statusUpdatedVia: 'Automation',
+      user: {
+        id: viewed.userId,
+        clientId: 'vu-1',
+        protected: false,
+        metadata: { plan: 'pro' },
+        status: 'Suspended',
+        statusUpdatedAt: '1700000000000',
+      },
+    });
+    expect(byId.get((readUser.data as { moderationId: string }).moderationId)).toMatchObject({
+      clientId: 'view-2',
+      user: { id: stored._id, clientId: 'vu-2', status: 'Compliant' },
+    });
+    expect(byId.get((banned.data as { actionId: string }).actionId)).toEqual({
+      id: userId,
+      clientId: 'vu-3',
+      protected: true,
+      metadata: { m: 1 },
+      status: 'Banned',
+      statusUpdatedAt: String(Date.parse(banned.occurredAt)),
+      statusUpdatedVia: 'Manual',
+    });
+  });
+
   it('sends only the events an endpoint subscribed to, and a manual retry re-sends a delivered webhook', async () => {
     const users = await receiver();
     const all = await receiver();
