@@ -84,7 +84,7 @@ async function measure(name, url, { settle, ...options }) {
  * so the half-rate run does not share the machine with that backlog.
  */
 async function outboxDrained(db) {
-  await waitUntil(async () => (await db.collection('events').countDocuments({ published: false })) === 0, {
+  await waitUntil(async () => (await db.collection('outbox').countDocuments({})) === 0, {
     timeoutMs: 120000,
     what: 'the outbox to drain',
   }).catch(() => process.stderr.write('outbox not drained after 2 minutes; measuring anyway\n'));

@@ -58,7 +58,7 @@ const schema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(1000),
   /** Pause between back-to-back outbox batches under load, milliseconds (bigger batches, fewer scans). Default 10. */
   OUTBOX_MIN_GAP_MS: z.coerce.number().int().min(0).default(10),
-  /** Events the outbox relay publishes per Kafka request (and marks published in one bulk write). Default 100. */
+  /** Events the outbox relay publishes per Kafka request (and takes out of the outbox in one delete). Default 100. */
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(100),
   /** Ingest partitions processed at once. Default 6 (the default partition count). */
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(6),

@@ -89,6 +89,11 @@ export const COLLECTIONS = {
    */
   userFlaggedCounts: 'user_flagged_counts',
   processedCommands: 'processed_commands',
+  /**
+   * The outbox: a copy of each stored event until the relay has published it (`_id`: the event id). It holds only
+   * what is still to publish, so reading and emptying it costs little; an event document is never updated to say so.
+   */
+  outbox: 'outbox',
   /** Stored events the outbox relay could not publish (the broker refused them), with the reason. */
   outboxDeadLetters: 'outbox_dead_letters',
   // notifier

@@ -11,6 +11,13 @@ import { messageRejection } from './kafka-errors';
 const SWEEP_UNDER_LOAD = 10;
 /** Default bound on the events waiting in memory, bytes of their messages. */
 const MEMORY_BYTES = 8 * 1024 * 1024;
+/** Ids of events this process appended and has not published yet, remembered at most (about 40 bytes each). */
+const APPENDED_IDS = 200_000;
+/**
+ * An outbox copy without its event is dropped once it is this old: its append failed (a conflict, a crash between the
+ * two writes). A younger one may belong to an append still in flight, and waits.
+ */
+const ORPHAN_AGE_MS = 5 * 60 * 1000;
 
 export interface OutboxRelayOptions {
   store: EventStore;
@@ -42,25 +49,27 @@ export interface OutboxRelayOptions {
 }
 
 /**
- * Events appended by this process are handed over in memory (`publishSoon`) and published without reading them back:
- * on FerretDB v1 the outbox read fetches and decodes every unpublished event to sort them (no limit is pushed down
- * with a filter), so reading after each append cost most of the store's time as soon as the relay fell behind. The
- * store's outbox (`published: false`) stays the record of what is still to publish: the periodic sweep publishes
- * whatever the in-memory path did not, leaving alone the events in flight here. Several processes may publish the
- * same event (their sweeps race), which consumers dedupe. Memory is bounded (`memoryBytes`): a relay that falls
- * behind leaves further appends in the store's outbox and sweeps them from there, in order, until it has caught up.
+ * Events appended by this process are handed over in memory (`publishSoon`) and published without reading them back.
+ * The store's outbox collection (a copy of each event until it is published; see EventStore.append) stays the record
+ * of what is still to publish: the periodic sweep publishes whatever the in-memory path did not, leaving alone the
+ * events in flight here. Taking a published event out is a delete from that small collection, not an update of the
+ * event: on FerretDB v1 an update costs about three times a delete, and marking two events per record was a fifth of
+ * a record's store time. Several processes may publish the same event (their sweeps race), which consumers dedupe.
+ * Memory is bounded (`memoryBytes`): a relay that falls behind leaves further appends in the outbox and sweeps them
+ * from there, in order, until it has caught up.
  *
- * Publishes unpublished events in `_id` order (which is stream order: see EventStore.stage) to the events topic, key =
- * stream, then marks them published. The producer is idempotent with one request in flight, so a batch lands in
- * order; a crash between send and mark publishes the same events again with the same ids, which consumers dedupe.
+ * Publishes outbox entries in `_id` order (which is stream order: see EventStore.stage) to the events topic, key =
+ * stream, then takes them out of the outbox. The producer is idempotent with one request in flight, so a batch lands
+ * in order; a crash between send and removal publishes the same events again with the same ids, which consumers
+ * dedupe.
  *
  * No event can hold the outbox: when the broker refuses a batch because of a message in it (too large, invalid), the
  * batch is sent again one event at a time, in order, so the refused events are found without blaming their
  * neighbours (a batch can also be refused only for its total size, and then every event passes alone). An event
  * refused alone is set aside (DeadLetterStore: recorded with its reason, out of the outbox, counted, logged without
  * content) and the relay moves on. Later events of the same stream are still published: consumers need no event of a
- * stream to act on a later one (the notifier builds webhook bodies from the projections, which include the refused
- * event), so holding the stream would cost its tenant webhooks and gain nothing. Failures that are not about a
+ * stream to act on a later one (a webhook body comes from its own event's view, or from the projections, which include
+ * the refused event), so holding the stream would cost its tenant webhooks and gain nothing. Failures that are not about a
  * message (broker away, authorization) set nothing aside: the batch is retried with backoff.
  */
 export class OutboxRelay {
@@ -75,6 +84,11 @@ export class OutboxRelay {
   private queuedBytes = 0;
   /** Ids of the queued events and of those being published from memory; the sweep leaves them alone. */
   private readonly local = new Set<string>();
+  /**
+   * Ids of events this process appended (so they are stored) and has not published yet: the sweep publishes their
+   * outbox copies without looking the events up. Insertion order, the oldest forgotten past APPENDED_IDS.
+   */
+  private readonly appended = new Set<string>();
   private lastSweep = 0;
   private backlog = false;
   /**
@@ -99,6 +113,11 @@ export class OutboxRelay {
 
   /** Takes events this process just appended, to publish them without reading them back from the store. */
   publishSoon(events: readonly DomainEvent[]): void {
+    for (const event of events) this.appended.add(event.id);
+    for (const id of this.appended) {
+      if (this.appended.size <= APPENDED_IDS) break;
+      this.appended.delete(id);
+    }
     if (!this.running || events.length === 0) {
       this.wake();
       return;
@@ -159,7 +178,26 @@ export class OutboxRelay {
     const docs = found
       .filter((doc) => !this.local.has(doc._id) && (minAgeMs === 0 || decodeTime(doc._id) <= before))
       .slice(0, batchSize);
-    return this.publishDocs(docs);
+    return this.publishDocs(await this.stored(docs));
+  }
+
+  /**
+   * The outbox copies whose events are stored. Those this process appended are; others (another process's, or from
+   * before a restart) are looked up. A copy without its event is dropped once ORPHAN_AGE_MS old, left for later before
+   * that. Leaving one out cannot reorder its stream: the stream's next version is only appended after it is stored.
+   */
+  private async stored(docs: EventDoc[]): Promise<EventDoc[]> {
+    const unknown = docs.filter((doc) => !this.appended.has(doc._id)).map((doc) => doc._id);
+    if (unknown.length === 0) return docs;
+    const stored = await this.options.store.storedIds(unknown);
+    const missing = unknown.filter((id) => !stored.has(id));
+    const orphans = missing.filter((id) => decodeTime(id) <= Date.now() - ORPHAN_AGE_MS);
+    if (orphans.length > 0) {
+      await this.options.store.markPublished(orphans);
+      this.options.log.warn({ count: orphans.length, first: orphans[0] }, 'outbox copies without an event dropped');
+    }
+    const left = new Set(missing);
+    return docs.filter((doc) => !left.has(doc._id));
   }
 
   /** One batch of the events handed over in memory; on failure they stay in the store's outbox for the sweep. */
@@ -189,6 +227,7 @@ export class OutboxRelay {
       return this.publishEach(docs, messages);
     }
     await store.markPublished(docs.map((doc) => doc._id));
+    for (const doc of docs) this.appended.delete(doc._id);
     log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
     return docs.length;
@@ -200,6 +239,7 @@ export class OutboxRelay {
     const sent: string[] = [];
     const flush = async () => {
       await store.markPublished(sent);
+      for (const id of sent) this.appended.delete(id);
       this.options.onPublished?.(sent.length);
       sent.length = 0;
     };
@@ -219,6 +259,7 @@ export class OutboxRelay {
         await this.resetProducer();
         const bytes = Buffer.byteLength(message.value as string);
         await this.options.deadLetters.setAside({ event: doc, reason, error: errorType(err), bytes });
+        this.appended.delete(doc._id);
         // Ids, type, size and reason only: the event's content stays in the store.
         log.error(
           { eventId: doc._id, tenantId: doc.tenantId, stream: doc.stream, type: doc.type, bytes, reason },

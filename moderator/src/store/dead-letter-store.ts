@@ -1,7 +1,7 @@
 import { COLLECTIONS } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { EventDoc } from './event-store';
-import { guarded } from './mongo-errors';
+import { guarded, isDuplicateKey } from './mongo-errors';
 
 /**
  * A stored event the outbox relay set aside because the broker refused it. The event itself stays in `events` (the
@@ -45,10 +45,12 @@ export interface SetAside {
 export class DeadLetterStore {
   readonly deadLetters: Collection<OutboxDeadLetterDoc>;
   private readonly events: Collection<EventDoc>;
+  private readonly outbox: Collection<EventDoc>;
 
   constructor(readonly db: Db) {
     this.deadLetters = db.collection<OutboxDeadLetterDoc>(COLLECTIONS.outboxDeadLetters, { ignoreUndefined: true });
     this.events = db.collection<EventDoc>(COLLECTIONS.events);
+    this.outbox = db.collection<EventDoc>(COLLECTIONS.outbox, { ignoreUndefined: true });
   }
 
   async ensureIndexes(): Promise<void> {
@@ -82,9 +84,9 @@ export class DeadLetterStore {
         { upsert: true },
       ),
     );
-    // `published: true` takes it out of the outbox scan (`{published: false}`); `deadLetteredAt` tells it apart from
-    // an event that really was published.
-    await guarded(() => this.events.updateOne({ _id: event._id }, { $set: { published: true, deadLetteredAt: now } }));
+    // `deadLetteredAt` tells it apart from an event that was published; then it leaves the outbox.
+    await guarded(() => this.events.updateOne({ _id: event._id }, { $set: { deadLetteredAt: now } }));
+    await guarded(() => this.outbox.deleteOne({ _id: event._id }));
   }
 
   /** Dead letters, oldest event first; only the open ones unless `all`. */
@@ -106,9 +108,16 @@ export class DeadLetterStore {
   async replay(eventId: string, now = new Date()): Promise<boolean> {
     const doc = await guarded(() => this.deadLetters.findOne({ _id: eventId, state: 'open' }));
     if (!doc) return false;
-    await guarded(() =>
-      this.events.updateOne({ _id: eventId }, { $set: { published: false }, $unset: { deadLetteredAt: '' } }),
-    );
+    const event = await guarded(() => this.events.findOne({ _id: eventId }));
+    if (event) {
+      const copy: EventDoc = { ...event };
+      delete copy.deadLetteredAt;
+      delete copy.published;
+      await guarded(() => this.outbox.insertOne(copy)).catch((err: unknown) => {
+        if (!isDuplicateKey(err)) throw err;
+      });
+      await guarded(() => this.events.updateOne({ _id: eventId }, { $unset: { deadLetteredAt: '' } }));
+    }
     // Unless the relay set it aside again meanwhile (then it stays open, with its new `lastAt`).
     await guarded(() =>
       this.deadLetters.updateOne(

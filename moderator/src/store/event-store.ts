@@ -5,18 +5,19 @@ import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
 import { guarded, isDuplicateKey } from './mongo-errors';
 
-/** An event document: the envelope, plus its own outbox flag. `_id` equals the event id (time-ordered ULID). */
-/** Update statements per round trip in `markPublished`, and round trips in flight at once. */
-const MARK_CHUNK = 4;
-const MARK_PARALLEL = 8;
+/** Outbox entries removed per command in `markPublished`. */
+const MARK_CHUNK = 100;
+/** Event lookups in flight at once in `storedIds`. */
+const STORED_AT_ONCE = 16;
 /** Bound on re-projecting a stream that other writers keep extending (each round is one more write). */
 const CATCH_UP_ROUNDS = 8;
 
 /**
- * `published`: the relay is done with the event. `deadLetteredAt`: the broker refused it and it was set aside instead
- * (see DeadLetterStore).
+ * An event document: the envelope, `_id` equal to the event id (time-ordered ULID). `deadLetteredAt`: the broker
+ * refused it and it was set aside instead (see DeadLetterStore). `published` is only on events stored before the
+ * outbox collection existed (false until published); see `migrateOutbox`.
  */
-export type EventDoc = DomainEvent & { _id: string; published: boolean; deadLetteredAt?: Date };
+export type EventDoc = DomainEvent & { _id: string; published?: boolean; deadLetteredAt?: Date };
 
 /** A user's flagged, not deleted records (see COLLECTIONS.userFlaggedCounts). */
 export interface FlaggedCountDoc {
@@ -69,6 +70,7 @@ export function eventOf(doc: Document): DomainEvent {
  */
 export class EventStore {
   private readonly events: Collection<EventDoc>;
+  private readonly outbox: Collection<EventDoc>;
   private readonly records: Collection<RecordState>;
   private readonly users: Collection<UserState>;
   private readonly flaggedCounts: Collection<FlaggedCountDoc>;
@@ -78,6 +80,7 @@ export class EventStore {
     // Optional fields stay absent: stored `null`s would not parse as the optional fields of the event schemas.
     const options = { ignoreUndefined: true };
     this.events = db.collection<EventDoc>(COLLECTIONS.events, options);
+    this.outbox = db.collection<EventDoc>(COLLECTIONS.outbox, options);
     this.records = db.collection<RecordState>(COLLECTIONS.records, options);
     this.users = db.collection<UserState>(COLLECTIONS.users, options);
     this.flaggedCounts = db.collection<FlaggedCountDoc>(COLLECTIONS.userFlaggedCounts, options);
@@ -88,6 +91,7 @@ export class EventStore {
   async ensureIndexes(): Promise<void> {
     await guarded(async () => {
       await this.events.createIndex({ stream: 1, version: 1 }, { unique: true, name: 'stream_version' });
+      // Finds the events stored before the outbox collection existed (see migrateOutbox).
       await this.events.createIndex({ published: 1, _id: 1 }, { name: 'outbox' });
       await this.records.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
       // Leading field userId: a user's records (countFlagged), whatever the size of the tenant.
@@ -95,6 +99,35 @@ export class EventStore {
       await this.users.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
       await this.appeals.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
     });
+    await this.migrateOutbox();
+  }
+
+  /**
+   * Events stored before the outbox collection existed carry `published: false` until published: each such event gets
+   * its outbox copy, then loses the flag (an equality on the indexed flag, so a store with none costs one empty read).
+   * Older moderators still running go on publishing their own appends and marking them; stop them before upgrading,
+   * or restart the new ones after, so that what they left unpublished is moved too.
+   */
+  private async migrateOutbox(): Promise<void> {
+    for (;;) {
+      const legacy = await guarded(() => this.events.find({ published: false }).limit(MARK_CHUNK).toArray());
+      if (legacy.length === 0) return;
+      await guarded(() =>
+        this.outbox.insertMany(
+          legacy.map((doc) => {
+            const copy: EventDoc = { ...doc };
+            delete copy.published;
+            return copy;
+          }),
+          { ordered: false },
+        ),
+      ).catch((err: unknown) => {
+        if (!isDuplicateKey(err)) throw err;
+      });
+      for (const doc of legacy) {
+        await guarded(() => this.events.updateOne({ _id: doc._id }, { $unset: { published: '' } }));
+      }
+    }
   }
 
   loadRecord(recordId: string, fresh: boolean): Promise<Loaded<RecordState>> {
@@ -163,20 +196,28 @@ export class EventStore {
     );
   }
 
-  /** Appends the events of several streams in one insertMany; StreamConflict if any version was taken. */
+  /**
+   * Appends the events of several streams in one insertMany; StreamConflict if any version was taken. Their outbox
+   * copies go in first, so that no event is stored without one; the copies of events a conflict kept out are removed
+   * again, and one left behind (a crash between the two writes, a failed removal) has no event, which the relay
+   * checks before publishing a copy it did not see appended (`storedIds`).
+   */
   private async append(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
+    const docs: EventDoc[] = events.map((event) => ({ ...event, _id: event.id }));
+    await guarded(() =>
+      this.outbox.insertMany(
+        docs.map((doc) => ({ ...doc })),
+        { ordered: false },
+      ),
+    );
     try {
-      await guarded(() =>
-        this.events.insertMany(
-          events.map((event) => ({ ...event, _id: event.id, published: false })),
-          { ordered: true },
-        ),
-      );
+      await guarded(() => this.events.insertMany(docs, { ordered: true }));
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       // Ordered: the events before the first failed one are stored.
       const inserted = err instanceof MongoBulkWriteError ? err.insertedCount : 0;
+      await this.markPublished(docs.slice(inserted).map((doc) => doc._id)).catch(() => undefined);
       throw new StreamConflict(events.slice(0, inserted));
     }
   }
@@ -318,35 +359,34 @@ export class EventStore {
     });
   }
 
-  /** The oldest unpublished events, in `_id` order (the outbox). */
+  /**
+   * The oldest outbox entries (copies of events still to publish), in `_id` order. The collection holds only what is
+   * still to publish, so this reads little however many events are stored.
+   */
   unpublished(limit: number): Promise<EventDoc[]> {
-    return guarded(() =>
-      this.events.find({ published: false }).sort({ _id: 1 }).limit(limit).batchSize(limit).toArray(),
-    );
+    return guarded(() => this.outbox.find({}).sort({ _id: 1 }).limit(limit).batchSize(limit).toArray());
   }
 
-  /**
-   * Marks events published with `_id`-equality updates, a few per round trip and several round trips at once.
-   * FerretDB v1 answers an `$in` filter with a scan per document and commits each updated document on its own, so
-   * concurrent small commands are what lets PostgreSQL share its WAL flushes between them; it also keeps a
-   * connection of its per-database pool (100) open for every statement of an update command until the command
-   * ends, so the statements in flight stay well under that (MARK_CHUNK × MARK_PARALLEL).
-   */
+  /** Takes published (or set aside) events out of the outbox, a hundred per command. */
   async markPublished(ids: string[]): Promise<void> {
-    const chunks: string[][] = [];
-    for (let start = 0; start < ids.length; start += MARK_CHUNK) chunks.push(ids.slice(start, start + MARK_CHUNK));
-    for (let start = 0; start < chunks.length; start += MARK_PARALLEL) {
-      await Promise.all(
-        chunks.slice(start, start + MARK_PARALLEL).map((chunk) =>
-          guarded(() =>
-            this.events.bulkWrite(
-              chunk.map((_id) => ({ updateOne: { filter: { _id }, update: { $set: { published: true } } } })),
-              { ordered: false },
-            ),
-          ),
-        ),
-      );
+    for (let start = 0; start < ids.length; start += MARK_CHUNK) {
+      const chunk = ids.slice(start, start + MARK_CHUNK);
+      await guarded(() => this.outbox.deleteMany({ _id: { $in: chunk } }));
     }
+  }
+
+  /** Which of these event ids are stored events (one `_id` lookup each, a few at once). */
+  async storedIds(ids: string[]): Promise<Set<string>> {
+    const stored = new Set<string>();
+    for (let start = 0; start < ids.length; start += STORED_AT_ONCE) {
+      const found = await Promise.all(
+        ids
+          .slice(start, start + STORED_AT_ONCE)
+          .map((_id) => guarded(() => this.events.findOne({ _id }, { projection: { _id: 1 } }))),
+      );
+      for (const doc of found) if (doc) stored.add(doc._id);
+    }
+    return stored;
   }
 
   /**

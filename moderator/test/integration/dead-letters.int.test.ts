@@ -124,7 +124,9 @@ describe('outbox relay with an event the broker refuses', () => {
     });
     expect(JSON.stringify(dead)).not.toContain(MARKER);
     expect(await deadLetterCount('message_too_large')).toBe(1);
-    expect(await events.countDocuments({ published: false, tenantId: { $in: [bad, ...others] } })).toBe(0);
+    const outbox = h.db.collection<EventDoc>(COLLECTIONS.outbox);
+    expect(await outbox.countDocuments({ tenantId: { $in: [bad, ...others] } })).toBe(0);
+    expect((await events.findOne({ _id: refused._id }))?.deadLetteredAt).toBeInstanceOf(Date);
     expect(h.logText()).toContain('outbox event refused by the broker, set aside');
     expect(h.logText()).not.toContain(MARKER);
 
@@ -137,9 +139,10 @@ describe('outbox relay with an event the broker refuses', () => {
     });
     h.moderator.relay.wake();
     await waitFor(() => eventIdsOf(published).has(refused._id), { timeoutMs: 30000, what: 'replayed event' });
-    await waitFor(async () => (await events.findOne({ _id: refused._id }))?.published === true, {
-      what: 'replayed event marked published',
+    await waitFor(async () => (await outbox.countDocuments({ _id: refused._id })) === 0, {
+      what: 'replayed event out of the outbox',
     });
+    expect((await events.findOne({ _id: refused._id }))?.deadLetteredAt).toBeUndefined();
     const after = (await deadLettersCommand(h.moderator.deadLetters, ['list', '--all'])) as Array<{
       eventId: string;
       state: string;

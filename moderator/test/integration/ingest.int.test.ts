@@ -2,6 +2,7 @@ import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Comman
 import type { KafkaMessage, Producer } from 'kafkajs';
 import { TopicReaders, uniqueName, waitFor } from '../../../deploy/test-support';
 import pino from 'pino';
+import { ulid } from 'ulid';
 import { stageRecord } from '../../src/domain/stream';
 import { createEngine, ProviderError } from '../../src/engine';
 import { OutboxRelay } from '../../src/kafka/outbox-relay';
@@ -160,7 +161,7 @@ describe('ingest consumer', () => {
 });
 
 describe('outbox relay', () => {
-  it('publishes every event once per stream in version order with its id and type headers, and marks it published', async () => {
+  it('publishes every event once per stream in version order with its id and type headers, and empties the outbox', async () => {
     const published = await h.collect(h.topics.events);
     const tenantId = await tenant();
     const ids: string[] = [];
@@ -187,17 +188,16 @@ describe('outbox relay', () => {
       expect(message.headers?.[HEADERS.eventId]?.toString()).toBe(envelopes[index]?.id);
       expect(message.headers?.[HEADERS.eventType]?.toString()).toBe(envelopes[index]?.type);
     }
-    await waitFor(
-      async () => (await h.db.collection(COLLECTIONS.events).countDocuments({ stream, published: false })) === 0,
-      {
-        what: 'events marked published',
-      },
-    );
+    await waitFor(async () => (await h.db.collection(COLLECTIONS.outbox).countDocuments({ stream })) === 0, {
+      what: 'outbox copies removed',
+    });
+    // Events themselves are never rewritten to say they went out.
+    expect(await h.db.collection(COLLECTIONS.events).countDocuments({ stream, published: { $exists: true } })).toBe(0);
   });
 });
 
 describe('outbox relay with a backlog', () => {
-  it('publishes and marks 300 events in one batch (one update command of that many statements stalls FerretDB)', async () => {
+  it('publishes 300 events of another process in one batch, looking each up, and empties the outbox', async () => {
     const tenantId = await tenant();
     for (let start = 0; start < 150; start += 10) {
       await Promise.all(
@@ -226,7 +226,9 @@ describe('outbox relay with a backlog', () => {
       await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
       const store = new EventStore(db);
       const events = db.collection<EventDoc>(COLLECTIONS.events);
-      await events.insertMany(docs.map((doc) => ({ ...doc, published: false })));
+      const outbox = db.collection<EventDoc>(COLLECTIONS.outbox);
+      await events.insertMany(docs.map((doc) => ({ ...doc })));
+      await outbox.insertMany(docs.map((doc) => ({ ...doc })));
       const relay = new OutboxRelay({
         store,
         deadLetters: new DeadLetterStore(db),
@@ -239,7 +241,7 @@ describe('outbox relay with a backlog', () => {
       });
       expect(await relay.publishBatch()).toBe(300);
       await relay.stop();
-      expect(await events.countDocuments({ published: false })).toBe(0);
+      expect(await outbox.countDocuments({})).toBe(0);
       const offsets = await admin.fetchTopicOffsets(topic);
       expect(offsets.map((offset) => Number(offset.high))).toEqual([300]);
     } finally {
@@ -274,7 +276,9 @@ describe('outbox relay, events handed over in memory', () => {
     return {
       relay,
       topic,
+      store,
       events: db.collection<EventDoc>(COLLECTIONS.events),
+      outbox: db.collection<EventDoc>(COLLECTIONS.outbox),
       high: async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high ?? 0),
       append: async (clientId: string) => {
         const loaded = await store.loadRecord(recordIdFor(tenantId, clientId), false);
@@ -312,11 +316,11 @@ describe('outbox relay, events handed over in memory', () => {
         timeoutMs: 30000,
         what: 'the handed-over events on the topic',
       });
-      await waitFor(async () => (await w.events.countDocuments({ published: false })) === 5, {
+      await waitFor(async () => (await w.outbox.countDocuments({})) === 5, {
         timeoutMs: 30000,
-        what: 'the handed-over events marked published',
+        what: 'the handed-over events out of the outbox',
       });
-      const left = await w.events.find({ published: false }).toArray();
+      const left = await w.outbox.find({}).toArray();
       expect(left.map((doc) => (doc.type === 'RecordUpserted' ? doc.data.clientId : doc.type)).sort()).toEqual([
         'other-0',
         'other-1',
@@ -355,9 +359,9 @@ describe('outbox relay, events handed over in memory', () => {
       expect(peak).toBeGreaterThan(0);
       expect(peak).toBeLessThanOrEqual(bound);
       await waitFor(() => seen.length >= 20, { timeoutMs: 30000, what: 'every append on the topic' });
-      await waitFor(async () => (await w.events.countDocuments({ published: false })) === 0, {
+      await waitFor(async () => (await w.outbox.countDocuments({})) === 0, {
         timeoutMs: 30000,
-        what: 'every append marked published',
+        what: 'every append out of the outbox',
       });
       expect(seen.map((message) => String(message.headers?.[HEADERS.eventId]))).toEqual(
         appended.map((event) => event.id),
@@ -365,6 +369,101 @@ describe('outbox relay, events handed over in memory', () => {
     } finally {
       await readers.disconnect();
       await w.close();
+    }
+  });
+});
+
+describe('the outbox collection', () => {
+  const stageOne = (tenantId: string, clientId: string, loaded: Parameters<typeof stageRecord>[0]) =>
+    stageRecord(
+      loaded,
+      {
+        type: 'UpsertRecord',
+        recordId: recordIdFor(tenantId, clientId),
+        input: { clientId, name: 'n', entity: 'post', content: content('fine') },
+        passthrough: false,
+      },
+      { tenantId, correlationId: 'c' },
+    );
+
+  it('keeps no copy of an event a conflict kept out, and publishes neither an old nor a young copy without its event', async () => {
+    const db = h.mongo.db(uniqueName('orphans'));
+    const topic = uniqueName('orphans');
+    const admin = h.kafka.admin();
+    await admin.connect();
+    const readers = new TopicReaders(h.kafka);
+    try {
+      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      const store = new EventStore(db);
+      await store.ensureIndexes();
+      const outbox = db.collection<EventDoc>(COLLECTIONS.outbox);
+      const tenantId = `ten_${uniqueName('t')}`;
+      // Two writers decide on the same loaded stream: the second loses, and its copy goes again.
+      const loaded = await store.loadRecord(recordIdFor(tenantId, 'raced'), false);
+      const [winner] = await store.commit(stageOne(tenantId, 'raced', loaded));
+      const loser = stageOne(tenantId, 'raced', loaded);
+      await expect(store.commit(loser)).rejects.toThrow('stream version taken');
+      expect((await outbox.find({}).toArray()).map((doc) => doc._id)).toEqual([winner!.id]);
+
+      // Copies whose appends never happened (a crash between the two writes): one from ten minutes ago, one fresh.
+      const orphan = (clientId: string, at: number): EventDoc => {
+        const event = stageOne(tenantId, clientId, { ...loaded, stream: recordStream(recordIdFor(tenantId, clientId)) })
+          .events[0]!;
+        return { ...event, _id: ulid(at), id: ulid(at) } as EventDoc;
+      };
+      const old = orphan('old', Date.now() - 10 * 60 * 1000);
+      const young = orphan('young', Date.now());
+      await outbox.insertMany([old, young]);
+
+      const seen = await readers.collect(topic);
+      const relay = new OutboxRelay({
+        store,
+        deadLetters: new DeadLetterStore(db),
+        createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
+        topic,
+        log: pino({ level: 'silent' }),
+        pollMs: 3_600_000,
+        minGapMs: 0,
+        batchSize: 100,
+      });
+      // The winner was appended by "another process" (never handed over): it is looked up, found and published.
+      expect(await relay.publishBatch()).toBe(1);
+      await relay.stop();
+      await waitFor(() => seen.length >= 1, { what: 'the stored event on the topic' });
+      expect(seen.map((message) => String(message.headers?.[HEADERS.eventId]))).toEqual([winner!.id]);
+      // The old copy is dropped, the young one waits: its append may still be in flight.
+      expect((await outbox.find({}).toArray()).map((doc) => doc._id)).toEqual([young._id]);
+    } finally {
+      await readers.disconnect();
+      await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);
+      await admin.disconnect();
+      await db.dropDatabase().catch(() => undefined);
+    }
+  });
+
+  it('moves events flagged unpublished by an earlier release into the outbox when the store starts', async () => {
+    const db = h.mongo.db(uniqueName('legacy'));
+    try {
+      const tenantId = `ten_${uniqueName('t')}`;
+      const fresh = new EventStore(db);
+      const staged = stageOne(tenantId, 'legacy', await fresh.loadRecord(recordIdFor(tenantId, 'legacy'), false));
+      const [event] = staged.events;
+      const events = db.collection<EventDoc>(COLLECTIONS.events);
+      // As the earlier release stored them: one still to publish, one published.
+      await events.insertMany([
+        { ...event!, _id: event!.id, published: false },
+        { ...event!, _id: 'published-one', id: 'published-one', version: 9, published: true },
+      ]);
+      await new EventStore(db).ensureIndexes();
+      expect((await db.collection<EventDoc>(COLLECTIONS.outbox).find({}).toArray()).map((doc) => doc._id)).toEqual([
+        event!.id,
+      ]);
+      expect(await events.countDocuments({ published: false })).toBe(0);
+      // Idempotent: a second start moves nothing more.
+      await new EventStore(db).ensureIndexes();
+      expect(await db.collection(COLLECTIONS.outbox).countDocuments({})).toBe(1);
+    } finally {
+      await db.dropDatabase().catch(() => undefined);
     }
   });
 });
