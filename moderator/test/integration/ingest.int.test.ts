@@ -409,7 +409,8 @@ describe('the outbox collection', () => {
       const orphan = (clientId: string, at: number): EventDoc => {
         const event = stageOne(tenantId, clientId, { ...loaded, stream: recordStream(recordIdFor(tenantId, clientId)) })
           .events[0]!;
-        return { ...event, _id: ulid(at), id: ulid(at) };
+        const id = ulid(at);
+        return { ...event, _id: id, id };
       };
       const old = orphan('old', Date.now() - 10 * 60 * 1000);
       const young = orphan('young', Date.now());
