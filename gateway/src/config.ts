@@ -54,7 +54,8 @@ const schema = z.object({
   RATE_LIMIT_WINDOW_S: z.coerce.number().int().min(1).max(86400).default(60),
   /**
    * How often each gateway writes its rate limit counts to the store and reads the other replicas', milliseconds; the
-   * replicas together may admit what they receive in about two of these past a limit. Default 250.
+   * replicas together may admit what they receive in about two of these past a limit. A gateway that had no request
+   * for 10 s exchanges once per 5 s until the next request. Default 250.
    */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(60000).default(250),
   /**

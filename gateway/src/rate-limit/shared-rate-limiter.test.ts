@@ -152,4 +152,31 @@ describe('shared rate limiter', () => {
     await a.stop();
     expect(exchange.docs.get('a')).toEqual([{ key: 'key_1', windowMs: 10_000, start: T0, count: 7 }]);
   });
+
+  it('slows its exchanges to one per 5 s after 10 s without a request, and a request brings the usual pace back', async () => {
+    jest.useFakeTimers({ now: T0 });
+    try {
+      const exchange = memoryExchange();
+      const a = new SharedRateLimiter(exchange, logCapture().log, { instanceId: 'a', syncIntervalMs: 100 });
+      a.start();
+      await jest.advanceTimersByTimeAsync(10_000);
+      const busy = exchange.calls.read;
+      expect(busy).toBeGreaterThanOrEqual(90);
+      await jest.advanceTimersByTimeAsync(60_000);
+      const idle = exchange.calls.read - busy;
+      expect(idle).toBeGreaterThanOrEqual(11);
+      expect(idle).toBeLessThanOrEqual(14);
+      // The first request cuts the idle wait short: counts are exchanged within the usual interval.
+      const before = exchange.calls.read;
+      expect(admit(a, 1)).toBe(1);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(exchange.calls.read).toBe(before + 1);
+      expect(exchange.calls.publish).toBe(1);
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(exchange.calls.read - before).toBeGreaterThanOrEqual(10);
+      await a.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });

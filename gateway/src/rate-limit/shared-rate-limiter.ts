@@ -23,6 +23,13 @@ export interface SharedRateLimiterOptions {
 const REPUBLISH_MS = 5_000;
 /** How often an instance sweeps the documents of stopped instances. */
 const SWEEP_MS = 30_000;
+/**
+ * With no request for IDLE_AFTER_MS, the exchanges slow to one per IDLE_SYNC_MS (an idle gateway then reads the store
+ * once per 5 s, not four times a second); the first request after that brings the next exchange at the usual pace,
+ * and is itself decided on the counts last read.
+ */
+const IDLE_AFTER_MS = 10_000;
+const IDLE_SYNC_MS = 5_000;
 
 /**
  * The per-key rate limit held across gateway replicas. Requests are decided in memory (`consume`, no store round trip);
@@ -41,6 +48,9 @@ export class SharedRateLimiter {
   private publishedAt = Number.NEGATIVE_INFINITY;
   private sweptAt = Number.NEGATIVE_INFINITY;
   private failing = false;
+  private lastRequestAt = Number.NEGATIVE_INFINITY;
+  /** The pending exchange was scheduled at the idle pace. */
+  private idleWait = false;
 
   constructor(
     private readonly exchange: CountsExchange,
@@ -58,12 +68,25 @@ export class SharedRateLimiter {
   }
 
   consume(key: string, limit: Limit): Verdict {
-    return this.counter.consume(key, limit, this.now());
+    const now = this.now();
+    this.lastRequestAt = now;
+    if (this.idleWait) this.wake();
+    return this.counter.consume(key, limit, now);
   }
 
-  /** Starts exchanging counts every `syncIntervalMs`. */
+  /** Starts exchanging counts every `syncIntervalMs` (every IDLE_SYNC_MS while no request comes). */
   start(): void {
     this.stopped = false;
+    this.lastRequestAt = this.now();
+    this.schedule();
+  }
+
+  /** A request after an idle spell: the next exchange comes at the usual pace. */
+  private wake(): void {
+    this.idleWait = false;
+    // A running exchange schedules the next one itself when it ends.
+    if (this.stopped || this.running) return;
+    clearTimeout(this.timer);
     this.schedule();
   }
 
@@ -103,12 +126,14 @@ export class SharedRateLimiter {
 
   private schedule(): void {
     if (this.stopped) return;
+    this.idleWait = this.now() - this.lastRequestAt >= IDLE_AFTER_MS;
+    const delay = this.idleWait ? Math.max(IDLE_SYNC_MS, this.options.syncIntervalMs) : this.options.syncIntervalMs;
     this.timer = setTimeout(() => {
       this.running = this.sync().finally(() => {
         this.running = undefined;
         this.schedule();
       });
-    }, this.options.syncIntervalMs);
+    }, delay);
     this.timer.unref();
   }
 }
