@@ -243,6 +243,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         kafka,
         groupId: config.KAFKA_GROUP_ID,
         sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+        room: (maxWaitMs) => relay.room(maxWaitMs),
         topics,
         service,
         tenants,

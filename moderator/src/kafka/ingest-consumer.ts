@@ -29,6 +29,11 @@ export interface IngestConsumerOptions {
   /** Attempts for errors of unknown kind before the command is dead-lettered (known transient errors retry forever). */
   maxUnexpectedAttempts: number;
   onOutcome?: (outcome: 'applied' | 'dead_letter' | 'retry') => void;
+  /**
+   * Back-pressure: resolves true when a command may be applied, false after `maxWaitMs` without room (the consumer
+   * heartbeats and asks again). The outbox relay's `room`: commands wait in Kafka while the relay catches up.
+   */
+  room?: (maxWaitMs: number) => Promise<boolean>;
   /** A command was dead-lettered; `reason` is from a bounded set (`invalid_command`, an error code, …). */
   onDeadLetter?: (reason: string) => void;
 }
@@ -95,6 +100,7 @@ export class IngestConsumer {
             interrupted = true;
             return;
           }
+          await this.waitForRoom(payload);
           const log = this.options.log.child({ partition, offset: message.offset });
           const outcome = await this.settle({ topic, partition, message }, () => payload.heartbeat(), log);
           this.options.onOutcome?.(outcome);
@@ -113,6 +119,15 @@ export class IngestConsumer {
     await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
     // Without auto-resolve the fetch position only moves with resolved offsets.
     payload.resolveOffset(last.offset);
+  }
+
+  /** Waits while the outbox relay has no room, heartbeating each second so the group keeps the partition here. */
+  private async waitForRoom(payload: EachBatchPayload): Promise<void> {
+    const { room } = this.options;
+    if (!room) return;
+    while (!this.stopping && payload.isRunning() && !payload.isStale() && !(await room(1000))) {
+      await payload.heartbeat();
+    }
   }
 
   /** Applies the command (or dead-letters it), retrying transient failures with backoff until one of them holds. */

@@ -18,6 +18,11 @@ const APPENDED_IDS = 200_000;
  * two writes). A younger one may belong to an append still in flight, and waits.
  */
 const ORPHAN_AGE_MS = 5 * 60 * 1000;
+/**
+ * This process's own outbox entries are published from memory or from its overflow slots; a routine sweep takes them
+ * only once this old (an append whose hand-over never came: its projection write failed after the append).
+ */
+const OWN_GRACE_MS = 60_000;
 
 export interface OutboxRelayOptions {
   store: EventStore;
@@ -96,6 +101,11 @@ export class OutboxRelay {
    * relay keeps publishing in append order.
    */
   private overflow = false;
+  /** The outbox slots holding appends past the memory bound, oldest first: read by slot until they are empty. */
+  private readonly overflowSlots: string[] = [];
+  private readonly overflowSet = new Set<string>();
+  /** Callers of `room` waiting for the queue to shrink. */
+  private roomWaiters: Array<() => void> = [];
 
   constructor(private readonly options: OutboxRelayOptions) {}
 
@@ -123,18 +133,19 @@ export class OutboxRelay {
       return;
     }
     if (this.overflow) {
-      this.wakeUp?.();
+      this.spill(events);
       return;
     }
+    const { store } = this.options;
     const queued = events.map((event): Queued => {
-      const doc: EventDoc = { ...event, _id: event.id, published: false };
+      const doc: EventDoc = { ...event, _id: event.id, slot: store.slotOf(event.id) };
       const message = toMessage(doc);
       return { doc, message, bytes: Buffer.byteLength(message.value as string) };
     });
     const bytes = queued.reduce((sum, entry) => sum + entry.bytes, 0);
     if (this.queuedBytes + bytes > (this.options.memoryBytes ?? MEMORY_BYTES)) {
       this.overflow = true;
-      this.wakeUp?.();
+      this.spill(events);
       return;
     }
     for (const entry of queued) {
@@ -143,6 +154,67 @@ export class OutboxRelay {
     }
     this.queuedBytes += bytes;
     this.wakeUp?.();
+  }
+
+  /** Past the memory bound: notes the appends' outbox slots, in order, to read them from there. */
+  private spill(events: readonly DomainEvent[]): void {
+    for (const event of events) {
+      const slot = this.options.store.slotOf(event.id);
+      if (this.overflowSet.has(slot)) continue;
+      this.overflowSet.add(slot);
+      this.overflowSlots.push(slot);
+    }
+    this.wakeUp?.();
+  }
+
+  /**
+   * One batch from the oldest overflow slot (an equality read of a few dozen entries); a slot that gives less than a
+   * batch is done. Returns how many events it took out. The memory bound is lifted once every slot is done.
+   */
+  private async publishOverflow(): Promise<number> {
+    const slot = this.overflowSlots[0];
+    if (slot === undefined) {
+      this.overflow = false;
+      return 0;
+    }
+    const docs = (await this.options.store.outboxSlot(slot)).filter((doc) => !this.local.has(doc._id));
+    const batch = docs.slice(0, this.options.batchSize);
+    if (docs.length <= this.options.batchSize) this.overflowSet.delete(this.overflowSlots.shift()!);
+    const published = await this.publishDocs(await this.stored(batch));
+    if (this.overflowSlots.length === 0) this.overflow = false;
+    return published;
+  }
+
+  /** Whether appends can go on without outrunning the relay: not past the memory bound, queue under an eighth of it. */
+  private hasRoom(): boolean {
+    return !this.running || (!this.overflow && this.queuedBytes <= (this.options.memoryBytes ?? MEMORY_BYTES) / 8);
+  }
+
+  /**
+   * Back-pressure for the ingest consumer: resolves true once appends can go on without outrunning the relay, false
+   * after `maxWaitMs` without room. Under overload, moderating faster than the relay publishes only moves the
+   * backlog from Kafka's ingest topic (where it costs nothing) into the store's outbox (where reading it does).
+   */
+  async room(maxWaitMs: number): Promise<boolean> {
+    if (this.hasRoom()) return true;
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.roomWaiters = this.roomWaiters.filter((waiter) => waiter !== done);
+        resolve(false);
+      }, maxWaitMs);
+      const done = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.roomWaiters.push(done);
+    });
+  }
+
+  private releaseWaiters(): void {
+    if (this.roomWaiters.length === 0 || !this.hasRoom()) return;
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const waiter of waiters) waiter();
   }
 
   /** Bytes of the events waiting in memory (bounded by `memoryBytes`). */
@@ -155,6 +227,7 @@ export class OutboxRelay {
     if (flush && this.running) {
       try {
         while ((await this.publishQueued()) > 0);
+        while (this.overflowSlots.length > 0) await this.publishOverflow();
         while ((await this.publishBatch()) > 0);
       } catch (err) {
         this.options.log.warn({ err }, 'outbox flush failed');
@@ -174,9 +247,16 @@ export class OutboxRelay {
   async publishBatch({ minAgeMs = 0 }: { minAgeMs?: number } = {}): Promise<number> {
     const { store, batchSize } = this.options;
     const found = await store.unpublished(batchSize + this.local.size);
-    const before = Date.now() - minAgeMs;
+    const now = Date.now();
+    const own = `${store.instanceId}:`;
     const docs = found
-      .filter((doc) => !this.local.has(doc._id) && (minAgeMs === 0 || decodeTime(doc._id) <= before))
+      .filter(
+        (doc) =>
+          !this.local.has(doc._id) &&
+          (minAgeMs === 0 || decodeTime(doc._id) <= now - minAgeMs) &&
+          // Left to the memory and overflow paths, unless stranded (see OWN_GRACE_MS).
+          (minAgeMs === 0 || !doc.slot?.startsWith(own) || decodeTime(doc._id) <= now - OWN_GRACE_MS),
+      )
       .slice(0, batchSize);
     return this.publishDocs(await this.stored(docs));
   }
@@ -191,10 +271,15 @@ export class OutboxRelay {
     if (unknown.length === 0) return docs;
     const stored = await this.options.store.storedIds(unknown);
     const missing = unknown.filter((id) => !stored.has(id));
-    const orphans = missing.filter((id) => decodeTime(id) <= Date.now() - ORPHAN_AGE_MS);
+    const orphans = docs.filter(
+      (doc) => missing.includes(doc._id) && decodeTime(doc._id) <= Date.now() - ORPHAN_AGE_MS,
+    );
     if (orphans.length > 0) {
       await this.options.store.markPublished(orphans);
-      this.options.log.warn({ count: orphans.length, first: orphans[0] }, 'outbox copies without an event dropped');
+      this.options.log.warn(
+        { count: orphans.length, first: orphans[0]?._id },
+        'outbox copies without an event dropped',
+      );
     }
     const left = new Set(missing);
     return docs.filter((doc) => !left.has(doc._id));
@@ -226,7 +311,7 @@ export class OutboxRelay {
       await this.resetProducer();
       return this.publishEach(docs, messages);
     }
-    await store.markPublished(docs.map((doc) => doc._id));
+    await store.markPublished(docs);
     for (const doc of docs) this.appended.delete(doc._id);
     log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
@@ -236,10 +321,10 @@ export class OutboxRelay {
   /** Sends each event alone, in order, setting aside those the broker refuses. */
   private async publishEach(docs: EventDoc[], messages: Message[]): Promise<number> {
     const { store, log } = this.options;
-    const sent: string[] = [];
+    const sent: EventDoc[] = [];
     const flush = async () => {
       await store.markPublished(sent);
-      for (const id of sent) this.appended.delete(id);
+      for (const doc of sent) this.appended.delete(doc._id);
       this.options.onPublished?.(sent.length);
       sent.length = 0;
     };
@@ -247,7 +332,7 @@ export class OutboxRelay {
       const message = messages[index]!;
       try {
         await this.send([message]);
-        sent.push(doc._id);
+        sent.push(doc);
         continue;
       } catch (err) {
         const reason = messageRejection(err);
@@ -302,25 +387,26 @@ export class OutboxRelay {
         if (this.queue.length > 0) {
           published = await this.publishQueued();
           full = this.queue.length > 0;
+        } else if (this.overflow) {
+          // What went past the memory bound follows what was queued before it, slot by slot, in order.
+          published = await this.publishOverflow();
+          full = this.overflow;
         }
-        // The sweep reads every unpublished event, those queued here included: it runs when the queue is idle, and
-        // under sustained load only every SWEEP_UNDER_LOAD polls.
+        // The sweep reads the whole outbox, those queued here included: it runs when the queue is idle, under sustained
+        // load only every SWEEP_UNDER_LOAD polls, and not while overflow slots are read (the outbox is long then).
         const sinceSweep = Date.now() - this.lastSweep;
         const sweep =
           woken ||
-          (published === 0 && (this.backlog || this.overflow || sinceSweep >= this.options.pollMs)) ||
-          sinceSweep >= this.options.pollMs * SWEEP_UNDER_LOAD;
+          (!this.overflow &&
+            ((published === 0 && (this.backlog || sinceSweep >= this.options.pollMs)) ||
+              sinceSweep >= this.options.pollMs * SWEEP_UNDER_LOAD));
         if (sweep) {
           this.lastSweep = Date.now();
-          const overflowed = this.overflow;
-          // Woken (a replay, a test) or past the memory bound means now; a routine sweep leaves other processes'
-          // fresh appends to them.
-          const swept = await this.publishBatch({ minAgeMs: woken || overflowed ? 0 : this.options.pollMs });
+          // Woken (a replay, a test) means now; a routine sweep leaves other processes' fresh appends to them.
+          const swept = await this.publishBatch({ minAgeMs: woken ? 0 : this.options.pollMs });
           published += swept;
-          // A full sweep means more is waiting (a crashed process's events, or appends past the memory bound): the
-          // next idle turn sweeps again. One that is not full has caught up: appends go through memory again.
+          // A full sweep means more is waiting (a crashed process's events): the next idle turn sweeps again.
           this.backlog = swept === this.options.batchSize;
-          if (overflowed && !this.backlog) this.overflow = false;
           full ||= this.backlog;
         }
         failures = 0;
@@ -328,6 +414,7 @@ export class OutboxRelay {
         failures += 1;
         this.options.log.warn({ err, failures }, 'outbox relay batch failed');
       }
+      this.releaseWaiters();
       if (!this.running) break;
       if (failures === 0 && (full || this.pending || this.overflow || this.queue.length > 0)) {
         // Under load, a short gap lets a batch fill instead of paying one scan per event.
@@ -350,6 +437,9 @@ export class OutboxRelay {
     for (const entry of this.queue.splice(0)) this.local.delete(entry.doc._id);
     this.queuedBytes = 0;
     this.overflow = false;
+    this.overflowSlots.length = 0;
+    this.overflowSet.clear();
+    this.releaseWaiters();
   }
 }
 

@@ -260,8 +260,10 @@ describe('outbox relay, events handed over in memory', () => {
     const admin = h.kafka.admin();
     await admin.connect();
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    // One store for the appends and the relay, as in the service: the relay knows the slots of its appends.
+    const store = new EventStore(db);
     const relay = new OutboxRelay({
-      store: new EventStore(db),
+      store,
       deadLetters: new DeadLetterStore(db),
       createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
       topic,
@@ -270,18 +272,19 @@ describe('outbox relay, events handed over in memory', () => {
       batchSize: 100,
       ...options,
     });
-    const store = new EventStore(db);
     await store.ensureIndexes();
     const tenantId = `ten_${uniqueName('t')}`;
     return {
       relay,
       topic,
+      db,
       store,
       events: db.collection<EventDoc>(COLLECTIONS.events),
       outbox: db.collection<EventDoc>(COLLECTIONS.outbox),
       high: async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high ?? 0),
-      append: async (clientId: string) => {
-        const loaded = await store.loadRecord(recordIdFor(tenantId, clientId), false);
+      /** Appends one record's upsert, through this world's store or (`from`) another process's. */
+      append: async (clientId: string, from = store) => {
+        const loaded = await from.loadRecord(recordIdFor(tenantId, clientId), false);
         const staged = stageRecord(
           loaded,
           {
@@ -292,7 +295,7 @@ describe('outbox relay, events handed over in memory', () => {
           },
           { tenantId, correlationId: 'c' },
         );
-        return store.commit(staged);
+        return from.commit(staged);
       },
       close: async () => {
         await relay.stop();
@@ -307,8 +310,9 @@ describe('outbox relay, events handed over in memory', () => {
     // One sweep at start, then none for an hour: only the in-memory path can publish.
     const w = await world({ pollMs: 3_600_000 });
     try {
-      // Appended by "another process": unpublished, fresh, never handed over here.
-      for (let i = 0; i < 5; i += 1) await w.append(`other-${i}`);
+      // Appended by "another process" (a store of its own): unpublished, fresh, never handed over here.
+      const elsewhere = new EventStore(w.db);
+      for (let i = 0; i < 5; i += 1) await w.append(`other-${i}`, elsewhere);
       w.relay.start();
       for (let i = 0; i < 10; i += 1) w.relay.publishSoon(await w.append(`mine-${i}`));
 
