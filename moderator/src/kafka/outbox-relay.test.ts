@@ -1,0 +1,93 @@
+import type { DomainEvent } from '@vigil/proto';
+import type { Producer } from 'kafkajs';
+import pino from 'pino';
+import { monotonicFactory } from 'ulid';
+import type { DeadLetterStore } from '../store/dead-letter-store';
+import type { EventStore } from '../store/event-store';
+import { OutboxRelay } from './outbox-relay';
+
+const newId = monotonicFactory();
+
+/** An event of about `bytes` bytes as a message. */
+function event(bytes: number): DomainEvent {
+  const id = newId();
+  return {
+    id,
+    tenantId: 'ten_1',
+    stream: `record-rec_${id}`,
+    version: 1,
+    occurredAt: new Date().toISOString(),
+    correlationId: 'c',
+    type: 'RecordUpserted',
+    data: { recordId: `rec_${id}`, clientId: 'x'.repeat(bytes), entity: 'post', passthrough: false },
+  };
+}
+
+/**
+ * The relay's own logic around a broker whose sends wait until released, and a store that takes every removal: what
+ * decides back-pressure is the relay's queue, which these let the test hold still.
+ */
+function relayWithHeldBroker(memoryBytes: number) {
+  const sent: string[] = [];
+  let release: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const producer = {
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    send: async ({ messages }: { messages: Array<{ key: string }> }) => {
+      await held;
+      sent.push(...messages.map((message) => message.key));
+      return [];
+    },
+  } as unknown as Producer;
+  const store = {
+    instanceId: 'test',
+    slotOf: (id: string) => `test:${id.slice(0, 9)}`,
+    markPublished: () => Promise.resolve(),
+    unpublished: () => Promise.resolve([]),
+    storedIds: (ids: string[]) => Promise.resolve(new Set(ids)),
+    outboxSlot: () => Promise.resolve([]),
+  } as unknown as EventStore;
+  const relay = new OutboxRelay({
+    store,
+    deadLetters: {} as DeadLetterStore,
+    createProducer: () => producer,
+    topic: 'events',
+    log: pino({ level: 'silent' }),
+    pollMs: 3_600_000,
+    minGapMs: 0,
+    batchSize: 1,
+    memoryBytes,
+  });
+  return {
+    relay,
+    sent,
+    release: () => release(),
+  };
+}
+
+describe('outbox relay back-pressure', () => {
+  it('has room while its queue is under an eighth of the memory bound, and none past it until it drains', async () => {
+    const world = relayWithHeldBroker(16_000);
+    world.relay.start();
+    try {
+      // A stopped or idle relay never holds appends back.
+      expect(await world.relay.room(10)).toBe(true);
+      world.relay.publishSoon([event(500)]);
+      expect(await world.relay.room(10)).toBe(true);
+      // Past 2,000 bytes queued (an eighth of 16,000): appends wait, for at most the time asked.
+      world.relay.publishSoon([event(1500), event(1500)]);
+      expect(world.relay.memoryQueued).toBeGreaterThan(2000);
+      expect(await world.relay.room(50)).toBe(false);
+      // A waiter is released as soon as the relay has published its way back under the mark.
+      const waiting = world.relay.room(60_000);
+      world.release();
+      await expect(waiting).resolves.toBe(true);
+      expect(world.relay.memoryQueued).toBeLessThanOrEqual(2000);
+    } finally {
+      world.release();
+      await world.relay.stop();
+    }
+    expect(world.sent.length).toBeGreaterThanOrEqual(2);
+  });
+});
