@@ -113,7 +113,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   await untilDone(log, 'kafka producer', () => producer.connect());
 
   const relay = new OutboxRelay({
-    store,
+    outbox: store.outbox,
     deadLetters,
     createProducer: () => kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
     topic: topics.events,

@@ -240,16 +240,16 @@ describe('hot-path queries on the default local store', () => {
     await expectIndexed('project record again', () => events.projectRecord(moderated.state));
     await expectIndexed('refresh flagged count', () => events.refreshFlaggedCount(tenantId, userId));
     await expectIndexed('record history', () => events.readStream(recordStream(recordId), tenantId));
-    const outbox = await events.unpublished(10);
+    const outbox = await events.outbox.unpublished(10);
     expect(outbox.length).toBeGreaterThan(0);
-    await expectIndexed('outbox', () => events.unpublished(100), { scanOutbox: true });
-    await expectIndexed('look events up', () => events.storedIds(outbox.map((event) => event._id)));
+    await expectIndexed('outbox', () => events.outbox.unpublished(100), { scanOutbox: true });
+    await expectIndexed('look events up', () => events.outbox.storedIds(outbox.map((event) => event._id)));
     const slot = outbox[0]!.slot!;
-    expect(slot.startsWith(`${events.instanceId}:`)).toBe(true);
-    await expectIndexed('outbox slot', () => events.outboxSlot(slot));
-    await expectIndexed('take out of the outbox', () => events.markPublished(outbox));
+    expect(slot.startsWith(`${events.outbox.instanceId}:`)).toBe(true);
+    await expectIndexed('outbox slot', () => events.outbox.slot(slot));
+    await expectIndexed('take out of the outbox', () => events.outbox.markPublished(outbox));
     // Published means gone from the outbox: however many events are stored, it holds only what is still to publish.
-    expect(await events.unpublished(100)).toEqual([]);
+    expect(await events.outbox.unpublished(100)).toEqual([]);
   });
 
   it('notifier: fan-out, claim, payload and attempt of a delivery', async () => {

@@ -76,26 +76,27 @@ export function stageRecord(
   user?: UserState | null,
 ): Staged<RecordState> {
   const staged = stage(record, decideRecord(record.state, command), context, evolveRecord);
-  const state = staged.state;
-  if (!state) return staged;
-  const fresh = new Set(staged.events.slice(record.events.length));
-  const events = staged.events.map((event) =>
-    fresh.has(event) && event.type === 'RecordModerated'
-      ? { ...event, data: { ...event.data, view: recordView(state, user) } }
-      : event,
-  );
-  return { ...staged, events };
+  return withViews(record, staged, 'RecordModerated', (state) => recordView(state, user));
 }
 
 /** Decides one command on a user stream and stages its events; a status change carries the user's webhook view. */
 export function stageUser(user: Loaded<UserState>, command: UserCommand, context: StageContext): Staged<UserState> {
   const staged = stage(user, decideUser(user.state, command), context, evolveUser);
+  return withViews(user, staged, 'UserStatusChanged', userView);
+}
+
+/** Puts `view` of the state after staging on the events of `type` that staging added to `loaded`. */
+function withViews<S>(
+  loaded: Loaded<S>,
+  staged: Staged<S>,
+  type: 'RecordModerated' | 'UserStatusChanged',
+  view: (state: S) => WebhookRecordView | WebhookUserView,
+): Staged<S> {
   const state = staged.state;
   if (!state) return staged;
-  const fresh = new Set(staged.events.slice(user.events.length));
-  const events = staged.events.map((event) =>
-    fresh.has(event) && event.type === 'UserStatusChanged'
-      ? { ...event, data: { ...event.data, view: userView(state) } }
+  const events = staged.events.map((event, index) =>
+    index >= loaded.events.length && event.type === type
+      ? ({ ...event, data: { ...event.data, view: view(state) } } as DomainEvent)
       : event,
   );
   return { ...staged, events };

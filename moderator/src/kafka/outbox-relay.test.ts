@@ -3,7 +3,7 @@ import type { Producer } from 'kafkajs';
 import pino from 'pino';
 import { monotonicFactory } from 'ulid';
 import type { DeadLetterStore } from '../store/dead-letter-store';
-import type { EventStore } from '../store/event-store';
+import type { OutboxStore } from '../store/outbox-store';
 import { OutboxRelay } from './outbox-relay';
 
 const newId = monotonicFactory();
@@ -40,16 +40,16 @@ function relayWithHeldBroker(memoryBytes: number) {
       return [];
     },
   } as unknown as Producer;
-  const store = {
+  const outbox = {
     instanceId: 'test',
     slotOf: (id: string) => `test:${id.slice(0, 9)}`,
     markPublished: () => Promise.resolve(),
     unpublished: () => Promise.resolve([]),
     storedIds: (ids: string[]) => Promise.resolve(new Set(ids)),
-    outboxSlot: () => Promise.resolve([]),
-  } as unknown as EventStore;
+    slot: () => Promise.resolve([]),
+  } as unknown as OutboxStore;
   const relay = new OutboxRelay({
-    store,
+    outbox,
     deadLetters: {} as DeadLetterStore,
     createProducer: () => producer,
     topic: 'events',

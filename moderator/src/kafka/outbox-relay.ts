@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
 import { backoffMs } from '../platform/retry';
 import type { DeadLetterStore } from '../store/dead-letter-store';
-import { eventOf, type EventDoc, type EventStore } from '../store/event-store';
+import { eventOf, type EventDoc } from '../store/event-store';
+import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
 import { messageRejection } from './kafka-errors';
 
 /** While events handed over in memory keep the relay busy, the store's outbox is swept once per this many polls. */
@@ -25,7 +26,7 @@ const ORPHAN_AGE_MS = 5 * 60 * 1000;
 const OWN_GRACE_MS = 60_000;
 
 export interface OutboxRelayOptions {
-  store: EventStore;
+  outbox: OutboxStore;
   deadLetters: DeadLetterStore;
   /**
    * Makes an idempotent producer with one request in flight; the relay owns it. A new one replaces it after the broker
@@ -136,9 +137,9 @@ export class OutboxRelay {
       this.spill(events);
       return;
     }
-    const { store } = this.options;
+    const { outbox } = this.options;
     const queued = events.map((event): Queued => {
-      const doc: EventDoc = { ...event, _id: event.id, slot: store.slotOf(event.id) };
+      const doc: OutboxDoc = { ...event, _id: event.id, slot: outbox.slotOf(event.id) };
       const message = toMessage(doc);
       return { doc, message, bytes: Buffer.byteLength(message.value as string) };
     });
@@ -159,7 +160,7 @@ export class OutboxRelay {
   /** Past the memory bound: notes the appends' outbox slots, in order, to read them from there. */
   private spill(events: readonly DomainEvent[]): void {
     for (const event of events) {
-      const slot = this.options.store.slotOf(event.id);
+      const slot = this.options.outbox.slotOf(event.id);
       if (this.overflowSet.has(slot)) continue;
       this.overflowSet.add(slot);
       this.overflowSlots.push(slot);
@@ -177,7 +178,7 @@ export class OutboxRelay {
       this.overflow = false;
       return 0;
     }
-    const docs = (await this.options.store.outboxSlot(slot)).filter((doc) => !this.local.has(doc._id));
+    const docs = (await this.options.outbox.slot(slot)).filter((doc) => !this.local.has(doc._id));
     const batch = docs.slice(0, this.options.batchSize);
     if (docs.length <= this.options.batchSize) this.overflowSet.delete(this.overflowSlots.shift()!);
     const published = await this.publishDocs(await this.stored(batch));
@@ -245,10 +246,10 @@ export class OutboxRelay {
    * appended them.
    */
   async publishBatch({ minAgeMs = 0 }: { minAgeMs?: number } = {}): Promise<number> {
-    const { store, batchSize } = this.options;
-    const found = await store.unpublished(batchSize + this.local.size);
+    const { outbox, batchSize } = this.options;
+    const found = await outbox.unpublished(batchSize + this.local.size);
     const now = Date.now();
-    const own = `${store.instanceId}:`;
+    const own = `${outbox.instanceId}:`;
     const docs = found
       .filter(
         (doc) =>
@@ -266,16 +267,16 @@ export class OutboxRelay {
    * before a restart) are looked up. A copy without its event is dropped once ORPHAN_AGE_MS old, left for later before
    * that. Leaving one out cannot reorder its stream: the stream's next version is only appended after it is stored.
    */
-  private async stored(docs: EventDoc[]): Promise<EventDoc[]> {
+  private async stored(docs: OutboxDoc[]): Promise<OutboxDoc[]> {
     const unknown = docs.filter((doc) => !this.appended.has(doc._id)).map((doc) => doc._id);
     if (unknown.length === 0) return docs;
-    const stored = await this.options.store.storedIds(unknown);
+    const stored = await this.options.outbox.storedIds(unknown);
     const missing = unknown.filter((id) => !stored.has(id));
     const orphans = docs.filter(
       (doc) => missing.includes(doc._id) && decodeTime(doc._id) <= Date.now() - ORPHAN_AGE_MS,
     );
     if (orphans.length > 0) {
-      await this.options.store.markPublished(orphans);
+      await this.options.outbox.markPublished(orphans);
       this.options.log.warn(
         { count: orphans.length, first: orphans[0]?._id },
         'outbox copies without an event dropped',
@@ -299,8 +300,8 @@ export class OutboxRelay {
     }
   }
 
-  private async publishDocs(docs: EventDoc[], messages = docs.map(toMessage)): Promise<number> {
-    const { store, log } = this.options;
+  private async publishDocs(docs: OutboxDoc[], messages = docs.map(toMessage)): Promise<number> {
+    const { outbox, log } = this.options;
     if (docs.length === 0) return 0;
     log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
     try {
@@ -311,7 +312,7 @@ export class OutboxRelay {
       await this.resetProducer();
       return this.publishEach(docs, messages);
     }
-    await store.markPublished(docs);
+    await outbox.markPublished(docs);
     for (const doc of docs) this.appended.delete(doc._id);
     log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
@@ -319,11 +320,11 @@ export class OutboxRelay {
   }
 
   /** Sends each event alone, in order, setting aside those the broker refuses. */
-  private async publishEach(docs: EventDoc[], messages: Message[]): Promise<number> {
-    const { store, log } = this.options;
-    const sent: EventDoc[] = [];
+  private async publishEach(docs: OutboxDoc[], messages: Message[]): Promise<number> {
+    const { outbox, log } = this.options;
+    const sent: OutboxDoc[] = [];
     const flush = async () => {
-      await store.markPublished(sent);
+      await outbox.markPublished(sent);
       for (const doc of sent) this.appended.delete(doc._id);
       this.options.onPublished?.(sent.length);
       sent.length = 0;
@@ -444,7 +445,7 @@ export class OutboxRelay {
 }
 
 interface Queued {
-  doc: EventDoc;
+  doc: OutboxDoc;
   message: Message;
   bytes: number;
 }

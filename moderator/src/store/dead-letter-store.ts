@@ -1,7 +1,8 @@
 import { COLLECTIONS } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { EventDoc } from './event-store';
-import { guarded, isDuplicateKey } from './mongo-errors';
+import { guarded } from './mongo-errors';
+import { OutboxStore } from './outbox-store';
 
 /**
  * A stored event the outbox relay set aside because the broker refused it. The event itself stays in `events` (the
@@ -45,12 +46,12 @@ export interface SetAside {
 export class DeadLetterStore {
   readonly deadLetters: Collection<OutboxDeadLetterDoc>;
   private readonly events: Collection<EventDoc>;
-  private readonly outbox: Collection<EventDoc>;
+  private readonly outbox: OutboxStore;
 
   constructor(readonly db: Db) {
     this.deadLetters = db.collection<OutboxDeadLetterDoc>(COLLECTIONS.outboxDeadLetters, { ignoreUndefined: true });
     this.events = db.collection<EventDoc>(COLLECTIONS.events);
-    this.outbox = db.collection<EventDoc>(COLLECTIONS.outbox, { ignoreUndefined: true });
+    this.outbox = new OutboxStore(db);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -86,7 +87,7 @@ export class DeadLetterStore {
     );
     // `deadLetteredAt` tells it apart from an event that was published; then it leaves the outbox.
     await guarded(() => this.events.updateOne({ _id: event._id }, { $set: { deadLetteredAt: now } }));
-    await guarded(() => this.outbox.deleteOne({ _id: event._id }));
+    await this.outbox.markPublished([{ _id: event._id }]);
   }
 
   /** Dead letters, oldest event first; only the open ones unless `all`. */
@@ -110,12 +111,7 @@ export class DeadLetterStore {
     if (!doc) return false;
     const event = await guarded(() => this.events.findOne({ _id: eventId }));
     if (event) {
-      const copy: EventDoc = { ...event };
-      delete copy.deadLetteredAt;
-      delete copy.published;
-      await guarded(() => this.outbox.insertOne(copy)).catch((err: unknown) => {
-        if (!isDuplicateKey(err)) throw err;
-      });
+      await this.outbox.restore([event]);
       await guarded(() => this.events.updateOne({ _id: eventId }, { $unset: { deadLetteredAt: '' } }));
     }
     // Unless the relay set it aside again meanwhile (then it stays open, with its new `lastAt`).

@@ -1,17 +1,13 @@
 import { COLLECTIONS, recordStream, userStream, type DomainEvent } from '@vigil/proto';
 import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mongodb';
-import { decodeTime, ulid } from 'ulid';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
 import { guarded, isDuplicateKey } from './mongo-errors';
+import { OutboxStore } from './outbox-store';
 
-/** Outbox entries removed per command in `markPublished`. */
-const MARK_CHUNK = 100;
-/** Event lookups in flight at once in `storedIds`. */
-const STORED_AT_ONCE = 16;
-/** Width of an outbox slot, milliseconds of event-id time (see OutboxDoc). */
-const SLOT_MS = 100;
+/** Events moved per round from the previous release's outbox flag (see migrateOutbox). */
+const MIGRATE_CHUNK = 100;
 /** Bound on re-projecting a stream that other writers keep extending (each round is one more write). */
 const CATCH_UP_ROUNDS = 8;
 
@@ -20,15 +16,7 @@ const CATCH_UP_ROUNDS = 8;
  * refused it and it was set aside instead (see DeadLetterStore). `published` is only on events stored before the
  * outbox collection existed (false until published); see `migrateOutbox`.
  */
-export type EventDoc = DomainEvent & { _id: string; published?: boolean; deadLetteredAt?: Date; slot?: string };
-
-/**
- * An outbox entry: a copy of an event still to publish. `slot` (the appending store's instance and a 100 ms span of
- * event-id time) is the equality key the entry is read and removed by, a few dozen entries per slot, so that neither
- * costs more with a longer outbox: FerretDB v1 runs any other filter over the whole collection. Entries copied back by
- * a replay or from the previous release have none.
- */
-export type OutboxDoc = EventDoc;
+export type EventDoc = DomainEvent & { _id: string; published?: boolean; deadLetteredAt?: Date };
 
 /** A user's flagged, not deleted records (see COLLECTIONS.userFlaggedCounts). */
 export interface FlaggedCountDoc {
@@ -82,9 +70,8 @@ export function eventOf(doc: Document): DomainEvent {
  */
 export class EventStore {
   private readonly events: Collection<EventDoc>;
-  private readonly outbox: Collection<OutboxDoc>;
-  /** Names this store's outbox slots; unique per process. */
-  readonly instanceId: string;
+  /** The copies of appended events still to publish (the outbox relay's side of the store). */
+  readonly outbox: OutboxStore;
   private readonly records: Collection<RecordState>;
   private readonly users: Collection<UserState>;
   private readonly flaggedCounts: Collection<FlaggedCountDoc>;
@@ -92,13 +79,12 @@ export class EventStore {
 
   constructor(
     private readonly db: Db,
-    { instanceId = ulid() }: { instanceId?: string } = {},
+    { instanceId }: { instanceId?: string } = {},
   ) {
-    this.instanceId = instanceId;
+    this.outbox = new OutboxStore(db, { instanceId });
     // Optional fields stay absent: stored `null`s would not parse as the optional fields of the event schemas.
     const options = { ignoreUndefined: true };
     this.events = db.collection<EventDoc>(COLLECTIONS.events, options);
-    this.outbox = db.collection<OutboxDoc>(COLLECTIONS.outbox, options);
     this.records = db.collection<RecordState>(COLLECTIONS.records, options);
     this.users = db.collection<UserState>(COLLECTIONS.users, options);
     this.flaggedCounts = db.collection<FlaggedCountDoc>(COLLECTIONS.userFlaggedCounts, options);
@@ -116,8 +102,8 @@ export class EventStore {
       await this.records.createIndex({ userId: 1, status: 1 }, { name: 'user_status' });
       await this.users.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
       await this.appeals.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
-      await this.outbox.createIndex({ slot: 1 }, { name: 'slot' });
     });
+    await this.outbox.ensureIndexes();
     await this.migrateOutbox();
   }
 
@@ -129,20 +115,9 @@ export class EventStore {
    */
   private async migrateOutbox(): Promise<void> {
     for (;;) {
-      const legacy = await guarded(() => this.events.find({ published: false }).limit(MARK_CHUNK).toArray());
+      const legacy = await guarded(() => this.events.find({ published: false }).limit(MIGRATE_CHUNK).toArray());
       if (legacy.length === 0) return;
-      await guarded(() =>
-        this.outbox.insertMany(
-          legacy.map((doc) => {
-            const copy: EventDoc = { ...doc };
-            delete copy.published;
-            return copy;
-          }),
-          { ordered: false },
-        ),
-      ).catch((err: unknown) => {
-        if (!isDuplicateKey(err)) throw err;
-      });
+      await this.outbox.restore(legacy);
       for (const doc of legacy) {
         await guarded(() => this.events.updateOne({ _id: doc._id }, { $unset: { published: '' } }));
       }
@@ -224,20 +199,15 @@ export class EventStore {
   private async append(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     const docs: EventDoc[] = events.map((event) => ({ ...event, _id: event.id }));
-    await guarded(() =>
-      this.outbox.insertMany(
-        docs.map((doc) => ({ ...doc, slot: this.slotOf(doc._id) })),
-        { ordered: false },
-      ),
-    );
+    await this.outbox.insertCopies(docs);
     try {
       await guarded(() => this.events.insertMany(docs, { ordered: true }));
     } catch (err) {
       if (!isDuplicateKey(err)) throw err;
       // Ordered: the events before the first failed one are stored.
       const inserted = err instanceof MongoBulkWriteError ? err.insertedCount : 0;
-      const left = docs.slice(inserted).map((doc) => ({ _id: doc._id, slot: this.slotOf(doc._id) }));
-      await this.markPublished(left).catch(() => undefined);
+      const left = docs.slice(inserted).map((doc) => ({ _id: doc._id, slot: this.outbox.slotOf(doc._id) }));
+      await this.outbox.markPublished(left).catch(() => undefined);
       throw new StreamConflict(events.slice(0, inserted));
     }
   }
@@ -377,61 +347,6 @@ export class EventStore {
       const docs = await this.events.find({ stream, tenantId }).sort({ version: 1 }).toArray();
       return docs.map(eventOf);
     });
-  }
-
-  /**
-   * The oldest outbox entries (copies of events still to publish), in `_id` order. The collection holds only what is
-   * still to publish, so this reads little however many events are stored.
-   */
-  unpublished(limit: number): Promise<EventDoc[]> {
-    return guarded(() => this.outbox.find({}).sort({ _id: 1 }).limit(limit).batchSize(limit).toArray());
-  }
-
-  /** The outbox slot of an event this store appends. */
-  slotOf(eventId: string): string {
-    return `${this.instanceId}:${Math.floor(decodeTime(eventId) / SLOT_MS)}`;
-  }
-
-  /** The entries of one outbox slot, in `_id` order (an equality read: a few dozen entries). */
-  async outboxSlot(slot: string): Promise<OutboxDoc[]> {
-    const docs = await guarded(() => this.outbox.find({ slot }).toArray());
-    return docs.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
-  }
-
-  /**
-   * Takes published (or set aside) events out of the outbox: one delete per slot (by slot equality, so it reads only
-   * that slot's entries), one per entry without a slot.
-   */
-  async markPublished(entries: Array<Pick<OutboxDoc, '_id' | 'slot'>>): Promise<void> {
-    const bySlot = new Map<string, string[]>();
-    const loose: string[] = [];
-    for (const { _id, slot } of entries) {
-      const ids = slot ? bySlot.get(slot) : undefined;
-      if (!slot) loose.push(_id);
-      else if (ids) ids.push(_id);
-      else bySlot.set(slot, [_id]);
-    }
-    for (const [slot, ids] of bySlot) {
-      for (let start = 0; start < ids.length; start += MARK_CHUNK) {
-        const chunk = ids.slice(start, start + MARK_CHUNK);
-        await guarded(() => this.outbox.deleteMany({ slot, _id: { $in: chunk } }));
-      }
-    }
-    for (const _id of loose) await guarded(() => this.outbox.deleteOne({ _id }));
-  }
-
-  /** Which of these event ids are stored events (one `_id` lookup each, a few at once). */
-  async storedIds(ids: string[]): Promise<Set<string>> {
-    const stored = new Set<string>();
-    for (let start = 0; start < ids.length; start += STORED_AT_ONCE) {
-      const found = await Promise.all(
-        ids
-          .slice(start, start + STORED_AT_ONCE)
-          .map((_id) => guarded(() => this.events.findOne({ _id }, { projection: { _id: 1 } }))),
-      );
-      for (const doc of found) if (doc) stored.add(doc._id);
-    }
-    return stored;
   }
 
   /**

@@ -1,6 +1,7 @@
 import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
 import type { KafkaMessage, Producer } from 'kafkajs';
 import { TopicReaders, uniqueName, waitFor } from '../../../deploy/test-support';
+import type { Db } from 'mongodb';
 import pino from 'pino';
 import { ulid } from 'ulid';
 import { stageRecord } from '../../src/domain/stream';
@@ -196,6 +197,25 @@ describe('outbox relay', () => {
   });
 });
 
+/** A relay on `store`'s outbox (in `db`), publishing to `topic`: no gap between batches, 100 events a batch unless given. */
+function relayOn(
+  db: Db,
+  store: EventStore,
+  topic: string,
+  options: { pollMs: number; batchSize?: number; memoryBytes?: number },
+): OutboxRelay {
+  return new OutboxRelay({
+    outbox: store.outbox,
+    deadLetters: new DeadLetterStore(db),
+    createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
+    topic,
+    log: pino({ level: 'silent' }),
+    minGapMs: 0,
+    batchSize: 100,
+    ...options,
+  });
+}
+
 describe('outbox relay with a backlog', () => {
   it('publishes 300 events of another process in one batch, looking each up, and empties the outbox', async () => {
     const tenantId = await tenant();
@@ -229,16 +249,7 @@ describe('outbox relay with a backlog', () => {
       const outbox = db.collection<EventDoc>(COLLECTIONS.outbox);
       await events.insertMany(docs.map((doc) => ({ ...doc })));
       await outbox.insertMany(docs.map((doc) => ({ ...doc })));
-      const relay = new OutboxRelay({
-        store,
-        deadLetters: new DeadLetterStore(db),
-        createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
-        topic,
-        log: pino({ level: 'silent' }),
-        pollMs: 100,
-        minGapMs: 0,
-        batchSize: 300,
-      });
+      const relay = relayOn(db, store, topic, { pollMs: 100, batchSize: 300 });
       expect(await relay.publishBatch()).toBe(300);
       await relay.stop();
       expect(await outbox.countDocuments({})).toBe(0);
@@ -262,16 +273,7 @@ describe('outbox relay, events handed over in memory', () => {
     await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
     // One store for the appends and the relay, as in the service: the relay knows the slots of its appends.
     const store = new EventStore(db);
-    const relay = new OutboxRelay({
-      store,
-      deadLetters: new DeadLetterStore(db),
-      createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
-      topic,
-      log: pino({ level: 'silent' }),
-      minGapMs: 0,
-      batchSize: 100,
-      ...options,
-    });
+    const relay = relayOn(db, store, topic, options);
     await store.ensureIndexes();
     const tenantId = `ten_${uniqueName('t')}`;
     return {
@@ -421,16 +423,7 @@ describe('the outbox collection', () => {
       await outbox.insertMany([old, young]);
 
       const seen = await readers.collect(topic);
-      const relay = new OutboxRelay({
-        store,
-        deadLetters: new DeadLetterStore(db),
-        createProducer: () => h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
-        topic,
-        log: pino({ level: 'silent' }),
-        pollMs: 3_600_000,
-        minGapMs: 0,
-        batchSize: 100,
-      });
+      const relay = relayOn(db, store, topic, { pollMs: 3_600_000 });
       // The winner was appended by "another process" (never handed over): it is looked up, found and published.
       expect(await relay.publishBatch()).toBe(1);
       await relay.stop();
