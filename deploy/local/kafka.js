@@ -57,6 +57,7 @@ function writeConfig(dir, port, controllerPort) {
     'transaction.state.log.min.isr=1',
     'group.initial.rebalance.delay.ms=0',
     'log.flush.interval.messages=9223372036854775807',
+    'metadata.max.idle.interval.ms=5000',
   ].join('\n');
   const file = path.join(dir, 'server.properties');
   fs.writeFileSync(file, config + '\n');
