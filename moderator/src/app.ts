@@ -6,7 +6,7 @@ import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
-import { createEngine, ImageFetcher, OffLoopPool, workerFile, type ModerationEngine } from './engine';
+import { createEngine, ImageFetcher, OffLoopPool, VerdictCache, workerFile, type ModerationEngine } from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
@@ -66,6 +66,8 @@ export type ModeratorConfig = Pick<
   | 'IMAGE_MAX_BYTES'
   | 'IMAGE_FETCH_TIMEOUT_MS'
   | 'IMAGE_MAX_PIXELS'
+  | 'IMAGE_VERDICT_CACHE_SIZE'
+  | 'IMAGE_VERDICT_CACHE_TTL_S'
   | 'IMAGE_BUDGET_MS'
   | 'IMAGE_ALLOWED_CIDRS'
 >;
@@ -181,7 +183,18 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
             maxPerRecord: config.IMAGE_MAX_PER_RECORD,
             fetchTimeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
             model: imagePool
-              ? { pool: imagePool, budgetMs: config.IMAGE_BUDGET_MS, maxPixels: config.IMAGE_MAX_PIXELS }
+              ? {
+                  pool: imagePool,
+                  budgetMs: config.IMAGE_BUDGET_MS,
+                  maxPixels: config.IMAGE_MAX_PIXELS,
+                  cache:
+                    config.IMAGE_VERDICT_CACHE_SIZE > 0
+                      ? new VerdictCache({
+                          max: config.IMAGE_VERDICT_CACHE_SIZE,
+                          ttlMs: config.IMAGE_VERDICT_CACHE_TTL_S * 1000,
+                        })
+                      : undefined,
+                }
               : undefined,
             onImage: (outcome) => metrics?.images.inc({ outcome }),
           }
@@ -331,7 +344,7 @@ function createMetrics(registry: Registry) {
     }),
     images: new Counter({
       name: 'moderator_images_total',
-      help: 'Record images by outcome: fetched, judged, or why not (refused by the address policy, timeout, too_large, not_an_image, http_status, network_error, invalid_url, too_many_pixels, undecodable, budget)',
+      help: 'Record images by outcome: fetched, judged (or cached: judged before, same bytes), or why not (refused by the address policy, timeout, too_large, not_an_image, http_status, network_error, invalid_url, too_many_pixels, undecodable, budget)',
       labelNames: ['outcome'],
       registers: [registry],
     }),

@@ -144,6 +144,14 @@ const schema = z.object({
   /** Running time of one image's decoding and classification, milliseconds. Default 5000. */
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**
+   * Verdicts of the image model kept in memory by the SHA-256 of the image's bytes, so that an image seen again (the
+   * same picture on many records, a record judged again) is not decoded and classified again; 0 keeps none. Each
+   * entry is a few hundred bytes. Default 10000.
+   */
+  IMAGE_VERDICT_CACHE_SIZE: z.coerce.number().int().min(0).max(1_000_000).default(10000),
+  /** How long a cached image verdict is used, seconds. Default 3600. */
+  IMAGE_VERDICT_CACHE_TTL_S: z.coerce.number().int().positive().default(3600),
+  /**
    * CIDRs image URLs may resolve to although private or loopback, comma-separated (as WEBHOOK_ALLOWED_CIDRS for
    * webhooks; metadata addresses never). Default none.
    */

@@ -172,6 +172,18 @@ export const WebhookRecordView = z.object({
 });
 export type WebhookRecordView = z.infer<typeof WebhookRecordView>;
 
+/**
+ * One image the bundled model looked at in a moderation: its 1-based position among the record's image URLs, and its
+ * class scores (0–1), or why it has none (a fetch failure, too many pixels, undecodable, the time budget). Never its
+ * URL or bytes, so it is kept for passthrough records too.
+ */
+export const ImageJudgement = z.object({
+  position: z.number().int().positive(),
+  scores: z.record(z.string(), z.number()).optional(),
+  failure: z.string().optional(),
+});
+export type ImageJudgement = z.infer<typeof ImageJudgement>;
+
 export const RecordModeratedData = z.object({
   recordId: z.string(),
   moderationId: z.string(),
@@ -188,6 +200,8 @@ export const RecordModeratedData = z.object({
   commandId: z.string().optional(),
   /** The record as its webhook shows it; absent on events stored before views were added. */
   view: WebhookRecordView.optional(),
+  /** The images the `images` strategy judged, with their class scores (the console's record page shows them). */
+  images: z.array(ImageJudgement).optional(),
 });
 
 export const RecordDeletedData = z.object({

@@ -20,7 +20,7 @@ import {
   type ConsolePages,
 } from './page';
 import { formOf, safeNext } from './security';
-import { badge, historyTable, links, metadataTable, when } from './views';
+import { badge, historyTable, imageScores, links, metadataTable, when } from './views';
 
 const InboxQuery = z.object({
   status: z.enum(['Flagged', 'Compliant', 'all']).default('Flagged'),
@@ -167,6 +167,12 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
     // The content is not part of the record projection the API returns: the latest upsert event holds it.
     const upserts = history.events.filter((e) => e.type === 'RecordUpserted').map((e) => parseMetadata(e.dataJson));
     const content = contentOf(upserts[upserts.length - 1]?.content);
+    // The class scores of the latest automatic moderation that judged images (a manual decision keeps them).
+    const judged = history.events
+      .filter((e) => e.type === 'RecordModerated')
+      .map((e) => parseMetadata(e.dataJson))
+      .filter((data) => data.via !== 'Manual');
+    const images = judged[judged.length - 1]?.images;
     render(
       ctx,
       view.name ?? view.clientId,
@@ -221,6 +227,7 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
             Rules:
             ${view.rules.length > 0 ? view.rules.map((r) => html`<code>${r}</code> `) : html`<span class="muted">none</span>`}
           </p>
+          ${imageScores(images)}
         </section>
         <section class="card">
           <h2>Moderate by hand</h2>

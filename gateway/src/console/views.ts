@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { IMAGE_CLASSES, ImageJudgement } from '@vigil/proto';
 import { parseMetadata } from '../routes/shared/paging.schema';
 import type { Html } from './html';
 import { html, safeLink } from './html';
@@ -114,6 +116,46 @@ function eventSummary(type: string, data: Record<string, unknown>): Html {
   }
   if (type === 'AppealCreated' && typeof data.text === 'string') parts.push(html`<q>${data.text}</q>`);
   return html`${parts}`;
+}
+
+/**
+ * The image model's class scores of a moderation (its `images`), one row per judged image with the highest class in
+ * bold, or why the image was not judged; nothing when the moderation judged no image.
+ */
+export function imageScores(images: unknown): Html | null {
+  const parsed = z.array(ImageJudgement).safeParse(images);
+  if (!parsed.success || parsed.data.length === 0) return null;
+  return html`<h3>Image scores</h3>
+    <table class="image-scores">
+      <thead>
+        <tr>
+          <th>Image</th>
+          ${IMAGE_CLASSES.map((name) => html`<th>${name}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${parsed.data.map((image) => {
+          const scores = image.scores;
+          if (!scores) {
+            return html`<tr class="image">
+              <td>${image.position}</td>
+              <td colspan="${IMAGE_CLASSES.length}" class="muted">not judged (${image.failure ?? 'unknown'})</td>
+            </tr>`;
+          }
+          const top = Math.max(...IMAGE_CLASSES.map((name) => scores[name] ?? 0));
+          return html`<tr class="image">
+            <td>${image.position}</td>
+            ${IMAGE_CLASSES.map((name) => {
+              const score = scores[name];
+              if (score === undefined) return html`<td class="muted">–</td>`;
+              return score === top
+                ? html`<td><strong>${score.toFixed(2)}</strong></td>`
+                : html`<td>${score.toFixed(2)}</td>`;
+            })}
+          </tr>`;
+        })}
+      </tbody>
+    </table>`;
 }
 
 /** A record's or user's events, in the order the moderator returned them. */

@@ -2,7 +2,9 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { ensureChromium } from '../../../deploy/local/chromium';
 import { startReceiver } from '../../../deploy/e2e/support';
 import {
@@ -33,16 +35,29 @@ let browser: Browser;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let alice: { tenantId: string; key: string };
 let admin: { email: string; password: string };
+let images: http.Server;
+let imagesBase: string;
 
 beforeAll(async () => {
   // Fails (never skips) with the reason when Chromium is missing and cannot be installed.
   const executablePath = ensureChromium();
   const stack = { dbName: uniqueName('gwui'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
+  // The bundled image model in one worker thread, and image URLs on this host allowed (the image server below).
+  moderator = spawnModerator(stack, {
+    TENANT_CONFIG_TTL_MS: '0',
+    IMAGE_THREADS: '1',
+    IMAGE_ALLOWED_CIDRS: '127.0.0.0/8',
+  });
   notifier = spawnNotifier(stack, { WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1' });
   gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
   await waitFor(() => notifier.output().includes('notifier ready'), { timeoutMs: WAIT, what: 'the notifier' });
   receiver = await startReceiver();
+  const png = await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 30, g: 120, b: 200 } } })
+    .png()
+    .toBuffer();
+  images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+  await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
+  imagesBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
   alice = await gw.newTenant();
   admin = await gw.newMember(alice.tenantId, 'admin');
   const endpoint = await gw.request('POST', '/api/v1/webhook-endpoints', {
@@ -71,6 +86,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
+  await new Promise<void>((resolve) => (images ? images.close(() => resolve()) : resolve()));
   await gw?.close();
   await Promise.all([moderator?.stop(), notifier?.stop()]);
 });
@@ -158,6 +174,63 @@ describe('the console in a browser', () => {
     // A string expression: the test is compiled without the DOM library.
     const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(1);
+    await ctx.close();
+  });
+
+  it("shows the image model's class scores of a record's images on its page, by position, without the URL", async () => {
+    // A tenant of its own, whose rule set judges images (the other tests keep the default rule set).
+    const bob = await gw.newTenant();
+    const member = await gw.newMember(bob.tenantId, 'admin');
+    const rules = await gw.request('PUT', '/api/v1/rules', {
+      key: bob.key,
+      body: {
+        rules: [
+          {
+            id: 'photos',
+            name: 'Photos',
+            strategies: [{ type: 'images', thresholds: { Porn: 0.9 }, onFetchError: 'flag' }],
+          },
+        ],
+      },
+    });
+    expect(rules.status).toBe(200);
+    await waitFor(() => moderator.output().includes('image model loaded'), {
+      timeoutMs: 120_000,
+      what: 'the image model',
+    });
+    const reply = await gw.request('POST', '/api/v1/moderate', {
+      key: bob.key,
+      body: {
+        clientId: uniqueName('img'),
+        name: 'A photo',
+        entity: 'post',
+        content: { text: 'holiday', imageUrls: [`${imagesBase}/a.png`, 'http://10.255.255.1/b.png'] },
+      },
+    });
+    expect(reply.status).toBe(200);
+    const id = (reply.body as { id: string }).id;
+
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await signIn(page, member.email, member.password);
+    await page.goto(`${gw.url}/console/records/${id}`);
+    const table = page.locator('table.image-scores');
+    await table.waitFor();
+    const headers = await table.locator('thead th').allTextContents();
+    expect(headers).toEqual(['Image', 'Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']);
+    const rows = await table.locator('tbody tr').allTextContents();
+    expect(rows).toHaveLength(2);
+    // The private address is refused by the fetch policy: a reason instead of scores, and never the URL.
+    expect(rows[1]).toMatch(/^\s*2\s*not judged \(\w+\)\s*$/);
+    expect(await table.innerHTML()).not.toContain('10.255.255.1');
+    const cells = (await table.locator('tbody tr').first().locator('td').allTextContents()).map((t) => t.trim());
+    expect(cells[0]).toBe('1');
+    const scores = cells.slice(1).map(Number);
+    expect(scores).toHaveLength(5);
+    for (const score of scores) expect(score).toBeGreaterThanOrEqual(0);
+    expect(scores.reduce((sum, score) => sum + score, 0)).toBeCloseTo(1, 1);
+    // The highest class is in bold.
+    expect(await table.locator('tbody tr').first().locator('strong').count()).toBe(1);
     await ctx.close();
   });
 

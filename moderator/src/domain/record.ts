@@ -1,4 +1,4 @@
-import type { ContentData, DomainEvent, RecordDoc, RecordStatus } from '@vigil/proto';
+import type { ContentData, DomainEvent, ImageJudgement, RecordDoc, RecordStatus } from '@vigil/proto';
 import { NotFoundError, ProtectedError } from './errors';
 import { rememberCommand, type PendingEvent } from './events';
 import { mergeMetadata, type Metadata } from './metadata';
@@ -32,6 +32,8 @@ export interface ModerationOutcome {
   status: RecordStatus;
   reasons: string[];
   rules: string[];
+  /** The images the bundled model judged, with their class scores. */
+  images?: ImageJudgement[];
 }
 
 export type RecordCommand =
@@ -84,6 +86,7 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
             via: 'AI',
             reasons: command.outcome.reasons,
             rules: command.outcome.rules,
+            ...(command.outcome.images?.length ? { images: command.outcome.images } : {}),
             testMode: command.testMode,
             userId: current.userId,
             commandId: command.commandId,

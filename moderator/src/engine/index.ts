@@ -1,4 +1,4 @@
-import type { RuleSet } from '@vigil/proto';
+import type { ImageJudgement, RuleSet } from '@vigil/proto';
 import { Content } from './content';
 import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, type Scores } from './provider';
 import { createLlmClient, type JudgeFn, type LlmOptions } from './llm';
@@ -22,6 +22,7 @@ export type { ProviderOptions } from './provider';
 export type { LlmOptions } from './llm';
 export { OffLoopBusyError, OffLoopPool, workerFile } from './off-loop';
 export { ImageFetcher } from './images/fetch';
+export { VerdictCache } from './images/judge-images';
 export type { ImageOptions, ImageOutcome } from './images/judge-images';
 
 export interface EngineOptions {
@@ -186,9 +187,23 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       });
 
       const flagged = matched.length > 0 || localFindings === 'budget';
-      return { status: flagged ? 'Flagged' : 'Compliant', reasons: [...reasons], rules: matched };
+      const result: EngineResult = { status: flagged ? 'Flagged' : 'Compliant', reasons: [...reasons], rules: matched };
+      if (images.length > 0) result.images = images.map(judgement);
+      return result;
     },
   };
+}
+
+/** An image's verdict as the moderation records it: scores to four decimals (enough to compare with a threshold). */
+function judgement(verdict: ImageVerdict): ImageJudgement {
+  const out: ImageJudgement = { position: verdict.position };
+  if (verdict.scores) {
+    out.scores = Object.fromEntries(
+      Object.entries(verdict.scores).map(([name, score]) => [name, Math.round((score ?? 0) * 10000) / 10000]),
+    );
+  }
+  if (verdict.failure) out.failure = verdict.failure;
+  return out;
 }
 
 /** Reasons of one strategy; a prompt's reason names its topic, never the content or the model's reasoning. */

@@ -1,4 +1,4 @@
-import type { RecordStatus, RuleSet } from '@vigil/proto';
+import type { ImageJudgement, RecordStatus, RuleSet } from '@vigil/proto';
 
 /** A human decision on the record, fed back to the model (Iffy's human feedback). */
 export interface PriorDecision {
@@ -26,6 +26,8 @@ export interface EngineResult {
   reasons: string[];
   /** Ids of the rules with at least one flagging strategy. */
   rules: string[];
+  /** The images the bundled model judged (for an `images` strategy), with their class scores; absent when none. */
+  images?: ImageJudgement[];
 }
 
 /** Thrown when an external provider fails; `retriable` tells the caller whether to try again. */

@@ -64,6 +64,18 @@ describe('the moderator with the image model', () => {
     expect(stored).toContain('Image 1 classified as Neutral');
     expect(stored).not.toContain(base);
 
+    // The moderation keeps the image's class scores (the console's record page shows them), by position only.
+    const moderated = await h.db
+      .collection<{ type: string; data: { images?: { position: number; scores?: Record<string, number> }[] } }>(
+        COLLECTIONS.events,
+      )
+      .findOne({ type: 'RecordModerated' });
+    const images = moderated?.data.images ?? [];
+    expect(images.map((image) => image.position)).toEqual([1]);
+    const scores = images[0]?.scores ?? {};
+    expect(Object.keys(scores).sort()).toEqual(['Drawing', 'Hentai', 'Neutral', 'Porn', 'Sexy']);
+    expect(Object.values(scores).reduce((sum, score) => sum + score, 0)).toBeCloseTo(1, 2);
+
     const metrics = await h.registry.getSingleMetricAsString('moderator_images_total');
     expect(metrics).toMatch(/moderator_images_total\{outcome="fetched"\} 1/);
     expect(metrics).toMatch(/moderator_images_total\{outcome="judged"\} 1/);

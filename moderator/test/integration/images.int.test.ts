@@ -5,7 +5,7 @@ import { addressPolicy, type Rule, type RuleSet, type Strategy } from '@vigil/pr
 import sharp from 'sharp';
 import { createEngine, ImageFetcher, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';
 import type { EngineInput } from '../../src/engine';
-import { judgeImages } from '../../src/engine/images/judge-images';
+import { judgeImages, VerdictCache, type ImageOutcome } from '../../src/engine/images/judge-images';
 
 // The real bundled model (nsfwjs MobileNetV2Mid on TensorFlow.js's WebAssembly backend) in the built image worker
 // (dist/engine/image-worker.js): `npm run build` first. Images are made here and served from a local server.
@@ -164,7 +164,34 @@ describe('images judged by the bundled model', () => {
         onFetchError: 'ignore',
       }),
     );
-    expect(passed).toEqual({ status: 'Compliant', reasons: [], rules: [] });
+    expect(passed).toMatchObject({ status: 'Compliant', reasons: [], rules: [] });
+    // Under every threshold, the image's class scores are still kept with the moderation.
+    expect(passed.images).toEqual([{ position: 1, scores: expect.objectContaining({ Neutral: expect.any(Number) }) }]);
+    expect(Object.keys(passed.images?.[0]?.scores ?? {}).sort()).toEqual(CLASSES);
+  });
+
+  it('judges the same bytes once while their verdict is cached, whatever the URL; failures and other bytes are judged', async () => {
+    const cache = new VerdictCache({ max: 10, ttlMs: 60_000 });
+    const outcomes: ImageOutcome[] = [];
+    const base0 = options();
+    const cached: ImageOptions = {
+      ...base0,
+      model: { ...base0.model!, cache },
+      onImage: (outcome) => outcomes.push(outcome),
+    };
+    const [first] = await judgeImages([`${base}/solid.png`], 't', cached);
+    expect(outcomes).toEqual(['fetched', 'judged']);
+    const [again] = await judgeImages([`${base}/solid.png?another-url`], 't', cached);
+    expect(outcomes).toEqual(['fetched', 'judged', 'fetched', 'cached']);
+    expect(again).toEqual(first);
+    expect(cache.size).toBe(1);
+
+    outcomes.length = 0;
+    await judgeImages([`${base}/noise.jpg`, `${base}/truncated.png`], 't', cached);
+    expect(outcomes.filter((outcome) => outcome !== 'fetched').sort()).toEqual(['judged', 'undecodable']);
+    await judgeImages([`${base}/truncated.png`], 't', cached);
+    expect(outcomes.at(-1)).toBe('undecodable');
+    expect(cache.size).toBe(2);
   });
 
   it.each([

@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import type { ImageClass } from '@vigil/proto';
+import { LRUCache } from 'lru-cache';
 import type { JudgeResult, JudgeTask } from '../image-worker';
 import type { OffLoopPool } from '../off-loop';
 import type { FetchedImage, FetchFailure, ImageFetcher } from './fetch';
@@ -17,13 +18,48 @@ export interface ImageOptions {
     budgetMs: number;
     /** Decoded pixels of one image at most (checked from its header, before decoding). */
     maxPixels: number;
+    /** Scores of images judged before, by the SHA-256 of their bytes. */
+    cache?: VerdictCache;
   };
   /** Each image's outcome (a metric): `fetched`, then `judged`, or why not. */
   onImage?: (outcome: ImageOutcome) => void;
 }
 
 export type ImageFailure = FetchFailure | 'too_many_pixels' | 'undecodable' | 'budget' | 'no_model';
-export type ImageOutcome = 'fetched' | 'judged' | ImageFailure;
+/** `cached`: judged from a verdict kept for the same bytes, without running the model. */
+export type ImageOutcome = 'fetched' | 'judged' | 'cached' | ImageFailure;
+
+type ImageScores = Partial<Record<ImageClass, number>>;
+
+/**
+ * The model's scores of images it judged, in memory, by the SHA-256 of the image's bytes: at most `max` entries,
+ * each used for `ttlMs`. Only scores are kept (never bytes or URLs), and only successful judgements: a failure (budget,
+ * undecodable) is tried again next time.
+ */
+export class VerdictCache {
+  private readonly entries: LRUCache<string, ImageScores>;
+
+  constructor(options: { max: number; ttlMs: number }) {
+    this.entries = new LRUCache({ max: options.max, ttl: options.ttlMs });
+  }
+
+  /** The digest runs in libuv's thread pool (WebCrypto), not on the event loop, whatever the image's size. */
+  static async keyOf(bytes: Uint8Array): Promise<string> {
+    return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('base64url');
+  }
+
+  get(key: string): ImageScores | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, scores: ImageScores): void {
+    this.entries.set(key, scores);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}
 
 /** A sampled image, fetched or not, with its 1-based position among the record's image URLs. */
 export interface FetchedSample {
@@ -93,6 +129,12 @@ export async function judgeFetched(
     samples.map(async ({ position, fetched }): Promise<ImageVerdict> => {
       if (!fetched.ok) return { position, failure: fetched.failure };
       if (!model) return { position, failure: 'no_model' };
+      const key = model.cache ? await VerdictCache.keyOf(fetched.bytes) : undefined;
+      const known = key !== undefined ? model.cache?.get(key) : undefined;
+      if (known) {
+        options.onImage?.('cached');
+        return { position, scores: known };
+      }
       const bytes = keepBytes ? fetched.bytes.slice() : fetched.bytes;
       const task: JudgeTask = { bytes, maxPixels: model.maxPixels };
       const outcome = await model.pool.run<JudgeResult>(tenantId, 'judge', task, {
@@ -105,6 +147,7 @@ export async function judgeFetched(
         : 'failure' in outcome.value
           ? { position, failure: outcome.value.failure }
           : { position, scores: outcome.value.scores };
+      if (key !== undefined && verdict.scores) model.cache?.set(key, verdict.scores);
       options.onImage?.(verdict.failure ?? 'judged');
       return verdict;
     }),
