@@ -12,7 +12,7 @@ const { percentile } = require('./percentile');
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const RATE = Number(process.env.BENCH_RATE || 20);
-const NOISY_CONNECTIONS = 8;
+const NOISY_CONNECTIONS = Number(process.env.BENCH_NOISY_CONNECTIONS || 8);
 /** BENCH_NOISY_RULES=default: tenant A keeps the default rule set (a control: the same records, cheap checks). */
 const HEAVY_RULES = process.env.BENCH_NOISY_RULES !== 'default';
 

@@ -67,6 +67,7 @@ export type ModeratorConfig = Pick<
   | 'IMAGE_FETCH_TIMEOUT_MS'
   | 'IMAGE_MAX_PIXELS'
   | 'IMAGE_VERDICT_CACHE_SIZE'
+  | 'ENGINE_NICE'
   | 'IMAGE_VERDICT_CACHE_TTL_S'
   | 'IMAGE_BUDGET_MS'
   | 'IMAGE_ALLOWED_CIDRS'
@@ -135,6 +136,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         tenantThreads: config.ENGINE_TENANT_THREADS ?? Math.max(1, threads - 1),
         maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
         workerData: { ruleCacheBytes: config.ENGINE_RULE_CACHE_MB * 1024 * 1024 },
+        niceIncrement: config.ENGINE_NICE,
         onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
       });
   // Image work has threads of its own (inference takes 60-500 ms an image), at a lower priority than the rest.
@@ -147,7 +149,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           tenantThreads: Math.max(1, imageThreads - 1),
           maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
           workerData: { model: config.IMAGE_MODEL },
-          niceIncrement: 5,
+          niceIncrement: config.ENGINE_NICE,
           onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
         })
       : undefined;

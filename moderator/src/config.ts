@@ -122,6 +122,12 @@ const schema = z.object({
    * review with a reason saying so, and the worker running them is replaced. Default 2000.
    */
   ENGINE_RECORD_BUDGET_MS: z.coerce.number().int().min(1).max(60000).default(2000),
+  /**
+   * Added to the nice value of the engine's and the image model's threads (Linux; 0 to 19). Their CPU-heavy work then
+   * yields to request handling (this process's event loop, the gateway, the store), so one tenant's heavy records or
+   * images slow the others' requests less; they still use every idle cycle. Default 10.
+   */
+  ENGINE_NICE: z.coerce.number().int().min(0).max(19).default(10),
   /** Records of one tenant waiting for an engine thread at most; more are refused as unavailable. Default 256. */
   ENGINE_QUEUE_PER_TENANT: z.coerce.number().int().min(1).max(100000).default(256),
   /** Compiled rule sets each engine thread keeps, megabytes (estimated; least recently used dropped). Default 64. */

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import type { Rule, RuleSet, Strategy } from '@vigil/proto';
 import { createEngine, OffLoopBusyError, OffLoopPool, workerFile } from '../../src/engine';
 import type { EngineInput } from '../../src/engine';
@@ -38,7 +39,37 @@ afterAll(async () => {
   await Promise.all(pools.map((created) => created.close()));
 });
 
+/** The nice value of each thread of this process (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function threadNiceValues(): number[] {
+  return readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // the thread ended meanwhile
+    }
+  });
+}
+
 describe('engine checks off the main event loop', () => {
+  it('runs the checks at the lower CPU priority it is given, and nothing else of the process', async () => {
+    const before = threadNiceValues().filter((nice) => nice === 7).length;
+    const niced = new OffLoopPool({
+      filename: workerFile('engine-worker'),
+      threads: 1,
+      tenantThreads: 1,
+      maxQueuedPerTenant: 10,
+      workerData: { ruleCacheBytes: 1024 * 1024 },
+      niceIncrement: 7,
+    });
+    pools.push(niced);
+    const engine = createEngine({ checks: { pool: niced, budgetMs: 30_000 } });
+    await expect(engine.moderate(record('a forbidden word'), wordRules)).resolves.toMatchObject({ status: 'Flagged' });
+    const after = threadNiceValues();
+    expect(after.filter((nice) => nice === 7).length - before).toBe(1);
+    expect(after.filter((nice) => nice === 0).length).toBeGreaterThan(0);
+  });
+
   it('runs a record’s local strategies in a worker and reports what they find', async () => {
     const tasks: string[] = [];
     const checks = new OffLoopPool({
