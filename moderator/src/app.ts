@@ -149,7 +149,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           tenantThreads: Math.max(1, imageThreads - 1),
           maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
           workerData: { model: config.IMAGE_MODEL },
-          niceIncrement: config.ENGINE_NICE,
+          niceIncrement: 5,
           onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
         })
       : undefined;
