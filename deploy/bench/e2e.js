@@ -137,6 +137,7 @@ function figures(sentAt, received) {
     p99: Math.round(percentile(latencies, 99)),
     rate: done.length / Math.max(0.001, (last - first) / 1000),
     slowestWindow: windows.length > 0 ? Math.min(...windows) : NaN,
+    windows,
   };
 }
 
@@ -303,6 +304,9 @@ async function main() {
       `overload ${overRate}/s (${OVERLOAD}×) for ${OVERLOAD_S} s: ${over.delivered} of ${over.accepted} webhooked at ` +
         `${over.rate.toFixed(0)}/s until the backlog was gone (${ratio(over.rate, max)} the maximum; slowest 10 s ` +
         `${over.slowestWindow.toFixed(0)}/s, ${ratio(over.slowestWindow, max)}; goal ≥ 0.9×)`,
+    );
+    say(
+      `  deliveries per second in each 10 s from the first send: ${over.windows.map((w) => w.toFixed(0)).join(', ')}`,
     );
     await quiet(stack);
     const burst1 = await burst(base, key, 'burst', receiver.received);
