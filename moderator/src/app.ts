@@ -68,6 +68,7 @@ export type ModeratorConfig = Pick<
   | 'IMAGE_MAX_PIXELS'
   | 'IMAGE_VERDICT_CACHE_SIZE'
   | 'ENGINE_NICE'
+  | 'IMAGE_NICE'
   | 'IMAGE_VERDICT_CACHE_TTL_S'
   | 'IMAGE_BUDGET_MS'
   | 'IMAGE_ALLOWED_CIDRS'
@@ -149,7 +150,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           tenantThreads: Math.max(1, imageThreads - 1),
           maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
           workerData: { model: config.IMAGE_MODEL },
-          niceIncrement: 5,
+          niceIncrement: config.IMAGE_NICE,
           onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
         })
       : undefined;

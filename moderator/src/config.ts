@@ -126,8 +126,7 @@ const schema = z.object({
    * Added to the nice value of the engine's threads (Linux; 0 to 19). A positive value lets request handling (this
    * process's event loop, the gateway, the store) run before the checks, so one tenant's heavy records slow the others'
    * requests less; but every record waits for its checks, so near saturation it lowers throughput and raises latency
-   * for all (at 10, the ingest pipeline's p99 at 0.8× load rose from 0.5 to 0.9–2.2 s). Default 0. The image model's
-   * threads always run at +5.
+   * for all (at 10, the ingest pipeline's p99 at 0.8× load rose from 0.5 to 0.9–2.2 s). Default 0.
    */
   ENGINE_NICE: z.coerce.number().int().min(0).max(19).default(0),
   /** Records of one tenant waiting for an engine thread at most; more are refused as unavailable. Default 256. */
@@ -149,6 +148,12 @@ const schema = z.object({
   IMAGE_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** Decoded pixels of one image at most, read from its header before decoding (decompression bombs). Default 40000000. */
   IMAGE_MAX_PIXELS: z.coerce.number().int().positive().default(40000000),
+  /**
+   * Added to the nice value of the image threads (Linux; 0 to 19): image work takes only the CPU that text moderation
+   * leaves. At 19 a text-only /moderate at half its maximum kept its p99 within 1.6× beside image load (4.8× at 5); on
+   * a machine saturated by text for long, images then wait and may run out of IMAGE_BUDGET_MS. Default 19.
+   */
+  IMAGE_NICE: z.coerce.number().int().min(0).max(19).default(19),
   /** Running time of one image's decoding and classification, milliseconds. Default 5000. */
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**
