@@ -47,6 +47,25 @@ async function reads(url, headers, durationS) {
   };
 }
 
+/** Polls `url` (a /livez) every 200 ms until `until` resolves: answers, failures (none within 1 s), slowest answer. */
+async function probe(url, until) {
+  let stop = false;
+  void until.finally(() => (stop = true));
+  let answered = 0;
+  let failed = 0;
+  let slowest = 0;
+  while (!stop) {
+    const at = performance.now();
+    const res = await fetch(url, { signal: AbortSignal.timeout(1000) }).catch(() => null);
+    if (res?.status === 200) answered += 1;
+    else failed += 1;
+    await res?.arrayBuffer();
+    slowest = Math.max(slowest, performance.now() - at);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { answered, failed, slowest: Math.round(slowest) };
+}
+
 async function quietTenant(api, key) {
   const headers = { authorization: `Bearer ${key}` };
   const body = (i) => ({
@@ -122,7 +141,10 @@ async function main() {
         (err, result) => (err ? reject(err) : resolve(result)),
       );
     });
-    const [beside, noisy] = await Promise.all([quietTenant(api, quietKey), noisyRun]);
+    const besideRun = quietTenant(api, quietKey);
+    const livez = probe(`http://127.0.0.1:${stack.adminPorts.moderator}/livez`, Promise.all([besideRun, noisyRun]));
+    const [beside, noisy] = await Promise.all([besideRun, noisyRun]);
+    const live = await livez;
 
     const ratio = (a, b) => (a / Math.max(1, b)).toFixed(2);
     process.stdout.write(
@@ -134,7 +156,9 @@ async function main() {
         `(ratio ${ratio(beside.moderate.p99, alone.moderate.p99)}, goal ≤ 2); non-2xx ${alone.moderate.non2xx + beside.moderate.non2xx}, ` +
         `errors ${alone.moderate.errors + beside.moderate.errors}\n` +
         `  tenant B GET /records?limit=1: p99 ${alone.read.p99} ms alone, ${beside.read.p99} ms beside A ` +
-        `(ratio ${ratio(beside.read.p99, alone.read.p99)}, goal ≤ 2); failed ${alone.read.failed + beside.read.failed}\n`,
+        `(ratio ${ratio(beside.read.p99, alone.read.p99)}, goal ≤ 2); failed ${alone.read.failed + beside.read.failed}\n` +
+        `  moderator /livez every 200 ms meanwhile: ${live.answered} answered, ${live.failed} not within 1 s, ` +
+        `slowest ${live.slowest} ms\n`,
     );
   } finally {
     await stack.stop();
