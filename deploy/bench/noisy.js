@@ -13,6 +13,7 @@ const { percentile } = require('./percentile');
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const RATE = Number(process.env.BENCH_RATE || 20);
 const NOISY_CONNECTIONS = Number(process.env.BENCH_NOISY_CONNECTIONS || 8);
+const NOISY_RATE = Number(process.env.BENCH_NOISY_RATE || 0);
 /** BENCH_NOISY_RULES=default: tenant A keeps the default rule set (a control: the same records, cheap checks). */
 const HEAVY_RULES = process.env.BENCH_NOISY_RULES !== 'default';
 
@@ -121,26 +122,40 @@ async function main() {
     const alone = await quietTenant(api, quietKey);
     const text = `word999 ${'a'.repeat(99_992)}`;
     let n = 0;
-    const noisyRun = new Promise((resolve, reject) => {
-      autocannon(
-        {
-          url: `${api}/moderate`,
-          method: 'POST',
+    const noisyBody = () => ({ clientId: `noisy-${n++ % 500}`, name: 'n', entity: 'post', content: { text } });
+    // BENCH_NOISY_RATE: tenant A paced at that many records a second instead of as fast as it can.
+    const noisyRun = NOISY_RATE
+      ? paced(`${api}/moderate`, {
+          body: noisyBody,
+          headers: { authorization: `Bearer ${noisyKey}` },
+          rate: NOISY_RATE,
+          durationS: DURATION_S + 2,
           connections: NOISY_CONNECTIONS,
-          duration: DURATION_S + 2,
-          headers: { authorization: `Bearer ${noisyKey}`, 'content-type': 'application/json' },
-          requests: [
+        }).then((result) => ({
+          requests: { average: result.rps },
+          latency: { p99: result.p99 },
+          non2xx: result.non2xx,
+        }))
+      : new Promise((resolve, reject) => {
+          autocannon(
             {
-              setupRequest: (req) => ({
-                ...req,
-                body: JSON.stringify({ clientId: `noisy-${n++ % 500}`, name: 'n', entity: 'post', content: { text } }),
-              }),
+              url: `${api}/moderate`,
+              method: 'POST',
+              connections: NOISY_CONNECTIONS,
+              duration: DURATION_S + 2,
+              headers: { authorization: `Bearer ${noisyKey}`, 'content-type': 'application/json' },
+              requests: [
+                {
+                  setupRequest: (req) => ({
+                    ...req,
+                    body: JSON.stringify(noisyBody()),
+                  }),
+                },
+              ],
             },
-          ],
-        },
-        (err, result) => (err ? reject(err) : resolve(result)),
-      );
-    });
+            (err, result) => (err ? reject(err) : resolve(result)),
+          );
+        });
     const besideRun = quietTenant(api, quietKey);
     const livez = probe(`http://127.0.0.1:${stack.adminPorts.moderator}/livez`, Promise.all([besideRun, noisyRun]));
     const [beside, noisy] = await Promise.all([besideRun, noisyRun]);
