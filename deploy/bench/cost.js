@@ -18,7 +18,10 @@ function processTable() {
       const cmdline = fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
       table.set(Number(entry), {
         ppid: Number(fields[1]),
-        cpuMs: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_S,
+        // Its own time (utime, stime) and that of its children which ended and were waited for (cutime, cstime): the
+        // PostgreSQL backends and autovacuum workers that exit count in their postmaster's total.
+        cpuMs:
+          ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / TICKS_PER_S,
         comm,
         cmdline,
       });
@@ -31,8 +34,9 @@ function processTable() {
 
 /**
  * CPU milliseconds used so far by this process's descendants, by part: `gateway`, `moderator`, `notifier` (pids from
- * the stack), `ferretdb`, `postgres` (every backend), `kafka`. Exited processes are not counted, so take both
- * snapshots while the stack runs.
+ * the stack), `ferretdb`, `postgres` (every backend), `kafka`. A process that exited counts in its parent's total once
+ * reaped (a PostgreSQL backend in the postmaster's), so a part's total never goes down; take both snapshots while the
+ * stack runs.
  */
 function cpuSnapshot(stack) {
   const table = processTable();
