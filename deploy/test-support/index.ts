@@ -1,8 +1,11 @@
 // Helpers for integration and end-to-end tests: real servers, unique names, waiting on conditions.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import sharp from 'sharp';
 import { serviceArgs } from '../local/service-command';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
@@ -207,4 +210,27 @@ export class TopicReaders {
   async disconnect(): Promise<void> {
     await Promise.all(this.consumers.splice(0).map((consumer) => consumer.disconnect()));
   }
+}
+
+export interface ImageServer {
+  /** `http://127.0.0.1:<port>`: every path answers the same image. */
+  base: string;
+  close(): Promise<void>;
+}
+
+/** An HTTP server on 127.0.0.1 answering every path with one PNG of a solid colour, made with sharp. */
+export async function startImageServer(options: {
+  width: number;
+  height: number;
+  background: { r: number; g: number; b: number };
+}): Promise<ImageServer> {
+  const png = await sharp({ create: { ...options, channels: 3 } })
+    .png()
+    .toBuffer();
+  const server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -167,7 +167,7 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
     // The content is not part of the record projection the API returns: the latest upsert event holds it.
     const upserts = history.events.filter((e) => e.type === 'RecordUpserted').map((e) => parseMetadata(e.dataJson));
     const content = contentOf(upserts[upserts.length - 1]?.content);
-    // The class scores of the latest automatic moderation that judged images (a manual decision keeps them).
+    // The image class scores of the latest automatic moderation, if it judged images (a manual decision keeps them).
     const judged = history.events
       .filter((e) => e.type === 'RecordModerated')
       .map((e) => parseMetadata(e.dataJson))

@@ -2,9 +2,7 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import sharp from 'sharp';
 import { ensureChromium } from '../../../deploy/local/chromium';
 import { startReceiver } from '../../../deploy/e2e/support';
 import {
@@ -12,8 +10,10 @@ import {
   grpcAddressOf,
   spawnModerator,
   spawnNotifier,
+  startImageServer,
   uniqueName,
   waitFor,
+  type ImageServer,
   type ServiceProcess,
 } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
@@ -35,8 +35,7 @@ let browser: Browser;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 let alice: { tenantId: string; key: string };
 let admin: { email: string; password: string };
-let images: http.Server;
-let imagesBase: string;
+let images: ImageServer | undefined;
 
 beforeAll(async () => {
   // Fails (never skips) with the reason when Chromium is missing and cannot be installed.
@@ -52,12 +51,7 @@ beforeAll(async () => {
   gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
   await waitFor(() => notifier.output().includes('notifier ready'), { timeoutMs: WAIT, what: 'the notifier' });
   receiver = await startReceiver();
-  const png = await sharp({ create: { width: 160, height: 120, channels: 3, background: { r: 30, g: 120, b: 200 } } })
-    .png()
-    .toBuffer();
-  images = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
-  await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
-  imagesBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+  images = await startImageServer({ width: 160, height: 120, background: { r: 30, g: 120, b: 200 } });
   alice = await gw.newTenant();
   admin = await gw.newMember(alice.tenantId, 'admin');
   const endpoint = await gw.request('POST', '/api/v1/webhook-endpoints', {
@@ -86,7 +80,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
-  await new Promise<void>((resolve) => (images ? images.close(() => resolve()) : resolve()));
+  await images?.close();
   await gw?.close();
   await Promise.all([moderator?.stop(), notifier?.stop()]);
 });
@@ -204,7 +198,7 @@ describe('the console in a browser', () => {
         clientId: uniqueName('img'),
         name: 'A photo',
         entity: 'post',
-        content: { text: 'holiday', imageUrls: [`${imagesBase}/a.png`, 'http://10.255.255.1/b.png'] },
+        content: { text: 'holiday', imageUrls: [`${images!.base}/a.png`, 'http://10.255.255.1/b.png'] },
       },
     });
     expect(reply.status).toBe(200);

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Rule, RuleSet, Strategy } from '@vigil/proto';
 import { createEngine, OffLoopBusyError, OffLoopPool, workerFile } from '../../src/engine';
+import type { OffLoopOptions } from '../../src/engine/off-loop';
 import type { EngineInput } from '../../src/engine';
 
 // The engine's worker threads run the built worker module (dist/engine/engine-worker.js): `npm run build` first.
@@ -23,13 +24,18 @@ function record(text: string, tenantId = 'tenant-a'): EngineInput {
 }
 
 const pools: OffLoopPool[] = [];
-function pool(options: { threads?: number; tenantThreads?: number; maxQueuedPerTenant?: number } = {}) {
+function pool(
+  options: Partial<
+    Pick<OffLoopOptions, 'threads' | 'tenantThreads' | 'maxQueuedPerTenant' | 'niceIncrement' | 'onTask'>
+  > = {},
+) {
   const created = new OffLoopPool({
     filename: workerFile('engine-worker'),
-    threads: options.threads ?? 2,
-    tenantThreads: options.tenantThreads ?? 1,
-    maxQueuedPerTenant: options.maxQueuedPerTenant ?? 100,
+    threads: 2,
+    tenantThreads: 1,
+    maxQueuedPerTenant: 100,
     workerData: { ruleCacheBytes: 16 * 1024 * 1024 },
+    ...options,
   });
   pools.push(created);
   return created;
@@ -54,15 +60,7 @@ function threadNiceValues(): number[] {
 describe('engine checks off the main event loop', () => {
   it('runs the checks at the lower CPU priority it is given, and nothing else of the process', async () => {
     const before = threadNiceValues().filter((nice) => nice === 7).length;
-    const niced = new OffLoopPool({
-      filename: workerFile('engine-worker'),
-      threads: 1,
-      tenantThreads: 1,
-      maxQueuedPerTenant: 10,
-      workerData: { ruleCacheBytes: 1024 * 1024 },
-      niceIncrement: 7,
-    });
-    pools.push(niced);
+    const niced = pool({ threads: 1, niceIncrement: 7 });
     const engine = createEngine({ checks: { pool: niced, budgetMs: 30_000 } });
     await expect(engine.moderate(record('a forbidden word'), wordRules)).resolves.toMatchObject({ status: 'Flagged' });
     const after = threadNiceValues();
@@ -72,15 +70,7 @@ describe('engine checks off the main event loop', () => {
 
   it('runs a record’s local strategies in a worker and reports what they find', async () => {
     const tasks: string[] = [];
-    const checks = new OffLoopPool({
-      filename: workerFile('engine-worker'),
-      threads: 1,
-      tenantThreads: 1,
-      maxQueuedPerTenant: 10,
-      workerData: { ruleCacheBytes: 1024 * 1024 },
-      onTask: (name, _seconds, outcome) => tasks.push(`${name}:${outcome}`),
-    });
-    pools.push(checks);
+    const checks = pool({ threads: 1, onTask: (name, _seconds, outcome) => tasks.push(`${name}:${outcome}`) });
     const engine = createEngine({ checks: { pool: checks, budgetMs: 30_000 } });
 
     await expect(engine.moderate(record('a forbidden word'), wordRules)).resolves.toEqual({

@@ -1,31 +1,24 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { COLLECTIONS } from '@vigil/proto';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
-import sharp from 'sharp';
-import { waitFor } from '../../../deploy/test-support';
+import { startImageServer, waitFor, type ImageServer } from '../../../deploy/test-support';
 import { startHarness, type Harness } from './harness';
 
 // The moderator as deployed with IMAGE_THREADS=1: the bundled model loads in the built image worker at start
 // (readiness waits for it), and a Moderate call's images are fetched and judged. `npm run build` first.
 
 let h: Harness;
-let server: http.Server;
+let images: ImageServer;
 let base: string;
 
 beforeAll(async () => {
-  const png = await sharp({ create: { width: 200, height: 150, channels: 3, background: { r: 240, g: 200, b: 40 } } })
-    .png()
-    .toBuffer();
-  server = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  images = await startImageServer({ width: 200, height: 150, background: { r: 240, g: 200, b: 40 } });
+  base = images.base;
   h = await startHarness({ IMAGE_THREADS: 1, IMAGE_ALLOWED_CIDRS: ['127.0.0.0/8'] });
 }, 120_000);
 
 afterAll(async () => {
   await h.close();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await images.close();
 });
 
 describe('the moderator with the image model', () => {
