@@ -20,7 +20,7 @@ function send(agent, url, headers, payload) {
 }
 
 /**
- * POSTs `body(i)` as JSON to `url` at `rate` requests/s for `durationS`; returns { rps, p50, p99, non2xx, errors }.
+ * POSTs `body(i)` as JSON to `url` at `rate` requests/s for `durationS`; returns { rps, p50, p99, non2xx, errors, latencies }.
  * `onResult(i, dueAt, status)`, if given, hears each answer (`dueAt` in epoch milliseconds, status 0 for no answer).
  */
 /**
@@ -73,6 +73,8 @@ async function paced(url, { body, headers = {}, rate, durationS, connections, on
     p99: Math.round(percentile(latencies, 99)),
     non2xx,
     errors,
+    /** Every latency, ascending (milliseconds), for pooling rounds. */
+    latencies,
   };
 }
 

@@ -69,6 +69,7 @@ export type ModeratorConfig = Pick<
   | 'IMAGE_VERDICT_CACHE_SIZE'
   | 'IMAGE_VERDICT_CACHE_TTL_S'
   | 'IMAGE_NICE'
+  | 'IMAGE_SCHED_IDLE'
   | 'ENGINE_NICE'
   | 'IMAGE_BUDGET_MS'
   | 'IMAGE_ALLOWED_CIDRS'
@@ -149,7 +150,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           threads: imageThreads,
           tenantThreads: Math.max(1, imageThreads - 1),
           maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
-          workerData: { model: config.IMAGE_MODEL },
+          workerData: { model: config.IMAGE_MODEL, schedIdle: config.IMAGE_SCHED_IDLE },
           niceIncrement: config.IMAGE_NICE,
           onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
         })
@@ -163,12 +164,13 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const modelsReady = imagePool
     ? Promise.all(
         Array.from({ length: imageThreads }, (_, index) =>
-          imagePool.run(`ready-${index}`, 'ready', {}, { budgetMs: 10 * 60_000 }),
+          imagePool.run<{ scheduling: string }>(`ready-${index}`, 'ready', {}, { budgetMs: 10 * 60_000 }),
         ),
       ).then(
-        () => {
+        (outcomes) => {
           modelsLoaded = true;
-          log.info({ threads: imageThreads, model: config.IMAGE_MODEL }, 'image model loaded');
+          const scheduling = outcomes.map((outcome) => (outcome.ok ? outcome.value.scheduling : 'unknown'));
+          log.info({ threads: imageThreads, model: config.IMAGE_MODEL, scheduling }, 'image model loaded');
         },
         (err: unknown) => log.error({ err }, 'image model failed to load'),
       )

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
 import { workerData } from 'node:worker_threads';
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -12,7 +14,12 @@ import sharp from 'sharp';
  */
 export interface ImageWorkerData {
   model: 'MobileNetV2' | 'MobileNetV2Mid' | 'InceptionV3';
+  /** Run this thread under Linux's SCHED_IDLE policy (below every nice level), set with util-linux's `chrt`. */
+  schedIdle?: boolean;
 }
+
+/** How the thread is scheduled: `idle` (SCHED_IDLE), or `nice` (the pool's nice value alone). */
+export type ImageThreadScheduling = 'idle' | 'nice';
 
 export interface JudgeTask {
   bytes: Uint8Array;
@@ -22,13 +29,33 @@ export interface JudgeTask {
 
 export type JudgeResult = { scores: Record<string, number> } | { failure: 'too_many_pixels' | 'undecodable' };
 
-const { model: modelName } = (workerData ?? { model: 'MobileNetV2Mid' }) as ImageWorkerData;
+const { model: modelName, schedIdle = false } = (workerData ?? { model: 'MobileNetV2Mid' }) as ImageWorkerData;
 /** The input size the nsfwjs models take. InceptionV3 takes 299 × 299, the MobileNets 224 × 224. */
 const SIZE = modelName === 'InceptionV3' ? 299 : 224;
 
 // libvips would otherwise start a thread per core for each image, beside the pool's own threads.
 sharp.concurrency(1);
 sharp.cache(false);
+
+/**
+ * Moves this thread (and the threads it starts) to SCHED_IDLE: it then runs only on CPU time no other thread of the
+ * machine wants, where nice 19 still takes a slice beside busy threads and delays them. Linux lets any process lower
+ * its own threads' policy to SCHED_IDLE. The thread's id comes from /proc/thread-self; without Linux or `chrt` the
+ * thread keeps its nice value.
+ */
+function idleScheduling(): ImageThreadScheduling {
+  if (!schedIdle || process.platform !== 'linux') return 'nice';
+  try {
+    const tid = readlinkSync('/proc/thread-self').split('/').at(-1) ?? '';
+    if (!/^\d+$/.test(tid)) return 'nice';
+    execFileSync('chrt', ['--idle', '--pid', '0', tid], { stdio: 'ignore', timeout: 5000 });
+    return 'idle';
+  } catch {
+    return 'nice';
+  }
+}
+
+const scheduling = idleScheduling();
 
 async function loadModel(): Promise<NSFWJS> {
   await tf.setBackend('wasm');
@@ -49,10 +76,10 @@ const model = loadModel();
 // A failure is reported by every task (and by readiness), not as an unhandled rejection.
 model.catch(() => undefined);
 
-/** Resolves once the model is loaded (the moderator's readiness waits for one per thread). */
-export async function ready(): Promise<boolean> {
+/** Resolves once the model is loaded (the moderator's readiness waits for one per thread), with the scheduling. */
+export async function ready(): Promise<{ scheduling: ImageThreadScheduling }> {
   await model;
-  return true;
+  return { scheduling };
 }
 
 /** Decodes one image (the first frame of an animation) and gives each class's probability. */

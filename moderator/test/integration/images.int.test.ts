@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
@@ -89,6 +90,7 @@ beforeAll(async () => {
 const pools: OffLoopPool[] = [];
 const fetchers: ImageFetcher[] = [];
 let imagePool: OffLoopPool;
+let scheduling: string | undefined;
 
 beforeAll(async () => {
   imagePool = new OffLoopPool({
@@ -96,10 +98,11 @@ beforeAll(async () => {
     threads: 1,
     tenantThreads: 1,
     maxQueuedPerTenant: 100,
-    workerData: { model: 'MobileNetV2Mid' },
+    workerData: { model: 'MobileNetV2Mid', schedIdle: true },
   });
   pools.push(imagePool);
-  await imagePool.run('ready', 'ready', {}, { budgetMs: 5 * 60_000 });
+  const ready = await imagePool.run<{ scheduling: string }>('ready', 'ready', {}, { budgetMs: 5 * 60_000 });
+  scheduling = ready.ok ? ready.value.scheduling : undefined;
 }, 5 * 60_000);
 
 afterAll(async () => {
@@ -133,7 +136,30 @@ function rules(strategy: Strategy): RuleSet {
   return { rules: [rule] };
 }
 
+/** Each thread of this process and its scheduling policy (Linux: field 41 of /proc/self/task/<tid>/stat; 5 is SCHED_IDLE). */
+function threadPolicies(): { tid: number; policy: number }[] {
+  return readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [{ tid: Number(tid), policy: Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38]) }];
+    } catch {
+      return [];
+    }
+  });
+}
+
+const SCHED_IDLE = 5;
+
 describe('images judged by the bundled model', () => {
+  it('runs the image thread under SCHED_IDLE, and no other thread of the process', () => {
+    expect(scheduling).toBe('idle');
+    const policies = threadPolicies();
+    const idle = policies.filter((thread) => thread.policy === SCHED_IDLE);
+    expect(idle.length).toBeGreaterThanOrEqual(1);
+    expect(policies.find((thread) => thread.tid === process.pid)?.policy).toBe(0);
+    expect(idle.length).toBeLessThan(policies.length);
+  });
+
   it('scores every class of a solid colour and of noise with probabilities that sum to 1', async () => {
     const verdicts = await judgeImages([`${base}/solid.png`, `${base}/noise.jpg`], 't', options());
     expect(verdicts.map((verdict) => verdict.position)).toEqual([1, 2]);
