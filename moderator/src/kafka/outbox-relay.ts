@@ -1,11 +1,11 @@
-import { HEADERS, type DomainEvent } from '@vigil/proto';
+import type { DomainEvent } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
 import { backoffMs } from '../platform/retry';
 import type { DeadLetterStore } from '../store/dead-letter-store';
-import { eventOf, type EventDoc } from '../store/event-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
+import { HandOver, toMessage } from './hand-over';
 import { messageRejection } from './kafka-errors';
 
 /** While events handed over in memory keep the relay busy, the store's outbox is swept once per this many polls. */
@@ -84,12 +84,8 @@ export class OutboxRelay {
   private wakeUp?: () => void;
   private pending = false;
   private producer?: Producer;
-  /** Events appended by this process, waiting to be published from memory, in append order, with their messages. */
-  private queue: Queued[] = [];
-  /** Bytes of the queued messages. */
-  private queuedBytes = 0;
-  /** Ids of the queued events and of those being published from memory; the sweep leaves them alone. */
-  private readonly local = new Set<string>();
+  /** Events appended by this process, waiting in memory (bounded), or the outbox slots past the bound. */
+  private readonly handOver: HandOver;
   /**
    * Ids of events this process appended (so they are stored) and has not published yet: the sweep publishes their
    * outbox copies without looking the events up. Insertion order, the oldest forgotten past APPENDED_IDS.
@@ -97,18 +93,10 @@ export class OutboxRelay {
   private readonly appended = new Set<string>();
   private lastSweep = 0;
   private backlog = false;
-  /**
-   * The memory bound was reached: appends stay in the store's outbox until a sweep finds it caught up, so that the
-   * relay keeps publishing in append order.
-   */
-  private overflow = false;
-  /** The outbox slots holding appends past the memory bound, oldest first: read by slot until they are empty. */
-  private readonly overflowSlots: string[] = [];
-  private readonly overflowSet = new Set<string>();
-  /** Callers of `room` waiting for the queue to shrink. */
-  private roomWaiters: Array<() => void> = [];
 
-  constructor(private readonly options: OutboxRelayOptions) {}
+  constructor(private readonly options: OutboxRelayOptions) {
+    this.handOver = new HandOver(options.memoryBytes ?? MEMORY_BYTES, (id) => options.outbox.slotOf(id));
+  }
 
   start(): void {
     if (this.running) return;
@@ -133,38 +121,7 @@ export class OutboxRelay {
       this.wake();
       return;
     }
-    if (this.overflow) {
-      this.spill(events);
-      return;
-    }
-    const { outbox } = this.options;
-    const queued = events.map((event): Queued => {
-      const doc: OutboxDoc = { ...event, _id: event.id, slot: outbox.slotOf(event.id) };
-      const message = toMessage(doc);
-      return { doc, message, bytes: Buffer.byteLength(message.value as string) };
-    });
-    const bytes = queued.reduce((sum, entry) => sum + entry.bytes, 0);
-    if (this.queuedBytes + bytes > (this.options.memoryBytes ?? MEMORY_BYTES)) {
-      this.overflow = true;
-      this.spill(events);
-      return;
-    }
-    for (const entry of queued) {
-      this.queue.push(entry);
-      this.local.add(entry.doc._id);
-    }
-    this.queuedBytes += bytes;
-    this.wakeUp?.();
-  }
-
-  /** Past the memory bound: notes the appends' outbox slots, in order, to read them from there. */
-  private spill(events: readonly DomainEvent[]): void {
-    for (const event of events) {
-      const slot = this.options.outbox.slotOf(event.id);
-      if (this.overflowSet.has(slot)) continue;
-      this.overflowSet.add(slot);
-      this.overflowSlots.push(slot);
-    }
+    this.handOver.add(events);
     this.wakeUp?.();
   }
 
@@ -173,22 +130,14 @@ export class OutboxRelay {
    * batch is done. Returns how many events it took out. The memory bound is lifted once every slot is done.
    */
   private async publishOverflow(): Promise<number> {
-    const slot = this.overflowSlots[0];
-    if (slot === undefined) {
-      this.overflow = false;
-      return 0;
-    }
-    const docs = (await this.options.outbox.slot(slot)).filter((doc) => !this.local.has(doc._id));
+    const slot = this.handOver.oldestSlot();
+    if (slot === undefined) return 0;
+    const docs = (await this.options.outbox.slot(slot)).filter((doc) => !this.handOver.has(doc._id));
     const batch = docs.slice(0, this.options.batchSize);
-    if (docs.length <= this.options.batchSize) this.overflowSet.delete(this.overflowSlots.shift()!);
+    if (docs.length <= this.options.batchSize) this.handOver.slotDone();
     const published = await this.publishDocs(await this.stored(batch));
-    if (this.overflowSlots.length === 0) this.overflow = false;
+    this.handOver.liftIfCaughtUp();
     return published;
-  }
-
-  /** Whether appends can go on without outrunning the relay: not past the memory bound, queue under an eighth of it. */
-  private hasRoom(): boolean {
-    return !this.running || (!this.overflow && this.queuedBytes <= (this.options.memoryBytes ?? MEMORY_BYTES) / 8);
   }
 
   /**
@@ -197,30 +146,13 @@ export class OutboxRelay {
    * backlog from Kafka's ingest topic (where it costs nothing) into the store's outbox (where reading it does).
    */
   async room(maxWaitMs: number): Promise<boolean> {
-    if (this.hasRoom()) return true;
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        this.roomWaiters = this.roomWaiters.filter((waiter) => waiter !== done);
-        resolve(false);
-      }, maxWaitMs);
-      const done = () => {
-        clearTimeout(timer);
-        resolve(true);
-      };
-      this.roomWaiters.push(done);
-    });
-  }
-
-  private releaseWaiters(): void {
-    if (this.roomWaiters.length === 0 || !this.hasRoom()) return;
-    const waiters = this.roomWaiters;
-    this.roomWaiters = [];
-    for (const waiter of waiters) waiter();
+    if (!this.running) return true;
+    return this.handOver.room(maxWaitMs);
   }
 
   /** Bytes of the events waiting in memory (bounded by `memoryBytes`). */
   get memoryQueued(): number {
-    return this.queuedBytes;
+    return this.handOver.bytes;
   }
 
   /** Stops after the current batch; with `flush`, first publishes whatever is unpublished now. */
@@ -228,7 +160,7 @@ export class OutboxRelay {
     if (flush && this.running) {
       try {
         while ((await this.publishQueued()) > 0);
-        while (this.overflowSlots.length > 0) await this.publishOverflow();
+        while (this.handOver.slotsLeft > 0) await this.publishOverflow();
         while ((await this.publishBatch()) > 0);
       } catch (err) {
         this.options.log.warn({ err }, 'outbox flush failed');
@@ -247,13 +179,13 @@ export class OutboxRelay {
    */
   async publishBatch({ minAgeMs = 0 }: { minAgeMs?: number } = {}): Promise<number> {
     const { outbox, batchSize } = this.options;
-    const found = await outbox.unpublished(batchSize + this.local.size);
+    const found = await outbox.unpublished(batchSize + this.handOver.localCount);
     const now = Date.now();
     const own = `${outbox.instanceId}:`;
     const docs = found
       .filter(
         (doc) =>
-          !this.local.has(doc._id) &&
+          !this.handOver.has(doc._id) &&
           (minAgeMs === 0 || decodeTime(doc._id) <= now - minAgeMs) &&
           // Left to the memory and overflow paths, unless stranded (see OWN_GRACE_MS).
           (minAgeMs === 0 || !doc.slot?.startsWith(own) || decodeTime(doc._id) <= now - OWN_GRACE_MS),
@@ -288,15 +220,14 @@ export class OutboxRelay {
 
   /** One batch of the events handed over in memory; on failure they stay in the store's outbox for the sweep. */
   private async publishQueued(): Promise<number> {
-    const entries = this.queue.splice(0, this.options.batchSize);
-    for (const entry of entries) this.queuedBytes -= entry.bytes;
+    const entries = this.handOver.take(this.options.batchSize);
     try {
       return await this.publishDocs(
         entries.map((entry) => entry.doc),
         entries.map((entry) => entry.message),
       );
     } finally {
-      for (const entry of entries) this.local.delete(entry.doc._id);
+      this.handOver.release(entries);
     }
   }
 
@@ -385,20 +316,20 @@ export class OutboxRelay {
       let published = 0;
       let full = false;
       try {
-        if (this.queue.length > 0) {
+        if (this.handOver.length > 0) {
           published = await this.publishQueued();
-          full = this.queue.length > 0;
-        } else if (this.overflow) {
+          full = this.handOver.length > 0;
+        } else if (this.handOver.overflowing) {
           // What went past the memory bound follows what was queued before it, slot by slot, in order.
           published = await this.publishOverflow();
-          full = this.overflow;
+          full = this.handOver.overflowing;
         }
         // The sweep reads the whole outbox, those queued here included: it runs when the queue is idle, under sustained
         // load only every SWEEP_UNDER_LOAD polls, and not while overflow slots are read (the outbox is long then).
         const sinceSweep = Date.now() - this.lastSweep;
         const sweep =
           woken ||
-          (!this.overflow &&
+          (!this.handOver.overflowing &&
             ((published === 0 && (this.backlog || sinceSweep >= this.options.pollMs)) ||
               sinceSweep >= this.options.pollMs * SWEEP_UNDER_LOAD));
         if (sweep) {
@@ -415,9 +346,9 @@ export class OutboxRelay {
         failures += 1;
         this.options.log.warn({ err, failures }, 'outbox relay batch failed');
       }
-      this.releaseWaiters();
+      this.handOver.releaseWaiters();
       if (!this.running) break;
-      if (failures === 0 && (full || this.pending || this.overflow || this.queue.length > 0)) {
+      if (failures === 0 && (full || this.pending || this.handOver.overflowing || this.handOver.length > 0)) {
         // Under load, a short gap lets a batch fill instead of paying one scan per event.
         if (this.options.minGapMs > 0) await new Promise((resolve) => setTimeout(resolve, this.options.minGapMs));
         continue;
@@ -435,28 +366,8 @@ export class OutboxRelay {
       this.wakeUp = undefined;
     }
     // Not published from memory: the store's outbox still has them for the next sweep, here or elsewhere.
-    for (const entry of this.queue.splice(0)) this.local.delete(entry.doc._id);
-    this.queuedBytes = 0;
-    this.overflow = false;
-    this.overflowSlots.length = 0;
-    this.overflowSet.clear();
-    this.releaseWaiters();
+    this.handOver.clear();
   }
-}
-
-interface Queued {
-  doc: OutboxDoc;
-  message: Message;
-  bytes: number;
-}
-
-function toMessage(doc: EventDoc): Message {
-  const event = eventOf(doc);
-  return {
-    key: event.stream,
-    value: JSON.stringify(event),
-    headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type },
-  };
 }
 
 /** The broker's error name when there is one (`MESSAGE_TOO_LARGE`), else the error's class name. */
