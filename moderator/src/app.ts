@@ -31,6 +31,7 @@ export type ModeratorConfig = Pick<
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
   | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'KAFKA_COMMIT_INTERVAL_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'INGEST_CONSUMER_ENABLED'
   | 'INGEST_CONCURRENCY'
@@ -261,6 +262,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         kafka,
         groupId: config.KAFKA_GROUP_ID,
         sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+        commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
         room: (maxWaitMs) => relay.room(maxWaitMs),
         topics,
         service,

@@ -26,6 +26,7 @@ export type NotifierConfig = Pick<
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
   | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'KAFKA_COMMIT_INTERVAL_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'WEBHOOK_RETRY_SCHEDULE_S'
   | 'WEBHOOK_TIMEOUT_MS'
@@ -168,6 +169,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     kafka,
     groupId: config.KAFKA_GROUP_ID,
     sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+    commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     topics,
     store,
     endpoints,

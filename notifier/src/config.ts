@@ -36,6 +36,11 @@ const schema = z.object({
    * hands them over. Default 30000 (the broker's minimum is usually 6000).
    */
   KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+  /**
+   * Offsets of handled batches are committed together, one request every this many milliseconds (0: one per batch).
+   * A crash re-delivers at most this much handled work, which ids make a no-op. Default 200.
+   */
+  KAFKA_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).max(10000).default(200),
   /** Retry delays after each failed attempt, comma-separated seconds. Default Standard Webhooks' schedule. */
   WEBHOOK_RETRY_SCHEDULE_S: z
     .string()

@@ -2,6 +2,7 @@ import { Command, HEADERS, type Topics } from '@vigil/proto';
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
+import { OffsetCommits } from '../platform/offset-commits';
 import { retry, sleep } from '../platform/retry';
 import type { ModerationService } from '../service/moderation-service';
 import type { KnownTenants } from '../store/known-tenants';
@@ -36,6 +37,8 @@ export interface IngestConsumerOptions {
   room?: (maxWaitMs: number) => Promise<boolean>;
   /** A command was dead-lettered; `reason` is from a bounded set (`invalid_command`, an error code, …). */
   onDeadLetter?: (reason: string) => void;
+  /** Offsets of handled batches are committed together every this many milliseconds; 0 commits each batch. */
+  commitIntervalMs?: number;
 }
 
 type Verdict = { kind: 'done' } | { kind: 'dead'; reason: string };
@@ -51,6 +54,7 @@ class Stopping extends Error {}
  */
 export class IngestConsumer {
   private readonly consumer: Consumer;
+  private readonly commits: OffsetCommits;
   private stopping = false;
 
   constructor(private readonly options: IngestConsumerOptions) {
@@ -61,6 +65,7 @@ export class IngestConsumer {
       // kafkajs requires the heartbeat well inside the session.
       heartbeatInterval: Math.min(3000, Math.floor(options.sessionTimeoutMs / 3)),
     });
+    this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs ?? 0, options.log);
   }
 
   async start(): Promise<void> {
@@ -76,6 +81,7 @@ export class IngestConsumer {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    await this.commits.close();
     await this.consumer.disconnect();
   }
 
@@ -113,10 +119,11 @@ export class IngestConsumer {
     const failure = results.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
     if (interrupted) return;
-    // Committed once, outside the retry loop: a failed commit (the group rebalanced, the partition moved) is thrown to
-    // kafkajs, which rejoins and re-delivers the batch to the partition's owner, where its command ids make it a no-op.
-    // Retrying the commit here would keep this handler, and so the whole consumer, from rejoining.
-    await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
+    // Committed once, outside the retry loop (or with the other partitions' offsets within `commitIntervalMs`): a
+    // failed commit (the group rebalanced, the partition moved) re-delivers the batch to the partition's owner, where
+    // its command ids make it a no-op. Retrying the commit here would keep this handler, and so the whole consumer,
+    // from rejoining.
+    await this.commits.handled(topic, partition, (BigInt(last.offset) + 1n).toString());
     // Without auto-resolve the fetch position only moves with resolved offsets.
     payload.resolveOffset(last.offset);
   }

@@ -10,6 +10,7 @@ import {
   type SubjectView,
   type WebhookTrigger,
 } from '../domain/webhook-events';
+import { OffsetCommits } from '../platform/offset-commits';
 import { retry } from '../platform/retry';
 import { AppError } from '../errors';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
@@ -44,6 +45,8 @@ export interface EventsConsumerOptions {
    * They must be idempotent: a failure retries the whole batch.
    */
   onEvents?: (events: DomainEvent[]) => Promise<void>;
+  /** Offsets of handled batches are committed together every this many milliseconds; 0 commits each batch. */
+  commitIntervalMs?: number;
 }
 
 class Stopping extends Error {}
@@ -55,6 +58,7 @@ class Stopping extends Error {}
  */
 export class EventsConsumer {
   private readonly consumer: Consumer;
+  private readonly commits: OffsetCommits;
   private stopping = false;
 
   constructor(private readonly options: EventsConsumerOptions) {
@@ -65,6 +69,7 @@ export class EventsConsumer {
       heartbeatInterval: Math.min(3000, Math.floor(options.sessionTimeoutMs / 3)),
       allowAutoTopicCreation: false,
     });
+    this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs ?? 0, options.log);
   }
 
   async start(): Promise<void> {
@@ -81,6 +86,7 @@ export class EventsConsumer {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    await this.commits.close();
     await this.consumer.disconnect();
   }
 
@@ -116,7 +122,7 @@ export class EventsConsumer {
           } else {
             await this.fanOut(topic, partition, messages, log);
           }
-          await this.consumer.commitOffsets([{ topic, partition, offset: (BigInt(last.offset) + 1n).toString() }]);
+          await this.commits.handled(topic, partition, (BigInt(last.offset) + 1n).toString());
           // Without auto-resolve the fetch position only moves with resolved offsets.
           payload.resolveOffset(last.offset);
         } catch (err) {

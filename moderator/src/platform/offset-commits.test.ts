@@ -1,0 +1,89 @@
+import pino from 'pino';
+import { OffsetCommits } from './offset-commits';
+
+type Commit = { topic: string; partition: number; offset: string }[];
+
+/** Records each commit request; `fail` makes the next one reject. */
+function recordingConsumer() {
+  const requests: Commit[] = [];
+  let fail = false;
+  return {
+    requests,
+    failNext: () => (fail = true),
+    consumer: {
+      commitOffsets: (offsets: Commit) => {
+        if (fail) {
+          fail = false;
+          return Promise.reject(new Error('REBALANCE_IN_PROGRESS'));
+        }
+        requests.push(offsets);
+        return Promise.resolve();
+      },
+    },
+  };
+}
+
+const log = pino({ level: 'silent' });
+
+describe('offset commits gathered per interval', () => {
+  it('commits each batch at once with an interval of 0', async () => {
+    const { requests, consumer } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 0, log);
+    await commits.handled('ingest', 0, '5');
+    await commits.handled('ingest', 0, '9');
+    expect(requests).toEqual([
+      [{ topic: 'ingest', partition: 0, offset: '5' }],
+      [{ topic: 'ingest', partition: 0, offset: '9' }],
+    ]);
+  });
+
+  it('sends one request with the latest offset of every partition handled within the interval', async () => {
+    const { requests, consumer } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 60_000, log);
+    await commits.handled('ingest', 0, '5');
+    await commits.handled('ingest', 1, '3');
+    await commits.handled('ingest', 0, '12');
+    // A late, lower offset (batches of one partition finish in order, but a redelivery may not) never moves it back.
+    await commits.handled('ingest', 0, '7');
+    expect(requests).toHaveLength(0);
+    await commits.flush();
+    expect(requests).toEqual([
+      [
+        { topic: 'ingest', partition: 0, offset: '12' },
+        { topic: 'ingest', partition: 1, offset: '3' },
+      ],
+    ]);
+    await commits.flush();
+    expect(requests).toHaveLength(1);
+  });
+
+  it('commits on its own once the interval has passed', async () => {
+    const { requests, consumer } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 20, log);
+    await commits.handled('events', 2, '40');
+    const deadline = Date.now() + 10_000;
+    while (requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(requests).toEqual([[{ topic: 'events', partition: 2, offset: '40' }]]);
+  });
+
+  it('logs a failed commit and goes on: the next one carries newer offsets', async () => {
+    const { requests, consumer, failNext } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 60_000, log);
+    await commits.handled('ingest', 0, '5');
+    failNext();
+    await commits.flush();
+    await commits.handled('ingest', 0, '8');
+    await commits.flush();
+    expect(requests).toEqual([[{ topic: 'ingest', partition: 0, offset: '8' }]]);
+  });
+
+  it('on close commits what is noted, and each later batch at once', async () => {
+    const { requests, consumer } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 60_000, log);
+    await commits.handled('ingest', 0, '5');
+    await commits.close();
+    expect(requests).toEqual([[{ topic: 'ingest', partition: 0, offset: '5' }]]);
+    await commits.handled('ingest', 0, '6');
+    expect(requests).toHaveLength(2);
+  });
+});
