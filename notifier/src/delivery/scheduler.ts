@@ -62,7 +62,18 @@ export class DeliveryScheduler implements LeaseHolder {
       concurrency: options.concurrency,
       claimBatch: CLAIM_BATCH,
       claim: (now, limit) => this.claim(now, limit),
-      process: (doc) => this.process(doc).finally(() => this.unload(doc.endpointId)),
+      process: (doc) => {
+        // The endpoint's slot bounds requests in flight to its receiver: it is given back once the attempt is answered
+        // (and the breaker has heard of it), not after the outcome is written, so a slow store write does not hold
+        // the receiver's capacity. The worker's own slot stays taken until the outcome is recorded.
+        let held = true;
+        const endpointDone = () => {
+          if (!held) return;
+          held = false;
+          this.unload(doc.endpointId);
+        };
+        return this.process(doc, endpointDone).finally(endpointDone);
+      },
       leases: { leaseMs: options.leaseMs, prune: (before) => this.prune(before) },
     });
   }
@@ -137,7 +148,7 @@ export class DeliveryScheduler implements LeaseHolder {
     else this.perEndpoint.set(endpointId, left);
   }
 
-  private async process(doc: DeliveryDoc): Promise<void> {
+  private async process(doc: DeliveryDoc, endpointDone: () => void): Promise<void> {
     const { store } = this.options;
     const log = this.options.log.child({ deliveryId: doc._id, endpointId: doc.endpointId, webhookId: doc.webhookId });
     const view = await this.options.endpoints.get(doc.endpointId);
@@ -197,6 +208,7 @@ export class DeliveryScheduler implements LeaseHolder {
     if (code !== undefined && code >= 200 && code < 300) {
       this.options.onAttempt?.('success', result.durationMs);
       this.breakers.succeeded(endpoint._id);
+      endpointDone();
       await store.recordAttempt(doc, attempt, { state: 'succeeded' });
       const written = await store.endpointSucceeded(endpoint, state, new Date());
       if (written) this.options.endpoints.changed(endpoint, written, ['failingSince']);
@@ -204,6 +216,7 @@ export class DeliveryScheduler implements LeaseHolder {
       return;
     }
     if (code === 410) {
+      endpointDone();
       this.options.onAttempt?.('gone', result.durationMs);
       await store.recordAttempt(doc, attempt, { state: 'failed' });
       const disabled = await store.disableEndpoint(endpoint, 'gone', new Date());
@@ -211,7 +224,7 @@ export class DeliveryScheduler implements LeaseHolder {
       log.warn('endpoint disabled: gone');
       return;
     }
-    await this.failed(doc, endpoint, attempt, log, result);
+    await this.failed(doc, endpoint, attempt, log, result, endpointDone);
   }
 
   /** Records a failed attempt and schedules the next one, or gives up after the last. */
@@ -221,6 +234,7 @@ export class DeliveryScheduler implements LeaseHolder {
     attempt: DeliveryAttempt,
     log: Logger,
     result?: SendResult,
+    endpointDone?: () => void,
   ): Promise<void> {
     const { store } = this.options;
     const label: AttemptResult = (attempt.error as AttemptResult | undefined) ?? 'http_error';
@@ -232,6 +246,7 @@ export class DeliveryScheduler implements LeaseHolder {
       retryAfterMs: parseRetryAfter(result?.retryAfter, now, this.options.retryAfterMaxMs),
     });
     if (result) this.breakers.failed(endpoint._id, now.getTime());
+    endpointDone?.();
     const known = (await this.options.endpoints.get(endpoint._id))?.state?.failingSince;
     const failingSince = known ?? (await store.endpointFailed(endpoint, now));
     if (!known) this.options.endpoints.changed(endpoint, { failingSince });

@@ -1,0 +1,135 @@
+import { COLLECTIONS } from '@vigil/proto';
+import pino from 'pino';
+import { ulid } from 'ulid';
+import { waitFor } from '../../../deploy/test-support';
+import { EndpointCache } from '../../src/delivery/endpoint-cache';
+import { createHttpSender } from '../../src/delivery/http-sender';
+import { DeliveryScheduler } from '../../src/delivery/scheduler';
+import { addressPolicy } from '../../src/delivery/ssrf';
+import { DeliveryStore, type DeliveryDoc } from '../../src/store/delivery-store';
+import { createReceiver, createWorld, type Receiver, type World } from './harness';
+
+/** The real store, whose outcome writes wait until the test lets them through. */
+class HeldOutcomes extends DeliveryStore {
+  held = 0;
+  private open!: () => void;
+  private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
+
+  override async recordAttempt(...args: Parameters<DeliveryStore['recordAttempt']>): Promise<void> {
+    this.held += 1;
+    await this.gate;
+    return super.recordAttempt(...args);
+  }
+
+  letThrough(): void {
+    this.open();
+  }
+}
+
+describe('an endpoint’s delivery slots', () => {
+  let world: World;
+  let receiver: Receiver;
+  let scheduler: DeliveryScheduler | undefined;
+  let store: HeldOutcomes | undefined;
+  let inFlight = 0;
+  let mostInFlight = 0;
+
+  beforeAll(async () => {
+    world = await createWorld();
+    // Answers after a short pause, counting the requests it holds at once.
+    receiver = await createReceiver((_req, res) => {
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      setTimeout(() => {
+        inFlight -= 1;
+        res.writeHead(200).end('ok');
+      }, 20);
+    });
+  });
+
+  afterAll(async () => {
+    // Held outcome writes would keep the scheduler's stop waiting.
+    store?.letThrough();
+    await scheduler?.stop();
+    await receiver.close();
+    await world.close();
+  });
+
+  it('are given back once an attempt is answered, not once its outcome is written', async () => {
+    const tenant = world.tenant();
+    const endpoint = await tenant.endpoint(receiver.url);
+    const now = new Date();
+    const timing = { bucketMs: 1000, graceMs: 1000 };
+    const docs: DeliveryDoc[] = [0, 1, 2].map((index) => {
+      const subjectId = `mod_${ulid()}`;
+      const dueAt = new Date(now.getTime() - 1000);
+      return {
+        _id: `dlv_${ulid()}`,
+        tenantId: tenant.tenantId,
+        endpointId: endpoint._id,
+        webhookId: `msg_${ulid()}`,
+        eventId: ulid(),
+        event: 'record.flagged',
+        subjectId,
+        trigger: {
+          kind: 'record',
+          event: 'record.flagged',
+          subjectId,
+          tenantId: tenant.tenantId,
+          recordId: `rec_${index}`,
+          status: 'Flagged',
+          via: 'Automation',
+          at: now,
+          version: 2,
+        },
+        body: JSON.stringify({ event: 'record.flagged', index }),
+        state: 'pending',
+        attemptCount: 0,
+        cycleAttempts: 0,
+        attempts: [],
+        dueAt,
+        createdAt: now,
+        updatedAt: now,
+      };
+    });
+    const held = new HeldOutcomes(world.db, timing);
+    store = held;
+    await held.ensureIndexes();
+    // Written as the due queue writes pending deliveries: in the time bucket of their due time.
+    await world.db
+      .collection<DeliveryDoc>(COLLECTIONS.deliveries)
+      .insertMany(docs.map((doc) => ({ ...doc, due: String(Math.floor(doc.dueAt.getTime() / timing.bucketMs)) })));
+    scheduler = new DeliveryScheduler({
+      store: held,
+      endpoints: new EndpointCache(held, 5000),
+      sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
+      log: pino({ level: 'silent' }),
+      retryScheduleS: [1],
+      retryAfterMaxMs: 1000,
+      disableAfterMs: 3_600_000,
+      concurrency: 16,
+      perEndpointConcurrency: 1,
+      pollMs: 20,
+      leaseMs: 30_000,
+      projectionWaitMs: 0,
+    });
+    scheduler.start();
+
+    // One slot for the endpoint: every delivery is sent while no outcome has been written yet.
+    await waitFor(() => receiver.received.length === docs.length, {
+      timeoutMs: 30_000,
+      what: 'every delivery sent while the first outcomes wait to be written',
+    });
+    expect(held.held).toBe(docs.length);
+    // The slot still bounds the requests in flight to the receiver.
+    expect(mostInFlight).toBe(1);
+    held.letThrough();
+    await waitFor(
+      async () =>
+        (await world.db
+          .collection<DeliveryDoc>(COLLECTIONS.deliveries)
+          .countDocuments({ tenantId: tenant.tenantId, state: 'succeeded' })) === docs.length,
+      { timeoutMs: 30_000, what: 'every outcome recorded' },
+    );
+  });
+});
