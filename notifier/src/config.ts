@@ -58,8 +58,9 @@ const schema = z.object({
   /** Deliveries in flight in this process. Default 64. */
   DELIVERY_CONCURRENCY: z.coerce.number().int().positive().default(64),
   /**
-   * Deliveries in flight per endpoint in this process, so one slow endpoint cannot take every slot. Default 16: one
-   * endpoint then takes about 16 ÷ its response time webhooks a second (160/s at 100 ms).
+   * Requests in flight per endpoint in this process, so one slow endpoint cannot take every slot. A slot is given
+   * back when the endpoint answers, before the outcome is written. Default 16: one endpoint then takes about 16 ÷ its
+   * response time webhooks a second (160/s at 100 ms).
    */
   DELIVERY_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(16),
   /** Idle poll interval of the delivery scheduler, milliseconds (new work wakes it early). Default 500. */
