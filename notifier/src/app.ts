@@ -97,9 +97,9 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   await untilDone(log, 'payment indexes', () => paymentStore.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
-  const metrics = deps.registry ? createMetrics(deps.registry, store) : undefined;
   let sender: HttpSender | undefined;
   let scheduler: DeliveryScheduler | undefined;
+  const metrics = deps.registry ? createMetrics(deps.registry, store, () => scheduler) : undefined;
   if (config.DELIVERY_WORKER_ENABLED) {
     sender = createHttpSender({
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -210,7 +210,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   };
 }
 
-function createMetrics(registry: Registry, store: DeliveryStore) {
+function createMetrics(registry: Registry, store: DeliveryStore, scheduler: () => DeliveryScheduler | undefined) {
   return {
     attempts: new Counter({
       name: 'notifier_deliveries_total',
@@ -249,6 +249,23 @@ function createMetrics(registry: Registry, store: DeliveryStore) {
       registers: [registry],
       collect() {
         this.set(store.countDue(new Date()));
+      },
+    }),
+    // Workers busy while endpoint slots are free: the outcome writes (the store) are what holds deliveries back.
+    workers: new Gauge({
+      name: 'notifier_delivery_workers_busy',
+      help: 'Deliveries being worked in this process until their outcome is written (of DELIVERY_CONCURRENCY)',
+      registers: [registry],
+      collect() {
+        this.set(scheduler()?.slots.workers ?? 0);
+      },
+    }),
+    endpointSlots: new Gauge({
+      name: 'notifier_endpoint_slots_in_use',
+      help: 'Endpoint slots taken in this process: webhook requests in flight or about to be sent (each endpoint has DELIVERY_CONCURRENCY_PER_ENDPOINT)',
+      registers: [registry],
+      collect() {
+        this.set(scheduler()?.slots.endpoints ?? 0);
       },
     }),
   };

@@ -87,6 +87,16 @@ export class DeliveryScheduler implements LeaseHolder {
     this.loop.wake();
   }
 
+  /**
+   * Slots taken in this process: `workers`, deliveries being worked until their outcome is written (of
+   * `concurrency`); `endpoints`, endpoint slots, requests in flight to receivers or about to be sent.
+   */
+  get slots(): { workers: number; endpoints: number } {
+    let endpoints = 0;
+    for (const load of this.perEndpoint.values()) endpoints += load;
+    return { workers: this.loop.busy, endpoints };
+  }
+
   get leaseMs(): number {
     return this.options.leaseMs;
   }

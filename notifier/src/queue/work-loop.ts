@@ -51,6 +51,11 @@ export class WorkLoop<T extends { _id: string }> {
     return this.running;
   }
 
+  /** Slots taken: jobs being worked (until their outcome is written) and slots reserved for jobs being inserted. */
+  get busy(): number {
+    return this.inFlight.size + this.reserved;
+  }
+
   wake(): void {
     this.woken = true;
     this.wakeUp?.();

@@ -83,6 +83,8 @@ it('delivers every webhook with the same webhook-id after the notifier is SIGKIL
   expect(metrics).toMatch(/notifier_deliveries_total\{result="success"\} \d+/);
   expect(metrics).toContain('notifier_delivery_duration_seconds_bucket');
   expect(metrics).toMatch(/notifier_deliveries_due \d+/);
+  expect(metrics).toMatch(/notifier_delivery_workers_busy \d+/);
+  expect(metrics).toMatch(/notifier_endpoint_slots_in_use \d+/);
   // Each delivery's outcome was an update; the deliveries went in by insert.
   expect(metrics).toMatch(/notifier_store_commands_total\{command="update"\} [1-9]/);
   expect(metrics).toMatch(/notifier_store_commands_total\{command="insert"\} [1-9]/);

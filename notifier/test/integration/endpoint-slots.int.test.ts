@@ -121,6 +121,8 @@ describe('an endpoint’s delivery slots', () => {
       what: 'every delivery sent while the first outcomes wait to be written',
     });
     expect(held.held).toBe(docs.length);
+    // What the gauges show: every worker busy with an outcome write, no endpoint slot taken.
+    expect(scheduler.slots).toEqual({ workers: docs.length, endpoints: 0 });
     // The slot still bounds the requests in flight to the receiver.
     expect(mostInFlight).toBe(1);
     held.letThrough();
