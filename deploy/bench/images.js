@@ -2,8 +2,8 @@
 // `npm run bench -- images`: records with one image each through the running service (gateway → moderator, the
 // bundled model in one image thread), as fast as the service takes them, next to the raw model's rate measured in the
 // same run (the same worker module called directly, one thread); then text-only /moderate at a steady half of its
-// maximum rate, without and with that image load beside it (BENCH_IMAGE_ROUNDS rounds of each in turn), for its p99. Goals: service ≥ 0.8 × raw model; text p99
-// with image load ≤ 1.5 × without.
+// maximum rate, without and with that image load beside it (BENCH_IMAGE_ROUNDS rounds of each in turn), for its
+// p99. Goals: service ≥ 0.8 × raw model; text p99 with image load ≤ 1.5 × without.
 const http = require('node:http');
 const { crc32 } = require('node:zlib');
 const autocannon = require('autocannon');

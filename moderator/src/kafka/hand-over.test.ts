@@ -1,23 +1,5 @@
-import type { DomainEvent } from '@vigil/proto';
-import { monotonicFactory } from 'ulid';
+import { sizedEvent } from '../../test/support/events';
 import { HandOver } from './hand-over';
-
-const newId = monotonicFactory();
-
-/** An event whose message is a little over `bytes` bytes. */
-function event(bytes: number): DomainEvent {
-  const id = newId();
-  return {
-    id,
-    tenantId: 'ten_1',
-    stream: `record-rec_${id}`,
-    version: 1,
-    occurredAt: new Date().toISOString(),
-    correlationId: 'c',
-    type: 'RecordUpserted',
-    data: { recordId: `rec_${id}`, clientId: 'x'.repeat(bytes), entity: 'post', passthrough: false },
-  };
-}
 
 /** Slots of 1 event each, named by the event, so the test can tell them apart. */
 const slotOf = (id: string) => `slot-${id}`;
@@ -25,7 +7,7 @@ const slotOf = (id: string) => `slot-${id}`;
 describe('the outbox relay’s hand-over memory', () => {
   it('keeps events in memory under its bound, in order, with their messages', () => {
     const handOver = new HandOver(100_000, slotOf);
-    const events = [event(100), event(100), event(100)];
+    const events = [sizedEvent(100), sizedEvent(100), sizedEvent(100)];
     handOver.add(events);
     expect(handOver.length).toBe(3);
     expect(handOver.bytes).toBeGreaterThan(300);
@@ -41,8 +23,8 @@ describe('the outbox relay’s hand-over memory', () => {
 
   it('past its bound keeps only the slots of further appends, oldest first, until they are read and published', () => {
     const handOver = new HandOver(2_000, slotOf);
-    const first = event(1_000);
-    const over = [event(1_500), event(10)];
+    const first = sizedEvent(1_000);
+    const over = [sizedEvent(1_500), sizedEvent(10)];
     handOver.add([first]);
     handOver.add([over[0]!]);
     // Once overflowing, even a small append waits in its slot, so that the order of appends holds.
@@ -59,15 +41,15 @@ describe('the outbox relay’s hand-over memory', () => {
     expect(handOver.overflowing).toBe(true);
     handOver.liftIfCaughtUp();
     expect(handOver.overflowing).toBe(false);
-    handOver.add([event(10)]);
+    handOver.add([sizedEvent(10)]);
     expect(handOver.length).toBe(2);
   });
 
   it('gives room while under an eighth of its bound; a waiter goes on once the queue drains, or gives up', async () => {
     const handOver = new HandOver(8_000, slotOf);
-    handOver.add([event(500)]);
+    handOver.add([sizedEvent(500)]);
     expect(handOver.hasRoom()).toBe(true);
-    handOver.add([event(1_000)]);
+    handOver.add([sizedEvent(1_000)]);
     expect(handOver.hasRoom()).toBe(false);
     await expect(handOver.room(10)).resolves.toBe(false);
     const waiting = handOver.room(60_000);
@@ -79,8 +61,8 @@ describe('the outbox relay’s hand-over memory', () => {
 
   it('forgets everything on clear and lets every waiter go on', async () => {
     const handOver = new HandOver(2_000, slotOf);
-    handOver.add([event(1_500)]);
-    handOver.add([event(1_500)]);
+    handOver.add([sizedEvent(1_500)]);
+    handOver.add([sizedEvent(1_500)]);
     const waiting = handOver.room(60_000);
     handOver.clear();
     await expect(waiting).resolves.toBe(true);

@@ -108,11 +108,9 @@ export class HandOver {
     for (const entry of entries) this.local.delete(entry.doc._id);
   }
 
-  /** The oldest overflow slot; none left lifts the overflow. */
+  /** The oldest overflow slot not read out yet. */
   oldestSlot(): string | undefined {
-    const slot = this.overflowSlots[0];
-    if (slot === undefined) this.overflow = false;
-    return slot;
+    return this.overflowSlots[0];
   }
 
   /** The oldest overflow slot is read out (its last batch may still be publishing: see `liftIfCaughtUp`). */

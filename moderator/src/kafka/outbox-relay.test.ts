@@ -1,27 +1,9 @@
-import type { DomainEvent } from '@vigil/proto';
 import type { Producer } from 'kafkajs';
 import pino from 'pino';
-import { monotonicFactory } from 'ulid';
+import { sizedEvent } from '../../test/support/events';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxStore } from '../store/outbox-store';
 import { OutboxRelay } from './outbox-relay';
-
-const newId = monotonicFactory();
-
-/** An event of about `bytes` bytes as a message. */
-function event(bytes: number): DomainEvent {
-  const id = newId();
-  return {
-    id,
-    tenantId: 'ten_1',
-    stream: `record-rec_${id}`,
-    version: 1,
-    occurredAt: new Date().toISOString(),
-    correlationId: 'c',
-    type: 'RecordUpserted',
-    data: { recordId: `rec_${id}`, clientId: 'x'.repeat(bytes), entity: 'post', passthrough: false },
-  };
-}
 
 /**
  * The relay's own logic around a broker whose sends wait until released, and a store that takes every removal: what
@@ -73,10 +55,10 @@ describe('outbox relay back-pressure', () => {
     try {
       // A stopped or idle relay never holds appends back.
       expect(await world.relay.room(10)).toBe(true);
-      world.relay.publishSoon([event(500)]);
+      world.relay.publishSoon([sizedEvent(500)]);
       expect(await world.relay.room(10)).toBe(true);
       // Past 2,000 bytes queued (an eighth of 16,000): appends wait, for at most the time asked.
-      world.relay.publishSoon([event(1500), event(1500)]);
+      world.relay.publishSoon([sizedEvent(1500), sizedEvent(1500)]);
       expect(world.relay.memoryQueued).toBeGreaterThan(2000);
       expect(await world.relay.room(50)).toBe(false);
       // A waiter is released as soon as the relay has published its way back under the mark.

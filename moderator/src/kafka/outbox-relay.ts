@@ -131,7 +131,10 @@ export class OutboxRelay {
    */
   private async publishOverflow(): Promise<number> {
     const slot = this.handOver.oldestSlot();
-    if (slot === undefined) return 0;
+    if (slot === undefined) {
+      this.handOver.liftIfCaughtUp();
+      return 0;
+    }
     const docs = (await this.options.outbox.slot(slot)).filter((doc) => !this.handOver.has(doc._id));
     const batch = docs.slice(0, this.options.batchSize);
     if (docs.length <= this.options.batchSize) this.handOver.slotDone();

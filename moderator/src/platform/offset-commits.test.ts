@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { waitFor } from '../../../deploy/test-support';
 import { OffsetCommits } from './offset-commits';
 
 type Commit = { topic: string; partition: number; offset: string }[];
@@ -61,8 +62,7 @@ describe('offset commits gathered per interval', () => {
     const { requests, consumer } = recordingConsumer();
     const commits = new OffsetCommits(consumer, 20, log);
     await commits.handled('events', 2, '40');
-    const deadline = Date.now() + 10_000;
-    while (requests.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    await waitFor(() => requests.length > 0, { timeoutMs: 10_000, intervalMs: 10, what: 'the timed commit' });
     expect(requests).toEqual([[{ topic: 'events', partition: 2, offset: '40' }]]);
   });
 

@@ -215,10 +215,13 @@ export class DeliveryScheduler implements LeaseHolder {
       ...(result.responseBody !== undefined ? { responseBody: result.responseBody } : {}),
     };
     const code = result.statusCode;
-    if (code !== undefined && code >= 200 && code < 300) {
+    const succeeded = code !== undefined && code >= 200 && code < 300;
+    // The breaker hears of the attempt, then the endpoint's slot goes back (a 410 disables the endpoint instead).
+    if (succeeded) this.breakers.succeeded(endpoint._id);
+    else if (code !== 410) this.breakers.failed(endpoint._id, Date.now());
+    endpointDone();
+    if (succeeded) {
       this.options.onAttempt?.('success', result.durationMs);
-      this.breakers.succeeded(endpoint._id);
-      endpointDone();
       await store.recordAttempt(doc, attempt, { state: 'succeeded' });
       const written = await store.endpointSucceeded(endpoint, state, new Date());
       if (written) this.options.endpoints.changed(endpoint, written, ['failingSince']);
@@ -226,7 +229,6 @@ export class DeliveryScheduler implements LeaseHolder {
       return;
     }
     if (code === 410) {
-      endpointDone();
       this.options.onAttempt?.('gone', result.durationMs);
       await store.recordAttempt(doc, attempt, { state: 'failed' });
       const disabled = await store.disableEndpoint(endpoint, 'gone', new Date());
@@ -234,7 +236,7 @@ export class DeliveryScheduler implements LeaseHolder {
       log.warn('endpoint disabled: gone');
       return;
     }
-    await this.failed(doc, endpoint, attempt, log, result, endpointDone);
+    await this.failed(doc, endpoint, attempt, log, result);
   }
 
   /** Records a failed attempt and schedules the next one, or gives up after the last. */
@@ -244,7 +246,6 @@ export class DeliveryScheduler implements LeaseHolder {
     attempt: DeliveryAttempt,
     log: Logger,
     result?: SendResult,
-    endpointDone?: () => void,
   ): Promise<void> {
     const { store } = this.options;
     const label: AttemptResult = (attempt.error as AttemptResult | undefined) ?? 'http_error';
@@ -255,8 +256,6 @@ export class DeliveryScheduler implements LeaseHolder {
       scheduleS: this.options.retryScheduleS,
       retryAfterMs: parseRetryAfter(result?.retryAfter, now, this.options.retryAfterMaxMs),
     });
-    if (result) this.breakers.failed(endpoint._id, now.getTime());
-    endpointDone?.();
     const known = (await this.options.endpoints.get(endpoint._id))?.state?.failingSince;
     const failingSince = known ?? (await store.endpointFailed(endpoint, now));
     if (!known) this.options.endpoints.changed(endpoint, { failingSince });

@@ -1,13 +1,17 @@
 import { COLLECTIONS } from '@vigil/proto';
-import pino from 'pino';
-import { ulid } from 'ulid';
 import { waitFor } from '../../../deploy/test-support';
-import { EndpointCache } from '../../src/delivery/endpoint-cache';
-import { createHttpSender } from '../../src/delivery/http-sender';
-import { DeliveryScheduler } from '../../src/delivery/scheduler';
-import { addressPolicy } from '../../src/delivery/ssrf';
+import type { DeliveryScheduler } from '../../src/delivery/scheduler';
 import { DeliveryStore, type DeliveryDoc } from '../../src/store/delivery-store';
-import { createReceiver, createWorld, type Receiver, type World } from './harness';
+import {
+  createReceiver,
+  createWorld,
+  DUE_TIMING,
+  dueDelivery,
+  seedDue,
+  testScheduler,
+  type Receiver,
+  type World,
+} from './harness';
 
 /** The real store, whose outcome writes wait until the test lets them through. */
 class HeldOutcomes extends DeliveryStore {
@@ -59,60 +63,12 @@ describe('an endpoint’s delivery slots', () => {
     const tenant = world.tenant();
     const endpoint = await tenant.endpoint(receiver.url);
     const now = new Date();
-    const timing = { bucketMs: 1000, graceMs: 1000 };
-    const docs: DeliveryDoc[] = [0, 1, 2].map((index) => {
-      const subjectId = `mod_${ulid()}`;
-      const dueAt = new Date(now.getTime() - 1000);
-      return {
-        _id: `dlv_${ulid()}`,
-        tenantId: tenant.tenantId,
-        endpointId: endpoint._id,
-        webhookId: `msg_${ulid()}`,
-        eventId: ulid(),
-        event: 'record.flagged',
-        subjectId,
-        trigger: {
-          kind: 'record',
-          event: 'record.flagged',
-          subjectId,
-          tenantId: tenant.tenantId,
-          recordId: `rec_${index}`,
-          status: 'Flagged',
-          via: 'Automation',
-          at: now,
-          version: 2,
-        },
-        body: JSON.stringify({ event: 'record.flagged', index }),
-        state: 'pending',
-        attemptCount: 0,
-        cycleAttempts: 0,
-        attempts: [],
-        dueAt,
-        createdAt: now,
-        updatedAt: now,
-      };
-    });
-    const held = new HeldOutcomes(world.db, timing);
+    const docs = [0, 1, 2].map((index) => dueDelivery(tenant.tenantId, endpoint._id, now, { index }));
+    const held = new HeldOutcomes(world.db, DUE_TIMING);
     store = held;
     await held.ensureIndexes();
-    // Written as the due queue writes pending deliveries: in the time bucket of their due time.
-    await world.db
-      .collection<DeliveryDoc>(COLLECTIONS.deliveries)
-      .insertMany(docs.map((doc) => ({ ...doc, due: String(Math.floor(doc.dueAt.getTime() / timing.bucketMs)) })));
-    scheduler = new DeliveryScheduler({
-      store: held,
-      endpoints: new EndpointCache(held, 5000),
-      sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
-      log: pino({ level: 'silent' }),
-      retryScheduleS: [1],
-      retryAfterMaxMs: 1000,
-      disableAfterMs: 3_600_000,
-      concurrency: 16,
-      perEndpointConcurrency: 1,
-      pollMs: 20,
-      leaseMs: 30_000,
-      projectionWaitMs: 0,
-    });
+    await seedDue(world.db, docs);
+    scheduler = testScheduler(held, { perEndpointConcurrency: 1 });
     scheduler.start();
 
     // One slot for the endpoint: every delivery is sent while no outcome has been written yet.

@@ -1,14 +1,19 @@
 import { COLLECTIONS } from '@vigil/proto';
 import { MongoClient } from 'mongodb';
-import pino from 'pino';
 import { ulid } from 'ulid';
 import { waitFor } from '../../../deploy/test-support';
-import { createHttpSender } from '../../src/delivery/http-sender';
-import { DeliveryScheduler } from '../../src/delivery/scheduler';
-import { addressPolicy } from '../../src/delivery/ssrf';
-import { EndpointCache } from '../../src/delivery/endpoint-cache';
+import type { DeliveryScheduler } from '../../src/delivery/scheduler';
 import { DeliveryStore, type DeliveryDoc } from '../../src/store/delivery-store';
-import { createReceiver, createWorld, type Receiver, type World } from './harness';
+import {
+  createReceiver,
+  createWorld,
+  DUE_TIMING,
+  dueDelivery,
+  seedDue,
+  testScheduler,
+  type Receiver,
+  type World,
+} from './harness';
 
 const BACKLOG = 240;
 const FRESH = 60;
@@ -38,68 +43,20 @@ describe('two notifier schedulers on one backlog', () => {
     // Several endpoints, so per-endpoint capacity does not serialise the two workers.
     const endpoints = await Promise.all([0, 1, 2, 3].map(() => tenant.endpoint(receiver.url)));
     const now = new Date();
-    const backlog: DeliveryDoc[] = Array.from({ length: BACKLOG }, (_, index) => {
-      const endpoint = endpoints[index % endpoints.length]!;
-      const webhookId = `msg_${ulid()}`;
-      const subjectId = `mod_${ulid()}`;
-      return {
-        _id: `dlv_${ulid()}`,
-        tenantId: tenant.tenantId,
-        endpointId: endpoint._id,
-        webhookId,
-        eventId: ulid(),
-        event: 'record.flagged',
-        subjectId,
-        trigger: {
-          kind: 'record',
-          event: 'record.flagged',
-          subjectId,
-          tenantId: tenant.tenantId,
-          recordId: `rec_${index}`,
-          status: 'Flagged',
-          via: 'Automation',
-          at: now,
-          version: 2,
-        },
-        body: JSON.stringify({ event: 'record.flagged', index }),
-        state: 'pending',
-        attemptCount: 0,
-        cycleAttempts: 0,
-        attempts: [],
-        dueAt: new Date(now.getTime() - 1000),
-        createdAt: now,
-        updatedAt: now,
-      };
-    });
-    const timing = { bucketMs: 1000, graceMs: 1000 };
-    await new DeliveryStore(world.db, timing).ensureIndexes();
-    // Written as the due queue writes pending deliveries: in the time bucket of their due time.
-    await world.db
-      .collection<DeliveryDoc>(COLLECTIONS.deliveries)
-      .insertMany(backlog.map((doc) => ({ ...doc, due: String(Math.floor(doc.dueAt.getTime() / timing.bucketMs)) })));
+    const backlog = Array.from({ length: BACKLOG }, (_, index) =>
+      dueDelivery(tenant.tenantId, endpoints[index % endpoints.length]!._id, now, { index }, `rec_${index}`),
+    );
+    await new DeliveryStore(world.db, DUE_TIMING).ensureIndexes();
+    await seedDue(world.db, backlog);
 
     for (let n = 0; n < 2; n += 1) {
       const client = new MongoClient(process.env.MONGO_URL!);
       await client.connect();
       clients.push(client);
       const db = client.db(world.db.databaseName, { ignoreUndefined: true });
-      const store = new DeliveryStore(db, timing);
+      const store = new DeliveryStore(db, DUE_TIMING);
       schedulerStores.push(store);
-      const scheduler = new DeliveryScheduler({
-        store,
-        endpoints: new EndpointCache(store, 5000),
-        sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
-        log: pino({ level: 'silent' }),
-        retryScheduleS: [1],
-        retryAfterMaxMs: 1000,
-        disableAfterMs: 3_600_000,
-        concurrency: 16,
-        perEndpointConcurrency: 8,
-        pollMs: 20,
-        leaseMs: 30_000,
-        projectionWaitMs: 0,
-      });
-      schedulers.push(scheduler);
+      schedulers.push(testScheduler(store));
     }
     for (const scheduler of schedulers) scheduler.start();
     // While both work the backlog, new deliveries arrive the way the consumer writes them: inserted already leased to

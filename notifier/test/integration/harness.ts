@@ -22,7 +22,11 @@ import { ulid } from 'ulid';
 import { testServers, uniqueName } from '../../../deploy/test-support';
 import { createNotifier, type Notifier, type NotifierConfig } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import type { DeliveryDoc } from '../../src/store/delivery-store';
+import { EndpointCache } from '../../src/delivery/endpoint-cache';
+import { createHttpSender } from '../../src/delivery/http-sender';
+import { DeliveryScheduler, type SchedulerOptions } from '../../src/delivery/scheduler';
+import { addressPolicy } from '../../src/delivery/ssrf';
+import type { DeliveryDoc, DeliveryStore } from '../../src/store/delivery-store';
 
 export const RETRY_SCHEDULE = '0.2,0.5,1';
 
@@ -309,4 +313,72 @@ export async function createReceiver(handler?: Handler, port = 0): Promise<Recei
   });
   await receiver.listen();
   return receiver;
+}
+
+/** Time buckets of the due queue in the scheduler tests: 1 s wide. */
+export const DUE_TIMING = { bucketMs: 1000, graceMs: 1000 };
+
+/** A pending `record.flagged` delivery for the endpoint, due a second before `now`; `body` tells it apart. */
+export function dueDelivery(
+  tenantId: string,
+  endpointId: string,
+  now: Date,
+  body: Record<string, unknown>,
+  recordId = `rec_${ulid()}`,
+): DeliveryDoc {
+  const subjectId = `mod_${ulid()}`;
+  return {
+    _id: `dlv_${ulid()}`,
+    tenantId,
+    endpointId,
+    webhookId: `msg_${ulid()}`,
+    eventId: ulid(),
+    event: 'record.flagged',
+    subjectId,
+    trigger: {
+      kind: 'record',
+      event: 'record.flagged',
+      subjectId,
+      tenantId,
+      recordId,
+      status: 'Flagged',
+      via: 'Automation',
+      at: now,
+      version: 2,
+    },
+    body: JSON.stringify({ event: 'record.flagged', ...body }),
+    state: 'pending',
+    attemptCount: 0,
+    cycleAttempts: 0,
+    attempts: [],
+    dueAt: new Date(now.getTime() - 1000),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** Writes pending deliveries as the due queue does: in the time bucket of their due time. */
+export async function seedDue(db: Db, docs: DeliveryDoc[]): Promise<void> {
+  await db
+    .collection<DeliveryDoc>(COLLECTIONS.deliveries)
+    .insertMany(docs.map((doc) => ({ ...doc, due: String(Math.floor(doc.dueAt.getTime() / DUE_TIMING.bucketMs)) })));
+}
+
+/** A delivery scheduler on `store` sending to loopback receivers, with short polls and one quick retry. */
+export function testScheduler(store: DeliveryStore, overrides: Partial<SchedulerOptions> = {}): DeliveryScheduler {
+  return new DeliveryScheduler({
+    store,
+    endpoints: new EndpointCache(store, 5000),
+    sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
+    log: pino({ level: 'silent' }),
+    retryScheduleS: [1],
+    retryAfterMaxMs: 1000,
+    disableAfterMs: 3_600_000,
+    concurrency: 16,
+    perEndpointConcurrency: 8,
+    pollMs: 20,
+    leaseMs: 30_000,
+    projectionWaitMs: 0,
+    ...overrides,
+  });
 }
