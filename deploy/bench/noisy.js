@@ -1,7 +1,8 @@
 'use strict';
 // `npm run bench -- noisy`: a noisy neighbour. Tenant A has the heaviest rule set the budget admits (20 patterns of
 // 482 RE2 instructions, 1,000 whole words, profanity) and sends 100,000-character records as fast as it can; tenant B
-// sends ~1 KB records to /moderate at a steady rate and reads its records. B's p99 is taken alone, then beside A.
+// sends ~1 KB records to /moderate at a steady rate and reads its records one after another. B's p99 is taken alone,
+// then beside A.
 // Goal: B's p99 beside A ≤ 2 × alone (issue 21), and no error.
 const path = require('node:path');
 const { setInterval } = require('node:timers/promises');
