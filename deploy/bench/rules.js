@@ -100,6 +100,8 @@ async function main() {
       ),
       rule('w', [{ type: 'blocklist', words: words(1000), wholeWord: true, profanity: true }]),
     ],
+    // Most patterns (each reads every field whole): 500 scans of the record.
+    '500 patterns of 20 instructions': bodies['admitted: 500 patterns of 20 instructions'].rules,
     '1,000 substring words': [
       rule('w', [{ type: 'blocklist', words: words(1000), wholeWord: false, profanity: false }]),
     ],

@@ -1,9 +1,6 @@
 import { profaneWords } from './profanity';
 import type { EngineInput } from './types';
 
-/** Patterns see at most this many characters of each field, which bounds the cost of a backtracking pattern. */
-export const PATTERN_INPUT_LIMIT = 20_000;
-
 /** Metadata deeper than this is not walked (JSON from clients is shallow; this only guards against abuse). */
 const MAX_METADATA_DEPTH = 16;
 
@@ -19,7 +16,6 @@ export type ContentInput = Pick<EngineInput, 'name' | 'text' | 'imageUrls' | 'ex
  */
 export class Content {
   readonly fields: readonly string[];
-  private cappedFields?: readonly string[];
   private linkHosts?: ReadonlySet<string>;
   private profaneFound?: readonly string[];
 
@@ -27,14 +23,6 @@ export class Content {
     const fields = [input.name, input.text].filter((field) => field.length > 0);
     if (input.metadata) collectStrings(input.metadata, fields, 0);
     this.fields = fields;
-  }
-
-  /** Fields truncated to PATTERN_INPUT_LIMIT, for regular expressions written by tenants. */
-  get forPatterns(): readonly string[] {
-    this.cappedFields ??= this.fields.map((field) =>
-      field.length > PATTERN_INPUT_LIMIT ? field.slice(0, PATTERN_INPUT_LIMIT) : field,
-    );
-    return this.cappedFields;
   }
 
   /** Host names (lower case, punycode, no trailing dot) of every link in the fields, externalUrls and imageUrls. */

@@ -95,7 +95,7 @@ export function compileBlocklist(strategy: Of<'blocklist'>): LocalCheck {
   };
 }
 
-/** Tenant patterns run on RE2 (see compilePattern): linear in the field's length, whatever the pattern. */
+/** Tenant patterns run on RE2 (see compilePattern) over every field whole: linear in its length, whatever the pattern. */
 export function compilePatterns(strategy: Of<'patterns'>): LocalCheck {
   const patterns: { source: string; regex: ReturnType<typeof compilePattern> }[] = [];
   for (const source of strategy.patterns) {
@@ -107,7 +107,7 @@ export function compilePatterns(strategy: Of<'patterns'>): LocalCheck {
   }
   return (content) =>
     patterns
-      .filter(({ regex }) => content.forPatterns.some((field) => regex.test(field)))
+      .filter(({ regex }) => content.fields.some((field) => regex.test(field)))
       .map(({ source }) => `Content matches pattern: ${source}`);
 }
 
