@@ -63,6 +63,11 @@ export const LIMITS = {
   queryEmail: 320,
   /** Records one bulk re-run (`POST /records/moderations/rerun`) queues: a bounded number of pages and commands. */
   rerunRecords: 1000,
+  /**
+   * Nesting of objects and arrays in a JSON body (API bodies, the console's rule set): `{}` is one level, `{"a":[]}`
+   * two. The deepest body the API takes (a record's user metadata at its own limit) needs far less.
+   */
+  jsonDepth: 32,
 } as const;
 
 /**

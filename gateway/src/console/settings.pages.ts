@@ -1,6 +1,6 @@
 import { RULE_SET_BUDGET } from '@vigil/proto';
 import { InvalidJsonError } from '../errors';
-import { refuseDuplicateKeys, refuseIllFormedText } from '../http/json-body';
+import { refuseDeepNesting, refuseDuplicateKeys, refuseIllFormedText } from '../http/json-body';
 import { parseWith } from '../http/validate';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';
@@ -77,7 +77,8 @@ ${JSON.stringify(rules, null, 2)}</textarea>
     } catch {
       throw new InvalidJsonError('the rule set is not valid JSON');
     }
-    // The same strictness as PUT /api/v1/rules: no repeated key, no lone surrogate or NUL.
+    // The same strictness as PUT /api/v1/rules: bounded nesting, no repeated key, no lone surrogate or NUL.
+    refuseDeepNesting(text, 'the rule set');
     refuseDuplicateKeys(text);
     refuseIllFormedText(json, []);
     await deps.configStore.putRules(tenantOf(ctx), parseWith(RulesBody, json, 'rule set'));

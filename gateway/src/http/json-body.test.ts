@@ -1,4 +1,5 @@
-import { refuseDuplicateKeys, refuseIllFormedText } from './json-body';
+import { LIMITS } from '@vigil/proto';
+import { refuseDeepNesting, refuseDuplicateKeys, refuseIllFormedText } from './json-body';
 import { InvalidJsonError, ValidationError } from '../errors';
 
 const thrown = (fn: () => void): unknown => {
@@ -54,5 +55,38 @@ describe('refuseDuplicateKeys', () => {
     const error = thrown(() => refuseDuplicateKeys(text));
     expect(error).toBeInstanceOf(InvalidJsonError);
     expect(((error as InvalidJsonError).details as Array<{ path: unknown }>).map((issue) => issue.path)).toEqual(paths);
+  });
+});
+
+describe('refuseDeepNesting', () => {
+  const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth);
+  const objects = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+
+  it.each([
+    ['{}'],
+    ['"a string"'],
+    [nested(LIMITS.jsonDepth)],
+    [objects(LIMITS.jsonDepth)],
+    // Brackets inside strings, escaped quotes and backslashes do not count.
+    [`{"a":"${'['.repeat(100)}"}`],
+    [`{"b":"\\\\","c":"${'['.repeat(100)}"}`],
+    [`{"c":"\\"${'{'.repeat(100)}"}`],
+    [`[${nested(LIMITS.jsonDepth - 1)},${nested(LIMITS.jsonDepth - 1)}]`],
+  ])('accepts %s', (text) => {
+    expect(() => refuseDeepNesting(text, 'request body')).not.toThrow();
+  });
+
+  it.each([
+    ['arrays one level too deep', nested(LIMITS.jsonDepth + 1)],
+    ['objects one level too deep', objects(LIMITS.jsonDepth + 1)],
+    ['ten thousand arrays', nested(10_000)],
+    ['a hundred thousand unclosed objects', '{"a":'.repeat(100_000)],
+    ['an escaped quote that does not end the string', `["\\"${'['.repeat(10)}",${nested(LIMITS.jsonDepth)}]`],
+  ])('refuses %s with invalid_json', (_name, text) => {
+    const error = thrown(() => refuseDeepNesting(text, 'request body'));
+    expect(error).toBeInstanceOf(InvalidJsonError);
+    expect((error as InvalidJsonError).message).toBe(
+      `request body is nested too deeply: at most ${LIMITS.jsonDepth} levels of objects and arrays`,
+    );
   });
 });

@@ -1,6 +1,7 @@
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { visit, type JSONPath } from 'jsonc-parser';
+import { LIMITS } from '@vigil/proto';
 import { InvalidJsonError, UnsupportedMediaTypeError, ValidationError, type Issue } from '../errors';
 
 const JSON_TYPES = ['application/json'];
@@ -9,8 +10,9 @@ const UNPARSED = Symbol.for('unparsedBody');
 /**
  * Parses a JSON request body (and nothing else) up to `limitBytes`. A body of another type, or announced in another
  * charset than UTF-8, is refused with 415 before it is read; a body without any content type or length is taken as
- * absent and left to the schema. A body whose objects repeat a key is refused (400 `invalid_json`): `JSON.parse`
- * would keep the last one silently, where another reader of the same text may keep the first.
+ * absent and left to the schema. A body nested deeper than `LIMITS.jsonDepth` is refused (400 `invalid_json`) before
+ * any recursive reader sees it, and so is a body whose objects repeat a key: `JSON.parse` would keep the last one
+ * silently, where another reader of the same text may keep the first.
  */
 export function jsonBody(limitBytes: number) {
   const parse = koaBody({
@@ -38,11 +40,55 @@ export function jsonBody(limitBytes: number) {
     await parse(ctx as never, async () => {
       const body = (ctx.request as { body?: Record<symbol, unknown> }).body;
       const raw = body?.[UNPARSED];
-      if (typeof raw === 'string') refuseDuplicateKeys(raw);
+      if (typeof raw === 'string') {
+        refuseDeepNesting(raw, 'request body');
+        refuseDuplicateKeys(raw);
+      }
       refuseIllFormedText(body, []);
       await next();
     });
   };
+}
+
+/** Where the next `"`, `{`, `[`, `}` or `]` is outside strings, and the next `"` or `\` inside one. */
+const STRUCTURE = /["[\]{}]/g;
+const STRING_END = /["\\]/g;
+
+/**
+ * Throws `invalid_json` when objects and arrays in the JSON `text` nest deeper than `LIMITS.jsonDepth`. An iterative
+ * scan of the text (brackets inside strings do not count), cheap enough for any body, so that the recursive readers
+ * after it (the duplicate-key scan, schemas, serialisers) only ever see shallow values: ten thousand nested arrays
+ * overflow jsonc-parser's stack.
+ */
+export function refuseDeepNesting(text: string, what: string): void {
+  let depth = 0;
+  let at = 0;
+  for (;;) {
+    STRUCTURE.lastIndex = at;
+    const found = STRUCTURE.exec(text);
+    if (!found) return;
+    const char = found[0];
+    at = found.index + 1;
+    if (char === '"') {
+      // Skip the string: a backslash escapes the character after it (`\"` does not end the string).
+      for (;;) {
+        STRING_END.lastIndex = at;
+        const end = STRING_END.exec(text);
+        if (!end) return;
+        at = end.index + (end[0] === '"' ? 1 : 2);
+        if (end[0] === '"') break;
+      }
+    } else if (char === '{' || char === '[') {
+      depth += 1;
+      if (depth > LIMITS.jsonDepth) {
+        throw new InvalidJsonError(
+          `${what} is nested too deeply: at most ${LIMITS.jsonDepth} levels of objects and arrays`,
+        );
+      }
+    } else {
+      depth -= 1;
+    }
+  }
 }
 
 /** Throws `invalid_json` naming every key (up to 20) that appears twice in one object of the JSON `text`. */

@@ -391,13 +391,29 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
     }
   });
 
-  it('answers lone surrogates, repeated keys and foreign charsets on every route with a body with their 4xx', async () => {
+  it('answers lone surrogates, repeated keys, deep nesting and foreign charsets on every route with a body with their 4xx', async () => {
     const json = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const cases: Array<[string, Record<string, string>, string, number, string, string | undefined]> = [
       ['a lone surrogate in a value', json, '{"k":"x\\ud800"}', 400, 'validation_error', 'k'],
       ['a lone surrogate in a nested value', json, '{"k":{"j":["\\udfff"]}}', 400, 'validation_error', 'k.j.0'],
       ['a repeated key', json, '{"k":1,"k":2}', 400, 'invalid_json', 'k'],
       ['a repeated nested key', json, '{"k":{"j":1,"\\u006a":2}}', 400, 'invalid_json', 'k.j'],
+      [
+        'ten thousand nested arrays',
+        json,
+        `{"k":${'['.repeat(10_000)}${']'.repeat(10_000)}}`,
+        400,
+        'invalid_json',
+        undefined,
+      ],
+      [
+        'ten thousand nested objects',
+        json,
+        `${'{"k":'.repeat(10_000)}1${'}'.repeat(10_000)}`,
+        400,
+        'invalid_json',
+        undefined,
+      ],
       [
         'a latin1 body',
         { ...json, 'content-type': 'application/json; charset=latin1' },

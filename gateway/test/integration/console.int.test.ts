@@ -442,6 +442,9 @@ describe('console review', () => {
     expect([notJson.status, codeOf(notJson)]).toEqual([400, 'invalid_json']);
     const repeated = await browser.post('/console/rules', { rules: '{"rules": [], "rules": []}' });
     expect([repeated.status, codeOf(repeated)]).toEqual([400, 'invalid_json']);
+    const deep = await browser.post('/console/rules', { rules: `{"rules": ${'['.repeat(5000)}${']'.repeat(5000)}}` });
+    expect([deep.status, codeOf(deep)]).toEqual([400, 'invalid_json']);
+    expect(deep.text).toContain('the rule set is nested too deeply');
     const lone = '{"rules": [{"id": "a", "name": "x\\ud800", "strategies": [{"type": "blocklist", "words": ["w"]}]}]}';
     const surrogate = await browser.post('/console/rules', { rules: lone });
     expect([surrogate.status, codeOf(surrogate)]).toEqual([400, 'validation_error']);

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { LIMITS } from '@vigil/proto';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;
@@ -268,6 +269,25 @@ describe('errors', () => {
     expect(reply.body.error.code).toBe('validation_error');
     const paths = (reply.body.error.details as Array<{ path: string[] }>).map((issue) => issue.path.join('.'));
     expect(paths).toEqual([path]);
+  });
+
+  it.each([
+    [
+      'POST',
+      '/api/v1/moderate',
+      (deep: string) => `{"clientId":"dp","name":"n","entity":"p","content":"x","metadata":{"a":${deep}}}`,
+    ],
+    ['PATCH', '/api/v1/settings', (deep: string) => `{"emails":{"templates":${deep}}}`],
+    ['POST', '/api/v1/ingest/user', (deep: string) => `{"clientId":"u","metadata":{"a":${deep}}}`],
+  ])('%s %s refuses a body nested too deeply with 400 invalid_json', async (method, path, bodyWith) => {
+    const objects = (depth: number) => '{"a":'.repeat(depth - 1) + '{}' + '}'.repeat(depth - 1);
+    // The body's own object and metadata are two levels: one more than the limit in all.
+    const reply = await gw.request(method, path, { key, body: bodyWith(objects(LIMITS.jsonDepth - 1)) });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({
+      code: 'invalid_json',
+      message: `request body is nested too deeply: at most ${LIMITS.jsonDepth} levels of objects and arrays`,
+    });
   });
 
   it('returns 400 invalid_json naming a key repeated in an object', async () => {
