@@ -1,6 +1,5 @@
 import { RULE_SET_BUDGET } from '@vigil/proto';
-import { InvalidJsonError } from '../errors';
-import { refuseDeepNesting, refuseDuplicateKeys, refuseIllFormedText } from '../http/json-body';
+import { parseJson } from '../http/json-body';
 import { parseWith } from '../http/validate';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';
@@ -71,16 +70,8 @@ ${JSON.stringify(rules, null, 2)}</textarea>
 
   router.post('/rules', adminOnly, ...change, async (ctx) => {
     const text = formOf(ctx).rules ?? '';
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      throw new InvalidJsonError('the rule set is not valid JSON');
-    }
     // The same strictness as PUT /api/v1/rules: bounded nesting, no repeated key, no lone surrogate or NUL.
-    refuseDeepNesting(text, 'the rule set');
-    refuseDuplicateKeys(text);
-    refuseIllFormedText(json, []);
+    const json = parseJson(text, 'the rule set');
     await deps.configStore.putRules(tenantOf(ctx), parseWith(RulesBody, json, 'rule set'));
     ctx.redirect('/console/settings');
   });

@@ -51,7 +51,9 @@ describe('refuseDuplicateKeys', () => {
     ['{"a":1,"\\u0061":2}', [['a']]],
     ['{"rules":[{"id":"x","name":"n","id":"y"}]}', [['rules', 0, 'id']]],
     ['{"x":{"k":1,"k":2},"y":1,"y":2}', [['x', 'k'], ['y']]],
-  ])('refuses %s naming the repeated keys', (text, paths) => {
+    ['{"__proto__":{"a":1}}', [['__proto__']]],
+    ['{"m":[{"\\u005f_proto__":1}]}', [['m', 0, '__proto__']]],
+  ])('refuses %s naming the repeated and __proto__ keys', (text, paths) => {
     const error = thrown(() => refuseDuplicateKeys(text));
     expect(error).toBeInstanceOf(InvalidJsonError);
     expect(((error as InvalidJsonError).details as Array<{ path: unknown }>).map((issue) => issue.path)).toEqual(paths);

@@ -1,30 +1,24 @@
 import type { Context, Next } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import inflate from 'inflation';
 import { visit, type JSONPath } from 'jsonc-parser';
+import getRawBody from 'raw-body';
 import { LIMITS } from '@vigil/proto';
 import { InvalidJsonError, UnsupportedMediaTypeError, ValidationError, type Issue } from '../errors';
 
 const JSON_TYPES = ['application/json'];
-const UNPARSED = Symbol.for('unparsedBody');
+/** Refuses bytes that are not UTF-8 (a lone surrogate's encoding `ED A0 80` among them) instead of replacing them. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** What a strict JSON body starts with (after whitespace): an object or an array. */
+const STRICT_START = /^[ \t\n\r]*[[{]/;
 
 /**
- * Parses a JSON request body (and nothing else) up to `limitBytes`. A body of another type, or announced in another
- * charset than UTF-8, is refused with 415 before it is read; a body without any content type or length is taken as
- * absent and left to the schema. A body nested deeper than `LIMITS.jsonDepth` is refused (400 `invalid_json`) before
- * any recursive reader sees it, and so is a body whose objects repeat a key: `JSON.parse` would keep the last one
- * silently, where another reader of the same text may keep the first.
+ * Parses a JSON request body (and nothing else) up to `limitBytes`, after Content-Encoding (gzip, deflate, br). A body
+ * of another type, or announced in another charset than UTF-8, is refused with 415 before it is read; a body without
+ * any content type or length is taken as absent and left to the schema. Bytes that are not UTF-8 are refused (400
+ * `invalid_json`) rather than read as U+FFFD, and the text is then read as `parseJson` does; an empty body is `{}`,
+ * and anything but an object or an array is refused.
  */
 export function jsonBody(limitBytes: number) {
-  const parse = koaBody({
-    json: true,
-    urlencoded: false,
-    text: false,
-    multipart: false,
-    jsonStrict: true,
-    jsonLimit: limitBytes,
-    includeUnparsed: true,
-    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-  });
   return async (ctx: Context, next: Next): Promise<void> => {
     if (ctx.request.type !== '' && !ctx.is(JSON_TYPES)) {
       throw new UnsupportedMediaTypeError('request body must be application/json');
@@ -32,22 +26,60 @@ export function jsonBody(limitBytes: number) {
     if (ctx.request.type === '' && ctx.request.length > 0) {
       throw new UnsupportedMediaTypeError('request body must be application/json');
     }
-    // The body parser decodes as UTF-8 whatever the header says: another charset would be misread, not converted.
+    // The body is decoded as UTF-8 whatever the header says: another charset would be misread, not converted.
     const charset = ctx.request.charset;
     if (charset !== '' && !/^utf-?8$/i.test(charset)) {
       throw new UnsupportedMediaTypeError('request body must be UTF-8 (charset=utf-8 or none)');
     }
-    await parse(ctx as never, async () => {
-      const body = (ctx.request as { body?: Record<symbol, unknown> }).body;
-      const raw = body?.[UNPARSED];
-      if (typeof raw === 'string') {
-        refuseDeepNesting(raw, 'request body');
-        refuseDuplicateKeys(raw);
+    if (ctx.is(JSON_TYPES)) {
+      const text = decodeUtf8(await readBody(ctx, limitBytes));
+      if (text === '') {
+        (ctx.request as { body?: unknown }).body = {};
+      } else {
+        if (!STRICT_START.test(text)) throw new InvalidJsonError('request body is not valid JSON (an object or array)');
+        (ctx.request as { body?: unknown }).body = parseJson(text, 'request body');
       }
-      refuseIllFormedText(body, []);
-      await next();
-    });
+    }
+    await next();
   };
+}
+
+/** The body's bytes, inflated; raw-body's errors (413 over the limit, aborted, length mismatch) go to the handler. */
+async function readBody(ctx: Context, limitBytes: number): Promise<Buffer> {
+  const encoding = ctx.get('content-encoding') || 'identity';
+  const length = ctx.get('content-length');
+  // The announced length is checked against the bytes received, and against the limit before any is read.
+  return getRawBody(inflate(ctx.req), {
+    limit: limitBytes,
+    ...(length !== '' && encoding === 'identity' ? { length: Number(length) } : {}),
+  });
+}
+
+function decodeUtf8(bytes: Buffer): string {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new InvalidJsonError('request body is not valid UTF-8');
+  }
+}
+
+/**
+ * Reads a JSON text as strictly as every body of the API (and the console's rule set): nested no deeper than
+ * `LIMITS.jsonDepth` (checked before any recursive reader sees the text), valid JSON, no object repeating a key
+ * (`JSON.parse` would keep the last one silently, where another reader of the same text may keep the first) and no
+ * `__proto__` key, and no string that cannot be stored (`refuseIllFormedText`). `what` names the text in messages.
+ */
+export function parseJson(text: string, what: string): unknown {
+  refuseDeepNesting(text, what);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new InvalidJsonError(`${what} is not valid JSON`);
+  }
+  refuseDuplicateKeys(text);
+  refuseIllFormedText(value, []);
+  return value;
 }
 
 /** Where the next `"`, `{`, `[`, `}` or `]` is outside strings, and the next `"` or `\` inside one. */
@@ -91,9 +123,14 @@ export function refuseDeepNesting(text: string, what: string): void {
   }
 }
 
-/** Throws `invalid_json` naming every key (up to 20) that appears twice in one object of the JSON `text`. */
+/**
+ * Throws `invalid_json` naming every key (up to 20) that appears twice in one object of the JSON `text`, and every
+ * `__proto__` key: once parsed it is an own property, but spread or merged into another object it would set that
+ * object's prototype.
+ */
 export function refuseDuplicateKeys(text: string): void {
-  const issues: Issue[] = [];
+  const repeated: Issue[] = [];
+  const forbidden: Issue[] = [];
   const open: Array<Set<string>> = [];
   visit(text, {
     onObjectBegin: () => {
@@ -112,13 +149,22 @@ export function refuseDuplicateKeys(text: string): void {
     ) => {
       const keys = open[open.length - 1];
       if (!keys) return;
-      if (keys.has(property) && issues.length < 20) {
-        issues.push({ path: [...pathOf(), property], message: 'duplicate key', code: 'duplicate_key' });
+      if (keys.has(property) && repeated.length < 20) {
+        repeated.push({ path: [...pathOf(), property], message: 'duplicate key', code: 'duplicate_key' });
+      }
+      if (property === '__proto__' && forbidden.length < 20) {
+        forbidden.push({
+          path: [...pathOf(), property],
+          message: 'the key __proto__ is not allowed',
+          code: 'forbidden_key',
+        });
       }
       keys.add(property);
     },
   });
-  if (issues.length > 0) throw new InvalidJsonError('request body repeats a key in an object', issues);
+  if (repeated.length > 0)
+    throw new InvalidJsonError('request body repeats a key in an object', [...repeated, ...forbidden]);
+  if (forbidden.length > 0) throw new InvalidJsonError('request body has a __proto__ key', forbidden);
 }
 
 /** A UTF-16 code unit of a surrogate pair that has no partner: `u` regexes match surrogates only when unpaired. */

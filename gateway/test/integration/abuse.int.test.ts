@@ -391,12 +391,21 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
     }
   });
 
-  it('answers lone surrogates, repeated keys, deep nesting and foreign charsets on every route with a body with their 4xx', async () => {
+  it('answers lone surrogates, bytes that are not UTF-8, repeated and __proto__ keys, deep nesting and foreign charsets on every route with a body with their 4xx', async () => {
     const json = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const cases: Array<[string, Record<string, string>, string, number, string, string | undefined]> = [
+    const cases: Array<[string, Record<string, string>, string | Buffer, number, string, string | undefined]> = [
       ['a lone surrogate in a value', json, '{"k":"x\\ud800"}', 400, 'validation_error', 'k'],
       ['a lone surrogate in a nested value', json, '{"k":{"j":["\\udfff"]}}', 400, 'validation_error', 'k.j.0'],
       ['a repeated key', json, '{"k":1,"k":2}', 400, 'invalid_json', 'k'],
+      ['a __proto__ key', json, '{"k":{"__proto__":{"x":1}}}', 400, 'invalid_json', 'k.__proto__'],
+      [
+        'bytes that are not UTF-8',
+        json,
+        Buffer.from('{"k":"\xed\xa0\x80\xff"}', 'latin1'),
+        400,
+        'invalid_json',
+        undefined,
+      ],
       ['a repeated nested key', json, '{"k":{"j":1,"\\u006a":2}}', 400, 'invalid_json', 'k.j'],
       [
         'ten thousand nested arrays',

@@ -62,6 +62,7 @@ export interface Gateway {
   request(
     method: string,
     path: string,
+    /** `body`: a string or bytes as they are, anything else as JSON. */
     options?: { key?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<Reply>;
   /** Reads every message of a topic from the start until `count` arrived. */
@@ -227,7 +228,12 @@ async function compose(
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...headers,
         },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+        body:
+          body === undefined
+            ? undefined
+            : typeof body === 'string' || body instanceof Uint8Array
+              ? (body as string | Uint8Array<ArrayBuffer>)
+              : JSON.stringify(body),
       });
       const text = await response.text();
       let parsed: unknown = text;

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { LIMITS } from '@vigil/proto';
 import { startGateway, type Gateway } from './harness';
 
@@ -297,6 +298,57 @@ describe('errors', () => {
     });
     expect(reply.status).toBe(400);
     expect(reply.body.error).toMatchObject({ code: 'invalid_json', details: [{ path: ['clientId'] }] });
+  });
+
+  it.each([
+    [
+      'a lone surrogate as UTF-8 bytes (ED A0 80)',
+      '{"clientId":"utf8-bad","name":"ab\xed\xa0\x80cd","entity":"post","content":"x"}',
+    ],
+    ['a byte that is never UTF-8 (FF)', '{"clientId":"utf8-bad","name":"n","entity":"post","content":"x\xffy"}'],
+    ['a truncated sequence (C3)', '{"clientId":"utf8-bad","name":"n","entity":"post","content":"x\xc3"}'],
+    ['an overlong encoding of "/" (C0 AF)', '{"clientId":"utf8-bad","name":"n","entity":"post","content":"\xc0\xaf"}'],
+  ])('returns 400 invalid_json for a body with %s, never reading it as U+FFFD', async (_name, latin1) => {
+    const reply = await gw.request('POST', '/api/v1/moderate', { key, body: Buffer.from(latin1, 'latin1') });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 'invalid_json', message: 'request body is not valid UTF-8' });
+  });
+
+  it('reads a UTF-8 body with a byte order mark and multi-byte characters, and a gzip body', async () => {
+    const rules = { rules: [{ id: 'u', name: 'Ünïcode é😀', strategies: [{ type: 'blocklist', words: ['ß'] }] }] };
+    const text = JSON.stringify(rules);
+    for (const [body, headers] of [
+      [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]), {}],
+      [gzipSync(text), { 'content-encoding': 'gzip' }],
+    ] as const) {
+      const reply = await gw.request('PUT', '/api/v1/rules', { key, body, headers });
+      expect(reply.status).toBe(200);
+      expect((await gw.request('GET', '/api/v1/rules', { key })).body).toMatchObject(rules);
+    }
+    const broken = await gw.request('PUT', '/api/v1/rules', {
+      key,
+      body: text,
+      headers: { 'content-encoding': 'gzip' },
+    });
+    expect(broken.body.error).toMatchObject({
+      code: 'invalid_json',
+      message: 'request body could not be decompressed',
+    });
+    await gw.request('PUT', '/api/v1/rules', { key, body: { rules: [] } });
+  });
+
+  it.each([
+    ['at the top', '{"__proto__":{"x":1},"clientId":"c","name":"n","entity":"post","content":"t"}', ['__proto__']],
+    ['escaped', '{"\\u005f_proto__":{"x":1},"clientId":"c","name":"n","entity":"post","content":"t"}', ['__proto__']],
+    [
+      'in metadata',
+      '{"clientId":"c","name":"n","entity":"post","content":"t","metadata":{"__proto__":{"a":1}}}',
+      ['metadata', '__proto__'],
+    ],
+  ])('returns 400 invalid_json naming a __proto__ key %s', async (_name, body, path) => {
+    const reply = await gw.request('POST', '/api/v1/moderate', { key, body });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error).toMatchObject({ code: 'invalid_json', details: [{ path }] });
   });
 
   it('returns 400 validation_error listing unknown keys in a rule set', async () => {
