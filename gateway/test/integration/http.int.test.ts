@@ -361,6 +361,19 @@ describe('errors', () => {
     expect(paths).toEqual(['rules.0.enabeld', 'rules.0.strategies.0.word']);
   });
 
+  it('returns 400 validation_error listing unknown keys in settings email templates, changing nothing', async () => {
+    const before = await gw.request('GET', '/api/v1/settings', { key });
+    const reply = await gw.request('PATCH', '/api/v1/settings', {
+      key,
+      body: { emails: { templates: { Suspended: { subject: 'S', heading: 'H', body: 'B', footer: 'x' } } } },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe('validation_error');
+    const paths = (reply.body.error.details as Array<{ path: string[] }>).map((issue) => issue.path.join('.'));
+    expect(paths).toEqual(['emails.templates.Suspended.footer']);
+    expect((await gw.request('GET', '/api/v1/settings', { key })).body).toEqual(before.body);
+  });
+
   it.each([['latin1'], ['ISO-8859-1'], ['utf-16']])(
     'returns 415 unsupported_media_type for a JSON body in charset %s',
     async (charset) => {

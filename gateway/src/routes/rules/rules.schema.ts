@@ -3,6 +3,8 @@ import { EmailTemplate, RuleSet, Strategy, StripeSecretKey, TenantSettings } fro
 
 /** The whole rule set replaces the stored one (PUT). */
 export const RulesBody = RuleSet;
+/** A template as sent: an unknown field (a misspelt `subjet`, a `footer` there is none of) is refused, not dropped. */
+const EmailTemplateBody = z.strictObject(EmailTemplate.shape);
 /** Every settings field optional, none defaulted: only what is sent changes. */
 export const SettingsPatchBody = z.strictObject({
   suspensionThreshold: TenantSettings.shape.suspensionThreshold.removeDefault().optional(),
@@ -14,9 +16,9 @@ export const SettingsPatchBody = z.strictObject({
       enabled: z.boolean().optional(),
       templates: z
         .strictObject({
-          Suspended: EmailTemplate.nullable().optional(),
-          Banned: EmailTemplate.nullable().optional(),
-          Compliant: EmailTemplate.nullable().optional(),
+          Suspended: EmailTemplateBody.nullable().optional(),
+          Banned: EmailTemplateBody.nullable().optional(),
+          Compliant: EmailTemplateBody.nullable().optional(),
         })
         .optional(),
     })
