@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
-import { jsonBody, refuseIllFormedText } from './json-body';
+import { jsonBody, refuseUnstorableValues } from './json-body';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -43,8 +43,8 @@ export class ApiRouter {
     this.specs.push({ ...spec, fullPath });
     const chain: Middleware[] = [
       async (ctx, next) => {
-        refuseIllFormedText(ctx.query, ['query']);
-        refuseIllFormedText(ctx.params, ['path']);
+        refuseUnstorableValues(ctx.query, ['query']);
+        refuseUnstorableValues(ctx.params, ['path']);
         await next();
       },
     ];

@@ -1,5 +1,5 @@
 import { LIMITS } from '@vigil/proto';
-import { refuseDeepNesting, refuseDuplicateKeys, refuseIllFormedText } from './json-body';
+import { refuseDeepNesting, refuseDuplicateKeys, refuseUnstorableValues } from './json-body';
 import { InvalidJsonError, ValidationError } from '../errors';
 
 const thrown = (fn: () => void): unknown => {
@@ -11,14 +11,14 @@ const thrown = (fn: () => void): unknown => {
   return undefined;
 };
 
-describe('refuseIllFormedText', () => {
+describe('refuseUnstorableValues', () => {
   it.each<[string, unknown]>([
     ['a plain body', { clientId: 'a', content: { text: 'b' }, list: ['c', 1, null] }],
     ['no body', undefined],
     ['an empty query', {}],
     ['paired surrogates (an emoji) in values and keys', { clientId: 'x😀', metadata: { '😀': '\ud83d\ude00' } }],
   ])('accepts %s', (_name, value) => {
-    expect(() => refuseIllFormedText(value, [])).not.toThrow();
+    expect(() => refuseUnstorableValues(value, [])).not.toThrow();
   });
 
   it.each<[string, unknown, Array<string | number>]>([
@@ -31,8 +31,11 @@ describe('refuseIllFormedText', () => {
     ['a lone surrogate in user fields', { user: { clientId: 'u', email: 'a\ud800@b' } }, ['user', 'email']],
     ['a lone surrogate in a metadata key', { metadata: { 'k\udc00': 1 } }, ['metadata']],
     ['a lone surrogate in a metadata value', { metadata: { k: ['\ud800'] } }, ['metadata', 'k', 0]],
+    ['an infinite number', { metadata: { a: Infinity } }, ['metadata', 'a']],
+    ['a negative infinite number in an array', { list: [1, -Infinity] }, ['list', 1]],
+    ['NaN', { n: NaN }, ['n']],
   ])('refuses %s with the path', (_name, value, path) => {
-    const error = thrown(() => refuseIllFormedText(value, []));
+    const error = thrown(() => refuseUnstorableValues(value, []));
     expect(error).toBeInstanceOf(ValidationError);
     expect((error as ValidationError).issues.map((issue) => issue.path)).toEqual([path]);
   });

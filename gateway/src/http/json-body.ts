@@ -67,7 +67,7 @@ function decodeUtf8(bytes: Buffer): string {
  * Reads a JSON text as strictly as every body of the API (and the console's rule set): nested no deeper than
  * `LIMITS.jsonDepth` (checked before any recursive reader sees the text), valid JSON, no object repeating a key
  * (`JSON.parse` would keep the last one silently, where another reader of the same text may keep the first) and no
- * `__proto__` key, and no string that cannot be stored (`refuseIllFormedText`). `what` names the text in messages.
+ * `__proto__` key, and no value that cannot be stored (`refuseUnstorableValues`). `what` names the text in messages.
  */
 export function parseJson(text: string, what: string): unknown {
   refuseDeepNesting(text, what);
@@ -78,7 +78,7 @@ export function parseJson(text: string, what: string): unknown {
     throw new InvalidJsonError(`${what} is not valid JSON`);
   }
   refuseDuplicateKeys(text);
-  refuseIllFormedText(value, []);
+  refuseUnstorableValues(value, []);
   return value;
 }
 
@@ -177,12 +177,13 @@ function textProblem(value: string): string | undefined {
 }
 
 /**
- * Refuses text that cannot be stored or compared faithfully in any string (or key) of a body, query or path, naming
- * the field: a NUL character (PostgreSQL, under FerretDB, cannot store one in a JSON value, so it would otherwise fail
- * deep in the pipeline), and a lone surrogate (`\ud800` in JSON), which every UTF-8 encoder on the way (hashing,
- * protobuf, BSON) replaces with U+FFFD, so that `x\ud800` and `x\udfff` would become the same id.
+ * Refuses values that cannot be stored or compared faithfully anywhere in a body, query or path, naming the field: in
+ * a string (or key), a NUL character (PostgreSQL, under FerretDB, cannot store one in a JSON value, so it would
+ * otherwise fail deep in the pipeline) and a lone surrogate (`\ud800` in JSON), which every UTF-8 encoder on the way
+ * (hashing, protobuf, BSON) replaces with U+FFFD, so that `x\ud800` and `x\udfff` would become the same id; and a
+ * number out of range (`1e400` parses as Infinity, which JSON has no spelling for: it would be stored as null).
  */
-export function refuseIllFormedText(root: unknown, rootPath: Array<string | number>): void {
+export function refuseUnstorableValues(root: unknown, rootPath: Array<string | number>): void {
   const issues: Issue[] = [];
   const stack: Array<{ value: unknown; path: Array<string | number> }> = [{ value: root, path: rootPath }];
   while (stack.length > 0 && issues.length < 20) {
@@ -190,6 +191,8 @@ export function refuseIllFormedText(root: unknown, rootPath: Array<string | numb
     if (typeof value === 'string') {
       const problem = textProblem(value);
       if (problem) issues.push({ path, message: problem });
+    } else if (typeof value === 'number') {
+      if (!Number.isFinite(value)) issues.push({ path, message: 'must be a finite number (it is out of range)' });
     } else if (Array.isArray(value)) {
       value.forEach((item, index) => stack.push({ value: item, path: [...path, index] }));
     } else if (value !== null && typeof value === 'object') {
@@ -200,5 +203,5 @@ export function refuseIllFormedText(root: unknown, rootPath: Array<string | numb
       }
     }
   }
-  if (issues.length > 0) throw new ValidationError('request has text that cannot be stored', issues);
+  if (issues.length > 0) throw new ValidationError('request has values that cannot be stored', issues);
 }

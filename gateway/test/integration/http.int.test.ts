@@ -291,6 +291,31 @@ describe('errors', () => {
     });
   });
 
+  it.each([
+    [
+      'POST',
+      '/api/v1/moderate',
+      'metadata.a',
+      '{"clientId":"c","name":"n","entity":"post","content":"t","metadata":{"a":1e400}}',
+    ],
+    [
+      'POST',
+      '/api/v1/ingest',
+      'metadata.a.b.1',
+      '{"clientId":"c","name":"n","entity":"post","content":"t","metadata":{"a":{"b":[1,-1e999]}}}',
+    ],
+    ['POST', '/api/v1/ingest/user', 'metadata.big', '{"clientId":"u","metadata":{"big":123e456}}'],
+  ])(
+    '%s %s refuses a number out of range in %s with 400 validation_error (not stored as null)',
+    async (method, path, field, body) => {
+      const reply = await gw.request(method, path, { key, body });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.code).toBe('validation_error');
+      const paths = (reply.body.error.details as Array<{ path: string[] }>).map((issue) => issue.path.join('.'));
+      expect(paths).toEqual([field]);
+    },
+  );
+
   it('returns 400 invalid_json naming a key repeated in an object', async () => {
     const reply = await gw.request('POST', '/api/v1/moderate', {
       key,
