@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import type { z } from 'zod';
 import { jsonBody, refuseUnstorableValues } from './json-body';
+import { refuseUndecodableUrl } from './url-text';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -41,8 +42,10 @@ export class ApiRouter {
   route(spec: RouteSpec, handler: (ctx: Context) => Promise<void>): void {
     const fullPath = this.prefix + spec.path;
     this.specs.push({ ...spec, fullPath });
+    const paramNames = [...spec.path.matchAll(/:(\w+)/g)].map((match) => match[1]!);
     const chain: Middleware[] = [
       async (ctx, next) => {
+        refuseUndecodableUrl(ctx.querystring, (ctx as { captures?: string[] }).captures ?? [], paramNames);
         refuseUnstorableValues(ctx.query, ['query']);
         refuseUnstorableValues(ctx.params, ['path']);
         await next();

@@ -449,13 +449,23 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
         if (path !== undefined) expect(error.details?.map((issue) => issue.path.join('.'))).toEqual([path]);
       }
     }
-    // Percent-decoding yields U+FFFD or leaves the escape for invalid UTF-8, never a lone surrogate: no 5xx either way.
-    for (const path of [
-      '/api/v1/records?clientId=%ED%A0%80',
-      '/api/v1/records/rec_%ED%A0%80',
-      '/api/v1/users/%ED%B0%80',
+    // Percent-escapes that are not UTF-8 (here a lone surrogate's encoding) are refused, naming the parameter.
+    for (const [path, at] of [
+      ['/api/v1/records?clientId=%ED%A0%80', 'query.clientId'],
+      ['/api/v1/records/rec_%ED%A0%80', 'path.id'],
+      ['/api/v1/users/%ED%B0%80', 'path.id'],
     ]) {
-      expectWellFormed(await send('GET', path, { authorization: `Bearer ${key}` }), `GET ${path}`);
+      const reply = await send('GET', path!, { authorization: `Bearer ${key}` });
+      expectWellFormed(reply, `GET ${path}`);
+      const error = (JSON.parse(reply.body) as { error: { code: string; details?: Array<{ path: unknown[] }> } }).error;
+      expect({ path, status: reply.status, code: error.code, at: error.details?.map((d) => d.path.join('.')) }).toEqual(
+        {
+          path,
+          status: 400,
+          code: 'validation_error',
+          at: [at],
+        },
+      );
     }
   });
 

@@ -316,6 +316,28 @@ describe('errors', () => {
     },
   );
 
+  it.each([
+    ['/api/v1/records?clientId=%ED%A0%80', ['query', 'clientId']],
+    ['/api/v1/records?limit=5&user=usr_%FF', ['query', 'user']],
+    ['/api/v1/records/rec_%ED%A0%80', ['path', 'id']],
+    ['/api/v1/users/%ED%B0%80/emails', ['path', 'id']],
+  ])(
+    'GET %s: percent-encoded bytes that are not UTF-8 are 400 validation_error naming the parameter',
+    async (path, at) => {
+      const reply = await gw.request('GET', path, { key });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({ code: 'validation_error', details: [{ path: at }] });
+    },
+  );
+
+  it('takes percent-encoded UTF-8 in a query and a path', async () => {
+    const id = encodeURIComponent('ünï😀');
+    const list = await gw.request('GET', `/api/v1/webhook-endpoints?starting_after=${id}`, { key });
+    expect(list.status).toBe(200);
+    const one = await gw.request('GET', `/api/v1/webhook-endpoints/${id}`, { key });
+    expect(one.body.error.code).toBe('not_found');
+  });
+
   it('returns 400 invalid_json naming a key repeated in an object', async () => {
     const reply = await gw.request('POST', '/api/v1/moderate', {
       key,
