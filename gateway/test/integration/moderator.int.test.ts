@@ -64,6 +64,23 @@ describe('with the moderator', () => {
     expect(clean.body).not.toHaveProperty('user');
   });
 
+  it("names the record's user metadata when its merge with the stored keys would exceed 50 keys", async () => {
+    const keys = (prefix: string) => Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`${prefix}${i}`, i]));
+    const send = (clientId: string, user: Record<string, unknown>, metadata?: Record<string, unknown>) =>
+      gw.request('POST', '/api/v1/moderate', {
+        key: tenant.key,
+        body: { clientId, name: 'n', entity: 'post', content: 'hello', user, ...(metadata ? { metadata } : {}) },
+      });
+    expect((await send('mgu-1', { clientId: 'mgu', metadata: keys('k') })).status).toBe(200);
+    const refused = await send('mgu-2', { clientId: 'mgu', metadata: keys('c') });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'validation_error', details: [{ path: ['user', 'metadata'] }] });
+    // The record's own metadata keeps its own path.
+    expect((await send('mgr', { clientId: 'mgr-u' }, keys('k'))).status).toBe(200);
+    const record = await send('mgr', { clientId: 'mgr-u' }, keys('c'));
+    expect(record.body.error).toMatchObject({ code: 'validation_error', details: [{ path: ['metadata'] }] });
+  });
+
   it('says so in the moderate response when the tenant is in test mode', async () => {
     const tester = await gw.newTenant();
     const patched = await gw.request('PATCH', '/api/v1/settings', { key: tester.key, body: { testMode: true } });

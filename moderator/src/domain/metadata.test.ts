@@ -14,7 +14,7 @@ describe('validateMetadata', () => {
   ])('refuses %s with a validation error naming the field', (_name, metadata, path) => {
     let caught: unknown;
     try {
-      validateMetadata(metadata, 'metadata');
+      validateMetadata(metadata, ['metadata']);
     } catch (err) {
       caught = err;
     }
@@ -23,7 +23,7 @@ describe('validateMetadata', () => {
   });
 
   it('accepts 50 keys with values of every JSON type', () => {
-    expect(() => validateMetadata({ ...keys(45), s: 's', n: 1, b: true, z: null, o: { a: [1] } }, 'm')).not.toThrow();
+    expect(() => validateMetadata({ ...keys(45), s: 's', n: 1, b: true, z: null, o: { a: [1] } }, ['m'])).not.toThrow();
   });
 });
 
@@ -43,6 +43,22 @@ describe('mergeMetadata', () => {
     ['60 stored before the limit, one changed (may keep its size)', keys(60), { k1: 'x' }, 60],
   ])('merges %s', (_name, stored, incoming, count) => {
     expect(Object.keys(mergeMetadata(stored, incoming) ?? {})).toHaveLength(count);
+  });
+
+  it('names where the metadata sits in the request', () => {
+    const issuesOf = (path?: string[]): unknown => {
+      try {
+        mergeMetadata(keys(30), keys(30, 'c'), path);
+      } catch (err) {
+        return (err as ValidationError).details;
+      }
+      return undefined;
+    };
+    expect(issuesOf()).toMatchObject({ path: 'metadata', issues: [{ path: ['metadata'] }] });
+    expect(issuesOf(['user', 'metadata'])).toMatchObject({
+      path: 'user.metadata',
+      issues: [{ path: ['user', 'metadata'] }],
+    });
   });
 
   it('refuses growing a map stored above the limit before it was enforced', () => {

@@ -6,23 +6,29 @@ export type Metadata = Record<string, unknown>;
 /**
  * Iffy's limits (§1.11) plus what the store needs: at most 50 keys, keys 1–40 characters without `[`, `]` or `.` and
  * not starting with `$` (nested keys too), values ≤ 500 characters as JSON. The gateway applies the same rules.
+ * `path` is where the metadata sits in the request (`['metadata']`, `['user', 'metadata']`).
  */
-export function validateMetadata(metadata: Metadata, path: string): void {
+export function validateMetadata(metadata: Metadata, path: readonly string[]): void {
   const found = metadataIssues(metadata);
   if (found.length === 0) return;
   const issues = found.map((issue) => ({
-    path: issue.key === undefined ? [path] : [path, issue.key],
+    path: issue.key === undefined ? [...path] : [...path, issue.key],
     message: issue.message,
   }));
-  throw new ValidationError('invalid metadata', { path, issues });
+  throw new ValidationError('invalid metadata', { path: path.join('.'), issues });
 }
 
 /**
  * Stripe-like update semantics (Iffy §1.11): incoming keys are merged into the stored map, a key set to `""` is
  * removed, `{}` clears everything, and absent metadata leaves the stored map alone. Unlike Iffy, values are stored as
  * given on every write (Iffy JSON-stringifies merged values, so a string changes shape on its second write).
+ * `path` is where the metadata sits in the request, for the error (a record's user: `['user', 'metadata']`).
  */
-export function mergeMetadata(stored: Metadata | undefined, incoming: Metadata | undefined): Metadata | undefined {
+export function mergeMetadata(
+  stored: Metadata | undefined,
+  incoming: Metadata | undefined,
+  path: readonly string[] = ['metadata'],
+): Metadata | undefined {
   if (incoming === undefined) return stored;
   if (Object.keys(incoming).length === 0) return {};
   const merged: Metadata = { ...(stored ?? {}) };
@@ -37,7 +43,7 @@ export function mergeMetadata(stored: Metadata | undefined, incoming: Metadata |
     const message =
       `the stored and the sent metadata together would have ${count} keys, at most ${LIMITS.metadataKeys} are ` +
       'kept: remove keys by sending them as ""';
-    throw new ValidationError('invalid metadata', { path: 'metadata', issues: [{ path: ['metadata'], message }] });
+    throw new ValidationError('invalid metadata', { path: path.join('.'), issues: [{ path: [...path], message }] });
   }
   return merged;
 }

@@ -17,8 +17,11 @@ export interface UserState extends UserDoc {
 }
 
 export type UserCommand =
-  /** Passthrough: email, name and username of this call are not kept (earlier ones stay). */
-  | { type: 'UpsertUser'; userId: string; input: UserData; passthrough: boolean }
+  /**
+   * Passthrough: email, name and username of this call are not kept (earlier ones stay). `at`: where the user sits in
+   * the request, for errors (a record's user: `['user']`; a user sent alone: none).
+   */
+  | { type: 'UpsertUser'; userId: string; input: UserData; passthrough: boolean; at?: readonly string[] }
   | { type: 'SetUserStatus'; actionId: string; status: UserStatus; reason: string; actor: string }
   /** Automation after a record's flagged status changed: suspend at the threshold, reinstate below it. */
   | { type: 'ReconcileUser'; actionId: string; flaggedCount: number; threshold: number; viaRecordId?: string }
@@ -50,7 +53,7 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
         username: (keep ? input.username : undefined) ?? state?.username,
         // Applied on creation only, as Iffy does: a later ingest cannot unprotect a user by omission or mistake.
         protected: state ? state.protected : (input.protected ?? false),
-        metadata: mergeMetadata(state?.metadata, input.metadata),
+        metadata: mergeMetadata(state?.metadata, input.metadata, [...(command.at ?? []), 'metadata']),
         passthrough: command.passthrough,
       };
       if (state && unchanged(state, data)) return [];

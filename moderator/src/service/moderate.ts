@@ -88,8 +88,8 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
     metadata: input.metadata,
     user: input.user,
   });
-  if (input.metadata) validateMetadata(input.metadata, 'metadata');
-  if (input.user?.metadata) validateMetadata(input.user.metadata, 'user.metadata');
+  if (input.metadata) validateMetadata(input.metadata, ['metadata']);
+  if (input.user?.metadata) validateMetadata(input.user.metadata, ['user', 'metadata']);
   const { store, writer, users } = deps;
   const recordId = recordIdFor(input.tenantId, input.clientId);
   const userId = input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined;
@@ -223,7 +223,11 @@ function stageModeration(
   const { record, user, recordId, userId, moderationId, outcome, testMode } = loaded;
   const stagedUser =
     user && input.user && userId
-      ? stageUser(user, { type: 'UpsertUser', userId, input: input.user, passthrough: input.passthrough }, context)
+      ? stageUser(
+          user,
+          { type: 'UpsertUser', userId, input: input.user, passthrough: input.passthrough, at: ['user'] },
+          context,
+        )
       : undefined;
   const upserted = stageRecord(
     record,

@@ -100,7 +100,7 @@ export class ModerationService {
 
   async upsertUser(input: { tenantId: string; user: UserData; correlationId: string }): Promise<UserState> {
     checkUserBounds(input.user);
-    if (input.user.metadata) validateMetadata(input.user.metadata, 'metadata');
+    if (input.user.metadata) validateMetadata(input.user.metadata, ['metadata']);
     const userId = userIdFor(input.tenantId, input.user.clientId);
     return this.onUser(input.tenantId, userId, input.correlationId, {
       type: 'UpsertUser',
