@@ -215,6 +215,8 @@ describe('webhook endpoint registration guard', () => {
     ['a link-local address', 'http://169.254.10.1/'],
     ['a name resolving to a private address', 'https://hooks.internal.test/vigil'],
     ['a name that does not resolve', 'https://hooks.missing.test/vigil'],
+    ['a name longer than DNS allows (5 labels of 63)', `http://${Array<string>(5).fill('a'.repeat(63)).join('.')}/`],
+    ['a name with a label longer than 63 characters', `https://${'h'.repeat(64)}.example.com/`],
   ])('refuses %s with 400 validation_error on url, at creation and on update', async (_name, url) => {
     const created = await gw.request('POST', '/api/v1/webhook-endpoints', { key: alice.key, body: { url } });
     expect(created.status).toBe(400);

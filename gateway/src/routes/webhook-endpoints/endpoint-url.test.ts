@@ -11,7 +11,9 @@ const answers: Record<string, string[]> = {
 const resolve: ResolveHost = (hostname) => {
   const found = answers[hostname];
   if (found) return Promise.resolve(found.map((address) => ({ address })));
+  if (hostname.startsWith('aaaa')) return Promise.resolve([{ address: '93.184.215.14' }]);
   if (hostname === 'slow.example.com') return new Promise(() => undefined);
+  if (hostname === 'invalid.example.com') return Promise.reject(Object.assign(new Error('x'), { code: 'EINVAL' }));
   if (hostname === 'broken.example.com') return Promise.reject(Object.assign(new Error('x'), { code: 'ESERVFAIL' }));
   return Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
 };
@@ -52,6 +54,10 @@ describe('webhook URL check at registration', () => {
     ['https://metadata.example.com/', 'validation_error url'],
     ['https://compat.example.com/', 'validation_error url'],
     ['https://nowhere.example.com/', 'validation_error url'],
+    ['https://invalid.example.com/', 'validation_error url'],
+    [`http://${Array<string>(5).fill('a'.repeat(63)).join('.')}/`, 'validation_error url'],
+    [`http://${'a'.repeat(64)}.example.com/`, 'validation_error url'],
+    [`http://${Array<string>(4).fill('a'.repeat(62)).join('.')}.b/`, 'accepted'],
     ['https://broken.example.com/', 'unavailable'],
     ['https://slow.example.com/', 'unavailable'],
   ])('%s: %s', async (url, expected) => {

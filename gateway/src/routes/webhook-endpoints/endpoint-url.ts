@@ -7,8 +7,21 @@ export type ResolveHost = (hostname: string) => Promise<Array<{ address: string 
 
 const systemResolve: ResolveHost = (hostname) => lookup(hostname, { all: true, verbatim: true });
 
-/** Answers of the resolver that mean the name does not exist (as opposed to the resolver being unreachable). */
-const NO_SUCH_HOST = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA']);
+/**
+ * Answers of the resolver that mean the name does not exist or cannot be one (as opposed to the resolver being
+ * unreachable): `getaddrinfo` answers EINVAL for a name DNS cannot carry.
+ */
+const NO_SUCH_HOST = new Set(['ENOTFOUND', 'ENODATA', 'EAI_NONAME', 'EAI_NODATA', 'EINVAL']);
+
+/** What is wrong with a host name DNS cannot carry (RFC 1035: 253 characters without the final dot, labels 1–63). */
+function nameProblem(hostname: string): string | undefined {
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  if (name.length > 253) return 'the host name is longer than 253 characters';
+  if (name.split('.').some((label) => label.length === 0 || label.length > 63)) {
+    return 'the host name has an empty label or a label longer than 63 characters';
+  }
+  return undefined;
+}
 
 export interface EndpointUrlGuard {
   /** Throws ValidationError (400) naming `url` when the URL's host is or resolves to a refused address. */
@@ -58,6 +71,8 @@ export function endpointUrlGuard(options: {
         if (!policy.allowed(literal)) throw refused('the host is a loopback, private, link-local or metadata address');
         return;
       }
+      const problem = nameProblem(parsed.hostname);
+      if (problem !== undefined) throw refused(problem);
       let addresses: Array<{ address: string }>;
       try {
         addresses = await resolveWithin(parsed.hostname);
