@@ -32,6 +32,13 @@ export const LIMITS = {
   metadataKeys: 50,
   metadataKeyLength: 40,
   metadataValueLength: 500,
+  /**
+   * How deep a value may sit in metadata: `metadata.a` is at depth 1, `metadata.a.b` (or `metadata.a[0]`) at 2. The
+   * moderator's rules read strings down to this depth and no further (`MAX_METADATA_DEPTH` in
+   * moderator/src/engine/content.ts, checked by a test beside the moderator's metadata checks), so a deeper value is
+   * refused rather than left unjudged.
+   */
+  metadataDepth: 16,
   /** Reasons of manual decisions (record moderation, user status, appeal decision). */
   reason: 2000,
   /** Appeal text (Iffy's 1–1000 characters). */
@@ -128,6 +135,14 @@ function unsafeNestedKey(value: unknown, depth = 0): string | undefined {
   return undefined;
 }
 
+/** Whether a value holds another value more than `levels` levels below it (keys and indexes alike). */
+function deeperThan(value: unknown, levels: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const inner = Object.values(value);
+  if (inner.length === 0) return false;
+  return levels === 0 || inner.some((item) => deeperThan(item, levels - 1));
+}
+
 /**
  * Whether a value holds an array directly inside an array (`[[1]]`), at any depth: FerretDB v1, a supported store,
  * cannot store nested arrays, so such a value would fail the write after validation passed.
@@ -149,8 +164,9 @@ export interface MetadataIssue {
 
 /**
  * Every metadata problem: more than 50 keys; keys outside 1–40 characters, with `[`, `]` or `.`, or starting with `$`
- * (nested keys too); values not serialisable, nested too deeply, longer than 500 characters as JSON (so a
- * string's quotes and escapes count, as in Iffy's `isValidMetadata`), or holding an array directly in an array.
+ * (nested keys too); values not serialisable, longer than 500 characters as JSON (so a string's quotes and escapes
+ * count, as in Iffy's `isValidMetadata`), nesting deeper than `LIMITS.metadataDepth`, or holding an array directly in
+ * an array.
  */
 export function metadataIssues(metadata: Record<string, unknown>): MetadataIssue[] {
   const issues: MetadataIssue[] = [];
@@ -171,6 +187,8 @@ export function metadataIssues(metadata: Record<string, unknown>): MetadataIssue
       issues.push({ key, message: 'value must be serialisable to JSON' });
     } else if (serialised.length > LIMITS.metadataValueLength) {
       issues.push({ key, message: `values are at most ${LIMITS.metadataValueLength} characters once serialised` });
+    } else if (deeperThan(metadata[key], LIMITS.metadataDepth - 1)) {
+      issues.push({ key, message: `values nest at most ${LIMITS.metadataDepth} levels deep in metadata` });
     } else if (unsafeNestedKey(metadata[key]) !== undefined) {
       issues.push({ key, message: 'keys inside a value may not contain . or start with $' });
     } else if (hasNestedArray(metadata[key])) {

@@ -15,6 +15,8 @@ afterAll(async () => {
 });
 
 const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
+/** A string `levels` levels below the value returned (0: the string itself). */
+const nested = (levels: number): unknown => (levels === 0 ? 'x' : { d: nested(levels - 1) });
 
 describe('authentication', () => {
   it.each([
@@ -176,6 +178,19 @@ describe('input bounds', () => {
     ['POST', '/api/v1/moderate', { ...record, entity: 'e'.repeat(101) }, 'entity'],
     ['POST', '/api/v1/moderate', { ...record, metadata: { 'a.b': 1 } }, 'metadata.a.b'],
     ['POST', '/api/v1/moderate', { ...record, metadata: { $where: 1 } }, 'metadata.$where'],
+    ['POST', '/api/v1/moderate', { ...record, metadata: { a: nested(LIMITS.metadataDepth) } }, 'metadata.a'],
+    [
+      'POST',
+      '/api/v1/ingest/user',
+      { clientId: 'u', metadata: { a: [nested(LIMITS.metadataDepth - 1)] } },
+      'metadata.a',
+    ],
+    [
+      'POST',
+      '/api/v1/moderate',
+      { ...record, user: { clientId: 'u', metadata: { a: nested(LIMITS.metadataDepth) } } },
+      'user.metadata.a',
+    ],
     ['POST', '/api/v1/users/usr_x/appeals', { text: 't'.repeat(1001) }, 'text'],
     ['POST', '/api/v1/records/rec_x/moderations', { status: 'Flagged', reason: 'r'.repeat(2001) }, 'reason'],
   ])('%s %s refuses an out-of-bound field with 400 validation_error naming %s', async (method, path, body, field) => {

@@ -1,3 +1,5 @@
+import { LIMITS } from '@vigil/proto';
+import { Content } from '../engine/content';
 import { ValidationError } from './errors';
 import { mergeMetadata, validateMetadata } from './metadata';
 
@@ -24,6 +26,36 @@ describe('validateMetadata', () => {
 
   it('accepts 50 keys with values of every JSON type', () => {
     expect(() => validateMetadata({ ...keys(45), s: 's', n: 1, b: true, z: null, o: { a: [1] } }, ['m'])).not.toThrow();
+  });
+});
+
+describe('metadata depth', () => {
+  /** A string `levels` levels below the value returned (0: the string itself). */
+  const nested = (levels: number, key = 'd'): unknown =>
+    levels === 0 ? 'deepest' : { [key]: nested(levels - 1, key) };
+  const judged = (metadata: Record<string, unknown>) =>
+    new Content({ name: '', text: '', imageUrls: [], externalUrls: [], metadata }).fields;
+
+  it('takes a value at the deepest level, which the engine judges', () => {
+    const metadata = { a: nested(LIMITS.metadataDepth - 1) };
+    expect(() => validateMetadata(metadata, ['metadata'])).not.toThrow();
+    expect(judged(metadata)).toContain('deepest');
+  });
+
+  it.each([
+    ['objects', { a: nested(LIMITS.metadataDepth) }],
+    ['arrays', { a: JSON.parse(`${'['.repeat(LIMITS.metadataDepth)}"deepest"${']'.repeat(LIMITS.metadataDepth)}`) }],
+    ['beside a shallow key', { ok: 1, a: [{ b: nested(LIMITS.metadataDepth - 2) }] }],
+  ])('refuses a value one level deeper (%s), which the engine would not judge', (_name, metadata) => {
+    expect(judged(metadata)).not.toContain('deepest');
+    expect(() => validateMetadata(metadata, ['metadata'])).toThrow(
+      expect.objectContaining({
+        details: {
+          path: 'metadata',
+          issues: [{ path: ['metadata', 'a'], message: expect.stringContaining(`${LIMITS.metadataDepth} levels`) }],
+        },
+      }),
+    );
   });
 });
 

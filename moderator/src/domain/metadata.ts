@@ -5,7 +5,8 @@ export type Metadata = Record<string, unknown>;
 
 /**
  * Iffy's limits (§1.11) plus what the store needs: at most 50 keys, keys 1–40 characters without `[`, `]` or `.` and
- * not starting with `$` (nested keys too), values ≤ 500 characters as JSON. The gateway applies the same rules.
+ * not starting with `$` (nested keys too), values ≤ 500 characters as JSON and at most 16 levels deep in metadata (as
+ * deep as the engine reads). The gateway applies the same rules.
  * `path` is where the metadata sits in the request (`['metadata']`, `['user', 'metadata']`).
  */
 export function validateMetadata(metadata: Metadata, path: readonly string[]): void {

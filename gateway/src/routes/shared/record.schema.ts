@@ -27,7 +27,7 @@ export const Metadata = z
     description:
       `Up to ${LIMITS.metadataKeys} keys of 1-${LIMITS.metadataKeyLength} characters without [, ] or . and not ` +
       `starting with $ (keys nested in values too); each value at most ${LIMITS.metadataValueLength} characters as ` +
-      `JSON. Updates merge into the stored map, which may hold at most ${LIMITS.metadataKeys} keys.`,
+      `JSON, nothing deeper than ${LIMITS.metadataDepth} levels in metadata. Updates merge into the stored map, which may hold at most ${LIMITS.metadataKeys} keys.`,
   });
 
 const bounded = (max: number) => z.string().max(max);
