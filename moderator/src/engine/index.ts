@@ -47,6 +47,13 @@ type PromptStrategy = Extract<PlannedStrategy, { kind: 'prompt' }>;
 /** Rule sets up to this size (JSON characters) are sent with each record: copying them costs a few microseconds. */
 const INLINE_RULE_SET_CHARS = 64 * 1024;
 
+/**
+ * When a caller waits for the answer (`EngineInput.deadline`): images are judged by this long before its deadline,
+ * which leaves time to store the moderation and answer, and fetched by twice as long before it, which leaves the model
+ * as much time again.
+ */
+export const ANSWER_RESERVE_MS = 1000;
+
 /** Compiled rule sets of the checks run on the calling thread (no pool). */
 const inlineRuleSets = new CompiledRuleSets(64 * 1024 * 1024);
 
@@ -114,9 +121,11 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         model: strategies.some((strategy) => strategy.kind === 'images'),
         providers: wantsProvider || promptStrategies.some((strategy) => !strategy.skipImages),
       };
+      const judgedBy = input.deadline !== undefined ? input.deadline - ANSWER_RESERVE_MS : undefined;
+      const fetchedBy = judgedBy !== undefined && imagesFor.model ? judgedBy - ANSWER_RESERVE_MS : judgedBy;
       const fetching =
         imageOptions && input.imageUrls.length > 0 && (imagesFor.model || imagesFor.providers)
-          ? fetchImages(input.imageUrls, imageOptions, signal)
+          ? fetchImages(input.imageUrls, imageOptions, signal, fetchedBy)
           : undefined;
       // Data URLs are made before the bytes move to the image workers.
       const urls = fetching?.then((samples) => (imagesFor.providers ? dataUrls(samples) : []));
@@ -124,7 +133,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         fetching && imageOptions && imagesFor.model
           ? fetching.then(async (samples) => {
               await urls;
-              return judgeFetched(samples, tenantId, imageOptions, signal, false);
+              return judgeFetched(samples, tenantId, imageOptions, signal, false, judgedBy);
             })
           : undefined;
       void imageWork?.catch(() => undefined);

@@ -18,6 +18,11 @@ export interface EngineInput {
   tenantId?: string;
   /** The human decision standing on the record, if any: prompt strategies tell the LLM about it. */
   prior?: PriorDecision;
+  /**
+   * When the caller stops waiting for the answer (epoch milliseconds; a `/moderate` call's deadline): images are fetched
+   * and judged in time for it, and one not done by then is a `timeout`. Absent for ingests.
+   */
+  deadline?: number;
 }
 
 export interface EngineResult {

@@ -43,6 +43,13 @@ function listAnswer<T, M, F extends string>(
   return { [field]: page.items.map(toMessage), hasMore: page.hasMore } as Record<F, M[]> & { hasMore: boolean };
 }
 
+/** The call's deadline in epoch milliseconds, if the caller set one. */
+function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | undefined {
+  const deadline = call.getDeadline();
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(at) ? at : undefined;
+}
+
 /**
  * Wraps one async handler: checks that the request names a tenant that exists, then hands the handler the request and
  * that tenant, and resolves the callback with the value, or with a gRPC status from the error mapping.
@@ -51,7 +58,7 @@ function unary<Req extends { tenantId?: string }, Res>(
   log: Logger,
   tenants: KnownTenants,
   method: string,
-  handle: (request: Req, tenantId: string, signal: AbortSignal) => Promise<Res>,
+  handle: (request: Req, tenantId: string, signal: AbortSignal, deadline: number | undefined) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     // The caller's deadline passed or it cancelled: work still waiting for it (engine checks in a queue) is dropped.
@@ -63,7 +70,7 @@ function unary<Req extends { tenantId?: string }, Res>(
       .then(() => required(call.request.tenantId, 'tenant_id'))
       .then(async (tenantId) => {
         await tenants.assertKnown(tenantId);
-        return handle(call.request, tenantId, gone.signal);
+        return handle(call.request, tenantId, gone.signal, deadlineOf(call));
       })
       .then(
         (response) => callback(null, response),
@@ -88,7 +95,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
   });
 
   return {
-    Moderate: unary(log, tenants, 'Moderate', async (request, tenantId, signal) => {
+    Moderate: unary(log, tenants, 'Moderate', async (request, tenantId, signal, deadline) => {
       const user = request.user ?? undefined;
       const result = await service.moderate({
         tenantId,
@@ -117,6 +124,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
           : undefined,
         passthrough: request.passthrough,
         signal,
+        deadline,
       });
       return {
         recordId: result.recordId,

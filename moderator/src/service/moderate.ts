@@ -40,6 +40,8 @@ export interface ModerateInput {
   moderationId?: string;
   /** The caller stopped waiting (gRPC deadline): the engine drops checks still queued for this record. */
   signal?: AbortSignal;
+  /** When the caller stops waiting (epoch milliseconds): images are fetched and judged in time for the answer. */
+  deadline?: number;
 }
 
 export interface ModerateResult {
@@ -285,6 +287,7 @@ async function judge(
         metadata,
         tenantId: input.tenantId,
         prior,
+        deadline: input.deadline,
       },
       rules,
       input.signal,

@@ -21,11 +21,12 @@ import { TopicReaders, grpcToken, testServers, uniqueName } from '../../../deplo
 export interface Harness {
   moderator: Moderator;
   client: ModerationServiceClient;
-  /** Calls one unary RPC with a deadline and the harness's token; rejects with the gRPC ServiceError. */
+  /** Calls one unary RPC with a deadline (15 s unless given) and the harness's token; rejects with the ServiceError. */
   call<Req, Res>(
     method: Extract<keyof ModerationServiceClient, string>,
     request: Req,
     metadata?: grpc.Metadata,
+    deadlineMs?: number,
   ): Promise<Res>;
   /** The token the moderator was started with. */
   token: string;
@@ -106,7 +107,12 @@ export async function startHarness(
     moderator,
     client,
     token: config.MODERATOR_GRPC_TOKEN,
-    call<Req, Res>(method: string, request: Req, metadata: grpc.Metadata = withToken()): Promise<Res> {
+    call<Req, Res>(
+      method: string,
+      request: Req,
+      metadata: grpc.Metadata = withToken(),
+      deadlineMs = 15000,
+    ): Promise<Res> {
       return new Promise((resolve, reject) => {
         const fn = (client as unknown as Record<string, grpc.requestCallback<Res> & ((...args: unknown[]) => void)>)[
           method
@@ -116,7 +122,7 @@ export async function startHarness(
           client,
           request,
           metadata,
-          { deadline: Date.now() + 15000 },
+          { deadline: Date.now() + deadlineMs },
           (err: grpc.ServiceError | null, value?: Res) => (err ? reject(err) : resolve(value as Res)),
         );
       });

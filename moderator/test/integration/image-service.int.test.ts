@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { COLLECTIONS } from '@vigil/proto';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
 import { startImageServer, waitFor, type ImageServer } from '../../../deploy/test-support';
@@ -9,16 +11,22 @@ import { startHarness, type Harness } from './harness';
 let h: Harness;
 let images: ImageServer;
 let base: string;
+/** Takes image requests and never answers them. */
+let hanging: http.Server;
 
 beforeAll(async () => {
   images = await startImageServer({ width: 200, height: 150, background: { r: 240, g: 200, b: 40 } });
   base = images.base;
+  hanging = http.createServer(() => undefined);
+  await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
   h = await startHarness({ IMAGE_THREADS: 1, IMAGE_ALLOWED_CIDRS: ['127.0.0.0/8'] });
 }, 120_000);
 
 afterAll(async () => {
   await h.close();
   await images.close();
+  hanging.closeAllConnections();
+  await new Promise((resolve) => hanging.close(resolve));
 });
 
 describe('the moderator with the image model', () => {
@@ -72,5 +80,32 @@ describe('the moderator with the image model', () => {
     const metrics = await h.registry.getSingleMetricAsString('moderator_images_total');
     expect(metrics).toMatch(/moderator_images_total\{outcome="fetched"\} 1/);
     expect(metrics).toMatch(/moderator_images_total\{outcome="judged"\} 1/);
+  });
+
+  it('answers a Moderate call in time when an image never arrives: the image is a timeout, not the call', async () => {
+    await waitFor(() => h.moderator.ready(), { what: 'the image model to load', timeoutMs: 120_000 });
+    const tenantId = await h.newTenant();
+    await h.db.collection<{ _id: string; rules: unknown[] }>(COLLECTIONS.rules).insertOne({
+      _id: tenantId,
+      rules: [
+        {
+          id: 'images',
+          name: 'Images',
+          enabled: true,
+          entities: [],
+          strategies: [{ type: 'images', thresholds: { Porn: 0.8 }, onFetchError: 'flag' }],
+        },
+      ],
+    });
+    // The fetch alone may take IMAGE_FETCH_TIMEOUT_MS (5 s), more than this caller waits.
+    const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/never.png`;
+    const res = await h.call<Record<string, unknown>, ModerateResponse__Output>(
+      'Moderate',
+      { tenantId, clientId: 'post-hang', name: 'A photo', entity: 'post', content: { text: 'look', imageUrls: [url] } },
+      undefined,
+      4000,
+    );
+    expect(res.status).toBe('Flagged');
+    expect(res.reasons).toEqual(['Image 1 could not be judged (timeout): flagged for review']);
   });
 });

@@ -6,7 +6,13 @@ import { addressPolicy, type Rule, type RuleSet, type Strategy } from '@vigil/pr
 import sharp from 'sharp';
 import { createEngine, ImageFetcher, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';
 import type { EngineInput } from '../../src/engine';
-import { judgeImages, VerdictCache, type ImageOutcome } from '../../src/engine/images/judge-images';
+import {
+  fetchImages,
+  judgeFetched,
+  judgeImages,
+  VerdictCache,
+  type ImageOutcome,
+} from '../../src/engine/images/judge-images';
 
 // The real bundled model (nsfwjs MobileNetV2Mid on TensorFlow.js's WebAssembly backend) in the built image worker
 // (dist/engine/image-worker.js): `npm run build` first. Images are made here and served from a local server.
@@ -236,6 +242,29 @@ describe('images judged by the bundled model', () => {
   it('stops a fetch that does not finish within the record’s fetch time', async () => {
     const [verdict] = await judgeImages([`${base}/slow.png`], 't', options({ fetchTimeoutMs: 300 }));
     expect(verdict).toEqual({ position: 1, failure: 'timeout' });
+  });
+
+  it('gives up on an image not judged by the time the caller waits for, with a timeout, not an error', async () => {
+    const opts = options();
+    const samples = await fetchImages([`${base}/solid.png`], opts);
+    expect(samples[0]?.fetched.ok).toBe(true);
+    // Due already: the task is dropped before it runs (or its verdict unused), and the image is a timeout.
+    const verdicts = await judgeFetched(samples, 't', opts, undefined, false, Date.now() - 1);
+    expect(verdicts).toEqual([{ position: 1, failure: 'timeout' }]);
+    // With time left, the same image is judged.
+    const again = await fetchImages([`${base}/solid.png`], opts);
+    const [judged] = await judgeFetched(again, 't', opts, undefined, false, Date.now() + 60_000);
+    expect(judged?.scores).toBeDefined();
+  });
+
+  it('ends the fetch by the time the caller waits for, when that comes before the fetch time', async () => {
+    const [sample] = await fetchImages(
+      [`${base}/slow.png`],
+      options({ fetchTimeoutMs: 60_000 }),
+      undefined,
+      Date.now() + 300,
+    );
+    expect(sample?.fetched).toEqual({ ok: false, failure: 'timeout' });
   });
 
   it.each([

@@ -94,15 +94,18 @@ export function sampleImages(urls: readonly string[], max: number): { url: strin
 }
 
 /**
- * Fetches the record's sampled images at once, within `fetchTimeoutMs` for them all (or the caller's deadline). Never
- * throws for an image: a failure is the image's outcome. The bytes live in memory only, for this moderation.
+ * Fetches the record's sampled images at once, within `fetchTimeoutMs` for them all, and by `by` (epoch ms) when the
+ * caller waits for the answer. Never throws for an image: a failure is the image's outcome. The bytes live in memory
+ * only, for this moderation.
  */
 export async function fetchImages(
   urls: readonly string[],
   options: ImageOptions,
   signal?: AbortSignal,
+  by?: number,
 ): Promise<FetchedSample[]> {
-  const timeout = AbortSignal.timeout(options.fetchTimeoutMs);
+  const ms = by === undefined ? options.fetchTimeoutMs : Math.min(options.fetchTimeoutMs, by - Date.now());
+  const timeout = AbortSignal.timeout(Math.max(0, ms));
   const fetchSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
   return Promise.all(
     sampleImages(urls, options.maxPerRecord).map(async ({ url, position }) => {
@@ -116,6 +119,8 @@ export async function fetchImages(
 /**
  * Judges each fetched image with the bundled model in the image pool, each within the model's budget, all at once.
  * `keepBytes`: the images are still needed (by a provider), so the worker gets a copy instead of the buffer itself.
+ * `by` (epoch ms): an image not judged by then is a `timeout` (a waiting task is dropped; a running one ends within its
+ * budget, its verdict unused), so that a caller waiting for the answer gets it.
  */
 export async function judgeFetched(
   samples: readonly FetchedSample[],
@@ -123,6 +128,7 @@ export async function judgeFetched(
   options: ImageOptions,
   signal: AbortSignal | undefined,
   keepBytes: boolean,
+  by?: number,
 ): Promise<ImageVerdict[]> {
   const model = options.model;
   return Promise.all(
@@ -137,11 +143,17 @@ export async function judgeFetched(
       }
       const bytes = keepBytes ? fetched.bytes.slice() : fetched.bytes;
       const task: JudgeTask = { bytes, maxPixels: model.maxPixels };
-      const outcome = await model.pool.run<JudgeResult>(tenantId, 'judge', task, {
-        budgetMs: model.budgetMs,
-        signal,
-        transferList: [bytes.buffer as ArrayBuffer],
-      });
+      const outcome = await inTime(by, signal, (jobSignal) =>
+        model.pool.run<JudgeResult>(tenantId, 'judge', task, {
+          budgetMs: model.budgetMs,
+          signal: jobSignal,
+          transferList: [bytes.buffer as ArrayBuffer],
+        }),
+      );
+      if (outcome === 'late') {
+        options.onImage?.('timeout');
+        return { position, failure: 'timeout' };
+      }
       const verdict: ImageVerdict = !outcome.ok
         ? { position, failure: 'budget' }
         : 'failure' in outcome.value
@@ -152,6 +164,35 @@ export async function judgeFetched(
       return verdict;
     }),
   );
+}
+
+/**
+ * `run`'s result, or 'late' when `by` (epoch ms) comes first; `run` gets a signal that aborts then (and with `signal`).
+ * Without `by`, just `run` under `signal`.
+ */
+async function inTime<T>(
+  by: number | undefined,
+  signal: AbortSignal | undefined,
+  run: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T | 'late'> {
+  if (by === undefined) return run(signal);
+  const late = new AbortController();
+  const timer = setTimeout(() => late.abort(), Math.max(0, by - Date.now()));
+  const lateness = new Promise<'late'>((resolve) =>
+    late.signal.addEventListener('abort', () => resolve('late'), { once: true }),
+  );
+  const running = run(signal ? AbortSignal.any([signal, late.signal]) : late.signal);
+  // Once late, the task's own end (a rejection when it was dropped) is no one's concern.
+  running.catch(() => undefined);
+  try {
+    return await Promise.race([running, lateness]);
+  } catch (err) {
+    // A task still waiting when the time came is dropped with a rejection: late too, unless the caller went away.
+    if (late.signal.aborted && !signal?.aborted) return 'late';
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** Fetches and judges a record's sampled images (the two steps above, for one strategy). */
