@@ -1,5 +1,6 @@
+import net from 'node:net';
 import { WebhookCommand, DEFAULT_RULES, COLLECTIONS } from '@vigil/proto';
-import { startGateway, type Gateway } from './harness';
+import { startGateway, type Gateway, type Reply } from './harness';
 
 let gw: Gateway;
 let alice: { tenantId: string; key: string };
@@ -203,6 +204,66 @@ describe('webhook endpoints', () => {
       'ReplayEndpoint',
       'EnableEndpoint',
     ]);
+  });
+});
+
+/**
+ * POST without any body and neither Content-Length nor Transfer-Encoding, as `curl -X POST` sends it (fetch and
+ * Node's http client would send `Content-Length: 0`), on a connection of its own.
+ */
+function bodilessPost(path: string, headers: Record<string, string>): Promise<Pick<Reply, 'status' | 'body'>> {
+  const url = new URL(gw.url);
+  const head = Object.entries({ host: url.host, connection: 'close', ...headers })
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(url.port), url.hostname, () =>
+      socket.write(`POST ${path} HTTP/1.1\r\n${head}\r\n`),
+    );
+    let raw = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (raw += chunk));
+    socket.on('error', reject);
+    socket.on('end', () => {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0);
+      const text = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+      resolve({ status, body: text ? JSON.parse(text) : undefined });
+    });
+  });
+}
+
+describe('bodiless webhook actions', () => {
+  it('takes a POST announcing JSON without any body as an empty body, as without Content-Type', async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/bodiless' },
+    });
+    const id = created.body.data.id as string;
+    await gw.db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.deliveries)
+      .insertOne({ _id: 'dlv_bodiless', tenantId: alice.tenantId, endpointId: id, state: 'failed' });
+    for (const headers of [{}, { 'content-type': 'application/json' }] as Array<Record<string, string>>) {
+      const all = { authorization: `Bearer ${alice.key}`, ...headers };
+      const rotated = await bodilessPost(`/api/v1/webhook-endpoints/${id}/rotate-secret`, all);
+      expect(rotated.status).toBe(200);
+      expect(rotated.body.secret).toMatch(/^whsec_/);
+      // The default overlap, one day.
+      const overlap = new Date(rotated.body.previousSecretExpiresAt as string).getTime() - Date.now();
+      expect(overlap).toBeGreaterThan(86_400_000 - 60_000);
+      expect((await bodilessPost('/api/v1/deliveries/dlv_bodiless/retry', all)).status).toBe(202);
+      // `since` is required: the missing field is named, as for `{}`.
+      const replay = await bodilessPost(`/api/v1/webhook-endpoints/${id}/replay`, all);
+      expect(replay.status).toBe(400);
+      expect(replay.body.error).toMatchObject({ code: 'validation_error', details: [{ path: ['since'] }] });
+    }
+  });
+
+  it('still refuses a bodiless POST announcing another type with 415', async () => {
+    const reply = await bodilessPost('/api/v1/webhook-endpoints/we_x/rotate-secret', {
+      authorization: `Bearer ${alice.key}`,
+      'content-type': 'text/plain',
+    });
+    expect(reply.status).toBe(415);
   });
 });
 
