@@ -20,7 +20,7 @@ import { when } from './views';
 /** Webhook endpoints, their delivery log, retries and replays (admins). */
 export function webhookPages({ router, deps, change, adminOnly }: ConsolePages): void {
   router.get('/webhooks', adminOnly, async (ctx) => {
-    const { docs } = await deps.webhooks.list(tenantOf(ctx), 100);
+    const docs = (await deps.webhooks.list(tenantOf(ctx), 100))?.docs ?? [];
     const states = await Promise.all(docs.map((doc) => deps.webhooks.state(doc._id)));
     render(
       ctx,

@@ -62,9 +62,14 @@ export class WebhookStore {
     return this.endpoints.findOne({ _id: id, tenantId });
   }
 
+  /** Oldest first (ids are ulids). `undefined` when the cursor is not an endpoint of this tenant. */
   async list(tenantId: string, limit: number, startingAfter?: string) {
     const filter: Filter<WebhookEndpointDoc> = { tenantId };
-    if (startingAfter) filter._id = { $gt: startingAfter };
+    if (startingAfter) {
+      const cursor = await this.endpoints.findOne({ _id: startingAfter, tenantId }, { projection: { _id: 1 } });
+      if (!cursor) return undefined;
+      filter._id = { $gt: startingAfter };
+    }
     const docs = await this.endpoints
       .find(filter)
       .sort({ _id: 1 })

@@ -70,6 +70,37 @@ describe('webhook endpoints', () => {
     expect((await gw.request('GET', `/api/v1/webhook-endpoints/${id}`, { key: alice.key })).status).toBe(200);
   });
 
+  it('pages endpoints oldest first, and refuses a cursor that is not an endpoint of the tenant with 400', async () => {
+    const tenant = await gw.newTenant();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+        key: tenant.key,
+        body: { url: `https://hooks.example.com/page/${i}` },
+      });
+      ids.push(created.body.data.id as string);
+    }
+    const list = (query: string) => gw.request('GET', `/api/v1/webhook-endpoints?${query}`, { key: tenant.key });
+    const first = await list('limit=2');
+    expect((first.body.data as Array<{ id: string }>).map((e) => e.id)).toEqual(ids.slice(0, 2));
+    expect(first.body.has_more).toBe(true);
+    const second = await list(`limit=2&starting_after=${ids[1]}`);
+    expect(second.body).toEqual({ data: [expect.objectContaining({ id: ids[2] })], has_more: false });
+
+    const foreign = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: bob.key,
+      body: { url: 'https://hooks.example.com/page/bob' },
+    });
+    for (const cursor of ['we_nope', foreign.body.data.id as string]) {
+      const refused = await list(`starting_after=${cursor}`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({
+        code: 'validation_error',
+        details: [expect.objectContaining({ path: ['starting_after'] })],
+      });
+    }
+  });
+
   it('patches fields, deletes, and shows the notifier state', async () => {
     const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
       key: alice.key,

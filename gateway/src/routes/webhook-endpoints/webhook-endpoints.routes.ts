@@ -29,6 +29,10 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
     return doc;
   };
 
+  /** An unknown cursor is refused, as on every list (records, users, appeals), rather than read as the end. */
+  const invalidCursor = (message: string) =>
+    new ValidationError('invalid starting_after cursor', [{ path: ['starting_after'], message }]);
+
   const accepted = (ctx: Context, id: string): void => {
     ctx.status = 202;
     ctx.body = { message: 'Accepted', id };
@@ -75,9 +79,13 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const q = query(ctx, ListQuery);
-      const { docs, hasMore } = await webhooks.list(principalOf(ctx).tenantId, q.limit, q.starting_after);
-      const states = await Promise.all(docs.map((doc) => webhooks.state(doc._id)));
-      ctx.body = { data: docs.map((doc, index) => toEndpointView(doc, states[index] ?? null)), has_more: hasMore };
+      const page = await webhooks.list(principalOf(ctx).tenantId, q.limit, q.starting_after);
+      if (!page) throw invalidCursor('not a webhook endpoint of this tenant');
+      const states = await Promise.all(page.docs.map((doc) => webhooks.state(doc._id)));
+      ctx.body = {
+        data: page.docs.map((doc, index) => toEndpointView(doc, states[index] ?? null)),
+        has_more: page.hasMore,
+      };
     },
   );
 
@@ -170,11 +178,7 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
       const q = query(ctx, ListQuery);
       const doc = await endpointOf(ctx);
       const page = await webhooks.listDeliveries(doc.tenantId, doc._id, q.limit, q.starting_after);
-      if (!page) {
-        throw new ValidationError('starting_after is not a delivery of this endpoint', [
-          { path: ['starting_after'], message: 'not a delivery of this endpoint' },
-        ]);
-      }
+      if (!page) throw invalidCursor('not a delivery of this endpoint');
       ctx.body = { data: page.docs.map(toDeliveryView), has_more: page.hasMore };
     },
   );
