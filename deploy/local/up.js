@@ -189,8 +189,10 @@ async function main() {
   // A fresh token per run, known only to the moderator and the gateway started here.
   const grpcToken = randomBytes(32).toString('hex');
   const children = [];
+  const { RUN_FILE } = require('./admin');
   const stopAll = async () => {
     say('stopping services and servers');
+    fs.rmSync(RUN_FILE, { force: true });
     await Promise.allSettled(children.reverse().map((child) => stopProcess(child, 25000)));
     await servers.stop();
   };
@@ -205,6 +207,17 @@ async function main() {
     throw err;
   }
 
+  // `npm run admin` finds this run's store here while it runs.
+  fs.writeFileSync(
+    RUN_FILE,
+    JSON.stringify({
+      pid: process.pid,
+      mongoUrl: servers.mongoUrl,
+      mongoDb: process.env.MONGO_DB || undefined,
+      kafkaBrokers: servers.kafkaBrokers,
+    }) + '\n',
+    { mode: 0o600 },
+  );
   const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
   const adminEnv = { ...process.env, MONGO_URL: servers.mongoUrl };
   const keyFile = path.join(dataDir, 'demo-key.txt');

@@ -1,10 +1,11 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { MongoClient } from 'mongodb';
+import { adminEnv } from '../admin';
 import { checkSecretsMatchData, StartError } from '../local-secrets';
 import { claimCluster, dataDirFor, removeCluster } from '../postgres';
 import { freePort, listensOn } from '../util';
@@ -102,6 +103,41 @@ describe('npm run up', () => {
       const client = new MongoClient(mongoUrl);
       await client.db(dbName).dropDatabase();
       await client.close();
+    }
+  });
+
+  it('lets the admin CLI find the running stack’s store without MONGO_URL, and only while that stack runs', async () => {
+    const { mongoUrl } = testServers();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-run-'));
+    try {
+      const runFile = path.join(dir, 'run.json');
+      const mongoDb = uniqueName('admin');
+      const note = (pid: number) => fs.writeFileSync(runFile, JSON.stringify({ pid, mongoUrl, mongoDb }));
+      const withoutStore = { PATH: process.env.PATH };
+      // No note: nothing to add.
+      expect(adminEnv(withoutStore, runFile).MONGO_URL).toBeUndefined();
+      // A live stack's note: the CLI reaches its store and creates a tenant there.
+      note(process.pid);
+      const env = adminEnv(withoutStore, runFile);
+      expect(env).toMatchObject({ MONGO_URL: mongoUrl, MONGO_DB: mongoDb });
+      const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
+      await run(process.execPath, [cli, 'tenant', 'create', 'acme'], { env });
+      const client = new MongoClient(mongoUrl);
+      try {
+        expect(await client.db(mongoDb).collection('tenants').countDocuments({ name: 'acme' })).toBe(1);
+      } finally {
+        await client.close();
+      }
+      // MONGO_URL given wins; a note left by a stack that is gone is ignored.
+      expect(adminEnv({ MONGO_URL: 'mongodb://elsewhere/' }, runFile).MONGO_URL).toBe('mongodb://elsewhere/');
+      const gone = await new Promise<number>((resolve) => {
+        const child = spawn(process.execPath, ['-e', '0']);
+        child.on('exit', () => resolve(child.pid ?? 0));
+      });
+      note(gone);
+      expect(adminEnv(withoutStore, runFile).MONGO_URL).toBeUndefined();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
