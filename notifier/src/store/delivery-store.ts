@@ -9,6 +9,7 @@ import {
 import type { Collection, Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
 import { DueQueue, type DueQueueTiming } from './due-queue';
+import { upsertById } from './insert-new';
 
 export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
 
@@ -295,11 +296,10 @@ export class DeliveryStore {
   ): Promise<Partial<EndpointStateDoc> | undefined> {
     const fresh = state?.lastSuccessAt && now.getTime() - state.lastSuccessAt.getTime() < 60000;
     if (fresh && !state.failingSince) return undefined;
-    await this.endpointStates.updateOne(
-      { _id: endpoint._id },
-      { $set: { tenantId: endpoint.tenantId, lastSuccessAt: now }, $unset: { failingSince: '' } },
-      { upsert: true },
-    );
+    await upsertById(this.endpointStates, endpoint._id, {
+      $set: { tenantId: endpoint.tenantId, lastSuccessAt: now },
+      $unset: { failingSince: '' },
+    });
     return { lastSuccessAt: now };
   }
 
@@ -307,11 +307,7 @@ export class DeliveryStore {
   async endpointFailed(endpoint: WebhookEndpointDoc, now: Date): Promise<Date> {
     const state = await this.endpointStates.findOne({ _id: endpoint._id });
     if (state?.failingSince) return state.failingSince;
-    await this.endpointStates.updateOne(
-      { _id: endpoint._id },
-      { $set: { tenantId: endpoint.tenantId, failingSince: now } },
-      { upsert: true },
-    );
+    await upsertById(this.endpointStates, endpoint._id, { $set: { tenantId: endpoint.tenantId, failingSince: now } });
     return now;
   }
 
@@ -321,11 +317,7 @@ export class DeliveryStore {
     now: Date,
   ): Promise<Partial<EndpointStateDoc>> {
     const fields = { disabledAt: now, disabledReason: reason };
-    await this.endpointStates.updateOne(
-      { _id: endpoint._id },
-      { $set: { tenantId: endpoint.tenantId, ...fields } },
-      { upsert: true },
-    );
+    await upsertById(this.endpointStates, endpoint._id, { $set: { tenantId: endpoint.tenantId, ...fields } });
     return fields;
   }
 

@@ -91,3 +91,31 @@ describe('two notifier schedulers on one backlog', () => {
     expect(docs.every((doc) => doc.attemptCount === 1)).toBe(true);
   });
 });
+
+describe('endpoint health written by concurrent attempts', () => {
+  let world: World;
+
+  beforeAll(async () => {
+    world = await createWorld();
+  });
+
+  afterAll(async () => {
+    await world.close();
+  });
+
+  it('records a new endpoint’s first outcomes however many attempts report them at once', async () => {
+    const tenant = world.tenant();
+    const [fresh, failing, gone] = await Promise.all([0, 1, 2].map(() => tenant.endpoint('http://127.0.0.1:9/')));
+    const store = new DeliveryStore(world.db, DUE_TIMING);
+    const now = new Date();
+    // Several workers finishing attempts to an endpoint never seen before: each upserts its health document.
+    await Promise.all([
+      ...Array.from({ length: 10 }, () => store.endpointSucceeded(fresh!, null, now)),
+      ...Array.from({ length: 10 }, () => store.endpointFailed(failing!, now)),
+      ...Array.from({ length: 10 }, () => store.disableEndpoint(gone!, 'gone', now)),
+    ]);
+    expect(await store.endpointState(fresh!._id)).toMatchObject({ lastSuccessAt: now });
+    expect(await store.endpointState(failing!._id)).toMatchObject({ failingSince: now });
+    expect(await store.endpointState(gone!._id)).toMatchObject({ disabledReason: 'gone' });
+  });
+});
