@@ -78,8 +78,8 @@ function writeConfig(dir, port, controllerPort) {
  * Starts a broker+controller. `dir` keeps config, data and log; reuse it to restart with the same data.
  * Returns `{ brokers, port, stop() }`.
  */
-/** @param {{ dir: string; port?: number; controllerPort?: number; heapMb?: number }} options */
-async function startKafka({ dir, port, controllerPort, heapMb = 512 }) {
+/** @param {{ dir: string; port?: number; controllerPort?: number; heapMb?: number; detached?: boolean }} options */
+async function startKafka({ dir, port, controllerPort, heapMb = 512, detached = false }) {
   await ensureKafkaJars();
   fs.mkdirSync(dir, { recursive: true });
   const portFile = path.join(dir, 'ports.json');
@@ -116,6 +116,7 @@ async function startKafka({ dir, port, controllerPort, heapMb = 512 }) {
   const out = fs.openSync(path.join(dir, 'stdout.log'), 'a');
   const child = spawn('java', [...java, '-cp', classpath(), 'kafka.Kafka', config], {
     stdio: ['ignore', out, out],
+    detached,
   });
   fs.closeSync(out);
   let exited = false;

@@ -17,5 +17,7 @@ export function startMongo(options: {
   durable?: boolean;
   pgSettings?: Record<string, string>;
   kind?: 'mongod' | 'ferretdb';
+  /** In a process group of its own: a terminal's Ctrl-C reaches only the starter, which stops it in turn. */
+  detached?: boolean;
 }): Promise<LocalMongo>;
 export function mongoKind(): 'mongod' | 'ferretdb';

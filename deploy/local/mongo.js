@@ -51,20 +51,28 @@ async function ensureMongo() {
  * PostgreSQL skips fsync (tests). `pgSettings`: extra PostgreSQL settings. `kind` overrides the choice of server. Returns `{ url, kind, stop() }`; stop() stops everything started,
  * and a failed start stops what it had started.
  */
-/** @param {{ dir: string; port?: number; ephemeral?: boolean; durable?: boolean; pgSettings?: Record<string, string>; kind?: string }} options */
-async function startMongo({ dir, port, ephemeral = false, durable = true, pgSettings, kind = mongoKind() }) {
+/** @param {{ dir: string; port?: number; ephemeral?: boolean; durable?: boolean; pgSettings?: Record<string, string>; kind?: string; detached?: boolean }} options */
+async function startMongo({
+  dir,
+  port,
+  ephemeral = false,
+  durable = true,
+  pgSettings,
+  kind = mongoKind(),
+  detached = false,
+}) {
   fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
   let postgres = null;
-  if (kind === 'ferretdb') postgres = await startPostgres({ dir, ephemeral, durable, settings: pgSettings });
+  if (kind === 'ferretdb') postgres = await startPostgres({ dir, ephemeral, durable, settings: pgSettings, detached });
   try {
-    return await startWire({ dir, port, kind, postgres });
+    return await startWire({ dir, port, kind, postgres, detached });
   } catch (err) {
     if (postgres) await postgres.stop();
     throw err;
   }
 }
 
-async function startWire({ dir, port, kind, postgres }) {
+async function startWire({ dir, port, kind, postgres, detached }) {
   const portFile = path.join(dir, 'port.json');
   if (!port && fs.existsSync(portFile)) {
     ({ port } = JSON.parse(fs.readFileSync(portFile, 'utf8')));
@@ -84,7 +92,7 @@ async function startWire({ dir, port, kind, postgres }) {
   }
   const started = Date.now();
   const out = fs.openSync(path.join(dir, 'server.log'), 'a');
-  const child = spawn(command, args, { stdio: ['ignore', out, out] });
+  const child = spawn(command, args, { stdio: ['ignore', out, out], detached });
   fs.closeSync(out);
   let exited = false;
   child.once('exit', () => (exited = true));

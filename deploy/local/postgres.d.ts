@@ -13,6 +13,7 @@ export function startPostgres(options: {
   ephemeral?: boolean;
   durable?: boolean;
   settings?: Record<string, string>;
+  detached?: boolean;
 }): Promise<{ url: string; port: number; logFile: string; process: ChildProcess; stop(): Promise<void> }>;
 /** Where the PostgreSQL cluster of `dir` lives (inside it, or as root under /var/tmp); see postgres.js. */
 export function dataDirFor(dir: string): string;

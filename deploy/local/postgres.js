@@ -201,8 +201,8 @@ function serverSettings({ durable, extra = {} }) {
  * `durable: false` skips fsync (tests). `settings`: extra server settings (e.g. auto_explain for the index test).
  * Returns `{ url, port, logFile, stop() }`.
  */
-/** @param {{ dir: string; ephemeral?: boolean; durable?: boolean; settings?: Record<string, string> }} options */
-async function startPostgres({ dir, ephemeral = false, durable = true, settings }) {
+/** @param {{ dir: string; ephemeral?: boolean; durable?: boolean; settings?: Record<string, string>; detached?: boolean }} options */
+async function startPostgres({ dir, ephemeral = false, durable = true, settings, detached = false }) {
   await ensurePostgres();
   const identity = await pgIdentity();
   const dataDir = dataDirFor(dir);
@@ -244,7 +244,7 @@ async function startPostgres({ dir, ephemeral = false, durable = true, settings 
     String(port),
     ...serverSettings({ durable, extra: settings }),
   ]);
-  const child = spawn(command, args, { stdio: ['ignore', out, out] });
+  const child = spawn(command, args, { stdio: ['ignore', out, out], detached });
   fs.closeSync(out);
   let exited = false;
   child.once('exit', () => (exited = true));

@@ -24,10 +24,10 @@ async function dockerAvailable() {
  * Starts what is missing. `dir` holds local servers' data (throwaway with `ephemeral`, kept for `npm run up`);
  * `durable` (default: not ephemeral) keeps the store's fsync on. Returns `{ kafkaBrokers, mongoUrl, sources, stop() }`; stop() stops only what this call started, and
  * a failed start stops whatever it had started before failing.
- * @param {{ dir: string; ephemeral?: boolean; durable?: boolean }} options
+ * @param {{ dir: string; ephemeral?: boolean; durable?: boolean; detached?: boolean }} options
  * @returns {Promise<{ kafkaBrokers: string; mongoUrl: string; sources: Record<string, string>; stop: () => Promise<void> }>}
  */
-async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
+async function startServers({ dir, ephemeral = false, durable = !ephemeral, detached = false }) {
   const stops = [];
   /** @type {Record<string, string>} */
   const sources = {};
@@ -58,8 +58,8 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral }) {
     const mongoNeeded = !mongoUrl;
     await Promise.all([kafkaNeeded && ensureKafkaJars(), mongoNeeded && ensureMongo()]);
     const started = await Promise.allSettled([
-      kafkaNeeded ? startKafka({ dir: path.join(dir, 'kafka') }) : null,
-      mongoNeeded ? startMongo({ dir: path.join(dir, 'mongo'), ephemeral, durable }) : null,
+      kafkaNeeded ? startKafka({ dir: path.join(dir, 'kafka'), detached }) : null,
+      mongoNeeded ? startMongo({ dir: path.join(dir, 'mongo'), ephemeral, durable, detached }) : null,
     ]);
     // One failed: stop the other too (the catch below stops what is in `stops`).
     for (const result of started) if (result.status === 'fulfilled' && result.value) stops.push(result.value.stop);

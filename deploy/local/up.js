@@ -58,6 +58,9 @@ function startService(name, env, logDir) {
   const child = spawn(process.execPath, serviceArgs(ROOT, name), {
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log],
+    // A process group of its own: a terminal's Ctrl-C reaches only this script, which stops the services one by one
+    // with a single SIGTERM (a second signal would cut their graceful shutdown short), then the servers.
+    detached: true,
   });
   fs.closeSync(log);
   return Object.assign(child, { serviceName: name });
@@ -165,7 +168,7 @@ async function main() {
   const { startServers } = require('./servers');
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });
-  const servers = await startServers({ dir: path.join(dataDir, 'servers') });
+  const servers = await startServers({ dir: path.join(dataDir, 'servers'), detached: true });
   const common = {
     KAFKA_BROKERS: servers.kafkaBrokers,
     MONGO_URL: servers.mongoUrl,
@@ -196,8 +199,14 @@ async function main() {
     await Promise.allSettled(children.reverse().map((child) => stopProcess(child, 25000)));
     await servers.stop();
   };
-  process.on('SIGINT', () => stopAll().then(() => process.exit(0)));
-  process.on('SIGTERM', () => stopAll().then(() => process.exit(0)));
+  // One stop, whatever signals follow; should this script end otherwise, its services (in groups of their own) end too.
+  let stopping;
+  const onSignal = () => (stopping ??= stopAll().then(() => process.exit(0)));
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('exit', () => {
+    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  });
 
   try {
     await startServices({ common, grpcToken, children, dataDir, logDir });
