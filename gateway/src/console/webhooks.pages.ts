@@ -67,9 +67,14 @@ export function webhookPages({ router, deps, change, adminOnly }: ConsolePages):
       html`<section class="card">
           <form method="post" action="/console/webhooks/${doc._id}/replay" class="decision">
             ${csrfOf(ctx)}
-            <label>Replay deliveries since <input type="datetime-local" name="since" required /></label>
+            <label>Replay failed deliveries since <input type="datetime-local" name="since" required /></label>
             <button type="submit">Replay</button>
           </form>
+          <p class="hint">
+            Sends the failed deliveries created since then again, each with a fresh retry schedule; succeeded ones are
+            not sent again. Events that came while the endpoint was disabled have no delivery: they are not replayed.
+            Re-enable a disabled endpoint before replaying.
+          </p>
         </section>
         <table class="deliveries">
           <thead>

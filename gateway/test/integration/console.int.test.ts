@@ -455,6 +455,15 @@ describe('console review', () => {
     expect(settings.body).toMatchObject({ testMode: true, suspensionThreshold: 3 });
     await browser.post('/console/settings', { suspensionThreshold: '1' });
     expect((await browser.get('/console/webhooks')).status).toBe(200);
+    const endpoint = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/console' },
+    });
+    const log = await browser.get(`/console/webhooks/${endpoint.body.data.id}`);
+    expect(log.status).toBe(200);
+    // Replay re-sends failed deliveries only, and the page says so.
+    expect(log.text).toContain('Replay failed deliveries since');
+    expect(log.text.replace(/\s+/g, ' ')).toContain('succeeded ones are not sent again');
   });
 });
 

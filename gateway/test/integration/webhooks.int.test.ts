@@ -263,6 +263,20 @@ function bodilessPost(path: string, headers: Record<string, string>): Promise<Pi
   });
 }
 
+describe('replay', () => {
+  it('is documented as re-sending failed deliveries only, as the notifier does', async () => {
+    const doc = (await gw.request('GET', '/openapi.json')).body;
+    const replay = doc.paths['/api/v1/webhook-endpoints/{id}/replay'].post as {
+      summary: string;
+      requestBody: { content: { 'application/json': { schema: { properties: { since: { description: string } } } } } };
+    };
+    expect(replay.summary).toMatch(/failed deliveries/);
+    const since = replay.requestBody.content['application/json'].schema.properties.since.description;
+    expect(since).toMatch(/^Re-send the failed deliveries created since then; succeeded and pending ones are not/);
+    expect(since).toMatch(/while the endpoint was disabled have no delivery/);
+  });
+});
+
 describe('bodiless webhook actions', () => {
   it('takes a POST announcing JSON without any body as an empty body, as without Content-Type', async () => {
     const created = await gw.request('POST', '/api/v1/webhook-endpoints', {

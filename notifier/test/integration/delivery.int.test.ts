@@ -237,6 +237,41 @@ describe('notifier deliveries', () => {
     await waitFor(async () => (await world.deliveries({ endpointId: endpoint._id, state: 'succeeded' })).length === 1);
   });
 
+  it('replays the failed deliveries only: one that succeeded is not sent again', async () => {
+    const hook = await receiver((_req, res, entry) =>
+      res.writeHead(entry.body.includes('"clientId":"rp-bad"') ? 500 : 200).end(),
+    );
+    const tenant = world.tenant();
+    const endpoint = await tenant.endpoint(hook.url);
+    await world.publish(recordModerated(tenant, await tenant.record('rp-ok')));
+    await world.publish(recordModerated(tenant, await tenant.record('rp-bad')));
+    const stateOf = async (state: string) => {
+      const docs = await world.deliveries({ endpointId: endpoint._id, state });
+      return docs.length === 1 ? docs[0] : undefined;
+    };
+    const failed = await waitFor(() => stateOf('failed'), { what: 'failed delivery' });
+    const succeeded = await waitFor(() => stateOf('succeeded'), { what: 'succeeded delivery' });
+    expect(succeeded.attemptCount).toBe(1);
+
+    hook.handler = (_req, res) => res.writeHead(200).end();
+    await world.command({
+      id: ulid(),
+      tenantId: tenant.tenantId,
+      issuedAt: new Date().toISOString(),
+      type: 'ReplayEndpoint',
+      endpointId: endpoint._id,
+      since: new Date(Date.now() - 60000).toISOString(),
+    });
+    const replayed = await waitFor(async () => (await world.deliveries({ _id: failed._id, state: 'succeeded' }))[0], {
+      what: 'replayed delivery',
+    });
+    expect(replayed.attemptCount).toBe(failed.attemptCount + 1);
+    // The replay touched the failed delivery only (one update of both would have re-opened the succeeded one too).
+    const [untouched] = await world.deliveries({ _id: succeeded._id });
+    expect(untouched).toMatchObject({ state: 'succeeded', attemptCount: 1 });
+    expect(hook.received.filter((r) => r.body.includes('"clientId":"rp-ok"'))).toHaveLength(1);
+  });
+
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
     const target = await receiver();
     const hook = await receiver((_req, res) => res.writeHead(307, { location: target.url }).end());

@@ -202,7 +202,8 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'post',
       path: '/webhook-endpoints/:id/replay',
       tag: 'webhooks',
-      summary: "Re-send an endpoint's deliveries since a time (asynchronous).",
+      summary:
+        "Re-send an endpoint's failed deliveries created since a time, each with a fresh retry schedule (asynchronous).",
       body: ReplayBody,
       status: 202,
       response: CommandAccepted,

@@ -40,7 +40,11 @@ export const RotateSecretBody = z.strictObject({
 });
 
 export const ReplayBody = z.strictObject({
-  since: z.iso.datetime({ offset: true }).meta({ description: 'Re-send the deliveries created since then.' }),
+  since: z.iso.datetime({ offset: true }).meta({
+    description:
+      'Re-send the failed deliveries created since then; succeeded and pending ones are not sent again. Events that ' +
+      'came while the endpoint was disabled have no delivery to re-send.',
+  }),
 });
 
 export const ListQuery = z.object({ limit: paging.limit, starting_after: paging.starting_after });
