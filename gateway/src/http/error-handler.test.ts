@@ -1,4 +1,6 @@
-import { statusOf, toAppError } from './error-handler';
+import fs from 'node:fs';
+import path from 'node:path';
+import { STATUS, statusOf, toAppError } from './error-handler';
 import { MongoNetworkError, MongoServerError, MongoTopologyClosedError } from 'mongodb';
 import { NotFoundError } from '../errors';
 
@@ -65,5 +67,15 @@ describe('error translation', () => {
 
   it('does not reveal the message of an unexpected error', () => {
     expect(toAppError(new Error('secret detail')).message).toBe('internal error');
+  });
+});
+
+describe('the documented error codes', () => {
+  // Codes are part of the public contract: README's list of them names every one with its status.
+  const readme = fs.readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
+  const list = readme.slice(readme.indexOf('### Errors'), readme.indexOf('Bodies are strict'));
+
+  it.each(Object.entries(STATUS))('README lists %s with its status %i', (code, status) => {
+    expect(list).toContain(`\`${code}\` (${status}`);
   });
 });

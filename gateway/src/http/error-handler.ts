@@ -14,8 +14,8 @@ import {
   type ErrorCode,
 } from '../errors';
 
-/** The HTTP status of each error code: the one place the error family meets HTTP. */
-const STATUS: Record<ErrorCode, number> = {
+/** The HTTP status of each error code: the one place the error family meets HTTP (README lists them all). */
+export const STATUS: Readonly<Record<ErrorCode, number>> = {
   validation_error: 400,
   invalid_json: 400,
   prompt_rules_disabled: 400,
