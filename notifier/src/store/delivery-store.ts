@@ -17,7 +17,10 @@ export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
 export interface DeliveryAttempt {
   at: Date;
   statusCode?: number;
-  /** `timeout`, `network_error`, `ssrf_refused`, `invalid_url`, `payload_unavailable`, `no_active_secret`. */
+  /**
+   * `timeout`, `network_error`, `ssrf_refused`, `invalid_url`, `payload_unavailable`, `no_active_secret`; `interrupted`:
+   * the notifier making it stopped before it recorded an outcome (the receiver may have had the request or not).
+   */
   error?: string;
   durationMs: number;
   /** First KiB of the response body. */
@@ -54,6 +57,8 @@ export interface DeliveryDoc {
   /** A worker holds the delivery until then (state `sending`); an expired lease is taken over. */
   leaseUntil?: Date;
   leaseId?: string;
+  /** Set on a claimed delivery taken over from a notifier that stopped mid-attempt (see QueuedDoc); never stored. */
+  interruptedAt?: Date;
   lastAttemptAt?: Date;
   lastStatusCode?: number;
   lastError?: string;
@@ -213,9 +218,13 @@ export class DeliveryStore {
     const now = new Date();
     const ok = next.state === 'succeeded';
     const lastError = ok ? undefined : (attempt.error ?? `http_${attempt.statusCode ?? 0}`);
+    // An attempt cut short by a notifier that stopped (its lease ran out) is in the log too, in the same write.
+    const attempts: DeliveryAttempt[] = doc.interruptedAt
+      ? [{ at: doc.interruptedAt, error: 'interrupted', durationMs: 0 }, attempt]
+      : [attempt];
     await this.queue.finish(doc, next, {
-      $push: { attempts: attempt },
-      $inc: { attemptCount: 1, cycleAttempts: 1 },
+      $push: { attempts: attempts.length === 1 ? attempt : { $each: attempts } },
+      $inc: { attemptCount: attempts.length, cycleAttempts: attempts.length },
       $set: {
         ...(next.state === 'pending' ? {} : { completedAt: now }),
         lastAttemptAt: attempt.at,

@@ -19,6 +19,11 @@ export interface QueuedDoc {
   leaseUntil?: Date;
   leaseId?: string;
   updatedAt: Date;
+  /**
+   * Set on a job `claim` returns when it took the job over from a worker whose lease ran out (it stopped mid-attempt):
+   * when that worker had leased it. Never stored.
+   */
+  interruptedAt?: Date;
 }
 
 /** One worker's claim on one attempt of one job, kept until pruned so that a late duplicate claim fails. */
@@ -221,7 +226,8 @@ export class DueQueue<T extends QueuedDoc> {
         if (!current || !sameAttempt(current, candidate)) return undefined;
         const lease = { state: 'sending', leaseId, leaseUntil, due: String(this.bucket(leaseUntil)), updatedAt: now };
         await this.jobs.updateOne({ _id: candidate.id }, { $set: lease });
-        return { ...current, ...lease } as unknown as T;
+        const interrupted = current.state === 'sending' ? { interruptedAt: current.updatedAt } : {};
+        return { ...current, ...lease, ...interrupted } as unknown as T;
       }),
     );
     const result: T[] = [];

@@ -78,6 +78,19 @@ it('delivers every webhook with the same webhook-id after the notifier is SIGKIL
   }
   expect([...webhookIdBySubject.keys()].sort()).toEqual(expectedIds);
   for (const webhookId of inFlight) expect([...webhookIdBySubject.values()]).toContain(webhookId);
+  // The delivery log shows the attempts the dead process had under way, then the one that succeeded.
+  const delivered = await world.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' });
+  const cutShort = delivered.filter((doc) => inFlight.has(doc.webhookId));
+  expect(cutShort).toHaveLength(inFlight.size);
+  for (const doc of cutShort) {
+    expect(doc.attemptCount).toBe(2);
+    expect(doc.attempts.map((attempt) => attempt.error ?? attempt.statusCode)).toEqual(['interrupted', 200]);
+  }
+  // Those published while no notifier ran were attempted once.
+  const later = new Set(during.map((e) => (e.data as { moderationId: string }).moderationId));
+  const fresh = delivered.filter((doc) => later.has(doc.subjectId));
+  expect(fresh).toHaveLength(during.length);
+  for (const doc of fresh) expect(doc.attempts.map((attempt) => attempt.statusCode)).toEqual([200]);
 
   const metrics = await (await fetch(`http://127.0.0.1:${await adminPortOf(second)}/metrics`)).text();
   expect(metrics).toMatch(/notifier_deliveries_total\{result="success"\} \d+/);
