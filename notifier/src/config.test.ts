@@ -1,4 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { loadConfig } from './config';
+import { signatureHeaders } from './delivery/sign';
+import { JITTER } from './domain/retry-policy';
 
 const base = { MONGO_URL: 'mongodb://localhost/', KAFKA_BROKERS: 'localhost:9092' };
 
@@ -21,5 +25,28 @@ describe('loadConfig', () => {
     [{ DELIVERY_CONCURRENCY: '0' }, 'DELIVERY_CONCURRENCY'],
   ])('rejects %j naming the variable', (env, name) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(name);
+  });
+});
+
+describe("README's webhook section", () => {
+  const readme = fs.readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('### Webhooks'), readme.indexOf('### User emails')).replace(/\s+/g, ' ');
+  const spoken = (seconds: number) =>
+    seconds < 60 ? `${seconds} s` : seconds < 3600 ? `${seconds / 60} min` : `${seconds / 3600} h`;
+
+  it('states the default retry schedule, timeouts and disable window', () => {
+    const config = loadConfig(base);
+    const delays = config.WEBHOOK_RETRY_SCHEDULE_S.map(spoken);
+    expect(section).toContain(`tried again after ${delays.slice(0, -1).join(', ')} and ${delays.at(-1)}`);
+    expect(section).toContain(`each ±${JITTER * 100} %`);
+    expect(section).toContain(`${config.WEBHOOK_RETRY_SCHEDULE_S.length + 1} attempts`);
+    expect(section).toContain(`\`WEBHOOK_TIMEOUT_MS\` (${spoken(config.WEBHOOK_TIMEOUT_MS / 1000)})`);
+    expect(section).toContain(`\`WEBHOOK_RETRY_AFTER_MAX_S\`, ${spoken(config.WEBHOOK_RETRY_AFTER_MAX_S)}`);
+    expect(section).toContain(`\`WEBHOOK_DISABLE_AFTER_S\` (${config.WEBHOOK_DISABLE_AFTER_S / 86400} days)`);
+  });
+
+  it('names every signature header the notifier sends', () => {
+    const headers = signatureHeaders({ webhookId: 'msg_x', timestamp: 1, body: '{}', secrets: ['whsec_AAAA'] });
+    for (const name of Object.keys(headers)) expect(section.toLowerCase()).toContain(`\`${name}\``);
   });
 });
