@@ -183,6 +183,12 @@ describe('webhook endpoints', () => {
     expect((page1.body.data as Array<{ id: string }>).map((d) => d.id)).toEqual(['dlv_01', 'dlv_03']);
     expect(page1.body.has_more).toBe(true);
     expect(page1.body.data[0]).not.toHaveProperty('tenantId');
+    // Only the log's own fields: never the notifier's scheduling or the event behind it.
+    const internal = { trigger: { kind: 'record' }, cycleAttempts: 1, eventId: 'evt', leaseId: 'l', due: '1' };
+    await deliveries.updateOne({ _id: 'dlv_01' }, { $set: { ...internal, dueAt: at(9) } });
+    const shown = (await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries?limit=1`, { key: alice.key }))
+      .body.data[0] as Record<string, unknown>;
+    expect(Object.keys(shown).sort()).toEqual(['createdAt', 'dueAt', 'endpointId', 'id', 'state']);
     const page2 = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries?limit=2&starting_after=dlv_03`, {
       key: alice.key,
     });

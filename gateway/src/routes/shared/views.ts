@@ -110,12 +110,32 @@ export function toEndpointView(doc: WebhookEndpointDoc, state: EndpointStateDoc 
 }
 
 /** The notifier's bookkeeping, not part of the log a client reads. */
-const HIDDEN_DELIVERY_FIELDS = new Set(['_id', 'tenantId', 'leaseId', 'leaseUntil', 'due']);
+/**
+ * What the delivery log shows of a delivery (the notifier's document also holds its scheduling and the event that
+ * caused it, which are its own business and may change).
+ */
+export const DELIVERY_VIEW_FIELDS = [
+  'endpointId',
+  'webhookId',
+  'event',
+  'subjectId',
+  'state',
+  'attemptCount',
+  'attempts',
+  'dueAt',
+  'lastAttemptAt',
+  'lastStatusCode',
+  'lastError',
+  'completedAt',
+  'body',
+  'createdAt',
+  'updatedAt',
+] as const;
 
 export function toDeliveryView(doc: Record<string, unknown>): Record<string, unknown> {
   const view: Record<string, unknown> = { id: doc._id };
-  for (const [field, value] of Object.entries(doc)) {
-    if (!HIDDEN_DELIVERY_FIELDS.has(field)) view[field] = value;
-  }
+  for (const field of DELIVERY_VIEW_FIELDS) if (doc[field] !== undefined) view[field] = doc[field];
+  // A due time matters only while the delivery waits for its next attempt.
+  if (doc.state !== 'pending') delete view.dueAt;
   return view;
 }

@@ -71,6 +71,41 @@ export const RotateSecretResponse = z.object({
 
 export const DeletedResponse = z.object({ id: z.string(), deleted: z.literal(true) });
 export const CommandAccepted = z.object({ message: z.literal('Accepted'), id: z.string() });
-export const DeliveryList = listOf(z.record(z.string(), z.unknown()));
+/** One attempt in the delivery log. */
+const DeliveryAttemptView = z.object({
+  at: z.string(),
+  statusCode: z.number().int().optional(),
+  error: z
+    .string()
+    .optional()
+    .describe(
+      'Why there was no HTTP answer: timeout, network_error, ssrf_refused, invalid_url, payload_unavailable, ' +
+        'no_active_secret, or interrupted (the notifier making the attempt stopped before it recorded an outcome)',
+    ),
+  durationMs: z.number(),
+  responseBody: z.string().optional().describe('The first KiB of the answer'),
+});
+
+/** A delivery of one webhook event to one endpoint (fields absent until they apply). */
+export const DeliveryView = z.object({
+  id: z.string(),
+  endpointId: z.string(),
+  webhookId: z.string().describe('The webhook-id header: the same on every attempt of this event to any endpoint'),
+  event: z.string(),
+  subjectId: z.string().describe('The body’s id (a moderation or user action id)'),
+  state: z.enum(['pending', 'sending', 'succeeded', 'failed']),
+  attemptCount: z.number().int(),
+  attempts: z.array(DeliveryAttemptView),
+  dueAt: z.string().optional().describe('When the next attempt is due (pending only)'),
+  lastAttemptAt: z.string().optional(),
+  lastStatusCode: z.number().int().optional(),
+  lastError: z.string().optional(),
+  completedAt: z.string().optional(),
+  body: z.string().optional().describe('The body sent, byte for byte (built at the first attempt)'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+export const DeliveryList = listOf(DeliveryView);
 export const EndpointData = dataOf(EndpointView);
 export const EndpointList = listOf(EndpointView);
