@@ -1,6 +1,7 @@
 import { RULE_SET_BUDGET } from '@vigil/proto';
 import { parseJson } from '../http/json-body';
 import { parseWith } from '../http/validate';
+import { refuseUnjudgeable } from '../routes/rules/rules.routes';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';
 import { csrfOf, render, tenantOf, type ConsolePages } from './page';
@@ -72,7 +73,10 @@ ${JSON.stringify(rules, null, 2)}</textarea>
     const text = formOf(ctx).rules ?? '';
     // The same strictness as PUT /api/v1/rules: bounded nesting, no repeated key, no lone surrogate or NUL.
     const json = parseJson(text, 'the rule set');
-    await deps.configStore.putRules(tenantOf(ctx), parseWith(RulesBody, json, 'rule set'));
+    const ruleSet = parseWith(RulesBody, json, 'rule set');
+    // Nor prompt strategies where no LLM would ever judge them.
+    refuseUnjudgeable(deps, ruleSet);
+    await deps.configStore.putRules(tenantOf(ctx), ruleSet);
     ctx.redirect('/console/settings');
   });
 }

@@ -449,6 +449,12 @@ describe('console review', () => {
     const surrogate = await browser.post('/console/rules', { rules: lone });
     expect([surrogate.status, codeOf(surrogate)]).toEqual([400, 'validation_error']);
     expect(surrogate.text).toContain('rules.0.name');
+    // As the API: no prompt strategy where no LLM would judge it (it would be stored and never flag).
+    const prompt = { rules: [{ id: 'p', name: 'P', strategies: [{ type: 'prompt', topic: 't', prompt: 'Flag t.' }] }] };
+    const unjudgeable = await browser.post('/console/rules', { rules: JSON.stringify(prompt) });
+    expect([unjudgeable.status, codeOf(unjudgeable)]).toEqual([400, 'prompt_rules_disabled']);
+    const kept = await gw.request('GET', '/api/v1/rules', { key: alice.key });
+    expect(JSON.stringify(kept.body)).not.toContain('"prompt"');
     const saved = await browser.post('/console/settings', { testMode: 'true', suspensionThreshold: '3' });
     expect(saved.status).toBe(302);
     const settings = await gw.request('GET', '/api/v1/settings', { key: alice.key });

@@ -14,7 +14,7 @@ import { idParam, principalOf, type RouteDeps } from '../deps';
 import { PresetList, RulesBody, SettingsPatchBody, SettingsView } from './rules.schema';
 
 /** Without an LLM a prompt strategy could never flag: refuse it rather than store a rule that silently does nothing. */
-function refuseUnjudgeable(deps: RouteDeps, ruleSet: RuleSet): void {
+export function refuseUnjudgeable(deps: RouteDeps, ruleSet: RuleSet): void {
   if (!deps.promptRulesEnabled && usesPrompts(ruleSet)) {
     throw new PromptRulesDisabledError(
       'prompt strategies are not available: this deployment has no LLM configured (PROMPT_RULES_ENABLED)',
