@@ -71,12 +71,13 @@ describe('an endpoint’s delivery slots', () => {
     scheduler = testScheduler(held, { perEndpointConcurrency: 1 });
     scheduler.start();
 
-    // One slot for the endpoint: every delivery is sent while no outcome has been written yet.
-    await waitFor(() => receiver.received.length === docs.length, {
+    // One slot for the endpoint: every delivery is sent, and answered, while no outcome has been written yet (the last
+    // request reaches the receiver before its answer reaches the scheduler: wait for both).
+    await waitFor(() => receiver.received.length === docs.length && held.held === docs.length, {
       timeoutMs: 30_000,
-      what: 'every delivery sent while the first outcomes wait to be written',
+      what: 'every delivery sent and answered while the first outcomes wait to be written',
     });
-    expect(held.held).toBe(docs.length);
+    expect(receiver.received).toHaveLength(docs.length);
     // What the gauges show: every worker busy with an outcome write, no endpoint slot taken.
     expect(scheduler.slots).toEqual({ workers: docs.length, endpoints: 0 });
     // The slot still bounds the requests in flight to the receiver.
