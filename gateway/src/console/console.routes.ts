@@ -2,7 +2,9 @@ import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { ForbiddenError, ValidationError } from '../errors';
 import { toHttpError } from '../http/error-handler';
+import { refuseUnstorableValues } from '../http/json-body';
 import { requestIdOf } from '../http/request-id';
+import { refuseUndecodableUrl } from '../http/url-text';
 import { appealPages } from './appeals.pages';
 import { serveAsset } from './assets';
 import {
@@ -66,6 +68,13 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
       ctx.body = errorPage(viewerOf(ctx), status, err.code, err.message, issues);
     }
   });
+  // The query and path as the API takes them: UTF-8 escapes only, no NUL, no lone surrogate (a 400 naming the field).
+  router.use(async (ctx: Context, next: Next) => {
+    refuseUndecodableUrl(ctx.querystring, [ctx.path], ['path']);
+    refuseUnstorableValues(ctx.query, ['query']);
+    refuseUnstorableValues(safeDecode(ctx.path), ['path']);
+    await next();
+  });
   router.use(sameOriginChanges(settings.publicUrl));
   router.use(loadSession(deps.members));
 
@@ -84,4 +93,13 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   webhookPages(pages);
 
   return router;
+}
+
+/** The decoded path, or the path as it is when an escape does not decode (refused before as not UTF-8). */
+function safeDecode(path: string): string {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return path;
+  }
 }

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import { ForbiddenError, UnsupportedMediaTypeError } from '../errors';
+import { refuseUnstorableValues } from '../http/json-body';
 
 /**
  * Everything the console and the appeal page serve comes from this origin: no inline script or style, no frames, forms
@@ -82,17 +83,24 @@ export function formBody(limitBytes: number) {
     if (ctx.request.length > 0 && !ctx.is('application/x-www-form-urlencoded')) {
       throw new UnsupportedMediaTypeError('form body must be application/x-www-form-urlencoded');
     }
-    await parse(ctx as never, next);
+    await parse(ctx as never, async () => {
+      // As in an API body: no NUL (the store cannot hold one) and no lone surrogate, named by field.
+      refuseUnstorableValues((ctx.request as { body?: unknown }).body ?? {}, []);
+      await next();
+    });
   };
 }
 
-/** The parsed form; repeated fields keep their last value. */
+/**
+ * The parsed form; repeated fields keep their last value. Line breaks are LF: a browser sends a textarea's as CRLF
+ * but counts each as one character against its `maxlength`, as the limits here do.
+ */
 export function formOf(ctx: Context): Record<string, string> {
   const body = ((ctx.request as { body?: unknown }).body ?? {}) as Record<string, unknown>;
   const form: Record<string, string> = {};
   for (const [key, value] of Object.entries(body)) {
     const last: unknown = Array.isArray(value) ? value[value.length - 1] : value;
-    if (typeof last === 'string') form[key] = last;
+    if (typeof last === 'string') form[key] = last.replace(/\r\n?/g, '\n');
   }
   return form;
 }

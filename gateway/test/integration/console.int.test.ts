@@ -474,6 +474,34 @@ describe('console review', () => {
 });
 
 describe('appeals', () => {
+  it('refuses NUL and lone surrogates in a form, query or path with 400 naming the field; a CRLF counts as one character', async () => {
+    const { id } = await flaggedRecord(alice.key, uniqueName('nul'));
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    await browser.get('/console/records');
+    for (const path of [
+      '/console/records/%00',
+      '/console/records?entity=%00',
+      '/console/users?email=a%00',
+      '/console/records?entity=%ED%A0%80',
+    ]) {
+      const page = await browser.get(path);
+      expect({ path, status: page.status, code: codeOf(page) }).toEqual({
+        path,
+        status: 400,
+        code: 'validation_error',
+      });
+    }
+    const nul = await browser.post(`/console/records/${id}/moderation`, { status: 'Compliant', reason: 'bad\0nul' });
+    expect([nul.status, codeOf(nul)]).toEqual([400, 'validation_error']);
+    expect(nul.text).toContain('<code>reason</code>');
+    // 1,999 characters as the browser counts them against the field's maxlength (2,000), sent with CRLF line breaks.
+    const reason = Array.from({ length: 100 }, () => 'x'.repeat(19)).join('\r\n');
+    const long = await browser.post(`/console/records/${id}/moderation`, { status: 'Compliant', reason });
+    expect(long.status).toBe(302);
+  });
+
   it('hands a suspended user a link to appeal once, which a member approves', async () => {
     const { user } = await flaggedRecord(alice.key, uniqueName('ap'), uniqueName('u'));
     const member = await gw.newMember(alice.tenantId);
@@ -498,6 +526,8 @@ describe('appeals', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('referrer-policy')).toBe('no-referrer');
     expect(page.text).toContain('spam wave');
+    const nul = await visitor.send('POST', '/appeal', { token, text: 'I removed\0it', confirm: 'yes' });
+    expect([nul.status, codeOf(nul)]).toEqual([400, 'validation_error']);
     const sent = await visitor.send('POST', '/appeal', { token, text: 'I removed it', confirm: 'yes' });
     expect(sent.status).toBe(201);
     const again = await visitor.get(`/appeal?token=${token}`);
