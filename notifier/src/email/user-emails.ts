@@ -23,7 +23,7 @@ export interface UserEmailsOptions {
   /** A claimed message stays ours this long: the SMTP timeout plus a margin. */
   leaseMs: number;
   concurrency: number;
-  /** Signs the Suspended email's appeal link; absent when appeals are off. */
+  /** Signs the appeal link of the Suspended and Banned emails; absent when appeals are off. */
   appeals?: { tokens: AppealTokens; publicUrl: string };
   onAttempt?: (result: string) => void;
 }
@@ -109,8 +109,9 @@ export class UserEmails {
     }
     const settings = await store.settingsOf(doc.tenantId);
     const template = settings.emails.templates[doc.kind] ?? DEFAULT_EMAIL_TEMPLATES[doc.kind];
+    // A banned user may appeal too (the users API gives them an appealUrl, and the appeal page takes their appeal).
     const appealUrl =
-      appeals && doc.kind === 'Suspended'
+      appeals && (doc.kind === 'Suspended' || doc.kind === 'Banned')
         ? `${appeals.publicUrl}/appeal?token=${appeals.tokens.issue(doc.tenantId, doc.userId)}`
         : undefined;
     const email = renderEmail(template, {

@@ -138,6 +138,9 @@ describe('user emails', () => {
     expect(doc!.attemptCount).toBe(3);
     expect(doc!.attempts.map((a) => a.responseCode ?? null)).toEqual([451, 451, null]);
     expect(mailTo('bob@example.com')).toHaveLength(1);
+    // A banned user may appeal as a suspended one may: the Banned email carries the link.
+    const token = /\/appeal\?token=([\w.-]+)/.exec(mailTo('bob@example.com')[0]!.text ?? '')?.[1];
+    expect(new AppealTokens(APPEAL_SECRET, 60).verify(token ?? '')).toMatchObject({ userId: user._id });
     expect(mailTo('bob@example.com')[0]!.subject).toBe('Your Acme account has been banned');
   });
 
