@@ -162,12 +162,32 @@ describe('the console in a browser', () => {
     });
     expect(errors).toEqual([]);
 
-    // Usable on a phone-width screen: nothing wider than the viewport.
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(`${gw.url}/console/records?status=all`);
-    // A string expression: the test is compiled without the DOM library.
-    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-    expect(overflow).toBeLessThanOrEqual(1);
+    // Usable on a phone-width screen: nothing wider than the viewport, whatever the record holds (a long unbroken word,
+    // link or metadata value wraps).
+    const long = `${'w'.repeat(400)} https://example.com/${'p'.repeat(400)}`;
+    const wide = await gw.request('POST', '/api/v1/moderate', {
+      key: alice.key,
+      body: {
+        clientId: uniqueName('wide'),
+        name: 'n'.repeat(300),
+        entity: 'post',
+        content: long,
+        metadata: { k: 'v'.repeat(400) },
+      },
+    });
+    expect(wide.status).toBe(200);
+    for (const [width, height] of [
+      [390, 844],
+      [1280, 800],
+    ] as const) {
+      await page.setViewportSize({ width, height });
+      for (const url of ['/console/records?status=all', `/console/records/${wide.body.id as string}`]) {
+        await page.goto(`${gw.url}${url}`);
+        // A string expression: the test is compiled without the DOM library.
+        const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+        expect({ width, url, fits: overflow <= 1 }).toEqual({ width, url, fits: true });
+      }
+    }
     await ctx.close();
   });
 
