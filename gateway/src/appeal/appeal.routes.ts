@@ -99,7 +99,14 @@ export function appealRoutes(
     return claims;
   };
 
-  const show = async (ctx: Context, token: string, claims: AppealClaims, notice?: string): Promise<void> => {
+  /** The page for the token's user; `draft`: an appeal refused as written, shown again with what was wrong. */
+  const show = async (
+    ctx: Context,
+    token: string,
+    claims: AppealClaims,
+    notice?: string,
+    draft?: { text: string; error: ValidationError },
+  ): Promise<void> => {
     const meta = { requestId: requestIdOf(ctx) };
     const [user, history, flagged, appeals] = await Promise.all([
       deps.moderator.call('getUser', { tenantId: claims.tenantId, userId: claims.userId }, meta),
@@ -147,10 +154,21 @@ export function appealRoutes(
                   Your appeal was received (${appealed.status}). You can appeal only once per decision.
                 </p>`
               : html`<form method="post" action="/appeal" class="card decision">
+                  ${
+                    draft
+                      ? html`<div class="error" data-code="${draft.error.code}" role="alert">
+                          <p>${draft.error.message}</p>
+                          <ul>
+                            ${draft.error.issues.map((i) => html`<li>${i.path.join('.')}: ${i.message}</li>`)}
+                          </ul>
+                        </div>`
+                      : null
+                  }
                   <input type="hidden" name="token" value="${token}" />
                   <label
                     >Why should this decision be reconsidered?
-                    <textarea name="text" required maxlength="${LIMITS.appealText}" rows="6"></textarea>
+                    <textarea name="text" required maxlength="${LIMITS.appealText}" rows="6">
+${draft?.text ?? ''}</textarea>
                   </label>
                   <label class="check"
                     ><input type="checkbox" name="confirm" value="yes" required /> I have read the reasons above and
@@ -167,19 +185,31 @@ export function appealRoutes(
   router.use(sameOriginChanges(settings.publicUrl));
   router.get('/appeal', limit, async (ctx) => {
     const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-    await show(ctx, token, claimsOf(token));
+    const notice = ctx.query.sent === '1' ? 'Thank you: your appeal was sent to the moderators.' : undefined;
+    await show(ctx, token, claimsOf(token), notice);
   });
   router.post('/appeal', limit, formBody(settings.bodyLimitBytes), async (ctx) => {
-    const claims = claimsOf(formOf(ctx).token);
-    const input = parseWith(AppealForm, formOf(ctx), 'appeal form');
+    const form = formOf(ctx);
+    const claims = claimsOf(form.token);
+    let input: z.infer<typeof AppealForm>;
+    try {
+      input = parseWith(AppealForm, form, 'appeal form');
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      // The form again, with the user's text and what was wrong, rather than a page without it.
+      ctx.status = 400;
+      await show(ctx, form.token ?? '', claims, undefined, { text: form.text ?? '', error: err });
+      return;
+    }
     await deps.moderator.call(
       'createAppeal',
       { tenantId: claims.tenantId, userId: claims.userId, text: input.text },
       { requestId: requestIdOf(ctx) },
     );
     deps.log.info({ userId: claims.userId, requestId: requestIdOf(ctx) }, 'appeal submitted');
-    ctx.status = 201;
-    await show(ctx, input.token, claims, 'Thank you: your appeal was sent to the moderators.');
+    // Post, redirect, get: the page the user lands on keeps its link (a reload shows it again, and sends nothing).
+    ctx.status = 303;
+    ctx.redirect(`/appeal?token=${encodeURIComponent(input.token)}&sent=1`);
   });
   return router;
 }

@@ -276,6 +276,9 @@ describe('the console in a browser', () => {
     await appealPage.check('input[name=confirm]');
     await appealPage.click('button[type=submit]');
     await appealPage.getByText('your appeal was sent').waitFor();
+    // The page keeps its link: a reload shows the appeal as received and sends nothing again.
+    await appealPage.reload();
+    await appealPage.getByText('Your appeal was received').waitFor();
     await visitor.close();
 
     await page.goto(`${gw.url}/console/appeals`);

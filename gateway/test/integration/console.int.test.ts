@@ -528,8 +528,15 @@ describe('appeals', () => {
     expect(page.text).toContain('spam wave');
     const nul = await visitor.send('POST', '/appeal', { token, text: 'I removed\0it', confirm: 'yes' });
     expect([nul.status, codeOf(nul)]).toEqual([400, 'validation_error']);
+    // Text that is only spaces: the form again, with what was written and what is wrong.
+    const blank = await visitor.send('POST', '/appeal', { token, text: '   ', confirm: 'yes' });
+    expect([blank.status, codeOf(blank)]).toEqual([400, 'validation_error']);
+    // (A newline right after <textarea> is not part of its content.)
+    expect(blank.text).toMatch(/<textarea name="text"[^>]*>\n? {3}<\/textarea>/);
     const sent = await visitor.send('POST', '/appeal', { token, text: 'I removed it', confirm: 'yes' });
-    expect(sent.status).toBe(201);
+    // Post, redirect, get: the page the user lands on has the link, so that a reload works.
+    expect(sent.status).toBe(303);
+    expect(sent.headers.get('location')).toBe(`/appeal?token=${encodeURIComponent(token)}&sent=1`);
     const again = await visitor.get(`/appeal?token=${token}`);
     expect(again.text).toContain('Your appeal was received');
     expect(again.text).not.toContain('name="text"');
