@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { ForbiddenError, ValidationError } from '../errors';
+import { ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import { toHttpError } from '../http/error-handler';
 import { refuseUnstorableValues } from '../http/json-body';
 import { requestIdOf } from '../http/request-id';
@@ -91,6 +91,10 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   appealPages(pages);
   settingsPages(pages);
   webhookPages(pages);
+  // Any other console address (or a method a page does not take) is a console page too, not the API's JSON.
+  router.all('/{*rest}', () => {
+    throw new NotFoundError('there is no such console page');
+  });
 
   return router;
 }

@@ -391,6 +391,25 @@ describe('console review', () => {
     expect(manual.data).toMatchObject({ status: 'Compliant', via: 'Manual', actor: `member:${member.id}` });
   });
 
+  it('answers an unknown console address, or a method a page does not take, with a console page', async () => {
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    for (const [method, path] of [
+      ['GET', '/console/nope'],
+      ['GET', '/console/records/rec_x/nope'],
+      ['GET', '/console/sign-out'],
+    ] as const) {
+      const page = await browser.send(method, path);
+      expect({ path, status: page.status, code: codeOf(page), type: page.headers.get('content-type') }).toEqual({
+        path,
+        status: 404,
+        code: 'not_found',
+        type: 'text/html; charset=utf-8',
+      });
+    }
+  });
+
   it('refuses an empty reason with 400 validation_error naming the field', async () => {
     const { id } = await flaggedRecord(alice.key, uniqueName('reason'));
     const member = await gw.newMember(alice.tenantId);
