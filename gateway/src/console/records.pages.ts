@@ -89,8 +89,8 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
           >
           <label>Entity <input name="entity" value="${q.entity ?? ''}" maxlength="${LIMITS.entity}" /></label>
           <label>User id <input name="user" value="${q.user ?? ''}" maxlength="${LIMITS.queryId}" /></label>
-          <label>From <input type="date" name="from" value="${q.from ?? ''}" /></label>
-          <label>To <input type="date" name="to" value="${q.to ?? ''}" /></label>
+          <label>From (UTC) <input type="date" name="from" value="${q.from ?? ''}" /></label>
+          <label>To (UTC) <input type="date" name="to" value="${q.to ?? ''}" /></label>
           <button type="submit">Filter</button>
         </form>
         <p class="hint">

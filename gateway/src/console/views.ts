@@ -78,8 +78,11 @@ export function errorPage(
   );
 }
 
+/** A time as the console shows it: in UTC, and saying so (the date filters are UTC days too). */
 export const when = (iso: string | null | undefined): Html =>
-  iso ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)}</time>` : html`<span class="muted">–</span>`;
+  iso
+    ? html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 19)} UTC</time>`
+    : html`<span class="muted">–</span>`;
 
 export const badge = (status: string | null | undefined): Html =>
   html`<span class="badge ${status ?? 'none'}">${status ?? 'pending'}</span>`;

@@ -374,6 +374,9 @@ describe('console review', () => {
     const inbox = await browser.get('/console/records');
     expect(inbox.text.indexOf(newer.id)).toBeGreaterThan(-1);
     expect(inbox.text.indexOf(newer.id)).toBeLessThan(inbox.text.indexOf(older.id));
+    // Times say that they are UTC, as the date filters do.
+    expect(inbox.text).toMatch(/<time datetime="[^"]+">\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC<\/time>/);
+    expect(inbox.text).toContain('From (UTC)');
 
     const page = await browser.get(`/console/records/${newer.id}`);
     expect(page.status).toBe(200);
