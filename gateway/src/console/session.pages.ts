@@ -45,7 +45,8 @@ export async function requireSession(ctx: Context, next: Next): Promise<void> {
   await next();
 }
 
-function signInPage(ctx: Context, next: string, message?: string): void {
+/** The sign-in form; after a refusal, with its message and the email given (never the password). */
+function signInPage(ctx: Context, next: string, message?: string, email = ''): void {
   render(
     ctx,
     'Sign in',
@@ -53,7 +54,8 @@ function signInPage(ctx: Context, next: string, message?: string): void {
       ${message ? html`<p class="error" role="alert">${message}</p>` : null}
       <input type="hidden" name="next" value="${next}" />
       <label
-        >Email <input type="email" name="email" autocomplete="username" required maxlength="320" autofocus
+        >Email
+        <input type="email" name="email" value="${email}" autocomplete="username" required maxlength="320" autofocus
       /></label>
       <label
         >Password
@@ -100,7 +102,7 @@ export function signInRoutes({ router, deps, settings, form }: ConsolePages): vo
       }
       deps.log.info({ memberId: member?._id, locked, requestId: requestIdOf(ctx) }, 'console sign-in refused');
       ctx.status = 401;
-      signInPage(ctx, next, 'Wrong email or password, or too many failed attempts: try again later.');
+      signInPage(ctx, next, 'Wrong email or password, or too many failed attempts: try again later.', input.email);
       return;
     }
     await deps.members.recordSuccess(member._id, ctx.ip);

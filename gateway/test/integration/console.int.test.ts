@@ -212,6 +212,9 @@ describe('console sessions', () => {
     expect(unknown.status).toBe(401);
     expect(wrong.status).toBe(401);
     expect(wrong.text.replace(/value="[^"]*"/g, '')).toBe(unknown.text.replace(/value="[^"]*"/g, ''));
+    // The form keeps the email given, never the password.
+    expect(wrong.text).toMatch(new RegExp(`name="email"\\s+value="${member.email.replace(/[.+]/g, '\\$&')}"`));
+    expect(wrong.text).not.toContain('wrong-password-1');
     await browser.signIn(member.email, 'wrong-password-2');
     await browser.signIn(member.email, 'wrong-password-3');
     expect((await browser.signIn(member.email, member.password)).status).toBe(401);
