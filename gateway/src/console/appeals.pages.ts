@@ -43,7 +43,7 @@ export function appealPages({ router, deps, change }: ConsolePages): void {
             callMeta(ctx),
           ),
         ]);
-        return { user: toUserView(user, null), records: flagged.records.map(toRecordView) };
+        return { user: toUserView(user, null), records: flagged.records.map(toRecordView), more: flagged.hasMore };
       }),
     );
     const last = appeals[appeals.length - 1];
@@ -73,6 +73,7 @@ export function appealPages({ router, deps, change }: ConsolePages): void {
                     ${detail.records.map((r) => html`<li><a href="/console/records/${r.id}">${r.name ?? r.clientId}</a> ${r.reasons.join('; ')}</li>`)}
                   </ul>`
             }
+            ${detail.more ? html`<p><a href="/console/records?status=Flagged&user=${appeal.user}">All flagged records of this user →</a></p>` : null}
             ${appeal.decisionReason ? html`<p>Decision: <q>${appeal.decisionReason}</q></p>` : null}
             ${
               appeal.status === 'Open'

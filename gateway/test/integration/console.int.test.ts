@@ -528,7 +528,10 @@ describe('appeals', () => {
   });
 
   it('hands a suspended user a link to appeal once, which a member approves', async () => {
-    const { user } = await flaggedRecord(alice.key, uniqueName('ap'), uniqueName('u'));
+    const userClientId = uniqueName('u');
+    const { user } = await flaggedRecord(alice.key, uniqueName('ap'), userClientId);
+    // More flagged records than the appeals inbox lists for a user (5): it links to all of them.
+    for (let i = 0; i < 5; i += 1) await flaggedRecord(alice.key, uniqueName(`ap${i}`), userClientId);
     const member = await gw.newMember(alice.tenantId);
     const browser = new Client(gw.url);
     await browser.signIn(member.email, member.password);
@@ -567,6 +570,7 @@ describe('appeals', () => {
     expect(again.text).not.toContain('name="text"');
 
     const inbox = await browser.get('/console/appeals');
+    expect(inbox.text).toContain(`href="/console/records?status=Flagged&user=${user}"`);
     const appealId = /action="\/console\/appeals\/(apl_[\w]+)\/decision"/.exec(inbox.text)?.[1];
     expect(inbox.text).toContain('I removed it');
     const decided = await browser.post(`/console/appeals/${appealId}/decision`, {
