@@ -1,4 +1,7 @@
+import type { Context } from 'koa';
 import { RULE_SET_BUDGET } from '@vigil/proto';
+import { AppError, ValidationError } from '../errors';
+import { toHttpError } from '../http/error-handler';
 import { parseJson } from '../http/json-body';
 import { parseWith } from '../http/validate';
 import { refuseUnjudgeable } from '../routes/rules/rules.routes';
@@ -9,11 +12,13 @@ import { formOf } from './security';
 
 /** The tenant's settings and rule set (admins). */
 export function settingsPages({ router, deps, change, adminOnly }: ConsolePages): void {
-  router.get('/settings', adminOnly, async (ctx) => {
+  /** The page; `draft`: a rule set refused as written, shown again in the editor with what was wrong. */
+  const show = async (ctx: Context, draft?: { text: string; error: AppError }): Promise<void> => {
     const [rules, current] = await Promise.all([
       deps.configStore.getRules(tenantOf(ctx)),
       deps.configStore.getSettings(tenantOf(ctx)),
     ]);
+    const issues = draft?.error instanceof ValidationError ? draft.error.issues : [];
     render(
       ctx,
       'Rules & settings',
@@ -42,16 +47,28 @@ export function settingsPages({ router, deps, change, adminOnly }: ConsolePages)
             ${RULE_SET_BUDGET.patterns} patterns compiling to ${RULE_SET_BUDGET.patternInstructions} RE2 instructions,
             ${RULE_SET_BUDGET.domains} domains and ${RULE_SET_BUDGET.prompts} prompt strategies in all.
           </p>
+          ${
+            draft
+              ? html`<div class="error" data-code="${draft.error.code}" role="alert">
+                  <p>${draft.error.message}: the rule set below is as you sent it, not saved.</p>
+                  <ul>
+                    ${issues.map((i) => html`<li><code>${i.path.join('.')}</code>: ${i.message}</li>`)}
+                  </ul>
+                </div>`
+              : null
+          }
           <form method="post" action="/console/rules">
             ${csrfOf(ctx)}
             <textarea name="rules" rows="24" class="code" spellcheck="false">
-${JSON.stringify(rules, null, 2)}</textarea>
+${draft ? draft.text : JSON.stringify(rules, null, 2)}</textarea>
             <button type="submit">Save rules</button>
           </form>
         </section>`,
       '/console/settings',
     );
-  });
+  };
+
+  router.get('/settings', adminOnly, (ctx) => show(ctx));
 
   router.post('/settings', adminOnly, ...change, async (ctx) => {
     const f = formOf(ctx);
@@ -71,12 +88,20 @@ ${JSON.stringify(rules, null, 2)}</textarea>
 
   router.post('/rules', adminOnly, ...change, async (ctx) => {
     const text = formOf(ctx).rules ?? '';
-    // The same strictness as PUT /api/v1/rules: bounded nesting, no repeated key, no lone surrogate or NUL.
-    const json = parseJson(text, 'the rule set');
-    const ruleSet = parseWith(RulesBody, json, 'rule set');
-    // Nor prompt strategies where no LLM would ever judge them.
-    refuseUnjudgeable(deps, ruleSet);
-    await deps.configStore.putRules(tenantOf(ctx), ruleSet);
+    try {
+      // The same strictness as PUT /api/v1/rules: bounded nesting, no repeated key, no lone surrogate or NUL.
+      const json = parseJson(text, 'the rule set');
+      const ruleSet = parseWith(RulesBody, json, 'rule set');
+      // Nor prompt strategies where no LLM would ever judge them.
+      refuseUnjudgeable(deps, ruleSet);
+      await deps.configStore.putRules(tenantOf(ctx), ruleSet);
+    } catch (err) {
+      // A rule set refused as written: the editor again, with the text sent and what was wrong (not a page without it).
+      if (!(err instanceof AppError) || toHttpError(err).status !== 400) throw err;
+      ctx.status = 400;
+      await show(ctx, { text, error: err });
+      return;
+    }
     ctx.redirect('/console/settings');
   });
 }

@@ -461,10 +461,14 @@ describe('console review', () => {
     const refused = await browser.post('/console/rules', { rules: JSON.stringify(overBudget) });
     expect([refused.status, codeOf(refused)]).toEqual([400, 'validation_error']);
     expect(refused.text).toContain('the rule set holds 600 patterns in all; its budget is 500');
+    // The editor again, holding what was sent (escaped), so that it can be corrected rather than typed again.
+    expect(refused.text).toContain('name="rules"');
+    expect(refused.text).toContain('p2x99');
     const bad = await browser.post('/console/rules', { rules: '{"rules": "nope"}' });
     expect([bad.status, codeOf(bad)]).toEqual([400, 'validation_error']);
-    const notJson = await browser.post('/console/rules', { rules: '{' });
+    const notJson = await browser.post('/console/rules', { rules: '{"rules": [<b>' });
     expect([notJson.status, codeOf(notJson)]).toEqual([400, 'invalid_json']);
+    expect(notJson.text).toContain('{&quot;rules&quot;: [&lt;b&gt;</textarea>');
     const repeated = await browser.post('/console/rules', { rules: '{"rules": [], "rules": []}' });
     expect([repeated.status, codeOf(repeated)]).toEqual([400, 'invalid_json']);
     const deep = await browser.post('/console/rules', { rules: `{"rules": ${'['.repeat(5000)}${']'.repeat(5000)}}` });
