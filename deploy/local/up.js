@@ -109,7 +109,19 @@ async function startServices({ common, grpcToken, children, dataDir, logDir }) {
       logDir,
     ),
   );
-  children.push(startService('notifier', { ...common, ADMIN_PORT: PORTS.notifierAdmin }, logDir));
+  children.push(
+    startService(
+      'notifier',
+      {
+        ...common,
+        ADMIN_PORT: PORTS.notifierAdmin,
+        // The gateway's appeal secret and address, so that the Suspended and Banned emails carry a working appeal link.
+        GATEWAY_PUBLIC_URL: `http://127.0.0.1:${PORTS.gatewayHttp}`,
+        APPEAL_TOKEN_SECRET: appealSecret(dataDir),
+      },
+      logDir,
+    ),
+  );
   children.push(
     startService(
       'gateway',

@@ -113,8 +113,8 @@ const schema = z.object({
   /** Idle poll interval of the email loop, milliseconds (new messages wake it early). Default 1000. */
   EMAIL_POLL_MS: z.coerce.number().int().positive().default(1000),
   /**
-   * The gateway's APPEAL_TOKEN_SECRET (same value): Suspended emails then carry an appeal link the gateway accepts.
-   * Unset: appeals are off and emails carry no link.
+   * The gateway's APPEAL_TOKEN_SECRET (same value): Suspended and Banned emails then carry an appeal link the gateway
+   * accepts. Unset: appeals are off and emails carry no link.
    */
   APPEAL_TOKEN_SECRET: z.string().min(32).optional(),
   /** How long an emailed appeal link stays valid, seconds (as the gateway's APPEAL_TOKEN_TTL_S). Default 2592000. */
