@@ -1,3 +1,4 @@
+import { ulid } from 'ulid';
 import { z } from 'zod';
 import { LIMITS, RecordStatus } from '@vigil/proto';
 import { parseWith } from '../http/validate';
@@ -126,7 +127,7 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
                         <td>${when(r.createdAt)}</td>
                         <td class="actions">
                           <form method="post" action="/console/records/${r.id}/moderation">
-                            ${csrfOf(ctx)}<input type="hidden" name="back" value="${back}" />
+                            ${csrfOf(ctx)}${decisionId()}<input type="hidden" name="back" value="${back}" />
                             <input type="hidden" name="status" value="Compliant" /><input
                               type="hidden"
                               name="reason"
@@ -135,7 +136,7 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
                             <button type="submit" data-key="a">Approve</button>
                           </form>
                           <form method="post" action="/console/records/${r.id}/moderation">
-                            ${csrfOf(ctx)}<input type="hidden" name="back" value="${back}" />
+                            ${csrfOf(ctx)}${decisionId()}<input type="hidden" name="back" value="${back}" />
                             <input type="hidden" name="status" value="Flagged" /><input
                               type="hidden"
                               name="reason"
@@ -232,7 +233,7 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
         <section class="card">
           <h2>Moderate by hand</h2>
           <form method="post" action="/console/records/${view.id}/moderation" class="decision">
-            ${csrfOf(ctx)}
+            ${csrfOf(ctx)}${decisionId()}
             <label
               >Status
               <select name="status">
@@ -252,13 +253,29 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
   });
 
   router.post('/records/:id/moderation', ...change, async (ctx) => {
-    const input = parseWith(z.object({ status: RecordStatus, reason: Reason }), formOf(ctx), 'moderation form');
+    const input = parseWith(
+      z.object({ status: RecordStatus, reason: Reason, moderationId: DecisionId.optional() }),
+      formOf(ctx),
+      'moderation form',
+    );
     const id = param(ctx, 'id');
     await deps.moderator.call(
       'moderateRecordManually',
-      { tenantId: tenantOf(ctx), recordId: id, status: input.status, reason: input.reason, actor: actorOf(ctx) },
+      {
+        tenantId: tenantOf(ctx),
+        recordId: id,
+        status: input.status,
+        reason: input.reason,
+        actor: actorOf(ctx),
+        // The form's own id: sent twice (a double click, a resubmitted page), it makes one decision.
+        moderationId: input.moderationId ?? '',
+      },
       callMeta(ctx),
     );
     ctx.redirect(safeNext(formOf(ctx).back, CONSOLE_PREFIX, `/console/records/${id}`));
   });
 }
+
+/** A decision form's id, made when the page is rendered: `mod_` and a ULID, as the moderator's moderation ids. */
+const DecisionId = z.string().regex(/^mod_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be mod_ and a ULID');
+const decisionId = () => html`<input type="hidden" name="moderationId" value="mod_${ulid()}" />`;

@@ -416,6 +416,34 @@ describe('console review', () => {
     }
   });
 
+  it('makes one decision of a form sent twice (a double click), and another of the next form', async () => {
+    const { id } = await flaggedRecord(alice.key, uniqueName('twice'));
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    const page = await browser.get(`/console/records/${id}`);
+    const moderationId = /name="moderationId" value="(mod_\w+)"/.exec(page.text)?.[1];
+    expect(moderationId).toBeDefined();
+    const form = { status: 'Compliant', reason: 'Looked at it', moderationId: moderationId! };
+    const sent = await Promise.all([0, 1, 2].map(() => browser.post(`/console/records/${id}/moderation`, form)));
+    expect(sent.map((answer) => answer.status)).toEqual([302, 302, 302]);
+    const manualEvents = async () =>
+      (
+        (await gw.request('GET', `/api/v1/records/${id}/events`, { key: alice.key })).body.data as Array<{
+          type: string;
+          data: { via?: string };
+        }>
+      ).filter((event) => event.type === 'RecordModerated' && event.data.via === 'Manual');
+    expect(await manualEvents()).toHaveLength(1);
+    // The page rendered again gives its form a new id: that decision is recorded too.
+    const next = /name="moderationId" value="(mod_\w+)"/.exec((await browser.get(`/console/records/${id}`)).text)?.[1];
+    expect(next).not.toBe(moderationId);
+    await browser.post(`/console/records/${id}/moderation`, { ...form, moderationId: next! });
+    expect(await manualEvents()).toHaveLength(2);
+    const forged = await browser.post(`/console/records/${id}/moderation`, { ...form, moderationId: 'mod_x' });
+    expect([forged.status, codeOf(forged)]).toEqual([400, 'validation_error']);
+  });
+
   it('refuses an empty reason with 400 validation_error naming the field', async () => {
     const { id } = await flaggedRecord(alice.key, uniqueName('reason'));
     const member = await gw.newMember(alice.tenantId);

@@ -25,9 +25,11 @@ const auto = (status: 'Compliant' | 'Flagged', commandId?: string): RecordComman
   testMode: false,
   commandId,
 });
+let decisions = 0;
+/** A manual decision, each with an id of its own (one sent again with the same id is recorded once). */
 const manual = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
   type: 'ModerateRecordManually',
-  moderationId: 'mod_m',
+  moderationId: `mod_m${(decisions += 1)}`,
   status,
   reason: 'reviewed',
   actor: 'alice',
@@ -140,6 +142,14 @@ describe('record stream', () => {
     ['moderating a deleted record by hand', [upsert(), { type: 'DeleteRecord' }, manual('Flagged')], NotFoundError],
   ])('rejects %s', (_name, commands, error) => {
     expect(() => run(commands)).toThrow(error);
+  });
+
+  it('records a manual decision once however often it is sent with the same id, and another decision after it', () => {
+    const decision = manual('Compliant');
+    const once = run([upsert(), auto('Flagged'), decision]);
+    expect(decideRecord(once.state, decision)).toEqual([]);
+    // A decision with an id of its own is recorded, even with the same status.
+    expect(decideRecord(once.state, manual('Compliant')).map((event) => event.type)).toEqual(['RecordModerated']);
   });
 
   it('rejects a manual Flagged on a protected record', () => {

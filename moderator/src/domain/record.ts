@@ -96,6 +96,8 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
     }
     case 'ModerateRecordManually': {
       const current = live(state);
+      // The same decision again (a form submitted twice, a retried call): it is recorded once.
+      if (current.moderationId === command.moderationId) return [];
       if (current.protected && command.status !== 'Compliant') {
         throw new ProtectedError('record is protected', { recordId: current._id });
       }

@@ -50,6 +50,9 @@ function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | unde
   return Number.isFinite(at) ? at : undefined;
 }
 
+/** A moderation id a caller may choose: `mod_` and a ULID, as the moderator makes them. */
+const MODERATION_ID = /^mod_[0-9A-HJKMNP-TV-Z]{26}$/;
+
 /**
  * Wraps one async handler: checks that the request names a tenant that exists, then hands the handler the request and
  * that tenant, and resolves the callback with the value, or with a gRPC status from the error mapping.
@@ -166,10 +169,15 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
 
     ModerateRecordManually: unary(log, tenants, 'ModerateRecordManually', async (request, tenantId) => {
       const recordId = required(request.recordId, 'record_id');
+      const moderationId = request.moderationId || undefined;
+      if (moderationId !== undefined && !MODERATION_ID.test(moderationId)) {
+        throw new ValidationError('moderation_id must be mod_ and a ULID', { path: 'moderation_id' });
+      }
       await service.moderateManually({
         tenantId,
         recordId,
         status: oneOf(RecordStatus, request.status, 'status'),
+        ...(moderationId ? { moderationId } : {}),
         ...byHuman(request),
       });
       return toRecordMessage(await queries.getRecord(tenantId, recordId));

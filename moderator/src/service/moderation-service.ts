@@ -87,11 +87,13 @@ export class ModerationService {
     reason: string;
     actor: string;
     correlationId: string;
+    /** The caller's id for this decision: one already recorded with it is not recorded again (a form sent twice). */
+    moderationId?: string;
   }): Promise<RecordState> {
     checkLength(input.reason, LIMITS.reason, 'reason');
     return this.onRecord(input.tenantId, input.recordId, input.correlationId, {
       type: 'ModerateRecordManually',
-      moderationId: `mod_${ulid()}`,
+      moderationId: input.moderationId ?? `mod_${ulid()}`,
       status: input.status,
       reason: input.reason,
       actor: input.actor,

@@ -7,6 +7,7 @@ export interface ModerateRecordManuallyRequest {
   'status'?: (string);
   'reason'?: (string);
   'actor'?: (string);
+  'moderationId'?: (string);
 }
 
 export interface ModerateRecordManuallyRequest__Output {
@@ -15,4 +16,5 @@ export interface ModerateRecordManuallyRequest__Output {
   'status': (string);
   'reason': (string);
   'actor': (string);
+  'moderationId': (string);
 }
