@@ -202,6 +202,11 @@ describe('webhook endpoints', () => {
     expect((await gw.request('POST', '/api/v1/deliveries/dlv_05/retry', { key: alice.key })).status).toBe(404);
     const retry = await gw.request('POST', '/api/v1/deliveries/dlv_02/retry', { key: alice.key });
     expect(retry.status).toBe(202);
+    // Not while an attempt is under way (the notifier would leave it alone): 409, not a 202 that does nothing.
+    await deliveries.updateOne({ _id: 'dlv_03' }, { $set: { state: 'sending' } });
+    const busy = await gw.request('POST', '/api/v1/deliveries/dlv_03/retry', { key: alice.key });
+    expect([busy.status, busy.body.error.code]).toEqual([409, 'conflict']);
+    await deliveries.updateOne({ _id: 'dlv_03' }, { $set: { state: 'failed' } });
     const replay = await gw.request('POST', `/api/v1/webhook-endpoints/${id}/replay`, {
       key: alice.key,
       body: { since: '2026-01-01T00:00:00Z' },

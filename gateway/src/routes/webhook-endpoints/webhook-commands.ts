@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import type { WebhookCommand } from '@vigil/proto';
-import { NotFoundError } from '../../errors';
+import { ConflictError, NotFoundError } from '../../errors';
 import type { RouteDeps } from '../deps';
 
 type Deps = Pick<RouteDeps, 'commands' | 'topics' | 'webhooks'>;
@@ -22,6 +22,10 @@ const base = (tenantId: string) => ({ id: ulid(), tenantId, issuedAt: new Date()
 export async function retryDelivery(deps: Deps, tenantId: string, deliveryId: string): Promise<string> {
   const delivery = await deps.webhooks.getDelivery(tenantId, deliveryId);
   if (!delivery) throw new NotFoundError('delivery not found');
+  // The notifier would not touch it while an attempt is under way: say so rather than accept a retry that does nothing.
+  if (delivery.state === 'sending') {
+    throw new ConflictError('the delivery is being sent right now: retry it once that attempt has ended');
+  }
   return send(deps, delivery.endpointId, { ...base(tenantId), type: 'RetryDelivery', deliveryId: delivery._id });
 }
 
