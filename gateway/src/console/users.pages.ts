@@ -114,10 +114,19 @@ export function userPages({ router, deps, change }: ConsolePages): void {
     ]);
     const view = toUserView(user, deps.appealLinks.urlFor(tenantOf(ctx), user));
     const statusEvents = history.events.filter((e) => e.type !== 'UserUpserted');
+    // After a status form that asked for the status the user already had (see below).
+    const unchanged = ctx.query.unchanged === '1';
     render(
       ctx,
       view.username ?? view.name ?? view.clientId,
-      html`<section class="card">
+      html`${
+          unchanged
+            ? html`<p class="card notice" role="status">
+                The user was already ${view.actionStatus ?? 'Compliant'}: nothing was changed or recorded.
+              </p>`
+            : null
+        }
+        <section class="card">
           <dl class="facts">
             <dt>Status</dt>
             <dd>
@@ -240,6 +249,12 @@ export function userPages({ router, deps, change }: ConsolePages): void {
   router.post('/users/:id/status', ...change, async (ctx) => {
     const input = parseWith(z.object({ status: UserStatus, reason: Reason }), formOf(ctx), 'status form');
     const id = param(ctx, 'id');
+    // The status the user already has changes nothing (no action, no reason kept): say so rather than seem to succeed.
+    const before = await deps.moderator.call('getUser', { tenantId: tenantOf(ctx), userId: id }, callMeta(ctx));
+    if (before.status !== undefined && before.status === input.status) {
+      ctx.redirect(`/console/users/${id}?unchanged=1`);
+      return;
+    }
     await deps.moderator.call(
       'setUserStatus',
       { tenantId: tenantOf(ctx), userId: id, status: input.status, reason: input.reason, actor: actorOf(ctx) },

@@ -575,6 +575,10 @@ describe('appeals', () => {
     expect(
       (await browser.post(`/console/users/${user}/status`, { status: 'Suspended', reason: 'spam wave' })).status,
     ).toBe(302);
+    // The same status again changes nothing, and the member is told so rather than shown a seeming success.
+    const same = await browser.post(`/console/users/${user}/status`, { status: 'Suspended', reason: 'again' });
+    expect(same.location).toBe(`/console/users/${user}?unchanged=1`);
+    expect((await browser.get(same.location!)).text).toContain('The user was already Suspended');
     const read = await gw.request('GET', `/api/v1/users/${user}`, { key: alice.key });
     expect(read.body.data.actionStatus).toBe('Suspended');
     const appealUrl = read.body.data.appealUrl as string;
