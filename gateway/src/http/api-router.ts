@@ -23,18 +23,6 @@ export interface RouteSpec {
 }
 
 /**
- * A request that announces a JSON body but has none at all (neither Content-Length nor Transfer-Encoding, as `curl -X
- * POST -H 'Content-Type: application/json'` sends it): it is taken as an absent body, which the route's schema reads as
- * `{}`, as for the same request without Content-Type. Koa's `ctx.is` answers null for a request without a body, so
- * the JSON parser would refuse it as not JSON (415).
- */
-function bodiless(ctx: Context): boolean {
-  return (
-    ctx.request.type === 'application/json' && ctx.get('content-length') === '' && ctx.get('transfer-encoding') === ''
-  );
-}
-
-/**
  * Routes are declared once with their schemas: the same declaration drives the router, the body parser and the
  * OpenAPI document, so the document cannot drift from what is enforced.
  */
@@ -64,8 +52,7 @@ export class ApiRouter {
       },
     ];
     if (spec.body) {
-      const parse = jsonBody(this.bodyLimitBytes);
-      chain.push((ctx, next) => (bodiless(ctx) ? next() : parse(ctx, next)));
+      chain.push(jsonBody(this.bodyLimitBytes));
     }
     chain.push(async (ctx) => {
       await handler(ctx);

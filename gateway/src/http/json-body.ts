@@ -12,14 +12,18 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const STRICT_START = /^[ \t\n\r]*[[{]/;
 
 /**
- * Parses a JSON request body (and nothing else) up to `limitBytes`, after Content-Encoding (gzip, deflate, br). A body
- * of another type, or announced in another charset than UTF-8, is refused with 415 before it is read; a body without
- * any content type or length is taken as absent and left to the schema. Bytes that are not UTF-8 are refused (400
- * `invalid_json`) rather than read as U+FFFD, and the text is then read as `parseJson` does; an empty body is `{}`,
- * and anything but an object or an array is refused.
+ * Parses a JSON request body (and nothing else) up to `limitBytes`, after Content-Encoding (gzip, deflate, br). A
+ * body of another type, or announced in another charset than UTF-8, is refused with 415 before it is read; a body
+ * without any content type or length, or announced as JSON but without any (see `bodiless`), is taken as absent and
+ * left to the schema. Bytes that are not UTF-8 are refused (400 `invalid_json`) rather than read as U+FFFD, and the
+ * text is then read as `parseJson` does; an empty body is `{}`, and anything but an object or an array is refused.
  */
 export function jsonBody(limitBytes: number) {
   return async (ctx: Context, next: Next): Promise<void> => {
+    if (bodiless(ctx)) {
+      await next();
+      return;
+    }
     if (ctx.request.type !== '' && !ctx.is(JSON_TYPES)) {
       throw new UnsupportedMediaTypeError('request body must be application/json');
     }
@@ -42,6 +46,18 @@ export function jsonBody(limitBytes: number) {
     }
     await next();
   };
+}
+
+/**
+ * A request that announces a JSON body but has none at all (neither Content-Length nor Transfer-Encoding, as `curl -X
+ * POST -H 'Content-Type: application/json'` sends it): it is taken as an absent body, which the route's schema reads as
+ * `{}`, as for the same request without Content-Type. Koa's `ctx.is` answers null for a request without a body, so
+ * it would otherwise be refused as not JSON (415).
+ */
+function bodiless(ctx: Context): boolean {
+  return (
+    ctx.request.type === 'application/json' && ctx.get('content-length') === '' && ctx.get('transfer-encoding') === ''
+  );
 }
 
 /** The body's bytes, inflated; raw-body's errors (413 over the limit, aborted, length mismatch) go to the handler. */
