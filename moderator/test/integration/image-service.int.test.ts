@@ -29,22 +29,20 @@ afterAll(async () => {
   await new Promise((resolve) => hanging.close(resolve));
 });
 
+/** Once the model is loaded: a new tenant whose rule set is one rule with this `images` strategy. */
+async function imagesTenant(strategy: Record<string, unknown>): Promise<string> {
+  await waitFor(() => h.moderator.ready(), { what: 'the image model to load', timeoutMs: 120_000 });
+  const tenantId = await h.newTenant();
+  await h.db.collection<{ _id: string; rules: unknown[] }>(COLLECTIONS.rules).insertOne({
+    _id: tenantId,
+    rules: [{ id: 'images', name: 'Images', enabled: true, entities: [], strategies: [strategy] }],
+  });
+  return tenantId;
+}
+
 describe('the moderator with the image model', () => {
   it('becomes ready once the model is loaded, then judges a record’s image and keeps neither bytes nor URLs', async () => {
-    await waitFor(() => h.moderator.ready(), { what: 'the image model to load', timeoutMs: 120_000 });
-    const tenantId = await h.newTenant();
-    await h.db.collection<{ _id: string; rules: unknown[] }>(COLLECTIONS.rules).insertOne({
-      _id: tenantId,
-      rules: [
-        {
-          id: 'images',
-          name: 'Images',
-          enabled: true,
-          entities: [],
-          strategies: [{ type: 'images', thresholds: { Neutral: 0 }, onFetchError: 'ignore' }],
-        },
-      ],
-    });
+    const tenantId = await imagesTenant({ type: 'images', thresholds: { Neutral: 0 }, onFetchError: 'ignore' });
     const url = `${base}/photo.png`;
     const res = await h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', {
       tenantId,
@@ -83,20 +81,7 @@ describe('the moderator with the image model', () => {
   });
 
   it('answers a Moderate call in time when an image never arrives: the image is a timeout, not the call', async () => {
-    await waitFor(() => h.moderator.ready(), { what: 'the image model to load', timeoutMs: 120_000 });
-    const tenantId = await h.newTenant();
-    await h.db.collection<{ _id: string; rules: unknown[] }>(COLLECTIONS.rules).insertOne({
-      _id: tenantId,
-      rules: [
-        {
-          id: 'images',
-          name: 'Images',
-          enabled: true,
-          entities: [],
-          strategies: [{ type: 'images', thresholds: { Porn: 0.8 }, onFetchError: 'flag' }],
-        },
-      ],
-    });
+    const tenantId = await imagesTenant({ type: 'images', thresholds: { Porn: 0.8 }, onFetchError: 'flag' });
     // The fetch alone may take IMAGE_FETCH_TIMEOUT_MS (5 s), more than this caller waits.
     const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/never.png`;
     const res = await h.call<Record<string, unknown>, ModerateResponse__Output>(
