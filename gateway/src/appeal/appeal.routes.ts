@@ -12,6 +12,7 @@ import type { RouteDeps } from '../routes/deps';
 import { parseMetadata } from '../routes/shared/paging.schema';
 import { html, type Html } from '../console/html';
 import { formBody, formOf, sameOriginChanges, securityHeaders } from '../console/security';
+import { errorNotice } from '../console/views';
 import type { AppealClaims, AppealTokens } from './appeal-token';
 
 export interface AppealPageSettings {
@@ -74,19 +75,7 @@ export function appealRoutes(
       if (headers) ctx.set(headers);
       ctx.type = 'text/html; charset=utf-8';
       const issues = err instanceof ValidationError ? err.issues : [];
-      ctx.body = page(
-        'Appeal',
-        html`<div class="error" data-code="${err.code}">
-          <p><strong>${err.code}</strong>: ${err.message}</p>
-          ${
-            issues.length > 0
-              ? html`<ul>
-                  ${issues.map((i) => html`<li>${i.path.join('.')}: ${i.message}</li>`)}
-                </ul>`
-              : null
-          }
-        </div>`,
-      );
+      ctx.body = page('Appeal', errorNotice(err.code, err.message, issues));
     }
   };
 
@@ -154,16 +143,7 @@ export function appealRoutes(
                   Your appeal was received (${appealed.status}). You can appeal only once per decision.
                 </p>`
               : html`<form method="post" action="/appeal" class="card decision">
-                  ${
-                    draft
-                      ? html`<div class="error" data-code="${draft.error.code}" role="alert">
-                          <p>${draft.error.message}</p>
-                          <ul>
-                            ${draft.error.issues.map((i) => html`<li>${i.path.join('.')}: ${i.message}</li>`)}
-                          </ul>
-                        </div>`
-                      : null
-                  }
+                  ${draft ? errorNotice(draft.error.code, draft.error.message, draft.error.issues) : null}
                   <input type="hidden" name="token" value="${token}" />
                   <label
                     >Why should this decision be reconsidered?

@@ -8,6 +8,7 @@ import { refuseUnjudgeable } from '../routes/rules/rules.routes';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';
 import { csrfOf, render, tenantOf, type ConsolePages } from './page';
+import { errorNotice } from './views';
 import { formOf } from './security';
 
 /** The tenant's settings and rule set (admins). */
@@ -49,12 +50,11 @@ export function settingsPages({ router, deps, change, adminOnly }: ConsolePages)
           </p>
           ${
             draft
-              ? html`<div class="error" data-code="${draft.error.code}" role="alert">
-                  <p>${draft.error.message}: the rule set below is as you sent it, not saved.</p>
-                  <ul>
-                    ${issues.map((i) => html`<li><code>${i.path.join('.')}</code>: ${i.message}</li>`)}
-                  </ul>
-                </div>`
+              ? errorNotice(
+                  draft.error.code,
+                  `${draft.error.message}: the rule set below is as you sent it, not saved`,
+                  issues,
+                )
               : null
           }
           <form method="post" action="/console/rules">

@@ -54,6 +54,26 @@ export function layout(title: string, viewer: Viewer | null, body: Html, current
     </html>`.value;
 }
 
+/** What was refused and why, field by field: on an error page, or above a form shown again with what was sent. */
+export function errorNotice(
+  code: string,
+  message: string,
+  issues: ReadonlyArray<{ path: Array<string | number>; message: string }> = [],
+  after: Html | null = null,
+): Html {
+  return html`<div class="error" data-code="${code}" role="alert">
+    <p><strong>${code}</strong>: ${message}</p>
+    ${
+      issues.length > 0
+        ? html`<ul>
+            ${issues.map((i) => html`<li><code>${i.path.join('.') || '(input)'}</code> ${i.message}</li>`)}
+          </ul>`
+        : null
+    }
+    ${after}
+  </div>`;
+}
+
 export function errorPage(
   viewer: Viewer | null,
   status: number,
@@ -64,17 +84,7 @@ export function errorPage(
   return layout(
     `Error ${status}`,
     viewer,
-    html`<div class="error" data-code="${code}">
-      <p><strong>${code}</strong>: ${message}</p>
-      ${
-        issues.length > 0
-          ? html`<ul>
-              ${issues.map((i) => html`<li><code>${i.path.join('.') || '(input)'}</code> ${i.message}</li>`)}
-            </ul>`
-          : null
-      }
-      <p><a href="/console/records">Back to the inbox</a></p>
-    </div>`,
+    errorNotice(code, message, issues, html`<p><a href="/console/records">Back to the inbox</a></p>`),
   );
 }
 
