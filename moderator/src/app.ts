@@ -8,9 +8,10 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
 import { createEngine, ImageFetcher, OffLoopPool, VerdictCache, workerFile, type ModerationEngine } from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
-import { createModerationHandlers } from './grpc/moderation-handlers';
+import { createModerationHandlers, MODERATE_SHARED_WINDOW_MS } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { OutboxRelay } from './kafka/outbox-relay';
+import { KeyedLimit } from './platform/keyed-limit';
 import { untilDone } from './platform/retry';
 import { ensureTopics } from './kafka/topics-setup';
 import { ModerationService } from './service/moderation-service';
@@ -56,6 +57,8 @@ export type ModeratorConfig = Pick<
   | 'LLM_MAX_ATTEMPTS'
   | 'LLM_RETRY_INITIAL_MS'
   | 'LLM_TENANT_CONCURRENCY'
+  | 'MODERATE_TENANT_CONCURRENCY'
+  | 'MODERATE_QUEUE_PER_TENANT'
   | 'ENGINE_THREADS'
   | 'ENGINE_TENANT_THREADS'
   | 'ENGINE_RECORD_BUDGET_MS'
@@ -242,7 +245,17 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
   const server = new grpc.Server({ interceptors: [bearerTokenInterceptor(config.MODERATOR_GRPC_TOKEN)] });
   health.addToServer(server);
-  const handlers = createModerationHandlers({ service, queries, tenants, log: log.child({ component: 'grpc' }) });
+  const handlers = createModerationHandlers({
+    service,
+    queries,
+    tenants,
+    log: log.child({ component: 'grpc' }),
+    moderateLimit: new KeyedLimit({
+      capacity: config.MODERATE_TENANT_CONCURRENCY,
+      maxWaiting: config.MODERATE_QUEUE_PER_TENANT,
+      sharedWindowMs: MODERATE_SHARED_WINDOW_MS,
+    }),
+  });
   server.addService(
     loadModerationPackage().vigil.moderation.v1.ModerationService.service,
     metrics ? timed(handlers, metrics.grpc) : handlers,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KeyedLimit } from '../platform/keyed-limit';
 import { retry } from '../platform/retry';
 import { postJson } from './provider';
 import { ProviderError, type PriorDecision } from './types';
@@ -87,34 +88,6 @@ const REVIEW_PROMPT = [
   'Answer with JSON: {"flagged": boolean, "reasoning": string}.',
 ].join('\n');
 
-/** A counting semaphore per key; a key's entry is dropped when idle, so the map holds only busy tenants. */
-export class KeyedLimit {
-  private readonly slots = new Map<string, { active: number; waiting: Array<() => void> }>();
-
-  constructor(private readonly limit: number) {}
-
-  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    let slot = this.slots.get(key);
-    if (!slot) {
-      slot = { active: 0, waiting: [] };
-      this.slots.set(key, slot);
-    }
-    if (slot.active >= this.limit) {
-      await new Promise<void>((resolve) => slot?.waiting.push(resolve));
-    } else {
-      slot.active += 1;
-    }
-    try {
-      return await task();
-    } finally {
-      // The slot passes straight to the next waiter (active unchanged), so no newcomer can jump the queue.
-      const next = slot.waiting.shift();
-      if (next) next();
-      else if (--slot.active === 0) this.slots.delete(key);
-    }
-  }
-}
-
 /**
  * A client of an OpenAI-compatible `POST {base}/chat/completions` that judges content against a prompt strategy.
  * Retriable failures (429, 5xx, timeouts, transport) are retried with exponential backoff and full jitter; a
@@ -125,7 +98,7 @@ export function createLlmClient(options: LlmOptions): JudgeFn {
   const url = new URL('chat/completions', base);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
-  const limit = new KeyedLimit(options.tenantConcurrency);
+  const limit = new KeyedLimit({ capacity: options.tenantConcurrency });
 
   const call = async (tenantId: string, model: string, system: string, user: UserContent, signal?: AbortSignal) =>
     retry(() => limit.run(tenantId, () => chat(model, system, user, signal)), {

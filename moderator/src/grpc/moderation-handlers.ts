@@ -3,6 +3,8 @@ import { RecordStatus, UserStatus, type ModerationServiceHandlers } from '@vigil
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { UnavailableError, ValidationError } from '../domain/errors';
+import { KeyedLimitFullError, type KeyedLimit } from '../platform/keyed-limit';
+import type { ModerateInput } from '../service/moderate';
 import type { ModerationService } from '../service/moderation-service';
 import type { Queries } from '../service/queries';
 import type { KnownTenants } from '../store/known-tenants';
@@ -14,6 +16,26 @@ export interface HandlerDeps {
   queries: Queries;
   tenants: KnownTenants;
   log: Logger;
+  /**
+   * Moderate calls in flight per tenant, weighted by size (see moderateWeight): the calls beyond wait their turn, so
+   * one tenant's burst of large records queues behind itself instead of crowding every process the others need.
+   */
+  moderateLimit: KeyedLimit;
+}
+
+/** Bytes of record text per unit of a Moderate call's weight in `moderateLimit`. */
+export const MODERATE_WEIGHT_BYTES = 8 * 1024;
+
+/** A tenant's Moderate calls are held to their share while another tenant has called within this window. */
+export const MODERATE_SHARED_WINDOW_MS = 1000;
+
+/**
+ * A Moderate call's share of its tenant's in-flight capacity: one unit, and one more per 8 KiB of text and metadata
+ * (what the gateway parses, the engine reads and the store writes, each in proportion to its size).
+ */
+export function moderateWeight(request: { content?: { text?: string } | null; metadataJson?: string }): number {
+  const bytes = (request.content?.text?.length ?? 0) + (request.metadataJson?.length ?? 0);
+  return 1 + Math.floor(bytes / MODERATE_WEIGHT_BYTES);
 }
 
 function required(value: string | undefined, path: string): string {
@@ -54,12 +76,12 @@ function deadlineOf(call: grpc.ServerUnaryCall<unknown, unknown>): number | unde
 const MODERATION_ID = /^mod_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 /**
- * Wraps one async handler: checks that the request names a tenant that exists, then hands the handler the request and
- * that tenant, and resolves the callback with the value, or with a gRPC status from the error mapping.
+ * Wraps one async handler: checks that the request names a tenant that exists (and counts it as active for the
+ * Moderate share), then hands the handler the request and that tenant, and resolves the callback with the value, or
+ * with a gRPC status from the error mapping.
  */
 function unary<Req extends { tenantId?: string }, Res>(
-  log: Logger,
-  tenants: KnownTenants,
+  { log, tenants, moderateLimit }: HandlerDeps,
   method: string,
   handle: (request: Req, tenantId: string, signal: AbortSignal, deadline: number | undefined) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
@@ -73,6 +95,7 @@ function unary<Req extends { tenantId?: string }, Res>(
       .then(() => required(call.request.tenantId, 'tenant_id'))
       .then(async (tenantId) => {
         await tenants.assertKnown(tenantId);
+        moderateLimit.touch(tenantId);
         return handle(call.request, tenantId, gone.signal, deadlineOf(call));
       })
       .then(
@@ -88,7 +111,8 @@ function unary<Req extends { tenantId?: string }, Res>(
  * refused (PERMISSION_DENIED). Requests are still checked for shape, since a malformed call must get INVALID_ARGUMENT,
  * not a crash. Nothing here logs request fields other than ids.
  */
-export function createModerationHandlers({ service, queries, tenants, log }: HandlerDeps): ModerationServiceHandlers {
+export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHandlers {
+  const { service, queries, moderateLimit } = deps;
   const correlation = (requestId?: string) => requestId || ulid();
   /** What every human decision carries: why, who, and a correlation id of its own. */
   const byHuman = (request: { reason: string; actor: string }) => ({
@@ -98,9 +122,9 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
   });
 
   return {
-    Moderate: unary(log, tenants, 'Moderate', async (request, tenantId, signal, deadline) => {
+    Moderate: unary(deps, 'Moderate', async (request, tenantId, signal, deadline) => {
       const user = request.user ?? undefined;
-      const result = await service.moderate({
+      const input: ModerateInput = {
         tenantId,
         correlationId: correlation(request.requestId),
         clientId: required(request.clientId, 'client_id'),
@@ -128,7 +152,14 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
         passthrough: request.passthrough,
         signal,
         deadline,
-      });
+      };
+      const result = await moderateLimit
+        .run(tenantId, () => service.moderate(input), { weight: moderateWeight(request), signal })
+        .catch((err: unknown) => {
+          if (err instanceof KeyedLimitFullError)
+            throw new UnavailableError('too many moderations waiting for this tenant', { retriable: true });
+          throw err;
+        });
       return {
         recordId: result.recordId,
         status: result.status,
@@ -141,33 +172,33 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       };
     }),
 
-    GetRecord: unary(log, tenants, 'GetRecord', async (request, tenantId) =>
+    GetRecord: unary(deps, 'GetRecord', async (request, tenantId) =>
       toRecordMessage(await queries.getRecord(tenantId, required(request.recordId, 'record_id'))),
     ),
 
-    ListRecords: unary(log, tenants, 'ListRecords', async (request, tenantId) =>
+    ListRecords: unary(deps, 'ListRecords', async (request, tenantId) =>
       listAnswer('records', await queries.listRecords(tenantId, request), toRecordMessage),
     ),
 
-    GetRecordEvents: unary(log, tenants, 'GetRecordEvents', async (request, tenantId) => {
+    GetRecordEvents: unary(deps, 'GetRecordEvents', async (request, tenantId) => {
       const events = await queries.getRecordEvents(tenantId, required(request.recordId, 'record_id'));
       return { events: events.map(toStoredEvent) };
     }),
 
-    GetUserEvents: unary(log, tenants, 'GetUserEvents', async (request, tenantId) => {
+    GetUserEvents: unary(deps, 'GetUserEvents', async (request, tenantId) => {
       const events = await queries.getUserEvents(tenantId, required(request.userId, 'user_id'));
       return { events: events.map(toStoredEvent) };
     }),
 
-    GetUser: unary(log, tenants, 'GetUser', async (request, tenantId) =>
+    GetUser: unary(deps, 'GetUser', async (request, tenantId) =>
       toUserMessage(await queries.getUser(tenantId, required(request.userId, 'user_id'))),
     ),
 
-    ListUsers: unary(log, tenants, 'ListUsers', async (request, tenantId) =>
+    ListUsers: unary(deps, 'ListUsers', async (request, tenantId) =>
       listAnswer('users', await queries.listUsers(tenantId, request), toUserMessage),
     ),
 
-    ModerateRecordManually: unary(log, tenants, 'ModerateRecordManually', async (request, tenantId) => {
+    ModerateRecordManually: unary(deps, 'ModerateRecordManually', async (request, tenantId) => {
       const recordId = required(request.recordId, 'record_id');
       const moderationId = request.moderationId || undefined;
       if (moderationId !== undefined && !MODERATION_ID.test(moderationId)) {
@@ -183,7 +214,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return toRecordMessage(await queries.getRecord(tenantId, recordId));
     }),
 
-    SetUserStatus: unary(log, tenants, 'SetUserStatus', async (request, tenantId) => {
+    SetUserStatus: unary(deps, 'SetUserStatus', async (request, tenantId) => {
       const userId = required(request.userId, 'user_id');
       await service.setUserStatus({
         tenantId,
@@ -194,7 +225,7 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return toUserMessage(await queries.getUser(tenantId, userId));
     }),
 
-    CreateAppeal: unary(log, tenants, 'CreateAppeal', async (request, tenantId) => {
+    CreateAppeal: unary(deps, 'CreateAppeal', async (request, tenantId) => {
       const text = required(request.text, 'text');
       if (text.length > 1000) throw new ValidationError('text must be at most 1000 characters', { path: 'text' });
       const appealId = await service.createAppeal({
@@ -206,11 +237,11 @@ export function createModerationHandlers({ service, queries, tenants, log }: Han
       return toAppealMessage(await queries.getAppeal(tenantId, appealId));
     }),
 
-    ListAppeals: unary(log, tenants, 'ListAppeals', async (request, tenantId) =>
+    ListAppeals: unary(deps, 'ListAppeals', async (request, tenantId) =>
       listAnswer('appeals', await queries.listAppeals(tenantId, request), toAppealMessage),
     ),
 
-    DecideAppeal: unary(log, tenants, 'DecideAppeal', async (request, tenantId) => {
+    DecideAppeal: unary(deps, 'DecideAppeal', async (request, tenantId) => {
       const appealId = required(request.appealId, 'appeal_id');
       if (request.decision !== 'Approved' && request.decision !== 'Rejected') {
         throw new ValidationError('decision must be Approved or Rejected', { path: 'decision' });

@@ -1,5 +1,7 @@
+import * as grpc from '@grpc/grpc-js';
 import { COLLECTIONS, findPreset, ruleFromPreset } from '@vigil/proto';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
+import { waitFor } from '../../../deploy/test-support';
 import { content, startHarness, type Harness } from './harness';
 import { FakeChatApi, verdict } from './fake-chat-api';
 
@@ -16,6 +18,8 @@ beforeAll(async () => {
     LLM_MAX_ATTEMPTS: 2,
     LLM_RETRY_INITIAL_MS: 10,
     LLM_TENANT_CONCURRENCY: 2,
+    MODERATE_TENANT_CONCURRENCY: 1,
+    MODERATE_QUEUE_PER_TENANT: 1,
   });
 });
 afterAll(async () => {
@@ -34,10 +38,10 @@ async function spamTenant(): Promise<string> {
   return tenantId;
 }
 
-const moderate = (tenantId: string, text: string) =>
+const moderate = (tenantId: string, text: string, clientId = 'post-1') =>
   h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', {
     tenantId,
-    clientId: 'post-1',
+    clientId,
     name: 'Title',
     entity: 'post',
     content: content(text),
@@ -75,5 +79,32 @@ describe('prompt rules through the moderator', () => {
     const system = api.received[0]?.body.messages[0]?.content ?? '';
     expect(system).toContain('set its status to Compliant');
     expect(system).toContain('A recipe, not spam');
+  });
+
+  it("holds a tenant's Moderate calls to its share while another tenant's call runs, and refuses more than its queue", async () => {
+    const [a, b] = [await spamTenant(), await spamTenant()];
+    api.reset();
+    const held: Array<() => void> = [];
+    api.answer = (request, res) => held.push(() => verdict(false)(request, res));
+
+    const other = moderate(b, 'tenant b', 'post-b');
+    await waitFor(() => api.inFlight === 1, { timeoutMs: 5000, what: "tenant b's call at the LLM" });
+    const first = moderate(a, 'tenant a one', 'post-a1');
+    await waitFor(() => api.inFlight === 2, { timeoutMs: 5000, what: "tenant a's first call at the LLM" });
+    const second = moderate(a, 'tenant a two', 'post-a2');
+    // The second waits for the first (MODERATE_TENANT_CONCURRENCY 1) and fills the queue (1): a third is refused.
+    await expect(moderate(a, 'tenant a three', 'post-a3')).rejects.toMatchObject({
+      code: grpc.status.UNAVAILABLE,
+      details: 'too many moderations waiting for this tenant',
+    });
+    expect(api.received.filter((r) => r.body.messages[1]?.content.includes('tenant a'))).toHaveLength(1);
+
+    while (held.length > 0 || api.received.length < 3) {
+      await waitFor(() => held.length > 0, { timeoutMs: 5000, what: 'a held call' });
+      held.shift()?.();
+    }
+    await expect(Promise.all([other, first, second])).resolves.toHaveLength(3);
+    expect(api.received).toHaveLength(3);
+    expect(api.maxInFlight).toBe(2);
   });
 });
