@@ -2,6 +2,7 @@
 // What a record costs: CPU milliseconds by process (this benchmark's own children: the services, FerretDB, PostgreSQL
 // and Kafka) from /proc, and store commands by service from each service's <service>_store_commands_total.
 const fs = require('node:fs');
+const { waitUntil } = require('../local/util');
 
 /** Clock ticks per second of /proc/<pid>/stat's utime and stime (USER_HZ, 100 on Linux). */
 const TICKS_PER_S = 100;
@@ -115,4 +116,16 @@ function coresUsed(before, after, ms) {
   return used / ms;
 }
 
-module.exports = { cpuSnapshot, costSnapshot, costPer, formatCost, coresUsed };
+/** Waits until the stack uses under a quarter of a core (the work an earlier phase left is done), at most 2 min. */
+async function quiet(stack) {
+  await waitUntil(
+    async () => {
+      const before = cpuSnapshot(stack);
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      return coresUsed(before, cpuSnapshot(stack), 2000) < 0.25;
+    },
+    { timeoutMs: 120000, what: 'the stack to go quiet' },
+  ).catch(() => undefined);
+}
+
+module.exports = { cpuSnapshot, costSnapshot, costPer, formatCost, coresUsed, quiet };

@@ -18,7 +18,7 @@ const { waitUntil } = require('../local/util');
 const { load, summary, text1k } = require('./moderate');
 const { paced } = require('./paced');
 const { percentile } = require('./percentile');
-const { costSnapshot, costPer, formatCost, cpuSnapshot, coresUsed } = require('./cost');
+const { costSnapshot, costPer, formatCost, cpuSnapshot, coresUsed, quiet } = require('./cost');
 
 const DURATION_S = Number(process.env.BENCH_E2E_DURATION_S || 60);
 const LOAD = Number(process.env.BENCH_E2E_LOAD || 0.8);
@@ -174,18 +174,6 @@ async function burst(base, apiKey, prefix, received) {
   const done = [...sentAt.keys()].filter((id) => received.has(id));
   const end = Math.max(...done.map((id) => received.get(id)));
   return { accepted: sentAt.size, delivered: done.length, rate: done.length / Math.max(0.001, (end - started) / 1000) };
-}
-
-/** Waits until the stack uses under a quarter of a core (the work an earlier phase left is done), at most 2 min. */
-async function quiet(stack) {
-  await waitUntil(
-    async () => {
-      const before = cpuSnapshot(stack);
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      return coresUsed(before, cpuSnapshot(stack), 2000) < 0.25;
-    },
-    { timeoutMs: 120000, what: 'the stack to go quiet' },
-  ).catch(() => undefined);
 }
 
 /** The stack's CPU with no traffic over IDLE_S seconds, as a share of one core, in all and by process. */
