@@ -19,3 +19,4 @@ export type {
   ModerationServiceHandlers,
 } from './generated/vigil/moderation/v1/ModerationService';
 export * from './presets';
+export * from './upsert';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { ulid } from 'ulid';
 import ipaddr from 'ipaddr.js';
-import { COLLECTIONS } from '@vigil/proto';
+import { COLLECTIONS, upsertRetried } from '@vigil/proto';
 
 export type MemberRole = 'moderator' | 'admin';
 
@@ -155,7 +155,7 @@ export class MemberStore {
       failures >= attempts
         ? { memberId, failures: 0, lockedUntil: expiresAt, expiresAt }
         : { memberId, failures, expiresAt };
-    await this.locks.replaceOne({ _id }, doc, { upsert: true });
+    await upsertRetried(() => this.locks.replaceOne({ _id }, doc, { upsert: true }));
     await this.locks.deleteMany({ expiresAt: { $lt: new Date(now) } });
   }
 

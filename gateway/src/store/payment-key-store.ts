@@ -1,4 +1,11 @@
-import { COLLECTIONS, maskSecretKey, paymentKeyContext, type PaymentKeyDoc, type SecretBox } from '@vigil/proto';
+import {
+  COLLECTIONS,
+  maskSecretKey,
+  paymentKeyContext,
+  upsertRetried,
+  type PaymentKeyDoc,
+  type SecretBox,
+} from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { PaymentsNotConfiguredError } from '../errors';
 
@@ -44,6 +51,6 @@ export class PaymentKeyStore {
       hint: maskSecretKey(key),
       updatedAt: new Date(),
     };
-    await this.keys.replaceOne({ _id: tenantId }, doc, { upsert: true });
+    await upsertRetried(() => this.keys.replaceOne({ _id: tenantId }, doc, { upsert: true }));
   }
 }

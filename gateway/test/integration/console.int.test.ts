@@ -241,6 +241,14 @@ describe('console sessions', () => {
     expect(await locks().countDocuments({ memberId: member.id, lockedUntil: { $gt: new Date() } })).toBe(1);
   });
 
+  it('records failed sign-ins that arrive at once from a new address without a store error', async () => {
+    const member = await gw.newMember(alice.tenantId);
+    // Each failure upserts the address's lock document: the first ones race to insert it.
+    const failures = Array.from({ length: 20 }, () => gw.members.recordFailure(member.id, '127.0.0.9', 3, 60_000));
+    await expect(Promise.all(failures)).resolves.toHaveLength(20);
+    expect(await locks().countDocuments({ memberId: member.id })).toBe(1);
+  });
+
   it('refuses a change without the CSRF token, with another session token, or from another origin', async () => {
     const { id } = await flaggedRecord(alice.key, uniqueName('csrf'));
     const member = await gw.newMember(alice.tenantId);

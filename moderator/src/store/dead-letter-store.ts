@@ -1,4 +1,4 @@
-import { COLLECTIONS } from '@vigil/proto';
+import { COLLECTIONS, upsertRetried } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { EventDoc } from './event-store';
 import { guarded } from './mongo-errors';
@@ -64,25 +64,27 @@ export class DeadLetterStore {
    */
   async setAside({ event, reason, error, bytes }: SetAside, now = new Date()): Promise<void> {
     await guarded(() =>
-      this.deadLetters.updateOne(
-        { _id: event._id },
-        {
-          $set: {
-            tenantId: event.tenantId,
-            stream: event.stream,
-            version: event.version,
-            eventType: event.type,
-            reason,
-            error,
-            bytes,
-            state: 'open',
-            lastAt: now,
+      upsertRetried(() =>
+        this.deadLetters.updateOne(
+          { _id: event._id },
+          {
+            $set: {
+              tenantId: event.tenantId,
+              stream: event.stream,
+              version: event.version,
+              eventType: event.type,
+              reason,
+              error,
+              bytes,
+              state: 'open',
+              lastAt: now,
+            },
+            $setOnInsert: { firstAt: now },
+            $inc: { count: 1 },
+            $unset: { replayedAt: '' },
           },
-          $setOnInsert: { firstAt: now },
-          $inc: { count: 1 },
-          $unset: { replayedAt: '' },
-        },
-        { upsert: true },
+          { upsert: true },
+        ),
       ),
     );
     // `deadLetteredAt` tells it apart from an event that was published; then it leaves the outbox.

@@ -1,4 +1,4 @@
-import { COLLECTIONS } from '@vigil/proto';
+import { COLLECTIONS, upsertRetried } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 
 /**
@@ -38,10 +38,12 @@ export class DeadLetterStore {
   /** An upsert by `_id`, so a re-delivered message is recorded once (and counted again). */
   async setAside(letter: EventDeadLetter, now = new Date()): Promise<void> {
     const { _id, ...fields } = letter;
-    await this.deadLetters.updateOne(
-      { _id },
-      { $set: { ...fields, lastAt: now }, $setOnInsert: { firstAt: now }, $inc: { count: 1 } },
-      { upsert: true },
+    await upsertRetried(() =>
+      this.deadLetters.updateOne(
+        { _id },
+        { $set: { ...fields, lastAt: now }, $setOnInsert: { firstAt: now }, $inc: { count: 1 } },
+        { upsert: true },
+      ),
     );
   }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { upsertRetried } from '@vigil/proto';
 import { MongoServerError, type Collection } from 'mongodb';
 import { insertIgnoringDuplicates } from './insert-new';
 import { FairQueue } from '../queue/fair-queue';
@@ -309,10 +310,12 @@ export class DueQueue<T extends QueuedDoc> {
     if (this.cursor > this.savedCursor && now - this.savedAt >= CURSOR_SAVE_MS) {
       this.savedAt = now;
       this.savedCursor = this.cursor!;
-      await this.cursors.updateOne(
-        { _id: this.name },
-        { $max: { bucket: this.cursor }, $set: { updatedAt: new Date(now) } },
-        { upsert: true },
+      await upsertRetried(() =>
+        this.cursors.updateOne(
+          { _id: this.name },
+          { $max: { bucket: this.cursor! }, $set: { updatedAt: new Date(now) } },
+          { upsert: true },
+        ),
       );
     }
   }
@@ -340,10 +343,12 @@ export class DueQueue<T extends QueuedDoc> {
         }
       }
       this.cursor = lowest;
-      await this.cursors.updateOne(
-        { _id: this.name },
-        { $max: { bucket: lowest }, $set: { updatedAt: new Date(now) } },
-        { upsert: true },
+      await upsertRetried(() =>
+        this.cursors.updateOne(
+          { _id: this.name },
+          { $max: { bucket: lowest }, $set: { updatedAt: new Date(now) } },
+          { upsert: true },
+        ),
       );
     }
     this.openedUpTo = this.cursor - 1;

@@ -1,3 +1,4 @@
+import { upsertRetried } from '@vigil/proto';
 import {
   MongoBulkWriteError,
   type Collection,
@@ -24,21 +25,12 @@ export async function insertIgnoringDuplicates<T extends { _id: string }>(
   }
 }
 
-/**
- * `updateOne` with `upsert`, tried once more when it fails on a duplicate key: two writers upserting the same new `_id`
- * at once both try to insert it, and one loses (MongoDB retries such an upsert itself, FerretDB does not); the second
- * try finds the document the other inserted and updates it.
- */
+/** `updateOne` with `upsert` by `_id`, tried once more on a duplicate key (see `upsertRetried`). */
 export async function upsertById<T extends { _id: string }>(
   collection: Collection<T>,
   id: string,
   update: UpdateFilter<T>,
 ): Promise<void> {
   const filter = { _id: id } as Filter<T>;
-  try {
-    await collection.updateOne(filter, update, { upsert: true });
-  } catch (err) {
-    if ((err as { code?: unknown }).code !== 11000) throw err;
-    await collection.updateOne(filter, update, { upsert: true });
-  }
+  await upsertRetried(() => collection.updateOne(filter, update, { upsert: true }));
 }

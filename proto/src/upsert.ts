@@ -1,0 +1,18 @@
+/** A write refused because a document with the same unique key (`_id` or a unique index) exists: code 11000. */
+export function isDuplicateKeyError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
+}
+
+/**
+ * Runs an upsert by `_id`, once more when it fails on a duplicate key. Two writers upserting the same new `_id` at once
+ * both try to insert it and one loses: MongoDB retries such an upsert itself, FerretDB v1 does not. The second try
+ * finds the document the other inserted and updates (or replaces) it.
+ */
+export async function upsertRetried<T>(upsert: () => Promise<T>): Promise<T> {
+  try {
+    return await upsert();
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    return upsert();
+  }
+}
