@@ -2,8 +2,8 @@
 // `npm run bench -- images`: records with one image each through the running service (gateway → moderator, the
 // bundled model in one image thread), as fast as the service takes them, next to the raw model's rate measured in the
 // same run (the same worker module called directly, one thread); then text-only /moderate at a steady half of its
-// maximum rate, without and with that image load beside it (BENCH_IMAGE_ROUNDS rounds of each in turn), for its
-// p99. Goals: service ≥ 0.8 × raw model; text p99 with image load ≤ 1.5 × without.
+// maximum rate, without and with that image load beside it (BENCH_IMAGE_ROUNDS rounds of each in turn, the text load
+// from a process of its own), for its p99. Goals: service ≥ 0.8 × raw model; text p99 with image load ≤ 1.5 × without.
 const http = require('node:http');
 const { crc32 } = require('node:zlib');
 const autocannon = require('autocannon');
@@ -11,13 +11,15 @@ const autocannon = require('autocannon');
 const sharp = /** @type {typeof import('sharp').default} */ (/** @type {unknown} */ (require('sharp')));
 const { waitUntil } = require('../local/util');
 const { startStack, peakRssMb } = require('./stack');
-const { paced } = require('./paced');
+const { pacedInChild } = require('./paced-child');
+const { quiet } = require('./cost');
 const { percentile } = require('./percentile');
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const IMAGE_CONNECTIONS = Number(process.env.BENCH_IMAGE_CONNECTIONS || 4);
 const TEXT_CONNECTIONS = 16;
 const ROUNDS = Number(process.env.BENCH_IMAGE_ROUNDS || 3);
+const TEXT = 'a quiet afternoon by the river, with coffee and music '.repeat(18);
 
 /** The PNG with a tEXt chunk holding `text` inserted before its IEND chunk (the last 12 bytes). */
 function withText(png, text) {
@@ -148,12 +150,7 @@ async function main() {
     const serviceRate = (after.judged - before.judged) / DURATION_S;
     const cachedCount = after.cached - before.cached;
 
-    const textRecord = (i) => ({
-      clientId: `txt-${i % 2000}`,
-      name: `Post ${i}`,
-      entity: 'post',
-      content: 'a quiet afternoon by the river, with coffee and music '.repeat(18),
-    });
+    const textRecord = (i) => ({ clientId: `txt-${i % 2000}`, name: `Post ${i}`, entity: 'post', content: TEXT });
     const textMax = await closedLoop(`${api}/moderate`, {
       body: textRecord,
       headers,
@@ -161,14 +158,29 @@ async function main() {
       durationS: 5,
     });
     const rate = Math.max(1, Math.floor(textMax.requests.average / 2));
-    const textOptions = { body: textRecord, headers, rate, durationS: DURATION_S, connections: TEXT_CONNECTIONS };
-    // Alone and beside image load in turns, so that both see the same drift of the machine; p99 over all rounds.
+    // The text load runs in a process of its own: this one serves the images and sends the image load.
+    const textLoad = () =>
+      pacedInChild(
+        {
+          url: `${api}/moderate`,
+          rate,
+          durationS: DURATION_S,
+          connections: TEXT_CONNECTIONS,
+          clientIdPrefix: 'txt-',
+          clientIds: 2000,
+          content: TEXT,
+        },
+        stack.apiKey,
+      );
+    // Alone and beside image load in turns, so that both see the same drift of the machine; p99 over all rounds. What
+    // an image round left (images still queued for the image thread) is done before the next text round alone.
     const alones = [];
     const besides = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      alones.push(await paced(`${api}/moderate`, textOptions));
+      await quiet(stack);
+      alones.push(await textLoad());
       const [beside] = await Promise.all([
-        paced(`${api}/moderate`, textOptions),
+        textLoad(),
         closedLoop(`${api}/moderate`, {
           body: (i) => imageRecord(100000 * (round + 1) + i),
           headers,
