@@ -70,6 +70,7 @@ export const DEFAULT_EMAIL_TEMPLATES: Readonly<Record<EmailKind, EmailTemplate>>
 
 /** Which email a status change sends, if any: Compliant only when it ends a suspension (not after a ban), as Iffy. */
 export function emailKindFor(status: string, previousStatus: string | null): EmailKind | undefined {
+  if (status === previousStatus) return undefined;
   if (status === 'Suspended' || status === 'Banned') return status;
   if (status === 'Compliant' && previousStatus === 'Suspended') return 'Compliant';
   return undefined;

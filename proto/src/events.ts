@@ -20,6 +20,11 @@ export const Via = z.enum([
 ]);
 export type Via = z.infer<typeof Via>;
 
+/** Decisions by people (directly or by granting an appeal); automation never overrides them. */
+export function isHumanVia(via: string | null | undefined): boolean {
+  return via === 'Manual' || via === 'Automation Appeal Approved';
+}
+
 const Metadata = z.record(z.string(), z.unknown());
 
 export const ContentData = z.object({

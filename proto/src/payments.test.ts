@@ -36,6 +36,9 @@ describe('paymentActionFor', () => {
     ['Compliant', 'Suspended', 'resume'],
     ['Compliant', 'Banned', 'resume'],
     ['Compliant', null, undefined],
+    // A status confirmed by hand: nothing to do.
+    ['Suspended', 'Suspended', undefined],
+    ['Banned', 'Banned', undefined],
   ] as const)('%s after %s → %s', (status, previous, expected) => {
     expect(paymentActionFor(status, previous)).toBe(expected);
   });

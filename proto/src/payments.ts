@@ -48,6 +48,7 @@ export type PaymentAction = z.infer<typeof PaymentAction>;
  * Banned resumes charges and payouts. A first Compliant (no earlier status) touches nothing: Vigil never paused it.
  */
 export function paymentActionFor(status: UserStatus, previousStatus: UserStatus | null): PaymentAction | undefined {
+  if (status === previousStatus) return undefined;
   if (status === 'Suspended' || status === 'Banned') return 'pause';
   if (status === 'Compliant' && (previousStatus === 'Suspended' || previousStatus === 'Banned')) return 'resume';
   return undefined;

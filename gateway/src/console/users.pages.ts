@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS, UserStatus } from '@vigil/proto';
+import { isHumanVia, LIMITS, UserStatus } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import { toAppealView, toPaymentActionView, toRecordView, toUserView } from '../routes/shared/views';
 import { html, safeLink } from './html';
@@ -249,9 +249,10 @@ export function userPages({ router, deps, change }: ConsolePages): void {
   router.post('/users/:id/status', ...change, async (ctx) => {
     const input = parseWith(z.object({ status: UserStatus, reason: Reason }), formOf(ctx), 'status form');
     const id = param(ctx, 'id');
-    // The status the user already has changes nothing (no action, no reason kept): say so rather than seem to succeed.
+    // The status a person already gave changes nothing (no action, no reason kept): say so rather than seem to succeed.
+    // (The status automation gave is confirmed by hand and recorded.)
     const before = await deps.moderator.call('getUser', { tenantId: tenantOf(ctx), userId: id }, callMeta(ctx));
-    if (before.status !== undefined && before.status === input.status) {
+    if (before.status !== undefined && before.status === input.status && isHumanVia(before.statusUpdatedVia)) {
       ctx.redirect(`/console/users/${id}?unchanged=1`);
       return;
     }

@@ -71,6 +71,24 @@ describe('user stream', () => {
     ['bans by hand', [create(), reconcile(1), set('Banned')], ['Banned via Manual'], 'Banned'],
     ['is a no-op for the same manual status', [create(), set('Suspended'), set('Suspended')], [], 'Suspended'],
     [
+      'records a confirmation by hand of the status automation gave',
+      [create(), reconcile(1), set('Suspended')],
+      ['Suspended via Manual'],
+      'Suspended',
+    ],
+    [
+      'keeps a suspension confirmed by hand against automation',
+      [create(), reconcile(1), set('Suspended'), reconcile(0)],
+      [],
+      'Suspended',
+    ],
+    [
+      'keeps a reinstatement confirmed by hand against automation',
+      [create(), reconcile(1), reconcile(0), set('Compliant'), reconcile(3)],
+      [],
+      'Compliant',
+    ],
+    [
       'approving an appeal reinstates',
       [create(), reconcile(1), appeal(), decide('Approved')],
       ['appeal Approved', 'Compliant via Automation Appeal Approved'],

@@ -1,4 +1,12 @@
-import type { AppealStatus, DomainEvent, UserData, UserDoc, UserStatus, Via } from '@vigil/proto';
+import {
+  isHumanVia,
+  type AppealStatus,
+  type DomainEvent,
+  type UserData,
+  type UserDoc,
+  type UserStatus,
+  type Via,
+} from '@vigil/proto';
 import { ConflictError, FailedPreconditionError, NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
 import { mergeMetadata } from './metadata';
@@ -35,9 +43,6 @@ export type UserCommand =
       actionId: string;
     };
 
-/** Decisions by people (directly or by granting an appeal); automation never overrides them. */
-const HUMAN: ReadonlySet<Via> = new Set<Via>(['Manual', 'Automation Appeal Approved']);
-
 export function decideUser(state: UserState | null, command: UserCommand): PendingEvent[] {
   switch (command.type) {
     case 'UpsertUser': {
@@ -64,7 +69,9 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
       if (current.protected && command.status !== 'Compliant') {
         throw new ProtectedError('user is protected', { userId: current._id });
       }
-      if (current.status === command.status) return [];
+      // The status a person already gave changes nothing. The status automation gave is confirmed by hand: recorded as a
+      // decision (same status, via Manual), so that automation no longer moves it.
+      if (current.status === command.status && current.manual) return [];
       return [
         statusChanged(current, command.actionId, command.status, 'Manual', {
           reason: command.reason,
@@ -222,7 +229,7 @@ export function evolveUser(state: UserState | null, event: DomainEvent): UserSta
         statusUpdatedAt: at,
         statusUpdatedVia: event.data.via,
         statusVersion: event.version,
-        manual: HUMAN.has(event.data.via),
+        manual: isHumanVia(event.data.via),
       };
     }
     case 'AppealCreated': {

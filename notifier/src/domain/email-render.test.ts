@@ -58,6 +58,9 @@ describe('email templates', () => {
     ['Compliant', 'Suspended', 'Compliant'],
     ['Compliant', 'Banned', undefined],
     ['Compliant', null, undefined],
+    // A status confirmed by hand: the user already had the email.
+    ['Suspended', 'Suspended', undefined],
+    ['Banned', 'Banned', undefined],
   ] as const)('status %s after %s sends %s', (status, previous, kind) => {
     expect(emailKindFor(status, previous)).toBe(kind);
   });

@@ -83,6 +83,7 @@ describe('triggerOf', () => {
   it.each<[string, DomainEvent]>([
     ['unchanged Flagged', moderated({ previousStatus: 'Flagged', status: 'Flagged' })],
     ['unchanged Compliant', moderated({ previousStatus: 'Compliant', status: 'Compliant' })],
+    ['a suspension confirmed by hand', statusChanged({ previousStatus: 'Suspended', status: 'Suspended' })],
     [
       'record upserted',
       {

@@ -61,7 +61,7 @@ const USER_EVENTS = { Suspended: 'user.suspended', Compliant: 'user.compliant', 
 
 /**
  * Iffy's rules: a record event when the moderation changed the status (a first-ever Compliant counts, null →
- * Compliant), a user event for every status action; nothing in test mode.
+ * Compliant), a user event for every status action that changed the status; nothing in test mode.
  */
 export function triggerOf(event: DomainEvent): TriggerDecision {
   const at = new Date(event.occurredAt);
@@ -88,6 +88,8 @@ export function triggerOf(event: DomainEvent): TriggerDecision {
   }
   if (event.type === 'UserStatusChanged') {
     const { data } = event;
+    // A person confirming the status automation gave: the user's status did not change.
+    if (data.previousStatus === data.status) return { kind: 'none' };
     if (data.testMode) return { kind: 'test_mode', subjectId: data.actionId };
     return {
       kind: 'trigger',
