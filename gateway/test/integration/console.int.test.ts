@@ -1,6 +1,6 @@
 import http from 'node:http';
 import { COLLECTIONS } from '@vigil/proto';
-import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
+import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
 
 /** The console and the appeal page over plain HTTP, with the real moderator behind the gateway. */
@@ -461,6 +461,27 @@ describe('console review', () => {
     const page = await browser.post(`/console/records/${id}/moderation`, { status: 'Compliant', reason: ' ' });
     expect([page.status, codeOf(page)]).toEqual([400, 'validation_error']);
     expect(page.text).toContain('<code>reason</code>');
+  });
+
+  it("answers a deleted record's page with 404 not_found, as an unknown record's, and its user's page without its content", async () => {
+    const clientId = uniqueName('gone');
+    const { id, user } = await flaggedRecord(alice.key, clientId);
+    const member = await gw.newMember(alice.tenantId);
+    const browser = new Client(gw.url);
+    await browser.signIn(member.email, member.password);
+    expect((await browser.get(`/console/records/${id}`)).text).toContain(PROFANE);
+    const removal = await gw.request('DELETE', '/api/v1/ingest', { key: alice.key, body: { clientId } });
+    expect(removal.status).toBe(202);
+    await waitFor(async () => (await gw.request('GET', `/api/v1/records/${id}`, { key: alice.key })).status === 404, {
+      timeoutMs: 60000,
+      what: 'the record to be deleted',
+    });
+    const page = await browser.get(`/console/records/${id}`);
+    expect([page.status, codeOf(page)]).toEqual([404, 'not_found']);
+    expect(page.text).not.toContain(PROFANE);
+    const userPage = await browser.get(`/console/users/${user}`);
+    expect(userPage.status).toBe(200);
+    expect(userPage.text).not.toContain(PROFANE);
   });
 
   it("never shows tenant A's data to a member of tenant B", async () => {

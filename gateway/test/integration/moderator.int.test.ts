@@ -258,14 +258,19 @@ describe('with the moderator', () => {
     expect(record).toMatchObject({ clientId: 'i-1', moderationStatus: 'Flagged' });
   });
 
-  it('answers 404 not_found when deleting an unknown clientId, 202 for a known one, 404 once it is deleted', async () => {
+  it('answers 404 not_found when deleting an unknown clientId, 202 for a known one, 404 once it is deleted, for the record and its history', async () => {
     const unknown = await gw.request('DELETE', '/api/v1/ingest', { key: tenant.key, body: { clientId: 'never-sent' } });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('not_found');
     // Another tenant's record of the same clientId is unknown here too.
     const created = await gw.request('POST', '/api/v1/ingest', {
       key: other.key,
-      body: { clientId: 'd-1', name: 'n', entity: 'post', content: { text: 'hello' } },
+      body: {
+        clientId: 'd-1',
+        name: 'd-1 name',
+        entity: 'post',
+        content: { text: 'd-1 text' },
+      },
     });
     await waitFor(
       async () => (await gw.request('GET', `/api/v1/records/${created.body.id}`, { key: other.key })).status === 200,
@@ -281,6 +286,10 @@ describe('with the moderator', () => {
       async () => (await gw.request('GET', `/api/v1/records/${created.body.id}`, { key: other.key })).status === 404,
       { timeoutMs: 60000, what: 'the record to be deleted' },
     );
+    // Its history holds its name and content: gone with it.
+    const history = await gw.request('GET', `/api/v1/records/${created.body.id}/events`, { key: other.key });
+    expect([history.status, history.body.error?.code]).toEqual([404, 'not_found']);
+    expect(JSON.stringify(history.body)).not.toContain('d-1 text');
     const again = await gw.request('DELETE', '/api/v1/ingest', { key: other.key, body: { clientId: 'd-1' } });
     expect(again.status).toBe(404);
     expect(again.body.error.code).toBe('not_found');

@@ -1,7 +1,7 @@
 import { encodeTime } from 'ulid';
 import { recordStream, userStream, type DomainEvent } from '@vigil/proto';
 import { NotFoundError, ValidationError } from '../domain/errors';
-import type { RecordState } from '../domain/record';
+import { evolveRecord, type RecordState } from '../domain/record';
 import type { UserState } from '../domain/user';
 import type { AppealDoc, EventStore } from '../store/event-store';
 import type { Criteria, Page, PageRequest, ReadModel, SortBounds, UserView } from '../store/read-model';
@@ -72,7 +72,9 @@ export class Queries {
 
   async getRecordEvents(tenantId: string, recordId: string): Promise<DomainEvent[]> {
     const events = await this.store.readStream(recordStream(recordId), tenantId);
-    if (events.length === 0) throw new NotFoundError('record not found');
+    // A deleted record is not found, as by getRecord: its history holds its name and content.
+    if (events.length === 0 || events.reduce<RecordState | null>(evolveRecord, null)?.deleted)
+      throw new NotFoundError('record not found');
     return events;
   }
 

@@ -131,7 +131,7 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'get',
       path: '/records/:id/events',
       tag: 'records',
-      summary: "A record's history: its stored events, oldest first.",
+      summary: "A record's history: its stored events, oldest first (404 once the record is deleted, as the record).",
       status: 200,
       response: RecordEvents,
     },
