@@ -83,11 +83,19 @@ describe('record stream', () => {
     expect(state?.status).toBe(status);
   });
 
-  it('keeps the manual flag through automatic moderations and keeps their reasons', () => {
-    const { state } = run([upsert(), manual('Compliant'), auto('Flagged')]);
+  it('keeps the manual decision through automatic moderations, with its reason rather than theirs', () => {
+    const { state, last } = run([upsert(), manual('Compliant'), auto('Flagged')]);
     expect(state?.manual).toBe(true);
+    expect(state?.status).toBe('Compliant');
     expect(state?.statusUpdatedVia).toBe('Manual');
-    expect(state?.reasons).toEqual(['Content contains blocked word']);
+    expect(state?.reasons).toEqual(['reviewed']);
+    expect(state?.rules).toEqual([]);
+    // The automatic verdict stays in the record's history.
+    expect(last).toMatchObject([{ type: 'RecordModerated', data: { reasons: ['Content contains blocked word'] } }]);
+
+    // A new version of the content keeps the decision and its reason.
+    const flagged = run([upsert(), manual('Flagged'), upsert(), auto('Compliant')]).state;
+    expect(flagged).toMatchObject({ status: 'Flagged', manualReason: 'reviewed', reasons: ['reviewed'], rules: [] });
   });
 
   it.each([

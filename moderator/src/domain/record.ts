@@ -174,6 +174,8 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         statusUpdatedAt: state?.statusUpdatedAt,
         statusUpdatedVia: state?.statusUpdatedVia,
         moderationId: state?.moderationId,
+        // The standing human decision's reason outlives a new version of the content, as the decision does.
+        manualReason: state?.manualReason,
       });
       return next;
     }
@@ -182,6 +184,9 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
       const { data } = event;
       const changed = data.status !== current.status || data.via === 'Manual';
       const manual = data.via === 'Manual' || (current.manual && data.status === current.status);
+      // A person's decision stands over this automatic moderation: the record keeps that decision's reason, not the
+      // reasons and rules of a verdict that did not decide its status (they stay in the event, its history).
+      const overruled = manual && data.via !== 'Manual';
       return {
         ...current,
         ...base,
@@ -189,8 +194,8 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         statusUpdatedAt: changed ? at : current.statusUpdatedAt,
         statusUpdatedVia: changed ? data.via : current.statusUpdatedVia,
         moderationId: data.moderationId,
-        reasons: data.reasons,
-        rules: data.rules,
+        reasons: overruled ? (current.manualReason ? [current.manualReason] : []) : data.reasons,
+        rules: overruled ? [] : data.rules,
         manual,
         manualReason: data.via === 'Manual' ? data.reasons[0] : manual ? current.manualReason : undefined,
         testMode: data.testMode,

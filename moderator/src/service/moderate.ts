@@ -139,7 +139,9 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
     // No moderation, so no status moved: no user to reconcile.
     if (!outcome) return { ...resultOf(after, testMode, false), moderationId: '', skipped: true };
     await users.afterRecordChange(context, before, after, recordId, settings);
-    return { ...resultOf(after, testMode, false), reasons: outcome.reasons };
+    // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
+    // decision stands: then the record's status and reason are theirs.
+    return { ...resultOf(after, testMode, false), reasons: after.manual ? after.reasons : outcome.reasons };
   });
 }
 
