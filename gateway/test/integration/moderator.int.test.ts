@@ -12,6 +12,7 @@ let tenant: { tenantId: string; key: string };
 let other: { tenantId: string; key: string };
 
 const PROFANE = 'you are a fucking idiot';
+const postBody = (clientId: string) => ({ clientId, name: 'n', entity: 'post', content: 'fine' });
 
 beforeAll(async () => {
   const stack = { dbName: uniqueName('gwmod'), topicPrefix: `${uniqueName('t')}.` };
@@ -344,6 +345,83 @@ describe('with the moderator', () => {
       },
       { timeoutMs: 60000, what: 'the fixed record to be re-moderated' },
     );
+  });
+
+  it("refuses a list cursor that is not an item of the list (another filter's, deleted, foreign), naming it", async () => {
+    const own = await gw.newTenant();
+    const send = (clientId: string, entity: string, user?: string) =>
+      gw.request('POST', '/api/v1/moderate', {
+        key: own.key,
+        body: { clientId, name: 'n', entity, content: 'fine', ...(user ? { user: { clientId: user } } : {}) },
+      });
+    const pagers = [(await send('pg-1', 'pager', 'kept')).body.id, (await send('pg-2', 'pager')).body.id];
+    const post = (await send('po-1', 'post', 'suspended')).body.id as string;
+    const gone = (await send('pg-3', 'pager')).body.id as string;
+    const foreign = (await gw.request('POST', '/api/v1/moderate', { key: other.key, body: postBody('fx-1') })).body.id;
+    expect((await gw.request('DELETE', '/api/v1/ingest', { key: own.key, body: { clientId: 'pg-3' } })).status).toBe(
+      202,
+    );
+    await waitFor(async () => (await gw.request('GET', `/api/v1/records/${gone}`, { key: own.key })).status === 404, {
+      timeoutMs: 60000,
+      what: 'the record to be deleted',
+    });
+    const list = (query: string) => gw.request('GET', `/api/v1/${query}`, { key: own.key });
+    const refused = async (query: string, param: string) => {
+      const reply = await list(query);
+      expect({ query, status: reply.status }).toEqual({ query, status: 400 });
+      expect(reply.body.error).toMatchObject({ code: 'validation_error', details: [{ path: [param] }] });
+    };
+
+    // Items of the list still page.
+    const page = await list(`records?entity=pager&limit=1&starting_after=${pagers[0]}`);
+    expect((page.body.data as Array<{ id: string }>).map((r) => r.id)).toEqual([pagers[1]]);
+    for (const cursor of [post, gone, foreign, 'rec_nope']) {
+      await refused(`records?entity=pager&limit=2&starting_after=${cursor}`, 'starting_after');
+      await refused(`records?entity=pager&limit=2&ending_before=${cursor}`, 'ending_before');
+    }
+    await refused(`records?starting_after=${gone}`, 'starting_after');
+    await refused(`records?status=Flagged&starting_after=${post}`, 'starting_after');
+
+    const suspendedUser = userIdFor(own.tenantId, 'suspended');
+    const keptUser = userIdFor(own.tenantId, 'kept');
+    await gw.request('POST', `/api/v1/users/${suspendedUser}/status`, {
+      key: own.key,
+      body: { status: 'Suspended', reason: 'x' },
+    });
+    expect((await list(`users?status=Suspended&starting_after=${suspendedUser}`)).status).toBe(200);
+    await refused(`users?status=Suspended&starting_after=${keptUser}`, 'starting_after');
+    await refused(`users?status=Suspended&ending_before=${keptUser}`, 'ending_before');
+    await refused(`users?starting_after=usr_nope`, 'starting_after');
+
+    const appeal = await gw.request('POST', `/api/v1/users/${suspendedUser}/appeals`, {
+      key: own.key,
+      body: { text: 'please' },
+    });
+    expect(appeal.status).toBe(201);
+    expect((await list(`appeals?status=Open&starting_after=${appeal.body.data.id}`)).status).toBe(200);
+    await refused(`appeals?status=Approved&starting_after=${appeal.body.data.id}`, 'starting_after');
+    await refused(`appeals?user=${suspendedUser}&starting_after=apl_nope`, 'starting_after');
+  });
+
+  it('refuses an appeals user filter that is not a user of the tenant, as records do', async () => {
+    const foreignUser = userIdFor(other.tenantId, 'u-foreign');
+    await gw.request('POST', '/api/v1/moderate', {
+      key: other.key,
+      body: { ...postBody('fu-1'), user: { clientId: 'u-foreign' } },
+    });
+    for (const path of ['records', 'appeals']) {
+      for (const user of ['usr_nope', foreignUser]) {
+        const reply = await gw.request('GET', `/api/v1/${path}?user=${user}`, { key: tenant.key });
+        expect({ path, user, status: reply.status }).toEqual({ path, user, status: 400 });
+        expect(reply.body.error).toMatchObject({
+          code: 'validation_error',
+          message: 'invalid user id',
+          details: [{ path: ['user'] }],
+        });
+      }
+    }
+    const known = userIdFor(tenant.tenantId, 'u-1');
+    expect((await gw.request('GET', `/api/v1/appeals?user=${known}`, { key: tenant.key })).status).toBe(200);
   });
 
   it('answers 504 timeout when the moderator misses the deadline', async () => {

@@ -63,8 +63,7 @@ export class Queries {
       filter.status = request.status;
     }
     if (request.userId !== undefined) {
-      if (!(await this.reads.hasUser(tenantId, request.userId)))
-        throw new ValidationError('invalid user id', { path: 'user' });
+      await this.knownUser(tenantId, request.userId);
       filter.userId = request.userId;
     }
     return this.reads.pageRecords(tenantId, filter, request);
@@ -112,7 +111,10 @@ export class Queries {
     return appeal;
   }
 
-  listAppeals(tenantId: string, request: PageRequest & { status?: string; userId?: string }): Promise<Page<AppealDoc>> {
+  async listAppeals(
+    tenantId: string,
+    request: PageRequest & { status?: string; userId?: string },
+  ): Promise<Page<AppealDoc>> {
     const filter: Criteria<AppealDoc> = {};
     if (request.status !== undefined) {
       if (request.status !== 'Open' && request.status !== 'Approved' && request.status !== 'Rejected') {
@@ -120,7 +122,20 @@ export class Queries {
       }
       filter.status = request.status;
     }
-    if (request.userId !== undefined) filter.userId = request.userId;
+    if (request.userId !== undefined) {
+      await this.knownUser(tenantId, request.userId);
+      filter.userId = request.userId;
+    }
     return this.reads.pageAppeals(tenantId, filter, request);
+  }
+
+  /** A `user` filter names a user of the tenant: an unknown or another tenant's id is refused, not an empty page. */
+  private async knownUser(tenantId: string, userId: string): Promise<void> {
+    if (!(await this.reads.hasUser(tenantId, userId))) {
+      throw new ValidationError('invalid user id', {
+        path: 'user',
+        issues: [{ path: ['user'], message: 'not a user of this tenant' }],
+      });
+    }
   }
 }

@@ -93,9 +93,19 @@ export class ReadModel {
 }
 
 /**
+ * Whether a document holds the list's equality criteria (`sort` bounds aside: a cursor is the bound there), so a
+ * cursor outside the list (another entity or status, a deleted record) is refused rather than paged from.
+ */
+function matches(doc: object, filter: object): boolean {
+  return Object.entries(filter).every(
+    ([field, value]) => field === 'sort' || (doc as Record<string, unknown>)[field] === value,
+  );
+}
+
+/**
  * Cursor pagination over `sort` (time-ordered id of a document's first event), oldest first as Iffy does. With
  * `ending_before` the page is read newest first and reversed. A cursor must name a document of the same tenant
- * (Iffy looked it up across organisations).
+ * (Iffy looked it up across organisations) that the list's filters select.
  */
 async function page<T extends Sortable>(
   collection: Collection<T>,
@@ -114,9 +124,18 @@ async function page<T extends Sortable>(
   return guarded(async () => {
     const query = { ...filter, tenantId } as Filter<T>;
     if (cursorId !== undefined) {
-      const cursor = await collection.findOne({ _id: cursorId, tenantId } as Filter<T>, { projection: { sort: 1 } });
+      // Read by `_id` alone (an index equality on FerretDB), the list's other equalities compared here.
+      const fields = Object.fromEntries(Object.keys(filter).map((field) => [field, 1]));
+      const cursor = await collection.findOne({ _id: cursorId, tenantId } as Filter<T>, {
+        projection: { ...fields, sort: 1 },
+      });
       const name = request.startingAfter !== undefined ? 'starting_after' : 'ending_before';
-      if (!cursor) throw new ValidationError(`invalid ${name} cursor`, { path: name });
+      if (!cursor || !matches(cursor, filter)) {
+        throw new ValidationError(`invalid ${name} cursor`, {
+          path: name,
+          issues: [{ path: [name], message: 'not an item of this list' }],
+        });
+      }
       // A time bound on the same side stays: both hold ($gt next to $gte; the smaller $lt wins).
       const bounds = { ...((query as { sort?: { $gte?: string; $lt?: string } }).sort ?? {}) };
       if (ascending) Object.assign(bounds, { $gt: cursor.sort });
