@@ -1,7 +1,7 @@
 /**
  * Bounds of every client input, shared by the gateway (zod schemas, hence OpenAPI) and the moderator (which checks
- * commands and gRPC calls again). Lengths are in characters (UTF-16 code units, JavaScript's `length`) unless the name
- * says bytes.
+ * commands and gRPC calls again). Lengths are in characters (Unicode code points, as zod's `max` counts them: an emoji
+ * is one) unless the name says bytes; see `characters`.
  *
  * Sizing: a whole record is at most `recordBytes` as JSON, so the event that stores it (the record, metadata merged
  * with what was stored, at most 50 keys of 40 + 500 characters, and the envelope) stays near 300 KB, well under
@@ -162,6 +162,25 @@ export interface MetadataIssue {
   message: string;
 }
 
+/** Characters (Unicode code points) in `text`: a surrogate pair counts once. Counted without copying the text. */
+export function characters(text: string): number {
+  let count = 0;
+  for (let i = 0; i < text.length; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i += 1;
+    }
+    count += 1;
+  }
+  return count;
+}
+
+/** Whether `text` has more than `max` characters (its UTF-16 length bounds the count, so most texts cost nothing). */
+export function longerThan(text: string, max: number): boolean {
+  return text.length > max && characters(text) > max;
+}
+
 /**
  * Every metadata problem: more than 50 keys; keys outside 1–40 characters, with `[`, `]` or `.`, or starting with `$`
  * (nested keys too); values not serialisable, longer than 500 characters as JSON (so a string's quotes and escapes
@@ -175,7 +194,7 @@ export function metadataIssues(metadata: Record<string, unknown>): MetadataIssue
     issues.push({ message: `at most ${LIMITS.metadataKeys} keys (got ${keys.length})` });
   }
   for (const key of keys) {
-    if (key.length < 1 || key.length > LIMITS.metadataKeyLength) {
+    if (key.length < 1 || longerThan(key, LIMITS.metadataKeyLength)) {
       issues.push({ key, message: `keys are 1 to ${LIMITS.metadataKeyLength} characters` });
     }
     if (key.includes('[') || key.includes(']')) issues.push({ key, message: 'keys may not contain [ or ]' });
@@ -185,7 +204,7 @@ export function metadataIssues(metadata: Record<string, unknown>): MetadataIssue
       issues.push({ key, message: 'value is nested too deeply' });
     } else if (serialised === undefined) {
       issues.push({ key, message: 'value must be serialisable to JSON' });
-    } else if (serialised.length > LIMITS.metadataValueLength) {
+    } else if (longerThan(serialised, LIMITS.metadataValueLength)) {
       issues.push({ key, message: `values are at most ${LIMITS.metadataValueLength} characters once serialised` });
     } else if (deeperThan(metadata[key], LIMITS.metadataDepth - 1)) {
       issues.push({ key, message: `values nest at most ${LIMITS.metadataDepth} levels deep in metadata` });

@@ -50,5 +50,8 @@ describe('record bounds (gRPC Moderate and ingest commands)', () => {
   it('bounds free text by its limit', () => {
     expect(pathsOf(() => checkLength('r'.repeat(2001), 2000, 'reason'))).toEqual(['reason']);
     expect(pathsOf(() => checkLength('r'.repeat(2000), 2000, 'reason'))).toEqual([]);
+    // In characters, as the gateway's schemas count them: 2,000 emoji are 4,000 UTF-16 units.
+    expect(pathsOf(() => checkLength('😀'.repeat(2000), 2000, 'reason'))).toEqual([]);
+    expect(pathsOf(() => checkLength('😀'.repeat(2001), 2000, 'reason'))).toEqual(['reason']);
   });
 });

@@ -1,4 +1,4 @@
-import { IngestRecordData, LIMITS, UserData } from '@vigil/proto';
+import { IngestRecordData, LIMITS, longerThan, UserData } from '@vigil/proto';
 import type { z } from 'zod';
 import { ValidationError } from './errors';
 
@@ -32,7 +32,7 @@ export function checkUserBounds(user: z.input<typeof UserData>, prefix: Array<st
 
 /** A free-text field (reason, appeal text) against its bound. */
 export function checkLength(value: string | undefined, max: number, path: string): void {
-  if (value !== undefined && value.length > max) {
+  if (value !== undefined && longerThan(value, max)) {
     throw new ValidationError(`${path} must be at most ${max} characters`, {
       issues: [{ path: [path], message: `at most ${max} characters` }],
     });

@@ -13,6 +13,8 @@ describe('validateMetadata', () => {
     ['a nested key starting with $', { a: { $set: 1 } }, ['metadata', 'a']],
     ['51 keys', keys(51), ['metadata']],
     ['a 41-character key', { ['k'.repeat(41)]: 1 }, ['metadata', 'k'.repeat(41)]],
+    ['a key of 41 emoji', { ['😀'.repeat(41)]: 1 }, ['metadata', '😀'.repeat(41)]],
+    ['a value of 501 characters as JSON', { v: '😀'.repeat(499) }, ['metadata', 'v']],
   ])('refuses %s with a validation error naming the field', (_name, metadata, path) => {
     let caught: unknown;
     try {
@@ -22,6 +24,11 @@ describe('validateMetadata', () => {
     }
     expect(caught).toBeInstanceOf(ValidationError);
     expect((caught as ValidationError).details).toMatchObject({ issues: [{ path }] });
+  });
+
+  it('counts characters, not UTF-16 units, as every other bound does: an emoji is one', () => {
+    // 40 emoji are 80 UTF-16 units; 498 emoji and the quotes are 500 characters as JSON (998 units).
+    expect(() => validateMetadata({ ['😀'.repeat(40)]: '😀'.repeat(498) }, ['metadata'])).not.toThrow();
   });
 
   it('accepts 50 keys with values of every JSON type', () => {
