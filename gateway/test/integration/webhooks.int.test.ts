@@ -249,6 +249,33 @@ describe('webhook endpoints', () => {
   });
 });
 
+describe('retry', () => {
+  it("answers 404 not_found naming the endpoint for a delivery of a deleted endpoint, as the endpoint's log does", async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/deleted' },
+    });
+    const id = created.body.data.id as string;
+    await gw.db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.deliveries)
+      .insertOne({ _id: 'dlv_orphan', tenantId: alice.tenantId, endpointId: id, state: 'failed' });
+    expect((await gw.request('POST', '/api/v1/deliveries/dlv_orphan/retry', { key: alice.key })).status).toBe(202);
+    expect((await gw.request('DELETE', `/api/v1/webhook-endpoints/${id}`, { key: alice.key })).status).toBe(200);
+    const log = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries`, { key: alice.key });
+    expect([log.status, log.body.error.code]).toEqual([404, 'not_found']);
+    const retry = await gw.request('POST', '/api/v1/deliveries/dlv_orphan/retry', { key: alice.key });
+    expect([retry.status, retry.body.error.code]).toEqual([404, 'not_found']);
+    expect(retry.body.error.message).toContain(id);
+  });
+
+  it('is documented as refused for a delivery being sent or of a deleted endpoint', async () => {
+    const doc = (await gw.request('GET', '/openapi.json')).body;
+    const retry = doc.paths['/api/v1/deliveries/{id}/retry'].post as { summary: string };
+    expect(retry.summary).toMatch(/409 conflict while it is being sent/);
+    expect(retry.summary).toMatch(/404 not_found once its endpoint is deleted/);
+  });
+});
+
 /**
  * POST without any body and neither Content-Length nor Transfer-Encoding, as `curl -X POST` sends it (fetch and
  * Node's http client would send `Content-Length: 0`), on a connection of its own.

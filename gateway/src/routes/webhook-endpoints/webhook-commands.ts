@@ -22,6 +22,14 @@ const base = (tenantId: string) => ({ id: ulid(), tenantId, issuedAt: new Date()
 export async function retryDelivery(deps: Deps, tenantId: string, deliveryId: string): Promise<string> {
   const delivery = await deps.webhooks.getDelivery(tenantId, deliveryId);
   if (!delivery) throw new NotFoundError('delivery not found');
+  // A deleted endpoint's deliveries stay in the log, but the notifier sends nothing for an endpoint it cannot find:
+  // answered as every other operation on a deleted endpoint (its delivery log, replay), rather than a 202 that does
+  // nothing.
+  if (!(await deps.webhooks.get(tenantId, delivery.endpointId))) {
+    throw new NotFoundError(`webhook endpoint ${delivery.endpointId} of this delivery not found: it was deleted`, {
+      endpointId: delivery.endpointId,
+    });
+  }
   // The notifier would not touch it while an attempt is under way: say so rather than accept a retry that does nothing.
   if (delivery.state === 'sending') {
     throw new ConflictError('the delivery is being sent right now: retry it once that attempt has ended');

@@ -188,7 +188,10 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'post',
       path: '/deliveries/:id/retry',
       tag: 'webhooks',
-      summary: 'Send a delivery again now (asynchronous).',
+      summary:
+        'Send a delivery again now with a fresh retry schedule (asynchronous); 409 conflict while it is being sent, ' +
+        '404 not_found once its endpoint is deleted. Retries asked for before the next attempt starts are answered ' +
+        'by that one attempt.',
       status: 202,
       response: CommandAccepted,
     },
