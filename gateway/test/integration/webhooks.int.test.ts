@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { WebhookCommand, DEFAULT_RULES, COLLECTIONS } from '@vigil/proto';
+import { waitFor } from '../../../deploy/test-support';
 import { startGateway, type Gateway, type Reply } from './harness';
 
 let gw: Gateway;
@@ -273,6 +274,45 @@ describe('retry', () => {
     const retry = doc.paths['/api/v1/deliveries/{id}/retry'].post as { summary: string };
     expect(retry.summary).toMatch(/409 conflict while it is being sent/);
     expect(retry.summary).toMatch(/404 not_found once its endpoint is deleted/);
+  });
+});
+
+// After the test reading the first commands off the topic: this one queues an EnableEndpoint.
+describe('re-enabling', () => {
+  it('answers a PATCH enabled: true on an endpoint the notifier disabled with the state it leaves, as a GET then reads', async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/reenabled' },
+    });
+    const id = created.body.data.id as string;
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    await gw.db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.endpointStates)
+      .insertOne({ _id: id, tenantId: alice.tenantId, failingSince: at, disabledAt: at, disabledReason: 'gone' });
+    // The operator's switch and the notifier's verdict are apart: the endpoint is enabled, and disabled as gone.
+    const read = await gw.request('GET', `/api/v1/webhook-endpoints/${id}`, { key: alice.key });
+    expect(read.body.data).toMatchObject({ enabled: true, disabledAt: at.toISOString(), disabledReason: 'gone' });
+    const patched = await gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, {
+      key: alice.key,
+      body: { enabled: true },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.data).toMatchObject({
+      enabled: true,
+      disabledAt: null,
+      disabledReason: null,
+      failingSince: null,
+    });
+    // The command the notifier applies to leave that state is queued.
+    const messages = await gw.readTopic(gw.topics.webhookCommands, 1);
+    await waitFor(
+      () =>
+        messages.some((m) => {
+          const command = WebhookCommand.parse(JSON.parse(String(m.value)));
+          return command.type === 'EnableEndpoint' && command.endpointId === id;
+        }),
+      { timeoutMs: 30000, what: 'the EnableEndpoint command' },
+    );
   });
 });
 

@@ -1,4 +1,4 @@
-import type { WebhookEndpointDoc } from '@vigil/proto';
+import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../errors';
@@ -19,6 +19,11 @@ import {
 } from './webhook-endpoints.schema';
 import { enableEndpoint, replayEndpoint, retryDelivery } from './webhook-commands';
 import { toDeliveryView, toEndpointView } from '../shared/views';
+
+/** The notifier's state once it applied an EnableEndpoint (its `enableEndpoint` clears these three fields). */
+function reEnabled(state: EndpointStateDoc | null): EndpointStateDoc | null {
+  return state && { ...state, disabledAt: undefined, disabledReason: undefined, failingSince: undefined };
+}
 
 export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
   const { webhooks } = deps;
@@ -121,7 +126,10 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
       const doc = await webhooks.update(principalOf(ctx).tenantId, idParam(ctx), clean);
       if (!doc) throw new NotFoundError('webhook endpoint not found');
       if (patch.enabled === true) await enableEndpoint(deps, doc.tenantId, doc._id);
-      ctx.body = { data: toEndpointView(doc, await webhooks.state(doc._id)) };
+      const state = await webhooks.state(doc._id);
+      // The notifier clears its verdict (disabled, failing) when it applies the EnableEndpoint just queued, moments
+      // later: the answer shows the state this PATCH leaves, as a GET then reads it, not the verdict it undid.
+      ctx.body = { data: toEndpointView(doc, patch.enabled === true ? reEnabled(state) : state) };
     },
   );
 

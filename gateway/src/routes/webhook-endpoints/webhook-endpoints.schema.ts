@@ -54,9 +54,17 @@ export const EndpointView = z.object({
   url: z.string(),
   description: z.string().nullable(),
   events: z.array(WebhookEventName),
-  enabled: z.boolean(),
+  enabled: z
+    .boolean()
+    .describe("The operator's switch: changed only by a create or PATCH, never by the notifier (see disabledAt)"),
   secret: z.string().optional().meta({ description: 'Only in the create response.' }),
-  disabledAt: z.string().nullable(),
+  disabledAt: z
+    .string()
+    .nullable()
+    .describe(
+      "When the notifier disabled the endpoint (its receiver's health; enabled stays as set): events reach it only " +
+        'while enabled is true and disabledAt is null. PATCH enabled: true clears it',
+    ),
   disabledReason: z.enum(['gone', 'failing']).nullable(),
   failingSince: z.string().nullable(),
   createdAt: z.string(),
