@@ -16,7 +16,7 @@ import type { UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
 import type { StreamWriter } from './stream-writer';
-import type { UserReconciliation } from './user-reconciliation';
+import { affectedUsers, type UserReconciliation } from './user-reconciliation';
 
 export interface ModerateInput {
   tenantId: string;
@@ -131,7 +131,24 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
       judged = { key: judgedKey, result: await judge(deps.engine, input, metadata, rules, prior) };
     }
     const outcome = moderateNow ? judged?.result : undefined;
-    const staged = stageModeration(input, { record, user, recordId, userId, moderationId, outcome, testMode }, context);
+    const loaded = { record, user, recordId, userId, moderationId, outcome, testMode };
+    let staged = stageModeration(input, loaded, context);
+    // When this moderation moves the user's flagged count, the user's decision (suspend, reinstate) is taken in the
+    // same commit, so that the record's webhook shows the user as the moderation left them (Iffy's showed the user
+    // from before). The count is the projection's, this record's change included; the reconciliation after the
+    // commit counts again (a concurrent moderation of another of the user's records is then included).
+    const reconcile =
+      outcome && !testMode && userId
+        ? await prospectiveCount(store, input.tenantId, userId, before, staged.at(-1)!.state as RecordState)
+        : undefined;
+    if (reconcile !== undefined) {
+      await store.setFlaggedCount(userId!, reconcile);
+      staged = stageModeration(
+        input,
+        { ...loaded, reconcile: { flaggedCount: reconcile, threshold: settings.suspensionThreshold } },
+        context,
+      );
+    }
 
     // Commit.
     await writer.commit(...staged);
@@ -221,11 +238,13 @@ function stageModeration(
     moderationId: string;
     outcome: EngineResult | undefined;
     testMode: boolean;
+    /** The user's flagged count once this moderation is stored: the user's decision is staged with it. */
+    reconcile?: { flaggedCount: number; threshold: number };
   },
   context: StageContext,
 ): Loaded<RecordState | UserState>[] {
-  const { record, user, recordId, userId, moderationId, outcome, testMode } = loaded;
-  const stagedUser =
+  const { record, user, recordId, userId, moderationId, outcome, testMode, reconcile } = loaded;
+  let stagedUser =
     user && input.user && userId
       ? stageUser(
           user,
@@ -233,6 +252,14 @@ function stageModeration(
           context,
         )
       : undefined;
+  const userBefore = stagedUser ?? user;
+  if (reconcile && userBefore?.state) {
+    stagedUser = stageUser(
+      userBefore,
+      { type: 'ReconcileUser', actionId: `act_${ulid()}`, ...reconcile, viaRecordId: recordId },
+      context,
+    );
+  }
   const upserted = stageRecord(
     record,
     {
@@ -268,6 +295,24 @@ function stageModeration(
       )
     : upserted;
   return [...(stagedUser ? [stagedUser] : []), staged];
+}
+
+/**
+ * The user's flagged count once the record is stored as `after`, when the record moves it (undefined otherwise): the
+ * projection's count, with this record's own change applied (the projection still holds `before`).
+ */
+async function prospectiveCount(
+  store: EventStore,
+  tenantId: string,
+  userId: string,
+  before: RecordState | null,
+  after: RecordState,
+): Promise<number | undefined> {
+  if (after.userId !== userId || !affectedUsers(before, after).includes(userId)) return undefined;
+  const counts = (state: RecordState | null) =>
+    !!state && !state.deleted && state.status === 'Flagged' && state.userId === userId ? 1 : 0;
+  const stored = await store.countFlagged(tenantId, userId);
+  return Math.max(0, stored - counts(before) + counts(after));
 }
 
 /** Runs the engine; a provider failure becomes UnavailableError. */

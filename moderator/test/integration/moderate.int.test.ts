@@ -287,14 +287,26 @@ describe('users', () => {
     const first = await flagPost(tenantId, 'a', { clientId: 'u' });
     const userId = first.userId ?? '';
     expect((await getUser(tenantId, userId)).status).toBeUndefined();
-    await flagPost(tenantId, 'b', { clientId: 'u' });
+    const second = await flagPost(tenantId, 'b', { clientId: 'u' });
     expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Suspended', flaggedRecordsCount: 2 });
+    // The record's webhook view shows the user as this moderation left them (suspended by it, then reinstated).
+    const viewedUser = async () => {
+      const [latest] = await h.db
+        .collection<{ data: { view?: { user?: { status?: string } } } }>(COLLECTIONS.events)
+        .find({ stream: `record-${second.recordId}`, type: 'RecordModerated' })
+        .sort({ version: -1 })
+        .limit(1)
+        .toArray();
+      return latest?.data.view?.user?.status;
+    };
+    expect(await viewedUser()).toBe('Suspended');
     await flagPost(tenantId, 'b', { clientId: 'u' }, 'all good now');
     expect(await getUser(tenantId, userId)).toMatchObject({
       status: 'Compliant',
       statusUpdatedVia: 'Automation All Compliant',
       flaggedRecordsCount: 1,
     });
+    expect(await viewedUser()).toBe('Compliant');
   });
 
   it('keeps a manual status against automation and never suspends a protected user', async () => {
