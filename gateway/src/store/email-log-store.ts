@@ -1,6 +1,6 @@
 import { COLLECTIONS, type EmailMessageDoc } from '@vigil/proto';
 import type { Db } from 'mongodb';
-import { UserLog, type Page } from './user-log';
+import { UserLog, type LogCursor, type Page } from './user-log';
 
 const HIDDEN = ['attempts', 'leaseId', 'leaseUntil', 'eventId', 'dueAt', 'due'] as const;
 
@@ -15,7 +15,7 @@ export class EmailLogStore {
     this.log = new UserLog(db.collection<EmailMessageDoc>(COLLECTIONS.emailMessages), HIDDEN);
   }
 
-  list(tenantId: string, userId: string, limit: number): Promise<Page<EmailMessageView>> {
-    return this.log.list(tenantId, userId, limit);
+  list(tenantId: string, userId: string, limit: number, cursor?: LogCursor): Promise<Page<EmailMessageView>> {
+    return this.log.list(tenantId, userId, limit, cursor);
   }
 }

@@ -1,6 +1,6 @@
 import { COLLECTIONS, type PaymentActionDoc } from '@vigil/proto';
 import type { Db } from 'mongodb';
-import { UserLog, type Page } from './user-log';
+import { UserLog, type LogCursor, type Page } from './user-log';
 
 const HIDDEN = ['leaseId', 'leaseUntil', 'eventId', 'userVersion', 'dueAt', 'due'] as const;
 
@@ -15,7 +15,7 @@ export class PaymentActionLogStore {
     this.log = new UserLog(db.collection<PaymentActionDoc>(COLLECTIONS.paymentActions), HIDDEN);
   }
 
-  list(tenantId: string, userId: string, limit: number): Promise<Page<PaymentActionRecord>> {
-    return this.log.list(tenantId, userId, limit);
+  list(tenantId: string, userId: string, limit: number, cursor?: LogCursor): Promise<Page<PaymentActionRecord>> {
+    return this.log.list(tenantId, userId, limit, cursor);
   }
 }

@@ -215,6 +215,51 @@ describe('user emails through the API', () => {
     ]);
   });
 
+  it("pages a user's email log both ways with starting_after and ending_before, refusing another log's cursor", async () => {
+    const tenant = await gw.newTenant();
+    await gw.request('PATCH', '/api/v1/settings', { key: tenant.key, body: { emails: { enabled: true } } });
+    const userId = await userOf(tenant, 'u-paged');
+    const otherUser = await userOf(tenant, 'u-elsewhere');
+    for (const status of ['Suspended', 'Compliant', 'Suspended', 'Compliant']) {
+      expect((await setStatus(tenant.key, userId, status)).status).toBe(200);
+    }
+    expect((await setStatus(tenant.key, otherUser, 'Banned')).status).toBe(200);
+    const ids = (await emailLog(tenant.key, userId, 4)).map((email) => email.id);
+    const [elsewhere] = await emailLog(tenant.key, otherUser, 1);
+    const page = async (query: string) => {
+      const reply = await gw.request('GET', `/api/v1/users/${userId}/emails?${query}`, { key: tenant.key });
+      expect(reply.status).toBe(200);
+      return { ids: (reply.body.data as LoggedEmail[]).map((email) => email.id), hasMore: reply.body.has_more };
+    };
+
+    // One at a time to the oldest, then back to the newest: every entry once, in order.
+    const walked: string[] = [];
+    let next = await page('limit=1');
+    walked.push(...next.ids);
+    while (next.hasMore && walked.length <= ids.length) {
+      next = await page(`limit=1&starting_after=${next.ids[0]}`);
+      walked.push(...next.ids);
+    }
+    expect(walked).toEqual(ids);
+    expect(await page(`limit=2&starting_after=${ids[0]}`)).toEqual({ ids: ids.slice(1, 3), hasMore: true });
+    expect(await page(`limit=2&ending_before=${ids[3]}`)).toEqual({ ids: ids.slice(1, 3), hasMore: true });
+    expect(await page(`limit=2&ending_before=${ids[1]}`)).toEqual({ ids: ids.slice(0, 1), hasMore: false });
+
+    for (const cursor of ['eml_nope', elsewhere!.id]) {
+      for (const param of ['starting_after', 'ending_before']) {
+        const refused = await gw.request('GET', `/api/v1/users/${userId}/emails?${param}=${cursor}`, {
+          key: tenant.key,
+        });
+        expect(refused.status).toBe(400);
+        expect(refused.body.error).toMatchObject({
+          code: 'validation_error',
+          message: `invalid ${param} cursor`,
+          details: [{ path: [param] }],
+        });
+      }
+    }
+  });
+
   it("answers 404 for another tenant's user and 400 for a limit out of bounds", async () => {
     const tenant = await gw.newTenant();
     const other = await gw.newTenant();

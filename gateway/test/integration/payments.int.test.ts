@@ -202,6 +202,17 @@ describe('payment enforcement', () => {
     const [resume, first] = await settled(userId, 'succeeded', 2);
     expect(resume).toMatchObject({ action: 'resume', accountId: 'acct_seller1', attemptCount: 1 });
     expect(first).toMatchObject({ action: 'pause' });
+    // Paged newest first: starting_after reaches the older action, ending_before the newer one.
+    const page = (query: string) =>
+      gw.request('GET', `/api/v1/users/${userId}/payment-actions?${query}`, { key: tenant.key });
+    expect((await page('limit=1')).body).toEqual({ data: [resume], has_more: true });
+    expect((await page(`limit=1&starting_after=${resume!.id}`)).body).toEqual({ data: [first], has_more: false });
+    expect((await page(`ending_before=${first!.id}`)).body).toEqual({ data: [resume], has_more: false });
+    for (const param of ['starting_after', 'ending_before']) {
+      const refused = await page(`${param}=pay_nope`);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'validation_error', details: [{ path: [param] }] });
+    }
     const calls = stripe.callsFor('acct_seller1');
     expect(calls).toHaveLength(2);
     expect(calls[1]).toMatchObject({

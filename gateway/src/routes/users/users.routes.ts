@@ -1,6 +1,8 @@
 import type { ApiRouter } from '../../http/api-router';
 import type { RpcResponse } from '../../grpc/moderator-client';
 import { body, query } from '../../http/validate';
+import { ValidationError } from '../../errors';
+import { UnknownLogCursor, type LogCursor } from '../../store/user-log';
 import { AppealData } from '../appeals/appeals.schema';
 import { requestIdOf } from '../../http/request-id';
 import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
@@ -16,6 +18,22 @@ import {
   UserList,
   UserStatusBody,
 } from './users.schema';
+
+/** A user's log page from the query's cursor; a cursor that is no entry of that user's log is a 400 naming it. */
+async function logPage<T>(
+  q: { starting_after?: string; ending_before?: string },
+  read: (cursor: LogCursor) => Promise<T>,
+): Promise<T> {
+  try {
+    return await read({
+      startingAfter: q.starting_after,
+      endingBefore: q.starting_after ? undefined : q.ending_before,
+    });
+  } catch (err) {
+    if (!(err instanceof UnknownLogCursor)) throw err;
+    throw new ValidationError(err.message, [{ path: [err.parameter], message: "not an entry of this user's log" }]);
+  }
+}
 
 export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
   const view = (ctx: Parameters<typeof principalOf>[0], user: RpcResponse<'getUser'>) =>
@@ -93,7 +111,9 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'get',
       path: '/users/:id/emails',
       tag: 'users',
-      summary: 'Emails sent (or due, or skipped) to the user on status changes, newest first; no addresses or bodies.',
+      summary:
+        'Emails sent (or due, or skipped) to the user on status changes, newest first (`starting_after` pages to older ' +
+        'ones, `ending_before` to newer); no addresses or bodies.',
       query: EmailLogQuery,
       status: 200,
       response: EmailMessageList,
@@ -107,7 +127,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
         { tenantId, userId: idParam(ctx) },
         { requestId: requestIdOf(ctx) },
       );
-      const page = await deps.emailLog.list(tenantId, user.id, q.limit);
+      const page = await logPage(q, (cursor) => deps.emailLog.list(tenantId, user.id, q.limit, cursor));
       ctx.body = {
         data: page.docs.map((doc) => ({
           id: doc._id,
@@ -131,7 +151,8 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
       path: '/users/:id/payment-actions',
       tag: 'users',
       summary:
-        "Payment actions (pause, resume) on the user's Stripe connected account, newest first, with every attempt.",
+        "Payment actions (pause, resume) on the user's Stripe connected account, newest first (`starting_after` pages " +
+        'to older ones, `ending_before` to newer), with every attempt.',
       query: PaymentActionLogQuery,
       status: 200,
       response: PaymentActionList,
@@ -145,7 +166,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
         { tenantId, userId: idParam(ctx) },
         { requestId: requestIdOf(ctx) },
       );
-      const page = await deps.paymentLog.list(tenantId, user.id, q.limit);
+      const page = await logPage(q, (cursor) => deps.paymentLog.list(tenantId, user.id, q.limit, cursor));
       ctx.body = { data: page.docs.map(toPaymentActionView), has_more: page.hasMore };
     },
   );

@@ -40,7 +40,11 @@ export const UserView = z.object({
 export const UserList = listOf(UserView);
 export const UserData = dataOf(UserView);
 
-export const EmailLogQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+export const EmailLogQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  starting_after: paging.starting_after,
+  ending_before: paging.ending_before,
+});
 
 /** One email to the user: what and when, never the address or the content. */
 export const EmailMessageView = z.object({
@@ -56,7 +60,11 @@ export const EmailMessageView = z.object({
 });
 export const EmailMessageList = listOf(EmailMessageView);
 
-export const PaymentActionLogQuery = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+export const PaymentActionLogQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  starting_after: paging.starting_after,
+  ending_before: paging.ending_before,
+});
 
 /** One call to Stripe, or a check that stood in for one (`user_unavailable`, `key_unreadable`). */
 export const PaymentAttemptView = z.object({
