@@ -564,6 +564,31 @@ describe('openapi', () => {
     expect(Object.keys(schema.properties)).toEqual(
       expect.arrayContaining(['content', 'metadata', 'user', 'passthrough']),
     );
+    // content is required, as the service answers 400 without it, unless Iffy's legacy `text` stands in for it.
+    for (const path of ['/api/v1/moderate', '/api/v1/ingest']) {
+      const body = (paths[path]!.post as typeof moderate).requestBody.content['application/json'].schema as {
+        anyOf?: unknown;
+        properties: Record<string, { description?: string; deprecated?: boolean }>;
+      };
+      expect({ path, anyOf: body.anyOf }).toEqual({
+        path,
+        anyOf: [{ required: ['content'] }, { required: ['text'] }],
+      });
+      expect(body.properties.content?.description).toMatch(/^Required/);
+      expect(body.properties.text?.deprecated).toBe(true);
+    }
+  });
+
+  it('refuses a record with neither content nor the legacy text, as its OpenAPI schema says', async () => {
+    const bare = { clientId: record.clientId, name: record.name, entity: record.entity };
+    for (const path of ['/api/v1/moderate', '/api/v1/ingest']) {
+      const reply = await gw.request('POST', path, { key, body: bare });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({
+        code: 'validation_error',
+        details: [{ path: ['content'], message: 'content is required' }],
+      });
+    }
   });
 });
 

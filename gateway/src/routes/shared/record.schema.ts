@@ -118,6 +118,10 @@ const hasContent = (record: unknown): boolean => {
   return content !== undefined || text !== undefined;
 };
 const contentRequired = { path: ['content'], message: 'content is required', when: () => true };
+/** The same rule in the OpenAPI document: a record names `content`, or else the legacy `text`. */
+const contentOrLegacyText = { anyOf: [{ required: ['content'] }, { required: ['text'] }] };
+const contentDescription =
+  'Required (the legacy top-level `text` may stand in for it; `content` wins when both are given).';
 
 /** Iffy's legacy top-level `text` / `fileUrls` folded into `content`; an explicit `content` wins. */
 function normalise<T extends RawRecord>(
@@ -136,22 +140,22 @@ function normalise<T extends RawRecord>(
 export const ModerateBody = z
   .strictObject({
     ...recordShape,
-    content: z.union([Text, ContentObject]).optional(),
+    content: z.union([Text, ContentObject]).optional().meta({ description: contentDescription }),
     passthrough: z.boolean().optional().meta({ description: 'Moderate without storing name, content or user PII.' }),
   })
   .refine(hasContent, contentRequired)
   .refine(withinRecordBytes, wholeRecord)
   .transform(normalise)
-  .meta({ description: `A record; at most ${LIMITS.recordBytes} bytes as JSON.` });
+  .meta({ description: `A record; at most ${LIMITS.recordBytes} bytes as JSON.`, ...contentOrLegacyText });
 export type ModerateBody = z.output<typeof ModerateBody>;
 
 /** Ingest: content is an object; unknown top-level keys are refused. */
 export const IngestBody = z
-  .strictObject({ ...recordShape, content: ContentObject.optional() })
+  .strictObject({ ...recordShape, content: ContentObject.optional().meta({ description: contentDescription }) })
   .refine(hasContent, contentRequired)
   .refine(withinRecordBytes, wholeRecord)
   .transform(normalise)
-  .meta({ description: `A record; at most ${LIMITS.recordBytes} bytes as JSON.` });
+  .meta({ description: `A record; at most ${LIMITS.recordBytes} bytes as JSON.`, ...contentOrLegacyText });
 export type IngestBody = z.output<typeof IngestBody>;
 
 export const DeleteIngestBody = z.strictObject({ clientId: ClientId });
