@@ -129,6 +129,9 @@ async function main() {
     await quietTenant(api, quietKey); // warm-up
     // Alone and beside A in turn, ROUNDS of each, the p99 taken over all rounds: one round's p99 moves by a factor of
     // two between runs.
+    /** @typedef {Awaited<ReturnType<typeof quietTenant>>} QuietRun */
+    /** @type {{ alone: QuietRun[]; beside: QuietRun[]; noisy: { rps: number; p99: number; non2xx: number }[];
+     *   live: Awaited<ReturnType<typeof probe>>[] }} */
     const rounds = { alone: [], beside: [], noisy: [], live: [] };
     for (let round = 0; round < ROUNDS; round += 1) {
       // What A's round left (its queued calls, the relay's backlog, the store's vacuum) is done before B runs alone.
