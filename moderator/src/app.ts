@@ -88,6 +88,8 @@ export interface ModeratorDeps {
   registry?: Registry;
   /** Defaults to the rule engine configured from `config`. */
   engine?: ModerationEngine;
+  /** Whether the store answers now; defaults to a `ping` of the database (see IngestConsumerOptions.storeAnswers). */
+  storeAnswers?: () => Promise<boolean>;
 }
 
 export interface Moderator {
@@ -287,6 +289,8 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         retryInitialMs: config.INGEST_RETRY_INITIAL_MS,
         retryMaxMs: config.INGEST_RETRY_MAX_MS,
         maxUnexpectedAttempts: config.INGEST_MAX_UNEXPECTED_ATTEMPTS,
+        // `ping` reaches the backend on MongoDB and FerretDB alike (FerretDB asks PostgreSQL for its status).
+        storeAnswers: deps.storeAnswers ?? (async () => (await db.command({ ping: 1 })).ok === 1),
         onOutcome: (outcome) => metrics?.ingest.inc({ outcome }),
         onDeadLetter: (reason) => metrics?.ingestDeadLetters.inc({ reason }),
       })

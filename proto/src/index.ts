@@ -20,3 +20,4 @@ export type {
 } from './generated/vigil/moderation/v1/ModerationService';
 export * from './presets';
 export * from './upsert';
+export * from './store-errors';

@@ -1,4 +1,5 @@
-import { isDuplicateKeyError, upsertRetried } from './upsert';
+import { isDuplicateKeyError } from './store-errors';
+import { upsertRetried } from './upsert';
 
 const duplicate = () => Object.assign(new Error('E11000 duplicate key error'), { code: 11000 });
 

@@ -1,7 +1,4 @@
-/** A write refused because a document with the same unique key (`_id` or a unique index) exists: code 11000. */
-export function isDuplicateKeyError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
-}
+import { isDuplicateKeyError } from './store-errors';
 
 /**
  * Runs an upsert by `_id`, once more when it fails on a duplicate key. Two writers upserting the same new `_id` at once

@@ -29,6 +29,12 @@ export interface IngestConsumerOptions {
   retryMaxMs: number;
   /** Attempts for errors of unknown kind before the command is dead-lettered (known transient errors retry forever). */
   maxUnexpectedAttempts: number;
+  /**
+   * Whether the store answers now (a round trip to its backend). A command is dead-lettered for unexpected errors only
+   * while the store answers: an outage whose errors the driver does not recognise must not cost accepted commands.
+   * Default: always true.
+   */
+  storeAnswers?: () => Promise<boolean>;
   onOutcome?: (outcome: 'applied' | 'dead_letter' | 'retry') => void;
   /**
    * Back-pressure: resolves true when a command may be applied, false after `maxWaitMs` without room (the consumer
@@ -157,6 +163,12 @@ export class IngestConsumer {
         } catch (err) {
           const known = err instanceof AppError || isKafkaRetriable(err);
           if (!known) unexpected += 1;
+          if (!known && unexpected >= this.options.maxUnexpectedAttempts && !(await this.storeAnswers())) {
+            // Not this command's fault: the store is down. Tried again, and judged again at the next failure.
+            unexpected -= 1;
+            log.warn({ err, attempt }, 'ingest command failed while the store does not answer, will retry');
+            throw err;
+          }
           if (!known && unexpected >= this.options.maxUnexpectedAttempts) {
             log.error({ err }, 'ingest command failed repeatedly, dead-lettering');
             try {
@@ -178,6 +190,11 @@ export class IngestConsumer {
         sleep: (ms) => this.sleepHeartbeating(ms, heartbeat),
       },
     );
+  }
+
+  private async storeAnswers(): Promise<boolean> {
+    if (!this.options.storeAnswers) return true;
+    return this.options.storeAnswers().catch(() => false);
   }
 
   /** Throws for failures worth retrying; returns a dead verdict for commands that can never succeed. */

@@ -1,3 +1,4 @@
+import { isUnavailableServerError } from '@vigil/proto';
 import { MongoError, MongoServerError } from 'mongodb';
 import { AppError, UnavailableError } from '../domain/errors';
 
@@ -8,14 +9,15 @@ export function isDuplicateKey(err: unknown): boolean {
 }
 
 /**
- * Client-side driver errors (network, server selection, pool cleared) and server errors labelled retryable mean the
- * database is not reachable right now: UnavailableError, so callers retry instead of failing the work for good.
+ * Client-side driver errors (network, server selection, pool cleared) and server errors that say the store cannot serve
+ * now (labelled retryable, or FerretDB's backend out of reach: `isUnavailableServerError`) mean the database is not
+ * reachable right now: UnavailableError, so callers retry instead of failing the work for good.
  */
 export function toAppError(err: unknown): unknown {
   if (err instanceof AppError) return err;
   if (err instanceof MongoError) {
     const serverSide = err instanceof MongoServerError;
-    if (!serverSide || err.hasErrorLabel('RetryableWriteError') || err.hasErrorLabel('TransientTransactionError')) {
+    if (!serverSide || isUnavailableServerError(err)) {
       return new UnavailableError('database unavailable', undefined, { cause: err });
     }
   }

@@ -49,6 +49,7 @@ export interface Harness {
 export async function startHarness(
   overrides: Partial<ModeratorConfig> = {},
   engine?: ModerationEngine,
+  storeAnswers?: () => Promise<boolean>,
 ): Promise<Harness> {
   const servers = testServers();
   const dbName = uniqueName('mod');
@@ -93,7 +94,7 @@ export async function startHarness(
   };
   const registry = new Registry();
   const readers = new TopicReaders(kafka);
-  const moderator = await createModerator({ config, log, mongo, kafka, engine, registry });
+  const moderator = await createModerator({ config, log, mongo, kafka, engine, registry, storeAnswers });
   const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
   // No credentials of its own: `call` sends the token as metadata, so a test can also send none or a wrong one.
   const client = new ModerationService(`127.0.0.1:${moderator.grpcPort}`, grpc.credentials.createInsecure());

@@ -1,3 +1,4 @@
+import { isUnavailableServerError } from '@vigil/proto';
 import { MongoError, MongoServerError } from 'mongodb';
 import { StoreFailedError, UnavailableError } from '../errors';
 
@@ -8,7 +9,7 @@ import { StoreFailedError, UnavailableError } from '../errors';
  */
 export function fromStore(err: unknown): unknown {
   if (!(err instanceof MongoError)) return err;
-  if (!(err instanceof MongoServerError) || err.hasErrorLabel('RetryableWriteError')) {
+  if (!(err instanceof MongoServerError) || isUnavailableServerError(err)) {
     return new UnavailableError('store unavailable', { cause: err });
   }
   return new StoreFailedError('store refused the operation', { cause: err });

@@ -1,0 +1,38 @@
+/**
+ * How the services tell "the store is out of reach, try again" from "the store refused this", for server errors (the
+ * driver's own client-side errors always mean out of reach). Kept free of the driver: it reads what a server error
+ * carries, `code`, `message` and the driver's `hasErrorLabel`.
+ */
+interface ServerErrorLike {
+  code?: unknown;
+  message?: unknown;
+  hasErrorLabel?: (label: string) => boolean;
+}
+
+/** MongoDB's codes for a server that cannot serve now (shutting down, stepping down, unreachable, timed out). */
+const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
+
+/**
+ * FerretDB answers a failure of its PostgreSQL backend as InternalError (code 1) with no label, its message naming
+ * what the backend said: a refused or broken connection, a server starting up or shutting down, no connection slot
+ * left (PostgreSQL's SQLSTATE classes 08, 57P and 53300).
+ */
+const BACKEND_UNREACHABLE =
+  /failed to connect|connection refused|connection reset|broken pipe|unexpected EOF|conn closed|terminating connection|database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients|remaining connection slots|SQLSTATE (?:08\w{3}|57P0\d|53300)/i;
+
+/** A server error that means the store cannot serve now, so the work should be tried again, not failed for good. */
+export function isUnavailableServerError(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message, hasErrorLabel } = err as ServerErrorLike;
+  if (typeof hasErrorLabel === 'function') {
+    const labelled = (label: string) => hasErrorLabel.call(err, label);
+    if (labelled('RetryableWriteError') || labelled('TransientTransactionError') || labelled('ResetPool')) return true;
+  }
+  if (typeof code === 'number' && UNAVAILABLE_CODES.has(code)) return true;
+  return typeof message === 'string' && BACKEND_UNREACHABLE.test(message);
+}
+
+/** A write refused because a document with the same unique key (`_id` or a unique index) exists: code 11000. */
+export function isDuplicateKeyError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
+}
