@@ -201,8 +201,9 @@ describe('webhook endpoints', () => {
     expect(foreignCursor.body.error.details).toEqual([expect.objectContaining({ path: ['starting_after'] })]);
 
     expect((await gw.request('POST', '/api/v1/deliveries/dlv_05/retry', { key: alice.key })).status).toBe(404);
-    const retry = await gw.request('POST', '/api/v1/deliveries/dlv_02/retry', { key: alice.key });
-    expect(retry.status).toBe(202);
+    // Not while the endpoint is switched off (it was created so): 409, not a 202 that the notifier fails at once.
+    const off = await gw.request('POST', '/api/v1/deliveries/dlv_02/retry', { key: alice.key });
+    expect([off.status, off.body.error.code]).toEqual([409, 'conflict']);
     // Not while an attempt is under way (the notifier would leave it alone): 409, not a 202 that does nothing.
     await deliveries.updateOne({ _id: 'dlv_03' }, { $set: { state: 'sending' } });
     const busy = await gw.request('POST', '/api/v1/deliveries/dlv_03/retry', { key: alice.key });
@@ -223,17 +224,13 @@ describe('webhook endpoints', () => {
       body: { enabled: true },
     });
     expect(enable.status).toBe(200);
+    const retry = await gw.request('POST', '/api/v1/deliveries/dlv_02/retry', { key: alice.key });
+    expect(retry.status).toBe(202);
 
     const messages = await gw.readTopic(gw.topics.webhookCommands, 3);
     const commands = messages.map((m) => WebhookCommand.parse(JSON.parse(String(m.value))));
     expect(messages.map((m) => String(m.key))).toEqual([id, id, id]);
     expect(commands).toEqual([
-      expect.objectContaining({
-        type: 'RetryDelivery',
-        deliveryId: 'dlv_02',
-        tenantId: alice.tenantId,
-        id: retry.body.id,
-      }),
       expect.objectContaining({
         type: 'ReplayEndpoint',
         endpointId: id,
@@ -241,11 +238,17 @@ describe('webhook endpoints', () => {
         id: replay.body.id,
       }),
       expect.objectContaining({ type: 'EnableEndpoint', endpointId: id, tenantId: alice.tenantId }),
+      expect.objectContaining({
+        type: 'RetryDelivery',
+        deliveryId: 'dlv_02',
+        tenantId: alice.tenantId,
+        id: retry.body.id,
+      }),
     ]);
     expect(messages.map((m) => String(m.headers?.['event-type']))).toEqual([
-      'RetryDelivery',
       'ReplayEndpoint',
       'EnableEndpoint',
+      'RetryDelivery',
     ]);
   });
 });
@@ -267,6 +270,25 @@ describe('retry', () => {
     const retry = await gw.request('POST', '/api/v1/deliveries/dlv_orphan/retry', { key: alice.key });
     expect([retry.status, retry.body.error.code]).toEqual([404, 'not_found']);
     expect(retry.body.error.message).toContain(id);
+  });
+
+  it('answers 409 conflict naming the endpoint for a delivery of an endpoint switched off, and 202 once it is on', async () => {
+    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
+      key: alice.key,
+      body: { url: 'https://hooks.example.com/switched-off' },
+    });
+    const id = created.body.data.id as string;
+    await gw.db
+      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.deliveries)
+      .insertOne({ _id: 'dlv_off', tenantId: alice.tenantId, endpointId: id, state: 'failed' });
+    const patch = (enabled: boolean) =>
+      gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, { key: alice.key, body: { enabled } });
+    expect((await patch(false)).status).toBe(200);
+    const retry = await gw.request('POST', '/api/v1/deliveries/dlv_off/retry', { key: alice.key });
+    expect([retry.status, retry.body.error.code]).toEqual([409, 'conflict']);
+    expect(retry.body.error.message).toContain(id);
+    expect((await patch(true)).status).toBe(200);
+    expect((await gw.request('POST', '/api/v1/deliveries/dlv_off/retry', { key: alice.key })).status).toBe(202);
   });
 
   it('is documented as refused for a delivery being sent or of a deleted endpoint', async () => {

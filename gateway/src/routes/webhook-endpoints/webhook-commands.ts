@@ -25,10 +25,19 @@ export async function retryDelivery(deps: Deps, tenantId: string, deliveryId: st
   // A deleted endpoint's deliveries stay in the log, but the notifier sends nothing for an endpoint it cannot find:
   // answered as every other operation on a deleted endpoint (its delivery log, replay), rather than a 202 that does
   // nothing.
-  if (!(await deps.webhooks.get(tenantId, delivery.endpointId))) {
+  const endpoint = await deps.webhooks.get(tenantId, delivery.endpointId);
+  if (!endpoint) {
     throw new NotFoundError(`webhook endpoint ${delivery.endpointId} of this delivery not found: it was deleted`, {
       endpointId: delivery.endpointId,
     });
+  }
+  // An endpoint switched off gets nothing: the notifier would fail the retry at once. Say so, and what to do. (One the
+  // notifier disabled is not refused here: a re-enable queued just before reaches the notifier first.)
+  if (endpoint.enabled === false) {
+    throw new ConflictError(
+      `webhook endpoint ${endpoint._id} is disabled: re-enable it (PATCH {"enabled": true}), then retry`,
+      { endpointId: endpoint._id },
+    );
   }
   // The notifier would not touch it while an attempt is under way: say so rather than accept a retry that does nothing.
   if (delivery.state === 'sending') {

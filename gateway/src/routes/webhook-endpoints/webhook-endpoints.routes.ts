@@ -198,7 +198,8 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
       tag: 'webhooks',
       summary:
         'Send a delivery again now with a fresh retry schedule (asynchronous); 409 conflict while it is being sent, ' +
-        '404 not_found once its endpoint is deleted. Retries asked for before the next attempt starts are answered ' +
+        '404 not_found once its endpoint is deleted, 409 conflict while its endpoint is switched off (enabled: false). ' +
+        'Retries asked for before the next attempt starts are answered ' +
         'by that one attempt.',
       status: 202,
       response: CommandAccepted,
