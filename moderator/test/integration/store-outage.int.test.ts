@@ -6,7 +6,7 @@ import { UnavailableError } from '../../src/domain/errors';
 import { toAppError } from '../../src/store/mongo-errors';
 import { ingestCommand, startHarness, type Harness } from './harness';
 
-/** What FerretDB answers while its PostgreSQL is down: InternalError, no label (as a probe of a running stack saw). */
+/** What FerretDB answers while its PostgreSQL is down: InternalError, no label, the backend's words in the message. */
 const ferretBackendDown = () =>
   new MongoServerError({
     ok: 0,
