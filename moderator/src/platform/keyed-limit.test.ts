@@ -1,27 +1,27 @@
 import { KeyedLimit, KeyedLimitFullError } from './keyed-limit';
 
-/** A task that runs until `finish` is called; `started` tells whether the limit let it start. */
+/**
+ * A task that runs until `finish` is called. `state.started` tells whether the limit let it start: a task admitted at
+ * once starts within `run` (synchronously), a waiting one when `started` resolves. The limit decides whom to admit
+ * synchronously too, so a task not started by then was not admitted.
+ */
 function gated(limit: KeyedLimit, key: string, options: { weight?: number; signal?: AbortSignal } = {}) {
   let finish!: () => void;
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
   const state = { started: false };
   const done = limit.run(
     key,
     () =>
       new Promise<void>((resolve) => {
         state.started = true;
+        markStarted();
         finish = resolve;
       }),
     options,
   );
-  return {
-    state,
-    done,
-    finish: () => finish(),
-  };
+  return { state, started, done, finish: () => finish() };
 }
-
-/** Lets the promise jobs queued so far run (a task's start is a microtask after its slot is freed). */
-const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 describe('KeyedLimit', () => {
   it('holds one key to its capacity in units, weight by weight', async () => {
@@ -29,13 +29,11 @@ describe('KeyedLimit', () => {
     const heavy = gated(limit, 'a', { weight: 3 });
     const light = gated(limit, 'a', { weight: 1 });
     const next = gated(limit, 'a', { weight: 2 });
-    await settle();
     expect([heavy.state.started, light.state.started, next.state.started]).toEqual([true, true, false]);
 
     heavy.finish();
     await heavy.done;
-    await settle();
-    expect(next.state.started).toBe(true);
+    await next.started;
     light.finish();
     next.finish();
     await Promise.all([light.done, next.done]);
@@ -46,15 +44,13 @@ describe('KeyedLimit', () => {
     const first = gated(limit, 'a', { weight: 2 });
     const heavy = gated(limit, 'a', { weight: 4 });
     const light = gated(limit, 'a', { weight: 1 });
-    await settle();
     expect([first.state.started, heavy.state.started, light.state.started]).toEqual([true, false, false]);
 
     first.finish();
-    await settle();
-    expect([heavy.state.started, light.state.started]).toEqual([true, false]);
+    await heavy.started;
+    expect(light.state.started).toBe(false);
     heavy.finish();
-    await settle();
-    expect(light.state.started).toBe(true);
+    await light.started;
     light.finish();
     await Promise.all([first.done, heavy.done, light.done]);
   });
@@ -62,7 +58,6 @@ describe('KeyedLimit', () => {
   it('counts a weight above the capacity as the whole capacity, so the task still runs', async () => {
     const limit = new KeyedLimit({ capacity: 2 });
     const huge = gated(limit, 'a', { weight: 50 });
-    await settle();
     expect(huge.state.started).toBe(true);
     huge.finish();
     await huge.done;
@@ -73,11 +68,10 @@ describe('KeyedLimit', () => {
     const a = gated(limit, 'a');
     const a2 = gated(limit, 'a');
     const b = gated(limit, 'b');
-    await settle();
     expect([a.state.started, a2.state.started, b.state.started]).toEqual([true, false, true]);
     a.finish();
     b.finish();
-    await settle();
+    await a2.started;
     a2.finish();
     await Promise.all([a.done, a2.done, b.done]);
   });
@@ -88,7 +82,7 @@ describe('KeyedLimit', () => {
     const waiting = gated(limit, 'a');
     await expect(limit.run('a', () => Promise.resolve('never'))).rejects.toBeInstanceOf(KeyedLimitFullError);
     running.finish();
-    await settle();
+    await waiting.started;
     waiting.finish();
     await Promise.all([running.done, waiting.done]);
   });
@@ -99,14 +93,12 @@ describe('KeyedLimit', () => {
     const controller = new AbortController();
     const aborted = gated(limit, 'a', { weight: 2, signal: controller.signal });
     const behind = gated(limit, 'a', { weight: 1 });
-    await settle();
     expect([aborted.state.started, behind.state.started]).toEqual([false, false]);
 
     const reason = new Error('caller gone');
     controller.abort(reason);
     await expect(aborted.done).rejects.toBe(reason);
-    await settle();
-    expect(behind.state.started).toBe(true);
+    await behind.started;
     expect(aborted.state.started).toBe(false);
     running.finish();
     behind.finish();
@@ -117,22 +109,19 @@ describe('KeyedLimit', () => {
     afterEach(() => jest.useRealTimers());
 
     it('does not hold back a key alone, and holds it to its capacity while another key is active', async () => {
-      jest.useFakeTimers({ doNotFake: ['setImmediate', 'queueMicrotask', 'nextTick'] });
+      jest.useFakeTimers();
       const limit = new KeyedLimit({ capacity: 1, sharedWindowMs: 1000 });
       const alone = [gated(limit, 'a'), gated(limit, 'a')];
-      await settle();
       expect(alone.map((task) => task.state.started)).toEqual([true, true]);
 
       limit.touch('b');
       const shared = gated(limit, 'a');
-      await settle();
       expect(shared.state.started).toBe(false);
 
       // The other key's activity ages out of the window: the waiting task starts when the key's next task ends.
       jest.advanceTimersByTime(1001);
       alone[0]!.finish();
-      await settle();
-      expect(shared.state.started).toBe(true);
+      await shared.started;
       alone[1]!.finish();
       shared.finish();
       await Promise.all([...alone.map((task) => task.done), shared.done]);
