@@ -16,7 +16,7 @@ import type { UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
 import type { StreamWriter } from './stream-writer';
-import { affectedUsers, type UserReconciliation } from './user-reconciliation';
+import { affectedUsers, countsAsFlagged, type UserReconciliation } from './user-reconciliation';
 
 export interface ModerateInput {
   tenantId: string;
@@ -309,8 +309,7 @@ async function prospectiveCount(
   after: RecordState,
 ): Promise<number | undefined> {
   if (after.userId !== userId || !affectedUsers(before, after).includes(userId)) return undefined;
-  const counts = (state: RecordState | null) =>
-    !!state && !state.deleted && state.status === 'Flagged' && state.userId === userId ? 1 : 0;
+  const counts = (state: RecordState | null) => (countsAsFlagged(state) && state.userId === userId ? 1 : 0);
   const stored = await store.countFlagged(tenantId, userId);
   return Math.max(0, stored - counts(before) + counts(after));
 }

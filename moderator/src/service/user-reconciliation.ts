@@ -56,12 +56,16 @@ export class UserReconciliation {
   }
 }
 
+/** Whether a record counts towards its user's flagged count. */
+export const countsAsFlagged = (state: RecordState | null): state is RecordState =>
+  !!state && !state.deleted && state.status === 'Flagged';
+
 /** Users whose flagged count a record change may have moved. */
 export function affectedUsers(before: RecordState | null, after: RecordState): string[] {
-  const flagged = (state: RecordState | null) => !!state && !state.deleted && state.status === 'Flagged';
   const users = new Set<string>();
-  if (before?.userId && flagged(before) && (before.userId !== after.userId || !flagged(after)))
+  if (before?.userId && countsAsFlagged(before) && (before.userId !== after.userId || !countsAsFlagged(after)))
     users.add(before.userId);
-  if (after.userId && flagged(after) && (before?.userId !== after.userId || !flagged(before))) users.add(after.userId);
+  if (after.userId && countsAsFlagged(after) && (before?.userId !== after.userId || !countsAsFlagged(before)))
+    users.add(after.userId);
   return [...users];
 }
