@@ -1,9 +1,10 @@
 import { MongoClient } from 'mongodb';
+import { isDuplicateKeyError } from '@vigil/proto';
 import { z } from 'zod';
 import { loadConfigOf } from '../config';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../console/password';
 import { MemberStore } from '../store/member-store';
-import { TenantRateLimit, TenantStore, isDuplicateKey } from '../store/tenant-store';
+import { TenantRateLimit, TenantStore } from '../store/tenant-store';
 
 /**
  * Operator CLI for tenants, API keys and console members (`npm run admin -- <command>`). Reads MONGO_URL and
@@ -95,7 +96,7 @@ async function member(store: TenantStore, members: MemberStore, verb: string | u
           ...(passwordFromStdin ? {} : { password, note: 'store this password now: it is not shown again' }),
         });
       } catch (err) {
-        if (isDuplicateKey(err)) throw new UsageError('a member with this email exists already');
+        if (isDuplicateKeyError(err)) throw new UsageError('a member with this email exists already');
         throw err;
       }
       return;
@@ -140,7 +141,7 @@ async function run(store: TenantStore, members: MemberStore, args: string[]): Pr
         const tenant = await store.createTenant(arg);
         out({ id: tenant._id, name: tenant.name, createdAt: tenant.createdAt });
       } catch (err) {
-        if (isDuplicateKey(err)) throw new UsageError(`a tenant named "${arg}" exists already`);
+        if (isDuplicateKeyError(err)) throw new UsageError(`a tenant named "${arg}" exists already`);
         throw err;
       }
       return;

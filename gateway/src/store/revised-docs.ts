@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import { COLLECTIONS } from '@vigil/proto';
+import { COLLECTIONS, isDuplicateKeyError } from '@vigil/proto';
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
 import { ConflictError } from '../errors';
 import { backoffMs, sleep } from '../platform/retry';
-import { isDuplicateKey } from './tenant-store';
 
 /** Claims kept per document: a claim older than this many revisions is deleted when a newer one lands. */
 const KEEP = 20;
@@ -84,7 +83,7 @@ export class RevisedDocs<C extends Document> {
       try {
         await this.claims.insertOne(claim);
       } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+        if (!isDuplicateKeyError(err)) throw err;
         const other = await this.claims.findOne({ _id: claim._id } as Filter<Claim<C>>);
         if (other) await this.land(id, other);
         await sleep(backoffMs({ initialMs: 5, maxMs: 200 }, attempt));
@@ -132,7 +131,7 @@ export class RevisedDocs<C extends Document> {
           try {
             await this.docs.insertOne(target as Parameters<Collection<Revised<C>>['insertOne']>[0]);
           } catch (err) {
-            if (!isDuplicateKey(err)) throw err;
+            if (!isDuplicateKeyError(err)) throw err;
             continue;
           }
         } else {

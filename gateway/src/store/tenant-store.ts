@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { MongoServerError, type Collection, type Db } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { ulid } from 'ulid';
 import { z } from 'zod';
 import { COLLECTIONS } from '@vigil/proto';
@@ -46,8 +46,6 @@ export function sameHash(a: string, b: string): boolean {
   const right = Buffer.from(b, 'hex');
   return left.length === right.length && timingSafeEqual(left, right);
 }
-
-export const isDuplicateKey = (err: unknown): boolean => err instanceof MongoServerError && err.code === 11000;
 
 /** Tenants and their API keys (the gateway is their only writer). */
 export class TenantStore {

@@ -1,9 +1,9 @@
-import { COLLECTIONS, recordStream, userStream, type DomainEvent } from '@vigil/proto';
+import { COLLECTIONS, isDuplicateKeyError, recordStream, userStream, type DomainEvent } from '@vigil/proto';
 import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mongodb';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
-import { guarded, isDuplicateKey } from './mongo-errors';
+import { guarded } from './mongo-errors';
 import { OutboxStore } from './outbox-store';
 
 /** Events moved per round from the previous release's outbox flag (see migrateOutbox). */
@@ -203,7 +203,7 @@ export class EventStore {
     try {
       await guarded(() => this.events.insertMany(docs, { ordered: true }));
     } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
+      if (!isDuplicateKeyError(err)) throw err;
       // Ordered: the events before the first failed one are stored.
       const inserted = err instanceof MongoBulkWriteError ? err.insertedCount : 0;
       const left = docs.slice(inserted).map((doc) => ({ _id: doc._id, slot: this.outbox.slotOf(doc._id) }));
@@ -295,7 +295,7 @@ export class EventStore {
         await insert();
         return true;
       } catch (err) {
-        if (!isDuplicateKey(err)) throw err;
+        if (!isDuplicateKeyError(err)) throw err;
       }
       await replace();
       return false;
@@ -305,7 +305,7 @@ export class EventStore {
       await insert();
       return true;
     } catch (err) {
-      if (!isDuplicateKey(err)) throw err;
+      if (!isDuplicateKeyError(err)) throw err;
       // Another writer inserted between the replace and the insert; its version may be older than this one.
       await replace();
       return false;
@@ -425,6 +425,6 @@ async function ignoreDuplicate(operation: Promise<unknown>): Promise<void> {
   try {
     await operation;
   } catch (err) {
-    if (!isDuplicateKey(err)) throw err;
+    if (!isDuplicateKeyError(err)) throw err;
   }
 }

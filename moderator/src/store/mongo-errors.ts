@@ -2,12 +2,6 @@ import { isUnavailableServerError } from '@vigil/proto';
 import { MongoError, MongoServerError } from 'mongodb';
 import { AppError, UnavailableError } from '../domain/errors';
 
-export const DUPLICATE_KEY = 11000;
-
-export function isDuplicateKey(err: unknown): boolean {
-  return err instanceof MongoServerError && err.code === DUPLICATE_KEY;
-}
-
 /**
  * Client-side driver errors (network, server selection, pool cleared) and server errors that say the store cannot serve
  * now (labelled retryable, or FerretDB's backend out of reach: `isUnavailableServerError`) mean the database is not

@@ -1,8 +1,8 @@
-import { COLLECTIONS } from '@vigil/proto';
+import { COLLECTIONS, isDuplicateKeyError } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { decodeTime, ulid } from 'ulid';
 import type { EventDoc } from './event-store';
-import { guarded, isDuplicateKey } from './mongo-errors';
+import { guarded } from './mongo-errors';
 
 /** Outbox entries removed per command in `markPublished`. */
 const MARK_CHUNK = 100;
@@ -64,7 +64,7 @@ export class OutboxStore {
       return copy;
     });
     await guarded(() => this.outbox.insertMany(copies, { ordered: false })).catch((err: unknown) => {
-      if (!isDuplicateKey(err)) throw err;
+      if (!isDuplicateKeyError(err)) throw err;
     });
   }
 

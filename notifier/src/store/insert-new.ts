@@ -1,4 +1,4 @@
-import { upsertRetried } from '@vigil/proto';
+import { isDuplicateKeyError, upsertRetried } from '@vigil/proto';
 import {
   MongoBulkWriteError,
   type Collection,
@@ -19,7 +19,7 @@ export async function insertIgnoringDuplicates<T extends { _id: string }>(
   } catch (err) {
     if (!(err instanceof MongoBulkWriteError)) throw err;
     const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
-    if (!errors.every((writeError) => (writeError as { code?: unknown }).code === 11000)) throw err;
+    if (!errors.every((writeError) => isDuplicateKeyError(writeError))) throw err;
     const existing = new Set(errors.map((writeError) => (writeError as { index: number }).index));
     return new Set(docs.filter((_, index) => !existing.has(index)).map((doc) => doc._id));
   }
