@@ -301,7 +301,7 @@ function stageModeration(
  * The user's flagged count once the record is stored as `after`, when the record moves it (undefined otherwise): the
  * projection's count, with this record's own change applied (the projection still holds `before`).
  */
-async function prospectiveCount(
+export async function prospectiveCount(
   store: EventStore,
   tenantId: string,
   userId: string,

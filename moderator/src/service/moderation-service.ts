@@ -13,11 +13,18 @@ import { LIMITS, checkLength, checkUserBounds } from '../domain/bounds';
 import { NotFoundError } from '../domain/errors';
 import { validateMetadata } from '../domain/metadata';
 import type { RecordCommand, RecordState } from '../domain/record';
-import { stageRecord, stageUser, type StageContext } from '../domain/stream';
+import { stageRecord, stageUser, type StageContext, type Staged } from '../domain/stream';
 import type { UserCommand, UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
-import { moderate, rerunModeration, type ModerateInput, type ModerateResult, type ModerationDeps } from './moderate';
+import {
+  moderate,
+  prospectiveCount,
+  rerunModeration,
+  type ModerateInput,
+  type ModerateResult,
+  type ModerationDeps,
+} from './moderate';
 import { StreamWriter } from './stream-writer';
 import { affectedUsers, UserReconciliation } from './user-reconciliation';
 
@@ -186,10 +193,37 @@ export class ModerationService {
         if (before.userId) await this.users.reconcile(context, [before.userId], recordId, settings.suspensionThreshold);
         return before;
       }
-      // Decide.
-      const staged = stageRecord(record, command, context);
+      // Decide. A person's decision on a user's record carries that user in its webhook view, and when it moves the
+      // user's flagged count, the user's decision (suspend, reinstate) is staged in the same commit, as an automatic
+      // moderation's is; the reconciliation after the commit still catches concurrent moderations.
+      const user =
+        command.type === 'ModerateRecordManually' && before?.userId
+          ? await store.loadUser(before.userId, fresh)
+          : undefined;
+      let staged = stageRecord(record, command, context, user?.state);
+      let stagedUser: Staged<UserState> | undefined;
+      const userId = before?.userId;
+      const count =
+        user?.state && userId
+          ? await prospectiveCount(store, tenantId, userId, before, staged.state as RecordState)
+          : undefined;
+      if (user && userId && count !== undefined) {
+        await store.setFlaggedCount(userId, count);
+        stagedUser = stageUser(
+          user,
+          {
+            type: 'ReconcileUser',
+            actionId: `act_${ulid()}`,
+            flaggedCount: count,
+            threshold: settings.suspensionThreshold,
+            viaRecordId: recordId,
+          },
+          context,
+        );
+        staged = stageRecord(record, command, context, stagedUser.state);
+      }
       // Commit.
-      await this.writer.commit(staged);
+      await this.writer.commit(...(stagedUser ? [stagedUser] : []), staged);
       const after = staged.state as RecordState;
       await this.users.reconcile(context, affectedUsers(before, after), recordId, settings.suspensionThreshold);
       return after;

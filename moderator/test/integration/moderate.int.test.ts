@@ -278,6 +278,16 @@ describe('users', () => {
   const flagPost = (tenantId: string, clientId: string, user: Record<string, unknown>, text = PROFANE) =>
     moderate({ tenantId, clientId, name: 'n', entity: 'post', content: content(text), user });
   const getUser = (tenantId: string, userId: string) => h.call<unknown, User__Output>('GetUser', { tenantId, userId });
+  /** The user's status in the webhook view of the record's latest moderation (automatic or a person's). */
+  const viewedUser = async (recordId: string) => {
+    const [latest] = await h.db
+      .collection<{ data: { view?: { user?: { status?: string } } } }>(COLLECTIONS.events)
+      .find({ stream: `record-${recordId}`, type: 'RecordModerated' })
+      .sort({ version: -1 })
+      .limit(1)
+      .toArray();
+    return latest?.data.view?.user?.status;
+  };
 
   it('suspends at the threshold and reinstates when the flagged record becomes compliant', async () => {
     const tenantId = await tenant();
@@ -290,23 +300,14 @@ describe('users', () => {
     const second = await flagPost(tenantId, 'b', { clientId: 'u' });
     expect(await getUser(tenantId, userId)).toMatchObject({ status: 'Suspended', flaggedRecordsCount: 2 });
     // The record's webhook view shows the user as this moderation left them (suspended by it, then reinstated).
-    const viewedUser = async () => {
-      const [latest] = await h.db
-        .collection<{ data: { view?: { user?: { status?: string } } } }>(COLLECTIONS.events)
-        .find({ stream: `record-${second.recordId}`, type: 'RecordModerated' })
-        .sort({ version: -1 })
-        .limit(1)
-        .toArray();
-      return latest?.data.view?.user?.status;
-    };
-    expect(await viewedUser()).toBe('Suspended');
+    expect(await viewedUser(second.recordId)).toBe('Suspended');
     await flagPost(tenantId, 'b', { clientId: 'u' }, 'all good now');
     expect(await getUser(tenantId, userId)).toMatchObject({
       status: 'Compliant',
       statusUpdatedVia: 'Automation All Compliant',
       flaggedRecordsCount: 1,
     });
-    expect(await viewedUser()).toBe('Compliant');
+    expect(await viewedUser(second.recordId)).toBe('Compliant');
   });
 
   it('keeps a manual status against automation and never suspends a protected user', async () => {
@@ -332,6 +333,7 @@ describe('users', () => {
   it('keeps a manual record decision against automatic moderation', async () => {
     const tenantId = await tenant();
     const res = await flagPost(tenantId, 'a', { clientId: 'r' });
+    expect(await viewedUser(res.recordId)).toBe('Suspended');
     await h.call('ModerateRecordManually', {
       tenantId,
       recordId: res.recordId,
@@ -340,6 +342,8 @@ describe('users', () => {
       actor: 'bob',
     });
     expect((await getUser(tenantId, res.userId ?? '')).status).toBe('Compliant');
+    // The decision's webhook view shows the user it reinstated, as an automatic moderation's does.
+    expect(await viewedUser(res.recordId)).toBe('Compliant');
     const again = await flagPost(tenantId, 'a', { clientId: 'r' });
     // The answer agrees with itself: the person's status and reason, no rule that flagged.
     expect(again).toMatchObject({ status: 'Compliant', flagged: false, reasons: ['satire'], rules: [] });
