@@ -206,9 +206,13 @@ async function main() {
     // an image round left (images still queued for the image thread) is done before the next text round alone.
     const alones = [];
     const besides = [];
+    // Images judged while the text load ran beside them (the image threads yield to text: IMAGE_YIELD_MS).
+    const judgedBeside = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       await quiet(stack);
       alones.push(await textLoad());
+      const before = await outcomes();
+      const started = performance.now();
       const [beside] = await Promise.all([
         textLoad(),
         closedLoop(`${api}/moderate`, {
@@ -218,6 +222,10 @@ async function main() {
           durationS: DURATION_S + 1,
         }),
       ]);
+      judgedBeside.push({
+        count: (await outcomes()).judged - before.judged,
+        seconds: (performance.now() - started) / 1000,
+      });
       besides.push(beside);
     }
     const pooled = (runs) => ({
@@ -244,7 +252,8 @@ async function main() {
         `  text-only /moderate at ${rate} req/s (half of ${Math.round(textMax.requests.average)}): p99 ${alone.p99} ms alone, ` +
         `${beside.p99} ms beside image load (ratio ${(beside.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ≤ 1.5; ` +
         `${ROUNDS} rounds of each in turn, p99 per round ${alone.rounds} alone, ${beside.rounds} beside); ` +
-        `non-2xx ${alone.non2xx + beside.non2xx}, errors ${alone.errors + beside.errors}\n` +
+        `non-2xx ${alone.non2xx + beside.non2xx}, errors ${alone.errors + beside.errors}; images judged meanwhile ` +
+        `${perSecond(judgedBeside).toFixed(1)}/s (per round ${perRound(judgedBeside)})\n` +
         `  peak RSS: moderator ${peakRssMb(stack.pids.moderator)} MB, gateway ${peakRssMb(stack.pids.gateway)} MB\n`,
     );
   } finally {

@@ -6,7 +6,15 @@ import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
-import { createEngine, ImageFetcher, OffLoopPool, VerdictCache, workerFile, type ModerationEngine } from './engine';
+import {
+  ActivityGate,
+  createEngine,
+  ImageFetcher,
+  OffLoopPool,
+  VerdictCache,
+  workerFile,
+  type ModerationEngine,
+} from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
 import { createModerationHandlers, MODERATE_SHARED_WINDOW_MS } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
@@ -74,6 +82,7 @@ export type ModeratorConfig = Pick<
   | 'IMAGE_VERDICT_CACHE_TTL_S'
   | 'IMAGE_NICE'
   | 'IMAGE_SCHED_IDLE'
+  | 'IMAGE_YIELD_MS'
   | 'ENGINE_NICE'
   | 'IMAGE_BUDGET_MS'
   | 'IMAGE_ALLOWED_CIDRS'
@@ -147,6 +156,8 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         niceIncrement: config.ENGINE_NICE,
         onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
       });
+  // Moderations of records without images in flight: image inference starts between them (IMAGE_YIELD_MS).
+  const textActivity = new ActivityGate();
   // Image work has threads of its own (inference takes 60-500 ms an image), at a lower priority than the rest.
   const imageThreads = deps.engine ? 0 : config.IMAGE_THREADS;
   const imagePool =
@@ -159,6 +170,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           workerData: { model: config.IMAGE_MODEL, schedIdle: config.IMAGE_SCHED_IDLE },
           niceIncrement: config.IMAGE_NICE,
           onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
+          yieldTo: { gate: textActivity, maxDelayMs: config.IMAGE_YIELD_MS },
         })
       : undefined;
   // Images are fetched for the bundled model and for the AI providers (which receive them as data URLs).
@@ -237,6 +249,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log),
     log,
     onAppend: (events) => relay.publishSoon(events),
+    textActivity,
   });
   const queries = new Queries(store, new ReadModel(db));
   const tenants = new KnownTenants(db, config.KNOWN_TENANT_TTL_MS);

@@ -21,6 +21,7 @@ export type { EngineInput, EngineResult, ModerationEngine, PriorDecision } from 
 export type { ProviderOptions } from './provider';
 export type { LlmOptions } from './llm';
 export { OffLoopBusyError, OffLoopPool, workerFile } from './off-loop';
+export { ActivityGate } from './activity-gate';
 export { ImageFetcher } from './images/fetch';
 export { VerdictCache } from './images/judge-images';
 export type { ImageOptions, ImageOutcome } from './images/judge-images';

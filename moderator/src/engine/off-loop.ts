@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
+import type { ActivityGate } from './activity-gate';
 
 /** What became of a task: its value, or the time budget ran out (the worker running it was stopped). */
 export type OffLoopOutcome<T> = { ok: true; value: T } | { ok: false; reason: 'budget' };
@@ -28,6 +29,11 @@ export interface OffLoopOptions {
   niceIncrement?: number;
   /** Each finished task: its name, seconds spent running (not waiting), and how it ended. */
   onTask?: (name: string, seconds: number, outcome: 'ok' | 'budget' | 'error') => void;
+  /**
+   * Work of a higher priority: while the gate is busy, a task waits to start until it is not, at most `maxDelayMs`
+   * (then it starts anyway, so that this pool's work keeps going under a steady stream of the other).
+   */
+  yieldTo?: { gate: ActivityGate; maxDelayMs: number };
 }
 
 export interface RunOptions {
@@ -70,6 +76,8 @@ export class OffLoopPool {
   private readonly runningByTenant = new Map<string, number>();
   private running = 0;
   private closed = false;
+  /** While tasks wait for the `yieldTo` gate: since when, and the timer and listener that end the wait. */
+  private yielding?: { since: number; timer: NodeJS.Timeout; cancel: () => void };
 
   constructor(private readonly options: OffLoopOptions) {
     this.pool = new Piscina({
@@ -135,6 +143,7 @@ export class OffLoopPool {
   /** Waits for running tasks, then stops the workers; waiting tasks are refused. */
   async close(): Promise<void> {
     this.closed = true;
+    this.stopYielding();
     for (const queue of this.queues.values()) {
       for (const job of queue) job.reject(new Error('off-loop pool closed'));
     }
@@ -143,11 +152,51 @@ export class OffLoopPool {
   }
 
   private dispatch(): void {
+    if (this.yields()) return;
     while (this.running < this.options.threads) {
       const job = this.nextJob();
       if (!job) return;
       this.start(job);
     }
+  }
+
+  /**
+   * Whether the next start waits for the `yieldTo` gate: a thread is free and a task waits, the gate is busy, and the
+   * wait has not reached its bound. The gate going idle, or the bound, dispatches again.
+   */
+  private yields(): boolean {
+    const yieldTo = this.options.yieldTo;
+    if (this.closed || !yieldTo || !yieldTo.gate.busy || this.running >= this.options.threads || this.queued === 0) {
+      this.stopYielding();
+      return false;
+    }
+    const now = Date.now();
+    if (this.yielding) {
+      if (now - this.yielding.since < yieldTo.maxDelayMs) return true;
+      this.stopYielding();
+      return false;
+    }
+    if (yieldTo.maxDelayMs <= 0) return false;
+    const resume = () => {
+      this.stopYielding();
+      this.dispatch();
+    };
+    this.yielding = {
+      since: now,
+      timer: setTimeout(() => {
+        if (this.yielding) this.yielding.since = Number.NEGATIVE_INFINITY;
+        this.dispatch();
+      }, yieldTo.maxDelayMs),
+      cancel: yieldTo.gate.onceIdle(resume),
+    };
+    return true;
+  }
+
+  private stopYielding(): void {
+    if (!this.yielding) return;
+    clearTimeout(this.yielding.timer);
+    this.yielding.cancel();
+    this.yielding = undefined;
   }
 
   /** The first queued job of the first tenant in turn that may take one more thread; that tenant goes last. */

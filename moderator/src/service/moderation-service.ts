@@ -8,7 +8,7 @@ import {
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
-import type { ModerationEngine } from '../engine';
+import type { ActivityGate, ModerationEngine } from '../engine';
 import { LIMITS, checkLength, checkUserBounds } from '../domain/bounds';
 import { NotFoundError } from '../domain/errors';
 import { validateMetadata } from '../domain/metadata';
@@ -37,6 +37,8 @@ export interface ServiceDeps {
   onAppend: (events: DomainEvent[]) => void;
   /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
   maxAttempts?: number;
+  /** Marks each moderation of a record without images while it runs: image inference yields to them. */
+  textActivity?: ActivityGate;
 }
 
 /**
@@ -57,8 +59,13 @@ export class ModerationService {
   }
 
   /** See `moderate.ts`. */
-  moderate(input: ModerateInput): Promise<ModerateResult> {
-    return moderate(this.moderation, input);
+  async moderate(input: ModerateInput): Promise<ModerateResult> {
+    const leave = input.content.imageUrls?.length ? undefined : this.deps.textActivity?.enter();
+    try {
+      return await moderate(this.moderation, input);
+    } finally {
+      leave?.();
+    }
   }
 
   /** See `moderate.ts`. */

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Rule, RuleSet, Strategy } from '@vigil/proto';
-import { createEngine, OffLoopBusyError, OffLoopPool, workerFile } from '../../src/engine';
+import { ActivityGate, createEngine, OffLoopBusyError, OffLoopPool, workerFile } from '../../src/engine';
 import type { OffLoopOptions } from '../../src/engine/off-loop';
 import type { EngineInput } from '../../src/engine';
+import { waitFor } from '../../../deploy/test-support';
 
 // The engine's worker threads run the built worker module (dist/engine/engine-worker.js): `npm run build` first.
 
@@ -26,7 +27,7 @@ function record(text: string, tenantId = 'tenant-a'): EngineInput {
 const pools: OffLoopPool[] = [];
 function pool(
   options: Partial<
-    Pick<OffLoopOptions, 'threads' | 'tenantThreads' | 'maxQueuedPerTenant' | 'niceIncrement' | 'onTask'>
+    Pick<OffLoopOptions, 'threads' | 'tenantThreads' | 'maxQueuedPerTenant' | 'niceIncrement' | 'onTask' | 'yieldTo'>
   > = {},
 ) {
   const created = new OffLoopPool({
@@ -138,6 +139,28 @@ describe('engine checks off the main event loop', () => {
     await expect(engine.moderate(record('forbidden', 'tenant-b'), wordRules)).resolves.toMatchObject({
       rules: ['words'],
     });
+  });
+
+  it('starts a task only once the work it yields to is done, or when its wait reaches the bound', async () => {
+    const gate = new ActivityGate();
+    const patient = pool({ threads: 1, yieldTo: { gate, maxDelayMs: 600_000 } });
+    const engine = createEngine({ checks: { pool: patient, budgetMs: 60_000 } });
+    await engine.moderate(record('x'), wordRules); // the worker is up: nothing below waits for its start
+    const leave = gate.enter();
+    const judged = engine.moderate(record('forbidden'), wordRules);
+    // The pool decides at once whether a task starts: it waits in the queue while the gate is busy.
+    await waitFor(() => patient.queued === 1, { what: 'the record queued' });
+    leave();
+    expect(patient.queued).toBe(0);
+    await expect(judged).resolves.toMatchObject({ rules: ['words'] });
+
+    // Under a gate that stays busy, a task waits out the bound and then runs.
+    const bounded = pool({ threads: 1, yieldTo: { gate, maxDelayMs: 50 } });
+    const busy = gate.enter();
+    const engineBounded = createEngine({ checks: { pool: bounded, budgetMs: 60_000 } });
+    await expect(engineBounded.moderate(record('forbidden'), wordRules)).resolves.toMatchObject({ rules: ['words'] });
+    expect(gate.busy).toBe(true);
+    busy();
   });
 
   it('gives up a record whose caller stopped waiting while it was queued', async () => {
