@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import * as grpc from '@grpc/grpc-js';
 import { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
 import { ulid } from 'ulid';
 import { topicNames } from '@vigil/proto';
 import { appSettings, createApp } from './app';
@@ -16,6 +16,7 @@ import { ensureTopics } from './kafka/topics-setup';
 import { startAdminServer } from './platform/admin-server';
 import { stopIdleKafkaTimers } from './platform/kafka-idle';
 import { createLogger } from './platform/logger';
+import { collectProcessMetrics } from './platform/process-metrics';
 import { countStoreCommands } from './platform/store-metrics';
 import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
 import { installShutdown } from './platform/shutdown';
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'gateway');
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
+  collectProcessMetrics(registry, 'gateway');
 
   const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
   countStoreCommands(mongo, registry, 'gateway');

@@ -1,11 +1,12 @@
 import { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry } from 'prom-client';
 import { createModerator, type Moderator } from './app';
 import { loadConfig } from './config';
 import { startAdminServer } from './platform/admin-server';
 import { stopIdleKafkaTimers } from './platform/kafka-idle';
 import { createLogger } from './platform/logger';
+import { collectProcessMetrics } from './platform/process-metrics';
 import { countStoreCommands } from './platform/store-metrics';
 import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
 import { installShutdown } from './platform/shutdown';
@@ -14,7 +15,7 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const log = createLogger(config.LOG_LEVEL, 'moderator');
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'moderator_' });
+  collectProcessMetrics(registry, 'moderator');
 
   const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
   countStoreCommands(mongo, registry, 'moderator');
