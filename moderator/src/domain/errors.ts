@@ -46,6 +46,17 @@ export class UnavailableError extends AppError {
   override readonly retriable = true;
 }
 
+/**
+ * The tenant already has as much waiting as it may (Moderate calls for its share, records for an engine thread): try
+ * again later. Thrown where the wait is refused (platform/keyed-limit, engine/off-loop), and an UnavailableError as
+ * it is: gRPC callers get `unavailable` (503 at the gateway), ingest retries the command.
+ */
+export class TenantBusyError extends UnavailableError {
+  constructor() {
+    super('too many moderations waiting for this tenant', { retriable: true });
+  }
+}
+
 /** The tenant named by a call or a command does not exist (never created, or removed): nothing is done for it. */
 export class UnknownTenantError extends AppError {
   readonly code = 'unknown_tenant';

@@ -20,7 +20,7 @@ export { ProviderError } from './types';
 export type { EngineInput, EngineResult, ModerationEngine, PriorDecision } from './types';
 export type { ProviderOptions } from './provider';
 export type { LlmOptions } from './llm';
-export { OffLoopBusyError, OffLoopPool, workerFile } from './off-loop';
+export { OffLoopPool, workerFile } from './off-loop';
 export { ActivityGate } from './activity-gate';
 export { ImageFetcher } from './images/fetch';
 export { VerdictCache } from './images/judge-images';

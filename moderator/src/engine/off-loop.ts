@@ -1,19 +1,11 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Piscina } from 'piscina';
+import { TenantBusyError } from '../domain/errors';
 import type { ActivityGate } from './activity-gate';
 
 /** What became of a task: its value, or the time budget ran out (the worker running it was stopped). */
 export type OffLoopOutcome<T> = { ok: true; value: T } | { ok: false; reason: 'budget' };
-
-/** A tenant already has as many tasks waiting as it may: the caller should try again later (retriable). */
-export class OffLoopBusyError extends Error {
-  readonly retriable = true;
-  constructor() {
-    super('too many checks waiting for this tenant');
-    this.name = 'OffLoopBusyError';
-  }
-}
 
 export interface OffLoopOptions {
   /** The worker module (compiled JavaScript); see workerFile. */
@@ -22,7 +14,7 @@ export interface OffLoopOptions {
   threads: number;
   /** Threads one tenant may hold at once; the rest stay free for the others. */
   tenantThreads: number;
-  /** Tasks one tenant may have waiting; more are refused with OffLoopBusyError. */
+  /** Tasks one tenant may have waiting; more are refused with TenantBusyError. */
   maxQueuedPerTenant: number;
   workerData?: unknown;
   /** Added to the threads' nice value (Linux): a positive number lets the rest of the process run first. */
@@ -111,7 +103,7 @@ export class OffLoopPool {
     if (this.closed) return Promise.reject(new Error('off-loop pool closed'));
     signal?.throwIfAborted();
     const queue = this.queues.get(tenantId) ?? [];
-    if (!first && queue.length >= this.options.maxQueuedPerTenant) return Promise.reject(new OffLoopBusyError());
+    if (!first && queue.length >= this.options.maxQueuedPerTenant) return Promise.reject(new TenantBusyError());
     return new Promise<OffLoopOutcome<T>>((resolve, reject) => {
       const job: Job = {
         ...options,

@@ -3,7 +3,7 @@ import { RecordStatus, UserStatus, type ModerationServiceHandlers } from '@vigil
 import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { UnavailableError, ValidationError } from '../domain/errors';
-import { KeyedLimitFullError, type KeyedLimit } from '../platform/keyed-limit';
+import type { KeyedLimit } from '../platform/keyed-limit';
 import type { ModerateInput } from '../service/moderate';
 import type { ModerationService } from '../service/moderation-service';
 import type { Queries } from '../service/queries';
@@ -153,13 +153,11 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         signal,
         deadline,
       };
-      const result = await moderateLimit
-        .run(tenantId, () => service.moderate(input), { weight: moderateWeight(request), signal })
-        .catch((err: unknown) => {
-          if (err instanceof KeyedLimitFullError)
-            throw new UnavailableError('too many moderations waiting for this tenant', { retriable: true });
-          throw err;
-        });
+      // A tenant with too many calls waiting is refused with TenantBusyError (unavailable).
+      const result = await moderateLimit.run(tenantId, () => service.moderate(input), {
+        weight: moderateWeight(request),
+        signal,
+      });
       return {
         recordId: result.recordId,
         status: result.status,

@@ -1,4 +1,5 @@
-import { KeyedLimit, KeyedLimitFullError } from './keyed-limit';
+import { TenantBusyError } from '../domain/errors';
+import { KeyedLimit } from './keyed-limit';
 
 /**
  * A task that runs until `finish` is called. `state.started` tells whether the limit let it start: a task admitted at
@@ -76,11 +77,11 @@ describe('KeyedLimit', () => {
     await Promise.all([a.done, a2.done, b.done]);
   });
 
-  it('refuses a task beyond maxWaiting with KeyedLimitFullError', async () => {
+  it('refuses a task beyond maxWaiting with TenantBusyError', async () => {
     const limit = new KeyedLimit({ capacity: 1, maxWaiting: 1 });
     const running = gated(limit, 'a');
     const waiting = gated(limit, 'a');
-    await expect(limit.run('a', () => Promise.resolve('never'))).rejects.toBeInstanceOf(KeyedLimitFullError);
+    await expect(limit.run('a', () => Promise.resolve('never'))).rejects.toBeInstanceOf(TenantBusyError);
     running.finish();
     await waiting.started;
     waiting.finish();

@@ -1,11 +1,4 @@
-/** A key already has as many tasks waiting as it may: the caller should try again later (retriable). */
-export class KeyedLimitFullError extends Error {
-  readonly retriable = true;
-  constructor() {
-    super('too many tasks waiting for this key');
-    this.name = 'KeyedLimitFullError';
-  }
-}
+import { TenantBusyError } from '../domain/errors';
 
 export interface KeyedRunOptions {
   /** Units of the key's capacity the task holds while it runs (at least 1; more than the capacity counts as all). */
@@ -27,7 +20,7 @@ interface Slot {
 export interface KeyedLimitOptions {
   /** Units one key's tasks may hold at once. */
   capacity: number;
-  /** Tasks of one key waiting at most; more are refused with KeyedLimitFullError. Default: no bound. */
+  /** Tasks of one key waiting at most; more are refused with TenantBusyError. Default: no bound. */
   maxWaiting?: number;
   /**
    * When set, the capacity holds only while another key has started a task within this many milliseconds: a key
@@ -39,7 +32,7 @@ export interface KeyedLimitOptions {
 /**
  * A weighted semaphore per key (a tenant): tasks of one key hold at most `capacity` units at once, in arrival order
  * (a heavy task at the head is not overtaken by lighter ones behind it); at most `maxWaiting` wait, more are refused
- * with KeyedLimitFullError. A key's entry is dropped when idle, so the map holds only busy keys.
+ * with TenantBusyError. A key's entry is dropped when idle, so the map holds only busy keys.
  */
 export class KeyedLimit {
   private readonly slots = new Map<string, Slot>();
@@ -65,7 +58,7 @@ export class KeyedLimit {
       this.slots.set(key, slot);
     }
     if (slot.waiting.length > 0 || slot.active + weight > this.limitOf(key)) {
-      if (slot.waiting.length >= this.maxWaiting) throw new KeyedLimitFullError();
+      if (slot.waiting.length >= this.maxWaiting) throw new TenantBusyError();
       await this.wait(key, slot, weight, signal);
     } else {
       slot.active += weight;

@@ -1,12 +1,6 @@
 import { recordIdFor, userIdFor, type ContentData, type RecordStatus, type RuleSet, type UserData } from '@vigil/proto';
 import { ulid } from 'ulid';
-import {
-  OffLoopBusyError,
-  ProviderError,
-  type EngineResult,
-  type ModerationEngine,
-  type PriorDecision,
-} from '../engine';
+import { ProviderError, type EngineResult, type ModerationEngine, type PriorDecision } from '../engine';
 import { checkRecordBounds } from '../domain/bounds';
 import { UnavailableError } from '../domain/errors';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
@@ -314,7 +308,7 @@ export async function prospectiveCount(
   return Math.max(0, stored - counts(before) + counts(after));
 }
 
-/** Runs the engine; a provider failure becomes UnavailableError. */
+/** Runs the engine; a provider failure becomes UnavailableError (a busy tenant's TenantBusyError is one already). */
 async function judge(
   engine: ModerationEngine,
   input: ModerateInput,
@@ -342,8 +336,6 @@ async function judge(
     // A provider that fails, even "permanently" (bad key), is an operator problem: callers retry, nothing is dropped.
     if (err instanceof ProviderError)
       throw new UnavailableError('moderation provider unavailable', { retriable: err.retriable }, { cause: err });
-    if (err instanceof OffLoopBusyError)
-      throw new UnavailableError('moderation engine busy for this tenant', { retriable: true }, { cause: err });
     throw err;
   }
 }

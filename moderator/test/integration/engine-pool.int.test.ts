@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { Rule, RuleSet, Strategy } from '@vigil/proto';
-import { ActivityGate, createEngine, OffLoopBusyError, OffLoopPool, workerFile } from '../../src/engine';
+import { TenantBusyError } from '../../src/domain/errors';
+import { ActivityGate, createEngine, OffLoopPool, workerFile } from '../../src/engine';
 import type { OffLoopOptions } from '../../src/engine/off-loop';
 import type { EngineInput } from '../../src/engine';
 import { waitFor } from '../../../deploy/test-support';
@@ -135,7 +136,7 @@ describe('engine checks off the main event loop', () => {
     );
     const refused = outcomes.filter((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
     expect(refused.length).toBeGreaterThan(0);
-    for (const outcome of refused) expect(outcome.reason).toBeInstanceOf(OffLoopBusyError);
+    for (const outcome of refused) expect(outcome.reason).toBeInstanceOf(TenantBusyError);
     await expect(engine.moderate(record('forbidden', 'tenant-b'), wordRules)).resolves.toMatchObject({
       rules: ['words'],
     });
