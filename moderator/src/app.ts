@@ -16,7 +16,7 @@ import {
   type ModerationEngine,
 } from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
-import { createModerationHandlers, MODERATE_SHARED_WINDOW_MS } from './grpc/moderation-handlers';
+import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { OutboxRelay } from './kafka/outbox-relay';
 import { KeyedLimit } from './platform/keyed-limit';
@@ -67,6 +67,7 @@ export type ModeratorConfig = Pick<
   | 'LLM_TENANT_CONCURRENCY'
   | 'MODERATE_TENANT_CONCURRENCY'
   | 'MODERATE_QUEUE_PER_TENANT'
+  | 'MODERATE_SHARED_WINDOW_MS'
   | 'ENGINE_THREADS'
   | 'ENGINE_TENANT_THREADS'
   | 'ENGINE_RECORD_BUDGET_MS'
@@ -268,7 +269,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     moderateLimit: new KeyedLimit({
       capacity: config.MODERATE_TENANT_CONCURRENCY,
       maxWaiting: config.MODERATE_QUEUE_PER_TENANT,
-      sharedWindowMs: MODERATE_SHARED_WINDOW_MS,
+      sharedWindowMs: config.MODERATE_SHARED_WINDOW_MS,
     }),
   });
   server.addService(

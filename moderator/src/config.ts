@@ -111,15 +111,20 @@ const schema = z.object({
   /** Delay before the first LLM retry, milliseconds; doubles per retry, with full jitter. Default 500. */
   LLM_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(500),
   /**
-   * Moderate calls one tenant may have in flight per moderator instance while another tenant has called within the
-   * last second, in units: a call weighs one unit plus one per 8 KiB of text and metadata (a 100,000-character record
-   * weighs 13, so it runs alone). Calls beyond wait in the tenant's queue until their deadline, so one tenant's burst
-   * of large records waits behind itself instead of slowing every tenant's calls. A tenant alone is not held back.
-   * Default 16.
+   * Moderate calls one tenant may have in flight per moderator instance while another tenant has called within
+   * MODERATE_SHARED_WINDOW_MS, in units: a call weighs one unit plus one per 8 KiB of text and metadata (a
+   * 100,000-character record weighs 13, so it runs alone). Calls beyond wait in the tenant's queue until their
+   * deadline, so one tenant's burst of large records waits behind itself instead of slowing every tenant's calls. A
+   * tenant alone is not held back. Default 16.
    */
   MODERATE_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(4096).default(16),
   /** Moderate calls of one tenant waiting for MODERATE_TENANT_CONCURRENCY at most; more are refused as unavailable. Default 256. */
   MODERATE_QUEUE_PER_TENANT: z.coerce.number().int().min(1).max(100000).default(256),
+  /**
+   * How recently another tenant must have called the moderator for a tenant's Moderate calls to be held to
+   * MODERATE_TENANT_CONCURRENCY, milliseconds: past it, a tenant alone is not held back. Default 1000.
+   */
+  MODERATE_SHARED_WINDOW_MS: z.coerce.number().int().min(1).max(60000).default(1000),
   /** LLM calls in flight per tenant at most, per moderator instance. Default 4. */
   LLM_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /**

@@ -26,9 +26,6 @@ export interface HandlerDeps {
 /** Bytes of record text per unit of a Moderate call's weight in `moderateLimit`. */
 export const MODERATE_WEIGHT_BYTES = 8 * 1024;
 
-/** A tenant's Moderate calls are held to their share while another tenant has called within this window. */
-export const MODERATE_SHARED_WINDOW_MS = 1000;
-
 /**
  * A Moderate call's share of its tenant's in-flight capacity: one unit, and one more per 8 KiB of text and metadata
  * (what the gateway parses, the engine reads and the store writes, each in proportion to its size).
