@@ -28,8 +28,15 @@ export const HEADERS = {
   eventType: 'event-type',
   deadLetterReason: 'dead-letter-reason',
   /**
-   * On a dead letter sent without its key and value (the dead-letter topic refused the original): where the original
-   * is, `topic/partition/offset`.
+   * On a dead letter: where the original was read, `topic/partition/offset`. One sent without its key and value (the
+   * dead-letter topic refused the original) points at the original this way. Absent on dead letters of older releases.
    */
   deadLetterSource: 'dead-letter-source',
+  /** On a command replayed from the ingest dead-letter topic by an operator: the dead letter's id, its coordinates. */
+  replayOf: 'replay-of',
+  /**
+   * `true` on a replay the operator forced: applied even over changes stored since the command was issued. Without it
+   * the moderator sets such a replay aside (`stale_replay`).
+   */
+  replayForce: 'replay-force',
 } as const;

@@ -6,6 +6,7 @@ import { OffsetCommits } from '../platform/offset-commits';
 import { retry, sleep } from '../platform/retry';
 import type { ModerationService } from '../service/moderation-service';
 import type { KnownTenants } from '../store/known-tenants';
+import { headerText } from './headers';
 import { isKafkaRetriable, messageRejection } from './kafka-errors';
 
 export interface IngestConsumerOptions {
@@ -215,6 +216,16 @@ export class IngestConsumer {
     const commandLog = log.child({ commandId: command.id, type: command.type, tenantId: command.tenantId });
     try {
       await this.options.tenants.assertKnown(command.tenantId);
+      const replayOf = headerText(message.headers, HEADERS.replayOf);
+      if (replayOf !== undefined && headerText(message.headers, HEADERS.replayForce) !== 'true') {
+        // Checked again here, not only when the operator replayed it: a newer command of the record may have been
+        // waiting in the topic ahead of the replay.
+        const check = await this.options.service.checkReplay(command);
+        if (check.kind === 'newer') {
+          commandLog.warn({ replayOf, newer: check }, 'replayed command older than a stored change, set aside');
+          return { kind: 'dead', reason: 'stale_replay' };
+        }
+      }
       switch (command.type) {
         case 'IngestRecord': {
           const { data } = command;
@@ -279,9 +290,10 @@ export class IngestConsumer {
   }
 
   /**
-   * Sends the command to the dead-letter topic with its reason. A command the ingest topic took can still be refused
-   * there (a lower size limit, or the added header tipping it over): then the dead letter goes without key and value,
-   * naming where the original is, so the partition still moves on and the operator still sees it.
+   * Sends the command to the dead-letter topic with its reason and where it was read. A command the ingest topic took
+   * can still be refused there (a lower size limit, or the added headers tipping it over): then the dead letter goes
+   * without key and value, only naming where the original is, so the partition still moves on and the operator still
+   * sees it.
    */
   private async deadLetter({ topic, partition, message }: Source, reason: string, log: Logger): Promise<void> {
     const send = (key: Buffer | null, value: Buffer | null, headers: IHeaders) =>
@@ -290,15 +302,20 @@ export class IngestConsumer {
         acks: -1,
         messages: [{ key, value, headers }],
       });
+    const source = `${topic}/${partition}/${message.offset}`;
     try {
-      await send(message.key, message.value, { ...message.headers, [HEADERS.deadLetterReason]: reason });
+      await send(message.key, message.value, {
+        ...message.headers,
+        [HEADERS.deadLetterReason]: reason,
+        [HEADERS.deadLetterSource]: source,
+      });
     } catch (err) {
       const rejection = messageRejection(err);
       if (!rejection) throw err;
       log.warn({ reason, rejection }, 'dead-letter topic refused the command, sending its coordinates instead');
       await send(null, null, {
         [HEADERS.deadLetterReason]: reason,
-        [HEADERS.deadLetterSource]: `${topic}/${partition}/${message.offset}`,
+        [HEADERS.deadLetterSource]: source,
       });
     }
     log.warn({ reason }, 'ingest command dead-lettered');

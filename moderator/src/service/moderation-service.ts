@@ -1,6 +1,7 @@
 import {
   recordIdFor,
   userIdFor,
+  type Command,
   type DomainEvent,
   type RecordStatus,
   type UserData,
@@ -25,6 +26,7 @@ import {
   type ModerateResult,
   type ModerationDeps,
 } from './moderate';
+import { checkReplay, type ReplayCheck } from './replay-check';
 import { StreamWriter } from './stream-writer';
 import { affectedUsers, UserReconciliation } from './user-reconciliation';
 
@@ -77,6 +79,11 @@ export class ModerationService {
     commandId: string;
   }): Promise<boolean> {
     return rerunModeration(this.moderation, input);
+  }
+
+  /** See `replay-check.ts`: whether an operator's replay of a dead-lettered command would undo a newer change. */
+  checkReplay(command: Command): Promise<ReplayCheck> {
+    return checkReplay(this.deps.store, command);
   }
 
   /** Soft delete; the user's flagged count drops and the user may be reinstated. Deleting twice is a no-op. */

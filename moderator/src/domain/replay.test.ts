@@ -1,0 +1,107 @@
+import type { ContentData, DomainEvent, UserData } from '@vigil/proto';
+import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
+import { newerRecordChange, newerUserChange } from './replay';
+import { stamp } from './test-kit';
+import { decideUser, evolveUser, type UserState } from './user';
+
+const content: ContentData = { text: 'hello', imageUrls: [], externalUrls: [] };
+const upsert = (commandId: string): RecordCommand => ({
+  type: 'UpsertRecord',
+  recordId: 'rec_1',
+  input: { clientId: 'c1', name: 'n', entity: 'post', content },
+  passthrough: false,
+  commandId,
+});
+const moderated = (commandId?: string): RecordCommand => ({
+  type: 'ModerateRecord',
+  moderationId: `mod_${commandId ?? 'x'}`,
+  outcome: { status: 'Compliant', reasons: [], rules: [] },
+  testMode: false,
+  commandId,
+});
+const manual: RecordCommand = {
+  type: 'ModerateRecordManually',
+  moderationId: 'mod_m',
+  status: 'Flagged',
+  reason: 'r',
+  actor: 'alice',
+};
+
+/** The events of the commands, the n-th stored at second n of 2026-01-01 (see `stamp`). */
+function recordEvents(commands: RecordCommand[]): DomainEvent[] {
+  let state: RecordState | null = null;
+  const events: DomainEvent[] = [];
+  for (const command of commands) {
+    for (const event of stamp('record-rec_1', decideRecord(state, command), events.length + 1)) {
+      state = evolveRecord(state, event);
+      events.push(event);
+    }
+  }
+  return events;
+}
+
+const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, seconds * 1000)).toISOString();
+
+describe('newerRecordChange', () => {
+  const upserted = [upsert('cmd_a'), moderated('cmd_a')];
+  it.each<[string, RecordCommand[], { id: string; issuedAt: string }, number | undefined]>([
+    ['nothing stored after the command was issued', upserted, { id: 'cmd_x', issuedAt: at(2.5) }, undefined],
+    ['an upsert of another command after it', [...upserted, upsert('cmd_b')], { id: 'cmd_x', issuedAt: at(2.5) }, 3],
+    [
+      'the newest of several changes',
+      [...upserted, upsert('cmd_b'), { type: 'DeleteRecord' }],
+      { id: 'x', issuedAt: at(0) },
+      4,
+    ],
+    ['its own upsert (applied before, or partly)', upserted, { id: 'cmd_a', issuedAt: at(0.5) }, undefined],
+    [
+      'only moderations after it, a person’s included',
+      [...upserted, manual],
+      { id: 'cmd_x', issuedAt: at(1.5) },
+      undefined,
+    ],
+    ['an issuedAt that does not parse', upserted, { id: 'cmd_x', issuedAt: 'yesterday' }, 1],
+  ])('%s', (_name, commands, command, version) => {
+    expect(newerRecordChange(recordEvents(commands), command)?.version).toBe(version);
+  });
+});
+
+describe('newerUserChange', () => {
+  const ann = (email: string): UserData => ({ clientId: 'u1', email });
+  /** A user upserted with a@x at second 1, then b@x at second 2. */
+  function user(): { events: DomainEvent[]; state: UserState } {
+    let state: UserState | null = null;
+    const events: DomainEvent[] = [];
+    for (const input of [ann('a@x'), ann('b@x')]) {
+      const pending = decideUser(state, { type: 'UpsertUser', userId: 'usr_1', input, passthrough: false });
+      for (const event of stamp('user-usr_1', pending, events.length + 1)) {
+        state = evolveUser(state, event);
+        events.push(event);
+      }
+    }
+    return { events, state: state! };
+  }
+
+  it.each<[string, UserData, string, number | undefined]>([
+    ['an older value over a newer upsert', ann('a@x'), at(1.5), 2],
+    ['the values the user has now', ann('b@x'), at(1.5), undefined],
+    ['a value issued after the newest upsert', ann('c@x'), at(3), undefined],
+    [
+      'metadata past its bound (set aside again, changes nothing)',
+      { clientId: 'u1', metadata: manyKeys() },
+      at(0),
+      undefined,
+    ],
+  ])('%s', (_name, data, issuedAt, version) => {
+    const { events, state } = user();
+    expect(newerUserChange(events, state, data, { id: 'cmd_x', issuedAt })?.version).toBe(version);
+  });
+
+  it('is nothing for a user not stored yet', () => {
+    expect(newerUserChange([], null, ann('a@x'), { id: 'cmd_x', issuedAt: at(0) })).toBeUndefined();
+  });
+});
+
+function manyKeys(): Record<string, number> {
+  return Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
+}
