@@ -1,20 +1,50 @@
+import { topicNames } from '@vigil/proto';
 import { MongoClient } from 'mongodb';
 import { loadConfigOf } from '../config';
 import { DeadLetterStore } from '../store/dead-letter-store';
+import { EventStore } from '../store/event-store';
 import { DEAD_LETTERS_USAGE, UsageError, deadLettersCommand } from './dead-letters-command';
+import { INGEST_DEAD_LETTERS_USAGE, ingestDeadLettersCommand, operatorKafka } from './ingest-dead-letters-command';
+
+const USAGE = `${DEAD_LETTERS_USAGE}\n${INGEST_DEAD_LETTERS_USAGE.replace(/^usage:\n/, '')}`;
+
+/** Bound on reading the ingest dead-letter topic, milliseconds. */
+const READ_TIMEOUT_MS = 30_000;
 
 /**
- * Moderator operator CLI: `node dist/admin/cli.js dead-letters list|replay <eventId>` in the image, or
- * `npm run moderator-admin -- dead-letters …` from a checkout. Reads MONGO_URL and MONGO_DB like the service.
+ * Moderator operator CLI, in the image `node dist/admin/cli.js <command>`, from a checkout `npm run moderator-admin --
+ * <command>`:
+ * - `dead-letters list|replay <eventId>`: the outbox's dead letters (reads MONGO_URL and MONGO_DB like the service);
+ * - `ingest-dead-letters list|replay <id>`: the ingest consumer's, in Kafka (also KAFKA_BROKERS, KAFKA_TOPIC_PREFIX).
  */
 async function main(): Promise<void> {
-  const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);
   const [noun, ...rest] = process.argv.slice(2);
-  if (noun !== 'dead-letters') throw new UsageError(DEAD_LETTERS_USAGE);
+  if (noun !== 'dead-letters' && noun !== 'ingest-dead-letters') throw new UsageError(USAGE);
+  if (noun === 'dead-letters') {
+    const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);
+    const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+    try {
+      const result = await deadLettersCommand(new DeadLetterStore(mongo.db(env.MONGO_DB)), rest);
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } finally {
+      await mongo.close();
+    }
+    return;
+  }
+  const env = loadConfigOf(['MONGO_URL', 'MONGO_DB', 'KAFKA_BROKERS', 'KAFKA_TOPIC_PREFIX']);
   const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
   try {
-    const result = await deadLettersCommand(new DeadLetterStore(mongo.db(env.MONGO_DB)), rest);
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    const lines = await ingestDeadLettersCommand(
+      {
+        kafka: operatorKafka(env.KAFKA_BROKERS),
+        topics: topicNames(env.KAFKA_TOPIC_PREFIX),
+        store: new EventStore(mongo.db(env.MONGO_DB)),
+        readTimeoutMs: READ_TIMEOUT_MS,
+      },
+      rest,
+    );
+    // One JSON object a line, so a long list can be filtered with jq or grep.
+    for (const line of lines) process.stdout.write(`${JSON.stringify(line)}\n`);
   } finally {
     await mongo.close();
   }
