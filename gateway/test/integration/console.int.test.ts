@@ -57,39 +57,24 @@ class Client {
   }
 }
 
-function rawPost(base: string, path: string, cookie: string, form: Record<string, string>): Promise<number> {
-  const body = new URLSearchParams(form).toString();
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${base}${path}`,
-      {
-        method: 'POST',
-        headers: {
-          cookie,
-          origin: 'https://evil.example',
-          'sec-fetch-site': 'cross-site',
-          'content-type': 'application/x-www-form-urlencoded',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** A form POST with the headers a browser sends (which fetch would drop), answered with its status. */
-function browserPost(base: string, path: string, headers: Record<string, string>, form: Record<string, string>) {
+/**
+ * A form POST with the headers a browser sends (which fetch would drop), from `localAddress` if given, answered with
+ * its status.
+ */
+function browserPost(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  form: Record<string, string>,
+  localAddress?: string,
+) {
   const body = new URLSearchParams(form).toString();
   return new Promise<number>((resolve, reject) => {
     const req = http.request(
       `${base}${path}`,
       {
         method: 'POST',
+        ...(localAddress ? { localAddress } : {}),
         headers: {
           ...headers,
           'content-type': 'application/x-www-form-urlencoded',
@@ -108,26 +93,18 @@ function browserPost(base: string, path: string, headers: Record<string, string>
 
 /** A sign-in from a given local address (any 127.0.0.0/8 address reaches the gateway on 127.0.0.1). */
 function signInFrom(localAddress: string, email: string, password: string): Promise<number> {
-  const body = new URLSearchParams({ email, password }).toString();
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${gw.url}/console/sign-in`,
-      {
-        method: 'POST',
-        localAddress,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+  return browserPost(gw.url, '/console/sign-in', {}, { email, password }, localAddress);
 }
 
 const codeOf = (page: Page): string | undefined => /data-code="([^"]+)"/.exec(page.text)?.[1];
+
+/** A new member of the tenant, signed in from a browser of their own. */
+async function signedInMember(tenantId: string, role?: Parameters<Gateway['newMember']>[1]) {
+  const member = await gw.newMember(tenantId, role);
+  const browser = new Client(gw.url);
+  await browser.signIn(member.email, member.password);
+  return { member, browser };
+}
 
 beforeAll(async () => {
   const stack = { dbName: uniqueName('gwcon'), topicPrefix: `${uniqueName('t')}.` };
@@ -197,9 +174,7 @@ describe('console sessions', () => {
   });
 
   it('refuses an expired session', async () => {
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { member, browser } = await signedInMember(alice.tenantId);
     await sessions().updateOne({ memberId: member.id }, { $set: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await browser.get('/console/records')).status).toBe(302);
   });
@@ -251,24 +226,22 @@ describe('console sessions', () => {
 
   it('refuses a change without the CSRF token, with another session token, or from another origin', async () => {
     const { id } = await flaggedRecord(alice.key, uniqueName('csrf'));
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(alice.tenantId);
     await browser.get('/console/records');
     const form = { status: 'Compliant', reason: 'fine' };
     const missing = await browser.send('POST', `/console/records/${id}/moderation`, form);
     expect([missing.status, codeOf(missing)]).toEqual([403, 'forbidden']);
-    const other = new Client(gw.url);
-    const otherMember = await gw.newMember(alice.tenantId);
-    await other.signIn(otherMember.email, otherMember.password);
+    const { browser: other } = await signedInMember(alice.tenantId);
     await other.get('/console/records');
     const crossed = await browser.post(`/console/records/${id}/moderation`, { ...form, _csrf: other.csrf });
     expect(crossed.status).toBe(403);
     // fetch drops the forbidden Origin and Sec-Fetch-* headers: node:http sends them as a browser would.
-    const foreign = await rawPost(gw.url, `/console/records/${id}/moderation`, browser.cookie, {
-      _csrf: browser.csrf,
-      ...form,
-    });
+    const foreign = await browserPost(
+      gw.url,
+      `/console/records/${id}/moderation`,
+      { cookie: browser.cookie, origin: 'https://evil.example', 'sec-fetch-site': 'cross-site' },
+      { _csrf: browser.csrf, ...form },
+    );
     expect(foreign).toBe(403);
     const json = await fetch(`${gw.url}/console/records/${id}/moderation`, {
       method: 'POST',
@@ -326,16 +299,16 @@ describe('foreign origins', () => {
     const browser = new Client(gw.url);
     expect((await browser.signIn(member.email, member.password)).status).toBe(302);
     await browser.get('/console/records');
+    /** The member's sign-in form, sent with these headers. */
+    const signInWith = (headers: Record<string, string>) =>
+      browserPost(gw.url, '/console/sign-in', headers, { email: member.email, password: member.password });
     for (const [name, headers] of foreign(port)) {
       const withSession = { ...headers, cookie: browser.cookie };
       for (const path of CHANGES) {
         const status = await browserPost(gw.url, path, withSession, { _csrf: browser.csrf, status: 'Compliant' });
         expect({ name, path, status }).toEqual({ name, path, status: 403 });
       }
-      const signIn = await browserPost(gw.url, '/console/sign-in', headers, {
-        email: member.email,
-        password: member.password,
-      });
+      const signIn = await signInWith(headers);
       expect({ name, path: '/console/sign-in', status: signIn }).toEqual({
         name,
         path: '/console/sign-in',
@@ -348,10 +321,7 @@ describe('foreign origins', () => {
     // `Origin: null` (what Chromium sends for a page served with Referrer-Policy: no-referrer) from the same origin.
     const own = { origin: new URL(gw.url).origin, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'navigate' };
     for (const headers of [own, { ...own, origin: 'null' }]) {
-      const signIn = await browserPost(gw.url, '/console/sign-in', headers, {
-        email: member.email,
-        password: member.password,
-      });
+      const signIn = await signInWith(headers);
       expect(signIn).toBe(302);
     }
     const moderation = await browserPost(
@@ -362,15 +332,7 @@ describe('foreign origins', () => {
     );
     expect(moderation).toBe(404);
     // So does the origin of PUBLIC_URL (http://localhost:8080 in these tests), as seen behind a proxy.
-    const viaPublic = await browserPost(
-      gw.url,
-      '/console/sign-in',
-      { origin: 'http://localhost:8080' },
-      {
-        email: member.email,
-        password: member.password,
-      },
-    );
+    const viaPublic = await signInWith({ origin: 'http://localhost:8080' });
     expect(viaPublic).toBe(302);
   });
 });
@@ -379,9 +341,7 @@ describe('console review', () => {
   it("shows the tenant's flagged records newest first and records the member as the actor of a decision", async () => {
     const older = await flaggedRecord(alice.key, uniqueName('old'));
     const newer = await flaggedRecord(alice.key, uniqueName('new'));
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { member, browser } = await signedInMember(alice.tenantId);
     const inbox = await browser.get('/console/records');
     expect(inbox.text.indexOf(newer.id)).toBeGreaterThan(-1);
     expect(inbox.text.indexOf(newer.id)).toBeLessThan(inbox.text.indexOf(older.id));
@@ -406,9 +366,7 @@ describe('console review', () => {
   });
 
   it('answers an unknown console address, or a method a page does not take, with a console page', async () => {
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(alice.tenantId);
     for (const [method, path] of [
       ['GET', '/console/nope'],
       ['GET', '/console/records/rec_x/nope'],
@@ -426,9 +384,7 @@ describe('console review', () => {
 
   it('makes one decision of a form sent twice (a double click), and another of the next form', async () => {
     const { id } = await flaggedRecord(alice.key, uniqueName('twice'));
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(alice.tenantId);
     const page = await browser.get(`/console/records/${id}`);
     const moderationId = /name="moderationId" value="(mod_\w+)"/.exec(page.text)?.[1];
     expect(moderationId).toBeDefined();
@@ -454,9 +410,7 @@ describe('console review', () => {
 
   it('refuses an empty reason with 400 validation_error naming the field', async () => {
     const { id } = await flaggedRecord(alice.key, uniqueName('reason'));
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(alice.tenantId);
     await browser.get('/console/records');
     const page = await browser.post(`/console/records/${id}/moderation`, { status: 'Compliant', reason: ' ' });
     expect([page.status, codeOf(page)]).toEqual([400, 'validation_error']);
@@ -466,9 +420,7 @@ describe('console review', () => {
   it("answers a deleted record's page with 404 not_found, as an unknown record's, and its user's page without its content", async () => {
     const clientId = uniqueName('gone');
     const { id, user } = await flaggedRecord(alice.key, clientId);
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(alice.tenantId);
     expect((await browser.get(`/console/records/${id}`)).text).toContain(PROFANE);
     const removal = await gw.request('DELETE', '/api/v1/ingest', { key: alice.key, body: { clientId } });
     expect(removal.status).toBe(202);
@@ -486,9 +438,7 @@ describe('console review', () => {
 
   it("never shows tenant A's data to a member of tenant B", async () => {
     const { id, user } = await flaggedRecord(alice.key, uniqueName('iso'));
-    const member = await gw.newMember(bob.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(bob.tenantId);
     expect((await browser.get(`/console/records/${id}`)).status).toBe(404);
     expect((await browser.get(`/console/users/${user}`)).status).toBe(404);
     expect((await browser.get('/console/records?status=all')).text).not.toContain(id);
@@ -497,14 +447,10 @@ describe('console review', () => {
   });
 
   it('keeps rules, settings and webhooks to admins, with the API validation', async () => {
-    const moderatorMember = await gw.newMember(alice.tenantId);
-    const admin = await gw.newMember(alice.tenantId, 'admin');
-    const plain = new Client(gw.url);
-    await plain.signIn(moderatorMember.email, moderatorMember.password);
+    const { browser: plain } = await signedInMember(alice.tenantId);
     expect((await plain.get('/console/settings')).status).toBe(403);
     expect((await plain.get('/console/webhooks')).status).toBe(403);
-    const browser = new Client(gw.url);
-    await browser.signIn(admin.email, admin.password);
+    const { browser } = await signedInMember(alice.tenantId, 'admin');
     const page = await browser.get('/console/settings');
     expect(page.status).toBe(200);
     expect(page.text).toContain('1000 blocklist words');
@@ -562,9 +508,7 @@ describe('console review', () => {
 describe('appeals', () => {
   it('refuses NUL and lone surrogates in a form, query or path with 400 naming the field; a CRLF counts as one character', async () => {
     const { id } = await flaggedRecord(alice.key, uniqueName('nul'));
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(alice.tenantId);
     await browser.get('/console/records');
     for (const path of [
       '/console/records/%00',
@@ -593,9 +537,7 @@ describe('appeals', () => {
     const { user } = await flaggedRecord(alice.key, uniqueName('ap'), userClientId);
     // More flagged records than the appeals inbox lists for a user (5): it links to all of them.
     for (let i = 0; i < 5; i += 1) await flaggedRecord(alice.key, uniqueName(`ap${i}`), userClientId);
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(alice.tenantId);
     await browser.get(`/console/users/${user}`);
     // The flagged record suspended the user already; a member reinstates, then suspends with a reason of their own.
     expect(
@@ -695,9 +637,7 @@ describe('payments', () => {
       createdAt: at,
       updatedAt: at,
     } as { _id: string });
-    const member = await gw.newMember(alice.tenantId);
-    const browser = new Client(gw.url);
-    await browser.signIn(member.email, member.password);
+    const { browser } = await signedInMember(alice.tenantId);
     const page = await browser.get(`/console/users/${user}`);
     expect(page.status).toBe(200);
     const card = page.text.slice(page.text.indexOf('<h2>Payments</h2>'));

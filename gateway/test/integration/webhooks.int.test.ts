@@ -16,6 +16,26 @@ afterAll(async () => {
   await gw.close();
 });
 
+/** Creates an endpoint of alice's with these fields: the reply, and the endpoint's id. */
+async function aliceEndpoint(body: Record<string, unknown>): Promise<{ created: Reply; id: string }> {
+  const created = await gw.request('POST', '/api/v1/webhook-endpoints', { key: alice.key, body });
+  return { created, id: created.body.data.id as string };
+}
+
+/** A delivery of alice's endpoint that failed, as the notifier stores it. */
+async function failedDelivery(deliveryId: string, endpointId: string): Promise<void> {
+  await gw.db
+    .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.deliveries)
+    .insertOne({ _id: deliveryId, tenantId: alice.tenantId, endpointId, state: 'failed' });
+}
+
+/** What the notifier keeps of alice's endpoint (failing since, disabled at and why). */
+async function endpointState(endpointId: string, state: Record<string, unknown>): Promise<void> {
+  await gw.db
+    .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.endpointStates)
+    .insertOne({ _id: endpointId, tenantId: alice.tenantId, ...state });
+}
+
 describe('webhook endpoints', () => {
   it('creates an endpoint showing its whsec_ secret once, then never again', async () => {
     const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
@@ -50,11 +70,7 @@ describe('webhook endpoints', () => {
   });
 
   it("keeps tenants apart: another tenant's endpoint is not found, listed, changed or deleted", async () => {
-    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
-      key: alice.key,
-      body: { url: 'http://hooks.example.com/a' },
-    });
-    const id = created.body.data.id as string;
+    const { id } = await aliceEndpoint({ url: 'http://hooks.example.com/a' });
     expect((await gw.request('GET', `/api/v1/webhook-endpoints/${id}`, { key: bob.key })).status).toBe(404);
     expect(
       (await gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, { key: bob.key, body: { enabled: false } })).status,
@@ -103,15 +119,9 @@ describe('webhook endpoints', () => {
   });
 
   it('patches fields, deletes, and shows the notifier state', async () => {
-    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
-      key: alice.key,
-      body: { url: 'https://hooks.example.com/b' },
-    });
-    const id = created.body.data.id as string;
+    const { id } = await aliceEndpoint({ url: 'https://hooks.example.com/b' });
     const disabledAt = new Date('2026-01-02T03:04:05.000Z');
-    await gw.db
-      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.endpointStates)
-      .insertOne({ _id: id, tenantId: alice.tenantId, disabledAt, disabledReason: 'gone' });
+    await endpointState(id, { disabledAt, disabledReason: 'gone' });
     const patched = await gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, {
       key: alice.key,
       body: { description: 'main', events: ['user.banned'] },
@@ -135,11 +145,7 @@ describe('webhook endpoints', () => {
   });
 
   it('rotates the secret, keeping the previous one until the overlap ends', async () => {
-    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
-      key: alice.key,
-      body: { url: 'https://hooks.example.com/c' },
-    });
-    const id = created.body.data.id as string;
+    const { created, id } = await aliceEndpoint({ url: 'https://hooks.example.com/c' });
     const before = Date.now();
     const rotated = await gw.request('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, {
       key: alice.key,
@@ -159,11 +165,7 @@ describe('webhook endpoints', () => {
   });
 
   it('lists deliveries newest first for the endpoint only, and queues retry, replay and enable commands', async () => {
-    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
-      key: alice.key,
-      body: { url: 'https://hooks.example.com/d', enabled: false },
-    });
-    const id = created.body.data.id as string;
+    const { id } = await aliceEndpoint({ url: 'https://hooks.example.com/d', enabled: false });
     const deliveries = gw.db.collection<{
       _id: string;
       tenantId: string;
@@ -255,14 +257,8 @@ describe('webhook endpoints', () => {
 
 describe('retry', () => {
   it("answers 404 not_found naming the endpoint for a delivery of a deleted endpoint, as the endpoint's log does", async () => {
-    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
-      key: alice.key,
-      body: { url: 'https://hooks.example.com/deleted' },
-    });
-    const id = created.body.data.id as string;
-    await gw.db
-      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.deliveries)
-      .insertOne({ _id: 'dlv_orphan', tenantId: alice.tenantId, endpointId: id, state: 'failed' });
+    const { id } = await aliceEndpoint({ url: 'https://hooks.example.com/deleted' });
+    await failedDelivery('dlv_orphan', id);
     expect((await gw.request('POST', '/api/v1/deliveries/dlv_orphan/retry', { key: alice.key })).status).toBe(202);
     expect((await gw.request('DELETE', `/api/v1/webhook-endpoints/${id}`, { key: alice.key })).status).toBe(200);
     const log = await gw.request('GET', `/api/v1/webhook-endpoints/${id}/deliveries`, { key: alice.key });
@@ -273,14 +269,8 @@ describe('retry', () => {
   });
 
   it('answers 409 conflict naming the endpoint for a delivery of an endpoint switched off, and 202 once it is on', async () => {
-    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
-      key: alice.key,
-      body: { url: 'https://hooks.example.com/switched-off' },
-    });
-    const id = created.body.data.id as string;
-    await gw.db
-      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.deliveries)
-      .insertOne({ _id: 'dlv_off', tenantId: alice.tenantId, endpointId: id, state: 'failed' });
+    const { id } = await aliceEndpoint({ url: 'https://hooks.example.com/switched-off' });
+    await failedDelivery('dlv_off', id);
     const patch = (enabled: boolean) =>
       gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, { key: alice.key, body: { enabled } });
     expect((await patch(false)).status).toBe(200);
@@ -302,15 +292,9 @@ describe('retry', () => {
 // After the test reading the first commands off the topic: this one queues an EnableEndpoint.
 describe('re-enabling', () => {
   it('answers a PATCH enabled: true on an endpoint the notifier disabled with the state it leaves, as a GET then reads', async () => {
-    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
-      key: alice.key,
-      body: { url: 'https://hooks.example.com/reenabled' },
-    });
-    const id = created.body.data.id as string;
+    const { id } = await aliceEndpoint({ url: 'https://hooks.example.com/reenabled' });
     const at = new Date('2026-01-02T03:04:05.000Z');
-    await gw.db
-      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.endpointStates)
-      .insertOne({ _id: id, tenantId: alice.tenantId, failingSince: at, disabledAt: at, disabledReason: 'gone' });
+    await endpointState(id, { failingSince: at, disabledAt: at, disabledReason: 'gone' });
     // The operator's switch and the notifier's verdict are apart: the endpoint is enabled, and disabled as gone.
     const read = await gw.request('GET', `/api/v1/webhook-endpoints/${id}`, { key: alice.key });
     expect(read.body.data).toMatchObject({ enabled: true, disabledAt: at.toISOString(), disabledReason: 'gone' });
@@ -379,14 +363,8 @@ describe('replay', () => {
 
 describe('bodiless webhook actions', () => {
   it('takes a POST announcing JSON without any body as an empty body, as without Content-Type', async () => {
-    const created = await gw.request('POST', '/api/v1/webhook-endpoints', {
-      key: alice.key,
-      body: { url: 'https://hooks.example.com/bodiless' },
-    });
-    const id = created.body.data.id as string;
-    await gw.db
-      .collection<{ _id: string; [field: string]: unknown }>(COLLECTIONS.deliveries)
-      .insertOne({ _id: 'dlv_bodiless', tenantId: alice.tenantId, endpointId: id, state: 'failed' });
+    const { id } = await aliceEndpoint({ url: 'https://hooks.example.com/bodiless' });
+    await failedDelivery('dlv_bodiless', id);
     for (const headers of [{}, { 'content-type': 'application/json' }] as Array<Record<string, string>>) {
       const all = { authorization: `Bearer ${alice.key}`, ...headers };
       const rotated = await bodilessPost(`/api/v1/webhook-endpoints/${id}/rotate-secret`, all);

@@ -34,6 +34,56 @@ afterAll(async () => {
 const verify = (body: string, headers: Record<string, unknown>) =>
   new Webhook(SECRET).verify(body, headers as Record<string, string>);
 
+/**
+ * A stack of its own for the tests of the enclosing describe, started with `overrides` before them and closed after:
+ * the function answers it (within those tests).
+ */
+function worldOfItsOwn(overrides?: Partial<Record<string, string>>): () => World {
+  let own: World | undefined;
+  beforeAll(async () => {
+    own = await createWorld();
+    await own.start(overrides);
+  });
+  afterAll(async () => {
+    await own?.close();
+  });
+  return () => {
+    if (!own) throw new Error('the stack starts in beforeAll: call this within a test');
+    return own;
+  };
+}
+
+/**
+ * A new tenant of `stack` with an endpoint at `url`, and the event of one of its records (`clientId`) published: one
+ * delivery to make.
+ */
+async function deliveryFor(stack: World, url: string, clientId: string) {
+  const tenant = stack.tenant();
+  const endpoint = await tenant.endpoint(url);
+  await stack.publish(recordModerated(tenant, await tenant.record(clientId)));
+  return { tenant, endpoint };
+}
+
+/** The endpoint's state in `stack`, once the notifier has disabled it. */
+const disabledState = (stack: World, endpointId: string) =>
+  waitFor(
+    () =>
+      stack.db
+        .collection<EndpointStateDoc>(COLLECTIONS.endpointStates)
+        .findOne({ _id: endpointId, disabledAt: { $exists: true } }),
+    { what: 'endpoint disabled' },
+  );
+
+/** The tenant's deliveries in `state` (in `stack`), once there is exactly one. */
+const onlyDelivery = (stack: World, tenantId: string, state: string, what = `${state} delivery`) =>
+  waitFor(
+    async () => {
+      const docs = await stack.deliveries({ tenantId, state });
+      return docs.length === 1 ? docs : undefined;
+    },
+    { what },
+  );
+
 describe('notifier deliveries', () => {
   it('delivers record.flagged in Iffy shape, signed with Standard Webhooks and X-Signature', async () => {
     const hook = await receiver();
@@ -82,10 +132,7 @@ describe('notifier deliveries', () => {
     });
     expect(got!.body).not.toContain('someone@example.com');
 
-    const [delivery] = await waitFor(async () => {
-      const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' });
-      return docs.length === 1 ? docs : undefined;
-    });
+    const [delivery] = await onlyDelivery(world, tenant.tenantId, 'succeeded');
     expect(delivery!.webhookId).toBe(got!.headers['webhook-id']);
     expect(delivery!.attempts).toEqual([
       expect.objectContaining({ statusCode: 200, responseBody: 'ok', durationMs: expect.any(Number) }),
@@ -135,17 +182,9 @@ describe('notifier deliveries', () => {
       else if (calls === 3) req.socket.destroy();
       else res.writeHead(204).end();
     });
-    const tenant = world.tenant();
-    await tenant.endpoint(hook.url);
-    await world.publish(recordModerated(tenant, await tenant.record('retry-1')));
+    const { tenant } = await deliveryFor(world, hook.url, 'retry-1');
 
-    const [delivery] = await waitFor(
-      async () => {
-        const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' });
-        return docs.length === 1 ? docs : undefined;
-      },
-      { what: 'success after retries' },
-    );
+    const [delivery] = await onlyDelivery(world, tenant.tenantId, 'succeeded', 'success after retries');
     expect(delivery!.attempts.map((a) => a.statusCode ?? a.error)).toEqual([500, 'timeout', 'network_error', 204]);
     expect(delivery!.attempts[0]!.responseBody).toBe('boom');
     expect(delivery!.attemptCount).toBe(4);
@@ -156,16 +195,8 @@ describe('notifier deliveries', () => {
 
   it('gives up after the last scheduled retry and records every attempt', async () => {
     const hook = await receiver((_req, res) => res.writeHead(503).end('x'.repeat(5000)));
-    const tenant = world.tenant();
-    await tenant.endpoint(hook.url);
-    await world.publish(recordModerated(tenant, await tenant.record('fail-1')));
-    const [delivery] = await waitFor(
-      async () => {
-        const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'failed' });
-        return docs.length === 1 ? docs : undefined;
-      },
-      { what: 'failed delivery' },
-    );
+    const { tenant } = await deliveryFor(world, hook.url, 'fail-1');
+    const [delivery] = await onlyDelivery(world, tenant.tenantId, 'failed');
     // The first attempt plus one per entry of the 0.2,0.5,1 schedule.
     expect(delivery!.attempts).toHaveLength(4);
     expect(delivery!.lastError).toBe('http_503');
@@ -180,9 +211,7 @@ describe('notifier deliveries', () => {
       if (calls === 1) res.writeHead(429, { 'retry-after': '2' }).end();
       else res.writeHead(200).end();
     });
-    const tenant = world.tenant();
-    await tenant.endpoint(hook.url);
-    await world.publish(recordModerated(tenant, await tenant.record('ra-1')));
+    await deliveryFor(world, hook.url, 'ra-1');
     await waitFor(() => hook.received.length >= 2, { what: 'second attempt' });
     const gap = hook.received[1]!.at - hook.received[0]!.at;
     // The schedule alone would retry after about 0.2 s.
@@ -191,16 +220,8 @@ describe('notifier deliveries', () => {
 
   it('disables the endpoint on 410 Gone and creates no deliveries for it afterwards', async () => {
     const hook = await receiver((_req, res) => res.writeHead(410).end());
-    const tenant = world.tenant();
-    const endpoint = await tenant.endpoint(hook.url);
-    await world.publish(recordModerated(tenant, await tenant.record('gone-1')));
-    const state = await waitFor(
-      () =>
-        world.db
-          .collection<EndpointStateDoc>(COLLECTIONS.endpointStates)
-          .findOne({ _id: endpoint._id, disabledAt: { $exists: true } }),
-      { what: 'endpoint disabled' },
-    );
+    const { tenant, endpoint } = await deliveryFor(world, hook.url, 'gone-1');
+    const state = await disabledState(world, endpoint._id);
     expect(state.disabledReason).toBe('gone');
     const [delivery] = await world.deliveries({ endpointId: endpoint._id });
     expect(delivery!.state).toBe('failed');
@@ -275,16 +296,8 @@ describe('notifier deliveries', () => {
   it('does not follow redirects: a 3xx is a failed attempt', async () => {
     const target = await receiver();
     const hook = await receiver((_req, res) => res.writeHead(307, { location: target.url }).end());
-    const tenant = world.tenant();
-    await tenant.endpoint(hook.url);
-    await world.publish(recordModerated(tenant, await tenant.record('redir-1')));
-    const [delivery] = await waitFor(
-      async () => {
-        const docs = await world.deliveries({ tenantId: tenant.tenantId, state: 'failed' });
-        return docs.length === 1 ? docs : undefined;
-      },
-      { what: 'failed delivery' },
-    );
+    const { tenant } = await deliveryFor(world, hook.url, 'redir-1');
+    const [delivery] = await onlyDelivery(world, tenant.tenantId, 'failed');
     expect(delivery!.attempts.map((a) => a.statusCode)).toEqual([307, 307, 307, 307]);
     expect(target.received).toHaveLength(0);
   });
@@ -475,28 +488,21 @@ describe('notifier deliveries', () => {
 
 describe('a receiver that was down', () => {
   // A schedule long enough (about 16 s) that the outage ends before it runs out even on a slow database.
-  let patient: World;
-  beforeAll(async () => {
-    patient = await createWorld();
-    await patient.start({ WEBHOOK_RETRY_SCHEDULE_S: '0.3,0.5,1,2,4,8' });
-  });
-  afterAll(async () => {
-    await patient.close();
-  });
+  const patient = worldOfItsOwn({ WEBHOOK_RETRY_SCHEDULE_S: '0.3,0.5,1,2,4,8' });
 
   it('delivers everything to a receiver that was down and came back', async () => {
     const hook = await receiver();
     const port = hook.port;
     await hook.close();
-    const tenant = patient.tenant();
+    const tenant = patient().tenant();
     await tenant.endpoint(`http://127.0.0.1:${port}/hook`);
     const events = await Promise.all(
       ['down-1', 'down-2', 'down-3'].map(async (id) => recordModerated(tenant, await tenant.record(id))),
     );
-    await patient.publish(...events);
+    await patient().publish(...events);
     await waitFor(
       async () => {
-        const docs = await patient.deliveries({ tenantId: tenant.tenantId });
+        const docs = await patient().deliveries({ tenantId: tenant.tenantId });
         return docs.length === 3 && docs.every((d) => d.attempts.some((a) => a.error === 'network_error'));
       },
       { what: 'failed attempts while down' },
@@ -509,50 +515,28 @@ describe('a receiver that was down', () => {
 });
 
 describe('delivery log without the response body opt-in', () => {
-  let plain: World;
-  beforeAll(async () => {
-    plain = await createWorld();
-    await plain.start();
-  });
-  afterAll(async () => {
-    await plain.close();
-  });
+  const plain = worldOfItsOwn();
 
   it('keeps status and timing of each attempt but not the response body', async () => {
     const hook = await receiver((_req, res) => res.writeHead(200).end('internal answer'));
-    const tenant = plain.tenant();
-    await tenant.endpoint(hook.url);
-    await plain.publish(recordModerated(tenant, await tenant.record('nobody-1')));
-    const [delivery] = await waitFor(
-      async () => {
-        const docs = await plain.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' });
-        return docs.length === 1 ? docs : undefined;
-      },
-      { what: 'delivered' },
-    );
+    const { tenant } = await deliveryFor(plain(), hook.url, 'nobody-1');
+    const [delivery] = await onlyDelivery(plain(), tenant.tenantId, 'succeeded', 'delivered');
     expect(delivery!.attempts).toEqual([{ at: expect.any(Date), statusCode: 200, durationMs: expect.any(Number) }]);
   });
 });
 
 describe('SSRF guard', () => {
-  let strict: World;
-  beforeAll(async () => {
-    strict = await createWorld();
-    await strict.start({ WEBHOOK_ALLOWED_CIDRS: '' });
-  });
-  afterAll(async () => {
-    await strict.close();
-  });
+  const strict = worldOfItsOwn({ WEBHOOK_ALLOWED_CIDRS: '' });
 
   it('refuses a loopback receiver without an allow-list entry and records ssrf_refused', async () => {
     const hook = await receiver();
-    const tenant = strict.tenant();
+    const tenant = strict().tenant();
     await tenant.endpoint(hook.url);
     await tenant.endpoint(`http://localhost:${hook.port}/by-name`);
-    await strict.publish(recordModerated(tenant, await tenant.record('ssrf-1')));
+    await strict().publish(recordModerated(tenant, await tenant.record('ssrf-1')));
     const docs = await waitFor(
       async () => {
-        const found = await strict.deliveries({ tenantId: tenant.tenantId });
+        const found = await strict().deliveries({ tenantId: tenant.tenantId });
         return found.length === 2 && found.every((d) => d.attempts.length >= 1) ? found : undefined;
       },
       { what: 'refused attempts' },
@@ -563,30 +547,18 @@ describe('SSRF guard', () => {
 });
 
 describe('an endpoint failing past the window', () => {
-  let short: World;
-  beforeAll(async () => {
-    short = await createWorld();
-    await short.start({ WEBHOOK_DISABLE_AFTER_S: '1', WEBHOOK_RETRY_SCHEDULE_S: '0.3,0.3,0.3,0.3,0.3,0.3,0.3,0.3' });
-  });
-  afterAll(async () => {
-    await short.close();
+  const short = worldOfItsOwn({
+    WEBHOOK_DISABLE_AFTER_S: '1',
+    WEBHOOK_RETRY_SCHEDULE_S: '0.3,0.3,0.3,0.3,0.3,0.3,0.3,0.3',
   });
 
   it('is disabled once it has failed without a success for longer than WEBHOOK_DISABLE_AFTER_S', async () => {
     const hook = await receiver((_req, res) => res.writeHead(500).end());
-    const tenant = short.tenant();
-    const endpoint = await tenant.endpoint(hook.url);
-    await short.publish(recordModerated(tenant, await tenant.record('window-1')));
-    const state = await waitFor(
-      () =>
-        short.db
-          .collection<EndpointStateDoc>(COLLECTIONS.endpointStates)
-          .findOne({ _id: endpoint._id, disabledAt: { $exists: true } }),
-      { what: 'endpoint disabled' },
-    );
+    const { endpoint } = await deliveryFor(short(), hook.url, 'window-1');
+    const state = await disabledState(short(), endpoint._id);
     expect(state.disabledReason).toBe('failing');
     expect(state.disabledAt!.getTime() - state.failingSince!.getTime()).toBeGreaterThanOrEqual(1000);
-    const [delivery] = await short.deliveries({ endpointId: endpoint._id });
+    const [delivery] = await short().deliveries({ endpointId: endpoint._id });
     expect(delivery!.state).toBe('failed');
     // Stopped well before the eight scheduled retries ran out.
     expect(delivery!.attempts.length).toBeLessThan(9);
