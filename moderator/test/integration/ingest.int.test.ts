@@ -37,6 +37,20 @@ async function send(key: string, ...values: (Command | string)[]): Promise<void>
 
 const recordOf = (tenantId: string, clientId: string) =>
   h.db.collection(COLLECTIONS.records).findOne({ _id: recordIdFor(tenantId, clientId) } as never);
+
+/** An upsert of the record `clientId` (content 'fine'), staged on what was loaded of it. */
+const stageOne = (tenantId: string, clientId: string, loaded: Parameters<typeof stageRecord>[0]) =>
+  stageRecord(
+    loaded,
+    {
+      type: 'UpsertRecord',
+      recordId: recordIdFor(tenantId, clientId),
+      input: { clientId, name: 'n', entity: 'post', content: content('fine') },
+      passthrough: false,
+    },
+    { tenantId, correlationId: 'c' },
+  );
+
 /** The command id of a dead letter, or '' for one that is not a JSON command (the poison test sends such). */
 function idOf(message: KafkaMessage): string {
   try {
@@ -287,17 +301,7 @@ describe('outbox relay, events handed over in memory', () => {
       /** Appends one record's upsert, through this world's store or (`from`) another process's. */
       append: async (clientId: string, from = store) => {
         const loaded = await from.loadRecord(recordIdFor(tenantId, clientId), false);
-        const staged = stageRecord(
-          loaded,
-          {
-            type: 'UpsertRecord',
-            recordId: recordIdFor(tenantId, clientId),
-            input: { clientId, name: 'n', entity: 'post', content: content('fine') },
-            passthrough: false,
-          },
-          { tenantId, correlationId: 'c' },
-        );
-        return from.commit(staged);
+        return from.commit(stageOne(tenantId, clientId, loaded));
       },
       close: async () => {
         await relay.stop();
@@ -380,18 +384,6 @@ describe('outbox relay, events handed over in memory', () => {
 });
 
 describe('the outbox collection', () => {
-  const stageOne = (tenantId: string, clientId: string, loaded: Parameters<typeof stageRecord>[0]) =>
-    stageRecord(
-      loaded,
-      {
-        type: 'UpsertRecord',
-        recordId: recordIdFor(tenantId, clientId),
-        input: { clientId, name: 'n', entity: 'post', content: content('fine') },
-        passthrough: false,
-      },
-      { tenantId, correlationId: 'c' },
-    );
-
   it('keeps no copy of an event a conflict kept out, and publishes neither an old nor a young copy without its event', async () => {
     const db = h.mongo.db(uniqueName('orphans'));
     const topic = uniqueName('orphans');
