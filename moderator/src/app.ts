@@ -4,7 +4,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Kafka, Producer } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
 import {
   ActivityGate,
@@ -20,6 +20,7 @@ import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { OutboxRelay } from './kafka/outbox-relay';
 import { KeyedLimit } from './platform/keyed-limit';
+import { TenantActivity } from './platform/tenant-activity';
 import { untilDone } from './platform/retry';
 import { ensureTopics } from './kafka/topics-setup';
 import { ModerationService } from './service/moderation-service';
@@ -68,6 +69,7 @@ export type ModeratorConfig = Pick<
   | 'MODERATE_TENANT_CONCURRENCY'
   | 'MODERATE_QUEUE_PER_TENANT'
   | 'MODERATE_SHARED_WINDOW_MS'
+  | 'MODERATE_HEAVY_YIELD_MS'
   | 'ENGINE_THREADS'
   | 'ENGINE_TENANT_THREADS'
   | 'ENGINE_RECORD_BUDGET_MS'
@@ -271,6 +273,15 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       maxWaiting: config.MODERATE_QUEUE_PER_TENANT,
       sharedWindowMs: config.MODERATE_SHARED_WINDOW_MS,
     }),
+    activity: new TenantActivity(),
+    heavyYieldMs: config.MODERATE_HEAVY_YIELD_MS,
+    onYield: metrics && {
+      begin: () => metrics.heavyYielding.inc(),
+      end: (outcome, seconds) => {
+        metrics.heavyYielding.dec();
+        metrics.heavyYields.observe({ outcome }, seconds);
+      },
+    },
   });
   server.addService(
     loadModerationPackage().vigil.moderation.v1.ModerationService.service,
@@ -384,6 +395,18 @@ function createMetrics(registry: Registry) {
       name: 'moderator_images_total',
       help: 'Record images by outcome: fetched, judged (or cached: judged before, same bytes), or why not (refused by the address policy, timeout, too_large, not_an_image, http_status, network_error, invalid_url, too_many_pixels, undecodable, budget)',
       labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    heavyYields: new Histogram({
+      name: 'moderator_moderate_heavy_yield_seconds',
+      help: "Waits of heavy Moderate calls (over 8 KiB) for a moment without other tenants' calls, by outcome (idle: there was one; bound: MODERATE_HEAVY_YIELD_MS ran out; aborted: the caller gave up)",
+      labelNames: ['outcome'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+      registers: [registry],
+    }),
+    heavyYielding: new Gauge({
+      name: 'moderator_moderate_heavy_yielding',
+      help: "Heavy Moderate calls waiting now for a moment without other tenants' calls",
       registers: [registry],
     }),
     outboxDeadLetters: new Counter({

@@ -125,6 +125,13 @@ const schema = z.object({
    * MODERATE_TENANT_CONCURRENCY, milliseconds: past it, a tenant alone is not held back. Default 1000.
    */
   MODERATE_SHARED_WINDOW_MS: z.coerce.number().int().min(1).max(60000).default(1000),
+  /**
+   * A Moderate call over 8 KiB of text and metadata, once its tenant's share lets it start, first waits at most this
+   * long, milliseconds, for a moment when no other tenant has a call in flight on this moderator instance; 0 never
+   * waits. A tenant streaming 100,000-character records then holds the CPU less of the time the others' requests
+   * need it, at the cost of up to this much latency on its large records while others call. Default 100.
+   */
+  MODERATE_HEAVY_YIELD_MS: z.coerce.number().int().min(0).max(5000).default(100),
   /** LLM calls in flight per tenant at most, per moderator instance. Default 4. */
   LLM_TENANT_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(4),
   /**

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { ulid } from 'ulid';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { KeyedLimit } from '../platform/keyed-limit';
+import type { TenantActivity } from '../platform/tenant-activity';
 import type { ModerateInput } from '../service/moderate';
 import type { ModerationService } from '../service/moderation-service';
 import type { Queries } from '../service/queries';
@@ -21,6 +22,15 @@ export interface HandlerDeps {
    * one tenant's burst of large records queues behind itself instead of crowding every process the others need.
    */
   moderateLimit: KeyedLimit;
+  /** Calls in flight per tenant (every method): a heavy Moderate call yields to the other tenants' calls. */
+  activity: TenantActivity;
+  /**
+   * A Moderate call heavier than one unit (over 8 KiB of text and metadata) waits at most this long, milliseconds,
+   * for a moment when no other tenant's call is in flight; 0 never waits.
+   */
+  heavyYieldMs: number;
+  /** A heavy call begins to wait (`waiting` +1) and ends its wait: how, and after how long (seconds). */
+  onYield?: { begin: () => void; end: (outcome: 'idle' | 'bound' | 'aborted', seconds: number) => void };
 }
 
 /** Bytes of record text per unit of a Moderate call's weight in `moderateLimit`. */
@@ -78,7 +88,7 @@ const MODERATION_ID = /^mod_[0-9A-HJKMNP-TV-Z]{26}$/;
  * with a gRPC status from the error mapping.
  */
 function unary<Req extends { tenantId?: string }, Res>(
-  { log, tenants, moderateLimit }: HandlerDeps,
+  { log, tenants, moderateLimit, activity }: HandlerDeps,
   method: string,
   handle: (request: Req, tenantId: string, signal: AbortSignal, deadline: number | undefined) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
@@ -93,7 +103,12 @@ function unary<Req extends { tenantId?: string }, Res>(
       .then(async (tenantId) => {
         await tenants.assertKnown(tenantId);
         moderateLimit.touch(tenantId);
-        return handle(call.request, tenantId, gone.signal, deadlineOf(call));
+        const leave = activity.enter(tenantId);
+        try {
+          return await handle(call.request, tenantId, gone.signal, deadlineOf(call));
+        } finally {
+          leave();
+        }
       })
       .then(
         (response) => callback(null, response),
@@ -109,7 +124,7 @@ function unary<Req extends { tenantId?: string }, Res>(
  * not a crash. Nothing here logs request fields other than ids.
  */
 export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHandlers {
-  const { service, queries, moderateLimit } = deps;
+  const { service, queries, moderateLimit, activity, heavyYieldMs, onYield } = deps;
   const correlation = (requestId?: string) => requestId || ulid();
   /** What every human decision carries: why, who, and a correlation id of its own. */
   const byHuman = (request: { reason: string; actor: string }) => ({
@@ -150,11 +165,23 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         signal,
         deadline,
       };
-      // A tenant with too many calls waiting is refused with TenantBusyError (unavailable).
-      const result = await moderateLimit.run(tenantId, () => service.moderate(input), {
-        weight: moderateWeight(request),
-        signal,
-      });
+      // A tenant with too many calls waiting is refused with TenantBusyError (unavailable). A heavy call, once its
+      // turn comes, first yields to the other tenants' calls in flight (heavyYieldMs at most): a tenant streaming
+      // large records then leaves the others moments without its work in every process they pass through.
+      const weight = moderateWeight(request);
+      const result = await moderateLimit.run(
+        tenantId,
+        async () => {
+          if (weight > 1 && heavyYieldMs > 0 && activity.othersBusy(tenantId)) {
+            const started = performance.now();
+            onYield?.begin();
+            const outcome = await activity.othersIdle(tenantId, heavyYieldMs, signal);
+            onYield?.end(outcome, (performance.now() - started) / 1000);
+          }
+          return service.moderate(input);
+        },
+        { weight, signal },
+      );
       return {
         recordId: result.recordId,
         status: result.status,

@@ -20,6 +20,7 @@ beforeAll(async () => {
     LLM_TENANT_CONCURRENCY: 2,
     MODERATE_TENANT_CONCURRENCY: 1,
     MODERATE_QUEUE_PER_TENANT: 1,
+    MODERATE_HEAVY_YIELD_MS: 60_000,
   });
 });
 afterAll(async () => {
@@ -106,5 +107,28 @@ describe('prompt rules through the moderator', () => {
     await expect(Promise.all([other, first, second])).resolves.toHaveLength(3);
     expect(api.received).toHaveLength(3);
     expect(api.maxInFlight).toBe(2);
+  });
+
+  it("starts a tenant's large record only once another tenant's call in flight has ended", async () => {
+    const [a, b] = [await spamTenant(), await spamTenant()];
+    api.reset();
+    const held: Array<() => void> = [];
+    api.answer = (request, res) => held.push(() => verdict(false)(request, res));
+    const yielding = async () =>
+      (await h.registry.getSingleMetric('moderator_moderate_heavy_yielding')?.get())?.values[0]?.value;
+
+    const other = moderate(b, 'tenant b', 'post-b');
+    await waitFor(() => api.inFlight === 1, { timeoutMs: 5000, what: "tenant b's call at the LLM" });
+    // Over 8 KiB: a heavy call. It waits for b's call to end before it moderates (reaches the LLM).
+    const large = moderate(a, `tenant a ${'long text '.repeat(1000)}`, 'post-large');
+    await waitFor(async () => (await yielding()) === 1, { timeoutMs: 5000, what: "tenant a's large record waiting" });
+    expect(api.inFlight).toBe(1);
+    held.shift()?.();
+    await other;
+    await waitFor(() => held.length > 0, { timeoutMs: 5000, what: "tenant a's call at the LLM" });
+    expect(await yielding()).toBe(0);
+    held.shift()?.();
+    await expect(large).resolves.toMatchObject({ status: 'Compliant' });
+    expect(api.maxInFlight).toBe(1);
   });
 });
