@@ -193,7 +193,7 @@ const schema = z.object({
   /**
    * Image inference yields to text: an image starts only at a moment when no moderation of a record without images
    * is running in this moderator, waiting at most this long for one (then it starts anyway), milliseconds; 0 starts
-   * at once. Beside image load, a text-only /moderate at half its maximum kept its p99 at 1.31-1.51× its p99 alone
+   * at once. Beside image load, a text-only /moderate at half its maximum kept its p99 at 0.86-1.51× its p99 alone
    * (1.64-2.23× without yielding); the image thread then judged about 9 images a second beside that text load, 16
    * without it. Under a steady stream of text each image waits up to this bound. Default 100.
    */
