@@ -10,7 +10,7 @@ import type { UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
 import type { StreamWriter } from './stream-writer';
-import { affectedUsers, countsAsFlagged, type UserReconciliation } from './user-reconciliation';
+import { countBeforeCommit, reconcileCommand, type UserReconciliation } from './user-reconciliation';
 
 export interface ModerateInput {
   tenantId: string;
@@ -133,10 +133,9 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
     // commit counts again (a concurrent moderation of another of the user's records is then included).
     const reconcile =
       outcome && !testMode && userId
-        ? await prospectiveCount(store, input.tenantId, userId, before, staged.at(-1)!.state as RecordState)
+        ? await countBeforeCommit(store, input.tenantId, userId, before, staged.at(-1)!.state as RecordState)
         : undefined;
     if (reconcile !== undefined) {
-      await store.setFlaggedCount(userId!, reconcile);
       staged = stageModeration(
         input,
         { ...loaded, reconcile: { flaggedCount: reconcile, threshold: settings.suspensionThreshold } },
@@ -250,7 +249,7 @@ function stageModeration(
   if (reconcile && userBefore?.state) {
     stagedUser = stageUser(
       userBefore,
-      { type: 'ReconcileUser', actionId: `act_${ulid()}`, ...reconcile, viaRecordId: recordId },
+      reconcileCommand(reconcile.flaggedCount, reconcile.threshold, recordId),
       context,
     );
   }
@@ -289,23 +288,6 @@ function stageModeration(
       )
     : upserted;
   return [...(stagedUser ? [stagedUser] : []), staged];
-}
-
-/**
- * The user's flagged count once the record is stored as `after`, when the record moves it (undefined otherwise): the
- * projection's count, with this record's own change applied (the projection still holds `before`).
- */
-export async function prospectiveCount(
-  store: EventStore,
-  tenantId: string,
-  userId: string,
-  before: RecordState | null,
-  after: RecordState,
-): Promise<number | undefined> {
-  if (after.userId !== userId || !affectedUsers(before, after).includes(userId)) return undefined;
-  const counts = (state: RecordState | null) => (countsAsFlagged(state) && state.userId === userId ? 1 : 0);
-  const stored = await store.countFlagged(tenantId, userId);
-  return Math.max(0, stored - counts(before) + counts(after));
 }
 
 /** Runs the engine; a provider failure becomes UnavailableError (a busy tenant's TenantBusyError is one already). */

@@ -18,17 +18,10 @@ import { stageRecord, stageUser, type StageContext, type Staged } from '../domai
 import type { UserCommand, UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
-import {
-  moderate,
-  prospectiveCount,
-  rerunModeration,
-  type ModerateInput,
-  type ModerateResult,
-  type ModerationDeps,
-} from './moderate';
+import { moderate, rerunModeration, type ModerateInput, type ModerateResult, type ModerationDeps } from './moderate';
 import { checkReplay, type ReplayCheck } from './replay-check';
 import { StreamWriter } from './stream-writer';
-import { affectedUsers, UserReconciliation } from './user-reconciliation';
+import { affectedUsers, countBeforeCommit, reconcileCommand, UserReconciliation } from './user-reconciliation';
 
 export interface ServiceDeps {
   store: EventStore;
@@ -219,21 +212,10 @@ export class ModerationService {
       const userId = before?.userId;
       const count =
         user?.state && userId
-          ? await prospectiveCount(store, tenantId, userId, before, staged.state as RecordState)
+          ? await countBeforeCommit(store, tenantId, userId, before, staged.state as RecordState)
           : undefined;
-      if (user && userId && count !== undefined) {
-        await store.setFlaggedCount(userId, count);
-        stagedUser = stageUser(
-          user,
-          {
-            type: 'ReconcileUser',
-            actionId: `act_${ulid()}`,
-            flaggedCount: count,
-            threshold: settings.suspensionThreshold,
-            viaRecordId: recordId,
-          },
-          context,
-        );
+      if (user && count !== undefined) {
+        stagedUser = stageUser(user, reconcileCommand(count, settings.suspensionThreshold, recordId), context);
         staged = stageRecord(record, command, context, stagedUser.state);
       }
       // Commit.

@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import type { RecordState } from '../domain/record';
 import { stageUser, type StageContext } from '../domain/stream';
+import type { UserCommand } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { StreamWriter } from './stream-writer';
 
@@ -45,15 +46,37 @@ export class UserReconciliation {
       await this.writer.retrying(async (fresh) => {
         const user = await this.store.loadUser(userId, fresh);
         if (!user.state) return;
-        const staged = stageUser(
-          user,
-          { type: 'ReconcileUser', actionId: `act_${ulid()}`, flaggedCount, threshold, viaRecordId },
-          context,
-        );
+        const staged = stageUser(user, reconcileCommand(flaggedCount, threshold, viaRecordId), context);
         await this.writer.commit(staged);
       });
     }
   }
+}
+
+/** The user stream's decision on suspension or reinstatement at `flaggedCount`, caused by record `viaRecordId`. */
+export function reconcileCommand(flaggedCount: number, threshold: number, viaRecordId: string): UserCommand {
+  return { type: 'ReconcileUser', actionId: `act_${ulid()}`, flaggedCount, threshold, viaRecordId };
+}
+
+/**
+ * Before a commit that stores record `before` as `after`: when that moves the user's flagged count, the count with
+ * this change applied (the projection still holds `before`), stored on the user's projection now, so that the
+ * user's decision can be staged in the same commit (the record's webhook then shows the user as the change left
+ * them). Undefined when the count does not move. The reconciliation after the commit counts again.
+ */
+export async function countBeforeCommit(
+  store: EventStore,
+  tenantId: string,
+  userId: string,
+  before: RecordState | null,
+  after: RecordState,
+): Promise<number | undefined> {
+  if (after.userId !== userId || !affectedUsers(before, after).includes(userId)) return undefined;
+  const counts = (state: RecordState | null) => (countsAsFlagged(state) && state.userId === userId ? 1 : 0);
+  const stored = await store.countFlagged(tenantId, userId);
+  const count = Math.max(0, stored - counts(before) + counts(after));
+  await store.setFlaggedCount(userId, count);
+  return count;
 }
 
 /** Whether a record counts towards its user's flagged count. */
