@@ -8,6 +8,9 @@ const { spawn } = require('node:child_process');
 const { CACHE_DIR, say, freePort, canConnect, childListens, waitUntil, run, onPath, stopProcess } = require('./util');
 const { ensurePostgres, startPostgres } = require('./postgres');
 
+/** The local FerretDB's garbage collector target (Go's GOGC), unless GOGC is set. */
+const FERRETDB_GOGC = 400;
+
 const FERRETDB_VERSION = 'v1.24.0';
 const LAUNCHER_SRC = path.join(__dirname, 'ferretdb');
 const LAUNCHER_BIN = path.join(CACHE_DIR, `ferretdb-${FERRETDB_VERSION}`, 'ferretdb-launcher');
@@ -92,7 +95,10 @@ async function startWire({ dir, port, kind, postgres, detached }) {
   }
   const started = Date.now();
   const out = fs.openSync(path.join(dir, 'server.log'), 'a');
-  const child = spawn(command, args, { stdio: ['ignore', out, out], detached });
+  // FerretDB decodes every document it reads into Go values, so its garbage collector runs often at Go's default
+  // GOGC of 100: at 400 it used about a fifth less CPU per ingested record, for a peak of about 80 MB resident.
+  const env = kind === 'mongod' ? process.env : { ...process.env, GOGC: process.env.GOGC ?? String(FERRETDB_GOGC) };
+  const child = spawn(command, args, { stdio: ['ignore', out, out], detached, env });
   fs.closeSync(out);
   let exited = false;
   child.once('exit', () => (exited = true));
