@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { upsertRetried } from '@vigil/proto';
-import { MongoServerError, type Collection } from 'mongodb';
+import { MongoServerError, type Collection, type Filter } from 'mongodb';
 import { insertIgnoringDuplicates } from './insert-new';
 import { FairQueue } from '../queue/fair-queue';
 
@@ -222,11 +222,12 @@ export class DueQueue<T extends QueuedDoc> {
       keyed.map(async ({ candidate, key }): Promise<T | undefined> => {
         const leaseId = won.has(key) ? key : await this.takeOverDeadClaim(key, now, leaseUntil);
         if (!leaseId) return undefined;
-        // The candidate may be stale (attempted and rescheduled since it was read): only the job as it is now counts.
-        const current = await this.jobs.findOne({ _id: candidate.id });
-        if (!current || !sameAttempt(current, candidate)) return undefined;
+        // The candidate may be stale (attempted and rescheduled since it was read): only the job as it is now counts,
+        // so the lease is written only where the job is still in the attempt the candidate saw, and the job comes
+        // back as it was (one round trip; exclusivity comes from the lease key above, not from this filter).
         const lease = { state: 'sending', leaseId, leaseUntil, due: String(this.bucket(leaseUntil)), updatedAt: now };
-        await this.jobs.updateOne({ _id: candidate.id }, { $set: lease });
+        const current = await this.jobs.findOneAndUpdate(sameAttemptFilter(candidate), { $set: lease });
+        if (!current) return undefined;
         const interrupted = current.state === 'sending' ? { interruptedAt: current.updatedAt } : {};
         return { ...current, ...lease, ...interrupted } as unknown as T;
       }),
@@ -426,7 +427,14 @@ function leaseKey(candidate: Candidate): string {
     : `${candidate.id}@${candidate.dueAt}~${candidate.leaseUntil}`;
 }
 
-function sameAttempt(doc: QueuedDoc, candidate: Candidate): boolean {
-  if (doc.state !== candidate.state || doc.dueAt.getTime() !== candidate.dueAt) return false;
-  return candidate.state === 'pending' || doc.leaseUntil?.getTime() === candidate.leaseUntil;
+/**
+ * The job still in the attempt the candidate saw: same state and due time and, taken over from a lease, the same lease
+ * end. The `_id` equality is what the store looks up; the other fields are checked on that one document.
+ */
+function sameAttemptFilter(candidate: Candidate): Filter<QueuedDoc> {
+  const filter: Filter<QueuedDoc> = { _id: candidate.id, state: candidate.state, dueAt: new Date(candidate.dueAt) };
+  if (candidate.state === 'sending') {
+    filter.leaseUntil = candidate.leaseUntil === undefined ? { $exists: false } : new Date(candidate.leaseUntil);
+  }
+  return filter;
 }

@@ -119,3 +119,41 @@ describe('endpoint health written by concurrent attempts', () => {
     expect(await store.endpointState(gone!._id)).toMatchObject({ disabledReason: 'gone' });
   });
 });
+
+describe('a claim from a stale read', () => {
+  let world: World;
+
+  beforeAll(async () => {
+    world = await createWorld();
+  });
+
+  afterAll(async () => {
+    await world.close();
+  });
+
+  it('leaves a delivery that another worker attempted and rescheduled since it was read', async () => {
+    const tenant = world.tenant();
+    const endpoint = await tenant.endpoint('http://127.0.0.1:9/');
+    const now = new Date();
+    const doc = dueDelivery(tenant.tenantId, endpoint._id, now, { stale: true });
+    const first = new DeliveryStore(world.db, DUE_TIMING);
+    const second = new DeliveryStore(world.db, DUE_TIMING);
+    await first.ensureIndexes();
+    await seedDue(world.db, [doc]);
+    // The first worker reads the delivery as a candidate but has no room for it yet.
+    expect(await first.claim(now, 60_000, 8, () => 0)).toEqual([]);
+    // The second takes it with a lease that ends at once, attempts it and reschedules it an hour later.
+    const [leased] = await second.claim(now, 1, 8, () => 8);
+    expect(leased?._id).toBe(doc._id);
+    const later = new Date(now.getTime() + 3_600_000);
+    await second.recordAttempt(
+      leased!,
+      { at: now, durationMs: 1, error: 'network_error' },
+      { state: 'pending', dueAt: later },
+    );
+    // With room now, the first claims from what it read: the second's lease is over, but the attempt it saw is done.
+    expect(await first.claim(new Date(now.getTime() + 50), 60_000, 8, () => 8)).toEqual([]);
+    const stored = await world.db.collection<DeliveryDoc>(COLLECTIONS.deliveries).findOne({ _id: doc._id });
+    expect(stored).toMatchObject({ state: 'pending', dueAt: later, attemptCount: 1 });
+  });
+});
