@@ -9,6 +9,7 @@ import { stageRecord, stageUser, type Loaded, type StageContext } from '../domai
 import type { UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
+import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { StreamWriter } from './stream-writer';
 import { countBeforeCommit, reconcileCommand, type UserReconciliation } from './user-reconciliation';
 
@@ -60,6 +61,8 @@ export interface ModerationDeps {
   tenants: TenantConfigCache;
   writer: StreamWriter;
   users: UserReconciliation;
+  /** Judgements of commands whose commit failed, for their retries. */
+  carry?: JudgementCarry;
 }
 
 /**
@@ -92,67 +95,92 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
   const { settings, rules } = await deps.tenants.get(input.tenantId);
   const testMode = settings.testMode;
   const moderationId = input.moderationId ?? `mod_${ulid()}`;
-  let judged: { key: string; result: EngineResult } | undefined;
+  // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.
+  let judged: Judgement | undefined = input.commandId ? deps.carry?.take(input.commandId) : undefined;
 
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
-  return writer.retrying(async (fresh) => {
-    // Load.
-    const [record, user] = await Promise.all([
-      store.loadRecord(recordId, fresh),
-      userId ? store.loadUser(userId, fresh) : Promise.resolve(undefined),
-    ]);
-    const before = record.state;
+  return carried(
+    deps,
+    input.commandId,
+    () => judged,
+    writer.retrying(async (fresh) => {
+      // Load.
+      const [record, user] = await Promise.all([
+        store.loadRecord(recordId, fresh),
+        userId ? store.loadUser(userId, fresh) : Promise.resolve(undefined),
+      ]);
+      const before = record.state;
 
-    if (input.commandId && before?.recentCommands.includes(input.commandId)) {
-      // Applied before: only what a crash may have left unprojected is written.
-      await store.commit(record, ...(user ? [user] : []));
-      if (before.userId && !testMode)
-        await users.reconcile(context, [before.userId], recordId, settings.suspensionThreshold);
-      return resultOf(before, testMode, true);
-    }
+      if (input.commandId && before?.recentCommands.includes(input.commandId)) {
+        // Applied before: only what a crash may have left unprojected is written.
+        await store.commit(record, ...(user ? [user] : []));
+        if (before.userId && !testMode)
+          await users.reconcile(context, [before.userId], recordId, settings.suspensionThreshold);
+        return resultOf(before, testMode, true);
+      }
 
-    // Decide. Iffy §4.8: a record the sampling skipped is still moderated when it is Flagged (a fixed record can
-    // become Compliant and reinstate its user) or its user is Suspended.
-    const moderateNow =
-      input.sampled !== false ||
-      (before !== null && !before.deleted && before.status === 'Flagged') ||
-      user?.state?.status === 'Suspended';
-    const metadata = mergeMetadata(before?.metadata, input.metadata);
-    const prior = priorOf(before);
-    // Judged again only when what the engine sees changed under a concurrent writer (metadata, human decision).
-    const judgedKey = JSON.stringify([metadata ?? null, prior ?? null]);
-    if (moderateNow && judged?.key !== judgedKey) {
-      judged = { key: judgedKey, result: await judge(deps.engine, input, metadata, rules, prior) };
-    }
-    const outcome = moderateNow ? judged?.result : undefined;
-    const loaded = { record, user, recordId, userId, moderationId, outcome, testMode };
-    let staged = stageModeration(input, loaded, context);
-    // When this moderation moves the user's flagged count, the user's decision (suspend, reinstate) is taken in the
-    // same commit, so that the record's webhook shows the user as the moderation left them (Iffy's showed the user
-    // from before). The count is the projection's, this record's change included; the reconciliation after the
-    // commit counts again (a concurrent moderation of another of the user's records is then included).
-    const reconcile =
-      outcome && !testMode && userId
-        ? await countBeforeCommit(store, input.tenantId, userId, before, staged.at(-1)!.state as RecordState)
-        : undefined;
-    if (reconcile !== undefined) {
-      staged = stageModeration(
-        input,
-        { ...loaded, reconcile: { flaggedCount: reconcile, threshold: settings.suspensionThreshold } },
-        context,
-      );
-    }
+      // Decide. Iffy §4.8: a record the sampling skipped is still moderated when it is Flagged (a fixed record can
+      // become Compliant and reinstate its user) or its user is Suspended.
+      const moderateNow =
+        input.sampled !== false ||
+        (before !== null && !before.deleted && before.status === 'Flagged') ||
+        user?.state?.status === 'Suspended';
+      const metadata = mergeMetadata(before?.metadata, input.metadata);
+      const prior = priorOf(before);
+      // Judged again only when what the engine sees changed under a concurrent writer (metadata, human decision).
+      const judgedKey = JSON.stringify([metadata ?? null, prior ?? null]);
+      if (moderateNow && (judged?.key !== judgedKey || judged.rules !== rules)) {
+        judged = { key: judgedKey, rules, result: await judge(deps.engine, input, metadata, rules, prior) };
+      }
+      const outcome = moderateNow ? judged?.result : undefined;
+      const loaded = { record, user, recordId, userId, moderationId, outcome, testMode };
+      let staged = stageModeration(input, loaded, context);
+      // When this moderation moves the user's flagged count, the user's decision (suspend, reinstate) is taken in the
+      // same commit, so that the record's webhook shows the user as the moderation left them (Iffy's showed the user
+      // from before). The count is the projection's, this record's change included; the reconciliation after the
+      // commit counts again (a concurrent moderation of another of the user's records is then included).
+      const reconcile =
+        outcome && !testMode && userId
+          ? await countBeforeCommit(store, input.tenantId, userId, before, staged.at(-1)!.state as RecordState)
+          : undefined;
+      if (reconcile !== undefined) {
+        staged = stageModeration(
+          input,
+          { ...loaded, reconcile: { flaggedCount: reconcile, threshold: settings.suspensionThreshold } },
+          context,
+        );
+      }
 
-    // Commit.
-    await writer.commit(...staged);
-    const after = staged[staged.length - 1]!.state as RecordState;
-    // No moderation, so no status moved: no user to reconcile.
-    if (!outcome) return { ...resultOf(after, testMode, false), moderationId: '', skipped: true };
-    await users.afterRecordChange(context, before, after, recordId, settings);
-    // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
-    // decision stands: then the record's status and reason are theirs.
-    return { ...resultOf(after, testMode, false), reasons: after.manual ? after.reasons : outcome.reasons };
-  });
+      // Commit.
+      await writer.commit(...staged);
+      const after = staged[staged.length - 1]!.state as RecordState;
+      // No moderation, so no status moved: no user to reconcile.
+      if (!outcome) return { ...resultOf(after, testMode, false), moderationId: '', skipped: true };
+      await users.afterRecordChange(context, before, after, recordId, settings);
+      // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
+      // decision stands: then the record's status and reason are theirs.
+      return { ...resultOf(after, testMode, false), reasons: after.manual ? after.reasons : outcome.reasons };
+    }),
+  );
+}
+
+/**
+ * Runs a command's moderation; when it fails after the engine judged (a store outage, say), keeps that judgement for
+ * the command's retry. Calls without a command id (`/moderate`) keep nothing: their caller answers the failure.
+ */
+async function carried<T>(
+  deps: ModerationDeps,
+  commandId: string | undefined,
+  judgement: () => Judgement | undefined,
+  run: Promise<T>,
+): Promise<T> {
+  try {
+    return await run;
+  } catch (err) {
+    const judged = judgement();
+    if (commandId && judged) deps.carry?.keep(commandId, judged);
+    throw err;
+  }
 }
 
 /**
@@ -168,47 +196,74 @@ export async function rerunModeration(
   const recordId = recordIdFor(input.tenantId, input.clientId);
   const { settings, rules } = await deps.tenants.get(input.tenantId);
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
-  return writer.retrying(async (fresh) => {
-    // Load.
-    const record = await store.loadRecord(recordId, fresh);
-    const before = record.state;
-    if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
-      return false;
-    if (before.recentCommands.includes(input.commandId)) return true;
+  let judged: Judgement | undefined = deps.carry?.take(input.commandId);
+  return carried(
+    deps,
+    input.commandId,
+    () => judged,
+    writer.retrying(async (fresh) => {
+      // Load.
+      const record = await store.loadRecord(recordId, fresh);
+      const before = record.state;
+      if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
+        return false;
+      if (before.recentCommands.includes(input.commandId)) return true;
 
-    // Decide.
-    const outcome = await judge(
-      deps.engine,
-      {
-        tenantId: input.tenantId,
-        correlationId: input.correlationId,
-        clientId: before.clientId,
-        name: before.name ?? '',
-        entity: before.entity,
-        content: before.content,
-        passthrough: false,
-      },
-      before.metadata,
-      rules,
-      priorOf(before),
-    );
-    const staged = stageRecord(
-      record,
-      {
-        type: 'ModerateRecord',
-        moderationId: input.moderationId,
-        outcome,
-        testMode: settings.testMode,
-        commandId: input.commandId,
-      },
-      context,
-    );
+      // Decide: judged again only when what the engine sees changed since an earlier attempt judged it.
+      const prior = priorOf(before);
+      const judgedKey = JSON.stringify([before.content, before.name ?? '', before.metadata ?? null, prior ?? null]);
+      if (judged?.key !== judgedKey || judged.rules !== rules) {
+        judged = {
+          key: judgedKey,
+          rules,
+          result: await judgeStored(deps.engine, input, before, before.content, rules, prior),
+        };
+      }
+      const outcome = judged.result;
+      const staged = stageRecord(
+        record,
+        {
+          type: 'ModerateRecord',
+          moderationId: input.moderationId,
+          outcome,
+          testMode: settings.testMode,
+          commandId: input.commandId,
+        },
+        context,
+      );
 
-    // Commit.
-    await writer.commit(staged);
-    await deps.users.afterRecordChange(context, before, staged.state as RecordState, recordId, settings);
-    return true;
-  });
+      // Commit.
+      await writer.commit(staged);
+      await deps.users.afterRecordChange(context, before, staged.state as RecordState, recordId, settings);
+      return true;
+    }),
+  );
+}
+
+/** Judges a stored record's content again, as the bulk re-run does. */
+function judgeStored(
+  engine: ModerationEngine,
+  input: { tenantId: string; correlationId: string },
+  record: RecordState,
+  content: ContentData,
+  rules: RuleSet,
+  prior: PriorDecision | undefined,
+): Promise<EngineResult> {
+  return judge(
+    engine,
+    {
+      tenantId: input.tenantId,
+      correlationId: input.correlationId,
+      clientId: record.clientId,
+      name: record.name ?? '',
+      entity: record.entity,
+      content,
+      passthrough: false,
+    },
+    record.metadata,
+    rules,
+    prior,
+  );
 }
 
 /** The human decision standing on a record, which prompt strategies tell the LLM about. */

@@ -19,6 +19,7 @@ import type { UserCommand, UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
 import { moderate, rerunModeration, type ModerateInput, type ModerateResult, type ModerationDeps } from './moderate';
+import { JudgementCarry } from './judgement-carry';
 import { checkReplay, type ReplayCheck } from './replay-check';
 import { StreamWriter } from './stream-writer';
 import { affectedUsers, countBeforeCommit, reconcileCommand, UserReconciliation } from './user-reconciliation';
@@ -37,6 +38,13 @@ export interface ServiceDeps {
 }
 
 /**
+ * Judgements kept for the retries of ingest commands whose commit failed (see JudgementCarry): at most this many, each
+ * for at most ten minutes (the ingest consumer's retries back off to INGEST_RETRY_MAX_MS, 30 s by default).
+ */
+const CARRIED_JUDGEMENTS = 1000;
+const CARRIED_JUDGEMENT_TTL_MS = 10 * 60_000;
+
+/**
  * The moderator's use cases, each as load → decide → commit: load the streams, decide and stage their events in the
  * domain, commit them (one append, then the projections) with optimistic concurrency, re-reading and deciding again
  * on a conflict (StreamWriter); then the automatic user follow-ups (UserReconciliation). The moderations themselves
@@ -50,7 +58,12 @@ export class ModerationService {
   constructor(private readonly deps: ServiceDeps) {
     this.writer = new StreamWriter(deps.store, deps.onAppend, deps.maxAttempts ?? 8);
     this.users = new UserReconciliation(deps.store, this.writer);
-    this.moderation = { ...deps, writer: this.writer, users: this.users };
+    this.moderation = {
+      ...deps,
+      writer: this.writer,
+      users: this.users,
+      carry: new JudgementCarry({ max: CARRIED_JUDGEMENTS, ttlMs: CARRIED_JUDGEMENT_TTL_MS }),
+    };
   }
 
   /** See `moderate.ts`. */

@@ -78,3 +78,62 @@ describe('ingest commands whose moderation fails for an unknown reason', () => {
     }
   });
 });
+
+describe('an ingest command whose commit fails after its moderation was judged', () => {
+  let h: Harness;
+  const real = createEngine({});
+  /** Record ids the engine was asked to judge, once per call (its images are fetched once per call). */
+  const judged: string[] = [];
+  const engine: ModerationEngine = {
+    ...real,
+    moderate: (input, ...rest) => {
+      judged.push(input.name);
+      return real.moderate(input, ...rest);
+    },
+  };
+
+  beforeAll(async () => {
+    h = await startHarness({}, engine);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('is retried with the judgement it had, not judged again', async () => {
+    const tenantId = await h.newTenant();
+    const { store } = h.moderator;
+    const commit = store.commit.bind(store);
+    let failures = 0;
+    // The store refuses the record's first commit, as it does in an outage; the command is retried.
+    store.commit = (...streams) => {
+      if (failures === 0 && streams.some((stream) => stream.state?.tenantId === tenantId)) {
+        failures += 1;
+        return Promise.reject(new UnavailableError('database unavailable'));
+      }
+      return commit(...streams);
+    };
+    const producer = h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      const command = ingestCommand(tenantId, 'carried-1', 'fine');
+      command.data = { ...command.data, name: `carried-${tenantId}` };
+      await producer.send({
+        topic: h.topics.ingest,
+        acks: -1,
+        messages: [{ key: 'carried-1', value: JSON.stringify(command) }],
+      });
+      await waitFor(
+        () =>
+          h.db
+            .collection(COLLECTIONS.records)
+            .findOne({ _id: recordIdFor(tenantId, 'carried-1'), status: 'Compliant' } as never),
+        { timeoutMs: 30000, what: 'the moderated record' },
+      );
+      expect(failures).toBe(1);
+      expect(judged.filter((name) => name === `carried-${tenantId}`)).toHaveLength(1);
+    } finally {
+      store.commit = commit;
+      await producer.disconnect();
+    }
+  });
+});
