@@ -215,6 +215,9 @@ describe('assembled images start with the chart environment', () => {
         ...Object.fromEntries(Object.entries(ports).map(([name, port]) => [`services.${service}.ports.${name}`, port])),
         // A group of its own: the shared development cluster serves other tests at the same time.
         ...(service === 'gateway' ? {} : { [`services.${service}.env.KAFKA_GROUP_ID`]: `${prefix}${service}` }),
+        // The moderator judges images, as the chart runs it once IMAGE_THREADS is set: the image must hold the model,
+        // the WebAssembly backend and the image decoder's native library for its platform.
+        ...(service === 'moderator' ? { 'services.moderator.env.IMAGE_THREADS': '1' } : {}),
       });
       const env = { ...(named(rendered, 'ConfigMap', `vigil-${service}`).data as Record<string, string>) };
       env.MONGO_URL = Buffer.from(
@@ -274,6 +277,23 @@ describe('assembled images start with the chart environment', () => {
       ).then((state) =>
         expect({ state, output: state === 'live' ? '' : output.slice(-2000) }).toEqual({ state: 'live', output: '' }),
       );
+      if (service === 'moderator') {
+        // Readiness waits for the model in every image thread; a model that failed to load is logged.
+        const loaded = await waitFor(
+          () =>
+            /"msg":"image model (loaded|failed to load)"/.exec(output)?.[1] ??
+            (child.exitCode !== null ? `exited with ${child.exitCode}` : undefined),
+          { timeoutMs: 120000, what: 'the image model in the assembled moderator' },
+        );
+        expect({ loaded, output: loaded === 'loaded' ? '' : output.slice(-2000) }).toEqual({
+          loaded: 'loaded',
+          output: '',
+        });
+        await waitFor(
+          async () => ((await fetch(`http://127.0.0.1:${ports.admin}/readyz`)).status === 200 ? true : undefined),
+          { timeoutMs: 60000, what: 'the assembled moderator ready' },
+        );
+      }
       child.kill('SIGTERM');
       const code = await Promise.race([
         exited,

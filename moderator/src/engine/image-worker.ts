@@ -5,6 +5,7 @@ import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
 import { load, type NSFWJS } from 'nsfwjs';
 import sharp from 'sharp';
+import { bundledWeightShards } from './images/bundled-weights';
 
 /**
  * The image worker thread (run by OffLoopPool through piscina): decodes an image with sharp and classifies it with
@@ -64,10 +65,15 @@ async function loadModel(): Promise<NSFWJS> {
   /* eslint-disable no-console -- silencing a library's console output, not writing to it */
   const info = console.info;
   console.info = () => undefined;
+  // The weights as nsfwjs's browser builds provide them, on the global object, read cheaply (see bundledWeightShards).
+  const shards = bundledWeightShards(modelName, require.resolve('nsfwjs'));
+  const global = globalThis as Record<string, unknown>;
+  Object.assign(global, shards);
   try {
     return await load(modelName, { size: SIZE });
   } finally {
     console.info = info;
+    for (const name of Object.keys(shards)) delete global[name];
   }
   /* eslint-enable no-console */
 }
