@@ -3,8 +3,8 @@
 // image server) cannot delay the timers and sockets that time it. Usage: BENCH_API_KEY=<key> node paced-child.js
 // '<json: { url, rate, durationS, connections, clientIdPrefix, clientIds, content }>'; request i posts the record
 // `<clientIdPrefix><i % clientIds>` with `content`. Prints one line of JSON: paced()'s result.
+const { execFile } = require('node:child_process');
 const { paced } = require('./paced');
-const { run } = require('../local/util');
 
 async function main() {
   /** @type {{ url: string; rate: number; durationS: number; connections: number; clientIdPrefix: string;
@@ -25,12 +25,23 @@ async function main() {
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
-/** Runs paced() in a child process with these options and the API key; resolves with its result. */
-async function pacedInChild(options, apiKey) {
-  const out = await run(process.execPath, [__filename, JSON.stringify(options)], {
-    env: { ...process.env, BENCH_API_KEY: apiKey },
+/**
+ * Runs paced() in a child process with these options and the API key; resolves with its result. Its standard output
+ * is read whole and apart from its standard error: the result carries every request's latency, longer than the tail
+ * of the output that `run` keeps at a higher rate.
+ */
+function pacedInChild(options, apiKey) {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [__filename, JSON.stringify(options)],
+      { env: { ...process.env, BENCH_API_KEY: apiKey }, maxBuffer: 512 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        if (err) reject(new Error(`paced load failed: ${err.message}\n${String(stderr).slice(-4000)}`));
+        else resolve(JSON.parse(String(stdout).trim().split('\n').at(-1) ?? '{}'));
+      },
+    );
   });
-  return JSON.parse(out.trim().split('\n').at(-1) ?? '{}');
 }
 
 if (require.main === module) {
