@@ -92,7 +92,7 @@ describe('two notifier schedulers on one backlog', () => {
   });
 });
 
-describe('endpoint health written by concurrent attempts', () => {
+describe('workers writing at once: endpoint health, and claims from a stale read', () => {
   let world: World;
 
   beforeAll(async () => {
@@ -117,18 +117,6 @@ describe('endpoint health written by concurrent attempts', () => {
     expect(await store.endpointState(fresh!._id)).toMatchObject({ lastSuccessAt: now });
     expect(await store.endpointState(failing!._id)).toMatchObject({ failingSince: now });
     expect(await store.endpointState(gone!._id)).toMatchObject({ disabledReason: 'gone' });
-  });
-});
-
-describe('a claim from a stale read', () => {
-  let world: World;
-
-  beforeAll(async () => {
-    world = await createWorld();
-  });
-
-  afterAll(async () => {
-    await world.close();
   });
 
   it('leaves a delivery that another worker attempted and rescheduled since it was read', async () => {
