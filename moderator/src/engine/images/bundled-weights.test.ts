@@ -15,6 +15,9 @@ describe('exportedString', () => {
     expect(exportedString('module.exports=42')).toBeUndefined();
     expect(exportedString('m.exports="not base64: quotes \\" and spaces"')).toBeUndefined();
     expect(exportedString('m.exports="')).toBeUndefined();
+    expect(exportedString('m.exports="QUJD==="')).toBeUndefined();
+    expect(exportedString('m.exports="=="')).toBeUndefined();
+    expect(exportedString('m.exports="QU=JD"')).toBeUndefined();
   });
 });
 

@@ -42,5 +42,22 @@ export function exportedString(script: string): string | undefined {
   const end = script.indexOf('"', from);
   if (end < 0) return undefined;
   const text = script.slice(from, end);
-  return text.length > 0 && /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? text : undefined;
+  return isBase64(text) ? text : undefined;
+}
+
+/**
+ * Whether the text is base64 (letters, digits, `+`, `/`, then at most two `=`). A loop, not a regular expression: on a
+ * string of megabytes V8's regular expressions can run out of stack, the more so in a worker thread's smaller one.
+ */
+function isBase64(text: string): boolean {
+  let body = text.length;
+  while (body > 0 && text.length - body < 2 && text.charCodeAt(body - 1) === 61) body -= 1; // '='
+  if (body === 0) return false;
+  for (let i = 0; i < body; i += 1) {
+    const c = text.charCodeAt(i);
+    const ok =
+      (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 /* + */ || c === 47; /* / */
+    if (!ok) return false;
+  }
+  return true;
 }
