@@ -14,7 +14,7 @@ export interface Judgement {
 /**
  * The engine's judgement of an ingest command whose moderation failed after it was judged (the store did not take the
  * commit): the command's retry uses it instead of judging again, so a record's images are fetched and judged, and its
- * prompt rules asked, once per moderation rather than once per retry. In memory, per process, bounded in entries and
+ * prompt rules asked, once per moderation rather than once per retry of an ingest command. In memory, per process, bounded in entries and
  * time: a retry that comes later, or on another replica, judges again. Only failed commands are kept.
  */
 export class JudgementCarry {
@@ -34,9 +34,5 @@ export class JudgementCarry {
     const judgement = this.entries.get(commandId);
     if (judgement) this.entries.delete(commandId);
     return judgement;
-  }
-
-  get size(): number {
-    return this.entries.size;
   }
 }

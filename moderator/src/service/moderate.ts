@@ -99,11 +99,8 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
   let judged: Judgement | undefined = input.commandId ? deps.carry?.take(input.commandId) : undefined;
 
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
-  return carried(
-    deps,
-    input.commandId,
-    () => judged,
-    writer.retrying(async (fresh) => {
+  try {
+    return await writer.retrying(async (fresh) => {
       // Load.
       const [record, user] = await Promise.all([
         store.loadRecord(recordId, fresh),
@@ -160,25 +157,11 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
       // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
       // decision stands: then the record's status and reason are theirs.
       return { ...resultOf(after, testMode, false), reasons: after.manual ? after.reasons : outcome.reasons };
-    }),
-  );
-}
-
-/**
- * Runs a command's moderation; when it fails after the engine judged (a store outage, say), keeps that judgement for
- * the command's retry. Calls without a command id (`/moderate`) keep nothing: their caller answers the failure.
- */
-async function carried<T>(
-  deps: ModerationDeps,
-  commandId: string | undefined,
-  judgement: () => Judgement | undefined,
-  run: Promise<T>,
-): Promise<T> {
-  try {
-    return await run;
+    });
   } catch (err) {
-    const judged = judgement();
-    if (commandId && judged) deps.carry?.keep(commandId, judged);
+    // Failed after the engine judged (a store outage, say): the command's retry starts from that judgement.
+    // Calls without a command id (`/moderate`) keep nothing: their caller answers the failure.
+    if (input.commandId && judged) deps.carry?.keep(input.commandId, judged);
     throw err;
   }
 }
@@ -196,74 +179,47 @@ export async function rerunModeration(
   const recordId = recordIdFor(input.tenantId, input.clientId);
   const { settings, rules } = await deps.tenants.get(input.tenantId);
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
-  let judged: Judgement | undefined = deps.carry?.take(input.commandId);
-  return carried(
-    deps,
-    input.commandId,
-    () => judged,
-    writer.retrying(async (fresh) => {
-      // Load.
-      const record = await store.loadRecord(recordId, fresh);
-      const before = record.state;
-      if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
-        return false;
-      if (before.recentCommands.includes(input.commandId)) return true;
+  return writer.retrying(async (fresh) => {
+    // Load.
+    const record = await store.loadRecord(recordId, fresh);
+    const before = record.state;
+    if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
+      return false;
+    if (before.recentCommands.includes(input.commandId)) return true;
 
-      // Decide: judged again only when what the engine sees changed since an earlier attempt judged it.
-      const prior = priorOf(before);
-      const judgedKey = JSON.stringify([before.content, before.name ?? '', before.metadata ?? null, prior ?? null]);
-      if (judged?.key !== judgedKey || judged.rules !== rules) {
-        judged = {
-          key: judgedKey,
-          rules,
-          result: await judgeStored(deps.engine, input, before, before.content, rules, prior),
-        };
-      }
-      const outcome = judged.result;
-      const staged = stageRecord(
-        record,
-        {
-          type: 'ModerateRecord',
-          moderationId: input.moderationId,
-          outcome,
-          testMode: settings.testMode,
-          commandId: input.commandId,
-        },
-        context,
-      );
+    // Decide.
+    const outcome = await judge(
+      deps.engine,
+      {
+        tenantId: input.tenantId,
+        correlationId: input.correlationId,
+        clientId: before.clientId,
+        name: before.name ?? '',
+        entity: before.entity,
+        content: before.content,
+        passthrough: false,
+      },
+      before.metadata,
+      rules,
+      priorOf(before),
+    );
+    const staged = stageRecord(
+      record,
+      {
+        type: 'ModerateRecord',
+        moderationId: input.moderationId,
+        outcome,
+        testMode: settings.testMode,
+        commandId: input.commandId,
+      },
+      context,
+    );
 
-      // Commit.
-      await writer.commit(staged);
-      await deps.users.afterRecordChange(context, before, staged.state as RecordState, recordId, settings);
-      return true;
-    }),
-  );
-}
-
-/** Judges a stored record's content again, as the bulk re-run does. */
-function judgeStored(
-  engine: ModerationEngine,
-  input: { tenantId: string; correlationId: string },
-  record: RecordState,
-  content: ContentData,
-  rules: RuleSet,
-  prior: PriorDecision | undefined,
-): Promise<EngineResult> {
-  return judge(
-    engine,
-    {
-      tenantId: input.tenantId,
-      correlationId: input.correlationId,
-      clientId: record.clientId,
-      name: record.name ?? '',
-      entity: record.entity,
-      content,
-      passthrough: false,
-    },
-    record.metadata,
-    rules,
-    prior,
-  );
+    // Commit.
+    await writer.commit(staged);
+    await deps.users.afterRecordChange(context, before, staged.state as RecordState, recordId, settings);
+    return true;
+  });
 }
 
 /** The human decision standing on a record, which prompt strategies tell the LLM about. */
