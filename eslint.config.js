@@ -19,7 +19,25 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'ulid',
+              importNames: ['ulid', 'monotonicFactory'],
+              message:
+                "Use @vigil/proto's ulid / monotonicUlid: the package's own random source costs 16 calls to crypto per id.",
+            },
+          ],
+        },
+      ],
     },
+  },
+  {
+    // The one place that wraps the package's generators.
+    files: ['proto/src/ids.ts'],
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     // Tests read untyped JSON from real HTTP, gRPC and Kafka answers and assert on its shape with expect(); typing

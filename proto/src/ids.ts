@@ -1,4 +1,5 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomFillSync } from 'node:crypto';
+import { monotonicFactory, ulid as makeUlid } from 'ulid';
 
 /** An unpaired UTF-16 surrogate: in a `u` regex a surrogate matches only when it is not half of a pair. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
@@ -23,3 +24,28 @@ export const userIdFor = (tenantId: string, clientId: string): string => derive(
 /** Stream names of the event store: one per record and one per user. */
 export const recordStream = (recordId: string): string => `record-${recordId}`;
 export const userStream = (userId: string): string => `user-${userId}`;
+
+/** Random bytes drawn from by `randomFraction`, refilled from the OS's generator when used up. */
+const RANDOM_POOL = Buffer.alloc(4096);
+let poolUsed = RANDOM_POOL.length;
+
+/**
+ * A random fraction in [0, 1) in steps of 1/256 from a cryptographically secure pool, for ulid's random part (one
+ * draw per character of its 32-letter alphabet: a byte's top five bits). The package's own generator asks `crypto` for one byte
+ * per character, 16 calls per id, which cost about a quarter of a millisecond per request in the gateway.
+ */
+export function randomFraction(): number {
+  if (poolUsed === RANDOM_POOL.length) {
+    randomFillSync(RANDOM_POOL);
+    poolUsed = 0;
+  }
+  const byte = RANDOM_POOL[poolUsed] ?? 0;
+  poolUsed += 1;
+  return byte / 256;
+}
+
+/** A new ULID (time-ordered id): the package's `ulid` with the pooled random source. */
+export const ulid = (seedTime?: number): string => makeUlid(seedTime, randomFraction);
+
+/** The package's monotonic generator with the pooled random source. */
+export const monotonicUlid = (): ((seedTime?: number) => string) => monotonicFactory(randomFraction);

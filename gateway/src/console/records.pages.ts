@@ -1,6 +1,5 @@
-import { ulid } from 'ulid';
 import { z } from 'zod';
-import { LIMITS, RecordStatus } from '@vigil/proto';
+import { LIMITS, RecordStatus, ulid } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import { parseMetadata } from '../routes/shared/paging.schema';
 import { toRecordView } from '../routes/shared/views';

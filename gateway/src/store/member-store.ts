@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { ulid } from 'ulid';
 import ipaddr from 'ipaddr.js';
-import { COLLECTIONS, upsertRetried } from '@vigil/proto';
+import { COLLECTIONS, ulid, upsertRetried } from '@vigil/proto';
 
 export type MemberRole = 'moderator' | 'admin';
 

@@ -1,8 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
-import { ulid } from 'ulid';
 import { z } from 'zod';
-import { COLLECTIONS } from '@vigil/proto';
+import { COLLECTIONS, ulid } from '@vigil/proto';
 import type { Limit } from '../rate-limit/window-counter';
 
 /** A tenant's own per-key rate limit: requests (0: none) per window of 1 second to a day. */

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db, Filter } from 'mongodb';
-import { ulid } from 'ulid';
-import { COLLECTIONS, type EndpointStateDoc, type WebhookEndpointDoc, type WebhookEventName } from '@vigil/proto';
+import { COLLECTIONS, type EndpointStateDoc, ulid, type WebhookEndpointDoc, type WebhookEventName } from '@vigil/proto';
 
 /** The notifier's delivery log entry, as far as the API shows it (the notifier owns the collection). */
 export interface DeliveryView {

@@ -1,5 +1,11 @@
-import type { DomainEvent, WebhookNestedUser, WebhookRecordView, WebhookUserView } from '@vigil/proto';
-import { decodeTime, monotonicFactory } from 'ulid';
+import {
+  monotonicUlid,
+  type DomainEvent,
+  type WebhookNestedUser,
+  type WebhookRecordView,
+  type WebhookUserView,
+} from '@vigil/proto';
+import { decodeTime } from 'ulid';
 import { withEnvelope, type PendingEvent } from './events';
 import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
 import { decideUser, evolveUser, type UserCommand, type UserState } from './user';
@@ -31,7 +37,7 @@ export interface StageContext {
   correlationId: string;
 }
 
-const newUlid = monotonicFactory();
+const newUlid = monotonicUlid();
 
 /**
  * Gives pending events their envelopes (next versions, ids after the stream's newest) and folds them, after any

@@ -1,7 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
-import { RecordStatus, UserStatus, type ModerationServiceHandlers } from '@vigil/proto';
+import { type ModerationServiceHandlers, RecordStatus, ulid, UserStatus } from '@vigil/proto';
 import type { Logger } from 'pino';
-import { ulid } from 'ulid';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { KeyedLimit } from '../platform/keyed-limit';
 import type { TenantActivity } from '../platform/tenant-activity';

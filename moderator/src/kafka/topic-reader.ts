@@ -1,5 +1,5 @@
+import { ulid } from '@vigil/proto';
 import type { Kafka, KafkaMessage } from 'kafkajs';
-import { ulid } from 'ulid';
 
 /** Offsets of one partition to read: from `from` (inclusive) to `until` (exclusive), at most `max` messages. */
 export interface PartitionRange {

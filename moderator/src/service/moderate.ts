@@ -1,5 +1,12 @@
-import { recordIdFor, userIdFor, type ContentData, type RecordStatus, type RuleSet, type UserData } from '@vigil/proto';
-import { ulid } from 'ulid';
+import {
+  recordIdFor,
+  ulid,
+  userIdFor,
+  type ContentData,
+  type RecordStatus,
+  type RuleSet,
+  type UserData,
+} from '@vigil/proto';
 import { ProviderError, type EngineResult, type ModerationEngine, type PriorDecision } from '../engine';
 import { checkRecordBounds } from '../domain/bounds';
 import { UnavailableError } from '../domain/errors';

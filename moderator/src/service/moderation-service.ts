@@ -1,3 +1,4 @@
+import { ulid } from '@vigil/proto';
 import {
   recordIdFor,
   userIdFor,
@@ -8,7 +9,6 @@ import {
   type UserStatus,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
-import { ulid } from 'ulid';
 import type { ActivityGate, ModerationEngine } from '../engine';
 import { LIMITS, checkLength, checkUserBounds } from '../domain/bounds';
 import { NotFoundError } from '../domain/errors';

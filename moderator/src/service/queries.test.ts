@@ -1,4 +1,5 @@
-import { decodeTime, ulid } from 'ulid';
+import { ulid } from '@vigil/proto';
+import { decodeTime } from 'ulid';
 import { ValidationError } from '../domain/errors';
 import { sortBounds } from './queries';
 

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulid } from '@vigil/proto';
 import type { RecordState } from '../domain/record';
 import { stageUser, type StageContext } from '../domain/stream';
 import type { UserCommand } from '../domain/user';

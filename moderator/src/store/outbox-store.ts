@@ -1,6 +1,6 @@
-import { COLLECTIONS, isDuplicateKeyError } from '@vigil/proto';
+import { COLLECTIONS, isDuplicateKeyError, ulid } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { decodeTime, ulid } from 'ulid';
+import { decodeTime } from 'ulid';
 import type { EventDoc } from './event-store';
 import { guarded } from './mongo-errors';
 

@@ -1,5 +1,4 @@
-import { ulid } from 'ulid';
-import { inRollout, recordIdFor, userIdFor, type Command } from '@vigil/proto';
+import { type Command, inRollout, recordIdFor, ulid, userIdFor } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulid } from '@vigil/proto';
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
 import { requestIdOf } from '../../http/request-id';
