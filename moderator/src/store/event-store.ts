@@ -1,15 +1,24 @@
 import { COLLECTIONS, isDuplicateKeyError, recordStream, userStream, type DomainEvent } from '@vigil/proto';
-import { MongoBulkWriteError, type Collection, type Db, type Document } from 'mongodb';
+import { MongoBulkWriteError, type Collection, type Db, type Document, type WriteError } from 'mongodb';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
-import { guarded } from './mongo-errors';
+import { guarded, toAppError } from './mongo-errors';
 import { OutboxStore } from './outbox-store';
+import { WriteGroups } from './write-groups';
 
 /** Events moved per round from the previous release's outbox flag (see migrateOutbox). */
 const MIGRATE_CHUNK = 100;
 /** Bound on re-projecting a stream that other writers keep extending (each round is one more write). */
 const CATCH_UP_ROUNDS = 8;
+/** Commits whose events, or new records, go to the store in one command at most (see WriteGroups). */
+const MAX_GROUP = 64;
+
+/**
+ * How a commit's events fared in a group append: all stored; a conflict, `stored` of them in before it; or none
+ * stored because another commit of the group conflicted first (an ordered insert stops there).
+ */
+type GroupAppend = { kind: 'stored' } | { kind: 'conflict'; stored: number } | { kind: 'not_reached' };
 
 /**
  * An event document: the envelope, `_id` equal to the event id (time-ordered ULID). `deadLetteredAt`: the broker
@@ -76,6 +85,10 @@ export class EventStore {
   private readonly users: Collection<UserState>;
   private readonly flaggedCounts: Collection<FlaggedCountDoc>;
   private readonly appeals: Collection<AppealDoc>;
+  /** Concurrent commits' events appended together (their outbox copies first, as one append's). */
+  private readonly appends: WriteGroups<EventDoc[], GroupAppend>;
+  /** Concurrent commits' new record projections inserted together: true inserted, false already there. */
+  private readonly recordInserts: WriteGroups<RecordState, boolean>;
 
   constructor(
     private readonly db: Db,
@@ -89,6 +102,8 @@ export class EventStore {
     this.users = db.collection<UserState>(COLLECTIONS.users, options);
     this.flaggedCounts = db.collection<FlaggedCountDoc>(COLLECTIONS.userFlaggedCounts, options);
     this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals, options);
+    this.appends = new WriteGroups((groups) => this.appendGroup(groups), MAX_GROUP);
+    this.recordInserts = new WriteGroups((docs) => this.insertRecords(docs), MAX_GROUP);
   }
 
   /** Idempotent: creating an index that exists is a no-op. */
@@ -191,24 +206,65 @@ export class EventStore {
   }
 
   /**
-   * Appends the events of several streams in one insertMany; StreamConflict if any version was taken. Their outbox
-   * copies go in first, so that no event is stored without one; the copies of events a conflict kept out are removed
-   * again, and one left behind (a crash between the two writes, a failed removal) has no event, which the relay
-   * checks before publishing a copy it did not see appended (`storedIds`).
+   * Appends the events of several streams in one insertMany, in a group with other commits' (see WriteGroups);
+   * StreamConflict if any version was taken. Their outbox copies go in first, so that no event is stored without one;
+   * the copies of events a conflict kept out are removed again, and one left behind (a crash between the two writes, a
+   * failed removal) has no event, which the relay checks before publishing a copy it did not see appended
+   * (`storedIds`).
    */
   private async append(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
     const docs: EventDoc[] = events.map((event) => ({ ...event, _id: event.id }));
-    await this.outbox.insertCopies(docs);
+    const outcome = await this.appends.write(docs);
+    if (outcome.kind === 'stored') return;
+    // Another commit of the group conflicted before this one's turn: its copies are in, its events go now, alone.
+    const stored = outcome.kind === 'conflict' ? outcome.stored : await this.insertEvents(docs);
+    if (stored === docs.length) return;
+    const left = docs.slice(stored).map((doc) => ({ _id: doc._id, slot: this.outbox.slotOf(doc._id) }));
+    await this.outbox.markPublished(left).catch(() => undefined);
+    throw new StreamConflict(events.slice(0, stored));
+  }
+
+  /**
+   * One group's appends: every outbox copy, then every event in one ordered insert, which stops at the first version
+   * taken; the commits before it are stored, the one it belongs to conflicts, and the ones after were not reached.
+   */
+  private async appendGroup(groups: readonly EventDoc[][]): Promise<GroupAppend[]> {
+    await this.outbox.insertCopies(groups.flat());
+    const stored = await this.insertEvents(groups.flat());
+    let end = 0;
+    return groups.map((docs) => {
+      const start = end;
+      end += docs.length;
+      if (stored >= end) return { kind: 'stored' };
+      return stored >= start ? { kind: 'conflict', stored: stored - start } : { kind: 'not_reached' };
+    });
+  }
+
+  /** Inserts events in order; how many went in before a version already taken (all of them when none was). */
+  private async insertEvents(docs: EventDoc[]): Promise<number> {
     try {
       await guarded(() => this.events.insertMany(docs, { ordered: true }));
+      return docs.length;
     } catch (err) {
       if (!isDuplicateKeyError(err)) throw err;
       // Ordered: the events before the first failed one are stored.
-      const inserted = err instanceof MongoBulkWriteError ? err.insertedCount : 0;
-      const left = docs.slice(inserted).map((doc) => ({ _id: doc._id, slot: this.outbox.slotOf(doc._id) }));
-      await this.outbox.markPublished(left).catch(() => undefined);
-      throw new StreamConflict(events.slice(0, inserted));
+      return err instanceof MongoBulkWriteError ? err.insertedCount : 0;
+    }
+  }
+
+  /** New record projections in one unordered insert: per document, inserted or already there. */
+  private async insertRecords(docs: readonly RecordState[]): Promise<boolean[]> {
+    try {
+      await guarded(() => this.records.insertMany([...docs], { ordered: false }));
+      return docs.map(() => true);
+    } catch (err) {
+      if (!(err instanceof MongoBulkWriteError)) throw err;
+      const failures = ([] as WriteError[]).concat(err.writeErrors);
+      // Anything but a duplicate fails the whole group, as it would each insert on its own.
+      if (failures.some((failure) => failure.code !== 11000)) throw toAppError(err);
+      const duplicates = new Set(failures.map((failure) => failure.index));
+      return docs.map((_, index) => !duplicates.has(index));
     }
   }
 
@@ -230,7 +286,7 @@ export class EventStore {
       const target: RecordState = current;
       const inserted = await guarded(() =>
         this.replaceOrInsert(
-          () => this.records.insertOne(target),
+          () => this.recordInserts.write(target),
           async () =>
             (await this.records.replaceOne({ _id: target._id, version: { $lt: target.version } }, target))
               .matchedCount > 0,
@@ -259,7 +315,7 @@ export class EventStore {
       const { _id, ...fields } = target;
       const inserted = await guarded(async () => {
         const done = await this.replaceOrInsert(
-          () => this.users.insertOne(target),
+          () => insertedUnlessDuplicate(this.users.insertOne(target)),
           async () =>
             (await this.users.updateOne({ _id, version: { $lt: target.version } }, { $set: fields })).matchedCount > 0,
           insertFirst,
@@ -284,32 +340,25 @@ export class EventStore {
     );
   }
 
-  /** Returns true when the document was inserted (there was none before). */
+  /**
+   * Returns true when the document was inserted (there was none before). `insert` answers false when a document with
+   * its `_id` was already there.
+   */
   private async replaceOrInsert(
-    insert: () => Promise<unknown>,
+    insert: () => Promise<boolean>,
     replace: () => Promise<boolean>,
     insertFirst: boolean,
   ): Promise<boolean> {
     if (insertFirst) {
-      try {
-        await insert();
-        return true;
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
-      }
+      if (await insert()) return true;
       await replace();
       return false;
     }
     if (await replace()) return false;
-    try {
-      await insert();
-      return true;
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      // Another writer inserted between the replace and the insert; its version may be older than this one.
-      await replace();
-      return false;
-    }
+    if (await insert()) return true;
+    // Another writer inserted between the replace and the insert; its version may be older than this one.
+    await replace();
+    return false;
   }
 
   private async projectAppeal(event: DomainEvent): Promise<void> {
@@ -360,7 +409,7 @@ export class EventStore {
     }
     await guarded(() =>
       this.replaceOrInsert(
-        () => this.flaggedCounts.insertOne({ _id: userId, count }),
+        () => insertedUnlessDuplicate(this.flaggedCounts.insertOne({ _id: userId, count })),
         async () => (await this.flaggedCounts.replaceOne({ _id: userId }, { count })).matchedCount > 0,
         false,
       ),
@@ -418,6 +467,17 @@ export class EventStore {
 
   async ping(): Promise<void> {
     await guarded(() => this.db.command({ ping: 1 }));
+  }
+}
+
+/** True once the insert is done, false when a document with its `_id` was already there. */
+async function insertedUnlessDuplicate(insert: Promise<unknown>): Promise<boolean> {
+  try {
+    await insert;
+    return true;
+  } catch (err) {
+    if (!isDuplicateKeyError(err)) throw err;
+    return false;
   }
 }
 

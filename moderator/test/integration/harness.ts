@@ -15,6 +15,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import { countStoreCommands } from '../../src/platform/store-metrics';
 import type { ModerationEngine } from '../../src/engine';
 import { TopicReaders, grpcToken, testServers, uniqueName } from '../../../deploy/test-support';
 
@@ -62,7 +63,7 @@ export async function startHarness(
     },
   });
   const log = pino({ level: 'debug' }, sink);
-  const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 5000 });
+  const mongo = new MongoClient(servers.mongoUrl, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
   const kafka = new Kafka({ clientId: 'moderator-test', brokers: servers.kafkaBrokers, logLevel: logLevel.NOTHING });
   const config: ModeratorConfig = {
     // The configuration's defaults, as a deployment that sets none of these variables gets them.
@@ -93,6 +94,8 @@ export async function startHarness(
     ...overrides,
   };
   const registry = new Registry();
+  // As main.ts counts them: `moderator_store_commands_total` by command name.
+  countStoreCommands(mongo, registry, 'moderator');
   const readers = new TopicReaders(kafka);
   const moderator = await createModerator({ config, log, mongo, kafka, engine, registry, storeAnswers });
   const { ModerationService } = loadModerationPackage().vigil.moderation.v1;

@@ -222,6 +222,80 @@ describe('Moderate', () => {
     expect(projected?.version).toBe(renamed.state?.version);
   });
 
+  /** Store commands of one name the moderator has sent so far. */
+  const commandsSent = async (command: string) => {
+    const metric = await h.registry.getSingleMetric('moderator_store_commands_total')?.get();
+    return metric?.values.find((value) => value.labels.command === command)?.value ?? 0;
+  };
+
+  it('sends the events and new records of concurrent commits to the store together', async () => {
+    const tenantId = await tenant();
+    const { store } = h.moderator;
+    const context = { tenantId, correlationId: 'group' };
+    const ids = Array.from({ length: 10 }, (_, index) => recordIdFor(tenantId, `group-${index}`));
+    const staged = await Promise.all(
+      ids.map(async (recordId, index) =>
+        stageRecord(
+          await store.loadRecord(recordId, false),
+          {
+            type: 'UpsertRecord',
+            recordId,
+            input: { clientId: `group-${index}`, name: 'n', entity: 'post', content: content('fine') },
+            passthrough: false,
+          },
+          context,
+        ),
+      ),
+    );
+    const before = await commandsSent('insert');
+    await Promise.all(staged.map((loaded) => store.commit(loaded)));
+    // One commit alone inserts three times (outbox copies, events, the new record); ten together about as often.
+    const inserts = (await commandsSent('insert')) - before;
+    expect(inserts).toBeGreaterThanOrEqual(3);
+    expect(inserts).toBeLessThanOrEqual(6);
+    const records = await h.db
+      .collection(COLLECTIONS.records)
+      .find({ tenantId } as never)
+      .toArray();
+    expect(records.map((record) => record._id).sort()).toEqual([...ids].sort());
+    for (const recordId of ids) {
+      const events = await h.db
+        .collection(COLLECTIONS.events)
+        .find({ stream: recordStream(recordId) })
+        .toArray();
+      expect(events.map((event) => event.type)).toEqual(['RecordUpserted']);
+    }
+  });
+
+  it('fails only the commit whose version was taken when it goes with others, and stores the rest', async () => {
+    const tenantId = await tenant();
+    const { store } = h.moderator;
+    const context = { tenantId, correlationId: 'group-conflict' };
+    const made = [];
+    for (const clientId of ['before', 'stale', 'after']) {
+      made.push(await moderate({ tenantId, clientId, name: 'n', entity: 'post', content: content('fine') }));
+    }
+    const [before, stale, after] = await Promise.all(made.map((res) => store.loadRecord(res.recordId, false)));
+    if (!before || !stale || !after) throw new Error('records not loaded');
+    // Another writer takes the stale record's next version first.
+    await store.commit(stageRecord(stale, { type: 'DeleteRecord' }, context));
+    const outcomes = await Promise.allSettled(
+      [before, stale, after].map((loaded) => store.commit(stageRecord(loaded, { type: 'DeleteRecord' }, context))),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const conflict = (outcomes[1] as PromiseRejectedResult).reason as StreamConflict;
+    expect(conflict).toBeInstanceOf(StreamConflict);
+    expect(conflict.appended).toEqual([]);
+    for (const loaded of [before, stale, after]) {
+      const recordId = loaded.state?._id ?? '';
+      expect((await store.loadRecord(recordId, true)).state?.deleted).toBe(true);
+      const deletes = await h.db
+        .collection(COLLECTIONS.events)
+        .countDocuments({ stream: recordStream(recordId), type: 'RecordDeleted' });
+      expect(deletes).toBe(1);
+    }
+  });
+
   it('answers INVALID_ARGUMENT for bad metadata, a bad cursor and a missing client id', async () => {
     const tenantId = await tenant();
     await expect(
