@@ -21,3 +21,4 @@ export type {
 export * from './presets';
 export * from './upsert';
 export * from './store-errors';
+export * from './write-groups';

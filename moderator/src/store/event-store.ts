@@ -1,11 +1,17 @@
-import { COLLECTIONS, isDuplicateKeyError, recordStream, userStream, type DomainEvent } from '@vigil/proto';
+import {
+  COLLECTIONS,
+  isDuplicateKeyError,
+  recordStream,
+  userStream,
+  WriteGroups,
+  type DomainEvent,
+} from '@vigil/proto';
 import { MongoBulkWriteError, type Collection, type Db, type Document, type WriteError } from 'mongodb';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
 import { guarded, toAppError } from './mongo-errors';
 import { OutboxStore } from './outbox-store';
-import { WriteGroups } from './write-groups';
 
 /** Events moved per round from the previous release's outbox flag (see migrateOutbox). */
 const MIGRATE_CHUNK = 100;

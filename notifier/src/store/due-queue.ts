@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { upsertRetried } from '@vigil/proto';
+import { upsertRetried, WriteGroups } from '@vigil/proto';
 import { MongoServerError, type Collection, type Filter } from 'mongodb';
-import { insertIgnoringDuplicates } from './insert-new';
+import { insertEach, insertIgnoringDuplicates } from './insert-new';
 import { FairQueue } from '../queue/fair-queue';
 
 /** The fields every queued job document has (webhook deliveries, user emails, payment actions). */
@@ -75,6 +75,8 @@ const CURSOR_SAVE_MS = 60_000;
 const MAX_OPENED_PER_REFRESH = 60;
 /** Claims of a job whose previous claimant died between its lease insert and its state write. */
 const MAX_TAKEOVER_CHAIN = 4;
+/** Callers' inserts sent together at most (see WriteGroups). */
+const MAX_INSERT_GROUP = 64;
 
 export const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms / bucketMs);
 
@@ -96,6 +98,8 @@ export const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms 
  */
 export class DueQueue<T extends QueuedDoc> {
   private readonly jobs: Collection<QueuedDoc>;
+  /** New jobs of concurrent callers inserted together. */
+  private readonly inserts: WriteGroups<T[], boolean[]>;
   private readonly fair = new FairQueue<Candidate>();
   private readonly known = new Map<string, Candidate>();
   /** Candidates in memory per bucket: a closed bucket is swept again only once none is left. */
@@ -123,6 +127,7 @@ export class DueQueue<T extends QueuedDoc> {
   ) {
     // The queue touches only the fields of QueuedDoc.
     this.jobs = jobs as unknown as Collection<QueuedDoc>;
+    this.inserts = new WriteGroups((lists) => this.insertGroup(lists), MAX_INSERT_GROUP);
   }
 
   /**
@@ -173,15 +178,24 @@ export class DueQueue<T extends QueuedDoc> {
   }
 
   /**
-   * Inserts the jobs that do not exist yet (one unordered insertMany); returns the ids this call inserted. A pending
-   * job without a bucket gets the one of its due time, and is offered to this process.
+   * Inserts the jobs that do not exist yet (one unordered insertMany, with those of concurrent callers: a group
+   * commit); returns the ids this call inserted. A pending job without a bucket gets the one of its due time, and is
+   * offered to this process.
    */
   async insertMany(docs: T[]): Promise<Set<string>> {
     for (const doc of docs)
       if (doc.state === 'pending' && doc.due === undefined) Object.assign(doc, this.pendingFields(doc.dueAt));
-    const inserted = await insertIgnoringDuplicates(this.jobs as unknown as Collection<T>, docs);
+    const flags = docs.length === 0 ? [] : await this.inserts.write(docs);
+    const inserted = new Set(docs.filter((_, index) => flags[index]).map((doc) => doc._id));
     for (const doc of docs) if (inserted.has(doc._id)) this.offer(doc);
     return inserted;
+  }
+
+  /** One group's inserts (see WriteGroups): every caller's jobs in one unordered insert, answered per caller. */
+  private async insertGroup(lists: readonly T[][]): Promise<boolean[][]> {
+    const flags = await insertEach(this.jobs as unknown as Collection<T>, lists.flat());
+    let end = 0;
+    return lists.map((docs) => flags.slice(end, (end += docs.length)));
   }
 
   /** Tells the queue of a pending job this process just wrote, so that it need not be read back to be found. */

@@ -12,16 +12,25 @@ export async function insertIgnoringDuplicates<T extends { _id: string }>(
   collection: Collection<T>,
   docs: T[],
 ): Promise<Set<string>> {
-  if (docs.length === 0) return new Set();
+  const inserted = await insertEach(collection, docs);
+  return new Set(docs.filter((_, index) => inserted[index]).map((doc) => doc._id));
+}
+
+/**
+ * Inserts documents unordered; for each, whether this call inserted it (false: a document with its `_id` existed, or
+ * came earlier in `docs`).
+ */
+export async function insertEach<T extends { _id: string }>(collection: Collection<T>, docs: T[]): Promise<boolean[]> {
+  if (docs.length === 0) return [];
   try {
     await collection.insertMany(docs as OptionalUnlessRequiredId<T>[], { ordered: false });
-    return new Set(docs.map((doc) => doc._id));
+    return docs.map(() => true);
   } catch (err) {
     if (!(err instanceof MongoBulkWriteError)) throw err;
     const errors = Array.isArray(err.writeErrors) ? err.writeErrors : [err.writeErrors];
     if (!errors.every((writeError) => isDuplicateKeyError(writeError))) throw err;
     const existing = new Set(errors.map((writeError) => (writeError as { index: number }).index));
-    return new Set(docs.filter((_, index) => !existing.has(index)).map((doc) => doc._id));
+    return docs.map((_, index) => !existing.has(index));
   }
 }
 

@@ -119,6 +119,38 @@ describe('workers writing at once: endpoint health, and claims from a stale read
     expect(await store.endpointState(gone!._id)).toMatchObject({ disabledReason: 'gone' });
   });
 
+  it('inserts the new deliveries of concurrent callers in one command, each inserted by exactly one of them', async () => {
+    const tenant = world.tenant();
+    const endpoint = await tenant.endpoint('http://127.0.0.1:9/');
+    const client = new MongoClient(process.env.MONGO_URL!, { monitorCommands: true });
+    const inserts: number[] = [];
+    client.on('commandStarted', (event) => {
+      if (event.commandName === 'insert' && event.command.insert === COLLECTIONS.deliveries) {
+        inserts.push((event.command.documents as unknown[]).length);
+      }
+    });
+    try {
+      const store = new DeliveryStore(client.db(world.db.databaseName, { ignoreUndefined: true }), DUE_TIMING);
+      const now = new Date();
+      const docs = Array.from({ length: 10 }, (_, index) => dueDelivery(tenant.tenantId, endpoint._id, now, { index }));
+      // Ten callers at once, each with a delivery of its own; the last nine also with the first one's (an event
+      // consumed twice), which only one of them may insert.
+      const results = await Promise.all(
+        docs.map((doc, index) => store.insertNew(index === 0 ? [doc] : [doc, structuredClone(docs[0]!)])),
+      );
+      expect(inserts).toEqual([19]);
+      const insertedBy = results.flatMap(({ inserted }) => [...inserted]);
+      expect(insertedBy.sort()).toEqual(docs.map((doc) => doc._id).sort());
+      expect(results[0]?.inserted).toEqual(new Set([docs[0]!._id]));
+      const stored = await world.db
+        .collection<DeliveryDoc>(COLLECTIONS.deliveries)
+        .countDocuments({ endpointId: endpoint._id });
+      expect(stored).toBe(10);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('leaves a delivery that another worker attempted and rescheduled since it was read', async () => {
     const tenant = world.tenant();
     const endpoint = await tenant.endpoint('http://127.0.0.1:9/');
