@@ -69,7 +69,10 @@ const schema = z.object({
   GRPC_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
   /** Commands produced together in one Kafka request at most. Default 500. */
   KAFKA_BATCH_MAX: z.coerce.number().int().min(1).max(10000).default(500),
-  /** How long a command waits for others to share its Kafka request, milliseconds (0: next tick). Default 2. */
+  /**
+   * How long a command waits for others to share its Kafka request, milliseconds (0: next tick). While a request is in
+   * flight, commands wait for its answer instead (at most 20 ms) and go together in the next. Default 2.
+   */
   KAFKA_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(2),
   /** Give up on a Kafka send (answer 503) after this many milliseconds. Default 10000. */
   KAFKA_SEND_TIMEOUT_MS: z.coerce.number().int().positive().default(10000),

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Producer, ProducerBatch } from 'kafkajs';
 import pino from 'pino';
-import { BATCH_MAX_BYTES, CommandProducer } from './command-producer';
+import { BATCH_MAX_BYTES, CommandProducer, IN_FLIGHT_WAIT_MS } from './command-producer';
 
 /** A stand-in with the two methods the batcher uses; the real producer is exercised in the integration tests. */
 function fakeProducer(behaviour: (batch: ProducerBatch) => Promise<unknown>) {
@@ -43,6 +43,46 @@ describe('command producer', () => {
     const commands = new CommandProducer(producer, { batchMax: 2, lingerMs: 1000, sendTimeoutMs: 5000 }, log);
     await Promise.all([commands.send(command(1)), commands.send(command(2))]);
     expect(batches).toHaveLength(1);
+  });
+
+  describe('with a request in flight', () => {
+    beforeEach(() => jest.useFakeTimers());
+    afterEach(() => jest.useRealTimers());
+
+    it('gathers the commands that arrive meanwhile into the next request, sent once it is answered', async () => {
+      const answers: Array<() => void> = [];
+      const { producer, batches } = fakeProducer(() => new Promise((resolve) => answers.push(() => resolve([]))));
+      const commands = new CommandProducer(producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 5000 }, log);
+      const first = commands.send(command(1));
+      await jest.advanceTimersByTimeAsync(1);
+      expect(batches).toHaveLength(1);
+      const later = Promise.all([2, 3, 4].map((i) => commands.send(command(i))));
+      // Well past the linger, they still wait for the request in flight.
+      await jest.advanceTimersByTimeAsync(IN_FLIGHT_WAIT_MS / 2);
+      expect(batches).toHaveLength(1);
+      answers.shift()?.();
+      await first;
+      await jest.advanceTimersByTimeAsync(0);
+      expect(batches).toHaveLength(2);
+      expect(batches[1]!.topicMessages!.flatMap((tm) => tm.messages.map((m) => m.key))).toEqual(['k2', 'k3', 'k4']);
+      answers.shift()?.();
+      await later;
+    });
+
+    it('sends the commands waiting behind it once IN_FLIGHT_WAIT_MS has passed without an answer', async () => {
+      const { producer, batches } = fakeProducer((batch) =>
+        batches.length === 1 ? new Promise(() => undefined) : Promise.resolve(batch),
+      );
+      const commands = new CommandProducer(producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 60_000 }, log);
+      void commands.send(command(1)).catch(() => undefined);
+      await jest.advanceTimersByTimeAsync(1);
+      const second = commands.send(command(2));
+      await jest.advanceTimersByTimeAsync(IN_FLIGHT_WAIT_MS - 1);
+      expect(batches).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(batches).toHaveLength(2);
+      await second;
+    });
   });
 
   it('never puts more than BATCH_MAX_BYTES of commands in one Kafka request', async () => {

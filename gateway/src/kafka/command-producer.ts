@@ -19,6 +19,13 @@ export interface OutgoingCommand {
  */
 export const BATCH_MAX_BYTES = 512 * 1024;
 
+/**
+ * While a request is in flight, commands that arrive wait for it to be answered (at most this long, ms) and then go
+ * together in the next: under load a request carries what arrived during one round trip, not only during the linger,
+ * and kafkajs's and the broker's work per request is shared by more commands.
+ */
+export const IN_FLIGHT_WAIT_MS = 20;
+
 interface Pending {
   topic: string;
   message: Message;
@@ -98,7 +105,11 @@ export class CommandProducer {
       });
       this.queuedBytes += bytes;
       if (this.queue.length >= this.options.batchMax || this.queuedBytes >= BATCH_MAX_BYTES) this.flush();
-      else this.timer ??= setTimeout(() => this.flush(), this.options.lingerMs);
+      else {
+        const wait =
+          this.inFlight.size > 0 ? Math.max(this.options.lingerMs, IN_FLIGHT_WAIT_MS) : this.options.lingerMs;
+        this.timer ??= setTimeout(() => this.flush(), wait);
+      }
     });
   }
 
@@ -122,7 +133,11 @@ export class CommandProducer {
     this.queuedBytes = 0;
     const sending = this.sendBatch(batch);
     this.inFlight.add(sending);
-    void sending.finally(() => this.inFlight.delete(sending));
+    void sending.finally(() => {
+      this.inFlight.delete(sending);
+      // What arrived meanwhile goes now, in one request.
+      if (this.inFlight.size === 0) this.flush();
+    });
   }
 
   private async sendBatch(batch: Pending[]): Promise<void> {
