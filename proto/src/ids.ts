@@ -31,8 +31,8 @@ let poolUsed = RANDOM_POOL.length;
 
 /**
  * A random fraction in [0, 1) in steps of 1/256 from a cryptographically secure pool, for ulid's random part (one
- * draw per character of its 32-letter alphabet: a byte's top five bits). The package's own generator asks `crypto` for one byte
- * per character, 16 calls per id, which cost about a quarter of a millisecond per request in the gateway.
+ * draw per character of its 32-letter alphabet: a byte's top five bits). The package's own generator asks `crypto`
+ * for one byte per character, 16 calls per id, which cost about a quarter of a millisecond per request in the gateway.
  */
 export function randomFraction(): number {
   if (poolUsed === RANDOM_POOL.length) {
