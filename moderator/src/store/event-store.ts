@@ -11,6 +11,7 @@ import { evolveRecord, type RecordState } from '../domain/record';
 import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
 import { guarded, toAppError } from './mongo-errors';
+import { EventAppends } from './event-appends';
 import { OutboxStore } from './outbox-store';
 
 /** Events moved per round from the previous release's outbox flag (see migrateOutbox). */
@@ -19,12 +20,6 @@ const MIGRATE_CHUNK = 100;
 const CATCH_UP_ROUNDS = 8;
 /** Commits whose events, or new records, go to the store in one command at most (see WriteGroups). */
 const MAX_GROUP = 64;
-
-/**
- * How a commit's events fared in a group append: all stored; a conflict, `stored` of them in before it; or none
- * stored because another commit of the group conflicted first (an ordered insert stops there).
- */
-type GroupAppend = { kind: 'stored' } | { kind: 'conflict'; stored: number } | { kind: 'not_reached' };
 
 /**
  * An event document: the envelope, `_id` equal to the event id (time-ordered ULID). `deadLetteredAt`: the broker
@@ -91,8 +86,8 @@ export class EventStore {
   private readonly users: Collection<UserState>;
   private readonly flaggedCounts: Collection<FlaggedCountDoc>;
   private readonly appeals: Collection<AppealDoc>;
-  /** Concurrent commits' events appended together (their outbox copies first, as one append's). */
-  private readonly appends: WriteGroups<EventDoc[], GroupAppend>;
+  /** Appends events, with their outbox copies, together with concurrent commits'. */
+  private readonly appends: EventAppends;
   /** Concurrent commits' new record projections inserted together: true inserted, false already there. */
   private readonly recordInserts: WriteGroups<RecordState, boolean>;
 
@@ -108,7 +103,7 @@ export class EventStore {
     this.users = db.collection<UserState>(COLLECTIONS.users, options);
     this.flaggedCounts = db.collection<FlaggedCountDoc>(COLLECTIONS.userFlaggedCounts, options);
     this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals, options);
-    this.appends = new WriteGroups((groups) => this.appendGroup(groups), MAX_GROUP);
+    this.appends = new EventAppends(this.events, this.outbox, MAX_GROUP);
     this.recordInserts = new WriteGroups((docs) => this.insertRecords(docs), MAX_GROUP);
   }
 
@@ -211,52 +206,11 @@ export class EventStore {
     );
   }
 
-  /**
-   * Appends the events of several streams in one insertMany, in a group with other commits' (see WriteGroups);
-   * StreamConflict if any version was taken. Their outbox copies go in first, so that no event is stored without one;
-   * the copies of events a conflict kept out are removed again, and one left behind (a crash between the two writes, a
-   * failed removal) has no event, which the relay checks before publishing a copy it did not see appended
-   * (`storedIds`).
-   */
+  /** Appends the events of several streams (see EventAppends); StreamConflict if any version was taken. */
   private async append(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
-    const docs: EventDoc[] = events.map((event) => ({ ...event, _id: event.id }));
-    const outcome = await this.appends.write(docs);
-    if (outcome.kind === 'stored') return;
-    // Another commit of the group conflicted before this one's turn: its copies are in, its events go now, alone.
-    const stored = outcome.kind === 'conflict' ? outcome.stored : await this.insertEvents(docs);
-    if (stored === docs.length) return;
-    const left = docs.slice(stored).map((doc) => ({ _id: doc._id, slot: this.outbox.slotOf(doc._id) }));
-    await this.outbox.markPublished(left).catch(() => undefined);
-    throw new StreamConflict(events.slice(0, stored));
-  }
-
-  /**
-   * One group's appends: every outbox copy, then every event in one ordered insert, which stops at the first version
-   * taken; the commits before it are stored, the one it belongs to conflicts, and the ones after were not reached.
-   */
-  private async appendGroup(groups: readonly EventDoc[][]): Promise<GroupAppend[]> {
-    await this.outbox.insertCopies(groups.flat());
-    const stored = await this.insertEvents(groups.flat());
-    let end = 0;
-    return groups.map((docs) => {
-      const start = end;
-      end += docs.length;
-      if (stored >= end) return { kind: 'stored' };
-      return stored >= start ? { kind: 'conflict', stored: stored - start } : { kind: 'not_reached' };
-    });
-  }
-
-  /** Inserts events in order; how many went in before a version already taken (all of them when none was). */
-  private async insertEvents(docs: EventDoc[]): Promise<number> {
-    try {
-      await guarded(() => this.events.insertMany(docs, { ordered: true }));
-      return docs.length;
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      // Ordered: the events before the first failed one are stored.
-      return err instanceof MongoBulkWriteError ? err.insertedCount : 0;
-    }
+    const stored = await this.appends.append(events.map((event) => ({ ...event, _id: event.id })));
+    if (stored < events.length) throw new StreamConflict(events.slice(0, stored));
   }
 
   /** New record projections in one unordered insert: per document, inserted or already there. */
@@ -321,7 +275,7 @@ export class EventStore {
       const { _id, ...fields } = target;
       const inserted = await guarded(async () => {
         const done = await this.replaceOrInsert(
-          () => insertedUnlessDuplicate(this.users.insertOne(target)),
+          () => writtenUnlessDuplicate(this.users.insertOne(target)),
           async () =>
             (await this.users.updateOne({ _id, version: { $lt: target.version } }, { $set: fields })).matchedCount > 0,
           insertFirst,
@@ -371,7 +325,7 @@ export class EventStore {
     const at = new Date(event.occurredAt);
     if (event.type === 'AppealCreated') {
       const { appealId, userId, text } = event.data;
-      await ignoreDuplicate(
+      await writtenUnlessDuplicate(
         this.appeals.updateOne(
           { _id: appealId, version: { $lt: event.version } },
           {
@@ -415,7 +369,7 @@ export class EventStore {
     }
     await guarded(() =>
       this.replaceOrInsert(
-        () => insertedUnlessDuplicate(this.flaggedCounts.insertOne({ _id: userId, count })),
+        () => writtenUnlessDuplicate(this.flaggedCounts.insertOne({ _id: userId, count })),
         async () => (await this.flaggedCounts.replaceOne({ _id: userId }, { count })).matchedCount > 0,
         false,
       ),
@@ -476,21 +430,13 @@ export class EventStore {
   }
 }
 
-/** True once the insert is done, false when a document with its `_id` was already there. */
-async function insertedUnlessDuplicate(insert: Promise<unknown>): Promise<boolean> {
+/** True once the write is done, false when it met a duplicate key (a document with its `_id` was already there). */
+async function writtenUnlessDuplicate(insert: Promise<unknown>): Promise<boolean> {
   try {
     await insert;
     return true;
   } catch (err) {
     if (!isDuplicateKeyError(err)) throw err;
     return false;
-  }
-}
-
-async function ignoreDuplicate(operation: Promise<unknown>): Promise<void> {
-  try {
-    await operation;
-  } catch (err) {
-    if (!isDuplicateKeyError(err)) throw err;
   }
 }
