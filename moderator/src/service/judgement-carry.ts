@@ -14,8 +14,9 @@ export interface Judgement {
 /**
  * The engine's judgement of an ingest command whose moderation failed after it was judged (the store did not take the
  * commit): the command's retry uses it instead of judging again, so a record's images are fetched and judged, and its
- * prompt rules asked, once per moderation rather than once per retry of an ingest command. In memory, per process, bounded in entries and
- * time: a retry that comes later, or on another replica, judges again. Only failed commands are kept.
+ * prompt rules asked, once per moderation rather than once per retry of an ingest command. In memory, per process,
+ * bounded in entries and time: a retry that comes later, or on another replica, judges again. Only failed commands are
+ * kept.
  */
 export class JudgementCarry {
   private readonly entries: LRUCache<string, Judgement>;

@@ -1,6 +1,6 @@
-import { ulid } from '@vigil/proto';
 import {
   recordIdFor,
+  ulid,
   userIdFor,
   type Command,
   type DomainEvent,

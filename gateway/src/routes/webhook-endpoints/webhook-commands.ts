@@ -1,5 +1,4 @@
-import { ulid } from '@vigil/proto';
-import type { WebhookCommand } from '@vigil/proto';
+import { ulid, type WebhookCommand } from '@vigil/proto';
 import { ConflictError, NotFoundError } from '../../errors';
 import type { RouteDeps } from '../deps';
 
