@@ -2,7 +2,7 @@ import Koa from 'koa';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { SecretBox, type Topics } from '@vigil/proto';
+import { SecretBox, type TenantVersions, type Topics } from '@vigil/proto';
 import { AppealLinks, AppealTokens } from './appeal/appeal-token';
 import { appealRoutes as appealPageRoutes } from './appeal/appeal.routes';
 import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
@@ -27,6 +27,7 @@ import { ruleRoutes } from './routes/rules/rules.routes';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
+import { ConfigVersionStore } from './store/config-version-store';
 import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { MemberStore } from './store/member-store';
 import { EmailLogStore } from './store/email-log-store';
@@ -42,6 +43,11 @@ export interface AppDeps {
   registry?: Registry;
   db: Db;
   authenticator: ApiKeyAuthenticator;
+  /**
+   * The tenants' configuration versions this process knows (the authenticator reads them, this app's changes raise
+   * them); stamped on commands and moderator calls.
+   */
+  versions: TenantVersions;
   moderator: ModeratorClient;
   commands: { send(command: OutgoingCommand): Promise<void> };
   topics: Topics;
@@ -126,12 +132,14 @@ export function createApp(deps: AppDeps): Koa {
   const appealTokens = settings.appealTokenSecret
     ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds)
     : undefined;
+  const configVersions = new ConfigVersionStore(deps.db, deps.versions);
   const routeDeps: RouteDeps = {
     moderator: deps.moderator,
     commands: deps.commands,
     topics: deps.topics,
-    configStore: new ConfigStore(deps.db),
-    webhooks: new WebhookStore(deps.db),
+    versions: deps.versions,
+    configStore: new ConfigStore(deps.db, configVersions, deps.versions),
+    webhooks: new WebhookStore(deps.db, configVersions),
     endpointUrls: endpointUrlGuard({
       allowedCidrs: deps.settings.webhookAllowedCidrs,
       ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}),

@@ -5,7 +5,7 @@ import * as grpc from '@grpc/grpc-js';
 import { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry } from 'prom-client';
-import { topicNames, ulid } from '@vigil/proto';
+import { TenantVersions, topicNames, ulid } from '@vigil/proto';
 import { appSettings, createApp } from './app';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
@@ -23,6 +23,7 @@ import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
 import { MemberStore } from './store/member-store';
 import { RateLimitStore } from './store/rate-limit-store';
 import { TenantStore } from './store/tenant-store';
+import { ConfigVersionStore } from './store/config-version-store';
 import { WebhookStore } from './store/webhook-store';
 
 async function main(): Promise<void> {
@@ -51,14 +52,17 @@ async function main(): Promise<void> {
     log,
   );
   const grpcClient = createModerationClient(config.MODERATOR_ADDRESS, config.MODERATOR_GRPC_TOKEN);
-  const moderator = new ModeratorClient(grpcClient, {
-    moderateMs: config.MODERATE_TIMEOUT_MS,
-    defaultMs: config.GRPC_TIMEOUT_MS,
-  });
+  const versions = new TenantVersions();
+  const moderator = new ModeratorClient(
+    grpcClient,
+    { moderateMs: config.MODERATE_TIMEOUT_MS, defaultMs: config.GRPC_TIMEOUT_MS },
+    versions,
+  );
   const tenants = new TenantStore(db);
   const authenticator = new ApiKeyAuthenticator(tenants, {
     ttlMs: config.API_KEY_CACHE_TTL_MS,
     maxEntries: config.API_KEY_CACHE_MAX,
+    versions,
   });
   // The instance id names this process's counts in the store; the host name (a pod's name) helps an operator read them.
   const rateLimiter = new SharedRateLimiter(
@@ -81,6 +85,7 @@ async function main(): Promise<void> {
     registry,
     db,
     authenticator,
+    versions,
     moderator,
     commands,
     topics,
@@ -98,7 +103,11 @@ async function main(): Promise<void> {
   void mongo
     .connect()
     .then(() =>
-      Promise.all([tenants.ensureIndexes(), new WebhookStore(db).ensureIndexes(), new MemberStore(db).ensureIndexes()]),
+      Promise.all([
+        tenants.ensureIndexes(),
+        new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
+        new MemberStore(db).ensureIndexes(),
+      ]),
     )
     .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
   void ensureTopics(kafka, [topics.ingest, topics.webhookCommands], config.KAFKA_TOPIC_PARTITIONS)

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { addressPolicy, loadModerationPackage, topicNames } from '@vigil/proto';
+import { addressPolicy, loadModerationPackage, TenantVersions, topicNames } from '@vigil/proto';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Kafka, Producer } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
@@ -125,7 +125,9 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const metrics = deps.registry ? createMetrics(deps.registry) : undefined;
 
   const db = mongo.db(config.MONGO_DB);
-  const store = new EventStore(db);
+  // The tenants' configuration versions seen on calls and commands: fresh rules for each, stamped on every event.
+  const versions = new TenantVersions();
+  const store = new EventStore(db, { versions });
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
   const deadLetters = new DeadLetterStore(db);
   await untilDone(log, 'dead letter indexes', () => deadLetters.ensureIndexes());
@@ -249,7 +251,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const service = new ModerationService({
     store,
     engine,
-    tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log),
+    tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions),
     log,
     onAppend: (events) => relay.publishSoon(events),
     textActivity,
@@ -267,6 +269,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     service,
     queries,
     tenants,
+    versions,
     log: log.child({ component: 'grpc' }),
     moderateLimit: new KeyedLimit({
       capacity: config.MODERATE_TENANT_CONCURRENCY,
@@ -307,6 +310,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         topics,
         service,
         tenants,
+        versions,
         producer,
         log: log.child({ component: 'ingest' }),
         concurrency: config.INGEST_CONCURRENCY,

@@ -77,8 +77,12 @@ const schema = z.object({
   INGEST_MAX_UNEXPECTED_ATTEMPTS: z.coerce.number().int().min(1).default(5),
   /** Partitions of the topics the moderator creates when they are missing. Default 6. */
   KAFKA_TOPIC_PARTITIONS: z.coerce.number().int().min(1).default(6),
-  /** How long tenant settings and rules are cached, milliseconds (changes apply after at most this). Default 1000. */
-  TENANT_CONFIG_TTL_MS: z.coerce.number().int().min(0).default(1000),
+  /**
+   * How long tenant settings and rules are cached, milliseconds, when no call or command says they changed: gateways
+   * stamp the tenant's configuration version on both, so a change applies at once to what follows it through the same
+   * gateway, and within this otherwise. At most 1000, the bound the API promises. Default 1000.
+   */
+  TENANT_CONFIG_TTL_MS: z.coerce.number().int().min(0).max(1000).default(1000),
   /**
    * How long a tenant found in the `tenants` collection is remembered, milliseconds (a tenant not found is looked up
    * again on every call). Default 60000.

@@ -1,4 +1,4 @@
-import { AppealTokens, SecretBox, topicNames } from '@vigil/proto';
+import { AppealTokens, SecretBox, TenantVersions, topicNames } from '@vigil/proto';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -90,7 +90,9 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const timing = { bucketMs: config.DUE_BUCKET_MS, graceMs: config.DUE_GRACE_MS };
   const store = new DeliveryStore(db, timing);
   await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
-  const endpoints = new EndpointCache(store, config.ENDPOINT_CACHE_MS);
+  // The tenants' configuration versions carried by events: an endpoint list read before a newer one is stale.
+  const versions = new TenantVersions();
+  const endpoints = new EndpointCache(store, config.ENDPOINT_CACHE_MS, versions);
   const emailStore = new EmailStore(db, timing);
   await untilDone(log, 'email indexes', () => emailStore.ensureIndexes());
   const paymentStore = new PaymentStore(db, timing);
@@ -173,6 +175,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     topics,
     store,
     endpoints,
+    versions,
     deadLetters: new DeadLetterStore(db),
     log: log.child({ component: 'events' }),
     onDeadLetter: (reason) => metrics?.deadLetters.inc({ reason }),

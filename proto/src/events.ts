@@ -80,6 +80,8 @@ const commandBase = {
   tenantId: z.string(),
   issuedAt: z.string(),
   correlationId: z.string(),
+  /** The tenant's configuration version the gateway knew when it accepted the request (see TenantVersions). */
+  configVersion: z.number().int().nonnegative().optional(),
 };
 
 export const IngestRecordCommand = z.object({
@@ -264,6 +266,11 @@ const eventBase = {
   version: z.number().int().positive(),
   occurredAt: z.string(),
   correlationId: z.string(),
+  /**
+   * The tenant's configuration version the moderator knew when it stored the event: the notifier reloads the tenant's
+   * endpoints before fanning out an event newer than what it holds. Absent on events of earlier releases.
+   */
+  configVersion: z.number().int().nonnegative().optional(),
 };
 
 export const RecordUpserted = z.object({ ...eventBase, type: z.literal('RecordUpserted'), data: RecordUpsertedData });

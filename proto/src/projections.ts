@@ -76,6 +76,11 @@ export const COLLECTIONS = {
   paymentKeys: 'payment_keys',
   /** Claims on revisions of `rules` and `settings` documents (see the gateway's RevisedDocs), the last 20 of each. */
   configRevisions: 'config_revisions',
+  /**
+   * Each tenant's configuration version (`{_id: tenantId, version}`): one more with every change made through the API
+   * to its endpoints, rules or settings. Carried with commands, calls and events so caches know when they are stale.
+   */
+  configVersions: 'config_versions',
   /** Request counts per gateway instance, for the rate limit shared across replicas. */
   rateLimitCounts: 'rate_limit_counts',
   // moderator

@@ -1,11 +1,19 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { COLLECTIONS, recordIdFor, recordStream, userIdFor, type WebhookEndpointDoc } from '@vigil/proto';
+import {
+  COLLECTIONS,
+  recordIdFor,
+  recordStream,
+  TenantVersions,
+  userIdFor,
+  type WebhookEndpointDoc,
+} from '@vigil/proto';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { ulid } from 'ulid';
 import { TenantStore } from '../../../gateway/src/store/tenant-store';
+import { ConfigVersionStore } from '../../../gateway/src/store/config-version-store';
 import { WebhookStore } from '../../../gateway/src/store/webhook-store';
 import { EventStore } from '../../../moderator/src/store/event-store';
 import { TenantConfigCache } from '../../../moderator/src/store/tenant-config';
@@ -166,7 +174,7 @@ describe('hot-path queries on the default local store', () => {
     await events.ensureIndexes();
     await deliveries.ensureIndexes();
     await new TenantStore(db).ensureIndexes();
-    await new WebhookStore(db).ensureIndexes();
+    await new WebhookStore(db, new ConfigVersionStore(db, new TenantVersions())).ensureIndexes();
     const now = new Date();
     endpoint = {
       _id: `we_${ulid()}`,
@@ -197,7 +205,7 @@ describe('hot-path queries on the default local store', () => {
   });
 
   it('moderator: a persisted moderation with a user, and the outbox relay', async () => {
-    const config = new TenantConfigCache(db, 0, pino({ level: 'silent' }));
+    const config = new TenantConfigCache(db, 0, pino({ level: 'silent' }), new TenantVersions());
     await expectIndexed('tenant config', () => config.get(tenantId));
     const record = await events.loadRecord(recordId, false);
     const user = await events.loadUser(userId, false);

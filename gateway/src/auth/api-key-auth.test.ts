@@ -1,8 +1,9 @@
 import type { Limit } from '../rate-limit/window-counter';
 import { hashKey, generateKey, type ApiKeyDoc } from '../store/tenant-store';
 import { ApiKeyAuthenticator } from './api-key-auth';
+import { TenantVersions } from '@vigil/proto';
 
-function lookupOf(docs: ApiKeyDoc[], limits = new Map<string, Limit>()) {
+function lookupOf(docs: ApiKeyDoc[], limits = new Map<string, Limit>(), versionsOf = new Map<string, number>()) {
   const calls: string[] = [];
   return {
     calls,
@@ -11,6 +12,7 @@ function lookupOf(docs: ApiKeyDoc[], limits = new Map<string, Limit>()) {
       return Promise.resolve(docs.find((doc) => doc.hash === hash) ?? null);
     },
     findRateLimit: (tenantId: string) => Promise.resolve(limits.get(tenantId) ?? null),
+    findConfigVersion: (tenantId: string) => Promise.resolve(versionsOf.get(tenantId) ?? 0),
   };
 }
 
@@ -33,7 +35,7 @@ describe('API key authentication', () => {
   it('resolves a valid key to its tenant and then serves it from the cache', async () => {
     const key = generateKey();
     const lookup = lookupOf([docFor(key)]);
-    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10 });
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10, versions: new TenantVersions() });
     expect(await auth.authenticate(key)).toEqual({ tenantId: 'ten_1', keyId: 'key_1' });
     expect(await auth.authenticate(key)).toEqual({ tenantId: 'ten_1', keyId: 'key_1' });
     expect(lookup.calls).toHaveLength(1);
@@ -41,7 +43,7 @@ describe('API key authentication', () => {
 
   it('refuses malformed keys without a lookup', async () => {
     const lookup = lookupOf([]);
-    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10 });
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10, versions: new TenantVersions() });
     for (const key of ['', 'vgl_', 'iffy_' + 'a'.repeat(64), 'vgl_' + 'g'.repeat(64), 'vgl_' + 'a'.repeat(63)]) {
       expect(await auth.authenticate(key)).toBeNull();
     }
@@ -53,6 +55,7 @@ describe('API key authentication', () => {
     const auth = new ApiKeyAuthenticator(lookupOf([docFor(revoked, { revokedAt: new Date() })]), {
       ttlMs: 30000,
       maxEntries: 10,
+      versions: new TenantVersions(),
     });
     expect(await auth.authenticate(revoked)).toBeNull();
     expect(await auth.authenticate(generateKey())).toBeNull();
@@ -63,7 +66,12 @@ describe('API key authentication', () => {
     const docs = [docFor(key)];
     const lookup = lookupOf(docs);
     let now = 1000;
-    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10, now: () => now });
+    const auth = new ApiKeyAuthenticator(lookup, {
+      ttlMs: 30000,
+      maxEntries: 10,
+      versions: new TenantVersions(),
+      now: () => now,
+    });
     expect(await auth.authenticate(key)).not.toBeNull();
     docs[0] = docFor(key, { revokedAt: new Date() });
     now += 29999;
@@ -76,7 +84,7 @@ describe('API key authentication', () => {
   it('keeps at most maxEntries keys, evicting the oldest', async () => {
     const keys = [generateKey(), generateKey(), generateKey()];
     const lookup = lookupOf(keys.map((key, i) => docFor(key, { _id: `key_${i}` })));
-    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 2 });
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 2, versions: new TenantVersions() });
     for (const key of keys) await auth.authenticate(key);
     await auth.authenticate(keys[2]!);
     await auth.authenticate(keys[0]!);
@@ -90,6 +98,7 @@ describe('API key authentication', () => {
     const auth = new ApiKeyAuthenticator(lookupOf([docFor(key)], limits), {
       ttlMs: 30000,
       maxEntries: 10,
+      versions: new TenantVersions(),
       now: () => now,
     });
     expect(await auth.authenticate(key)).toEqual({
@@ -106,8 +115,30 @@ describe('API key authentication', () => {
   it('shares one lookup between concurrent first requests', async () => {
     const key = generateKey();
     const lookup = lookupOf([docFor(key)]);
-    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10 });
+    const auth = new ApiKeyAuthenticator(lookup, { ttlMs: 30000, maxEntries: 10, versions: new TenantVersions() });
     await Promise.all([auth.authenticate(key), auth.authenticate(key), auth.authenticate(key)]);
     expect(lookup.calls).toHaveLength(1);
+  });
+
+  it("learns the tenant's configuration version at each lookup, so a change through another replica shows within ttlMs", async () => {
+    const key = generateKey();
+    const stored = new Map<string, number>([['ten_1', 4]]);
+    const versions = new TenantVersions();
+    let now = 1000;
+    const auth = new ApiKeyAuthenticator(lookupOf([docFor(key)], new Map(), stored), {
+      ttlMs: 1000,
+      maxEntries: 10,
+      versions,
+      now: () => now,
+    });
+    await auth.authenticate(key);
+    expect(versions.of('ten_1')).toBe(4);
+    stored.set('ten_1', 5);
+    now += 999;
+    await auth.authenticate(key);
+    expect(versions.of('ten_1')).toBe(4);
+    now += 1;
+    await auth.authenticate(key);
+    expect(versions.of('ten_1')).toBe(5);
   });
 });

@@ -1,3 +1,4 @@
+import type { TenantVersions } from '@vigil/proto';
 import type { Context, Next } from 'koa';
 import { UnauthorizedError, UnavailableError } from '../errors';
 import type { Limit } from '../rate-limit/window-counter';
@@ -13,6 +14,8 @@ export interface Principal {
 export interface KeyLookup {
   findKeyByHash(hash: string): Promise<ApiKeyDoc | null>;
   findRateLimit(tenantId: string): Promise<Limit | null>;
+  /** The tenant's configuration version (see ConfigVersionStore), 0 before its first change. */
+  findConfigVersion(tenantId: string): Promise<number>;
 }
 
 interface Entry {
@@ -22,9 +25,11 @@ interface Entry {
 
 /**
  * Resolves a bearer key to its tenant and the tenant's own rate limit. Verified and unknown keys are both cached for
- * `ttlMs` so a request costs no database round trip (and a flood of bad keys costs one lookup each per window); a
- * revocation or a change of the tenant's rate limit takes effect within `ttlMs`. The cache is bounded: the oldest
- * entry goes first (Map keeps insertion order).
+ * `ttlMs` (at most a second) so a request costs no database round trip (and a flood of bad keys costs one lookup each
+ * per window); a revocation or a change of the tenant's rate limit takes effect within `ttlMs` on every replica. Each
+ * lookup also reads the tenant's configuration version into `versions`: a change made through another replica is
+ * known here, and stamped on what this replica sends, within `ttlMs` too. The cache is bounded: the oldest entry goes
+ * first (Map keeps insertion order).
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, Entry>();
@@ -32,7 +37,7 @@ export class ApiKeyAuthenticator {
 
   constructor(
     private readonly store: KeyLookup,
-    private readonly options: { ttlMs: number; maxEntries: number; now?: () => number },
+    private readonly options: { ttlMs: number; maxEntries: number; versions: TenantVersions; now?: () => number },
   ) {}
 
   async authenticate(key: string): Promise<Principal | null> {
@@ -55,7 +60,11 @@ export class ApiKeyAuthenticator {
     const valid = doc !== null && doc.revokedAt === undefined && sameHash(doc.hash, hash);
     let principal: Principal | null = null;
     if (valid) {
-      const rateLimit = await this.store.findRateLimit(doc.tenantId);
+      const [rateLimit, version] = await Promise.all([
+        this.store.findRateLimit(doc.tenantId),
+        this.store.findConfigVersion(doc.tenantId),
+      ]);
+      this.options.versions.observe(doc.tenantId, version);
       principal = { tenantId: doc.tenantId, keyId: doc._id, ...(rateLimit ? { rateLimit } : {}) };
     }
     if (this.options.ttlMs > 0) {

@@ -1,5 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { grpcErrorOf, loadModerationPackage, type GrpcErrorCode, type ModerationServiceClient } from '@vigil/proto';
+import {
+  CONFIG_VERSION_METADATA,
+  grpcErrorOf,
+  loadModerationPackage,
+  type GrpcErrorCode,
+  type ModerationServiceClient,
+  type TenantVersions,
+} from '@vigil/proto';
 import {
   AppError,
   ConflictError,
@@ -96,11 +103,15 @@ export type Methods =
   | 'listAppeals'
   | 'decideAppeal';
 
-/** Every call carries a deadline; failures come back as AppErrors. */
+/**
+ * Every call carries a deadline and the tenant's configuration version known here (the moderator judges with rules at
+ * least that new); failures come back as AppErrors.
+ */
 export class ModeratorClient {
   constructor(
     readonly client: ModerationServiceClient,
     private readonly timeouts: { moderateMs: number; defaultMs: number },
+    private readonly versions: TenantVersions,
   ) {}
 
   call<K extends Methods>(method: K, request: Req<K>, options: { requestId?: string } = {}): Promise<Res<K>> {
@@ -108,6 +119,9 @@ export class ModeratorClient {
     const timeoutMs = method === 'moderate' ? this.timeouts.moderateMs : this.timeouts.defaultMs;
     const metadata = new grpc.Metadata();
     if (options.requestId) metadata.set('x-request-id', options.requestId);
+    const { tenantId } = request;
+    const version = tenantId ? this.versions.of(tenantId) : 0;
+    if (version > 0) metadata.set(CONFIG_VERSION_METADATA, String(version));
     return new Promise((resolve, reject) => {
       fn.call(this.client, request, metadata, { deadline: Date.now() + timeoutMs }, (err, response) => {
         if (err) reject(fromGrpcError(err));

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../errors';
 import type { Context } from 'koa';
-import type { Topics } from '@vigil/proto';
+import type { TenantVersions, Topics } from '@vigil/proto';
 import type { AppealLinks } from '../appeal/appeal-token';
 import type { Principal } from '../auth/api-key-auth';
 import type { Methods, ModeratorClient, RpcRequest, RpcResponse } from '../grpc/moderator-client';
@@ -19,6 +19,8 @@ export interface RouteDeps {
   moderator: ModeratorClient;
   commands: { send(command: OutgoingCommand): Promise<void> };
   topics: Topics;
+  /** The tenants' configuration versions known here: stamped on every command. */
+  versions: TenantVersions;
   configStore: ConfigStore;
   webhooks: WebhookStore;
   endpointUrls: EndpointUrlGuard;

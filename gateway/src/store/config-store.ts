@@ -9,7 +9,9 @@ import {
   type EmailKind,
   type EmailTemplate,
   type TenantSettings as TenantSettingsType,
+  type TenantVersions,
 } from '@vigil/proto';
+import type { ConfigVersionStore } from './config-version-store';
 import { RevisedDocs, type Revised } from './revised-docs';
 
 interface RulesContent {
@@ -28,17 +30,23 @@ export interface SettingsPatch {
 
 /**
  * Per-tenant rule sets and settings (`_id` = tenant id), read by the moderator. Every change is a new revision
- * (RevisedDocs), so concurrent changes (two presets added at once, two settings patched at once) all land.
+ * (RevisedDocs), so concurrent changes (two presets added at once, two settings patched at once) all land, and raises
+ * the tenant's configuration version before it returns (the moderator reloads on a newer one).
  */
 export class ConfigStore {
   private readonly rules: RevisedDocs<RulesContent>;
   private readonly settings: RevisedDocs<SettingsContent>;
-  private readonly cached = new Map<string, { at: number; value: Promise<TenantSettingsType> }>();
+  private readonly cached = new Map<string, { at: number; version: number; value: Promise<TenantSettingsType> }>();
 
-  /** `cacheTtlMs`: how long `cachedSettings` may answer from memory (the hot ingest path), milliseconds. */
+  /**
+   * `cacheTtlMs`: how long `cachedSettings` may answer from memory (the hot ingest path), milliseconds, unless a
+   * newer configuration version of the tenant is known (`versions`) first.
+   */
   constructor(
     db: Db,
-    private readonly cacheTtlMs = 5000,
+    private readonly configVersions: ConfigVersionStore,
+    private readonly versions: TenantVersions,
+    private readonly cacheTtlMs = 1000,
   ) {
     this.rules = new RevisedDocs(db, COLLECTIONS.rules);
     this.settings = new RevisedDocs(db, COLLECTIONS.settings);
@@ -50,6 +58,7 @@ export class ConfigStore {
 
   async putRules(tenantId: string, ruleSet: RuleSetType): Promise<void> {
     await this.rules.revise(tenantId, () => ({ rules: ruleSet.rules }));
+    await this.configVersions.changed(tenantId);
   }
 
   /**
@@ -58,6 +67,7 @@ export class ConfigStore {
    */
   async changeRules(tenantId: string, change: (current: RuleSetType) => RuleSetType): Promise<RuleSetType> {
     const stored = await this.rules.revise(tenantId, (current) => ({ rules: change(rulesOf(current)).rules }));
+    await this.configVersions.changed(tenantId);
     return { rules: stored.rules };
   }
 
@@ -67,14 +77,16 @@ export class ConfigStore {
 
   /**
    * Settings read at most once per `cacheTtlMs` per tenant, concurrent misses sharing one read: ingest reads the
-   * roll-out percentage on every request. A change made through another gateway replica shows within the TTL.
+   * roll-out percentage on every request. A change made through this replica applies at once (its version is known
+   * here); one made through another replica once this one knows its version (its next key read), or within the TTL.
    */
   cachedSettings(tenantId: string): Promise<TenantSettingsType> {
     const now = Date.now();
     const hit = this.cached.get(tenantId);
-    if (hit && now - hit.at < this.cacheTtlMs) return hit.value;
+    if (hit && now - hit.at < this.cacheTtlMs && this.versions.fresh(tenantId, hit.version)) return hit.value;
+    const version = this.versions.of(tenantId);
     const value = this.getSettings(tenantId);
-    this.cached.set(tenantId, { at: now, value });
+    this.cached.set(tenantId, { at: now, version, value });
     value.catch(() => this.cached.delete(tenantId));
     if (this.cached.size > 10_000) {
       for (const [id, entry] of this.cached) if (now - entry.at >= this.cacheTtlMs) this.cached.delete(id);
@@ -86,6 +98,7 @@ export class ConfigStore {
   async patchSettings(tenantId: string, patch: SettingsPatch): Promise<TenantSettingsType> {
     const stored = await this.settings.revise(tenantId, (current) => applyPatch(contentOf(current), patch));
     this.cached.delete(tenantId);
+    await this.configVersions.changed(tenantId);
     return settingsOf(stored);
   }
 }

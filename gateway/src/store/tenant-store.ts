@@ -50,10 +50,12 @@ export function sameHash(a: string, b: string): boolean {
 export class TenantStore {
   private readonly tenants: Collection<TenantDoc>;
   private readonly keys: Collection<ApiKeyDoc>;
+  private readonly versions: Collection<{ _id: string; version?: number }>;
 
   constructor(db: Db) {
     this.tenants = db.collection(COLLECTIONS.tenants);
     this.keys = db.collection(COLLECTIONS.apiKeys);
+    this.versions = db.collection(COLLECTIONS.configVersions);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -114,6 +116,12 @@ export class TenantStore {
     const doc = await this.tenants.findOne({ _id: tenantId }, { projection: { rateLimit: 1 } });
     const parsed = TenantRateLimit.safeParse(doc?.rateLimit);
     return parsed.success ? parsed.data : null;
+  }
+
+  /** The tenant's configuration version (written by ConfigVersionStore), 0 before its first change. */
+  async findConfigVersion(tenantId: string): Promise<number> {
+    const doc = await this.versions.findOne({ _id: tenantId }, { projection: { version: 1 } });
+    return typeof doc?.version === 'number' ? doc.version : 0;
   }
 
   /** Sets the tenant's own rate limit, or removes it (`null`: the default applies). False when there is no tenant. */

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Collection, Db, Filter } from 'mongodb';
 import { COLLECTIONS, type EndpointStateDoc, ulid, type WebhookEndpointDoc, type WebhookEventName } from '@vigil/proto';
+import type { ConfigVersionStore } from './config-version-store';
 
 /** The notifier's delivery log entry, as far as the API shows it (the notifier owns the collection). */
 export interface DeliveryView {
@@ -19,13 +20,20 @@ export interface EndpointInput {
   enabled: boolean;
 }
 
-/** Webhook endpoints (written here only), with read access to the notifier's state and delivery log. */
+/**
+ * Webhook endpoints (written here only), with read access to the notifier's state and delivery log. Every change
+ * raises the tenant's configuration version before it returns, so the notifier reloads the tenant's endpoints before
+ * it fans out any event of a request that starts after the answer.
+ */
 export class WebhookStore {
   private readonly endpoints: Collection<WebhookEndpointDoc>;
   private readonly states: Collection<EndpointStateDoc>;
   private readonly deliveries: Collection<DeliveryView>;
 
-  constructor(db: Db) {
+  constructor(
+    db: Db,
+    private readonly configVersions: ConfigVersionStore,
+  ) {
     this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);
     this.states = db.collection(COLLECTIONS.endpointStates);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
@@ -49,6 +57,7 @@ export class WebhookStore {
       updatedAt: now,
     };
     await this.endpoints.insertOne(doc);
+    await this.configVersions.changed(tenantId);
     return doc;
   }
 
@@ -78,16 +87,20 @@ export class WebhookStore {
   }
 
   async update(tenantId: string, id: string, patch: Partial<EndpointInput>): Promise<WebhookEndpointDoc | null> {
-    return this.endpoints.findOneAndUpdate(
+    const doc = await this.endpoints.findOneAndUpdate(
       { _id: id, tenantId },
       { $set: { ...patch, updatedAt: new Date() } },
       { returnDocument: 'after' },
     );
+    if (doc) await this.configVersions.changed(tenantId);
+    return doc;
   }
 
   async remove(tenantId: string, id: string): Promise<boolean> {
     const result = await this.endpoints.deleteOne({ _id: id, tenantId });
-    return result.deletedCount === 1;
+    if (result.deletedCount !== 1) return false;
+    await this.configVersions.changed(tenantId);
+    return true;
   }
 
   /**
@@ -115,7 +128,9 @@ export class WebhookStore {
       { $set: { secrets, updatedAt: now } },
       { returnDocument: 'after' },
     );
-    return doc ? { doc, secret, previousExpiresAt } : null;
+    if (!doc) return null;
+    await this.configVersions.changed(endpoint.tenantId);
+    return { doc, secret, previousExpiresAt };
   }
 
   state(id: string): Promise<EndpointStateDoc | null> {

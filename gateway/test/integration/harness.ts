@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
-import { topicNames, type Topics } from '@vigil/proto';
+import { TenantVersions, topicNames, type Topics } from '@vigil/proto';
 import { appSettings, createApp, type AppDeps } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { hashPassword } from '../../src/console/password';
@@ -152,12 +152,17 @@ async function compose(
     options.moderatorAddress ?? `127.0.0.1:${await closedPort()}`,
     options.moderatorToken ?? grpcToken(),
   );
-  const moderator = new ModeratorClient(grpcClient, { moderateMs: options.moderateTimeoutMs ?? 5000, defaultMs: 5000 });
+  const versions = new TenantVersions();
+  const moderator = new ModeratorClient(
+    grpcClient,
+    { moderateMs: options.moderateTimeoutMs ?? 5000, defaultMs: 5000 },
+    versions,
+  );
   const tenants = new TenantStore(db);
   await tenants.ensureIndexes();
   const members = new MemberStore(db);
   await members.ensureIndexes();
-  const authenticator = new ApiKeyAuthenticator(tenants, { ttlMs: 30000, maxEntries: 1000 });
+  const authenticator = new ApiKeyAuthenticator(tenants, { ttlMs: 1000, maxEntries: 1000, versions });
   const rateLimiter = new SharedRateLimiter(new RateLimitStore(db), log, {
     instanceId: uniqueName('gw'),
     syncIntervalMs: 250,
@@ -167,6 +172,7 @@ async function compose(
     log,
     db,
     authenticator,
+    versions,
     moderator,
     commands,
     topics,

@@ -1,5 +1,13 @@
 import type * as grpc from '@grpc/grpc-js';
-import { type ModerationServiceHandlers, RecordStatus, ulid, UserStatus } from '@vigil/proto';
+import {
+  CONFIG_VERSION_METADATA,
+  parseConfigVersion,
+  RecordStatus,
+  ulid,
+  UserStatus,
+  type ModerationServiceHandlers,
+  type TenantVersions,
+} from '@vigil/proto';
 import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { KeyedLimit } from '../platform/keyed-limit';
@@ -15,6 +23,8 @@ export interface HandlerDeps {
   service: ModerationService;
   queries: Queries;
   tenants: KnownTenants;
+  /** Each call's tenant configuration version (gRPC metadata) is recorded here before the call is handled. */
+  versions: TenantVersions;
   log: Logger;
   /**
    * Moderate calls in flight per tenant, weighted by size (see moderateWeight): the calls beyond wait their turn, so
@@ -87,7 +97,7 @@ const MODERATION_ID = /^mod_[0-9A-HJKMNP-TV-Z]{26}$/;
  * with a gRPC status from the error mapping.
  */
 function unary<Req extends { tenantId?: string }, Res>(
-  { log, tenants, moderateLimit, activity }: HandlerDeps,
+  { log, tenants, versions, moderateLimit, activity }: HandlerDeps,
   method: string,
   handle: (request: Req, tenantId: string, signal: AbortSignal, deadline: number | undefined) => Promise<Res>,
 ): grpc.handleUnaryCall<Req, Res> {
@@ -101,6 +111,7 @@ function unary<Req extends { tenantId?: string }, Res>(
       .then(() => required(call.request.tenantId, 'tenant_id'))
       .then(async (tenantId) => {
         await tenants.assertKnown(tenantId);
+        versions.observe(tenantId, parseConfigVersion(call.metadata.get(CONFIG_VERSION_METADATA)[0]));
         moderateLimit.touch(tenantId);
         const leave = activity.enter(tenantId);
         try {

@@ -1,4 +1,4 @@
-import { Command, HEADERS, type Topics } from '@vigil/proto';
+import { Command, HEADERS, type TenantVersions, type Topics } from '@vigil/proto';
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
@@ -17,6 +17,8 @@ export interface IngestConsumerOptions {
   service: ModerationService;
   /** Commands for a tenant that does not exist are dead-lettered (`unknown_tenant`), never applied or retried. */
   tenants: KnownTenants;
+  /** Each command's tenant configuration version is recorded here before the command is applied. */
+  versions: TenantVersions;
   /** Used for dead letters. */
   producer: Producer;
   log: Logger;
@@ -212,6 +214,7 @@ export class IngestConsumer {
       return { kind: 'dead', reason: `invalid_command: ${where}` };
     }
     const command = parsed.data;
+    this.options.versions.observe(command.tenantId, command.configVersion);
     const context = { tenantId: command.tenantId, correlationId: command.correlationId };
     const commandLog = log.child({ commandId: command.id, type: command.type, tenantId: command.tenantId });
     try {

@@ -5,6 +5,7 @@ import {
   StoredRuleSet,
   TenantSettings,
   type RuleSet,
+  type TenantVersions,
 } from '@vigil/proto';
 import type { Db, Document } from 'mongodb';
 import type { Logger } from 'pino';
@@ -16,11 +17,14 @@ export interface TenantConfig {
 }
 
 /**
- * Settings and rules per tenant (written by the gateway), cached for `ttlMs` so that a burst of moderations costs one
- * read; concurrent misses share one read. A stored document that no longer parses falls back to the defaults.
+ * Settings and rules per tenant (written by the gateway), cached so that a burst of moderations costs one read;
+ * concurrent misses share one read. An entry serves until a newer configuration version of its tenant is seen (the
+ * gateway stamps the version it knows on every call and command: a change made through it applies to the next
+ * moderation), and at most `ttlMs` (the bound for a change this process has not heard of). A stored document that no
+ * longer parses falls back to the defaults.
  */
 export class TenantConfigCache {
-  private readonly entries = new Map<string, { at: number; value: Promise<TenantConfig> }>();
+  private readonly entries = new Map<string, { at: number; version: number; value: Promise<TenantConfig> }>();
   /**
    * The last rule set parsed per tenant, by the stored document's epoch and revision: a reload that finds the same
    * revision keeps the same object, which the engine has already prepared (and nothing is parsed again).
@@ -31,14 +35,17 @@ export class TenantConfigCache {
     private readonly db: Db,
     private readonly ttlMs: number,
     private readonly log: Logger,
+    private readonly versions: TenantVersions,
   ) {}
 
   get(tenantId: string): Promise<TenantConfig> {
     const now = Date.now();
     const hit = this.entries.get(tenantId);
-    if (hit && now - hit.at < this.ttlMs) return hit.value;
+    if (hit && now - hit.at < this.ttlMs && this.versions.fresh(tenantId, hit.version)) return hit.value;
+    // The version known before the read starts: what the read returns is at least that new.
+    const version = this.versions.of(tenantId);
     const value = this.read(tenantId);
-    this.entries.set(tenantId, { at: now, value });
+    this.entries.set(tenantId, { at: now, version, value });
     value.catch(() => this.entries.delete(tenantId));
     if (this.entries.size > 10_000) this.evictExpired(now);
     return value;

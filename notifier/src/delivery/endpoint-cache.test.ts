@@ -1,4 +1,4 @@
-import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
+import { TenantVersions, type EndpointStateDoc, type WebhookEndpointDoc } from '@vigil/proto';
 import type { DeliveryStore } from '../store/delivery-store';
 import { EndpointCache } from './endpoint-cache';
 
@@ -39,13 +39,13 @@ describe('EndpointCache', () => {
     jest.useFakeTimers({ now: 1_700_000_000_000 });
     try {
       const { store, reads, current } = countingStore();
-      const cache = new EndpointCache(store, 5000);
-      expect((await cache.get('we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_a');
-      await cache.get('we_1');
+      const cache = new EndpointCache(store, 5000, new TenantVersions());
+      expect((await cache.get('ten_1', 'we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_a');
+      await cache.get('ten_1', 'we_1');
       expect(reads.endpoint).toBe(1);
       current.endpoint = { ...endpoint, secrets: [{ secret: 'whsec_b', createdAt: new Date(1) }] };
       jest.advanceTimersByTime(5001);
-      expect((await cache.get('we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_b');
+      expect((await cache.get('ten_1', 'we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_b');
       expect(reads.endpoint).toBe(2);
     } finally {
       jest.useRealTimers();
@@ -54,7 +54,7 @@ describe('EndpointCache', () => {
 
   it('reads the store every time with a ttl of 0', async () => {
     const { store, reads } = countingStore();
-    const cache = new EndpointCache(store, 0);
+    const cache = new EndpointCache(store, 0, new TenantVersions());
     await cache.active('ten_1');
     await cache.active('ten_1');
     expect(reads.active).toBe(2);
@@ -62,20 +62,45 @@ describe('EndpointCache', () => {
 
   it('sees its own process disabling an endpoint at once', async () => {
     const { store } = countingStore();
-    const cache = new EndpointCache(store, 60_000);
-    await cache.get('we_1');
+    const cache = new EndpointCache(store, 60_000, new TenantVersions());
+    await cache.get('ten_1', 'we_1');
     await cache.active('ten_1');
     cache.changed(endpoint, { disabledAt: new Date(5), disabledReason: 'gone' });
-    expect((await cache.get('we_1'))?.state?.disabledAt).toEqual(new Date(5));
+    expect((await cache.get('ten_1', 'we_1'))?.state?.disabledAt).toEqual(new Date(5));
     expect(await cache.active('ten_1')).toHaveLength(1);
   });
 
   it('remembers a deleted endpoint as deleted', async () => {
     const { store, reads, current } = countingStore();
     current.endpoint = null;
-    const cache = new EndpointCache(store, 60_000);
-    expect(await cache.get('we_1')).toBeNull();
-    expect(await cache.get('we_1')).toBeNull();
+    const cache = new EndpointCache(store, 60_000, new TenantVersions());
+    expect(await cache.get('ten_1', 'we_1')).toBeNull();
+    expect(await cache.get('ten_1', 'we_1')).toBeNull();
     expect(reads.endpoint).toBe(1);
+  });
+
+  it('reads the endpoint and the list again, however fresh, once a newer configuration version is seen', async () => {
+    const { store, reads, current } = countingStore();
+    const versions = new TenantVersions();
+    versions.observe('ten_1', 3);
+    const cache = new EndpointCache(store, 60_000, versions);
+    await cache.get('ten_1', 'we_1');
+    expect(await cache.active('ten_1')).toHaveLength(1);
+    current.endpoint = { ...endpoint, secrets: [{ secret: 'whsec_b', createdAt: new Date(1) }] };
+    // An older or equal version changes nothing; another tenant's neither.
+    versions.observe('ten_1', 2);
+    versions.observe('ten_2', 9);
+    expect((await cache.get('ten_1', 'we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_a');
+    await cache.active('ten_1');
+    expect(reads).toMatchObject({ endpoint: 1, active: 1 });
+    versions.observe('ten_1', 4);
+    expect((await cache.get('ten_1', 'we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_b');
+    current.endpoint = null;
+    expect(await cache.active('ten_1')).toHaveLength(0);
+    expect(reads).toMatchObject({ endpoint: 2, active: 2 });
+    // Read at version 4: fresh again until a newer one.
+    await cache.get('ten_1', 'we_1');
+    await cache.active('ten_1');
+    expect(reads).toMatchObject({ endpoint: 2, active: 2 });
   });
 });

@@ -1,4 +1,4 @@
-import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
+import type { EndpointStateDoc, TenantVersions, WebhookEndpointDoc } from '@vigil/proto';
 import { LRUCache } from 'lru-cache';
 import type { DeliveryStore } from '../store/delivery-store';
 
@@ -12,19 +12,23 @@ export interface EndpointView {
 const MAX_ENTRIES = 10_000;
 
 /**
- * Webhook endpoints as the notifier last read them, for at most `ttlMs`: the first attempt of a webhook reads no
- * endpoint from the store while its entry is fresh. A change made through the API (a disabled endpoint, a rotated
- * secret, a new endpoint) takes effect within `ttlMs`; the notifier's own changes to an endpoint's health apply at
- * once in this process.
+ * Webhook endpoints as the notifier last read them: the first attempt of a webhook reads no endpoint from the store
+ * while its entry is fresh. An entry is fresh while no newer configuration version of its tenant has been seen
+ * (`versions`: every event carries the version the moderator knew, which is at least the one the gateway knew when
+ * it accepted the request), and for at most `ttlMs`. So a change made through the API (a new, disabled or deleted
+ * endpoint, a rotated secret, a new event filter) applies to every event of a request that started after its answer,
+ * and to anything else (retries of earlier deliveries) within `ttlMs`. The notifier's own changes to an endpoint's
+ * health apply at once in this process.
  */
 export class EndpointCache {
-  private readonly byId: LRUCache<string, { view: EndpointView | 'none' }>;
-  private readonly byTenant: LRUCache<string, WebhookEndpointDoc[]>;
+  private readonly byId: LRUCache<string, { view: EndpointView | 'none'; version: number }>;
+  private readonly byTenant: LRUCache<string, { endpoints: WebhookEndpointDoc[]; version: number }>;
 
   /** `ttlMs` 0 keeps nothing: every lookup reads the store. */
   constructor(
     private readonly store: DeliveryStore,
     private readonly ttlMs: number,
+    private readonly versions: TenantVersions,
   ) {
     // Wall-clock time, read on every lookup (no cached clock), so that the bound holds to the millisecond.
     const options = { max: MAX_ENTRIES, ttl: Math.max(ttlMs, 1), ttlResolution: 0, perf: { now: () => Date.now() } };
@@ -32,25 +36,30 @@ export class EndpointCache {
     this.byTenant = new LRUCache(options);
   }
 
-  /** The endpoint and its health state, or null when it was deleted. */
-  async get(endpointId: string): Promise<EndpointView | null> {
+  /** The tenant's endpoint and its health state, or null when it was deleted. */
+  async get(tenantId: string, endpointId: string): Promise<EndpointView | null> {
     const cached = this.byId.get(endpointId);
-    if (cached) return cached.view === 'none' ? null : cached.view;
+    // A deleted endpoint stays deleted (ids are never reused): 'none' is never stale.
+    if (cached?.view === 'none') return null;
+    if (cached && this.versions.fresh(tenantId, cached.version)) return cached.view;
+    // The version known before the read: what the read returns is at least that new.
+    const version = this.versions.of(tenantId);
     const [endpoint, state] = await Promise.all([
       this.store.endpoint(endpointId),
       this.store.endpointState(endpointId),
     ]);
     const view = endpoint ? { endpoint, state } : null;
-    if (this.ttlMs > 0) this.byId.set(endpointId, { view: view ?? 'none' });
+    if (this.ttlMs > 0) this.byId.set(endpointId, { view: view ?? 'none', version });
     return view;
   }
 
   /** The tenant's enabled endpoints that the notifier has not disabled. */
   async active(tenantId: string): Promise<WebhookEndpointDoc[]> {
     const cached = this.byTenant.get(tenantId);
-    if (cached) return cached;
+    if (cached && this.versions.fresh(tenantId, cached.version)) return cached.endpoints;
+    const version = this.versions.of(tenantId);
     const endpoints = await this.store.activeEndpoints(tenantId);
-    if (this.ttlMs > 0) this.byTenant.set(tenantId, endpoints);
+    if (this.ttlMs > 0) this.byTenant.set(tenantId, { endpoints, version });
     return endpoints;
   }
 
@@ -64,7 +73,7 @@ export class EndpointCache {
     if (cached && cached.view !== 'none') {
       const next = { ...(cached.view.state ?? { _id: endpoint._id, tenantId: endpoint.tenantId }), ...state };
       for (const key of remove) delete (next as Partial<EndpointStateDoc>)[key];
-      this.byId.set(endpoint._id, { view: { endpoint: cached.view.endpoint, state: next } });
+      this.byId.set(endpoint._id, { view: { endpoint: cached.view.endpoint, state: next }, version: cached.version });
     }
     if (state.disabledAt || remove.includes('disabledAt')) this.byTenant.delete(endpoint.tenantId);
   }

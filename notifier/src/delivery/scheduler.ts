@@ -161,7 +161,7 @@ export class DeliveryScheduler implements LeaseHolder {
   private async process(doc: DeliveryDoc, endpointDone: () => void): Promise<void> {
     const { store } = this.options;
     const log = this.options.log.child({ deliveryId: doc._id, endpointId: doc.endpointId, webhookId: doc.webhookId });
-    const view = await this.options.endpoints.get(doc.endpointId);
+    const view = await this.options.endpoints.get(doc.tenantId, doc.endpointId);
     if (!view) {
       await store.abandon(doc, 'endpoint_deleted');
       log.info('delivery abandoned: endpoint deleted');
@@ -256,7 +256,7 @@ export class DeliveryScheduler implements LeaseHolder {
       scheduleS: this.options.retryScheduleS,
       retryAfterMs: parseRetryAfter(result?.retryAfter, now, this.options.retryAfterMaxMs),
     });
-    const known = (await this.options.endpoints.get(endpoint._id))?.state?.failingSince;
+    const known = (await this.options.endpoints.get(endpoint.tenantId, endpoint._id))?.state?.failingSince;
     const failingSince = known ?? (await store.endpointFailed(endpoint, now));
     if (!known) this.options.endpoints.changed(endpoint, { failingSince });
     if (now.getTime() - failingSince.getTime() >= this.options.disableAfterMs) {

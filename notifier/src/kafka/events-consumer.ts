@@ -1,4 +1,11 @@
-import { DomainEvent, HEADERS, WebhookCommand, type Topics, type WebhookEndpointDoc } from '@vigil/proto';
+import {
+  DomainEvent,
+  HEADERS,
+  WebhookCommand,
+  type TenantVersions,
+  type Topics,
+  type WebhookEndpointDoc,
+} from '@vigil/proto';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { buildBody, type BuiltBody } from '../delivery/payload';
@@ -30,6 +37,8 @@ export interface EventsConsumerOptions {
   topics: Topics;
   store: DeliveryStore;
   endpoints: EndpointCache;
+  /** The tenants' configuration versions seen on events (shared with `endpoints`). */
+  versions: TenantVersions;
   deadLetters: DeadLetterStore;
   log: Logger;
   /** New or re-opened deliveries exist. */
@@ -215,6 +224,9 @@ export class EventsConsumer {
       }
       const event = parsed.data;
       valid.push(event);
+      // An event of a request that started after a change to the tenant's endpoints carries that change's version (or
+      // a newer one): the tenant's endpoints are read again before it fans out.
+      if (this.options.versions.observe(event.tenantId, event.configVersion)) endpointsOf.delete(event.tenantId);
       const decision = triggerOf(event);
       if (decision.kind === 'none') continue;
       if (decision.kind === 'test_mode') {

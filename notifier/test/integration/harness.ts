@@ -5,6 +5,7 @@ import {
   COLLECTIONS,
   HEADERS,
   recordIdFor,
+  TenantVersions,
   topicNames,
   userIdFor,
   type DomainEvent,
@@ -368,7 +369,7 @@ export async function seedDue(db: Db, docs: DeliveryDoc[]): Promise<void> {
 export function testScheduler(store: DeliveryStore, overrides: Partial<SchedulerOptions> = {}): DeliveryScheduler {
   return new DeliveryScheduler({
     store,
-    endpoints: new EndpointCache(store, 5000),
+    endpoints: new EndpointCache(store, 1000, new TenantVersions()),
     sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
     log: pino({ level: 'silent' }),
     retryScheduleS: [1],

@@ -13,11 +13,16 @@ import { AcceptedResponse, DeleteIngestBody, IngestAcceptedResponse, IngestBody,
  */
 export function ingestRoutes(api: ApiRouter, deps: RouteDeps): void {
   const produce = (ctx: Context, key: string, make: (base: Omit<Command, 'type' | 'data'>) => Command) => {
+    const { tenantId } = principalOf(ctx);
+    // The configuration version known when the request was accepted: the moderator judges it with rules at least
+    // that new, and stamps it on the events the notifier fans out.
+    const configVersion = deps.versions.of(tenantId);
     const command = make({
       id: ulid(),
-      tenantId: principalOf(ctx).tenantId,
+      tenantId,
       issuedAt: new Date().toISOString(),
       correlationId: requestIdOf(ctx),
+      ...(configVersion > 0 ? { configVersion } : {}),
     });
     return deps.commands.send({ topic: deps.topics.ingest, key, id: command.id, type: command.type, value: command });
   };
