@@ -7,7 +7,8 @@
 //    BENCH_E2E_LOAD (default 0.8) × that maximum for BENCH_E2E_DURATION_S (default 60): webhook latency p50/p99,
 //    nothing lost, and per delivered record CPU ms by process and store commands by service;
 // 3. overload: BENCH_E2E_OVERLOAD (default 1.5) × the maximum for BENCH_E2E_OVERLOAD_S (default 60), delivery rate until
-//    the backlog is gone (overall and its slowest 10 s), then a burst of BENCH_E2E_BURST (default 3,000) ingests;
+//    the backlog is gone (overall and its slowest 10 s), then a burst of BENCH_E2E_BURST (default 3,000) ingests
+//    (BENCH_E2E_STEADY_ONLY=1 stops before this step);
 // 4. a noisy neighbour: a second tenant ingesting 5/s; the steady run beside it in rounds A B B A, A while its two
 //    endpoints answer (the reference), B once one refuses connections with BENCH_E2E_DEAD (default 50,000) retries
 //    pending and the other never answers (the retries deleted before the last A); the p99 of both rounds of each
@@ -322,6 +323,8 @@ async function main() {
         `store commands ${ratio(steadyCost.commandsTotal, modCost.commandsTotal)}`,
     );
     await quiet(stack);
+    // BENCH_E2E_STEADY_ONLY=1 stops here: the peer and the steady run, for comparing the cost per record of two builds.
+    if (process.env.BENCH_E2E_STEADY_ONLY === '1') return;
 
     // 3. Overload, then the burst.
     const overRate = Math.round(max * OVERLOAD);
