@@ -20,6 +20,7 @@ const USAGE = `usage:
   key revoke <keyId>
   member create <tenantId|name> <email> [--role moderator|admin] [--password-stdin]
   member list <tenantId|name>
+  member role <memberId> moderator|admin
   member remove <memberId>`;
 
 const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);
@@ -117,6 +118,14 @@ async function member(store: TenantStore, members: MemberStore, verb: string | u
           })),
         ),
       );
+      return;
+    }
+    case 'role': {
+      if (!arg || (email !== 'moderator' && email !== 'admin')) {
+        throw new UsageError('a member id and a role (moderator or admin) are required');
+      }
+      if (!(await members.setRole(arg, email))) throw new UsageError(`no member "${arg}"`);
+      out({ id: arg, role: email });
       return;
     }
     case 'remove': {

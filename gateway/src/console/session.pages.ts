@@ -25,8 +25,9 @@ export function loadSession(members: MemberStore) {
     if (token && token.length <= 100) {
       const session = await members.findSession(token);
       if (session) {
-        const email = await members.emailOf(session.memberId);
-        if (email !== null) stateOf(ctx).session = { ...session, email };
+        // The member as it is now, not as it was at sign-in: removed, it has no session; its role is the current one.
+        const profile = await members.profileOf(session.memberId);
+        if (profile !== null) stateOf(ctx).session = { ...session, email: profile.email, role: profile.role };
       }
     }
     await next();

@@ -108,9 +108,18 @@ export class MemberStore {
     return this.members.findOne({ email: normalizeEmail(email) });
   }
 
-  async emailOf(memberId: string): Promise<string | null> {
-    const member = await this.members.findOne({ _id: memberId }, { projection: { email: 1 } });
-    return member ? member.email : null;
+  /**
+   * What a session acts as: the member's email and current role, null once the member was removed. Read on every
+   * console request, so a removal or a role change applies to the member's next request on every replica.
+   */
+  async profileOf(memberId: string): Promise<{ email: string; role: MemberRole } | null> {
+    const member = await this.members.findOne({ _id: memberId }, { projection: { email: 1, role: 1 } });
+    return member ? { email: member.email, role: member.role } : null;
+  }
+
+  /** False when there is no such member. */
+  async setRole(memberId: string, role: MemberRole): Promise<boolean> {
+    return (await this.members.updateOne({ _id: memberId }, { $set: { role } })).matchedCount === 1;
   }
 
   /** A new password also lifts every lockout of the member. */

@@ -446,6 +446,17 @@ describe('console review', () => {
     expect(acted.status).toBe(404);
   });
 
+  it("applies a member's role change and removal to the member's next request, signed in already", async () => {
+    const { member, browser } = await signedInMember(alice.tenantId, 'admin');
+    expect((await browser.get('/console/settings')).status).toBe(200);
+    expect(await gw.members.setRole(member.id, 'moderator')).toBe(true);
+    expect((await browser.get('/console/settings')).status).toBe(403);
+    expect((await browser.get('/console/records')).status).toBe(200);
+    expect(await gw.members.removeMember(member.id)).toBe(true);
+    const after = await browser.get('/console/records');
+    expect(after.status).toBe(302);
+  });
+
   it('keeps rules, settings and webhooks to admins, with the API validation', async () => {
     const { browser: plain } = await signedInMember(alice.tenantId);
     expect((await plain.get('/console/settings')).status).toBe(403);
