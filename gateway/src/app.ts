@@ -28,6 +28,7 @@ import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
 import { ConfigVersionStore } from './store/config-version-store';
+import { RuleVersionStore } from './store/rule-version-store';
 import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { MemberStore } from './store/member-store';
 import { EmailLogStore } from './store/email-log-store';
@@ -138,7 +139,8 @@ export function createApp(deps: AppDeps): Koa {
     commands: deps.commands,
     topics: deps.topics,
     versions: deps.versions,
-    configStore: new ConfigStore(deps.db, configVersions, deps.versions),
+    configVersions,
+    configStore: new ConfigStore(deps.db, configVersions, deps.versions, new RuleVersionStore(deps.db)),
     webhooks: new WebhookStore(deps.db, configVersions),
     endpointUrls: endpointUrlGuard({
       allowedCidrs: deps.settings.webhookAllowedCidrs,

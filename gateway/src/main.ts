@@ -24,6 +24,7 @@ import { MemberStore } from './store/member-store';
 import { RateLimitStore } from './store/rate-limit-store';
 import { TenantStore } from './store/tenant-store';
 import { ConfigVersionStore } from './store/config-version-store';
+import { RuleVersionStore } from './store/rule-version-store';
 import { WebhookStore } from './store/webhook-store';
 
 async function main(): Promise<void> {
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
         tenants.ensureIndexes(),
         new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
         new MemberStore(db).ensureIndexes(),
+        new RuleVersionStore(db).ensureIndexes(),
       ]),
     )
     .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));

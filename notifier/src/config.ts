@@ -80,10 +80,10 @@ const schema = z.object({
   /**
    * How long the notifier trusts what it read of a webhook endpoint (URL, secrets, enabled, events), milliseconds,
    * when no event says it changed: events carry the tenant's configuration version, so a change made through the API
-   * applies at once to the events of requests that follow it, and to anything else (retries) within this. At most
-   * 1000, the bound the API promises. Default 1000.
+   * applies to the events of every request that follows it; this bounds the rest (a retry of an earlier delivery,
+   * the notifier's own health state written by another replica). Default 5000.
    */
-  ENDPOINT_CACHE_MS: z.coerce.number().int().min(0).max(1000).default(1000),
+  ENDPOINT_CACHE_MS: z.coerce.number().int().min(0).max(600_000).default(5000),
   /** How long the payload waits for the moderator's projection to catch up with the event, milliseconds. Default 10000. */
   DELIVERY_PROJECTION_WAIT_MS: z.coerce.number().int().min(0).default(10000),
   /** Partitions of the topics this service creates when missing (webhook commands). Default 6. */

@@ -209,6 +209,11 @@ export const RecordModeratedData = z.object({
   view: WebhookRecordView.optional(),
   /** The images the `images` strategy judged, with their class scores (the console's record page shows them). */
   images: z.array(ImageJudgement).optional(),
+  /**
+   * The tenant's rule set version that judged it (`GET /api/v1/rules/versions/{n}`); 0 for the default rule set or one
+   * written before versions existed. Absent for manual decisions and on events stored before versions existed.
+   */
+  ruleSetVersion: z.number().int().nonnegative().optional(),
 });
 
 export const RecordDeletedData = z.object({

@@ -47,6 +47,8 @@ export const LIMITS = {
   rules: 100,
   ruleName: 200,
   ruleDescription: 2000,
+  /** The note a rule set version may carry (why it was written). */
+  ruleVersionNote: 500,
   /** Entities one rule applies to. */
   ruleEntities: 100,
   strategiesPerRule: 20,

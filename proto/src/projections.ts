@@ -81,6 +81,13 @@ export const COLLECTIONS = {
    * to its endpoints, rules or settings. Carried with commands, calls and events so caches know when they are stale.
    */
   configVersions: 'config_versions',
+  /**
+   * Every rule set a tenant wrote, numbered per tenant (`{_id: "<tenantId>#<n>", tenantId, version: n, rules, kind,
+   * author, note, createdAt}`), never changed once written. The live one is named by the `rules` document's `version`.
+   */
+  ruleVersions: 'rule_versions',
+  /** The last rule set version number given out per tenant (a RevisedDocs document: numbers are never given twice). */
+  ruleVersionCounters: 'rule_version_counters',
   /** Request counts per gateway instance, for the rate limit shared across replicas. */
   rateLimitCounts: 'rate_limit_counts',
   // moderator

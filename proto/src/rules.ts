@@ -150,20 +150,31 @@ const RuleList = z.array(Rule).max(LIMITS.rules);
  */
 export const StoredRuleSet = z.object({ rules: RuleList });
 
+/** Unique rule ids and the budget of the whole set. */
+function checkRuleSet(set: { rules: Rule[] }, ctx: z.RefinementCtx): void {
+  if (new Set(set.rules.map((rule) => rule.id)).size !== set.rules.length) {
+    ctx.addIssue({ code: 'custom', path: ['rules'], message: 'rule ids must be unique' });
+  }
+  for (const issue of ruleSetBudgetIssues(set)) ctx.addIssue({ code: 'custom', ...issue });
+}
+
+const BUDGET_DESCRIPTION =
+  `Budget of the whole rule set: at most ${RULE_SET_BUDGET.strategies} strategies, ${RULE_SET_BUDGET.words} ` +
+  `blocklist words, ${RULE_SET_BUDGET.patterns} patterns compiling to ${RULE_SET_BUDGET.patternInstructions} ` +
+  `RE2 instructions, ${RULE_SET_BUDGET.domains} domains and ${RULE_SET_BUDGET.prompts} prompt strategies in all.`;
+
 export const RuleSet = z
   .strictObject({ rules: RuleList })
-  .superRefine((set, ctx) => {
-    if (new Set(set.rules.map((rule) => rule.id)).size !== set.rules.length) {
-      ctx.addIssue({ code: 'custom', path: ['rules'], message: 'rule ids must be unique' });
-    }
-    for (const issue of ruleSetBudgetIssues(set)) ctx.addIssue({ code: 'custom', ...issue });
+  .superRefine(checkRuleSet)
+  .meta({ description: BUDGET_DESCRIPTION });
+/** A rule set as written through the API: each write is a new version, with an optional note saying why. */
+export const RuleSetChange = z
+  .strictObject({
+    rules: RuleList,
+    note: z.string().trim().min(1).max(LIMITS.ruleVersionNote).optional(),
   })
-  .meta({
-    description:
-      `Budget of the whole rule set: at most ${RULE_SET_BUDGET.strategies} strategies, ${RULE_SET_BUDGET.words} ` +
-      `blocklist words, ${RULE_SET_BUDGET.patterns} patterns compiling to ${RULE_SET_BUDGET.patternInstructions} ` +
-      `RE2 instructions, ${RULE_SET_BUDGET.domains} domains and ${RULE_SET_BUDGET.prompts} prompt strategies in all.`,
-  });
+  .superRefine(checkRuleSet)
+  .meta({ description: BUDGET_DESCRIPTION });
 export type RuleSet = z.infer<typeof RuleSet>;
 
 export interface BudgetIssue {

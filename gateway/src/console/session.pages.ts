@@ -1,9 +1,11 @@
+import type { TenantVersions } from '@vigil/proto';
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { UnauthorizedError } from '../errors';
 import { requestIdOf } from '../http/request-id';
 import { rateLimit } from '../http/rate-limit';
 import { parseWith } from '../http/validate';
+import type { ConfigVersionStore } from '../store/config-version-store';
 import type { MemberStore } from '../store/member-store';
 import { html } from './html';
 import { CONSOLE_PREFIX, queryString, render, sessionOf, stateOf, type ConsolePages } from './page';
@@ -18,15 +20,23 @@ const SignInForm = z.object({
   next: z.string().max(2000).optional(),
 });
 
-/** The session of the cookie, if any: by the SHA-256 of its token, through `_id`. */
-export function loadSession(members: MemberStore) {
+/**
+ * The session of the cookie, if any: by the SHA-256 of its token, through `_id`. With it, the tenant's configuration
+ * version, so that what the console sends (a decision, a re-run) is stamped with every change made so far, through
+ * any replica (the API learns it with each key lookup instead).
+ */
+export function loadSession(members: MemberStore, configVersions: ConfigVersionStore, versions: TenantVersions) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     if (token && token.length <= 100) {
       const session = await members.findSession(token);
       if (session) {
         // The member as it is now, not as it was at sign-in: removed, it has no session; its role is the current one.
-        const profile = await members.profileOf(session.memberId);
+        const [profile, version] = await Promise.all([
+          members.profileOf(session.memberId),
+          configVersions.read(session.tenantId),
+        ]);
+        versions.observe(session.tenantId, version);
         if (profile !== null) stateOf(ctx).session = { ...session, email: profile.email, role: profile.role };
       }
     }

@@ -7,7 +7,7 @@ import { parseWith } from '../http/validate';
 import { refuseUnjudgeable } from '../routes/rules/rules.routes';
 import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';
-import { csrfOf, render, tenantOf, type ConsolePages } from './page';
+import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { errorNotice } from './views';
 import { formOf } from './security';
 
@@ -94,7 +94,7 @@ ${draft ? draft.text : JSON.stringify(rules, null, 2)}</textarea>
       const ruleSet = parseWith(RulesBody, json, 'rule set');
       // Nor prompt strategies where no LLM would ever judge them.
       refuseUnjudgeable(deps, ruleSet);
-      await deps.configStore.putRules(tenantOf(ctx), ruleSet);
+      await deps.configStore.putRules(tenantOf(ctx), ruleSet, { author: actorOf(ctx) });
     } catch (err) {
       // A rule set refused as written: the editor again, with the text sent and what was wrong (not a page without it).
       if (!(err instanceof AppError) || toHttpError(err).status !== 400) throw err;

@@ -123,6 +123,9 @@ function eventSummary(type: string, data: Record<string, unknown>): Html {
   if (typeof data.status === 'string') parts.push(html`${badge(data.status)} `);
   if (typeof data.via === 'string') parts.push(html`<span class="via">via ${data.via}</span> `);
   if (typeof data.actor === 'string') parts.push(html`<span class="actor">by ${data.actor}</span> `);
+  if (typeof data.ruleSetVersion === 'number') {
+    parts.push(html`<span class="rule-set-version">rules v${String(data.ruleSetVersion)}</span> `);
+  }
   if (typeof data.reason === 'string') parts.push(html`<q>${data.reason}</q> `);
   if (Array.isArray(data.reasons) && data.reasons.length > 0) {
     parts.push(html`<span>${(data.reasons as unknown[]).map(String).join('; ')}</span>`);

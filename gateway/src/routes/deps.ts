@@ -8,6 +8,7 @@ import { requestIdOf } from '../http/request-id';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import type { KeyLimiter } from '../http/rate-limit';
 import type { ConfigStore } from '../store/config-store';
+import type { ConfigVersionStore } from '../store/config-version-store';
 import type { EmailLogStore } from '../store/email-log-store';
 import type { PaymentActionLogStore } from '../store/payment-action-log-store';
 import type { PaymentKeyStore } from '../store/payment-key-store';
@@ -21,6 +22,8 @@ export interface RouteDeps {
   topics: Topics;
   /** The tenants' configuration versions known here: stamped on every command. */
   versions: TenantVersions;
+  /** The tenants' stored configuration versions (raised by every change; read by the console's session). */
+  configVersions: ConfigVersionStore;
   configStore: ConfigStore;
   webhooks: WebhookStore;
   endpointUrls: EndpointUrlGuard;

@@ -11,11 +11,24 @@ import {
   type TenantSettings as TenantSettingsType,
   type TenantVersions,
 } from '@vigil/proto';
+import { ConflictError, NotFoundError } from '../errors';
 import type { ConfigVersionStore } from './config-version-store';
 import { RevisedDocs, type Revised } from './revised-docs';
+import type { RuleVersionDoc, RuleVersionStore } from './rule-version-store';
 
 interface RulesContent {
   rules: RuleSetType['rules'];
+  /** The rule set version it is (RuleVersionStore); absent on a document written before versions existed. */
+  version?: number;
+}
+
+/** The live rule set and its version: 0 for the default set, or one written before versions existed. */
+export type LiveRules = RuleSetType & { version: number };
+
+/** Who writes a rule set version, and why. */
+export interface RulesWrite {
+  author: string;
+  note?: string;
 }
 
 type SettingsContent = Partial<TenantSettingsType>;
@@ -46,29 +59,83 @@ export class ConfigStore {
     db: Db,
     private readonly configVersions: ConfigVersionStore,
     private readonly versions: TenantVersions,
+    readonly ruleVersions: RuleVersionStore,
     private readonly cacheTtlMs = 1000,
   ) {
     this.rules = new RevisedDocs(db, COLLECTIONS.rules);
     this.settings = new RevisedDocs(db, COLLECTIONS.settings);
   }
 
-  async getRules(tenantId: string): Promise<RuleSetType> {
-    return rulesOf(await this.rules.get(tenantId));
+  async getRules(tenantId: string): Promise<LiveRules> {
+    const doc = await this.rules.get(tenantId);
+    return { ...rulesOf(doc), version: doc?.version ?? 0 };
   }
 
-  async putRules(tenantId: string, ruleSet: RuleSetType): Promise<void> {
-    await this.rules.revise(tenantId, () => ({ rules: ruleSet.rules }));
-    await this.configVersions.changed(tenantId);
+  /** Writes the rule set as a new version and makes it live. */
+  async putRules(tenantId: string, ruleSet: RuleSetType, write: RulesWrite): Promise<LiveRules> {
+    const version = await this.ruleVersions.allocate(tenantId);
+    await this.ruleVersions.insert({ tenantId, version, rules: ruleSet.rules, kind: 'live', ...writeOf(write) });
+    return this.makeLive(tenantId, ruleSet.rules, version);
   }
 
   /**
-   * Changes the rule set from its current state: `change` may run more than once (when another change landed first)
-   * and may throw to refuse. Returns the rule set stored.
+   * Changes the rule set from its current state, as a new live version: `change` may run more than once (when another
+   * change landed first) and may throw to refuse. Returns the rule set stored.
    */
-  async changeRules(tenantId: string, change: (current: RuleSetType) => RuleSetType): Promise<RuleSetType> {
-    const stored = await this.rules.revise(tenantId, (current) => ({ rules: change(rulesOf(current)).rules }));
+  async changeRules(
+    tenantId: string,
+    change: (current: RuleSetType) => RuleSetType,
+    write: RulesWrite,
+  ): Promise<LiveRules> {
+    const version = await this.ruleVersions.allocate(tenantId);
+    const stored = await this.rules.revise(tenantId, (current) => ({ rules: change(rulesOf(current)).rules, version }));
+    // Recorded once the content is known (it was decided on the stored set): the version is live a moment before its
+    // document exists, never the other way round for a live write that was refused.
+    await this.ruleVersions.insert({ tenantId, version, rules: stored.rules, kind: 'live', ...writeOf(write) });
     await this.configVersions.changed(tenantId);
-    return { rules: stored.rules };
+    return { rules: stored.rules, version };
+  }
+
+  /** Saves a rule set as a draft version beside the live one: it judges nothing until promoted. */
+  async saveDraft(tenantId: string, ruleSet: RuleSetType, write: RulesWrite): Promise<RuleVersionDoc> {
+    const version = await this.ruleVersions.allocate(tenantId);
+    return this.ruleVersions.insert({ tenantId, version, rules: ruleSet.rules, kind: 'draft', ...writeOf(write) });
+  }
+
+  /** Makes a draft the live rule set (itself, under its number). */
+  async promote(tenantId: string, version: number): Promise<LiveRules> {
+    const doc = await this.versionOf(tenantId, version);
+    if (doc.kind !== 'draft') {
+      throw new ConflictError(`version ${version} is not a draft: roll back to it to make it live again`, { version });
+    }
+    return this.makeLive(tenantId, doc.rules, version);
+  }
+
+  /** Makes an earlier version's rules live again, as a new version that names it. */
+  async rollBack(tenantId: string, to: number, write: RulesWrite): Promise<LiveRules> {
+    const doc = await this.versionOf(tenantId, to);
+    const version = await this.ruleVersions.allocate(tenantId);
+    await this.ruleVersions.insert({
+      tenantId,
+      version,
+      rules: doc.rules,
+      kind: 'live',
+      basedOn: to,
+      ...writeOf(write),
+    });
+    return this.makeLive(tenantId, doc.rules, version);
+  }
+
+  async versionOf(tenantId: string, version: number): Promise<RuleVersionDoc> {
+    const doc = await this.ruleVersions.get(tenantId, version);
+    if (!doc) throw new NotFoundError(`rule set version ${version} not found`, { version });
+    return doc;
+  }
+
+  private async makeLive(tenantId: string, rules: RuleSetType['rules'], version: number): Promise<LiveRules> {
+    await this.rules.revise(tenantId, () => ({ rules, version }));
+    await this.configVersions.changed(tenantId);
+    return { rules, version };
   }
 
   async getSettings(tenantId: string): Promise<TenantSettingsType> {
@@ -101,6 +168,10 @@ export class ConfigStore {
     await this.configVersions.changed(tenantId);
     return settingsOf(stored);
   }
+}
+
+function writeOf(write: RulesWrite): RulesWrite {
+  return { author: write.author, ...(write.note !== undefined ? { note: write.note } : {}) };
 }
 
 function rulesOf(doc: RulesContent | null): RuleSetType {

@@ -54,6 +54,7 @@ describe('with the moderator', () => {
       reasons: expect.any(Array),
       rules: ['profanity'],
       testMode: false,
+      ruleSetVersion: 0,
       message: 'Success',
     });
 

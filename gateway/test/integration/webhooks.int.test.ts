@@ -485,12 +485,16 @@ describe('rules and settings', () => {
 
   it('serves the default rules until a tenant replaces them, and only for that tenant', async () => {
     const carol = await gw.newTenant();
-    expect((await gw.request('GET', '/api/v1/rules', { key: carol.key })).body).toEqual(DEFAULT_RULES);
+    expect((await gw.request('GET', '/api/v1/rules', { key: carol.key })).body).toEqual({
+      ...DEFAULT_RULES,
+      version: 0,
+    });
     const put = await gw.request('PUT', '/api/v1/rules', { key: carol.key, body: ruleSet });
     expect(put.status).toBe(200);
     expect(put.body.rules[0]).toMatchObject({ id: 'spam', enabled: true, entities: [] });
+    expect(put.body.version).toBe(1);
     expect((await gw.request('GET', '/api/v1/rules', { key: carol.key })).body).toEqual(put.body);
-    expect((await gw.request('GET', '/api/v1/rules', { key: bob.key })).body).toEqual(DEFAULT_RULES);
+    expect((await gw.request('GET', '/api/v1/rules', { key: bob.key })).body).toEqual({ ...DEFAULT_RULES, version: 0 });
   });
 
   it('refuses an invalid rule set with every path', async () => {

@@ -5,6 +5,8 @@ import { mergeMetadata, type Metadata } from './metadata';
 
 /** A record stream folded: the `records` projection document plus what decisions need. */
 export interface RecordState extends RecordDoc {
+  /** The rule set version of the last automatic moderation (absent before versions existed). */
+  ruleSetVersion?: number;
   /** Ids of the last commands applied to this stream, to apply each command once. */
   recentCommands: string[];
   /** Id of the newest event; the next event's id must sort after it. */
@@ -39,7 +41,15 @@ export interface ModerationOutcome {
 export type RecordCommand =
   /** Passthrough: name and content are not kept, and the projection forgets older ones. */
   | { type: 'UpsertRecord'; recordId: string; input: RecordInput; passthrough: boolean; commandId?: string }
-  | { type: 'ModerateRecord'; moderationId: string; outcome: ModerationOutcome; testMode: boolean; commandId?: string }
+  | {
+      type: 'ModerateRecord';
+      moderationId: string;
+      outcome: ModerationOutcome;
+      testMode: boolean;
+      commandId?: string;
+      /** The rule set version that judged it. */
+      ruleSetVersion?: number;
+    }
   | { type: 'ModerateRecordManually'; moderationId: string; status: RecordStatus; reason: string; actor: string }
   | { type: 'DeleteRecord'; commandId?: string };
 
@@ -90,6 +100,7 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
             testMode: command.testMode,
             userId: current.userId,
             commandId: command.commandId,
+            ...(command.ruleSetVersion !== undefined ? { ruleSetVersion: command.ruleSetVersion } : {}),
           },
         },
       ];
@@ -199,6 +210,7 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         manual,
         manualReason: data.via === 'Manual' ? data.reasons[0] : manual ? current.manualReason : undefined,
         testMode: data.testMode,
+        ruleSetVersion: data.via === 'Manual' ? current.ruleSetVersion : data.ruleSetVersion,
         recentCommands: rememberCommand(current.recentCommands, data.commandId),
       };
     }

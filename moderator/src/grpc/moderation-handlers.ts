@@ -201,6 +201,7 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         reasons: result.reasons,
         rules: result.rules,
         testMode: result.testMode,
+        ruleSetVersion: result.ruleSetVersion,
       };
     }),
 

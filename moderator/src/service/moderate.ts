@@ -55,6 +55,8 @@ export interface ModerateResult {
   reasons: string[];
   rules: string[];
   testMode: boolean;
+  /** The rule set version of the record's last automatic moderation (0: the default set, or none recorded). */
+  ruleSetVersion: number;
   /** The command had been applied before; nothing new was stored. */
   duplicate: boolean;
   /** Stored without a moderation (roll-out sampling). */
@@ -99,7 +101,7 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
   const { store, writer, users } = deps;
   const recordId = recordIdFor(input.tenantId, input.clientId);
   const userId = input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined;
-  const { settings, rules } = await deps.tenants.get(input.tenantId);
+  const { settings, rules, rulesVersion } = await deps.tenants.get(input.tenantId);
   const testMode = settings.testMode;
   const moderationId = input.moderationId ?? `mod_${ulid()}`;
   // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.
@@ -137,7 +139,7 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
         judged = { key: judgedKey, rules, result: await judge(deps.engine, input, metadata, rules, prior) };
       }
       const outcome = moderateNow ? judged?.result : undefined;
-      const loaded = { record, user, recordId, userId, moderationId, outcome, testMode };
+      const loaded = { record, user, recordId, userId, moderationId, outcome, testMode, ruleSetVersion: rulesVersion };
       let staged = stageModeration(input, loaded, context);
       // When this moderation moves the user's flagged count, the user's decision (suspend, reinstate) is taken in the
       // same commit, so that the record's webhook shows the user as the moderation left them (Iffy's showed the user
@@ -163,7 +165,10 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
       await users.afterRecordChange(context, before, after, recordId, settings);
       // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
       // decision stands: then the record's status and reason are theirs.
-      return { ...resultOf(after, testMode, false), reasons: after.manual ? after.reasons : outcome.reasons };
+      return {
+        ...resultOf(after, testMode, false),
+        reasons: after.manual ? after.reasons : outcome.reasons,
+      };
     });
   } catch (err) {
     // Failed after the engine judged (a store outage, say): the command's retry starts from that judgement.
@@ -184,7 +189,7 @@ export async function rerunModeration(
 ): Promise<boolean> {
   const { store, writer } = deps;
   const recordId = recordIdFor(input.tenantId, input.clientId);
-  const { settings, rules } = await deps.tenants.get(input.tenantId);
+  const { settings, rules, rulesVersion } = await deps.tenants.get(input.tenantId);
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   return writer.retrying(async (fresh) => {
     // Load.
@@ -218,6 +223,7 @@ export async function rerunModeration(
         outcome,
         testMode: settings.testMode,
         commandId: input.commandId,
+        ruleSetVersion: rulesVersion,
       },
       context,
     );
@@ -249,12 +255,13 @@ function stageModeration(
     moderationId: string;
     outcome: EngineResult | undefined;
     testMode: boolean;
+    ruleSetVersion: number;
     /** The user's flagged count once this moderation is stored: the user's decision is staged with it. */
     reconcile?: { flaggedCount: number; threshold: number };
   },
   context: StageContext,
 ): Loaded<RecordState | UserState>[] {
-  const { record, user, recordId, userId, moderationId, outcome, testMode, reconcile } = loaded;
+  const { record, user, recordId, userId, moderationId, outcome, testMode, ruleSetVersion, reconcile } = loaded;
   let stagedUser =
     user && input.user && userId
       ? stageUser(
@@ -299,6 +306,7 @@ function stageModeration(
           outcome: input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome,
           testMode,
           commandId: input.commandId,
+          ruleSetVersion,
         },
         context,
         // The user as this commit leaves it goes into the webhook's view.
@@ -351,6 +359,7 @@ function resultOf(state: RecordState, testMode: boolean, duplicate: boolean): Mo
     reasons: state.reasons,
     rules: state.rules,
     testMode,
+    ruleSetVersion: state.ruleSetVersion ?? 0,
     duplicate,
   };
 }

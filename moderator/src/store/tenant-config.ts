@@ -14,6 +14,8 @@ import { guarded } from './mongo-errors';
 export interface TenantConfig {
   settings: TenantSettings;
   rules: RuleSet;
+  /** The live rule set's version (the gateway's rule versions); 0 for the default set or one from before versions. */
+  rulesVersion: number;
 }
 
 /**
@@ -74,6 +76,7 @@ export class TenantConfigCache {
       else this.log.warn({ tenantId }, 'stored tenant settings invalid, using defaults');
     }
     let rules = DEFAULT_RULES;
+    const rulesVersion = typeof rulesDoc?.version === 'number' ? rulesDoc.version : 0;
     if (rulesDoc) {
       const version =
         typeof rulesDoc.revision === 'number' ? `${String(rulesDoc.epoch ?? '')}:${rulesDoc.revision}` : undefined;
@@ -89,6 +92,6 @@ export class TenantConfigCache {
         if (version !== undefined) this.parsedRules.set(tenantId, { version, rules });
       }
     }
-    return { settings, rules };
+    return { settings, rules, rulesVersion };
   }
 }

@@ -31,6 +31,8 @@ export type WebhookTrigger =
       at: Date;
       /** Version of the record stream the event is at; the payload waits for the projection to reach it. */
       version: number;
+      /** The rule set version that judged it; absent for manual decisions and events stored before versions. */
+      ruleSetVersion?: number;
     }
   | {
       kind: 'user';
@@ -82,6 +84,7 @@ export function triggerOf(event: DomainEvent): TriggerDecision {
         via: data.via,
         at,
         version: event.version,
+        ...(data.ruleSetVersion !== undefined ? { ruleSetVersion: data.ruleSetVersion } : {}),
       },
       view: data.view ? { kind: 'record', record: data.view } : undefined,
     };
@@ -162,6 +165,7 @@ export function recordPayload(
     status: trigger.status,
     statusUpdatedAt: ms(trigger.at),
     statusUpdatedVia: trigger.via,
+    ruleSetVersion: trigger.ruleSetVersion,
     user: user
       ? {
           id: user._id,

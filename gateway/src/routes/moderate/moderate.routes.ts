@@ -44,6 +44,7 @@ export function moderateRoutes(api: ApiRouter, deps: RouteDeps): void {
         reasons: result.reasons,
         rules: result.rules,
         testMode: result.testMode,
+        ruleSetVersion: result.ruleSetVersion,
         message: 'Success',
       };
     },

@@ -14,5 +14,8 @@ export const ModerateResponse = z.object({
   testMode: z.boolean().meta({
     description: 'The tenant is in test mode: the result is stored, but no webhook or user action follows.',
   }),
+  ruleSetVersion: z.number().int().nonnegative().meta({
+    description: 'The rule set version that judged it (`GET /api/v1/rules/versions/{n}`); 0 for the default rule set.',
+  }),
   message: z.literal('Success'),
 });

@@ -87,6 +87,8 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
         cursor = page.records[taken - 1]?.id;
         if (!page.hasMore || clientIds.length >= input.limit || !cursor) break;
       }
+      // Re-run with the rules as this gateway knows them now (a rule saved just before is the one that judges).
+      const configVersion = deps.versions.of(tenantId);
       await Promise.all(
         clientIds.map((clientId) => {
           const id = ulid();
@@ -100,6 +102,7 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
               tenantId,
               issuedAt: new Date().toISOString(),
               correlationId: requestId,
+              ...(configVersion > 0 ? { configVersion } : {}),
               type: 'RerunModeration',
               data: { clientId, moderationId: `mod_${ulid()}` },
             },

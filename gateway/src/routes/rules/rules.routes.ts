@@ -1,4 +1,5 @@
 import {
+  DEFAULT_RULES,
   findPreset,
   LIMITS,
   ruleFromPreset,
@@ -7,11 +8,45 @@ import {
   usesPrompts,
   type RuleSet,
 } from '@vigil/proto';
+import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { ConflictError, LimitExceededError, NotFoundError, PromptRulesDisabledError } from '../../errors';
-import { body } from '../../http/validate';
-import { idParam, principalOf, type RouteDeps } from '../deps';
-import { PresetList, RulesBody, SettingsPatchBody, SettingsView } from './rules.schema';
+import { body, query } from '../../http/validate';
+import type { RuleVersionDoc } from '../../store/rule-version-store';
+import { actorOf, idParam, principalOf, type RouteDeps } from '../deps';
+import { diffRuleSets } from './rule-set-diff';
+import {
+  DiffQuery,
+  LiveRulesView,
+  PresetList,
+  RollBackBody,
+  RuleSetChangeBody,
+  RuleSetDiffView,
+  RuleVersionData,
+  RuleVersionList,
+  RuleVersionListQuery,
+  SettingsPatchBody,
+  SettingsView,
+} from './rules.schema';
+
+/** The `:version` path parameter: a version number, or nothing this tenant has (404). */
+function versionParam(ctx: Context): number {
+  const raw = String((ctx.params as Record<string, string>).version ?? '');
+  if (!/^\d{1,9}$/.test(raw)) throw new NotFoundError('rule set version not found');
+  return Number(raw);
+}
+
+function summaryOf(doc: RuleVersionDoc, liveVersion: number) {
+  return {
+    version: doc.version,
+    kind: doc.kind,
+    live: doc.version === liveVersion,
+    author: doc.author,
+    ...(doc.note !== undefined ? { note: doc.note } : {}),
+    ...(doc.basedOn !== undefined ? { basedOn: doc.basedOn } : {}),
+    createdAt: doc.createdAt.toISOString(),
+  };
+}
 
 /** Without an LLM a prompt strategy could never flag: refuse it rather than store a rule that silently does nothing. */
 export function refuseUnjudgeable(deps: RouteDeps, ruleSet: RuleSet): void {
@@ -22,16 +57,19 @@ export function refuseUnjudgeable(deps: RouteDeps, ruleSet: RuleSet): void {
   }
 }
 
-/** Rule set and settings: one document per tenant, read by the moderator (it caches them briefly). */
+/**
+ * Rule set and settings: one live document per tenant, read by the moderator. Every rule set written is a numbered,
+ * immutable version (`/rules/versions`): the live one judges, drafts wait beside it.
+ */
 export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
   api.route(
     {
       method: 'get',
       path: '/rules',
       tag: 'rules',
-      summary: "The tenant's rule set (the default one until replaced).",
+      summary: "The tenant's live rule set and its version (the default set, version 0, until replaced).",
       status: 200,
-      response: RulesBody,
+      response: LiveRulesView,
     },
     async (ctx) => {
       ctx.body = await deps.configStore.getRules(principalOf(ctx).tenantId);
@@ -43,16 +81,143 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       method: 'put',
       path: '/rules',
       tag: 'rules',
-      summary: 'Replace the rule set.',
-      body: RulesBody,
+      summary: 'Replace the rule set: written as a new version, live at once (`note` says why).',
+      body: RuleSetChangeBody,
       status: 200,
-      response: RulesBody,
+      response: LiveRulesView,
     },
     async (ctx) => {
-      const ruleSet = body(ctx, RulesBody);
+      const { note, ...ruleSet } = body(ctx, RuleSetChangeBody);
       refuseUnjudgeable(deps, ruleSet);
-      await deps.configStore.putRules(principalOf(ctx).tenantId, ruleSet);
-      ctx.body = ruleSet;
+      ctx.body = await deps.configStore.putRules(principalOf(ctx).tenantId, ruleSet, {
+        author: actorOf(ctx),
+        ...(note !== undefined ? { note } : {}),
+      });
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/rules/versions',
+      tag: 'rules',
+      summary: "The tenant's rule set versions, newest first (without their rules).",
+      query: RuleVersionListQuery,
+      status: 200,
+      response: RuleVersionList,
+    },
+    async (ctx) => {
+      const q = query(ctx, RuleVersionListQuery);
+      const tenantId = principalOf(ctx).tenantId;
+      const [page, live] = await Promise.all([
+        deps.configStore.ruleVersions.list(tenantId, q.limit, q.starting_after),
+        deps.configStore.getRules(tenantId),
+      ]);
+      ctx.body = { data: page.docs.map((doc) => summaryOf(doc, live.version)), has_more: page.hasMore };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/rules/versions',
+      tag: 'rules',
+      summary: 'Save a rule set as a draft version: it judges nothing until promoted.',
+      body: RuleSetChangeBody,
+      status: 201,
+      response: RuleVersionData,
+    },
+    async (ctx) => {
+      const { note, ...ruleSet } = body(ctx, RuleSetChangeBody);
+      refuseUnjudgeable(deps, ruleSet);
+      const tenantId = principalOf(ctx).tenantId;
+      const doc = await deps.configStore.saveDraft(tenantId, ruleSet, {
+        author: actorOf(ctx),
+        ...(note !== undefined ? { note } : {}),
+      });
+      const live = await deps.configStore.getRules(tenantId);
+      ctx.status = 201;
+      ctx.body = { data: { ...summaryOf(doc, live.version), rules: doc.rules } };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/rules/versions/:version',
+      tag: 'rules',
+      summary: 'One rule set version, with its rules.',
+      status: 200,
+      response: RuleVersionData,
+    },
+    async (ctx) => {
+      const tenantId = principalOf(ctx).tenantId;
+      const [doc, live] = await Promise.all([
+        deps.configStore.versionOf(tenantId, versionParam(ctx)),
+        deps.configStore.getRules(tenantId),
+      ]);
+      ctx.body = { data: { ...summaryOf(doc, live.version), rules: doc.rules } };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/rules/versions/:version/diff',
+      tag: 'rules',
+      summary: 'What changes, rule by rule, from this version to `to` (the live one by default; 0: the default set).',
+      query: DiffQuery,
+      status: 200,
+      response: RuleSetDiffView,
+    },
+    async (ctx) => {
+      const tenantId = principalOf(ctx).tenantId;
+      const from = versionParam(ctx);
+      const { to: wanted } = query(ctx, DiffQuery);
+      const rulesOf = async (version: number) =>
+        version === 0 ? DEFAULT_RULES.rules : (await deps.configStore.versionOf(tenantId, version)).rules;
+      const to = wanted ?? (await deps.configStore.getRules(tenantId)).version;
+      ctx.body = { from, to, ...diffRuleSets(await rulesOf(from), await rulesOf(to)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/rules/versions/:version/promote',
+      tag: 'rules',
+      summary: 'Make a draft the live rule set (409 conflict for a version that is not a draft).',
+      status: 200,
+      response: LiveRulesView,
+    },
+    async (ctx) => {
+      const tenantId = principalOf(ctx).tenantId;
+      const version = versionParam(ctx);
+      refuseUnjudgeable(deps, { rules: (await deps.configStore.versionOf(tenantId, version)).rules });
+      ctx.body = await deps.configStore.promote(tenantId, version);
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/rules/versions/:version/rollback',
+      tag: 'rules',
+      summary: "Make an earlier version's rules live again, as a new version that names it (`basedOn`).",
+      body: RollBackBody,
+      status: 201,
+      response: LiveRulesView,
+    },
+    async (ctx) => {
+      const { note } = body(ctx, RollBackBody);
+      const tenantId = principalOf(ctx).tenantId;
+      const version = versionParam(ctx);
+      refuseUnjudgeable(deps, { rules: (await deps.configStore.versionOf(tenantId, version)).rules });
+      ctx.status = 201;
+      ctx.body = await deps.configStore.rollBack(tenantId, version, {
+        author: actorOf(ctx),
+        ...(note !== undefined ? { note } : {}),
+      });
     },
   );
 
@@ -77,9 +242,10 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       path: '/rules/presets/:id',
       tag: 'rules',
       summary:
-        "Add a preset to the rule set as the tenant's own rule (id = preset id, with presetVersion); answers the rule set.",
+        "Add a preset to the rule set as the tenant's own rule (id = preset id, with presetVersion), as a new live " +
+        'version; answers the rule set and its version.',
       status: 201,
-      response: RulesBody,
+      response: LiveRulesView,
     },
     async (ctx) => {
       const preset = findPreset(idParam(ctx));
@@ -87,19 +253,24 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       const rule = ruleFromPreset(preset);
       const tenantId = principalOf(ctx).tenantId;
       // Decided on the stored rule set, again if another change landed first: concurrent adds all land.
-      ctx.body = await deps.configStore.changeRules(tenantId, (current) => {
-        if (current.rules.some((existing) => existing.id === rule.id)) {
-          throw new ConflictError('the rule set already has a rule with this id', { ruleId: rule.id });
-        }
-        if (current.rules.length >= LIMITS.rules) {
-          throw new LimitExceededError('the rule set is full', { limit: LIMITS.rules });
-        }
-        const ruleSet: RuleSet = { rules: [...current.rules, rule] };
-        const [overBudget] = ruleSetBudgetIssues(ruleSet);
-        if (overBudget) throw new LimitExceededError(overBudget.message, { budget: 'rule set' });
-        refuseUnjudgeable(deps, ruleSet);
-        return ruleSet;
-      });
+      const stored = await deps.configStore.changeRules(
+        tenantId,
+        (current) => {
+          if (current.rules.some((existing) => existing.id === rule.id)) {
+            throw new ConflictError('the rule set already has a rule with this id', { ruleId: rule.id });
+          }
+          if (current.rules.length >= LIMITS.rules) {
+            throw new LimitExceededError('the rule set is full', { limit: LIMITS.rules });
+          }
+          const ruleSet: RuleSet = { rules: [...current.rules, rule] };
+          const [overBudget] = ruleSetBudgetIssues(ruleSet);
+          if (overBudget) throw new LimitExceededError(overBudget.message, { budget: 'rule set' });
+          refuseUnjudgeable(deps, ruleSet);
+          return ruleSet;
+        },
+        { author: actorOf(ctx), note: `preset ${preset.id} added` },
+      );
+      ctx.body = stored;
     },
   );
 

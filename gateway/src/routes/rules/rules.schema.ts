@@ -1,8 +1,64 @@
 import { z } from 'zod';
-import { EmailTemplate, RuleSet, Strategy, StripeSecretKey, TenantSettings } from '@vigil/proto';
+import {
+  EmailTemplate,
+  Rule,
+  RuleSet,
+  RuleSetChange,
+  StoredRuleSet,
+  Strategy,
+  StripeSecretKey,
+  TenantSettings,
+} from '@vigil/proto';
+import { dataOf, listOf, paging } from '../shared/paging.schema';
 
-/** The whole rule set replaces the stored one (PUT). */
+/** A whole rule set (the console's editor). */
 export const RulesBody = RuleSet;
+/** The whole rule set replaces the live one as a new version (PUT), or is saved as a draft version. */
+export const RuleSetChangeBody = RuleSetChange;
+const VersionNumber = z.number().int().nonnegative().meta({
+  description: 'The rule set version: 1, 2, 3… per tenant; 0 is the default set (or one from before versions).',
+});
+/** The live rule set and its version. */
+export const LiveRulesView = StoredRuleSet.extend({ version: VersionNumber });
+const VersionSummary = z.object({
+  version: VersionNumber,
+  kind: z
+    .enum(['live', 'draft'])
+    .meta({ description: 'How it was written: live (it judged from then on) or a draft.' }),
+  live: z.boolean().meta({ description: 'It is the live rule set now.' }),
+  author: z.string().meta({ description: '`api_key:<keyId>` or `member:<memberId>`.' }),
+  note: z.string().optional(),
+  basedOn: VersionNumber.optional().meta({ description: 'A roll-back: the version whose rules it copies.' }),
+  createdAt: z.string(),
+});
+export const RuleVersionList = listOf(VersionSummary);
+export const RuleVersionData = dataOf(VersionSummary.extend({ rules: z.array(Rule) }));
+export const RuleVersionListQuery = z.object({
+  limit: paging.limit,
+  starting_after: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .meta({ description: 'A version number: the page lists older ones.' }),
+});
+export const RollBackBody = z.strictObject({ note: RuleSetChange.shape.note });
+export const DiffQuery = z.object({
+  to: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .meta({ description: 'The version to compare with; the live one when absent.' }),
+});
+export const RuleSetDiffView = z.object({
+  from: VersionNumber,
+  to: VersionNumber,
+  added: z.array(Rule).meta({ description: 'Rules of `to` whose id `from` has not.' }),
+  removed: z.array(Rule).meta({ description: 'Rules of `from` whose id `to` has not.' }),
+  changed: z.array(z.object({ id: z.string(), from: Rule, to: Rule })),
+  unchanged: z.array(z.string()).meta({ description: 'Ids of the rules the same in both.' }),
+});
 /** A template as sent: an unknown field (a misspelt `subjet`, a `footer` there is none of) is refused, not dropped. */
 const EmailTemplateBody = z.strictObject(EmailTemplate.shape);
 /** Every settings field optional, none defaulted: only what is sent changes. */

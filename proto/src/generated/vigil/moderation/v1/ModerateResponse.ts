@@ -10,6 +10,7 @@ export interface ModerateResponse {
   'reasons'?: (string)[];
   'rules'?: (string)[];
   'testMode'?: (boolean);
+  'ruleSetVersion'?: (number);
   '_userId'?: "userId";
 }
 
@@ -22,5 +23,6 @@ export interface ModerateResponse__Output {
   'reasons': (string)[];
   'rules': (string)[];
   'testMode': (boolean);
+  'ruleSetVersion': (number);
   '_userId'?: "userId";
 }
