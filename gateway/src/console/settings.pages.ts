@@ -1,23 +1,27 @@
 import type { Context } from 'koa';
-import { RULE_SET_BUDGET } from '@vigil/proto';
-import { AppError, ValidationError } from '../errors';
+import { LIMITS, RULE_SET_BUDGET } from '@vigil/proto';
+import { AppError, NotFoundError, ValidationError } from '../errors';
 import { toHttpError } from '../http/error-handler';
 import { parseJson } from '../http/json-body';
 import { parseWith } from '../http/validate';
 import { refuseUnjudgeable } from '../routes/rules/rules.routes';
-import { RulesBody, SettingsPatchBody } from '../routes/rules/rules.schema';
+import { RulesBody, RuleSetChangeBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';
 import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
-import { errorNotice } from './views';
+import { errorNotice, when } from './views';
 import { formOf } from './security';
 
-/** The tenant's settings and rule set (admins). */
+/** Rule set versions listed on the page, newest first. */
+const VERSIONS_SHOWN = 20;
+
+/** The tenant's settings, rule set and its versions (admins). */
 export function settingsPages({ router, deps, change, adminOnly }: ConsolePages): void {
   /** The page; `draft`: a rule set refused as written, shown again in the editor with what was wrong. */
   const show = async (ctx: Context, draft?: { text: string; error: AppError }): Promise<void> => {
-    const [rules, current] = await Promise.all([
+    const [live, current, versions] = await Promise.all([
       deps.configStore.getRules(tenantOf(ctx)),
       deps.configStore.getSettings(tenantOf(ctx)),
+      deps.configStore.ruleVersions.list(tenantOf(ctx), VERSIONS_SHOWN),
     ]);
     const issues = draft?.error instanceof ValidationError ? draft.error.issues : [];
     render(
@@ -57,12 +61,68 @@ export function settingsPages({ router, deps, change, adminOnly }: ConsolePages)
                 )
               : null
           }
+          <p>
+            Live version: <strong class="live-version">${live.version === 0 ? 'default' : `v${live.version}`}</strong>
+          </p>
           <form method="post" action="/console/rules">
             ${csrfOf(ctx)}
             <textarea name="rules" rows="24" class="code" spellcheck="false">
-${draft ? draft.text : JSON.stringify(rules, null, 2)}</textarea>
-            <button type="submit">Save rules</button>
+${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea>
+            <label>Note <input type="text" name="note" maxlength="${LIMITS.ruleVersionNote}" /></label>
+            <button type="submit" name="as" value="live">Save rules</button>
+            <button type="submit" name="as" value="draft">Save as draft</button>
           </form>
+        </section>
+        <section class="card">
+          <h2>Versions</h2>
+          ${
+            versions.docs.length === 0
+              ? html`<p class="muted">No version written yet: the default rule set judges.</p>`
+              : html`<table class="rule-versions">
+                  <thead>
+                    <tr>
+                      <th>Version</th>
+                      <th>Kind</th>
+                      <th>Author</th>
+                      <th>Note</th>
+                      <th>Written</th>
+                      <th></th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${versions.docs.map(
+                      (doc) =>
+                        html`<tr class="version" data-version="${doc.version}">
+                          <td>
+                            v${doc.version}${doc.version === live.version ? html` <strong>live</strong>` : null}
+                            ${doc.basedOn !== undefined ? html`<span class="muted">(from v${doc.basedOn})</span>` : null}
+                          </td>
+                          <td>${doc.kind}</td>
+                          <td>${doc.author}</td>
+                          <td>${doc.note ?? ''}</td>
+                          <td>${when(doc.createdAt.toISOString())}</td>
+                          <td>
+                            ${
+                              doc.version === live.version
+                                ? null
+                                : html`<form
+                                    method="post"
+                                    action="/console/rules/versions/${doc.version}/${
+                                      doc.kind === 'draft' ? 'promote' : 'rollback'
+                                    }"
+                                  >
+                                    ${csrfOf(ctx)}
+                                    <button type="submit">
+                                      ${doc.kind === 'draft' ? 'Promote' : 'Roll back to it'}
+                                    </button>
+                                  </form>`
+                            }
+                          </td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>`
+          }
         </section>`,
       '/console/settings',
     );
@@ -94,7 +154,10 @@ ${draft ? draft.text : JSON.stringify(rules, null, 2)}</textarea>
       const ruleSet = parseWith(RulesBody, json, 'rule set');
       // Nor prompt strategies where no LLM would ever judge them.
       refuseUnjudgeable(deps, ruleSet);
-      await deps.configStore.putRules(tenantOf(ctx), ruleSet, { author: actorOf(ctx) });
+      const note = parseWith(RuleSetChangeBody.shape.note, formOf(ctx).note?.trim() || undefined, 'note');
+      const write = { author: actorOf(ctx), ...(note !== undefined ? { note } : {}) };
+      if (formOf(ctx).as === 'draft') await deps.configStore.saveDraft(tenantOf(ctx), ruleSet, write);
+      else await deps.configStore.putRules(tenantOf(ctx), ruleSet, write);
     } catch (err) {
       // A rule set refused as written: the editor again, with the text sent and what was wrong (not a page without it).
       if (!(err instanceof AppError) || toHttpError(err).status !== 400) throw err;
@@ -102,6 +165,18 @@ ${draft ? draft.text : JSON.stringify(rules, null, 2)}</textarea>
       await show(ctx, { text, error: err });
       return;
     }
+    ctx.redirect('/console/settings');
+  });
+
+  router.post('/rules/versions/:version/:action', adminOnly, ...change, async (ctx) => {
+    const { version: raw, action } = ctx.params;
+    if (!/^\d{1,9}$/.test(raw ?? '')) throw new NotFoundError('rule set version not found');
+    const version = Number(raw);
+    const tenantId = tenantOf(ctx);
+    refuseUnjudgeable(deps, { rules: (await deps.configStore.versionOf(tenantId, version)).rules });
+    if (action === 'promote') await deps.configStore.promote(tenantId, version);
+    else if (action === 'rollback') await deps.configStore.rollBack(tenantId, version, { author: actorOf(ctx) });
+    else throw new NotFoundError('not found');
     ctx.redirect('/console/settings');
   });
 }

@@ -457,6 +457,44 @@ describe('console review', () => {
     expect(after.status).toBe(302);
   });
 
+  it('saves the editor as a live version or a draft, lists versions, promotes a draft and rolls back', async () => {
+    const tenant = await gw.newTenant();
+    const { member, browser } = await signedInMember(tenant.tenantId, 'admin');
+    const words = (list: string[]) =>
+      JSON.stringify({ rules: [{ id: 'w', name: 'Words', strategies: [{ type: 'blocklist', words: list }] }] });
+    const page = await browser.get('/console/settings');
+    expect(page.text).toContain('No version written yet');
+    // The editor holds the live set as `PUT /rules` takes it: saved again unchanged, it is accepted.
+    const editor = /<textarea name="rules"[^>]*>\n?([^<]*)<\/textarea>/.exec(page.text)?.[1] ?? '';
+    const unchanged = await browser.post('/console/rules', {
+      rules: editor.replaceAll('&quot;', '"'),
+      as: 'live',
+    });
+    expect(unchanged.status).toBe(302);
+    expect((await browser.post('/console/rules', { rules: words(['otter']), note: 'otters', as: 'live' })).status).toBe(
+      302,
+    );
+    expect((await browser.post('/console/rules', { rules: words(['otter', 'heron']), as: 'draft' })).status).toBe(302);
+    const rulesOf = async () =>
+      (await gw.request('GET', '/api/v1/rules', { key: tenant.key })).body as { version: number; rules: unknown[] };
+    expect((await rulesOf()).version).toBe(2);
+    const listed = await browser.get('/console/settings');
+    expect(listed.text).toMatch(/class="live-version">v2</);
+    expect(listed.text).toContain(`member:${member.id}`);
+    expect(listed.text).toContain('otters');
+    expect(listed.text).toContain('/console/rules/versions/3/promote');
+    expect(listed.text).toContain('/console/rules/versions/1/rollback');
+    expect((await browser.post('/console/rules/versions/3/promote', {})).status).toBe(302);
+    expect((await rulesOf()).version).toBe(3);
+    expect((await browser.post('/console/rules/versions/2/rollback', {})).status).toBe(302);
+    const rolledBack = await gw.request('GET', '/api/v1/rules/versions/4', { key: tenant.key });
+    expect(rolledBack.body).toMatchObject({ data: { version: 4, live: true, basedOn: 2 } });
+    const missing = await browser.post('/console/rules/versions/99/promote', {});
+    expect([missing.status, codeOf(missing)]).toEqual([404, 'not_found']);
+    const notDraft = await browser.post('/console/rules/versions/2/promote', {});
+    expect([notDraft.status, codeOf(notDraft)]).toEqual([409, 'conflict']);
+  });
+
   it('keeps rules, settings and webhooks to admins, with the API validation', async () => {
     const { browser: plain } = await signedInMember(alice.tenantId);
     expect((await plain.get('/console/settings')).status).toBe(403);
