@@ -53,6 +53,14 @@ function checksumOf(rendered: Rendered, service: string): string {
   ] as string;
 }
 
+function selectorOf(rendered: Rendered, service: string): Record<string, string> {
+  return named(rendered, 'Deployment', `vigil-${service}`).spec.selector.matchLabels as Record<string, string>;
+}
+
+function hasPdb(rendered: Rendered, service: string): boolean {
+  return byKind(rendered, 'PodDisruptionBudget').some((pdb) => pdb.metadata.name === `vigil-${service}`);
+}
+
 let scratch: string;
 function valuesFile(name: string, text: string): string {
   const file = path.join(scratch, name);
@@ -93,7 +101,8 @@ describe('vigil chart', () => {
       expect(result.ok).toBe(true);
       expect(rendered.manifests.map((m) => m.kind).sort()).toEqual([
         ...['ConfigMap', 'ConfigMap', 'ConfigMap', 'Deployment', 'Deployment', 'Deployment', 'Job'],
-        ...['NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy', 'Secret', 'Secret', 'Secret'],
+        ...['NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy'],
+        ...['PodDisruptionBudget', 'PodDisruptionBudget', 'PodDisruptionBudget', 'Secret', 'Secret', 'Secret'],
         ...['Service', 'Service', 'Service', 'Service'],
       ]);
     });
@@ -406,6 +415,101 @@ describe('vigil chart', () => {
     for (const name of names) expect(name).toMatch(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
   });
 
+  describe('replicas, disruptions and spreading', () => {
+    let rendered: Rendered;
+    beforeAll(async () => {
+      rendered = await renderChart(CONNECTION);
+    });
+
+    test.each(SERVICES)('%s: a PodDisruptionBudget by default at 2 replicas, one pod evicted at a time', (service) => {
+      expect(named(rendered, 'Deployment', `vigil-${service}`).spec.replicas).toBe(2);
+      const pdb = named(rendered, 'PodDisruptionBudget', `vigil-${service}`);
+      expect(pdb.apiVersion).toBe('policy/v1');
+      expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: selectorOf(rendered, service) } });
+    });
+
+    test('no PodDisruptionBudget for a service that may run a single pod', async () => {
+      const single = await renderChart({ ...CONNECTION, 'services.notifier.replicas': 1 });
+      expect(hasPdb(single, 'notifier')).toBe(false);
+      expect(hasPdb(single, 'gateway')).toBe(true);
+      expect(hasPdb(single, 'moderator')).toBe(true);
+      // Autoscaled, the minimum counts, not `replicas`.
+      const scaledToOne = await renderChart({
+        ...CONNECTION,
+        'services.moderator.autoscaling.enabled': true,
+        'services.moderator.autoscaling.minReplicas': 1,
+      });
+      expect(hasPdb(scaledToOne, 'moderator')).toBe(false);
+      const scaledFromThree = await renderChart({
+        ...CONNECTION,
+        'services.moderator.replicas': 1,
+        'services.moderator.autoscaling.enabled': true,
+        'services.moderator.autoscaling.minReplicas': 3,
+      });
+      expect(hasPdb(scaledFromThree, 'moderator')).toBe(true);
+    });
+
+    test('a PodDisruptionBudget can keep a floor instead, or be turned off', async () => {
+      const changed = await renderChart({
+        ...CONNECTION,
+        'services.gateway.pdb.minAvailable': '50%',
+        'services.moderator.pdb.enabled': false,
+      });
+      expect(named(changed, 'PodDisruptionBudget', 'vigil-gateway').spec).toEqual({
+        minAvailable: '50%',
+        selector: { matchLabels: selectorOf(changed, 'gateway') },
+      });
+      expect(hasPdb(changed, 'moderator')).toBe(false);
+    });
+
+    test.each(SERVICES)('%s: pods spread over nodes by default, as a preference', (service) => {
+      const pod = named(rendered, 'Deployment', `vigil-${service}`).spec.template.spec;
+      expect(pod.topologySpreadConstraints).toEqual([
+        {
+          topologyKey: 'kubernetes.io/hostname',
+          maxSkew: 1,
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: selectorOf(rendered, service) },
+          matchLabelKeys: ['pod-template-hash'],
+        },
+      ]);
+    });
+
+    test('the spread is configurable: zones too, as a rule, replaced for one service, or off', async () => {
+      const zones = valuesFile(
+        'zones.yaml',
+        [
+          'topologySpread:',
+          '  topologyKeys: [kubernetes.io/hostname, topology.kubernetes.io/zone]',
+          '  whenUnsatisfiable: DoNotSchedule',
+          'services:',
+          '  notifier:',
+          '    topologySpreadConstraints:',
+          '      - { topologyKey: kubernetes.io/hostname, maxSkew: 2, whenUnsatisfiable: ScheduleAnyway }',
+          '',
+        ].join('\n'),
+      );
+      const changed = await renderChart(CONNECTION, ['-f', zones]);
+      const constraints = (service: string) =>
+        named(changed, 'Deployment', `vigil-${service}`).spec.template.spec.topologySpreadConstraints as Manifest[];
+      expect(constraints('moderator').map((c) => [c.topologyKey, c.whenUnsatisfiable])).toEqual([
+        ['kubernetes.io/hostname', 'DoNotSchedule'],
+        ['topology.kubernetes.io/zone', 'DoNotSchedule'],
+      ]);
+      expect(constraints('notifier')).toEqual([
+        { topologyKey: 'kubernetes.io/hostname', maxSkew: 2, whenUnsatisfiable: 'ScheduleAnyway' },
+      ]);
+      const result = await validateManifests(changed.text);
+      expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
+      const off = await renderChart({ ...CONNECTION, 'topologySpread.enabled': false });
+      for (const service of SERVICES) {
+        expect(
+          named(off, 'Deployment', `vigil-${service}`).spec.template.spec.topologySpreadConstraints,
+        ).toBeUndefined();
+      }
+    });
+  });
+
   describe('wrong values are rejected', () => {
     test.each([
       [
@@ -430,6 +534,16 @@ describe('vigil chart', () => {
       ],
       ['an unknown log level', 'logLevel: verbose\n', /logLevel/],
       ['a gRPC token shorter than 32 characters', 'moderatorAuth:\n  token: short\n', /moderatorAuth\.token/],
+      [
+        'an unknown spread policy',
+        'topologySpread:\n  whenUnsatisfiable: Sometimes\n',
+        /topologySpread\.whenUnsatisfiable/,
+      ],
+      [
+        'a disruption budget that is neither a count nor a percentage',
+        'services:\n  notifier:\n    pdb:\n      maxUnavailable: half\n',
+        /services\.notifier\.pdb\.maxUnavailable/,
+      ],
       [
         'an encryption key that is not 32 bytes of base64',
         'secretsEncryption:\n  key: short\n',

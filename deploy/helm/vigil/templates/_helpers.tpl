@@ -116,3 +116,14 @@ key: SECRETS_ENCRYPTION_KEY
   emptyDir:
     sizeLimit: {{ .Values.tmpSizeLimit }}
 {{- end -}}
+
+{{/* Fewest pods a service runs: autoscaling's minimum when it scales, else its replicas. Call with
+(dict "root" $ "name" "moderator"). */}}
+{{- define "vigil.minReplicas" -}}
+{{- $svc := index .root.Values.services .name -}}
+{{- if $svc.autoscaling.enabled -}}
+{{- $svc.autoscaling.minReplicas -}}
+{{- else -}}
+{{- $svc.replicas -}}
+{{- end -}}
+{{- end -}}

@@ -178,6 +178,23 @@ spec:
       affinity:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+      {{- /* A service's own constraints replace the chart's; `topologySpread.enabled: false` and none drop them. */}}
+      {{- if $svc.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml $svc.topologySpreadConstraints | nindent 8 }}
+      {{- else if $root.Values.topologySpread.enabled }}
+      topologySpreadConstraints:
+        {{- range $root.Values.topologySpread.topologyKeys }}
+        - topologyKey: {{ . }}
+          maxSkew: {{ $root.Values.topologySpread.maxSkew }}
+          whenUnsatisfiable: {{ $root.Values.topologySpread.whenUnsatisfiable }}
+          labelSelector:
+            matchLabels:
+              {{- include "vigil.componentSelectorLabels" $ | nindent 14 }}
+          {{- /* Counts the pods of one ReplicaSet only, so a rolling upgrade spreads the new pods too. */}}
+          matchLabelKeys: [pod-template-hash]
+        {{- end }}
+      {{- end }}
 ---
 apiVersion: v1
 kind: Service
@@ -248,7 +265,8 @@ spec:
           type: Utilization
           averageUtilization: {{ $svc.autoscaling.targetCPUUtilizationPercentage }}
 {{- end }}
-{{- if $svc.pdb.enabled }}
+{{- /* A budget for a single pod would block every node drain, so one needs at least two pods. */}}
+{{- if and $svc.pdb.enabled (gt (int (include "vigil.minReplicas" .)) 1) }}
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -257,10 +275,10 @@ metadata:
   labels:
     {{- include "vigil.componentLabels" . | nindent 4 }}
 spec:
-  {{- if hasKey $svc.pdb "maxUnavailable" }}
-  maxUnavailable: {{ $svc.pdb.maxUnavailable }}
-  {{- else }}
+  {{- if hasKey $svc.pdb "minAvailable" }}
   minAvailable: {{ $svc.pdb.minAvailable }}
+  {{- else }}
+  maxUnavailable: {{ $svc.pdb.maxUnavailable }}
   {{- end }}
   selector:
     matchLabels:
