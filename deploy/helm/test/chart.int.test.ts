@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { topicNames } from '@vigil/proto';
+import { variables } from '../../tools/env-docs';
 import {
   byKind,
   CHART_DIR,
@@ -59,6 +61,13 @@ function selectorOf(rendered: Rendered, service: string): Record<string, string>
 
 function hasPdb(rendered: Rendered, service: string): boolean {
   return byKind(rendered, 'PodDisruptionBudget').some((pdb) => pdb.metadata.name === `vigil-${service}`);
+}
+
+/** The consumer group a service joins when its env does not set KAFKA_GROUP_ID: the default in its config.ts. */
+function defaultGroup(service: 'moderator' | 'notifier'): string {
+  const group = variables(service).find((v) => v.name === 'KAFKA_GROUP_ID')?.default;
+  if (!group) throw new Error(`${service}/src/config.ts has no default KAFKA_GROUP_ID`);
+  return group;
 }
 
 let scratch: string;
@@ -510,6 +519,135 @@ describe('vigil chart', () => {
     });
   });
 
+  describe('autoscaling on Kafka consumer lag (KEDA)', () => {
+    const LAG = {
+      ...CONNECTION,
+      ...Object.fromEntries(SERVICES.map((name) => [`services.${name}.autoscaling.enabled`, true])),
+      'services.moderator.autoscaling.kafkaLag.enabled': true,
+      'services.notifier.autoscaling.kafkaLag.enabled': true,
+    };
+    const topics = topicNames();
+    // What each service reads, from the code: the group in its config.ts, the topics it subscribes to.
+    const READS = {
+      moderator: { group: defaultGroup('moderator'), topics: [topics.ingest] },
+      notifier: { group: defaultGroup('notifier'), topics: [topics.events, topics.webhookCommands] },
+    };
+    let rendered: Rendered;
+    beforeAll(async () => {
+      rendered = await renderChart(LAG);
+    });
+
+    function kafkaTriggers(scaled: Rendered, service: string): Manifest[] {
+      const triggers = named(scaled, 'ScaledObject', `vigil-${service}`).spec.triggers as Manifest[];
+      return triggers.filter((trigger) => trigger.type === 'kafka');
+    }
+
+    test('renders valid Kubernetes objects; the gateway keeps its CPU HPA, the consumers get no HPA', async () => {
+      // ScaledObject is a custom resource with no bundled schema; its shape is checked below.
+      const result = await validateManifests(rendered.text, ['ScaledObject']);
+      expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
+      expect(result.ok).toBe(true);
+      expect(byKind(rendered, 'HorizontalPodAutoscaler').map((hpa) => hpa.metadata.name)).toEqual(['vigil-gateway']);
+      expect(named(rendered, 'HorizontalPodAutoscaler', 'vigil-gateway').spec.metrics).toEqual([
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+      ]);
+      expect(
+        byKind(rendered, 'ScaledObject')
+          .map((scaled) => scaled.metadata.name)
+          .sort(),
+      ).toEqual(['vigil-moderator', 'vigil-notifier']);
+    });
+
+    test.each(['moderator', 'notifier'] as const)(
+      '%s: a ScaledObject on the lag of its group on each topic it reads, and on CPU',
+      (service) => {
+        const scaled = named(rendered, 'ScaledObject', `vigil-${service}`);
+        expect(scaled.apiVersion).toBe('keda.sh/v1alpha1');
+        expect(scaled.spec).toMatchObject({
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: `vigil-${service}` },
+          minReplicaCount: 2,
+          maxReplicaCount: 6,
+          pollingInterval: 15,
+        });
+        expect(kafkaTriggers(rendered, service)).toEqual(
+          READS[service].topics.map((topic) => ({
+            type: 'kafka',
+            metadata: {
+              bootstrapServers: CONNECTION['kafka.brokers'],
+              consumerGroup: READS[service].group,
+              topic,
+              lagThreshold: '1000',
+              offsetResetPolicy: 'earliest',
+            },
+          })),
+        );
+        const triggers = scaled.spec.triggers as Manifest[];
+        expect(triggers.filter((trigger) => trigger.type !== 'kafka')).toEqual([
+          { type: 'cpu', metricType: 'Utilization', metadata: { value: '70' } },
+        ]);
+        // KEDA's CRD takes trigger metadata as strings only.
+        for (const trigger of triggers) {
+          for (const value of Object.values(trigger.metadata)) expect(typeof value).toBe('string');
+        }
+        // Replicas are left to the HPA that KEDA creates.
+        expect(named(rendered, 'Deployment', `vigil-${service}`).spec.replicas).toBeUndefined();
+      },
+    );
+
+    test('topic names follow the prefix, the group follows KAFKA_GROUP_ID, brokers may come from a Secret', async () => {
+      const changed = await renderChart({
+        ...LAG,
+        'kafka.topicPrefix': 'prod.',
+        'kafka.existingSecret': 'vigil-kafka',
+        'services.notifier.env.KAFKA_GROUP_ID': 'vigil-notifier-blue',
+        'services.moderator.autoscaling.kafkaLag.lagThreshold': 250,
+      });
+      const prefixed = topicNames('prod.');
+      expect(kafkaTriggers(changed, 'moderator').map((trigger) => trigger.metadata)).toEqual([
+        {
+          bootstrapServersFromEnv: 'KAFKA_BROKERS',
+          consumerGroup: READS.moderator.group,
+          topic: prefixed.ingest,
+          lagThreshold: '250',
+          offsetResetPolicy: 'earliest',
+        },
+      ]);
+      expect(
+        kafkaTriggers(changed, 'notifier').map((trigger) => [trigger.metadata.consumerGroup, trigger.metadata.topic]),
+      ).toEqual([
+        ['vigil-notifier-blue', prefixed.events],
+        ['vigil-notifier-blue', prefixed.webhookCommands],
+      ]);
+      // KEDA resolves bootstrapServersFromEnv in the Deployment's container: the variable must be there.
+      for (const service of ['moderator', 'notifier']) {
+        expect(container(named(changed, 'Deployment', `vigil-${service}`)).env).toContainEqual({
+          name: 'KAFKA_BROKERS',
+          valueFrom: { secretKeyRef: { name: 'vigil-kafka', key: 'KAFKA_BROKERS' } },
+        });
+      }
+    });
+
+    test('off by default: CPU HPAs for every autoscaled service, no ScaledObject', async () => {
+      const cpuOnly = await renderChart(EVERYTHING_ON);
+      expect(byKind(cpuOnly, 'ScaledObject')).toHaveLength(0);
+      expect(
+        byKind(cpuOnly, 'HorizontalPodAutoscaler')
+          .map((hpa) => hpa.metadata.name)
+          .sort(),
+      ).toEqual(['vigil-gateway', 'vigil-moderator', 'vigil-notifier']);
+    });
+
+    test('the default maximum of each consumer fits the default partition count', () => {
+      const partitions = Number(named(rendered, 'ConfigMap', 'vigil-moderator').data.KAFKA_TOPIC_PARTITIONS);
+      expect(partitions).toBe(Number(variables('moderator').find((v) => v.name === 'KAFKA_TOPIC_PARTITIONS')?.default));
+      for (const service of ['moderator', 'notifier']) {
+        expect(named(rendered, 'ScaledObject', `vigil-${service}`).spec.maxReplicaCount).toBeLessThanOrEqual(
+          partitions,
+        );
+      }
+    });
+  });
+
   describe('wrong values are rejected', () => {
     test.each([
       [
@@ -534,6 +672,16 @@ describe('vigil chart', () => {
       ],
       ['an unknown log level', 'logLevel: verbose\n', /logLevel/],
       ['a gRPC token shorter than 32 characters', 'moderatorAuth:\n  token: short\n', /moderatorAuth\.token/],
+      [
+        'lag autoscaling for the gateway, which reads no topic',
+        'services:\n  gateway:\n    autoscaling:\n      kafkaLag:\n        enabled: true\n',
+        /Additional property kafkaLag is not allowed/,
+      ],
+      [
+        'a lag threshold of zero',
+        'services:\n  moderator:\n    autoscaling:\n      kafkaLag:\n        lagThreshold: 0\n',
+        /services\.moderator\.autoscaling\.kafkaLag\.lagThreshold/,
+      ],
       [
         'an unknown spread policy',
         'topologySpread:\n  whenUnsatisfiable: Sometimes\n',
@@ -560,6 +708,14 @@ describe('vigil chart', () => {
       );
       await expect(renderChart({ 'mongo.url': 'mongodb://m:27017' })).rejects.toThrow(
         /set kafka\.brokers or kafka\.existingSecret/,
+      );
+    });
+
+    test('lag autoscaling without autoscaling, with a clear message', async () => {
+      await expect(
+        renderChart({ ...CONNECTION, 'services.notifier.autoscaling.kafkaLag.enabled': true }),
+      ).rejects.toThrow(
+        /services\.notifier\.autoscaling\.kafkaLag\.enabled needs services\.notifier\.autoscaling\.enabled/,
       );
     });
 

@@ -1,8 +1,8 @@
 {{/*
-One service's resources: ConfigMap, Deployment, Service and, when enabled, HorizontalPodAutoscaler and
-PodDisruptionBudget. Called once per service with (dict "root" $ "name" "<service>"); the service's values live under
-.Values.services.<service>. Every port in `ports` becomes a named container port, a Service port and the variable
-<NAME>_PORT; the `admin` port carries the probes and /metrics.
+One service's resources: ConfigMap, Deployment, Service and, when enabled, HorizontalPodAutoscaler (or KEDA
+ScaledObject) and PodDisruptionBudget. Called once per service with (dict "root" $ "name" "<service>"); the service's
+values live under .Values.services.<service>. Every port in `ports` becomes a named container port, a Service port and
+the variable <NAME>_PORT; the `admin` port carries the probes and /metrics.
 */}}
 
 {{- define "vigil.workload.env" -}}
@@ -242,7 +242,8 @@ spec:
     {{- end }}
     {{- end }}
 {{- end }}
-{{- if $svc.autoscaling.enabled }}
+{{- $lag := dig "kafkaLag" "enabled" false $svc.autoscaling }}
+{{- if and $svc.autoscaling.enabled (not $lag) }}
 ---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -264,6 +265,45 @@ spec:
         target:
           type: Utilization
           averageUtilization: {{ $svc.autoscaling.targetCPUUtilizationPercentage }}
+{{- end }}
+{{- if and $svc.autoscaling.enabled $lag }}
+---
+{{- /* KEDA owns the HPA of this Deployment (keda-hpa-<name>): lag of each topic the service reads, and CPU. */}}
+{{- $consumer := include "vigil.consumer" . | fromYaml }}
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "vigil.componentLabels" . | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ $fullname }}
+  pollingInterval: {{ $svc.autoscaling.kafkaLag.pollingInterval }}
+  minReplicaCount: {{ $svc.autoscaling.minReplicas }}
+  maxReplicaCount: {{ $svc.autoscaling.maxReplicas }}
+  triggers:
+    {{- range $consumer.topics }}
+    - type: kafka
+      metadata:
+        {{- if $root.Values.kafka.existingSecret }}
+        {{- /* KEDA reads the variable from the Deployment's container, here from the existing Secret. */}}
+        bootstrapServersFromEnv: KAFKA_BROKERS
+        {{- else }}
+        bootstrapServers: {{ $root.Values.kafka.brokers | quote }}
+        {{- end }}
+        consumerGroup: {{ $consumer.group | quote }}
+        topic: {{ . | quote }}
+        lagThreshold: {{ $svc.autoscaling.kafkaLag.lagThreshold | quote }}
+        {{- /* The services subscribe from the beginning: a group without offsets yet has the whole topic as lag. */}}
+        offsetResetPolicy: earliest
+    {{- end }}
+    - type: cpu
+      metricType: Utilization
+      metadata:
+        value: {{ $svc.autoscaling.targetCPUUtilizationPercentage | quote }}
 {{- end }}
 {{- /* A budget for a single pod would block every node drain, so one needs at least two pods. */}}
 {{- if and $svc.pdb.enabled (gt (int (include "vigil.minReplicas" .)) 1) }}
