@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { topicNames } from '@vigil/proto';
+import { variables } from '../../tools/env-docs';
 import {
   byKind,
   CHART_DIR,
@@ -53,6 +55,21 @@ function checksumOf(rendered: Rendered, service: string): string {
   ] as string;
 }
 
+function selectorOf(rendered: Rendered, service: string): Record<string, string> {
+  return named(rendered, 'Deployment', `vigil-${service}`).spec.selector.matchLabels as Record<string, string>;
+}
+
+function hasPdb(rendered: Rendered, service: string): boolean {
+  return byKind(rendered, 'PodDisruptionBudget').some((pdb) => pdb.metadata.name === `vigil-${service}`);
+}
+
+/** The consumer group a service joins when its env does not set KAFKA_GROUP_ID: the default in its config.ts. */
+function defaultGroup(service: 'moderator' | 'notifier'): string {
+  const group = variables(service).find((v) => v.name === 'KAFKA_GROUP_ID')?.default;
+  if (!group) throw new Error(`${service}/src/config.ts has no default KAFKA_GROUP_ID`);
+  return group;
+}
+
 let scratch: string;
 function valuesFile(name: string, text: string): string {
   const file = path.join(scratch, name);
@@ -93,7 +110,8 @@ describe('vigil chart', () => {
       expect(result.ok).toBe(true);
       expect(rendered.manifests.map((m) => m.kind).sort()).toEqual([
         ...['ConfigMap', 'ConfigMap', 'ConfigMap', 'Deployment', 'Deployment', 'Deployment', 'Job'],
-        ...['NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy', 'Secret', 'Secret', 'Secret'],
+        ...['NetworkPolicy', 'NetworkPolicy', 'NetworkPolicy'],
+        ...['PodDisruptionBudget', 'PodDisruptionBudget', 'PodDisruptionBudget', 'Secret', 'Secret', 'Secret'],
         ...['Service', 'Service', 'Service', 'Service'],
       ]);
     });
@@ -406,6 +424,230 @@ describe('vigil chart', () => {
     for (const name of names) expect(name).toMatch(/^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/);
   });
 
+  describe('replicas, disruptions and spreading', () => {
+    let rendered: Rendered;
+    beforeAll(async () => {
+      rendered = await renderChart(CONNECTION);
+    });
+
+    test.each(SERVICES)('%s: a PodDisruptionBudget by default at 2 replicas, one pod evicted at a time', (service) => {
+      expect(named(rendered, 'Deployment', `vigil-${service}`).spec.replicas).toBe(2);
+      const pdb = named(rendered, 'PodDisruptionBudget', `vigil-${service}`);
+      expect(pdb.apiVersion).toBe('policy/v1');
+      expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: { matchLabels: selectorOf(rendered, service) } });
+    });
+
+    test('no PodDisruptionBudget for a service that may run a single pod', async () => {
+      const single = await renderChart({ ...CONNECTION, 'services.notifier.replicas': 1 });
+      expect(hasPdb(single, 'notifier')).toBe(false);
+      expect(hasPdb(single, 'gateway')).toBe(true);
+      expect(hasPdb(single, 'moderator')).toBe(true);
+      // Autoscaled, the minimum counts, not `replicas`.
+      const scaledToOne = await renderChart({
+        ...CONNECTION,
+        'services.moderator.autoscaling.enabled': true,
+        'services.moderator.autoscaling.minReplicas': 1,
+      });
+      expect(hasPdb(scaledToOne, 'moderator')).toBe(false);
+      const scaledFromThree = await renderChart({
+        ...CONNECTION,
+        'services.moderator.replicas': 1,
+        'services.moderator.autoscaling.enabled': true,
+        'services.moderator.autoscaling.minReplicas': 3,
+      });
+      expect(hasPdb(scaledFromThree, 'moderator')).toBe(true);
+    });
+
+    test('a PodDisruptionBudget can keep a floor instead, or be turned off', async () => {
+      const changed = await renderChart({
+        ...CONNECTION,
+        'services.gateway.pdb.minAvailable': '50%',
+        'services.moderator.pdb.enabled': false,
+      });
+      expect(named(changed, 'PodDisruptionBudget', 'vigil-gateway').spec).toEqual({
+        minAvailable: '50%',
+        selector: { matchLabels: selectorOf(changed, 'gateway') },
+      });
+      expect(hasPdb(changed, 'moderator')).toBe(false);
+    });
+
+    test.each(SERVICES)('%s: pods spread over nodes by default, as a preference', (service) => {
+      const pod = named(rendered, 'Deployment', `vigil-${service}`).spec.template.spec;
+      expect(pod.topologySpreadConstraints).toEqual([
+        {
+          topologyKey: 'kubernetes.io/hostname',
+          maxSkew: 1,
+          whenUnsatisfiable: 'ScheduleAnyway',
+          labelSelector: { matchLabels: selectorOf(rendered, service) },
+          matchLabelKeys: ['pod-template-hash'],
+        },
+      ]);
+    });
+
+    test('the spread is configurable: zones too, as a rule, replaced for one service, or off', async () => {
+      const zones = valuesFile(
+        'zones.yaml',
+        [
+          'topologySpread:',
+          '  topologyKeys: [kubernetes.io/hostname, topology.kubernetes.io/zone]',
+          '  whenUnsatisfiable: DoNotSchedule',
+          'services:',
+          '  notifier:',
+          '    topologySpreadConstraints:',
+          '      - { topologyKey: kubernetes.io/hostname, maxSkew: 2, whenUnsatisfiable: ScheduleAnyway }',
+          '',
+        ].join('\n'),
+      );
+      const changed = await renderChart(CONNECTION, ['-f', zones]);
+      const constraints = (service: string) =>
+        named(changed, 'Deployment', `vigil-${service}`).spec.template.spec.topologySpreadConstraints as Manifest[];
+      expect(constraints('moderator').map((c) => [c.topologyKey, c.whenUnsatisfiable])).toEqual([
+        ['kubernetes.io/hostname', 'DoNotSchedule'],
+        ['topology.kubernetes.io/zone', 'DoNotSchedule'],
+      ]);
+      expect(constraints('notifier')).toEqual([
+        { topologyKey: 'kubernetes.io/hostname', maxSkew: 2, whenUnsatisfiable: 'ScheduleAnyway' },
+      ]);
+      const result = await validateManifests(changed.text);
+      expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
+      const off = await renderChart({ ...CONNECTION, 'topologySpread.enabled': false });
+      for (const service of SERVICES) {
+        expect(
+          named(off, 'Deployment', `vigil-${service}`).spec.template.spec.topologySpreadConstraints,
+        ).toBeUndefined();
+      }
+    });
+  });
+
+  describe('autoscaling on Kafka consumer lag (KEDA)', () => {
+    const LAG = {
+      ...CONNECTION,
+      ...Object.fromEntries(SERVICES.map((name) => [`services.${name}.autoscaling.enabled`, true])),
+      'services.moderator.autoscaling.kafkaLag.enabled': true,
+      'services.notifier.autoscaling.kafkaLag.enabled': true,
+    };
+    const topics = topicNames();
+    // What each service reads, from the code: the group in its config.ts, the topics it subscribes to.
+    const READS = {
+      moderator: { group: defaultGroup('moderator'), topics: [topics.ingest] },
+      notifier: { group: defaultGroup('notifier'), topics: [topics.events, topics.webhookCommands] },
+    };
+    let rendered: Rendered;
+    beforeAll(async () => {
+      rendered = await renderChart(LAG);
+    });
+
+    function kafkaTriggers(scaled: Rendered, service: string): Manifest[] {
+      const triggers = named(scaled, 'ScaledObject', `vigil-${service}`).spec.triggers as Manifest[];
+      return triggers.filter((trigger) => trigger.type === 'kafka');
+    }
+
+    test('renders valid Kubernetes objects; the gateway keeps its CPU HPA, the consumers get no HPA', async () => {
+      // ScaledObject is a custom resource with no bundled schema; its shape is checked below.
+      const result = await validateManifests(rendered.text, ['ScaledObject']);
+      expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
+      expect(result.ok).toBe(true);
+      expect(byKind(rendered, 'HorizontalPodAutoscaler').map((hpa) => hpa.metadata.name)).toEqual(['vigil-gateway']);
+      expect(named(rendered, 'HorizontalPodAutoscaler', 'vigil-gateway').spec.metrics).toEqual([
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } },
+      ]);
+      expect(
+        byKind(rendered, 'ScaledObject')
+          .map((scaled) => scaled.metadata.name)
+          .sort(),
+      ).toEqual(['vigil-moderator', 'vigil-notifier']);
+    });
+
+    test.each(['moderator', 'notifier'] as const)(
+      '%s: a ScaledObject on the lag of its group on each topic it reads, and on CPU',
+      (service) => {
+        const scaled = named(rendered, 'ScaledObject', `vigil-${service}`);
+        expect(scaled.apiVersion).toBe('keda.sh/v1alpha1');
+        expect(scaled.spec).toMatchObject({
+          scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: `vigil-${service}` },
+          minReplicaCount: 2,
+          maxReplicaCount: 6,
+          pollingInterval: 15,
+        });
+        expect(kafkaTriggers(rendered, service)).toEqual(
+          READS[service].topics.map((topic) => ({
+            type: 'kafka',
+            metadata: {
+              bootstrapServers: CONNECTION['kafka.brokers'],
+              consumerGroup: READS[service].group,
+              topic,
+              lagThreshold: '1000',
+              offsetResetPolicy: 'earliest',
+            },
+          })),
+        );
+        const triggers = scaled.spec.triggers as Manifest[];
+        expect(triggers.filter((trigger) => trigger.type !== 'kafka')).toEqual([
+          { type: 'cpu', metricType: 'Utilization', metadata: { value: '70' } },
+        ]);
+        // KEDA's CRD takes trigger metadata as strings only.
+        for (const trigger of triggers) {
+          for (const value of Object.values(trigger.metadata)) expect(typeof value).toBe('string');
+        }
+        // Replicas are left to the HPA that KEDA creates.
+        expect(named(rendered, 'Deployment', `vigil-${service}`).spec.replicas).toBeUndefined();
+      },
+    );
+
+    test('topic names follow the prefix, the group follows KAFKA_GROUP_ID, brokers may come from a Secret', async () => {
+      const changed = await renderChart({
+        ...LAG,
+        'kafka.topicPrefix': 'prod.',
+        'kafka.existingSecret': 'vigil-kafka',
+        'services.notifier.env.KAFKA_GROUP_ID': 'vigil-notifier-blue',
+        'services.moderator.autoscaling.kafkaLag.lagThreshold': 250,
+      });
+      const prefixed = topicNames('prod.');
+      expect(kafkaTriggers(changed, 'moderator').map((trigger) => trigger.metadata)).toEqual([
+        {
+          bootstrapServersFromEnv: 'KAFKA_BROKERS',
+          consumerGroup: READS.moderator.group,
+          topic: prefixed.ingest,
+          lagThreshold: '250',
+          offsetResetPolicy: 'earliest',
+        },
+      ]);
+      expect(
+        kafkaTriggers(changed, 'notifier').map((trigger) => [trigger.metadata.consumerGroup, trigger.metadata.topic]),
+      ).toEqual([
+        ['vigil-notifier-blue', prefixed.events],
+        ['vigil-notifier-blue', prefixed.webhookCommands],
+      ]);
+      // KEDA resolves bootstrapServersFromEnv in the Deployment's container: the variable must be there.
+      for (const service of ['moderator', 'notifier']) {
+        expect(container(named(changed, 'Deployment', `vigil-${service}`)).env).toContainEqual({
+          name: 'KAFKA_BROKERS',
+          valueFrom: { secretKeyRef: { name: 'vigil-kafka', key: 'KAFKA_BROKERS' } },
+        });
+      }
+    });
+
+    test('off by default: CPU HPAs for every autoscaled service, no ScaledObject', async () => {
+      const cpuOnly = await renderChart(EVERYTHING_ON);
+      expect(byKind(cpuOnly, 'ScaledObject')).toHaveLength(0);
+      expect(
+        byKind(cpuOnly, 'HorizontalPodAutoscaler')
+          .map((hpa) => hpa.metadata.name)
+          .sort(),
+      ).toEqual(['vigil-gateway', 'vigil-moderator', 'vigil-notifier']);
+    });
+
+    test('the default maximum of each consumer fits the default partition count', () => {
+      const partitions = Number(named(rendered, 'ConfigMap', 'vigil-moderator').data.KAFKA_TOPIC_PARTITIONS);
+      expect(partitions).toBe(Number(variables('moderator').find((v) => v.name === 'KAFKA_TOPIC_PARTITIONS')?.default));
+      for (const service of ['moderator', 'notifier']) {
+        expect(named(rendered, 'ScaledObject', `vigil-${service}`).spec.maxReplicaCount).toBeLessThanOrEqual(
+          partitions,
+        );
+      }
+    });
+  });
+
   describe('wrong values are rejected', () => {
     test.each([
       [
@@ -431,6 +673,26 @@ describe('vigil chart', () => {
       ['an unknown log level', 'logLevel: verbose\n', /logLevel/],
       ['a gRPC token shorter than 32 characters', 'moderatorAuth:\n  token: short\n', /moderatorAuth\.token/],
       [
+        'lag autoscaling for the gateway, which reads no topic',
+        'services:\n  gateway:\n    autoscaling:\n      kafkaLag:\n        enabled: true\n',
+        /Additional property kafkaLag is not allowed/,
+      ],
+      [
+        'a lag threshold of zero',
+        'services:\n  moderator:\n    autoscaling:\n      kafkaLag:\n        lagThreshold: 0\n',
+        /services\.moderator\.autoscaling\.kafkaLag\.lagThreshold/,
+      ],
+      [
+        'an unknown spread policy',
+        'topologySpread:\n  whenUnsatisfiable: Sometimes\n',
+        /topologySpread\.whenUnsatisfiable/,
+      ],
+      [
+        'a disruption budget that is neither a count nor a percentage',
+        'services:\n  notifier:\n    pdb:\n      maxUnavailable: half\n',
+        /services\.notifier\.pdb\.maxUnavailable/,
+      ],
+      [
         'an encryption key that is not 32 bytes of base64',
         'secretsEncryption:\n  key: short\n',
         /secretsEncryption\.key/,
@@ -446,6 +708,14 @@ describe('vigil chart', () => {
       );
       await expect(renderChart({ 'mongo.url': 'mongodb://m:27017' })).rejects.toThrow(
         /set kafka\.brokers or kafka\.existingSecret/,
+      );
+    });
+
+    test('lag autoscaling without autoscaling, with a clear message', async () => {
+      await expect(
+        renderChart({ ...CONNECTION, 'services.notifier.autoscaling.kafkaLag.enabled': true }),
+      ).rejects.toThrow(
+        /services\.notifier\.autoscaling\.kafkaLag\.enabled needs services\.notifier\.autoscaling\.enabled/,
       );
     });
 

@@ -96,6 +96,12 @@ key: SECRETS_ENCRYPTION_KEY
 {{- if le (int .Values.terminationGracePeriodSeconds) (div (int .Values.shutdownTimeoutMs) 1000) -}}
 {{- fail "terminationGracePeriodSeconds must exceed shutdownTimeoutMs, or Kubernetes kills pods mid-drain" -}}
 {{- end -}}
+{{- range $name := list "moderator" "notifier" -}}
+{{- $autoscaling := (index $.Values.services $name).autoscaling -}}
+{{- if and $autoscaling.kafkaLag.enabled (not $autoscaling.enabled) -}}
+{{- fail (printf "services.%s.autoscaling.kafkaLag.enabled needs services.%s.autoscaling.enabled too" $name $name) -}}
+{{- end -}}
+{{- end -}}
 {{- end -}}
 
 {{/* KAFKA_BROKERS as a container env entry: from the existing Secret, else by value. */}}
@@ -115,4 +121,35 @@ key: SECRETS_ENCRYPTION_KEY
 - name: tmp
   emptyDir:
     sizeLimit: {{ .Values.tmpSizeLimit }}
+{{- end -}}
+
+{{/* The Kafka consumer group of a service and the topics it reads, as the service itself names them: the group is
+KAFKA_GROUP_ID (default vigil-<service>, see <service>/src/config.ts), the topics come from proto/src/topics.ts under
+KAFKA_TOPIC_PREFIX. Call with (dict "root" $ "name" "moderator"); renders YAML (group, topics), empty for the
+gateway. */}}
+{{- define "vigil.consumer" -}}
+{{- $svc := index .root.Values.services .name -}}
+{{- $prefix := default .root.Values.kafka.topicPrefix (index $svc.env "KAFKA_TOPIC_PREFIX") -}}
+{{- $topics := dict
+  "moderator" (list "vigil.ingest.v1")
+  "notifier" (list "vigil.events.v1" "vigil.webhook-commands.v1")
+-}}
+{{- if hasKey $topics .name }}
+group: {{ default (printf "vigil-%s" .name) (index $svc.env "KAFKA_GROUP_ID") | quote }}
+topics:
+{{- range index $topics .name }}
+  - {{ printf "%s%s" $prefix . | quote }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* Fewest pods a service runs: autoscaling's minimum when it scales, else its replicas. Call with
+(dict "root" $ "name" "moderator"). */}}
+{{- define "vigil.minReplicas" -}}
+{{- $svc := index .root.Values.services .name -}}
+{{- if $svc.autoscaling.enabled -}}
+{{- $svc.autoscaling.minReplicas -}}
+{{- else -}}
+{{- $svc.replicas -}}
+{{- end -}}
 {{- end -}}

@@ -1,8 +1,8 @@
 {{/*
-One service's resources: ConfigMap, Deployment, Service and, when enabled, HorizontalPodAutoscaler and
-PodDisruptionBudget. Called once per service with (dict "root" $ "name" "<service>"); the service's values live under
-.Values.services.<service>. Every port in `ports` becomes a named container port, a Service port and the variable
-<NAME>_PORT; the `admin` port carries the probes and /metrics.
+One service's resources: ConfigMap, Deployment, Service and, when enabled, HorizontalPodAutoscaler (or KEDA
+ScaledObject) and PodDisruptionBudget. Called once per service with (dict "root" $ "name" "<service>"); the service's
+values live under .Values.services.<service>. Every port in `ports` becomes a named container port, a Service port and
+the variable <NAME>_PORT; the `admin` port carries the probes and /metrics.
 */}}
 
 {{- define "vigil.workload.env" -}}
@@ -178,6 +178,23 @@ spec:
       affinity:
         {{- toYaml . | nindent 8 }}
       {{- end }}
+      {{- /* A service's own constraints replace the chart's; `topologySpread.enabled: false` and none drop them. */}}
+      {{- if $svc.topologySpreadConstraints }}
+      topologySpreadConstraints:
+        {{- toYaml $svc.topologySpreadConstraints | nindent 8 }}
+      {{- else if $root.Values.topologySpread.enabled }}
+      topologySpreadConstraints:
+        {{- range $root.Values.topologySpread.topologyKeys }}
+        - topologyKey: {{ . }}
+          maxSkew: {{ $root.Values.topologySpread.maxSkew }}
+          whenUnsatisfiable: {{ $root.Values.topologySpread.whenUnsatisfiable }}
+          labelSelector:
+            matchLabels:
+              {{- include "vigil.componentSelectorLabels" $ | nindent 14 }}
+          {{- /* Counts the pods of one ReplicaSet only, so a rolling upgrade spreads the new pods too. */}}
+          matchLabelKeys: [pod-template-hash]
+        {{- end }}
+      {{- end }}
 ---
 apiVersion: v1
 kind: Service
@@ -225,7 +242,8 @@ spec:
     {{- end }}
     {{- end }}
 {{- end }}
-{{- if $svc.autoscaling.enabled }}
+{{- $lag := dig "kafkaLag" "enabled" false $svc.autoscaling }}
+{{- if and $svc.autoscaling.enabled (not $lag) }}
 ---
 apiVersion: autoscaling/v2
 kind: HorizontalPodAutoscaler
@@ -248,7 +266,47 @@ spec:
           type: Utilization
           averageUtilization: {{ $svc.autoscaling.targetCPUUtilizationPercentage }}
 {{- end }}
-{{- if $svc.pdb.enabled }}
+{{- if and $svc.autoscaling.enabled $lag }}
+---
+{{- /* KEDA owns the HPA of this Deployment (keda-hpa-<name>): lag of each topic the service reads, and CPU. */}}
+{{- $consumer := include "vigil.consumer" . | fromYaml }}
+apiVersion: keda.sh/v1alpha1
+kind: ScaledObject
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "vigil.componentLabels" . | nindent 4 }}
+spec:
+  scaleTargetRef:
+    apiVersion: apps/v1
+    kind: Deployment
+    name: {{ $fullname }}
+  pollingInterval: {{ $svc.autoscaling.kafkaLag.pollingInterval }}
+  minReplicaCount: {{ $svc.autoscaling.minReplicas }}
+  maxReplicaCount: {{ $svc.autoscaling.maxReplicas }}
+  triggers:
+    {{- range $consumer.topics }}
+    - type: kafka
+      metadata:
+        {{- if $root.Values.kafka.existingSecret }}
+        {{- /* KEDA reads the variable from the Deployment's container, here from the existing Secret. */}}
+        bootstrapServersFromEnv: KAFKA_BROKERS
+        {{- else }}
+        bootstrapServers: {{ $root.Values.kafka.brokers | quote }}
+        {{- end }}
+        consumerGroup: {{ $consumer.group | quote }}
+        topic: {{ . | quote }}
+        lagThreshold: {{ $svc.autoscaling.kafkaLag.lagThreshold | quote }}
+        {{- /* The services subscribe from the beginning: a group without offsets yet has the whole topic as lag. */}}
+        offsetResetPolicy: earliest
+    {{- end }}
+    - type: cpu
+      metricType: Utilization
+      metadata:
+        value: {{ $svc.autoscaling.targetCPUUtilizationPercentage | quote }}
+{{- end }}
+{{- /* A budget for a single pod would block every node drain, so one needs at least two pods. */}}
+{{- if and $svc.pdb.enabled (gt (int (include "vigil.minReplicas" .)) 1) }}
 ---
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -257,10 +315,10 @@ metadata:
   labels:
     {{- include "vigil.componentLabels" . | nindent 4 }}
 spec:
-  {{- if hasKey $svc.pdb "maxUnavailable" }}
-  maxUnavailable: {{ $svc.pdb.maxUnavailable }}
-  {{- else }}
+  {{- if hasKey $svc.pdb "minAvailable" }}
   minAvailable: {{ $svc.pdb.minAvailable }}
+  {{- else }}
+  maxUnavailable: {{ $svc.pdb.maxUnavailable }}
   {{- end }}
   selector:
     matchLabels:
