@@ -360,3 +360,41 @@ describe('the console in a browser', () => {
     await ctx.close();
   });
 });
+
+it('saves a draft rule set from the editor, promotes it, and the next moderation is judged by it', async () => {
+  const tenant = await gw.newTenant();
+  const owner = await gw.newMember(tenant.tenantId, 'admin');
+  const ctx = await context();
+  try {
+    const page = await ctx.newPage();
+    await signIn(page, owner.email, owner.password);
+    await page.goto(`${gw.url}/console/settings`);
+    await page.fill(
+      'textarea[name=rules]',
+      JSON.stringify({
+        rules: [{ id: 'birds', name: 'Birds', strategies: [{ type: 'blocklist', words: ['heron'] }] }],
+      }),
+    );
+    await page.fill('input[name=note]', 'herons are off topic');
+    await page.click('button[value=draft]');
+    await page.waitForURL(/\/console\/settings$/);
+    const draftRow = page.locator('tr.version[data-version="1"]');
+    await draftRow.waitFor();
+    expect(await draftRow.innerText()).toContain('herons are off topic');
+    expect(await page.locator('.live-version').innerText()).toBe('default');
+    const judged = async () =>
+      (
+        await gw.request('POST', '/api/v1/moderate', {
+          key: tenant.key,
+          body: { clientId: uniqueName('c'), name: 'n', entity: 'post', content: 'a heron stands' },
+        })
+      ).body as { status: string; ruleSetVersion: number };
+    expect(await judged()).toMatchObject({ status: 'Compliant', ruleSetVersion: 0 });
+    await draftRow.locator('button', { hasText: 'Promote' }).click();
+    await page.waitForURL(/\/console\/settings$/);
+    await page.locator('.live-version', { hasText: 'v1' }).waitFor();
+    expect(await judged()).toMatchObject({ status: 'Flagged', ruleSetVersion: 1 });
+  } finally {
+    await ctx.close();
+  }
+});
