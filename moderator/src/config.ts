@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { CidrList } from '@vigil/proto';
+import { BrokerList, CidrList } from '@vigil/proto';
 import { z } from 'zod';
-import { parseEnv } from './platform/env';
+import { MongoUrl, parseEnv } from './platform/env';
 
 /** One engine thread per core the process may use, at most 4. */
 const ENGINE_THREADS_DEFAULT = Math.min(4, availableParallelism());
@@ -26,20 +26,15 @@ const schema = z.object({
   ADMIN_PORT: port.default(9091),
   /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
   ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
-  /** MongoDB connection string (any MongoDB-wire server). Required. */
-  MONGO_URL: z.string().min(1),
+  /**
+   * MongoDB connection string (any MongoDB-wire server), `mongodb://` or `mongodb+srv://`, checked by the driver at
+   * start. Required.
+   */
+  MONGO_URL: MongoUrl,
   /** Database name. Default vigil. */
   MONGO_DB: z.string().min(1).default('vigil'),
-  /** Comma-separated Kafka bootstrap brokers. Required. */
-  KAFKA_BROKERS: z
-    .string()
-    .min(1)
-    .transform((value) =>
-      value
-        .split(',')
-        .map((broker) => broker.trim())
-        .filter(Boolean),
-    ),
+  /** Comma-separated Kafka bootstrap brokers, each host:port, e.g. `kafka-0:9092,kafka-1:9092`. Required. */
+  KAFKA_BROKERS: BrokerList,
   /** Prefix for every topic name. Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the ingest consumer. Default vigil-moderator. */
@@ -85,7 +80,7 @@ const schema = z.object({
    */
   KNOWN_TENANT_TTL_MS: z.coerce.number().int().min(0).default(60000),
   /** Base URL of an OpenAI-compatible moderation API (e.g. https://api.openai.com). Unset disables it. */
-  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** API key for OPENAI_BASE_URL. */
   OPENAI_API_KEY: z.string().optional(),
   /** Moderation model name. Default omni-moderation-latest. */
@@ -97,7 +92,7 @@ const schema = z.object({
    * strategies call `<base>/chat/completions`. Unset: prompt strategies never flag (set the gateway's
    * PROMPT_RULES_ENABLED only with this).
    */
-  LLM_BASE_URL: z.string().url().optional(),
+  LLM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** API key for LLM_BASE_URL, sent as a bearer token. */
   LLM_API_KEY: z.string().optional(),
   /** Chat model that judges prompt strategies (it must support json_schema structured output). Default gpt-4o. */

@@ -23,6 +23,10 @@ describe('loadConfig', () => {
     [{ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0' }, 'WEBHOOK_ALLOWED_CIDRS'],
     [{ WEBHOOK_RETRY_SCHEDULE_S: '5,soon' }, 'WEBHOOK_RETRY_SCHEDULE_S'],
     [{ DELIVERY_CONCURRENCY: '0' }, 'DELIVERY_CONCURRENCY'],
+    [{ KAFKA_BROKERS: '3.9.1' }, 'KAFKA_BROKERS'],
+    [{ KAFKA_BROKERS: 'kafka:65536' }, 'KAFKA_BROKERS'],
+    [{ MONGO_URL: 'mongo:27017' }, 'MONGO_URL'],
+    [{ MONGO_URL: 'mongodb+srv://cluster.example:27017/' }, 'MONGO_URL'],
   ])('rejects %j naming the variable', (env, name) => {
     expect(() => loadConfig({ ...base, ...env })).toThrow(name);
   });

@@ -1,6 +1,6 @@
-import { CidrList, EncryptionKeyList } from '@vigil/proto';
+import { BrokerList, CidrList, EncryptionKeyList } from '@vigil/proto';
 import { z } from 'zod';
-import { parseEnv } from './platform/env';
+import { MongoUrl, parseEnv } from './platform/env';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -13,20 +13,15 @@ const schema = z.object({
   ADMIN_PORT: port.default(9092),
   /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
   ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
-  /** MongoDB connection string (any MongoDB-wire server). Required. */
-  MONGO_URL: z.string().min(1),
+  /**
+   * MongoDB connection string (any MongoDB-wire server), `mongodb://` or `mongodb+srv://`, checked by the driver at
+   * start. Required.
+   */
+  MONGO_URL: MongoUrl,
   /** Database name. Default vigil. */
   MONGO_DB: z.string().min(1).default('vigil'),
-  /** Comma-separated Kafka bootstrap brokers. Required. */
-  KAFKA_BROKERS: z
-    .string()
-    .min(1)
-    .transform((value) =>
-      value
-        .split(',')
-        .map((broker) => broker.trim())
-        .filter(Boolean),
-    ),
+  /** Comma-separated Kafka bootstrap brokers, each host:port, e.g. `kafka-0:9092,kafka-1:9092`. Required. */
+  KAFKA_BROKERS: BrokerList,
   /** Prefix for every topic name. Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the events consumer. Default vigil-notifier. */

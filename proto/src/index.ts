@@ -22,3 +22,4 @@ export * from './presets';
 export * from './upsert';
 export * from './store-errors';
 export * from './write-groups';
+export * from './kafka-brokers';

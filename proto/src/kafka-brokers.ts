@@ -1,0 +1,41 @@
+import { z } from 'zod';
+
+/**
+ * A host name or IPv4 address as kafkajs can dial it: labels of letters, digits, `-` and `_`, dot-separated. kafkajs
+ * splits a broker address at its first `:`, so an IPv6 literal cannot be given (a name resolving to one can).
+ */
+const HOST = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*$/;
+
+/** Why `broker` is not `host:port` with a port of 1–65535, or undefined when it is. */
+function brokerProblem(broker: string): string | undefined {
+  const colon = broker.lastIndexOf(':');
+  if (colon < 0) return `"${broker}" has no port (host:port)`;
+  const host = broker.slice(0, colon);
+  const port = broker.slice(colon + 1);
+  if (!HOST.test(host)) return `"${broker}" has no valid host (host:port, no scheme)`;
+  if (!/^\d{1,5}$/.test(port) || Number(port) < 1 || Number(port) > 65535) {
+    return `"${broker}" has no port of 1-65535`;
+  }
+  return undefined;
+}
+
+/**
+ * `KAFKA_BROKERS`: comma-separated `host:port` bootstrap addresses, as an array. kafkajs takes any string and retries
+ * what it cannot reach for ever, so a value like `3.9.1` (no port) would leave a service never ready; it is refused
+ * at start instead, naming the entry.
+ */
+export const BrokerList = z
+  .string()
+  .transform((value) =>
+    value
+      .split(',')
+      .map((broker) => broker.trim())
+      .filter(Boolean),
+  )
+  .superRefine((brokers, ctx) => {
+    if (brokers.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one broker, host:port' });
+    for (const broker of brokers) {
+      const problem = brokerProblem(broker);
+      if (problem) ctx.addIssue({ code: 'custom', message: `must be comma-separated host:port: ${problem}` });
+    }
+  });
