@@ -62,6 +62,11 @@ const schema = z.object({
   API_KEY_CACHE_MAX: z.coerce.number().int().min(1).default(10000),
   /** Deadline of every other moderator call (reads and decisions), milliseconds. Default 5000. */
   GRPC_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /**
+   * How long a moderator call waits for a connection when the gateway has none to any moderator, milliseconds; then
+   * it is answered 503 unavailable instead of waiting out its deadline. Default 1000.
+   */
+  MODERATOR_CONNECT_WAIT_MS: z.coerce.number().int().min(0).max(60000).default(1000),
   /** Commands produced together in one Kafka request at most. Default 500. */
   KAFKA_BATCH_MAX: z.coerce.number().int().min(1).max(10000).default(500),
   /**

@@ -96,23 +96,73 @@ export type Methods =
   | 'listAppeals'
   | 'decideAppeal';
 
-/** Every call carries a deadline; failures come back as AppErrors. */
+export interface ModeratorTimeouts {
+  moderateMs: number;
+  defaultMs: number;
+  /**
+   * How long a call waits for a connection to a moderator when the channel has none, milliseconds (within the call's
+   * deadline). Default 1000.
+   */
+  connectWaitMs?: number;
+}
+
+/**
+ * Every call carries a deadline; failures come back as AppErrors. A call starts only on a channel with a connection
+ * to a moderator: grpc-js fails calls at once while the channel is in TRANSIENT_FAILURE, but while it is CONNECTING
+ * (a moderator address that drops packets, a process that accepts and never speaks HTTP/2) it holds them until their
+ * deadline, which would answer 504 after MODERATE_TIMEOUT_MS. Waiting at most `connectWaitMs` for a connection, and
+ * answering 503 unavailable after it, keeps a moderator outage quick and distinct from a slow moderation.
+ */
 export class ModeratorClient {
+  private readonly connectWaitMs: number;
+
   constructor(
     readonly client: ModerationServiceClient,
-    private readonly timeouts: { moderateMs: number; defaultMs: number },
-  ) {}
+    private readonly timeouts: ModeratorTimeouts,
+  ) {
+    this.connectWaitMs = timeouts.connectWaitMs ?? 1000;
+  }
 
-  call<K extends Methods>(method: K, request: Req<K>, options: { requestId?: string } = {}): Promise<Res<K>> {
+  async call<K extends Methods>(method: K, request: Req<K>, options: { requestId?: string } = {}): Promise<Res<K>> {
     const fn = this.client[method] as unknown as Unary<Req<K>, Res<K>>;
     const timeoutMs = method === 'moderate' ? this.timeouts.moderateMs : this.timeouts.defaultMs;
+    const deadline = Date.now() + timeoutMs;
+    if (!(await this.connected(Math.min(deadline, Date.now() + this.connectWaitMs)))) {
+      throw new UnavailableError('the moderator is unavailable, try again');
+    }
     const metadata = new grpc.Metadata();
     if (options.requestId) metadata.set('x-request-id', options.requestId);
     return new Promise((resolve, reject) => {
-      fn.call(this.client, request, metadata, { deadline: Date.now() + timeoutMs }, (err, response) => {
+      fn.call(this.client, request, metadata, { deadline }, (err, response) => {
         if (err) reject(fromGrpcError(err));
         else resolve(response as Res<K>);
       });
+    });
+  }
+
+  /**
+   * Whether the channel has a connection to a moderator (READY), waiting for one until `until` while it connects;
+   * false at once in TRANSIENT_FAILURE (every address failed its last attempt) or SHUTDOWN.
+   */
+  private connected(until: number): Promise<boolean> | boolean {
+    const channel = this.client.getChannel();
+    const first = channel.getConnectivityState(true);
+    if (first === grpc.connectivityState.READY) return true;
+    return new Promise((resolve) => {
+      const check = (state: grpc.connectivityState) => {
+        if (state === grpc.connectivityState.READY) return resolve(true);
+        if (
+          state === grpc.connectivityState.TRANSIENT_FAILURE ||
+          state === grpc.connectivityState.SHUTDOWN ||
+          Date.now() >= until
+        ) {
+          return resolve(false);
+        }
+        channel.watchConnectivityState(state, until, (err?: Error) =>
+          err ? resolve(false) : check(channel.getConnectivityState(true)),
+        );
+      };
+      check(first);
     });
   }
 }
