@@ -41,6 +41,8 @@ export type ModeratorConfig = Pick<
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
   | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'KAFKA_HEARTBEAT_INTERVAL_MS'
+  | 'KAFKA_REBALANCE_TIMEOUT_MS'
   | 'KAFKA_COMMIT_INTERVAL_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'INGEST_CONSUMER_ENABLED'
@@ -301,7 +303,11 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     ? new IngestConsumer({
         kafka,
         groupId: config.KAFKA_GROUP_ID,
-        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+        timing: {
+          sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+          heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+          rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
+        },
         commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
         room: (maxWaitMs) => relay.room(maxWaitMs),
         topics,

@@ -40,10 +40,22 @@ const schema = z.object({
   /** Consumer group of the ingest consumer. Default vigil-moderator. */
   KAFKA_GROUP_ID: z.string().min(1).default('vigil-moderator'),
   /**
-   * Kafka consumer session timeout, milliseconds: how long a crashed instance keeps its partitions before the group
-   * hands them over. Default 30000 (the broker's minimum is usually 6000).
+   * Kafka consumer session timeout, milliseconds: how long a crashed replica keeps its partitions, and how long the
+   * others stop in a rebalance that waits for it (kafkajs has no static membership). Brokers refuse values below their
+   * group.min.session.timeout.ms (6000 by default). Why these three: @vigil/proto's consumer-timing.ts. Default 6000.
    */
-  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(6000),
+  /**
+   * How often the consumer heartbeats, milliseconds, and the longest a fetch waits for messages (an idle kafkajs
+   * consumer heartbeats between fetches): a member learns of a rebalance within it. At most half the session timeout.
+   * Default 1000.
+   */
+  KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60000).default(1000),
+  /**
+   * How long a rebalance waits for a live member to finish its batch in flight and re-join, milliseconds; one still
+   * busy after it is left out of that round and joins the next. Default 10000.
+   */
+  KAFKA_REBALANCE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(10000),
   /**
    * Offsets of handled batches are committed together, one request every this many milliseconds (0: one per batch).
    * A crash re-delivers at most this much handled work, which ids make a no-op. Default 200.

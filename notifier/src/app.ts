@@ -26,6 +26,8 @@ export type NotifierConfig = Pick<
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
   | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'KAFKA_HEARTBEAT_INTERVAL_MS'
+  | 'KAFKA_REBALANCE_TIMEOUT_MS'
   | 'KAFKA_COMMIT_INTERVAL_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'WEBHOOK_RETRY_SCHEDULE_S'
@@ -168,7 +170,11 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const consumer = new EventsConsumer({
     kafka,
     groupId: config.KAFKA_GROUP_ID,
-    sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+    timing: {
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+      heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+      rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
+    },
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     topics,
     store,

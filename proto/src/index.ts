@@ -23,3 +23,5 @@ export * from './upsert';
 export * from './store-errors';
 export * from './write-groups';
 export * from './kafka-brokers';
+export * from './batch-heartbeat';
+export * from './consumer-timing';
