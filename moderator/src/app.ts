@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { addressPolicy, loadModerationPackage, topicNames } from '@vigil/proto';
+import { ConsumerMetrics, addressPolicy, loadModerationPackage, topicNames } from '@vigil/proto';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Kafka, Producer } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
@@ -308,6 +308,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
           rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
         },
+        metrics: deps.registry ? new ConsumerMetrics(deps.registry, 'moderator_ingest_consumer') : undefined,
         commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
         room: (maxWaitMs) => relay.room(maxWaitMs),
         topics,

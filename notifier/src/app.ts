@@ -1,4 +1,4 @@
-import { AppealTokens, SecretBox, topicNames } from '@vigil/proto';
+import { AppealTokens, ConsumerMetrics, SecretBox, topicNames } from '@vigil/proto';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -175,6 +175,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
       rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
     },
+    metrics: deps.registry ? new ConsumerMetrics(deps.registry, 'notifier_events_consumer') : undefined,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     topics,
     store,

@@ -25,3 +25,4 @@ export * from './write-groups';
 export * from './kafka-brokers';
 export * from './batch-heartbeat';
 export * from './consumer-timing';
+export * from './consumer-metrics';

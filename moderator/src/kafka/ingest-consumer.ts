@@ -3,6 +3,7 @@ import {
   Command,
   HEADERS,
   consumerTimingOptions,
+  type ConsumerMetrics,
   type ConsumerTiming,
   type Topics,
 } from '@vigil/proto';
@@ -21,6 +22,8 @@ export interface IngestConsumerOptions {
   groupId: string;
   /** Session, heartbeat and rebalance timeouts of the group membership. */
   timing: ConsumerTiming;
+  /** Lag, assignment, rebalances and liveness of the group membership, from kafkajs' events. */
+  metrics?: ConsumerMetrics;
   topics: Topics;
   service: ModerationService;
   /** Commands for a tenant that does not exist are dead-lettered (`unknown_tenant`), never applied or retried. */
@@ -78,6 +81,7 @@ export class IngestConsumer {
       allowAutoTopicCreation: false,
       ...consumerTimingOptions(options.timing),
     });
+    options.metrics?.attach(this.consumer);
     this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs ?? 0, options.log);
   }
 

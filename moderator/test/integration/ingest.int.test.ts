@@ -67,6 +67,34 @@ const eventsOf = (recordId: string) =>
     .toArray();
 
 describe('ingest consumer', () => {
+  it("exports its partitions' lag, its assignment, its rebalances and when it last fetched and handled a batch", async () => {
+    const startedAt = Date.now() / 1000;
+    const tenantId = await tenant();
+    await send('metrics', ingestCommand(tenantId, 'metrics', 'hello'));
+    await waitFor(() => recordOf(tenantId, 'metrics'), { what: 'the record' });
+    const value = async (name: string) => (await h.registry.getSingleMetric(name)?.get())?.values ?? [];
+    const ingest = { topic: h.topics.ingest };
+    await waitFor(
+      async () => (await value('moderator_ingest_consumer_last_batch_timestamp_seconds'))[0]!.value >= startedAt,
+      { what: 'a batch handled' },
+    );
+    const lag = await value('moderator_ingest_consumer_lag_messages');
+    expect(lag.length).toBeGreaterThanOrEqual(1);
+    for (const series of lag) {
+      expect(series.labels).toMatchObject(ingest);
+      expect(Number(series.labels.partition)).toBeLessThan(3);
+      expect(series.value).toBeGreaterThanOrEqual(0);
+    }
+    expect(await value('moderator_ingest_consumer_assigned_partitions')).toEqual([
+      expect.objectContaining({ labels: ingest, value: 3 }),
+    ]);
+    expect((await value('moderator_ingest_consumer_rebalances_total'))[0]!.value).toBeGreaterThanOrEqual(1);
+    await waitFor(
+      async () => (await value('moderator_ingest_consumer_last_fetch_timestamp_seconds'))[0]!.value >= startedAt,
+      { what: 'a fetch' },
+    );
+  });
+
   it('applies a command delivered twice once', async () => {
     const tenantId = await tenant();
     const command = ingestCommand(tenantId, 'twice', 'hello');

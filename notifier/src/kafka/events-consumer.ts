@@ -4,6 +4,7 @@ import {
   HEADERS,
   WebhookCommand,
   consumerTimingOptions,
+  type ConsumerMetrics,
   type ConsumerTiming,
   type Topics,
   type WebhookEndpointDoc,
@@ -37,6 +38,8 @@ export interface EventsConsumerOptions {
   groupId: string;
   /** Session, heartbeat and rebalance timeouts of the group membership. */
   timing: ConsumerTiming;
+  /** Lag, assignment, rebalances and liveness of the group membership, from kafkajs' events. */
+  metrics?: ConsumerMetrics;
   topics: Topics;
   store: DeliveryStore;
   endpoints: EndpointCache;
@@ -77,6 +80,7 @@ export class EventsConsumer {
       allowAutoTopicCreation: false,
       ...consumerTimingOptions(options.timing),
     });
+    options.metrics?.attach(this.consumer);
     this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs ?? 0, options.log);
   }
 

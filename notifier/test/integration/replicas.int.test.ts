@@ -145,6 +145,24 @@ it('hands a SIGKILLed replica’s partitions over, and keeps consuming while a r
   expect(Math.max(...during)).toBeLessThan(HANDOVER_BOUND_MS);
   await waitFor(async () => (await membersOfStableGroup()) === 2, { timeoutMs: 45000, what: 'the replacement in' });
 
+  // The survivor's consumer metrics show its share, its rebalances, and that it is fetching.
+  const metrics = await (await fetch(`http://127.0.0.1:${await adminPortOf(third)}/metrics`)).text();
+  const sample = (name: string) =>
+    [...metrics.matchAll(new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`, 'gm'))].map((m) => ({
+      labels: m[1] ?? '',
+      value: Number(m[2]),
+    }));
+  const events = `topic="${world.topics.events}"`;
+  expect(
+    sample('notifier_events_consumer_assigned_partitions').find((s) => s.labels.includes(events))?.value,
+  ).toBeGreaterThan(0);
+  expect(sample('notifier_events_consumer_lag_messages').some((s) => s.labels.includes(events))).toBe(true);
+  expect(sample('notifier_events_consumer_rebalances_total')[0]?.value).toBeGreaterThanOrEqual(2);
+  expect(sample('notifier_events_consumer_last_fetch_timestamp_seconds')[0]?.value).toBeGreaterThan(
+    Date.now() / 1000 - 30,
+  );
+  expect(sample('notifier_events_consumer_last_batch_timestamp_seconds')[0]?.value).toBeGreaterThan(0);
+
   process.stdout.write(
     `handover after SIGKILL: ${afterCrash.join(', ')} ms; with a replacement joining: max ${Math.max(...during)} ms ` +
       `over ${during.length} probes\n`,
