@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BrokerList, CidrList, EncryptionKeyList } from '@vigil/proto';
+import { BrokerList, CidrList, EncryptionKeyList, GrpcTarget } from '@vigil/proto';
 import { MongoUrl, parseEnv } from './platform/env';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
@@ -28,8 +28,11 @@ const schema = z.object({
   KAFKA_BROKERS: BrokerList,
   /** Prefix for every topic name (shared clusters, tests). Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
-  /** Moderator gRPC address, host:port. Required. */
-  MODERATOR_ADDRESS: z.string().min(1),
+  /**
+   * Moderator gRPC target, `host:port` or `dns:///host:port`, resolved by DNS; calls go round robin to every address
+   * it resolves to, skipping failed ones. Point it at the moderator's headless Service to use every pod. Required.
+   */
+  MODERATOR_ADDRESS: GrpcTarget,
   /** Token sent on every moderator call (`authorization: Bearer …`); the moderator's MODERATOR_GRPC_TOKEN. Required. */
   MODERATOR_GRPC_TOKEN: z.string().min(32, 'must be at least 32 characters'),
   /** Deadline of each Moderate call, milliseconds. Default 5000. */

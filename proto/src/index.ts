@@ -22,7 +22,7 @@ export * from './presets';
 export * from './upsert';
 export * from './store-errors';
 export * from './write-groups';
-export * from './kafka-brokers';
+export * from './service-addresses';
 export * from './batch-heartbeat';
 export * from './consumer-timing';
 export * from './consumer-metrics';
