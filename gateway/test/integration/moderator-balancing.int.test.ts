@@ -148,7 +148,7 @@ describe("the gateway's moderator channel over two moderators", () => {
   });
 
   it.each([
-    ['a read', () => moderator.call('getRecord', { tenantId: 'ten_1', id: 'rec_1' })],
+    ['a read', () => moderator.call('getRecord', { tenantId: 'ten_1', recordId: 'rec_1' })],
     ['a passthrough Moderate', () => moderator.call('moderate', moderateRequest(true))],
   ])('sends %s again to the other moderator when the first dies mid-call', async (_name, call) => {
     await moderator.call('moderate', moderateRequest(true));
