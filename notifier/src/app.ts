@@ -46,6 +46,7 @@ export type NotifierConfig = Pick<
   | 'DUE_GRACE_MS'
   | 'ENDPOINT_CACHE_MS'
   | 'SMTP_URL'
+  | 'EMAIL_MAX_DELAY_S'
   | 'EMAIL_FROM'
   | 'EMAIL_TIMEOUT_MS'
   | 'EMAIL_RETRY_SCHEDULE_S'
@@ -129,7 +130,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     scheduler.start();
   }
 
-  // Emails are sent by every instance whose delivery worker runs; the plan is written by whichever consumes the event.
+  // Emails are sent by every instance whose delivery worker runs and that has SMTP_URL; the plan is written, pending, by
+  // whichever consumes the event.
   const emails = new UserEmails({
     store: emailStore,
     sender: config.SMTP_URL
@@ -137,6 +139,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       : undefined,
     log: log.child({ component: 'emails' }),
     retryScheduleS: config.EMAIL_RETRY_SCHEDULE_S,
+    maxDelayMs: config.EMAIL_MAX_DELAY_S * 1000,
     pollMs: config.EMAIL_POLL_MS,
     // Connect, greeting and a few replies each have the timeout; the margin covers the database writes.
     leaseMs: config.EMAIL_TIMEOUT_MS * 4 + config.DELIVERY_LEASE_MARGIN_MS,

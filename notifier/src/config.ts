@@ -102,9 +102,15 @@ const schema = z.object({
   DELIVERY_WORKER_ENABLED: bool.default(true),
   /**
    * SMTP relay for user emails, e.g. smtps://user:password@smtp.example.com:465 (smtp:// upgrades with STARTTLS when
-   * the server offers it). Unset: no email is sent, and messages tenants asked for are recorded as skipped.
+   * the server offers it). Unset: this notifier sends no email; the ones it plans wait, pending, for a notifier with a
+   * relay (see EMAIL_MAX_DELAY_S).
    */
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /**
+   * A user email that no notifier with SMTP_URL attempted this long after its status change is recorded as skipped
+   * (`expired`) rather than sent late, seconds. Default 86400 (a day).
+   */
+  EMAIL_MAX_DELAY_S: z.coerce.number().int().min(60).max(2592000).default(86400),
   /** Sender of user emails, e.g. "Acme Trust & Safety <no-reply@acme.example>". Default no-reply@localhost. */
   EMAIL_FROM: z.string().min(3).max(320).default('no-reply@localhost'),
   /** Timeout of each SMTP step (connect, greeting, each reply), milliseconds. Default 30000. */
