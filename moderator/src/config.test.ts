@@ -1,3 +1,4 @@
+import { CONSUMER_TIMING_DEFAULTS } from '@vigil/proto';
 import { loadConfig } from './config';
 
 const base = {
@@ -7,6 +8,15 @@ const base = {
 };
 
 describe('loadConfig', () => {
+  it('defaults the consumer timing to the values consumer-timing.ts explains', () => {
+    const config = loadConfig(base);
+    expect({
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+      heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+      rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
+    }).toEqual(CONSUMER_TIMING_DEFAULTS);
+  });
+
   it('reads the brokers as a list', () => {
     expect(loadConfig({ ...base, KAFKA_BROKERS: 'kafka-0:9092, kafka-1:9092' }).KAFKA_BROKERS).toEqual([
       'kafka-0:9092',

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { CONSUMER_TIMING_DEFAULTS } from '@vigil/proto';
 import { loadConfig } from './config';
 import { signatureHeaders } from './delivery/sign';
 import { JITTER } from './domain/retry-policy';
@@ -7,6 +8,15 @@ import { JITTER } from './domain/retry-policy';
 const base = { MONGO_URL: 'mongodb://localhost/', KAFKA_BROKERS: 'localhost:9092' };
 
 describe('loadConfig', () => {
+  it('defaults the consumer timing to the values consumer-timing.ts explains', () => {
+    const config = loadConfig(base);
+    expect({
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+      heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+      rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
+    }).toEqual(CONSUMER_TIMING_DEFAULTS);
+  });
+
   it('reads the retry schedule and the allow-list', () => {
     const config = loadConfig({
       ...base,
