@@ -36,6 +36,7 @@ export type ModeratorConfig = Pick<
   Config,
   | 'GRPC_PORT'
   | 'GRPC_HOST'
+  | 'GRPC_MAX_CONNECTION_AGE_MS'
   | 'MODERATOR_GRPC_TOKEN'
   | 'MONGO_DB'
   | 'KAFKA_TOPIC_PREFIX'
@@ -263,7 +264,13 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     '': 'NOT_SERVING',
     'vigil.moderation.v1.ModerationService': 'NOT_SERVING',
   });
-  const server = new grpc.Server({ interceptors: [bearerTokenInterceptor(config.MODERATOR_GRPC_TOKEN)] });
+  const server = new grpc.Server({
+    interceptors: [bearerTokenInterceptor(config.MODERATOR_GRPC_TOKEN)],
+    // grpc-js clients resolve their target again only when a connection ends: aged connections let gateways find new
+    // moderator pods. A call in flight at the GOAWAY gets up to a minute to finish (the gateway's deadlines are 5 s).
+    'grpc.max_connection_age_ms': config.GRPC_MAX_CONNECTION_AGE_MS,
+    'grpc.max_connection_age_grace_ms': 60000,
+  });
   health.addToServer(server);
   const handlers = createModerationHandlers({
     service,

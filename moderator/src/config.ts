@@ -18,6 +18,12 @@ const schema = z.object({
   /** Address the gRPC server binds. Default 0.0.0.0 (all interfaces, as in a container); 127.0.0.1 keeps it local. */
   GRPC_HOST: z.string().min(1).default('0.0.0.0'),
   /**
+   * A client connection is closed (GOAWAY, calls in flight finish) after this long, milliseconds: a gateway balancing
+   * over a headless Service then resolves the name again and spreads its calls over moderator pods started since.
+   * Default 60000.
+   */
+  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(60000),
+  /**
    * Shared token every ModerationService call must present as `authorization: Bearer <token>` (grpc.health.v1 stays
    * open). At least 32 characters, e.g. `openssl rand -hex 32`; the gateway's MODERATOR_GRPC_TOKEN. Required.
    */
