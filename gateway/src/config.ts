@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { CidrList, EncryptionKeyList } from '@vigil/proto';
-import { parseEnv } from './platform/env';
+import { BrokerList, CidrList, EncryptionKeyList, GrpcTarget } from '@vigil/proto';
+import { MongoUrl, parseEnv } from './platform/env';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -17,24 +17,22 @@ const schema = z.object({
   ADMIN_PORT: port.default(9090),
   /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
   ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
-  /** MongoDB connection string (any MongoDB-wire server). Required. */
-  MONGO_URL: z.string().min(1),
+  /**
+   * MongoDB connection string (any MongoDB-wire server), `mongodb://` or `mongodb+srv://`, checked by the driver at
+   * start. Required.
+   */
+  MONGO_URL: MongoUrl,
   /** Database name. Default vigil. */
   MONGO_DB: z.string().min(1).default('vigil'),
-  /** Comma-separated Kafka bootstrap brokers, e.g. `kafka-0:9092,kafka-1:9092`. Required. */
-  KAFKA_BROKERS: z
-    .string()
-    .min(1)
-    .transform((value) =>
-      value
-        .split(',')
-        .map((broker) => broker.trim())
-        .filter(Boolean),
-    ),
+  /** Comma-separated Kafka bootstrap brokers, each host:port, e.g. `kafka-0:9092,kafka-1:9092`. Required. */
+  KAFKA_BROKERS: BrokerList,
   /** Prefix for every topic name (shared clusters, tests). Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
-  /** Moderator gRPC address, host:port. Required. */
-  MODERATOR_ADDRESS: z.string().min(1),
+  /**
+   * Moderator gRPC target, `host:port` or `dns:///host:port`, resolved by DNS; calls go round robin to every address
+   * it resolves to, skipping failed ones. Point it at the moderator's headless Service to use every pod. Required.
+   */
+  MODERATOR_ADDRESS: GrpcTarget,
   /** Token sent on every moderator call (`authorization: Bearer …`); the moderator's MODERATOR_GRPC_TOKEN. Required. */
   MODERATOR_GRPC_TOKEN: z.string().min(32, 'must be at least 32 characters'),
   /** Deadline of each Moderate call, milliseconds. Default 5000. */
@@ -68,6 +66,11 @@ const schema = z.object({
   API_KEY_CACHE_MAX: z.coerce.number().int().min(1).default(10000),
   /** Deadline of every other moderator call (reads and decisions), milliseconds. Default 5000. */
   GRPC_TIMEOUT_MS: z.coerce.number().int().positive().default(5000),
+  /**
+   * How long a moderator call waits for a connection when the gateway has none to any moderator, milliseconds; then
+   * it is answered 503 unavailable instead of waiting out its deadline. Default 1000.
+   */
+  MODERATOR_CONNECT_WAIT_MS: z.coerce.number().int().min(0).max(60000).default(1000),
   /** Commands produced together in one Kafka request at most. Default 500. */
   KAFKA_BATCH_MAX: z.coerce.number().int().min(1).max(10000).default(500),
   /**

@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import * as grpc from '@grpc/grpc-js';
 import { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry } from 'prom-client';
@@ -56,7 +55,11 @@ async function main(): Promise<void> {
   const versions = new TenantVersions();
   const moderator = new ModeratorClient(
     grpcClient,
-    { moderateMs: config.MODERATE_TIMEOUT_MS, defaultMs: config.GRPC_TIMEOUT_MS },
+    {
+      moderateMs: config.MODERATE_TIMEOUT_MS,
+      defaultMs: config.GRPC_TIMEOUT_MS,
+      connectWaitMs: config.MODERATOR_CONNECT_WAIT_MS,
+    },
     versions,
   );
   const tenants = new TenantStore(db);
@@ -73,11 +76,13 @@ async function main(): Promise<void> {
     registry,
   );
 
+  // Ready when ingest can be accepted: Kafka takes the commands and the store answers (keys, tenants). The moderator
+  // is not a condition: without one, /ingest still queues work for it and /moderate answers 503 at once, whereas an
+  // unready gateway would take ingest down with it and, with every replica unready, the whole API.
   const readiness = async (): Promise<boolean> => {
     if (!commands.isConnected) return false;
     await db.command({ ping: 1 });
-    const state = grpcClient.getChannel().getConnectivityState(true);
-    return state === grpc.connectivityState.READY || state === grpc.connectivityState.IDLE;
+    return true;
   };
 
   const admin = await startAdminServer({ port: config.ADMIN_PORT, host: config.ADMIN_HOST, registry, readiness, log });

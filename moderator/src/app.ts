@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { addressPolicy, loadModerationPackage, TenantVersions, topicNames } from '@vigil/proto';
+import { ConsumerMetrics, addressPolicy, loadModerationPackage, TenantVersions, topicNames } from '@vigil/proto';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Kafka, Producer } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
@@ -36,11 +36,14 @@ export type ModeratorConfig = Pick<
   Config,
   | 'GRPC_PORT'
   | 'GRPC_HOST'
+  | 'GRPC_MAX_CONNECTION_AGE_MS'
   | 'MODERATOR_GRPC_TOKEN'
   | 'MONGO_DB'
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
   | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'KAFKA_HEARTBEAT_INTERVAL_MS'
+  | 'KAFKA_REBALANCE_TIMEOUT_MS'
   | 'KAFKA_COMMIT_INTERVAL_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'INGEST_CONSUMER_ENABLED'
@@ -263,7 +266,13 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     '': 'NOT_SERVING',
     'vigil.moderation.v1.ModerationService': 'NOT_SERVING',
   });
-  const server = new grpc.Server({ interceptors: [bearerTokenInterceptor(config.MODERATOR_GRPC_TOKEN)] });
+  const server = new grpc.Server({
+    interceptors: [bearerTokenInterceptor(config.MODERATOR_GRPC_TOKEN)],
+    // grpc-js clients resolve their target again only when a connection ends: aged connections let gateways find new
+    // moderator pods. A call in flight at the GOAWAY gets up to a minute to finish (the gateway's deadlines are 5 s).
+    'grpc.max_connection_age_ms': config.GRPC_MAX_CONNECTION_AGE_MS,
+    'grpc.max_connection_age_grace_ms': 60000,
+  });
   health.addToServer(server);
   const handlers = createModerationHandlers({
     service,
@@ -304,7 +313,12 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     ? new IngestConsumer({
         kafka,
         groupId: config.KAFKA_GROUP_ID,
-        sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+        timing: {
+          sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+          heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+          rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
+        },
+        metrics: deps.registry ? new ConsumerMetrics(deps.registry, 'moderator_ingest_consumer') : undefined,
         commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
         room: (maxWaitMs) => relay.room(maxWaitMs),
         topics,

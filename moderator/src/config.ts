@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { CidrList } from '@vigil/proto';
+import { BrokerList, CidrList } from '@vigil/proto';
 import { z } from 'zod';
-import { parseEnv } from './platform/env';
+import { MongoUrl, parseEnv } from './platform/env';
 
 /** One engine thread per core the process may use, at most 4. */
 const ENGINE_THREADS_DEFAULT = Math.min(4, availableParallelism());
@@ -18,6 +18,12 @@ const schema = z.object({
   /** Address the gRPC server binds. Default 0.0.0.0 (all interfaces, as in a container); 127.0.0.1 keeps it local. */
   GRPC_HOST: z.string().min(1).default('0.0.0.0'),
   /**
+   * A client connection is closed (GOAWAY, calls in flight finish) after this long, milliseconds: a gateway balancing
+   * over a headless Service then resolves the name again and spreads its calls over moderator pods started since.
+   * Default 60000.
+   */
+  GRPC_MAX_CONNECTION_AGE_MS: z.coerce.number().int().min(1000).max(86_400_000).default(60000),
+  /**
    * Shared token every ModerationService call must present as `authorization: Bearer <token>` (grpc.health.v1 stays
    * open). At least 32 characters, e.g. `openssl rand -hex 32`; the gateway's MODERATOR_GRPC_TOKEN. Required.
    */
@@ -26,29 +32,36 @@ const schema = z.object({
   ADMIN_PORT: port.default(9091),
   /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
   ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
-  /** MongoDB connection string (any MongoDB-wire server). Required. */
-  MONGO_URL: z.string().min(1),
+  /**
+   * MongoDB connection string (any MongoDB-wire server), `mongodb://` or `mongodb+srv://`, checked by the driver at
+   * start. Required.
+   */
+  MONGO_URL: MongoUrl,
   /** Database name. Default vigil. */
   MONGO_DB: z.string().min(1).default('vigil'),
-  /** Comma-separated Kafka bootstrap brokers. Required. */
-  KAFKA_BROKERS: z
-    .string()
-    .min(1)
-    .transform((value) =>
-      value
-        .split(',')
-        .map((broker) => broker.trim())
-        .filter(Boolean),
-    ),
+  /** Comma-separated Kafka bootstrap brokers, each host:port, e.g. `kafka-0:9092,kafka-1:9092`. Required. */
+  KAFKA_BROKERS: BrokerList,
   /** Prefix for every topic name. Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the ingest consumer. Default vigil-moderator. */
   KAFKA_GROUP_ID: z.string().min(1).default('vigil-moderator'),
   /**
-   * Kafka consumer session timeout, milliseconds: how long a crashed instance keeps its partitions before the group
-   * hands them over. Default 30000 (the broker's minimum is usually 6000).
+   * Kafka consumer session timeout, milliseconds: how long a crashed replica keeps its partitions, and how long the
+   * others stop in a rebalance that waits for it (kafkajs has no static membership). Brokers refuse values below their
+   * group.min.session.timeout.ms (6000 by default). Why these three: @vigil/proto's consumer-timing.ts. Default 6000.
    */
-  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(6000),
+  /**
+   * How often the consumer heartbeats, milliseconds, and the longest a fetch waits for messages (an idle kafkajs
+   * consumer heartbeats between fetches): a member learns of a rebalance within it. At most half the session timeout.
+   * Default 1000.
+   */
+  KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60000).default(1000),
+  /**
+   * How long a rebalance waits for a live member to finish its batch in flight and re-join, milliseconds; one still
+   * busy after it is left out of that round and joins the next. Default 10000.
+   */
+  KAFKA_REBALANCE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(10000),
   /**
    * Offsets of handled batches are committed together, one request every this many milliseconds (0: one per batch).
    * A crash re-delivers at most this much handled work, which ids make a no-op. Default 200.
@@ -89,7 +102,7 @@ const schema = z.object({
    */
   KNOWN_TENANT_TTL_MS: z.coerce.number().int().min(0).default(60000),
   /** Base URL of an OpenAI-compatible moderation API (e.g. https://api.openai.com). Unset disables it. */
-  OPENAI_BASE_URL: z.string().url().optional(),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** API key for OPENAI_BASE_URL. */
   OPENAI_API_KEY: z.string().optional(),
   /** Moderation model name. Default omni-moderation-latest. */
@@ -101,7 +114,7 @@ const schema = z.object({
    * strategies call `<base>/chat/completions`. Unset: prompt strategies never flag (set the gateway's
    * PROMPT_RULES_ENABLED only with this).
    */
-  LLM_BASE_URL: z.string().url().optional(),
+  LLM_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** API key for LLM_BASE_URL, sent as a bearer token. */
   LLM_API_KEY: z.string().optional(),
   /** Chat model that judges prompt strategies (it must support json_schema structured output). Default gpt-4o. */

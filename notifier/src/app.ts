@@ -1,4 +1,4 @@
-import { AppealTokens, SecretBox, TenantVersions, topicNames } from '@vigil/proto';
+import { AppealTokens, ConsumerMetrics, SecretBox, TenantVersions, topicNames } from '@vigil/proto';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -26,6 +26,8 @@ export type NotifierConfig = Pick<
   | 'KAFKA_TOPIC_PREFIX'
   | 'KAFKA_GROUP_ID'
   | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'KAFKA_HEARTBEAT_INTERVAL_MS'
+  | 'KAFKA_REBALANCE_TIMEOUT_MS'
   | 'KAFKA_COMMIT_INTERVAL_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'WEBHOOK_RETRY_SCHEDULE_S'
@@ -44,6 +46,7 @@ export type NotifierConfig = Pick<
   | 'DUE_GRACE_MS'
   | 'ENDPOINT_CACHE_MS'
   | 'SMTP_URL'
+  | 'EMAIL_MAX_DELAY_S'
   | 'EMAIL_FROM'
   | 'EMAIL_TIMEOUT_MS'
   | 'EMAIL_RETRY_SCHEDULE_S'
@@ -129,7 +132,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     scheduler.start();
   }
 
-  // Emails are sent by every instance whose delivery worker runs; the plan is written by whichever consumes the event.
+  // Emails are sent by every instance whose delivery worker runs and that has SMTP_URL; the plan is written, pending, by
+  // whichever consumes the event.
   const emails = new UserEmails({
     store: emailStore,
     sender: config.SMTP_URL
@@ -137,6 +141,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       : undefined,
     log: log.child({ component: 'emails' }),
     retryScheduleS: config.EMAIL_RETRY_SCHEDULE_S,
+    maxDelayMs: config.EMAIL_MAX_DELAY_S * 1000,
     pollMs: config.EMAIL_POLL_MS,
     // Connect, greeting and a few replies each have the timeout; the margin covers the database writes.
     leaseMs: config.EMAIL_TIMEOUT_MS * 4 + config.DELIVERY_LEASE_MARGIN_MS,
@@ -170,7 +175,12 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const consumer = new EventsConsumer({
     kafka,
     groupId: config.KAFKA_GROUP_ID,
-    sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+    timing: {
+      sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+      heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+      rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
+    },
+    metrics: deps.registry ? new ConsumerMetrics(deps.registry, 'notifier_events_consumer') : undefined,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     topics,
     store,

@@ -1,6 +1,6 @@
-import { CidrList, EncryptionKeyList } from '@vigil/proto';
+import { BrokerList, CidrList, EncryptionKeyList } from '@vigil/proto';
 import { z } from 'zod';
-import { parseEnv } from './platform/env';
+import { MongoUrl, parseEnv } from './platform/env';
 
 /** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
 const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
@@ -13,29 +13,36 @@ const schema = z.object({
   ADMIN_PORT: port.default(9092),
   /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
   ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
-  /** MongoDB connection string (any MongoDB-wire server). Required. */
-  MONGO_URL: z.string().min(1),
+  /**
+   * MongoDB connection string (any MongoDB-wire server), `mongodb://` or `mongodb+srv://`, checked by the driver at
+   * start. Required.
+   */
+  MONGO_URL: MongoUrl,
   /** Database name. Default vigil. */
   MONGO_DB: z.string().min(1).default('vigil'),
-  /** Comma-separated Kafka bootstrap brokers. Required. */
-  KAFKA_BROKERS: z
-    .string()
-    .min(1)
-    .transform((value) =>
-      value
-        .split(',')
-        .map((broker) => broker.trim())
-        .filter(Boolean),
-    ),
+  /** Comma-separated Kafka bootstrap brokers, each host:port, e.g. `kafka-0:9092,kafka-1:9092`. Required. */
+  KAFKA_BROKERS: BrokerList,
   /** Prefix for every topic name. Default empty. */
   KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the events consumer. Default vigil-notifier. */
   KAFKA_GROUP_ID: z.string().min(1).default('vigil-notifier'),
   /**
-   * Kafka consumer session timeout, milliseconds: how long a crashed instance keeps its partitions before the group
-   * hands them over. Default 30000 (the broker's minimum is usually 6000).
+   * Kafka consumer session timeout, milliseconds: how long a crashed replica keeps its partitions, and how long the
+   * others stop in a rebalance that waits for it (kafkajs has no static membership). Brokers refuse values below their
+   * group.min.session.timeout.ms (6000 by default). Why these three: @vigil/proto's consumer-timing.ts. Default 6000.
    */
-  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(6000),
+  /**
+   * How often the consumer heartbeats, milliseconds, and the longest a fetch waits for messages (an idle kafkajs
+   * consumer heartbeats between fetches): a member learns of a rebalance within it. At most half the session timeout.
+   * Default 1000.
+   */
+  KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60000).default(1000),
+  /**
+   * How long a rebalance waits for a live member to finish its batch in flight and re-join, milliseconds; one still
+   * busy after it is left out of that round and joins the next. Default 10000.
+   */
+  KAFKA_REBALANCE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(10000),
   /**
    * Offsets of handled batches are committed together, one request every this many milliseconds (0: one per batch).
    * A crash re-delivers at most this much handled work, which ids make a no-op. Default 200.
@@ -97,9 +104,15 @@ const schema = z.object({
   DELIVERY_WORKER_ENABLED: bool.default(true),
   /**
    * SMTP relay for user emails, e.g. smtps://user:password@smtp.example.com:465 (smtp:// upgrades with STARTTLS when
-   * the server offers it). Unset: no email is sent, and messages tenants asked for are recorded as skipped.
+   * the server offers it). Unset: this notifier sends no email; the ones it plans wait, pending, for a notifier with a
+   * relay (see EMAIL_MAX_DELAY_S).
    */
   SMTP_URL: z.url({ protocol: /^smtps?$/ }).optional(),
+  /**
+   * A user email that no notifier with SMTP_URL attempted this long after its status change is recorded as skipped
+   * (`expired`) rather than sent late, seconds. Default 86400 (a day).
+   */
+  EMAIL_MAX_DELAY_S: z.coerce.number().int().min(60).max(2592000).default(86400),
   /** Sender of user emails, e.g. "Acme Trust & Safety <no-reply@acme.example>". Default no-reply@localhost. */
   EMAIL_FROM: z.string().min(3).max(320).default('no-reply@localhost'),
   /** Timeout of each SMTP step (connect, greeting, each reply), milliseconds. Default 30000. */

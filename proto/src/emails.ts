@@ -101,7 +101,10 @@ export interface EmailMessageDoc {
   eventId: string;
   kind: EmailKind;
   state: EmailState;
-  /** Why nothing was sent (state `skipped`): `no_email`, `not_configured`. */
+  /**
+   * Why nothing was sent (state `skipped`): `no_email`, `expired` (no notifier with SMTP attempted it in time), or
+   * `not_configured` (written by releases that planned emails as skipped on a notifier without SMTP).
+   */
   skipReason?: string;
   attemptCount: number;
   attempts: EmailAttempt[];

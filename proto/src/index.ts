@@ -23,3 +23,7 @@ export * from './upsert';
 export * from './store-errors';
 export * from './write-groups';
 export * from './tenant-versions';
+export * from './service-addresses';
+export * from './batch-heartbeat';
+export * from './consumer-timing';
+export * from './consumer-metrics';

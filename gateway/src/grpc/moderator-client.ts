@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import {
   CONFIG_VERSION_METADATA,
+  GRPC_ERROR_TRAILERS,
   grpcErrorOf,
   loadModerationPackage,
   type GrpcErrorCode,
@@ -67,11 +68,57 @@ export function bearerTokenInterceptor(token: string): grpc.Interceptor {
     });
 }
 
-/** The moderator's gRPC client, sending the shared token on every call. */
-export function createModerationClient(address: string, token: string): ModerationServiceClient {
+/** Methods that only read: calling one twice changes nothing, so a call that failed UNAVAILABLE may be sent again. */
+const READ_METHODS = [
+  'GetRecord',
+  'ListRecords',
+  'GetRecordEvents',
+  'GetUser',
+  'GetUserEvents',
+  'ListUsers',
+  'ListAppeals',
+] as const;
+
+/**
+ * The channel's service config. `round_robin` opens a connection to every address the target resolves to and sends
+ * each call to the next ready one, skipping those that fail: through a headless Service (`dns:///…`) the calls spread
+ * over every moderator pod and a dead pod costs no call, where the default `pick_first` keeps one connection (one
+ * pod behind a ClusterIP) until it breaks.
+ *
+ * Reads are retried on UNAVAILABLE (a moderator that went away mid-call, or one whose store did not answer), twice
+ * at most, within the call's deadline. Moderate and the decisions are not: the moderator may have applied the call
+ * before the connection dropped, and they carry no id that would make a second one a no-op (a passthrough Moderate
+ * stores nothing, so `ModeratorClient` tries it once more itself). A call that never reached a moderator is retried
+ * by grpc-js in any case (its transparent retry).
+ */
+export const MODERATOR_SERVICE_CONFIG = {
+  loadBalancingConfig: [{ round_robin: {} }],
+  methodConfig: [
+    {
+      name: READ_METHODS.map((method) => ({ service: 'vigil.moderation.v1.ModerationService', method })),
+      retryPolicy: {
+        maxAttempts: 3,
+        initialBackoff: '0.05s',
+        maxBackoff: '0.5s',
+        backoffMultiplier: 2,
+        retryableStatusCodes: ['UNAVAILABLE'],
+      },
+    },
+  ],
+};
+
+/**
+ * The moderator's gRPC client, sending the shared token on every call. `target` is a gRPC target: `host:port` or
+ * `dns:///host:port`, resolved by DNS either way; every address it resolves to is used (MODERATOR_SERVICE_CONFIG).
+ */
+export function createModerationClient(target: string, token: string): ModerationServiceClient {
   const { ModerationService } = loadModerationPackage().vigil.moderation.v1;
-  return new ModerationService(address, grpc.credentials.createInsecure(), {
+  return new ModerationService(target, grpc.credentials.createInsecure(), {
     interceptors: [bearerTokenInterceptor(token)],
+    'grpc.service_config': JSON.stringify(MODERATOR_SERVICE_CONFIG),
+    // grpc-js resolves the name again when a connection breaks, at most this often: a replaced pod's new address is
+    // found within it rather than grpc-js' 30 s.
+    'grpc.dns_min_time_between_resolutions_ms': 5000,
   });
 }
 
@@ -103,30 +150,100 @@ export type Methods =
   | 'listAppeals'
   | 'decideAppeal';
 
+export interface ModeratorTimeouts {
+  moderateMs: number;
+  defaultMs: number;
+  /**
+   * How long a call waits for a connection to a moderator when the channel has none, milliseconds (within the call's
+   * deadline). Default 1000.
+   */
+  connectWaitMs?: number;
+}
+
 /**
  * Every call carries a deadline and the tenant's configuration version known here (the moderator judges with rules at
- * least that new); failures come back as AppErrors.
+ * least that new); failures come back as AppErrors. A call starts only on a channel with a connection
+ * to a moderator: grpc-js fails calls at once while the channel is in TRANSIENT_FAILURE, but while it is CONNECTING
+ * (a moderator address that drops packets, a process that accepts and never speaks HTTP/2) it holds them until their
+ * deadline, which would answer 504 after MODERATE_TIMEOUT_MS. Waiting at most `connectWaitMs` for a connection, and
+ * answering 503 unavailable after it, keeps a moderator outage quick and distinct from a slow moderation.
  */
 export class ModeratorClient {
+  private readonly connectWaitMs: number;
+
   constructor(
     readonly client: ModerationServiceClient,
-    private readonly timeouts: { moderateMs: number; defaultMs: number },
+    private readonly timeouts: ModeratorTimeouts,
     private readonly versions: TenantVersions,
-  ) {}
+  ) {
+    this.connectWaitMs = timeouts.connectWaitMs ?? 1000;
+  }
 
-  call<K extends Methods>(method: K, request: Req<K>, options: { requestId?: string } = {}): Promise<Res<K>> {
+  async call<K extends Methods>(method: K, request: Req<K>, options: { requestId?: string } = {}): Promise<Res<K>> {
     const fn = this.client[method] as unknown as Unary<Req<K>, Res<K>>;
     const timeoutMs = method === 'moderate' ? this.timeouts.moderateMs : this.timeouts.defaultMs;
+    const deadline = Date.now() + timeoutMs;
+    if (!(await this.connected(Math.min(deadline, Date.now() + this.connectWaitMs)))) {
+      throw new UnavailableError('the moderator is unavailable, try again');
+    }
     const metadata = new grpc.Metadata();
     if (options.requestId) metadata.set('x-request-id', options.requestId);
     const { tenantId } = request;
     const version = tenantId ? this.versions.of(tenantId) : 0;
     if (version > 0) metadata.set(CONFIG_VERSION_METADATA, String(version));
-    return new Promise((resolve, reject) => {
-      fn.call(this.client, request, metadata, { deadline: Date.now() + timeoutMs }, (err, response) => {
-        if (err) reject(fromGrpcError(err));
-        else resolve(response as Res<K>);
+    const attempt = () =>
+      new Promise<Res<K>>((resolve, reject) => {
+        fn.call(this.client, request, metadata, { deadline }, (err, response) =>
+          err ? reject(err) : resolve(response as Res<K>),
+        );
       });
+    try {
+      return await attempt();
+    } catch (err) {
+      const failure = err as grpc.ServiceError;
+      // A passthrough Moderate stores nothing, so one that a moderator did not finish (it went away mid-call) is sent
+      // once more, to the next moderator, within the same deadline.
+      if (!(isPassthroughModerate(method, request) && droppedByTransport(failure))) throw fromGrpcError(failure);
+      try {
+        return await attempt();
+      } catch (again) {
+        throw fromGrpcError(again as grpc.ServiceError);
+      }
+    }
+  }
+
+  /**
+   * Whether the channel has a connection to a moderator (READY), waiting for one until `until` while it connects;
+   * false at once in TRANSIENT_FAILURE (every address failed its last attempt) or SHUTDOWN.
+   */
+  private connected(until: number): Promise<boolean> | boolean {
+    const channel = this.client.getChannel();
+    const first = channel.getConnectivityState(true);
+    if (first === grpc.connectivityState.READY) return true;
+    return new Promise((resolve) => {
+      const check = (state: grpc.connectivityState) => {
+        if (state === grpc.connectivityState.READY) return resolve(true);
+        if (
+          state === grpc.connectivityState.TRANSIENT_FAILURE ||
+          state === grpc.connectivityState.SHUTDOWN ||
+          Date.now() >= until
+        ) {
+          return resolve(false);
+        }
+        channel.watchConnectivityState(state, until, (err?: Error) =>
+          err ? resolve(false) : check(channel.getConnectivityState(true)),
+        );
+      };
+      check(first);
     });
   }
+}
+
+function isPassthroughModerate(method: Methods, request: unknown): boolean {
+  return method === 'moderate' && (request as { passthrough?: boolean }).passthrough === true;
+}
+
+/** UNAVAILABLE raised by gRPC itself (a connection lost), not a moderator's answer (those carry a code in trailers). */
+function droppedByTransport(err: grpc.ServiceError): boolean {
+  return err.code === grpc.status.UNAVAILABLE && (err.metadata?.get(GRPC_ERROR_TRAILERS.code) ?? []).length === 0;
 }

@@ -184,7 +184,7 @@ async function compose(
         loadConfig({
           MONGO_URL: servers.mongoUrl,
           KAFKA_BROKERS: brokers.join(','),
-          MODERATOR_ADDRESS: 'unused:0',
+          MODERATOR_ADDRESS: 'unused:1',
           MODERATOR_GRPC_TOKEN: grpcToken(),
         }),
       ),

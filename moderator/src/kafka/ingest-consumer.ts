@@ -1,4 +1,13 @@
-import { Command, HEADERS, type TenantVersions, type Topics } from '@vigil/proto';
+import {
+  BatchHeartbeat,
+  Command,
+  HEADERS,
+  consumerTimingOptions,
+  type ConsumerMetrics,
+  type ConsumerTiming,
+  type TenantVersions,
+  type Topics,
+} from '@vigil/proto';
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
@@ -12,7 +21,10 @@ import { isKafkaRetriable, messageRejection } from './kafka-errors';
 export interface IngestConsumerOptions {
   kafka: Kafka;
   groupId: string;
-  sessionTimeoutMs: number;
+  /** Session, heartbeat and rebalance timeouts of the group membership. */
+  timing: ConsumerTiming;
+  /** Lag, assignment, rebalances and liveness of the group membership, from kafkajs' events. */
+  metrics?: ConsumerMetrics;
   topics: Topics;
   service: ModerationService;
   /** Commands for a tenant that does not exist are dead-lettered (`unknown_tenant`), never applied or retried. */
@@ -70,10 +82,9 @@ export class IngestConsumer {
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
-      sessionTimeout: options.sessionTimeoutMs,
-      // kafkajs requires the heartbeat well inside the session.
-      heartbeatInterval: Math.min(3000, Math.floor(options.sessionTimeoutMs / 3)),
+      ...consumerTimingOptions(options.timing),
     });
+    options.metrics?.attach(this.consumer);
     this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs ?? 0, options.log);
   }
 
@@ -94,7 +105,19 @@ export class IngestConsumer {
     await this.consumer.disconnect();
   }
 
-  private async onBatch(payload: EachBatchPayload): Promise<void> {
+  /**
+   * One moderation can outlast the session (a provider call, the engine's budget, retries of a transient failure):
+   * heartbeats keep running while the batch is worked on, and a failed one stops it at the next command.
+   */
+  private onBatch(payload: EachBatchPayload): Promise<void> {
+    return BatchHeartbeat.run(
+      () => payload.heartbeat(),
+      this.options.timing.heartbeatIntervalMs,
+      (beat) => this.handleBatch(payload, beat),
+    );
+  }
+
+  private async handleBatch(payload: EachBatchPayload, beat: BatchHeartbeat): Promise<void> {
     const { topic, partition, messages } = payload.batch;
     const last = messages[messages.length - 1];
     if (!last) return;
@@ -110,8 +133,9 @@ export class IngestConsumer {
     const work = async () => {
       for (let lane = waiting.shift(); lane; lane = waiting.shift()) {
         for (const message of lane) {
-          // The partition went to another member (or the consumer stops): what is left is re-delivered there.
-          if (interrupted || !payload.isRunning() || payload.isStale()) {
+          // The partition went to another member, or may have (the group rebalances), or the consumer stops: what is
+          // left is re-delivered to the partition's owner.
+          if (interrupted || beat.failed || !payload.isRunning() || payload.isStale()) {
             interrupted = true;
             return;
           }

@@ -1,7 +1,8 @@
 // The environment read through a service's config schema: the service parses all of it once (`loadConfig`), a CLI
 // only the variables it needs, with the same rules and defaults. Kept identical in each service
 // (deploy/local/platform-copies.js).
-import type { z } from 'zod';
+import { MongoClient } from 'mongodb';
+import { z } from 'zod';
 
 /** Parses `env` with `schema`, frozen; throws one error that lists every bad variable. */
 export function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): Readonly<z.output<T>> {
@@ -12,3 +13,23 @@ export function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv)
   }
   return Object.freeze(parsed.data);
 }
+
+/**
+ * `MONGO_URL`, checked by the driver's own parser (scheme, hosts, ports, option names) without connecting: a value it
+ * refuses stops the service at start naming the variable, instead of failing later in the composition root. The
+ * driver's message is kept with any user information removed, as it may quote the string.
+ */
+export const MongoUrl = z
+  .string()
+  .min(1)
+  .superRefine((value, ctx) => {
+    try {
+      new MongoClient(value);
+    } catch (err) {
+      const userInfo = /^[^:/]+:\/\/([^/]*)@/.exec(value)?.[1];
+      let reason = err instanceof Error ? err.message : 'unreadable';
+      if (userInfo) reason = reason.split(userInfo).join('…');
+      reason = reason.replace(/\/\/[^/@\s]*@/g, '//…@');
+      ctx.addIssue({ code: 'custom', message: `must be a MongoDB connection string: ${reason}` });
+    }
+  });

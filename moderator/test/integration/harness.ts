@@ -78,7 +78,6 @@ export async function startHarness(
     MONGO_DB: dbName,
     KAFKA_TOPIC_PREFIX: prefix,
     KAFKA_GROUP_ID: uniqueName('grp'),
-    KAFKA_SESSION_TIMEOUT_MS: 10000,
     KAFKA_TOPIC_PARTITIONS: 3,
     INGEST_CONSUMER_ENABLED: true,
     INGEST_CONCURRENCY: 3,

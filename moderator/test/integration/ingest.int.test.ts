@@ -1,4 +1,12 @@
-import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
+import {
+  COLLECTIONS,
+  CONSUMER_TIMING_DEFAULTS,
+  HEADERS,
+  recordIdFor,
+  recordStream,
+  userIdFor,
+  type Command,
+} from '@vigil/proto';
 import type { KafkaMessage, Producer } from 'kafkajs';
 import { TopicReaders, uniqueName, waitFor } from '../../../deploy/test-support';
 import type { Db } from 'mongodb';
@@ -67,6 +75,34 @@ const eventsOf = (recordId: string) =>
     .toArray();
 
 describe('ingest consumer', () => {
+  it("exports its partitions' lag, its assignment, its rebalances and when it last fetched and handled a batch", async () => {
+    const startedAt = Date.now() / 1000;
+    const tenantId = await tenant();
+    await send('metrics', ingestCommand(tenantId, 'metrics', 'hello'));
+    await waitFor(() => recordOf(tenantId, 'metrics'), { what: 'the record' });
+    const value = async (name: string) => (await h.registry.getSingleMetric(name)?.get())?.values ?? [];
+    const ingest = { topic: h.topics.ingest };
+    await waitFor(
+      async () => (await value('moderator_ingest_consumer_last_batch_timestamp_seconds'))[0]!.value >= startedAt,
+      { what: 'a batch handled' },
+    );
+    const lag = await value('moderator_ingest_consumer_lag_messages');
+    expect(lag.length).toBeGreaterThanOrEqual(1);
+    for (const series of lag) {
+      expect(series.labels).toMatchObject(ingest);
+      expect(Number(series.labels.partition)).toBeLessThan(3);
+      expect(series.value).toBeGreaterThanOrEqual(0);
+    }
+    expect(await value('moderator_ingest_consumer_assigned_partitions')).toEqual([
+      expect.objectContaining({ labels: ingest, value: 3 }),
+    ]);
+    expect((await value('moderator_ingest_consumer_rebalances_total'))[0]!.value).toBeGreaterThanOrEqual(1);
+    await waitFor(
+      async () => (await value('moderator_ingest_consumer_last_fetch_timestamp_seconds'))[0]!.value >= startedAt,
+      { what: 'a fetch' },
+    );
+  });
+
   it('applies a command delivered twice once', async () => {
     const tenantId = await tenant();
     const command = ingestCommand(tenantId, 'twice', 'hello');
@@ -565,5 +601,58 @@ describe('ingest consumer, records of one partition', () => {
         )?.version === 4,
       { timeoutMs: 30000, what: 'the held record at version 4' },
     );
+  });
+});
+
+describe('ingest consumer, one moderation longer than the session', () => {
+  let slow: Harness;
+  let started = 0;
+  // The harness runs with the configuration's defaults.
+  const sessionMs = CONSUMER_TIMING_DEFAULTS.sessionTimeoutMs;
+  beforeAll(async () => {
+    const engine = createEngine({});
+    slow = await startHarness(
+      { KAFKA_GROUP_ID: uniqueName('slow') },
+      {
+        moderate: async (input, rules, signal) => {
+          if (input.text === 'slow') {
+            // A provider that takes one and a half sessions to answer.
+            started = Date.now();
+            await new Promise((resolve) => setTimeout(resolve, sessionMs * 1.5));
+          }
+          return engine.moderate(input, rules, signal);
+        },
+      },
+    );
+  });
+  afterAll(async () => {
+    await slow.close();
+  });
+
+  it('keeps its partitions: it heartbeats while the batch is worked on', async () => {
+    const tenantId = await tenant(slow);
+    const local = slow.kafka.producer();
+    await local.connect();
+    try {
+      await local.send({
+        topic: slow.topics.ingest,
+        acks: -1,
+        messages: [{ key: 'slow', value: JSON.stringify(ingestCommand(tenantId, 'slow', 'slow')) }],
+      });
+    } finally {
+      await local.disconnect();
+    }
+    await waitFor(
+      () => slow.db.collection(COLLECTIONS.records).findOne({ _id: recordIdFor(tenantId, 'slow') } as never),
+      {
+        timeoutMs: 60000,
+        what: 'the slow record',
+      },
+    );
+    expect(Date.now() - started).toBeGreaterThanOrEqual(sessionMs);
+    // One join, at start: the group never dropped the member, so it never re-joined.
+    const joins = await slow.registry.getSingleMetric('moderator_ingest_consumer_rebalances_total')?.get();
+    expect(joins?.values[0]?.value).toBe(1);
+    expect(slow.logText()).not.toContain('The coordinator is not aware of this member');
   });
 });

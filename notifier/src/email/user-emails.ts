@@ -15,8 +15,16 @@ import type { SmtpSender } from './smtp-sender';
 
 export interface UserEmailsOptions {
   store: EmailStore;
-  /** Absent when the deployment has no SMTP relay: messages are then recorded as skipped. */
+  /**
+   * Absent when this process has no SMTP relay: it still plans messages, as pending, and leaves them to processes
+   * that have one.
+   */
   sender?: SmtpSender;
+  /**
+   * A message not attempted this long after it was planned (no process with SMTP ran meanwhile) is recorded as
+   * skipped, `expired`, instead of being sent late. Milliseconds.
+   */
+  maxDelayMs: number;
   log: Logger;
   retryScheduleS: readonly number[];
   pollMs: number;
@@ -32,6 +40,11 @@ export interface UserEmailsOptions {
  * User emails on status changes (Iffy §7.2). The events consumer calls `plan`, which writes one message document per
  * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; a WorkLoop claims due
  * messages, renders and sends them, and reschedules failures. Retries wait in MongoDB, never in a Kafka partition.
+ *
+ * The plan depends only on the event and the tenant's settings, never on this process's SMTP configuration: whichever
+ * replica consumed the event, the message is pending, and the replicas with an SMTP relay send it. A replica without
+ * one does not run the loop. (Planning it as skipped there made an email depend on which replica held the event's
+ * partition, for good, e.g. during a rollout that adds SMTP_URL.)
  */
 export class UserEmails {
   private readonly loop: WorkLoop<EmailMessageDoc>;
@@ -65,22 +78,26 @@ export class UserEmails {
         userId: event.data.userId,
         eventId: event.id,
         kind,
-        state: this.options.sender ? 'pending' : 'skipped',
-        ...(this.options.sender ? {} : { skipReason: 'not_configured' }),
+        state: 'pending',
         attemptCount: 0,
         attempts: [],
         dueAt: now,
         createdAt: now,
         updatedAt: now,
       };
-      if (await store.insertNew(doc)) created += 1;
-      if (!this.options.sender) log.warn({ eventId: event.id, tenantId: event.tenantId }, 'email skipped: no SMTP');
+      if (await store.insertNew(doc)) {
+        created += 1;
+        log.debug({ eventId: event.id, tenantId: event.tenantId, kind }, 'email planned');
+      }
     }
     if (created > 0) this.wake();
   }
 
   start(): void {
-    if (!this.options.sender) return;
+    if (!this.options.sender) {
+      this.options.log.info('no SMTP relay: emails this process plans are sent by the notifiers that have one');
+      return;
+    }
     this.loop.start();
   }
 
@@ -96,6 +113,12 @@ export class UserEmails {
   private async process(doc: EmailMessageDoc): Promise<void> {
     const { store, sender, appeals } = this.options;
     const log = this.options.log.child({ messageId: doc._id, tenantId: doc.tenantId, userId: doc.userId });
+    if (doc.attemptCount === 0 && Date.now() - doc.createdAt.getTime() > this.options.maxDelayMs) {
+      // No process with SMTP ran for that long (none was configured): news of a status change this old is not sent.
+      await store.finish(doc, undefined, { state: 'skipped', reason: 'expired' });
+      log.warn({ kind: doc.kind }, 'email skipped: not sent in time');
+      return;
+    }
     const user = await store.userOf(doc.userId);
     if (!user) {
       // The projection lags its event only briefly; the schedule gives it time.

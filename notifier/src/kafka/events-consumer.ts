@@ -1,7 +1,11 @@
 import {
+  BatchHeartbeat,
   DomainEvent,
   HEADERS,
   WebhookCommand,
+  consumerTimingOptions,
+  type ConsumerMetrics,
+  type ConsumerTiming,
   type TenantVersions,
   type Topics,
   type WebhookEndpointDoc,
@@ -33,7 +37,10 @@ const ISOLATE_AFTER_ATTEMPTS = 5;
 export interface EventsConsumerOptions {
   kafka: Kafka;
   groupId: string;
-  sessionTimeoutMs: number;
+  /** Session, heartbeat and rebalance timeouts of the group membership. */
+  timing: ConsumerTiming;
+  /** Lag, assignment, rebalances and liveness of the group membership, from kafkajs' events. */
+  metrics?: ConsumerMetrics;
   topics: Topics;
   store: DeliveryStore;
   endpoints: EndpointCache;
@@ -73,11 +80,10 @@ export class EventsConsumer {
   constructor(private readonly options: EventsConsumerOptions) {
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
-      sessionTimeout: options.sessionTimeoutMs,
-      // kafkajs requires the heartbeat well inside the session.
-      heartbeatInterval: Math.min(3000, Math.floor(options.sessionTimeoutMs / 3)),
       allowAutoTopicCreation: false,
+      ...consumerTimingOptions(options.timing),
     });
+    options.metrics?.attach(this.consumer);
     this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs ?? 0, options.log);
   }
 
@@ -105,7 +111,17 @@ export class EventsConsumer {
    * batch is handled one message at a time: a message that still fails for a reason of its own (a tenant's bad data,
    * not MongoDB being away) is set aside, so one tenant's failure never holds another's webhooks.
    */
-  private async onBatch(payload: EachBatchPayload): Promise<void> {
+  private onBatch(payload: EachBatchPayload): Promise<void> {
+    // One attempt can outlast the session (a store that answers slowly, the projection wait): heartbeats keep running
+    // while the batch is worked on, and a failed one ends the retries.
+    return BatchHeartbeat.run(
+      () => payload.heartbeat(),
+      this.options.timing.heartbeatIntervalMs,
+      (beat) => this.handleBatch(payload, beat),
+    );
+  }
+
+  private async handleBatch(payload: EachBatchPayload, beat: BatchHeartbeat): Promise<void> {
     const { topic, partition, messages } = payload.batch;
     const last = messages[messages.length - 1];
     if (!last) return;
@@ -113,7 +129,9 @@ export class EventsConsumer {
     const { retryInitialMs = 200, retryMaxMs = 5000 } = this.options;
     await retry(
       async (attempt) => {
-        if (this.stopping || !payload.isRunning() || payload.isStale()) throw new Stopping('consumer stopping');
+        if (this.stopping || beat.failed || !payload.isRunning() || payload.isStale()) {
+          throw new Stopping('consumer stopping or partition moving');
+        }
         try {
           const isolate = attempt >= ISOLATE_AFTER_ATTEMPTS;
           if (topic === this.options.topics.webhookCommands) {
@@ -144,10 +162,9 @@ export class EventsConsumer {
         // can hold.
         backoff: { initialMs: retryInitialMs, maxMs: retryMaxMs },
         retriable: (err) => !(err instanceof Stopping),
-        onRetry: async (err, attempt) => {
+        // The batch heartbeat keeps the partition while MongoDB is away instead of triggering a rebalance.
+        onRetry: (err, attempt) => {
           log.warn({ err, attempt, firstOffset: messages[0]?.offset }, 'batch handling failed, retrying');
-          // Keeps the partition while MongoDB is away instead of triggering a rebalance.
-          await payload.heartbeat().catch(() => undefined);
         },
       },
     );

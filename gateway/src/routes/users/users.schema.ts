@@ -51,7 +51,10 @@ export const EmailMessageView = z.object({
   id: z.string(),
   kind: EmailKind,
   status: z.enum(['pending', 'sending', 'sent', 'failed', 'skipped']),
-  skipReason: z.string().nullable().meta({ description: '`no_email` or `not_configured` when skipped.' }),
+  skipReason: z.string().nullable().meta({
+    description:
+      '`no_email`, or `expired` (no notifier with an SMTP relay sent it within a day), when skipped; `not_configured` on older entries.',
+  }),
   attemptCount: z.number().int(),
   lastError: z.string().nullable(),
   sentAt: z.string().nullable(),
