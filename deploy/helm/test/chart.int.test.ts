@@ -187,12 +187,12 @@ describe('vigil chart', () => {
       expect(byKind(rendered, 'Service').filter((service) => service.spec.clusterIP === 'None')).toHaveLength(1);
     });
 
-    test('the gateway reaches the moderator through its Service', () => {
-      const moderator = named(rendered, 'Service', 'vigil-moderator');
+    test('the gateway reaches every moderator pod through the headless Service', () => {
+      const moderator = named(rendered, 'Service', 'vigil-moderator-headless');
       const grpc = (moderator.spec.ports as Manifest[]).find((port) => port.name === 'grpc');
       expect(grpc?.port).toBe(50051);
       expect(named(rendered, 'ConfigMap', 'vigil-gateway').data.MODERATOR_ADDRESS).toBe(
-        `vigil-moderator:${grpc?.port}`,
+        `dns:///vigil-moderator-headless:${grpc?.port}`,
       );
       expect(named(rendered, 'ConfigMap', 'vigil-gateway').data.KAFKA_BROKERS).toBe(CONNECTION['kafka.brokers']);
       expect(Buffer.from(named(rendered, 'Secret', 'vigil-mongo').data.MONGO_URL as string, 'base64').toString()).toBe(
@@ -723,6 +723,11 @@ describe('vigil chart', () => {
       await expect(renderChart({ ...CONNECTION, terminationGracePeriodSeconds: 15 })).rejects.toThrow(
         /terminationGracePeriodSeconds must exceed/,
       );
+    });
+
+    test('the gateway reaches the moderator through its ClusterIP Service when the headless one is off', async () => {
+      const rendered = await renderChart({ ...CONNECTION, 'services.moderator.service.headless': false });
+      expect(named(rendered, 'ConfigMap', 'vigil-gateway').data.MODERATOR_ADDRESS).toBe('vigil-moderator:50051');
     });
 
     test('kubeconform itself rejects a broken manifest (the validation can fail)', async () => {

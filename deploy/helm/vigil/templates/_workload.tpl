@@ -25,7 +25,13 @@ the variable <NAME>_PORT; the `admin` port carries the probes and /metrics.
 {{- $_ := set $env "NODE_OPTIONS" (printf "--max-old-space-size=%d" (int $svc.maxOldSpaceMB)) -}}
 {{- end -}}
 {{- if eq .name "gateway" -}}
+{{- /* Through the headless Service every moderator pod is an address: the gateway's round-robin client spreads calls
+     over them and skips a dead one. Through the ClusterIP a gateway's calls stick to one pod. */ -}}
+{{- if $root.Values.services.moderator.service.headless -}}
+{{- $_ := set $env "MODERATOR_ADDRESS" (printf "dns:///%s-moderator-headless:%d" (include "vigil.fullname" $root) (int $root.Values.services.moderator.ports.grpc)) -}}
+{{- else -}}
 {{- $_ := set $env "MODERATOR_ADDRESS" (printf "%s-moderator:%d" (include "vigil.fullname" $root) (int $root.Values.services.moderator.ports.grpc)) -}}
+{{- end -}}
 {{- end -}}
 {{- toYaml (merge (deepCopy $svc.env) $env) -}}
 {{- end -}}
