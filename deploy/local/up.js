@@ -242,7 +242,8 @@ function parseArgs(args) {
   }
   if (options.brokers === 2) {
     throw new StartError(
-      '--brokers 2 cannot lose a node (a KRaft quorum of two needs both); use 3, which keeps working with one down',
+      '--brokers 2 cannot lose a node (a KRaft quorum of two needs both); use 3, which keeps working with one ' +
+        `down; ${usage}`,
     );
   }
   if (options.brokers > 1 && process.env.KAFKA_BROKERS) {
