@@ -46,7 +46,8 @@ function cpuSnapshot(stack) {
     if (!children.has(proc.ppid)) children.set(proc.ppid, []);
     children.get(proc.ppid).push(pid);
   }
-  const byService = new Map(Object.entries(stack.pids).map(([name, pid]) => [pid, name]));
+  // Replicas (`moderator-2`, …) count in their service's part.
+  const byService = new Map(Object.entries(stack.pids).map(([name, pid]) => [pid, serviceOf(name)]));
   const totals = { gateway: 0, moderator: 0, notifier: 0, ferretdb: 0, postgres: 0, kafka: 0 };
   const queue = [process.pid];
   while (queue.length > 0) {
@@ -69,16 +70,23 @@ function cpuSnapshot(stack) {
   return totals;
 }
 
-/** `<service>_store_commands_total` summed over command names, for each service with an admin port. */
+/** The service a process of the stack belongs to: `moderator-2` is a replica of `moderator`. */
+const serviceOf = (name) => name.replace(/-\d+$/, '');
+
+/**
+ * `<service>_store_commands_total` summed over command names, for each service with an admin port (its replicas'
+ * summed). A replica restarted since the first snapshot starts its count again: compare snapshots between restarts.
+ */
 async function storeCommands(stack) {
   const counts = {};
   for (const [name, port] of Object.entries(stack.adminPorts)) {
+    const service = serviceOf(name);
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     let total = 0;
-    for (const match of text.matchAll(new RegExp(`^${name}_store_commands_total\\{[^}]*\\} (\\d+)`, 'gm'))) {
+    for (const match of text.matchAll(new RegExp(`^${service}_store_commands_total\\{[^}]*\\} (\\d+)`, 'gm'))) {
       total += Number(match[1]);
     }
-    counts[name] = total;
+    counts[service] = (counts[service] ?? 0) + total;
   }
   return counts;
 }

@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy>`: starts what it needs, prints figures, stops everything.
+// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale>`: starts what it needs, prints figures, stops everything.
 const benches = {
   moderate: () => require('./moderate').main(),
   ingest: () => require('./ingest').main(),
@@ -8,6 +8,7 @@ const benches = {
   rules: () => require('./rules').main(),
   images: () => require('./images').main(),
   noisy: () => require('./noisy').main(),
+  scale: () => require('./scale').main(),
 };
 
 const name = process.argv[2];

@@ -42,7 +42,9 @@ function spawnNode(args, env) {
   return child;
 }
 
+/** @returns {Promise<number>} */
 async function portFrom(child, msg, what) {
+  /** @type {number | undefined} */
   let port;
   await waitUntil(
     () => {
@@ -52,7 +54,7 @@ async function portFrom(child, msg, what) {
     },
     { timeoutMs: 60000, what },
   );
-  return port;
+  return /** @type {number} */ (port);
 }
 
 /** A TCP port free on 127.0.0.1 right now. */
@@ -79,10 +81,12 @@ function peakRssMb(pid) {
 }
 
 /**
- * `env`: variables for every service, and under `notifier` the notifier's own.
- * @param {{ services: string[]; env?: Record<string, any> }} options
+ * `env`: variables for every service, and under `notifier` the notifier's own. `replicas` (default 1) starts that many
+ * of each service, named `moderator`, `moderator-2`, …: gateway k calls moderator k first (a pick-first gRPC list),
+ * and `ports.gateways` lists every gateway's HTTP port. `restart(name)` SIGKILLs one and starts it again on its ports.
+ * @param {{ services: string[]; env?: Record<string, any>; replicas?: number }} options
  */
-async function startStack({ services, env = {} }) {
+async function startStack({ services, env = {}, replicas = 1 }) {
   const { ensureBuild } = require('../local/ensure');
   await ensureBuild();
   const { startServers, freshDir } = require('../local/servers');
@@ -101,6 +105,9 @@ async function startStack({ services, env = {} }) {
     ...env,
   };
   const stack = { servers, children, ports: {}, adminPorts: {}, pids: {}, common };
+  /** @type {Map<string, { service: string; extra: Record<string, string>; msg: string }>} */
+  const started = new Map();
+  const replicaName = (service, k) => (k === 0 ? service : `${service}-${k + 1}`);
   stack.stop = async () => {
     await Promise.allSettled(children.reverse().map((child) => stopProcess(child, 20000)));
     await servers.stop();
@@ -108,39 +115,82 @@ async function startStack({ services, env = {} }) {
   };
   try {
     // Ports are found from each service's "listening" log line, so services log at info while starting.
-    const startOne = async (name, extra, msg) => {
-      const adminPort = await freePort();
-      const child = spawnNode(serviceArgs(ROOT, name), {
+    const startOne = async (service, extra, msg, name = service) => {
+      const adminPort = stack.adminPorts[name] ?? (await freePort());
+      const child = spawnNode(serviceArgs(ROOT, service), {
         ...common,
         LOG_LEVEL: 'info',
         ADMIN_PORT: String(adminPort),
         ...extra,
       });
       children.push(child);
+      started.set(name, { service, extra, msg });
       stack.pids[name] = child.pid;
       stack.adminPorts[name] = adminPort;
+      stack.processes = { ...stack.processes, [name]: child };
       return portFrom(child, msg, `${name} to listen`);
     };
+    /** SIGKILLs replica `name` (if it runs) and starts it again with the same settings and ports; resolves once it listens. */
+    stack.restart = async (name) => {
+      const spec = started.get(name);
+      const child = stack.processes?.[name];
+      if (!spec || !child) throw new Error(`no service ${name} in the stack`);
+      await stack.kill(name);
+      children.splice(children.indexOf(child), 1);
+      return startOne(spec.service, spec.extra, spec.msg, name);
+    };
+    /** Only SIGKILLs replica `name`; `restart(name)` later starts it (once more SIGKILL is a no-op). */
+    stack.kill = async (name) => {
+      const child = stack.processes?.[name];
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    };
+    /** @type {number[]} */
+    const moderatorPorts = [];
     if (services.includes('moderator')) {
-      stack.ports.moderator = await startOne(
-        'moderator',
-        { GRPC_HOST: '127.0.0.1', GRPC_PORT: '0' },
-        'grpc server listening',
-      );
+      for (let k = 0; k < replicas; k += 1) {
+        // A fixed port with several replicas, so the gateways' address lists stay right across a restart.
+        const grpcPort = replicas > 1 ? String(await freePort()) : '0';
+        moderatorPorts.push(
+          await startOne(
+            'moderator',
+            { GRPC_HOST: '127.0.0.1', GRPC_PORT: grpcPort },
+            'grpc server listening',
+            replicaName('moderator', k),
+          ),
+        );
+      }
+      stack.ports.moderator = moderatorPorts[0];
     }
     if (services.includes('notifier')) {
-      await startOne('notifier', env.notifier || {}, 'admin server listening');
+      for (let k = 0; k < replicas; k += 1) {
+        await startOne('notifier', env.notifier || {}, 'admin server listening', replicaName('notifier', k));
+      }
     }
     if (services.includes('gateway')) {
-      stack.ports.gateway = await startOne(
-        'gateway',
-        {
-          HTTP_HOST: '127.0.0.1',
-          HTTP_PORT: '0',
-          MODERATOR_ADDRESS: `127.0.0.1:${stack.ports.moderator}`,
-        },
-        'http server listening',
-      );
+      stack.ports.gateways = [];
+      for (let k = 0; k < replicas; k += 1) {
+        const preferred = [...moderatorPorts.slice(k), ...moderatorPorts.slice(0, k)];
+        const httpPort = replicas > 1 ? String(await freePort()) : '0';
+        stack.ports.gateways.push(
+          await startOne(
+            'gateway',
+            {
+              HTTP_HOST: '127.0.0.1',
+              HTTP_PORT: httpPort,
+              MODERATOR_ADDRESS:
+                replicas > 1
+                  ? `ipv4:${preferred.map((port) => `127.0.0.1:${port}`).join(',')}`
+                  : `127.0.0.1:${stack.ports.moderator}`,
+            },
+            'http server listening',
+            replicaName('gateway', k),
+          ),
+        );
+      }
+      stack.ports.gateway = stack.ports.gateways[0];
       const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
       const adminEnv = { ...process.env, MONGO_URL: servers.mongoUrl, MONGO_DB: 'vigil_bench' };
       /** A new tenant and an API key of it, through the admin CLI. */
@@ -170,7 +220,7 @@ async function startStack({ services, env = {} }) {
   say(
     `stack ready: ${Object.entries(stack.ports)
       .map(([k, v]) => `${k}:${v}`)
-      .join(' ')}`,
+      .join(' ')}${replicas > 1 ? ` (${replicas} replicas of each)` : ''}`,
   );
   return stack;
 }

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { SMTPServer } from 'smtp-server';
 import { ROOT } from '../test-support';
 
 const run = promisify(execFile);
@@ -50,5 +51,40 @@ export async function startReceiver(status: () => number = () => 204): Promise<{
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+export interface ReceivedMail {
+  /** The envelope's recipients. */
+  to: string[];
+  at: number;
+}
+
+/** An SMTP server on 127.0.0.1:0 that accepts every message and records its recipients (not its content). */
+export async function startMailReceiver(): Promise<{
+  url: string;
+  received: ReceivedMail[];
+  close: () => Promise<void>;
+}> {
+  const received: ReceivedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onData(stream, session, callback) {
+      stream.on('end', () => {
+        received.push({ to: session.envelope.rcptTo.map((rcpt) => rcpt.address), at: Date.now() });
+        callback();
+      });
+      stream.resume();
+    },
+  });
+  const port = await new Promise<number>((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port)),
+  );
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -3,10 +3,12 @@
 //   1. KAFKA_BROKERS / MONGO_URL from the environment (each on its own),
 //   2. testcontainers, when a container runtime answers,
 //   3. local processes (./kafka.js, ./mongo.js).
+// `kafkaNodes` above 1 asks for a Kafka cluster of that many local processes (never a container, never
+// KAFKA_BROKERS): replicated topics, one node may die.
 const path = require('node:path');
 const fs = require('node:fs');
 const { say } = require('./util');
-const { startKafka, ensureKafkaJars } = require('./kafka');
+const { startKafka, startKafkaCluster, ensureKafkaJars } = require('./kafka');
 const { startMongo, ensureMongo } = require('./mongo');
 
 async function dockerAvailable() {
@@ -22,15 +24,21 @@ async function dockerAvailable() {
 
 /**
  * Starts what is missing. `dir` holds local servers' data (throwaway with `ephemeral`, kept for `npm run up`);
- * `durable` (default: not ephemeral) keeps the store's fsync on. Returns `{ kafkaBrokers, mongoUrl, sources, stop() }`; stop() stops only what this call started, and
- * a failed start stops whatever it had started before failing.
- * @param {{ dir: string; ephemeral?: boolean; durable?: boolean; detached?: boolean }} options
- * @returns {Promise<{ kafkaBrokers: string; mongoUrl: string; sources: Record<string, string>; stop: () => Promise<void> }>}
+ * `durable` (default: not ephemeral) keeps the store's fsync on. `kafkaNodes` (default 1): see above; the cluster's
+ * data is kept apart from the single node's. Returns `{ kafkaBrokers, mongoUrl, sources, kafkaCluster, stop() }`
+ * (`kafkaCluster`: the nodes, when several were started); stop() stops only what this call started, and a failed
+ * start stops whatever it had started before failing.
+ * @param {{ dir: string; ephemeral?: boolean; durable?: boolean; detached?: boolean; kafkaNodes?: number }} options
+ * @returns {Promise<{ kafkaBrokers: string; mongoUrl: string; sources: Record<string, string>; kafkaCluster?: import('./kafka').KafkaCluster; stop: () => Promise<void> }>}
  */
-async function startServers({ dir, ephemeral = false, durable = !ephemeral, detached = false }) {
+async function startServers({ dir, ephemeral = false, durable = !ephemeral, detached = false, kafkaNodes = 1 }) {
+  if (kafkaNodes > 1 && process.env.KAFKA_BROKERS)
+    throw new Error(`a local Kafka cluster of ${kafkaNodes} was asked for, but KAFKA_BROKERS is set: unset one`);
   const stops = [];
   /** @type {Record<string, string>} */
   const sources = {};
+  /** @type {import('./kafka').KafkaCluster | undefined} */
+  let kafkaCluster;
   let kafkaBrokers = process.env.KAFKA_BROKERS;
   let mongoUrl = process.env.MONGO_URL;
   if (kafkaBrokers) sources.kafka = 'KAFKA_BROKERS';
@@ -38,7 +46,7 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral, deta
   try {
     if ((!kafkaBrokers || !mongoUrl) && (await dockerAvailable())) {
       say('container runtime found: starting servers with testcontainers');
-      if (!kafkaBrokers) {
+      if (!kafkaBrokers && kafkaNodes === 1) {
         const { KafkaContainer } = require('@testcontainers/kafka');
         const kafka = await new KafkaContainer('confluentinc/cp-kafka:7.7.1').withKraft().start();
         stops.push(() => kafka.stop());
@@ -58,7 +66,11 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral, deta
     const mongoNeeded = !mongoUrl;
     await Promise.all([kafkaNeeded && ensureKafkaJars(), mongoNeeded && ensureMongo()]);
     const started = await Promise.allSettled([
-      kafkaNeeded ? startKafka({ dir: path.join(dir, 'kafka'), detached }) : null,
+      !kafkaNeeded
+        ? null
+        : kafkaNodes > 1
+          ? startKafkaCluster({ dir: path.join(dir, `kafka-cluster-${kafkaNodes}`), size: kafkaNodes, detached })
+          : startKafka({ dir: path.join(dir, 'kafka'), detached }),
       mongoNeeded ? startMongo({ dir: path.join(dir, 'mongo'), ephemeral, durable, detached }) : null,
     ]);
     // One failed: stop the other too (the catch below stops what is in `stops`).
@@ -71,6 +83,10 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral, deta
     if (kafka && 'brokers' in kafka) {
       kafkaBrokers = kafka.brokers;
       sources.kafka = 'local process';
+      if ('nodes' in kafka) {
+        kafkaCluster = kafka;
+        sources.kafka = `local cluster of ${kafka.nodes.length}`;
+      }
     }
     if (mongo && 'url' in mongo) {
       mongoUrl = mongo.url;
@@ -85,6 +101,7 @@ async function startServers({ dir, ephemeral = false, durable = !ephemeral, deta
     kafkaBrokers,
     mongoUrl,
     sources,
+    kafkaCluster,
     stop: async () => {
       await Promise.allSettled(stops.reverse().map((stop) => stop()));
     },

@@ -6,6 +6,8 @@
 // `npm run up -- --reset` removes everything a previous run kept (.vigil/, the PostgreSQL cluster included) first.
 // A service port already taken stops it before anything starts; a service is ready only when the process this run
 // started answers on its port (not another stack's on the same port).
+// `--replicas N` starts N gateways, moderators and notifiers against the same Kafka and store, the gateways behind one
+// round-robin port; `--brokers 3` runs Kafka as a three-node cluster (replication factor 3, min.insync.replicas 2).
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
@@ -16,7 +18,7 @@ const { serviceArgs } = require('./service-command');
 const { checkSecretsMatchData } = require('./local-secrets');
 
 const envPort = (name, fallback) => Number(process.env[name] || fallback);
-const PORTS = {
+const BASE_PORTS = {
   gatewayHttp: envPort('HTTP_PORT', 8080),
   gatewayAdmin: envPort('VIGIL_GATEWAY_ADMIN_PORT', 9090),
   moderatorGrpc: envPort('VIGIL_MODERATOR_GRPC_PORT', 50051),
@@ -30,15 +32,49 @@ const PORT_NAMES = {
   moderatorAdmin: 'moderator admin (VIGIL_MODERATOR_ADMIN_PORT)',
   notifierAdmin: 'notifier admin (VIGIL_NOTIFIER_ADMIN_PORT)',
 };
+const MAX_REPLICAS = 9;
+const MAX_BROKERS = 5;
+
+/**
+ * Replica `k`'s ports (0-based): replica 0 has the usual ones, replica k the usual ones + 100·k. With several
+ * replicas HTTP_PORT is the round-robin proxy's, and gateway k listens on HTTP_PORT + 1 + k.
+ * @param {number} k
+ * @param {number} replicas
+ * @returns {typeof BASE_PORTS}
+ */
+function portsOf(k, replicas) {
+  return {
+    gatewayHttp: replicas > 1 ? BASE_PORTS.gatewayHttp + 1 + k : BASE_PORTS.gatewayHttp,
+    gatewayAdmin: BASE_PORTS.gatewayAdmin + 100 * k,
+    moderatorGrpc: BASE_PORTS.moderatorGrpc + 100 * k,
+    moderatorAdmin: BASE_PORTS.moderatorAdmin + 100 * k,
+    notifierAdmin: BASE_PORTS.notifierAdmin + 100 * k,
+  };
+}
+
+/** `moderator` with one replica (logs as before), `moderator-2` for the second of several. */
+const replicaName = (service, k, replicas) => (replicas > 1 ? `${service}-${k + 1}` : service);
 
 const { StartError } = require('./local-secrets');
 
 /** Refuses to start while any service port is taken: another stack still running, or another program. */
-async function checkPortsFree() {
-  for (const [key, port] of Object.entries(PORTS)) {
+async function checkPortsFree(replicas) {
+  /** @type {Array<[number, string]>} */
+  const wanted = [];
+  if (replicas > 1) wanted.push([BASE_PORTS.gatewayHttp, "the gateways' round-robin proxy (HTTP_PORT)"]);
+  for (let k = 0; k < replicas; k += 1) {
+    for (const [key, port] of Object.entries(portsOf(k, replicas))) {
+      const name =
+        replicas > 1
+          ? `${PORT_NAMES[key]} + ${key === 'gatewayHttp' ? 1 + k : 100 * k}, replica ${k + 1}`
+          : PORT_NAMES[key];
+      wanted.push([port, name]);
+    }
+  }
+  for (const [port, name] of wanted) {
     if (await canConnect(port)) {
       throw new StartError(
-        `port ${port} (${PORT_NAMES[key]}) is already in use: is another Vigil still running (npm run up elsewhere)? ` +
+        `port ${port} (${name}) is already in use: is another Vigil still running (npm run up elsewhere)? ` +
           'Stop it, or choose other ports; nothing was started.',
       );
     }
@@ -48,14 +84,15 @@ async function checkPortsFree() {
 /** @typedef {import('node:child_process').ChildProcess & { serviceName: string }} ServiceChild */
 
 /**
- * @param {string} name
+ * @param {string} service `gateway`, `moderator` or `notifier`
+ * @param {string} name the replica's name (its log file's)
  * @param {Record<string, string | undefined>} env
  * @param {string} logDir
  * @returns {ServiceChild}
  */
-function startService(name, env, logDir) {
+function startService(service, name, env, logDir) {
   const log = fs.openSync(path.join(logDir, `${name}.log`), 'a');
-  const child = spawn(process.execPath, serviceArgs(ROOT, name), {
+  const child = spawn(process.execPath, serviceArgs(ROOT, service), {
     env: { ...process.env, ...env },
     stdio: ['ignore', log, log],
     // A process group of its own: a terminal's Ctrl-C reaches only this script, which stops the services one by one
@@ -91,61 +128,78 @@ function exitReason(name, child, logDir) {
   return `${name} exited with ${child.exitCode}; see ${logFile}`;
 }
 
-/** Starts the three services and waits for each to be ready; throws if one exits or never gets ready. */
-async function startServices({ common, grpcToken, children, dataDir, logDir }) {
-  children.push(
-    startService(
+/**
+ * Starts `replicas` of each of the three services and waits for each to be ready; throws if one exits or never gets
+ * ready. Gateway k calls the moderators in turn from moderator k on (gRPC pick-first over the list: each gateway keeps
+ * to one moderator, and moves to the next when it stops answering).
+ */
+async function startServices({ common, grpcToken, children, dataDir, logDir, replicas, publicUrl }) {
+  const moderatorPorts = Array.from({ length: replicas }, (_, k) => portsOf(k, replicas).moderatorGrpc);
+  /** @type {Array<[ServiceChild, number[]]>} */
+  const waits = [];
+  for (let k = 0; k < replicas; k += 1) {
+    const ports = portsOf(k, replicas);
+    const moderator = startService(
       'moderator',
+      replicaName('moderator', k, replicas),
       {
         ...common,
         GRPC_HOST: '127.0.0.1',
-        GRPC_PORT: PORTS.moderatorGrpc,
-        ADMIN_PORT: PORTS.moderatorAdmin,
+        GRPC_PORT: ports.moderatorGrpc,
+        ADMIN_PORT: ports.moderatorAdmin,
         MODERATOR_GRPC_TOKEN: grpcToken,
         // A local run judges images with the bundled model, and may fetch them from this machine, as webhooks go.
         IMAGE_THREADS: process.env.IMAGE_THREADS || '1',
         IMAGE_ALLOWED_CIDRS: process.env.IMAGE_ALLOWED_CIDRS || '127.0.0.0/8,::1/128',
       },
       logDir,
-    ),
-  );
-  children.push(
-    startService(
+    );
+    children.push(moderator);
+    waits.push([moderator, [ports.moderatorAdmin, ports.moderatorGrpc]]);
+  }
+  for (let k = 0; k < replicas; k += 1) {
+    const ports = portsOf(k, replicas);
+    const notifier = startService(
       'notifier',
+      replicaName('notifier', k, replicas),
       {
         ...common,
-        ADMIN_PORT: PORTS.notifierAdmin,
+        ADMIN_PORT: ports.notifierAdmin,
         // The gateway's appeal secret and address, so that the Suspended and Banned emails carry a working appeal link.
-        GATEWAY_PUBLIC_URL: `http://127.0.0.1:${PORTS.gatewayHttp}`,
+        GATEWAY_PUBLIC_URL: publicUrl,
         APPEAL_TOKEN_SECRET: appealSecret(dataDir),
       },
       logDir,
-    ),
-  );
-  children.push(
-    startService(
+    );
+    children.push(notifier);
+    waits.push([notifier, [ports.notifierAdmin]]);
+  }
+  for (let k = 0; k < replicas; k += 1) {
+    const ports = portsOf(k, replicas);
+    const preferred = [...moderatorPorts.slice(k), ...moderatorPorts.slice(0, k)];
+    const gateway = startService(
       'gateway',
+      replicaName('gateway', k, replicas),
       {
         ...common,
         HTTP_HOST: process.env.HTTP_HOST || '127.0.0.1',
-        HTTP_PORT: PORTS.gatewayHttp,
-        ADMIN_PORT: PORTS.gatewayAdmin,
-        MODERATOR_ADDRESS: `127.0.0.1:${PORTS.moderatorGrpc}`,
+        HTTP_PORT: ports.gatewayHttp,
+        ADMIN_PORT: ports.gatewayAdmin,
+        MODERATOR_ADDRESS:
+          replicas > 1
+            ? `ipv4:${preferred.map((port) => `127.0.0.1:${port}`).join(',')}`
+            : `127.0.0.1:${ports.moderatorGrpc}`,
         MODERATOR_GRPC_TOKEN: grpcToken,
-        PUBLIC_URL: `http://127.0.0.1:${PORTS.gatewayHttp}`,
+        PUBLIC_URL: publicUrl,
         APPEAL_TOKEN_SECRET: appealSecret(dataDir),
       },
       logDir,
-    ),
-  );
-  /** @type {Array<[string, number[]]>} */
-  const waits = [
-    ['moderator', [PORTS.moderatorAdmin, PORTS.moderatorGrpc]],
-    ['notifier', [PORTS.notifierAdmin]],
-    ['gateway', [PORTS.gatewayAdmin, PORTS.gatewayHttp]],
-  ];
-  for (const [name, ports] of waits) {
-    const child = children.find((c) => c.serviceName === name);
+    );
+    children.push(gateway);
+    waits.push([gateway, [ports.gatewayAdmin, ports.gatewayHttp]]);
+  }
+  for (const [child, ports] of waits) {
+    const name = child.serviceName;
     const [admin, ...others] = ports;
     await waitUntil(
       async () => {
@@ -160,6 +214,46 @@ async function startServices({ common, grpcToken, children, dataDir, logDir }) {
   }
 }
 
+/**
+ * The command line: `--reset`, `--replicas N`, `--brokers N` (also `--replicas=N`). Throws a StartError naming what
+ * is wrong.
+ * @param {string[]} args
+ */
+function parseArgs(args) {
+  const usage = 'usage: npm run up [-- [--reset] [--replicas N] [--brokers N]]';
+  const options = { reset: false, replicas: 1, brokers: 1 };
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = String(args[i]);
+    if (arg === '--reset') {
+      options.reset = true;
+      continue;
+    }
+    const match = /^--(replicas|brokers)(?:=(.*))?$/.exec(arg);
+    if (!match) throw new StartError(`unknown argument ${arg}; ${usage}`);
+    const name = /** @type {'replicas' | 'brokers'} */ (match[1]);
+    const raw = match[2] ?? args[++i];
+    const max = name === 'replicas' ? MAX_REPLICAS : MAX_BROKERS;
+    if (raw === undefined || !/^\d+$/.test(raw) || Number(raw) < 1 || Number(raw) > max) {
+      throw new StartError(
+        `--${name} takes a whole number from 1 to ${max}, not ${raw === undefined ? 'nothing' : JSON.stringify(raw)}; ${usage}`,
+      );
+    }
+    options[name] = Number(raw);
+  }
+  if (options.brokers === 2) {
+    throw new StartError(
+      '--brokers 2 cannot lose a node (a KRaft quorum of two needs both); use 3, which keeps working with one ' +
+        `down; ${usage}`,
+    );
+  }
+  if (options.brokers > 1 && process.env.KAFKA_BROKERS) {
+    throw new StartError(
+      `--brokers ${options.brokers} starts a local Kafka cluster, but KAFKA_BROKERS is set: unset one`,
+    );
+  }
+  return options;
+}
+
 /** `--reset`: removes what earlier runs kept, the PostgreSQL cluster included wherever it lives. */
 function reset(dataDir) {
   const { removeCluster } = require('./postgres');
@@ -169,18 +263,26 @@ function reset(dataDir) {
 }
 
 async function main() {
-  const args = process.argv.slice(2);
-  const unknown = args.filter((arg) => arg !== '--reset');
-  if (unknown.length > 0) throw new StartError(`unknown argument ${unknown[0]}; usage: npm run up [-- --reset]`);
-  await checkPortsFree();
+  const { reset: resetFirst, replicas, brokers } = parseArgs(process.argv.slice(2));
+  await checkPortsFree(replicas);
   const dataDir = path.join(ROOT, '.vigil');
-  if (args.includes('--reset')) reset(dataDir);
+  if (resetFirst) reset(dataDir);
   const { ensureBuild } = require('./ensure');
   await ensureBuild();
   const { startServers } = require('./servers');
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });
-  const servers = await startServers({ dir: path.join(dataDir, 'servers'), detached: true });
+  const servers = await startServers({ dir: path.join(dataDir, 'servers'), detached: true, kafkaNodes: brokers });
+  if (brokers > 1) {
+    // Created before the services, with a replica on every node (they would take the brokers' default too).
+    try {
+      const { ensureTopics } = require('./topics');
+      await ensureTopics({ brokers: servers.kafkaBrokers, partitions: 6, replicationFactor: brokers });
+    } catch (err) {
+      await servers.stop();
+      throw err;
+    }
+  }
   const common = {
     KAFKA_BROKERS: servers.kafkaBrokers,
     MONGO_URL: servers.mongoUrl,
@@ -204,10 +306,13 @@ async function main() {
   // A fresh token per run, known only to the moderator and the gateway started here.
   const grpcToken = randomBytes(32).toString('hex');
   const children = [];
+  /** @type {{ port: number; close: () => Promise<void> } | undefined} */
+  let proxy;
   const { RUN_FILE } = require('./admin');
   const stopAll = async () => {
     say('stopping services and servers');
     fs.rmSync(RUN_FILE, { force: true });
+    await proxy?.close();
     await Promise.allSettled(children.reverse().map((child) => stopProcess(child, 25000)));
     await servers.stop();
   };
@@ -220,8 +325,18 @@ async function main() {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
   });
 
+  const publicUrl = `http://127.0.0.1:${BASE_PORTS.gatewayHttp}`;
   try {
-    await startServices({ common, grpcToken, children, dataDir, logDir });
+    await startServices({ common, grpcToken, children, dataDir, logDir, replicas, publicUrl });
+    if (replicas > 1) {
+      const { startRoundRobinProxy } = require('./round-robin-proxy');
+      proxy = await startRoundRobinProxy({
+        port: BASE_PORTS.gatewayHttp,
+        host: process.env.HTTP_HOST || '127.0.0.1',
+        backends: Array.from({ length: replicas }, (_, k) => portsOf(k, replicas).gatewayHttp),
+      });
+      say(`gateways behind 127.0.0.1:${proxy.port} (round robin)`);
+    }
   } catch (err) {
     // A service that cannot start (a port still held, a bad setting) leaves nothing else running.
     await stopAll();
@@ -264,14 +379,32 @@ async function main() {
     }
   }
 
+  const PORTS = BASE_PORTS;
+  const replicaLines = [];
+  if (replicas > 1) {
+    replicaLines.push(
+      `  replicas            ${replicas} of each service; the API port above takes turns among the gateways`,
+    );
+    for (let k = 0; k < replicas; k += 1) {
+      const ports = portsOf(k, replicas);
+      replicaLines.push(
+        `    #${k + 1}  gateway http://127.0.0.1:${ports.gatewayHttp} admin :${ports.gatewayAdmin}   ` +
+          `moderator gRPC :${ports.moderatorGrpc} admin :${ports.moderatorAdmin}   notifier admin :${ports.notifierAdmin}`,
+      );
+    }
+  }
   process.stdout.write(
     [
       '',
       'Vigil is up.',
       `  console             http://127.0.0.1:${PORTS.gatewayHttp}/console   sign in as ${member || '(no demo member; see npm run admin -- member create)'}`,
       `  API (gateway)       http://127.0.0.1:${PORTS.gatewayHttp}/api/v1   OpenAPI: http://127.0.0.1:${PORTS.gatewayHttp}/openapi.json`,
-      `  moderator (gRPC)    127.0.0.1:${PORTS.moderatorGrpc}  (token-protected; the gateway holds this run's token)`,
-      `  admin ports         gateway :${PORTS.gatewayAdmin}  moderator :${PORTS.moderatorAdmin}  notifier :${PORTS.notifierAdmin}  (/livez /readyz /metrics)`,
+      ...(replicas > 1
+        ? replicaLines
+        : [
+            `  moderator (gRPC)    127.0.0.1:${PORTS.moderatorGrpc}  (token-protected; the gateway holds this run's token)`,
+            `  admin ports         gateway :${PORTS.gatewayAdmin}  moderator :${PORTS.moderatorAdmin}  notifier :${PORTS.notifierAdmin}  (/livez /readyz /metrics)`,
+          ]),
       `  Kafka               ${servers.kafkaBrokers} (${servers.sources.kafka})`,
       `  MongoDB             ${servers.mongoUrl} (${servers.sources.mongo})`,
       `  logs                ${logDir}`,

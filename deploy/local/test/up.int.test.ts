@@ -50,6 +50,24 @@ describe('npm run up', () => {
     }
   });
 
+  it.each([
+    [['--replicas', '0'], '--replicas takes a whole number from 1 to 9, not "0"'],
+    [['--replicas'], '--replicas takes a whole number from 1 to 9, not nothing'],
+    [['--brokers=x'], '--brokers takes a whole number from 1 to 5, not "x"'],
+    [['--brokers', '2'], '--brokers 2 cannot lose a node'],
+    [['--replica', '2'], 'unknown argument --replica'],
+  ])('refuses %j before starting anything, saying why', async (args, message) => {
+    const outcome = await run(process.execPath, [path.join(ROOT, 'deploy', 'local', 'up.js'), ...args], {
+      timeout: 30_000,
+    }).then(
+      () => ({ code: 0, output: '' }),
+      (err: { code?: number; stderr?: string }) => ({ code: err.code, output: err.stderr ?? '' }),
+    );
+    expect(outcome.code).toBe(1);
+    expect(outcome.output).toContain(message);
+    expect(outcome.output).toContain('usage: npm run up');
+  });
+
   it('tells the process listening on a port from another one on it', async () => {
     const server = http.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,185 @@
+'use strict';
+// `npm run bench -- scale`: the steady ingest → webhook pipeline with one and with two replicas of each service on
+// the same machine (one Kafka node, one store). For each: the delivery rate, webhook latency p50/p99 and CPU per
+// delivered record by process (from /proc of the child processes); then, in a second steady run, a moderator is
+// SIGKILLed, started again BENCH_SCALE_DOWN_S (default 15) later, and the longest gap between two webhooks is printed
+// for the time it was down and for the time after its restart (a rebalance waits for the killed member's session).
+//
+// BENCH_SCALE_RATE (default 40 ingests/s), BENCH_SCALE_DURATION_S (default 60), BENCH_SCALE_WARM_S (default 30),
+// BENCH_SCALE_SESSION_TIMEOUT_MS (default: the services' own KAFKA_SESSION_TIMEOUT_MS).
+const http = require('node:http');
+const { startStack } = require('./stack');
+const { waitUntil } = require('../local/util');
+const { startRoundRobinProxy } = require('../local/round-robin-proxy');
+const { text1k } = require('./moderate');
+const { paced } = require('./paced');
+const { percentile } = require('./percentile');
+const { costSnapshot, costPer, formatCost, quiet } = require('./cost');
+
+const RATE = Number(process.env.BENCH_SCALE_RATE || 40);
+const DURATION_S = Number(process.env.BENCH_SCALE_DURATION_S || 60);
+const WARM_S = Number(process.env.BENCH_SCALE_WARM_S || 30);
+const DOWN_S = Number(process.env.BENCH_SCALE_DOWN_S || 15);
+/** The moderator is killed this long into the second steady run. */
+const KILL_AFTER_S = 15;
+const SESSION_TIMEOUT_MS = process.env.BENCH_SCALE_SESSION_TIMEOUT_MS;
+
+/** A webhook receiver noting when each record's first webhook arrived, and every arrival in order. */
+async function startReceiver() {
+  const received = new Map(); // clientId → epoch ms
+  /** @type {number[]} */
+  const arrivals = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      arrivals.push(Date.now());
+      try {
+        const clientId = JSON.parse(body).payload?.clientId;
+        if (clientId && !received.has(clientId)) received.set(clientId, Date.now());
+      } catch {
+        // not ours
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  return {
+    received,
+    arrivals,
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+/** Ingests at RATE/s for `durationS` through `base`; returns clientId → when its ingest was due, for those accepted. */
+async function ingest(base, apiKey, prefix, durationS) {
+  const sentAt = new Map();
+  await paced(`${base}/ingest`, {
+    body: (i) => ({ clientId: `${prefix}-${i}`, name: `Post ${i}`, entity: 'post', content: { text: text1k(0) } }),
+    headers: { authorization: `Bearer ${apiKey}` },
+    rate: RATE,
+    durationS,
+    connections: 64,
+    onResult: (i, dueAt, status) => {
+      if (status === 202) sentAt.set(`${prefix}-${i}`, dueAt);
+    },
+  });
+  return sentAt;
+}
+
+/** Waits (bounded) for a webhook of every accepted record: a pipeline that falls behind is a figure, not a failure. */
+const drained = (sentAt, received, timeoutMs) =>
+  waitUntil(() => [...sentAt.keys()].every((id) => received.has(id)), {
+    timeoutMs,
+    intervalMs: 200,
+    what: 'every webhook',
+  }).catch(() => undefined);
+
+function figures(sentAt, received) {
+  const done = [...sentAt].filter(([id]) => received.has(id));
+  const latencies = done.map(([id, t0]) => received.get(id) - t0).sort((a, b) => a - b);
+  const first = Math.min(...done.map(([, t0]) => t0));
+  const last = Math.max(...done.map(([id]) => received.get(id)));
+  return {
+    accepted: sentAt.size,
+    delivered: done.length,
+    p50: Math.round(percentile(latencies, 50)),
+    p99: Math.round(percentile(latencies, 99)),
+    rate: done.length / Math.max(0.001, (last - first) / 1000),
+  };
+}
+
+/** The longest time between two arrivals in [from, to), counting from `from` and up to `to`, in ms. */
+function longestGap(arrivals, from, to) {
+  let previous = from;
+  let longest = 0;
+  for (const at of arrivals) {
+    if (at < from) continue;
+    if (at >= to) break;
+    longest = Math.max(longest, at - previous);
+    previous = at;
+  }
+  return Math.max(longest, to - previous);
+}
+
+/** One stack of `replicas` of each service: a steady run, then a steady run with a moderator SIGKILLed. */
+async function measure(replicas, say) {
+  const receiver = await startReceiver();
+  const stack = await startStack({
+    services: ['moderator', 'notifier', 'gateway'],
+    replicas,
+    env: {
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+      ...(SESSION_TIMEOUT_MS ? { KAFKA_SESSION_TIMEOUT_MS: SESSION_TIMEOUT_MS } : {}),
+    },
+  });
+  // Several gateways take turns behind one port, as `npm run up -- --replicas N` serves them.
+  const proxy = replicas > 1 ? await startRoundRobinProxy({ port: 0, backends: stack.ports.gateways }) : undefined;
+  try {
+    const base = `http://127.0.0.1:${proxy ? proxy.port : stack.ports.gateway}/api/v1`;
+    const key = stack.apiKey;
+    const res = await fetch(`${base}/webhook-endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url }),
+    });
+    if (res.status !== 201) throw new Error(`creating the webhook endpoint answered ${res.status}`);
+
+    await drained(await ingest(base, key, 'warm', WARM_S), receiver.received, 120000);
+    await quiet(stack);
+    const before = await costSnapshot(stack);
+    const sent = await ingest(base, key, 'steady', DURATION_S);
+    await drained(sent, receiver.received, 120000);
+    const steady = figures(sent, receiver.received);
+    const cost = costPer(before, await costSnapshot(stack), steady.delivered);
+    say(
+      `${replicas} of each: ${steady.delivered} of ${steady.accepted} webhooked at ${steady.rate.toFixed(1)}/s, ` +
+        `p50 ${steady.p50} ms, p99 ${steady.p99} ms`,
+    );
+    say(`  per delivered record: ${formatCost(cost)}`);
+    await quiet(stack);
+
+    // The same run with the first moderator SIGKILLed KILL_AFTER_S in, and started again DOWN_S later.
+    const run = ingest(base, key, 'kill', DURATION_S);
+    await new Promise((resolve) => setTimeout(resolve, KILL_AFTER_S * 1000));
+    const killedAt = Date.now();
+    await stack.kill('moderator');
+    await new Promise((resolve) => setTimeout(resolve, DOWN_S * 1000));
+    const restartedAt = Date.now();
+    await stack.restart('moderator');
+    const killSent = await run;
+    await drained(killSent, receiver.received, 180000);
+    const kill = figures(killSent, receiver.received);
+    const lastArrival = receiver.arrivals.at(-1) ?? restartedAt;
+    say(
+      `  a moderator SIGKILLed: ${kill.delivered} of ${kill.accepted} webhooked, p99 ${kill.p99} ms; longest gap in ` +
+        `deliveries while it was down (${DOWN_S} s) ${longestGap(receiver.arrivals, killedAt, restartedAt)} ms, ` +
+        `after its restart ${longestGap(receiver.arrivals, restartedAt, Math.max(lastArrival, restartedAt))} ms`,
+    );
+    return { steady, cost };
+  } finally {
+    await proxy?.close();
+    await stack.stop();
+    await receiver.close();
+  }
+}
+
+async function main() {
+  const out = [];
+  const say = (line) => {
+    out.push(line);
+    process.stdout.write(`${line}\n`);
+  };
+  say(
+    `scale benchmark: ${RATE} ingests/s for ${DURATION_S} s, session timeout ${SESSION_TIMEOUT_MS ?? "the services' default"}`,
+  );
+  const one = await measure(1, say);
+  const two = await measure(2, say);
+  say(
+    `2 replicas against 1: delivery rate ${(two.steady.rate / one.steady.rate).toFixed(2)}×, p99 ` +
+      `${(two.steady.p99 / one.steady.p99).toFixed(2)}×, CPU per record ${(two.cost.cpuTotal / one.cost.cpuTotal).toFixed(2)}×`,
+  );
+}
+
+module.exports = { main };
