@@ -44,6 +44,8 @@ describe('GrpcTarget (MODERATOR_ADDRESS)', () => {
     'dns://10.0.0.10:53/vigil-moderator-headless:50051',
     'dns:vigil-moderator:50051',
     '[::1]:50051',
+    'ipv4:127.0.0.1:50051,127.0.0.1:50151',
+    'ipv6:[::1]:50051',
   ])('accepts %j', (value) => {
     expect(GrpcTarget.safeParse(value).success).toBe(true);
   });
@@ -55,6 +57,8 @@ describe('GrpcTarget (MODERATOR_ADDRESS)', () => {
     ['port 0', '127.0.0.1:0'],
     ['an http URL', 'http://vigil-moderator:50051'],
     ['nothing', ''],
+    ['an address list with one entry without port', 'ipv4:127.0.0.1:50051,127.0.0.1'],
+    ['an empty address list', 'ipv4:'],
   ])('refuses %s (%j)', (_name, value) => {
     expect(GrpcTarget.safeParse(value).success).toBe(false);
   });
