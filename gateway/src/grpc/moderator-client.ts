@@ -86,10 +86,10 @@ const READ_METHODS = [
  * pod behind a ClusterIP) until it breaks.
  *
  * Reads are retried on UNAVAILABLE (a moderator that went away mid-call, or one whose store did not answer), twice
- * at most, within the call's deadline. Moderate and the decisions are not: the moderator may have applied the call
- * before the connection dropped, and they carry no id that would make a second one a no-op (a passthrough Moderate
- * stores nothing, so `ModeratorClient` tries it once more itself). A call that never reached a moderator is retried
- * by grpc-js in any case (its transparent retry).
+ * at most, within the call's deadline. Moderate and the decisions are not retried here: the moderator may have
+ * applied the call before the connection dropped. `ModeratorClient` sends a Moderate once more itself when a second
+ * cannot apply twice (passthrough, or carrying its moderation id). A decision carries no such id. A call that never
+ * reached a moderator is retried by grpc-js in any case (its transparent retry).
  */
 export const MODERATOR_SERVICE_CONFIG = {
   loadBalancingConfig: [{ round_robin: {} }],
@@ -201,9 +201,10 @@ export class ModeratorClient {
       return await attempt();
     } catch (err) {
       const failure = err as grpc.ServiceError;
-      // A passthrough Moderate stores nothing, so one that a moderator did not finish (it went away mid-call) is sent
-      // once more, to the next moderator, within the same deadline.
-      if (!(isPassthroughModerate(method, request) && droppedByTransport(failure))) throw fromGrpcError(failure);
+      // A Moderate that a moderator did not finish (it went away mid-call) is sent once more, to the next moderator,
+      // within the same deadline, when a second one cannot apply twice: a passthrough one stores nothing, one with a
+      // moderation id is applied once (the moderator answers the stored result).
+      if (!(isRepeatableModerate(method, request) && droppedByTransport(failure))) throw fromGrpcError(failure);
       try {
         return await attempt();
       } catch (again) {
@@ -239,8 +240,9 @@ export class ModeratorClient {
   }
 }
 
-function isPassthroughModerate(method: Methods, request: unknown): boolean {
-  return method === 'moderate' && (request as { passthrough?: boolean }).passthrough === true;
+function isRepeatableModerate(method: Methods, request: unknown): boolean {
+  const moderate = request as { passthrough?: boolean; moderationId?: string };
+  return method === 'moderate' && (moderate.passthrough === true || Boolean(moderate.moderationId));
 }
 
 /** UNAVAILABLE raised by gRPC itself (a connection lost), not a moderator's answer (those carry a code in trailers). */

@@ -150,6 +150,10 @@ describe("the gateway's moderator channel over two moderators", () => {
   it.each([
     ['a read', () => moderator.call('getRecord', { tenantId: 'ten_1', recordId: 'rec_1' })],
     ['a passthrough Moderate', () => moderator.call('moderate', moderateRequest(true))],
+    [
+      'a stored Moderate with its moderation id (applied once)',
+      () => moderator.call('moderate', { ...moderateRequest(false), moderationId: 'mod_01JC0000000000000000000000' }),
+    ],
   ])('sends %s again to the other moderator when the first dies mid-call', async (_name, call) => {
     await moderator.call('moderate', moderateRequest(true));
     dropFirst.armed = true;
@@ -157,7 +161,7 @@ describe("the gateway's moderator channel over two moderators", () => {
     expect(calls()).toBe(3);
   });
 
-  it('does not send a stored Moderate again: the moderator may have applied it', async () => {
+  it('does not send a stored Moderate without a moderation id again: the moderator may have applied it', async () => {
     await moderator.call('moderate', moderateRequest(true));
     dropFirst.armed = true;
     await expect(moderator.call('moderate', moderateRequest(false))).rejects.toBeInstanceOf(UnavailableError);

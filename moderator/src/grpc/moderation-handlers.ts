@@ -146,8 +146,15 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
   return {
     Moderate: unary(deps, 'Moderate', async (request, tenantId, signal, deadline) => {
       const user = request.user ?? undefined;
+      const moderationId = request.moderationId || undefined;
+      if (moderationId !== undefined && !MODERATION_ID.test(moderationId)) {
+        throw new ValidationError('moderation_id must be mod_ and a ULID', { path: 'moderation_id' });
+      }
       const input: ModerateInput = {
         tenantId,
+        // The caller's id makes the call a command applied once: sent again after a moderator went away mid-call, it
+        // is answered from what the first one stored.
+        ...(moderationId ? { moderationId, commandId: `moderate:${moderationId}` } : {}),
         correlationId: correlation(request.requestId),
         clientId: required(request.clientId, 'client_id'),
         clientUrl: request.clientUrl,

@@ -108,6 +108,23 @@ describe('Moderate', () => {
     for (const value of Object.values(markers)) expect(stored).not.toContain(value);
   });
 
+  it('applies a Moderate sent again with the same moderation id once, answering the stored result', async () => {
+    const tenantId = await tenant();
+    const moderationId = 'mod_01JC0000000000000000000001';
+    const request = { tenantId, clientId: 'again', name: 'n', entity: 'post', content: content(PROFANE), moderationId };
+    const first = await moderate(request);
+    const second = await moderate(request);
+    expect(first).toMatchObject({ status: 'Flagged', moderationId });
+    expect(second).toEqual(first);
+    const moderations = await h.db
+      .collection(COLLECTIONS.events)
+      .countDocuments({ stream: recordStream(first.recordId), type: 'RecordModerated' });
+    expect(moderations).toBe(1);
+    await expect(moderate({ ...request, moderationId: 'mod_x' })).rejects.toMatchObject({
+      code: grpc.status.INVALID_ARGUMENT,
+    });
+  });
+
   it('keeps the same clientId of two tenants apart', async () => {
     const [a, b] = [await tenant(), await tenant()];
     const first = await moderate({

@@ -1,3 +1,4 @@
+import { ulid } from '@vigil/proto';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
 import { requestIdOf } from '../../http/request-id';
@@ -32,6 +33,9 @@ export function moderateRoutes(api: ApiRouter, deps: RouteDeps): void {
           user: input.user ? toGrpcUser(input.user) : undefined,
           passthrough: input.passthrough ?? false,
           requestId,
+          // One per request: the moderator applies it once, so the client may send the call again to another
+          // moderator when the first went away mid-call.
+          moderationId: `mod_${ulid()}`,
         },
         { requestId },
       );

@@ -14,9 +14,11 @@ export interface ModerateRequest {
   'user'?: (_vigil_moderation_v1_UserInput | null);
   'passthrough'?: (boolean);
   'requestId'?: (string);
+  'moderationId'?: (string);
   '_clientUrl'?: "clientUrl";
   '_metadataJson'?: "metadataJson";
   '_user'?: "user";
+  '_moderationId'?: "moderationId";
 }
 
 export interface ModerateRequest__Output {
@@ -30,7 +32,9 @@ export interface ModerateRequest__Output {
   'user'?: (_vigil_moderation_v1_UserInput__Output | null);
   'passthrough': (boolean);
   'requestId': (string);
+  'moderationId'?: (string);
   '_clientUrl'?: "clientUrl";
   '_metadataJson'?: "metadataJson";
   '_user'?: "user";
+  '_moderationId'?: "moderationId";
 }
