@@ -351,9 +351,30 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       timeoutMs: DRAIN_MS,
       intervalMs: 1000,
       what: 'a record webhook for every accepted ingest and answered /moderate',
-    }).catch((err: Error) => {
+    }).catch(async (err: Error) => {
       const have = webhooksByClient();
-      throw new Error(`${err.message}: ${[...expected.keys()].filter((c) => !have.has(c)).length} missing`);
+      const absent = [...expected.keys()].filter((c) => !have.has(c));
+      // What the store knows of each: the request, the record, its stream's events, outbox copies and deliveries.
+      const evidence = await Promise.all(
+        absent.slice(0, 5).map(async (clientId) => {
+          const record = await database
+            .collection<{ _id: string; status?: string; moderationId?: string }>(COLLECTIONS.records)
+            .findOne({ clientId }, { projection: { _id: 1, status: 1, moderationId: 1 } });
+          const stream = record ? `record-${record._id}` : '';
+          const events = await database
+            .collection<{ _id: string; type: string; version: number }>(COLLECTIONS.events)
+            .find({ stream }, { projection: { _id: 1, type: 1, version: 1 } })
+            .toArray();
+          const ids = events.map((event) => event._id);
+          const outbox = await database.collection(COLLECTIONS.outbox).countDocuments({ stream });
+          const deliveries = await database
+            .collection<{ state: string; attemptCount?: number; eventId: string }>(COLLECTIONS.deliveries)
+            .find({ eventId: { $in: ids } }, { projection: { state: 1, attemptCount: 1, eventId: 1 } })
+            .toArray();
+          return { sent: expected.get(clientId), record, events, outbox, deliveries };
+        }),
+      );
+      throw new Error(`${err.message}: ${absent.length} missing: ${JSON.stringify(evidence)}`);
     });
 
     note('every record webhook received');
