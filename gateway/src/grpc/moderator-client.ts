@@ -101,7 +101,11 @@ export type Methods =
   | 'setUserStatus'
   | 'createAppeal'
   | 'listAppeals'
-  | 'decideAppeal';
+  | 'decideAppeal'
+  | 'createReport'
+  | 'getReport'
+  | 'listReports'
+  | 'decideReport';
 
 /**
  * Every call carries a deadline and the tenant's configuration version known here (the moderator judges with rules at
