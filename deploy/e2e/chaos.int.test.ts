@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { COLLECTIONS, type EmailMessageDoc, type PaymentActionDoc, type UserDoc } from '@vigil/proto';
+import { Kafka, logLevel } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { startKafkaCluster, type KafkaCluster } from '../local/kafka';
 import { ensureTopics } from '../local/topics';
@@ -374,7 +375,14 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
           return { sent: expected.get(clientId), record, events, outbox, deliveries };
         }),
       );
-      throw new Error(`${err.message}: ${absent.length} missing: ${JSON.stringify(evidence)}`);
+      // And whether their events reached the events topic (the relay) or not (then the notifier is cleared).
+      const wanted = new Set(evidence.flatMap((item) => item.events.map((event) => event._id)));
+      const onTopic = await eventsOnTopic(cluster!.brokers, `${prefix}vigil.events.v1`, wanted).catch(
+        (readErr: Error) => `unread: ${readErr.message}`,
+      );
+      throw new Error(
+        `${err.message}: ${absent.length} missing: ${JSON.stringify(evidence)}; on the events topic: ${JSON.stringify(onTopic)}`,
+      );
     });
 
     note('every record webhook received');
@@ -480,3 +488,29 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     expect(decisions.filter((i) => actionsOf(i) !== 1)).toEqual([]);
   }, 420_000);
 });
+
+/** Which of `ids` are on the topic (its `event-id` headers), read from the start to the high watermarks. */
+async function eventsOnTopic(brokers: string, topic: string, ids: Set<string>): Promise<string[]> {
+  const kafka = new Kafka({ clientId: 'chaos-check', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const ends = await admin.fetchTopicOffsets(topic);
+  await admin.disconnect();
+  const left = new Map(ends.map((end) => [end.partition, BigInt(end.high)]));
+  const found: string[] = [];
+  const consumer = kafka.consumer({ groupId: uniqueName('chaos-check') });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({
+    eachMessage: ({ partition, message }) => {
+      const id = message.headers?.['event-id']?.toString();
+      if (id && ids.has(id)) found.push(`${id}@${partition}:${message.offset}`);
+      if (BigInt(message.offset) + 1n >= (left.get(partition) ?? 0n)) left.delete(partition);
+      return Promise.resolve();
+    },
+  });
+  for (const end of ends) if (BigInt(end.high) === 0n) left.delete(end.partition);
+  await waitFor(() => left.size === 0, { timeoutMs: 60_000, what: 'the events topic read to its end' });
+  await consumer.disconnect();
+  return found;
+}

@@ -18,6 +18,7 @@ import { requestId } from './http/request-id';
 import { closeOnUnreadBody } from './http/unread-body';
 import type { OutgoingCommand } from './kafka/command-producer';
 import { appealRoutes } from './routes/appeals/appeals.routes';
+import { reportRoutes } from './routes/reports/reports.routes';
 import type { RouteDeps } from './routes/deps';
 import { ingestRoutes } from './routes/ingest/ingest.routes';
 import { moderateRoutes } from './routes/moderate/moderate.routes';
@@ -179,6 +180,7 @@ export function createApp(deps: AppDeps): Koa {
   recordRoutes(api, routeDeps);
   userRoutes(api, routeDeps);
   appealRoutes(api, routeDeps);
+  reportRoutes(api, routeDeps);
   ruleRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS, jsonBytes } from './limits';
+import { ReportAction, ReportCategory, ReportGround, ReportOutcome, ReporterType, ReportTargetType } from './reports';
 
 /** Statuses shared by the API, the events and the webhooks (Iffy's values). */
 export const RecordStatus = z.enum(['Compliant', 'Flagged']);
@@ -261,11 +262,59 @@ export const AppealDecidedData = z.object({
   actor: z.string().optional(),
 });
 
+/** What a report points at: a record or a user, by id, with the platform's own id for it. */
+export const ReportTarget = z.object({ type: ReportTargetType, id: z.string(), clientId: z.string() });
+export type ReportTarget = z.infer<typeof ReportTarget>;
+
+/**
+ * Who reported, without personal data: the platform's id of the end user, or the trusted flagger's id and its name as
+ * the tenant's settings gave it then. An end user's email is kept apart (`COLLECTIONS.reportContacts`); `hasEmail`
+ * says there is one.
+ */
+export const ReportReporter = z.object({
+  type: ReporterType,
+  id: z.string(),
+  name: z.string().optional(),
+  hasEmail: z.boolean(),
+});
+export type ReportReporter = z.infer<typeof ReportReporter>;
+
+export const ReportReceivedData = z.object({
+  reportId: z.string(),
+  target: ReportTarget,
+  reporter: ReportReporter,
+  category: ReportCategory,
+  ground: ReportGround,
+  explanation: z.string(),
+  /** Notices of illegal content (Art. 16 DSA) only: the law, the exact URL, and the good-faith statement given. */
+  legalGround: z.string().optional(),
+  url: z.string().optional(),
+  goodFaith: z.boolean().optional(),
+});
+
+export const ReportDecidedData = z.object({
+  reportId: z.string(),
+  target: ReportTarget,
+  /** The reporter as received, less `name` and `hasEmail`: who the platform tells of the outcome. */
+  reporter: ReportReporter.pick({ type: true, id: true }),
+  category: ReportCategory,
+  outcome: ReportOutcome,
+  /** Set when `outcome` is Actioned. */
+  action: ReportAction.optional(),
+  /**
+   * The decision the action made on the target's stream: the record's moderation id (`mod_…`) or the user's action id
+   * (`act_…`), so a statement of reasons can name the report as its source.
+   */
+  decisionId: z.string().optional(),
+  reason: z.string(),
+  actor: z.string().optional(),
+});
+
 const eventBase = {
   /** Time-ordered id; also the Kafka `event-id` header. */
   id: z.string(),
   tenantId: z.string(),
-  /** `record-<recordId>` or `user-<userId>`. */
+  /** `record-<recordId>`, `user-<userId>` or `report-<reportId>`. */
   stream: z.string(),
   /** 1-based position in the stream; unique with the stream. */
   version: z.number().int().positive(),
@@ -294,6 +343,9 @@ export const UserStatusChanged = z.object({
 export const AppealCreated = z.object({ ...eventBase, type: z.literal('AppealCreated'), data: AppealCreatedData });
 export const AppealDecided = z.object({ ...eventBase, type: z.literal('AppealDecided'), data: AppealDecidedData });
 
+export const ReportReceived = z.object({ ...eventBase, type: z.literal('ReportReceived'), data: ReportReceivedData });
+export const ReportDecided = z.object({ ...eventBase, type: z.literal('ReportDecided'), data: ReportDecidedData });
+
 export const DomainEvent = z.discriminatedUnion('type', [
   RecordUpserted,
   RecordModerated,
@@ -302,6 +354,8 @@ export const DomainEvent = z.discriminatedUnion('type', [
   UserStatusChanged,
   AppealCreated,
   AppealDecided,
+  ReportReceived,
+  ReportDecided,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];

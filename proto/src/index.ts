@@ -4,6 +4,7 @@ export * from './topics';
 export * from './loader';
 export * from './rules';
 export * from './settings';
+export * from './reports';
 export * from './emails';
 export * from './appeal-token';
 export * from './secret-box';

@@ -43,6 +43,16 @@ export const LIMITS = {
   reason: 2000,
   /** Appeal text (Iffy's 1–1000 characters). */
   appealText: 1000,
+  /** A report's explanation (Art. 16 asks for a substantiated one; the TDB's `decision_facts` is at most 5,000). */
+  reportExplanation: 4000,
+  /** The law a notice of illegal content names (the TDB's `illegal_content_legal_ground` is free text too). */
+  reportLegalGround: 500,
+  /** A reporter's id: the platform's id of the end user, or a trusted flagger's id in the tenant's settings. */
+  reporterId: 256,
+  /** Trusted flaggers per tenant, and the length of each one's id and name. */
+  trustedFlaggers: 100,
+  trustedFlaggerId: 100,
+  trustedFlaggerName: 200,
   /** Rule sets (`PUT /rules`); the body limit (1 MiB by default) bounds the whole set as sent. */
   rules: 100,
   ruleName: 200,

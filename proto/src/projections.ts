@@ -95,6 +95,18 @@ export const COLLECTIONS = {
   records: 'records',
   users: 'users',
   appeals: 'appeals',
+  /** The reports projection (one document per report stream). */
+  reports: 'reports',
+  /**
+   * One document per reporter and target with an open report (`_id`: a digest of both, `reportId`): its unique `_id`
+   * is what makes a second open report by the same reporter on the same target answer with the first.
+   */
+  reportClaims: 'report_claims',
+  /**
+   * A reporter's email, apart from the events (`_id`: the report id): events are immutable and relayed to Kafka, so
+   * personal data kept there could never be erased when its retention ends.
+   */
+  reportContacts: 'report_contacts',
   /**
    * Each user's flagged, not deleted records (`{_id: userId, count}`): its own document, so that writing it never races
    * a write of the user's projection (an update on FerretDB v1 rewrites the whole document).

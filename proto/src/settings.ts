@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { EmailTemplate } from './emails';
+import { TrustedFlaggers } from './reports';
 
 /**
  * Per-tenant settings: written by the gateway (`PATCH /api/v1/settings`, collection `settings`, `_id` = tenantId),
@@ -29,6 +30,8 @@ export const TenantSettings = z.object({
         .default({}),
     })
     .default({ enabled: false, templates: {} }),
+  /** Organisations whose reports are trusted flaggers' notices (Art. 22 DSA): first in the review queue. */
+  trustedFlaggers: TrustedFlaggers.default([]),
 });
 export type TenantSettings = z.infer<typeof TenantSettings>;
 
@@ -37,6 +40,7 @@ export const DEFAULT_SETTINGS: TenantSettings = {
   testMode: false,
   rolloutPercentage: 100,
   emails: { enabled: false, templates: {} },
+  trustedFlaggers: [],
 };
 
 /**

@@ -1,12 +1,13 @@
 import { z } from 'zod';
 
-/** Webhook event names (Iffy's). */
+/** Webhook event names: Iffy's, and `report.decided` (the outcome of a report, for its reporter). */
 export const WebhookEventName = z.enum([
   'record.flagged',
   'record.compliant',
   'user.suspended',
   'user.compliant',
   'user.banned',
+  'report.decided',
 ]);
 export type WebhookEventName = z.infer<typeof WebhookEventName>;
 

@@ -182,6 +182,14 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
             <dd>
               ${badge(view.moderationStatus)} ${view.moderationStatusVia ? html`via ${view.moderationStatusVia}` : null}
             </dd>
+            <dt>Open reports</dt>
+            <dd>
+              ${
+                view.openReportsCount > 0
+                  ? html`<a href="/console/reports">${view.openReportsCount}</a>`
+                  : html`<span class="muted">0</span>`
+              }
+            </dd>
             <dt>Entity</dt>
             <dd>${view.entity}</dd>
             <dt>Client id</dt>

@@ -137,6 +137,14 @@ export function userPages({ router, deps, change }: ConsolePages): void {
             <dd>${view.protected ? html`<strong>yes</strong> (never actioned automatically or by hand)` : 'no'}</dd>
             <dt>Flagged records</dt>
             <dd>${view.flaggedRecordsCount}</dd>
+            <dt>Open reports</dt>
+            <dd>
+              ${
+                view.openReportsCount > 0
+                  ? html`<a href="/console/reports">${view.openReportsCount}</a>`
+                  : html`<span class="muted">0</span>`
+              }
+            </dd>
             <dt>Client id</dt>
             <dd><code>${view.clientId}</code></dd>
             <dt>Client URL</dt>

@@ -148,7 +148,11 @@ export type Methods =
   | 'setUserStatus'
   | 'createAppeal'
   | 'listAppeals'
-  | 'decideAppeal';
+  | 'decideAppeal'
+  | 'createReport'
+  | 'getReport'
+  | 'listReports'
+  | 'decideReport';
 
 export interface ModeratorTimeouts {
   moderateMs: number;

@@ -64,10 +64,15 @@ export function callModerator<K extends Methods>(
 }
 
 /** The field of each decision's request that names what the `:id` path parameter names. */
-const DECIDED = { moderateRecordManually: 'recordId', setUserStatus: 'userId', decideAppeal: 'appealId' } as const;
+const DECIDED = {
+  moderateRecordManually: 'recordId',
+  setUserStatus: 'userId',
+  decideAppeal: 'appealId',
+  decideReport: 'reportId',
+} as const;
 type Decision = keyof typeof DECIDED;
 
-/** A human decision on the record, user or appeal of the `:id` path parameter, made by the caller's API key. */
+/** A human decision on the record, user, appeal or report of the `:id` path parameter, made by the caller's API key. */
 export function decide<K extends Decision>(
   deps: Pick<RouteDeps, 'moderator'>,
   ctx: Context,

@@ -39,6 +39,8 @@ export interface SettingsPatch {
   testMode?: boolean;
   rolloutPercentage?: number;
   emails?: { enabled?: boolean; templates?: Partial<Record<EmailKind, EmailTemplate | null>> };
+  /** Replaces the whole list. */
+  trustedFlaggers?: TenantSettingsType['trustedFlaggers'];
 }
 
 /**
@@ -203,6 +205,7 @@ function applyPatch(current: SettingsContent, patch: SettingsPatch): SettingsCon
   if (patch.suspensionThreshold !== undefined) next.suspensionThreshold = patch.suspensionThreshold;
   if (patch.testMode !== undefined) next.testMode = patch.testMode;
   if (patch.rolloutPercentage !== undefined) next.rolloutPercentage = patch.rolloutPercentage;
+  if (patch.trustedFlaggers !== undefined) next.trustedFlaggers = patch.trustedFlaggers;
   if (patch.emails) {
     const emails = { ...current.emails } as Partial<TenantSettingsType['emails']>;
     if (patch.emails.enabled !== undefined) emails.enabled = patch.emails.enabled;

@@ -255,12 +255,77 @@ describe('console sessions', () => {
   });
 });
 
+describe('reports', () => {
+  it('queues trusted flaggers first, then the most reported targets, then the oldest; a member decides there', async () => {
+    const tenant = await gw.newTenant();
+    await gw.request('PATCH', '/api/v1/settings', {
+      key: tenant.key,
+      body: { trustedFlaggers: [{ id: 'hotline', name: 'The Hotline' }] },
+    });
+    const posts = ['lonely', 'busy', 'flagger'];
+    for (const clientId of posts) {
+      const posted = await gw.request('POST', '/api/v1/moderate', {
+        key: tenant.key,
+        body: { clientId, name: 'A post', entity: 'post', content: 'a lovely day' },
+      });
+      expect(posted.status).toBe(200);
+    }
+    const report = async (clientId: string, reporter: Record<string, string>) => {
+      const reply = await gw.request('POST', '/api/v1/reports', {
+        key: tenant.key,
+        body: {
+          target: { type: 'record', clientId },
+          reporter,
+          category: 'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
+          explanation: `about ${clientId}`,
+        },
+      });
+      expect(reply.status).toBe(202);
+      return reply.body.data as { id: string; target: { id: string } };
+    };
+    // Oldest first: the lonely post's report, then two on the busy post, then the trusted flagger's.
+    const lonely = await report('lonely', { type: 'user', id: 'r1' });
+    const busy1 = await report('busy', { type: 'user', id: 'r2' });
+    const busy2 = await report('busy', { type: 'user', id: 'r3' });
+    const flagged = await report('flagger', { type: 'trusted_flagger', id: 'hotline' });
+
+    const { browser } = await signedInMember(tenant.tenantId);
+    const queue = await browser.get('/console/reports');
+    expect(queue.status).toBe(200);
+    const order = [...queue.text.matchAll(/data-id="(rpt_\w+)"/g)].map((match) => match[1]);
+    expect(order).toEqual([flagged.id, busy1.id, busy2.id, lonely.id]);
+    expect(queue.text).toContain('Trusted flagger: The Hotline');
+    expect(queue.text).toContain('2 open');
+
+    const recordPage = await browser.get(`/console/records/${busy1.target.id}`);
+    expect(recordPage.text).toMatch(/<dt>Open reports<\/dt>\s*<dd>\s*<a href="\/console\/reports">2<\/a>/);
+
+    const blank = await browser.post(`/console/reports/${lonely.id}/decision`, { outcome: 'NoAction', reason: ' ' });
+    expect([blank.status, codeOf(blank)]).toEqual([400, 'validation_error']);
+    const none = await browser.post(`/console/reports/${lonely.id}/decision`, { outcome: 'NoAction', reason: 'fine' });
+    expect(none.status).toBe(302);
+    const acted = await browser.post(`/console/reports/${flagged.id}/decision`, {
+      outcome: 'Actioned',
+      action: 'Flag',
+      reason: 'hate speech',
+    });
+    expect(acted.status).toBe(302);
+    const decided = await gw.request('GET', `/api/v1/reports/${flagged.id}`, { key: tenant.key });
+    expect(decided.body.data.decision).toMatchObject({ outcome: 'Actioned', action: 'Flag', reason: 'hate speech' });
+    const record = await gw.request('GET', `/api/v1/records/${flagged.target.id}`, { key: tenant.key });
+    expect(record.body.data).toMatchObject({ moderationStatus: 'Flagged', moderationStatusVia: 'Manual' });
+    const after = await browser.get('/console/reports');
+    expect([...after.text.matchAll(/data-id="(rpt_\w+)"/g)].map((match) => match[1])).toEqual([busy1.id, busy2.id]);
+  });
+});
+
 describe('foreign origins', () => {
   const CHANGES = [
     '/console/sign-out',
     '/console/records/rec_x/moderation',
     '/console/users/usr_x/status',
     '/console/appeals/apl_x/decision',
+    '/console/reports/rpt_x/decision',
     '/console/settings',
     '/console/rules',
     '/console/deliveries/dlv_x/retry',

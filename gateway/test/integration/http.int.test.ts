@@ -193,6 +193,7 @@ describe('input bounds', () => {
     ],
     ['POST', '/api/v1/users/usr_x/appeals', { text: 't'.repeat(1001) }, 'text'],
     ['POST', '/api/v1/records/rec_x/moderations', { status: 'Flagged', reason: 'r'.repeat(2001) }, 'reason'],
+    ['POST', '/api/v1/reports/rpt_x/decision', { outcome: 'NoAction', reason: 'r'.repeat(2001) }, 'reason'],
   ])('%s %s refuses an out-of-bound field with 400 validation_error naming %s', async (method, path, body, field) => {
     const reply = await gw.request(method, path, { key, body });
     expect(reply.status).toBe(400);
@@ -538,6 +539,10 @@ describe('openapi', () => {
         'post /api/v1/users/{id}/appeals',
         'get /api/v1/appeals',
         'post /api/v1/appeals/{id}/decision',
+        'post /api/v1/reports',
+        'get /api/v1/reports',
+        'get /api/v1/reports/{id}',
+        'post /api/v1/reports/{id}/decision',
         'get /api/v1/rules',
         'put /api/v1/rules',
         'get /api/v1/rules/presets',

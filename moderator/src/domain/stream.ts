@@ -8,9 +8,10 @@ import {
 import { decodeTime } from 'ulid';
 import { withEnvelope, type PendingEvent } from './events';
 import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
+import { decideReport, evolveReport, type ReportCommand, type ReportState } from './report';
 import { decideUser, evolveUser, type UserCommand, type UserState } from './user';
 
-export type StreamKind = 'record' | 'user';
+export type StreamKind = 'record' | 'user' | 'report';
 
 /**
  * A stream as loaded, or with events decided on it: its folded state (null before its first event), the events read
@@ -89,6 +90,15 @@ export function stageRecord(
 export function stageUser(user: Loaded<UserState>, command: UserCommand, context: StageContext): Staged<UserState> {
   const staged = stage(user, decideUser(user.state, command), context, evolveUser);
   return withViews(user, staged, 'UserStatusChanged', userView);
+}
+
+/** Decides one command on a report stream and stages its events. */
+export function stageReport(
+  report: Loaded<ReportState>,
+  command: ReportCommand,
+  context: StageContext,
+): Staged<ReportState> {
+  return stage(report, decideReport(report.state, command), context, evolveReport);
 }
 
 /** Puts `view` of the state after staging on the events of `type` that staging added to `loaded`. */

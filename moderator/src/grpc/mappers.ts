@@ -1,6 +1,7 @@
 import type { DomainEvent } from '@vigil/proto';
 import type { Appeal } from '@vigil/proto/dist/generated/vigil/moderation/v1/Appeal';
 import type { Record as RecordMessage } from '@vigil/proto/dist/generated/vigil/moderation/v1/Record';
+import type { Report } from '@vigil/proto/dist/generated/vigil/moderation/v1/Report';
 import type { StoredEvent } from '@vigil/proto/dist/generated/vigil/moderation/v1/StoredEvent';
 import type { User } from '@vigil/proto/dist/generated/vigil/moderation/v1/User';
 import { ValidationError } from '../domain/errors';
@@ -8,6 +9,7 @@ import type { Metadata } from '../domain/metadata';
 import type { RecordState } from '../domain/record';
 import type { UserState } from '../domain/user';
 import type { AppealDoc } from '../store/event-store';
+import type { ReportView } from '../store/read-model';
 
 export function parseMetadataJson(json: string | undefined, path: string): Metadata | undefined {
   if (json === undefined || json === '') return undefined;
@@ -25,7 +27,7 @@ export function parseMetadataJson(json: string | undefined, path: string): Metad
 
 const iso = (date: Date | undefined) => date?.toISOString();
 
-export function toRecordMessage(record: RecordState): RecordMessage {
+export function toRecordMessage(record: RecordState & { openReportsCount?: number }): RecordMessage {
   return {
     id: record._id,
     clientId: record.clientId,
@@ -46,10 +48,11 @@ export function toRecordMessage(record: RecordState): RecordMessage {
     version: record.version,
     reasons: record.reasons,
     rules: record.rules,
+    openReportsCount: record.openReportsCount ?? 0,
   };
 }
 
-export function toUserMessage(user: UserState & { flaggedRecordsCount?: number }): User {
+export function toUserMessage(user: UserState & { flaggedRecordsCount?: number; openReportsCount?: number }): User {
   return {
     id: user._id,
     clientId: user.clientId,
@@ -66,6 +69,42 @@ export function toUserMessage(user: UserState & { flaggedRecordsCount?: number }
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
     version: user.version,
+    openReportsCount: user.openReportsCount ?? 0,
+  };
+}
+
+/** A report as the gateway shows it; the reporter's email only when the read asked for it. */
+export function toReportMessage(report: ReportView): Report {
+  const { decision } = report;
+  return {
+    id: report._id,
+    status: report.status,
+    target: report.target,
+    reporter: {
+      type: report.reporter.type,
+      id: report.reporter.id,
+      name: report.reporter.name,
+      email: report.email,
+      hasEmail: report.reporter.hasEmail,
+    },
+    category: report.category,
+    ground: report.ground,
+    explanation: report.explanation,
+    legalGround: report.legalGround,
+    url: report.url,
+    goodFaith: report.goodFaith,
+    decision: decision
+      ? {
+          outcome: decision.outcome,
+          action: decision.action,
+          reason: decision.reason,
+          decisionId: decision.decisionId,
+          decidedAt: decision.decidedAt.toISOString(),
+        }
+      : undefined,
+    targetOpenReports: report.targetOpenReports,
+    createdAt: report.createdAt.toISOString(),
+    updatedAt: report.updatedAt.toISOString(),
   };
 }
 

@@ -3,6 +3,12 @@ import {
   CONFIG_VERSION_METADATA,
   parseConfigVersion,
   RecordStatus,
+  ReportAction,
+  ReportCategory,
+  ReportGround,
+  ReportOutcome,
+  ReporterType,
+  ReportTargetType,
   ulid,
   UserStatus,
   type ModerationServiceHandlers,
@@ -17,7 +23,14 @@ import type { ModerationService } from '../service/moderation-service';
 import type { Queries } from '../service/queries';
 import type { KnownTenants } from '../store/known-tenants';
 import { toServiceError } from './errors';
-import { parseMetadataJson, toAppealMessage, toRecordMessage, toStoredEvent, toUserMessage } from './mappers';
+import {
+  parseMetadataJson,
+  toAppealMessage,
+  toRecordMessage,
+  toReportMessage,
+  toStoredEvent,
+  toUserMessage,
+} from './mappers';
 
 export interface HandlerDeps {
   service: ModerationService;
@@ -293,6 +306,54 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         ...byHuman(request),
       });
       return toAppealMessage(await queries.getAppeal(tenantId, appealId));
+    }),
+
+    CreateReport: unary(deps, 'CreateReport', async (request, tenantId) => {
+      const { report, duplicate } = await service.createReport({
+        tenantId,
+        correlationId: correlation(),
+        target: {
+          type: oneOf(ReportTargetType, request.targetType, 'target.type'),
+          id: request.targetId || undefined,
+          clientId: request.targetClientId || undefined,
+        },
+        reporter: {
+          type: oneOf(ReporterType, request.reporterType, 'reporter.type'),
+          id: required(request.reporterId, 'reporter.id'),
+          email: request.reporterEmail || undefined,
+        },
+        category: oneOf(ReportCategory, request.category, 'category'),
+        ground: oneOf(ReportGround, request.ground, 'ground'),
+        explanation: required(request.explanation, 'explanation'),
+        legalGround: request.legalGround || undefined,
+        url: request.url || undefined,
+        goodFaith: request.goodFaith,
+      });
+      return { report: toReportMessage(await queries.getReport(tenantId, report._id)), duplicate };
+    }),
+
+    GetReport: unary(deps, 'GetReport', async (request, tenantId) =>
+      toReportMessage(await queries.getReport(tenantId, required(request.reportId, 'report_id'))),
+    ),
+
+    ListReports: unary(deps, 'ListReports', async (request, tenantId) =>
+      listAnswer('reports', await queries.listReports(tenantId, request), toReportMessage),
+    ),
+
+    DecideReport: unary(deps, 'DecideReport', async (request, tenantId) => {
+      const reportId = required(request.reportId, 'report_id');
+      await service.decideReport({
+        tenantId,
+        reportId,
+        decision: {
+          outcome: oneOf(ReportOutcome, request.outcome, 'outcome'),
+          action: request.action ? oneOf(ReportAction, request.action, 'action') : undefined,
+          reason: request.reason,
+          actor: request.actor,
+        },
+        correlationId: correlation(),
+      });
+      return toReportMessage(await queries.getReport(tenantId, reportId));
     }),
   };
 }

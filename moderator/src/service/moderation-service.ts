@@ -22,6 +22,8 @@ import { moderate, rerunModeration, type ModerateInput, type ModerateResult, typ
 import { JudgementCarry } from './judgement-carry';
 import { checkReplay, type ReplayCheck } from './replay-check';
 import { StreamWriter } from './stream-writer';
+import { createReport, decideReport, type CreateReportInput } from './reports';
+import type { ReportDecision, ReportState } from '../domain/report';
 import { affectedUsers, countBeforeCommit, reconcileCommand, UserReconciliation } from './user-reconciliation';
 
 export interface ServiceDeps {
@@ -146,11 +148,13 @@ export class ModerationService {
     reason: string;
     actor: string;
     correlationId: string;
+    /** The caller's id for this decision (a report's decision names it); a new one by default. */
+    actionId?: string;
   }): Promise<UserState> {
     checkLength(input.reason, LIMITS.reason, 'reason');
     return this.onUser(input.tenantId, input.userId, input.correlationId, {
       type: 'SetUserStatus',
-      actionId: `act_${ulid()}`,
+      actionId: input.actionId ?? `act_${ulid()}`,
       status: input.status,
       reason: input.reason,
       actor: input.actor,
@@ -192,6 +196,25 @@ export class ModerationService {
       actor: input.actor,
       actionId: `act_${ulid()}`,
     });
+  }
+
+  /** See `reports.ts`. */
+  createReport(input: CreateReportInput): Promise<{ report: ReportState; duplicate: boolean }> {
+    return createReport(this.reportDeps(), input);
+  }
+
+  /** See `reports.ts`. */
+  decideReport(input: {
+    tenantId: string;
+    reportId: string;
+    decision: ReportDecision;
+    correlationId: string;
+  }): Promise<ReportState> {
+    return decideReport(this.reportDeps(), input);
+  }
+
+  private reportDeps() {
+    return { store: this.deps.store, tenants: this.deps.tenants, writer: this.writer, decisions: this };
   }
 
   private async onRecord(

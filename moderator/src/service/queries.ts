@@ -4,7 +4,17 @@ import { NotFoundError, ValidationError } from '../domain/errors';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { UserState } from '../domain/user';
 import type { AppealDoc, EventStore } from '../store/event-store';
-import type { Criteria, Page, PageRequest, ReadModel, SortBounds, UserView } from '../store/read-model';
+import type { ReportState } from '../domain/report';
+import type {
+  Criteria,
+  Page,
+  PageRequest,
+  ReadModel,
+  RecordView,
+  ReportView,
+  SortBounds,
+  UserView,
+} from '../store/read-model';
 
 export type { Page, PageRequest } from '../store/read-model';
 
@@ -34,7 +44,7 @@ export class Queries {
     private readonly reads: ReadModel,
   ) {}
 
-  async getRecord(tenantId: string, recordId: string): Promise<RecordState> {
+  async getRecord(tenantId: string, recordId: string): Promise<RecordView> {
     const record = await this.reads.findRecord(tenantId, recordId);
     if (!record) throw new NotFoundError('record not found');
     return record;
@@ -50,7 +60,7 @@ export class Queries {
       createdAfter?: string;
       createdBefore?: string;
     },
-  ): Promise<Page<RecordState>> {
+  ): Promise<Page<RecordView>> {
     const filter: Criteria<RecordState> = { deleted: false };
     const bounds = sortBounds(request.createdAfter, request.createdBefore);
     if (Object.keys(bounds).length > 0) filter.sort = bounds;
@@ -127,6 +137,30 @@ export class Queries {
       filter.userId = request.userId;
     }
     return this.reads.pageAppeals(tenantId, filter, request);
+  }
+
+  /** A report with its target's open count and, as only a single read shows it, the reporter's email. */
+  async getReport(tenantId: string, reportId: string): Promise<ReportView> {
+    const report = await this.reads.findReport(tenantId, reportId, true);
+    if (!report) throw new NotFoundError('report not found');
+    return report;
+  }
+
+  listReports(
+    tenantId: string,
+    request: PageRequest & { status?: string; targetId?: string; trusted?: boolean },
+  ): Promise<Page<ReportView>> {
+    const filter: Criteria<ReportState> = {};
+    if (request.status !== undefined) {
+      if (request.status !== 'Open' && request.status !== 'Decided') {
+        throw new ValidationError('status must be Open or Decided', { path: 'status' });
+      }
+      filter.status = request.status;
+    }
+    // An unknown target is an empty list: a record or user never reported has no reports.
+    if (request.targetId !== undefined) filter.targetId = request.targetId;
+    if (request.trusted !== undefined) filter.trusted = request.trusted;
+    return this.reads.pageReports(tenantId, filter, request);
   }
 
   /** A `user` filter names a user of the tenant: an unknown or another tenant's id is refused, not an empty page. */

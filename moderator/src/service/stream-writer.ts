@@ -1,6 +1,7 @@
 import type { DomainEvent } from '@vigil/proto';
 import { ConflictError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
+import type { ReportState } from '../domain/report';
 import type { Loaded } from '../domain/stream';
 import type { UserState } from '../domain/user';
 import { retry, type BackoffPolicy } from '../platform/retry';
@@ -26,7 +27,7 @@ export class StreamWriter {
   ) {}
 
   /** Commits staged streams and wakes the outbox relay when events were appended. */
-  async commit(...streams: Loaded<RecordState | UserState>[]): Promise<void> {
+  async commit(...streams: Loaded<RecordState | UserState | ReportState>[]): Promise<void> {
     let appended: DomainEvent[];
     try {
       appended = await this.store.commit(...streams);
@@ -50,7 +51,7 @@ export class StreamWriter {
       });
     } catch (err) {
       if (err instanceof StreamConflict) {
-        throw new ConflictError('too many concurrent writes to the same record or user; try again');
+        throw new ConflictError('too many concurrent writes to the same record, user or report; try again');
       }
       throw err;
     }

@@ -2,6 +2,7 @@ import {
   COLLECTIONS,
   isDuplicateKeyError,
   recordStream,
+  reportStream,
   userStream,
   WriteGroups,
   type DomainEvent,
@@ -9,6 +10,7 @@ import {
 } from '@vigil/proto';
 import { MongoBulkWriteError, type Collection, type Db, type Document, type WriteError } from 'mongodb';
 import { evolveRecord, type RecordState } from '../domain/record';
+import { evolveReport, type ReportState } from '../domain/report';
 import type { Loaded, StreamKind } from '../domain/stream';
 import { evolveUser, type UserState } from '../domain/user';
 import { guarded, toAppError } from './mongo-errors';
@@ -49,6 +51,25 @@ export interface AppealDoc {
   updatedAt: Date;
 }
 
+/** See COLLECTIONS.reportClaims: a reporter's open report on a target. */
+export interface ReportClaimDoc {
+  _id: string;
+  tenantId: string;
+  reportId: string;
+  createdAt: Date;
+}
+
+/** See COLLECTIONS.reportContacts: the email an end user gave with a report. */
+export interface ReportContactDoc {
+  _id: string;
+  tenantId: string;
+  email: string;
+  createdAt: Date;
+}
+
+/** Any stream the store loads and commits. */
+type AnyState = RecordState | UserState | ReportState;
+
 /**
  * Another writer appended to one of the streams first; re-read and decide again. `appended`: the events stored before
  * the conflicting one (an append is ordered, not atomic), already projected by `commit`.
@@ -87,6 +108,9 @@ export class EventStore {
   private readonly users: Collection<UserState>;
   private readonly flaggedCounts: Collection<FlaggedCountDoc>;
   private readonly appeals: Collection<AppealDoc>;
+  private readonly reports: Collection<ReportState>;
+  private readonly reportClaims: Collection<ReportClaimDoc>;
+  private readonly reportContacts: Collection<ReportContactDoc>;
   /** Appends events, with their outbox copies, together with concurrent commits'. */
   private readonly appends: EventAppends;
   /** Concurrent commits' new record projections inserted together: true inserted, false already there. */
@@ -112,6 +136,9 @@ export class EventStore {
     this.users = db.collection<UserState>(COLLECTIONS.users, options);
     this.flaggedCounts = db.collection<FlaggedCountDoc>(COLLECTIONS.userFlaggedCounts, options);
     this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals, options);
+    this.reports = db.collection<ReportState>(COLLECTIONS.reports, options);
+    this.reportClaims = db.collection<ReportClaimDoc>(COLLECTIONS.reportClaims, options);
+    this.reportContacts = db.collection<ReportContactDoc>(COLLECTIONS.reportContacts, options);
     this.appends = new EventAppends(this.events, this.outbox, MAX_GROUP);
     this.recordInserts = new WriteGroups((docs) => this.insertRecords(docs), MAX_GROUP);
   }
@@ -127,6 +154,9 @@ export class EventStore {
       await this.records.createIndex({ userId: 1, status: 1 }, { name: 'user_status' });
       await this.users.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
       await this.appeals.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
+      await this.reports.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
+      // Leading field targetId: a record's or user's open reports (the counts in their views), by equality.
+      await this.reports.createIndex({ targetId: 1, status: 1 }, { name: 'target_status' });
     });
     await this.outbox.ensureIndexes();
     await this.migrateOutbox();
@@ -157,16 +187,23 @@ export class EventStore {
     return this.load('user', userStream(userId), userId, fresh) as Promise<Loaded<UserState>>;
   }
 
-  private async load(
-    kind: StreamKind,
-    stream: string,
-    id: string,
-    fresh: boolean,
-  ): Promise<Loaded<RecordState | UserState>> {
+  /**
+   * A report stream, always with the events past its projection: a report has a couple of events, and its decision
+   * must see a decision another replica just made.
+   */
+  loadReport(reportId: string): Promise<Loaded<ReportState>> {
+    return this.load('report', reportStream(reportId), reportId, true) as Promise<Loaded<ReportState>>;
+  }
+
+  private async load(kind: StreamKind, stream: string, id: string, fresh: boolean): Promise<Loaded<AnyState>> {
     return guarded(async () => {
       const snapshot =
-        kind === 'record' ? await this.records.findOne({ _id: id }) : await this.users.findOne({ _id: id });
-      let state: RecordState | UserState | null = snapshot;
+        kind === 'record'
+          ? await this.records.findOne({ _id: id })
+          : kind === 'user'
+            ? await this.users.findOne({ _id: id })
+            : await this.reports.findOne({ _id: id });
+      let state: AnyState | null = snapshot;
       const tail: DomainEvent[] = [];
       if (fresh) {
         const cursor = this.events.find({ stream, version: { $gt: state?.version ?? 0 } }).sort({ version: 1 });
@@ -176,7 +213,9 @@ export class EventStore {
           state =
             kind === 'record'
               ? evolveRecord(state as RecordState | null, event)
-              : evolveUser(state as UserState | null, event);
+              : kind === 'user'
+                ? evolveUser(state as UserState | null, event)
+                : evolveReport(state as ReportState | null, event);
         }
       }
       return { kind, stream, state, tail, events: [], created: state === null };
@@ -188,7 +227,7 @@ export class EventStore {
    * first), then projects each stream that has events to project: its new ones, or a tail read past a stale snapshot.
    * Returns the events appended.
    */
-  async commit(...streams: Loaded<RecordState | UserState>[]): Promise<DomainEvent[]> {
+  async commit(...streams: Loaded<AnyState>[]): Promise<DomainEvent[]> {
     const events = streams.flatMap((stream) => stream.events);
     try {
       await this.append(events);
@@ -204,12 +243,13 @@ export class EventStore {
     return events;
   }
 
-  private async project(streams: Loaded<RecordState | UserState>[]): Promise<void> {
+  private async project(streams: Loaded<AnyState>[]): Promise<void> {
     await Promise.all(
       streams.map(async (loaded) => {
         const projected = [...loaded.tail, ...loaded.events];
         if (projected.length === 0) return;
         if (loaded.kind === 'record') await this.projectRecord(loaded.state as RecordState | null, loaded.created);
+        else if (loaded.kind === 'report') await this.projectReport(loaded.state as ReportState | null, loaded.created);
         else await this.projectUser(loaded.state as UserState | null, projected, loaded.created);
       }),
     );
@@ -275,6 +315,66 @@ export class EventStore {
       current = (await this.loadRecord(target._id, true)).state;
       insertFirst = false;
     }
+  }
+
+  /**
+   * Writes a report projection unless a newer version is there, and checks it is the newest, as `projectRecord` does
+   * (the same FerretDB behaviour forces the same shape).
+   */
+  async projectReport(state: ReportState | null, created = false): Promise<void> {
+    let current = state;
+    let insertFirst = created;
+    for (let round = 0; current && round < CATCH_UP_ROUNDS; round += 1) {
+      const target: ReportState = current;
+      const inserted = await guarded(() =>
+        this.replaceOrInsert(
+          () => writtenUnlessDuplicate(this.reports.insertOne(target)),
+          async () =>
+            (await this.reports.replaceOne({ _id: target._id, version: { $lt: target.version } }, target))
+              .matchedCount > 0,
+          insertFirst,
+        ),
+      );
+      if (inserted || !(await this.hasEventAfter(reportStream(target._id), target.version))) return;
+      current = (await this.loadReport(target._id)).state;
+      insertFirst = false;
+    }
+  }
+
+  /**
+   * Claims the reporter's open report on a target (`key`, see `reportClaimKey`) for `reportId`. Returns null when the
+   * claim is this report's now, else the report that holds it. A unique `_id` insert, since FerretDB v1 has no atomic
+   * conditional update: of two racing reports one inserts, the other learns the first one's id.
+   */
+  async claimReport(key: string, tenantId: string, reportId: string): Promise<string | null> {
+    return guarded(async () => {
+      if (
+        await writtenUnlessDuplicate(
+          this.reportClaims.insertOne({ _id: key, tenantId, reportId, createdAt: new Date() }),
+        )
+      )
+        return null;
+      const holder = await this.reportClaims.findOne({ _id: key });
+      // Released between the insert and the read: the caller claims again.
+      return holder?.reportId ?? '';
+    });
+  }
+
+  /**
+   * Releases a decided report's claim, so that the reporter can report the target again. FerretDB runs the delete as
+   * read, filter, then delete by `_id`: two releases of the same claim racing a new report's claim could remove the
+   * new one, whose reporter could then open a second report on the target. Only a retried decision races like that,
+   * and the worst case is one report too many, never one lost.
+   */
+  async releaseReportClaim(key: string, reportId: string): Promise<void> {
+    await guarded(() => this.reportClaims.deleteOne({ _id: key, reportId }));
+  }
+
+  /** Keeps an end user's email for a report (see COLLECTIONS.reportContacts); a second write keeps the first. */
+  async saveReportContact(reportId: string, tenantId: string, email: string): Promise<void> {
+    await guarded(() =>
+      writtenUnlessDuplicate(this.reportContacts.insertOne({ _id: reportId, tenantId, email, createdAt: new Date() })),
+    );
   }
 
   /**
@@ -415,12 +515,19 @@ export class EventStore {
   }
 
   /**
-   * Drops the projections (`records`, `users`, their flagged counts, `appeals`) and creates their indexes again, for a
-   * rebuild.
+   * Drops the projections (`records`, `users`, their flagged counts, `appeals`, `reports` and the claims of open
+   * reports) and creates their indexes again, for a rebuild. Report contacts are not derived from events: they stay.
    */
   async dropProjections(): Promise<void> {
     const existing = new Set((await this.db.listCollections({}, { nameOnly: true }).toArray()).map((c) => c.name));
-    for (const collection of [this.records, this.users, this.flaggedCounts, this.appeals]) {
+    for (const collection of [
+      this.records,
+      this.users,
+      this.flaggedCounts,
+      this.appeals,
+      this.reports,
+      this.reportClaims,
+    ]) {
       if (existing.has(collection.collectionName)) await collection.drop();
     }
     await this.ensureIndexes();

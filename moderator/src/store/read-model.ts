@@ -2,8 +2,9 @@ import { COLLECTIONS } from '@vigil/proto';
 import type { Collection, Db, Filter } from 'mongodb';
 import { ValidationError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
+import type { ReportState } from '../domain/report';
 import type { UserState } from '../domain/user';
-import type { AppealDoc, FlaggedCountDoc } from './event-store';
+import type { AppealDoc, FlaggedCountDoc, ReportContactDoc } from './event-store';
 import { guarded } from './mongo-errors';
 
 export interface PageRequest {
@@ -26,14 +27,16 @@ export interface SortBounds {
   $lt?: string;
 }
 
-export type UserView = UserState & { flaggedRecordsCount: number };
+export type UserView = UserState & { flaggedRecordsCount: number; openReportsCount: number };
+export type RecordView = RecordState & { openReportsCount: number };
+export type ReportView = ReportState & { targetOpenReports: number; email?: string };
 type Sortable = { _id: string; tenantId: string; sort: string };
 
 /** Equality criteria on a projection's fields, plus bounds on `sort`; each list goes through a `tenant_sort` index. */
 export type Criteria<T> = Partial<Omit<T, 'sort'>> & { sort?: SortBounds };
 
 /**
- * Reads of the projections (`records`, `users`, `appeals`) for the query API: by id within a tenant, and pages in
+ * Reads of the projections (`records`, `users`, `appeals`, `reports`) for the query API: by id within a tenant, and pages in
  * `sort` order. Written only by the EventStore.
  */
 export class ReadModel {
@@ -41,16 +44,21 @@ export class ReadModel {
   private readonly users: Collection<UserState>;
   private readonly flaggedCounts: Collection<FlaggedCountDoc>;
   private readonly appeals: Collection<AppealDoc>;
+  private readonly reports: Collection<ReportState>;
+  private readonly reportContacts: Collection<ReportContactDoc>;
 
   constructor(db: Db) {
     this.records = db.collection<RecordState>(COLLECTIONS.records);
     this.users = db.collection<UserState>(COLLECTIONS.users);
     this.flaggedCounts = db.collection<FlaggedCountDoc>(COLLECTIONS.userFlaggedCounts);
     this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals);
+    this.reports = db.collection<ReportState>(COLLECTIONS.reports);
+    this.reportContacts = db.collection<ReportContactDoc>(COLLECTIONS.reportContacts);
   }
 
-  findRecord(tenantId: string, recordId: string): Promise<RecordState | null> {
-    return guarded(() => this.records.findOne({ _id: recordId, tenantId, deleted: false }));
+  async findRecord(tenantId: string, recordId: string): Promise<RecordView | null> {
+    const record = await guarded(() => this.records.findOne({ _id: recordId, tenantId, deleted: false }));
+    return record ? { ...record, openReportsCount: await this.openReports(tenantId, record._id) } : null;
   }
 
   async hasUser(tenantId: string, userId: string): Promise<boolean> {
@@ -59,32 +67,85 @@ export class ReadModel {
 
   async findUser(tenantId: string, userId: string): Promise<UserView | null> {
     const user = await guarded(() => this.users.findOne({ _id: userId, tenantId }));
-    return user ? (await this.withFlaggedCounts([user]))[0]! : null;
+    return user ? (await this.withCounts([user]))[0]! : null;
   }
 
   findAppeal(tenantId: string, appealId: string): Promise<AppealDoc | null> {
     return guarded(() => this.appeals.findOne({ _id: appealId, tenantId }));
   }
 
-  pageRecords(tenantId: string, criteria: Criteria<RecordState>, request: PageRequest): Promise<Page<RecordState>> {
-    return page(this.records, tenantId, criteria as Filter<RecordState>, request);
+  async pageRecords(
+    tenantId: string,
+    criteria: Criteria<RecordState>,
+    request: PageRequest,
+  ): Promise<Page<RecordView>> {
+    const found = await page(this.records, tenantId, criteria as Filter<RecordState>, request);
+    const items = await Promise.all(
+      found.items.map(async (record) => ({
+        ...record,
+        openReportsCount: await this.openReports(tenantId, record._id),
+      })),
+    );
+    return { ...found, items };
   }
 
   async pageUsers(tenantId: string, criteria: Criteria<UserState>, request: PageRequest): Promise<Page<UserView>> {
     const found = await page(this.users, tenantId, criteria as Filter<UserState>, request);
-    return { ...found, items: await this.withFlaggedCounts(found.items) };
+    return { ...found, items: await this.withCounts(found.items) };
   }
 
-  /** Each user with its flagged count (one lookup by `_id` each: FerretDB v1 answers `$in` with a scan). */
-  private withFlaggedCounts(users: UserState[]): Promise<UserView[]> {
+  /**
+   * Each user with its flagged count and open reports (lookups by `_id` and by index equality, one each per user:
+   * FerretDB v1 answers `$in` with a scan).
+   */
+  private withCounts(users: UserState[]): Promise<UserView[]> {
     return guarded(() =>
       Promise.all(
         users.map(async (user) => {
-          const counted = await this.flaggedCounts.findOne({ _id: user._id });
-          return { ...user, flaggedRecordsCount: counted?.count ?? 0 };
+          const [counted, openReportsCount] = await Promise.all([
+            this.flaggedCounts.findOne({ _id: user._id }),
+            this.openReports(user.tenantId, user._id),
+          ]);
+          return { ...user, flaggedRecordsCount: counted?.count ?? 0, openReportsCount };
         }),
       ),
     );
+  }
+
+  /**
+   * A record's or user's reports still open, counted when read (through the `target_status` index) rather than kept
+   * in a counter: a counter written by several replicas could be left stale by a race, a count cannot.
+   */
+  openReports(tenantId: string, targetId: string): Promise<number> {
+    return guarded(() => this.reports.countDocuments({ targetId, status: 'Open', tenantId }));
+  }
+
+  /** A report with its target's open count, and the reporter's email when `withEmail` (read by `_id`). */
+  async findReport(tenantId: string, reportId: string, withEmail: boolean): Promise<ReportView | null> {
+    const report = await guarded(() => this.reports.findOne({ _id: reportId, tenantId }));
+    if (!report) return null;
+    const [targetOpenReports, contact] = await Promise.all([
+      this.openReports(tenantId, report.targetId),
+      withEmail && report.reporter.hasEmail
+        ? guarded(() => this.reportContacts.findOne({ _id: reportId, tenantId }))
+        : Promise.resolve(null),
+    ]);
+    return { ...report, targetOpenReports, ...(contact ? { email: contact.email } : {}) };
+  }
+
+  async pageReports(
+    tenantId: string,
+    criteria: Criteria<ReportState>,
+    request: PageRequest,
+  ): Promise<Page<ReportView>> {
+    const found = await page(this.reports, tenantId, criteria as Filter<ReportState>, request);
+    const items = await Promise.all(
+      found.items.map(async (report) => ({
+        ...report,
+        targetOpenReports: await this.openReports(tenantId, report.targetId),
+      })),
+    );
+    return { ...found, items };
   }
 
   pageAppeals(tenantId: string, criteria: Criteria<AppealDoc>, request: PageRequest): Promise<Page<AppealDoc>> {

@@ -1,5 +1,6 @@
 import type { DomainEvent } from '@vigil/proto';
 import { evolveRecord, type RecordState } from '../domain/record';
+import { evolveReport, reportClaimKey, type ReportState } from '../domain/report';
 import { evolveUser, type UserState } from '../domain/user';
 import type { EventStore } from './event-store';
 
@@ -7,17 +8,18 @@ export interface RebuildReport {
   events: number;
   records: number;
   users: number;
+  reports: number;
 }
 
 /**
- * Drops `records`, `users` and `appeals` and folds every stream again from `events`, then recounts each user's
- * flagged records. Run it with the moderators stopped (or accept that writes during the rebuild are re-projected
+ * Drops `records`, `users`, `appeals` and `reports` (with the claims of open reports) and folds every stream again
+ * from `events`, then recounts each user's flagged records. Run it with the moderators stopped (or accept that writes during the rebuild are re-projected
  * on their stream's next write).
  */
 export async function rebuildProjections(store: EventStore): Promise<RebuildReport> {
   await store.dropProjections();
 
-  const report: RebuildReport = { events: 0, records: 0, users: 0 };
+  const report: RebuildReport = { events: 0, records: 0, users: 0, reports: 0 };
   let stream: string | undefined;
   let events: DomainEvent[] = [];
   const flush = async () => {
@@ -27,6 +29,18 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
       for (const event of events) state = evolveRecord(state, event);
       await store.projectRecord(state);
       report.records += 1;
+    } else if (stream.startsWith('report-')) {
+      let state: ReportState | null = null;
+      for (const event of events) state = evolveReport(state, event);
+      await store.projectReport(state);
+      if (state?.status === 'Open') {
+        await store.claimReport(
+          reportClaimKey(state.tenantId, state.reporter, state.targetId),
+          state.tenantId,
+          state._id,
+        );
+      }
+      report.reports += 1;
     } else {
       let state: UserState | null = null;
       for (const event of events) state = evolveUser(state, event);

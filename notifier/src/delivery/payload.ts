@@ -1,6 +1,7 @@
 import {
   nestedUserOf,
   recordPayload,
+  reportPayload,
   userPayload,
   webhookBody,
   type SubjectView,
@@ -21,6 +22,9 @@ export async function buildBody(
   trigger: WebhookTrigger,
   { mayWait, view }: { mayWait: boolean; view?: SubjectView },
 ): Promise<BuiltBody> {
+  if (trigger.kind === 'report') {
+    return { kind: 'body', body: webhookBody(trigger, reportPayload(trigger), new Date()) };
+  }
   if (trigger.kind === 'record') {
     if (view?.kind === 'record') {
       const { user: nested, ...fields } = view.record;

@@ -2,6 +2,7 @@ import type { DomainEvent } from '@vigil/proto';
 import {
   deliveryIdOf,
   recordPayload,
+  reportPayload,
   subscribes,
   triggerOf,
   userPayload,
@@ -168,6 +169,63 @@ describe('payloads and body', () => {
         '"id":"usr_1","clientId":"u-1","protected":true,"status":"Suspended","statusUpdatedAt":"1767323045678",' +
         '"statusUpdatedVia":"Automation Flagged Record"}}',
     );
+  });
+});
+
+describe('report.decided', () => {
+  const decided = (data: Partial<Extract<DomainEvent, { type: 'ReportDecided' }>['data']> = {}): DomainEvent => ({
+    ...envelope,
+    stream: 'report-rpt_1',
+    type: 'ReportDecided',
+    data: {
+      reportId: 'rpt_1',
+      target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
+      reporter: { type: 'user', id: 'reader-1' },
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      outcome: 'Actioned',
+      action: 'Flag',
+      decisionId: 'mod_9',
+      reason: 'a fake shop',
+      actor: 'api_key:key_1',
+      ...data,
+    },
+  });
+
+  it('turns a decided report into report.decided, under the report id', () => {
+    const decision = triggerOf(decided());
+    expect(decision).toMatchObject({ kind: 'trigger', trigger: { kind: 'report', event: 'report.decided' } });
+    expect((decision as { trigger: WebhookTrigger }).trigger.subjectId).toBe('rpt_1');
+  });
+
+  it('writes the report, its target, the reporter by id and the outcome; never the actor', () => {
+    const trigger = (
+      triggerOf(decided({ outcome: 'NoAction', action: undefined, reason: 'satire' })) as {
+        trigger: Extract<WebhookTrigger, { kind: 'report' }>;
+      }
+    ).trigger;
+    expect(webhookBody(trigger, reportPayload(trigger), new Date(1800000000000))).toBe(
+      '{"event":"report.decided","timestamp":"1800000000000","id":"rpt_1","payload":{"id":"rpt_1",' +
+        '"target":{"type":"record","id":"rec_1","clientId":"post-1"},"reporter":{"type":"user","id":"reader-1"},' +
+        '"category":"STATEMENT_CATEGORY_SCAMS_AND_FRAUD","outcome":"NoAction","reason":"satire",' +
+        '"decidedAt":"1767323045678"}}',
+    );
+  });
+
+  it('makes no webhook of a received report', () => {
+    const received: DomainEvent = {
+      ...envelope,
+      stream: 'report-rpt_1',
+      type: 'ReportReceived',
+      data: {
+        reportId: 'rpt_1',
+        target: { type: 'user', id: 'usr_1', clientId: 'u-1' },
+        reporter: { type: 'user', id: 'reader-1', hasEmail: true },
+        category: 'STATEMENT_CATEGORY_VIOLENCE',
+        ground: 'INCOMPATIBLE_CONTENT',
+        explanation: 'threats',
+      },
+    };
+    expect(triggerOf(received)).toEqual({ kind: 'none' });
   });
 });
 

@@ -3,6 +3,11 @@ import type {
   DomainEvent,
   RecordDoc,
   RecordStatus,
+  ReportAction,
+  ReportCategory,
+  ReportOutcome,
+  ReporterType,
+  ReportTarget,
   UserDoc,
   UserStatus,
   Via,
@@ -44,6 +49,23 @@ export type WebhookTrigger =
       status: UserStatus;
       via: Via;
       at: Date;
+      version: number;
+    }
+  | {
+      /** A report's outcome: everything the body says comes from the event (no projection is read). */
+      kind: 'report';
+      event: 'report.decided';
+      /** The body's top-level `id`: the report id, the acknowledgement its reporter was given. */
+      subjectId: string;
+      tenantId: string;
+      target: ReportTarget;
+      reporter: { type: ReporterType; id: string };
+      category: ReportCategory;
+      outcome: ReportOutcome;
+      action?: ReportAction;
+      reason: string;
+      at: Date;
+      /** Version of the report stream the event is at. */
       version: number;
     };
 
@@ -108,6 +130,26 @@ export function triggerOf(event: DomainEvent): TriggerDecision {
         version: event.version,
       },
       view: data.view ? { kind: 'user', user: data.view } : undefined,
+    };
+  }
+  if (event.type === 'ReportDecided') {
+    const { data } = event;
+    return {
+      kind: 'trigger',
+      trigger: {
+        kind: 'report',
+        event: 'report.decided',
+        subjectId: data.reportId,
+        tenantId: event.tenantId,
+        target: data.target,
+        reporter: data.reporter,
+        category: data.category,
+        outcome: data.outcome,
+        ...(data.action !== undefined ? { action: data.action } : {}),
+        reason: data.reason,
+        at,
+        version: event.version,
+      },
     };
   }
   return { kind: 'none' };
@@ -194,6 +236,23 @@ export function userPayload(
     status: trigger.status,
     statusUpdatedAt: ms(trigger.at),
     statusUpdatedVia: trigger.via,
+  };
+}
+
+/**
+ * A report's outcome, for the platform to tell its reporter: the report, its target, the reporter by the platform's own
+ * id, and the decision. Never the reporter's email, nor the report's explanation.
+ */
+export function reportPayload(trigger: Extract<WebhookTrigger, { kind: 'report' }>): Record<string, unknown> {
+  return {
+    id: trigger.subjectId,
+    target: { type: trigger.target.type, id: trigger.target.id, clientId: trigger.target.clientId },
+    reporter: { type: trigger.reporter.type, id: trigger.reporter.id },
+    category: trigger.category,
+    outcome: trigger.outcome,
+    action: trigger.action,
+    reason: trigger.reason,
+    decidedAt: ms(trigger.at),
   };
 }
 

@@ -4,10 +4,14 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { Appeal as _vigil_moderation_v1_Appeal, Appeal__Output as _vigil_moderation_v1_Appeal__Output } from './vigil/moderation/v1/Appeal';
 import type { Content as _vigil_moderation_v1_Content, Content__Output as _vigil_moderation_v1_Content__Output } from './vigil/moderation/v1/Content';
 import type { CreateAppealRequest as _vigil_moderation_v1_CreateAppealRequest, CreateAppealRequest__Output as _vigil_moderation_v1_CreateAppealRequest__Output } from './vigil/moderation/v1/CreateAppealRequest';
+import type { CreateReportRequest as _vigil_moderation_v1_CreateReportRequest, CreateReportRequest__Output as _vigil_moderation_v1_CreateReportRequest__Output } from './vigil/moderation/v1/CreateReportRequest';
+import type { CreateReportResponse as _vigil_moderation_v1_CreateReportResponse, CreateReportResponse__Output as _vigil_moderation_v1_CreateReportResponse__Output } from './vigil/moderation/v1/CreateReportResponse';
 import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, DecideAppealRequest__Output as _vigil_moderation_v1_DecideAppealRequest__Output } from './vigil/moderation/v1/DecideAppealRequest';
+import type { DecideReportRequest as _vigil_moderation_v1_DecideReportRequest, DecideReportRequest__Output as _vigil_moderation_v1_DecideReportRequest__Output } from './vigil/moderation/v1/DecideReportRequest';
 import type { GetRecordEventsRequest as _vigil_moderation_v1_GetRecordEventsRequest, GetRecordEventsRequest__Output as _vigil_moderation_v1_GetRecordEventsRequest__Output } from './vigil/moderation/v1/GetRecordEventsRequest';
 import type { GetRecordEventsResponse as _vigil_moderation_v1_GetRecordEventsResponse, GetRecordEventsResponse__Output as _vigil_moderation_v1_GetRecordEventsResponse__Output } from './vigil/moderation/v1/GetRecordEventsResponse';
 import type { GetRecordRequest as _vigil_moderation_v1_GetRecordRequest, GetRecordRequest__Output as _vigil_moderation_v1_GetRecordRequest__Output } from './vigil/moderation/v1/GetRecordRequest';
+import type { GetReportRequest as _vigil_moderation_v1_GetReportRequest, GetReportRequest__Output as _vigil_moderation_v1_GetReportRequest__Output } from './vigil/moderation/v1/GetReportRequest';
 import type { GetUserEventsRequest as _vigil_moderation_v1_GetUserEventsRequest, GetUserEventsRequest__Output as _vigil_moderation_v1_GetUserEventsRequest__Output } from './vigil/moderation/v1/GetUserEventsRequest';
 import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsResponse, GetUserEventsResponse__Output as _vigil_moderation_v1_GetUserEventsResponse__Output } from './vigil/moderation/v1/GetUserEventsResponse';
 import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from './vigil/moderation/v1/GetUserRequest';
@@ -15,6 +19,8 @@ import type { ListAppealsRequest as _vigil_moderation_v1_ListAppealsRequest, Lis
 import type { ListAppealsResponse as _vigil_moderation_v1_ListAppealsResponse, ListAppealsResponse__Output as _vigil_moderation_v1_ListAppealsResponse__Output } from './vigil/moderation/v1/ListAppealsResponse';
 import type { ListRecordsRequest as _vigil_moderation_v1_ListRecordsRequest, ListRecordsRequest__Output as _vigil_moderation_v1_ListRecordsRequest__Output } from './vigil/moderation/v1/ListRecordsRequest';
 import type { ListRecordsResponse as _vigil_moderation_v1_ListRecordsResponse, ListRecordsResponse__Output as _vigil_moderation_v1_ListRecordsResponse__Output } from './vigil/moderation/v1/ListRecordsResponse';
+import type { ListReportsRequest as _vigil_moderation_v1_ListReportsRequest, ListReportsRequest__Output as _vigil_moderation_v1_ListReportsRequest__Output } from './vigil/moderation/v1/ListReportsRequest';
+import type { ListReportsResponse as _vigil_moderation_v1_ListReportsResponse, ListReportsResponse__Output as _vigil_moderation_v1_ListReportsResponse__Output } from './vigil/moderation/v1/ListReportsResponse';
 import type { ListUsersRequest as _vigil_moderation_v1_ListUsersRequest, ListUsersRequest__Output as _vigil_moderation_v1_ListUsersRequest__Output } from './vigil/moderation/v1/ListUsersRequest';
 import type { ListUsersResponse as _vigil_moderation_v1_ListUsersResponse, ListUsersResponse__Output as _vigil_moderation_v1_ListUsersResponse__Output } from './vigil/moderation/v1/ListUsersResponse';
 import type { ModerateRecordManuallyRequest as _vigil_moderation_v1_ModerateRecordManuallyRequest, ModerateRecordManuallyRequest__Output as _vigil_moderation_v1_ModerateRecordManuallyRequest__Output } from './vigil/moderation/v1/ModerateRecordManuallyRequest';
@@ -22,6 +28,10 @@ import type { ModerateRequest as _vigil_moderation_v1_ModerateRequest, ModerateR
 import type { ModerateResponse as _vigil_moderation_v1_ModerateResponse, ModerateResponse__Output as _vigil_moderation_v1_ModerateResponse__Output } from './vigil/moderation/v1/ModerateResponse';
 import type { ModerationServiceClient as _vigil_moderation_v1_ModerationServiceClient, ModerationServiceDefinition as _vigil_moderation_v1_ModerationServiceDefinition } from './vigil/moderation/v1/ModerationService';
 import type { Record as _vigil_moderation_v1_Record, Record__Output as _vigil_moderation_v1_Record__Output } from './vigil/moderation/v1/Record';
+import type { Report as _vigil_moderation_v1_Report, Report__Output as _vigil_moderation_v1_Report__Output } from './vigil/moderation/v1/Report';
+import type { ReportDecision as _vigil_moderation_v1_ReportDecision, ReportDecision__Output as _vigil_moderation_v1_ReportDecision__Output } from './vigil/moderation/v1/ReportDecision';
+import type { ReportTarget as _vigil_moderation_v1_ReportTarget, ReportTarget__Output as _vigil_moderation_v1_ReportTarget__Output } from './vigil/moderation/v1/ReportTarget';
+import type { Reporter as _vigil_moderation_v1_Reporter, Reporter__Output as _vigil_moderation_v1_Reporter__Output } from './vigil/moderation/v1/Reporter';
 import type { SetUserStatusRequest as _vigil_moderation_v1_SetUserStatusRequest, SetUserStatusRequest__Output as _vigil_moderation_v1_SetUserStatusRequest__Output } from './vigil/moderation/v1/SetUserStatusRequest';
 import type { StoredEvent as _vigil_moderation_v1_StoredEvent, StoredEvent__Output as _vigil_moderation_v1_StoredEvent__Output } from './vigil/moderation/v1/StoredEvent';
 import type { User as _vigil_moderation_v1_User, User__Output as _vigil_moderation_v1_User__Output } from './vigil/moderation/v1/User';
@@ -38,10 +48,14 @@ export interface ProtoGrpcType {
         Appeal: MessageTypeDefinition<_vigil_moderation_v1_Appeal, _vigil_moderation_v1_Appeal__Output>
         Content: MessageTypeDefinition<_vigil_moderation_v1_Content, _vigil_moderation_v1_Content__Output>
         CreateAppealRequest: MessageTypeDefinition<_vigil_moderation_v1_CreateAppealRequest, _vigil_moderation_v1_CreateAppealRequest__Output>
+        CreateReportRequest: MessageTypeDefinition<_vigil_moderation_v1_CreateReportRequest, _vigil_moderation_v1_CreateReportRequest__Output>
+        CreateReportResponse: MessageTypeDefinition<_vigil_moderation_v1_CreateReportResponse, _vigil_moderation_v1_CreateReportResponse__Output>
         DecideAppealRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideAppealRequest, _vigil_moderation_v1_DecideAppealRequest__Output>
+        DecideReportRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideReportRequest, _vigil_moderation_v1_DecideReportRequest__Output>
         GetRecordEventsRequest: MessageTypeDefinition<_vigil_moderation_v1_GetRecordEventsRequest, _vigil_moderation_v1_GetRecordEventsRequest__Output>
         GetRecordEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetRecordEventsResponse, _vigil_moderation_v1_GetRecordEventsResponse__Output>
         GetRecordRequest: MessageTypeDefinition<_vigil_moderation_v1_GetRecordRequest, _vigil_moderation_v1_GetRecordRequest__Output>
+        GetReportRequest: MessageTypeDefinition<_vigil_moderation_v1_GetReportRequest, _vigil_moderation_v1_GetReportRequest__Output>
         GetUserEventsRequest: MessageTypeDefinition<_vigil_moderation_v1_GetUserEventsRequest, _vigil_moderation_v1_GetUserEventsRequest__Output>
         GetUserEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetUserEventsResponse, _vigil_moderation_v1_GetUserEventsResponse__Output>
         GetUserRequest: MessageTypeDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_GetUserRequest__Output>
@@ -49,6 +63,8 @@ export interface ProtoGrpcType {
         ListAppealsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsResponse__Output>
         ListRecordsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsRequest__Output>
         ListRecordsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListRecordsResponse, _vigil_moderation_v1_ListRecordsResponse__Output>
+        ListReportsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListReportsRequest, _vigil_moderation_v1_ListReportsRequest__Output>
+        ListReportsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListReportsResponse, _vigil_moderation_v1_ListReportsResponse__Output>
         ListUsersRequest: MessageTypeDefinition<_vigil_moderation_v1_ListUsersRequest, _vigil_moderation_v1_ListUsersRequest__Output>
         ListUsersResponse: MessageTypeDefinition<_vigil_moderation_v1_ListUsersResponse, _vigil_moderation_v1_ListUsersResponse__Output>
         ModerateRecordManuallyRequest: MessageTypeDefinition<_vigil_moderation_v1_ModerateRecordManuallyRequest, _vigil_moderation_v1_ModerateRecordManuallyRequest__Output>
@@ -56,6 +72,10 @@ export interface ProtoGrpcType {
         ModerateResponse: MessageTypeDefinition<_vigil_moderation_v1_ModerateResponse, _vigil_moderation_v1_ModerateResponse__Output>
         ModerationService: SubtypeConstructor<typeof grpc.Client, _vigil_moderation_v1_ModerationServiceClient> & { service: _vigil_moderation_v1_ModerationServiceDefinition }
         Record: MessageTypeDefinition<_vigil_moderation_v1_Record, _vigil_moderation_v1_Record__Output>
+        Report: MessageTypeDefinition<_vigil_moderation_v1_Report, _vigil_moderation_v1_Report__Output>
+        ReportDecision: MessageTypeDefinition<_vigil_moderation_v1_ReportDecision, _vigil_moderation_v1_ReportDecision__Output>
+        ReportTarget: MessageTypeDefinition<_vigil_moderation_v1_ReportTarget, _vigil_moderation_v1_ReportTarget__Output>
+        Reporter: MessageTypeDefinition<_vigil_moderation_v1_Reporter, _vigil_moderation_v1_Reporter__Output>
         SetUserStatusRequest: MessageTypeDefinition<_vigil_moderation_v1_SetUserStatusRequest, _vigil_moderation_v1_SetUserStatusRequest__Output>
         StoredEvent: MessageTypeDefinition<_vigil_moderation_v1_StoredEvent, _vigil_moderation_v1_StoredEvent__Output>
         User: MessageTypeDefinition<_vigil_moderation_v1_User, _vigil_moderation_v1_User__Output>

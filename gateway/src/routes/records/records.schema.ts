@@ -31,6 +31,7 @@ export const RecordView = z.object({
   rules: z.array(z.string()),
   user: z.string().nullable(),
   passthrough: z.boolean(),
+  openReportsCount: z.number().int().meta({ description: 'Reports on this record not decided yet.' }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

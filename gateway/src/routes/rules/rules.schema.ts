@@ -79,6 +79,8 @@ export const SettingsPatchBody = z.strictObject({
         .optional(),
     })
     .optional(),
+  /** The whole list of trusted flaggers (Art. 22 DSA); it replaces the stored one. */
+  trustedFlaggers: TenantSettings.shape.trustedFlaggers.removeDefault().optional(),
   /** Payment enforcement: the tenant's Stripe key (null removes it). Stored encrypted, never shown again in full. */
   payments: z
     .strictObject({

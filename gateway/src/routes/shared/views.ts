@@ -4,6 +4,7 @@ import type { RpcResponse } from '../../grpc/moderator-client';
 import type { PaymentActionRecord } from '../../store/payment-action-log-store';
 import type { AppealView } from '../appeals/appeals.schema';
 import type { RecordView } from '../records/records.schema';
+import type { ReportView } from '../reports/reports.schema';
 import type { PaymentActionView, UserView } from '../users/users.schema';
 import type { EndpointView } from '../webhook-endpoints/webhook-endpoints.schema';
 import { parseMetadata } from './paging.schema';
@@ -27,6 +28,7 @@ export function toRecordView(record: RpcResponse<'getRecord'>): z.infer<typeof R
     rules: record.rules,
     user: record.userId ?? null,
     passthrough: record.passthrough,
+    openReportsCount: record.openReportsCount,
     createdAt: record.createdAt,
     updatedAt: record.updatedAt,
   };
@@ -46,6 +48,7 @@ export function toUserView(user: RpcResponse<'getUser'>, appealUrl: string | nul
     actionStatusCreatedAt: user.statusUpdatedAt ?? null,
     actionStatusVia: user.statusUpdatedVia ?? null,
     flaggedRecordsCount: user.flaggedRecordsCount,
+    openReportsCount: user.openReportsCount,
     appealUrl,
     createdAt: user.createdAt,
     updatedAt: user.updatedAt,
@@ -88,6 +91,48 @@ export function toAppealView(appeal: RpcResponse<'createAppeal'>): z.infer<typeo
     decisionReason: appeal.decisionReason ?? null,
     createdAt: appeal.createdAt,
     updatedAt: appeal.updatedAt,
+  };
+}
+
+/** A report as the API shows it; the reporter's email only where `withEmail` (a single report's read). */
+export function toReportView(
+  report: RpcResponse<'getReport'>,
+  { withEmail }: { withEmail: boolean },
+): z.infer<typeof ReportView> {
+  const { target, reporter, decision } = report;
+  return {
+    id: report.id,
+    status: report.status as z.infer<typeof ReportView>['status'],
+    target: {
+      type: (target?.type ?? 'record') as z.infer<typeof ReportView>['target']['type'],
+      id: target?.id ?? '',
+      clientId: target?.clientId ?? '',
+    },
+    reporter: {
+      type: (reporter?.type ?? 'user') as z.infer<typeof ReportView>['reporter']['type'],
+      id: reporter?.id ?? '',
+      name: reporter?.name ?? null,
+      email: withEmail ? (reporter?.email ?? null) : null,
+      hasEmail: reporter?.hasEmail ?? false,
+    },
+    category: report.category as z.infer<typeof ReportView>['category'],
+    ground: report.ground as z.infer<typeof ReportView>['ground'],
+    explanation: report.explanation,
+    legalGround: report.legalGround ?? null,
+    url: report.url ?? null,
+    goodFaith: report.goodFaith,
+    decision: decision
+      ? {
+          outcome: decision.outcome as NonNullable<z.infer<typeof ReportView>['decision']>['outcome'],
+          action: (decision.action ?? null) as NonNullable<z.infer<typeof ReportView>['decision']>['action'],
+          reason: decision.reason,
+          decisionId: decision.decisionId ?? null,
+          decidedAt: decision.decidedAt,
+        }
+      : null,
+    targetOpenReports: report.targetOpenReports,
+    createdAt: report.createdAt,
+    updatedAt: report.updatedAt,
   };
 }
 

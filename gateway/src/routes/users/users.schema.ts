@@ -29,6 +29,7 @@ export const UserView = z.object({
   actionStatusCreatedAt: z.string().nullable(),
   actionStatusVia: z.string().nullable(),
   flaggedRecordsCount: z.number().int(),
+  openReportsCount: z.number().int().meta({ description: 'Reports on this user not decided yet.' }),
   appealUrl: z
     .string()
     .nullable()

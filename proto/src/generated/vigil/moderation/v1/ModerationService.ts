@@ -4,10 +4,14 @@ import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
 import type { Appeal as _vigil_moderation_v1_Appeal, Appeal__Output as _vigil_moderation_v1_Appeal__Output } from '../../../vigil/moderation/v1/Appeal';
 import type { CreateAppealRequest as _vigil_moderation_v1_CreateAppealRequest, CreateAppealRequest__Output as _vigil_moderation_v1_CreateAppealRequest__Output } from '../../../vigil/moderation/v1/CreateAppealRequest';
+import type { CreateReportRequest as _vigil_moderation_v1_CreateReportRequest, CreateReportRequest__Output as _vigil_moderation_v1_CreateReportRequest__Output } from '../../../vigil/moderation/v1/CreateReportRequest';
+import type { CreateReportResponse as _vigil_moderation_v1_CreateReportResponse, CreateReportResponse__Output as _vigil_moderation_v1_CreateReportResponse__Output } from '../../../vigil/moderation/v1/CreateReportResponse';
 import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, DecideAppealRequest__Output as _vigil_moderation_v1_DecideAppealRequest__Output } from '../../../vigil/moderation/v1/DecideAppealRequest';
+import type { DecideReportRequest as _vigil_moderation_v1_DecideReportRequest, DecideReportRequest__Output as _vigil_moderation_v1_DecideReportRequest__Output } from '../../../vigil/moderation/v1/DecideReportRequest';
 import type { GetRecordEventsRequest as _vigil_moderation_v1_GetRecordEventsRequest, GetRecordEventsRequest__Output as _vigil_moderation_v1_GetRecordEventsRequest__Output } from '../../../vigil/moderation/v1/GetRecordEventsRequest';
 import type { GetRecordEventsResponse as _vigil_moderation_v1_GetRecordEventsResponse, GetRecordEventsResponse__Output as _vigil_moderation_v1_GetRecordEventsResponse__Output } from '../../../vigil/moderation/v1/GetRecordEventsResponse';
 import type { GetRecordRequest as _vigil_moderation_v1_GetRecordRequest, GetRecordRequest__Output as _vigil_moderation_v1_GetRecordRequest__Output } from '../../../vigil/moderation/v1/GetRecordRequest';
+import type { GetReportRequest as _vigil_moderation_v1_GetReportRequest, GetReportRequest__Output as _vigil_moderation_v1_GetReportRequest__Output } from '../../../vigil/moderation/v1/GetReportRequest';
 import type { GetUserEventsRequest as _vigil_moderation_v1_GetUserEventsRequest, GetUserEventsRequest__Output as _vigil_moderation_v1_GetUserEventsRequest__Output } from '../../../vigil/moderation/v1/GetUserEventsRequest';
 import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsResponse, GetUserEventsResponse__Output as _vigil_moderation_v1_GetUserEventsResponse__Output } from '../../../vigil/moderation/v1/GetUserEventsResponse';
 import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from '../../../vigil/moderation/v1/GetUserRequest';
@@ -15,12 +19,15 @@ import type { ListAppealsRequest as _vigil_moderation_v1_ListAppealsRequest, Lis
 import type { ListAppealsResponse as _vigil_moderation_v1_ListAppealsResponse, ListAppealsResponse__Output as _vigil_moderation_v1_ListAppealsResponse__Output } from '../../../vigil/moderation/v1/ListAppealsResponse';
 import type { ListRecordsRequest as _vigil_moderation_v1_ListRecordsRequest, ListRecordsRequest__Output as _vigil_moderation_v1_ListRecordsRequest__Output } from '../../../vigil/moderation/v1/ListRecordsRequest';
 import type { ListRecordsResponse as _vigil_moderation_v1_ListRecordsResponse, ListRecordsResponse__Output as _vigil_moderation_v1_ListRecordsResponse__Output } from '../../../vigil/moderation/v1/ListRecordsResponse';
+import type { ListReportsRequest as _vigil_moderation_v1_ListReportsRequest, ListReportsRequest__Output as _vigil_moderation_v1_ListReportsRequest__Output } from '../../../vigil/moderation/v1/ListReportsRequest';
+import type { ListReportsResponse as _vigil_moderation_v1_ListReportsResponse, ListReportsResponse__Output as _vigil_moderation_v1_ListReportsResponse__Output } from '../../../vigil/moderation/v1/ListReportsResponse';
 import type { ListUsersRequest as _vigil_moderation_v1_ListUsersRequest, ListUsersRequest__Output as _vigil_moderation_v1_ListUsersRequest__Output } from '../../../vigil/moderation/v1/ListUsersRequest';
 import type { ListUsersResponse as _vigil_moderation_v1_ListUsersResponse, ListUsersResponse__Output as _vigil_moderation_v1_ListUsersResponse__Output } from '../../../vigil/moderation/v1/ListUsersResponse';
 import type { ModerateRecordManuallyRequest as _vigil_moderation_v1_ModerateRecordManuallyRequest, ModerateRecordManuallyRequest__Output as _vigil_moderation_v1_ModerateRecordManuallyRequest__Output } from '../../../vigil/moderation/v1/ModerateRecordManuallyRequest';
 import type { ModerateRequest as _vigil_moderation_v1_ModerateRequest, ModerateRequest__Output as _vigil_moderation_v1_ModerateRequest__Output } from '../../../vigil/moderation/v1/ModerateRequest';
 import type { ModerateResponse as _vigil_moderation_v1_ModerateResponse, ModerateResponse__Output as _vigil_moderation_v1_ModerateResponse__Output } from '../../../vigil/moderation/v1/ModerateResponse';
 import type { Record as _vigil_moderation_v1_Record, Record__Output as _vigil_moderation_v1_Record__Output } from '../../../vigil/moderation/v1/Record';
+import type { Report as _vigil_moderation_v1_Report, Report__Output as _vigil_moderation_v1_Report__Output } from '../../../vigil/moderation/v1/Report';
 import type { SetUserStatusRequest as _vigil_moderation_v1_SetUserStatusRequest, SetUserStatusRequest__Output as _vigil_moderation_v1_SetUserStatusRequest__Output } from '../../../vigil/moderation/v1/SetUserStatusRequest';
 import type { User as _vigil_moderation_v1_User, User__Output as _vigil_moderation_v1_User__Output } from '../../../vigil/moderation/v1/User';
 
@@ -34,6 +41,15 @@ export interface ModerationServiceClient extends grpc.Client {
   createAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
   createAppeal(argument: _vigil_moderation_v1_CreateAppealRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
   
+  CreateReport(argument: _vigil_moderation_v1_CreateReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
+  CreateReport(argument: _vigil_moderation_v1_CreateReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
+  CreateReport(argument: _vigil_moderation_v1_CreateReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
+  CreateReport(argument: _vigil_moderation_v1_CreateReportRequest, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
+  createReport(argument: _vigil_moderation_v1_CreateReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
+  createReport(argument: _vigil_moderation_v1_CreateReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
+  createReport(argument: _vigil_moderation_v1_CreateReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
+  createReport(argument: _vigil_moderation_v1_CreateReportRequest, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
+  
   DecideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
   DecideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
   DecideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
@@ -42,6 +58,15 @@ export interface ModerationServiceClient extends grpc.Client {
   decideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
   decideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
   decideAppeal(argument: _vigil_moderation_v1_DecideAppealRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Appeal__Output>): grpc.ClientUnaryCall;
+  
+  DecideReport(argument: _vigil_moderation_v1_DecideReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  DecideReport(argument: _vigil_moderation_v1_DecideReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  DecideReport(argument: _vigil_moderation_v1_DecideReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  DecideReport(argument: _vigil_moderation_v1_DecideReportRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  decideReport(argument: _vigil_moderation_v1_DecideReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  decideReport(argument: _vigil_moderation_v1_DecideReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  decideReport(argument: _vigil_moderation_v1_DecideReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  decideReport(argument: _vigil_moderation_v1_DecideReportRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
   
   GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
   GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
@@ -60,6 +85,15 @@ export interface ModerationServiceClient extends grpc.Client {
   getRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
   getRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
   getRecordEvents(argument: _vigil_moderation_v1_GetRecordEventsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_GetRecordEventsResponse__Output>): grpc.ClientUnaryCall;
+  
+  GetReport(argument: _vigil_moderation_v1_GetReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  GetReport(argument: _vigil_moderation_v1_GetReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  GetReport(argument: _vigil_moderation_v1_GetReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  GetReport(argument: _vigil_moderation_v1_GetReportRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  getReport(argument: _vigil_moderation_v1_GetReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  getReport(argument: _vigil_moderation_v1_GetReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  getReport(argument: _vigil_moderation_v1_GetReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  getReport(argument: _vigil_moderation_v1_GetReportRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
   
   GetUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
   GetUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
@@ -96,6 +130,15 @@ export interface ModerationServiceClient extends grpc.Client {
   listRecords(argument: _vigil_moderation_v1_ListRecordsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
   listRecords(argument: _vigil_moderation_v1_ListRecordsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
   listRecords(argument: _vigil_moderation_v1_ListRecordsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
+  
+  ListReports(argument: _vigil_moderation_v1_ListReportsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListReportsResponse__Output>): grpc.ClientUnaryCall;
+  ListReports(argument: _vigil_moderation_v1_ListReportsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListReportsResponse__Output>): grpc.ClientUnaryCall;
+  ListReports(argument: _vigil_moderation_v1_ListReportsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListReportsResponse__Output>): grpc.ClientUnaryCall;
+  ListReports(argument: _vigil_moderation_v1_ListReportsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListReportsResponse__Output>): grpc.ClientUnaryCall;
+  listReports(argument: _vigil_moderation_v1_ListReportsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListReportsResponse__Output>): grpc.ClientUnaryCall;
+  listReports(argument: _vigil_moderation_v1_ListReportsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListReportsResponse__Output>): grpc.ClientUnaryCall;
+  listReports(argument: _vigil_moderation_v1_ListReportsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListReportsResponse__Output>): grpc.ClientUnaryCall;
+  listReports(argument: _vigil_moderation_v1_ListReportsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListReportsResponse__Output>): grpc.ClientUnaryCall;
   
   ListUsers(argument: _vigil_moderation_v1_ListUsersRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
   ListUsers(argument: _vigil_moderation_v1_ListUsersRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListUsersResponse__Output>): grpc.ClientUnaryCall;
@@ -138,11 +181,17 @@ export interface ModerationServiceClient extends grpc.Client {
 export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementation {
   CreateAppeal: grpc.handleUnaryCall<_vigil_moderation_v1_CreateAppealRequest__Output, _vigil_moderation_v1_Appeal>;
   
+  CreateReport: grpc.handleUnaryCall<_vigil_moderation_v1_CreateReportRequest__Output, _vigil_moderation_v1_CreateReportResponse>;
+  
   DecideAppeal: grpc.handleUnaryCall<_vigil_moderation_v1_DecideAppealRequest__Output, _vigil_moderation_v1_Appeal>;
+  
+  DecideReport: grpc.handleUnaryCall<_vigil_moderation_v1_DecideReportRequest__Output, _vigil_moderation_v1_Report>;
   
   GetRecord: grpc.handleUnaryCall<_vigil_moderation_v1_GetRecordRequest__Output, _vigil_moderation_v1_Record>;
   
   GetRecordEvents: grpc.handleUnaryCall<_vigil_moderation_v1_GetRecordEventsRequest__Output, _vigil_moderation_v1_GetRecordEventsResponse>;
+  
+  GetReport: grpc.handleUnaryCall<_vigil_moderation_v1_GetReportRequest__Output, _vigil_moderation_v1_Report>;
   
   GetUser: grpc.handleUnaryCall<_vigil_moderation_v1_GetUserRequest__Output, _vigil_moderation_v1_User>;
   
@@ -151,6 +200,8 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   ListAppeals: grpc.handleUnaryCall<_vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse>;
   
   ListRecords: grpc.handleUnaryCall<_vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse>;
+  
+  ListReports: grpc.handleUnaryCall<_vigil_moderation_v1_ListReportsRequest__Output, _vigil_moderation_v1_ListReportsResponse>;
   
   ListUsers: grpc.handleUnaryCall<_vigil_moderation_v1_ListUsersRequest__Output, _vigil_moderation_v1_ListUsersResponse>;
   
@@ -164,13 +215,17 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
 
 export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
   CreateAppeal: MethodDefinition<_vigil_moderation_v1_CreateAppealRequest, _vigil_moderation_v1_Appeal, _vigil_moderation_v1_CreateAppealRequest__Output, _vigil_moderation_v1_Appeal__Output>
+  CreateReport: MethodDefinition<_vigil_moderation_v1_CreateReportRequest, _vigil_moderation_v1_CreateReportResponse, _vigil_moderation_v1_CreateReportRequest__Output, _vigil_moderation_v1_CreateReportResponse__Output>
   DecideAppeal: MethodDefinition<_vigil_moderation_v1_DecideAppealRequest, _vigil_moderation_v1_Appeal, _vigil_moderation_v1_DecideAppealRequest__Output, _vigil_moderation_v1_Appeal__Output>
+  DecideReport: MethodDefinition<_vigil_moderation_v1_DecideReportRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_DecideReportRequest__Output, _vigil_moderation_v1_Report__Output>
   GetRecord: MethodDefinition<_vigil_moderation_v1_GetRecordRequest, _vigil_moderation_v1_Record, _vigil_moderation_v1_GetRecordRequest__Output, _vigil_moderation_v1_Record__Output>
   GetRecordEvents: MethodDefinition<_vigil_moderation_v1_GetRecordEventsRequest, _vigil_moderation_v1_GetRecordEventsResponse, _vigil_moderation_v1_GetRecordEventsRequest__Output, _vigil_moderation_v1_GetRecordEventsResponse__Output>
+  GetReport: MethodDefinition<_vigil_moderation_v1_GetReportRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_GetReportRequest__Output, _vigil_moderation_v1_Report__Output>
   GetUser: MethodDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_User, _vigil_moderation_v1_GetUserRequest__Output, _vigil_moderation_v1_User__Output>
   GetUserEvents: MethodDefinition<_vigil_moderation_v1_GetUserEventsRequest, _vigil_moderation_v1_GetUserEventsResponse, _vigil_moderation_v1_GetUserEventsRequest__Output, _vigil_moderation_v1_GetUserEventsResponse__Output>
   ListAppeals: MethodDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse__Output>
   ListRecords: MethodDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsResponse, _vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse__Output>
+  ListReports: MethodDefinition<_vigil_moderation_v1_ListReportsRequest, _vigil_moderation_v1_ListReportsResponse, _vigil_moderation_v1_ListReportsRequest__Output, _vigil_moderation_v1_ListReportsResponse__Output>
   ListUsers: MethodDefinition<_vigil_moderation_v1_ListUsersRequest, _vigil_moderation_v1_ListUsersResponse, _vigil_moderation_v1_ListUsersRequest__Output, _vigil_moderation_v1_ListUsersResponse__Output>
   Moderate: MethodDefinition<_vigil_moderation_v1_ModerateRequest, _vigil_moderation_v1_ModerateResponse, _vigil_moderation_v1_ModerateRequest__Output, _vigil_moderation_v1_ModerateResponse__Output>
   ModerateRecordManually: MethodDefinition<_vigil_moderation_v1_ModerateRecordManuallyRequest, _vigil_moderation_v1_Record, _vigil_moderation_v1_ModerateRecordManuallyRequest__Output, _vigil_moderation_v1_Record__Output>

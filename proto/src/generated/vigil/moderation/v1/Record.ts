@@ -21,6 +21,7 @@ export interface Record {
   'version'?: (number | string | Long);
   'reasons'?: (string)[];
   'rules'?: (string)[];
+  'openReportsCount'?: (number);
   '_clientUrl'?: "clientUrl";
   '_name'?: "name";
   '_metadataJson'?: "metadataJson";
@@ -49,6 +50,7 @@ export interface Record__Output {
   'version': (number);
   'reasons': (string)[];
   'rules': (string)[];
+  'openReportsCount': (number);
   '_clientUrl'?: "clientUrl";
   '_name'?: "name";
   '_metadataJson'?: "metadataJson";

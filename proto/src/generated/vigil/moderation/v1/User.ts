@@ -18,6 +18,7 @@ export interface User {
   'createdAt'?: (string);
   'updatedAt'?: (string);
   'version'?: (number | string | Long);
+  'openReportsCount'?: (number);
   '_clientUrl'?: "clientUrl";
   '_email'?: "email";
   '_name'?: "name";
@@ -44,6 +45,7 @@ export interface User__Output {
   'createdAt': (string);
   'updatedAt': (string);
   'version': (number);
+  'openReportsCount': (number);
   '_clientUrl'?: "clientUrl";
   '_email'?: "email";
   '_name'?: "name";

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import { LIMITS, ReportAction } from '@vigil/proto';
+import { parseWith } from '../http/validate';
+import type { ReportView } from '../routes/reports/reports.schema';
+import { toReportView } from '../routes/shared/views';
+import { html } from './html';
+import { actorOf, callMeta, param, Reason, render, tenantOf, csrfOf, type ConsolePages } from './page';
+import { formOf } from './security';
+import { badge, when } from './views';
+
+/** Open reports read per kind (trusted flaggers', the others') for one queue page. */
+const QUEUE_READ = 100;
+
+type Report = z.infer<typeof ReportView>;
+
+/**
+ * The review order: trusted flaggers' reports first (Art. 22 DSA), then reports on the targets with the most open
+ * reports, then the oldest. Each kind is read oldest first through the `tenant_sort` index, so the queue holds the 100
+ * oldest open reports of each kind, ordered here.
+ */
+export function queueOrder(reports: Report[]): Report[] {
+  return [...reports].sort(
+    (a, b) =>
+      Number(b.reporter.type === 'trusted_flagger') - Number(a.reporter.type === 'trusted_flagger') ||
+      b.targetOpenReports - a.targetOpenReports ||
+      a.createdAt.localeCompare(b.createdAt) ||
+      a.id.localeCompare(b.id),
+  );
+}
+
+const DecisionForm = z.object({
+  outcome: z.enum(['Actioned', 'NoAction']),
+  action: z.preprocess((value) => (value === '' ? undefined : value), ReportAction.optional()),
+  reason: Reason,
+});
+
+const targetLink = (report: Report) =>
+  report.target.type === 'record'
+    ? html`<a href="/console/records/${report.target.id}">record ${report.target.clientId}</a>`
+    : html`<a href="/console/users/${report.target.id}">user ${report.target.clientId}</a>`;
+
+/** The reports queue, and a decision on each report: act on its target, or no action with a reason. */
+export function reportPages({ router, deps, change }: ConsolePages): void {
+  router.get('/reports', async (ctx) => {
+    const read = (trusted: boolean) =>
+      deps.moderator.call(
+        'listReports',
+        { tenantId: tenantOf(ctx), limit: QUEUE_READ, status: 'Open', trusted },
+        callMeta(ctx),
+      );
+    const [trusted, others] = await Promise.all([read(true), read(false)]);
+    const reports = queueOrder(
+      [...trusted.reports, ...others.reports].map((report) => toReportView(report, { withEmail: false })),
+    );
+    const more = trusted.hasMore || others.hasMore;
+    render(
+      ctx,
+      'Reports',
+      html`${reports.length === 0 ? html`<p class="empty">No open reports.</p>` : null}
+      ${reports.map((report) => {
+        const actions: Array<[string, string]> =
+          report.target.type === 'record'
+            ? [['Flag', 'Flag the record']]
+            : [
+                ['Suspend', 'Suspend the user'],
+                ['Ban', 'Ban the user'],
+              ];
+        return html`<article class="card report" data-row data-id="${report.id}">
+          <header>
+            ${
+              report.reporter.type === 'trusted_flagger'
+                ? html`<strong class="badge trusted"
+                    >Trusted flagger: ${report.reporter.name ?? report.reporter.id}</strong
+                  >`
+                : html`<span>Reported by ${report.reporter.id}</span>`
+            }
+            · ${targetLink(report)} · <span class="open-count">${report.targetOpenReports} open</span> ·
+            ${when(report.createdAt)}
+          </header>
+          <p>
+            ${badge(report.ground === 'ILLEGAL_CONTENT' ? 'Illegal content' : 'Against the terms')}
+            <code>${report.category}</code>
+          </p>
+          <blockquote class="report-text">${report.explanation}</blockquote>
+          ${
+            report.legalGround
+              ? html`<p>Legal ground: ${report.legalGround} · URL: <code>${report.url ?? ''}</code></p>`
+              : null
+          }
+          <form method="post" action="/console/reports/${report.id}/decision" class="decision">
+            ${csrfOf(ctx)}
+            <label>Reason <textarea name="reason" required maxlength="${LIMITS.reason}" rows="2"></textarea></label>
+            <input type="hidden" name="outcome" value="Actioned" />
+            ${actions.map(
+              ([action, label]) => html`<button type="submit" name="action" value="${action}">${label}</button>`,
+            )}
+            <button type="submit" name="outcome" value="NoAction" class="secondary">No action</button>
+          </form>
+        </article>`;
+      })}
+      ${more ? html`<p class="muted">More open reports wait behind these; decide some to see them.</p>` : null}`,
+      '/console/reports',
+    );
+  });
+
+  router.post('/reports/:id/decision', ...change, async (ctx) => {
+    // "No action" sends outcome twice (the hidden Actioned, then its own, in form order); formOf keeps the last one.
+    const input = parseWith(DecisionForm, formOf(ctx), 'decision form');
+    await deps.moderator.call(
+      'decideReport',
+      {
+        tenantId: tenantOf(ctx),
+        reportId: param(ctx, 'id'),
+        outcome: input.outcome,
+        action: input.action,
+        reason: input.reason,
+        actor: actorOf(ctx),
+      },
+      callMeta(ctx),
+    );
+    ctx.redirect('/console/reports');
+  });
+}

@@ -1,0 +1,132 @@
+import { ConflictError, NotFoundError, ValidationError } from './errors';
+import type { PendingEvent } from './events';
+import {
+  checkDecision,
+  decideReport,
+  evolveReport,
+  type ReportCommand,
+  type ReportDecision,
+  type ReportInput,
+  type ReportState,
+} from './report';
+import { stamp } from './test-kit';
+
+const input = (extra: Partial<ReportInput> = {}): ReportInput => ({
+  target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
+  reporter: { type: 'user', id: 'reader-1', hasEmail: false },
+  category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+  ground: 'INCOMPATIBLE_CONTENT',
+  explanation: 'a fake shop',
+  goodFaith: false,
+  ...extra,
+});
+const receive = (extra: Partial<ReportInput> = {}): ReportCommand => ({
+  type: 'ReceiveReport',
+  reportId: 'rpt_1',
+  input: input(extra),
+});
+const decide = (decision: Partial<ReportDecision>, decisionId?: string): ReportCommand => ({
+  type: 'DecideReport',
+  decision: { outcome: 'NoAction', reason: 'not a scam', actor: 'alice', ...decision },
+  decisionId,
+});
+
+function run(commands: ReportCommand[]): { state: ReportState | null; last: PendingEvent[] } {
+  let state: ReportState | null = null;
+  let last: PendingEvent[] = [];
+  for (const command of commands) {
+    last = decideReport(state, command);
+    for (const event of stamp('report-rpt_1', last, (state?.version ?? 0) + 1)) state = evolveReport(state, event);
+  }
+  return { state, last };
+}
+
+const summary = (events: PendingEvent[]) =>
+  events.map((event) =>
+    event.type === 'ReportDecided'
+      ? `${event.data.outcome}${event.data.action ? ` ${event.data.action}` : ''}`
+      : event.type,
+  );
+
+describe('report stream', () => {
+  it.each<[string, ReportCommand[], string[], 'Open' | 'Decided']>([
+    ['receives a report, open', [receive()], ['ReportReceived'], 'Open'],
+    ['receives a report once under one id', [receive(), receive({ explanation: 'again' })], [], 'Open'],
+    ['decides no action with a reason', [receive(), decide({})], ['NoAction'], 'Decided'],
+    [
+      'decides to flag a reported record',
+      [receive(), decide({ outcome: 'Actioned', action: 'Flag' }, 'mod_1')],
+      ['Actioned Flag'],
+      'Decided',
+    ],
+    [
+      'decides to ban a reported user',
+      [
+        receive({ target: { type: 'user', id: 'usr_1', clientId: 'u1' } }),
+        decide({ outcome: 'Actioned', action: 'Ban' }, 'act_1'),
+      ],
+      ['Actioned Ban'],
+      'Decided',
+    ],
+    ['records the same decision once', [receive(), decide({}), decide({ reason: 'twice' })], [], 'Decided'],
+  ])('%s', (_name, commands, events, status) => {
+    const { state, last } = run(commands);
+    expect(summary(last)).toEqual(events);
+    expect(state?.status).toBe(status);
+  });
+
+  it.each<[string, ReportCommand[], new (...args: never[]) => Error]>([
+    ['refuses to decide a report that does not exist', [decide({})], NotFoundError],
+    [
+      'refuses a different decision on a decided report',
+      [receive(), decide({}), decide({ outcome: 'Actioned', action: 'Flag' })],
+      ConflictError,
+    ],
+    ['refuses to suspend a record', [receive(), decide({ outcome: 'Actioned', action: 'Suspend' })], ValidationError],
+    [
+      'refuses to flag a user',
+      [
+        receive({ target: { type: 'user', id: 'usr_1', clientId: 'u1' } }),
+        decide({ outcome: 'Actioned', action: 'Flag' }),
+      ],
+      ValidationError,
+    ],
+    ['refuses to act without an action', [receive(), decide({ outcome: 'Actioned' })], ValidationError],
+    ['refuses an action with no action', [receive(), decide({ action: 'Flag' })], ValidationError],
+    ['refuses a decision without a reason', [receive(), decide({ reason: '  ' })], ValidationError],
+    [
+      'refuses a notice of illegal content without its URL',
+      [receive({ ground: 'ILLEGAL_CONTENT', legalGround: 'StGB §130', goodFaith: true })],
+      ValidationError,
+    ],
+  ])('%s', (_name, commands, error) => {
+    expect(() => run(commands)).toThrow(error);
+  });
+
+  it('keeps the notice fields of illegal content, and drops them for content against the terms', () => {
+    const notice = { legalGround: 'StGB §130', url: 'https://example.com/p/1', goodFaith: true };
+    const illegal = run([receive({ ground: 'ILLEGAL_CONTENT', ...notice })]).state!;
+    expect(illegal).toMatchObject({ ...notice, trusted: false, targetId: 'rec_1' });
+    const terms = run([receive(notice)]).state!;
+    expect(terms.legalGround).toBeUndefined();
+    expect(terms.url).toBeUndefined();
+    expect(terms.goodFaith).toBe(false);
+  });
+
+  it('marks a trusted flagger’s report as trusted, and names the decision it made', () => {
+    const { state } = run([
+      receive({ reporter: { type: 'trusted_flagger', id: 'tf-1', name: 'Hotline', hasEmail: false } }),
+      decide({ outcome: 'Actioned', action: 'Flag' }, 'mod_9'),
+    ]);
+    expect(state).toMatchObject({
+      trusted: true,
+      decision: { outcome: 'Actioned', action: 'Flag', decisionId: 'mod_9' },
+    });
+  });
+
+  it('says a repeated decision is a repeat before anything acts on the target', () => {
+    const { state } = run([receive(), decide({})]);
+    expect(checkDecision(state, { outcome: 'NoAction', reason: 'x', actor: 'bob' })).toBe('repeat');
+    expect(checkDecision(run([receive()]).state, { outcome: 'NoAction', reason: 'x', actor: 'bob' })).toBe('new');
+  });
+});

@@ -1,0 +1,217 @@
+import { createHash } from 'node:crypto';
+import type {
+  DomainEvent,
+  ReportAction,
+  ReportCategory,
+  ReportGround,
+  ReportOutcome,
+  ReportReporter,
+  ReportStatus,
+  ReportTarget,
+} from '@vigil/proto';
+import { ConflictError, NotFoundError, ValidationError } from './errors';
+import type { PendingEvent } from './events';
+
+/**
+ * A report stream folded: the `reports` projection document. `targetId`, `status` and `trusted` sit at the top level
+ * because FerretDB serves only equalities on top-level fields from an index (the queue and the open counts filter on
+ * them).
+ */
+export interface ReportState {
+  _id: string;
+  tenantId: string;
+  target: ReportTarget;
+  targetId: string;
+  reporter: ReportReporter;
+  /** The reporter is a trusted flagger (Art. 22 DSA): first in the review queue. */
+  trusted: boolean;
+  category: ReportCategory;
+  ground: ReportGround;
+  explanation: string;
+  legalGround?: string;
+  url?: string;
+  goodFaith: boolean;
+  status: ReportStatus;
+  decision?: {
+    outcome: ReportOutcome;
+    action?: ReportAction;
+    reason: string;
+    decisionId?: string;
+    actor?: string;
+    decidedAt: Date;
+  };
+  version: number;
+  lastEventId: string;
+  sort: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ReportInput {
+  target: ReportTarget;
+  reporter: ReportReporter;
+  category: ReportCategory;
+  ground: ReportGround;
+  explanation: string;
+  legalGround?: string;
+  url?: string;
+  goodFaith: boolean;
+}
+
+export interface ReportDecision {
+  outcome: ReportOutcome;
+  action?: ReportAction;
+  reason: string;
+  actor: string;
+}
+
+export type ReportCommand =
+  | { type: 'ReceiveReport'; reportId: string; input: ReportInput }
+  | { type: 'DecideReport'; decision: ReportDecision; decisionId?: string };
+
+const ACTIONS_ON = { record: ['Flag'], user: ['Suspend', 'Ban'] } as const;
+
+const invalid = (path: string, message: string) =>
+  new ValidationError(message, { issues: [{ path: [path], message }] });
+
+/**
+ * Whether `decision` is new on this report (`new`), or the one already made (`repeat`: a form sent twice, a retried
+ * call); throws when it cannot be made. The use case asks before it acts on the target, so that a refused decision
+ * changes nothing.
+ */
+export function checkDecision(state: ReportState | null, decision: ReportDecision): 'new' | 'repeat' {
+  if (!state) throw new NotFoundError('report not found');
+  if (decision.outcome === 'Actioned') {
+    const allowed: readonly string[] = ACTIONS_ON[state.target.type];
+    if (decision.action === undefined || !allowed.includes(decision.action)) {
+      throw invalid('action', `acting on a reported ${state.target.type} is one of ${allowed.join(', ')}`);
+    }
+  } else if (decision.action !== undefined) {
+    throw invalid('action', 'no action is taken with NoAction');
+  }
+  if (decision.reason.trim() === '') throw invalid('reason', 'a decision gives its reason');
+  const made = state.decision;
+  if (!made) return 'new';
+  if (made.outcome === decision.outcome && made.action === decision.action) return 'repeat';
+  throw new ConflictError('the report is already decided', { reportId: state._id });
+}
+
+export function decideReport(state: ReportState | null, command: ReportCommand): PendingEvent[] {
+  switch (command.type) {
+    case 'ReceiveReport': {
+      // The stream exists: a report completed under this id by another request of the same reporter (see the claim
+      // in the use case). Nothing new.
+      if (state) return [];
+      const { input } = command;
+      const notice = input.ground === 'ILLEGAL_CONTENT';
+      if (notice && (!input.legalGround || !input.url || !input.goodFaith)) {
+        throw invalid(
+          'legalGround',
+          'a notice of illegal content gives its legal ground, URL and good-faith statement',
+        );
+      }
+      return [
+        {
+          type: 'ReportReceived',
+          data: {
+            reportId: command.reportId,
+            target: input.target,
+            reporter: input.reporter,
+            category: input.category,
+            ground: input.ground,
+            explanation: input.explanation,
+            ...(notice ? { legalGround: input.legalGround, url: input.url, goodFaith: true } : {}),
+          },
+        },
+      ];
+    }
+    case 'DecideReport': {
+      if (checkDecision(state, command.decision) === 'repeat') return [];
+      const current = state as ReportState;
+      const { decision } = command;
+      return [
+        {
+          type: 'ReportDecided',
+          data: {
+            reportId: current._id,
+            target: current.target,
+            reporter: { type: current.reporter.type, id: current.reporter.id },
+            category: current.category,
+            outcome: decision.outcome,
+            action: decision.action,
+            decisionId: command.decisionId,
+            reason: decision.reason,
+            actor: decision.actor || undefined,
+          },
+        },
+      ];
+    }
+  }
+}
+
+export function evolveReport(state: ReportState | null, event: DomainEvent): ReportState {
+  const at = new Date(event.occurredAt);
+  switch (event.type) {
+    case 'ReportReceived': {
+      const { data } = event;
+      const received: ReportState = {
+        _id: data.reportId,
+        tenantId: event.tenantId,
+        target: data.target,
+        targetId: data.target.id,
+        reporter: data.reporter,
+        trusted: data.reporter.type === 'trusted_flagger',
+        category: data.category,
+        ground: data.ground,
+        explanation: data.explanation,
+        goodFaith: data.goodFaith ?? false,
+        status: 'Open',
+        version: event.version,
+        lastEventId: event.id,
+        sort: event.id,
+        createdAt: at,
+        updatedAt: at,
+      };
+      if (data.legalGround !== undefined) received.legalGround = data.legalGround;
+      if (data.url !== undefined) received.url = data.url;
+      return received;
+    }
+    case 'ReportDecided': {
+      if (!state) throw new Error(`event ${event.type} at version ${event.version} before the stream started`);
+      const { data } = event;
+      const decision: NonNullable<ReportState['decision']> = {
+        outcome: data.outcome,
+        reason: data.reason,
+        decidedAt: at,
+      };
+      if (data.action !== undefined) decision.action = data.action;
+      if (data.decisionId !== undefined) decision.decisionId = data.decisionId;
+      if (data.actor !== undefined) decision.actor = data.actor;
+      return {
+        ...state,
+        status: 'Decided',
+        decision,
+        version: event.version,
+        lastEventId: event.id,
+        updatedAt: at,
+      };
+    }
+    default:
+      throw new Error(`event ${event.type} does not belong to a report stream`);
+  }
+}
+
+/**
+ * The claim a reporter's open report holds on its target (see COLLECTIONS.reportClaims): a digest of the tenant, the
+ * reporter and the target, so that equal reporters of different tenants never meet.
+ */
+export function reportClaimKey(
+  tenantId: string,
+  reporter: Pick<ReportReporter, 'type' | 'id'>,
+  targetId: string,
+): string {
+  const digest = createHash('sha256')
+    .update([tenantId, reporter.type, reporter.id, targetId].join('\u0000'))
+    .digest('hex');
+  return `rcl_${digest.slice(0, 32)}`;
+}

@@ -1,0 +1,187 @@
+import {
+  recordIdFor,
+  ulid,
+  userIdFor,
+  type ReportCategory,
+  type ReportGround,
+  type ReporterType,
+  type ReportTarget,
+  type ReportTargetType,
+} from '@vigil/proto';
+import { LIMITS, checkLength } from '../domain/bounds';
+import { ConflictError, NotFoundError, ValidationError } from '../domain/errors';
+import { checkDecision, reportClaimKey, type ReportDecision, type ReportState } from '../domain/report';
+import { stageReport, type StageContext } from '../domain/stream';
+import type { EventStore } from '../store/event-store';
+import type { TenantConfigCache } from '../store/tenant-config';
+import type { ModerationService } from './moderation-service';
+import type { StreamWriter } from './stream-writer';
+
+export interface ReportDeps {
+  store: EventStore;
+  tenants: TenantConfigCache;
+  writer: StreamWriter;
+  /** The manual decision paths a report's decision acts through. */
+  decisions: Pick<ModerationService, 'moderateManually' | 'setUserStatus'>;
+}
+
+export interface CreateReportInput {
+  tenantId: string;
+  correlationId: string;
+  target: { type: ReportTargetType; id?: string; clientId?: string };
+  reporter: { type: ReporterType; id: string; email?: string };
+  category: ReportCategory;
+  ground: ReportGround;
+  explanation: string;
+  legalGround?: string;
+  url?: string;
+  goodFaith: boolean;
+}
+
+/** Rounds of claiming a reporter's open report on a target: each lost one means a claim was released meanwhile. */
+const CLAIM_ROUNDS = 4;
+
+const invalid = (path: string[], message: string) => new ValidationError(message, { issues: [{ path, message }] });
+
+/**
+ * Receives a report, or answers with the reporter's open report on the same target (`duplicate`). The claim on the
+ * (reporter, target) pair is inserted first; the report's stream follows. A claim whose report has no stream yet (its
+ * request is in flight, or failed after claiming) is completed under the claimed id with this request's report, so a
+ * failure never leaves a claim that blocks the reporter.
+ */
+export async function createReport(
+  deps: ReportDeps,
+  input: CreateReportInput,
+): Promise<{ report: ReportState; duplicate: boolean }> {
+  checkLength(input.explanation, LIMITS.reportExplanation, 'explanation');
+  checkLength(input.legalGround, LIMITS.reportLegalGround, 'legalGround');
+  checkLength(input.url, LIMITS.url, 'url');
+  checkLength(input.reporter.id, LIMITS.reporterId, 'reporter.id');
+  checkLength(input.reporter.email, LIMITS.email, 'reporter.email');
+  const target = await resolveTarget(deps.store, input.tenantId, input.target);
+  const reporter = await resolveReporter(deps.tenants, input.tenantId, input.reporter);
+  const key = reportClaimKey(input.tenantId, reporter, target.id);
+  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
+  const report = {
+    target,
+    reporter,
+    category: input.category,
+    ground: input.ground,
+    explanation: input.explanation,
+    legalGround: input.legalGround,
+    url: input.url,
+    goodFaith: input.goodFaith,
+  };
+  for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
+    const reportId = `rpt_${ulid()}`;
+    const holder = await deps.store.claimReport(key, input.tenantId, reportId);
+    if (holder === '') continue;
+    const id = holder ?? reportId;
+    const result = await deps.writer.retrying(async () => {
+      const loaded = await deps.store.loadReport(id);
+      const existed = loaded.state !== null;
+      const staged = stageReport(loaded, { type: 'ReceiveReport', reportId: id, input: report }, context);
+      await deps.writer.commit(staged);
+      return { report: staged.state as ReportState, duplicate: existed };
+    });
+    if (result.report.status === 'Decided') {
+      // A decided report whose release did not happen (its decision failed after committing): release it, claim again.
+      await deps.store.releaseReportClaim(key, id);
+      continue;
+    }
+    // The email is kept only once the report it belongs to exists; a duplicate's email is not kept (the first report's
+    // reporter is the same person, and gave or withheld theirs then).
+    if (!result.duplicate && input.reporter.email) {
+      await deps.store.saveReportContact(id, input.tenantId, input.reporter.email);
+    }
+    return result;
+  }
+  throw new ConflictError('the report could not be claimed; try again');
+}
+
+/**
+ * Decides an open report: acts on its target through the manual decision paths (an event on the target's stream,
+ * with its webhook and user follow-ups like any other), then records the decision on the report's stream and releases
+ * the reporter's claim. A decision already made is answered as made; a refused action (a protected target) leaves the
+ * report open.
+ */
+export async function decideReport(
+  deps: ReportDeps,
+  input: { tenantId: string; reportId: string; decision: ReportDecision; correlationId: string },
+): Promise<ReportState> {
+  checkLength(input.decision.reason, LIMITS.reason, 'reason');
+  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
+  const loadOwn = async () => {
+    const loaded = await deps.store.loadReport(input.reportId);
+    if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
+    return loaded;
+  };
+  const first = await loadOwn();
+  let decisionId: string | undefined;
+  if (checkDecision(first.state, input.decision) === 'new' && input.decision.outcome === 'Actioned') {
+    decisionId = await act(deps, first.state as ReportState, input.decision, input.correlationId);
+  }
+  const decided = await deps.writer.retrying(async (fresh) => {
+    const loaded = fresh ? await loadOwn() : first;
+    const staged = stageReport(loaded, { type: 'DecideReport', decision: input.decision, decisionId }, context);
+    await deps.writer.commit(staged);
+    return staged.state as ReportState;
+  });
+  await deps.store.releaseReportClaim(reportClaimKey(input.tenantId, decided.reporter, decided.targetId), decided._id);
+  return decided;
+}
+
+/** Flags the reported record, or suspends or bans the reported user, by hand; returns the decision's id. */
+async function act(deps: ReportDeps, report: ReportState, decision: ReportDecision, correlationId: string) {
+  const { tenantId } = report;
+  const common = { tenantId, reason: decision.reason, actor: decision.actor, correlationId };
+  if (report.target.type === 'record') {
+    const moderationId = `mod_${ulid()}`;
+    await deps.decisions.moderateManually({ ...common, recordId: report.target.id, status: 'Flagged', moderationId });
+    return moderationId;
+  }
+  const actionId = `act_${ulid()}`;
+  const status = decision.action === 'Ban' ? 'Banned' : 'Suspended';
+  await deps.decisions.setUserStatus({ ...common, userId: report.target.id, status, actionId });
+  return actionId;
+}
+
+/** The reported record or user of this tenant, by id or client id; a deleted record is not found. */
+async function resolveTarget(
+  store: EventStore,
+  tenantId: string,
+  target: CreateReportInput['target'],
+): Promise<ReportTarget> {
+  if ((target.id === undefined) === (target.clientId === undefined)) {
+    throw invalid(['target'], 'a target is named by its id or by its clientId, one of the two');
+  }
+  if (target.clientId !== undefined) checkLength(target.clientId, LIMITS.clientId, 'target.clientId');
+  if (target.type === 'record') {
+    const id = target.id ?? recordIdFor(tenantId, target.clientId!);
+    const { state } = await store.loadRecord(id, false);
+    if (!state || state.tenantId !== tenantId || state.deleted) throw new NotFoundError('reported record not found');
+    return { type: 'record', id, clientId: state.clientId };
+  }
+  const id = target.id ?? userIdFor(tenantId, target.clientId!);
+  const { state } = await store.loadUser(id, false);
+  if (!state || state.tenantId !== tenantId) throw new NotFoundError('reported user not found');
+  return { type: 'user', id, clientId: state.clientId };
+}
+
+/** The reporter as stored: a trusted flagger must be one the tenant's settings list (the name comes from there). */
+async function resolveReporter(
+  tenants: TenantConfigCache,
+  tenantId: string,
+  reporter: CreateReportInput['reporter'],
+): Promise<ReportState['reporter']> {
+  if (reporter.type === 'user') {
+    return { type: 'user', id: reporter.id, hasEmail: reporter.email !== undefined && reporter.email !== '' };
+  }
+  if (reporter.email !== undefined) {
+    throw invalid(['reporter', 'email'], 'a trusted flagger is reached through the tenant, not by an email here');
+  }
+  const { settings } = await tenants.get(tenantId);
+  const flagger = settings.trustedFlaggers.find((candidate) => candidate.id === reporter.id);
+  if (!flagger) throw invalid(['reporter', 'id'], 'not a trusted flagger in the tenant settings');
+  return { type: 'trusted_flagger', id: flagger.id, name: flagger.name, hasEmail: false };
+}
