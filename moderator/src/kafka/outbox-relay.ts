@@ -241,9 +241,14 @@ export class OutboxRelay {
     try {
       await this.send(messages);
     } catch (err) {
+      // Whatever failed, the next send goes through a new producer (a new producer id, sequences from 0). kafkajs
+      // rolls back the sequence numbers of every partition of a failed request, those the broker wrote included; a
+      // later batch of as many messages to such a partition would then reuse a written batch's sequences, and the
+      // broker would take it for that batch's retry and drop it while answering success. Re-sending under a new id
+      // can only duplicate, which consumers drop by event id.
+      await this.resetProducer();
       if (!messageRejection(err)) throw err;
       log.warn({ err, count: docs.length }, 'outbox batch refused by the broker, sending its events one by one');
-      await this.resetProducer();
       return this.publishEach(docs, messages);
     }
     await outbox.markPublished(docs);
@@ -271,12 +276,12 @@ export class OutboxRelay {
         continue;
       } catch (err) {
         const reason = messageRejection(err);
+        await this.resetProducer();
         // Not about this event: what went out so far is marked, the rest waits for the retry of the batch.
         if (!reason) {
           await flush();
           throw err;
         }
-        await this.resetProducer();
         const bytes = Buffer.byteLength(message.value as string);
         await this.options.deadLetters.setAside({ event: doc, reason, error: errorType(err), bytes });
         this.appended.delete(doc._id);
