@@ -122,7 +122,7 @@ const input = (overrides: Partial<ModerateInput> = {}): ModerateInput => ({
   clientId: 'post-1',
   name: 'Hello',
   entity: 'post',
-  content: { text: 'buy spam now' },
+  content: { text: 'buy spam now', imageUrls: [], externalUrls: [] },
   user: { clientId: 'user-1' },
   passthrough: false,
   ...overrides,
@@ -221,7 +221,7 @@ describe('moderate', () => {
 
   it('loads again and decides again when another writer took the stream version first', async () => {
     const { store, deps } = setup({ suspensionThreshold: 5 });
-    await moderate(deps, input({ content: { text: 'hello' } }));
+    await moderate(deps, input({ content: { text: 'hello', imageUrls: [], externalUrls: [] } }));
     const realLoad = store.loadRecord.bind(store);
     let stale = true;
     // The first load returns the record as it was before a concurrent write of the same version.

@@ -1,4 +1,4 @@
-import { MongoBulkWriteError, type BulkWriteResult, type Collection } from 'mongodb';
+import { MongoBulkWriteError, type BulkWriteResult, type Collection, type WriteError } from 'mongodb';
 import { DueQueue, type DueCursorDoc, type LeaseDoc, type QueuedDoc } from './due-queue';
 
 type Doc = { _id: string } & Record<string, unknown>;
@@ -63,7 +63,10 @@ class MemoryCollection {
     });
     if (writeErrors.length > 0) {
       return Promise.reject(
-        new MongoBulkWriteError({ message: 'E11000 duplicate key', code: 11000, writeErrors }, {} as BulkWriteResult),
+        new MongoBulkWriteError(
+          { message: 'E11000 duplicate key', code: 11000, writeErrors: writeErrors as unknown as WriteError[] },
+          {} as BulkWriteResult,
+        ),
       );
     }
     return Promise.resolve({ insertedCount: docs.length });
