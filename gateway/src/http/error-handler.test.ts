@@ -71,11 +71,11 @@ describe('error translation', () => {
 });
 
 describe('the documented error codes', () => {
-  // Codes are part of the public contract: README's list of them names every one with its status.
-  const readme = fs.readFileSync(path.join(__dirname, '../../../README.md'), 'utf8');
-  const list = readme.slice(readme.indexOf('### Errors'), readme.indexOf('Bodies are strict'));
+  // Codes are part of the public contract: the API guide's list of them names every one with its status.
+  const guide = fs.readFileSync(path.join(__dirname, '../../../docs/api.md'), 'utf8');
+  const list = guide.slice(guide.indexOf('## Errors'), guide.indexOf('Bodies are strict'));
 
-  it.each(Object.entries(STATUS))('README lists %s with its status %i', (code, status) => {
+  it.each(Object.entries(STATUS))('docs/api.md lists %s with its status %i', (code, status) => {
     expect(list).toContain(`\`${code}\` (${status}`);
   });
 });

@@ -15,7 +15,7 @@ import {
   type ErrorCode,
 } from '../errors';
 
-/** The HTTP status of each error code: the one place the error family meets HTTP (README lists them all). */
+/** The HTTP status of each error code: the one place the error family meets HTTP (docs/api.md lists them all). */
 export const STATUS: Readonly<Record<ErrorCode, number>> = {
   validation_error: 400,
   invalid_json: 400,

@@ -19,11 +19,11 @@ import {
 import { startGateway, type Gateway } from './harness';
 
 // The console in a real headless Chromium against the real stack: moderator and notifier processes, the gateway in
-// process, Kafka and the MongoDB-wire store, a webhook receiver on 127.0.0.1. It also writes the README's
+// process, Kafka and the MongoDB-wire store, a webhook receiver on 127.0.0.1. It also writes the console guide's
 // screenshots (docs/console-*.png). Deadlines are generous for a busy 2-core machine; nothing sleeps.
 const WAIT = 30_000;
-// `npm run screenshots` sets CONSOLE_SCREENSHOTS_DIR to docs/ to refresh the README's pictures; other runs keep theirs
-// out of the working tree.
+// `npm run screenshots` sets CONSOLE_SCREENSHOTS_DIR to docs/ to refresh the console guide's pictures; other runs keep
+// theirs out of the working tree.
 const DOCS = process.env.CONSOLE_SCREENSHOTS_DIR
   ? path.resolve(ROOT, process.env.CONSOLE_SCREENSHOTS_DIR)
   : path.join(tmpdir(), 'vigil-console-screenshots');

@@ -1,0 +1,254 @@
+'use strict';
+// Lists the gateway's HTTP routes as a Markdown table for README.md, read from the code that serves them:
+// - the API and `/openapi.json`: the OpenAPI document the gateway serves (built from its `api.route({...})`
+//   declarations), for method, path, summary and whether an API key is needed;
+// - the console and the appeal page: the routers the gateway mounts, for method, path and whether a console session
+//   (or an admin's) is needed; their purposes are written below, and a page without one is an error;
+// - the admin port: the paths `platform/admin-server.ts` answers.
+// `node deploy/tools/route-docs.js` prints the table (after `npm run build`), `--write` puts it into the README between
+// its markers; a deploy test checks that the README's table is the one the code gives.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const README = path.join(ROOT, 'README.md');
+const START = '<!-- routes -->';
+const END = '<!-- /routes -->';
+
+/** What each console and appeal page is for (its method and path come from the routers). */
+const PAGE_PURPOSES = {
+  'GET /console': 'Redirects to the inbox.',
+  'GET /console/assets/:name': 'The console’s CSS and script.',
+  'GET /console/sign-in': 'The sign-in form.',
+  'POST /console/sign-in': 'Signs a member in.',
+  'POST /console/sign-out': 'Signs the member out.',
+  'GET /console/records': 'The inbox: flagged records, newest first, with filters.',
+  'GET /console/records/:id': 'A record, its reasons and its history.',
+  'POST /console/records/:id/moderation': 'Sets a record’s status by hand.',
+  'GET /console/users': 'Users, with filters.',
+  'GET /console/users/:id': 'A user: status and its history, records, appeals.',
+  'POST /console/users/:id/status': 'Suspends, bans or reinstates a user.',
+  'GET /console/appeals': 'Open appeals.',
+  'POST /console/appeals/:id/decision': 'Approves or rejects an appeal.',
+  'GET /console/reports': 'Open reports: trusted flaggers first, then the most reported targets, then the oldest.',
+  'POST /console/reports/:id/decision': 'Acts on a report, or decides to take no action, with a reason.',
+  'GET /console/settings': 'Rules, rule set versions and settings.',
+  'POST /console/settings': 'Changes the settings.',
+  'POST /console/rules': 'Writes a new rule set version.',
+  'POST /console/rules/versions/:version/:action': 'Promotes or rolls back a rule set version.',
+  'GET /console/webhooks': 'Webhook endpoints.',
+  'GET /console/webhooks/:id': 'An endpoint and its delivery log.',
+  'POST /console/deliveries/:id/retry': 'Sends a delivery again.',
+  'POST /console/webhooks/:id/replay': 'Sends an endpoint’s failed deliveries again.',
+  'GET /appeal': 'The appeal page an end user reaches from their `appealUrl`.',
+  'POST /appeal': 'Sends the end user’s appeal.',
+};
+
+/** What each path of the admin port is for. */
+const ADMIN_PURPOSES = {
+  '/livez': 'The process answers (no dependency checked).',
+  '/readyz': 'Dependencies reachable; 503 while draining.',
+  '/metrics': 'Prometheus metrics.',
+};
+
+/** The gateway's modules from its build (`gateway/dist`); the deploy test passes its sources instead. */
+function builtGateway() {
+  const dist = path.join(ROOT, 'gateway', 'dist');
+  return {
+    app: require(path.join(dist, 'app.js')),
+    config: require(path.join(dist, 'config.js')),
+    proto: require('@vigil/proto'),
+    pino: require('pino'),
+  };
+}
+
+/**
+ * The gateway's app, composed with stand-ins for every client: composing does no I/O, and nothing here sends a
+ * request, so no stand-in is ever called.
+ */
+function composeApp(gateway) {
+  const unused = () => {
+    throw new Error('route-docs composes the app without clients');
+  };
+  /** @type {any} */
+  const stub = new Proxy({}, { get: () => unused });
+  /** @type {any} */
+  const db = { collection: () => stub };
+  const settings = gateway.app.appSettings(
+    gateway.config.loadConfig({
+      MONGO_URL: 'mongodb://127.0.0.1:1/',
+      KAFKA_BROKERS: '127.0.0.1:1',
+      MODERATOR_ADDRESS: '127.0.0.1:1',
+      MODERATOR_GRPC_TOKEN: 'x'.repeat(32),
+    }),
+  );
+  return gateway.app.createApp({
+    log: gateway.pino({ level: 'silent' }),
+    db,
+    authenticator: stub,
+    versions: new gateway.proto.TenantVersions(),
+    moderator: stub,
+    commands: stub,
+    topics: gateway.proto.topicNames(''),
+    rateLimiter: stub,
+    // The appeal page is mounted only with a secret (as in any deployment that offers appeals).
+    settings: { ...settings, appealTokenSecret: 'route-docs-appeal-secret-of-32-characters' },
+  });
+}
+
+/** The routers the app mounts (@koa/router marks its middleware with its router), in mounting order. */
+function routersOf(app) {
+  return app.middleware.map((middleware) => middleware.router).filter(Boolean);
+}
+
+/** The served OpenAPI document, from the handler of `GET /openapi.json` (called without a request). */
+async function openApiOf(routers) {
+  for (const router of routers) {
+    const layer = router.stack.find((l) => l.path === '/openapi.json' && l.methods.includes('GET'));
+    if (!layer) continue;
+    const ctx = {};
+    await layer.stack[layer.stack.length - 1](ctx, () => Promise.resolve());
+    return JSON.parse(ctx.body);
+  }
+  throw new Error('the gateway serves no GET /openapi.json');
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** Console and appeal pages: method, path and the session they need (from the router's middleware order). */
+function pagesOf(routers, apiPaths) {
+  const pages = [];
+  for (const router of routers) {
+    let session = false;
+    for (const layer of router.stack) {
+      const names = layer.stack.map((fn) => fn.name);
+      if (layer.methods.length === 0) {
+        if (names.includes('requireSession')) session = true;
+        continue;
+      }
+      // The console's catch-all (any method, any other path) answers its 404 page.
+      if (layer.methods.length > METHODS.length + 1) continue;
+      for (const method of layer.methods.filter((m) => METHODS.includes(m))) {
+        if (apiPaths.has(`${method} ${layer.path}`)) continue;
+        const key = `${method} ${layer.path}`;
+        const auth = !session
+          ? layer.path.startsWith('/appeal')
+            ? 'signed appeal link'
+            : 'none'
+          : names.includes('adminOnly')
+            ? 'console session (admin)'
+            : 'console session';
+        pages.push({ method, path: layer.path, purpose: PAGE_PURPOSES[key], auth, key });
+      }
+    }
+  }
+  return pages;
+}
+
+/** Paths the admin server answers, from its source (one `route === '/…'` each). */
+function adminPaths() {
+  const source = fs.readFileSync(path.join(ROOT, 'gateway', 'src', 'platform', 'admin-server.ts'), 'utf8');
+  return [...source.matchAll(/route === '(\/[a-z]+)'/g)].map(([, found]) => found);
+}
+
+/**
+ * Every route: `{ method, path, purpose, auth }`, the API's in declaration order, then the pages and the admin port.
+ * Throws when a page or an admin path has no purpose written here, or a purpose names nothing served.
+ */
+async function routes(gateway = builtGateway()) {
+  const routers = routersOf(composeApp(gateway));
+  const openApi = await openApiOf(routers);
+  const rows = [];
+  const apiPaths = new Set();
+  for (const [openApiPath, operations] of Object.entries(openApi.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      const koaPath = openApiPath.replace(/\{(\w+)\}/g, ':$1');
+      apiPaths.add(`${method.toUpperCase()} ${koaPath}`);
+      const publicRoute = Array.isArray(operation.security) && operation.security.length === 0;
+      rows.push({
+        method: method.toUpperCase(),
+        path: openApiPath,
+        purpose: operation.summary,
+        auth: publicRoute ? 'none' : 'API key',
+      });
+    }
+  }
+  const pages = pagesOf(routers, apiPaths);
+  const missing = pages.filter((page) => !page.purpose).map((page) => page.key);
+  const stale = Object.keys(PAGE_PURPOSES).filter((key) => !pages.some((page) => page.key === key));
+  if (missing.length || stale.length) {
+    throw new Error(
+      `deploy/tools/route-docs.js: pages without a purpose: ${missing.join(', ') || 'none'}; ` +
+        `purposes of no page: ${stale.join(', ') || 'none'}`,
+    );
+  }
+  for (const { method, path: pagePath, purpose, auth } of pages) {
+    rows.push({ method, path: pagePath.replace(/:(\w+)/g, '{$1}'), purpose, auth });
+  }
+  for (const adminPath of adminPaths()) {
+    const purpose = ADMIN_PURPOSES[adminPath];
+    if (!purpose) throw new Error(`deploy/tools/route-docs.js: admin path ${adminPath} has no purpose`);
+    rows.push({ method: 'GET', path: adminPath, purpose, auth: 'none (admin port)' });
+  }
+  return rows;
+}
+
+function table(rows) {
+  const cell = (text) => String(text).replace(/\|/g, '\\|');
+  return [
+    '| Method | Path | Purpose | Auth |',
+    '| --- | --- | --- | --- |',
+    ...rows.map((r) => `| ${r.method} | \`${cell(r.path)}\` | ${cell(r.purpose)} | ${r.auth} |`),
+  ].join('\n');
+}
+
+/** Replaces the text between the README's route markers with the table. */
+function updateReadme(text, rows) {
+  const from = text.indexOf(START);
+  const to = text.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`README.md lacks the ${START} … ${END} markers`);
+  return `${text.slice(0, from + START.length)}\n\n${table(rows)}\n\n${text.slice(to)}`;
+}
+
+/** The README's table as rows (`{ method, path, purpose, auth }`), read back from between its markers. */
+function readmeRows(text) {
+  const from = text.indexOf(START);
+  const to = text.indexOf(END);
+  if (from < 0 || to < from) throw new Error(`README.md lacks the ${START} … ${END} markers`);
+  return text
+    .slice(from, to)
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !/^\| (Method|-+) /.test(line))
+    .map((line) => {
+      const cells = line
+        .slice(2, -2)
+        .split(/ +\| +/)
+        .map((c) => c.trim().replace(/\\\|/g, '|'));
+      const [method = '', quoted = '', purpose = '', auth = ''] = cells;
+      return { method, path: quoted.replace(/^`|`$/g, ''), purpose, auth };
+    });
+}
+
+module.exports = { routes, table, updateReadme, readmeRows, README, START, END };
+
+if (require.main === module) {
+  routes()
+    .then(async (rows) => {
+      if (!process.argv.includes('--write')) {
+        process.stdout.write(`${table(rows)}\n`);
+        return;
+      }
+      // Formatted like the rest of the repository, so `npm run format:check` stays green after a regeneration.
+      const prettier = require('prettier');
+      const options = await prettier.resolveConfig(README);
+      const text = await prettier.format(updateReadme(fs.readFileSync(README, 'utf8'), rows), {
+        ...options,
+        filepath: README,
+      });
+      fs.writeFileSync(README, text);
+    })
+    .catch((err) => {
+      process.stderr.write(`${err.stack || err.message}\n`);
+      process.exit(1);
+    });
+}

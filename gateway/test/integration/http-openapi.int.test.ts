@@ -1,0 +1,106 @@
+import { startGateway, type Gateway } from './harness';
+
+// The OpenAPI document: served without a key, generated from the schemas the routes enforce.
+let gw: Gateway;
+let key: string;
+
+beforeAll(async () => {
+  gw = await startGateway({ bodyLimitBytes: 2048, rateLimitPoints: 0 });
+  ({ key } = await gw.newTenant());
+});
+afterAll(async () => {
+  await gw.close();
+});
+
+const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
+
+describe('openapi', () => {
+  it('lists every route with its schemas, without authentication', async () => {
+    const reply = await gw.request('GET', '/openapi.json');
+    expect(reply.status).toBe(200);
+    const paths = reply.body.paths as Record<string, Record<string, unknown>>;
+    const operations = Object.entries(paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m} ${path}`),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        'post /api/v1/moderate',
+        'post /api/v1/records/moderations/rerun',
+        'post /api/v1/ingest',
+        'delete /api/v1/ingest',
+        'post /api/v1/ingest/user',
+        'get /api/v1/records',
+        'get /api/v1/records/{id}',
+        'get /api/v1/records/{id}/events',
+        'post /api/v1/records/{id}/moderations',
+        'get /api/v1/users',
+        'get /api/v1/users/{id}',
+        'get /api/v1/users/{id}/emails',
+        'get /api/v1/users/{id}/payment-actions',
+        'post /api/v1/users/{id}/status',
+        'post /api/v1/users/{id}/appeals',
+        'get /api/v1/appeals',
+        'post /api/v1/appeals/{id}/decision',
+        'post /api/v1/reports',
+        'get /api/v1/reports',
+        'get /api/v1/reports/{id}',
+        'post /api/v1/reports/{id}/decision',
+        'get /api/v1/rules',
+        'put /api/v1/rules',
+        'get /api/v1/rules/presets',
+        'post /api/v1/rules/presets/{id}',
+        'get /api/v1/rules/versions',
+        'post /api/v1/rules/versions',
+        'get /api/v1/rules/versions/{version}',
+        'get /api/v1/rules/versions/{version}/diff',
+        'post /api/v1/rules/versions/{version}/promote',
+        'post /api/v1/rules/versions/{version}/rollback',
+        'get /api/v1/settings',
+        'patch /api/v1/settings',
+        'post /api/v1/webhook-endpoints',
+        'get /api/v1/webhook-endpoints',
+        'get /api/v1/webhook-endpoints/{id}',
+        'patch /api/v1/webhook-endpoints/{id}',
+        'delete /api/v1/webhook-endpoints/{id}',
+        'post /api/v1/webhook-endpoints/{id}/rotate-secret',
+        'get /api/v1/webhook-endpoints/{id}/deliveries',
+        'post /api/v1/deliveries/{id}/retry',
+        'post /api/v1/webhook-endpoints/{id}/replay',
+        'get /openapi.json',
+      ].sort(),
+    );
+    const moderate = paths['/api/v1/moderate']!.post as {
+      requestBody: { content: { 'application/json': { schema: { required: string[]; properties: object } } } };
+    };
+    const schema = moderate.requestBody.content['application/json'].schema;
+    expect(schema.required).toEqual(expect.arrayContaining(['clientId', 'name', 'entity']));
+    expect(Object.keys(schema.properties)).toEqual(
+      expect.arrayContaining(['content', 'metadata', 'user', 'passthrough']),
+    );
+    // content is required, as the service answers 400 without it, unless Iffy's legacy `text` stands in for it.
+    for (const path of ['/api/v1/moderate', '/api/v1/ingest']) {
+      const body = (paths[path]!.post as typeof moderate).requestBody.content['application/json'].schema as {
+        anyOf?: unknown;
+        properties: Record<string, { description?: string; deprecated?: boolean }>;
+      };
+      expect({ path, anyOf: body.anyOf }).toEqual({
+        path,
+        anyOf: [{ required: ['content'] }, { required: ['text'] }],
+      });
+      expect(body.properties.content?.description).toMatch(/^Required/);
+      expect(body.properties.text?.deprecated).toBe(true);
+    }
+  });
+
+  it('refuses a record with neither content nor the legacy text, as its OpenAPI schema says', async () => {
+    const bare = { clientId: record.clientId, name: record.name, entity: record.entity };
+    for (const path of ['/api/v1/moderate', '/api/v1/ingest']) {
+      const reply = await gw.request('POST', path, { key, body: bare });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error).toMatchObject({
+        code: 'validation_error',
+        details: [{ path: ['content'], message: 'content is required' }],
+      });
+    }
+  });
+});

@@ -1,0 +1,241 @@
+import { DEFAULT_RULES, DEFAULT_SETTINGS, type DomainEvent, type TenantSettings } from '@vigil/proto';
+import { ProviderError, type EngineInput, type EngineResult, type ModerationEngine } from '../engine';
+import { UnavailableError } from '../domain/errors';
+import type { RecordState } from '../domain/record';
+import type { Loaded } from '../domain/stream';
+import type { UserState } from '../domain/user';
+import { StreamConflict, type EventStore } from '../store/event-store';
+import type { TenantConfigCache } from '../store/tenant-config';
+import { JudgementCarry } from './judgement-carry';
+import { moderate, type ModerateInput, type ModerationDeps } from './moderate';
+import { StreamWriter } from './stream-writer';
+import { UserReconciliation } from './user-reconciliation';
+
+type State = RecordState | UserState;
+
+/**
+ * The event store in memory: each stream's state after its last commit and every event appended. A commit whose first
+ * event does not follow the stored version loses with StreamConflict, as the unique `{stream, version}` index decides.
+ */
+class MemoryEventStore {
+  readonly states = new Map<string, State>();
+  readonly events: DomainEvent[] = [];
+  readonly flaggedCounts = new Map<string, number>();
+  /** Failures the next commits throw, in turn (a store outage). */
+  readonly failures: Error[] = [];
+
+  loadRecord(recordId: string): Promise<Loaded<RecordState>> {
+    return Promise.resolve(this.load('record', recordId) as Loaded<RecordState>);
+  }
+
+  loadUser(userId: string): Promise<Loaded<UserState>> {
+    return Promise.resolve(this.load('user', userId) as Loaded<UserState>);
+  }
+
+  commit(...streams: Loaded<State>[]): Promise<DomainEvent[]> {
+    const failure = this.failures.shift();
+    if (failure) return Promise.reject(failure);
+    for (const stream of streams) {
+      const first = stream.events[0];
+      if (first && first.version !== (this.states.get(stream.stream)?.version ?? 0) + 1) {
+        return Promise.reject(new StreamConflict());
+      }
+    }
+    const appended = streams.flatMap((stream) => stream.events);
+    for (const stream of streams)
+      if (stream.state && stream.events.length) this.states.set(stream.stream, stream.state);
+    this.events.push(...appended);
+    return Promise.resolve(appended);
+  }
+
+  countFlagged(tenantId: string, userId: string): Promise<number> {
+    const flagged = [...this.states.values()].filter(
+      (s) => 'entity' in s && s.tenantId === tenantId && s.userId === userId && s.status === 'Flagged' && !s.deleted,
+    );
+    return Promise.resolve(flagged.length);
+  }
+
+  setFlaggedCount(userId: string, count: number): Promise<void> {
+    this.flaggedCounts.set(userId, count);
+    return Promise.resolve();
+  }
+
+  async refreshFlaggedCount(tenantId: string, userId: string): Promise<number> {
+    const count = await this.countFlagged(tenantId, userId);
+    await this.setFlaggedCount(userId, count);
+    return count;
+  }
+
+  user(userId: string): UserState | undefined {
+    return this.states.get(`user:${userId}`) as UserState | undefined;
+  }
+
+  private load(kind: 'record' | 'user', id: string): Loaded<State> {
+    const stream = `${kind}:${id}`;
+    const state = this.states.get(stream) ?? null;
+    return { kind, stream, state, tail: [], events: [], created: state === null };
+  }
+}
+
+const FLAGGED: EngineResult = {
+  status: 'Flagged',
+  reasons: ['Content contains blocked word: spam'],
+  rules: ['blocklist'],
+};
+const COMPLIANT: EngineResult = { status: 'Compliant', reasons: [], rules: [] };
+
+/** Flags any text with "spam" in it. */
+function engineFlaggingSpam(): ModerationEngine & { calls: EngineInput[] } {
+  const calls: EngineInput[] = [];
+  return {
+    calls,
+    moderate: (input: EngineInput) => {
+      calls.push(input);
+      return Promise.resolve(input.text?.includes('spam') ? FLAGGED : COMPLIANT);
+    },
+  };
+}
+
+function setup(settings: Partial<TenantSettings> = {}, engine: ModerationEngine = engineFlaggingSpam()) {
+  const store = new MemoryEventStore();
+  const eventStore = store as unknown as EventStore;
+  const appended: DomainEvent[][] = [];
+  const writer = new StreamWriter(eventStore, (events) => appended.push(events), 8);
+  const tenants = {
+    get: () =>
+      Promise.resolve({ settings: { ...DEFAULT_SETTINGS, ...settings }, rules: DEFAULT_RULES, rulesVersion: 3 }),
+  } as unknown as TenantConfigCache;
+  const deps: ModerationDeps = {
+    store: eventStore,
+    engine,
+    tenants,
+    writer,
+    users: new UserReconciliation(eventStore, writer),
+    carry: new JudgementCarry({ max: 10, ttlMs: 60_000 }),
+  };
+  return { store, deps, appended };
+}
+
+const input = (overrides: Partial<ModerateInput> = {}): ModerateInput => ({
+  tenantId: 'ten_1',
+  correlationId: 'corr_1',
+  clientId: 'post-1',
+  name: 'Hello',
+  entity: 'post',
+  content: { text: 'buy spam now', imageUrls: [], externalUrls: [] },
+  user: { clientId: 'user-1' },
+  passthrough: false,
+  ...overrides,
+});
+
+const types = (events: DomainEvent[]) => events.map((event) => event.type);
+
+describe('moderate', () => {
+  it('stores the record with its moderation and answers the verdict, its reasons and the rule set version', async () => {
+    const { store, deps, appended } = setup({ suspensionThreshold: 5 });
+    const result = await moderate(deps, input());
+    expect(result).toMatchObject({
+      status: 'Flagged',
+      flagged: true,
+      reasons: FLAGGED.reasons,
+      rules: ['blocklist'],
+      ruleSetVersion: 3,
+      duplicate: false,
+    });
+    expect(result.recordId).toMatch(/^rec_/);
+    expect(result.moderationId).toMatch(/^mod_/);
+    expect(types(store.events)).toEqual(['UserUpserted', 'RecordUpserted', 'RecordModerated']);
+    // The outbox relay is woken with what was appended, without reading it back.
+    expect(appended.flat()).toEqual(store.events);
+  });
+
+  it('suspends the user in the same commit when their flagged records reach the threshold', async () => {
+    const { store, deps, appended } = setup({ suspensionThreshold: 1 });
+    const result = await moderate(deps, input());
+    expect(store.user(result.userId!)?.status).toBe('Suspended');
+    const commit = appended.find((events) => types(events).includes('RecordModerated'));
+    expect(types(commit ?? [])).toContain('UserStatusChanged');
+    // The record's webhook shows the user as the moderation left them.
+    const moderated = commit?.find((event) => event.type === 'RecordModerated');
+    expect(moderated?.data).toMatchObject({ view: { user: { status: 'Suspended' } } });
+  });
+
+  it('suspends no one in test mode, and says so in the answer', async () => {
+    const { store, deps } = setup({ suspensionThreshold: 1, testMode: true });
+    const result = await moderate(deps, input());
+    expect(result).toMatchObject({ status: 'Flagged', testMode: true });
+    expect(store.user(result.userId!)?.status).not.toBe('Suspended');
+    expect(types(store.events)).not.toContain('UserStatusChanged');
+  });
+
+  it('applies an ingest command once: its re-delivery is a duplicate that appends nothing and judges nothing', async () => {
+    const engine = engineFlaggingSpam();
+    const { store, deps } = setup({ suspensionThreshold: 5 }, engine);
+    await moderate(deps, input({ commandId: 'cmd_1' }));
+    const stored = store.events.length;
+    const again = await moderate(deps, input({ commandId: 'cmd_1' }));
+    expect(again).toMatchObject({ duplicate: true, status: 'Flagged' });
+    expect(store.events).toHaveLength(stored);
+    expect(engine.calls).toHaveLength(1);
+  });
+
+  it('stores a passthrough record without its name, content or matched text', async () => {
+    const { store, deps } = setup({ suspensionThreshold: 5 });
+    const result = await moderate(deps, input({ passthrough: true, user: undefined }));
+    // The caller still hears what matched.
+    expect(result.reasons).toEqual(FLAGGED.reasons);
+    const stored = JSON.stringify(store.events);
+    expect(stored).not.toContain('buy spam now');
+    expect(stored).not.toContain('Hello');
+    expect(stored).not.toContain('blocked word: spam');
+    expect(stored).toContain('Content contains blocked word');
+  });
+
+  it('stores a record the roll-out left out without a moderation and without judging it', async () => {
+    const engine = engineFlaggingSpam();
+    const { store, deps } = setup({}, engine);
+    const result = await moderate(deps, input({ sampled: false, commandId: 'cmd_2' }));
+    expect(result).toMatchObject({ skipped: true, moderationId: '' });
+    expect(engine.calls).toHaveLength(0);
+    expect(types(store.events)).not.toContain('RecordModerated');
+  });
+
+  it('answers a failing moderation provider with a retriable UnavailableError', async () => {
+    const failing: ModerationEngine = { moderate: () => Promise.reject(new ProviderError('provider 503', true)) };
+    const { store, deps } = setup({}, failing);
+    const run = moderate(deps, input());
+    await expect(run).rejects.toBeInstanceOf(UnavailableError);
+    await expect(run).rejects.toMatchObject({ retriable: true });
+    expect(store.events).toHaveLength(0);
+  });
+
+  it('retries a command whose commit failed from the judgement already made, without judging again', async () => {
+    const engine = engineFlaggingSpam();
+    const { store, deps } = setup({ suspensionThreshold: 5 }, engine);
+    store.failures.push(new Error('store unreachable'));
+    await expect(moderate(deps, input({ commandId: 'cmd_3' }))).rejects.toThrow('store unreachable');
+    const result = await moderate(deps, input({ commandId: 'cmd_3' }));
+    expect(result.status).toBe('Flagged');
+    expect(engine.calls).toHaveLength(1);
+  });
+
+  it('loads again and decides again when another writer took the stream version first', async () => {
+    const { store, deps } = setup({ suspensionThreshold: 5 });
+    await moderate(deps, input({ content: { text: 'hello', imageUrls: [], externalUrls: [] } }));
+    const realLoad = store.loadRecord.bind(store);
+    let stale = true;
+    // The first load returns the record as it was before a concurrent write of the same version.
+    store.loadRecord = async (recordId: string) => {
+      const loaded = await realLoad(recordId);
+      if (!stale) return loaded;
+      stale = false;
+      const older = { ...loaded.state!, version: loaded.state!.version - 1 };
+      return { ...loaded, state: older };
+    };
+    const result = await moderate(deps, input());
+    expect(result.status).toBe('Flagged');
+    const versions = store.events.filter((e) => e.stream.startsWith('record:')).map((e) => e.version);
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect(new Set(versions).size).toBe(versions.length);
+  });
+});

@@ -1,0 +1,170 @@
+import type { WebhookEndpointDoc } from '@vigil/proto';
+import pino from 'pino';
+import { Webhook } from 'standardwebhooks';
+import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import type { EndpointCache } from './endpoint-cache';
+import type { HttpSender, SendResult } from './http-sender';
+import { DeliveryScheduler, type AttemptResult } from './scheduler';
+
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+const SCHEDULE_S = [5, 300, 1800];
+
+const endpoint = (secrets: WebhookEndpointDoc['secrets']): WebhookEndpointDoc =>
+  ({
+    _id: 'we_1',
+    tenantId: 'ten_1',
+    url: 'https://example.com/hook',
+    events: [],
+    enabled: true,
+    secrets,
+  }) as unknown as WebhookEndpointDoc;
+
+const delivery = (): DeliveryDoc =>
+  ({
+    _id: 'dlv_1',
+    tenantId: 'ten_1',
+    endpointId: 'we_1',
+    webhookId: 'msg_1',
+    eventId: 'evt_1',
+    event: 'record.flagged',
+    subjectId: 'mod_1',
+    body: '{"event":"record.flagged","timestamp":"1764000000000","id":"mod_1","payload":{}}',
+    state: 'sending',
+    attemptCount: 0,
+    cycleAttempts: 0,
+    attempts: [],
+    dueAt: new Date(),
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  }) as unknown as DeliveryDoc;
+
+interface Recorded {
+  attempt: DeliveryAttempt;
+  next: { state: string; dueAt?: Date };
+}
+
+/**
+ * Runs one delivery through a scheduler whose store, endpoint cache and HTTP sender are in memory: the delivery is
+ * handed over as one inserted already leased (reserve, adopt), and `stop` waits until its outcome is recorded.
+ */
+async function attemptOnce(result: SendResult | undefined, secrets: WebhookEndpointDoc['secrets']) {
+  const recorded: Recorded[] = [];
+  const disabled: string[] = [];
+  const succeeded: string[] = [];
+  const store = {
+    claim: () => Promise.resolve([]),
+    pruneLeases: () => Promise.resolve(0),
+    recordAttempt: (_doc: DeliveryDoc, attempt: DeliveryAttempt, next: Recorded['next']) => {
+      recorded.push({ attempt, next });
+      return Promise.resolve();
+    },
+    endpointSucceeded: (e: WebhookEndpointDoc) => {
+      succeeded.push(e._id);
+      return Promise.resolve(null);
+    },
+    endpointFailed: (_e: WebhookEndpointDoc, now: Date) => Promise.resolve(now),
+    disableEndpoint: (e: WebhookEndpointDoc, reason: string, now: Date) => {
+      disabled.push(reason);
+      return Promise.resolve({ disabledAt: now, disabledReason: reason });
+    },
+  } as unknown as DeliveryStore;
+  const target = endpoint(secrets);
+  const endpoints = {
+    get: () => Promise.resolve({ endpoint: target, state: null }),
+    changed: () => {},
+  } as unknown as EndpointCache;
+  const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
+  const sender: HttpSender = {
+    send: (url, headers, body) => {
+      sent.push({ url, headers, body });
+      return Promise.resolve(result ?? { durationMs: 1 });
+    },
+    close: () => Promise.resolve(),
+  };
+  const results: AttemptResult[] = [];
+  const scheduler = new DeliveryScheduler({
+    store,
+    endpoints,
+    sender,
+    log: pino({ level: 'silent' }),
+    retryScheduleS: SCHEDULE_S,
+    retryAfterMaxMs: 3600_000,
+    disableAfterMs: 5 * 86_400_000,
+    concurrency: 4,
+    perEndpointConcurrency: 2,
+    pollMs: 60_000,
+    leaseMs: 30_000,
+    projectionWaitMs: 10_000,
+    onAttempt: (attemptResult) => results.push(attemptResult),
+  });
+  scheduler.start();
+  const doc = delivery();
+  expect(scheduler.reserve(doc.endpointId)).toBe(true);
+  scheduler.adopt(doc);
+  await scheduler.stop();
+  return { recorded, disabled, succeeded, sent, results, doc, slots: scheduler.slots };
+}
+
+const activeSecret = [{ secret: SECRET, createdAt: new Date('2026-01-01T00:00:00Z') }];
+
+describe('DeliveryScheduler', () => {
+  it('sends a 2xx-answered delivery once, signed, and records it succeeded', async () => {
+    const run = await attemptOnce({ statusCode: 204, durationMs: 12 }, activeSecret);
+    expect(run.sent).toHaveLength(1);
+    const [request] = run.sent;
+    expect(request!.url).toBe('https://example.com/hook');
+    expect(request!.body).toBe(run.doc.body);
+    expect(request!.headers['webhook-id']).toBe('msg_1');
+    // Checked with the Standard Webhooks library, not with our signer.
+    expect(() => new Webhook(SECRET).verify(request!.body, request!.headers)).not.toThrow();
+    expect(run.recorded).toEqual([
+      { attempt: expect.objectContaining({ statusCode: 204, durationMs: 12 }), next: { state: 'succeeded' } },
+    ]);
+    expect(run.succeeded).toEqual(['we_1']);
+    expect(run.results).toEqual(['success']);
+    // The endpoint's slot and the worker's are given back.
+    expect(run.slots).toEqual({ workers: 0, endpoints: 0 });
+  });
+
+  it('records a 410 Gone as failed, disables the endpoint and schedules no retry', async () => {
+    const run = await attemptOnce({ statusCode: 410, durationMs: 3 }, activeSecret);
+    expect(run.recorded).toEqual([
+      { attempt: expect.objectContaining({ statusCode: 410 }), next: { state: 'failed' } },
+    ]);
+    expect(run.disabled).toEqual(['gone']);
+    expect(run.results).toEqual(['gone']);
+  });
+
+  it('retries a 5xx no sooner than its Retry-After', async () => {
+    const run = await attemptOnce({ statusCode: 503, durationMs: 3, retryAfter: '120' }, activeSecret);
+    const [{ attempt, next }] = run.recorded as [Recorded];
+    expect(attempt.statusCode).toBe(503);
+    expect(next.state).toBe('pending');
+    const delay = next.dueAt!.getTime() - attempt.at.getTime();
+    expect(delay).toBeGreaterThanOrEqual(120_000);
+    expect(delay).toBeLessThan(121_000);
+    expect(run.disabled).toEqual([]);
+    expect(run.results).toEqual(['http_error']);
+  });
+
+  it('retries a 5xx without Retry-After after the first step of the schedule, with jitter', async () => {
+    const run = await attemptOnce({ statusCode: 500, durationMs: 3 }, activeSecret);
+    const [{ attempt, next }] = run.recorded as [Recorded];
+    const delay = next.dueAt!.getTime() - attempt.at.getTime();
+    expect(delay).toBeGreaterThanOrEqual(5_000 * 0.85);
+    expect(delay).toBeLessThanOrEqual(5_000 * 1.15);
+  });
+
+  it('sends nothing when the endpoint has no active secret, and records the attempt as failed for a retry', async () => {
+    const expired = [{ secret: SECRET, createdAt: new Date(0), expiresAt: new Date(Date.now() - 1000) }];
+    const run = await attemptOnce({ statusCode: 200, durationMs: 1 }, expired);
+    expect(run.sent).toHaveLength(0);
+    expect(run.recorded).toEqual([
+      {
+        attempt: expect.objectContaining({ error: 'no_active_secret' }),
+        next: expect.objectContaining({ state: 'pending' }),
+      },
+    ]);
+    expect(run.results).toEqual(['no_active_secret']);
+  });
+});
