@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   });
   const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
   const commands = new CommandProducer(
-    kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }),
+    () => kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }),
     { batchMax: config.KAFKA_BATCH_MAX, lingerMs: config.KAFKA_LINGER_MS, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS },
     log,
   );

@@ -26,7 +26,7 @@ const command = (i: number, topic = 't') => ({ topic, key: `k${i}`, id: `id${i}`
 describe('command producer', () => {
   it('groups concurrent sends into one batch with acks from all replicas and the event headers', async () => {
     const { producer, batches } = fakeProducer(() => Promise.resolve([]));
-    const commands = new CommandProducer(producer, { batchMax: 100, lingerMs: 5, sendTimeoutMs: 1000 }, log);
+    const commands = new CommandProducer(() => producer, { batchMax: 100, lingerMs: 5, sendTimeoutMs: 1000 }, log);
     await Promise.all([command(1), command(2), command(3, 'other')].map((c) => commands.send(c)));
     expect(batches).toHaveLength(1);
     expect(batches[0]!.acks).toBe(-1);
@@ -40,7 +40,7 @@ describe('command producer', () => {
 
   it('starts a batch as soon as batchMax commands wait', async () => {
     const { producer, batches } = fakeProducer(() => Promise.resolve([]));
-    const commands = new CommandProducer(producer, { batchMax: 2, lingerMs: 1000, sendTimeoutMs: 5000 }, log);
+    const commands = new CommandProducer(() => producer, { batchMax: 2, lingerMs: 1000, sendTimeoutMs: 5000 }, log);
     await Promise.all([commands.send(command(1)), commands.send(command(2))]);
     expect(batches).toHaveLength(1);
   });
@@ -52,7 +52,7 @@ describe('command producer', () => {
     it('gathers the commands that arrive meanwhile into the next request, sent once it is answered', async () => {
       const answers: Array<() => void> = [];
       const { producer, batches } = fakeProducer(() => new Promise((resolve) => answers.push(() => resolve([]))));
-      const commands = new CommandProducer(producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 5000 }, log);
+      const commands = new CommandProducer(() => producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 5000 }, log);
       const first = commands.send(command(1));
       await jest.advanceTimersByTimeAsync(1);
       expect(batches).toHaveLength(1);
@@ -73,7 +73,7 @@ describe('command producer', () => {
       const { producer, batches } = fakeProducer((batch) =>
         batches.length === 1 ? new Promise(() => undefined) : Promise.resolve(batch),
       );
-      const commands = new CommandProducer(producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 60_000 }, log);
+      const commands = new CommandProducer(() => producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 60_000 }, log);
       void commands.send(command(1)).catch(() => undefined);
       await jest.advanceTimersByTimeAsync(1);
       const second = commands.send(command(2));
@@ -87,7 +87,7 @@ describe('command producer', () => {
 
   it('never puts more than BATCH_MAX_BYTES of commands in one Kafka request', async () => {
     const { producer, batches } = fakeProducer(() => Promise.resolve([]));
-    const commands = new CommandProducer(producer, { batchMax: 100, lingerMs: 5, sendTimeoutMs: 1000 }, log);
+    const commands = new CommandProducer(() => producer, { batchMax: 100, lingerMs: 5, sendTimeoutMs: 1000 }, log);
     const large = (i: number) => ({ ...command(i), value: { text: 'x'.repeat(200 * 1024) } });
     await Promise.all([1, 2, 3, 4, 5].map((i) => commands.send(large(i))));
     const sizes = batches.map((batch) =>
@@ -99,7 +99,7 @@ describe('command producer', () => {
 
   it('rejects every command of a failed batch with unavailable', async () => {
     const { producer } = fakeProducer(() => Promise.reject(new Error('broker down')));
-    const commands = new CommandProducer(producer, { batchMax: 10, lingerMs: 1, sendTimeoutMs: 1000 }, log);
+    const commands = new CommandProducer(() => producer, { batchMax: 10, lingerMs: 1, sendTimeoutMs: 1000 }, log);
     const results = await Promise.allSettled([commands.send(command(1)), commands.send(command(2))]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected']);
     expect(results.map((r) => (r as PromiseRejectedResult).reason as { code: string }).map((e) => e.code)).toEqual([
@@ -110,7 +110,27 @@ describe('command producer', () => {
 
   it('rejects a send that has not been acknowledged within the send timeout', async () => {
     const { producer } = fakeProducer(() => new Promise(() => undefined));
-    const commands = new CommandProducer(producer, { batchMax: 10, lingerMs: 0, sendTimeoutMs: 20 }, log);
+    const commands = new CommandProducer(() => producer, { batchMax: 10, lingerMs: 0, sendTimeoutMs: 20 }, log);
     await expect(commands.send(command(1))).rejects.toMatchObject({ code: 'unavailable', retriable: true });
+  });
+
+  it('sends through a new producer after a failed send (kafkajs rolled back sequences the broker had written)', async () => {
+    const made: Array<ReturnType<typeof fakeProducer>> = [];
+    let fail = true;
+    const commands = new CommandProducer(
+      () => {
+        const made1 = fakeProducer(() => (fail ? Promise.reject(new Error('not leader')) : Promise.resolve([])));
+        made.push(made1);
+        return made1.producer;
+      },
+      { batchMax: 10, lingerMs: 1, sendTimeoutMs: 1000 },
+      log,
+    );
+    await expect(commands.send(command(1))).rejects.toThrow('the command could not be stored');
+    fail = false;
+    await commands.send(command(2));
+    expect(made).toHaveLength(2);
+    expect(made[0]!.batches).toHaveLength(1);
+    expect(made[1]!.batches).toHaveLength(1);
   });
 });

@@ -48,6 +48,11 @@ export interface CommandProducerOptions {
  * Concurrent sends are grouped into one `sendBatch` so throughput does not cost one round trip per request; a failed or
  * timed-out batch rejects each of its commands with `unavailable` (the client retries: nothing answered 2xx is lost).
  * The producer connects lazily and again after a failure, so Kafka coming back is picked up without a restart.
+ *
+ * After a failed send the next one goes through a new producer (a new producer id, sequences from 0). kafkajs rolls
+ * back the sequence numbers of every partition of a failed request, those the broker wrote included; a later batch of
+ * as many messages to such a partition would reuse a written batch's sequences, and the broker would take it for that
+ * batch's retry: it would answer success and drop the new commands, which this would then answer 202.
  */
 export class CommandProducer {
   private queue: Pending[] = [];
@@ -57,14 +62,31 @@ export class CommandProducer {
   private connected = false;
   private inFlight = new Set<Promise<void>>();
 
+  private producer: Producer;
+
   constructor(
-    private readonly producer: Producer,
+    private readonly createProducer: () => Producer,
     private readonly options: CommandProducerOptions,
     private readonly log: Logger,
   ) {
+    this.producer = this.newProducer();
+  }
+
+  private newProducer(): Producer {
+    const producer = this.createProducer();
     producer.on(producer.events.DISCONNECT, () => {
-      this.connected = false;
+      if (producer === this.producer) this.connected = false;
     });
+    return producer;
+  }
+
+  /** Replaces the producer after a failed send; the old one is disconnected in the background. */
+  private replaceProducer(): void {
+    const old = this.producer;
+    this.producer = this.newProducer();
+    this.connected = false;
+    this.connecting = undefined;
+    void old.disconnect().catch((err: unknown) => this.log.warn({ err }, 'kafka producer disconnect failed'));
   }
 
   get isConnected(): boolean {
@@ -159,6 +181,7 @@ export class CommandProducer {
       for (const item of batch) item.resolve();
     } catch (err) {
       this.log.warn({ err, commands: batch.length }, 'kafka send failed');
+      this.replaceProducer();
       const failure = new UnavailableError('the command could not be stored, try again', undefined, { cause: err });
       for (const item of batch) item.reject(failure);
     } finally {

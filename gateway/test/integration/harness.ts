@@ -142,9 +142,8 @@ async function compose(
   });
   const topics = topicNames(options.topicPrefix ?? `${uniqueName('t')}.`);
   if (options.createTopics ?? !fastFail) await ensureTopics(kafka, [topics.ingest, topics.webhookCommands], 3);
-  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
   const commands = new CommandProducer(
-    producer,
+    () => kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }),
     { batchMax: 100, lingerMs: 2, sendTimeoutMs: options.kafkaSendTimeoutMs ?? 10000 },
     log,
   );
