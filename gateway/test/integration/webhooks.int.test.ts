@@ -543,6 +543,7 @@ describe('rules and settings', () => {
       testMode: false,
       rolloutPercentage: 100,
       emails: { enabled: false, templates: {} },
+      trustedFlaggers: [],
       payments: { stripeSecretKey: null },
     };
     expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual(defaults);
