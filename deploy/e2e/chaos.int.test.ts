@@ -61,8 +61,9 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
   const prefix = `${uniqueName('chaos')}.`;
   const kafkaDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-chaos-kafka-'));
   const encryptionKey = randomBytes(32).toString('base64');
-  const grpcPorts = [freePortSync(), freePortSync()];
-  const httpPorts = [freePortSync(), freePortSync()];
+  // Ports the services keep across their restarts, chosen once the brokers hold theirs (so neither can take the other's).
+  let grpcPorts: number[] = [];
+  let httpPorts: number[] = [];
   const running = new Set<ServiceProcess>();
   const mongo = new MongoClient(servers.mongoUrl);
   let cluster: KafkaCluster | undefined;
@@ -100,6 +101,8 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     note('servers started');
     const brokers = cluster.brokers;
     await ensureTopics({ brokers, prefix, partitions: 6, replicationFactor: 3 });
+    grpcPorts = [freePortSync(), freePortSync()];
+    httpPorts = [freePortSync(), freePortSync()];
 
     const common = {
       MONGO_URL: servers.mongoUrl,
@@ -140,7 +143,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       PAYMENTS_POLL_MS: '200',
       PAYMENTS_RETRY_SCHEDULE_S: '0.5,1,2,2,2',
     });
-    // Gateway k calls moderator k first and the other when k stops answering (gRPC pick-first over the list).
+    // Each gateway balances over both moderators (round robin over the list), skipping one that stops answering.
     const gatewayEnv = (k: number) => ({
       ...common,
       HTTP_HOST: '127.0.0.1',
@@ -155,7 +158,12 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       void service.exited.then(() => running.delete(service));
       return service;
     };
-    const listening = (service: ServiceProcess, msg: string) => loggedPort(service, msg, 'port', 60000);
+    // Six processes and three brokers start at once beside the suite's other files: on a busy 2-core machine a start
+    // has taken over a minute. A process that never gets there is reported with the end of its output.
+    const listening = (service: ServiceProcess, msg: string) =>
+      loggedPort(service, msg, 'port', 180_000).catch((err: Error) => {
+        throw new Error(`${err.message}; its last output: ${service.output().slice(-1500)}`);
+      });
     note('topics created');
     const moderators = [start('moderator', moderatorEnv(0)), start('moderator', moderatorEnv(1))];
     await Promise.all(moderators.map((m) => listening(m, 'grpc server listening')));
@@ -486,7 +494,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     expect(emailDuplicates).toBeLessThanOrEqual(EMAILS_IN_FLIGHT);
     expect(decisions.filter((i) => stripeKeys.get(i)!.size !== 1)).toEqual([]);
     expect(decisions.filter((i) => actionsOf(i) !== 1)).toEqual([]);
-  }, 420_000);
+  }, 720_000);
 });
 
 /** Which of `ids` are on the topic (its `event-id` headers), read from the start to the high watermarks. */
