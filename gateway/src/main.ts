@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { Kafka } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { Registry } from 'prom-client';
-import { TenantVersions, topicNames, ulid } from '@vigil/proto';
+import { notingPartitioner, TenantVersions, topicNames, ulid } from '@vigil/proto';
 import { appSettings, createApp } from './app';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
@@ -47,7 +47,13 @@ async function main(): Promise<void> {
   });
   const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
   const commands = new CommandProducer(
-    () => kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }),
+    () =>
+      kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: notingPartitioner,
+      }),
     { batchMax: config.KAFKA_BATCH_MAX, lingerMs: config.KAFKA_LINGER_MS, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS },
     log,
   );

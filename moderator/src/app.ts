@@ -1,5 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
-import { ConsumerMetrics, addressPolicy, loadModerationPackage, TenantVersions, topicNames } from '@vigil/proto';
+import {
+  ConsumerMetrics,
+  addressPolicy,
+  loadModerationPackage,
+  notingPartitioner,
+  TenantVersions,
+  topicNames,
+} from '@vigil/proto';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Kafka, Producer } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
@@ -143,7 +150,8 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const relay = new OutboxRelay({
     outbox: store.outbox,
     deadLetters,
-    createProducer: () => kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
+    createProducer: () =>
+      kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: notingPartitioner }),
     topic: topics.events,
     log: log.child({ component: 'outbox-relay' }),
     pollMs: config.OUTBOX_POLL_MS,

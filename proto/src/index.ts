@@ -28,3 +28,4 @@ export * from './service-addresses';
 export * from './batch-heartbeat';
 export * from './consumer-timing';
 export * from './consumer-metrics';
+export * from './confirmed-send';

@@ -1,3 +1,4 @@
+import { assertConfirmed } from '@vigil/proto';
 import type { Message, Producer, TopicMessages } from 'kafkajs';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../errors';
@@ -173,7 +174,10 @@ export class CommandProducer {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.connect().then(() => this.producer.sendBatch({ topicMessages, acks: -1 })),
+        this.connect()
+          .then(() => this.producer.sendBatch({ topicMessages, acks: -1 }))
+          // kafkajs can resolve a send whose moved partition it never wrote (see assertConfirmed): answered 503.
+          .then((results) => assertConfirmed(topicMessages, results)),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error('kafka send timed out')), this.options.sendTimeoutMs);
         }),

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
-import { TenantVersions, topicNames, type Topics } from '@vigil/proto';
+import { notingPartitioner, TenantVersions, topicNames, type Topics } from '@vigil/proto';
 import { appSettings, createApp, type AppDeps } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { hashPassword } from '../../src/console/password';
@@ -143,7 +143,13 @@ async function compose(
   const topics = topicNames(options.topicPrefix ?? `${uniqueName('t')}.`);
   if (options.createTopics ?? !fastFail) await ensureTopics(kafka, [topics.ingest, topics.webhookCommands], 3);
   const commands = new CommandProducer(
-    () => kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false }),
+    () =>
+      kafka.producer({
+        idempotent: true,
+        maxInFlightRequests: 1,
+        allowAutoTopicCreation: false,
+        createPartitioner: notingPartitioner,
+      }),
     { batchMax: 100, lingerMs: 2, sendTimeoutMs: options.kafkaSendTimeoutMs ?? 10000 },
     log,
   );

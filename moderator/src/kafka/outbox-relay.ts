@@ -7,6 +7,7 @@ import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
 import { HandOver, toMessage } from './hand-over';
 import { messageRejection } from './kafka-errors';
+import { assertConfirmed } from '@vigil/proto';
 
 /** While events handed over in memory keep the relay busy, the store's outbox is swept once per this many polls. */
 const SWEEP_UNDER_LOAD = 10;
@@ -299,7 +300,9 @@ export class OutboxRelay {
 
   private async send(messages: Message[]): Promise<void> {
     this.producer ??= await this.connectProducer();
-    await this.producer.send({ topic: this.options.topic, acks: -1, messages });
+    const results = await this.producer.send({ topic: this.options.topic, acks: -1, messages });
+    // kafkajs can resolve a send whose moved partition it never wrote (see assertConfirmed): then it is sent again.
+    assertConfirmed([{ topic: this.options.topic, messages }], results);
   }
 
   private async connectProducer(): Promise<Producer> {
