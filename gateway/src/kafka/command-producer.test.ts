@@ -71,7 +71,7 @@ describe('command producer', () => {
 
     it('sends the commands waiting behind it once IN_FLIGHT_WAIT_MS has passed without an answer', async () => {
       const { producer, batches } = fakeProducer((batch) =>
-        batches.length === 1 ? new Promise(() => undefined) : Promise.resolve(batch),
+        batches.length === 1 ? new Promise(() => undefined) : Promise.resolve([]),
       );
       const commands = new CommandProducer(() => producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 60_000 }, log);
       void commands.send(command(1)).catch(() => undefined);
