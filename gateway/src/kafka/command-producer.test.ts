@@ -70,7 +70,7 @@ describe('command producer', () => {
     });
 
     it('sends the commands waiting behind it once IN_FLIGHT_WAIT_MS has passed without an answer', async () => {
-      const { producer, batches } = fakeProducer((batch) =>
+      const { producer, batches } = fakeProducer(() =>
         batches.length === 1 ? new Promise(() => undefined) : Promise.resolve([]),
       );
       const commands = new CommandProducer(() => producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 60_000 }, log);
