@@ -332,12 +332,42 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       }
       return [...expected.keys()].filter((clientId) => !moderated.has(clientId));
     };
+    /** What the store and the events topic hold of requests that did not end as expected, for the failure message. */
+    const evidenceOf = async (clientIds: string[]) => {
+      // What the store knows of each: the request, the record, its stream's events, outbox copies and deliveries.
+      const evidence = await Promise.all(
+        clientIds.slice(0, 5).map(async (clientId) => {
+          const record = await database
+            .collection<{ _id: string; status?: string; moderationId?: string }>(COLLECTIONS.records)
+            .findOne({ clientId }, { projection: { _id: 1, status: 1, moderationId: 1 } });
+          const stream = record ? `record-${record._id}` : '';
+          const events = await database
+            .collection<{ _id: string; type: string; version: number }>(COLLECTIONS.events)
+            .find({ stream }, { projection: { _id: 1, type: 1, version: 1 } })
+            .toArray();
+          const ids = events.map((event) => event._id);
+          const outbox = await database.collection(COLLECTIONS.outbox).countDocuments({ stream });
+          const deliveries = await database
+            .collection<{ state: string; attemptCount?: number; eventId: string }>(COLLECTIONS.deliveries)
+            .find({ eventId: { $in: ids } }, { projection: { state: 1, attemptCount: 1, eventId: 1 } })
+            .toArray();
+          return { sent: expected.get(clientId), record, events, outbox, deliveries };
+        }),
+      );
+      // And whether their events reached the events topic (the relay) or not (then the notifier is cleared).
+      const wanted = new Set(evidence.flatMap((item) => item.events.map((event) => event._id)));
+      const onTopic = await eventsOnTopic(cluster!.brokers, `${prefix}vigil.events.v1`, wanted).catch(
+        (readErr: Error) => `unread: ${readErr.message}`,
+      );
+      return JSON.stringify({ evidence, onTopic });
+    };
     await waitFor(async () => (await missing()).length === 0, {
       timeoutMs: DRAIN_MS,
       intervalMs: 1000,
       what: 'a stored moderation for every accepted ingest and answered /moderate',
     }).catch(async (err: Error) => {
-      throw new Error(`${err.message}: ${(await missing()).length} of ${expected.size} missing`);
+      const absent = await missing();
+      throw new Error(`${err.message}: ${absent.length} of ${expected.size} missing: ${await evidenceOf(absent)}`);
     });
 
     note('every record moderated');
@@ -363,34 +393,8 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     }).catch(async (err: Error) => {
       const have = webhooksByClient();
       const absent = [...expected.keys()].filter((c) => !have.has(c));
-      // What the store knows of each: the request, the record, its stream's events, outbox copies and deliveries.
-      const evidence = await Promise.all(
-        absent.slice(0, 5).map(async (clientId) => {
-          const record = await database
-            .collection<{ _id: string; status?: string; moderationId?: string }>(COLLECTIONS.records)
-            .findOne({ clientId }, { projection: { _id: 1, status: 1, moderationId: 1 } });
-          const stream = record ? `record-${record._id}` : '';
-          const events = await database
-            .collection<{ _id: string; type: string; version: number }>(COLLECTIONS.events)
-            .find({ stream }, { projection: { _id: 1, type: 1, version: 1 } })
-            .toArray();
-          const ids = events.map((event) => event._id);
-          const outbox = await database.collection(COLLECTIONS.outbox).countDocuments({ stream });
-          const deliveries = await database
-            .collection<{ state: string; attemptCount?: number; eventId: string }>(COLLECTIONS.deliveries)
-            .find({ eventId: { $in: ids } }, { projection: { state: 1, attemptCount: 1, eventId: 1 } })
-            .toArray();
-          return { sent: expected.get(clientId), record, events, outbox, deliveries };
-        }),
-      );
-      // And whether their events reached the events topic (the relay) or not (then the notifier is cleared).
-      const wanted = new Set(evidence.flatMap((item) => item.events.map((event) => event._id)));
-      const onTopic = await eventsOnTopic(cluster!.brokers, `${prefix}vigil.events.v1`, wanted).catch(
-        (readErr: Error) => `unread: ${readErr.message}`,
-      );
-      throw new Error(
-        `${err.message}: ${absent.length} missing: ${JSON.stringify(evidence)}; on the events topic: ${JSON.stringify(onTopic)}`,
-      );
+      const evidence = await evidenceOf(absent);
+      throw new Error(`${err.message}: ${absent.length} missing: ${evidence}`);
     });
 
     note('every record webhook received');
