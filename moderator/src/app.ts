@@ -137,7 +137,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const db = mongo.db(config.MONGO_DB);
   // The tenants' configuration versions seen on calls and commands: fresh rules for each, stamped on every event.
   const versions = new TenantVersions();
-  const store = new EventStore(db, { versions });
+  const store = new EventStore(db);
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
   const deadLetters = new DeadLetterStore(db);
   await untilDone(log, 'dead letter indexes', () => deadLetters.ensureIndexes());
@@ -264,6 +264,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     engine,
     tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions),
     log,
+    versions,
     onAppend: (events) => relay.publishSoon(events),
     textActivity,
   });

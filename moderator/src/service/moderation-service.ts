@@ -5,6 +5,7 @@ import {
   type Command,
   type DomainEvent,
   type RecordStatus,
+  type TenantVersions,
   type UserData,
   type UserStatus,
 } from '@vigil/proto';
@@ -35,6 +36,8 @@ export interface ServiceDeps {
   onAppend: (events: DomainEvent[]) => void;
   /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
   maxAttempts?: number;
+  /** The tenants' configuration versions seen on calls and commands, stamped on every new event. */
+  versions?: TenantVersions;
   /** Marks each moderation of a record without images while it runs: image inference yields to them. */
   textActivity?: ActivityGate;
 }
@@ -58,7 +61,7 @@ export class ModerationService {
   private readonly moderation: ModerationDeps;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.writer = new StreamWriter(deps.store, deps.onAppend, deps.maxAttempts ?? 8);
+    this.writer = new StreamWriter(deps.store, deps.onAppend, deps.maxAttempts ?? 8, deps.versions);
     this.users = new UserReconciliation(deps.store, this.writer);
     this.moderation = {
       ...deps,

@@ -1,4 +1,6 @@
-import type { DomainEvent } from '@vigil/proto';
+import { TenantVersions, type DomainEvent } from '@vigil/proto';
+import type { Loaded } from '../domain/stream';
+import type { RecordState } from '../domain/record';
 import { ConflictError } from '../domain/errors';
 import { StreamConflict, type EventStore } from '../store/event-store';
 import { StreamWriter } from './stream-writer';
@@ -57,5 +59,18 @@ describe('StreamWriter', () => {
     const writer = new StreamWriter(storeFailing([new StreamConflict([event])], [event]), (e) => woken.push(e), 8);
     await writer.retrying(() => writer.commit());
     expect(woken).toEqual([[event], [event]]);
+  });
+
+  it("stamps each new event with its tenant's newest configuration version seen, never lowering one", async () => {
+    const versions = new TenantVersions();
+    versions.observe('ten_a', 4);
+    const events = [
+      { id: 'evt_a', tenantId: 'ten_a' },
+      { id: 'evt_b', tenantId: 'ten_b' },
+      { id: 'evt_c', tenantId: 'ten_a', configVersion: 9 },
+    ] as unknown as DomainEvent[];
+    const writer = new StreamWriter(storeFailing([]), () => {}, 8, versions);
+    await writer.commit({ events } as unknown as Loaded<RecordState>);
+    expect(events.map((e) => e.configVersion)).toEqual([4, undefined, 9]);
   });
 });

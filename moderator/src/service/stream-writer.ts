@@ -1,4 +1,4 @@
-import type { DomainEvent } from '@vigil/proto';
+import type { DomainEvent, TenantVersions } from '@vigil/proto';
 import { ConflictError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
 import type { ReportState } from '../domain/report';
@@ -24,10 +24,22 @@ export class StreamWriter {
     private readonly onAppend: (events: DomainEvent[]) => void,
     /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
     private readonly maxAttempts: number,
+    /**
+     * The tenants' configuration versions this process has seen (on calls and commands): each new event carries its
+     * tenant's, so the notifier fans it out to the endpoints of at least that version. Absent, events carry none.
+     */
+    private readonly versions?: TenantVersions,
   ) {}
 
   /** Commits staged streams and wakes the outbox relay when events were appended. */
   async commit(...streams: Loaded<RecordState | UserState | ReportState>[]): Promise<void> {
+    if (this.versions) {
+      // Read now, after the call or command that led here was observed: at least the version it carried.
+      for (const event of streams.flatMap((stream) => stream.events)) {
+        const version = this.versions.of(event.tenantId);
+        if (version > 0) event.configVersion = Math.max(event.configVersion ?? 0, version);
+      }
+    }
     let appended: DomainEvent[];
     try {
       appended = await this.store.commit(...streams);

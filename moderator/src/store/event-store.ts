@@ -6,7 +6,6 @@ import {
   userStream,
   WriteGroups,
   type DomainEvent,
-  type TenantVersions,
 } from '@vigil/proto';
 import { MongoBulkWriteError, type Collection, type Db, type Document, type WriteError } from 'mongodb';
 import { evolveRecord, type RecordState } from '../domain/record';
@@ -116,18 +115,10 @@ export class EventStore {
   /** Concurrent commits' new record projections inserted together: true inserted, false already there. */
   private readonly recordInserts: WriteGroups<RecordState, boolean>;
 
-  /**
-   * `versions`: the tenants' configuration versions this process has seen (on calls and commands); each appended event
-   * carries its tenant's, so the notifier fans it out to the endpoints of at least that version. Absent (the admin
-   * commands), events carry none.
-   */
-  private readonly versions: TenantVersions | undefined;
-
   constructor(
     private readonly db: Db,
-    { instanceId, versions }: { instanceId?: string; versions?: TenantVersions } = {},
+    { instanceId }: { instanceId?: string } = {},
   ) {
-    this.versions = versions;
     this.outbox = new OutboxStore(db, { instanceId });
     // Optional fields stay absent: stored `null`s would not parse as the optional fields of the event schemas.
     const options = { ignoreUndefined: true };
@@ -258,13 +249,6 @@ export class EventStore {
   /** Appends the events of several streams (see EventAppends); StreamConflict if any version was taken. */
   private async append(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;
-    if (this.versions) {
-      // Read now, after the call or command that led here was observed: at least the version it carried.
-      for (const event of events) {
-        const version = this.versions.of(event.tenantId);
-        if (version > 0) event.configVersion = Math.max(event.configVersion ?? 0, version);
-      }
-    }
     const stored = await this.appends.append(events.map((event) => ({ ...event, _id: event.id })));
     if (stored < events.length) throw new StreamConflict(events.slice(0, stored));
   }
