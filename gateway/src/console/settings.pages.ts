@@ -1,10 +1,10 @@
 import type { Context } from 'koa';
-import { LIMITS, RULE_SET_BUDGET } from '@vigil/proto';
+import { LIMITS, RULE_SET_BUDGET, type RuleSet } from '@vigil/proto';
 import { AppError, NotFoundError, ValidationError } from '../errors';
 import { toHttpError } from '../http/error-handler';
 import { parseJson } from '../http/json-body';
 import { parseWith } from '../http/validate';
-import { refuseUnjudgeable } from '../routes/rules/rules.routes';
+import { refuseUnjudgeable, versionParam } from '../routes/rules/rules.routes';
 import { RulesBody, RuleSetChangeBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html } from './html';
 import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
@@ -169,13 +169,13 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
   });
 
   router.post('/rules/versions/:version/:action', adminOnly, ...change, async (ctx) => {
-    const { version: raw, action } = ctx.params;
-    if (!/^\d{1,9}$/.test(raw ?? '')) throw new NotFoundError('rule set version not found');
-    const version = Number(raw);
+    const { action } = ctx.params;
+    const version = versionParam(ctx);
     const tenantId = tenantOf(ctx);
-    refuseUnjudgeable(deps, { rules: (await deps.configStore.versionOf(tenantId, version)).rules });
-    if (action === 'promote') await deps.configStore.promote(tenantId, version);
-    else if (action === 'rollback') await deps.configStore.rollBack(tenantId, version, { author: actorOf(ctx) });
+    const accept = (ruleSet: RuleSet) => refuseUnjudgeable(deps, ruleSet);
+    if (action === 'promote') await deps.configStore.promote(tenantId, version, accept);
+    else if (action === 'rollback')
+      await deps.configStore.rollBack(tenantId, version, { author: actorOf(ctx) }, accept);
     else throw new NotFoundError('not found');
     ctx.redirect('/console/settings');
   });

@@ -104,18 +104,28 @@ export class ConfigStore {
     return this.ruleVersions.insert({ tenantId, version, rules: ruleSet.rules, kind: 'draft', ...writeOf(write) });
   }
 
-  /** Makes a draft the live rule set (itself, under its number). */
-  async promote(tenantId: string, version: number): Promise<LiveRules> {
+  /**
+   * Makes a draft the live rule set (itself, under its number). `accept` sees its rules first and may throw to refuse
+   * (what a rule set must pass to judge here may have changed since it was saved).
+   */
+  async promote(tenantId: string, version: number, accept: (ruleSet: RuleSetType) => void): Promise<LiveRules> {
     const doc = await this.versionOf(tenantId, version);
+    accept({ rules: doc.rules });
     if (doc.kind !== 'draft') {
       throw new ConflictError(`version ${version} is not a draft: roll back to it to make it live again`, { version });
     }
     return this.makeLive(tenantId, doc.rules, version);
   }
 
-  /** Makes an earlier version's rules live again, as a new version that names it. */
-  async rollBack(tenantId: string, to: number, write: RulesWrite): Promise<LiveRules> {
+  /** Makes an earlier version's rules live again, as a new version that names it; `accept` as for `promote`. */
+  async rollBack(
+    tenantId: string,
+    to: number,
+    write: RulesWrite,
+    accept: (ruleSet: RuleSetType) => void,
+  ): Promise<LiveRules> {
     const doc = await this.versionOf(tenantId, to);
+    accept({ rules: doc.rules });
     const version = await this.ruleVersions.allocate(tenantId);
     await this.ruleVersions.insert({
       tenantId,

@@ -30,7 +30,7 @@ import {
 } from './rules.schema';
 
 /** The `:version` path parameter: a version number, or nothing this tenant has (404). */
-function versionParam(ctx: Context): number {
+export function versionParam(ctx: Context): number {
   const raw = String((ctx.params as Record<string, string>).version ?? '');
   if (!/^\d{1,9}$/.test(raw)) throw new NotFoundError('rule set version not found');
   return Number(raw);
@@ -191,10 +191,9 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: LiveRulesView,
     },
     async (ctx) => {
-      const tenantId = principalOf(ctx).tenantId;
-      const version = versionParam(ctx);
-      refuseUnjudgeable(deps, { rules: (await deps.configStore.versionOf(tenantId, version)).rules });
-      ctx.body = await deps.configStore.promote(tenantId, version);
+      ctx.body = await deps.configStore.promote(principalOf(ctx).tenantId, versionParam(ctx), (ruleSet) =>
+        refuseUnjudgeable(deps, ruleSet),
+      );
     },
   );
 
@@ -210,14 +209,13 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const { note } = body(ctx, RollBackBody);
-      const tenantId = principalOf(ctx).tenantId;
-      const version = versionParam(ctx);
-      refuseUnjudgeable(deps, { rules: (await deps.configStore.versionOf(tenantId, version)).rules });
       ctx.status = 201;
-      ctx.body = await deps.configStore.rollBack(tenantId, version, {
-        author: actorOf(ctx),
-        ...(note !== undefined ? { note } : {}),
-      });
+      ctx.body = await deps.configStore.rollBack(
+        principalOf(ctx).tenantId,
+        versionParam(ctx),
+        { author: actorOf(ctx), ...(note !== undefined ? { note } : {}) },
+        (ruleSet) => refuseUnjudgeable(deps, ruleSet),
+      );
     },
   );
 
