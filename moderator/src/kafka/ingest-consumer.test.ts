@@ -1,6 +1,7 @@
 import { HEADERS, TenantVersions, topicNames, type Command } from '@vigil/proto';
-import type { EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer, ProducerRecord } from 'kafkajs';
+import type { IHeaders, KafkaMessage, Producer, ProducerRecord } from 'kafkajs';
 import pino from 'pino';
+import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import { ConflictError, UnknownTenantError } from '../domain/errors';
 import type { ModerateInput, ModerateResult } from '../service/moderate';
 import type { ModerationService } from '../service/moderation-service';
@@ -9,38 +10,6 @@ import type { KnownTenants } from '../store/known-tenants';
 import { IngestConsumer } from './ingest-consumer';
 
 const topics = topicNames('t.');
-
-/** A kafkajs consumer that hands the test the batch handler `run` receives, and records the offsets committed. */
-function fakeKafka() {
-  const handler: { eachBatch?: (payload: EachBatchPayload) => Promise<void> } = {};
-  const committed: { topic: string; partition: number; offset: string }[] = [];
-  const consumer = {
-    connect: () => Promise.resolve(),
-    subscribe: () => Promise.resolve(),
-    run: (config: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
-      handler.eachBatch = config.eachBatch;
-      return Promise.resolve();
-    },
-    commitOffsets: (offsets: typeof committed) => {
-      committed.push(...offsets);
-      return Promise.resolve();
-    },
-    disconnect: () => Promise.resolve(),
-  };
-  const kafka = { consumer: () => consumer } as unknown as Kafka;
-  /** Hands `messages` to the consumer as one batch of partition 0, as kafkajs would. */
-  const deliver = async (messages: KafkaMessage[]) => {
-    const payload = {
-      batch: { topic: topics.ingest, partition: 0, messages },
-      heartbeat: () => Promise.resolve(),
-      resolveOffset: () => {},
-      isRunning: () => true,
-      isStale: () => false,
-    } as unknown as EachBatchPayload;
-    await handler.eachBatch!(payload);
-  };
-  return { kafka, deliver, committed };
-}
 
 /** The moderation service as the consumer sees it: each call recorded, `moderate` failing with `failures` first. */
 function fakeService(options: { failures?: Error[]; replay?: ReplayCheck } = {}) {
@@ -63,7 +32,7 @@ function fakeService(options: { failures?: Error[]; replay?: ReplayCheck } = {})
 }
 
 function setup(options: { failures?: Error[]; replay?: ReplayCheck; knownTenants?: string[] } = {}) {
-  const { kafka, deliver, committed } = fakeKafka();
+  const { kafka, deliver, committed } = fakeKafka(topics.ingest);
   const { service, moderated, replayChecks } = fakeService(options);
   const known = new Set(options.knownTenants ?? ['ten_1']);
   const tenants = {

@@ -1,6 +1,7 @@
 import { TenantVersions, topicNames, type DomainEvent, type WebhookEndpointDoc } from '@vigil/proto';
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { KafkaMessage } from 'kafkajs';
 import pino from 'pino';
+import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import type { EndpointCache } from '../delivery/endpoint-cache';
 import { deliveryIdOf, webhookIdOf } from '../domain/webhook-events';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
@@ -8,37 +9,6 @@ import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 import { EventsConsumer } from './events-consumer';
 
 const topics = topicNames('t.');
-
-/** A kafkajs consumer that hands the test the batch handler `run` receives, and records the offsets committed. */
-function fakeKafka() {
-  const handler: { eachBatch?: (payload: EachBatchPayload) => Promise<void> } = {};
-  const committed: { topic: string; partition: number; offset: string }[] = [];
-  const consumer = {
-    connect: () => Promise.resolve(),
-    subscribe: () => Promise.resolve(),
-    run: (config: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
-      handler.eachBatch = config.eachBatch;
-      return Promise.resolve();
-    },
-    commitOffsets: (offsets: typeof committed) => {
-      committed.push(...offsets);
-      return Promise.resolve();
-    },
-    disconnect: () => Promise.resolve(),
-  };
-  const kafka = { consumer: () => consumer } as unknown as Kafka;
-  const deliver = async (messages: KafkaMessage[]) => {
-    const payload = {
-      batch: { topic: topics.events, partition: 0, messages },
-      heartbeat: () => Promise.resolve(),
-      resolveOffset: () => {},
-      isRunning: () => true,
-      isStale: () => false,
-    } as unknown as EachBatchPayload;
-    await handler.eachBatch!(payload);
-  };
-  return { kafka, deliver, committed };
-}
 
 const endpoint = (id: string, events: string[], tenantId = 'ten_1'): WebhookEndpointDoc =>
   ({
@@ -51,7 +21,7 @@ const endpoint = (id: string, events: string[], tenantId = 'ten_1'): WebhookEndp
   }) as unknown as WebhookEndpointDoc;
 
 function setup(endpoints: WebhookEndpointDoc[]) {
-  const { kafka, deliver, committed } = fakeKafka();
+  const { kafka, deliver, committed } = fakeKafka(topics.events);
   const inserted: DeliveryDoc[][] = [];
   // The projections are not there yet: bodies are left to the scheduler (no body read here).
   const store = {
