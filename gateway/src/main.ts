@@ -17,6 +17,7 @@ import { createLogger } from './platform/logger';
 import { collectProcessMetrics } from './platform/process-metrics';
 import { countStoreCommands } from './platform/store-metrics';
 import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
+import { untilDone } from './platform/retry';
 import { installShutdown } from './platform/shutdown';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
 import { MemberStore } from './store/member-store';
@@ -111,16 +112,19 @@ async function main(): Promise<void> {
   log.info({ port: (server.address() as AddressInfo).port }, 'http server listening');
   rateLimiter.start();
 
-  // Dependencies connect in the background: the process is live at once and ready once they answer.
-  void mongo
-    .connect()
+  // Dependencies connect in the background: the process is live at once and ready once they answer. The store's
+  // connect is retried until it holds: the driver closes the client's topology when its first connect fails and keeps
+  // using that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
+  void untilDone(log, 'store connection', () => mongo.connect())
     .then(() =>
-      Promise.all([
-        tenants.ensureIndexes(),
-        new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
-        new MemberStore(db).ensureIndexes(),
-        new RuleVersionStore(db).ensureIndexes(),
-      ]),
+      untilDone(log, 'store indexes', () =>
+        Promise.all([
+          tenants.ensureIndexes(),
+          new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
+          new MemberStore(db).ensureIndexes(),
+          new RuleVersionStore(db).ensureIndexes(),
+        ]),
+      ),
     )
     .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
   void ensureTopics(kafka, [topics.ingest, topics.webhookCommands], config.KAFKA_TOPIC_PARTITIONS)

@@ -92,6 +92,9 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const db = mongo.db(config.MONGO_DB, { ignoreUndefined: true });
   const timing = { bucketMs: config.DUE_BUCKET_MS, graceMs: config.DUE_GRACE_MS };
   const store = new DeliveryStore(db, timing);
+  // An explicit connect, retried: the driver closes the client's topology when its first connect fails and keeps using
+  // that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
+  await untilDone(log, 'store connection', () => mongo.connect());
   await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
   // The tenants' configuration versions carried by events: an endpoint list read before a newer one is stale.
   const versions = new TenantVersions();
