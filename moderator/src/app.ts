@@ -3,12 +3,13 @@ import {
   ConsumerMetrics,
   addressPolicy,
   loadModerationPackage,
+  ConfirmedProducer,
   notingPartitioner,
   TenantVersions,
   topicNames,
 } from '@vigil/proto';
 import { HealthImplementation } from 'grpc-health-check';
-import type { Kafka, Producer } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
@@ -147,7 +148,11 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
   // The ingest consumer's dead letters; the relay makes producers of its own.
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  // Its sends are checked against the broker's answers and a failed one replaces it (see ConfirmedProducer): a dead
+  // letter dropped while a broker died would lose the command, since its offset is committed after the send.
+  const producer = new ConfirmedProducer(() =>
+    kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: notingPartitioner }),
+  );
   await untilDone(log, 'kafka producer', () => producer.connect());
 
   const relay = new OutboxRelay({

@@ -1,5 +1,5 @@
-import type { Message, PartitionMetadata } from 'kafkajs';
-import { assertConfirmed, notingPartitioner, UnconfirmedSendError } from './confirmed-send';
+import type { Message, PartitionMetadata, Producer, ProducerRecord } from 'kafkajs';
+import { assertConfirmed, ConfirmedProducer, notingPartitioner, UnconfirmedSendError } from './confirmed-send';
 
 const partitionMetadata = Array.from({ length: 6 }, (_, partitionId) => ({
   partitionId,
@@ -41,5 +41,81 @@ describe('confirmed sends', () => {
     expect(() => assertConfirmed([{ topic: 't', messages }], [answer('other', partitions[0]!)])).toThrow(
       UnconfirmedSendError,
     );
+  });
+});
+
+/**
+ * A kafkajs producer as far as ConfirmedProducer uses it: routes each message with a noting partitioner, as kafkajs
+ * does, and answers for every partition but the ones in `drop` (or throws `fail` once).
+ */
+function fakeProducers() {
+  const made: Array<{ sends: number; connected: boolean }> = [];
+  const behaviour: { drop: Set<number>; fail?: Error } = { drop: new Set() };
+  const create = (): Producer => {
+    const state = { sends: 0, connected: false };
+    made.push(state);
+    const partitioner = notingPartitioner();
+    return {
+      connect: () => {
+        state.connected = true;
+        return Promise.resolve();
+      },
+      disconnect: () => {
+        state.connected = false;
+        return Promise.resolve();
+      },
+      send: (record: ProducerRecord) => {
+        state.sends += 1;
+        if (behaviour.fail) {
+          const err = behaviour.fail;
+          behaviour.fail = undefined;
+          return Promise.reject(err);
+        }
+        const partitions = new Set(
+          record.messages.map((message) => partitioner({ topic: record.topic, partitionMetadata, message })),
+        );
+        return Promise.resolve(
+          [...partitions].filter((partition) => !behaviour.drop.has(partition)).map((p) => answer(record.topic, p)),
+        );
+      },
+    } as unknown as Producer;
+  };
+  return { made, behaviour, create };
+}
+
+describe('ConfirmedProducer', () => {
+  const record = (keys: string[]) => ({ topic: 't', messages: keys.map((key) => ({ key, value: 'v' })) });
+
+  it('keeps one producer while its sends are confirmed', async () => {
+    const { made, create } = fakeProducers();
+    const producer = new ConfirmedProducer(create);
+    await producer.send(record(['a', 'b']));
+    await producer.send(record(['c']));
+    expect(made).toEqual([{ sends: 2, connected: true }]);
+  });
+
+  it('throws for a send the broker did not confirm, and sends the next through a new producer', async () => {
+    const { made, behaviour, create } = fakeProducers();
+    const producer = new ConfirmedProducer(create);
+    const { partitions } = routed('t', ['a']);
+    behaviour.drop.add(partitions[0]!);
+    await expect(producer.send(record(['a']))).rejects.toThrow(UnconfirmedSendError);
+    behaviour.drop.clear();
+    await producer.send(record(['a']));
+    expect(made).toEqual([
+      { sends: 1, connected: false },
+      { sends: 1, connected: true },
+    ]);
+  });
+
+  it('replaces its producer after a send that failed', async () => {
+    const { made, behaviour, create } = fakeProducers();
+    const producer = new ConfirmedProducer(create);
+    behaviour.fail = new Error('broker gone');
+    await expect(producer.send(record(['a']))).rejects.toThrow('broker gone');
+    await producer.send(record(['a']));
+    expect(made.map((state) => state.connected)).toEqual([false, true]);
+    await producer.disconnect();
+    expect(made.map((state) => state.connected)).toEqual([false, false]);
   });
 });
