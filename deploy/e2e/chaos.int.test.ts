@@ -52,6 +52,9 @@ interface Sent {
   kind: Kind;
   gateway: number;
   profane: boolean;
+  /** Seconds into the test when it was sent and when it was answered. */
+  sentAt?: number;
+  answeredAt?: number;
 }
 
 const servers = testServers();
@@ -65,6 +68,8 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
   let grpcPorts: number[] = [];
   let httpPorts: number[] = [];
   const running = new Set<ServiceProcess>();
+  /** Every process the test started, for the evidence of a failure. */
+  const everStarted = new Set<{ name: string; process: ServiceProcess; startedAt: number }>();
   const mongo = new MongoClient(servers.mongoUrl);
   let cluster: KafkaCluster | undefined;
   let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
@@ -154,6 +159,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     });
     const start = (name: 'gateway' | 'moderator' | 'notifier', env: Record<string, string>) => {
       const service = spawnService(name, env);
+      everStarted.add({ name, process: service, startedAt: Math.round((Date.now() - started) / 1000) });
       running.add(service);
       void service.exited.then(() => running.delete(service));
       return service;
@@ -205,7 +211,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       const i = next++;
       const profane = i % PROFANE_EVERY === 0;
       const clientId = `c-${i}`;
-      const sent: Sent = { clientId, kind, gateway: k, profane };
+      const sent: Sent = { clientId, kind, gateway: k, profane, sentAt: (Date.now() - started) / 1000 };
       const body = JSON.stringify({
         clientId,
         name: `Item ${i}`,
@@ -226,6 +232,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       }
       const text = await res.text().catch(() => '');
       completed += 1;
+      sent.answeredAt = (Date.now() - started) / 1000;
       if (kind === 'ingest' && res.status === 202) accepted.set(clientId, sent);
       else if (kind === 'moderate' && res.status === 200) answered.set(clientId, sent);
       else {
@@ -361,11 +368,23 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       );
       // And where their commands are: on the ingest topic (and whether the moderators' group committed past them), on
       // the dead-letter topic.
-      const clients = new Set(clientIds.slice(0, 5));
+      // The first accepted ingest, as a control that the topic is read and matched.
+      const control = [...accepted.keys()][0];
+      const clients = new Set([...clientIds.slice(0, 5), ...(control ? [control] : [])]);
       const commands = await commandsOnTopics(cluster!.brokers, prefix, clients).catch(
         (readErr: Error) => `unread: ${readErr.message}`,
       );
-      return JSON.stringify({ evidence, onTopic, commands });
+      // The gateways' failed Kafka sends (answered 503), by process and time.
+      const sendFailures = [...everStarted]
+        .filter((service) => service.name === 'gateway')
+        .map((service) => ({
+          startedAt: service.startedAt,
+          failures: service.process
+            .logs()
+            .filter((line) => line.msg === 'kafka send failed')
+            .map((line) => `${((Number(line.time) - started) / 1000).toFixed(1)}s ${String(line.commands)}`),
+        }));
+      return JSON.stringify({ evidence, onTopic, commands, sendFailures });
     };
     await waitFor(async () => (await missing()).length === 0, {
       timeoutMs: DRAIN_MS,

@@ -119,3 +119,39 @@ describe('ConfirmedProducer', () => {
     expect(made.map((state) => state.connected)).toEqual([false, false]);
   });
 });
+
+describe('ConfirmedProducer, concurrent sends', () => {
+  it('sends one at a time: a second send starts only once the first settled', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const answers: Array<() => void> = [];
+    const producer = new ConfirmedProducer(
+      () =>
+        ({
+          connect: () => Promise.resolve(),
+          disconnect: () => Promise.resolve(),
+          send: () => {
+            inFlight += 1;
+            most = Math.max(most, inFlight);
+            return new Promise((resolve) =>
+              answers.push(() => {
+                inFlight -= 1;
+                resolve([]);
+              }),
+            );
+          },
+        }) as unknown as Producer,
+    );
+    const sends = [1, 2, 3].map(() => producer.send({ topic: 't', messages: [{ value: 'v' }] }));
+    for (let answered = 0; answered < 3; answered += 1) {
+      await waitUntil(() => answers.length > 0);
+      answers.shift()!();
+    }
+    await Promise.all(sends);
+    expect(most).toBe(1);
+  });
+});
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setImmediate(resolve));
+}

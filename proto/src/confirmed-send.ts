@@ -56,14 +56,15 @@ export function assertConfirmed(
 }
 
 /**
- * A producer whose sends are checked with `assertConfirmed` and which is replaced after any failed send: kafkajs rolls
- * back the sequence numbers of every partition of a failed request, including the ones the broker wrote, so the same
- * producer's next send to those partitions would be refused or dropped as a duplicate. `create` must make its
- * producers with `notingPartitioner`, or the check passes every message.
+ * A producer whose sends go one at a time, are checked with `assertConfirmed`, and which is replaced after any failed
+ * send: kafkajs rolls back the sequence numbers of every partition of a failed request, including the ones the broker
+ * wrote, so the same producer's next send to those partitions would be refused or dropped as a duplicate. `create`
+ * must make its producers with `notingPartitioner`, or the check passes every message.
  */
 export class ConfirmedProducer {
   private producer?: Producer;
   private connecting?: Promise<Producer>;
+  private tail: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly create: () => Producer) {}
 
@@ -72,7 +73,18 @@ export class ConfirmedProducer {
     await this.current();
   }
 
-  async send(record: ProducerRecord): Promise<RecordMetadata[]> {
+  /**
+   * One send at a time: kafkajs's idempotent producer takes sequence numbers when it builds a request and gives them
+   * back when it fails, so a second request in flight could be rebuilt with the sequences of a batch the broker wrote,
+   * and be answered success while its messages are dropped as that batch's duplicate.
+   */
+  send(record: ProducerRecord): Promise<RecordMetadata[]> {
+    const sending = this.tail.then(() => this.sendNow(record));
+    this.tail = sending.catch(() => undefined);
+    return sending;
+  }
+
+  private async sendNow(record: ProducerRecord): Promise<RecordMetadata[]> {
     const producer = await this.current();
     try {
       const results = await producer.send(record);
