@@ -104,6 +104,11 @@ const webhookFor = (event: string, subject: string) =>
     timeoutMs: WAIT,
     what: `${event} of ${subject}`,
   });
+/** Days until an appeal link's token expires (its payload's `e`, seconds). */
+function expiryDays(token: string | undefined): number {
+  const payload = JSON.parse(Buffer.from((token ?? '').split('.')[0] ?? '', 'base64url').toString()) as { e: number };
+  return (payload.e * 1000 - Date.now()) / 86_400_000;
+}
 const paths = (details: Array<{ path: unknown[] }>) => details.map((detail) => detail.path.join('.')).sort();
 
 const FRAUD = {
@@ -373,6 +378,9 @@ describe('statements of reasons', () => {
     expect(suspension.text).toContain('Selling fakes is fraud under Fraud and fakes');
     expect(suspension.text).toContain('Ground: illegal content (Penal code §263)');
     expect(suspension.text).toMatch(/appeal this decision until \d{4}-\d{2}-\d{2} \(200 days\)/);
+    // The emailed link lives as long as the appeal window (200 days), not the shorter default link lifetime.
+    const emailed = /\/appeal\?token=([A-Za-z0-9_.-]+)/.exec(suspension.text ?? '')?.[1];
+    expect(expiryDays(emailed)).toBeGreaterThan(199);
 
     const statements = await gw.request('GET', `/api/v1/users/${userId}/statements`, { key: alice.key });
     expect(statements.status).toBe(200);
@@ -381,6 +389,8 @@ describe('statements of reasons', () => {
       restriction: { account: 'DECISION_ACCOUNT_SUSPENDED' },
       redress: { appealUrl: expect.stringContaining('/appeal?token=') },
     });
+    const listed = statements.body.data[0].redress.appealUrl as string;
+    expect(expiryDays(new URL(listed).searchParams.get('token') ?? undefined)).toBeGreaterThan(199);
 
     // The appeal page shows the statement, in a real browser.
     const user = await gw.request('GET', `/api/v1/users/${userId}`, { key: alice.key });

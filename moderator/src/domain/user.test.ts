@@ -215,3 +215,20 @@ describe("a status change's statement basis", () => {
     expect(statusData(run([create(), command]).last)?.notice).toEqual(notice);
   });
 });
+
+describe('the appeal window', () => {
+  const DAY = 86_400_000;
+  const appealAt = (days: number): UserCommand => ({
+    type: 'CreateAppeal',
+    appealId: 'apl_w',
+    text: 'please',
+    windowDays: 183,
+    at: new Date(Date.parse('2026-01-01T00:00:00.000Z') + days * DAY),
+  });
+
+  it('takes an appeal on the last day of the window and refuses one after it', () => {
+    // `stamp` dates the events on 2026-01-01 (a second per version): the suspension is decided then.
+    expect(run([create(), set('Suspended'), appealAt(183)]).last.map((e) => e.type)).toEqual(['AppealCreated']);
+    expect(() => run([create(), set('Suspended'), appealAt(184)])).toThrow(FailedPreconditionError);
+  });
+});

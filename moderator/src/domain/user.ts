@@ -43,7 +43,8 @@ export type UserCommand =
     }
   /** Automation after a record's flagged status changed: suspend at the threshold, reinstate below it. */
   | { type: 'ReconcileUser'; actionId: string; flaggedCount: number; threshold: number; viaRecordId?: string }
-  | { type: 'CreateAppeal'; appealId: string; text: string }
+  /** `windowDays`: how long after the decision an appeal is taken (Art. 20(1) DSA: at least six months). */
+  | { type: 'CreateAppeal'; appealId: string; text: string; windowDays?: number; at?: Date }
   | {
       type: 'DecideAppeal';
       appealId: string;
@@ -118,6 +119,17 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
       const current = existing(state);
       if (current.status !== 'Suspended' && current.status !== 'Banned') {
         throw new FailedPreconditionError('only a suspended or banned user can appeal', { userId: current._id });
+      }
+      const decidedAt = current.statusUpdatedAt ? new Date(current.statusUpdatedAt).getTime() : undefined;
+      if (
+        command.windowDays !== undefined &&
+        decidedAt !== undefined &&
+        (command.at ?? new Date()).getTime() - decidedAt > command.windowDays * 86_400_000
+      ) {
+        throw new FailedPreconditionError('the appeal window of this decision has closed', {
+          userId: current._id,
+          windowDays: command.windowDays,
+        });
       }
       if (current.appeals.some((appeal) => appeal.status === 'Open')) {
         throw new ConflictError('the user already has an open appeal', { userId: current._id });

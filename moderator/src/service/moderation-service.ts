@@ -184,10 +184,12 @@ export class ModerationService {
   }): Promise<string> {
     checkLength(input.text, LIMITS.appealText, 'text');
     const appealId = `apl_${ulid()}`;
+    const { settings } = await this.deps.tenants.get(input.tenantId);
     await this.onUser(input.tenantId, input.userId, input.correlationId, {
       type: 'CreateAppeal',
       appealId,
       text: input.text,
+      windowDays: settings.appealWindowDays,
     });
     return appealId;
   }

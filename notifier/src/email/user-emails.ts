@@ -139,7 +139,7 @@ export class UserEmails {
     // A banned user may appeal too (the users API gives them an appealUrl, and the appeal page takes their appeal).
     const appealUrl =
       appeals && (doc.kind === 'Suspended' || doc.kind === 'Banned')
-        ? `${appeals.publicUrl}/appeal?token=${appeals.tokens.issue(doc.tenantId, doc.userId)}`
+        ? `${appeals.publicUrl}/appeal?token=${appeals.tokens.issue(doc.tenantId, doc.userId, settings.appealWindowDays * 86_400)}`
         : undefined;
     const email = renderEmail(
       template,

@@ -39,7 +39,7 @@ export function statementRoutes(api: ApiRouter, deps: RouteDeps): void {
     let appealUrl: string | null = null;
     if (userId) {
       const user = await callModerator(deps, ctx, 'getUser', { userId }).catch(() => null);
-      if (user) appealUrl = deps.appealLinks.urlFor(tenantId, user);
+      if (user) appealUrl = deps.appealLinks.urlFor(tenantId, user, settings.appealWindowDays * 86_400);
     }
     return { tenantId, context: { appealWindowDays: settings.appealWindowDays, appealUrl } };
   }
