@@ -128,7 +128,7 @@ export function appealRoutes(
             Account status:
             <span class="badge ${user.status ?? 'none'}" id="status">${user.status ?? 'Compliant'}</span>
           </p>
-          ${reason ? html`<p>Reason given: <q>${reason}</q></p>` : null}
+          ${reason && !(actioned && statement) ? html`<p>Reason given: <q>${reason}</q></p>` : null}
           ${
             flagged.records.length > 0
               ? html`<h2>Your flagged content</h2>

@@ -415,7 +415,7 @@ describe('statements of reasons', () => {
 });
 
 describe('policies in the console', () => {
-  it('adds a policy through the form, which the API then lists', async () => {
+  it('adds a policy through the form, and a report decided in the queue names it', async () => {
     const admin = await gw.newMember(bob.tenantId, 'admin');
     const ctx = await context();
     const page = await ctx.newPage();
@@ -433,8 +433,38 @@ describe('policies in the console', () => {
     await form.locator('textarea[name=explanation]').fill('Hateful content breaks our terms.');
     await form.locator('button[type=submit]').click();
     await page.locator('tr[data-id=hate]', { hasText: 'Hate speech' }).waitFor();
-    await ctx.close();
     const listed = await gw.request('GET', '/api/v1/policies', { key: bob.key });
     expect(listed.body.data.map((policy: { id: string }) => policy.id)).toEqual(['default', 'hate']);
+
+    // A report decided in the queue names the policy; the flag's statement rests on it.
+    const posted = await gw.request('POST', '/api/v1/moderate', {
+      key: bob.key,
+      body: { clientId: uniqueName('q'), name: 'A post', entity: 'post', content: 'a lovely day' },
+    });
+    const report = await gw.request('POST', '/api/v1/reports', {
+      key: bob.key,
+      body: {
+        target: { type: 'record', id: posted.body.id },
+        reporter: { type: 'user', id: 'reader-9' },
+        category: 'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
+        explanation: 'hateful',
+      },
+    });
+    await page.goto(`${gw.url}/console/reports`);
+    const card = page.locator(`article[data-id="${report.body.data.id}"]`);
+    await card.locator('select[name=policy]').selectOption('hate');
+    await card.locator('textarea[name=reason]').fill('hateful indeed');
+    await card.locator('button[value=Flag]').click();
+    await page.waitForURL(/\/console\/reports$/);
+    await ctx.close();
+    const read = await gw.request('GET', `/api/v1/records/${posted.body.id}/statements`, { key: bob.key });
+    expect(read.body.data).toEqual([
+      expect.objectContaining({
+        policy: { id: 'hate', name: 'Hate speech' },
+        category: 'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
+        source: 'SOURCE_TYPE_OTHER_NOTIFICATION',
+        reportId: report.body.data.id,
+      }),
+    ]);
   });
 });
