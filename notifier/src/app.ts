@@ -197,6 +197,9 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       await emails.plan(events);
       await payments.plan(events);
     },
+    statementContext: async (tenantId) => ({
+      appealWindowDays: (await emailStore.settingsOf(tenantId)).appealWindowDays,
+    }),
     scheduler,
   });
   await untilDone(log, 'events consumer', () => consumer.start());
