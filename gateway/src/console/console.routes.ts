@@ -6,6 +6,7 @@ import { refuseUnstorableValues } from '../http/json-body';
 import { requestIdOf } from '../http/request-id';
 import { refuseUndecodableUrl } from '../http/url-text';
 import { appealPages } from './appeals.pages';
+import { backtestPages } from './backtests.pages';
 import { reportPages } from './reports.pages';
 import { serveAsset } from './assets';
 import {
@@ -92,6 +93,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   appealPages(pages);
   reportPages(pages);
   settingsPages(pages);
+  backtestPages(pages);
   webhookPages(pages);
   // Any other console address (or a method a page does not take) is a console page too, not the API's JSON.
   router.all('/{*rest}', () => {
