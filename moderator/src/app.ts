@@ -352,7 +352,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       })
     : undefined;
   if (consumer) await untilDone(log, 'ingest consumer', () => consumer.start());
-  const backtests = await startBacktests({ config, log, db, kafka, engine, topics, versions });
+  const backtests = await startBacktests({ config, log, db, kafka, engine, topics, versions, registry: deps.registry });
 
   health.setStatus('', 'SERVING');
   health.setStatus('vigil.moderation.v1.ModerationService', 'SERVING');

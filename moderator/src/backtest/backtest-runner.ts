@@ -20,6 +20,10 @@ export interface BacktestRunnerOptions {
   batchSize: number;
   /** Which AI providers this moderator has: a strategy of one it lacks never flags and costs nothing. */
   ai: { provider: boolean; llm: boolean };
+  /** Hears each record gone through (metrics). */
+  onRecord?: (outcome: 'judged' | 'passthrough' | 'gone') => void;
+  /** Hears each run's end (metrics). */
+  onJob?: (outcome: 'succeeded' | 'failed' | 'cancelled' | 'interrupted') => void;
 }
 
 /** The job stopped because its runner must let go (shutdown, lost partition): it is left for the next runner. */
@@ -73,9 +77,14 @@ export class BacktestRunner {
     log.info({ jobId, tenantId: job.tenantId, attempt: begin.attempt }, 'backtest started');
     try {
       const outcome = await this.judgeAll(job, shouldStop);
+      this.options.onJob?.(outcome);
       log.info({ jobId, tenantId: job.tenantId, outcome }, 'backtest finished');
     } catch (err) {
-      if (err instanceof BacktestInterrupted) throw err;
+      if (err instanceof BacktestInterrupted) {
+        this.options.onJob?.('interrupted');
+        throw err;
+      }
+      this.options.onJob?.('failed');
       log.error({ err, jobId, tenantId: job.tenantId }, 'backtest failed');
       await store.finish(jobId, 'failed', { error: 'engine_error' }).catch(() => undefined);
     }
@@ -109,8 +118,8 @@ export class BacktestRunner {
         await Promise.all(
           slice.map(async (recordId) => {
             const record = await store.record(job.tenantId, recordId);
-            if (!record || record.deleted) return tally.skip('gone');
-            if (record.passthrough || !record.content) return tally.skip('passthrough');
+            if (!record || record.deleted) return this.skip(tally, 'gone');
+            if (record.passthrough || !record.content) return this.skip(tally, 'passthrough');
             const rules = this.rulesFor(job, full, plain, record.entity, ai);
             const candidate = await judge(engine, job.tenantId, record, rules);
             tally.add({
@@ -120,6 +129,7 @@ export class BacktestRunner {
               manual: record.manual,
               candidate,
             });
+            this.options.onRecord?.('judged');
           }),
         );
         processed += slice.length;
@@ -137,6 +147,11 @@ export class BacktestRunner {
     const result = tally.result({ truncated, threshold: settings.suspensionThreshold, users, usersMore: more, ai });
     await store.finish(job._id, 'succeeded', { result, processed });
     return 'succeeded';
+  }
+
+  private skip(tally: BacktestTally, why: 'gone' | 'passthrough'): void {
+    tally.skip(why);
+    this.options.onRecord?.(why);
   }
 
   /** The full rule set while the job's AI budget lasts (the calls are counted before they are made), else without AI. */

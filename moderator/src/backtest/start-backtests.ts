@@ -2,6 +2,7 @@ import type { TenantVersions, Topics } from '@vigil/proto';
 import type { Db } from 'mongodb';
 import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
 import type { Config } from '../config';
 import type { ModerationEngine } from '../engine';
 import { untilDone } from '../platform/retry';
@@ -39,11 +40,28 @@ export async function startBacktests(deps: {
   engine: ModerationEngine;
   topics: Topics;
   versions: TenantVersions;
+  registry?: Registry;
 }): Promise<BacktestConsumer | undefined> {
-  const { config, log, db, kafka, engine, topics, versions } = deps;
+  const { config, log, db, kafka, engine, topics, versions, registry } = deps;
   if (!config.BACKTEST_CONSUMER_ENABLED) return undefined;
   const store = new BacktestStore(db);
   await untilDone(log, 'backtest indexes', () => store.ensureIndexes());
+  const records =
+    registry &&
+    new Counter({
+      name: 'moderator_backtest_records_total',
+      help: 'Records backtests went through, by outcome (judged, or skipped: passthrough, gone)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+  const jobs =
+    registry &&
+    new Counter({
+      name: 'moderator_backtest_jobs_total',
+      help: 'Backtest runs by outcome (succeeded, failed, cancelled, interrupted: left for the next runner)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
   const runner = new BacktestRunner({
     store,
     engine,
@@ -53,6 +71,8 @@ export async function startBacktests(deps: {
     concurrency: RECORD_CONCURRENCY,
     batchSize: BATCH_SIZE,
     ai: { provider: config.OPENAI_BASE_URL !== undefined, llm: config.LLM_BASE_URL !== undefined },
+    onRecord: (outcome) => records?.inc({ outcome }),
+    onJob: (outcome) => jobs?.inc({ outcome }),
   });
   const consumer = new BacktestConsumer({
     kafka,
