@@ -27,6 +27,8 @@ import { recordRoutes } from './routes/records/records.routes';
 import { policyRoutes } from './routes/policies/policies.routes';
 import { statementRoutes } from './routes/statements/statements.routes';
 import { ruleRoutes } from './routes/rules/rules.routes';
+import { backtestRoutes, type BacktestSettings } from './routes/backtests/backtests.routes';
+import { BacktestStore } from './store/backtest-store';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
@@ -74,6 +76,8 @@ export interface AppSettings {
   webhookMaxEndpointsPerTenant: number;
   /** `PROMPT_RULES_ENABLED`: the moderator has an LLM to judge prompt strategies. */
   promptRulesEnabled: boolean;
+  /** `BACKTEST_*`: bounds of backtests. */
+  backtests: BacktestSettings;
   /** `PUBLIC_URL`: base of the links handed to end users. */
   publicUrl: string;
   /** `APPEAL_TOKEN_SECRET`; appeal links and the appeal page are off without it. */
@@ -97,6 +101,12 @@ export function appSettings(config: Config): AppSettings {
     webhookAllowedCidrs: config.WEBHOOK_ALLOWED_CIDRS,
     webhookMaxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
     promptRulesEnabled: config.PROMPT_RULES_ENABLED,
+    backtests: {
+      maxRunning: config.BACKTEST_MAX_RUNNING,
+      maxRecords: config.BACKTEST_MAX_RECORDS,
+      maxAiCalls: config.BACKTEST_MAX_AI_CALLS,
+      ttlSeconds: config.BACKTEST_RESULT_TTL_S,
+    },
     publicUrl: config.PUBLIC_URL,
     appealTokenSecret: config.APPEAL_TOKEN_SECRET,
     secretsEncryptionKey: config.SECRETS_ENCRYPTION_KEY,
@@ -159,6 +169,8 @@ export function createApp(deps: AppDeps): Koa {
     ),
     paymentLog: new PaymentActionLogStore(deps.db),
     rateLimiter: deps.rateLimiter,
+    backtests: new BacktestStore(deps.db),
+    backtestSettings: settings.backtests,
   };
   const consoleRouter = consoleRoutes(
     { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },
@@ -186,6 +198,7 @@ export function createApp(deps: AppDeps): Koa {
   ruleRoutes(api, routeDeps);
   policyRoutes(api, routeDeps);
   statementRoutes(api, routeDeps);
+  backtestRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);
 
   let openApi: string | undefined;

@@ -100,6 +100,14 @@ const schema = z.object({
    * LLM_BASE_URL: without it they would never flag, so they are refused with 400 prompt_rules_disabled. Default false.
    */
   PROMPT_RULES_ENABLED: bool.default(false),
+  /** Backtests of one tenant not finished at once; one more is refused with 409 backtest_running. Default 1. */
+  BACKTEST_MAX_RUNNING: z.coerce.number().int().min(1).max(100).default(1),
+  /** Records one backtest may judge at most; a larger `limit` is refused with 422 backtest_too_large. Default 100000. */
+  BACKTEST_MAX_RECORDS: z.coerce.number().int().min(1).max(100_000).default(100_000),
+  /** AI-provider calls one backtest may make at most (`ai.maxCalls`; 422 backtest_too_large above). Default 1000. */
+  BACKTEST_MAX_AI_CALLS: z.coerce.number().int().min(1).max(10_000).default(1000),
+  /** How long a backtest and its result are kept after it was created, seconds. Default 86400 (a day). */
+  BACKTEST_RESULT_TTL_S: z.coerce.number().int().min(60).max(2_592_000).default(86400),
   /** Whether to trust X-Forwarded-* headers (behind an ingress). Default false. */
   TRUST_PROXY: bool.default(false),
   /** Console sessions end this long after sign-in, seconds. Default 28800 (8 hours). */

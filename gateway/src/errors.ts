@@ -10,6 +10,10 @@ export type ErrorCode =
   | 'limit_exceeded'
   | 'prompt_rules_disabled'
   | 'payments_not_configured'
+  | 'unknown_rule_version'
+  | 'invalid_rule_set'
+  | 'backtest_too_large'
+  | 'backtest_running'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -81,6 +85,22 @@ export class PromptRulesDisabledError extends AppError {
 /** A payments key is sent while the deployment has no SECRETS_ENCRYPTION_KEY to seal it with. */
 export class PaymentsNotConfiguredError extends AppError {
   readonly code = 'payments_not_configured';
+}
+/** A request names a rule set version the tenant does not have (in its body, where a 404 would name the route). */
+export class UnknownRuleVersionError extends AppError {
+  readonly code = 'unknown_rule_version';
+}
+/** A stored rule set version no longer passes today's checks (its budget, or prompt strategies without an LLM). */
+export class InvalidRuleSetError extends AppError {
+  readonly code = 'invalid_rule_set';
+}
+/** A backtest asks for more records or AI calls than this deployment allows one job; `details.limit` says how many. */
+export class BacktestTooLargeError extends AppError {
+  readonly code = 'backtest_too_large';
+}
+/** The tenant's running backtests are at their bound; `details.limit` says how many may run at once. */
+export class BacktestRunningError extends AppError {
+  readonly code = 'backtest_running';
 }
 export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';

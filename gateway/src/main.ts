@@ -6,6 +6,7 @@ import { MongoClient } from 'mongodb';
 import { Registry } from 'prom-client';
 import { notingPartitioner, TenantVersions, topicNames, ulid } from '@vigil/proto';
 import { appSettings, createApp } from './app';
+import { BacktestStore } from './store/backtest-store';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
 import { createModerationClient, ModeratorClient } from './grpc/moderator-client';
@@ -123,11 +124,12 @@ async function main(): Promise<void> {
           new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
           new MemberStore(db).ensureIndexes(),
           new RuleVersionStore(db).ensureIndexes(),
+          new BacktestStore(db).ensureIndexes(),
         ]),
       ),
     )
     .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
-  void ensureTopics(kafka, [topics.ingest, topics.webhookCommands], config.KAFKA_TOPIC_PARTITIONS)
+  void ensureTopics(kafka, [topics.ingest, topics.webhookCommands, topics.backtests], config.KAFKA_TOPIC_PARTITIONS)
     .then(() => commands.connect())
     .catch((err: unknown) => log.error({ err }, 'kafka not reachable yet; commands will connect on first use'));
 

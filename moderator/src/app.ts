@@ -26,6 +26,7 @@ import {
 import { bearerTokenInterceptor } from './grpc/auth';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
+import { startBacktests } from './backtest/start-backtests';
 import { OutboxRelay } from './kafka/outbox-relay';
 import { KeyedLimit } from './platform/keyed-limit';
 import { TenantActivity } from './platform/tenant-activity';
@@ -55,6 +56,9 @@ export type ModeratorConfig = Pick<
   | 'KAFKA_COMMIT_INTERVAL_MS'
   | 'KAFKA_TOPIC_PARTITIONS'
   | 'INGEST_CONSUMER_ENABLED'
+  | 'BACKTEST_CONSUMER_ENABLED'
+  | 'BACKTEST_JOBS'
+  | 'BACKTEST_RATE_PER_S'
   | 'INGEST_CONCURRENCY'
   | 'INGEST_KEY_CONCURRENCY'
   | 'INGEST_RETRY_INITIAL_MS'
@@ -356,6 +360,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       })
     : undefined;
   if (consumer) await untilDone(log, 'ingest consumer', () => consumer.start());
+  const backtests = await startBacktests({ config, log, db, kafka, engine, topics, versions, registry: deps.registry });
 
   health.setStatus('', 'SERVING');
   health.setStatus('vigil.moderation.v1.ModerationService', 'SERVING');
@@ -379,6 +384,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       health.setStatus('vigil.moderation.v1.ModerationService', 'NOT_SERVING');
       await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
       await consumer?.stop();
+      await backtests?.stop();
     },
     async drain() {
       await relay.stop({ flush: true });

@@ -69,6 +69,15 @@ const schema = z.object({
   KAFKA_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).max(10000).default(200),
   /** Whether to consume ingest commands (false runs only the gRPC API). Default true. */
   INGEST_CONSUMER_ENABLED: bool.default(true),
+  /** Whether to run backtests from the `backtests` topic (in a consumer group of their own). Default true. */
+  BACKTEST_CONSUMER_ENABLED: bool.default(true),
+  /** Backtests this process runs at once. Default 1. */
+  BACKTEST_JOBS: z.coerce.number().int().min(1).max(16).default(1),
+  /**
+   * Records a backtest judges per second at most: it runs beside live moderation on the same threads and store.
+   * Default 200.
+   */
+  BACKTEST_RATE_PER_S: z.coerce.number().int().min(1).max(100_000).default(200),
   /**
    * How often the outbox relay looks for unpublished events when idle, milliseconds. Every append wakes the relay of
    * the instance that made it, so this only paces the pick-up of events a crashed instance left. Default 1000.

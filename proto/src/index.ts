@@ -31,3 +31,4 @@ export * from './batch-heartbeat';
 export * from './consumer-timing';
 export * from './consumer-metrics';
 export * from './confirmed-send';
+export * from './backtests';

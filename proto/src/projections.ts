@@ -90,6 +90,10 @@ export const COLLECTIONS = {
   ruleVersionCounters: 'rule_version_counters',
   /** Request counts per gateway instance, for the rate limit shared across replicas. */
   rateLimitCounts: 'rate_limit_counts',
+  /** Backtest jobs (see backtests.ts): what to run, and a cancel request. */
+  backtests: 'backtests',
+  /** Running backtests per tenant: `{_id: "<tenantId>#<slot>", jobId}`, one unique insert per slot taken. */
+  backtestSlots: 'backtest_slots',
   // moderator
   events: 'events',
   records: 'records',
@@ -120,6 +124,8 @@ export const COLLECTIONS = {
   outbox: 'outbox',
   /** Stored events the outbox relay could not publish (the broker refused them), with the reason. */
   outboxDeadLetters: 'outbox_dead_letters',
+  /** Backtest runs (see backtests.ts): status, progress and result, by job id. */
+  backtestRuns: 'backtest_runs',
   // notifier
   deliveries: 'deliveries',
   deliveryLeases: 'delivery_leases',

@@ -11,6 +11,8 @@ export interface Topics {
   events: string;
   /** Retry, replay and re-enable requests from the gateway to the notifier. Key: endpoint id. */
   webhookCommands: string;
+  /** Backtest jobs from the gateway to the moderators (StartBacktest). Key: tenant id. */
+  backtests: string;
 }
 
 export function topicNames(prefix = ''): Topics {
@@ -19,6 +21,7 @@ export function topicNames(prefix = ''): Topics {
     ingestDeadLetter: `${prefix}vigil.ingest.dlq.v1`,
     events: `${prefix}vigil.events.v1`,
     webhookCommands: `${prefix}vigil.webhook-commands.v1`,
+    backtests: `${prefix}vigil.backtests.v1`,
   };
 }
 

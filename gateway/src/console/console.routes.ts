@@ -7,6 +7,7 @@ import { requestIdOf } from '../http/request-id';
 import { refuseUndecodableUrl } from '../http/url-text';
 import { appealPages } from './appeals.pages';
 import { policyPages } from './policies.pages';
+import { backtestPages } from './backtests.pages';
 import { reportPages } from './reports.pages';
 import { serveAsset } from './assets';
 import {
@@ -94,6 +95,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   reportPages(pages);
   policyPages(pages);
   settingsPages(pages);
+  backtestPages(pages);
   webhookPages(pages);
   // Any other console address (or a method a page does not take) is a console page too, not the API's JSON.
   router.all('/{*rest}', () => {

@@ -117,6 +117,15 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
                                     </button>
                                   </form>`
                             }
+                            ${
+                              doc.kind === 'draft'
+                                ? html`<form method="post" action="/console/backtests">
+                                    ${csrfOf(ctx)}
+                                    <input type="hidden" name="version" value="${doc.version}" />
+                                    <button type="submit">Backtest this draft</button>
+                                  </form>`
+                                : null
+                            }
                           </td>
                         </tr>`,
                     )}

@@ -7,7 +7,9 @@ import type { Methods, ModeratorClient, RpcRequest, RpcResponse } from '../grpc/
 import { requestIdOf } from '../http/request-id';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import type { KeyLimiter } from '../http/rate-limit';
+import type { BacktestStore } from '../store/backtest-store';
 import type { ConfigStore } from '../store/config-store';
+import type { BacktestSettings } from './backtests/backtests.routes';
 import type { ConfigVersionStore } from '../store/config-version-store';
 import type { EmailLogStore } from '../store/email-log-store';
 import type { PaymentActionLogStore } from '../store/payment-action-log-store';
@@ -35,6 +37,9 @@ export interface RouteDeps {
   emailLog: EmailLogStore;
   paymentKeys: PaymentKeyStore;
   paymentLog: PaymentActionLogStore;
+  /** Backtest jobs and their runs. */
+  backtests: BacktestStore;
+  backtestSettings: BacktestSettings;
   /** Request counts shared with the other gateway replicas (the API key, console sign-in and appeal page limits). */
   rateLimiter: KeyLimiter;
 }

@@ -141,7 +141,8 @@ async function compose(
     retry: fastFail ? { retries: 1, initialRetryTime: 100, maxRetryTime: 200 } : { retries: 3 },
   });
   const topics = topicNames(options.topicPrefix ?? `${uniqueName('t')}.`);
-  if (options.createTopics ?? !fastFail) await ensureTopics(kafka, [topics.ingest, topics.webhookCommands], 3);
+  if (options.createTopics ?? !fastFail)
+    await ensureTopics(kafka, [topics.ingest, topics.webhookCommands, topics.backtests], 3);
   const commands = new CommandProducer(
     () =>
       kafka.producer({

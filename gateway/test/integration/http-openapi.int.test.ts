@@ -26,6 +26,10 @@ describe('openapi', () => {
       [
         'post /api/v1/moderate',
         'post /api/v1/records/moderations/rerun',
+        'post /api/v1/backtests',
+        'get /api/v1/backtests',
+        'get /api/v1/backtests/{id}',
+        'post /api/v1/backtests/{id}/cancel',
         'post /api/v1/ingest',
         'delete /api/v1/ingest',
         'post /api/v1/ingest/user',

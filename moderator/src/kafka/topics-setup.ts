@@ -7,7 +7,9 @@ export async function ensureTopics(kafka: Kafka, topics: Topics, partitions: num
   await admin.connect();
   try {
     const existing = new Set(await admin.listTopics());
-    const missing = [topics.ingest, topics.ingestDeadLetter, topics.events].filter((topic) => !existing.has(topic));
+    const missing = [topics.ingest, topics.ingestDeadLetter, topics.events, topics.backtests].filter(
+      (topic) => !existing.has(topic),
+    );
     if (missing.length > 0) {
       await admin.createTopics({
         waitForLeaders: true,

@@ -1,0 +1,76 @@
+import { BatchHeartbeat, consumerTimingOptions, StartBacktest, type ConsumerTiming } from '@vigil/proto';
+import type { Consumer, EachMessagePayload, Kafka } from 'kafkajs';
+import type { Logger } from 'pino';
+import { BacktestInterrupted, type BacktestRunner } from './backtest-runner';
+
+export interface BacktestConsumerOptions {
+  kafka: Kafka;
+  /** A group of its own, apart from the ingest consumer's: a long job never holds an ingest partition. */
+  groupId: string;
+  topic: string;
+  timing: ConsumerTiming;
+  runner: BacktestRunner;
+  /** Jobs run at once by this process (partitions consumed concurrently). */
+  concurrency: number;
+  log: Logger;
+}
+
+/**
+ * Takes StartBacktest commands from the `backtests` topic (key: tenant) and runs each job while holding its message.
+ * The offset moves past a job only once it ended (succeeded, failed, cancelled): a runner that dies or loses the
+ * partition mid-job leaves it uncommitted, and the next holder of the partition starts it again (BacktestStore.begin
+ * bounds how often, and fails one whose runner went silent too long). Heartbeats keep the partition here meanwhile.
+ */
+export class BacktestConsumer {
+  private readonly consumer: Consumer;
+  private stopping = false;
+
+  constructor(private readonly options: BacktestConsumerOptions) {
+    this.consumer = options.kafka.consumer({
+      groupId: options.groupId,
+      allowAutoTopicCreation: false,
+      ...consumerTimingOptions(options.timing),
+    });
+  }
+
+  async start(): Promise<void> {
+    await this.consumer.connect();
+    await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
+    await this.consumer.run({
+      partitionsConsumedConcurrently: this.options.concurrency,
+      eachMessage: (payload) => this.onMessage(payload),
+    });
+  }
+
+  /** Running jobs stop at their next record and are left for the next runner; the group is left. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await this.consumer.disconnect();
+  }
+
+  private async onMessage(payload: EachMessagePayload): Promise<void> {
+    const { message, partition } = payload;
+    let command: StartBacktest;
+    try {
+      command = StartBacktest.parse(JSON.parse(message.value?.toString('utf8') ?? ''));
+    } catch {
+      // Nothing to run: a message no gateway sends. Skipped, so that it never blocks the jobs behind it.
+      this.options.log.warn({ partition, offset: message.offset }, 'backtest command unreadable, skipped');
+      return;
+    }
+    await BatchHeartbeat.run(
+      () => payload.heartbeat(),
+      this.options.timing.heartbeatIntervalMs,
+      async (beat) => {
+        try {
+          await this.options.runner.run(command.jobId, () => this.stopping || beat.failed);
+        } catch (err) {
+          if (err instanceof BacktestInterrupted) {
+            this.options.log.info({ jobId: command.jobId }, 'backtest left for the next runner');
+          }
+          throw err;
+        }
+      },
+    );
+  }
+}

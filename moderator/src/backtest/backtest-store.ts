@@ -1,0 +1,201 @@
+import {
+  BACKTEST_LIMITS,
+  COLLECTIONS,
+  TERMINAL_BACKTEST_STATUSES,
+  type BacktestFailure,
+  type BacktestJobDoc,
+  type BacktestResult,
+  type BacktestRunDoc,
+} from '@vigil/proto';
+import type { Collection, Db, Filter } from 'mongodb';
+import type { RecordState } from '../domain/record';
+import type { UserState } from '../domain/user';
+import type { FlaggedCountDoc } from '../store/event-store';
+import { guarded } from '../store/mongo-errors';
+import { sortBounds } from '../service/queries';
+import type { UserNow } from './backtest-tally';
+
+/** Where a runner picking a job up stands. */
+export type Begin = { run: true; attempt: number } | { run: false; why: 'gone' | 'finished' | BacktestFailure };
+
+/**
+ * What a backtest reads and writes. It reads the gateway's jobs (`backtests`) and the projections, and writes only its
+ * runs (`backtest_runs`, one document per job, written by the runner that holds the job's Kafka message). Nothing else
+ * is written: no event, no projection, no outbox row.
+ */
+export class BacktestStore {
+  private readonly jobs: Collection<BacktestJobDoc>;
+  private readonly runs: Collection<BacktestRunDoc>;
+  private readonly records: Collection<RecordState>;
+  private readonly users: Collection<UserState>;
+  private readonly flaggedCounts: Collection<FlaggedCountDoc>;
+
+  constructor(
+    db: Db,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.jobs = db.collection(COLLECTIONS.backtests);
+    this.runs = db.collection(COLLECTIONS.backtestRuns);
+    this.records = db.collection(COLLECTIONS.records);
+    this.users = db.collection(COLLECTIONS.users);
+    this.flaggedCounts = db.collection(COLLECTIONS.userFlaggedCounts);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await guarded(() => this.runs.createIndex({ tenantId: 1 }, { name: 'tenant' }));
+  }
+
+  job(jobId: string): Promise<BacktestJobDoc | null> {
+    return guarded(() => this.jobs.findOne({ _id: jobId }));
+  }
+
+  async cancelRequested(jobId: string): Promise<boolean> {
+    const job = await guarded(() => this.jobs.findOne({ _id: jobId }, { projection: { cancelRequestedAt: 1 } }));
+    // A job the gateway forgot (expired) is as good as cancelled.
+    return !job || job.cancelRequestedAt !== undefined;
+  }
+
+  /**
+   * Starts a run, or starts it again from the beginning after its runner died or left (a restart, a rebalance): its
+   * counts were in that runner's memory only. A run whose runner was silent for longer than BACKTEST_LIMITS.stallMs
+   * was reported lost and stays failed; one started too often is failed rather than started again.
+   */
+  async begin(job: BacktestJobDoc): Promise<Begin> {
+    if (job.expiresAt.getTime() <= this.now().getTime()) return { run: false, why: 'gone' };
+    const now = this.now();
+    await this.forgetExpired(job.tenantId);
+    const existing = await guarded(() => this.runs.findOne({ _id: job._id }));
+    if (!existing) {
+      const inserted = await guarded(async () => {
+        try {
+          await this.runs.insertOne({
+            _id: job._id,
+            tenantId: job.tenantId,
+            status: 'running',
+            attempts: 1,
+            processed: 0,
+            startedAt: now,
+            heartbeatAt: now,
+            expiresAt: job.expiresAt,
+          });
+          return true;
+        } catch (err) {
+          if ((err as { code?: unknown }).code === 11000) return false;
+          throw err;
+        }
+      });
+      return inserted ? { run: true, attempt: 1 } : this.begin(job);
+    }
+    if (TERMINAL_BACKTEST_STATUSES.includes(existing.status)) return { run: false, why: 'finished' };
+    if (now.getTime() - existing.heartbeatAt.getTime() > BACKTEST_LIMITS.stallMs) {
+      await this.finish(job._id, 'failed', { error: 'runner_lost' });
+      return { run: false, why: 'runner_lost' };
+    }
+    if (existing.attempts >= BACKTEST_LIMITS.attempts) {
+      await this.finish(job._id, 'failed', { error: 'too_many_attempts' });
+      return { run: false, why: 'too_many_attempts' };
+    }
+    const attempt = existing.attempts + 1;
+    await guarded(() =>
+      this.runs.replaceOne(
+        { _id: job._id },
+        { ...existing, status: 'running', attempts: attempt, processed: 0, startedAt: now, heartbeatAt: now },
+      ),
+    );
+    return { run: true, attempt };
+  }
+
+  /** Runs of the tenant's jobs past their time to live (the gateway forgets the jobs likewise). */
+  private async forgetExpired(tenantId: string): Promise<void> {
+    const now = this.now().getTime();
+    const runs = await guarded(() => this.runs.find({ tenantId }, { projection: { _id: 1, expiresAt: 1 } }).toArray());
+    for (const run of runs)
+      if (run.expiresAt.getTime() <= now) await guarded(() => this.runs.deleteOne({ _id: run._id }));
+  }
+
+  /** Progress, which is also the runner's heartbeat. */
+  async progress(jobId: string, counts: { selected?: number; processed: number }): Promise<void> {
+    await guarded(() => this.runs.updateOne({ _id: jobId }, { $set: { ...counts, heartbeatAt: this.now() } }));
+  }
+
+  async finish(
+    jobId: string,
+    status: 'succeeded' | 'failed' | 'cancelled',
+    outcome: { result?: BacktestResult; error?: BacktestFailure; processed?: number } = {},
+  ): Promise<void> {
+    const now = this.now();
+    await guarded(() =>
+      this.runs.updateOne({ _id: jobId }, { $set: { status, finishedAt: now, heartbeatAt: now, ...outcome } }),
+    );
+  }
+
+  /**
+   * The ids of the records a job selects, oldest first, at most `limit`, and whether more matched. Read in one query
+   * selected by equalities the store serves from its indexes (tenant, filters), without a sort: FerretDB v1 sorts and
+   * limits in its own memory over every match, while an unsorted cursor streams. Only `_id` and `sort` come back, and
+   * only the `limit` oldest are kept here, so memory stays bounded by the job's limit.
+   */
+  async select(job: BacktestJobDoc): Promise<{ ids: string[]; truncated: boolean }> {
+    const { selection } = job;
+    const filter: Filter<RecordState> = { tenantId: job.tenantId, deleted: false };
+    if (selection.clientId !== undefined) filter.clientId = selection.clientId;
+    if (selection.entity !== undefined) filter.entity = selection.entity;
+    if (selection.status !== undefined) filter.status = selection.status;
+    if (selection.user !== undefined) filter.userId = selection.user;
+    // A range: applied by FerretDB over the equality's matches as they stream, by MongoDB through `tenant_sort`.
+    const bounds = sortBounds(selection.createdAfter, selection.createdBefore);
+    if (Object.keys(bounds).length > 0) filter.sort = bounds;
+    const limit = selection.limit;
+    let kept: Array<{ _id: string; sort: string }> = [];
+    let matched = 0;
+    const trim = () => {
+      kept.sort((a, b) => (a.sort < b.sort ? -1 : a.sort > b.sort ? 1 : 0));
+      kept = kept.slice(0, limit);
+    };
+    await guarded(async () => {
+      const cursor = this.records.find(filter, { projection: { _id: 1, sort: 1 }, batchSize: 1000 });
+      for await (const doc of cursor) {
+        matched += 1;
+        kept.push({ _id: doc._id, sort: doc.sort });
+        if (kept.length >= 2 * limit) trim();
+      }
+    });
+    trim();
+    return { ids: kept.map((doc) => doc._id), truncated: matched > limit };
+  }
+
+  /** A record by `_id` (an index equality on FerretDB), within the tenant. */
+  async record(tenantId: string, recordId: string): Promise<RecordState | null> {
+    const found = await guarded(() => this.records.findOne({ _id: recordId }));
+    return found && found.tenantId === tenantId ? found : null;
+  }
+
+  /** Users as stored now with their flagged counts: two reads by `_id` each (FerretDB answers `$in` with a scan). */
+  async usersNow(tenantId: string, userIds: Iterable<string>): Promise<UserNow[]> {
+    const ids = [...userIds];
+    const out: UserNow[] = [];
+    // A few at a time: this runs once per job, after its records.
+    for (let at = 0; at < ids.length; at += 8) {
+      const found = await guarded(() =>
+        Promise.all(
+          ids.slice(at, at + 8).map(async (userId) => {
+            const [user, counted] = await Promise.all([
+              this.users.findOne({ _id: userId }, { projection: { tenantId: 1, status: 1, manual: 1, protected: 1 } }),
+              this.flaggedCounts.findOne({ _id: userId }),
+            ]);
+            if (!user || user.tenantId !== tenantId) return undefined;
+            return {
+              userId,
+              flaggedCount: counted?.count ?? 0,
+              status: user.status,
+              manual: user.manual,
+              protected: user.protected,
+            };
+          }),
+        ),
+      );
+      for (const user of found) if (user) out.push(user);
+    }
+    return out;
+  }
+}
