@@ -384,7 +384,19 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
             .filter((line) => line.msg === 'kafka send failed')
             .map((line) => `${((Number(line.time) - started) / 1000).toFixed(1)}s ${String(line.commands)}`),
         }));
-      return JSON.stringify({ evidence, onTopic, commands, sendFailures });
+      // What the notifiers warned about, by message and process.
+      const notifierWarnings = [...everStarted]
+        .filter((service) => service.name === 'notifier')
+        .map((service) => {
+          const counts: Record<string, number> = {};
+          for (const line of service.process.logs()) {
+            if (Number(line.level) < 40) continue;
+            const key = String(line.msg);
+            counts[key] = (counts[key] ?? 0) + 1;
+          }
+          return { startedAt: service.startedAt, counts };
+        });
+      return JSON.stringify({ evidence, onTopic, commands, sendFailures, notifierWarnings });
     };
     await waitFor(async () => (await missing()).length === 0, {
       timeoutMs: DRAIN_MS,
