@@ -14,7 +14,7 @@ import { EventsConsumer } from './kafka/events-consumer';
 import { ensureTopics } from './kafka/topics-setup';
 import { PaymentActions } from './payments/payment-actions';
 import { createStripeClient } from './payments/stripe-client';
-import { untilDone } from './platform/retry';
+import { untilDone } from '@vigil/proto/platform';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { DeliveryStore } from './store/delivery-store';
 import { EmailStore } from './store/email-store';

@@ -16,8 +16,8 @@ import {
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
-import type { KeyedLimit } from '../platform/keyed-limit';
-import type { TenantActivity } from '../platform/tenant-activity';
+import type { KeyedLimit } from './keyed-limit';
+import type { TenantActivity } from './tenant-activity';
 import type { ModerateInput } from '../service/moderate';
 import type { ModerationService } from '../service/moderation-service';
 import type { Queries } from '../service/queries';

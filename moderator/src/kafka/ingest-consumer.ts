@@ -11,8 +11,7 @@ import {
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
-import { OffsetCommits } from '../platform/offset-commits';
-import { retry, sleep } from '../platform/retry';
+import { OffsetCommits, retry, sleep } from '@vigil/proto/platform';
 import type { ModerationService } from '../service/moderation-service';
 import type { KnownTenants } from '../store/known-tenants';
 import { headerText } from './headers';

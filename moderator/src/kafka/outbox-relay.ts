@@ -2,7 +2,7 @@ import type { DomainEvent } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
-import { backoffMs } from '../platform/retry';
+import { backoffMs } from '@vigil/proto/platform';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
 import { HandOver, toMessage } from './hand-over';

@@ -21,8 +21,7 @@ import {
   type SubjectView,
   type WebhookTrigger,
 } from '../domain/webhook-events';
-import { OffsetCommits } from '../platform/offset-commits';
-import { retry } from '../platform/retry';
+import { OffsetCommits, retry } from '@vigil/proto/platform';
 import { AppError } from '../errors';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import type { EndpointCache } from '../delivery/endpoint-cache';
