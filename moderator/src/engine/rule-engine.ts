@@ -16,16 +16,6 @@ import type { OffLoopPool } from './off-loop';
 import { CompiledRuleSets, planRuleSet, type PlannedStrategy, type RuleSetPlan } from './rule-set';
 import type { EngineInput, EngineResult, ModerationEngine } from './types';
 
-export { ProviderError } from './types';
-export type { EngineInput, EngineResult, ModerationEngine, PriorDecision } from './types';
-export type { ProviderOptions } from './provider';
-export type { LlmOptions } from './llm';
-export { OffLoopPool, workerFile } from './off-loop';
-export { ActivityGate } from './activity-gate';
-export { ImageFetcher } from './images/fetch';
-export { VerdictCache } from './images/judge-images';
-export type { ImageOptions, ImageOutcome } from './images/judge-images';
-
 export interface EngineOptions {
   /** An OpenAI-compatible moderation API. Without it, `openai-moderation` strategies are skipped (they never flag). */
   provider?: ProviderOptions;
