@@ -1,6 +1,6 @@
 import { COLLECTIONS, upsertRetried } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import type { EventDoc } from './event-store';
+import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
 import { OutboxStore } from './outbox-store';
 

@@ -1,6 +1,6 @@
 import { isDuplicateKeyError, WriteGroups } from '@vigil/proto';
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import type { EventDoc } from './event-store';
+import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
 import type { OutboxStore } from './outbox-store';
 

@@ -1,7 +1,7 @@
 import { COLLECTIONS, isDuplicateKeyError, ulid } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { decodeTime } from 'ulid';
-import type { EventDoc } from './event-store';
+import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
 
 /** Outbox entries removed per command in `removeEntries`. */
