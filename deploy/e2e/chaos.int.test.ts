@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { COLLECTIONS, type EmailMessageDoc, type PaymentActionDoc, type UserDoc } from '@vigil/proto';
-import { Kafka, logLevel } from 'kafkajs';
+import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { startKafkaCluster, type KafkaCluster } from '../local/kafka';
 import { ensureTopics } from '../local/topics';
@@ -52,6 +52,9 @@ interface Sent {
   kind: Kind;
   gateway: number;
   profane: boolean;
+  /** Seconds into the test when it was sent and when it was answered. */
+  sentAt?: number;
+  answeredAt?: number;
 }
 
 const servers = testServers();
@@ -65,6 +68,8 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
   let grpcPorts: number[] = [];
   let httpPorts: number[] = [];
   const running = new Set<ServiceProcess>();
+  /** Every process the test started, for the evidence of a failure. */
+  const everStarted = new Set<{ name: string; process: ServiceProcess; startedAt: number }>();
   const mongo = new MongoClient(servers.mongoUrl);
   let cluster: KafkaCluster | undefined;
   let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
@@ -154,6 +159,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     });
     const start = (name: 'gateway' | 'moderator' | 'notifier', env: Record<string, string>) => {
       const service = spawnService(name, env);
+      everStarted.add({ name, process: service, startedAt: Math.round((Date.now() - started) / 1000) });
       running.add(service);
       void service.exited.then(() => running.delete(service));
       return service;
@@ -205,7 +211,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       const i = next++;
       const profane = i % PROFANE_EVERY === 0;
       const clientId = `c-${i}`;
-      const sent: Sent = { clientId, kind, gateway: k, profane };
+      const sent: Sent = { clientId, kind, gateway: k, profane, sentAt: (Date.now() - started) / 1000 };
       const body = JSON.stringify({
         clientId,
         name: `Item ${i}`,
@@ -226,6 +232,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       }
       const text = await res.text().catch(() => '');
       completed += 1;
+      sent.answeredAt = (Date.now() - started) / 1000;
       if (kind === 'ingest' && res.status === 202) accepted.set(clientId, sent);
       else if (kind === 'moderate' && res.status === 200) answered.set(clientId, sent);
       else {
@@ -359,7 +366,25 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       const onTopic = await eventsOnTopic(cluster!.brokers, `${prefix}vigil.events.v1`, wanted).catch(
         (readErr: Error) => `unread: ${readErr.message}`,
       );
-      return JSON.stringify({ evidence, onTopic });
+      // And where their commands are: on the ingest topic (and whether the moderators' group committed past them), on
+      // the dead-letter topic.
+      // The first accepted ingest, as a control that the topic is read and matched.
+      const control = [...accepted.keys()][0];
+      const clients = new Set([...clientIds.slice(0, 5), ...(control ? [control] : [])]);
+      const commands = await commandsOnTopics(cluster!.brokers, prefix, clients).catch(
+        (readErr: Error) => `unread: ${readErr.message}`,
+      );
+      // The gateways' failed Kafka sends (answered 503), by process and time.
+      const sendFailures = [...everStarted]
+        .filter((service) => service.name === 'gateway')
+        .map((service) => ({
+          startedAt: service.startedAt,
+          failures: service.process
+            .logs()
+            .filter((line) => line.msg === 'kafka send failed')
+            .map((line) => `${((Number(line.time) - started) / 1000).toFixed(1)}s ${String(line.commands)}`),
+        }));
+      return JSON.stringify({ evidence, onTopic, commands, sendFailures });
     };
     await waitFor(async () => (await missing()).length === 0, {
       timeoutMs: DRAIN_MS,
@@ -503,6 +528,45 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
 
 /** Which of `ids` are on the topic (its `event-id` headers), read from the start to the high watermarks. */
 async function eventsOnTopic(brokers: string, topic: string, ids: Set<string>): Promise<string[]> {
+  return readTopic(brokers, topic, (message) => {
+    const id = message.headers?.['event-id']?.toString();
+    return id && ids.has(id) ? id : undefined;
+  });
+}
+
+/**
+ * The ingest commands of these clientIds on the ingest and dead-letter topics (with partition and offset, and the
+ * dead letter's reason), and the offsets the moderators' group committed on the ingest topic.
+ */
+async function commandsOnTopics(brokers: string, prefix: string, clientIds: Set<string>) {
+  const ofClient = (message: KafkaMessage) => {
+    const text = message.value?.toString() ?? '';
+    const clientId = [...clientIds].find((id) => text.includes(`"${id}"`));
+    if (!clientId) return undefined;
+    const reason = message.headers?.['dead-letter-reason']?.toString();
+    return reason ? `${clientId} (${reason})` : clientId;
+  };
+  const ingest = await readTopic(brokers, `${prefix}vigil.ingest.v1`, ofClient);
+  const deadLetters = await readTopic(brokers, `${prefix}vigil.ingest.dlq.v1`, ofClient);
+  const kafka = new Kafka({ clientId: 'chaos-check', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const committed = await admin
+    .fetchOffsets({ groupId: `${prefix}moderator`, topics: [`${prefix}vigil.ingest.v1`] })
+    .finally(() => admin.disconnect());
+  return {
+    ingest,
+    deadLetters,
+    committed: committed.flatMap((t) => t.partitions.map((p) => `${p.partition}:${p.offset}`)),
+  };
+}
+
+/** What `match` names among the messages of a topic, read to its end, as `name@partition:offset`. */
+async function readTopic(
+  brokers: string,
+  topic: string,
+  match: (message: KafkaMessage) => string | undefined,
+): Promise<string[]> {
   const kafka = new Kafka({ clientId: 'chaos-check', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
@@ -515,14 +579,14 @@ async function eventsOnTopic(brokers: string, topic: string, ids: Set<string>): 
   await consumer.subscribe({ topic, fromBeginning: true });
   await consumer.run({
     eachMessage: ({ partition, message }) => {
-      const id = message.headers?.['event-id']?.toString();
-      if (id && ids.has(id)) found.push(`${id}@${partition}:${message.offset}`);
+      const name = match(message);
+      if (name) found.push(`${name}@${partition}:${message.offset}`);
       if (BigInt(message.offset) + 1n >= (left.get(partition) ?? 0n)) left.delete(partition);
       return Promise.resolve();
     },
   });
   for (const end of ends) if (BigInt(end.high) === 0n) left.delete(end.partition);
-  await waitFor(() => left.size === 0, { timeoutMs: 60_000, what: 'the events topic read to its end' });
+  await waitFor(() => left.size === 0, { timeoutMs: 60_000, what: `${topic} read to its end` });
   await consumer.disconnect();
   return found;
 }

@@ -42,6 +42,9 @@ const PAGE_PURPOSES = {
   'POST /console/webhooks/:id/replay': 'Sends an endpoint’s failed deliveries again.',
   'GET /appeal': 'The appeal page an end user reaches from their `appealUrl`.',
   'POST /appeal': 'Sends the end user’s appeal.',
+  'GET /console/policies': 'Policies: the grounds rules and decisions name.',
+  'POST /console/policies': 'Adds a policy.',
+  'POST /console/policies/:id/delete': 'Deletes a policy.',
 };
 
 /** What each path of the admin port is for. */

@@ -24,6 +24,8 @@ import { ingestRoutes } from './routes/ingest/ingest.routes';
 import { moderateRoutes } from './routes/moderate/moderate.routes';
 import { buildOpenApi } from './routes/openapi/openapi';
 import { recordRoutes } from './routes/records/records.routes';
+import { policyRoutes } from './routes/policies/policies.routes';
+import { statementRoutes } from './routes/statements/statements.routes';
 import { ruleRoutes } from './routes/rules/rules.routes';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
@@ -182,6 +184,8 @@ export function createApp(deps: AppDeps): Koa {
   appealRoutes(api, routeDeps);
   reportRoutes(api, routeDeps);
   ruleRoutes(api, routeDeps);
+  policyRoutes(api, routeDeps);
+  statementRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);
 
   let openApi: string | undefined;

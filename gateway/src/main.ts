@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { notingPartitioner, TenantVersions, topicNames, ulid } from '@vigil/proto';
-import { createServiceClients, installShutdown, runMain, startAdminServer } from '@vigil/proto/platform';
+import { createServiceClients, installShutdown, runMain, startAdminServer, untilDone } from '@vigil/proto/platform';
 import { appSettings, createApp } from './app';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
@@ -91,16 +91,19 @@ runMain('gateway', async () => {
   log.info({ port: (server.address() as AddressInfo).port }, 'http server listening');
   rateLimiter.start();
 
-  // Dependencies connect in the background: the process is live at once and ready once they answer.
-  void mongo
-    .connect()
+  // Dependencies connect in the background: the process is live at once and ready once they answer. The store's
+  // connect is retried until it holds: the driver closes the client's topology when its first connect fails and keeps
+  // using that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
+  void untilDone(log, 'store connection', () => mongo.connect())
     .then(() =>
-      Promise.all([
-        tenants.ensureIndexes(),
-        new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
-        new MemberStore(db).ensureIndexes(),
-        new RuleVersionStore(db).ensureIndexes(),
-      ]),
+      untilDone(log, 'store indexes', () =>
+        Promise.all([
+          tenants.ensureIndexes(),
+          new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
+          new MemberStore(db).ensureIndexes(),
+          new RuleVersionStore(db).ensureIndexes(),
+        ]),
+      ),
     )
     .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
   void ensureTopics(kafka, [topics.ingest, topics.webhookCommands], config.KAFKA_TOPIC_PARTITIONS)

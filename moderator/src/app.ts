@@ -1,6 +1,13 @@
-import { ConsumerMetrics, addressPolicy, notingPartitioner, TenantVersions, topicNames } from '@vigil/proto';
+import {
+  ConfirmedProducer,
+  ConsumerMetrics,
+  addressPolicy,
+  notingPartitioner,
+  TenantVersions,
+  topicNames,
+} from '@vigil/proto';
 import { untilDone } from '@vigil/proto/platform';
-import type { Kafka, Producer } from 'kafkajs';
+import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -127,13 +134,20 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   // The tenants' configuration versions seen on calls and commands: fresh rules for each, stamped on every event.
   const versions = new TenantVersions();
   const store = new EventStore(db);
+  // An explicit connect, retried: the driver closes the client's topology when its first connect fails and keeps using
+  // that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
+  await untilDone(log, 'store connection', () => mongo.connect());
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
   const deadLetters = new DeadLetterStore(db);
   await untilDone(log, 'dead letter indexes', () => deadLetters.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
   // The ingest consumer's dead letters; the relay makes producers of its own.
-  const producer: Producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  // Its sends are checked against the broker's answers and a failed one replaces it (see ConfirmedProducer): a dead
+  // letter dropped while a broker died would lose the command, since its offset is committed after the send.
+  const producer = new ConfirmedProducer(() =>
+    kafka.producer({ idempotent: true, maxInFlightRequests: 1, createPartitioner: notingPartitioner }),
+  );
   await untilDone(log, 'kafka producer', () => producer.connect());
 
   const relay = new OutboxRelay({

@@ -95,6 +95,9 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const db = mongo.db(config.MONGO_DB, { ignoreUndefined: true });
   const timing = { bucketMs: config.DUE_BUCKET_MS, graceMs: config.DUE_GRACE_MS };
   const store = new DeliveryStore(db, timing);
+  // An explicit connect, retried: the driver closes the client's topology when its first connect fails and keeps using
+  // that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
+  await untilDone(log, 'store connection', () => mongo.connect());
   await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
   const endpointStates = new EndpointStateStore(db);
   const reads = new UpstreamReads(db, endpointStates);
@@ -203,6 +206,9 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       await emails.plan(events);
       await payments.plan(events);
     },
+    statementContext: async (tenantId) => ({
+      appealWindowDays: (await emailStore.settingsOf(tenantId)).appealWindowDays,
+    }),
     scheduler,
   });
   await untilDone(log, 'events consumer', () => consumer.start());

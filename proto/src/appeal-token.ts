@@ -34,8 +34,12 @@ export class AppealTokens {
     return createHmac('sha256', this.key).update(payload).digest('base64url');
   }
 
-  issue(tenantId: string, userId: string): string {
-    const e = Math.floor(this.now() / 1000) + this.ttlSeconds;
+  /**
+   * A link valid for the configured lifetime, or `atLeastSeconds` when longer: a link in a statement of reasons lives as
+   * long as the appeal it offers stays open.
+   */
+  issue(tenantId: string, userId: string, atLeastSeconds = 0): string {
+    const e = Math.floor(this.now() / 1000) + Math.max(this.ttlSeconds, atLeastSeconds);
     const payload = Buffer.from(JSON.stringify({ v: 1, t: tenantId, u: userId, e })).toString('base64url');
     return `${payload}.${this.sign(payload)}`;
   }

@@ -1,3 +1,4 @@
+import type { Statement } from './statements';
 import { z } from 'zod';
 
 /**
@@ -114,6 +115,11 @@ export interface EmailMessageDoc {
   leaseUntil?: Date;
   leaseId?: string;
   lastError?: string;
+  /**
+   * The status change's statement of reasons (Art. 17 DSA), as planned from its event: sent with the email. It holds
+   * ids, the policy's text and the decision's reasons, no address and no content.
+   */
+  statement?: Statement;
   sentAt?: Date;
   createdAt: Date;
   updatedAt: Date;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LIMITS, jsonBytes } from './limits';
+import { DecisionVisibility, PolicyGrounds } from './policies';
 import { ReportAction, ReportCategory, ReportGround, ReportOutcome, ReporterType, ReportTargetType } from './reports';
 
 /** Statuses shared by the API, the events and the webhooks (Iffy's values). */
@@ -192,7 +193,32 @@ export const ImageJudgement = z.object({
 });
 export type ImageJudgement = z.infer<typeof ImageJudgement>;
 
+/**
+ * The report a manual decision acted on: its statement of reasons names the notice as its source. `ground` is what the
+ * reporter claimed (illegal content: a notice under Art. 16 DSA).
+ */
+export const DecisionNotice = z.object({
+  reportId: z.string(),
+  trusted: z.boolean(),
+  ground: ReportGround,
+});
+export type DecisionNotice = z.infer<typeof DecisionNotice>;
+
+/**
+ * What a restricting decision's statement of reasons needs beyond the decision itself, stamped when it is stored (all
+ * absent on events stored before statements existed: they read as the default policy). `grounds`: the policy as it was
+ * then. `confirmsAutomated`: a person upheld a standing automated decision (partially automated).
+ */
+const statementBasis = {
+  grounds: PolicyGrounds.optional(),
+  notice: DecisionNotice.optional(),
+  confirmsAutomated: z.boolean().optional(),
+};
+
 export const RecordModeratedData = z.object({
+  ...statementBasis,
+  /** The visibility restriction a flag means on this tenant's platform, as configured then. */
+  visibility: DecisionVisibility.optional(),
   recordId: z.string(),
   moderationId: z.string(),
   status: RecordStatus,
@@ -238,6 +264,9 @@ export const UserUpsertedData = z.object({
 });
 
 export const UserStatusChangedData = z.object({
+  ...statementBasis,
+  /** The user has a payments account: a suspension or ban pauses their payouts too. */
+  payouts: z.boolean().optional(),
   userId: z.string(),
   actionId: z.string(),
   status: UserStatus,

@@ -5,6 +5,8 @@ export * from './loader';
 export * from './rules';
 export * from './settings';
 export * from './reports';
+export * from './policies';
+export * from './statements';
 export * from './emails';
 export * from './appeal-token';
 export * from './secret-box';

@@ -53,6 +53,10 @@ export const LIMITS = {
   trustedFlaggers: 100,
   trustedFlaggerId: 100,
   trustedFlaggerName: 200,
+  /** Policies per tenant, and the length of each one's name and explanation template. */
+  policies: 50,
+  policyName: 200,
+  policyExplanation: 2000,
   /** Rule sets (`PUT /rules`); the body limit (1 MiB by default) bounds the whole set as sent. */
   rules: 100,
   ruleName: 200,

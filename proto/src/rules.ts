@@ -1,3 +1,4 @@
+import { POLICY_ID } from './policies';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { LIMITS, RULE_SET_BUDGET } from './limits';
@@ -139,6 +140,8 @@ export const Rule = z.strictObject({
   /** Set when the rule was added from a preset: which one, and the version copied (the copy is the tenant's own). */
   presetId: z.string().min(1).max(64).optional(),
   presetVersion: z.number().int().min(1).optional(),
+  /** The policy (`/api/v1/policies`) a flag by this rule rests on; the default policy when absent. */
+  policy: z.string().regex(POLICY_ID, 'a policy id').optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

@@ -1,7 +1,11 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { EmailTemplate } from './emails';
+import { DecisionVisibility, Policies } from './policies';
 import { TrustedFlaggers } from './reports';
+
+/** Six months, rounded up: the shortest appeal window Art. 20(1) DSA allows. */
+export const MIN_APPEAL_WINDOW_DAYS = 183;
 
 /**
  * Per-tenant settings: written by the gateway (`PATCH /api/v1/settings`, collection `settings`, `_id` = tenantId),
@@ -32,6 +36,12 @@ export const TenantSettings = z.object({
     .default({ enabled: false, templates: {} }),
   /** Organisations whose reports are trusted flaggers' notices (Art. 22 DSA): first in the review queue. */
   trustedFlaggers: TrustedFlaggers.default([]),
+  /** The grounds rules and decisions name (`/api/v1/policies`); without any, everything rests on DEFAULT_POLICY. */
+  policies: Policies.default([]),
+  /** What the platform does to a flagged record's visibility, as its statements of reasons say (TDB values). */
+  flaggedVisibility: DecisionVisibility.default('DECISION_VISIBILITY_CONTENT_DISABLED'),
+  /** How long a decision can be appealed, days after its statement: at least six months (Art. 20(1) DSA). */
+  appealWindowDays: z.number().int().min(MIN_APPEAL_WINDOW_DAYS).max(3650).default(MIN_APPEAL_WINDOW_DAYS),
 });
 export type TenantSettings = z.infer<typeof TenantSettings>;
 
@@ -41,6 +51,9 @@ export const DEFAULT_SETTINGS: TenantSettings = {
   rolloutPercentage: 100,
   emails: { enabled: false, templates: {} },
   trustedFlaggers: [],
+  policies: [],
+  flaggedVisibility: 'DECISION_VISIBILITY_CONTENT_DISABLED',
+  appealWindowDays: MIN_APPEAL_WINDOW_DAYS,
 };
 
 /**

@@ -14,6 +14,7 @@ import { html, type Html } from '../console/html';
 import { formBody, formOf, sameOriginChanges, securityHeaders } from '../console/security';
 import { errorNotice } from '../console/views';
 import type { AppealClaims, AppealTokens } from './appeal-token';
+import { standingStatement, statementSection } from './statement-section';
 
 export interface AppealPageSettings {
   perMinute: number;
@@ -97,7 +98,7 @@ export function appealPageRoutes(
     draft?: { text: string; error: ValidationError },
   ): Promise<void> => {
     const meta = { requestId: requestIdOf(ctx) };
-    const [user, history, flagged, appeals] = await Promise.all([
+    const [user, history, flagged, appeals, tenantSettings] = await Promise.all([
       deps.moderator.call('getUser', { tenantId: claims.tenantId, userId: claims.userId }, meta),
       deps.moderator.call('getUserEvents', { tenantId: claims.tenantId, userId: claims.userId }, meta),
       deps.moderator.call(
@@ -106,7 +107,12 @@ export function appealPageRoutes(
         meta,
       ),
       deps.moderator.call('listAppeals', { tenantId: claims.tenantId, userId: claims.userId, limit: 100 }, meta),
+      deps.configStore.cachedSettings(claims.tenantId),
     ]);
+    const statement = standingStatement(history.events, claims.tenantId, {
+      appealWindowDays: tenantSettings.appealWindowDays,
+      appealUrl: null,
+    });
     const statusChanges = history.events.filter((event) => event.type === 'UserStatusChanged');
     const latest = statusChanges[statusChanges.length - 1];
     const reason = latest ? (parseMetadata(latest.dataJson).reason as string | undefined) : undefined;
@@ -122,7 +128,7 @@ export function appealPageRoutes(
             Account status:
             <span class="badge ${user.status ?? 'none'}" id="status">${user.status ?? 'Compliant'}</span>
           </p>
-          ${reason ? html`<p>Reason given: <q>${reason}</q></p>` : null}
+          ${reason && !(actioned && statement) ? html`<p>Reason given: <q>${reason}</q></p>` : null}
           ${
             flagged.records.length > 0
               ? html`<h2>Your flagged content</h2>
@@ -135,6 +141,7 @@ export function appealPageRoutes(
               : null
           }
         </section>
+        ${actioned && statement ? statementSection(statement) : null}
         ${
           !actioned
             ? html`<p class="card" id="state">Your account is in good standing: there is nothing to appeal.</p>`

@@ -9,8 +9,9 @@ export class AppealLinks {
     private readonly publicUrl: string,
   ) {}
 
-  urlFor(tenantId: string, user: { id: string; status?: string | null }): string | null {
+  /** `atLeastSeconds`: the link lives at least this long (a statement's appeal window). */
+  urlFor(tenantId: string, user: { id: string; status?: string | null }, atLeastSeconds = 0): string | null {
     if (!this.tokens || (user.status !== 'Suspended' && user.status !== 'Banned')) return null;
-    return `${this.publicUrl}/appeal?token=${this.tokens.issue(tenantId, user.id)}`;
+    return `${this.publicUrl}/appeal?token=${this.tokens.issue(tenantId, user.id, atLeastSeconds)}`;
   }
 }

@@ -6,6 +6,7 @@ import { refuseUnstorableValues } from '../http/json-body';
 import { requestIdOf } from '../http/request-id';
 import { refuseUndecodableUrl } from '../http/url-text';
 import { appealPages } from './appeals.pages';
+import { policyPages } from './policies.pages';
 import { reportPages } from './reports.pages';
 import { serveAsset } from './assets';
 import {
@@ -91,6 +92,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   userPages(pages);
   appealPages(pages);
   reportPages(pages);
+  policyPages(pages);
   settingsPages(pages);
   webhookPages(pages);
   // Any other console address (or a method a page does not take) is a console page too, not the API's JSON.

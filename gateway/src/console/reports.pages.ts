@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS, ReportAction } from '@vigil/proto';
+import { LIMITS, POLICY_ID, ReportAction, withDefaultPolicy } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import type { ReportView } from '../routes/reports/reports.schema';
 import { toReportView } from '../routes/shared/presenters';
@@ -32,6 +32,7 @@ const DecisionForm = z.object({
   outcome: z.enum(['Actioned', 'NoAction']),
   action: z.preprocess((value) => (value === '' ? undefined : value), ReportAction.optional()),
   reason: Reason,
+  policy: z.preprocess((value) => (value === '' ? undefined : value), z.string().regex(POLICY_ID).optional()),
 });
 
 const targetLink = (report: Report) =>
@@ -48,7 +49,12 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
         { tenantId: tenantOf(ctx), limit: QUEUE_READ, status: 'Open', trusted },
         callMeta(ctx),
       );
-    const [trusted, others] = await Promise.all([read(true), read(false)]);
+    const [trusted, others, settings] = await Promise.all([
+      read(true),
+      read(false),
+      deps.configStore.getSettings(tenantOf(ctx)),
+    ]);
+    const policies = withDefaultPolicy(settings.policies);
     const reports = queueOrder(
       [...trusted.reports, ...others.reports].map((report) => toReportView(report, { withEmail: false })),
     );
@@ -90,6 +96,12 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
           <form method="post" action="/console/reports/${report.id}/decision" class="decision">
             ${csrfOf(ctx)}
             <label>Reason <textarea name="reason" required maxlength="${LIMITS.reason}" rows="2"></textarea></label>
+            <label
+              >Policy
+              <select name="policy">
+                ${policies.map((policy) => html`<option value="${policy.id}">${policy.name}</option>`)}
+              </select>
+            </label>
             <input type="hidden" name="outcome" value="Actioned" />
             ${actions.map(
               ([action, label]) => html`<button type="submit" name="action" value="${action}">${label}</button>`,
@@ -114,6 +126,7 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
         outcome: input.outcome,
         action: input.action,
         reason: input.reason,
+        policy: input.policy ?? '',
         actor: actorOf(ctx),
       },
       callMeta(ctx),

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Producer, ProducerBatch } from 'kafkajs';
 import pino from 'pino';
-import { BATCH_MAX_BYTES, CommandProducer, IN_FLIGHT_WAIT_MS } from './command-producer';
+import { BATCH_MAX_BYTES, CommandProducer, IN_FLIGHT_WAIT_MS, MAX_PRODUCERS } from './command-producer';
 
 /** A stand-in with the two methods the batcher uses; the real producer is exercised in the integration tests. */
 function fakeProducer(behaviour: (batch: ProducerBatch) => Promise<unknown>) {
@@ -69,19 +69,58 @@ describe('command producer', () => {
       await later;
     });
 
-    it('sends the commands waiting behind it once IN_FLIGHT_WAIT_MS has passed without an answer', async () => {
-      const { producer, batches } = fakeProducer(() =>
-        batches.length === 1 ? new Promise(() => undefined) : Promise.resolve([]),
+    it('sends the commands waiting behind it through another producer once IN_FLIGHT_WAIT_MS has passed', async () => {
+      const made: Array<ReturnType<typeof fakeProducer>> = [];
+      const commands = new CommandProducer(
+        () => {
+          // The first producer's request never settles; the others answer at once.
+          const fake = fakeProducer(() => (made.length === 1 ? new Promise(() => undefined) : Promise.resolve([])));
+          made.push(fake);
+          return fake.producer;
+        },
+        { batchMax: 100, lingerMs: 1, sendTimeoutMs: 60_000 },
+        log,
       );
-      const commands = new CommandProducer(() => producer, { batchMax: 100, lingerMs: 1, sendTimeoutMs: 60_000 }, log);
       void commands.send(command(1)).catch(() => undefined);
       await jest.advanceTimersByTimeAsync(1);
       const second = commands.send(command(2));
       await jest.advanceTimersByTimeAsync(IN_FLIGHT_WAIT_MS - 1);
-      expect(batches).toHaveLength(1);
+      expect(made.map((fake) => fake.batches.length)).toEqual([1]);
       await jest.advanceTimersByTimeAsync(1);
-      expect(batches).toHaveLength(2);
       await second;
+      expect(made.map((fake) => fake.batches.length)).toEqual([1, 1]);
+    });
+
+    it('never has two requests in flight on one producer: past MAX_PRODUCERS, commands wait for one', async () => {
+      // No request ever settles: each producer's batches are the requests it had in flight at once.
+      const made: Array<ReturnType<typeof fakeProducer>> = [];
+      const commands = new CommandProducer(
+        () => {
+          const fake = fakeProducer(() => new Promise(() => undefined));
+          made.push(fake);
+          return fake.producer;
+        },
+        { batchMax: 100, lingerMs: 1, sendTimeoutMs: 1000 },
+        log,
+      );
+      const sends: Array<Promise<string>> = [];
+      for (let i = 0; i < MAX_PRODUCERS + 2; i += 1) {
+        sends.push(
+          commands.send(command(i)).then(
+            () => 'stored',
+            (err: { code: string }) => err.code,
+          ),
+        );
+        await jest.advanceTimersByTimeAsync(IN_FLIGHT_WAIT_MS);
+      }
+      expect(made.map((fake) => fake.batches.length)).toEqual(Array.from({ length: MAX_PRODUCERS }, () => 1));
+      // The requests time out (503) and their producers are replaced: the two waiting commands go through new ones.
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(made.every((fake) => fake.batches.length <= 1)).toBe(true);
+      expect(made.length).toBeGreaterThan(MAX_PRODUCERS);
+      await jest.advanceTimersByTimeAsync(1000);
+      expect(await Promise.all(sends)).toEqual(Array.from({ length: MAX_PRODUCERS + 2 }, () => 'unavailable'));
+      expect(made.every((fake) => fake.batches.length <= 1)).toBe(true);
     });
   });
 

@@ -23,16 +23,37 @@ export const BATCH_MAX_BYTES = 512 * 1024;
 /**
  * While a request is in flight, commands that arrive wait for it to be answered (at most this long, ms) and then go
  * together in the next: under load a request carries what arrived during one round trip, not only during the linger,
- * and kafkajs's and the broker's work per request is shared by more commands.
+ * and kafkajs's and the broker's work per request is shared by more commands. Past this wait they go through another
+ * producer (see MAX_PRODUCERS).
  */
 export const IN_FLIGHT_WAIT_MS = 20;
+
+/**
+ * Producers at most, each with at most one request in flight. kafkajs's idempotent producer takes a partition's
+ * sequence numbers when it builds a request and gives them back when the request fails. A second request in flight
+ * on the same producer can then be built again, on its retry, with the sequences of a batch the broker wrote; the
+ * broker takes it for that batch's retry, answers success, and drops its commands (seen when a broker was SIGKILLed).
+ * A request slower than IN_FLIGHT_WAIT_MS therefore holds its producer only, and the commands behind it go through
+ * another.
+ */
+export const MAX_PRODUCERS = 4;
 
 interface Pending {
   topic: string;
   message: Message;
   bytes: number;
+  /** When it was queued (ms): one that waited a whole send timeout for a producer is answered 503. */
+  queuedAt: number;
   resolve: () => void;
   reject: (err: Error) => void;
+}
+
+/** One producer and whether its one request is in flight. */
+interface Lane {
+  producer: Producer;
+  busy: boolean;
+  connected: boolean;
+  connecting?: Promise<void>;
 }
 
 export interface CommandProducerOptions {
@@ -48,66 +69,77 @@ export interface CommandProducerOptions {
  * Produces commands and resolves each `send` only once Kafka acknowledged it (acks from every in-sync replica).
  * Concurrent sends are grouped into one `sendBatch` so throughput does not cost one round trip per request; a failed or
  * timed-out batch rejects each of its commands with `unavailable` (the client retries: nothing answered 2xx is lost).
- * The producer connects lazily and again after a failure, so Kafka coming back is picked up without a restart.
+ * Producers connect lazily and again after a failure, so Kafka coming back is picked up without a restart.
  *
- * After a failed send the next one goes through a new producer (a new producer id, sequences from 0). kafkajs rolls
- * back the sequence numbers of every partition of a failed request, those the broker wrote included; a later batch of
- * as many messages to such a partition would reuse a written batch's sequences, and the broker would take it for that
- * batch's retry: it would answer success and drop the new commands, which this would then answer 202.
+ * Each producer has at most one request in flight (see MAX_PRODUCERS). After a failed send its next one goes through a
+ * new producer (a new producer id, sequences from 0): kafkajs rolls back the sequence numbers of every partition of a
+ * failed request, those the broker wrote included, and a later batch of as many messages to such a partition would
+ * reuse a written batch's sequences; the broker would take it for that batch's retry, answer success and drop the new
+ * commands, which this would then answer 202.
  */
 export class CommandProducer {
   private queue: Pending[] = [];
   private queuedBytes = 0;
   private timer: NodeJS.Timeout | undefined;
-  private connecting: Promise<void> | undefined;
-  private connected = false;
+  private readonly lanes: Lane[] = [];
   private inFlight = new Set<Promise<void>>();
-
-  private producer: Producer;
 
   constructor(
     private readonly createProducer: () => Producer,
     private readonly options: CommandProducerOptions,
     private readonly log: Logger,
   ) {
-    this.producer = this.newProducer();
+    this.lanes.push(this.newLane());
   }
 
-  private newProducer(): Producer {
+  private newLane(): Lane {
+    const lane = { busy: false, connected: false } as Lane;
+    lane.producer = this.makeProducer(lane);
+    return lane;
+  }
+
+  private makeProducer(lane: Lane): Producer {
     const producer = this.createProducer();
     producer.on(producer.events.DISCONNECT, () => {
-      if (producer === this.producer) this.connected = false;
+      if (lane.producer === producer) lane.connected = false;
     });
     return producer;
   }
 
-  /** Replaces the producer after a failed send; the old one is disconnected in the background. */
-  private replaceProducer(): void {
-    const old = this.producer;
-    this.producer = this.newProducer();
-    this.connected = false;
-    this.connecting = undefined;
+  /** Replaces a lane's producer after a failed send; the old one is disconnected in the background. */
+  private replaceProducer(lane: Lane): void {
+    const old = lane.producer;
+    lane.producer = this.makeProducer(lane);
+    lane.connected = false;
+    lane.connecting = undefined;
     void old.disconnect().catch((err: unknown) => this.log.warn({ err }, 'kafka producer disconnect failed'));
   }
 
+  /** Whether the first producer is connected (readiness: the others are made only while it is slow). */
   get isConnected(): boolean {
-    return this.connected;
+    return this.lanes[0]!.connected;
   }
 
   connect(): Promise<void> {
-    if (this.connected) return Promise.resolve();
-    this.connecting ??= this.producer.connect().then(
+    return this.connectLane(this.lanes[0]!);
+  }
+
+  private connectLane(lane: Lane): Promise<void> {
+    if (lane.connected) return Promise.resolve();
+    const producer = lane.producer;
+    lane.connecting ??= producer.connect().then(
       () => {
-        this.connected = true;
-        this.connecting = undefined;
+        if (lane.producer !== producer) return;
+        lane.connected = true;
+        lane.connecting = undefined;
         this.log.info('kafka producer connected');
       },
       (err: unknown) => {
-        this.connecting = undefined;
+        if (lane.producer === producer) lane.connecting = undefined;
         throw err;
       },
     );
-    return this.connecting;
+    return lane.connecting;
   }
 
   send(command: OutgoingCommand): Promise<void> {
@@ -123,6 +155,7 @@ export class CommandProducer {
           headers: { 'event-id': command.id, 'event-type': command.type },
         },
         bytes,
+        queuedAt: Date.now(),
         resolve,
         reject,
       });
@@ -139,31 +172,75 @@ export class CommandProducer {
   /** Sends what is queued now; resolves when every batch sent so far has settled. */
   async drain(): Promise<void> {
     this.flush();
-    await Promise.allSettled([...this.inFlight]);
+    while (this.inFlight.size > 0) {
+      await Promise.allSettled([...this.inFlight]);
+    }
   }
 
   async disconnect(): Promise<void> {
-    await this.producer.disconnect();
-    this.connected = false;
+    await Promise.all(this.lanes.map((lane) => lane.producer.disconnect()));
+    for (const lane of this.lanes) lane.connected = false;
   }
 
+  /**
+   * Sends what is queued, a request's worth at a time, on producers with nothing in flight (made up to MAX_PRODUCERS);
+   * what is left waits for one. Commands that waited a whole send timeout for a producer are answered 503.
+   */
   private flush(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.queue.length === 0) return;
-    const batch = this.queue;
-    this.queue = [];
-    this.queuedBytes = 0;
-    const sending = this.sendBatch(batch);
-    this.inFlight.add(sending);
-    void sending.finally(() => {
-      this.inFlight.delete(sending);
-      // What arrived meanwhile goes now, in one request.
-      if (this.inFlight.size === 0) this.flush();
-    });
+    this.expire();
+    while (this.queue.length > 0) {
+      let lane = this.lanes.find((candidate) => !candidate.busy);
+      if (!lane && this.lanes.length < MAX_PRODUCERS) {
+        lane = this.newLane();
+        this.lanes.push(lane);
+      }
+      if (!lane) return;
+      const batch = this.take();
+      lane.busy = true;
+      const sending = this.sendBatch(lane, batch);
+      this.inFlight.add(sending);
+      const held = lane;
+      void sending.finally(() => {
+        held.busy = false;
+        this.inFlight.delete(sending);
+        // What arrived meanwhile goes now, in one request.
+        this.flush();
+      });
+    }
   }
 
-  private async sendBatch(batch: Pending[]): Promise<void> {
+  /** The queue's head, up to batchMax commands and BATCH_MAX_BYTES (one command at least). */
+  private take(): Pending[] {
+    let bytes = 0;
+    let count = 0;
+    for (const item of this.queue) {
+      if (count >= this.options.batchMax || (count > 0 && bytes + item.bytes > BATCH_MAX_BYTES)) break;
+      bytes += item.bytes;
+      count += 1;
+    }
+    const batch = this.queue.splice(0, count);
+    this.queuedBytes -= bytes;
+    return batch;
+  }
+
+  private expire(): void {
+    const limit = Date.now() - this.options.sendTimeoutMs;
+    if (!this.queue.some((item) => item.queuedAt <= limit)) return;
+    const failure = new UnavailableError('the command could not be stored, try again');
+    const kept: Pending[] = [];
+    for (const item of this.queue) {
+      if (item.queuedAt <= limit) {
+        this.queuedBytes -= item.bytes;
+        item.reject(failure);
+      } else kept.push(item);
+    }
+    this.log.warn({ commands: this.queue.length - kept.length }, 'kafka producers busy past the send timeout');
+    this.queue = kept;
+  }
+
+  private async sendBatch(lane: Lane, batch: Pending[]): Promise<void> {
     const byTopic = new Map<string, Message[]>();
     for (const item of batch) {
       const list = byTopic.get(item.topic);
@@ -174,8 +251,8 @@ export class CommandProducer {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.connect()
-          .then(() => this.producer.sendBatch({ topicMessages, acks: -1 }))
+        this.connectLane(lane)
+          .then(() => lane.producer.sendBatch({ topicMessages, acks: -1 }))
           // kafkajs can resolve a send whose moved partition it never wrote (see assertConfirmed): answered 503.
           .then((results) => assertConfirmed(topicMessages, results)),
         new Promise<never>((_, reject) => {
@@ -185,7 +262,7 @@ export class CommandProducer {
       for (const item of batch) item.resolve();
     } catch (err) {
       this.log.warn({ err, commands: batch.length }, 'kafka send failed');
-      this.replaceProducer();
+      this.replaceProducer(lane);
       const failure = new UnavailableError('the command could not be stored, try again', undefined, { cause: err });
       for (const item of batch) item.reject(failure);
     } finally {

@@ -41,6 +41,8 @@ export interface SettingsPatch {
   emails?: { enabled?: boolean; templates?: Partial<Record<EmailKind, EmailTemplate | null>> };
   /** Replaces the whole list. */
   trustedFlaggers?: TenantSettingsType['trustedFlaggers'];
+  flaggedVisibility?: TenantSettingsType['flaggedVisibility'];
+  appealWindowDays?: number;
 }
 
 /**
@@ -173,6 +175,29 @@ export class ConfigStore {
     return value;
   }
 
+  /**
+   * Changes the tenant's policies from their stored list: `change` may run more than once (when another change landed
+   * first) and may throw to refuse. Returns the list stored.
+   */
+  async changePolicies(
+    tenantId: string,
+    change: (current: TenantSettingsType['policies']) => TenantSettingsType['policies'],
+  ): Promise<TenantSettingsType['policies']> {
+    const stored = await this.settings.revise(tenantId, (current) => {
+      const content = contentOf(current);
+      // Without undefined fields: the driver stores them as null, which the settings schema refuses (the whole
+      // document would then read as the defaults).
+      const policies = change(settingsOf(content).policies).map(
+        (policy) =>
+          Object.fromEntries(Object.entries(policy).filter(([, value]) => value !== undefined)) as typeof policy,
+      );
+      return { ...content, policies };
+    });
+    this.cached.delete(tenantId);
+    await this.configVersions.changed(tenantId);
+    return settingsOf(stored).policies;
+  }
+
   /** Sets the given fields only; the others keep their stored value or default. */
   async patchSettings(tenantId: string, patch: SettingsPatch): Promise<TenantSettingsType> {
     const stored = await this.settings.revise(tenantId, (current) => applyPatch(contentOf(current), patch));
@@ -216,6 +241,8 @@ function applyPatch(current: SettingsContent, patch: SettingsPatch): SettingsCon
   if (patch.testMode !== undefined) next.testMode = patch.testMode;
   if (patch.rolloutPercentage !== undefined) next.rolloutPercentage = patch.rolloutPercentage;
   if (patch.trustedFlaggers !== undefined) next.trustedFlaggers = patch.trustedFlaggers;
+  if (patch.flaggedVisibility !== undefined) next.flaggedVisibility = patch.flaggedVisibility;
+  if (patch.appealWindowDays !== undefined) next.appealWindowDays = patch.appealWindowDays;
   if (patch.emails) {
     const emails = { ...current.emails } as Partial<TenantSettingsType['emails']>;
     if (patch.emails.enabled !== undefined) emails.enabled = patch.emails.enabled;

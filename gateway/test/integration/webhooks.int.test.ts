@@ -544,6 +544,9 @@ describe('rules and settings', () => {
       rolloutPercentage: 100,
       emails: { enabled: false, templates: {} },
       trustedFlaggers: [],
+      policies: [],
+      flaggedVisibility: 'DECISION_VISIBILITY_CONTENT_DISABLED',
+      appealWindowDays: 183,
       payments: { stripeSecretKey: null },
     };
     expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual(defaults);

@@ -182,3 +182,47 @@ describe('record stream', () => {
     expect(state?.createdAt.toISOString()).toBe('2026-01-01T00:00:01.000Z');
   });
 });
+
+describe("a flag's statement basis", () => {
+  const grounds = {
+    policyId: 'fraud',
+    name: 'Fraud',
+    ground: 'INCOMPATIBLE_CONTENT' as const,
+    category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD' as const,
+    explanation: 'e',
+  };
+  const basis = { grounds, visibility: 'DECISION_VISIBILITY_CONTENT_REMOVED' as const };
+  const data = (events: PendingEvent[]) => (events[0]?.type === 'RecordModerated' ? events[0].data : undefined);
+
+  it.each<[string, RecordCommand[], Record<string, unknown>]>([
+    [
+      'an automatic flag keeps its policy and the restriction',
+      [upsert(), { ...auto('Flagged'), basis } as RecordCommand],
+      { grounds, visibility: 'DECISION_VISIBILITY_CONTENT_REMOVED' },
+    ],
+    [
+      'a person upholding an automatic flag confirms it',
+      [upsert(), auto('Flagged'), { ...manual('Flagged'), basis } as RecordCommand],
+      { grounds, confirmsAutomated: true },
+    ],
+  ])('%s', (_name, commands, expected) => {
+    expect(data(run(commands).last)).toMatchObject(expected);
+  });
+
+  it.each<[string, RecordCommand[]]>([
+    ['an automatic Compliant carries none', [upsert(), { ...auto('Compliant'), basis } as RecordCommand]],
+    [
+      'a manual Compliant carries none',
+      [upsert(), auto('Flagged'), { ...manual('Compliant'), basis } as RecordCommand],
+    ],
+  ])('%s', (_name, commands) => {
+    const moderated = data(run(commands).last);
+    expect(moderated?.grounds).toBeUndefined();
+    expect(moderated?.visibility).toBeUndefined();
+    expect(moderated?.confirmsAutomated).toBeUndefined();
+  });
+
+  it('is not a confirmation when a person flags a compliant record', () => {
+    expect(data(run([upsert(), auto('Compliant'), manual('Flagged')]).last)?.confirmsAutomated).toBeUndefined();
+  });
+});

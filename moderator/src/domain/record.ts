@@ -1,4 +1,5 @@
 import type { ContentData, DomainEvent, ImageJudgement, RecordDoc, RecordStatus } from '@vigil/proto';
+import { basisFields, type DecisionBasis } from './decision-basis';
 import { NotFoundError, ProtectedError } from './errors';
 import { rememberCommand, type PendingEvent } from './events';
 import { mergeMetadata, type Metadata } from './metadata';
@@ -49,8 +50,17 @@ export type RecordCommand =
       commandId?: string;
       /** The rule set version that judged it. */
       ruleSetVersion?: number;
+      /** What a flag's statement of reasons rests on. */
+      basis?: DecisionBasis;
     }
-  | { type: 'ModerateRecordManually'; moderationId: string; status: RecordStatus; reason: string; actor: string }
+  | {
+      type: 'ModerateRecordManually';
+      moderationId: string;
+      status: RecordStatus;
+      reason: string;
+      actor: string;
+      basis?: DecisionBasis;
+    }
   | { type: 'DeleteRecord'; commandId?: string };
 
 /**
@@ -101,6 +111,7 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
             userId: current.userId,
             commandId: command.commandId,
             ...(command.ruleSetVersion !== undefined ? { ruleSetVersion: command.ruleSetVersion } : {}),
+            ...basisFields(command.basis, status === 'Flagged', true),
           },
         },
       ];
@@ -126,6 +137,11 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
             testMode: false,
             userId: current.userId,
             actor: command.actor,
+            ...basisFields(command.basis, command.status === 'Flagged', true),
+            // A person upholding the flag automation set: a partially automated decision.
+            ...(command.status === 'Flagged' && current.status === 'Flagged' && !current.manual
+              ? { confirmsAutomated: true }
+              : {}),
           },
         },
       ];

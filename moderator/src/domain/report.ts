@@ -63,6 +63,8 @@ export interface ReportDecision {
   action?: ReportAction;
   reason: string;
   actor: string;
+  /** The policy an action rests on (its statement of reasons); the default policy when absent. */
+  policy?: string;
 }
 
 export type ReportCommand =

@@ -188,3 +188,47 @@ describe('user stream', () => {
     expect(state?.name).toBeUndefined();
   });
 });
+
+describe("a status change's statement basis", () => {
+  const statusData = (events: PendingEvent[]) => (events[0]?.type === 'UserStatusChanged' ? events[0].data : undefined);
+
+  it('marks a person upholding an automatic suspension as a confirmation', () => {
+    expect(statusData(run([create(), reconcile(1), set('Suspended')]).last)?.confirmsAutomated).toBe(true);
+    expect(statusData(run([create(), set('Suspended')]).last)?.confirmsAutomated).toBeUndefined();
+  });
+
+  it('says a suspension pauses the payouts of a user with a payments account', () => {
+    const withAccount: UserCommand = {
+      type: 'UpsertUser',
+      userId: 'usr_1',
+      input: { clientId: 'u1', paymentsAccountId: 'acct_1' },
+      passthrough: false,
+    };
+    expect(statusData(run([withAccount, set('Suspended')]).last)?.payouts).toBe(true);
+    expect(statusData(run([create(), set('Suspended')]).last)?.payouts).toBeUndefined();
+    expect(statusData(run([withAccount, set('Suspended'), set('Compliant')]).last)?.payouts).toBeUndefined();
+  });
+
+  it('keeps the notice a decision answered', () => {
+    const notice = { reportId: 'rpt_1', trusted: false, ground: 'ILLEGAL_CONTENT' as const };
+    const command: UserCommand = { ...set('Banned'), basis: { notice } } as UserCommand;
+    expect(statusData(run([create(), command]).last)?.notice).toEqual(notice);
+  });
+});
+
+describe('the appeal window', () => {
+  const DAY = 86_400_000;
+  const appealAt = (days: number): UserCommand => ({
+    type: 'CreateAppeal',
+    appealId: 'apl_w',
+    text: 'please',
+    windowDays: 183,
+    at: new Date(Date.parse('2026-01-01T00:00:00.000Z') + days * DAY),
+  });
+
+  it('takes an appeal on the last day of the window and refuses one after it', () => {
+    // `stamp` dates the events on 2026-01-01 (a second per version): the suspension is decided then.
+    expect(run([create(), set('Suspended'), appealAt(183)]).last.map((e) => e.type)).toEqual(['AppealCreated']);
+    expect(() => run([create(), set('Suspended'), appealAt(184)])).toThrow(FailedPreconditionError);
+  });
+});

@@ -2,11 +2,13 @@ import {
   isHumanVia,
   type AppealStatus,
   type DomainEvent,
+  type EventOf,
   type UserData,
   type UserDoc,
   type UserStatus,
   type Via,
 } from '@vigil/proto';
+import { basisFields, type DecisionBasis } from './decision-basis';
 import { ConflictError, FailedPreconditionError, NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
 import { mergeMetadata } from './metadata';
@@ -30,10 +32,19 @@ export type UserCommand =
    * the request, for errors (a record's user: `['user']`; a user sent alone: none).
    */
   | { type: 'UpsertUser'; userId: string; input: UserData; passthrough: boolean; at?: readonly string[] }
-  | { type: 'SetUserStatus'; actionId: string; status: UserStatus; reason: string; actor: string }
+  | {
+      type: 'SetUserStatus';
+      actionId: string;
+      status: UserStatus;
+      reason: string;
+      actor: string;
+      /** What a suspension's or ban's statement of reasons rests on. */
+      basis?: DecisionBasis;
+    }
   /** Automation after a record's flagged status changed: suspend at the threshold, reinstate below it. */
   | { type: 'ReconcileUser'; actionId: string; flaggedCount: number; threshold: number; viaRecordId?: string }
-  | { type: 'CreateAppeal'; appealId: string; text: string }
+  /** `windowDays`: how long after the decision an appeal is taken (Art. 20(1) DSA: at least six months). */
+  | { type: 'CreateAppeal'; appealId: string; text: string; windowDays?: number; at?: Date }
   | {
       type: 'DecideAppeal';
       appealId: string;
@@ -76,6 +87,9 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
         statusChanged(current, command.actionId, command.status, 'Manual', {
           reason: command.reason,
           actor: command.actor,
+          ...basisFields(command.basis, command.status !== 'Compliant', false),
+          // A person upholding the status automation set: a partially automated decision.
+          ...(command.status !== 'Compliant' && current.status === command.status ? { confirmsAutomated: true } : {}),
         }),
         ...appealFollowUps(current, command.status),
       ];
@@ -105,6 +119,17 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
       const current = existing(state);
       if (current.status !== 'Suspended' && current.status !== 'Banned') {
         throw new FailedPreconditionError('only a suspended or banned user can appeal', { userId: current._id });
+      }
+      const decidedAt = current.statusUpdatedAt ? new Date(current.statusUpdatedAt).getTime() : undefined;
+      if (
+        command.windowDays !== undefined &&
+        decidedAt !== undefined &&
+        (command.at ?? new Date()).getTime() - decidedAt > command.windowDays * 86_400_000
+      ) {
+        throw new FailedPreconditionError('the appeal window of this decision has closed', {
+          userId: current._id,
+          windowDays: command.windowDays,
+        });
       }
       if (current.appeals.some((appeal) => appeal.status === 'Open')) {
         throw new ConflictError('the user already has an open appeal', { userId: current._id });
@@ -170,11 +195,22 @@ function statusChanged(
   actionId: string,
   status: UserStatus,
   via: Via,
-  extra: { reason?: string; actor?: string; viaRecordId?: string; viaAppealId?: string },
+  extra: Omit<Partial<EventOf<'UserStatusChanged'>['data']>, 'userId' | 'actionId' | 'status' | 'via'>,
 ): PendingEvent {
+  // A suspension or ban pauses the payouts of a user with a payments account (the notifier's payment actions).
+  const payouts = status !== 'Compliant' && state.paymentsAccountId !== undefined;
   return {
     type: 'UserStatusChanged',
-    data: { userId: state._id, actionId, status, previousStatus: state.status ?? null, via, testMode: false, ...extra },
+    data: {
+      userId: state._id,
+      actionId,
+      status,
+      previousStatus: state.status ?? null,
+      via,
+      testMode: false,
+      ...extra,
+      ...(payouts ? { payouts: true } : {}),
+    },
   };
 }
 

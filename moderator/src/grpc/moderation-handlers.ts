@@ -262,6 +262,7 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         recordId,
         status: oneOf(RecordStatus, request.status, 'status'),
         ...(moderationId ? { moderationId } : {}),
+        ...(request.policy ? { policy: request.policy } : {}),
         ...byHuman(request),
       });
       return toRecordMessage(await queries.getRecord(tenantId, recordId));
@@ -273,6 +274,7 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         tenantId,
         userId,
         status: oneOf(UserStatus, request.status, 'status'),
+        ...(request.policy ? { policy: request.policy } : {}),
         ...byHuman(request),
       });
       return toUserMessage(await queries.getUser(tenantId, userId));
@@ -350,6 +352,7 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
           action: request.action ? oneOf(ReportAction, request.action, 'action') : undefined,
           reason: request.reason,
           actor: request.actor,
+          ...(request.policy ? { policy: request.policy } : {}),
         },
         correlationId: correlation(),
       });

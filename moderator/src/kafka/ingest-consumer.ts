@@ -30,8 +30,8 @@ export interface IngestConsumerOptions {
   tenants: KnownTenants;
   /** Each command's tenant configuration version is recorded here before the command is applied. */
   versions: TenantVersions;
-  /** Used for dead letters. */
-  producer: Producer;
+  /** Used for dead letters: a ConfirmedProducer, so that no dead letter is dropped while a broker dies. */
+  producer: Pick<Producer, 'send'>;
   log: Logger;
   /** Partitions worked at once. */
   concurrency: number;

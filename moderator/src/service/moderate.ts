@@ -1,3 +1,4 @@
+import { ruleBasis, type DecisionBasis } from '../domain/decision-basis';
 import {
   recordIdFor,
   ulid,
@@ -139,7 +140,18 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
         judged = { key: judgedKey, rules, result: await judge(deps.engine, input, metadata, rules, prior) };
       }
       const outcome = moderateNow ? judged?.result : undefined;
-      const loaded = { record, user, recordId, userId, moderationId, outcome, testMode, ruleSetVersion: rulesVersion };
+      const basis = outcome ? ruleBasis(settings, rules, outcome.rules) : undefined;
+      const loaded = {
+        record,
+        user,
+        recordId,
+        userId,
+        moderationId,
+        outcome,
+        testMode,
+        ruleSetVersion: rulesVersion,
+        basis,
+      };
       let staged = stageModeration(input, loaded, context);
       // When this moderation moves the user's flagged count, the user's decision (suspend, reinstate) is taken in the
       // same commit, so that the record's webhook shows the user as the moderation left them (Iffy's showed the user
@@ -224,6 +236,7 @@ export async function rerunModeration(
         testMode: settings.testMode,
         commandId: input.commandId,
         ruleSetVersion: rulesVersion,
+        basis: ruleBasis(settings, rules, outcome.rules),
       },
       context,
     );
@@ -256,12 +269,14 @@ function stageModeration(
     outcome: EngineResult | undefined;
     testMode: boolean;
     ruleSetVersion: number;
+    /** What a flag's statement of reasons rests on. */
+    basis?: DecisionBasis;
     /** The user's flagged count once this moderation is stored: the user's decision is staged with it. */
     reconcile?: { flaggedCount: number; threshold: number };
   },
   context: StageContext,
 ): Loaded<RecordState | UserState>[] {
-  const { record, user, recordId, userId, moderationId, outcome, testMode, ruleSetVersion, reconcile } = loaded;
+  const { record, user, recordId, userId, moderationId, outcome, testMode, ruleSetVersion, reconcile, basis } = loaded;
   let stagedUser =
     user && input.user && userId
       ? stageUser(
@@ -307,6 +322,7 @@ function stageModeration(
           testMode,
           commandId: input.commandId,
           ruleSetVersion,
+          basis,
         },
         context,
         // The user as this commit leaves it goes into the webhook's view.

@@ -1,4 +1,6 @@
+import { manualBasis } from '../domain/decision-basis';
 import {
+  type DecisionNotice,
   recordIdFor,
   ulid,
   userIdFor,
@@ -121,14 +123,19 @@ export class ModerationUseCases {
     correlationId: string;
     /** The caller's id for this decision: one already recorded with it is not recorded again (a form sent twice). */
     moderationId?: string;
+    /** The policy the decision rests on (the default policy when absent), and the report it answers. */
+    policy?: string;
+    notice?: DecisionNotice;
   }): Promise<RecordState> {
     checkLength(input.reason, LIMITS.reason, 'reason');
+    const { settings } = await this.deps.tenants.get(input.tenantId);
     return this.onRecord(input.tenantId, input.recordId, input.correlationId, {
       type: 'ModerateRecordManually',
       moderationId: input.moderationId ?? `mod_${ulid()}`,
       status: input.status,
       reason: input.reason,
       actor: input.actor,
+      basis: manualBasis(settings, input.policy, input.notice),
     });
   }
 
@@ -144,7 +151,7 @@ export class ModerationUseCases {
     });
   }
 
-  setUserStatus(input: {
+  async setUserStatus(input: {
     tenantId: string;
     userId: string;
     status: UserStatus;
@@ -153,14 +160,19 @@ export class ModerationUseCases {
     correlationId: string;
     /** The caller's id for this decision (a report's decision names it); a new one by default. */
     actionId?: string;
+    /** The policy the decision rests on (the default policy when absent), and the report it answers. */
+    policy?: string;
+    notice?: DecisionNotice;
   }): Promise<UserState> {
     checkLength(input.reason, LIMITS.reason, 'reason');
+    const { settings } = await this.deps.tenants.get(input.tenantId);
     return this.onUser(input.tenantId, input.userId, input.correlationId, {
       type: 'SetUserStatus',
       actionId: input.actionId ?? `act_${ulid()}`,
       status: input.status,
       reason: input.reason,
       actor: input.actor,
+      basis: manualBasis(settings, input.policy, input.notice),
     });
   }
 
@@ -172,10 +184,12 @@ export class ModerationUseCases {
   }): Promise<string> {
     checkLength(input.text, LIMITS.appealText, 'text');
     const appealId = `apl_${ulid()}`;
+    const { settings } = await this.deps.tenants.get(input.tenantId);
     await this.onUser(input.tenantId, input.userId, input.correlationId, {
       type: 'CreateAppeal',
       appealId,
       text: input.text,
+      windowDays: settings.appealWindowDays,
     });
     return appealId;
   }

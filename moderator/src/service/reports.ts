@@ -134,7 +134,14 @@ export async function decideReport(
 /** Flags the reported record, or suspends or bans the reported user, by hand; returns the decision's id. */
 async function act(deps: ReportDeps, report: ReportState, decision: ReportDecision, correlationId: string) {
   const { tenantId } = report;
-  const common = { tenantId, reason: decision.reason, actor: decision.actor, correlationId };
+  const common = {
+    tenantId,
+    reason: decision.reason,
+    actor: decision.actor,
+    correlationId,
+    ...(decision.policy ? { policy: decision.policy } : {}),
+    notice: { reportId: report._id, trusted: report.trusted, ground: report.ground },
+  };
   if (report.target.type === 'record') {
     const moderationId = `mod_${ulid()}`;
     await deps.decisions.moderateManually({ ...common, recordId: report.target.id, status: 'Flagged', moderationId });

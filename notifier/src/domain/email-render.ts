@@ -27,7 +27,12 @@ const oneLine = (value: string): string => value.replace(/\s+/g, ' ').trim();
  * markup or links. `appealUrl`, when given, also adds an appeal link after the body (as Iffy's Appeal button) unless
  * the template already places it.
  */
-export function renderEmail(template: EmailTemplate, values: PlaceholderValues): RenderedEmail {
+export function renderEmail(
+  template: EmailTemplate,
+  values: PlaceholderValues,
+  /** The statement of reasons, as plain lines, after the body under its own heading. */
+  statement: readonly string[] = [],
+): RenderedEmail {
   const appealUrl = values.appealUrl;
   const placesLink = /\{\{\s*appealUrl\s*\}\}/.test(template.body);
   const paragraphs = template.body
@@ -38,6 +43,7 @@ export function renderEmail(template: EmailTemplate, values: PlaceholderValues):
   const heading = oneLine(fill(template.heading, values, (v) => v));
 
   const textParts = [heading, ...paragraphs.map((p) => fill(p, values, (v) => v))];
+  if (statement.length > 0) textParts.push(['Statement of reasons', ...statement].join('\n'));
   if (appealUrl && !placesLink) textParts.push(`To appeal this decision, visit: ${appealUrl}`);
 
   const htmlParts = [`<h1>${escapeHtml(heading)}</h1>`];
@@ -45,6 +51,9 @@ export function renderEmail(template: EmailTemplate, values: PlaceholderValues):
     // Placeholder names hold no character escapeHtml changes, so they survive escaping and are filled after it.
     const lines = p.split('\n').map((line) => fill(escapeHtml(line), values, escapeHtml));
     htmlParts.push(`<p>${lines.join('<br>')}</p>`);
+  }
+  if (statement.length > 0) {
+    htmlParts.push(`<h2>Statement of reasons</h2>${statement.map((line) => `<p>${escapeHtml(line)}</p>`).join('')}`);
   }
   if (appealUrl && !placesLink) {
     htmlParts.push(`<p><a href="${escapeHtml(appealUrl)}">Appeal this decision</a></p>`);

@@ -3,6 +3,7 @@ import type {
   DomainEvent,
   RecordDoc,
   RecordStatus,
+  Statement,
   ReportAction,
   ReportCategory,
   ReportOutcome,
@@ -38,6 +39,8 @@ export type WebhookTrigger =
       version: number;
       /** The rule set version that judged it; absent for manual decisions and events stored before versions. */
       ruleSetVersion?: number;
+      /** The decision's statement of reasons (Art. 17 DSA), when it restricts or lifts a restriction. */
+      statement?: Statement;
     }
   | {
       kind: 'user';
@@ -50,6 +53,8 @@ export type WebhookTrigger =
       via: Via;
       at: Date;
       version: number;
+      /** The decision's statement of reasons (Art. 17 DSA), when it restricts or lifts a restriction. */
+      statement?: Statement;
     }
   | {
       /** A report's outcome: everything the body says comes from the event (no projection is read). */
@@ -208,6 +213,7 @@ export function recordPayload(
     statusUpdatedAt: ms(trigger.at),
     statusUpdatedVia: trigger.via,
     ruleSetVersion: trigger.ruleSetVersion,
+    statement: trigger.statement,
     user: user
       ? {
           id: user._id,
@@ -236,6 +242,7 @@ export function userPayload(
     status: trigger.status,
     statusUpdatedAt: ms(trigger.at),
     statusUpdatedVia: trigger.via,
+    statement: trigger.statement,
   };
 }
 

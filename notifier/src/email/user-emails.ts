@@ -1,4 +1,6 @@
 import {
+  statementLines,
+  statementOf,
   AppealTokens,
   DEFAULT_EMAIL_TEMPLATES,
   emailKindFor,
@@ -85,6 +87,8 @@ export class UserEmails {
         createdAt: now,
         updatedAt: now,
       };
+      const statement = statementOf(event, { appealWindowDays: settings.appealWindowDays });
+      if (statement) doc.statement = statement;
       if (await store.insertNew(doc)) {
         created += 1;
         log.debug({ eventId: event.id, tenantId: event.tenantId, kind }, 'email planned');
@@ -135,14 +139,18 @@ export class UserEmails {
     // A banned user may appeal too (the users API gives them an appealUrl, and the appeal page takes their appeal).
     const appealUrl =
       appeals && (doc.kind === 'Suspended' || doc.kind === 'Banned')
-        ? `${appeals.publicUrl}/appeal?token=${appeals.tokens.issue(doc.tenantId, doc.userId)}`
+        ? `${appeals.publicUrl}/appeal?token=${appeals.tokens.issue(doc.tenantId, doc.userId, settings.appealWindowDays * 86_400)}`
         : undefined;
-    const email = renderEmail(template, {
-      username: user.username ?? user.name ?? '',
-      name: user.name ?? user.username ?? '',
-      platformName: (await store.tenantNameOf(doc.tenantId)) ?? '',
-      ...(appealUrl ? { appealUrl } : {}),
-    });
+    const email = renderEmail(
+      template,
+      {
+        username: user.username ?? user.name ?? '',
+        name: user.name ?? user.username ?? '',
+        platformName: (await store.tenantNameOf(doc.tenantId)) ?? '',
+        ...(appealUrl ? { appealUrl } : {}),
+      },
+      doc.statement ? statementLines(doc.statement) : [],
+    );
     const at = new Date();
     const result = await sender!.send(user.email, email);
     const attempt: EmailAttempt = {

@@ -1,4 +1,6 @@
 import {
+  statementOf,
+  type StatementContext,
   BatchHeartbeat,
   DomainEvent,
   HEADERS,
@@ -65,6 +67,8 @@ export interface EventsConsumerOptions {
    * They must be idempotent: a failure retries the whole batch.
    */
   onEvents?: (events: DomainEvent[]) => Promise<void>;
+  /** What a tenant's statements of reasons say of redress (its appeal window); absent, webhooks carry none. */
+  statementContext?: (tenantId: string) => Promise<StatementContext>;
   /** Offsets of handled batches are committed together every this many milliseconds; 0 commits each batch. */
   commitIntervalMs?: number;
 }
@@ -193,6 +197,19 @@ export class EventsConsumer {
   }
 
   /** Records the message in `event_dead_letters` (ids and reason only), counts it and logs it without content. */
+  /** The statement of reasons of a restricting (or lifting) decision goes into its webhook. */
+  private async attachStatement(
+    event: DomainEvent,
+    trigger: WebhookTrigger,
+    contexts: Map<string, Promise<StatementContext>>,
+  ): Promise<void> {
+    const contextOf = this.options.statementContext;
+    if (!contextOf || trigger.kind === 'report') return;
+    if (!contexts.has(event.tenantId)) contexts.set(event.tenantId, contextOf(event.tenantId));
+    const statement = statementOf(event, await contexts.get(event.tenantId)!);
+    if (statement) trigger.statement = statement;
+  }
+
   private async setAside(
     topic: string,
     partition: number,
@@ -223,6 +240,7 @@ export class EventsConsumer {
   private async fanOut(topic: string, partition: number, messages: KafkaMessage[], log: Logger): Promise<void> {
     const { store } = this.options;
     const endpointsOf = new Map<string, Promise<WebhookEndpointDoc[]>>();
+    const statementContexts = new Map<string, Promise<StatementContext>>();
     const docs: DeliveryDoc[] = [];
     // Set aside once the batch's other work held, so a batch retried for another reason records them once.
     const invalid: KafkaMessage[] = [];
@@ -268,6 +286,7 @@ export class EventsConsumer {
         log.debug({ eventId: event.id, tenantId: event.tenantId }, 'webhook has no endpoint');
         continue;
       }
+      await this.attachStatement(event, trigger, statementContexts);
       wanted.push({ event, trigger, view, endpoints });
     }
     // Build the bodies now, from the events' views (no read) or, for events without one, from the projections, which

@@ -121,6 +121,13 @@ describe('notifier deliveries', () => {
         status: 'Flagged',
         statusUpdatedAt: String(Date.parse(event.occurredAt)),
         statusUpdatedVia: 'AI',
+        // The flag's statement of reasons (Art. 17 DSA): fully automated, the default policy.
+        statement: expect.objectContaining({
+          kind: 'restriction',
+          subject: { type: 'record', id: record._id },
+          automatedDecision: 'AUTOMATED_DECISION_FULLY',
+          category: 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC',
+        }),
         user: {
           id: user._id,
           clientId: 'u-1',
@@ -164,6 +171,7 @@ describe('notifier deliveries', () => {
         status: 'Banned',
         statusUpdatedAt: String(Date.parse(banned.occurredAt)),
         statusUpdatedVia: 'Manual',
+        statement: expect.objectContaining({ restriction: { account: 'DECISION_ACCOUNT_TERMINATED', endDate: null } }),
       },
     });
     const recordEvent = bodies.find((b) => b.event === 'record.compliant');
@@ -405,6 +413,7 @@ describe('notifier deliveries', () => {
       status: 'Flagged',
       statusUpdatedAt: String(Date.parse(withUser.occurredAt)),
       statusUpdatedVia: 'Automation',
+      statement: expect.objectContaining({ kind: 'restriction' }),
       user: {
         id: viewed.userId,
         clientId: 'vu-1',
@@ -426,6 +435,7 @@ describe('notifier deliveries', () => {
       status: 'Banned',
       statusUpdatedAt: String(Date.parse(banned.occurredAt)),
       statusUpdatedVia: 'Manual',
+      statement: expect.objectContaining({ kind: 'restriction' }),
     });
   });
 

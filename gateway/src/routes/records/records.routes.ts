@@ -164,7 +164,11 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ManualModerationBody);
-      const record = await decide(deps, ctx, 'moderateRecordManually', { status: input.status, reason: input.reason });
+      const record = await decide(deps, ctx, 'moderateRecordManually', {
+        status: input.status,
+        reason: input.reason,
+        policy: input.policy ?? '',
+      });
       ctx.body = { data: toRecordView(record) };
     },
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS, RecordStatus } from '@vigil/proto';
+import { LIMITS, RecordStatus, POLICY_ID } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
 export const ListRecordsQuery = z.object({
@@ -13,6 +13,11 @@ export const ListRecordsQuery = z.object({
 export const ManualModerationBody = z.strictObject({
   status: RecordStatus,
   reason: z.string().min(1).max(LIMITS.reason),
+  policy: z
+    .string()
+    .regex(POLICY_ID)
+    .optional()
+    .meta({ description: 'The policy the decision rests on (GET /api/v1/policies); the default policy when absent.' }),
 });
 
 export const RecordView = z.object({

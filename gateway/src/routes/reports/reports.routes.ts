@@ -105,6 +105,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
         outcome: input.outcome,
         action: input.action,
         reason: input.reason,
+        policy: input.policy ?? '',
       });
       ctx.body = { data: toReportView(report, { withEmail: true }) };
     },

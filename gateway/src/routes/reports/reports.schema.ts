@@ -8,6 +8,7 @@ import {
   ReporterType,
   ReportStatus,
   ReportTargetType,
+  POLICY_ID,
 } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
@@ -91,6 +92,9 @@ export const ReportDecisionBody = z
       description: 'With Actioned: Flag a reported record; Suspend or Ban a reported user.',
     }),
     reason: z.string().min(1).max(LIMITS.reason),
+    policy: z.string().regex(POLICY_ID).optional().meta({
+      description: 'The policy the decision rests on (GET /api/v1/policies); the default policy when absent.',
+    }),
   })
   .superRefine((decision, ctx) => {
     if (decision.outcome === 'Actioned' && decision.action === undefined) {

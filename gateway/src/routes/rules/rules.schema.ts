@@ -81,6 +81,10 @@ export const SettingsPatchBody = z.strictObject({
     .optional(),
   /** The whole list of trusted flaggers (Art. 22 DSA); it replaces the stored one. */
   trustedFlaggers: TenantSettings.shape.trustedFlaggers.removeDefault().optional(),
+  /** What a flag does to a record's visibility, as statements of reasons say it (the platform applies it). */
+  flaggedVisibility: TenantSettings.shape.flaggedVisibility.removeDefault().optional(),
+  /** Days a decision can be appealed after its statement of reasons: 183 (six months) or more. */
+  appealWindowDays: TenantSettings.shape.appealWindowDays.removeDefault().optional(),
   /** Payment enforcement: the tenant's Stripe key (null removes it). Stored encrypted, never shown again in full. */
   payments: z
     .strictObject({

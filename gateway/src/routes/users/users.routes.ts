@@ -83,7 +83,11 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, UserStatusBody);
-      const user = await decide(deps, ctx, 'setUserStatus', { status: input.status, reason: input.reason });
+      const user = await decide(deps, ctx, 'setUserStatus', {
+        status: input.status,
+        reason: input.reason,
+        policy: input.policy ?? '',
+      });
       ctx.body = { data: view(ctx, user) };
     },
   );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EmailKind, LIMITS, PaymentAction, PaymentActionState, UserStatus } from '@vigil/proto';
+import { EmailKind, LIMITS, PaymentAction, PaymentActionState, UserStatus, POLICY_ID } from '@vigil/proto';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
 export const ListUsersQuery = z.object({
@@ -12,6 +12,11 @@ export const ListUsersQuery = z.object({
 export const UserStatusBody = z.strictObject({
   status: UserStatus,
   reason: z.string().min(1).max(LIMITS.reason),
+  policy: z
+    .string()
+    .regex(POLICY_ID)
+    .optional()
+    .meta({ description: 'The policy the decision rests on (GET /api/v1/policies); the default policy when absent.' }),
 });
 
 export const CreateAppealBody = z.strictObject({ text: z.string().min(1).max(LIMITS.appealText) });

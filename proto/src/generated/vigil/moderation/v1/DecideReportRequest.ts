@@ -8,6 +8,7 @@ export interface DecideReportRequest {
   'action'?: (string);
   'reason'?: (string);
   'actor'?: (string);
+  'policy'?: (string);
   '_action'?: "action";
 }
 
@@ -18,5 +19,6 @@ export interface DecideReportRequest__Output {
   'action'?: (string);
   'reason': (string);
   'actor': (string);
+  'policy': (string);
   '_action'?: "action";
 }

@@ -8,6 +8,7 @@ export interface ModerateRecordManuallyRequest {
   'reason'?: (string);
   'actor'?: (string);
   'moderationId'?: (string);
+  'policy'?: (string);
 }
 
 export interface ModerateRecordManuallyRequest__Output {
@@ -17,4 +18,5 @@ export interface ModerateRecordManuallyRequest__Output {
   'reason': (string);
   'actor': (string);
   'moderationId': (string);
+  'policy': (string);
 }

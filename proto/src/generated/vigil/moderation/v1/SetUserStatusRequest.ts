@@ -7,6 +7,7 @@ export interface SetUserStatusRequest {
   'status'?: (string);
   'reason'?: (string);
   'actor'?: (string);
+  'policy'?: (string);
 }
 
 export interface SetUserStatusRequest__Output {
@@ -15,4 +16,5 @@ export interface SetUserStatusRequest__Output {
   'status': (string);
   'reason': (string);
   'actor': (string);
+  'policy': (string);
 }

@@ -1,0 +1,32 @@
+import { LIMITS, type Policy } from '@vigil/proto';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../errors';
+import type { ConfigStore } from '../../store/config-store';
+
+/** Adds a policy to the tenant's list (API and console): 409 when its id is taken, limit_exceeded past the bound. */
+export async function addPolicy(store: ConfigStore, tenantId: string, policy: Policy): Promise<void> {
+  await store.changePolicies(tenantId, (current) => {
+    if (current.some((stored) => stored.id === policy.id)) {
+      throw new ConflictError('a policy with this id exists', { id: policy.id });
+    }
+    if (current.length >= LIMITS.policies) {
+      throw new LimitExceededError(`at most ${LIMITS.policies} policies`, { limit: LIMITS.policies });
+    }
+    return [...current, policy];
+  });
+}
+
+/**
+ * Deletes one of the tenant's policies: refused while a rule of the live rule set names it (its flags would fall back
+ * to the default policy unnoticed). Deleting `default` restores the built-in one.
+ */
+export async function deletePolicy(store: ConfigStore, tenantId: string, id: string): Promise<void> {
+  const live = await store.getRules(tenantId);
+  const naming = live.rules.filter((rule) => rule.policy === id).map((rule) => rule.id);
+  if (naming.length > 0 && id !== 'default') {
+    throw new ConflictError('rules of the live rule set name this policy', { rules: naming });
+  }
+  await store.changePolicies(tenantId, (current) => {
+    if (!current.some((stored) => stored.id === id)) throw new NotFoundError('policy not found');
+    return current.filter((stored) => stored.id !== id);
+  });
+}

@@ -1,0 +1,94 @@
+import { statementsOf, type DomainEvent, type Statement } from '@vigil/proto';
+import type { Context } from 'koa';
+import type { ApiRouter } from '../../http/api-router';
+import { callModerator, idParam, principalOf, type RouteDeps } from '../deps';
+import { parseMetadata } from '../shared/paging.schema';
+import { StatementList } from './statements.schema';
+
+/** Flagged records of a user whose statements `GET /users/{id}/statements` lists. */
+const USER_RECORDS = 50;
+
+type StoredEvents = { events: { id: string; type: string; version: number; occurredAt: string; dataJson: string }[] };
+
+/** The stored events as the statement builder reads them (what it needs: id, type, time, data). */
+function eventsOf(tenantId: string, result: StoredEvents): DomainEvent[] {
+  return result.events.map(
+    (event) =>
+      ({
+        id: event.id,
+        type: event.type,
+        version: event.version,
+        occurredAt: event.occurredAt,
+        tenantId,
+        stream: '',
+        correlationId: '',
+        data: parseMetadata(event.dataJson),
+      }) as unknown as DomainEvent,
+  );
+}
+
+/**
+ * Statements of reasons, computed on read from the decision events the moderator stores: a record's or user's events
+ * are read once (one store query by stream), and no statement is written anywhere, so a moderation costs the store
+ * nothing more. Each restricting event carries its policy's grounds as they were when it was decided.
+ */
+export function statementRoutes(api: ApiRouter, deps: RouteDeps): void {
+  async function contextOf(ctx: Context, userId: string | undefined) {
+    const tenantId = principalOf(ctx).tenantId;
+    const settings = await deps.configStore.cachedSettings(tenantId);
+    let appealUrl: string | null = null;
+    if (userId) {
+      const user = await callModerator(deps, ctx, 'getUser', { userId }).catch(() => null);
+      if (user) appealUrl = deps.appealLinks.urlFor(tenantId, user, settings.appealWindowDays * 86_400);
+    }
+    return { tenantId, context: { appealWindowDays: settings.appealWindowDays, appealUrl } };
+  }
+
+  api.route(
+    {
+      method: 'get',
+      path: '/records/:id/statements',
+      tag: 'statements',
+      summary: "A record's statements of reasons (Art. 17 DSA), oldest first: each flag, and each flag lifted.",
+      status: 200,
+      response: StatementList,
+    },
+    async (ctx) => {
+      const recordId = idParam(ctx);
+      const [record, events] = await Promise.all([
+        callModerator(deps, ctx, 'getRecord', { recordId }),
+        callModerator(deps, ctx, 'getRecordEvents', { recordId }),
+      ]);
+      const { tenantId, context } = await contextOf(ctx, record.userId || undefined);
+      ctx.body = { data: statementsOf(eventsOf(tenantId, events), context), has_more: false };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/users/:id/statements',
+      tag: 'statements',
+      summary:
+        "A user's statements of reasons, newest first: their suspensions, bans and reinstatements, and those of " +
+        `their flagged records (at most ${USER_RECORDS}).`,
+      status: 200,
+      response: StatementList,
+    },
+    async (ctx) => {
+      const userId = idParam(ctx);
+      const [userEvents, records] = await Promise.all([
+        callModerator(deps, ctx, 'getUserEvents', { userId }),
+        callModerator(deps, ctx, 'listRecords', { userId, status: 'Flagged', limit: USER_RECORDS }),
+      ]);
+      const { tenantId, context } = await contextOf(ctx, userId);
+      const statements: Statement[] = statementsOf(eventsOf(tenantId, userEvents), context);
+      for (const record of records.records) {
+        const events = await callModerator(deps, ctx, 'getRecordEvents', { recordId: record.id });
+        statements.push(...statementsOf(eventsOf(tenantId, events), context));
+      }
+      statements.sort((a, b) => (a.eventId < b.eventId ? 1 : a.eventId > b.eventId ? -1 : 0));
+      ctx.body = { data: statements, has_more: records.hasMore };
+    },
+  );
+}

@@ -1,0 +1,61 @@
+import {
+  groundsOf,
+  policyForRules,
+  type DecisionNotice,
+  type DecisionVisibility,
+  type PolicyGrounds,
+  type RuleSet,
+  type TenantSettings,
+} from '@vigil/proto';
+import { ValidationError } from './errors';
+
+/**
+ * What a decision's statement of reasons rests on, stamped on its event when it is stored (see proto's statements.ts):
+ * the policy's grounds when one was named (absent, the tenant's default policy applies when the statement is read),
+ * the visibility restriction a flag means on the tenant's platform, and the notice the decision answered.
+ */
+export interface DecisionBasis {
+  grounds?: PolicyGrounds;
+  visibility?: DecisionVisibility;
+  notice?: DecisionNotice;
+}
+
+/** An engine's flag: the policy of the first matched rule that names one. */
+export function ruleBasis(settings: TenantSettings, rules: RuleSet, matched: readonly string[]): DecisionBasis {
+  const named = rules.rules.some((rule) => rule.policy !== undefined && matched.includes(rule.id));
+  return {
+    ...(named ? { grounds: groundsOf(policyForRules(settings.policies, rules.rules, matched)) } : {}),
+    visibility: settings.flaggedVisibility,
+  };
+}
+
+/** A person's decision: the policy they named, which must be one of the tenant's (or `default`). */
+export function manualBasis(
+  settings: TenantSettings,
+  policyId: string | undefined,
+  notice?: DecisionNotice,
+): DecisionBasis {
+  let grounds: PolicyGrounds | undefined;
+  if (policyId !== undefined && policyId !== '') {
+    const policy = settings.policies.find((candidate) => candidate.id === policyId);
+    if (!policy && policyId !== 'default') {
+      throw new ValidationError('no such policy', { issues: [{ path: ['policy'], message: 'no such policy' }] });
+    }
+    if (policy) grounds = groundsOf(policy);
+  }
+  return {
+    ...(grounds ? { grounds } : {}),
+    visibility: settings.flaggedVisibility,
+    ...(notice ? { notice } : {}),
+  };
+}
+
+/** The basis's fields as they go on a restricting event; none on a decision that restricts nothing. */
+export function basisFields(basis: DecisionBasis | undefined, restricts: boolean, withVisibility: boolean) {
+  if (!basis || !restricts) return {};
+  return {
+    ...(basis.grounds ? { grounds: basis.grounds } : {}),
+    ...(withVisibility && basis.visibility ? { visibility: basis.visibility } : {}),
+    ...(basis.notice ? { notice: basis.notice } : {}),
+  };
+}

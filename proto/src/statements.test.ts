@@ -1,0 +1,203 @@
+import type { DomainEvent } from './events';
+import { Policy } from './policies';
+import { statementOf } from './statements';
+
+const at = '2026-03-01T10:00:00.000Z';
+const envelope = { tenantId: 'ten_a', version: 2, occurredAt: at, correlationId: 'c' };
+
+function moderated(data: Record<string, unknown>): DomainEvent {
+  return {
+    ...envelope,
+    id: '01JEVENT0000000000000000AA',
+    stream: 'record-rec_1',
+    type: 'RecordModerated',
+    data: {
+      recordId: 'rec_1',
+      moderationId: 'mod_1',
+      status: 'Flagged',
+      previousStatus: 'Compliant',
+      via: 'AI',
+      reasons: ['Content contains blocked word: secretword'],
+      rules: ['scams'],
+      testMode: false,
+      userId: 'usr_1',
+      ...data,
+    },
+  };
+}
+
+function statusChanged(data: Record<string, unknown>): DomainEvent {
+  return {
+    ...envelope,
+    id: '01JEVENT0000000000000000BB',
+    stream: 'user-usr_1',
+    type: 'UserStatusChanged',
+    data: {
+      userId: 'usr_1',
+      actionId: 'act_1',
+      status: 'Suspended',
+      previousStatus: 'Compliant',
+      via: 'Manual',
+      reason: 'repeated scams',
+      testMode: false,
+      ...data,
+    },
+  };
+}
+
+const context = { appealWindowDays: 183 };
+const fraud = {
+  policyId: 'fraud',
+  name: 'Fraud',
+  ground: 'ILLEGAL_CONTENT' as const,
+  legalGround: 'Penal code §263',
+  category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD' as const,
+  explanation: 'Scams are illegal; matched by {{rules}}.',
+  referenceUrl: 'https://law.example/263',
+};
+
+describe('statements of reasons', () => {
+  it.each<[string, DomainEvent, Record<string, unknown> | null]>([
+    [
+      'an engine flag: fully automated, own initiative, the default policy',
+      moderated({}),
+      {
+        kind: 'restriction',
+        automatedDetection: true,
+        automatedDecision: 'AUTOMATED_DECISION_FULLY',
+        source: 'SOURCE_VOLUNTARY',
+        ground: 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
+        category: 'STATEMENT_CATEGORY_OTHER_VIOLATION_TC',
+        restriction: { visibility: ['DECISION_VISIBILITY_CONTENT_DISABLED'], endDate: null },
+      },
+    ],
+    [
+      'a person upholding an automated flag: partially automated',
+      moderated({ via: 'Manual', previousStatus: 'Flagged', confirmsAutomated: true, reasons: ['checked'], rules: [] }),
+      { automatedDetection: true, automatedDecision: 'AUTOMATED_DECISION_PARTIALLY' },
+    ],
+    [
+      'a person flagging on a trusted flagger notice: not automated',
+      moderated({
+        via: 'Manual',
+        reasons: ['confirmed'],
+        rules: [],
+        notice: { reportId: 'rpt_1', trusted: true, ground: 'ILLEGAL_CONTENT' },
+      }),
+      {
+        automatedDetection: false,
+        automatedDecision: 'AUTOMATED_DECISION_NOT_AUTOMATED',
+        source: 'SOURCE_TRUSTED_FLAGGER',
+        reportId: 'rpt_1',
+      },
+    ],
+    [
+      'a user notice of illegal content',
+      moderated({ via: 'Manual', notice: { reportId: 'rpt_2', trusted: false, ground: 'ILLEGAL_CONTENT' } }),
+      { source: 'SOURCE_ARTICLE_16' },
+    ],
+    [
+      'a user report against the terms',
+      moderated({ via: 'Manual', notice: { reportId: 'rpt_3', trusted: false, ground: 'INCOMPATIBLE_CONTENT' } }),
+      { source: 'SOURCE_TYPE_OTHER_NOTIFICATION' },
+    ],
+    [
+      "a flag under a policy, with the tenant's visibility restriction",
+      moderated({ grounds: fraud, visibility: 'DECISION_VISIBILITY_CONTENT_REMOVED' }),
+      {
+        ground: 'DECISION_GROUND_ILLEGAL_CONTENT',
+        legalGround: 'Penal code §263',
+        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+        explanation: 'Scams are illegal; matched by scams.',
+        referenceUrl: 'https://law.example/263',
+        policy: { id: 'fraud', name: 'Fraud' },
+        restriction: { visibility: ['DECISION_VISIBILITY_CONTENT_REMOVED'], endDate: null },
+      },
+    ],
+    ['an automatic re-moderation that keeps the flag', moderated({ previousStatus: 'Flagged' }), null],
+    ['a moderation in test mode', moderated({ testMode: true }), null],
+    ['a compliant moderation', moderated({ status: 'Compliant', previousStatus: null }), null],
+    [
+      'a flag lifted',
+      moderated({ status: 'Compliant', previousStatus: 'Flagged', via: 'Manual' }),
+      { kind: 'reversal', restriction: { endDate: null } },
+    ],
+    [
+      'a suspension by hand of a user with payouts',
+      statusChanged({ payouts: true }),
+      {
+        kind: 'restriction',
+        subject: { type: 'user', id: 'usr_1' },
+        restriction: {
+          account: 'DECISION_ACCOUNT_SUSPENDED',
+          monetary: 'DECISION_MONETARY_SUSPENSION',
+          endDate: null,
+        },
+        automatedDecision: 'AUTOMATED_DECISION_NOT_AUTOMATED',
+      },
+    ],
+    [
+      'a ban',
+      statusChanged({ status: 'Banned' }),
+      { restriction: { account: 'DECISION_ACCOUNT_TERMINATED', endDate: null } },
+    ],
+    [
+      'an automatic suspension at the threshold',
+      statusChanged({ via: 'Automation Flagged Record', reason: undefined }),
+      { automatedDetection: true, automatedDecision: 'AUTOMATED_DECISION_FULLY' },
+    ],
+    [
+      'a reinstatement',
+      statusChanged({ status: 'Compliant', previousStatus: 'Suspended' }),
+      { kind: 'reversal', restriction: { endDate: null } },
+    ],
+  ])('%s', (_name, event, expected) => {
+    const statement = statementOf(event, context);
+    if (expected === null) expect(statement).toBeNull();
+    else expect(statement).toMatchObject(expected);
+  });
+
+  it('names the redress: the appeal link and the window from the decision', () => {
+    const statement = statementOf(moderated({}), { appealWindowDays: 200, appealUrl: 'https://x.example/appeal' });
+    expect(statement?.redress).toMatchObject({
+      appealUrl: 'https://x.example/appeal',
+      appealWindowDays: 200,
+      appealOpenUntil: '2026-09-17T10:00:00.000Z',
+    });
+    expect(statement?.id).toBe('sor_01JEVENT0000000000000000AA');
+  });
+
+  it('keeps the text an engine reason matched out of the facts', () => {
+    const statement = statementOf(moderated({}), context)!;
+    expect(statement.facts).toContain('Content contains blocked word');
+    expect(JSON.stringify(statement)).not.toContain('secretword');
+  });
+
+  it('keeps the facts within 5,000 characters', () => {
+    const statement = statementOf(moderated({ via: 'Manual', reasons: ['r'.repeat(6000)] }), context)!;
+    expect([...statement.facts].length).toBe(5000);
+  });
+});
+
+describe('policies', () => {
+  const base = {
+    id: 'fraud',
+    name: 'Fraud',
+    ground: 'ILLEGAL_CONTENT',
+    legalGround: 'x',
+    category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+    explanation: 'e',
+  };
+  it.each<[string, Record<string, unknown>, string]>([
+    ['illegal content without its legal ground', { legalGround: undefined }, 'legalGround'],
+    ['a legal ground on a terms policy', { ground: 'INCOMPATIBLE_CONTENT' }, 'legalGround'],
+    ['an unknown category', { category: 'STATEMENT_CATEGORY_RUDENESS' }, 'category'],
+    ['an unknown placeholder', { explanation: 'Hello {{name}}' }, 'explanation'],
+    ['a reference that is not http(s)', { referenceUrl: 'javascript:alert(1)' }, 'referenceUrl'],
+    ['an id with capitals', { id: 'Fraud' }, 'id'],
+  ])('refuses %s', (_name, change, path) => {
+    const result = Policy.safeParse({ ...base, ...change });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toContain(path);
+  });
+});
