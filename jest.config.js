@@ -2,7 +2,10 @@
 // Two projects: `unit` (next to the code, no I/O) and `integration` (real Kafka and MongoDB-wire servers, whose
 // addresses come from KAFKA_BROKERS / MONGO_URL; `npm test` starts them, see deploy/local/test.js).
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] };
-const moduleNameMapper = { '^@vigil/proto$': '<rootDir>/proto/src/index.ts' };
+const moduleNameMapper = {
+  '^@vigil/proto$': '<rootDir>/proto/src/index.ts',
+  '^@vigil/proto/platform$': '<rootDir>/proto/src/platform/index.ts',
+};
 const common = { transform, moduleNameMapper, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 
 module.exports = {

@@ -28,7 +28,6 @@ async function runChecks() {
     ['type-check deploy scripts', bin('tsc'), ['-p', 'tsconfig.deploy.json']],
     ['lint', bin('eslint'), ['.']],
     ['format', bin('prettier'), ['--check', '.']],
-    ['platform copies', process.execPath, [path.join(__dirname, 'platform-copies.js')]],
   ];
   const failed = [];
   for (const [name, command, args] of checks) {
@@ -50,8 +49,8 @@ async function main() {
   const { startServers, freshDir } = require('./servers');
   const dir = freshDir('test');
   const started = Date.now();
-  // Type-check every TypeScript file (tests and deploy/ included), lint the tree with the type-aware rules, check
-  // the formatting and that the services' src/platform/ copies are identical, while the servers start.
+  // Type-check every TypeScript file (tests and deploy/ included), lint the tree with the type-aware rules and check
+  // the formatting, while the servers start.
   const checks = runChecks();
   const servers = await startServers({ dir, ephemeral: true });
   const failed = await checks;

@@ -1,6 +1,7 @@
 'use strict';
 // Lists each service's environment variables from its `src/config.ts` (the zod schema is the source of truth: one
-// key per line, its doc comment above, `.default(...)` in its expression) as Markdown tables for deploy/README.md.
+// key per line, its doc comment above, `.default(...)` in its expression; `...serviceEnv` and `...consumerEnv` stand
+// for the shared variables of proto/src/platform/service-env.ts) as Markdown tables for deploy/README.md.
 // `node deploy/tools/env-docs.js` prints the tables, `--write` puts them into the README between its markers; a deploy
 // test checks that the README names every variable.
 const fs = require('node:fs');
@@ -9,10 +10,28 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..', '..');
 const SERVICES = ['gateway', 'moderator', 'notifier'];
 
+/** The variables shared by every service (`...serviceEnv`) or every consumer (`...consumerEnv`), as source lines. */
+function sharedBlocks() {
+  const source = fs.readFileSync(path.join(ROOT, 'proto', 'src', 'platform', 'service-env.ts'), 'utf8');
+  /** @type {Record<string, string>} */
+  const blocks = {};
+  for (const match of source.matchAll(/^export const (\w+) = \{\n([\s\S]*?)\n\};/gm)) {
+    blocks[match[1] ?? ''] = match[2] ?? '';
+  }
+  return blocks;
+}
+
 /** [{ name, default, required, meaning }] in declaration order. */
 function variables(service) {
   const source = fs.readFileSync(path.join(ROOT, service, 'src', 'config.ts'), 'utf8');
-  const body = source.slice(source.indexOf('z.object({'), source.indexOf('\n});'));
+  const shared = sharedBlocks();
+  const body = source
+    .slice(source.indexOf('z.object({'), source.indexOf('\n});'))
+    .replace(/^ {2}\.\.\.(\w+),$/gm, (_line, name) => {
+      if (shared[name] === undefined)
+        throw new Error(`${service}/src/config.ts spreads ${name}, not in service-env.ts`);
+      return shared[name];
+    });
   const keyPattern =
     /^ {2}(?:\/\*\*([\s\S]*?)\*\/\s*\n {2})?([A-Z][A-Z0-9_]*): ([\s\S]*?)(?=\n {2}(?:\/\*\*|[A-Z][A-Z0-9_]*:)|(?![\s\S]))/gm;
   const found = [];

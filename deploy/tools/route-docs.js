@@ -4,7 +4,7 @@
 //   declarations), for method, path, summary and whether an API key is needed;
 // - the console and the appeal page: the routers the gateway mounts, for method, path and whether a console session
 //   (or an admin's) is needed; their purposes are written below, and a page without one is an error;
-// - the admin port: the paths `platform/admin-server.ts` answers.
+// - the admin port: the paths `proto/src/platform/admin-server.ts` answers.
 // `node deploy/tools/route-docs.js` prints the table (after `npm run build`), `--write` puts it into the README between
 // its markers; a deploy test checks that the README's table is the one the code gives.
 const fs = require('node:fs');
@@ -153,7 +153,7 @@ function pagesOf(routers, apiPaths) {
 
 /** Paths the admin server answers, from its source (one `route === '/…'` each). */
 function adminPaths() {
-  const source = fs.readFileSync(path.join(ROOT, 'gateway', 'src', 'platform', 'admin-server.ts'), 'utf8');
+  const source = fs.readFileSync(path.join(ROOT, 'proto', 'src', 'platform', 'admin-server.ts'), 'utf8');
   return [...source.matchAll(/route === '(\/[a-z]+)'/g)].map(([, found]) => found);
 }
 

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { SecretBox, type TenantVersions, type Topics } from '@vigil/proto';
 import { AppealLinks, AppealTokens } from './appeal/appeal-token';
-import { appealRoutes as appealPageRoutes } from './appeal/appeal.routes';
+import { appealPageRoutes } from './appeal/appeal-page.routes';
 import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
 import type { Config } from './config';
 import { consoleRoutes } from './console/console.routes';

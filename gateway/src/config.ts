@@ -1,33 +1,15 @@
 import { z } from 'zod';
-import { BrokerList, CidrList, EncryptionKeyList, GrpcTarget } from '@vigil/proto';
-import { MongoUrl, parseEnv } from './platform/env';
-
-/** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
-const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
-const port = z.coerce.number().int().min(0).max(65535);
+import { CidrList, EncryptionKeyList, GrpcTarget } from '@vigil/proto';
+import { envBool as bool, envPort as port, parseEnv, serviceEnv } from '@vigil/proto/platform';
 
 const schema = z.object({
-  /** pino level: trace, debug, info, warn, error, fatal. Default info. */
-  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  ...serviceEnv,
   /** Public HTTP API port. 0 picks a free one (tests). Default 8080. */
   HTTP_PORT: port.default(8080),
   /** Address the HTTP API binds, e.g. 127.0.0.1 to keep it local. Unset: every interface, IPv4 and IPv6. */
   HTTP_HOST: z.string().min(1).optional(),
   /** Admin port for /livez, /readyz, /metrics. Default 9090. */
   ADMIN_PORT: port.default(9090),
-  /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
-  ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
-  /**
-   * MongoDB connection string (any MongoDB-wire server), `mongodb://` or `mongodb+srv://`, checked by the driver at
-   * start. Required.
-   */
-  MONGO_URL: MongoUrl,
-  /** Database name. Default vigil. */
-  MONGO_DB: z.string().min(1).default('vigil'),
-  /** Comma-separated Kafka bootstrap brokers, each host:port, e.g. `kafka-0:9092,kafka-1:9092`. Required. */
-  KAFKA_BROKERS: BrokerList,
-  /** Prefix for every topic name (shared clusters, tests). Default empty. */
-  KAFKA_TOPIC_PREFIX: z.string().default(''),
   /**
    * Moderator gRPC target, `host:port` or `dns:///host:port`, resolved by DNS; calls go round robin to every address
    * it resolves to, skipping failed ones. Point it at the moderator's headless Service to use every pod. Required.
@@ -143,8 +125,6 @@ const schema = z.object({
    * old ones after, comma-separated. The notifier's too. Unset: storing one is 400 payments_not_configured.
    */
   SECRETS_ENCRYPTION_KEY: EncryptionKeyList.optional(),
-  /** Force-exit after this many milliseconds of shutdown. Default 20000. */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

@@ -1,10 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { Kafka } from 'kafkajs';
-import { MongoClient } from 'mongodb';
-import { Registry } from 'prom-client';
 import { notingPartitioner, TenantVersions, topicNames, ulid } from '@vigil/proto';
+import { createServiceClients, installShutdown, runMain, startAdminServer, untilDone } from '@vigil/proto/platform';
 import { appSettings, createApp } from './app';
 import { BacktestStore } from './store/backtest-store';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
@@ -12,14 +10,6 @@ import { loadConfig } from './config';
 import { createModerationClient, ModeratorClient } from './grpc/moderator-client';
 import { CommandProducer } from './kafka/command-producer';
 import { ensureTopics } from './kafka/topics-setup';
-import { startAdminServer } from './platform/admin-server';
-import { stopIdleKafkaTimers } from './platform/kafka-idle';
-import { createLogger } from './platform/logger';
-import { collectProcessMetrics } from './platform/process-metrics';
-import { countStoreCommands } from './platform/store-metrics';
-import { kafkaLogCreator, kafkaLogLevel } from './platform/kafka-log';
-import { untilDone } from './platform/retry';
-import { installShutdown } from './platform/shutdown';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
 import { MemberStore } from './store/member-store';
 import { RateLimitStore } from './store/rate-limit-store';
@@ -28,25 +18,14 @@ import { ConfigVersionStore } from './store/config-version-store';
 import { RuleVersionStore } from './store/rule-version-store';
 import { WebhookStore } from './store/webhook-store';
 
-async function main(): Promise<void> {
+runMain('gateway', async () => {
   const config = loadConfig();
-  const log = createLogger(config.LOG_LEVEL, 'gateway');
-  const registry = new Registry();
-  collectProcessMetrics(registry, 'gateway');
-
-  const mongo = new MongoClient(config.MONGO_URL, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
-  countStoreCommands(mongo, registry, 'gateway');
-  const db = mongo.db(config.MONGO_DB);
-  stopIdleKafkaTimers();
-  const kafka = new Kafka({
-    clientId: 'vigil-gateway',
-    brokers: config.KAFKA_BROKERS,
-    logLevel: kafkaLogLevel(log),
-    logCreator: kafkaLogCreator(log),
+  const { log, registry, mongo, kafka } = createServiceClients('gateway', config, {
     connectionTimeout: config.KAFKA_CONNECTION_TIMEOUT_MS,
     requestTimeout: config.KAFKA_REQUEST_TIMEOUT_MS,
     retry: { retries: config.KAFKA_RETRIES },
   });
+  const db = mongo.db(config.MONGO_DB);
   const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
   const commands = new CommandProducer(
     () =>
@@ -149,9 +128,4 @@ async function main(): Promise<void> {
       await admin.close();
     },
   });
-}
-
-main().catch((err: unknown) => {
-  process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
 });

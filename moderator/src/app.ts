@@ -1,18 +1,16 @@
-import * as grpc from '@grpc/grpc-js';
 import {
+  ConfirmedProducer,
   ConsumerMetrics,
   addressPolicy,
-  loadModerationPackage,
-  ConfirmedProducer,
   notingPartitioner,
   TenantVersions,
   topicNames,
 } from '@vigil/proto';
-import { HealthImplementation } from 'grpc-health-check';
+import { untilDone } from '@vigil/proto/platform';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { Config } from './config';
 import {
   ActivityGate,
@@ -23,16 +21,13 @@ import {
   workerFile,
   type ModerationEngine,
 } from './engine';
-import { bearerTokenInterceptor } from './grpc/auth';
-import { createModerationHandlers } from './grpc/moderation-handlers';
+import { startGrpcServer } from './grpc/server';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { startBacktests } from './backtest/start-backtests';
+import { createMetrics } from './metrics';
 import { OutboxRelay } from './kafka/outbox-relay';
-import { KeyedLimit } from './platform/keyed-limit';
-import { TenantActivity } from './platform/tenant-activity';
-import { untilDone } from './platform/retry';
 import { ensureTopics } from './kafka/topics-setup';
-import { ModerationService } from './service/moderation-service';
+import { ModerationUseCases } from './service/moderation-use-cases';
 import { Queries } from './service/queries';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { EventStore } from './store/event-store';
@@ -122,7 +117,7 @@ export interface ModeratorDeps {
 export interface Moderator {
   grpcPort: number;
   store: EventStore;
-  service: ModerationService;
+  service: ModerationUseCases;
   relay: OutboxRelay;
   deadLetters: DeadLetterStore;
   /** Dependencies answer: readiness. */
@@ -271,7 +266,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           }
         : undefined,
     });
-  const service = new ModerationService({
+  const service = new ModerationUseCases({
     store,
     engine,
     tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions),
@@ -283,51 +278,15 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const queries = new Queries(store, new ReadModel(db));
   const tenants = new KnownTenants(db, config.KNOWN_TENANT_TTL_MS);
 
-  const health = new HealthImplementation({
-    '': 'NOT_SERVING',
-    'vigil.moderation.v1.ModerationService': 'NOT_SERVING',
-  });
-  const server = new grpc.Server({
-    interceptors: [bearerTokenInterceptor(config.MODERATOR_GRPC_TOKEN)],
-    // grpc-js clients resolve their target again only when a connection ends: aged connections let gateways find new
-    // moderator pods. A call in flight at the GOAWAY gets up to a minute to finish (the gateway's deadlines are 5 s).
-    'grpc.max_connection_age_ms': config.GRPC_MAX_CONNECTION_AGE_MS,
-    'grpc.max_connection_age_grace_ms': 60000,
-  });
-  health.addToServer(server);
-  const handlers = createModerationHandlers({
+  const grpcServer = await startGrpcServer({
+    config,
     service,
     queries,
     tenants,
     versions,
-    log: log.child({ component: 'grpc' }),
-    moderateLimit: new KeyedLimit({
-      capacity: config.MODERATE_TENANT_CONCURRENCY,
-      maxWaiting: config.MODERATE_QUEUE_PER_TENANT,
-      sharedWindowMs: config.MODERATE_SHARED_WINDOW_MS,
-    }),
-    activity: new TenantActivity(),
-    heavyYieldMs: config.MODERATE_HEAVY_YIELD_MS,
-    onYield: metrics && {
-      begin: () => metrics.heavyYielding.inc(),
-      end: (outcome, seconds) => {
-        metrics.heavyYielding.dec();
-        metrics.heavyYields.observe({ outcome }, seconds);
-      },
-    },
+    log,
+    metrics,
   });
-  server.addService(
-    loadModerationPackage().vigil.moderation.v1.ModerationService.service,
-    metrics ? timed(handlers, metrics.grpc) : handlers,
-  );
-  const grpcPort = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(
-      `${hostPart(config.GRPC_HOST)}:${config.GRPC_PORT}`,
-      grpc.ServerCredentials.createInsecure(),
-      (err, bound) => (err ? reject(err) : resolve(bound)),
-    ),
-  );
-  log.info({ port: grpcPort, host: config.GRPC_HOST }, 'grpc server listening');
 
   relay.start();
   const consumer = config.INGEST_CONSUMER_ENABLED
@@ -362,13 +321,12 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   if (consumer) await untilDone(log, 'ingest consumer', () => consumer.start());
   const backtests = await startBacktests({ config, log, db, kafka, engine, topics, versions, registry: deps.registry });
 
-  health.setStatus('', 'SERVING');
-  health.setStatus('vigil.moderation.v1.ModerationService', 'SERVING');
+  grpcServer.setServing(true);
   log.info('moderator ready');
 
   let intakeStopped = false;
   return {
-    grpcPort,
+    grpcPort: grpcServer.port,
     store,
     service,
     relay,
@@ -380,9 +338,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     },
     async stopIntake() {
       intakeStopped = true;
-      health.setStatus('', 'NOT_SERVING');
-      health.setStatus('vigil.moderation.v1.ModerationService', 'NOT_SERVING');
-      await new Promise<void>((resolve) => server.tryShutdown(() => resolve()));
+      await grpcServer.close();
       await consumer?.stop();
       await backtests?.stop();
     },
@@ -394,84 +350,4 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       await imageFetcher?.close();
     },
   };
-}
-
-/** An IPv6 address is bracketed in a gRPC target (`[::1]:50051`). */
-const hostPart = (host: string): string => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host);
-
-function createMetrics(registry: Registry) {
-  return {
-    grpc: new Histogram({
-      name: 'moderator_grpc_request_duration_seconds',
-      help: 'Duration of ModerationService calls',
-      labelNames: ['method', 'outcome'],
-      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-      registers: [registry],
-    }),
-    ingest: new Counter({
-      name: 'moderator_ingest_commands_total',
-      help: 'Ingest command attempts by outcome',
-      labelNames: ['outcome'],
-      registers: [registry],
-    }),
-    ingestDeadLetters: new Counter({
-      name: 'moderator_ingest_dead_letters_total',
-      help: 'Ingest commands sent to the dead-letter topic, by reason',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-    published: new Counter({
-      name: 'moderator_outbox_published_events_total',
-      help: 'Events relayed to the events topic',
-      registers: [registry],
-    }),
-    offLoop: new Histogram({
-      name: 'moderator_engine_task_duration_seconds',
-      help: 'Running time of engine tasks in worker threads (waiting excluded), by task and outcome (ok, budget, error)',
-      labelNames: ['task', 'outcome'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-      registers: [registry],
-    }),
-    images: new Counter({
-      name: 'moderator_images_total',
-      help: 'Record images by outcome: fetched, judged (or cached: judged before, same bytes), or why not (refused by the address policy, timeout, too_large, not_an_image, http_status, network_error, invalid_url, too_many_pixels, undecodable, budget)',
-      labelNames: ['outcome'],
-      registers: [registry],
-    }),
-    heavyYields: new Histogram({
-      name: 'moderator_moderate_heavy_yield_seconds',
-      help: "Waits of heavy Moderate calls (over 8 KiB) for a moment without other tenants' calls, by outcome (idle: there was one; bound: MODERATE_HEAVY_YIELD_MS ran out; aborted: the caller gave up)",
-      labelNames: ['outcome'],
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
-      registers: [registry],
-    }),
-    heavyYielding: new Gauge({
-      name: 'moderator_moderate_heavy_yielding',
-      help: "Heavy Moderate calls waiting now for a moment without other tenants' calls",
-      registers: [registry],
-    }),
-    outboxDeadLetters: new Counter({
-      name: 'moderator_outbox_dead_letters_total',
-      help: 'Stored events the broker refused, set aside instead of published, by reason',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-  };
-}
-
-function timed<H extends grpc.UntypedServiceImplementation>(
-  handlers: H,
-  histogram: Histogram<'method' | 'outcome'>,
-): H {
-  const wrapped: grpc.UntypedServiceImplementation = {};
-  for (const [method, handler] of Object.entries(handlers)) {
-    wrapped[method] = ((call: grpc.ServerUnaryCall<unknown, unknown>, callback: grpc.sendUnaryData<unknown>) => {
-      const end = histogram.startTimer({ method });
-      (handler as grpc.handleUnaryCall<unknown, unknown>)(call, (err, value) => {
-        end({ outcome: err ? 'error' : 'ok' });
-        callback(err, value);
-      });
-    }) as grpc.handleUnaryCall<unknown, unknown>;
-  }
-  return wrapped as H;
 }

@@ -1,18 +1,13 @@
 import { availableParallelism } from 'node:os';
-import { BrokerList, CidrList } from '@vigil/proto';
+import { CidrList } from '@vigil/proto';
 import { z } from 'zod';
-import { MongoUrl, parseEnv } from './platform/env';
+import { consumerEnv, envBool as bool, envPort as port, parseEnv, serviceEnv } from '@vigil/proto/platform';
 
 /** One engine thread per core the process may use, at most 4. */
 const ENGINE_THREADS_DEFAULT = Math.min(4, availableParallelism());
 
-/** Booleans are spelled out; `z.coerce.boolean()` would read "false" as true. */
-const bool = z.enum(['true', 'false']).transform((value) => value === 'true');
-const port = z.coerce.number().int().min(0).max(65535);
-
 const schema = z.object({
-  /** pino level. Default info. */
-  LOG_LEVEL: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  ...serviceEnv,
   /** gRPC port of the ModerationService and grpc.health.v1. 0 picks a free one (tests). Default 50051. */
   GRPC_PORT: port.default(50051),
   /** Address the gRPC server binds. Default 0.0.0.0 (all interfaces, as in a container); 127.0.0.1 keeps it local. */
@@ -30,43 +25,9 @@ const schema = z.object({
   MODERATOR_GRPC_TOKEN: z.string().min(32, 'must be at least 32 characters'),
   /** Admin port for /livez, /readyz, /metrics. Default 9091. */
   ADMIN_PORT: port.default(9091),
-  /** Address the admin server binds. Default 0.0.0.0; 127.0.0.1 keeps it local. */
-  ADMIN_HOST: z.string().min(1).default('0.0.0.0'),
-  /**
-   * MongoDB connection string (any MongoDB-wire server), `mongodb://` or `mongodb+srv://`, checked by the driver at
-   * start. Required.
-   */
-  MONGO_URL: MongoUrl,
-  /** Database name. Default vigil. */
-  MONGO_DB: z.string().min(1).default('vigil'),
-  /** Comma-separated Kafka bootstrap brokers, each host:port, e.g. `kafka-0:9092,kafka-1:9092`. Required. */
-  KAFKA_BROKERS: BrokerList,
-  /** Prefix for every topic name. Default empty. */
-  KAFKA_TOPIC_PREFIX: z.string().default(''),
   /** Consumer group of the ingest consumer. Default vigil-moderator. */
   KAFKA_GROUP_ID: z.string().min(1).default('vigil-moderator'),
-  /**
-   * Kafka consumer session timeout, milliseconds: how long a crashed replica keeps its partitions, and how long the
-   * others stop in a rebalance that waits for it (kafkajs has no static membership). Brokers refuse values below their
-   * group.min.session.timeout.ms (6000 by default). Why these three: @vigil/proto's consumer-timing.ts. Default 6000.
-   */
-  KAFKA_SESSION_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(6000),
-  /**
-   * How often the consumer heartbeats, milliseconds, and the longest a fetch waits for messages (an idle kafkajs
-   * consumer heartbeats between fetches): a member learns of a rebalance within it. At most half the session timeout.
-   * Default 1000.
-   */
-  KAFKA_HEARTBEAT_INTERVAL_MS: z.coerce.number().int().min(100).max(60000).default(1000),
-  /**
-   * How long a rebalance waits for a live member to finish its batch in flight and re-join, milliseconds; one still
-   * busy after it is left out of that round and joins the next. Default 10000.
-   */
-  KAFKA_REBALANCE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(300000).default(10000),
-  /**
-   * Offsets of handled batches are committed together, one request every this many milliseconds (0: one per batch).
-   * A crash re-delivers at most this much handled work, which ids make a no-op. Default 200.
-   */
-  KAFKA_COMMIT_INTERVAL_MS: z.coerce.number().int().min(0).max(10000).default(200),
+  ...consumerEnv,
   /** Whether to consume ingest commands (false runs only the gRPC API). Default true. */
   INGEST_CONSUMER_ENABLED: bool.default(true),
   /** Whether to run backtests from the `backtests` topic (in a consumer group of their own). Default true. */
@@ -240,8 +201,6 @@ const schema = z.object({
    * webhooks; metadata addresses never). Default none.
    */
   IMAGE_ALLOWED_CIDRS: z.string().default('').pipe(CidrList),
-  /** Force-exit after this many milliseconds of shutdown. Default 20000. */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(20000),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

@@ -1,6 +1,6 @@
 import { MongoClient } from 'mongodb';
 import { loadConfigOf } from './config';
-import { createLogger } from './platform/logger';
+import { createLogger } from '@vigil/proto/platform';
 import { EventStore } from './store/event-store';
 import { rebuildProjections } from './store/rebuild-projections';
 

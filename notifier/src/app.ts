@@ -14,9 +14,11 @@ import { EventsConsumer } from './kafka/events-consumer';
 import { ensureTopics } from './kafka/topics-setup';
 import { PaymentActions } from './payments/payment-actions';
 import { createStripeClient } from './payments/stripe-client';
-import { untilDone } from './platform/retry';
+import { untilDone } from '@vigil/proto/platform';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { DeliveryStore } from './store/delivery-store';
+import { EndpointStateStore } from './store/endpoint-states';
+import { UpstreamReads } from './store/upstream-reads';
 import { EmailStore } from './store/email-store';
 import { PaymentStore } from './store/payment-store';
 
@@ -74,6 +76,7 @@ export interface NotifierDeps {
 
 export interface Notifier {
   store: DeliveryStore;
+  endpointStates: EndpointStateStore;
   emails: UserEmails;
   payments: PaymentActions;
   scheduler?: DeliveryScheduler;
@@ -96,9 +99,11 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   // that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
   await untilDone(log, 'store connection', () => mongo.connect());
   await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
+  const endpointStates = new EndpointStateStore(db);
+  const reads = new UpstreamReads(db, endpointStates);
   // The tenants' configuration versions carried by events: an endpoint list read before a newer one is stale.
   const versions = new TenantVersions();
-  const endpoints = new EndpointCache(store, config.ENDPOINT_CACHE_MS, versions);
+  const endpoints = new EndpointCache(reads, endpointStates, config.ENDPOINT_CACHE_MS, versions);
   const emailStore = new EmailStore(db, timing);
   await untilDone(log, 'email indexes', () => emailStore.ensureIndexes());
   const paymentStore = new PaymentStore(db, timing);
@@ -116,6 +121,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     });
     scheduler = new DeliveryScheduler({
       store,
+      endpointStates,
+      reads,
       endpoints,
       sender,
       log: log.child({ component: 'delivery' }),
@@ -187,6 +194,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     topics,
     store,
+    endpointStates,
+    reads,
     endpoints,
     versions,
     deadLetters: new DeadLetterStore(db),
@@ -208,6 +217,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   let intakeStopped = false;
   return {
     store,
+    endpointStates,
     emails,
     payments,
     scheduler,

@@ -20,6 +20,8 @@ import { TenantConfigCache } from '../../../moderator/src/store/tenant-config';
 import { stageRecord, stageUser } from '../../../moderator/src/domain/stream';
 import { buildBody } from '../../../notifier/src/delivery/payload';
 import { DeliveryStore, newDelivery, type DeliveryDoc } from '../../../notifier/src/store/delivery-store';
+import { EndpointStateStore } from '../../../notifier/src/store/endpoint-states';
+import { UpstreamReads } from '../../../notifier/src/store/upstream-reads';
 import { startMongo, type LocalMongo } from '../mongo';
 
 /**
@@ -138,6 +140,8 @@ describe('hot-path queries on the default local store', () => {
   const recordId = recordIdFor(tenantId, 'post-1');
   let events: EventStore;
   let deliveries: DeliveryStore;
+  let endpointStates: EndpointStateStore;
+  let reads: UpstreamReads;
   let endpoint: WebhookEndpointDoc;
 
   /** A delivery of a record.flagged webhook of the test record to the test endpoint, due at `dueAt`. */
@@ -171,6 +175,8 @@ describe('hot-path queries on the default local store', () => {
   beforeAll(async () => {
     events = new EventStore(db);
     deliveries = new DeliveryStore(db, { bucketMs: 1000, graceMs: 1000 });
+    endpointStates = new EndpointStateStore(db);
+    reads = new UpstreamReads(db, endpointStates);
     await events.ensureIndexes();
     await deliveries.ensureIndexes();
     await new TenantStore(db).ensureIndexes();
@@ -255,13 +261,13 @@ describe('hot-path queries on the default local store', () => {
     const slot = outbox[0]!.slot!;
     expect(slot.startsWith(`${events.outbox.instanceId}:`)).toBe(true);
     await expectIndexed('outbox slot', () => events.outbox.slot(slot));
-    await expectIndexed('take out of the outbox', () => events.outbox.markPublished(outbox));
+    await expectIndexed('take out of the outbox', () => events.outbox.removeEntries(outbox));
     // Published means gone from the outbox: however many events are stored, it holds only what is still to publish.
     expect(await events.outbox.unpublished(100)).toEqual([]);
   });
 
   it('notifier: fan-out, claim, payload and attempt of a delivery', async () => {
-    await expectIndexed('active endpoints', () => deliveries.activeEndpoints(tenantId));
+    await expectIndexed('active endpoints', () => reads.activeEndpoints(tenantId));
     const now = new Date(Date.now() - 1000);
     const delivery = (body?: string): DeliveryDoc => deliveryDue(now, body);
     const doc = delivery();
@@ -273,9 +279,9 @@ describe('hot-path queries on the default local store', () => {
     await expectIndexed('claim', () => claim());
     expect(claimed.map((d) => d._id)).toEqual([doc._id]);
     const leased = claimed[0]!;
-    await expectIndexed('endpoint', () => deliveries.endpoint(endpoint._id));
-    await expectIndexed('endpoint state', () => deliveries.endpointState(endpoint._id));
-    await expectIndexed('payload', () => buildBody(deliveries, leased.trigger, { mayWait: false }));
+    await expectIndexed('endpoint', () => reads.endpoint(endpoint._id));
+    await expectIndexed('endpoint state', () => endpointStates.endpointState(endpoint._id));
+    await expectIndexed('payload', () => buildBody(reads, leased.trigger, { mayWait: false }));
     await expectIndexed('store body', () => deliveries.setBody(leased, '{}'));
     await expectIndexed('record attempt', () =>
       deliveries.recordAttempt(

@@ -32,8 +32,21 @@ describe('operations guide', () => {
     expect(gateway.find((v) => v.name === 'HTTP_PORT')).toMatchObject({ required: false, default: '8080' });
     const moderator = variables('moderator');
     expect(moderator.find((v) => v.name === 'OPENAI_BASE_URL')).toMatchObject({ required: false, default: undefined });
-    const source = fs.readFileSync(path.join(__dirname, '..', '..', '..', 'notifier', 'src', 'config.ts'), 'utf8');
-    const keys = [...source.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map(([, name]) => name);
+    // Every key of the notifier's schema, in order, with the shared blocks it spreads (`...serviceEnv`) in place.
+    const root = path.join(__dirname, '..', '..', '..');
+    const shared = fs.readFileSync(path.join(root, 'proto', 'src', 'platform', 'service-env.ts'), 'utf8');
+    const keysOf = (text: string) => [...text.matchAll(/^ {2}([A-Z][A-Z0-9_]*):/gm)].map(([, name]) => name);
+    const blocks = new Map(
+      [...shared.matchAll(/^export const (\w+) = \{\n([\s\S]*?)\n\};/gm)].map(([, name, body]) => [
+        name,
+        keysOf(body!),
+      ]),
+    );
+    const source = fs.readFileSync(path.join(root, 'notifier', 'src', 'config.ts'), 'utf8');
+    const keys = [...source.matchAll(/^ {2}(?:([A-Z][A-Z0-9_]*):|\.\.\.(\w+),)/gm)].flatMap(([, name, spread]) =>
+      spread ? (blocks.get(spread) ?? [`unknown block ${spread}`]) : [name],
+    );
+    expect(keys).toContain('KAFKA_BROKERS');
     expect(variables('notifier').map((v) => v.name)).toEqual(keys);
   });
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppealStatus, LIMITS } from '@vigil/proto';
 import { parseWith } from '../http/validate';
-import { toAppealView, toRecordView, toUserView } from '../routes/shared/views';
+import { toAppealView, toRecordView, toUserView } from '../routes/shared/presenters';
 import { html } from './html';
 import {
   actorOf,

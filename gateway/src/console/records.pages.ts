@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIMITS, RecordStatus, ulid } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import { parseMetadata } from '../routes/shared/paging.schema';
-import { toRecordView } from '../routes/shared/views';
+import { toRecordView } from '../routes/shared/presenters';
 import { html, safeLink } from './html';
 import {
   actorOf,

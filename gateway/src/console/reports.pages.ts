@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIMITS, POLICY_ID, ReportAction, withDefaultPolicy } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import type { ReportView } from '../routes/reports/reports.schema';
-import { toReportView } from '../routes/shared/views';
+import { toReportView } from '../routes/shared/presenters';
 import { html } from './html';
 import { actorOf, callMeta, param, Reason, render, tenantOf, csrfOf, type ConsolePages } from './page';
 import { formOf } from './security';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isHumanVia, LIMITS, UserStatus } from '@vigil/proto';
 import { parseWith } from '../http/validate';
-import { toAppealView, toPaymentActionView, toRecordView, toUserView } from '../routes/shared/views';
+import { toAppealView, toPaymentActionView, toRecordView, toUserView } from '../routes/shared/presenters';
 import { html, safeLink } from './html';
 import {
   actorOf,

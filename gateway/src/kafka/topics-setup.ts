@@ -1,5 +1,5 @@
 import type { Kafka } from 'kafkajs';
-import { retry } from '../platform/retry';
+import { retry } from '@vigil/proto/platform';
 
 /**
  * Creates the topics the gateway produces to when missing (a no-op when ops created them already). A topic just

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { Config } from '../config';
 import type { ModerationEngine } from '../engine';
-import { untilDone } from '../platform/retry';
+import { untilDone } from '@vigil/proto/platform';
 import { TenantConfigCache } from '../store/tenant-config';
 import { BacktestConsumer } from './backtest-consumer';
 import { BacktestRunner } from './backtest-runner';

@@ -48,7 +48,7 @@ export class UnavailableError extends AppError {
 
 /**
  * The tenant already has as much waiting as it may (Moderate calls for its share, records for an engine thread): try
- * again later. Thrown where the wait is refused (platform/keyed-limit, engine/off-loop), and an UnavailableError as
+ * again later. Thrown where the wait is refused (grpc/keyed-limit, engine/off-loop), and an UnavailableError as
  * it is: gRPC callers get `unavailable` (503 at the gateway), ingest retries the command.
  */
 export class TenantBusyError extends UnavailableError {

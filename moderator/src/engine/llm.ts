@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { KeyedLimit } from '../platform/keyed-limit';
-import { retry } from '../platform/retry';
+import { KeyedLimit } from '../grpc/keyed-limit';
+import { retry } from '@vigil/proto/platform';
 import { postJson } from './provider';
 import { ProviderError, type PriorDecision } from './types';
 

@@ -2,7 +2,7 @@ import * as grpc from '@grpc/grpc-js';
 import { GRPC_ERROR_TRAILERS } from '@vigil/proto';
 import pino from 'pino';
 import { TenantBusyError, UnavailableError } from '../domain/errors';
-import { KeyedLimit } from '../platform/keyed-limit';
+import { KeyedLimit } from './keyed-limit';
 import { toServiceError } from './errors';
 
 const log = pino({ level: 'silent' });

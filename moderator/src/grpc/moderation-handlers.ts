@@ -16,10 +16,10 @@ import {
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
-import type { KeyedLimit } from '../platform/keyed-limit';
-import type { TenantActivity } from '../platform/tenant-activity';
+import type { KeyedLimit } from './keyed-limit';
+import type { TenantActivity } from './tenant-activity';
 import type { ModerateInput } from '../service/moderate';
-import type { ModerationService } from '../service/moderation-service';
+import type { ModerationUseCases } from '../service/moderation-use-cases';
 import type { Queries } from '../service/queries';
 import type { KnownTenants } from '../store/known-tenants';
 import { toServiceError } from './errors';
@@ -33,7 +33,7 @@ import {
 } from './mappers';
 
 export interface HandlerDeps {
-  service: ModerationService;
+  service: ModerationUseCases;
   queries: Queries;
   tenants: KnownTenants;
   /** Each call's tenant configuration version (gRPC metadata) is recorded here before the call is handled. */

@@ -1,6 +1,6 @@
 import { HEADERS, type DomainEvent } from '@vigil/proto';
 import type { Message } from 'kafkajs';
-import { eventOf, type EventDoc } from '../store/event-store';
+import { eventOf, type EventDoc } from '../store/event-doc';
 import type { OutboxDoc } from '../store/outbox-store';
 
 /** An event handed over in memory, with its message and the message's size. */

@@ -4,7 +4,7 @@ import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import { ConflictError, UnknownTenantError } from '../domain/errors';
 import type { ModerateInput, ModerateResult } from '../service/moderate';
-import type { ModerationService } from '../service/moderation-service';
+import type { ModerationUseCases } from '../service/moderation-use-cases';
 import type { ReplayCheck } from '../service/replay-check';
 import type { KnownTenants } from '../store/known-tenants';
 import { IngestConsumer } from './ingest-consumer';
@@ -27,7 +27,7 @@ function fakeService(options: { failures?: Error[]; replay?: ReplayCheck } = {})
       replayChecks.push(command);
       return Promise.resolve(options.replay ?? ({ kind: 'ok' } as unknown as ReplayCheck));
     },
-  } as unknown as ModerationService;
+  } as unknown as ModerationUseCases;
   return { service, moderated, replayChecks };
 }
 

@@ -11,9 +11,8 @@ import {
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
-import { OffsetCommits } from '../platform/offset-commits';
-import { retry, sleep } from '../platform/retry';
-import type { ModerationService } from '../service/moderation-service';
+import { OffsetCommits, retry, sleep } from '@vigil/proto/platform';
+import type { ModerationUseCases } from '../service/moderation-use-cases';
 import type { KnownTenants } from '../store/known-tenants';
 import { headerText } from './headers';
 import { isKafkaRetriable, messageRejection } from './kafka-errors';
@@ -26,7 +25,7 @@ export interface IngestConsumerOptions {
   /** Lag, assignment, rebalances and liveness of the group membership, from kafkajs' events. */
   metrics?: ConsumerMetrics;
   topics: Topics;
-  service: ModerationService;
+  service: ModerationUseCases;
   /** Commands for a tenant that does not exist are dead-lettered (`unknown_tenant`), never applied or retried. */
   tenants: KnownTenants;
   /** Each command's tenant configuration version is recorded here before the command is applied. */

@@ -25,7 +25,7 @@ function relayWithHeldBroker(memoryBytes: number) {
   const outbox = {
     instanceId: 'test',
     slotOf: (id: string) => `test:${id.slice(0, 9)}`,
-    markPublished: () => Promise.resolve(),
+    removeEntries: () => Promise.resolve(),
     unpublished: () => Promise.resolve([]),
     storedIds: (ids: string[]) => Promise.resolve(new Set(ids)),
     slot: () => Promise.resolve([]),

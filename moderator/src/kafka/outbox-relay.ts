@@ -2,7 +2,7 @@ import type { DomainEvent } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
-import { backoffMs } from '../platform/retry';
+import { backoffMs } from '@vigil/proto/platform';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
 import { HandOver, toMessage } from './hand-over';
@@ -212,7 +212,7 @@ export class OutboxRelay {
       (doc) => missing.includes(doc._id) && decodeTime(doc._id) <= Date.now() - ORPHAN_AGE_MS,
     );
     if (orphans.length > 0) {
-      await this.options.outbox.markPublished(orphans);
+      await this.options.outbox.removeEntries(orphans);
       this.options.log.warn(
         { count: orphans.length, first: orphans[0]?._id },
         'outbox copies without an event dropped',
@@ -252,7 +252,7 @@ export class OutboxRelay {
       log.warn({ err, count: docs.length }, 'outbox batch refused by the broker, sending its events one by one');
       return this.publishEach(docs, messages);
     }
-    await outbox.markPublished(docs);
+    await outbox.removeEntries(docs);
     for (const doc of docs) this.appended.delete(doc._id);
     log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
@@ -264,7 +264,7 @@ export class OutboxRelay {
     const { outbox, log } = this.options;
     const sent: OutboxDoc[] = [];
     const flush = async () => {
-      await outbox.markPublished(sent);
+      await outbox.removeEntries(sent);
       for (const doc of sent) this.appended.delete(doc._id);
       this.options.onPublished?.(sent.length);
       sent.length = 0;

@@ -14,7 +14,7 @@ import { checkDecision, reportClaimKey, type ReportDecision, type ReportState } 
 import { stageReport, type StageContext } from '../domain/stream';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
-import type { ModerationService } from './moderation-service';
+import type { ModerationUseCases } from './moderation-use-cases';
 import type { StreamWriter } from './stream-writer';
 
 export interface ReportDeps {
@@ -22,7 +22,7 @@ export interface ReportDeps {
   tenants: TenantConfigCache;
   writer: StreamWriter;
   /** The manual decision paths a report's decision acts through. */
-  decisions: Pick<ModerationService, 'moderateManually' | 'setUserStatus'>;
+  decisions: Pick<ModerationUseCases, 'moderateManually' | 'setUserStatus'>;
 }
 
 export interface CreateReportInput {

@@ -4,7 +4,7 @@ import type { RecordState } from '../domain/record';
 import type { ReportState } from '../domain/report';
 import type { Loaded } from '../domain/stream';
 import type { UserState } from '../domain/user';
-import { retry, type BackoffPolicy } from '../platform/retry';
+import { retry, type BackoffPolicy } from '@vigil/proto/platform';
 import { StreamConflict, type EventStore } from '../store/event-store';
 
 /**

@@ -1,6 +1,6 @@
 import { COLLECTIONS, upsertRetried } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import type { EventDoc } from './event-store';
+import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
 import { OutboxStore } from './outbox-store';
 
@@ -89,7 +89,7 @@ export class DeadLetterStore {
     );
     // `deadLetteredAt` tells it apart from an event that was published; then it leaves the outbox.
     await guarded(() => this.events.updateOne({ _id: event._id }, { $set: { deadLetteredAt: now } }));
-    await this.outbox.markPublished([{ _id: event._id }]);
+    await this.outbox.removeEntries([{ _id: event._id }]);
   }
 
   /** Dead letters, oldest event first; only the open ones unless `all`. */

@@ -1,6 +1,6 @@
 import { isDuplicateKeyError, WriteGroups } from '@vigil/proto';
 import { MongoBulkWriteError, type Collection } from 'mongodb';
-import type { EventDoc } from './event-store';
+import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
 import type { OutboxStore } from './outbox-store';
 
@@ -36,7 +36,7 @@ export class EventAppends {
     const stored = outcome.kind === 'conflict' ? outcome.stored : await this.insertEvents(docs);
     if (stored === docs.length) return stored;
     const left = docs.slice(stored).map((doc) => ({ _id: doc._id, slot: this.outbox.slotOf(doc._id) }));
-    await this.outbox.markPublished(left).catch(() => undefined);
+    await this.outbox.removeEntries(left).catch(() => undefined);
     return stored;
   }
 

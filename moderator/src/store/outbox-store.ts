@@ -1,11 +1,11 @@
 import { COLLECTIONS, isDuplicateKeyError, ulid } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { decodeTime } from 'ulid';
-import type { EventDoc } from './event-store';
+import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
 
-/** Outbox entries removed per command in `markPublished`. */
-const MARK_CHUNK = 100;
+/** Outbox entries removed per command in `removeEntries`. */
+const REMOVE_CHUNK = 100;
 /** Event lookups in flight at once in `storedIds`. */
 const STORED_AT_ONCE = 16;
 /** Width of an outbox slot, milliseconds of event-id time (see OutboxDoc). */
@@ -86,7 +86,7 @@ export class OutboxStore {
    * Takes published (or set aside) events out: one delete per slot (by slot equality, so it reads only that slot's
    * entries), one per entry without a slot.
    */
-  async markPublished(entries: Array<Pick<OutboxDoc, '_id' | 'slot'>>): Promise<void> {
+  async removeEntries(entries: Array<Pick<OutboxDoc, '_id' | 'slot'>>): Promise<void> {
     const bySlot = new Map<string, string[]>();
     const loose: string[] = [];
     for (const { _id, slot } of entries) {
@@ -96,8 +96,8 @@ export class OutboxStore {
       else bySlot.set(slot, [_id]);
     }
     for (const [slot, ids] of bySlot) {
-      for (let start = 0; start < ids.length; start += MARK_CHUNK) {
-        const chunk = ids.slice(start, start + MARK_CHUNK);
+      for (let start = 0; start < ids.length; start += REMOVE_CHUNK) {
+        const chunk = ids.slice(start, start + REMOVE_CHUNK);
         await guarded(() => this.outbox.deleteMany({ slot, _id: { $in: chunk } }));
       }
     }

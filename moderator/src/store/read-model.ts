@@ -4,7 +4,9 @@ import { ValidationError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
 import type { ReportState } from '../domain/report';
 import type { UserState } from '../domain/user';
-import type { AppealDoc, FlaggedCountDoc, ReportContactDoc } from './event-store';
+import type { FlaggedCountDoc } from './flagged-counts';
+import type { AppealDoc } from './projections';
+import type { ReportContactDoc } from './report-claims';
 import { guarded } from './mongo-errors';
 
 export interface PageRequest {

@@ -15,7 +15,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import { createModerator, type Moderator, type ModeratorConfig } from '../../src/app';
 import { loadConfig } from '../../src/config';
-import { countStoreCommands } from '../../src/platform/store-metrics';
+import { countStoreCommands } from '@vigil/proto/platform';
 import type { ModerationEngine } from '../../src/engine';
 import { TopicReaders, grpcToken, testServers, uniqueName } from '../../../deploy/test-support';
 

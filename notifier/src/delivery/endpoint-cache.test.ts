@@ -1,5 +1,6 @@
 import { TenantVersions, type EndpointStateDoc, type WebhookEndpointDoc } from '@vigil/proto';
-import type { DeliveryStore } from '../store/delivery-store';
+import type { EndpointStateStore } from '../store/endpoint-states';
+import type { UpstreamReads } from '../store/upstream-reads';
 import { EndpointCache } from './endpoint-cache';
 
 const endpoint: WebhookEndpointDoc = {
@@ -30,7 +31,7 @@ function countingStore() {
       reads.active += 1;
       return Promise.resolve(current.endpoint ? [current.endpoint] : []);
     },
-  } as unknown as DeliveryStore;
+  } as unknown as UpstreamReads & EndpointStateStore;
   return { store, reads, current };
 }
 
@@ -39,7 +40,7 @@ describe('EndpointCache', () => {
     jest.useFakeTimers({ now: 1_700_000_000_000 });
     try {
       const { store, reads, current } = countingStore();
-      const cache = new EndpointCache(store, 5000, new TenantVersions());
+      const cache = new EndpointCache(store, store, 5000, new TenantVersions());
       expect((await cache.get('ten_1', 'we_1'))?.endpoint.secrets[0]?.secret).toBe('whsec_a');
       await cache.get('ten_1', 'we_1');
       expect(reads.endpoint).toBe(1);
@@ -54,7 +55,7 @@ describe('EndpointCache', () => {
 
   it('reads the store every time with a ttl of 0', async () => {
     const { store, reads } = countingStore();
-    const cache = new EndpointCache(store, 0, new TenantVersions());
+    const cache = new EndpointCache(store, store, 0, new TenantVersions());
     await cache.active('ten_1');
     await cache.active('ten_1');
     expect(reads.active).toBe(2);
@@ -62,7 +63,7 @@ describe('EndpointCache', () => {
 
   it('sees its own process disabling an endpoint at once', async () => {
     const { store } = countingStore();
-    const cache = new EndpointCache(store, 60_000, new TenantVersions());
+    const cache = new EndpointCache(store, store, 60_000, new TenantVersions());
     await cache.get('ten_1', 'we_1');
     await cache.active('ten_1');
     cache.changed(endpoint, { disabledAt: new Date(5), disabledReason: 'gone' });
@@ -73,7 +74,7 @@ describe('EndpointCache', () => {
   it('remembers a deleted endpoint as deleted', async () => {
     const { store, reads, current } = countingStore();
     current.endpoint = null;
-    const cache = new EndpointCache(store, 60_000, new TenantVersions());
+    const cache = new EndpointCache(store, store, 60_000, new TenantVersions());
     expect(await cache.get('ten_1', 'we_1')).toBeNull();
     expect(await cache.get('ten_1', 'we_1')).toBeNull();
     expect(reads.endpoint).toBe(1);
@@ -83,7 +84,7 @@ describe('EndpointCache', () => {
     const { store, reads, current } = countingStore();
     const versions = new TenantVersions();
     versions.observe('ten_1', 3);
-    const cache = new EndpointCache(store, 60_000, versions);
+    const cache = new EndpointCache(store, store, 60_000, versions);
     await cache.get('ten_1', 'we_1');
     expect(await cache.active('ten_1')).toHaveLength(1);
     current.endpoint = { ...endpoint, secrets: [{ secret: 'whsec_b', createdAt: new Date(1) }] };

@@ -1,6 +1,7 @@
 import type { EndpointStateDoc, TenantVersions, WebhookEndpointDoc } from '@vigil/proto';
 import { LRUCache } from 'lru-cache';
-import type { DeliveryStore } from '../store/delivery-store';
+import type { EndpointStateStore } from '../store/endpoint-states';
+import type { UpstreamReads } from '../store/upstream-reads';
 
 /** An endpoint with the notifier's own health state of it. */
 export interface EndpointView {
@@ -26,7 +27,8 @@ export class EndpointCache {
 
   /** `ttlMs` 0 keeps nothing: every lookup reads the store. */
   constructor(
-    private readonly store: DeliveryStore,
+    private readonly reads: Pick<UpstreamReads, 'endpoint' | 'activeEndpoints'>,
+    private readonly states: Pick<EndpointStateStore, 'endpointState'>,
     private readonly ttlMs: number,
     private readonly versions: TenantVersions,
   ) {
@@ -45,8 +47,8 @@ export class EndpointCache {
     // The version known before the read: what the read returns is at least that new.
     const version = this.versions.of(tenantId);
     const [endpoint, state] = await Promise.all([
-      this.store.endpoint(endpointId),
-      this.store.endpointState(endpointId),
+      this.reads.endpoint(endpointId),
+      this.states.endpointState(endpointId),
     ]);
     const view = endpoint ? { endpoint, state } : null;
     if (this.ttlMs > 0) this.byId.set(endpointId, { view: view ?? 'none', version });
@@ -58,7 +60,7 @@ export class EndpointCache {
     const cached = this.byTenant.get(tenantId);
     if (cached && this.versions.fresh(tenantId, cached.version)) return cached.endpoints;
     const version = this.versions.of(tenantId);
-    const endpoints = await this.store.activeEndpoints(tenantId);
+    const endpoints = await this.reads.activeEndpoints(tenantId);
     if (this.ttlMs > 0) this.byTenant.set(tenantId, { endpoints, version });
     return endpoints;
   }

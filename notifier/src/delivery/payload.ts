@@ -7,7 +7,7 @@ import {
   type SubjectView,
   type WebhookTrigger,
 } from '../domain/webhook-events';
-import type { DeliveryStore } from '../store/delivery-store';
+import type { UpstreamReads } from '../store/upstream-reads';
 
 export type BuiltBody = { kind: 'body'; body: string } | { kind: 'wait' } | { kind: 'unavailable' };
 
@@ -18,7 +18,7 @@ export type BuiltBody = { kind: 'body'; body: string } | { kind: 'wait' } | { ki
  * without, the body is built from what is there (the status fields come from the event anyway).
  */
 export async function buildBody(
-  store: DeliveryStore,
+  store: Pick<UpstreamReads, 'record' | 'user'>,
   trigger: WebhookTrigger,
   { mayWait, view }: { mayWait: boolean; view?: SubjectView },
 ): Promise<BuiltBody> {

@@ -2,6 +2,8 @@ import type { WebhookEndpointDoc } from '@vigil/proto';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import type { EndpointStateStore } from '../store/endpoint-states';
+import type { UpstreamReads } from '../store/upstream-reads';
 import type { EndpointCache } from './endpoint-cache';
 import type { HttpSender, SendResult } from './http-sender';
 import { DeliveryScheduler, type AttemptResult } from './scheduler';
@@ -58,6 +60,8 @@ async function attemptOnce(result: SendResult | undefined, secrets: WebhookEndpo
       recorded.push({ attempt, next });
       return Promise.resolve();
     },
+  } as unknown as DeliveryStore;
+  const endpointStates = {
     endpointSucceeded: (e: WebhookEndpointDoc) => {
       succeeded.push(e._id);
       return Promise.resolve(null);
@@ -67,7 +71,7 @@ async function attemptOnce(result: SendResult | undefined, secrets: WebhookEndpo
       disabled.push(reason);
       return Promise.resolve({ disabledAt: now, disabledReason: reason });
     },
-  } as unknown as DeliveryStore;
+  } as unknown as EndpointStateStore;
   const target = endpoint(secrets);
   const endpoints = {
     get: () => Promise.resolve({ endpoint: target, state: null }),
@@ -84,6 +88,8 @@ async function attemptOnce(result: SendResult | undefined, secrets: WebhookEndpo
   const results: AttemptResult[] = [];
   const scheduler = new DeliveryScheduler({
     store,
+    endpointStates,
+    reads: {} as UpstreamReads,
     endpoints,
     sender,
     log: pino({ level: 'silent' }),

@@ -3,6 +3,8 @@ import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
 import type { DeliveryAttempt, DeliveryDoc, DeliveryStore, LeaseHolder } from '../store/delivery-store';
+import type { EndpointStateStore } from '../store/endpoint-states';
+import type { UpstreamReads } from '../store/upstream-reads';
 import { EndpointBreakers } from './endpoint-breakers';
 import type { EndpointCache } from './endpoint-cache';
 import type { HttpSender, SendResult } from './http-sender';
@@ -23,6 +25,9 @@ export type AttemptResult =
 
 export interface SchedulerOptions {
   store: DeliveryStore;
+  endpointStates: EndpointStateStore;
+  /** The projections webhook bodies are built from. */
+  reads: UpstreamReads;
   endpoints: EndpointCache;
   sender: HttpSender;
   log: Logger;
@@ -176,7 +181,7 @@ export class DeliveryScheduler implements LeaseHolder {
 
     let body = doc.body;
     if (body === undefined) {
-      const built = await buildBody(store, doc.trigger, {
+      const built = await buildBody(this.options.reads, doc.trigger, {
         mayWait: Date.now() - doc.createdAt.getTime() < this.options.projectionWaitMs,
       });
       if (built.kind === 'wait') {
@@ -223,7 +228,7 @@ export class DeliveryScheduler implements LeaseHolder {
     if (succeeded) {
       this.options.onAttempt?.('success', result.durationMs);
       await store.recordAttempt(doc, attempt, { state: 'succeeded' });
-      const written = await store.endpointSucceeded(endpoint, state, new Date());
+      const written = await this.options.endpointStates.endpointSucceeded(endpoint, state, new Date());
       if (written) this.options.endpoints.changed(endpoint, written, ['failingSince']);
       log.info({ statusCode: code, durationMs: result.durationMs }, 'webhook delivered');
       return;
@@ -231,7 +236,7 @@ export class DeliveryScheduler implements LeaseHolder {
     if (code === 410) {
       this.options.onAttempt?.('gone', result.durationMs);
       await store.recordAttempt(doc, attempt, { state: 'failed' });
-      const disabled = await store.disableEndpoint(endpoint, 'gone', new Date());
+      const disabled = await this.options.endpointStates.disableEndpoint(endpoint, 'gone', new Date());
       this.options.endpoints.changed(endpoint, disabled);
       log.warn('endpoint disabled: gone');
       return;
@@ -257,11 +262,11 @@ export class DeliveryScheduler implements LeaseHolder {
       retryAfterMs: parseRetryAfter(result?.retryAfter, now, this.options.retryAfterMaxMs),
     });
     const known = (await this.options.endpoints.get(endpoint.tenantId, endpoint._id))?.state?.failingSince;
-    const failingSince = known ?? (await store.endpointFailed(endpoint, now));
+    const failingSince = known ?? (await this.options.endpointStates.endpointFailed(endpoint, now));
     if (!known) this.options.endpoints.changed(endpoint, { failingSince });
     if (now.getTime() - failingSince.getTime() >= this.options.disableAfterMs) {
       await store.recordAttempt(doc, attempt, { state: 'failed' });
-      const disabled = await store.disableEndpoint(endpoint, 'failing', now);
+      const disabled = await this.options.endpointStates.disableEndpoint(endpoint, 'failing', now);
       this.options.endpoints.changed(endpoint, disabled);
       log.warn({ failingSince }, 'endpoint disabled: failing');
       return;

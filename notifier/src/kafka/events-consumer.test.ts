@@ -6,6 +6,8 @@ import type { EndpointCache } from '../delivery/endpoint-cache';
 import { deliveryIdOf, webhookIdOf } from '../domain/webhook-events';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import type { EndpointStateStore } from '../store/endpoint-states';
+import type { UpstreamReads } from '../store/upstream-reads';
 import { EventsConsumer } from './events-consumer';
 
 const topics = topicNames('t.');
@@ -29,9 +31,11 @@ function setup(endpoints: WebhookEndpointDoc[]) {
       inserted.push(docs);
       return Promise.resolve({ inserted: new Set(docs.map((doc) => doc._id)), adopted: new Set<string>() });
     },
+  } as unknown as DeliveryStore;
+  const reads = {
     record: () => Promise.resolve(null),
     user: () => Promise.resolve(null),
-  } as unknown as DeliveryStore;
+  } as unknown as UpstreamReads;
   const endpointReads: string[] = [];
   const cache = {
     active: (tenantId: string) => {
@@ -54,6 +58,8 @@ function setup(endpoints: WebhookEndpointDoc[]) {
     timing: { sessionTimeoutMs: 600_000, heartbeatIntervalMs: 60_000, rebalanceTimeoutMs: 600_000 },
     topics,
     store,
+    endpointStates: {} as EndpointStateStore,
+    reads,
     endpoints: cache,
     versions: new TenantVersions(),
     deadLetters,

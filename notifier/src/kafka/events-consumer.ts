@@ -23,12 +23,13 @@ import {
   type SubjectView,
   type WebhookTrigger,
 } from '../domain/webhook-events';
-import { OffsetCommits } from '../platform/offset-commits';
-import { retry } from '../platform/retry';
+import { OffsetCommits, retry } from '@vigil/proto/platform';
 import { AppError } from '../errors';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import type { EndpointCache } from '../delivery/endpoint-cache';
 import { newDelivery, type DeliveryDoc, type DeliveryStore, type LeaseHolder } from '../store/delivery-store';
+import type { EndpointStateStore } from '../store/endpoint-states';
+import type { UpstreamReads } from '../store/upstream-reads';
 import { fromStore } from '../store/store-errors';
 
 /** Webhook bodies of one batch built at once (those of events without a view read the record and maybe its user). */
@@ -45,6 +46,9 @@ export interface EventsConsumerOptions {
   metrics?: ConsumerMetrics;
   topics: Topics;
   store: DeliveryStore;
+  endpointStates: EndpointStateStore;
+  /** The projections webhook bodies are built from. */
+  reads: UpstreamReads;
   endpoints: EndpointCache;
   /** The tenants' configuration versions seen on events (shared with `endpoints`). */
   versions: TenantVersions;
@@ -291,7 +295,9 @@ export class EventsConsumer {
     for (let from = 0; from < wanted.length; from += BODY_READS_AT_ONCE) {
       const slice = wanted.slice(from, from + BODY_READS_AT_ONCE);
       built.push(
-        ...(await Promise.all(slice.map(({ trigger, view }) => buildBody(store, trigger, { mayWait: true, view })))),
+        ...(await Promise.all(
+          slice.map(({ trigger, view }) => buildBody(this.options.reads, trigger, { mayWait: true, view })),
+        )),
       );
     }
     const now = new Date();
@@ -354,7 +360,7 @@ export class EventsConsumer {
         break;
       }
       case 'EnableEndpoint': {
-        const found = await store.enableEndpoint(command.tenantId, command.endpointId);
+        const found = await this.options.endpointStates.enableEndpoint(command.tenantId, command.endpointId);
         this.options.endpoints.forget(command.tenantId, command.endpointId);
         log.info({ commandId: command.id, endpointId: command.endpointId, found }, 'endpoint re-enabled');
         break;

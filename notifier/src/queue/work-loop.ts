@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { backoffMs } from '../platform/retry';
+import { backoffMs } from '@vigil/proto/platform';
 
 export interface WorkLoopOptions<T extends { _id: string }> {
   log: Logger;

@@ -1,15 +1,7 @@
-import {
-  COLLECTIONS,
-  type EndpointStateDoc,
-  type RecordDoc,
-  type UserDoc,
-  type WebhookEndpointDoc,
-  type WebhookEventName,
-} from '@vigil/proto';
+import { COLLECTIONS, type WebhookEventName } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
 import { DueQueue, type DueQueueTiming } from './due-queue';
-import { upsertById } from './insert-new';
 
 export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
 
@@ -100,17 +92,13 @@ export interface LeaseHolder {
 }
 
 /**
- * The notifier's `deliveries` and `endpoint_states`, and what it reads of the gateway's endpoints and the moderator's
- * projections. Deliveries wait in a DueQueue (time buckets, lease keys); the writes here that end an attempt are
+ * The notifier's `deliveries` (endpoint health is in EndpointStateStore, reads of other services' collections in
+ * UpstreamReads). Deliveries wait in a DueQueue (time buckets, lease keys); the writes here that end an attempt are
  * conditioned on the lease (`leaseId`), so a worker whose lease was taken over records nothing.
  */
 export class DeliveryStore {
   private readonly deliveries: Collection<DeliveryDoc>;
   private readonly queue: DueQueue<DeliveryDoc>;
-  private readonly endpoints: Collection<WebhookEndpointDoc>;
-  private readonly endpointStates: Collection<EndpointStateDoc>;
-  private readonly records: Collection<RecordDoc>;
-  private readonly users: Collection<UserDoc>;
 
   constructor(db: Db, timing: DueQueueTiming) {
     this.deliveries = db.collection(COLLECTIONS.deliveries);
@@ -123,10 +111,6 @@ export class DeliveryStore {
       (doc) => (doc as DeliveryDoc).endpointId,
       'endpointId',
     );
-    this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);
-    this.endpointStates = db.collection(COLLECTIONS.endpointStates);
-    this.records = db.collection(COLLECTIONS.records);
-    this.users = db.collection(COLLECTIONS.users);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -138,20 +122,6 @@ export class DeliveryStore {
   /** Bucket reads made by the due queue (tests, metrics). */
   get dueReads(): number {
     return this.queue.reads;
-  }
-
-  /**
-   * Enabled endpoints of the tenant that the notifier has not disabled. Their states are read by `_id` one by one: a
-   * tenant has a few endpoints (capped), and FerretDB answers an `$in` filter with a scan of the whole collection.
-   */
-  async activeEndpoints(tenantId: string): Promise<WebhookEndpointDoc[]> {
-    const endpoints = await this.endpoints.find({ tenantId, enabled: true }).toArray();
-    const states = await Promise.all(
-      endpoints.map((endpoint) =>
-        this.endpointStates.findOne({ _id: endpoint._id }, { projection: { disabledAt: 1 } }),
-      ),
-    );
-    return endpoints.filter((_, index) => !states[index]?.disabledAt);
   }
 
   /**
@@ -274,75 +244,4 @@ export class DeliveryStore {
   pruneLeases(before: Date): Promise<number> {
     return this.queue.pruneLeases(before);
   }
-
-  endpoint(endpointId: string): Promise<WebhookEndpointDoc | null> {
-    return this.endpoints.findOne({ _id: endpointId });
-  }
-
-  endpointState(endpointId: string): Promise<EndpointStateDoc | null> {
-    return this.endpointStates.findOne({ _id: endpointId });
-  }
-
-  // ---- the moderator's projections, for webhook bodies ----
-
-  /** The record if it belongs to the tenant. */
-  async record(tenantId: string, recordId: string): Promise<RecordDoc | null> {
-    return ownedBy(await this.records.findOne({ _id: recordId }), tenantId);
-  }
-
-  /** The user if it belongs to the tenant. */
-  async user(tenantId: string, userId: string): Promise<UserDoc | null> {
-    return ownedBy(await this.users.findOne({ _id: userId }), tenantId);
-  }
-
-  // ---- endpoint health (collection endpoint_states) ----
-
-  /** Clears a failing streak; `lastSuccessAt` is refreshed at most once a minute to spare a write per delivery. */
-  async endpointSucceeded(
-    endpoint: WebhookEndpointDoc,
-    state: EndpointStateDoc | null,
-    now: Date,
-  ): Promise<Partial<EndpointStateDoc> | undefined> {
-    const fresh = state?.lastSuccessAt && now.getTime() - state.lastSuccessAt.getTime() < 60000;
-    if (fresh && !state.failingSince) return undefined;
-    await upsertById(this.endpointStates, endpoint._id, {
-      $set: { tenantId: endpoint.tenantId, lastSuccessAt: now },
-      $unset: { failingSince: '' },
-    });
-    return { lastSuccessAt: now };
-  }
-
-  /** Notes a failure; returns since when the endpoint has been failing without a success. */
-  async endpointFailed(endpoint: WebhookEndpointDoc, now: Date): Promise<Date> {
-    const state = await this.endpointStates.findOne({ _id: endpoint._id });
-    if (state?.failingSince) return state.failingSince;
-    await upsertById(this.endpointStates, endpoint._id, { $set: { tenantId: endpoint.tenantId, failingSince: now } });
-    return now;
-  }
-
-  async disableEndpoint(
-    endpoint: WebhookEndpointDoc,
-    reason: 'gone' | 'failing',
-    now: Date,
-  ): Promise<Partial<EndpointStateDoc>> {
-    const fields = { disabledAt: now, disabledReason: reason };
-    await upsertById(this.endpointStates, endpoint._id, { $set: { tenantId: endpoint.tenantId, ...fields } });
-    return fields;
-  }
-
-  async enableEndpoint(tenantId: string, endpointId: string): Promise<boolean> {
-    const result = await this.endpointStates.updateOne(
-      { _id: endpointId, tenantId },
-      { $unset: { disabledAt: '', disabledReason: '', failingSince: '' } },
-    );
-    return result.matchedCount === 1;
-  }
-}
-
-/**
- * The document if it belongs to the tenant. Looked up by `_id` alone and checked here: FerretDB v1 answers any other
- * filter with a scan of the whole collection, and this runs once per webhook.
- */
-function ownedBy<T extends { tenantId: string }>(doc: T | null, tenantId: string): T | null {
-  return doc && doc.tenantId === tenantId ? doc : null;
 }

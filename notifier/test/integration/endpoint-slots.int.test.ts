@@ -68,7 +68,7 @@ describe('an endpoint’s delivery slots', () => {
     store = held;
     await held.ensureIndexes();
     await seedDue(world.db, docs);
-    scheduler = testScheduler(held, { perEndpointConcurrency: 1 });
+    scheduler = testScheduler(world.db, held, { perEndpointConcurrency: 1 });
     scheduler.start();
 
     // One slot for the endpoint: every delivery is sent, and answered, while no outcome has been written yet (the last

@@ -4,6 +4,7 @@ import { ulid } from 'ulid';
 import { waitFor } from '../../../deploy/test-support';
 import type { DeliveryScheduler } from '../../src/delivery/scheduler';
 import { DeliveryStore, type DeliveryDoc } from '../../src/store/delivery-store';
+import { EndpointStateStore } from '../../src/store/endpoint-states';
 import {
   createReceiver,
   createWorld,
@@ -56,7 +57,7 @@ describe('two notifier schedulers on one backlog', () => {
       const db = client.db(world.db.databaseName, { ignoreUndefined: true });
       const store = new DeliveryStore(db, DUE_TIMING);
       schedulerStores.push(store);
-      schedulers.push(testScheduler(store));
+      schedulers.push(testScheduler(db, store));
     }
     for (const scheduler of schedulers) scheduler.start();
     // While both work the backlog, new deliveries arrive the way the consumer writes them: inserted already leased to
@@ -106,7 +107,7 @@ describe('workers writing at once: endpoint health, and claims from a stale read
   it('records a new endpoint’s first outcomes however many attempts report them at once', async () => {
     const tenant = world.tenant();
     const [fresh, failing, gone] = await Promise.all([0, 1, 2].map(() => tenant.endpoint('http://127.0.0.1:9/')));
-    const store = new DeliveryStore(world.db, DUE_TIMING);
+    const store = new EndpointStateStore(world.db);
     const now = new Date();
     // Several workers finishing attempts to an endpoint never seen before: each upserts its health document.
     await Promise.all([

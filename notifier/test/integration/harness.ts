@@ -28,6 +28,8 @@ import { createHttpSender } from '../../src/delivery/http-sender';
 import { DeliveryScheduler, type SchedulerOptions } from '../../src/delivery/scheduler';
 import { addressPolicy } from '../../src/delivery/ssrf';
 import type { DeliveryDoc, DeliveryStore } from '../../src/store/delivery-store';
+import { EndpointStateStore } from '../../src/store/endpoint-states';
+import { UpstreamReads } from '../../src/store/upstream-reads';
 
 export const RETRY_SCHEDULE = '0.2,0.5,1';
 
@@ -365,10 +367,18 @@ export async function seedDue(db: Db, docs: DeliveryDoc[]): Promise<void> {
 }
 
 /** A delivery scheduler on `store` sending to loopback receivers, with short polls and one quick retry. */
-export function testScheduler(store: DeliveryStore, overrides: Partial<SchedulerOptions> = {}): DeliveryScheduler {
+export function testScheduler(
+  db: Db,
+  store: DeliveryStore,
+  overrides: Partial<SchedulerOptions> = {},
+): DeliveryScheduler {
+  const endpointStates = new EndpointStateStore(db);
+  const reads = new UpstreamReads(db, endpointStates);
   return new DeliveryScheduler({
     store,
-    endpoints: new EndpointCache(store, 1000, new TenantVersions()),
+    endpointStates,
+    reads,
+    endpoints: new EndpointCache(reads, endpointStates, 1000, new TenantVersions()),
     sender: createHttpSender({ timeoutMs: 5000, policy: addressPolicy(['127.0.0.1/32']) }),
     log: pino({ level: 'silent' }),
     retryScheduleS: [1],

@@ -2,7 +2,7 @@ import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
 import { callModerator, decide, type RouteDeps } from '../deps';
 import { AppealData, AppealDecisionBody, AppealList, ListAppealsQuery } from './appeals.schema';
-import { toAppealView } from '../shared/views';
+import { toAppealView } from '../shared/presenters';
 
 export function appealRoutes(api: ApiRouter, deps: RouteDeps): void {
   api.route(

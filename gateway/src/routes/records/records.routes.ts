@@ -4,7 +4,7 @@ import { body, query } from '../../http/validate';
 import { requestIdOf } from '../../http/request-id';
 import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
-import { toRecordView } from '../shared/views';
+import { toRecordView } from '../shared/presenters';
 import {
   ListRecordsQuery,
   ManualModerationBody,

@@ -1,7 +1,7 @@
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
 import { callModerator, decide, idParam, type RouteDeps } from '../deps';
-import { toReportView } from '../shared/views';
+import { toReportView } from '../shared/presenters';
 import {
   CreateReportBody,
   ListReportsQuery,

@@ -6,7 +6,7 @@ import { UnknownLogCursor, type LogCursor } from '../../store/user-log';
 import { AppealData } from '../appeals/appeals.schema';
 import { requestIdOf } from '../../http/request-id';
 import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
-import { toAppealView, toPaymentActionView, toUserView } from '../shared/views';
+import { toAppealView, toPaymentActionView, toUserView } from '../shared/presenters';
 import {
   CreateAppealBody,
   EmailLogQuery,

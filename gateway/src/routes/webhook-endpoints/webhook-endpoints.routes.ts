@@ -18,7 +18,7 @@ import {
   UpdateEndpointBody,
 } from './webhook-endpoints.schema';
 import { enableEndpoint, replayEndpoint, retryDelivery } from './webhook-commands';
-import { toDeliveryView, toEndpointView } from '../shared/views';
+import { toDeliveryView, toEndpointView } from '../shared/presenters';
 
 /** The notifier's state once it applied an EnableEndpoint (its `enableEndpoint` clears these three fields). */
 function reEnabled(state: EndpointStateDoc | null): EndpointStateDoc | null {

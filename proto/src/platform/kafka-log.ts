@@ -1,6 +1,6 @@
 // kafkajs logs through pino: its errors and warnings (a broker unreachable, a crashed consumer) reach the service's
 // log with the level they had, except the steps of a routine group rebalance, which kafkajs logs as errors and which
-// are lowered here (ROUTINE). Kept identical in each service (deploy/local/platform-copies.js).
+// are lowered here (ROUTINE).
 import { logLevel, type logCreator } from 'kafkajs';
 import type { Logger } from 'pino';
 

@@ -53,7 +53,7 @@ const AppealForm = z.object({
  * credential: it names the tenant and the user, so the page reads and acts on nothing else. Rate-limited per client
  * address; the token also stands in for a CSRF token (a forged form cannot know it).
  */
-export function appealRoutes(
+export function appealPageRoutes(
   deps: RouteDeps & { log: Logger },
   tokens: AppealTokens | undefined,
   settings: AppealPageSettings,

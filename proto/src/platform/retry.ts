@@ -1,8 +1,8 @@
-// The one retry helper of this service: every loop that tries again after a failure takes its delays, its bound and
+// The one retry helper of the services: every loop that tries again after a failure takes its delays, its bound and
 // its idea of what is worth retrying from here. One small module rather than a library: p-retry 6+ is ESM-only (the
 // services compile to CommonJS), and the loops need what the libraries do not give together: a sleep the caller
 // replaces (heartbeating a Kafka partition, waking early), the attempt number inside the attempt, and run loops that
-// only need the delay. Kept identical in each service that retries (deploy/local/platform-copies.js).
+// only need the delay.
 import type { Logger } from 'pino';
 
 export interface BackoffPolicy {

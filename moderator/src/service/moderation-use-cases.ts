@@ -57,7 +57,7 @@ const CARRIED_JUDGEMENT_TTL_MS = 10 * 60_000;
  * on a conflict (StreamWriter); then the automatic user follow-ups (UserReconciliation). The moderations themselves
  * live in `moderate.ts`; the human decisions on one record or user are here. Throws AppErrors only.
  */
-export class ModerationService {
+export class ModerationUseCases {
   private readonly writer: StreamWriter;
   private readonly users: UserReconciliation;
   private readonly moderation: ModerationDeps;

@@ -1,5 +1,5 @@
 import { DEFAULT_RULES, PATTERN_MAX_PROGRAM_SIZE, RuleSet, type Rule, type Strategy } from '@vigil/proto';
-import { createEngine } from './index';
+import { createEngine } from './rule-engine';
 import type { EngineInput } from './types';
 
 const engine = createEngine({});

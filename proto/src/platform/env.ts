@@ -1,6 +1,5 @@
 // The environment read through a service's config schema: the service parses all of it once (`loadConfig`), a CLI
-// only the variables it needs, with the same rules and defaults. Kept identical in each service
-// (deploy/local/platform-copies.js).
+// only the variables it needs, with the same rules and defaults.
 import { MongoClient } from 'mongodb';
 import { z } from 'zod';
 

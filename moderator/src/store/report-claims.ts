@@ -1,0 +1,63 @@
+import { COLLECTIONS } from '@vigil/proto';
+import type { Collection, Db } from 'mongodb';
+import { writtenUnlessDuplicate } from './conditional-writes';
+import { guarded } from './mongo-errors';
+
+/** See COLLECTIONS.reportClaims: a reporter's open report on a target. */
+export interface ReportClaimDoc {
+  _id: string;
+  tenantId: string;
+  reportId: string;
+  createdAt: Date;
+}
+
+/** See COLLECTIONS.reportContacts: the email an end user gave with a report. */
+export interface ReportContactDoc {
+  _id: string;
+  tenantId: string;
+  email: string;
+  createdAt: Date;
+}
+
+/** A reporter's one open report per target (`report_claims`), and the emails end users gave (`report_contacts`). */
+export class ReportClaims {
+  readonly claims: Collection<ReportClaimDoc>;
+  private readonly contacts: Collection<ReportContactDoc>;
+
+  constructor(db: Db) {
+    this.claims = db.collection<ReportClaimDoc>(COLLECTIONS.reportClaims, { ignoreUndefined: true });
+    this.contacts = db.collection<ReportContactDoc>(COLLECTIONS.reportContacts, { ignoreUndefined: true });
+  }
+
+  /**
+   * Claims the reporter's open report on a target (`key`, see `reportClaimKey`) for `reportId`. Returns null when the
+   * claim is this report's now, else the report that holds it. A unique `_id` insert, since FerretDB v1 has no atomic
+   * conditional update: of two racing reports one inserts, the other learns the first one's id.
+   */
+  async claimReport(key: string, tenantId: string, reportId: string): Promise<string | null> {
+    return guarded(async () => {
+      if (await writtenUnlessDuplicate(this.claims.insertOne({ _id: key, tenantId, reportId, createdAt: new Date() })))
+        return null;
+      const holder = await this.claims.findOne({ _id: key });
+      // Released between the insert and the read: the caller claims again.
+      return holder?.reportId ?? '';
+    });
+  }
+
+  /**
+   * Releases a decided report's claim, so that the reporter can report the target again. FerretDB runs the delete as
+   * read, filter, then delete by `_id`: two releases of the same claim racing a new report's claim could remove the
+   * new one, whose reporter could then open a second report on the target. Only a retried decision races like that,
+   * and the worst case is one report too many, never one lost.
+   */
+  async releaseReportClaim(key: string, reportId: string): Promise<void> {
+    await guarded(() => this.claims.deleteOne({ _id: key, reportId }));
+  }
+
+  /** Keeps an end user's email for a report (see COLLECTIONS.reportContacts); a second write keeps the first. */
+  async saveReportContact(reportId: string, tenantId: string, email: string): Promise<void> {
+    await guarded(() =>
+      writtenUnlessDuplicate(this.contacts.insertOne({ _id: reportId, tenantId, email, createdAt: new Date() })),
+    );
+  }
+}

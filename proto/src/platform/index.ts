@@ -1,0 +1,14 @@
+// The runtime glue every service uses, imported as `@vigil/proto/platform`: logging, the kafkajs log bridge and
+// timer patch, environment parsing, metrics, the admin server, ordered shutdown, retries and offset commits.
+export * from './admin-server';
+export * from './env';
+export * from './kafka-idle';
+export * from './kafka-log';
+export * from './logger';
+export * from './offset-commits';
+export * from './process-metrics';
+export * from './retry';
+export * from './service-env';
+export * from './service-main';
+export * from './shutdown';
+export * from './store-metrics';
