@@ -36,6 +36,7 @@ const PAGE_PURPOSES = {
   'POST /console/settings': 'Changes the settings.',
   'POST /console/rules': 'Writes a new rule set version.',
   'POST /console/rules/versions/:version/:action': 'Promotes or rolls back a rule set version.',
+  'GET /console/precision': 'Each rule’s flags, human reviews and precision over a window, with a chart per day.',
   'GET /console/webhooks': 'Webhook endpoints.',
   'GET /console/webhooks/:id': 'An endpoint and its delivery log.',
   'POST /console/deliveries/:id/retry': 'Sends a delivery again.',

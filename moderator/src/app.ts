@@ -23,6 +23,8 @@ import {
   type ModerationEngine,
 } from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
+import { RulePrecision } from './precision/rule-precision';
+import { thresholdOf } from './precision/precision-counts';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { OutboxRelay } from './kafka/outbox-relay';
@@ -259,13 +261,24 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           }
         : undefined,
     });
+  const tenantConfig = new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions);
+  const precision = new RulePrecision({
+    db,
+    log: log.child({ component: 'rule-precision' }),
+    thresholdOf: async (tenantId) => thresholdOf((await tenantConfig.get(tenantId)).settings),
+    append: (events) => store.appendUnprojected(events),
+    onAppend: (events) => relay.publishSoon(events),
+    registry: deps.registry,
+  });
+  await untilDone(log, 'rule precision indexes', () => precision.ensureIndexes());
   const service = new ModerationService({
     store,
     engine,
-    tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions),
+    tenants: tenantConfig,
     log,
     versions,
     onAppend: (events) => relay.publishSoon(events),
+    afterCommit: (events) => precision.count(events),
     textActivity,
   });
   const queries = new Queries(store, new ReadModel(db));

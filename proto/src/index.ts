@@ -29,3 +29,4 @@ export * from './batch-heartbeat';
 export * from './consumer-timing';
 export * from './consumer-metrics';
 export * from './confirmed-send';
+export * from './rule-precision';

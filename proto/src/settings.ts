@@ -32,6 +32,12 @@ export const TenantSettings = z.object({
     .default({ enabled: false, templates: {} }),
   /** Organisations whose reports are trusted flaggers' notices (Art. 22 DSA): first in the review queue. */
   trustedFlaggers: TrustedFlaggers.default([]),
+  /**
+   * A rule whose flags people overturn at this rate or more (0–1), once `ruleDegradedMinReviews` of them were reviewed
+   * under one rule set version, raises `rule.degraded`. Null: never.
+   */
+  ruleDegradedOverturnRate: z.number().min(0).max(1).nullable().default(null),
+  ruleDegradedMinReviews: z.number().int().min(1).max(100000).default(20),
 });
 export type TenantSettings = z.infer<typeof TenantSettings>;
 
@@ -41,6 +47,8 @@ export const DEFAULT_SETTINGS: TenantSettings = {
   rolloutPercentage: 100,
   emails: { enabled: false, templates: {} },
   trustedFlaggers: [],
+  ruleDegradedOverturnRate: null,
+  ruleDegradedMinReviews: 20,
 };
 
 /**

@@ -17,6 +17,7 @@ import {
   type ConsolePages,
   type ConsoleSettings,
 } from './page';
+import { precisionPages } from './precision.pages';
 import { recordPages } from './records.pages';
 import { formBody, formOf, sameOriginChanges, sameToken, securityHeaders } from './security';
 import { loadSession, requireSession, signInRoutes, signOutRoutes } from './session.pages';
@@ -92,6 +93,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   appealPages(pages);
   reportPages(pages);
   settingsPages(pages);
+  precisionPages(pages);
   webhookPages(pages);
   // Any other console address (or a method a page does not take) is a console page too, not the API's JSON.
   router.all('/{*rest}', () => {

@@ -15,6 +15,7 @@ const NAV: Array<{ href: string; label: string; admin?: boolean }> = [
   { href: '/console/users', label: 'Users' },
   { href: '/console/appeals', label: 'Appeals' },
   { href: '/console/reports', label: 'Reports' },
+  { href: '/console/precision', label: 'Precision' },
   { href: '/console/settings', label: 'Rules & settings', admin: true },
   { href: '/console/webhooks', label: 'Webhooks', admin: true },
 ];

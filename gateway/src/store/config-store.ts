@@ -41,6 +41,9 @@ export interface SettingsPatch {
   emails?: { enabled?: boolean; templates?: Partial<Record<EmailKind, EmailTemplate | null>> };
   /** Replaces the whole list. */
   trustedFlaggers?: TenantSettingsType['trustedFlaggers'];
+  /** Null: no `rule.degraded`. */
+  ruleDegradedOverturnRate?: number | null;
+  ruleDegradedMinReviews?: number;
 }
 
 /**
@@ -216,6 +219,8 @@ function applyPatch(current: SettingsContent, patch: SettingsPatch): SettingsCon
   if (patch.testMode !== undefined) next.testMode = patch.testMode;
   if (patch.rolloutPercentage !== undefined) next.rolloutPercentage = patch.rolloutPercentage;
   if (patch.trustedFlaggers !== undefined) next.trustedFlaggers = patch.trustedFlaggers;
+  if (patch.ruleDegradedOverturnRate !== undefined) next.ruleDegradedOverturnRate = patch.ruleDegradedOverturnRate;
+  if (patch.ruleDegradedMinReviews !== undefined) next.ruleDegradedMinReviews = patch.ruleDegradedMinReviews;
   if (patch.emails) {
     const emails = { ...current.emails } as Partial<TenantSettingsType['emails']>;
     if (patch.emails.enabled !== undefined) emails.enabled = patch.emails.enabled;

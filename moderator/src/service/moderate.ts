@@ -274,7 +274,12 @@ function stageModeration(
   if (reconcile && userBefore?.state) {
     stagedUser = stageUser(
       userBefore,
-      reconcileCommand(reconcile.flaggedCount, reconcile.threshold, recordId),
+      reconcileCommand(
+        reconcile.flaggedCount,
+        reconcile.threshold,
+        recordId,
+        outcome?.rules.length ? { rules: outcome.rules, ruleSetVersion } : undefined,
+      ),
       context,
     );
   }

@@ -34,6 +34,8 @@ export interface ServiceDeps {
   log: Logger;
   /** Called with the events a commit appended, so the outbox relay publishes them without reading them back. */
   onAppend: (events: DomainEvent[]) => void;
+  /** Called after each commit with its events (each rule's counters); never throws. */
+  afterCommit?: (events: DomainEvent[]) => Promise<void>;
   /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
   maxAttempts?: number;
   /** The tenants' configuration versions seen on calls and commands, stamped on every new event. */
@@ -61,7 +63,7 @@ export class ModerationService {
   private readonly moderation: ModerationDeps;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.writer = new StreamWriter(deps.store, deps.onAppend, deps.maxAttempts ?? 8, deps.versions);
+    this.writer = new StreamWriter(deps.store, deps.onAppend, deps.maxAttempts ?? 8, deps.versions, deps.afterCommit);
     this.users = new UserReconciliation(deps.store, this.writer);
     this.moderation = {
       ...deps,

@@ -246,6 +246,14 @@ export class EventStore {
     );
   }
 
+  /**
+   * Appends events of streams that have no projection (a rule's RuleDegraded); how many went in before a version
+   * already taken.
+   */
+  async appendUnprojected(events: DomainEvent[]): Promise<number> {
+    return this.appends.append(events.map((event) => ({ ...event, _id: event.id })));
+  }
+
   /** Appends the events of several streams (see EventAppends); StreamConflict if any version was taken. */
   private async append(events: DomainEvent[]): Promise<void> {
     if (events.length === 0) return;

@@ -81,6 +81,10 @@ export const SettingsPatchBody = z.strictObject({
     .optional(),
   /** The whole list of trusted flaggers (Art. 22 DSA); it replaces the stored one. */
   trustedFlaggers: TenantSettings.shape.trustedFlaggers.removeDefault().optional(),
+  /** `rule.degraded`: the overturn rate (0–1) a rule's reviewed flags must reach, or null for never. */
+  ruleDegradedOverturnRate: TenantSettings.shape.ruleDegradedOverturnRate.removeDefault().optional(),
+  /** `rule.degraded`: reviews of the rule's flags under one version needed before it can be raised. */
+  ruleDegradedMinReviews: TenantSettings.shape.ruleDegradedMinReviews.removeDefault().optional(),
   /** Payment enforcement: the tenant's Stripe key (null removes it). Stored encrypted, never shown again in full. */
   payments: z
     .strictObject({
