@@ -77,7 +77,7 @@ export class RulePrecision {
           registers,
         }),
         failures: new Counter({
-          name: 'moderator_rule_precision_write_failures_total',
+          name: 'moderator_rule_count_failures_total',
           help: 'Groups of rule counts that could not be written after retries (those counts are missing)',
           registers,
         }),
