@@ -24,6 +24,8 @@ import {
 } from './engine';
 import { bearerTokenInterceptor } from './grpc/auth';
 import { RulePrecision } from './precision/rule-precision';
+import { splitRules } from './shadow/shadow-rules';
+import { SHADOW_BOUNDS, ShadowRunner } from './shadow/shadow-runner';
 import { thresholdOf } from './precision/precision-counts';
 import { createModerationHandlers } from './grpc/moderation-handlers';
 import { IngestConsumer } from './kafka/ingest-consumer';
@@ -262,13 +264,23 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         : undefined,
     });
   const tenantConfig = new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions);
-  const precision = new RulePrecision({
+  const precision: RulePrecision = new RulePrecision({
     db,
     log: log.child({ component: 'rule-precision' }),
     thresholdOf: async (tenantId) => thresholdOf((await tenantConfig.get(tenantId)).settings),
     append: (events) => store.appendUnprojected(events),
     onAppend: (events) => relay.publishSoon(events),
     registry: deps.registry,
+    verdictOf: (recordId) => shadow.verdictOf(recordId),
+    hasShadow: async (tenantId) => splitRules((await tenantConfig.get(tenantId)).rules).shadow !== null,
+  });
+  const shadow: ShadowRunner = new ShadowRunner({
+    engine,
+    db,
+    precision,
+    log: log.child({ component: 'shadow-rules' }),
+    registry: deps.registry,
+    ...SHADOW_BOUNDS,
   });
   await untilDone(log, 'rule precision indexes', () => precision.ensureIndexes());
   const service = new ModerationService({
@@ -279,6 +291,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     versions,
     onAppend: (events) => relay.publishSoon(events),
     afterCommit: (events) => precision.count(events),
+    shadow,
     textActivity,
   });
   const queries = new Queries(store, new ReadModel(db));

@@ -123,6 +123,8 @@ export const COLLECTIONS = {
    * the moderator as events are committed, read by the gateway.
    */
   rulePrecision: 'rule_precision',
+  /** The last shadow judgement of each record (see rule-precision.ts), for comparing people's decisions with it. */
+  shadowVerdicts: 'shadow_verdicts',
   /** Stored events the outbox relay could not publish (the broker refused them), with the reason. */
   outboxDeadLetters: 'outbox_dead_letters',
   // notifier

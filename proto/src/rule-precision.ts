@@ -16,6 +16,51 @@ export interface RuleCounts {
   overturned: number;
 }
 
+/** A shadow rule's counts (docs/rules-safely.md, "Shadow rules"). */
+export interface ShadowCounts {
+  /** Records the shadow rule judged. */
+  runs: number;
+  /** Of those, the ones it would have flagged. */
+  wouldFlag: number;
+  /** Its verdict was the live result's (flagged and Flagged, or not and Compliant). */
+  agreeLive: number;
+  disagreeLive: number;
+  /** A person's later decision on the record matched its verdict, or not. */
+  agreeHuman: number;
+  disagreeHuman: number;
+}
+
+export const SHADOW_COUNT_FIELDS = [
+  'runs',
+  'wouldFlag',
+  'agreeLive',
+  'disagreeLive',
+  'agreeHuman',
+  'disagreeHuman',
+] as const;
+
+export const zeroShadowCounts = (): ShadowCounts => ({
+  runs: 0,
+  wouldFlag: 0,
+  agreeLive: 0,
+  disagreeLive: 0,
+  agreeHuman: 0,
+  disagreeHuman: 0,
+});
+
+/**
+ * A shadow judgement of a record, kept so that a person's later decision can be compared with it (collection
+ * `shadow_verdicts`, `_id` = record id): the shadow rules that ran, those that matched, under which version.
+ */
+export interface ShadowVerdictDoc {
+  _id: string;
+  tenantId: string;
+  ruleSetVersion: number;
+  ran: string[];
+  flagged: string[];
+  at: Date;
+}
+
 export interface RulePrecisionDoc {
   _id: string;
   tenantId: string;
@@ -25,6 +70,8 @@ export interface RulePrecisionDoc {
   /** `<tenantId>|<YYYY-MM>`; absent on the totals document. */
   month?: string;
   rules: Record<string, Partial<RuleCounts>>;
+  /** Shadow rules' counts, by rule id. */
+  shadow?: Record<string, Partial<ShadowCounts>>;
 }
 
 export const RULE_COUNT_FIELDS = ['flags', 'reviewed', 'confirmed', 'overturned'] as const;

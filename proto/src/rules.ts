@@ -139,6 +139,11 @@ export const Rule = z.strictObject({
   /** Set when the rule was added from a preset: which one, and the version copied (the copy is the tenant's own). */
   presetId: z.string().min(1).max(64).optional(),
   presetVersion: z.number().int().min(1).optional(),
+  /**
+   * Runs on live traffic beside the live rules without acting: its matches change no status and are only counted
+   * (docs/rules-safely.md, "Shadow rules"). Only its blocklist, pattern and link strategies run.
+   */
+  shadow: z.boolean().optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

@@ -191,6 +191,45 @@ export function precisionPages({ router, deps }: ConsolePages): void {
           ${report.truncated ? html`<p class="hint">Only the 500 rows with the most flags are shown.</p>` : null}
         </section>
         ${
+          report.shadow.length === 0
+            ? null
+            : html`<section class="card">
+                <h2>Shadow rules</h2>
+                <p class="hint">
+                  They run beside the live rules without acting. Agreement with live results and people.
+                </p>
+                <table class="precision-shadow">
+                  <thead>
+                    <tr>
+                      <th>Rule</th>
+                      <th>Version</th>
+                      <th>Judged</th>
+                      <th>Would flag</th>
+                      <th>Agrees with live</th>
+                      <th>Differs from live</th>
+                      <th>Agrees with people</th>
+                      <th>Differs from people</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${report.shadow.map(
+                      (row) =>
+                        html`<tr data-rule="${row.ruleId}">
+                          <td>${row.ruleId}</td>
+                          <td>${row.ruleSetVersion === 0 ? 'default' : `v${row.ruleSetVersion}`}</td>
+                          <td>${row.runs}</td>
+                          <td>${row.wouldFlag}</td>
+                          <td>${row.agreeLive}</td>
+                          <td>${row.disagreeLive}</td>
+                          <td>${row.agreeHuman}</td>
+                          <td>${row.disagreeHuman}</td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>
+              </section>`
+        }
+        ${
           report.presets.length === 0
             ? null
             : html`<section class="card">

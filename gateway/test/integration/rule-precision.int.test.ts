@@ -179,4 +179,48 @@ describe('rule precision', () => {
       expect([reply.status, (reply.body as { error: { code: string } }).error.code]).toEqual([400, 'validation_error']);
     }
   });
+
+  it('runs shadow rules beside the live ones without acting, and counts agreement with live results and people', async () => {
+    const shadowTenant = await gw.newTenant();
+    const as = (method: string, path: string, body?: unknown) => call(method, path, body, shadowTenant.key);
+    const rules = {
+      rules: [
+        { id: 'spam', name: 'Spam', strategies: [{ type: 'patterns', patterns: ['buy now'] }] },
+        { id: 'strict', name: 'Strict', shadow: true, strategies: [{ type: 'patterns', patterns: ['cheap'] }] },
+      ],
+    };
+    expect((await as('PUT', '/rules', rules)).status).toBe(200);
+    const shadowRow = async () => {
+      const reply = await as('GET', '/rules/precision');
+      return (reply.body as { shadow: Array<Record<string, number | string>> }).shadow.find(
+        (r) => r.ruleId === 'strict',
+      );
+    };
+    // Shadow work is bounded per tenant (one at a time): each record's judgement is awaited before the next.
+    const cases: Array<[string, string, string]> = [
+      ['s1', 'cheap stuff', 'Compliant'],
+      ['s2', 'buy now, cheap', 'Flagged'],
+      ['s3', 'a calm day', 'Compliant'],
+    ];
+    for (const [index, [clientId, text, status]] of cases.entries()) {
+      const reply = await as('POST', '/moderate', { clientId, name: 'n', entity: 'post', content: text });
+      expect(reply.body).toMatchObject({ status });
+      expect((reply.body as { rules: string[] }).rules).not.toContain('strict');
+      await waitFor(async () => (await shadowRow())?.runs === index + 1, {
+        timeoutMs: WAIT,
+        what: `shadow run ${index + 1}`,
+      });
+    }
+    expect(await shadowRow()).toMatchObject({ runs: 3, wouldFlag: 2, agreeLive: 2, disagreeLive: 1, agreeHuman: 0 });
+    // A person flags the record only the shadow rule caught: the shadow rule agreed with them.
+    const decided = await as('POST', `/records/${recordIdFor(shadowTenant.tenantId, 's1')}/moderations`, {
+      status: 'Flagged',
+      reason: 'cheap is spam here',
+    });
+    expect(decided.status).toBeLessThan(300);
+    expect(await shadowRow()).toMatchObject({ agreeHuman: 1, disagreeHuman: 0 });
+    // The live rule's counts know nothing of it.
+    const live = ((await as('GET', '/rules/precision')).body as Report).rules;
+    expect(live.map((row) => [row.ruleId, row.flags, row.reviewed])).toEqual([['spam', 1, 0]]);
+  });
 });

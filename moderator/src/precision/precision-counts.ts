@@ -3,7 +3,10 @@ import {
   monthKeyOf,
   precisionDocId,
   RULE_COUNT_FIELDS,
+  SHADOW_COUNT_FIELDS,
   type DomainEvent,
+  type ShadowCounts,
+  type ShadowVerdictDoc,
   type RuleCounts,
   type RuleReview,
   type TenantSettings,
@@ -19,6 +22,54 @@ export interface CountDelta {
   counts: Partial<RuleCounts>;
   /** The event that caused it: a degraded rule's event names its correlation. */
   correlationId: string;
+}
+
+/** What one shadow judgement (or a person's decision on a record one judged) adds to a shadow rule's counters. */
+export interface ShadowDelta {
+  tenantId: string;
+  ruleSetVersion: number;
+  ruleId: string;
+  day: string;
+  counts: Partial<ShadowCounts>;
+}
+
+/** A shadow judgement's counts: each shadow rule ran, maybe would have flagged, and agreed with the live result or not. */
+export function shadowRunCounts(
+  verdict: Pick<ShadowVerdictDoc, 'tenantId' | 'ruleSetVersion' | 'ran' | 'flagged'>,
+  liveFlagged: boolean,
+  day: string,
+): ShadowDelta[] {
+  const flagged = new Set(verdict.flagged);
+  return verdict.ran.map((ruleId) => {
+    const would = flagged.has(ruleId);
+    return {
+      tenantId: verdict.tenantId,
+      ruleSetVersion: verdict.ruleSetVersion,
+      ruleId,
+      day,
+      counts: {
+        runs: 1,
+        ...(would ? { wouldFlag: 1 } : {}),
+        [would === liveFlagged ? 'agreeLive' : 'disagreeLive']: 1,
+      },
+    };
+  });
+}
+
+/** A person's decision on a record a shadow judgement saw: each shadow rule that ran agreed with it or not. */
+export function shadowHumanCounts(
+  verdict: Pick<ShadowVerdictDoc, 'tenantId' | 'ruleSetVersion' | 'ran' | 'flagged'>,
+  humanFlagged: boolean,
+  day: string,
+): ShadowDelta[] {
+  const flagged = new Set(verdict.flagged);
+  return verdict.ran.map((ruleId) => ({
+    tenantId: verdict.tenantId,
+    ruleSetVersion: verdict.ruleSetVersion,
+    ruleId,
+    day,
+    counts: { [flagged.has(ruleId) === humanFlagged ? 'agreeHuman' : 'disagreeHuman']: 1 },
+  }));
 }
 
 /** The review an event carries: a person's decision on a record or user whose standing flag came from rules. */
@@ -82,21 +133,41 @@ export const totalsKeyOf = (tenantId: string, ruleSetVersion: number): string =>
  * `writer` (each writer has documents of its own, so no two processes ever update one document: on FerretDB v1 an
  * update reads then writes, and racing `$inc`s would lose counts).
  */
-export function writesOf(deltas: readonly CountDelta[], writer: string): CounterWrite[] {
+export function writesOf(
+  deltas: readonly CountDelta[],
+  writer: string,
+  shadow: readonly ShadowDelta[] = [],
+): CounterWrite[] {
   const writes = new Map<string, CounterWrite>();
-  const add = (id: string, setOnInsert: CounterWrite['setOnInsert'], ruleId: string, counts: Partial<RuleCounts>) => {
+  const add = (
+    id: string,
+    setOnInsert: CounterWrite['setOnInsert'],
+    ruleId: string,
+    counts: Partial<Record<string, number>>,
+    section: 'rules' | 'shadow' = 'rules',
+  ) => {
     let write = writes.get(id);
     if (!write) {
       write = { _id: id, inc: {}, setOnInsert };
       writes.set(id, write);
     }
-    for (const field of RULE_COUNT_FIELDS) {
+    for (const field of section === 'rules' ? RULE_COUNT_FIELDS : SHADOW_COUNT_FIELDS) {
       const by = counts[field];
       if (!by) continue;
-      const path = `rules.${ruleId}.${field}`;
+      const path = `${section}.${ruleId}.${field}`;
       write.inc[path] = (write.inc[path] ?? 0) + by;
     }
   };
+  for (const delta of shadow) {
+    const { tenantId, ruleSetVersion, day } = delta;
+    add(
+      `${precisionDocId(tenantId, ruleSetVersion, day)}|${writer}`,
+      { tenantId, ruleSetVersion, day, month: monthKeyOf(tenantId, day) },
+      delta.ruleId,
+      delta.counts,
+      'shadow',
+    );
+  }
   for (const delta of deltas) {
     const { tenantId, ruleSetVersion, day } = delta;
     add(

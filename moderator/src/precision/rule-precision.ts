@@ -1,6 +1,7 @@
 import {
   addCounts,
   COLLECTIONS,
+  dayOf,
   monotonicUlid,
   ruleStreamOf,
   ulid,
@@ -9,6 +10,7 @@ import {
   type DomainEvent,
   type RuleCounts,
   type RulePrecisionDoc,
+  type ShadowVerdictDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { Counter, type Registry } from 'prom-client';
@@ -20,9 +22,11 @@ import {
   countsOf,
   isDegraded,
   totalsKeyOf,
+  shadowHumanCounts,
   writesOf,
   type CountDelta,
   type DegradedThreshold,
+  type ShadowDelta,
 } from './precision-counts';
 
 type CounterDoc = RulePrecisionDoc & { totals?: string };
@@ -37,6 +41,10 @@ export interface RulePrecisionDeps {
   /** Wakes the outbox relay with what was appended. */
   onAppend: (events: DomainEvent[]) => void;
   registry?: Registry;
+  /** The last shadow judgement of a record, if any (ShadowRunner's). */
+  verdictOf?: (recordId: string) => Promise<ShadowVerdictDoc | null>;
+  /** Whether the tenant's live rule set has shadow rules (from the tenant's cached configuration). */
+  hasShadow?: (tenantId: string) => Promise<boolean>;
 }
 
 /** Counts written at most this many documents per command; a group never holds more deltas than this. */
@@ -53,13 +61,16 @@ export class RulePrecision {
   private readonly counters: Collection<CounterDoc>;
   /** This process's documents: no two writers ever update the same one. */
   private readonly writer = ulid();
-  private readonly groups: WriteGroups<CountDelta[], undefined>;
+  private readonly groups: WriteGroups<{ deltas: CountDelta[]; shadow: ShadowDelta[] }, undefined>;
   private readonly metrics?: { reviews: Counter<'outcome'>; degraded: Counter; failures: Counter };
 
   constructor(private readonly deps: RulePrecisionDeps) {
     this.counters = deps.db.collection<CounterDoc>(COLLECTIONS.rulePrecision);
     this.groups = new WriteGroups(async (groups) => {
-      await this.write(groups.flat());
+      await this.write(
+        groups.flatMap((group) => group.deltas),
+        groups.flatMap((group) => group.shadow),
+      );
       return groups.map(() => undefined);
     }, MAX_GROUP);
     if (deps.registry) {
@@ -93,9 +104,13 @@ export class RulePrecision {
   /** Counts what committed `events` add; then checks the rules people reviewed against their tenant's threshold. */
   async count(events: readonly DomainEvent[]): Promise<void> {
     const deltas = countsOf(events);
-    if (deltas.length === 0) return;
+    const shadow = await this.shadowReviews(events).catch((err: unknown) => {
+      this.deps.log.error({ err }, 'shadow verdicts not read');
+      return [];
+    });
+    if (deltas.length === 0 && shadow.length === 0) return;
     try {
-      await this.groups.write(deltas);
+      await this.groups.write({ deltas, shadow });
     } catch (err) {
       this.metrics?.failures.inc();
       this.deps.log.error({ err, deltas: deltas.length }, 'rule counts not written');
@@ -113,9 +128,33 @@ export class RulePrecision {
     }
   }
 
+  /** Adds a shadow judgement's counts (see ShadowRunner). */
+  async countShadow(shadow: ShadowDelta[]): Promise<void> {
+    if (shadow.length === 0) return;
+    await this.groups.write({ deltas: [], shadow });
+  }
+
+  /**
+   * A person's decisions on records a shadow judgement saw, compared with it: one read by `_id` per decision, and only
+   * for a tenant whose rule sets have shadow rules (`hasShadow`).
+   */
+  private async shadowReviews(events: readonly DomainEvent[]): Promise<ShadowDelta[]> {
+    const verdictOf = this.deps.verdictOf;
+    if (!verdictOf) return [];
+    const out: ShadowDelta[] = [];
+    for (const event of events) {
+      if (event.type !== 'RecordModerated' || event.data.via !== 'Manual') continue;
+      if (!(await this.deps.hasShadow?.(event.tenantId))) continue;
+      const verdict = await verdictOf(event.data.recordId);
+      if (!verdict || verdict.tenantId !== event.tenantId) continue;
+      out.push(...shadowHumanCounts(verdict, event.data.status === 'Flagged', dayOf(event.occurredAt)));
+    }
+    return out;
+  }
+
   /** One bulk write of upserts keyed by `_id` (an equality), retried as a whole: `$inc` on this writer's documents. */
-  private async write(deltas: CountDelta[]): Promise<void> {
-    const writes = writesOf(deltas, this.writer);
+  private async write(deltas: CountDelta[], shadow: ShadowDelta[]): Promise<void> {
+    const writes = writesOf(deltas, this.writer, shadow);
     if (writes.length === 0) return;
     const ops = writes.map((write) => ({
       updateOne: {

@@ -1,4 +1,14 @@
-import { addCounts, ratesOf, zeroCounts, type Rule, type RuleCounts, type RulePrecisionDoc } from '@vigil/proto';
+import {
+  addCounts,
+  ratesOf,
+  SHADOW_COUNT_FIELDS,
+  zeroCounts,
+  zeroShadowCounts,
+  type Rule,
+  type RuleCounts,
+  type RulePrecisionDoc,
+  type ShadowCounts,
+} from '@vigil/proto';
 import { DEFAULT_WINDOW_DAYS, type PrecisionQuery, type PrecisionReport } from './precision.schema';
 
 /** Rows at most in one report (a tenant's versions in a window times their rules). */
@@ -39,10 +49,18 @@ export function precisionReport(
   rulesOf: ReadonlyMap<number, readonly Rule[]>,
 ): PrecisionReport {
   const rows = new Map<string, { ruleId: string; ruleSetVersion: number; counts: RuleCounts }>();
+  const shadowRows = new Map<string, { ruleId: string; ruleSetVersion: number; counts: ShadowCounts }>();
   const days = new Map<string, RuleCounts>();
   for (const doc of docs) {
     if (doc.day === 'all' || doc.day < window.from || doc.day > window.to) continue;
     if (query.version !== undefined && doc.ruleSetVersion !== query.version) continue;
+    for (const [ruleId, counts] of Object.entries(doc.shadow ?? {})) {
+      if (query.rule !== undefined && ruleId !== query.rule) continue;
+      const key = `${doc.ruleSetVersion}|${ruleId}`;
+      const row = shadowRows.get(key) ?? { ruleId, ruleSetVersion: doc.ruleSetVersion, counts: zeroShadowCounts() };
+      for (const field of SHADOW_COUNT_FIELDS) row.counts[field] += counts[field] ?? 0;
+      shadowRows.set(key, row);
+    }
     for (const [ruleId, counts] of Object.entries(doc.rules ?? {})) {
       if (query.rule !== undefined && ruleId !== query.rule) continue;
       const key = `${doc.ruleSetVersion}|${ruleId}`;
@@ -87,7 +105,11 @@ export function precisionReport(
     series: [...days.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([day, counts]) => ({ day, ...withRates(counts) })),
-    truncated: ordered.length > kept.length,
+    shadow: [...shadowRows.values()]
+      .sort((a, b) => b.counts.runs - a.counts.runs || b.ruleSetVersion - a.ruleSetVersion)
+      .slice(0, MAX_ROWS)
+      .map((row) => ({ ruleId: row.ruleId, ruleSetVersion: row.ruleSetVersion, ...row.counts })),
+    truncated: ordered.length > kept.length || shadowRows.size > MAX_ROWS,
   };
 }
 

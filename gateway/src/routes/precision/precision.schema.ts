@@ -76,6 +76,20 @@ export const PrecisionReport = z.object({
   series: z
     .array(z.object({ day: z.string(), ...counts }))
     .meta({ description: 'Per day of the window with counts, oldest first: the selected rows summed.' }),
+  shadow: z
+    .array(
+      z.object({
+        ruleId: z.string(),
+        ruleSetVersion: z.number().int(),
+        runs: z.number().int().meta({ description: 'Records the shadow rule judged.' }),
+        wouldFlag: z.number().int().meta({ description: 'Of those, the ones it would have flagged.' }),
+        agreeLive: z.number().int().meta({ description: 'Its verdict matched the live result.' }),
+        disagreeLive: z.number().int(),
+        agreeHuman: z.number().int().meta({ description: "A person's later decision matched its verdict." }),
+        disagreeHuman: z.number().int(),
+      }),
+    )
+    .meta({ description: 'Shadow rules: run beside the live ones without acting; most runs first.' }),
   truncated: z
     .boolean()
     .meta({ description: 'More rows than the report holds (500): the ones with fewest flags left out.' }),
