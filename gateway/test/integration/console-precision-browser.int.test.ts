@@ -1,7 +1,7 @@
 import { recordIdFor } from '@vigil/proto';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ensureChromium } from '../../../deploy/local/chromium';
-import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
+import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
 
 // The console's precision page in a real headless Chromium against the real moderator process, Kafka and the
@@ -18,6 +18,7 @@ const RULES = {
   rules: [
     { id: 'spam', name: 'Spam', strategies: [{ type: 'patterns', patterns: ['buy now'] }] },
     { id: 'links', name: 'Links', strategies: [{ type: 'patterns', patterns: ['cheap pills'] }] },
+    { id: 'strict', name: 'Strict', shadow: true, strategies: [{ type: 'patterns', patterns: ['buy'] }] },
   ],
 };
 
@@ -29,16 +30,24 @@ beforeAll(async () => {
   tenant = await gw.newTenant();
   member = await gw.newMember(tenant.tenantId, 'moderator');
   expect((await gw.request('PUT', '/api/v1/rules', { key: tenant.key, body: RULES })).status).toBe(200);
-  for (const [clientId, text] of [
+  for (const [index, [clientId, text]] of [
     ['a', 'buy now'],
     ['b', 'buy now'],
     ['c', 'cheap pills'],
-  ]) {
+  ].entries()) {
     const reply = await gw.request('POST', '/api/v1/moderate', {
       key: tenant.key,
       body: { clientId, name: 'n', entity: 'post', content: text },
     });
     expect(reply.body).toMatchObject({ status: 'Flagged' });
+    // The shadow rule judges each record after its moderation (one at a time per tenant): waited for, so none is skipped.
+    await waitFor(
+      async () => {
+        const report = await gw.request('GET', '/api/v1/rules/precision', { key: tenant.key });
+        return (report.body as { shadow: Array<{ runs: number }> }).shadow[0]?.runs === index + 1;
+      },
+      { timeoutMs: WAIT, what: 'the shadow judgement' },
+    );
   }
   browser = await chromium.launch({
     executablePath,
@@ -95,6 +104,10 @@ describe('the precision page in a browser', () => {
     expect(await day.getAttribute('data-flags')).toBe('3');
     expect(await day.getAttribute('data-reviewed')).toBe('1');
     expect(await page.locator('svg.precision-chart polyline.precision-line').count()).toBe(1);
+    // The shadow rule judged 3 and would flag the 2 spam ones; it differs from live on the pills, and from the person
+    // who cleared record a.
+    const shadow = await page.locator('table.precision-shadow tr[data-rule="strict"] td').allInnerTexts();
+    expect(shadow.map((text) => text.trim()).slice(2)).toEqual(['3', '2', '2', '1', '0', '1']);
 
     // One rule at a time.
     await page.selectOption('form.filters select[name=rule]', 'links');
