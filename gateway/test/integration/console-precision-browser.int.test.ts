@@ -130,4 +130,31 @@ describe('the precision page in a browser', () => {
     expect(errors).toEqual([]);
     await ctx.close();
   });
+
+  it("sets the tenant's rule.degraded threshold on the settings page (admins)", async () => {
+    const admin = await gw.newMember(tenant.tenantId, 'admin');
+    const ctx = await browser.newContext();
+    ctx.setDefaultTimeout(WAIT);
+    const page = await ctx.newPage();
+    await page.goto(`${gw.url}/console/settings`);
+    await page.waitForURL(/\/console\/sign-in/);
+    await page.fill('input[name=email]', admin.email);
+    await page.fill('input[name=password]', admin.password);
+    await page.click('button[type=submit]');
+    await page.goto(`${gw.url}/console/settings`);
+    await page.fill('input[name=ruleDegradedPercent]', '40');
+    await page.fill('input[name=ruleDegradedMinReviews]', '5');
+    await page.click('form[action="/console/settings"] button[type=submit]');
+    await page.waitForURL(/\/console\/settings$/);
+    const settings = await gw.request('GET', '/api/v1/settings', { key: tenant.key });
+    expect(settings.body).toMatchObject({ ruleDegradedOverturnRate: 0.4, ruleDegradedMinReviews: 5 });
+    // Empty: never.
+    await page.fill('input[name=ruleDegradedPercent]', '');
+    await page.click('form[action="/console/settings"] button[type=submit]');
+    await page.waitForURL(/\/console\/settings$/);
+    expect((await gw.request('GET', '/api/v1/settings', { key: tenant.key })).body).toMatchObject({
+      ruleDegradedOverturnRate: null,
+    });
+    await ctx.close();
+  });
 });

@@ -544,6 +544,8 @@ describe('rules and settings', () => {
       rolloutPercentage: 100,
       emails: { enabled: false, templates: {} },
       trustedFlaggers: [],
+      ruleDegradedOverturnRate: null,
+      ruleDegradedMinReviews: 20,
       payments: { stripeSecretKey: null },
     };
     expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual(defaults);
