@@ -399,6 +399,8 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       await consumer?.stop();
     },
     async drain() {
+      // Shadow judgements in flight use the engine and write counters: done (within their budget) before either closes.
+      await shadow.drain();
       await relay.stop({ flush: true });
       await producer.disconnect();
       await pool?.close();
