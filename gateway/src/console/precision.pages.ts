@@ -7,7 +7,7 @@ import { render, tenantOf, type ConsolePages } from './page';
 
 const WIDTH = 720;
 const HEIGHT = 220;
-const PAD = { left: 44, right: 12, top: 12, bottom: 28 };
+const PAD = { left: 44, right: 44, top: 16, bottom: 28 };
 const DAY_MS = 86_400_000;
 
 const percent = (rate: number | null): string => (rate === null ? '–' : `${Math.round(rate * 1000) / 10} %`);
@@ -66,29 +66,37 @@ function chart(report: PrecisionReport): Html {
     .map((day, index) => ({ point: byDay.get(day), index }))
     .filter(({ point }) => point?.precision !== null && point?.precision !== undefined)
     .map(({ point, index }) => `${(x(index) + step / 2).toFixed(1)},${yRate(point!.precision!).toFixed(1)}`);
+  const dots = days
+    .map((day, index) => ({ point: byDay.get(day), index }))
+    .filter(({ point }) => point?.precision !== null && point?.precision !== undefined)
+    .map(
+      ({ point, index }) =>
+        html`<circle cx="${x(index) + step / 2}" cy="${yRate(point!.precision!)}" r="3" fill="#c2410c" />`,
+    );
   const labels = [0, Math.floor((days.length - 1) / 2), days.length - 1].filter(
     (index, position, all) => all.indexOf(index) === position,
   );
+  const last = days.length - 1;
+  const anchorOf = (index: number) => (index === 0 ? 'start' : index === last ? 'end' : 'middle');
+  const labelX = (index: number) => (index === 0 ? x(0) : index === last ? x(index) + step : x(index) + step / 2);
+  const bottom = PAD.top + plotHeight;
+  const right = WIDTH - PAD.right;
   return html`<svg
     class="precision-chart"
     viewBox="0 0 ${WIDTH} ${HEIGHT}"
-    width="100%"
+    width="${WIDTH}"
+    height="${HEIGHT}"
     role="img"
     aria-label="Flags, reviewed flags and precision per day"
   >
-    <line
-      x1="${PAD.left}"
-      y1="${PAD.top + plotHeight}"
-      x2="${WIDTH - PAD.right}"
-      y2="${PAD.top + plotHeight}"
-      stroke="#52606d"
-    />
-    <text x="${PAD.left - 4}" y="${PAD.top + 10}" text-anchor="end" font-size="11">${maxFlags}</text>
-    <text x="${PAD.left - 4}" y="${PAD.top + plotHeight}" text-anchor="end" font-size="11">0</text>
-    <text x="${WIDTH - PAD.right}" y="${PAD.top + 10}" text-anchor="end" font-size="11">precision 100 %</text>
+    <line x1="${PAD.left}" y1="${bottom}" x2="${right}" y2="${bottom}" stroke="#52606d" />
+    <text x="${PAD.left - 4}" y="${PAD.top + 4}" text-anchor="end" font-size="11">${maxFlags}</text>
+    <text x="${PAD.left - 4}" y="${bottom}" text-anchor="end" font-size="11">0</text>
+    <text x="${right + 4}" y="${PAD.top + 4}" font-size="11" fill="#c2410c">100 %</text>
+    <text x="${right + 4}" y="${bottom}" font-size="11" fill="#c2410c">0 %</text>
     ${bars}
     ${
-      line.length > 0
+      line.length > 1
         ? html`<polyline
             class="precision-line"
             points="${line.join(' ')}"
@@ -98,9 +106,10 @@ function chart(report: PrecisionReport): Html {
           />`
         : null
     }
+    ${dots}
     ${labels.map(
       (index) =>
-        html`<text x="${x(index) + step / 2}" y="${HEIGHT - 8}" text-anchor="middle" font-size="11"
+        html`<text x="${labelX(index)}" y="${HEIGHT - 8}" text-anchor="${anchorOf(index)}" font-size="11"
           >${days[index]}</text
         >`,
     )}
@@ -159,7 +168,9 @@ export function precisionPages({ router, deps }: ConsolePages): void {
             report.series.length === 0
               ? html`<p class="muted no-data">No flags in this window.</p>`
               : html`${chart(report)}
-                  <p class="hint">Light bars: flags. Dark bars: reviewed flags. Line: precision (0–100 %).</p>`
+                  <p class="hint">
+                    Light bars: flags. Dark bars: reviewed flags. Dots and line: precision (right scale).
+                  </p>`
           }
         </section>
         <section class="card">

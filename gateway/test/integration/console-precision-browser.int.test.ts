@@ -103,7 +103,7 @@ describe('the precision page in a browser', () => {
     const day = page.locator(`svg.precision-chart g.day[data-day="${today}"]`);
     expect(await day.getAttribute('data-flags')).toBe('3');
     expect(await day.getAttribute('data-reviewed')).toBe('1');
-    expect(await page.locator('svg.precision-chart polyline.precision-line').count()).toBe(1);
+    expect(await page.locator('svg.precision-chart circle').count()).toBe(1);
     // The shadow rule judged 3 and would flag the 2 spam ones; it differs from live on the pills, and from the person
     // who cleared record a.
     const shadow = await page.locator('table.precision-shadow tr[data-rule="strict"] td').allInnerTexts();
@@ -115,7 +115,7 @@ describe('the precision page in a browser', () => {
     await page.waitForURL(/rule=links/);
     expect(await page.locator('table.precision-rules tbody tr').count()).toBe(1);
     expect(await day.getAttribute('data-flags')).toBe('1');
-    expect(await page.locator('svg.precision-chart polyline.precision-line').count()).toBe(0);
+    expect(await page.locator('svg.precision-chart circle').count()).toBe(0);
 
     // Usable on a phone-width screen.
     await page.setViewportSize({ width: 390, height: 844 });
