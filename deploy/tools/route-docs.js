@@ -39,6 +39,7 @@ const PAGE_PURPOSES = {
   'POST /console/backtests': 'Backtests a rule set version (the rules page’s “Backtest this draft”).',
   'GET /console/backtests/:id': 'A backtest’s progress and result.',
   'POST /console/backtests/:id/cancel': 'Cancels a backtest.',
+  'GET /console/precision': 'Each rule’s flags, human reviews and precision over a window, with a chart per day.',
   'GET /console/webhooks': 'Webhook endpoints.',
   'GET /console/webhooks/:id': 'An endpoint and its delivery log.',
   'POST /console/deliveries/:id/retry': 'Sends a delivery again.',

@@ -34,6 +34,8 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoi
 import { ConfigStore } from './store/config-store';
 import { ConfigVersionStore } from './store/config-version-store';
 import { RuleVersionStore } from './store/rule-version-store';
+import { RulePrecisionStore } from './store/rule-precision-store';
+import { precisionRoutes } from './routes/precision/precision.routes';
 import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { MemberStore } from './store/member-store';
 import { EmailLogStore } from './store/email-log-store';
@@ -147,13 +149,14 @@ export function createApp(deps: AppDeps): Koa {
     ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds)
     : undefined;
   const configVersions = new ConfigVersionStore(deps.db, deps.versions);
+  const ruleVersions = new RuleVersionStore(deps.db);
   const routeDeps: RouteDeps = {
     moderator: deps.moderator,
     commands: deps.commands,
     topics: deps.topics,
     versions: deps.versions,
     configVersions,
-    configStore: new ConfigStore(deps.db, configVersions, deps.versions, new RuleVersionStore(deps.db)),
+    configStore: new ConfigStore(deps.db, configVersions, deps.versions, ruleVersions),
     webhooks: new WebhookStore(deps.db, configVersions),
     endpointUrls: endpointUrlGuard({
       allowedCidrs: deps.settings.webhookAllowedCidrs,
@@ -171,6 +174,7 @@ export function createApp(deps: AppDeps): Koa {
     rateLimiter: deps.rateLimiter,
     backtests: new BacktestStore(deps.db),
     backtestSettings: settings.backtests,
+    rulePrecision: new RulePrecisionStore(deps.db, ruleVersions),
   };
   const consoleRouter = consoleRoutes(
     { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },
@@ -199,6 +203,7 @@ export function createApp(deps: AppDeps): Koa {
   policyRoutes(api, routeDeps);
   statementRoutes(api, routeDeps);
   backtestRoutes(api, routeDeps);
+  precisionRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);
 
   let openApi: string | undefined;

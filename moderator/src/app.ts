@@ -22,6 +22,10 @@ import {
   type ModerationEngine,
 } from './engine';
 import { startGrpcServer } from './grpc/server';
+import { RulePrecision } from './precision/rule-precision';
+import { splitRules } from './shadow/shadow-rules';
+import { SHADOW_BOUNDS, ShadowRunner } from './shadow/shadow-runner';
+import { thresholdOf } from './precision/precision-counts';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { startBacktests } from './backtest/start-backtests';
 import { createMetrics } from './metrics';
@@ -266,13 +270,35 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           }
         : undefined,
     });
+  const tenantConfig = new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions);
+  const precision: RulePrecision = new RulePrecision({
+    db,
+    log: log.child({ component: 'rule-precision' }),
+    thresholdOf: async (tenantId) => thresholdOf((await tenantConfig.get(tenantId)).settings),
+    append: (events) => store.appendUnprojected(events),
+    onAppend: (events) => relay.publishSoon(events),
+    registry: deps.registry,
+    verdictOf: (recordId) => shadow.verdictOf(recordId),
+    hasShadow: async (tenantId) => splitRules((await tenantConfig.get(tenantId)).rules).shadow !== null,
+  });
+  const shadow: ShadowRunner = new ShadowRunner({
+    engine,
+    db,
+    precision,
+    log: log.child({ component: 'shadow-rules' }),
+    registry: deps.registry,
+    ...SHADOW_BOUNDS,
+  });
+  await untilDone(log, 'rule precision indexes', () => precision.ensureIndexes());
   const service = new ModerationUseCases({
     store,
     engine,
-    tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions),
+    tenants: tenantConfig,
     log,
     versions,
     onAppend: (events) => relay.publishSoon(events),
+    afterCommit: (events) => precision.count(events),
+    shadow,
     textActivity,
   });
   const queries = new Queries(store, new ReadModel(db));
@@ -343,6 +369,8 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       await backtests?.stop();
     },
     async drain() {
+      // Shadow judgements in flight use the engine and write counters: done (within their budget) before either closes.
+      await shadow.drain();
       await relay.stop({ flush: true });
       await producer.disconnect();
       await pool?.close();

@@ -215,6 +215,19 @@ const statementBasis = {
   confirmsAutomated: z.boolean().optional(),
 };
 
+/**
+ * A human decision counted against the rules whose flag it judged (see docs/rules-safely.md, "Precision"): the rules
+ * and the rule set version of that automatic flag, whether the person confirmed or overturned it, and what an earlier
+ * decision on the same flag had said (that one's count moves to this one).
+ */
+export const RuleReview = z.object({
+  rules: z.array(z.string()),
+  ruleSetVersion: z.number().int().nonnegative(),
+  outcome: z.enum(['confirmed', 'overturned']),
+  previous: z.enum(['confirmed', 'overturned']).optional(),
+});
+export type RuleReview = z.infer<typeof RuleReview>;
+
 export const RecordModeratedData = z.object({
   ...statementBasis,
   /** The visibility restriction a flag means on this tenant's platform, as configured then. */
@@ -241,6 +254,8 @@ export const RecordModeratedData = z.object({
    * written before versions existed. Absent for manual decisions and on events stored before versions existed.
    */
   ruleSetVersion: z.number().int().nonnegative().optional(),
+  /** Set for a manual decision on a record an automatic moderation had flagged: the flag it judged. */
+  review: RuleReview.optional(),
 });
 
 export const RecordDeletedData = z.object({
@@ -279,6 +294,11 @@ export const UserStatusChangedData = z.object({
   testMode: z.boolean(),
   /** The user as its webhook shows it; absent on events stored before views were added. */
   view: WebhookUserView.optional(),
+  /** An automatic suspension: the rules and rule set version of the flag on `viaRecordId` that caused it. */
+  rules: z.array(z.string()).optional(),
+  ruleSetVersion: z.number().int().nonnegative().optional(),
+  /** A person's decision on a user that automation had suspended: the suspending flag it judged. */
+  review: RuleReview.optional(),
 });
 
 export const AppealCreatedData = z.object({ appealId: z.string(), userId: z.string(), text: z.string() });
@@ -289,6 +309,24 @@ export const AppealDecidedData = z.object({
   via: Via,
   reason: z.string().optional(),
   actor: z.string().optional(),
+  /** A rejection by a person of an appeal against an automatic suspension: the suspending flag it confirmed. */
+  review: RuleReview.optional(),
+});
+
+/**
+ * A rule's flags were overturned by people more often than the tenant's threshold allows, counted over one rule set
+ * version. Stream `rule-<tenantId>-<ruleSetVersion>-<ruleId>`: raised once per rule and version.
+ */
+export const RuleDegradedData = z.object({
+  ruleId: z.string(),
+  ruleSetVersion: z.number().int().nonnegative(),
+  reviewed: z.number().int().nonnegative(),
+  confirmed: z.number().int().nonnegative(),
+  overturned: z.number().int().nonnegative(),
+  flags: z.number().int().nonnegative(),
+  overturnRate: z.number().min(0).max(1),
+  threshold: z.number().min(0).max(1),
+  minReviews: z.number().int().positive(),
 });
 
 /** What a report points at: a record or a user, by id, with the platform's own id for it. */
@@ -343,7 +381,7 @@ const eventBase = {
   /** Time-ordered id; also the Kafka `event-id` header. */
   id: z.string(),
   tenantId: z.string(),
-  /** `record-<recordId>`, `user-<userId>` or `report-<reportId>`. */
+  /** `record-<recordId>`, `user-<userId>`, `report-<reportId>` or `rule-<tenantId>-<version>-<ruleId>`. */
   stream: z.string(),
   /** 1-based position in the stream; unique with the stream. */
   version: z.number().int().positive(),
@@ -374,6 +412,7 @@ export const AppealDecided = z.object({ ...eventBase, type: z.literal('AppealDec
 
 export const ReportReceived = z.object({ ...eventBase, type: z.literal('ReportReceived'), data: ReportReceivedData });
 export const ReportDecided = z.object({ ...eventBase, type: z.literal('ReportDecided'), data: ReportDecidedData });
+export const RuleDegraded = z.object({ ...eventBase, type: z.literal('RuleDegraded'), data: RuleDegradedData });
 
 export const DomainEvent = z.discriminatedUnion('type', [
   RecordUpserted,
@@ -385,6 +424,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   AppealDecided,
   ReportReceived,
   ReportDecided,
+  RuleDegraded,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];

@@ -32,3 +32,4 @@ export * from './consumer-timing';
 export * from './consumer-metrics';
 export * from './confirmed-send';
 export * from './backtests';
+export * from './rule-precision';

@@ -122,6 +122,13 @@ export const COLLECTIONS = {
    * what is still to publish, so reading and emptying it costs little; an event document is never updated to say so.
    */
   outbox: 'outbox',
+  /**
+   * Each rule's flags and human reviews, per tenant, rule set version and UTC day (see rule-precision.ts): written by
+   * the moderator as events are committed, read by the gateway.
+   */
+  rulePrecision: 'rule_precision',
+  /** The last shadow judgement of each record (see rule-precision.ts), for comparing people's decisions with it. */
+  shadowVerdicts: 'shadow_verdicts',
   /** Stored events the outbox relay could not publish (the broker refused them), with the reason. */
   outboxDeadLetters: 'outbox_dead_letters',
   /** Backtest runs (see backtests.ts): status, progress and result, by job id. */

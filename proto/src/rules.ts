@@ -142,6 +142,11 @@ export const Rule = z.strictObject({
   presetVersion: z.number().int().min(1).optional(),
   /** The policy (`/api/v1/policies`) a flag by this rule rests on; the default policy when absent. */
   policy: z.string().regex(POLICY_ID, 'a policy id').optional(),
+  /**
+   * Runs on live traffic beside the live rules without acting: its matches change no status and are only counted
+   * (docs/rules-safely.md, "Shadow rules"). Only its blocklist, pattern and link strategies run.
+   */
+  shadow: z.boolean().optional(),
 });
 export type Rule = z.infer<typeof Rule>;
 

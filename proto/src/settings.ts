@@ -42,6 +42,12 @@ export const TenantSettings = z.object({
   flaggedVisibility: DecisionVisibility.default('DECISION_VISIBILITY_CONTENT_DISABLED'),
   /** How long a decision can be appealed, days after its statement: at least six months (Art. 20(1) DSA). */
   appealWindowDays: z.number().int().min(MIN_APPEAL_WINDOW_DAYS).max(3650).default(MIN_APPEAL_WINDOW_DAYS),
+  /**
+   * A rule whose flags people overturn at this rate or more (0–1), once `ruleDegradedMinReviews` of them were reviewed
+   * under one rule set version, raises `rule.degraded`. Null: never.
+   */
+  ruleDegradedOverturnRate: z.number().min(0).max(1).nullable().default(null),
+  ruleDegradedMinReviews: z.number().int().min(1).max(100000).default(20),
 });
 export type TenantSettings = z.infer<typeof TenantSettings>;
 
@@ -54,6 +60,8 @@ export const DEFAULT_SETTINGS: TenantSettings = {
   policies: [],
   flaggedVisibility: 'DECISION_VISIBILITY_CONTENT_DISABLED',
   appealWindowDays: MIN_APPEAL_WINDOW_DAYS,
+  ruleDegradedOverturnRate: null,
+  ruleDegradedMinReviews: 20,
 };
 
 /**

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 
-/** Webhook event names: Iffy's, and `report.decided` (the outcome of a report, for its reporter). */
+/**
+ * Webhook event names: Iffy's, `report.decided` (the outcome of a report, for its reporter) and `rule.degraded` (a
+ * rule's flags overturned by people past the tenant's threshold).
+ */
 export const WebhookEventName = z.enum([
   'record.flagged',
   'record.compliant',
@@ -8,6 +11,7 @@ export const WebhookEventName = z.enum([
   'user.compliant',
   'user.banned',
   'report.decided',
+  'rule.degraded',
 ]);
 export type WebhookEventName = z.infer<typeof WebhookEventName>;
 

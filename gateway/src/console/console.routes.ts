@@ -19,6 +19,7 @@ import {
   type ConsolePages,
   type ConsoleSettings,
 } from './page';
+import { precisionPages } from './precision.pages';
 import { recordPages } from './records.pages';
 import { formBody, formOf, sameOriginChanges, sameToken, securityHeaders } from './security';
 import { loadSession, requireSession, signInRoutes, signOutRoutes } from './session.pages';
@@ -96,6 +97,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   policyPages(pages);
   settingsPages(pages);
   backtestPages(pages);
+  precisionPages(pages);
   webhookPages(pages);
   // Any other console address (or a method a page does not take) is a console page too, not the API's JSON.
   router.all('/{*rest}', () => {

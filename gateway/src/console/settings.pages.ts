@@ -39,6 +39,20 @@ export function settingsPages({ router, deps, change, adminOnly }: ConsolePages)
               >Suspension threshold (flagged records)
               <input type="number" name="suspensionThreshold" min="1" value="${current.suspensionThreshold}"
             /></label>
+            <label
+              >Degraded rule: overturn rate, % (empty: never)
+              <input
+                type="number"
+                name="ruleDegradedPercent"
+                min="0"
+                max="100"
+                step="any"
+                value="${current.ruleDegradedOverturnRate === null ? '' : String(current.ruleDegradedOverturnRate * 100)}"
+            /></label>
+            <label
+              >Degraded rule: reviews needed
+              <input type="number" name="ruleDegradedMinReviews" min="1" value="${current.ruleDegradedMinReviews}"
+            /></label>
             <button type="submit">Save settings</button>
           </form>
         </section>
@@ -147,6 +161,13 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
         testMode: f.testMode === 'true',
         ...(f.suspensionThreshold !== undefined && f.suspensionThreshold !== ''
           ? { suspensionThreshold: Number(f.suspensionThreshold) }
+          : {}),
+        // rule.degraded (docs/rules-safely.md): a percentage here, a rate in the API; empty turns it off.
+        ...(f.ruleDegradedPercent !== undefined
+          ? { ruleDegradedOverturnRate: f.ruleDegradedPercent === '' ? null : Number(f.ruleDegradedPercent) / 100 }
+          : {}),
+        ...(f.ruleDegradedMinReviews !== undefined && f.ruleDegradedMinReviews !== ''
+          ? { ruleDegradedMinReviews: Number(f.ruleDegradedMinReviews) }
           : {}),
       },
       'settings form',

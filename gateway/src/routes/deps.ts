@@ -14,6 +14,7 @@ import type { ConfigVersionStore } from '../store/config-version-store';
 import type { EmailLogStore } from '../store/email-log-store';
 import type { PaymentActionLogStore } from '../store/payment-action-log-store';
 import type { PaymentKeyStore } from '../store/payment-key-store';
+import type { RulePrecisionStore } from '../store/rule-precision-store';
 import type { WebhookStore } from '../store/webhook-store';
 import type { EndpointUrlGuard } from './webhook-endpoints/endpoint-url';
 
@@ -42,6 +43,8 @@ export interface RouteDeps {
   backtestSettings: BacktestSettings;
   /** Request counts shared with the other gateway replicas (the API key, console sign-in and appeal page limits). */
   rateLimiter: KeyLimiter;
+  /** Each rule's flags and human reviews (written by the moderator). */
+  rulePrecision: RulePrecisionStore;
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

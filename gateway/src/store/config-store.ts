@@ -43,6 +43,9 @@ export interface SettingsPatch {
   trustedFlaggers?: TenantSettingsType['trustedFlaggers'];
   flaggedVisibility?: TenantSettingsType['flaggedVisibility'];
   appealWindowDays?: number;
+  /** Null: no `rule.degraded`. */
+  ruleDegradedOverturnRate?: number | null;
+  ruleDegradedMinReviews?: number;
 }
 
 /**
@@ -243,6 +246,8 @@ function applyPatch(current: SettingsContent, patch: SettingsPatch): SettingsCon
   if (patch.trustedFlaggers !== undefined) next.trustedFlaggers = patch.trustedFlaggers;
   if (patch.flaggedVisibility !== undefined) next.flaggedVisibility = patch.flaggedVisibility;
   if (patch.appealWindowDays !== undefined) next.appealWindowDays = patch.appealWindowDays;
+  if (patch.ruleDegradedOverturnRate !== undefined) next.ruleDegradedOverturnRate = patch.ruleDegradedOverturnRate;
+  if (patch.ruleDegradedMinReviews !== undefined) next.ruleDegradedMinReviews = patch.ruleDegradedMinReviews;
   if (patch.emails) {
     const emails = { ...current.emails } as Partial<TenantSettingsType['emails']>;
     if (patch.emails.enabled !== undefined) emails.enabled = patch.emails.enabled;

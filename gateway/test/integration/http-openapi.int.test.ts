@@ -50,6 +50,7 @@ describe('openapi', () => {
         'get /api/v1/reports/{id}',
         'post /api/v1/reports/{id}/decision',
         'get /api/v1/rules',
+        'get /api/v1/rules/precision',
         'put /api/v1/rules',
         'get /api/v1/rules/presets',
         'post /api/v1/rules/presets/{id}',

@@ -547,6 +547,8 @@ describe('rules and settings', () => {
       policies: [],
       flaggedVisibility: 'DECISION_VISIBILITY_CONTENT_DISABLED',
       appealWindowDays: 183,
+      ruleDegradedOverturnRate: null,
+      ruleDegradedMinReviews: 20,
       payments: { stripeSecretKey: null },
     };
     expect((await gw.request('GET', '/api/v1/settings', { key: dave.key })).body).toEqual(defaults);

@@ -1,4 +1,4 @@
-import type { ContentData, DomainEvent, ImageJudgement, RecordDoc, RecordStatus } from '@vigil/proto';
+import type { ContentData, DomainEvent, ImageJudgement, RecordDoc, RecordStatus, RuleReview } from '@vigil/proto';
 import { basisFields, type DecisionBasis } from './decision-basis';
 import { NotFoundError, ProtectedError } from './errors';
 import { rememberCommand, type PendingEvent } from './events';
@@ -19,6 +19,30 @@ export interface RecordState extends RecordDoc {
   upsertCommand?: string;
   /** The reason a human gave for the standing manual status (`manual`), fed back to prompt strategies. */
   manualReason?: string;
+  /**
+   * The last automatic moderation's flag, while it stands: its rules, its rule set version, and what a person said
+   * of it (the next manual decision is counted against it; see docs/rules-safely.md, "Precision").
+   */
+  flag?: RuleFlag;
+}
+
+export interface RuleFlag {
+  rules: string[];
+  ruleSetVersion: number;
+  review?: RuleReview['outcome'];
+}
+
+/** The review a person's decision (`confirmed` keeps the flag's harm in place) makes of `flag`, if it changes one. */
+export function reviewOf(flag: RuleFlag | undefined, confirmed: boolean): RuleReview | undefined {
+  if (!flag || flag.rules.length === 0) return undefined;
+  const outcome = confirmed ? 'confirmed' : 'overturned';
+  if (flag.review === outcome) return undefined;
+  return {
+    rules: flag.rules,
+    ruleSetVersion: flag.ruleSetVersion,
+    outcome,
+    ...(flag.review ? { previous: flag.review } : {}),
+  };
 }
 
 export interface RecordInput {
@@ -123,6 +147,7 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
       if (current.protected && command.status !== 'Compliant') {
         throw new ProtectedError('record is protected', { recordId: current._id });
       }
+      const review = reviewOf(current.flag, command.status === 'Flagged');
       return [
         {
           type: 'RecordModerated',
@@ -142,6 +167,7 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
             ...(command.status === 'Flagged' && current.status === 'Flagged' && !current.manual
               ? { confirmsAutomated: true }
               : {}),
+            ...(review ? { review } : {}),
           },
         },
       ];
@@ -157,6 +183,15 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
       ];
     }
   }
+}
+
+/** An automatic moderation replaces the standing flag (none when it matched no rule); a manual one reviews it. */
+function flagAfter(flag: RuleFlag | undefined, event: Extract<DomainEvent, { type: 'RecordModerated' }>) {
+  const { data } = event;
+  if (data.via !== 'Manual') {
+    return data.rules.length > 0 ? { rules: data.rules, ruleSetVersion: data.ruleSetVersion ?? 0 } : undefined;
+  }
+  return flag && data.review ? { ...flag, review: data.review.outcome } : flag;
 }
 
 function live(state: RecordState | null): RecordState {
@@ -203,6 +238,7 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         moderationId: state?.moderationId,
         // The standing human decision's reason outlives a new version of the content, as the decision does.
         manualReason: state?.manualReason,
+        flag: state?.flag,
       });
       return next;
     }
@@ -227,6 +263,7 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         manualReason: data.via === 'Manual' ? data.reasons[0] : manual ? current.manualReason : undefined,
         testMode: data.testMode,
         ruleSetVersion: data.via === 'Manual' ? current.ruleSetVersion : data.ruleSetVersion,
+        flag: flagAfter(current.flag, event),
         recentCommands: rememberCommand(current.recentCommands, data.commandId),
       };
     }

@@ -87,7 +87,7 @@ describe("the webhook's view on moderation and status events", () => {
     const [upserted, event] = moderated.events;
     expect(upserted!.type).toBe('RecordUpserted');
     expect((upserted!.data as { view?: unknown }).view).toBeUndefined();
-    expect(event!.type === 'RecordModerated' && event!.data.view).toEqual({
+    expect(event!.type === 'RecordModerated' && event.data.view).toEqual({
       clientId: 'c1',
       clientUrl: 'https://x',
       name: 'Title',

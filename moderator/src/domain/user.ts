@@ -12,7 +12,7 @@ import { basisFields, type DecisionBasis } from './decision-basis';
 import { ConflictError, FailedPreconditionError, NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
 import { mergeMetadata } from './metadata';
-import { assignDefined } from './record';
+import { assignDefined, reviewOf, type RuleFlag } from './record';
 
 /**
  * A user stream folded: the `users` projection document plus the user's appeals, so that "one open appeal per user" is
@@ -23,6 +23,11 @@ export interface UserState extends UserDoc {
   appeals: { id: string; status: AppealStatus; against?: number }[];
   /** Stream version of the last status change: which decision an appeal is against. */
   statusVersion?: number;
+  /**
+   * The flag behind the standing automatic suspension (the rules of the record that caused it), and what a person said
+   * of it: a person's decision on the user is counted against those rules (docs/rules-safely.md, "Precision").
+   */
+  autoFlag?: RuleFlag | null;
   lastEventId: string;
 }
 
@@ -42,7 +47,15 @@ export type UserCommand =
       basis?: DecisionBasis;
     }
   /** Automation after a record's flagged status changed: suspend at the threshold, reinstate below it. */
-  | { type: 'ReconcileUser'; actionId: string; flaggedCount: number; threshold: number; viaRecordId?: string }
+  | {
+      type: 'ReconcileUser';
+      actionId: string;
+      flaggedCount: number;
+      threshold: number;
+      viaRecordId?: string;
+      /** The flag of `viaRecordId` (its rules and version), kept with a suspension it causes. */
+      viaFlag?: RuleFlag | null;
+    }
   /** `windowDays`: how long after the decision an appeal is taken (Art. 20(1) DSA: at least six months). */
   | { type: 'CreateAppeal'; appealId: string; text: string; windowDays?: number; at?: Date }
   | {
@@ -83,6 +96,7 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
       // The status a person already gave changes nothing. The status automation gave is confirmed by hand: recorded as a
       // decision (same status, via Manual), so that automation no longer moves it.
       if (current.status === command.status && current.manual) return [];
+      const review = reviewOf(current.autoFlag ?? undefined, command.status !== 'Compliant');
       return [
         statusChanged(current, command.actionId, command.status, 'Manual', {
           reason: command.reason,
@@ -90,6 +104,7 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
           ...basisFields(command.basis, command.status !== 'Compliant', false),
           // A person upholding the status automation set: a partially automated decision.
           ...(command.status !== 'Compliant' && current.status === command.status ? { confirmsAutomated: true } : {}),
+          ...(review ? { review } : {}),
         }),
         ...appealFollowUps(current, command.status),
       ];
@@ -102,6 +117,9 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
         return [
           statusChanged(current, command.actionId, 'Suspended', 'Automation Flagged Record', {
             viaRecordId: command.viaRecordId,
+            ...(command.viaFlag?.rules.length
+              ? { rules: command.viaFlag.rules, ruleSetVersion: command.viaFlag.ruleSetVersion }
+              : {}),
           }),
         ];
       }
@@ -149,6 +167,9 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
       if (appeal.status !== 'Open') {
         throw new ConflictError(`the appeal is already ${appeal.status}`, { appealId: appeal.id });
       }
+      const rejected = command.decision === 'Rejected' || current.status === 'Compliant';
+      // A person upholding the suspension confirms its flag; granting the appeal overturns it (on the status change).
+      const review = reviewOf(current.autoFlag ?? undefined, command.decision === 'Rejected');
       const decided: PendingEvent = {
         type: 'AppealDecided',
         data: {
@@ -158,14 +179,16 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
           via: 'Manual',
           reason: command.reason || undefined,
           actor: command.actor || undefined,
+          ...(review && command.decision === 'Rejected' ? { review } : {}),
         },
       };
-      if (command.decision === 'Rejected' || current.status === 'Compliant') return [decided];
+      if (rejected) return [decided];
       return [
         decided,
         statusChanged(current, command.actionId, 'Compliant', 'Automation Appeal Approved', {
           viaAppealId: appeal.id,
           actor: command.actor || undefined,
+          ...(review ? { review } : {}),
         }),
       ];
     }
@@ -254,6 +277,7 @@ export function evolveUser(state: UserState | null, event: DomainEvent): UserSta
         statusUpdatedAt: state?.statusUpdatedAt,
         statusUpdatedVia: state?.statusUpdatedVia,
         statusVersion: state?.statusVersion,
+        autoFlag: state?.autoFlag,
       });
     }
     case 'UserStatusChanged': {
@@ -266,6 +290,7 @@ export function evolveUser(state: UserState | null, event: DomainEvent): UserSta
         statusUpdatedVia: event.data.via,
         statusVersion: event.version,
         manual: isHumanVia(event.data.via),
+        autoFlag: autoFlagAfter(current.autoFlag, event.data),
       };
     }
     case 'AppealCreated': {
@@ -278,11 +303,28 @@ export function evolveUser(state: UserState | null, event: DomainEvent): UserSta
       const appeals = current.appeals.map((appeal) =>
         appeal.id === event.data.appealId ? { ...appeal, status: event.data.status } : appeal,
       );
-      return { ...current, ...base, appeals };
+      const review = event.data.review;
+      const autoFlag = review && current.autoFlag ? { ...current.autoFlag, review: review.outcome } : current.autoFlag;
+      return { ...current, ...base, appeals, autoFlag };
     }
     default:
       throw new Error(`event ${event.type} does not belong to a user stream`);
   }
+}
+
+/**
+ * An automatic suspension keeps the flag that caused it; automation reinstating the user ends it; a person's decision
+ * records their review of it.
+ */
+function autoFlagAfter(
+  flag: RuleFlag | null | undefined,
+  data: Extract<DomainEvent, { type: 'UserStatusChanged' }>['data'],
+): RuleFlag | null | undefined {
+  if (data.via === 'Automation Flagged Record') {
+    return data.rules?.length ? { rules: data.rules, ruleSetVersion: data.ruleSetVersion ?? 0 } : null;
+  }
+  if (data.via === 'Automation All Compliant') return null;
+  return flag && data.review ? { ...flag, review: data.review.outcome } : flag;
 }
 
 function started<S>(state: S | null, event: DomainEvent): S {

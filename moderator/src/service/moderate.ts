@@ -17,6 +17,8 @@ import { stageRecord, stageUser, type Loaded, type StageContext } from '../domai
 import type { UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
+import type { ShadowRunner } from '../shadow/shadow-runner';
+import { splitRules } from '../shadow/shadow-rules';
 import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { StreamWriter } from './stream-writer';
 import { countBeforeCommit, reconcileCommand, type UserReconciliation } from './user-reconciliation';
@@ -73,6 +75,37 @@ export interface ModerationDeps {
   users: UserReconciliation;
   /** Judgements of commands whose commit failed, for their retries. */
   carry?: JudgementCarry;
+  /** Runs the tenant's shadow rules after a moderation is committed (docs/rules-safely.md, "Shadow rules"). */
+  shadow?: ShadowRunner;
+}
+
+/** Hands the record to the shadow rules, when the rule set has any: the moderation does not wait for them. */
+function offerShadow(
+  deps: ModerationDeps,
+  input: ModerateInput,
+  rules: RuleSet,
+  ruleSetVersion: number,
+  recordId: string,
+  metadata: Metadata | undefined,
+  liveFlagged: boolean,
+): void {
+  const shadow = deps.shadow && splitRules(rules).shadow;
+  if (!shadow) return;
+  deps.shadow!.offer({
+    tenantId: input.tenantId,
+    recordId,
+    ruleSetVersion,
+    shadow,
+    input: {
+      entity: input.entity,
+      name: input.name,
+      text: input.content.text,
+      externalUrls: input.content.externalUrls,
+      metadata,
+      tenantId: input.tenantId,
+    },
+    liveFlagged,
+  });
 }
 
 /**
@@ -137,7 +170,8 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
       // Judged again only when what the engine sees changed under a concurrent writer (metadata, human decision).
       const judgedKey = JSON.stringify([metadata ?? null, prior ?? null]);
       if (moderateNow && (judged?.key !== judgedKey || judged.rules !== rules)) {
-        judged = { key: judgedKey, rules, result: await judge(deps.engine, input, metadata, rules, prior) };
+        const live = splitRules(rules).live;
+        judged = { key: judgedKey, rules, result: await judge(deps.engine, input, metadata, live, prior) };
       }
       const outcome = moderateNow ? judged?.result : undefined;
       const basis = outcome ? ruleBasis(settings, rules, outcome.rules) : undefined;
@@ -174,6 +208,7 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
       const after = staged[staged.length - 1]!.state as RecordState;
       // No moderation, so no status moved: no user to reconcile.
       if (!outcome) return { ...resultOf(after, testMode, false), moderationId: '', skipped: true };
+      offerShadow(deps, input, rules, rulesVersion, recordId, metadata, outcome.status === 'Flagged');
       await users.afterRecordChange(context, before, after, recordId, settings);
       // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
       // decision stands: then the record's status and reason are theirs.
@@ -224,7 +259,7 @@ export async function rerunModeration(
         passthrough: false,
       },
       before.metadata,
-      rules,
+      splitRules(rules).live,
       priorOf(before),
     );
     const staged = stageRecord(
@@ -289,7 +324,12 @@ function stageModeration(
   if (reconcile && userBefore?.state) {
     stagedUser = stageUser(
       userBefore,
-      reconcileCommand(reconcile.flaggedCount, reconcile.threshold, recordId),
+      reconcileCommand(
+        reconcile.flaggedCount,
+        reconcile.threshold,
+        recordId,
+        outcome?.rules.length ? { rules: outcome.rules, ruleSetVersion } : undefined,
+      ),
       context,
     );
   }

@@ -24,6 +24,7 @@ import type { TenantConfigCache } from '../store/tenant-config';
 import { moderate, rerunModeration, type ModerateInput, type ModerateResult, type ModerationDeps } from './moderate';
 import { JudgementCarry } from './judgement-carry';
 import { checkReplay, type ReplayCheck } from './replay-check';
+import type { ShadowRunner } from '../shadow/shadow-runner';
 import { StreamWriter } from './stream-writer';
 import { createReport, decideReport, type CreateReportInput } from './reports';
 import type { ReportDecision, ReportState } from '../domain/report';
@@ -36,6 +37,10 @@ export interface ServiceDeps {
   log: Logger;
   /** Called with the events a commit appended, so the outbox relay publishes them without reading them back. */
   onAppend: (events: DomainEvent[]) => void;
+  /** Runs the tenants' shadow rules after their moderations (optional). */
+  shadow?: ShadowRunner;
+  /** Called after each commit with its events (each rule's counters); never throws. */
+  afterCommit?: (events: DomainEvent[]) => Promise<void>;
   /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
   maxAttempts?: number;
   /** The tenants' configuration versions seen on calls and commands, stamped on every new event. */
@@ -63,7 +68,7 @@ export class ModerationUseCases {
   private readonly moderation: ModerationDeps;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.writer = new StreamWriter(deps.store, deps.onAppend, deps.maxAttempts ?? 8, deps.versions);
+    this.writer = new StreamWriter(deps.store, deps.onAppend, deps.maxAttempts ?? 8, deps.versions, deps.afterCommit);
     this.users = new UserReconciliation(deps.store, this.writer);
     this.moderation = {
       ...deps,

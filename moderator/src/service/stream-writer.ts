@@ -29,6 +29,8 @@ export class StreamWriter {
      * tenant's, so the notifier fans it out to the endpoints of at least that version. Absent, events carry none.
      */
     private readonly versions?: TenantVersions,
+    /** Called with the events a commit appended, after it: each rule's counters (see precision/). Never throws. */
+    private readonly afterCommit?: (events: DomainEvent[]) => Promise<void>,
   ) {}
 
   /** Commits staged streams and wakes the outbox relay when events were appended. */
@@ -44,10 +46,16 @@ export class StreamWriter {
     try {
       appended = await this.store.commit(...streams);
     } catch (err) {
-      if (err instanceof StreamConflict && err.appended.length > 0) this.onAppend(err.appended);
+      if (err instanceof StreamConflict && err.appended.length > 0) {
+        this.onAppend(err.appended);
+        await this.afterCommit?.(err.appended);
+      }
       throw err;
     }
-    if (appended.length > 0) this.onAppend(appended);
+    if (appended.length > 0) {
+      this.onAppend(appended);
+      await this.afterCommit?.(appended);
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
 import { ulid } from '@vigil/proto';
-import type { RecordState } from '../domain/record';
+import type { RecordState, RuleFlag } from '../domain/record';
 import { stageUser, type StageContext } from '../domain/stream';
 import type { UserCommand } from '../domain/user';
 import type { EventStore } from '../store/event-store';
@@ -33,20 +33,26 @@ export class UserReconciliation {
   ): Promise<void> {
     const affected = affectedUsers(before, after);
     if (!settings.testMode) {
-      await this.reconcile(context, affected, recordId, settings.suspensionThreshold);
+      await this.reconcile(context, affected, recordId, settings.suspensionThreshold, after.flag);
       return;
     }
     for (const id of affected) await this.store.refreshFlaggedCount(context.tenantId, id);
   }
 
   /** Counts each user's flagged records and lets the user stream decide on suspension or reinstatement. */
-  async reconcile(context: StageContext, userIds: string[], viaRecordId: string, threshold: number): Promise<void> {
+  async reconcile(
+    context: StageContext,
+    userIds: string[],
+    viaRecordId: string,
+    threshold: number,
+    viaFlag?: RuleFlag | null,
+  ): Promise<void> {
     for (const userId of userIds) {
       const flaggedCount = await this.store.refreshFlaggedCount(context.tenantId, userId);
       await this.writer.retrying(async (fresh) => {
         const user = await this.store.loadUser(userId, fresh);
         if (!user.state) return;
-        const staged = stageUser(user, reconcileCommand(flaggedCount, threshold, viaRecordId), context);
+        const staged = stageUser(user, reconcileCommand(flaggedCount, threshold, viaRecordId, viaFlag), context);
         await this.writer.commit(staged);
       });
     }
@@ -54,8 +60,13 @@ export class UserReconciliation {
 }
 
 /** The user stream's decision on suspension or reinstatement at `flaggedCount`, caused by record `viaRecordId`. */
-export function reconcileCommand(flaggedCount: number, threshold: number, viaRecordId: string): UserCommand {
-  return { type: 'ReconcileUser', actionId: `act_${ulid()}`, flaggedCount, threshold, viaRecordId };
+export function reconcileCommand(
+  flaggedCount: number,
+  threshold: number,
+  viaRecordId: string,
+  viaFlag?: RuleFlag | null,
+): UserCommand {
+  return { type: 'ReconcileUser', actionId: `act_${ulid()}`, flaggedCount, threshold, viaRecordId, viaFlag };
 }
 
 /**

@@ -94,6 +94,11 @@ export class EventStore {
     return this.projections.projectReport(state, created);
   }
 
+  /** See EventStreams.appendUnprojected. */
+  appendUnprojected(events: DomainEvent[]): Promise<number> {
+    return this.streams.appendUnprojected(events);
+  }
+
   projectUser(state: UserState | null, events: DomainEvent[], created = false): Promise<void> {
     return this.projections.projectUser(state, events, created);
   }

@@ -111,6 +111,14 @@ export class EventStreams {
     if (stored < events.length) throw new StreamConflict(events.slice(0, stored));
   }
 
+  /**
+   * Appends events of streams that have no projection (a rule's RuleDegraded); how many went in before a version
+   * already taken.
+   */
+  appendUnprojected(events: DomainEvent[]): Promise<number> {
+    return this.appends.append(events.map((event) => ({ ...event, _id: event.id })));
+  }
+
   /** Whether the stream has an event past `version` (one index lookup on `{stream, version}`). */
   async hasEventAfter(stream: string, version: number): Promise<boolean> {
     return guarded(

@@ -2,6 +2,7 @@ import {
   nestedUserOf,
   recordPayload,
   reportPayload,
+  rulePayload,
   userPayload,
   webhookBody,
   type SubjectView,
@@ -24,6 +25,9 @@ export async function buildBody(
 ): Promise<BuiltBody> {
   if (trigger.kind === 'report') {
     return { kind: 'body', body: webhookBody(trigger, reportPayload(trigger), new Date()) };
+  }
+  if (trigger.kind === 'rule') {
+    return { kind: 'body', body: webhookBody(trigger, rulePayload(trigger), new Date()) };
   }
   if (trigger.kind === 'record') {
     if (view?.kind === 'record') {

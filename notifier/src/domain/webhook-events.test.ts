@@ -3,6 +3,7 @@ import {
   deliveryIdOf,
   recordPayload,
   reportPayload,
+  rulePayload,
   subscribes,
   triggerOf,
   userPayload,
@@ -226,6 +227,37 @@ describe('report.decided', () => {
       },
     };
     expect(triggerOf(received)).toEqual({ kind: 'none' });
+  });
+});
+
+describe('rule.degraded', () => {
+  const degraded: DomainEvent = {
+    ...envelope,
+    version: 1,
+    stream: 'rule-ten_1-4-spam',
+    type: 'RuleDegraded',
+    data: {
+      ruleId: 'spam',
+      ruleSetVersion: 4,
+      flags: 120,
+      reviewed: 24,
+      confirmed: 11,
+      overturned: 13,
+      overturnRate: 13 / 24,
+      threshold: 0.5,
+      minReviews: 20,
+    },
+  };
+
+  it("writes the rule, its version's counts and the threshold, under the event's id, from the event alone", () => {
+    const decision = triggerOf(degraded);
+    expect(decision).toMatchObject({ kind: 'trigger', trigger: { kind: 'rule', event: 'rule.degraded' } });
+    const trigger = (decision as { trigger: Extract<WebhookTrigger, { kind: 'rule' }> }).trigger;
+    expect(webhookBody(trigger, rulePayload(trigger), new Date(1800000000000))).toBe(
+      '{"event":"rule.degraded","timestamp":"1800000000000","id":"evt_01","payload":{"ruleId":"spam",' +
+        '"ruleSetVersion":4,"flags":120,"reviewed":24,"confirmed":11,"overturned":13,' +
+        `"overturnRate":${13 / 24},"threshold":0.5,"minReviews":20,"degradedAt":"1767323045678"}}`,
+    );
   });
 });
 

@@ -72,6 +72,25 @@ export type WebhookTrigger =
       at: Date;
       /** Version of the report stream the event is at. */
       version: number;
+    }
+  | {
+      /** A rule whose flags people overturn past the tenant's threshold: the body comes from the event alone. */
+      kind: 'rule';
+      event: 'rule.degraded';
+      /** The body's top-level `id`: the event's id. */
+      subjectId: string;
+      tenantId: string;
+      ruleId: string;
+      ruleSetVersion: number;
+      flags: number;
+      reviewed: number;
+      confirmed: number;
+      overturned: number;
+      overturnRate: number;
+      threshold: number;
+      minReviews: number;
+      at: Date;
+      version: number;
     };
 
 /**
@@ -152,6 +171,21 @@ export function triggerOf(event: DomainEvent): TriggerDecision {
         outcome: data.outcome,
         ...(data.action !== undefined ? { action: data.action } : {}),
         reason: data.reason,
+        at,
+        version: event.version,
+      },
+    };
+  }
+  if (event.type === 'RuleDegraded') {
+    const { data } = event;
+    return {
+      kind: 'trigger',
+      trigger: {
+        kind: 'rule',
+        event: 'rule.degraded',
+        subjectId: event.id,
+        tenantId: event.tenantId,
+        ...data,
         at,
         version: event.version,
       },
@@ -260,6 +294,22 @@ export function reportPayload(trigger: Extract<WebhookTrigger, { kind: 'report' 
     action: trigger.action,
     reason: trigger.reason,
     decidedAt: ms(trigger.at),
+  };
+}
+
+/** A degraded rule: which rule of which rule set version, its counts under that version and the threshold passed. */
+export function rulePayload(trigger: Extract<WebhookTrigger, { kind: 'rule' }>): Record<string, unknown> {
+  return {
+    ruleId: trigger.ruleId,
+    ruleSetVersion: trigger.ruleSetVersion,
+    flags: trigger.flags,
+    reviewed: trigger.reviewed,
+    confirmed: trigger.confirmed,
+    overturned: trigger.overturned,
+    overturnRate: trigger.overturnRate,
+    threshold: trigger.threshold,
+    minReviews: trigger.minReviews,
+    degradedAt: ms(trigger.at),
   };
 }
 

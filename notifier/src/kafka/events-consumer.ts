@@ -204,7 +204,7 @@ export class EventsConsumer {
     contexts: Map<string, Promise<StatementContext>>,
   ): Promise<void> {
     const contextOf = this.options.statementContext;
-    if (!contextOf || trigger.kind === 'report') return;
+    if (!contextOf || trigger.kind === 'report' || trigger.kind === 'rule') return;
     if (!contexts.has(event.tenantId)) contexts.set(event.tenantId, contextOf(event.tenantId));
     const statement = statementOf(event, await contexts.get(event.tenantId)!);
     if (statement) trigger.statement = statement;

@@ -85,6 +85,10 @@ export const SettingsPatchBody = z.strictObject({
   flaggedVisibility: TenantSettings.shape.flaggedVisibility.removeDefault().optional(),
   /** Days a decision can be appealed after its statement of reasons: 183 (six months) or more. */
   appealWindowDays: TenantSettings.shape.appealWindowDays.removeDefault().optional(),
+  /** `rule.degraded`: the overturn rate (0–1) a rule's reviewed flags must reach, or null for never. */
+  ruleDegradedOverturnRate: TenantSettings.shape.ruleDegradedOverturnRate.removeDefault().optional(),
+  /** `rule.degraded`: reviews of the rule's flags under one version needed before it can be raised. */
+  ruleDegradedMinReviews: TenantSettings.shape.ruleDegradedMinReviews.removeDefault().optional(),
   /** Payment enforcement: the tenant's Stripe key (null removes it). Stored encrypted, never shown again in full. */
   payments: z
     .strictObject({
