@@ -40,11 +40,17 @@ const DELIVERIES_IN_FLIGHT = 16;
 const EMAILS_IN_FLIGHT = 8;
 
 /**
- * The only 5xx answer allowed, by message: an ingest whose Kafka write failed while the cluster moved the partition
- * leaders of a killed node (the command was not acknowledged, so it is not accepted). A /moderate call in flight on a
- * moderator when it was killed is sent again to the other one by the gateway (its moderation id makes it apply once).
+ * The 5xx answers allowed, by message. An ingest whose Kafka write failed while the cluster moved the partition
+ * leaders of a killed node: the command was not acknowledged, so it is not accepted. A /moderate whose deadline passed
+ * while the surviving moderator took the killed one's work (the burst, on a busy machine): not answered, so not counted
+ * as answered, at most MAX_TIMED_OUT_SHARE of the /moderate calls. A /moderate call in flight on a moderator when it was
+ * killed is sent again to the other one by the gateway (its moderation id makes it apply once).
  */
-const ALLOWED_5XX = new Set(['503 the command could not be stored, try again']);
+const ALLOWED_5XX = new Set([
+  '503 the command could not be stored, try again',
+  '504 the moderator did not answer in time',
+]);
+const MAX_TIMED_OUT_SHARE = 0.05;
 
 type Kind = 'ingest' | 'moderate';
 interface Sent {
@@ -526,6 +532,11 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     // The gateway's death was seen by its clients as such, not as error answers.
     expect(unreachable[1]).toBeGreaterThanOrEqual(5);
     expect(Object.keys(allFailures).filter((label) => !ALLOWED_5XX.has(label))).toEqual([]);
+    expect(failures.get('504 the moderator did not answer in time') ?? 0).toBeLessThanOrEqual(
+      Math.ceil(
+        MAX_TIMED_OUT_SHARE * (answered.size + (failures.get('504 the moderator did not answer in time') ?? 0)),
+      ),
+    );
     // A webhook id always carries the same body; repeats come only from attempts the killed notifier had in flight.
     expect([...byId].filter(([, bodies]) => bodies.size > 1).map(([id]) => id)).toEqual([]);
     expect(duplicates).toBeLessThanOrEqual(DELIVERIES_IN_FLIGHT);
