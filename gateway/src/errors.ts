@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'limit_exceeded'
   | 'prompt_rules_disabled'
   | 'payments_not_configured'
+  | 'secrets_not_configured'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -81,6 +82,10 @@ export class PromptRulesDisabledError extends AppError {
 /** A payments key is sent while the deployment has no SECRETS_ENCRYPTION_KEY to seal it with. */
 export class PaymentsNotConfiguredError extends AppError {
   readonly code = 'payments_not_configured';
+}
+/** A tenant secret (the Transparency Database token) cannot be stored: no SECRETS_ENCRYPTION_KEY to seal it. */
+export class SecretsNotConfiguredError extends AppError {
+  readonly code = 'secrets_not_configured';
 }
 export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';

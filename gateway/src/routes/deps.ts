@@ -12,6 +12,7 @@ import type { ConfigVersionStore } from '../store/config-version-store';
 import type { EmailLogStore } from '../store/email-log-store';
 import type { PaymentActionLogStore } from '../store/payment-action-log-store';
 import type { PaymentKeyStore } from '../store/payment-key-store';
+import type { TdbStore } from '../store/tdb-store';
 import type { WebhookStore } from '../store/webhook-store';
 import type { EndpointUrlGuard } from './webhook-endpoints/endpoint-url';
 
@@ -35,6 +36,8 @@ export interface RouteDeps {
   emailLog: EmailLogStore;
   paymentKeys: PaymentKeyStore;
   paymentLog: PaymentActionLogStore;
+  /** Transparency Database settings (token sealed) and the submission log. */
+  tdb: TdbStore;
   /** Request counts shared with the other gateway replicas (the API key, console sign-in and appeal page limits). */
   rateLimiter: KeyLimiter;
 }
