@@ -37,7 +37,7 @@ export interface TdbSubmissionsOptions {
 }
 
 /** The statements of one tenant claimed together: one call carries them. */
-interface Batch {
+export interface Batch {
   _id: string;
   tenantId: string;
   docs: TdbSubmissionDoc[];
@@ -62,7 +62,7 @@ export class TdbSubmissions {
       concurrency: options.concurrency,
       claimBatch: 1,
       claim: async (now) => batchesOf(await store.claim(now, leaseMs, TDB_LIMITS.batch)),
-      process: (batch) => this.process(batch),
+      process: (batch) => this.submitBatch(batch),
       leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
     });
   }
@@ -121,7 +121,8 @@ export class TdbSubmissions {
     await this.options.client.close();
   }
 
-  private async process(batch: Batch): Promise<void> {
+  /** Sends one tenant's claimed statements in one call and records each one's outcome (the loop's job). */
+  async submitBatch(batch: Batch): Promise<void> {
     const { store, client, secrets } = this.options;
     const log = this.options.log.child({ tenantId: batch.tenantId, statements: batch.docs.length });
     const config = await store.configOf(batch.tenantId);
@@ -236,7 +237,7 @@ export class TdbSubmissions {
 }
 
 /** Claimed statements grouped by tenant: one call each (at most 100, what one claim takes). */
-function batchesOf(docs: TdbSubmissionDoc[]): Batch[] {
+export function batchesOf(docs: TdbSubmissionDoc[]): Batch[] {
   const byTenant = new Map<string, TdbSubmissionDoc[]>();
   for (const doc of docs) {
     const list = byTenant.get(doc.tenantId) ?? [];
