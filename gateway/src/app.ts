@@ -41,6 +41,8 @@ import { MemberStore } from './store/member-store';
 import { EmailLogStore } from './store/email-log-store';
 import { PaymentActionLogStore } from './store/payment-action-log-store';
 import { PaymentKeyStore } from './store/payment-key-store';
+import { TdbStore } from './store/tdb-store';
+import { transparencyRoutes } from './routes/transparency/transparency.routes';
 import { WebhookStore } from './store/webhook-store';
 
 export const API_PREFIX = '/api/v1';
@@ -171,6 +173,10 @@ export function createApp(deps: AppDeps): Koa {
       settings.secretsEncryptionKey?.length ? new SecretBox(settings.secretsEncryptionKey) : undefined,
     ),
     paymentLog: new PaymentActionLogStore(deps.db),
+    tdb: new TdbStore(
+      deps.db,
+      settings.secretsEncryptionKey?.length ? new SecretBox(settings.secretsEncryptionKey) : undefined,
+    ),
     rateLimiter: deps.rateLimiter,
     backtests: new BacktestStore(deps.db),
     backtestSettings: settings.backtests,
@@ -204,6 +210,7 @@ export function createApp(deps: AppDeps): Koa {
   statementRoutes(api, routeDeps);
   backtestRoutes(api, routeDeps);
   precisionRoutes(api, routeDeps);
+  transparencyRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);
 
   let openApi: string | undefined;

@@ -121,8 +121,9 @@ const schema = z.object({
   /** Requests to the public appeal page per client address per minute; 0 disables the limit. Default 30. */
   APPEAL_PAGE_PER_MINUTE: z.coerce.number().int().min(0).default(30),
   /**
-   * Encrypts tenants' payments keys at rest (AES-256-GCM): base64 of 32 random bytes; to rotate, the new key first,
-   * old ones after, comma-separated. The notifier's too. Unset: storing one is 400 payments_not_configured.
+   * Encrypts tenants' payments keys and Transparency Database tokens at rest (AES-256-GCM): base64 of 32 random
+   * bytes; to rotate, the new key first, old ones after, comma-separated. The notifier's too. Unset: storing a key is
+   * 400 payments_not_configured, a token 400 secrets_not_configured.
    */
   SECRETS_ENCRYPTION_KEY: EncryptionKeyList.optional(),
 });

@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'invalid_rule_set'
   | 'backtest_too_large'
   | 'backtest_running'
+  | 'secrets_not_configured'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -101,6 +102,10 @@ export class BacktestTooLargeError extends AppError {
 /** The tenant's running backtests are at their bound; `details.limit` says how many may run at once. */
 export class BacktestRunningError extends AppError {
   readonly code = 'backtest_running';
+}
+/** A tenant secret (the Transparency Database token) cannot be stored: no SECRETS_ENCRYPTION_KEY to seal it. */
+export class SecretsNotConfiguredError extends AppError {
+  readonly code = 'secrets_not_configured';
 }
 export class PayloadTooLargeError extends AppError {
   readonly code = 'payload_too_large';

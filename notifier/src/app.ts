@@ -21,6 +21,9 @@ import { EndpointStateStore } from './store/endpoint-states';
 import { UpstreamReads } from './store/upstream-reads';
 import { EmailStore } from './store/email-store';
 import { PaymentStore } from './store/payment-store';
+import { TdbStore } from './store/tdb-store';
+import { createTdbClient } from './tdb/tdb-client';
+import { TdbSubmissions } from './tdb/tdb-submissions';
 
 export type NotifierConfig = Pick<
   Config,
@@ -63,6 +66,11 @@ export type NotifierConfig = Pick<
   | 'PAYMENTS_RETRY_SCHEDULE_S'
   | 'PAYMENTS_CONCURRENCY'
   | 'PAYMENTS_POLL_MS'
+  | 'TDB_TIMEOUT_MS'
+  | 'TDB_RETRY_SCHEDULE_S'
+  | 'TDB_CONCURRENCY'
+  | 'TDB_POLL_MS'
+  | 'TDB_BATCH_WAIT_MS'
 >;
 
 export interface NotifierDeps {
@@ -79,6 +87,7 @@ export interface Notifier {
   endpointStates: EndpointStateStore;
   emails: UserEmails;
   payments: PaymentActions;
+  tdb: TdbSubmissions;
   scheduler?: DeliveryScheduler;
   ready(): Promise<boolean>;
   /** Shutdown phase 1: the consumer leaves the group, the scheduler claims nothing more. */
@@ -108,6 +117,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   await untilDone(log, 'email indexes', () => emailStore.ensureIndexes());
   const paymentStore = new PaymentStore(db, timing);
   await untilDone(log, 'payment indexes', () => paymentStore.ensureIndexes());
+  const tdbStore = new TdbStore(db, timing);
+  await untilDone(log, 'transparency database indexes', () => tdbStore.ensureIndexes());
   await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
 
   let sender: HttpSender | undefined;
@@ -182,6 +193,24 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   });
   if (config.DELIVERY_WORKER_ENABLED) payments.start();
 
+  // Statements of reasons for the Transparency Database, planned and run like the payment actions.
+  const tdb = new TdbSubmissions({
+    store: tdbStore,
+    client: createTdbClient({
+      timeoutMs: config.TDB_TIMEOUT_MS,
+      policy: addressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+    }),
+    ...(config.SECRETS_ENCRYPTION_KEY ? { secrets: new SecretBox(config.SECRETS_ENCRYPTION_KEY) } : {}),
+    log: log.child({ component: 'tdb' }),
+    retryScheduleS: config.TDB_RETRY_SCHEDULE_S,
+    pollMs: config.TDB_POLL_MS,
+    leaseMs: config.TDB_TIMEOUT_MS * 2 + config.DELIVERY_LEASE_MARGIN_MS,
+    concurrency: config.TDB_CONCURRENCY,
+    batchWaitMs: config.TDB_BATCH_WAIT_MS,
+    onResult: (result, count) => metrics?.tdb.inc({ result }, count),
+  });
+  if (config.DELIVERY_WORKER_ENABLED) tdb.start();
+
   const consumer = new EventsConsumer({
     kafka,
     groupId: config.KAFKA_GROUP_ID,
@@ -205,6 +234,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     onEvents: async (events) => {
       await emails.plan(events);
       await payments.plan(events);
+      await tdb.plan(events);
     },
     statementContext: async (tenantId) => ({
       appealWindowDays: (await emailStore.settingsOf(tenantId)).appealWindowDays,
@@ -220,6 +250,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     endpointStates,
     emails,
     payments,
+    tdb,
     scheduler,
     async ready() {
       if (intakeStopped) return false;
@@ -234,6 +265,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       await scheduler?.stop();
       await emails.stop();
       await payments.stop();
+      await tdb.stop();
       await sender?.close();
     },
   };
@@ -263,6 +295,12 @@ function createMetrics(registry: Registry, store: DeliveryStore, scheduler: () =
     payments: new Counter({
       name: 'notifier_payment_actions_total',
       help: 'Payment action attempts (Stripe calls and the checks standing in for them) by result',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    tdb: new Counter({
+      name: 'notifier_tdb_statements_total',
+      help: 'Statements of reasons sent to the Transparency Database, by result of the call that carried them',
       labelNames: ['result'],
       registers: [registry],
     }),

@@ -122,6 +122,26 @@ const schema = z.object({
   PAYMENTS_CONCURRENCY: z.coerce.number().int().positive().default(4),
   /** Idle poll interval of the payment actions loop, milliseconds (new actions wake it early). Default 1000. */
   PAYMENTS_POLL_MS: z.coerce.number().int().positive().default(1000),
+  /** Timeout of one Transparency Database call (connect, answer and body together), milliseconds. Default 30000. */
+  TDB_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+  /**
+   * Retry delays after each failed Transparency Database call, comma-separated seconds. Default 10 s up to 12 h, about
+   * three days in all (13 attempts).
+   */
+  TDB_RETRY_SCHEDULE_S: z
+    .string()
+    .default('10,60,300,1800,3600,7200,21600,43200,43200,43200,43200,43200')
+    .transform((value) => value.split(',').map((s) => Number(s.trim())))
+    .refine((delays) => delays.every((d) => Number.isFinite(d) && d >= 0), 'must be comma-separated seconds'),
+  /** Transparency Database calls in flight in this process (each carries up to 100 statements). Default 2. */
+  TDB_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /** Idle poll interval of the Transparency Database loop, milliseconds (new statements wake it early). Default 1000. */
+  TDB_POLL_MS: z.coerce.number().int().positive().default(1000),
+  /**
+   * How long a new statement waits for others to share its call, milliseconds: the database asks for batches. Default
+   * 2000.
+   */
+  TDB_BATCH_WAIT_MS: z.coerce.number().int().nonnegative().default(2000),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

@@ -11,6 +11,7 @@ export * from './emails';
 export * from './appeal-token';
 export * from './secret-box';
 export * from './payments';
+export * from './transparency-db';
 export * from './webhooks';
 export * from './projections';
 export * from './limits';

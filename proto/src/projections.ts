@@ -74,6 +74,8 @@ export const COLLECTIONS = {
   consoleSignInLocks: 'console_sign_in_locks',
   /** Tenants' payments keys, sealed (see payments.ts); read by the notifier. */
   paymentKeys: 'payment_keys',
+  /** Tenants' Transparency Database settings with the token sealed (see transparency-db.ts); read by the notifier. */
+  tdbConfigs: 'tdb_configs',
   /** Claims on revisions of `rules` and `settings` documents (see the gateway's RevisedDocs), the last 20 of each. */
   configRevisions: 'config_revisions',
   /**
@@ -147,6 +149,10 @@ export const COLLECTIONS = {
   paymentActions: 'payment_actions',
   /** Claims on payment action attempts (unique `_id` per action and due time). */
   paymentLeases: 'payment_leases',
+  /** Statements of reasons for the Transparency Database, with their attempt log; readable by the gateway. */
+  tdbSubmissions: 'tdb_submissions',
+  /** Claims on submission attempts (unique `_id` per submission and due time). */
+  tdbLeases: 'tdb_leases',
   /** Where each due queue's sweep of closed time buckets has reached (`_id`: the queue's collection). */
   dueCursors: 'due_cursors',
 } as const;

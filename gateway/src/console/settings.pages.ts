@@ -9,6 +9,7 @@ import { RulesBody, RuleSetChangeBody, SettingsPatchBody } from '../routes/rules
 import { html } from './html';
 import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { errorNotice, when } from './views';
+import { SUBMISSIONS_SHOWN, transparencySection } from './transparency.view';
 import { formOf } from './security';
 
 /** Rule set versions listed on the page, newest first. */
@@ -18,10 +19,12 @@ const VERSIONS_SHOWN = 20;
 export function settingsPages({ router, deps, change, adminOnly }: ConsolePages): void {
   /** The page; `draft`: a rule set refused as written, shown again in the editor with what was wrong. */
   const show = async (ctx: Context, draft?: { text: string; error: AppError }): Promise<void> => {
-    const [live, current, versions] = await Promise.all([
+    const [live, current, versions, tdb, submissions] = await Promise.all([
       deps.configStore.getRules(tenantOf(ctx)),
       deps.configStore.getSettings(tenantOf(ctx)),
       deps.configStore.ruleVersions.list(tenantOf(ctx), VERSIONS_SHOWN),
+      deps.tdb.view(tenantOf(ctx)),
+      deps.tdb.list(tenantOf(ctx), SUBMISSIONS_SHOWN),
     ]);
     const issues = draft?.error instanceof ValidationError ? draft.error.issues : [];
     render(
@@ -56,6 +59,7 @@ export function settingsPages({ router, deps, change, adminOnly }: ConsolePages)
             <button type="submit">Save settings</button>
           </form>
         </section>
+        ${transparencySection(tdb, submissions?.docs ?? [])}
         <section class="card">
           <h2>Rule set</h2>
           <p class="hint">The same JSON as <code>PUT /api/v1/rules</code>, checked the same way.</p>

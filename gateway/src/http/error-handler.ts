@@ -21,6 +21,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid_json: 400,
   prompt_rules_disabled: 400,
   payments_not_configured: 400,
+  secrets_not_configured: 400,
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,

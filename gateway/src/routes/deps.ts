@@ -15,6 +15,7 @@ import type { EmailLogStore } from '../store/email-log-store';
 import type { PaymentActionLogStore } from '../store/payment-action-log-store';
 import type { PaymentKeyStore } from '../store/payment-key-store';
 import type { RulePrecisionStore } from '../store/rule-precision-store';
+import type { TdbStore } from '../store/tdb-store';
 import type { WebhookStore } from '../store/webhook-store';
 import type { EndpointUrlGuard } from './webhook-endpoints/endpoint-url';
 
@@ -41,6 +42,8 @@ export interface RouteDeps {
   /** Backtest jobs and their runs. */
   backtests: BacktestStore;
   backtestSettings: BacktestSettings;
+  /** Transparency Database settings (token sealed) and the submission log. */
+  tdb: TdbStore;
   /** Request counts shared with the other gateway replicas (the API key, console sign-in and appeal page limits). */
   rateLimiter: KeyLimiter;
   /** Each rule's flags and human reviews (written by the moderator). */

@@ -3,6 +3,7 @@ import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { COLLECTIONS, type TdbConfigDoc, type TdbSubmissionDoc } from '@vigil/proto';
 import { ensureChromium } from '../../../deploy/local/chromium';
 import { startReceiver } from '../../../deploy/e2e/support';
 import {
@@ -394,6 +395,54 @@ it('saves a draft rule set from the editor, promotes it, and the next moderation
     await page.waitForURL(/\/console\/settings$/);
     await page.locator('.live-version', { hasText: 'v1' }).waitFor();
     expect(await judged()).toMatchObject({ status: 'Flagged', ruleSetVersion: 1 });
+  } finally {
+    await ctx.close();
+  }
+});
+
+it('shows the Transparency Database setting and the latest submissions on the settings page', async () => {
+  const tenant = await gw.newTenant();
+  const owner = await gw.newMember(tenant.tenantId, 'admin');
+  const now = new Date();
+  // What the gateway and the notifier write (the API path is tested in transparency-db.int.test.ts).
+  await gw.db.collection<TdbConfigDoc>(COLLECTIONS.tdbConfigs).insertOne({
+    _id: tenant.tenantId,
+    sealed: 'v1.sealed',
+    hint: '…wxyz (40 characters)',
+    baseUrl: 'https://tdb.example',
+    territorialScope: ['DE', 'AT'],
+    defaults: { contentType: ['CONTENT_TYPE_TEXT'] },
+    updatedAt: now,
+  });
+  const submission = (id: string, state: TdbSubmissionDoc['state'], lastError?: string): TdbSubmissionDoc => ({
+    _id: `tdb_${id}`,
+    tenantId: tenant.tenantId,
+    eventId: id,
+    statementId: `sor_${id}`,
+    subject: { type: 'record', id: 'rec_console' },
+    payload: {} as TdbSubmissionDoc['payload'],
+    state,
+    attemptCount: 1,
+    attempts: [],
+    ...(lastError ? { lastError } : {}),
+    dueAt: now,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await gw.db
+    .collection<TdbSubmissionDoc>(COLLECTIONS.tdbSubmissions)
+    .insertMany([submission(uniqueName('e'), 'submitted'), submission(uniqueName('e'), 'failed', 'rejected')]);
+  const ctx = await context();
+  try {
+    const page = await ctx.newPage();
+    await signIn(page, owner.email, owner.password);
+    await page.goto(`${gw.url}/console/settings`);
+    const status = await page.locator('.tdb-status').innerText();
+    expect(status).toContain('https://tdb.example');
+    expect(status).toContain('DE, AT');
+    expect(status).toContain('…wxyz');
+    expect(await page.locator('tr.submission').count()).toBe(2);
+    expect(await page.locator('tr.submission[data-status=failed]').innerText()).toContain('rejected');
   } finally {
     await ctx.close();
   }

@@ -8,6 +8,7 @@ const ErrorBody = z.object({
       'invalid_json',
       'prompt_rules_disabled',
       'payments_not_configured',
+      'secrets_not_configured',
       'limit_exceeded',
       'unknown_rule_version',
       'invalid_rule_set',

@@ -1,0 +1,138 @@
+import { validateStatement } from '../../deploy/test-support/tdb';
+import type { DomainEvent } from './events';
+import { statementOf } from './statements';
+import { scrubPersonalData, TdbSettings, tdbStatementOf } from './transparency-db';
+
+const at = '2026-03-01T10:00:00.000Z';
+const envelope = { tenantId: 'ten_a', version: 2, occurredAt: at, correlationId: 'c' };
+const settings = TdbSettings.parse({ baseUrl: 'https://tdb.example', territorialScope: ['DE', 'AT'] });
+
+const flagged: DomainEvent = {
+  ...envelope,
+  id: '01JEVENT0000000000000000AA',
+  stream: 'record-rec_1',
+  type: 'RecordModerated',
+  data: {
+    recordId: 'rec_1',
+    moderationId: 'mod_1',
+    status: 'Flagged',
+    previousStatus: 'Compliant',
+    via: 'Manual',
+    reasons: ['wrote to jane.doe@example.com, see https://evil.example/x and call +49 170 1234567, cc @janedoe'],
+    rules: [],
+    testMode: false,
+    userId: 'usr_1',
+    grounds: {
+      policyId: 'fraud',
+      name: 'Fraud',
+      ground: 'ILLEGAL_CONTENT',
+      legalGround: 'Penal code §263',
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      explanation: 'Scams are illegal.',
+      referenceUrl: 'https://law.example/263',
+    },
+  },
+};
+
+const banned: DomainEvent = {
+  ...envelope,
+  id: '01JEVENT0000000000000000BB',
+  stream: 'user-usr_1',
+  type: 'UserStatusChanged',
+  data: {
+    userId: 'usr_1',
+    actionId: 'act_1',
+    status: 'Banned',
+    previousStatus: 'Suspended',
+    via: 'Manual',
+    reason: 'repeated scams',
+    payouts: true,
+    testMode: false,
+  },
+};
+
+describe('Transparency Database statements', () => {
+  it('builds statements the database accepts, for a flag and for a ban with payouts', () => {
+    for (const event of [flagged, banned]) {
+      const statement = statementOf(event, { appealWindowDays: 183 })!;
+      const payload = tdbStatementOf(statement, settings, { hasImages: true });
+      expect(validateStatement(payload)).toEqual({});
+      expect(payload.puid).toBe(event.id);
+      expect(payload.territorial_scope).toEqual(['DE', 'AT']);
+      expect(payload.content_type).toEqual(['CONTENT_TYPE_TEXT', 'CONTENT_TYPE_IMAGE']);
+      expect(payload.application_date).toBe('2026-03-01');
+    }
+  });
+
+  it('maps grounds, restrictions and automation onto the database fields', () => {
+    const flag = tdbStatementOf(statementOf(flagged, { appealWindowDays: 183 })!, settings);
+    expect(flag).toMatchObject({
+      decision_visibility: ['DECISION_VISIBILITY_CONTENT_DISABLED'],
+      decision_ground: 'DECISION_GROUND_ILLEGAL_CONTENT',
+      illegal_content_legal_ground: 'Penal code §263',
+      illegal_content_explanation: 'Scams are illegal.',
+      decision_ground_reference_url: 'https://law.example/263',
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      source_type: 'SOURCE_VOLUNTARY',
+      automated_detection: 'No',
+      automated_decision: 'AUTOMATED_DECISION_NOT_AUTOMATED',
+    });
+    const ban = tdbStatementOf(statementOf(banned, { appealWindowDays: 183 })!, settings);
+    expect(ban).toMatchObject({
+      decision_account: 'DECISION_ACCOUNT_TERMINATED',
+      decision_monetary: 'DECISION_MONETARY_TERMINATION',
+      decision_ground: 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
+      incompatible_content_ground: 'Terms of service',
+    });
+    expect(ban.decision_visibility).toBeUndefined();
+  });
+
+  it('leaves emails, links, handles and long numbers out of the facts', () => {
+    const payload = tdbStatementOf(statementOf(flagged, { appealWindowDays: 183 })!, settings);
+    const text = JSON.stringify(payload);
+    for (const personal of ['jane.doe', 'example.com', 'evil.example', '1234567', '@janedoe']) {
+      expect(text).not.toContain(personal);
+    }
+    expect(payload.decision_facts).toContain('[email]');
+    expect(payload.decision_facts).toContain('[link]');
+  });
+
+  it.each([
+    ['mail me at a.b@c.de now', 'mail me at [email] now'],
+    ['see www.example.org/page', 'see [link]'],
+    ['ping @someone please', 'ping [handle] please'],
+    ['IBAN 1234 5678 9012', 'IBAN [number]'],
+    ['rule spam-1 matched twice', 'rule spam-1 matched twice'],
+  ])('scrubs %j', (input, output) => {
+    expect(scrubPersonalData(input)).toBe(output);
+  });
+
+  it('refuses settings without a country or with CONTENT_TYPE_OTHER unexplained', () => {
+    expect(TdbSettings.safeParse({ baseUrl: 'https://tdb.example', territorialScope: [] }).success).toBe(false);
+    expect(TdbSettings.safeParse({ baseUrl: 'https://tdb.example', territorialScope: ['US'] }).success).toBe(false);
+    expect(
+      TdbSettings.safeParse({
+        baseUrl: 'https://tdb.example',
+        territorialScope: ['DE'],
+        defaults: { contentType: ['CONTENT_TYPE_OTHER'] },
+      }).success,
+    ).toBe(false);
+  });
+});
+
+describe('the local database refuses what the real one refuses', () => {
+  const good = tdbStatementOf(statementOf(banned, { appealWindowDays: 183 })!, settings);
+  it.each<[string, Record<string, unknown>, string]>([
+    ['no decision', { decision_account: undefined, decision_monetary: undefined }, 'decision_visibility'],
+    ['an unknown category', { category: 'STATEMENT_CATEGORY_SPAM' }, 'category'],
+    ['facts over 5,000 characters', { decision_facts: 'x'.repeat(5001) }, 'decision_facts'],
+    ['a puid with a dot', { puid: 'evt.1' }, 'puid'],
+    ['a country outside the EEA', { territorial_scope: ['US'] }, 'territorial_scope'],
+    ['automated_detection as a boolean', { automated_detection: true }, 'automated_detection'],
+    ['a date with a time', { application_date: '2026-03-01T10:00:00Z' }, 'application_date'],
+    ['no incompatible ground', { incompatible_content_ground: undefined }, 'incompatible_content_ground'],
+  ])('%s', (_name, change, field) => {
+    const errors = validateStatement(JSON.parse(JSON.stringify({ ...good, ...change })));
+    expect(Object.keys(errors)).toContain(field);
+  });
+});

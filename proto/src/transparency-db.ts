@@ -1,0 +1,307 @@
+import { z } from 'zod';
+import type { Statement } from './statements';
+
+/**
+ * Submission of statements of reasons to the Commission's DSA Transparency Database (Art. 24(5) DSA), opt-in per
+ * tenant. The field names and values are the database's API (`resources/markdown/api-documentation.md` and
+ * `app/Models/Statement.php` of digital-services-act/transparency-database). A submitted statement holds no personal
+ * data: enumerations, dates, the policy's texts and facts scrubbed of addresses, links, handles and long numbers.
+ */
+
+/** `territorial_scope` values: the EU and EEA countries (`EuropeanCountriesService::EUROPEAN_COUNTRY_CODES`). */
+export const TDB_COUNTRY_CODES = [
+  'AT',
+  'BE',
+  'BG',
+  'CY',
+  'CZ',
+  'DE',
+  'DK',
+  'EE',
+  'ES',
+  'FI',
+  'FR',
+  'GR',
+  'HR',
+  'HU',
+  'IE',
+  'IS',
+  'IT',
+  'LI',
+  'LT',
+  'LU',
+  'LV',
+  'MT',
+  'NL',
+  'NO',
+  'PL',
+  'PT',
+  'RO',
+  'SE',
+  'SI',
+  'SK',
+] as const;
+export const TdbCountry = z.enum(TDB_COUNTRY_CODES);
+
+/** `content_type` values (`Statement::CONTENT_TYPES`). `CONTENT_TYPE_OTHER` needs a `content_type_other` text. */
+export const TdbContentType = z.enum([
+  'CONTENT_TYPE_APP',
+  'CONTENT_TYPE_AUDIO',
+  'CONTENT_TYPE_IMAGE',
+  'CONTENT_TYPE_PRODUCT',
+  'CONTENT_TYPE_SYNTHETIC_MEDIA',
+  'CONTENT_TYPE_TEXT',
+  'CONTENT_TYPE_VIDEO',
+  'CONTENT_TYPE_OTHER',
+]);
+export type TdbContentType = z.infer<typeof TdbContentType>;
+
+/** `account_type` values (`Statement::ACCOUNT_TYPES`). */
+export const TdbAccountType = z.enum(['ACCOUNT_TYPE_BUSINESS', 'ACCOUNT_TYPE_PRIVATE']);
+
+/** The database's text limits, characters. */
+export const TDB_LIMITS = {
+  decisionFacts: 5000,
+  ground: 500,
+  explanation: 2000,
+  other: 500,
+  url: 500,
+  puid: 500,
+  /** Statements per `POST /api/v1/statements` call. */
+  batch: 100,
+} as const;
+
+/** `puid`: unique per platform, at most 500 of `[A-Za-z0-9_-]`. */
+export const TDB_PUID = /^[A-Za-z0-9_-]{1,500}$/;
+
+/** What the platform's statements say where Vigil does not know: the content's type and language, the account's type. */
+export const TdbDefaults = z.strictObject({
+  /** `content_type` of every statement (a record judged with images adds `CONTENT_TYPE_IMAGE`). */
+  contentType: z.array(TdbContentType).min(1).max(8).default(['CONTENT_TYPE_TEXT']),
+  /** `content_type_other`, required when `contentType` has `CONTENT_TYPE_OTHER`. */
+  contentTypeOther: z.string().trim().min(1).max(TDB_LIMITS.other).optional(),
+  /** `content_language`: an uppercase ISO 639-1 code. */
+  contentLanguage: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'an uppercase ISO 639-1 code')
+    .optional(),
+  accountType: TdbAccountType.optional(),
+});
+export type TdbDefaults = z.infer<typeof TdbDefaults>;
+
+/** A tenant's submission settings, without the token. */
+export const TdbSettings = z
+  .strictObject({
+    /**
+     * The database's address: `https://transparency.dsa.ec.europa.eu` in production, or the sandbox's address the
+     * Digital Services Coordinator gave. Connections to it pass the webhook address policy.
+     */
+    baseUrl: z
+      .url({ protocol: /^https?$/ })
+      .max(500)
+      .refine((url) => !new URL(url).username && !new URL(url).password, 'no credentials in the address'),
+    /** `territorial_scope` of every statement: EU/EEA country codes. */
+    territorialScope: z
+      .array(TdbCountry)
+      .min(1)
+      .max(TDB_COUNTRY_CODES.length)
+      .refine((list) => new Set(list).size === list.length, 'each country once'),
+    defaults: TdbDefaults.default({ contentType: ['CONTENT_TYPE_TEXT'] }),
+  })
+  .superRefine((settings, ctx) => {
+    const { contentType, contentTypeOther } = settings.defaults;
+    if (contentType.includes('CONTENT_TYPE_OTHER') !== (contentTypeOther !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['defaults', 'contentTypeOther'],
+        message: 'given exactly when contentType has CONTENT_TYPE_OTHER',
+      });
+    }
+  });
+export type TdbSettings = z.infer<typeof TdbSettings>;
+
+/**
+ * Collection `tdb_configs`, written by the gateway only (`_id` = tenant id), read by the notifier. `sealed` is the
+ * SecretBox of the token; `hint` is what the API shows of it.
+ */
+export interface TdbConfigDoc extends TdbSettings {
+  _id: string;
+  sealed: string;
+  hint: string;
+  updatedAt: Date;
+}
+
+/** The SecretBox context of a tenant's database token. */
+export const tdbTokenContext = (tenantId: string): string => `tdb:token:${tenantId}`;
+
+/** A token as shown: its length and last four characters. */
+export const maskToken = (token: string): string => `…${token.slice(-4)} (${token.length} characters)`;
+
+/** A token as the database generates it (`X|ybqk…`): printable, without spaces. */
+export const TdbToken = z
+  .string()
+  .min(8)
+  .max(512)
+  .regex(/^[\x21-\x7e]+$/, 'printable characters without spaces');
+
+/** One statement as `POST /api/v1/statements` takes it. */
+export interface TdbStatement {
+  decision_visibility?: string[];
+  decision_monetary?: string;
+  decision_account?: string;
+  account_type?: string;
+  decision_facts: string;
+  decision_ground: string;
+  decision_ground_reference_url?: string;
+  illegal_content_legal_ground?: string;
+  illegal_content_explanation?: string;
+  incompatible_content_ground?: string;
+  incompatible_content_explanation?: string;
+  content_type: string[];
+  content_type_other?: string;
+  category: string;
+  territorial_scope: string[];
+  content_language?: string;
+  content_date: string;
+  application_date: string;
+  source_type: string;
+  automated_detection: 'Yes' | 'No';
+  automated_decision: string;
+  puid: string;
+}
+
+const EMAIL = /[^\s@]+@[^\s@]+\.[^\s@]+/g;
+const LINK = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S+/gi;
+const HANDLE = /(^|[\s(])@[A-Za-z0-9_.]{2,}/g;
+const LONG_NUMBER = /\+?\d[\d\s().-]{5,}\d/g;
+
+/**
+ * Text without what could identify a person: email addresses, links, @handles and long numbers (phone, account or
+ * card numbers) are replaced by a word in brackets. Engine reasons never hold matched content (see statements.ts);
+ * this covers what a moderator typed.
+ */
+export function scrubPersonalData(text: string): string {
+  return text
+    .replace(EMAIL, '[email]')
+    .replace(LINK, '[link]')
+    .replace(HANDLE, '$1[handle]')
+    .replace(LONG_NUMBER, '[number]');
+}
+
+function clip(text: string, max: number): string {
+  const chars = [...text];
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+const day = (iso: string): string => iso.slice(0, 10);
+
+/** Whether a statement goes to the database: restrictions only (a lifted restriction is not a statement of reasons). */
+export const submitsToTdb = (statement: Statement): boolean => statement.kind === 'restriction';
+
+/**
+ * The database's form of a statement of reasons. `hasImages`: the record was judged with images. The `puid` is the
+ * decision event's id, so a statement sent twice is refused as a duplicate rather than stored twice.
+ */
+export function tdbStatementOf(
+  statement: Statement,
+  settings: Pick<TdbSettings, 'territorialScope' | 'defaults'>,
+  options: { hasImages?: boolean } = {},
+): TdbStatement {
+  const { restriction } = statement;
+  const contentType = new Set<string>(settings.defaults.contentType);
+  if (options.hasImages) contentType.add('CONTENT_TYPE_IMAGE');
+  const explanation = clip(scrubPersonalData(statement.explanation), TDB_LIMITS.explanation);
+  const illegal = statement.ground === 'DECISION_GROUND_ILLEGAL_CONTENT';
+  const referenceUrl =
+    statement.referenceUrl !== undefined && statement.referenceUrl.length <= TDB_LIMITS.url
+      ? statement.referenceUrl
+      : undefined;
+  const date = day(statement.decidedAt);
+  return {
+    ...(restriction.visibility ? { decision_visibility: [...restriction.visibility] } : {}),
+    ...(restriction.monetary ? { decision_monetary: restriction.monetary } : {}),
+    ...(restriction.account ? { decision_account: restriction.account } : {}),
+    ...(settings.defaults.accountType ? { account_type: settings.defaults.accountType } : {}),
+    decision_facts: clip(scrubPersonalData(statement.facts), TDB_LIMITS.decisionFacts),
+    decision_ground: statement.ground,
+    ...(referenceUrl !== undefined ? { decision_ground_reference_url: referenceUrl } : {}),
+    ...(illegal
+      ? {
+          illegal_content_legal_ground: clip(statement.legalGround ?? statement.policy.name, TDB_LIMITS.ground),
+          illegal_content_explanation: explanation,
+        }
+      : {
+          incompatible_content_ground: clip(statement.policy.name, TDB_LIMITS.ground),
+          incompatible_content_explanation: explanation,
+        }),
+    content_type: [...contentType],
+    ...(settings.defaults.contentTypeOther !== undefined
+      ? { content_type_other: settings.defaults.contentTypeOther }
+      : {}),
+    category: statement.category,
+    territorial_scope: [...settings.territorialScope],
+    ...(settings.defaults.contentLanguage ? { content_language: settings.defaults.contentLanguage } : {}),
+    // Vigil's events do not carry when the content was posted; the decision's day is the latest it can have been.
+    content_date: date,
+    application_date: date,
+    source_type: statement.source,
+    automated_detection: statement.automatedDetection ? 'Yes' : 'No',
+    automated_decision: statement.automatedDecision,
+    puid: statement.eventId,
+  };
+}
+
+/** States of a submission; `pending` and `sending` are the queue's, the others final. */
+export const TdbSubmissionState = z.enum(['pending', 'sending', 'submitted', 'failed', 'skipped']);
+export type TdbSubmissionState = z.infer<typeof TdbSubmissionState>;
+
+/** One call to the database that carried this statement (with up to 99 others). */
+export interface TdbAttempt {
+  at: Date;
+  durationMs: number;
+  /** Statements in the call. */
+  batchSize: number;
+  statusCode?: number;
+  /**
+   * `rejected` (422 for this statement), `duplicate_elsewhere` (another statement of the call was refused, none was
+   * stored), `unauthorized`, `rate_limited`, `server_error`, `timeout`, `network_error`, `ssrf_refused`,
+   * `token_unreadable`, `unexpected_status`.
+   */
+  error?: string;
+}
+
+/**
+ * Collection `tdb_submissions`, written by the notifier only: one document per restricting decision event of a tenant
+ * with submission on (`_id` derived from the event id), which is also the delivery log the gateway serves. `payload`
+ * is exactly what is sent, without personal data.
+ */
+export interface TdbSubmissionDoc {
+  _id: string;
+  tenantId: string;
+  eventId: string;
+  statementId: string;
+  subject: { type: 'record' | 'user'; id: string };
+  payload: TdbStatement;
+  state: TdbSubmissionState;
+  attemptCount: number;
+  attempts: TdbAttempt[];
+  /** Why it was not sent: `not_configured` (no SECRETS_ENCRYPTION_KEY), `disabled` (the tenant turned it off). */
+  skipReason?: string;
+  /** The database's refusal, per field, when it refused this statement (the database's own messages). */
+  rejection?: Record<string, string[]>;
+  /** The database's id of the stored statement, when its answer gave one. */
+  tdbUuid?: string;
+  /** Stored by an earlier call whose answer was lost: the database said the puid exists. */
+  alreadyStored?: boolean;
+  lastError?: string;
+  dueAt: Date;
+  due?: string;
+  leaseUntil?: Date;
+  leaseId?: string;
+  submittedAt?: Date;
+  completedAt?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const tdbSubmissionIdOf = (eventId: string): string => `tdb_${eventId}`;
