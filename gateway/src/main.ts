@@ -2,7 +2,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { notingPartitioner, TenantVersions, topicNames, ulid } from '@vigil/proto';
-import { createServiceClients, installShutdown, runMain, startAdminServer, untilDone } from '@vigil/proto/platform';
+import {
+  connectStore,
+  createServiceClients,
+  installShutdown,
+  runMain,
+  startAdminServer,
+  untilDone,
+} from '@vigil/proto/platform';
 import { appSettings, createApp } from './app';
 import { BacktestStore } from './store/backtest-store';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
@@ -92,10 +99,8 @@ runMain('gateway', async () => {
   log.info({ port: (server.address() as AddressInfo).port }, 'http server listening');
   rateLimiter.start();
 
-  // Dependencies connect in the background: the process is live at once and ready once they answer. The store's
-  // connect is retried until it holds: the driver closes the client's topology when its first connect fails and keeps
-  // using that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
-  void untilDone(log, 'store connection', () => mongo.connect())
+  // Dependencies connect in the background: the process is live at once and ready once they answer.
+  void connectStore(log, mongo)
     .then(() =>
       untilDone(log, 'store indexes', () =>
         Promise.all([

@@ -6,7 +6,7 @@ import {
   TenantVersions,
   topicNames,
 } from '@vigil/proto';
-import { untilDone } from '@vigil/proto/platform';
+import { connectStore, untilDone } from '@vigil/proto/platform';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -142,9 +142,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   // The tenants' configuration versions seen on calls and commands: fresh rules for each, stamped on every event.
   const versions = new TenantVersions();
   const store = new EventStore(db);
-  // An explicit connect, retried: the driver closes the client's topology when its first connect fails and keeps using
-  // that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
-  await untilDone(log, 'store connection', () => mongo.connect());
+  await connectStore(log, mongo);
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
   const deadLetters = new DeadLetterStore(db);
   await untilDone(log, 'dead letter indexes', () => deadLetters.ensureIndexes());

@@ -14,7 +14,7 @@ import { EventsConsumer } from './kafka/events-consumer';
 import { ensureTopics } from './kafka/topics-setup';
 import { PaymentActions } from './payments/payment-actions';
 import { createStripeClient } from './payments/stripe-client';
-import { untilDone } from '@vigil/proto/platform';
+import { connectStore, untilDone } from '@vigil/proto/platform';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { DeliveryStore } from './store/delivery-store';
 import { EndpointStateStore } from './store/endpoint-states';
@@ -104,9 +104,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const db = mongo.db(config.MONGO_DB, { ignoreUndefined: true });
   const timing = { bucketMs: config.DUE_BUCKET_MS, graceMs: config.DUE_GRACE_MS };
   const store = new DeliveryStore(db, timing);
-  // An explicit connect, retried: the driver closes the client's topology when its first connect fails and keeps using
-  // that closed topology for every later operation ("Topology is closed"); a new connect() replaces it.
-  await untilDone(log, 'store connection', () => mongo.connect());
+  await connectStore(log, mongo);
   await untilDone(log, 'delivery indexes', () => store.ensureIndexes());
   const endpointStates = new EndpointStateStore(db);
   const reads = new UpstreamReads(db, endpointStates);

@@ -9,6 +9,7 @@ import { stopIdleKafkaTimers } from './kafka-idle';
 import { kafkaLogCreator, kafkaLogLevel } from './kafka-log';
 import { createLogger } from './logger';
 import { collectProcessMetrics } from './process-metrics';
+import { untilDone } from './retry';
 import { installShutdown } from './shutdown';
 import { countStoreCommands } from './store-metrics';
 
@@ -110,4 +111,13 @@ export function runMain(service: ServiceName, main: () => Promise<void>): void {
     process.stderr.write(`${service} failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exit(1);
   });
+}
+
+/**
+ * Connects the store client, retrying until it holds. The driver closes the client's topology when its first connect
+ * fails and keeps using that closed topology for every later operation ("Topology is closed"); a new connect()
+ * replaces it. Every service calls this before its first store command.
+ */
+export function connectStore(log: Logger, mongo: MongoClient): Promise<void> {
+  return untilDone(log, 'store connection', () => mongo.connect());
 }
