@@ -107,6 +107,12 @@ describe('Transparency Database statements', () => {
     expect(scrubPersonalData(input)).toBe(output);
   });
 
+  it('refuses an address the URL parser cannot read as an issue, without throwing', () => {
+    const result = TdbSettings.safeParse({ baseUrl: 'é'.repeat(300), territorialScope: ['EE'] });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toContain('baseUrl');
+  });
+
   it('refuses settings without a country or with CONTENT_TYPE_OTHER unexplained', () => {
     expect(TdbSettings.safeParse({ baseUrl: 'https://tdb.example', territorialScope: [] }).success).toBe(false);
     expect(TdbSettings.safeParse({ baseUrl: 'https://tdb.example', territorialScope: ['US'] }).success).toBe(false);

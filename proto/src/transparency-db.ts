@@ -89,6 +89,10 @@ export const TdbDefaults = z.strictObject({
 });
 export type TdbDefaults = z.infer<typeof TdbDefaults>;
 
+function noCredentials(url: URL): boolean {
+  return !url.username && !url.password;
+}
+
 /** A tenant's submission settings, without the token. */
 export const TdbSettings = z
   .strictObject({
@@ -99,7 +103,8 @@ export const TdbSettings = z
     baseUrl: z
       .url({ protocol: /^https?$/ })
       .max(500)
-      .refine((url) => !new URL(url).username && !new URL(url).password, 'no credentials in the address'),
+      // Refinements run after a failed check too: an address `URL` cannot parse is left to the `url` check's issue.
+      .refine((url) => !URL.canParse(url) || noCredentials(new URL(url)), 'no credentials in the address'),
     /** `territorial_scope` of every statement: EU/EEA country codes. */
     territorialScope: z
       .array(TdbCountry)
