@@ -4,10 +4,13 @@ import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Config } from './config';
+import { DeliveryIntake } from './delivery/delivery-intake';
 import { EndpointCache } from './delivery/endpoint-cache';
+import { FanOut } from './delivery/fan-out';
 import { createHttpSender, type HttpSender } from './delivery/http-sender';
 import { DeliveryScheduler, type AttemptResult } from './delivery/scheduler';
 import { addressPolicy } from './delivery/ssrf';
+import { WebhookCommands } from './delivery/webhook-commands';
 import { createSmtpSender } from './email/smtp-sender';
 import { UserEmails } from './email/user-emails';
 import { EventsConsumer } from './kafka/events-consumer';
@@ -209,6 +212,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   });
   if (config.DELIVERY_WORKER_ENABLED) tdb.start();
 
+  // New or re-opened deliveries exist: the scheduler looks now.
+  const wake = () => scheduler?.wake();
   const consumer = new EventsConsumer({
     kafka,
     groupId: config.KAFKA_GROUP_ID,
@@ -220,24 +225,24 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     metrics: deps.registry ? new ConsumerMetrics(deps.registry, 'notifier_events_consumer') : undefined,
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     topics,
-    store,
-    endpointStates,
-    reads,
-    endpoints,
-    versions,
+    fanOut: new FanOut({
+      endpoints,
+      versions,
+      reads,
+      intake: new DeliveryIntake(store, scheduler, wake),
+      statementContext: async (tenantId) => ({
+        appealWindowDays: (await emailStore.settingsOf(tenantId)).appealWindowDays,
+      }),
+    }),
+    commands: new WebhookCommands({ store, endpointStates, endpoints, onWork: wake }),
     deadLetters: new DeadLetterStore(db),
     log: log.child({ component: 'events' }),
     onDeadLetter: (reason) => metrics?.deadLetters.inc({ reason }),
-    onWork: () => scheduler?.wake(),
     onEvents: async (events) => {
       await emails.plan(events);
       await payments.plan(events);
       await tdb.plan(events);
     },
-    statementContext: async (tenantId) => ({
-      appealWindowDays: (await emailStore.settingsOf(tenantId)).appealWindowDays,
-    }),
-    scheduler,
   });
   await untilDone(log, 'events consumer', () => consumer.start());
   log.info('notifier ready');

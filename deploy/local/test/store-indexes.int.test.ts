@@ -295,8 +295,8 @@ describe('hot-path queries on the default local store', () => {
 
     // The consumer's insert, leased to the local worker; then both leases expire and are taken over.
     const fresh = delivery('{}');
-    const holder = { leaseMs: 1000, reserve: () => true, adopt: () => undefined, release: () => undefined };
-    await expectIndexed('insert leased', () => deliveries.insertNew([fresh], holder));
+    const lease = { ids: new Set([fresh._id]), until: new Date(Date.now() + 1000) };
+    await expectIndexed('insert leased', () => deliveries.insertNew([fresh], lease));
     // Their lease buckets are read at their start, and taken over once the leases ended.
     await expectIndexed('take over expired leases', async () => {
       await claim(new Date(Date.now() + 10_000));
@@ -324,7 +324,7 @@ describe('hot-path queries on the default local store', () => {
       const dueAt = new Date(Date.now() + 3_600_000);
       for (let from = 0; from < seeded; from += 5000) {
         const batch = Array.from({ length: Math.min(5000, seeded - from) }, () => deliveryDue(dueAt, '{}'));
-        const { inserted } = await store.insertNew(batch);
+        const inserted = await store.insertNew(batch);
         expect(inserted.size).toBe(batch.length);
       }
     };

@@ -2,7 +2,8 @@ import type { WebhookEndpointDoc } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
-import type { DeliveryAttempt, DeliveryDoc, DeliveryStore, LeaseHolder } from '../store/delivery-store';
+import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import type { LeaseHolder } from './delivery-intake';
 import type { EndpointStateStore } from '../store/endpoint-states';
 import type { UpstreamReads } from '../store/upstream-reads';
 import { EndpointBreakers } from './endpoint-breakers';
@@ -107,7 +108,7 @@ export class DeliveryScheduler implements LeaseHolder {
   }
 
   /**
-   * Promises a slot to a delivery about to be inserted already leased to this worker (`DeliveryStore.insertNew`).
+   * Promises a slot to a delivery about to be inserted already leased to this worker (`DeliveryIntake`).
    * Then `adopt` it once inserted, or `release` the slot.
    */
   reserve(endpointId: string): boolean {

@@ -1,48 +1,21 @@
-import { TenantVersions, topicNames, type DomainEvent, type WebhookEndpointDoc } from '@vigil/proto';
+import { topicNames, type DomainEvent, type WebhookCommand } from '@vigil/proto';
 import type { KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
-import type { EndpointCache } from '../delivery/endpoint-cache';
-import { deliveryIdOf, webhookIdOf } from '../domain/webhook-events';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
-import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
-import type { EndpointStateStore } from '../store/endpoint-states';
-import type { UpstreamReads } from '../store/upstream-reads';
 import { EventsConsumer } from './events-consumer';
 
 const topics = topicNames('t.');
 
-const endpoint = (id: string, events: string[], tenantId = 'ten_1'): WebhookEndpointDoc =>
-  ({
-    _id: id,
-    tenantId,
-    url: `https://example.com/${id}`,
-    events,
-    enabled: true,
-    secrets: [],
-  }) as unknown as WebhookEndpointDoc;
-
-function setup(endpoints: WebhookEndpointDoc[]) {
-  const { kafka, deliver, committed } = fakeKafka(topics.events);
-  const inserted: DeliveryDoc[][] = [];
-  // The projections are not there yet: bodies are left to the scheduler (no body read here).
-  const store = {
-    insertNew: (docs: DeliveryDoc[]) => {
-      inserted.push(docs);
-      return Promise.resolve({ inserted: new Set(docs.map((doc) => doc._id)), adopted: new Set<string>() });
-    },
-  } as unknown as DeliveryStore;
-  const reads = {
-    record: () => Promise.resolve(null),
-    user: () => Promise.resolve(null),
-  } as unknown as UpstreamReads;
-  const endpointReads: string[] = [];
-  const cache = {
-    active: (tenantId: string) => {
-      endpointReads.push(tenantId);
-      return Promise.resolve(endpoints.filter((e) => e.tenantId === tenantId));
-    },
-  } as unknown as EndpointCache;
+/**
+ * A consumer of `topic` whose handlers are in memory: the fan-out records the events it is handed (failing with
+ * `failures` first), the command handler the commands.
+ */
+function setup(options: { topic?: string; failures?: Error[] } = {}) {
+  const { kafka, deliver, committed } = fakeKafka(options.topic ?? topics.events);
+  const failures = [...(options.failures ?? [])];
+  const fannedOut: DomainEvent[][] = [];
+  const commands: WebhookCommand[] = [];
   const setAside: EventDeadLetter[] = [];
   const deadLetters = {
     setAside: (letter: EventDeadLetter) => {
@@ -51,22 +24,27 @@ function setup(endpoints: WebhookEndpointDoc[]) {
     },
   } as unknown as DeadLetterStore;
   const reactions: DomainEvent[][] = [];
-  let woken = 0;
   const consumer = new EventsConsumer({
     kafka,
     groupId: 'notifier',
     timing: { sessionTimeoutMs: 600_000, heartbeatIntervalMs: 60_000, rebalanceTimeoutMs: 600_000 },
     topics,
-    store,
-    endpointStates: {} as EndpointStateStore,
-    reads,
-    endpoints: cache,
-    versions: new TenantVersions(),
+    fanOut: {
+      handle: (events) => {
+        const failure = failures.shift();
+        if (failure) return Promise.reject(failure);
+        fannedOut.push(events);
+        return Promise.resolve();
+      },
+    },
+    commands: {
+      apply: (command) => {
+        commands.push(command);
+        return Promise.resolve();
+      },
+    },
     deadLetters,
     log: pino({ level: 'silent' }),
-    onWork: () => {
-      woken += 1;
-    },
     onEvents: (events) => {
       reactions.push(events);
       return Promise.resolve();
@@ -74,8 +52,8 @@ function setup(endpoints: WebhookEndpointDoc[]) {
     retryInitialMs: 1,
     retryMaxMs: 2,
   });
-  const deliveries = () => inserted.flat();
-  return { consumer, deliver, committed, deliveries, endpointReads, setAside, reactions, woken: () => woken };
+  const ids = () => fannedOut.map((events) => events.map((event) => event.id));
+  return { consumer, deliver, committed, ids, commands, setAside, reactions };
 }
 
 function moderated(id: string, data: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) {
@@ -114,81 +92,55 @@ function message(value: unknown, offset: string): KafkaMessage {
   };
 }
 
-describe('EventsConsumer fan-out', () => {
-  it('creates one delivery per endpoint subscribed to the event, all with the event’s one webhook-id', async () => {
-    const t = setup([
-      endpoint('we_flagged', ['record.flagged']),
-      endpoint('we_all', []),
-      endpoint('we_users', ['user.suspended']),
-      endpoint('we_other_tenant', [], 'ten_2'),
-    ]);
+describe('EventsConsumer', () => {
+  it('hands a batch’s events to the fan-out in one call, then commits after the last', async () => {
+    const t = setup();
     await t.consumer.start();
-    await t.deliver([message(moderated('evt_1'), '10')]);
-    const docs = t.deliveries();
-    expect(docs.map((doc) => doc._id).sort()).toEqual(
-      [deliveryIdOf('evt_1', 'we_all'), deliveryIdOf('evt_1', 'we_flagged')].sort(),
-    );
-    for (const doc of docs) {
-      expect(doc).toMatchObject({
-        tenantId: 'ten_1',
-        webhookId: webhookIdOf('evt_1'),
-        eventId: 'evt_1',
-        event: 'record.flagged',
-        subjectId: 'mod_evt_1',
-        state: 'pending',
-      });
-    }
-    expect(t.woken()).toBe(1);
-    expect(t.committed).toEqual([{ topic: topics.events, partition: 0, offset: '11' }]);
+    await t.deliver([message(moderated('evt_1'), '10'), message(moderated('evt_2'), '11')]);
+    expect(t.ids()).toEqual([['evt_1', 'evt_2']]);
+    expect(t.committed).toEqual([{ topic: topics.events, partition: 0, offset: '12' }]);
   });
 
-  it('sends nothing for an event that changed no status, or one in test mode, and still commits', async () => {
-    const t = setup([endpoint('we_all', [])]);
-    await t.consumer.start();
-    await t.deliver([
-      message(moderated('evt_same', { previousStatus: 'Flagged' }), '1'),
-      message(moderated('evt_test', { testMode: true }), '2'),
-    ]);
-    expect(t.deliveries()).toHaveLength(0);
-    expect(t.woken()).toBe(0);
-    expect(t.committed).toEqual([{ topic: topics.events, partition: 0, offset: '3' }]);
-  });
-
-  it('makes one delivery of an event published twice in a batch', async () => {
-    const t = setup([endpoint('we_all', [])]);
-    await t.consumer.start();
-    await t.deliver([message(moderated('evt_1'), '1'), message(moderated('evt_1'), '2')]);
-    expect(t.deliveries()).toHaveLength(1);
-  });
-
-  it('sets aside a message that is not a known event, and fans out the others of its batch', async () => {
-    const t = setup([endpoint('we_all', [])]);
+  it('sets aside a message that is not a known event, and hands on the others of its batch', async () => {
+    const t = setup();
     await t.consumer.start();
     await t.deliver([message('{"not": "an event"}', '4'), message(moderated('evt_2'), '5')]);
     expect(t.setAside).toEqual([
       expect.objectContaining({ reason: 'invalid_event', offset: '4', topic: topics.events }),
     ]);
-    expect(t.deliveries().map((doc) => doc.eventId)).toEqual(['evt_2']);
+    expect(t.ids()).toEqual([['evt_2']]);
     expect(t.committed).toEqual([{ topic: topics.events, partition: 0, offset: '6' }]);
   });
 
-  it('reads the tenant’s endpoints again when an event carries a newer configuration version', async () => {
-    const t = setup([endpoint('we_all', [])]);
-    await t.consumer.start();
-    await t.deliver([
-      message(moderated('evt_1', {}, { configVersion: 1 }), '1'),
-      message(moderated('evt_2', {}, { configVersion: 1 }), '2'),
-      message(moderated('evt_3', {}, { configVersion: 2 }), '3'),
-    ]);
-    expect(t.endpointReads).toEqual(['ten_1', 'ten_1']);
-    expect(t.deliveries()).toHaveLength(3);
-  });
-
   it('hands the batch’s valid events to the other reactions (emails, payments) before committing', async () => {
-    const t = setup([]);
+    const t = setup();
     await t.consumer.start();
     await t.deliver([message(moderated('evt_1'), '1'), message('not json', '2')]);
     expect(t.reactions.map((events) => events.map((event) => event.id))).toEqual([['evt_1']]);
     expect(t.committed).toHaveLength(1);
+  });
+
+  it('retries the whole batch while the fan-out fails, and commits only once it held', async () => {
+    const t = setup({ failures: [new Error('store down'), new Error('store down')] });
+    await t.consumer.start();
+    await t.deliver([message(moderated('evt_1'), '7')]);
+    expect(t.ids()).toEqual([['evt_1']]);
+    expect(t.committed).toEqual([{ topic: topics.events, partition: 0, offset: '8' }]);
+  });
+
+  it('hands a webhook command to its handler, and sets aside one that is not a command', async () => {
+    const t = setup({ topic: topics.webhookCommands });
+    await t.consumer.start();
+    const retryDelivery = {
+      id: 'cmd_1',
+      type: 'RetryDelivery',
+      tenantId: 'ten_1',
+      issuedAt: '2026-01-02T03:04:05.678Z',
+      deliveryId: 'dlv_1',
+    };
+    await t.deliver([message(retryDelivery, '1'), message({ type: 'Nonsense' }, '2')]);
+    expect(t.commands).toEqual([expect.objectContaining({ id: 'cmd_1', type: 'RetryDelivery' })]);
+    expect(t.setAside).toEqual([expect.objectContaining({ reason: 'invalid_command', offset: '2' })]);
+    expect(t.committed).toEqual([{ topic: topics.webhookCommands, partition: 0, offset: '3' }]);
   });
 });

@@ -79,18 +79,6 @@ export function newDelivery(
   };
 }
 
-/** A worker that takes deliveries as they are inserted (the local scheduler), within the slots it has free. */
-export interface LeaseHolder {
-  /** How long a delivery leased to it stays its own, milliseconds. */
-  readonly leaseMs: number;
-  /** Promises a slot for a delivery to this endpoint; false when there is no room. */
-  reserve(endpointId: string): boolean;
-  /** The delivery was inserted leased to the holder: it works it in the reserved slot. */
-  adopt(doc: DeliveryDoc): void;
-  /** The reserved slot is not needed (the insert failed, or the delivery existed). */
-  release(endpointId: string): void;
-}
-
 /**
  * The notifier's `deliveries` (endpoint health is in EndpointStateStore, reads of other services' collections in
  * UpstreamReads). Deliveries wait in a DueQueue (time buckets, lease keys); the writes here that end an attempt are
@@ -125,38 +113,16 @@ export class DeliveryStore {
   }
 
   /**
-   * Inserts the deliveries that do not exist yet (one unordered insertMany). Those with a body that `holder` has room
-   * for go in already leased to it (`sending`, in the bucket of the lease's end), so their first attempt costs no
-   * claim; the rest wait in the due queue. Returns the ids that were new, and which of them the holder adopted. A
-   * crash leaves the leased ones to be swept and taken over after their lease, like any lease.
+   * Inserts the deliveries that do not exist yet (one unordered insertMany); returns the ids that were new. Those named
+   * in `leased` go in already leased until `leased.until` (`sending`, in the bucket of the lease's end), their lease
+   * fields set on the documents given; the rest wait in the due queue. A crash leaves the leased ones to be swept and
+   * taken over after their lease, like any lease.
    */
-  async insertNew(docs: DeliveryDoc[], holder?: LeaseHolder): Promise<{ inserted: Set<string>; adopted: Set<string> }> {
-    const local = new Set<string>();
-    if (holder) {
-      const leaseUntil = new Date(Date.now() + holder.leaseMs);
-      for (const doc of docs) {
-        if (!doc.body || !holder.reserve(doc.endpointId)) continue;
-        Object.assign(doc, this.queue.leaseFields(leaseUntil));
-        local.add(doc._id);
-      }
+  async insertNew(docs: DeliveryDoc[], leased?: { ids: ReadonlySet<string>; until: Date }): Promise<Set<string>> {
+    if (leased) {
+      for (const doc of docs) if (leased.ids.has(doc._id)) Object.assign(doc, this.queue.leaseFields(leased.until));
     }
-    let inserted: Set<string>;
-    try {
-      inserted = await this.queue.insertMany(docs);
-    } catch (err) {
-      for (const doc of docs) if (local.has(doc._id)) holder?.release(doc.endpointId);
-      throw err;
-    }
-    const adopted = new Set<string>();
-    for (const doc of docs) {
-      if (!local.has(doc._id)) continue;
-      // An existing delivery (a re-consumed event) belongs to whoever holds it, not to this copy.
-      if (inserted.has(doc._id)) {
-        holder?.adopt(doc);
-        adopted.add(doc._id);
-      } else holder?.release(doc.endpointId);
-    }
-    return { inserted, adopted };
+    return this.queue.insertMany(docs);
   }
 
   /** Due deliveries (and expired leases) for this worker, fairly between tenants and endpoints. */

@@ -1,0 +1,134 @@
+import { TenantVersions, type DomainEvent, type WebhookEndpointDoc } from '@vigil/proto';
+import pino from 'pino';
+import { deliveryIdOf, webhookIdOf } from '../domain/webhook-events';
+import type { DeliveryDoc } from '../store/delivery-store';
+import type { UpstreamReads } from '../store/upstream-reads';
+import type { EndpointCache } from './endpoint-cache';
+import { FanOut } from './fan-out';
+
+const log = pino({ level: 'silent' });
+
+const endpoint = (id: string, events: string[], tenantId = 'ten_1'): WebhookEndpointDoc =>
+  ({
+    _id: id,
+    tenantId,
+    url: `https://example.com/${id}`,
+    events,
+    enabled: true,
+    secrets: [],
+  }) as unknown as WebhookEndpointDoc;
+
+/** A fan-out whose endpoint cache, projections and intake are in memory; what it takes in is recorded. */
+function setup(endpoints: WebhookEndpointDoc[]) {
+  const taken: DeliveryDoc[][] = [];
+  const intake = {
+    take: (docs: DeliveryDoc[]) => {
+      taken.push(docs);
+      return Promise.resolve({ inserted: new Set(docs.map((doc) => doc._id)), adopted: new Set<string>() });
+    },
+  };
+  // The projections are not there yet: bodies are left to the scheduler, unless the event carries its view.
+  const reads = {
+    record: () => Promise.resolve(null),
+    user: () => Promise.resolve(null),
+  } as unknown as UpstreamReads;
+  const endpointReads: string[] = [];
+  const cache = {
+    active: (tenantId: string) => {
+      endpointReads.push(tenantId);
+      return Promise.resolve(endpoints.filter((e) => e.tenantId === tenantId));
+    },
+  } as unknown as EndpointCache;
+  const fanOut = new FanOut({ endpoints: cache, versions: new TenantVersions(), reads, intake });
+  return { fanOut, taken, deliveries: () => taken.flat(), endpointReads };
+}
+
+function moderated(id: string, data: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) {
+  return {
+    id,
+    tenantId: 'ten_1',
+    stream: 'record-rec_1',
+    version: 3,
+    occurredAt: '2026-01-02T03:04:05.678Z',
+    correlationId: 'cor_1',
+    type: 'RecordModerated',
+    data: {
+      recordId: 'rec_1',
+      moderationId: `mod_${id}`,
+      status: 'Flagged',
+      previousStatus: 'Compliant',
+      via: 'AI',
+      reasons: ['r'],
+      rules: ['x'],
+      testMode: false,
+      userId: 'usr_1',
+      ...data,
+    },
+    ...envelope,
+  } as unknown as DomainEvent;
+}
+
+describe('FanOut', () => {
+  it('takes in one delivery per endpoint subscribed to the event, all with the event’s one webhook-id', async () => {
+    const t = setup([
+      endpoint('we_flagged', ['record.flagged']),
+      endpoint('we_all', []),
+      endpoint('we_users', ['user.suspended']),
+      endpoint('we_other_tenant', [], 'ten_2'),
+    ]);
+    await t.fanOut.handle([moderated('evt_1')], log);
+    expect(t.taken).toHaveLength(1);
+    const docs = t.deliveries();
+    expect(docs.map((doc) => doc._id).sort()).toEqual(
+      [deliveryIdOf('evt_1', 'we_all'), deliveryIdOf('evt_1', 'we_flagged')].sort(),
+    );
+    for (const doc of docs) {
+      expect(doc).toMatchObject({
+        tenantId: 'ten_1',
+        webhookId: webhookIdOf('evt_1'),
+        eventId: 'evt_1',
+        event: 'record.flagged',
+        subjectId: 'mod_evt_1',
+        state: 'pending',
+      });
+    }
+  });
+
+  it('takes in nothing for an event that changed no status, or one in test mode', async () => {
+    const t = setup([endpoint('we_all', [])]);
+    await t.fanOut.handle(
+      [moderated('evt_same', { previousStatus: 'Flagged' }), moderated('evt_test', { testMode: true })],
+      log,
+    );
+    expect(t.taken).toHaveLength(0);
+  });
+
+  it('makes one delivery of an event published twice in a batch', async () => {
+    const t = setup([endpoint('we_all', [])]);
+    await t.fanOut.handle([moderated('evt_1'), moderated('evt_1')], log);
+    expect(t.deliveries()).toHaveLength(1);
+  });
+
+  it('reads the tenant’s endpoints once a batch, and again when an event carries a newer configuration version', async () => {
+    const t = setup([endpoint('we_all', [])]);
+    await t.fanOut.handle(
+      [
+        moderated('evt_1', {}, { configVersion: 1 }),
+        moderated('evt_2', {}, { configVersion: 1 }),
+        moderated('evt_3', {}, { configVersion: 2 }),
+      ],
+      log,
+    );
+    expect(t.endpointReads).toEqual(['ten_1', 'ten_1']);
+    expect(t.deliveries()).toHaveLength(3);
+  });
+
+  it('builds the body from the event’s view when it has one, and leaves it to the scheduler otherwise', async () => {
+    const t = setup([endpoint('we_all', [])]);
+    const view = { record: { id: 'rec_1', clientId: 'post-1', status: 'Flagged' } };
+    await t.fanOut.handle([moderated('evt_view', { view }), moderated('evt_bare')], log);
+    const byEvent = new Map(t.deliveries().map((doc) => [doc.eventId, doc]));
+    expect(byEvent.get('evt_bare')?.body).toBeUndefined();
+    expect(JSON.parse(byEvent.get('evt_view')?.body ?? '{}')).toMatchObject({ event: 'record.flagged' });
+  });
+});
