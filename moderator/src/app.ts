@@ -26,6 +26,7 @@ import { RulePrecision } from './precision/rule-precision';
 import { splitRules } from './shadow/shadow-rules';
 import { SHADOW_BOUNDS, ShadowRunner } from './shadow/shadow-runner';
 import { thresholdOf } from './precision/precision-counts';
+import { IngestCommandHandler } from './kafka/ingest-command-handler';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { startBacktests } from './backtest/start-backtests';
 import { createMetrics } from './metrics';
@@ -274,7 +275,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     log: log.child({ component: 'rule-precision' }),
     thresholdOf: async (tenantId) => thresholdOf((await tenantConfig.get(tenantId)).settings),
     append: (events) => store.appendUnprojected(events),
-    onAppend: (events) => relay.publishSoon(events),
+    outbox: relay,
     registry: deps.registry,
     verdictOf: (recordId) => shadow.verdictOf(recordId),
     hasShadow: async (tenantId) => splitRules((await tenantConfig.get(tenantId)).rules).shadow !== null,
@@ -294,7 +295,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     tenants: tenantConfig,
     log,
     versions,
-    onAppend: (events) => relay.publishSoon(events),
+    outbox: relay,
     afterCommit: (events) => precision.count(events),
     shadow,
     textActivity,
@@ -324,11 +325,9 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         },
         metrics: deps.registry ? new ConsumerMetrics(deps.registry, 'moderator_ingest_consumer') : undefined,
         commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
-        room: (maxWaitMs) => relay.room(maxWaitMs),
+        backpressure: relay,
         topics,
-        service,
-        tenants,
-        versions,
+        handler: new IngestCommandHandler({ service, tenants, versions }),
         producer,
         log: log.child({ component: 'ingest' }),
         concurrency: config.INGEST_CONCURRENCY,

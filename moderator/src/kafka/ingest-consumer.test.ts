@@ -1,44 +1,22 @@
-import { HEADERS, TenantVersions, topicNames, type Command } from '@vigil/proto';
+import { HEADERS, topicNames } from '@vigil/proto';
 import type { IHeaders, KafkaMessage, Producer, ProducerRecord } from 'kafkajs';
 import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
-import { ConflictError, UnknownTenantError } from '../domain/errors';
-import type { ModerateInput, ModerateResult } from '../service/moderate';
-import type { ModerationUseCases } from '../service/moderation-use-cases';
-import type { ReplayCheck } from '../service/replay-check';
-import type { KnownTenants } from '../store/known-tenants';
-import { IngestConsumer } from './ingest-consumer';
+import { ConflictError } from '../domain/errors';
+import { IngestConsumer, type Verdict } from './ingest-consumer';
 
 const topics = topicNames('t.');
 
-/** The moderation service as the consumer sees it: each call recorded, `moderate` failing with `failures` first. */
-function fakeService(options: { failures?: Error[]; replay?: ReplayCheck } = {}) {
-  const moderated: ModerateInput[] = [];
-  const replayChecks: Command[] = [];
-  const failures = [...(options.failures ?? [])];
-  const service = {
-    moderate: (input: ModerateInput) => {
-      const failure = failures.shift();
-      if (failure) return Promise.reject(failure);
-      moderated.push(input);
-      return Promise.resolve({ recordId: 'rec_1', status: 'Compliant', duplicate: false } as ModerateResult);
-    },
-    checkReplay: (command: Command) => {
-      replayChecks.push(command);
-      return Promise.resolve(options.replay ?? ({ kind: 'ok' } as unknown as ReplayCheck));
-    },
-  } as unknown as ModerationUseCases;
-  return { service, moderated, replayChecks };
-}
-
-function setup(options: { failures?: Error[]; replay?: ReplayCheck; knownTenants?: string[] } = {}) {
+/**
+ * A consumer whose handler is in memory: it answers `verdicts` in turn (`done` after them), throwing the errors among
+ * them; `room` answers the back-pressure asks in turn (true after them).
+ */
+function setup(options: { verdicts?: (Verdict | Error)[]; room?: boolean[]; maxUnexpectedAttempts?: number } = {}) {
   const { kafka, deliver, committed } = fakeKafka(topics.ingest);
-  const { service, moderated, replayChecks } = fakeService(options);
-  const known = new Set(options.knownTenants ?? ['ten_1']);
-  const tenants = {
-    assertKnown: (tenantId: string) =>
-      known.has(tenantId) ? Promise.resolve() : Promise.reject(new UnknownTenantError('unknown tenant', { tenantId })),
-  } as unknown as KnownTenants;
+  const verdicts = [...(options.verdicts ?? [])];
+  const handled: string[] = [];
+  const room = [...(options.room ?? [])];
+  let roomAsks = 0;
   const deadLetters: ProducerRecord[] = [];
   const producer = {
     send: (record: ProducerRecord) => {
@@ -52,22 +30,33 @@ function setup(options: { failures?: Error[]; replay?: ReplayCheck; knownTenants
     groupId: 'moderator',
     timing: { sessionTimeoutMs: 600_000, heartbeatIntervalMs: 60_000, rebalanceTimeoutMs: 600_000 },
     topics,
-    service,
-    tenants,
-    versions: new TenantVersions(),
+    handler: {
+      handle: (message) => {
+        const next = verdicts.shift() ?? { kind: 'done' };
+        if (next instanceof Error) return Promise.reject(next);
+        handled.push(message.offset);
+        return Promise.resolve(next);
+      },
+    },
+    backpressure: {
+      room: () => {
+        roomAsks += 1;
+        return Promise.resolve(room.shift() ?? true);
+      },
+    },
     producer,
     log: pino({ level: 'silent' }),
     concurrency: 1,
     retryInitialMs: 1,
     retryMaxMs: 2,
-    maxUnexpectedAttempts: 3,
+    maxUnexpectedAttempts: options.maxUnexpectedAttempts ?? 3,
     onOutcome: (outcome) => outcomes.push(outcome),
   });
   const reasons = () =>
     deadLetters.flatMap((record) =>
       record.messages.map((m) => String((m.headers as IHeaders)[HEADERS.deadLetterReason])),
     );
-  return { consumer, deliver, committed, moderated, replayChecks, deadLetters, reasons, outcomes };
+  return { consumer, deliver, committed, handled, deadLetters, reasons, outcomes, roomAsks: () => roomAsks };
 }
 
 const ingest = (overrides: Record<string, unknown> = {}) => ({
@@ -93,65 +82,52 @@ function message(value: unknown, offset = '0', headers: IHeaders = {}): KafkaMes
 }
 
 describe('IngestConsumer', () => {
-  it('applies a valid ingest command through the moderation use case and commits after it', async () => {
+  it('hands a command to the handler and commits after it', async () => {
     const t = setup();
     await t.consumer.start();
     await t.deliver([message(ingest(), '41')]);
-    expect(t.moderated).toHaveLength(1);
-    expect(t.moderated[0]).toMatchObject({ tenantId: 'ten_1', clientId: 'post-1', commandId: 'cmd_1', sampled: true });
+    expect(t.handled).toEqual(['41']);
     expect(t.outcomes).toEqual(['applied']);
     expect(t.deadLetters).toHaveLength(0);
     expect(t.committed).toEqual([{ topic: topics.ingest, partition: 0, offset: '42' }]);
   });
 
-  it.each([
-    ['invalid JSON', '{"id": "cmd_1", ', 'invalid_json'],
-    [
-      'an invalid command',
-      { ...ingest(), data: { name: 'no clientId' } },
-      'invalid_command: data.clientId,data.entity,data.content',
-    ],
-    ['a command of an unknown tenant', ingest({ tenantId: 'ten_gone' }), 'unknown_tenant'],
-  ])('dead-letters %s with its reason, applies nothing and moves on', async (_name, value, reason) => {
-    const t = setup();
+  it('sends a command the handler sets aside to the dead-letter topic with its reason, and moves on', async () => {
+    const t = setup({ verdicts: [{ kind: 'dead', reason: 'invalid_command: data.clientId' }] });
     await t.consumer.start();
-    await t.deliver([message(value, '7')]);
-    expect(t.reasons()).toEqual([reason]);
+    await t.deliver([message(ingest(), '7')]);
+    expect(t.reasons()).toEqual(['invalid_command: data.clientId']);
     expect(t.deadLetters[0]?.topic).toBe(topics.ingestDeadLetter);
-    expect(t.moderated).toHaveLength(0);
+    expect(t.deadLetters[0]?.messages[0]?.headers).toMatchObject({
+      [HEADERS.deadLetterSource]: `${topics.ingest}/0/7`,
+    });
     expect(t.outcomes).toEqual(['dead_letter']);
     expect(t.committed).toEqual([{ topic: topics.ingest, partition: 0, offset: '8' }]);
   });
 
-  it('dead-letters a replay older than a change stored since as stale_replay', async () => {
-    const t = setup({ replay: { kind: 'newer' } as unknown as ReplayCheck });
-    await t.consumer.start();
-    await t.deliver([message(ingest(), '3', { [HEADERS.replayOf]: 'ten_1/post-1@2' })]);
-    expect(t.replayChecks).toHaveLength(1);
-    expect(t.reasons()).toEqual(['stale_replay']);
-    expect(t.moderated).toHaveLength(0);
-  });
-
-  it('applies a replay that no newer change overtook, and a forced one without checking', async () => {
-    const t = setup({ replay: { kind: 'newer' } as unknown as ReplayCheck });
-    await t.consumer.start();
-    await t.deliver([message(ingest(), '3', { [HEADERS.replayOf]: 'x', [HEADERS.replayForce]: 'true' })]);
-    expect(t.replayChecks).toHaveLength(0);
-    expect(t.moderated).toHaveLength(1);
-    const fresh = setup();
-    await fresh.consumer.start();
-    await fresh.deliver([message(ingest(), '3', { [HEADERS.replayOf]: 'x' })]);
-    expect(fresh.replayChecks).toHaveLength(1);
-    expect(fresh.moderated).toHaveLength(1);
-  });
-
   it('retries a command that lost to concurrent writers (conflict) until it applies, never dead-lettering it', async () => {
-    const t = setup({ failures: [new ConflictError('busy'), new ConflictError('busy'), new ConflictError('busy')] });
+    const t = setup({ verdicts: [new ConflictError('busy'), new ConflictError('busy'), new ConflictError('busy')] });
     await t.consumer.start();
     await t.deliver([message(ingest(), '5')]);
     expect(t.outcomes).toEqual(['retry', 'retry', 'retry', 'applied']);
-    expect(t.moderated).toHaveLength(1);
     expect(t.deadLetters).toHaveLength(0);
     expect(t.committed).toEqual([{ topic: topics.ingest, partition: 0, offset: '6' }]);
+  });
+
+  it('dead-letters a command that keeps failing for an unknown reason while the store answers', async () => {
+    const t = setup({ verdicts: [new Error('odd'), new Error('odd')], maxUnexpectedAttempts: 2 });
+    await t.consumer.start();
+    await t.deliver([message(ingest(), '9')]);
+    expect(t.reasons()).toEqual(['unexpected_error']);
+    expect(t.outcomes).toEqual(['retry', 'dead_letter']);
+    expect(t.committed).toEqual([{ topic: topics.ingest, partition: 0, offset: '10' }]);
+  });
+
+  it('waits for room (back-pressure) before handing on a command, asking again while there is none', async () => {
+    const t = setup({ room: [false, false] });
+    await t.consumer.start();
+    await t.deliver([message(ingest(), '3')]);
+    expect(t.roomAsks()).toBe(3);
+    expect(t.handled).toEqual(['3']);
   });
 });

@@ -1,21 +1,33 @@
 import {
   BatchHeartbeat,
-  Command,
   HEADERS,
   consumerTimingOptions,
   type ConsumerMetrics,
   type ConsumerTiming,
-  type TenantVersions,
   type Topics,
 } from '@vigil/proto';
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import { AppError, NotFoundError } from '../domain/errors';
+import { AppError } from '../domain/errors';
 import { OffsetCommits, retry, sleep } from '@vigil/proto/platform';
-import type { ModerationUseCases } from '../service/moderation-use-cases';
-import type { KnownTenants } from '../store/known-tenants';
-import { headerText } from './headers';
 import { isKafkaRetriable, messageRejection } from './kafka-errors';
+
+/** What became of one command: applied, or to dead-letter with its reason (a bounded kind, then details after `:`). */
+export type Verdict = { kind: 'done' } | { kind: 'dead'; reason: string };
+
+/** Applies one ingest command (IngestCommandHandler). Throws what is worth retrying. */
+export interface IngestHandler {
+  handle(message: KafkaMessage, log: Logger): Promise<Verdict>;
+}
+
+/**
+ * Back-pressure: whether commands may be applied now (the outbox relay's room). Resolves true when they may, false
+ * after `maxWaitMs` without room (the consumer heartbeats and asks again): commands wait in Kafka while the relay
+ * catches up.
+ */
+export interface IngestBackpressure {
+  room(maxWaitMs: number): Promise<boolean>;
+}
 
 export interface IngestConsumerOptions {
   kafka: Kafka;
@@ -25,11 +37,7 @@ export interface IngestConsumerOptions {
   /** Lag, assignment, rebalances and liveness of the group membership, from kafkajs' events. */
   metrics?: ConsumerMetrics;
   topics: Topics;
-  service: ModerationUseCases;
-  /** Commands for a tenant that does not exist are dead-lettered (`unknown_tenant`), never applied or retried. */
-  tenants: KnownTenants;
-  /** Each command's tenant configuration version is recorded here before the command is applied. */
-  versions: TenantVersions;
+  handler: IngestHandler;
   /** Used for dead letters: a ConfirmedProducer, so that no dead letter is dropped while a broker dies. */
   producer: Pick<Producer, 'send'>;
   log: Logger;
@@ -50,27 +58,22 @@ export interface IngestConsumerOptions {
    */
   storeAnswers?: () => Promise<boolean>;
   onOutcome?: (outcome: 'applied' | 'dead_letter' | 'retry') => void;
-  /**
-   * Back-pressure: resolves true when a command may be applied, false after `maxWaitMs` without room (the consumer
-   * heartbeats and asks again). The outbox relay's `room`: commands wait in Kafka while the relay catches up.
-   */
-  room?: (maxWaitMs: number) => Promise<boolean>;
+  backpressure?: IngestBackpressure;
   /** A command was dead-lettered; `reason` is from a bounded set (`invalid_command`, an error code, …). */
   onDeadLetter?: (reason: string) => void;
   /** Offsets of handled batches are committed together every this many milliseconds; 0 commits each batch. */
   commitIntervalMs?: number;
 }
 
-type Verdict = { kind: 'done' } | { kind: 'dead'; reason: string };
-
 class Stopping extends Error {}
 
 /**
- * Applies ingest commands. A partition's batch is split by key: the commands of one key (one record) run in order,
- * different keys side by side, so one record's store round trips do not hold the others. The batch's offset is
- * committed only after every command in it is stored (or was dead-lettered), so a crash re-delivers them, and the
- * streams' remembered command ids make the second delivery a no-op. Transient failures (database down, provider failing) are retried with backoff without committing; a command
- * that can never succeed goes to the dead-letter topic with its reason, and the partition moves on.
+ * Reads ingest commands, hands each to the handler (IngestCommandHandler), and commits. A partition's batch is split
+ * by key: the commands of one key (one record) run in order, different keys side by side, so one record's store round
+ * trips do not hold the others. The batch's offset is committed only after every command in it is stored (or was
+ * dead-lettered), so a crash re-delivers them, and the streams' remembered command ids make the second delivery a
+ * no-op. Transient failures (database down, provider failing, a conflict) are retried with backoff without committing;
+ * a command that can never succeed goes to the dead-letter topic with its reason, and the partition moves on.
  */
 export class IngestConsumer {
   private readonly consumer: Consumer;
@@ -162,9 +165,9 @@ export class IngestConsumer {
 
   /** Waits while the outbox relay has no room, heartbeating each second so the group keeps the partition here. */
   private async waitForRoom(payload: EachBatchPayload): Promise<void> {
-    const { room } = this.options;
-    if (!room) return;
-    while (!this.stopping && payload.isRunning() && !payload.isStale() && !(await room(1000))) {
+    const { backpressure } = this.options;
+    if (!backpressure) return;
+    while (!this.stopping && payload.isRunning() && !payload.isStale() && !(await backpressure.room(1000))) {
       await payload.heartbeat();
     }
   }
@@ -182,7 +185,7 @@ export class IngestConsumer {
       async (attempt) => {
         if (this.stopping) throw new Stopping('consumer stopping');
         try {
-          const verdict = await this.apply(source.message, log);
+          const verdict = await this.options.handler.handle(source.message, log);
           if (verdict.kind === 'done') return 'applied';
           await this.deadLetter(source, verdict.reason, log);
           return 'dead_letter';
@@ -221,98 +224,6 @@ export class IngestConsumer {
   private async storeAnswers(): Promise<boolean> {
     if (!this.options.storeAnswers) return true;
     return this.options.storeAnswers().catch(() => false);
-  }
-
-  /** Throws for failures worth retrying; returns a dead verdict for commands that can never succeed. */
-  private async apply(message: KafkaMessage, log: Logger): Promise<Verdict> {
-    let json: unknown;
-    try {
-      json = JSON.parse(message.value?.toString('utf8') ?? '');
-    } catch {
-      return { kind: 'dead', reason: 'invalid_json' };
-    }
-    const parsed = Command.safeParse(json);
-    if (!parsed.success) {
-      const where = parsed.error.issues.map((issue) => issue.path.join('.') || '(root)').join(',');
-      return { kind: 'dead', reason: `invalid_command: ${where}` };
-    }
-    const command = parsed.data;
-    this.options.versions.observe(command.tenantId, command.configVersion);
-    const context = { tenantId: command.tenantId, correlationId: command.correlationId };
-    const commandLog = log.child({ commandId: command.id, type: command.type, tenantId: command.tenantId });
-    try {
-      await this.options.tenants.assertKnown(command.tenantId);
-      const replayOf = headerText(message.headers, HEADERS.replayOf);
-      if (replayOf !== undefined && headerText(message.headers, HEADERS.replayForce) !== 'true') {
-        // Checked again here, not only when the operator replayed it: a newer command of the record may have been
-        // waiting in the topic ahead of the replay.
-        const check = await this.options.service.checkReplay(command);
-        if (check.kind === 'newer') {
-          commandLog.warn({ replayOf, newer: check }, 'replayed command older than a stored change, set aside');
-          return { kind: 'dead', reason: 'stale_replay' };
-        }
-      }
-      switch (command.type) {
-        case 'IngestRecord': {
-          const { data } = command;
-          const result = await this.options.service.moderate({
-            ...context,
-            clientId: data.clientId,
-            clientUrl: data.clientUrl,
-            name: data.name,
-            entity: data.entity,
-            content: data.content,
-            metadata: data.metadata,
-            user: data.user,
-            passthrough: false,
-            commandId: command.id,
-            sampled: command.moderationId !== null,
-            moderationId: command.moderationId ?? undefined,
-          });
-          commandLog.debug(
-            {
-              recordId: result.recordId,
-              status: result.status,
-              duplicate: result.duplicate,
-              skipped: result.skipped ?? false,
-            },
-            'ingest applied',
-          );
-          break;
-        }
-        case 'RerunModeration': {
-          const rerun = await this.options.service.rerunModeration({
-            ...context,
-            clientId: command.data.clientId,
-            moderationId: command.data.moderationId,
-            commandId: command.id,
-          });
-          if (!rerun) commandLog.info('record to re-moderate is gone or passthrough');
-          break;
-        }
-        case 'DeleteRecord':
-          await this.options.service.deleteRecord({
-            ...context,
-            clientId: command.data.clientId,
-            commandId: command.id,
-          });
-          break;
-        case 'IngestUser':
-          await this.options.service.upsertUser({ ...context, user: command.data });
-          break;
-      }
-      return { kind: 'done' };
-    } catch (err) {
-      if (err instanceof NotFoundError && command.type === 'DeleteRecord') {
-        commandLog.info('record to delete does not exist');
-        return { kind: 'done' };
-      }
-      if (err instanceof AppError && !err.retriable && err.code !== 'conflict') {
-        commandLog.warn({ code: err.code }, 'ingest command rejected');
-        return { kind: 'dead', reason: err.code };
-      }
-      throw err;
-    }
   }
 
   /**

@@ -55,10 +55,10 @@ describe('outbox relay back-pressure', () => {
     try {
       // A stopped or idle relay never holds appends back.
       expect(await world.relay.room(10)).toBe(true);
-      world.relay.publishSoon([sizedEvent(500)]);
+      world.relay.appended([sizedEvent(500)]);
       expect(await world.relay.room(10)).toBe(true);
       // Past 2,000 bytes queued (an eighth of 16,000): appends wait, for at most the time asked.
-      world.relay.publishSoon([sizedEvent(1500), sizedEvent(1500)]);
+      world.relay.appended([sizedEvent(1500), sizedEvent(1500)]);
       expect(world.relay.memoryQueued).toBeGreaterThan(2000);
       expect(await world.relay.room(50)).toBe(false);
       // A waiter is released as soon as the relay has published its way back under the mark.

@@ -3,9 +3,11 @@ import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
 import { backoffMs } from '@vigil/proto/platform';
+import type { OutboxSignal } from '../service/outbox-signal';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
 import { HandOver, toMessage } from './hand-over';
+import type { IngestBackpressure } from './ingest-consumer';
 import { messageRejection } from './kafka-errors';
 import { assertConfirmed } from '@vigil/proto';
 
@@ -56,7 +58,7 @@ export interface OutboxRelayOptions {
 }
 
 /**
- * Events appended by this process are handed over in memory (`publishSoon`) and published without reading them back.
+ * Events appended by this process are handed over in memory (`appended`, the service's OutboxSignal) and published without reading them back.
  * The store's outbox collection (a copy of each event until it is published; see EventStore.append) stays the record
  * of what is still to publish: the periodic sweep publishes whatever the in-memory path did not, leaving alone the
  * events in flight here. Taking a published event out is a delete from that small collection, not an update of the
@@ -79,7 +81,7 @@ export interface OutboxRelayOptions {
  * the refused event), so holding the stream would cost its tenant webhooks and gain nothing. Failures that are not about a
  * message (broker away, authorization) set nothing aside: the batch is retried with backoff.
  */
-export class OutboxRelay {
+export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   private running = false;
   private loop?: Promise<void>;
   private wakeUp?: () => void;
@@ -91,7 +93,7 @@ export class OutboxRelay {
    * Ids of events this process appended (so they are stored) and has not published yet: the sweep publishes their
    * outbox copies without looking the events up. Insertion order, the oldest forgotten past APPENDED_IDS.
    */
-  private readonly appended = new Set<string>();
+  private readonly appendedIds = new Set<string>();
   private lastSweep = 0;
   private backlog = false;
 
@@ -112,11 +114,11 @@ export class OutboxRelay {
   }
 
   /** Takes events this process just appended, to publish them without reading them back from the store. */
-  publishSoon(events: readonly DomainEvent[]): void {
-    for (const event of events) this.appended.add(event.id);
-    for (const id of this.appended) {
-      if (this.appended.size <= APPENDED_IDS) break;
-      this.appended.delete(id);
+  appended(events: readonly DomainEvent[]): void {
+    for (const event of events) this.appendedIds.add(event.id);
+    for (const id of this.appendedIds) {
+      if (this.appendedIds.size <= APPENDED_IDS) break;
+      this.appendedIds.delete(id);
     }
     if (!this.running || events.length === 0) {
       this.wake();
@@ -204,7 +206,7 @@ export class OutboxRelay {
    * that. Leaving one out cannot reorder its stream: the stream's next version is only appended after it is stored.
    */
   private async stored(docs: OutboxDoc[]): Promise<OutboxDoc[]> {
-    const unknown = docs.filter((doc) => !this.appended.has(doc._id)).map((doc) => doc._id);
+    const unknown = docs.filter((doc) => !this.appendedIds.has(doc._id)).map((doc) => doc._id);
     if (unknown.length === 0) return docs;
     const stored = await this.options.outbox.storedIds(unknown);
     const missing = unknown.filter((id) => !stored.has(id));
@@ -253,7 +255,7 @@ export class OutboxRelay {
       return this.publishEach(docs, messages);
     }
     await outbox.removeEntries(docs);
-    for (const doc of docs) this.appended.delete(doc._id);
+    for (const doc of docs) this.appendedIds.delete(doc._id);
     log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
     return docs.length;
@@ -265,7 +267,7 @@ export class OutboxRelay {
     const sent: OutboxDoc[] = [];
     const flush = async () => {
       await outbox.removeEntries(sent);
-      for (const doc of sent) this.appended.delete(doc._id);
+      for (const doc of sent) this.appendedIds.delete(doc._id);
       this.options.onPublished?.(sent.length);
       sent.length = 0;
     };
@@ -285,7 +287,7 @@ export class OutboxRelay {
         }
         const bytes = Buffer.byteLength(message.value as string);
         await this.options.deadLetters.setAside({ event: doc, reason, error: errorType(err), bytes });
-        this.appended.delete(doc._id);
+        this.appendedIds.delete(doc._id);
         // Ids, type, size and reason only: the event's content stays in the store.
         log.error(
           { eventId: doc._id, tenantId: doc.tenantId, stream: doc.stream, type: doc.type, bytes, reason },

@@ -18,6 +18,7 @@ import { UnavailableError } from '../domain/errors';
 import type { Logger } from 'pino';
 import { retry } from '@vigil/proto/platform';
 import { guarded } from '../store/mongo-errors';
+import type { OutboxSignal } from '../service/outbox-signal';
 import {
   countsOf,
   isDegraded,
@@ -38,8 +39,8 @@ export interface RulePrecisionDeps {
   thresholdOf: (tenantId: string) => Promise<DegradedThreshold>;
   /** Appends events of a stream without a projection; how many went in (0: the stream already had that version). */
   append: (events: DomainEvent[]) => Promise<number>;
-  /** Wakes the outbox relay with what was appended. */
-  onAppend: (events: DomainEvent[]) => void;
+  /** Told of what was appended (the outbox relay). */
+  outbox: OutboxSignal;
   registry?: Registry;
   /** The last shadow judgement of a record, if any (ShadowRunner's). */
   verdictOf?: (recordId: string) => Promise<ShadowVerdictDoc | null>;
@@ -246,7 +247,7 @@ export class RulePrecision {
     };
     const stored = await this.deps.append([event]);
     if (stored === 0) return;
-    this.deps.onAppend([event]);
+    this.deps.outbox.appended([event]);
     this.metrics?.degraded.inc();
     this.deps.log.info({ tenantId, ruleSetVersion, ruleId }, 'rule degraded');
   }

@@ -100,7 +100,7 @@ function setup(settings: Partial<TenantSettings> = {}, engine: ModerationEngine 
   const store = new MemoryEventStore();
   const eventStore = store as unknown as EventStore;
   const appended: DomainEvent[][] = [];
-  const writer = new StreamWriter(eventStore, (events) => appended.push(events), 8);
+  const writer = new StreamWriter(eventStore, { appended: (events) => appended.push([...events]) }, 8);
   const tenants = {
     get: () =>
       Promise.resolve({ settings: { ...DEFAULT_SETTINGS, ...settings }, rules: DEFAULT_RULES, rulesVersion: 3 }),

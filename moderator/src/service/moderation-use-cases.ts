@@ -25,6 +25,7 @@ import { moderate, rerunModeration, type ModerateInput, type ModerateResult, typ
 import { JudgementCarry } from './judgement-carry';
 import { checkReplay, type ReplayCheck } from './replay-check';
 import type { ShadowRunner } from '../shadow/shadow-runner';
+import type { OutboxSignal } from './outbox-signal';
 import { StreamWriter } from './stream-writer';
 import { createReport, decideReport, type CreateReportInput } from './reports';
 import type { ReportDecision, ReportState } from '../domain/report';
@@ -35,8 +36,8 @@ export interface ServiceDeps {
   engine: ModerationEngine;
   tenants: TenantConfigCache;
   log: Logger;
-  /** Called with the events a commit appended, so the outbox relay publishes them without reading them back. */
-  onAppend: (events: DomainEvent[]) => void;
+  /** Told of the events a commit appended, so the outbox relay publishes them without reading them back. */
+  outbox: OutboxSignal;
   /** Runs the tenants' shadow rules after their moderations (optional). */
   shadow?: ShadowRunner;
   /** Called after each commit with its events (each rule's counters); never throws. */
@@ -68,7 +69,7 @@ export class ModerationUseCases {
   private readonly moderation: ModerationDeps;
 
   constructor(private readonly deps: ServiceDeps) {
-    this.writer = new StreamWriter(deps.store, deps.onAppend, deps.maxAttempts ?? 8, deps.versions, deps.afterCommit);
+    this.writer = new StreamWriter(deps.store, deps.outbox, deps.maxAttempts ?? 8, deps.versions, deps.afterCommit);
     this.users = new UserReconciliation(deps.store, this.writer);
     this.moderation = {
       ...deps,

@@ -19,7 +19,11 @@ const event = { id: 'evt_1' } as unknown as DomainEvent;
 
 describe('StreamWriter', () => {
   it('runs the attempt again, reading fresh, after a conflict', async () => {
-    const writer = new StreamWriter(storeFailing([new StreamConflict(), new StreamConflict()]), () => {}, 8);
+    const writer = new StreamWriter(
+      storeFailing([new StreamConflict(), new StreamConflict()]),
+      { appended: () => {} },
+      8,
+    );
     const fresh: boolean[] = [];
     const result = await writer.retrying(async (isFresh) => {
       fresh.push(isFresh);
@@ -32,7 +36,7 @@ describe('StreamWriter', () => {
 
   it('gives up with ConflictError after maxAttempts conflicts', async () => {
     const conflicts = Array.from({ length: 3 }, () => new StreamConflict());
-    const writer = new StreamWriter(storeFailing(conflicts), () => {}, 3);
+    const writer = new StreamWriter(storeFailing(conflicts), { appended: () => {} }, 3);
     let attempts = 0;
     const run = writer.retrying(async () => {
       attempts += 1;
@@ -44,7 +48,7 @@ describe('StreamWriter', () => {
 
   it('throws any other failure at once', async () => {
     const failure = new Error('store down');
-    const writer = new StreamWriter(storeFailing([failure]), () => {}, 8);
+    const writer = new StreamWriter(storeFailing([failure]), { appended: () => {} }, 8);
     let attempts = 0;
     const run = writer.retrying(async () => {
       attempts += 1;
@@ -56,7 +60,11 @@ describe('StreamWriter', () => {
 
   it('wakes the relay with what was appended, before a conflict too', async () => {
     const woken: DomainEvent[][] = [];
-    const writer = new StreamWriter(storeFailing([new StreamConflict([event])], [event]), (e) => woken.push(e), 8);
+    const writer = new StreamWriter(
+      storeFailing([new StreamConflict([event])], [event]),
+      { appended: (e) => woken.push([...e]) },
+      8,
+    );
     await writer.retrying(() => writer.commit());
     expect(woken).toEqual([[event], [event]]);
   });
@@ -69,7 +77,7 @@ describe('StreamWriter', () => {
       { id: 'evt_b', tenantId: 'ten_b' },
       { id: 'evt_c', tenantId: 'ten_a', configVersion: 9 },
     ] as unknown as DomainEvent[];
-    const writer = new StreamWriter(storeFailing([]), () => {}, 8, versions);
+    const writer = new StreamWriter(storeFailing([]), { appended: () => {} }, 8, versions);
     await writer.commit({ events } as unknown as Loaded<RecordState>);
     expect(events.map((e) => e.configVersion)).toEqual([4, undefined, 9]);
   });

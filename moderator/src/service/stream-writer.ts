@@ -6,6 +6,7 @@ import type { Loaded } from '../domain/stream';
 import type { UserState } from '../domain/user';
 import { retry, type BackoffPolicy } from '@vigil/proto/platform';
 import { StreamConflict, type EventStore } from '../store/event-store';
+import type { OutboxSignal } from './outbox-signal';
 
 /**
  * Writers of the same stream race on its next version: the loser waits a little (random, so two losers do not meet
@@ -20,8 +21,8 @@ const CONFLICT_BACKOFF: BackoffPolicy = { initialMs: 5, maxMs: 100, jitter: 1 };
 export class StreamWriter {
   constructor(
     private readonly store: EventStore,
-    /** Called with the events a commit appended, so the outbox relay publishes them without reading them back. */
-    private readonly onAppend: (events: DomainEvent[]) => void,
+    /** Told of the events a commit appended, so the outbox relay publishes them without reading them back. */
+    private readonly outbox: OutboxSignal,
     /** Attempts of one decision under concurrent writers before giving up with ConflictError. */
     private readonly maxAttempts: number,
     /**
@@ -47,13 +48,13 @@ export class StreamWriter {
       appended = await this.store.commit(...streams);
     } catch (err) {
       if (err instanceof StreamConflict && err.appended.length > 0) {
-        this.onAppend(err.appended);
+        this.outbox.appended(err.appended);
         await this.afterCommit?.(err.appended);
       }
       throw err;
     }
     if (appended.length > 0) {
-      this.onAppend(appended);
+      this.outbox.appended(appended);
       await this.afterCommit?.(appended);
     }
   }

@@ -356,7 +356,7 @@ describe('outbox relay, events handed over in memory', () => {
       const elsewhere = new EventStore(w.db);
       for (let i = 0; i < 5; i += 1) await w.append(`other-${i}`, elsewhere);
       w.relay.start();
-      for (let i = 0; i < 10; i += 1) w.relay.publishSoon(await w.append(`mine-${i}`));
+      for (let i = 0; i < 10; i += 1) w.relay.appended(await w.append(`mine-${i}`));
 
       await waitFor(async () => (await w.high()) === 10, {
         timeoutMs: 30000,
@@ -399,7 +399,7 @@ describe('outbox relay, events handed over in memory', () => {
       let peak = 0;
       // Handed over back to back, before the relay can drain any.
       for (const events of batches) {
-        w.relay.publishSoon(events);
+        w.relay.appended(events);
         peak = Math.max(peak, w.relay.memoryQueued);
       }
       expect(peak).toBeGreaterThan(0);
