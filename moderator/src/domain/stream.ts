@@ -27,6 +27,11 @@ export interface Loaded<S> {
   events: DomainEvent[];
   /** The stream had no projection when loaded: committing inserts it rather than replacing it. */
   created: boolean;
+  /**
+   * A user stream: the flagged count its staged decision rests on. Committing stores it before the events, so that a
+   * reader that sees the new status also sees the count behind it.
+   */
+  flaggedCount?: number;
 }
 
 /** A stream with the events decided on it, ready to commit, and the state after them. */

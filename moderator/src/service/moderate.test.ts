@@ -23,6 +23,20 @@ class MemoryEventStore {
   readonly flaggedCounts = new Map<string, number>();
   /** Failures the next commits throw, in turn (a store outage). */
   readonly failures: Error[] = [];
+  /** Each call into the store, by method name, in order. */
+  readonly calls: string[] = [];
+  /** The flagged counts as each commit left them, in order. */
+  readonly countsAtCommit: Map<string, number>[] = [];
+
+  loadRecordAndUser(
+    recordId: string,
+    userId: string | undefined,
+  ): Promise<{ record: Loaded<RecordState>; user?: Loaded<UserState> }> {
+    this.calls.push('loadRecordAndUser');
+    return Promise.all([this.loadRecord(recordId), userId ? this.loadUser(userId) : undefined]).then(
+      ([record, user]) => (user ? { record, user } : { record }),
+    );
+  }
 
   loadRecord(recordId: string): Promise<Loaded<RecordState>> {
     return Promise.resolve(this.load('record', recordId) as Loaded<RecordState>);
@@ -33,6 +47,7 @@ class MemoryEventStore {
   }
 
   commit(...streams: Loaded<State>[]): Promise<DomainEvent[]> {
+    this.calls.push('commit');
     const failure = this.failures.shift();
     if (failure) return Promise.reject(failure);
     for (const stream of streams) {
@@ -41,6 +56,11 @@ class MemoryEventStore {
         return Promise.reject(new StreamConflict());
       }
     }
+    // The flagged counts staged on user streams go in before the events.
+    for (const stream of streams) {
+      if (stream.flaggedCount !== undefined) this.flaggedCounts.set(stream.state!._id, stream.flaggedCount);
+    }
+    this.countsAtCommit.push(new Map(this.flaggedCounts));
     const appended = streams.flatMap((stream) => stream.events);
     for (const stream of streams)
       if (stream.state && stream.events.length) this.states.set(stream.stream, stream.state);
@@ -49,6 +69,7 @@ class MemoryEventStore {
   }
 
   countFlagged(tenantId: string, userId: string): Promise<number> {
+    this.calls.push('countFlagged');
     const flagged = [...this.states.values()].filter(
       (s) => 'entity' in s && s.tenantId === tenantId && s.userId === userId && s.status === 'Flagged' && !s.deleted,
     );
@@ -56,11 +77,13 @@ class MemoryEventStore {
   }
 
   setFlaggedCount(userId: string, count: number): Promise<void> {
+    this.calls.push('setFlaggedCount');
     this.flaggedCounts.set(userId, count);
     return Promise.resolve();
   }
 
   async refreshFlaggedCount(tenantId: string, userId: string): Promise<number> {
+    this.calls.push('refreshFlaggedCount');
     const count = await this.countFlagged(tenantId, userId);
     await this.setFlaggedCount(userId, count);
     return count;
@@ -158,6 +181,20 @@ describe('moderate', () => {
     // The record's webhook shows the user as the moderation left them.
     const moderated = commit?.find((event) => event.type === 'RecordModerated');
     expect(moderated?.data).toMatchObject({ view: { user: { status: 'Suspended' } } });
+  });
+
+  it('enters the store twice when the moderation moves no flagged count: one load, one commit', async () => {
+    const { store, deps } = setup({ suspensionThreshold: 5 });
+    await moderate(deps, input({ content: { text: 'hello', imageUrls: [], externalUrls: [] } }));
+    expect(store.calls).toEqual(['loadRecordAndUser', 'commit']);
+  });
+
+  it('counts the user’s flagged records before the commit and stores the count with it, then reconciles', async () => {
+    const { store, deps } = setup({ suspensionThreshold: 1 });
+    const result = await moderate(deps, input());
+    expect(store.countsAtCommit[0]?.get(result.userId!)).toBe(1);
+    // No separate write of the count before the commit: it goes in with it.
+    expect(store.calls.slice(0, 3)).toEqual(['loadRecordAndUser', 'countFlagged', 'commit']);
   });
 
   it('suspends no one in test mode, and says so in the answer', async () => {

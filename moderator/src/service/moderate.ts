@@ -6,6 +6,7 @@ import {
   type ContentData,
   type RecordStatus,
   type RuleSet,
+  type TenantSettings,
   type UserData,
 } from '@vigil/proto';
 import { ProviderError, type EngineResult, type ModerationEngine, type PriorDecision } from '../engine';
@@ -21,7 +22,7 @@ import type { ShadowRunner } from '../shadow/shadow-runner';
 import { splitRules } from '../shadow/shadow-rules';
 import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { StreamWriter } from './stream-writer';
-import { countBeforeCommit, reconcileCommand, type UserReconciliation } from './user-reconciliation';
+import { flaggedCountAfter, reconcileCommand, type UserReconciliation } from './user-reconciliation';
 
 export interface ModerateInput {
   tenantId: string;
@@ -116,11 +117,60 @@ export function withoutDetails(reasons: string[]): string[] {
   return [...new Set(reasons.map((reason) => reason.split(': ')[0] ?? reason))];
 }
 
+/** What a moderation works with across its attempts: the ids, and the tenant's rules and settings. */
+interface Plan {
+  recordId: string;
+  userId?: string;
+  moderationId: string;
+  settings: TenantSettings;
+  rules: RuleSet;
+  rulesVersion: number;
+  testMode: boolean;
+  context: StageContext;
+}
+
+/** The record's and the user's streams, as loaded. */
+interface Streams {
+  record: Loaded<RecordState>;
+  user?: Loaded<UserState>;
+}
+
+/** The engine's verdict for this attempt, if the record is moderated now, and the metadata it saw. */
+interface Verdict {
+  outcome?: EngineResult;
+  metadata?: Metadata;
+}
+
 /**
  * Upserts the user and the record, runs the engine on name, text and the merged metadata, and stores the result.
  * Every call moderates again, ingest included (no content hash: a changed rule set must apply to re-sent content).
+ * The steps: load → judge → decide → commit, run again from the load when another writer took a stream version.
  */
 export async function moderate(deps: ModerationDeps, input: ModerateInput): Promise<ModerateResult> {
+  checkInput(input);
+  const plan = await planOf(deps, input);
+  // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.
+  let judged: Judgement | undefined = input.commandId ? deps.carry?.take(input.commandId) : undefined;
+  try {
+    return await deps.writer.retrying(async (fresh) => {
+      const streams = await load(deps.store, plan, fresh);
+      if (input.commandId && streams.record.state?.recentCommands.includes(input.commandId)) {
+        return finishApplied(deps, plan, streams, streams.record.state);
+      }
+      const judgement = await judgeRecord(deps.engine, input, plan, streams, judged);
+      judged = judgement.judged;
+      const staged = await decide(deps.store, input, plan, streams, judgement.verdict);
+      return commitDecision(deps, input, plan, streams, staged, judgement.verdict);
+    });
+  } catch (err) {
+    // Failed after the engine judged (a store outage, say): the command's retry starts from that judgement.
+    // Calls without a command id (`/moderate`) keep nothing: their caller answers the failure.
+    if (input.commandId && judged) deps.carry?.keep(input.commandId, judged);
+    throw err;
+  }
+}
+
+function checkInput(input: ModerateInput): void {
   checkRecordBounds({
     clientId: input.clientId,
     clientUrl: input.clientUrl,
@@ -132,97 +182,128 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
   });
   if (input.metadata) validateMetadata(input.metadata, ['metadata']);
   if (input.user?.metadata) validateMetadata(input.user.metadata, ['user', 'metadata']);
-  const { store, writer, users } = deps;
-  const recordId = recordIdFor(input.tenantId, input.clientId);
-  const userId = input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined;
+}
+
+async function planOf(deps: ModerationDeps, input: ModerateInput): Promise<Plan> {
   const { settings, rules, rulesVersion } = await deps.tenants.get(input.tenantId);
-  const testMode = settings.testMode;
-  const moderationId = input.moderationId ?? `mod_${ulid()}`;
-  // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.
-  let judged: Judgement | undefined = input.commandId ? deps.carry?.take(input.commandId) : undefined;
+  return {
+    recordId: recordIdFor(input.tenantId, input.clientId),
+    userId: input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined,
+    moderationId: input.moderationId ?? `mod_${ulid()}`,
+    settings,
+    rules,
+    rulesVersion,
+    testMode: settings.testMode,
+    context: { tenantId: input.tenantId, correlationId: input.correlationId },
+  };
+}
 
-  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
-  try {
-    return await writer.retrying(async (fresh) => {
-      // Load.
-      const [record, user] = await Promise.all([
-        store.loadRecord(recordId, fresh),
-        userId ? store.loadUser(userId, fresh) : Promise.resolve(undefined),
-      ]);
-      const before = record.state;
+/** Load: the record's stream and, when a user came with it, the user's, in one call to the store. */
+function load(store: EventStore, plan: Plan, fresh: boolean): Promise<Streams> {
+  return store.loadRecordAndUser(plan.recordId, plan.userId, fresh);
+}
 
-      if (input.commandId && before?.recentCommands.includes(input.commandId)) {
-        // Applied before: only what a crash may have left unprojected is written.
-        await store.commit(record, ...(user ? [user] : []));
-        if (before.userId && !testMode)
-          await users.reconcile(context, [before.userId], recordId, settings.suspensionThreshold);
-        return resultOf(before, testMode, true);
-      }
+/** The command was applied before: only what a crash may have left unprojected is written. */
+async function finishApplied(
+  deps: ModerationDeps,
+  plan: Plan,
+  { record, user }: Streams,
+  before: RecordState,
+): Promise<ModerateResult> {
+  await deps.store.commit(record, ...(user ? [user] : []));
+  if (before.userId && !plan.testMode)
+    await deps.users.reconcile(plan.context, [before.userId], plan.recordId, plan.settings.suspensionThreshold);
+  return resultOf(before, plan.testMode, true);
+}
 
-      // Decide. Iffy §4.8: a record the sampling skipped is still moderated when it is Flagged (a fixed record can
-      // become Compliant and reinstate its user) or its user is Suspended.
-      const moderateNow =
-        input.sampled !== false ||
-        (before !== null && !before.deleted && before.status === 'Flagged') ||
-        user?.state?.status === 'Suspended';
-      const metadata = mergeMetadata(before?.metadata, input.metadata);
-      const prior = priorOf(before);
-      // Judged again only when what the engine sees changed under a concurrent writer (metadata, human decision).
-      const judgedKey = JSON.stringify([metadata ?? null, prior ?? null]);
-      if (moderateNow && (judged?.key !== judgedKey || judged.rules !== rules)) {
-        const live = splitRules(rules).live;
-        judged = { key: judgedKey, rules, result: await judge(deps.engine, input, metadata, live, prior) };
-      }
-      const outcome = moderateNow ? judged?.result : undefined;
-      const basis = outcome ? ruleBasis(settings, rules, outcome.rules) : undefined;
-      const loaded = {
-        record,
-        user,
-        recordId,
-        userId,
-        moderationId,
-        outcome,
-        testMode,
-        ruleSetVersion: rulesVersion,
-        basis,
-      };
-      let staged = stageModeration(input, loaded, context);
-      // When this moderation moves the user's flagged count, the user's decision (suspend, reinstate) is taken in the
-      // same commit, so that the record's webhook shows the user as the moderation left them (Iffy's showed the user
-      // from before). The count is the projection's, this record's change included; the reconciliation after the
-      // commit counts again (a concurrent moderation of another of the user's records is then included).
-      const reconcile =
-        outcome && !testMode && userId
-          ? await countBeforeCommit(store, input.tenantId, userId, before, staged.at(-1)!.state as RecordState)
-          : undefined;
-      if (reconcile !== undefined) {
-        staged = stageModeration(
-          input,
-          { ...loaded, reconcile: { flaggedCount: reconcile, threshold: settings.suspensionThreshold } },
-          context,
-        );
-      }
-
-      // Commit.
-      await writer.commit(...staged);
-      const after = staged[staged.length - 1]!.state as RecordState;
-      // No moderation, so no status moved: no user to reconcile.
-      if (!outcome) return { ...resultOf(after, testMode, false), moderationId: '', skipped: true };
-      offerShadow(deps, input, rules, rulesVersion, recordId, metadata, outcome.status === 'Flagged');
-      await users.afterRecordChange(context, before, after, recordId, settings);
-      // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
-      // decision stands: then the record's status and reason are theirs.
-      return {
-        ...resultOf(after, testMode, false),
-        reasons: after.manual ? after.reasons : outcome.reasons,
-      };
-    });
-  } catch (err) {
-    // Failed after the engine judged (a store outage, say): the command's retry starts from that judgement.
-    // Calls without a command id (`/moderate`) keep nothing: their caller answers the failure.
-    if (input.commandId && judged) deps.carry?.keep(input.commandId, judged);
-    throw err;
+/**
+ * Judge: runs the engine when the record is moderated now. Iffy §4.8: a record the sampling skipped is still
+ * moderated when it is Flagged (a fixed record can become Compliant and reinstate its user) or its user is Suspended.
+ * A judgement made for this command before is used again unless what the engine sees changed under a concurrent
+ * writer (metadata, human decision) or the rules changed.
+ */
+async function judgeRecord(
+  engine: ModerationEngine,
+  input: ModerateInput,
+  plan: Plan,
+  { record, user }: Streams,
+  judged: Judgement | undefined,
+): Promise<{ judged: Judgement | undefined; verdict: Verdict }> {
+  const before = record.state;
+  const moderateNow =
+    input.sampled !== false ||
+    (before !== null && !before.deleted && before.status === 'Flagged') ||
+    user?.state?.status === 'Suspended';
+  const metadata = mergeMetadata(before?.metadata, input.metadata);
+  if (!moderateNow) return { judged, verdict: { metadata } };
+  const prior = priorOf(before);
+  const key = JSON.stringify([metadata ?? null, prior ?? null]);
+  if (judged?.key !== key || judged.rules !== plan.rules) {
+    const result = await judge(engine, input, metadata, splitRules(plan.rules).live, prior);
+    judged = { key, rules: plan.rules, result };
   }
+  return { judged, verdict: { outcome: judged.result, metadata } };
+}
+
+/**
+ * Decide: stages the events of the user's upsert, the record's upsert and its moderation. When the moderation moves
+ * the user's flagged count, the user's decision (suspend, reinstate) is staged in the same commit, so that the
+ * record's webhook shows the user as the moderation left them (Iffy's showed the user from before). The count is the
+ * projection's with this record's change applied; it is stored with the commit, and the reconciliation after the
+ * commit counts again (a concurrent moderation of another of the user's records is then included).
+ */
+async function decide(
+  store: EventStore,
+  input: ModerateInput,
+  plan: Plan,
+  { record, user }: Streams,
+  { outcome }: Verdict,
+): Promise<Loaded<RecordState | UserState>[]> {
+  const loaded = {
+    record,
+    user,
+    recordId: plan.recordId,
+    userId: plan.userId,
+    moderationId: plan.moderationId,
+    outcome,
+    testMode: plan.testMode,
+    ruleSetVersion: plan.rulesVersion,
+    basis: outcome ? ruleBasis(plan.settings, plan.rules, outcome.rules) : undefined,
+  };
+  const staged = stageModeration(input, loaded, plan.context);
+  if (!outcome || plan.testMode || !plan.userId) return staged;
+  const after = staged.at(-1)!.state as RecordState;
+  const flaggedCount = await flaggedCountAfter(store, input.tenantId, plan.userId, record.state, after);
+  if (flaggedCount === undefined) return staged;
+  const reconcile = { flaggedCount, threshold: plan.settings.suspensionThreshold };
+  return stageModeration(input, { ...loaded, reconcile }, plan.context);
+}
+
+/**
+ * Commit: the staged streams in one commit (see StreamWriter), then the follow-ups: the shadow rules, and the users
+ * whose flagged count moved.
+ */
+async function commitDecision(
+  deps: ModerationDeps,
+  input: ModerateInput,
+  plan: Plan,
+  { record }: Streams,
+  staged: Loaded<RecordState | UserState>[],
+  { outcome, metadata }: Verdict,
+): Promise<ModerateResult> {
+  await deps.writer.commit(...staged);
+  const before = record.state;
+  const after = staged[staged.length - 1]!.state as RecordState;
+  // No moderation, so no status moved: no user to reconcile.
+  if (!outcome) return { ...resultOf(after, plan.testMode, false), moderationId: '', skipped: true };
+  offerShadow(deps, input, plan.rules, plan.rulesVersion, plan.recordId, metadata, outcome.status === 'Flagged');
+  await deps.users.afterRecordChange(plan.context, before, after, plan.recordId, plan.settings);
+  // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
+  // decision stands: then the record's status and reason are theirs.
+  return {
+    ...resultOf(after, plan.testMode, false),
+    reasons: after.manual ? after.reasons : outcome.reasons,
+  };
 }
 
 /**
@@ -322,16 +403,19 @@ function stageModeration(
       : undefined;
   const userBefore = stagedUser ?? user;
   if (reconcile && userBefore?.state) {
-    stagedUser = stageUser(
-      userBefore,
-      reconcileCommand(
-        reconcile.flaggedCount,
-        reconcile.threshold,
-        recordId,
-        outcome?.rules.length ? { rules: outcome.rules, ruleSetVersion } : undefined,
+    stagedUser = {
+      ...stageUser(
+        userBefore,
+        reconcileCommand(
+          reconcile.flaggedCount,
+          reconcile.threshold,
+          recordId,
+          outcome?.rules.length ? { rules: outcome.rules, ruleSetVersion } : undefined,
+        ),
+        context,
       ),
-      context,
-    );
+      flaggedCount: reconcile.flaggedCount,
+    };
   }
   const upserted = stageRecord(
     record,

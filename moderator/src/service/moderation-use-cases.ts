@@ -29,7 +29,7 @@ import type { OutboxSignal } from './outbox-signal';
 import { StreamWriter } from './stream-writer';
 import { createReport, decideReport, type CreateReportInput } from './reports';
 import type { ReportDecision, ReportState } from '../domain/report';
-import { affectedUsers, countBeforeCommit, reconcileCommand, UserReconciliation } from './user-reconciliation';
+import { affectedUsers, flaggedCountAfter, reconcileCommand, UserReconciliation } from './user-reconciliation';
 
 export interface ServiceDeps {
   store: EventStore;
@@ -271,10 +271,13 @@ export class ModerationUseCases {
       const userId = before?.userId;
       const count =
         user?.state && userId
-          ? await countBeforeCommit(store, tenantId, userId, before, staged.state as RecordState)
+          ? await flaggedCountAfter(store, tenantId, userId, before, staged.state as RecordState)
           : undefined;
       if (user && count !== undefined) {
-        stagedUser = stageUser(user, reconcileCommand(count, settings.suspensionThreshold, recordId), context);
+        stagedUser = {
+          ...stageUser(user, reconcileCommand(count, settings.suspensionThreshold, recordId), context),
+          flaggedCount: count,
+        };
         staged = stageRecord(record, command, context, stagedUser.state);
       }
       // Commit.

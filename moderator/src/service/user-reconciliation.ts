@@ -71,11 +71,11 @@ export function reconcileCommand(
 
 /**
  * Before a commit that stores record `before` as `after`: when that moves the user's flagged count, the count with
- * this change applied (the projection still holds `before`), stored on the user's projection now, so that the
- * user's decision can be staged in the same commit (the record's webhook then shows the user as the change left
- * them). Undefined when the count does not move. The reconciliation after the commit counts again.
+ * this change applied (the projection still holds `before`), so that the user's decision can be staged in the same
+ * commit (the record's webhook then shows the user as the change left them). Undefined when the count does not move.
+ * Only reads: the count is stored with that commit (Loaded.flaggedCount), and the reconciliation after it counts again.
  */
-export async function countBeforeCommit(
+export async function flaggedCountAfter(
   store: EventStore,
   tenantId: string,
   userId: string,
@@ -85,9 +85,7 @@ export async function countBeforeCommit(
   if (after.userId !== userId || !affectedUsers(before, after).includes(userId)) return undefined;
   const counts = (state: RecordState | null) => (countsAsFlagged(state) && state.userId === userId ? 1 : 0);
   const stored = await store.countFlagged(tenantId, userId);
-  const count = Math.max(0, stored - counts(before) + counts(after));
-  await store.setFlaggedCount(userId, count);
-  return count;
+  return Math.max(0, stored - counts(before) + counts(after));
 }
 
 /** Whether a record counts towards its user's flagged count. */

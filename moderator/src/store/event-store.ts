@@ -65,12 +65,30 @@ export class EventStore {
     return this.streams.loadReport(reportId);
   }
 
+  /** A record's stream and, when `userId` is given, its user's, loaded side by side. */
+  async loadRecordAndUser(
+    recordId: string,
+    userId: string | undefined,
+    fresh: boolean,
+  ): Promise<{ record: Loaded<RecordState>; user?: Loaded<UserState> }> {
+    const [record, user] = await Promise.all([
+      this.streams.loadRecord(recordId, fresh),
+      userId ? this.streams.loadUser(userId, fresh) : undefined,
+    ]);
+    return user ? { record, user } : { record };
+  }
+
   /**
-   * Appends the events staged on every stream in one insertMany (StreamConflict if another writer took a version
-   * first), then projects each stream that has events to project: its new ones, or a tail read past a stale snapshot.
-   * Returns the events appended.
+   * Stores the flagged counts staged on user streams (Loaded.flaggedCount), then appends the events staged on every
+   * stream in one insertMany (StreamConflict if another writer took a version first), then projects each stream that
+   * has events to project: its new ones, or a tail read past a stale snapshot. Returns the events appended.
    */
   async commit(...streams: Loaded<AnyState>[]): Promise<DomainEvent[]> {
+    for (const stream of streams) {
+      if (stream.kind === 'user' && stream.flaggedCount !== undefined && stream.state) {
+        await this.flagged.setFlaggedCount(stream.state._id, stream.flaggedCount);
+      }
+    }
     const events = streams.flatMap((stream) => stream.events);
     try {
       await this.streams.append(events);
