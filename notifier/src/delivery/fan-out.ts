@@ -16,6 +16,7 @@ import {
 } from '../domain/webhook-events';
 import { newDelivery, type DeliveryDoc } from '../store/delivery-store';
 import type { UpstreamReads } from '../store/upstream-reads';
+import type { EventsHandler } from '../kafka/events-consumer';
 import type { DeliveryIntake } from './delivery-intake';
 import type { EndpointCache } from './endpoint-cache';
 import { buildBody, type BuiltBody } from './payload';
@@ -47,7 +48,7 @@ interface Wanted {
  * events that make a webhook and their endpoints, build their bodies, then take the deliveries in (DeliveryIntake).
  * Idempotent: deliveries have ids derived from (event, endpoint), so a batch handled again inserts nothing new.
  */
-export class FanOut {
+export class FanOut implements EventsHandler {
   constructor(private readonly options: FanOutOptions) {}
 
   async handle(events: DomainEvent[], log: Logger): Promise<void> {

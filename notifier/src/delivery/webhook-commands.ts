@@ -1,5 +1,6 @@
 import type { WebhookCommand } from '@vigil/proto';
 import type { Logger } from 'pino';
+import type { WebhookCommandHandler } from '../kafka/events-consumer';
 import type { DeliveryStore } from '../store/delivery-store';
 import type { EndpointStateStore } from '../store/endpoint-states';
 import type { EndpointCache } from './endpoint-cache';
@@ -13,7 +14,7 @@ export interface WebhookCommandsOptions {
 }
 
 /** Applies the gateway's webhook commands: each is a state reset, so applying one twice changes nothing more. */
-export class WebhookCommands {
+export class WebhookCommands implements WebhookCommandHandler {
   constructor(private readonly options: WebhookCommandsOptions) {}
 
   async apply(command: WebhookCommand, log: Logger): Promise<void> {
