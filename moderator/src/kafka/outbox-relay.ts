@@ -60,12 +60,12 @@ export interface OutboxRelayOptions {
 /**
  * Events appended by this process are handed over in memory (`appended`, the service's OutboxSignal) and published
  * without reading them back. The store's outbox collection (a copy of each event until it is published; see
- * EventStore.append) stays the record of what is still to publish: the periodic sweep publishes whatever the
- * in-memory path did not, leaving alone the events in flight here. Taking a published event out is a delete from that small collection, not an update of the
- * event: on FerretDB v1 an update costs about three times a delete, and marking two events per record was a fifth of
- * a record's store time. Several processes may publish the same event (their sweeps race), which consumers dedupe.
- * Memory is bounded (`memoryBytes`): a relay that falls behind leaves further appends in the outbox and sweeps them
- * from there, in order, until it has caught up.
+ * EventStore.append) stays the record of what is still to publish: the periodic sweep publishes whatever the in-memory
+ * path did not, leaving alone the events in flight here. Taking a published event out is a delete from that small
+ * collection, not an update of the event: on FerretDB v1 an update costs about three times a delete, and marking two
+ * events per record was a fifth of a record's store time. Several processes may publish the same event (their sweeps
+ * race), which consumers dedupe. Memory is bounded (`memoryBytes`): a relay that falls behind leaves further appends in
+ * the outbox and sweeps them from there, in order, until it has caught up.
  *
  * Publishes outbox entries in `_id` order (which is stream order: see EventStore.stage) to the events topic, key =
  * stream, then takes them out of the outbox. The producer is idempotent with one request in flight, so a batch lands
