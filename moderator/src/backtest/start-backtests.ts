@@ -4,7 +4,7 @@ import type { Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import type { Config } from '../config';
-import type { ModerationEngine } from '../engine';
+import type { ActivityGate, ModerationEngine } from '../engine';
 import { untilDone } from '@vigil/proto/platform';
 import { TenantConfigCache } from '../store/tenant-config';
 import { BacktestConsumer } from './backtest-consumer';
@@ -14,6 +14,8 @@ import { BacktestStore } from './backtest-store';
 /** Records judged at once by one job, and between two progress writes. */
 const RECORD_CONCURRENCY = 4;
 const BATCH_SIZE = 100;
+/** How long after the last live moderation a job keeps its background rate. */
+const LIVE_QUIET_MS = 1000;
 
 /**
  * Backtests run in the moderator, the home of the engine and the only reader of records' content, fed by the
@@ -26,6 +28,7 @@ export async function startBacktests(deps: {
     | 'BACKTEST_CONSUMER_ENABLED'
     | 'BACKTEST_JOBS'
     | 'BACKTEST_RATE_PER_S'
+    | 'BACKTEST_BUSY_RATE_PER_S'
     | 'KAFKA_GROUP_ID'
     | 'KAFKA_SESSION_TIMEOUT_MS'
     | 'KAFKA_HEARTBEAT_INTERVAL_MS'
@@ -38,11 +41,13 @@ export async function startBacktests(deps: {
   db: Db;
   kafka: Kafka;
   engine: ModerationEngine;
+  /** Live moderations in flight: a job slows to its background rate beside them. */
+  liveActivity: ActivityGate;
   topics: Topics;
   versions: TenantVersions;
   registry?: Registry;
 }): Promise<BacktestConsumer | undefined> {
-  const { config, log, db, kafka, engine, topics, versions, registry } = deps;
+  const { config, log, db, kafka, engine, liveActivity, topics, versions, registry } = deps;
   if (!config.BACKTEST_CONSUMER_ENABLED) return undefined;
   const store = new BacktestStore(db);
   await untilDone(log, 'backtest indexes', () => store.ensureIndexes());
@@ -68,6 +73,7 @@ export async function startBacktests(deps: {
     tenants: new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, versions),
     log: log.child({ component: 'backtest' }),
     ratePerSecond: config.BACKTEST_RATE_PER_S,
+    live: { gate: liveActivity, quietMs: LIVE_QUIET_MS, ratePerSecond: config.BACKTEST_BUSY_RATE_PER_S },
     concurrency: RECORD_CONCURRENCY,
     batchSize: BATCH_SIZE,
     ai: { provider: config.OPENAI_BASE_URL !== undefined, llm: config.LLM_BASE_URL !== undefined },
