@@ -133,7 +133,13 @@ async function main() {
       timeoutMs: 60000,
       what: 'the second backtest to run',
     });
+    // Live traffic until the job has read its selection (a batch a second beside live work): the phase measures the
+    // judging, the long part of a job.
     await steady(5);
+    for (let i = 0; i < 60; i += 1) {
+      if ((await api(base, key, 'GET', `/backtests/${running.id}`)).progress?.selected != null) break;
+      await steady(5);
+    }
     const mark = await api(base, key, 'GET', `/backtests/${running.id}`);
     const beside = await steady(DURATION_S);
     const still = await api(base, key, 'GET', `/backtests/${running.id}`);
