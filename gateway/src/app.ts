@@ -29,6 +29,8 @@ import { statementRoutes } from './routes/statements/statements.routes';
 import { ruleRoutes } from './routes/rules/rules.routes';
 import { backtestRoutes, type BacktestSettings } from './routes/backtests/backtests.routes';
 import { BacktestStore } from './store/backtest-store';
+import { RetroactionStore } from './store/retroaction-store';
+import { retroactionRoutes } from './routes/retroactions/retroactions.routes';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
@@ -180,6 +182,7 @@ export function createApp(deps: AppDeps): Koa {
     rateLimiter: deps.rateLimiter,
     backtests: new BacktestStore(deps.db),
     backtestSettings: settings.backtests,
+    retroactions: new RetroactionStore(deps.db),
     rulePrecision: new RulePrecisionStore(deps.db, ruleVersions),
   };
   const consoleRouter = consoleRoutes(
@@ -209,6 +212,7 @@ export function createApp(deps: AppDeps): Koa {
   policyRoutes(api, routeDeps);
   statementRoutes(api, routeDeps);
   backtestRoutes(api, routeDeps);
+  retroactionRoutes(api, routeDeps);
   precisionRoutes(api, routeDeps);
   transparencyRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);

@@ -58,6 +58,7 @@ export type ModeratorConfig = Pick<
   | 'BACKTEST_CONSUMER_ENABLED'
   | 'BACKTEST_JOBS'
   | 'BACKTEST_RATE_PER_S'
+  | 'RETROACTION_RATE_PER_S'
   | 'INGEST_CONCURRENCY'
   | 'INGEST_KEY_CONCURRENCY'
   | 'INGEST_RETRY_INITIAL_MS'
@@ -343,7 +344,17 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       })
     : undefined;
   if (consumer) await untilDone(log, 'ingest consumer', () => consumer.start());
-  const backtests = await startBacktests({ config, log, db, kafka, engine, topics, versions, registry: deps.registry });
+  const backtests = await startBacktests({
+    config,
+    log,
+    db,
+    kafka,
+    engine,
+    topics,
+    versions,
+    registry: deps.registry,
+    service,
+  });
 
   grpcServer.setServing(true);
   log.info('moderator ready');

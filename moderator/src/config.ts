@@ -40,6 +40,11 @@ const schema = z.object({
    */
   BACKTEST_RATE_PER_S: z.coerce.number().int().min(1).max(100_000).default(200),
   /**
+   * Records a retroaction moderates per second at most (each may write events, webhooks and user changes): it runs
+   * beside live moderation on the same threads and store. Default 50.
+   */
+  RETROACTION_RATE_PER_S: z.coerce.number().int().min(1).max(10_000).default(50),
+  /**
    * How often the outbox relay looks for unpublished events when idle, milliseconds. Every append wakes the relay of
    * the instance that made it, so this only paces the pick-up of events a crashed instance left. Default 1000.
    */

@@ -135,7 +135,7 @@ export class BacktestStore {
    * limits in its own memory over every match, while an unsorted cursor streams. Only `_id` and `sort` come back, and
    * only the `limit` oldest are kept here, so memory stays bounded by the job's limit.
    */
-  async select(job: BacktestJobDoc): Promise<{ ids: string[]; truncated: boolean }> {
+  async select(job: Pick<BacktestJobDoc, 'tenantId' | 'selection'>): Promise<{ ids: string[]; truncated: boolean }> {
     const { selection } = job;
     const filter: Filter<RecordState> = { tenantId: job.tenantId, deleted: false };
     if (selection.clientId !== undefined) filter.clientId = selection.clientId;
