@@ -31,6 +31,7 @@ import { backtestRoutes, type BacktestSettings } from './routes/backtests/backte
 import { BacktestStore } from './store/backtest-store';
 import { RetroactionStore } from './store/retroaction-store';
 import { retroactionRoutes } from './routes/retroactions/retroactions.routes';
+import { shadowVersionRoutes } from './routes/rules/shadow-version.routes';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
@@ -209,6 +210,7 @@ export function createApp(deps: AppDeps): Koa {
   appealRoutes(api, routeDeps);
   reportRoutes(api, routeDeps);
   ruleRoutes(api, routeDeps);
+  shadowVersionRoutes(api, routeDeps);
   policyRoutes(api, routeDeps);
   statementRoutes(api, routeDeps);
   backtestRoutes(api, routeDeps);

@@ -278,7 +278,10 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     onAppend: (events) => relay.publishSoon(events),
     registry: deps.registry,
     verdictOf: (recordId) => shadow.verdictOf(recordId),
-    hasShadow: async (tenantId) => splitRules((await tenantConfig.get(tenantId)).rules).shadow !== null,
+    hasShadow: async (tenantId) => {
+      const config = await tenantConfig.get(tenantId);
+      return splitRules(config.rules).shadow !== null || config.shadowVersion !== undefined;
+    },
   });
   const shadow: ShadowRunner = new ShadowRunner({
     engine,

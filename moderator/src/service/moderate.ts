@@ -16,9 +16,9 @@ import type { RecordState } from '../domain/record';
 import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
 import type { UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
-import type { TenantConfigCache } from '../store/tenant-config';
+import type { TenantConfig, TenantConfigCache } from '../store/tenant-config';
 import type { ShadowRunner } from '../shadow/shadow-runner';
-import { splitRules } from '../shadow/shadow-rules';
+import { shadowVersionRules, splitRules } from '../shadow/shadow-rules';
 import { withoutAi } from '../backtest/backtest-runner';
 import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { StreamWriter } from './stream-writer';
@@ -84,19 +84,23 @@ export interface ModerationDeps {
 function offerShadow(
   deps: ModerationDeps,
   input: ModerateInput,
-  rules: RuleSet,
-  ruleSetVersion: number,
+  config: Pick<TenantConfig, 'rules' | 'rulesVersion' | 'shadowVersion'>,
   recordId: string,
   metadata: Metadata | undefined,
   liveFlagged: boolean,
 ): void {
-  const shadow = deps.shadow && splitRules(rules).shadow;
-  if (!shadow) return;
-  deps.shadow!.offer({
+  if (!deps.shadow) return;
+  const shadow = splitRules(config.rules).shadow;
+  const versionRules = config.shadowVersion && shadowVersionRules(config.shadowVersion.rules);
+  if (!shadow && !versionRules) return;
+  deps.shadow.offer({
     tenantId: input.tenantId,
     recordId,
-    ruleSetVersion,
+    ruleSetVersion: config.rulesVersion,
     shadow,
+    ...(versionRules && config.shadowVersion
+      ? { version: { ruleSetVersion: config.shadowVersion.version, shadow: versionRules } }
+      : {}),
     input: {
       entity: input.entity,
       name: input.name,
@@ -136,7 +140,8 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
   const { store, writer, users } = deps;
   const recordId = recordIdFor(input.tenantId, input.clientId);
   const userId = input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined;
-  const { settings, rules, rulesVersion } = await deps.tenants.get(input.tenantId);
+  const config = await deps.tenants.get(input.tenantId);
+  const { settings, rules, rulesVersion } = config;
   const testMode = settings.testMode;
   const moderationId = input.moderationId ?? `mod_${ulid()}`;
   // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.
@@ -209,7 +214,7 @@ export async function moderate(deps: ModerationDeps, input: ModerateInput): Prom
       const after = staged[staged.length - 1]!.state as RecordState;
       // No moderation, so no status moved: no user to reconcile.
       if (!outcome) return { ...resultOf(after, testMode, false), moderationId: '', skipped: true };
-      offerShadow(deps, input, rules, rulesVersion, recordId, metadata, outcome.status === 'Flagged');
+      offerShadow(deps, input, config, recordId, metadata, outcome.status === 'Flagged');
       await users.afterRecordChange(context, before, after, recordId, settings);
       // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
       // decision stands: then the record's status and reason are theirs.
