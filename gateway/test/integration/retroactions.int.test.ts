@@ -203,6 +203,29 @@ describe('retroactions', () => {
     expect(rest).toMatchObject({ status: 'succeeded', counts: { toFlagged: 60 - processed, unchanged: processed } });
   }, 150_000);
 
+  it('stops as failed (version_replaced) when another version goes live while it runs', async () => {
+    const tenant = await gw.newTenant();
+    expect((await call(tenant, 'PUT', '/rules', words(['fish']))).status).toBe(200);
+    for (let i = 0; i < 60; i += 1) await moderate(tenant, `r${i}`, 'an otter');
+    const draft = await saveDraft(tenant, ['otter']);
+    const bt = await backtest(tenant, draft);
+    expect((await call(tenant, 'POST', `/rules/versions/${draft}/promote`)).status).toBe(200);
+    const applied = await call(tenant, 'POST', `/backtests/${bt.id}/apply`);
+    expect(applied.status).toBe(202);
+    const id = (applied.body.data as Data).id;
+    await until(tenant, `/retroactions/${id}`, (data) => (data.progress as { processed: number }).processed > 0);
+    expect((await call(tenant, 'PUT', '/rules', words(['fish']))).status).toBe(200);
+    const failed = await until(tenant, `/retroactions/${id}`, (data) => ended(data.status));
+    expect(failed).toMatchObject({ status: 'failed', error: 'version_replaced' });
+    const { processed } = failed.progress as { processed: number };
+    expect(processed).toBeLessThan(60);
+    // Every moderation it wrote is under the version it applied, none after the change.
+    const events = await movedBy(tenant.tenantId, id);
+    expect(events.length).toBe((failed.counts as { toFlagged: number }).toFlagged);
+    expect(events.every((event) => event.data.ruleSetVersion === draft)).toBe(true);
+    expect(await statusOf(tenant, 'r59')).toBe('Compliant');
+  }, 150_000);
+
   it('resumes after its moderator is killed mid-job, writing no record twice', async () => {
     const tenant = await gw.newTenant();
     expect((await call(tenant, 'PUT', '/rules', words(['fish']))).status).toBe(200);
