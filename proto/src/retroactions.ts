@@ -97,5 +97,10 @@ export const StartRetroaction = z.object({
   tenantId: z.string(),
   jobId: z.string(),
   issuedAt: z.string(),
+  /**
+   * The tenant's configuration version the gateway knew (the promotion included): the moderator reads the tenant's
+   * rules afresh when its cache is older, so the version just promoted is the live one it checks against.
+   */
+  configVersion: z.number().int().nonnegative().optional(),
 });
 export type StartRetroaction = z.infer<typeof StartRetroaction>;

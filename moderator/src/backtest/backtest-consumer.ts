@@ -4,6 +4,7 @@ import {
   StartBacktest,
   StartRetroaction,
   type ConsumerTiming,
+  type TenantVersions,
 } from '@vigil/proto';
 import { z } from 'zod';
 import type { Consumer, EachMessagePayload, Kafka } from 'kafkajs';
@@ -24,6 +25,8 @@ export interface BacktestConsumerOptions {
   runner: BacktestRunner;
   /** Runs StartRetroaction commands. */
   retroactions: RetroactionRunner;
+  /** The tenants' configuration versions seen (a retroaction's command carries the gateway's). */
+  versions: Pick<TenantVersions, 'observe'>;
   /** Jobs run at once by this process (partitions consumed concurrently). */
   concurrency: number;
   log: Logger;
@@ -78,8 +81,10 @@ export class BacktestConsumer {
       async (beat) => {
         try {
           const shouldStop = () => this.stopping || beat.failed;
-          if (command.type === 'StartRetroaction') await this.options.retroactions.run(command.jobId, shouldStop);
-          else await this.options.runner.run(command.jobId, shouldStop);
+          if (command.type === 'StartRetroaction') {
+            this.options.versions.observe(command.tenantId, command.configVersion);
+            await this.options.retroactions.run(command.jobId, shouldStop);
+          } else await this.options.runner.run(command.jobId, shouldStop);
         } catch (err) {
           if (err instanceof BacktestInterrupted) {
             this.options.log.info({ jobId: command.jobId, type: command.type }, 'job left for the next runner');

@@ -123,6 +123,7 @@ export async function startBacktests(deps: {
     },
     runner,
     retroactions,
+    versions,
     concurrency: config.BACKTEST_JOBS,
     log: log.child({ component: 'backtest-consumer' }),
   });

@@ -60,6 +60,7 @@ export async function applyBacktest(
     tenantId: ctx.tenantId,
     jobId: job._id,
     issuedAt: now.toISOString(),
+    configVersion: deps.versions.of(ctx.tenantId),
   };
   try {
     // The backtests' topic and group: a job of either kind runs off the live path, one after another per tenant.
