@@ -29,6 +29,9 @@ import { statementRoutes } from './routes/statements/statements.routes';
 import { ruleRoutes } from './routes/rules/rules.routes';
 import { backtestRoutes, type BacktestSettings } from './routes/backtests/backtests.routes';
 import { BacktestStore } from './store/backtest-store';
+import { RetroactionStore } from './store/retroaction-store';
+import { retroactionRoutes } from './routes/retroactions/retroactions.routes';
+import { shadowVersionRoutes } from './routes/rules/shadow-version.routes';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
@@ -180,6 +183,7 @@ export function createApp(deps: AppDeps): Koa {
     rateLimiter: deps.rateLimiter,
     backtests: new BacktestStore(deps.db),
     backtestSettings: settings.backtests,
+    retroactions: new RetroactionStore(deps.db),
     rulePrecision: new RulePrecisionStore(deps.db, ruleVersions),
   };
   const consoleRouter = consoleRoutes(
@@ -206,9 +210,11 @@ export function createApp(deps: AppDeps): Koa {
   appealRoutes(api, routeDeps);
   reportRoutes(api, routeDeps);
   ruleRoutes(api, routeDeps);
+  shadowVersionRoutes(api, routeDeps);
   policyRoutes(api, routeDeps);
   statementRoutes(api, routeDeps);
   backtestRoutes(api, routeDeps);
+  retroactionRoutes(api, routeDeps);
   precisionRoutes(api, routeDeps);
   transparencyRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);

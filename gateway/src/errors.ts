@@ -14,6 +14,10 @@ export type ErrorCode =
   | 'invalid_rule_set'
   | 'backtest_too_large'
   | 'backtest_running'
+  | 'backtest_not_finished'
+  | 'backtest_expired'
+  | 'version_not_live'
+  | 'retroaction_running'
   | 'secrets_not_configured'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -102,6 +106,22 @@ export class BacktestTooLargeError extends AppError {
 /** The tenant's running backtests are at their bound; `details.limit` says how many may run at once. */
 export class BacktestRunningError extends AppError {
   readonly code = 'backtest_running';
+}
+/** A retroaction starts from a backtest that succeeded; this one is queued, running, failed or cancelled. */
+export class BacktestNotFinishedError extends AppError {
+  readonly code = 'backtest_not_finished';
+}
+/** The backtest's time to live passed: its prediction is no longer kept, so nothing can be applied from it. */
+export class BacktestExpiredError extends AppError {
+  readonly code = 'backtest_expired';
+}
+/** A retroaction applies the live version only: the backtest's version must have been promoted (and still be live). */
+export class VersionNotLiveError extends AppError {
+  readonly code = 'version_not_live';
+}
+/** Another retroaction of the tenant has not ended; `details.retroaction` names it. */
+export class RetroactionRunningError extends AppError {
+  readonly code = 'retroaction_running';
 }
 /** A tenant secret (the Transparency Database token) cannot be stored: no SECRETS_ENCRYPTION_KEY to seal it. */
 export class SecretsNotConfiguredError extends AppError {

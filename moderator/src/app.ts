@@ -59,6 +59,7 @@ export type ModeratorConfig = Pick<
   | 'BACKTEST_JOBS'
   | 'BACKTEST_RATE_PER_S'
   | 'BACKTEST_BUSY_RATE_PER_S'
+  | 'RETROACTION_RATE_PER_S'
   | 'INGEST_CONCURRENCY'
   | 'INGEST_KEY_CONCURRENCY'
   | 'INGEST_RETRY_INITIAL_MS'
@@ -278,7 +279,10 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     onAppend: (events) => relay.publishSoon(events),
     registry: deps.registry,
     verdictOf: (recordId) => shadow.verdictOf(recordId),
-    hasShadow: async (tenantId) => splitRules((await tenantConfig.get(tenantId)).rules).shadow !== null,
+    hasShadow: async (tenantId) => {
+      const config = await tenantConfig.get(tenantId);
+      return splitRules(config.rules).shadow !== null || config.shadowVersion !== undefined;
+    },
   });
   const shadow: ShadowRunner = new ShadowRunner({
     engine,
@@ -354,6 +358,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     topics,
     versions,
     registry: deps.registry,
+    service,
   });
 
   grpcServer.setServing(true);

@@ -1,11 +1,11 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { StoredRuleSet, type BacktestJobDoc, type RuleSet } from '@vigil/proto';
 import type { Logger } from 'pino';
-import type { ActivityGate, EngineResult, ModerationEngine } from '../engine';
+import type { EngineResult, ModerationEngine } from '../engine';
 import type { RecordState } from '../domain/record';
 import type { TenantConfigCache } from '../store/tenant-config';
 import type { BacktestStore } from './backtest-store';
 import { BacktestTally } from './backtest-tally';
+import { Pacer, type LivePriority } from './pacer';
 
 export interface BacktestRunnerOptions {
   store: BacktestStore;
@@ -14,11 +14,8 @@ export interface BacktestRunnerOptions {
   log: Logger;
   /** Records judged per second at most, per job. */
   ratePerSecond: number;
-  /**
-   * Live moderations come first: while the gate was busy within `quietMs`, a job judges at most `ratePerSecond`
-   * records a second (its background rate) instead of the full one.
-   */
-  live?: { gate: ActivityGate; quietMs: number; ratePerSecond: number };
+  /** Live moderations come first: the job's background rate beside them. */
+  live?: LivePriority;
   /** Records judged at once per job. */
   concurrency: number;
   /** Records between two progress writes (each also reads whether the job was cancelled). */
@@ -33,9 +30,6 @@ export interface BacktestRunnerOptions {
 
 /** The job stopped because its runner must let go (shutdown, lost partition): it is left for the next runner. */
 export class BacktestInterrupted extends Error {}
-
-/** The pause between two batches of a selection's ids while live moderations run. */
-const SELECT_PAUSE_MS = 1000;
 
 const isAi = (type: string) => type === 'openai-moderation' || type === 'prompt';
 
@@ -109,24 +103,18 @@ export class BacktestRunner {
     const full: RuleSet = parsed.data;
     const plain = withoutAi(full);
     const ai = { enabled: job.ai.enabled, calls: 0, recordsWithoutAi: 0 };
-    // The selection reads every match's id: at full speed alone, a batch a second beside live moderations.
-    const { ids, truncated } = await store.select(job, async () => {
-      if (this.rateNow(ratePerSecond) < ratePerSecond) await sleep(SELECT_PAUSE_MS);
-    });
+    const pacer = new Pacer(ratePerSecond, this.options.live);
+    const { ids, truncated } = await store.select(job, () => pacer.selectionBatch());
     await store.progress(job._id, { selected: ids.length, processed: 0 });
 
     const tally = new BacktestTally(full.rules.map((rule) => rule.id));
     let processed = 0;
-    let nextAt = Date.now();
     for (let at = 0; at < ids.length; at += batchSize) {
       const batch = ids.slice(at, at + batchSize);
       for (let from = 0; from < batch.length; from += concurrency) {
         if (shouldStop()) throw new BacktestInterrupted('runner stopping');
-        // Each slice waits its turn at the rate of the moment: a timer, no busy wait, and no burst to catch up on a
-        // slower stretch (time spent behind live work is not owed back).
-        if (nextAt > Date.now()) await sleep(nextAt - Date.now());
         const slice = batch.slice(from, from + concurrency);
-        nextAt = Math.max(nextAt, Date.now()) + (slice.length * 1000) / this.rateNow(ratePerSecond);
+        await pacer.turn(slice.length);
         await Promise.all(
           slice.map(async (recordId) => {
             const record = await store.record(job.tenantId, recordId);
@@ -159,12 +147,6 @@ export class BacktestRunner {
     const result = tally.result({ truncated, threshold: settings.suspensionThreshold, users, usersMore: more, ai });
     await store.finish(job._id, 'succeeded', { result, processed });
     return 'succeeded';
-  }
-
-  /** The full rate while no live moderation ran lately, else the background rate. */
-  private rateNow(full: number): number {
-    const live = this.options.live;
-    return live && live.gate.activeWithin(live.quietMs) ? Math.min(full, live.ratePerSecond) : full;
   }
 
   private skip(tally: BacktestTally, why: 'gone' | 'passthrough'): void {

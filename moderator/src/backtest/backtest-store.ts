@@ -139,7 +139,7 @@ export class BacktestStore {
    * only the `limit` oldest are kept here, so memory stays bounded by the job's limit.
    */
   async select(
-    job: BacktestJobDoc,
+    job: Pick<BacktestJobDoc, 'tenantId' | 'selection'>,
     /** Awaited after each batch of SELECT_BATCH ids read: the caller paces the scan (the cursor waits with it). */
     pace: () => Promise<void> = () => Promise.resolve(),
   ): Promise<{ ids: string[]; truncated: boolean }> {

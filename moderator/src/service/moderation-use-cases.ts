@@ -21,7 +21,16 @@ import { stageRecord, stageUser, type StageContext, type Staged } from '../domai
 import type { UserCommand, UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
-import { moderate, rerunModeration, type ModerateInput, type ModerateResult, type ModerationDeps } from './moderate';
+import {
+  moderate,
+  rerunModeration,
+  retroact,
+  type ModerateInput,
+  type ModerateResult,
+  type ModerationDeps,
+  type RerunOutcome,
+  type RetroactOptions,
+} from './moderate';
 import { JudgementCarry } from './judgement-carry';
 import { checkReplay, type ReplayCheck } from './replay-check';
 import type { ShadowRunner } from '../shadow/shadow-runner';
@@ -97,6 +106,14 @@ export class ModerationUseCases {
     commandId: string;
   }): Promise<boolean> {
     return rerunModeration(this.moderation, input);
+  }
+
+  /** See `moderate.ts`: one record of a retroaction. */
+  retroact(
+    input: { tenantId: string; recordId: string; moderationId: string; correlationId: string; commandId: string },
+    options: RetroactOptions,
+  ): Promise<RerunOutcome> {
+    return retroact(this.moderation, input, options);
   }
 
   /** See `replay-check.ts`: whether an operator's replay of a dead-lettered command would undo a newer change. */
