@@ -189,7 +189,7 @@ describe('the outcome of a report, told to its reporter', () => {
     expect(listed.body.data[0]).toMatchObject({ complaintUrl: null, reporter: { email: null } });
   });
 
-  it('emails an action taken, and nothing to a reporter without an address or to a trusted flagger', async () => {
+  it('emails an action taken without a complaint link, and nothing to a reporter without an address', async () => {
     const email = `${uniqueName('r')}@example.com`;
     const posted = await gw.request('POST', '/api/v1/moderate', {
       key: alice.key,
@@ -321,6 +321,11 @@ describe('complaints about a decision not to act (Art. 20)', () => {
     );
     const closed = await complain(late.reportId);
     expect([closed.status, closed.body.error.code]).toEqual([409, 'complaint_window_closed']);
+    // A tenant that keeps complaints open longer (appealWindowDays raised to 200) takes it.
+    await gw.request('PATCH', '/api/v1/settings', { key: alice.key, body: { appealWindowDays: 200 } });
+    const longer = await complain(late.reportId);
+    await gw.request('PATCH', '/api/v1/settings', { key: alice.key, body: { appealWindowDays: 183 } });
+    expect(longer.status).toBe(201);
 
     const openapi = await gw.request('GET', '/openapi.json');
     const responses = openapi.body.paths['/api/v1/reports/{id}/complaint'].post.responses;
