@@ -188,7 +188,7 @@ describe('complaints about a decision not to act (Art. 20)', () => {
     expect(last.map((event) => event.type)).toEqual(['ReportComplaintFiled']);
     expect(state).toMatchObject({
       status: 'Decided',
-      complaintStatus: 'Open',
+      complaintKey: 'ten_1:Open',
       complaint: { id: 'cmp_1', status: 'Open', text: 'please look again' },
     });
   });
@@ -221,7 +221,7 @@ describe('complaints about a decision not to act (Art. 20)', () => {
         }),
       }),
     ]);
-    expect(state).toMatchObject({ complaintStatus: 'Upheld', complaint: { status: 'Upheld', decisionId: 'mod_2' } });
+    expect(state).toMatchObject({ complaintKey: 'ten_1:Upheld', complaint: { status: 'Upheld', decisionId: 'mod_2' } });
   });
 
   it('rejects a complaint without grounds or visibility: it restricts nothing', () => {
@@ -230,7 +230,7 @@ describe('complaints about a decision not to act (Art. 20)', () => {
     expect(data).toMatchObject({ outcome: 'Rejected', reason: 'still fine' });
     expect(data.grounds).toBeUndefined();
     expect(data.visibility).toBeUndefined();
-    expect(state?.complaintStatus).toBe('Rejected');
+    expect(state?.complaintKey).toBe('ten_1:Rejected');
   });
 
   it.each<[string, ReportCommand[], new (...args: never[]) => Error]>([

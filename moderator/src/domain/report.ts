@@ -45,8 +45,9 @@ export interface ReportState {
     decidedAt: Date;
   };
   /**
-   * The reporter's complaint about a decision not to act (Art. 20 DSA), once filed. `complaintStatus` repeats its
-   * status at the top level for the queue of open complaints (an index equality).
+   * The reporter's complaint about a decision not to act (Art. 20 DSA), once filed. `complaintKey` repeats its
+   * status with the tenant at the top level (`<tenantId>:<status>`, see `complaintKeyOf`): the queue of a tenant's open
+   * complaints is one equality on an index of its own, since FerretDB serves only the leading field of an index.
    */
   complaint?: {
     id: string;
@@ -59,7 +60,7 @@ export interface ReportState {
     actor?: string;
     decidedAt?: Date;
   };
-  complaintStatus?: ComplaintStatus;
+  complaintKey?: string;
   version: number;
   lastEventId: string;
   sort: string;
@@ -139,6 +140,9 @@ export function checkDecision(state: ReportState | null, decision: ReportDecisio
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** See ReportState.complaintKey. */
+export const complaintKeyOf = (tenantId: string, status: ComplaintStatus): string => `${tenantId}:${status}`;
 
 const refused = (reason: ComplaintRefusal, message: string, reportId: string) =>
   new ConflictError(message, { reason, reportId });
@@ -328,7 +332,7 @@ export function evolveReport(state: ReportState | null, event: DomainEvent): Rep
       return {
         ...state,
         complaint: { id: event.data.complaintId, status: 'Open', text: event.data.text, filedAt: at },
-        complaintStatus: 'Open',
+        complaintKey: complaintKeyOf(state.tenantId, 'Open'),
         version: event.version,
         lastEventId: event.id,
         updatedAt: at,
@@ -349,7 +353,7 @@ export function evolveReport(state: ReportState | null, event: DomainEvent): Rep
       return {
         ...state,
         complaint,
-        complaintStatus: data.outcome,
+        complaintKey: complaintKeyOf(state.tenantId, data.outcome),
         version: event.version,
         lastEventId: event.id,
         updatedAt: at,

@@ -4,7 +4,7 @@ import { NotFoundError, ValidationError } from '../domain/errors';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { UserState } from '../domain/user';
 import type { AppealDoc, EventStore } from '../store/event-store';
-import type { ReportState } from '../domain/report';
+import { complaintKeyOf, type ReportState } from '../domain/report';
 import type {
   Criteria,
   Page,
@@ -170,7 +170,7 @@ export class Queries {
       const status = ComplaintStatus.safeParse(request.complaint);
       if (!status.success)
         throw new ValidationError('complaint must be Open, Upheld or Rejected', { path: 'complaint' });
-      filter.complaintStatus = status.data;
+      filter.complaintKey = complaintKeyOf(tenantId, status.data);
     }
     return this.reads.pageReports(tenantId, filter, request);
   }
