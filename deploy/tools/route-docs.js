@@ -32,6 +32,7 @@ const PAGE_PURPOSES = {
   'POST /console/appeals/:id/decision': 'Approves or rejects an appeal.',
   'GET /console/reports': 'Open reports: trusted flaggers first, then the most reported targets, then the oldest.',
   'POST /console/reports/:id/decision': 'Acts on a report, or decides to take no action, with a reason.',
+  'POST /console/reports/:id/complaint/decision': 'Upholds a reporter’s complaint (acts on the target) or rejects it.',
   'GET /console/settings': 'Rules, rule set versions and settings.',
   'POST /console/settings': 'Changes the settings.',
   'POST /console/rules': 'Writes a new rule set version.',
@@ -49,6 +50,8 @@ const PAGE_PURPOSES = {
   'POST /console/webhooks/:id/replay': 'Sends an endpoint’s failed deliveries again.',
   'GET /appeal': 'The appeal page an end user reaches from their `appealUrl`.',
   'POST /appeal': 'Sends the end user’s appeal.',
+  'GET /complaint': 'The page a reporter reaches from the outcome email, to complain about a decision not to act.',
+  'POST /complaint': 'Sends the reporter’s complaint.',
   'GET /console/policies': 'Policies: the grounds rules and decisions name.',
   'POST /console/policies': 'Adds a policy.',
   'POST /console/policies/:id/delete': 'Deletes a policy.',
@@ -144,7 +147,9 @@ function pagesOf(routers, apiPaths) {
         const auth = !session
           ? layer.path.startsWith('/appeal')
             ? 'signed appeal link'
-            : 'none'
+            : layer.path.startsWith('/complaint')
+              ? 'signed complaint link'
+              : 'none'
           : names.includes('adminOnly')
             ? 'console session (admin)'
             : 'console session';

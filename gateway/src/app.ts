@@ -153,6 +153,9 @@ export function createApp(deps: AppDeps): Koa {
   const appealTokens = settings.appealTokenSecret
     ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds)
     : undefined;
+  const complaintTokens = settings.appealTokenSecret
+    ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds, Date.now, 'complaint')
+    : undefined;
   const configVersions = new ConfigVersionStore(deps.db, deps.versions);
   const ruleVersions = new RuleVersionStore(deps.db);
   const routeDeps: RouteDeps = {
@@ -169,7 +172,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
     maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
     promptRulesEnabled: deps.settings.promptRulesEnabled,
-    appealLinks: new AppealLinks(appealTokens, settings.publicUrl),
+    appealLinks: new AppealLinks(appealTokens, settings.publicUrl, complaintTokens),
     emailLog: new EmailLogStore(deps.db),
     paymentKeys: new PaymentKeyStore(
       deps.db,
@@ -197,7 +200,7 @@ export function createApp(deps: AppDeps): Koa {
       publicUrl: settings.publicUrl,
     },
   );
-  const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, {
+  const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, complaintTokens, {
     perMinute: settings.appealPagePerMinute,
     bodyLimitBytes: 16 * 1024,
     publicUrl: settings.publicUrl,

@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | ComplaintRefusal
   | 'limit_exceeded'
   | 'prompt_rules_disabled'
   | 'payments_not_configured'
@@ -25,6 +26,18 @@ export type ErrorCode =
   | 'unavailable'
   | 'timeout'
   | 'internal';
+
+/**
+ * Why a reporter's complaint about a decision not to act is refused (409): the report is still open, it was acted on
+ * (the affected user appeals instead), a complaint was filed already, or the appeal window after the decision closed.
+ */
+export const COMPLAINT_REFUSALS = [
+  'report_not_decided',
+  'report_actioned',
+  'complaint_exists',
+  'complaint_window_closed',
+] as const;
+export type ComplaintRefusal = (typeof COMPLAINT_REFUSALS)[number];
 
 /**
  * The gateway's one error family. Code throws by meaning; only the edges translate: `http/error-handler.ts` gives each
@@ -78,6 +91,16 @@ export class MethodNotAllowedError extends AppError {
 }
 export class ConflictError extends AppError {
   readonly code = 'conflict';
+}
+/** See COMPLAINT_REFUSALS. */
+export class ComplaintRefusedError extends AppError {
+  constructor(
+    readonly code: ComplaintRefusal,
+    message: string,
+    details?: unknown,
+  ) {
+    super(message, details);
+  }
 }
 /** A per-tenant quota is used up (e.g. webhook endpoints); `details.limit` says how many are allowed. */
 export class LimitExceededError extends AppError {

@@ -30,6 +30,7 @@ import { IngestConsumer } from './kafka/ingest-consumer';
 import { startBacktests } from './backtest/start-backtests';
 import { createMetrics } from './metrics';
 import { OutboxRelay } from './kafka/outbox-relay';
+import { ContactErasure } from './store/contact-erasure';
 import { ensureTopics } from './kafka/topics-setup';
 import { ModerationUseCases } from './service/moderation-use-cases';
 import { Queries } from './service/queries';
@@ -318,6 +319,11 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
 
   relay.start();
+  const erasure = new ContactErasure({
+    erase: (day) => store.eraseContactsOf(day),
+    log: log.child({ component: 'contact-erasure' }),
+  });
+  erasure.start();
   const consumer = config.INGEST_CONSUMER_ENABLED
     ? new IngestConsumer({
         kafka,
@@ -381,6 +387,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       await grpcServer.close();
       await consumer?.stop();
       await backtests?.stop();
+      await erasure.stop();
     },
     async drain() {
       // Shadow judgements in flight use the engine and write counters: done (within their budget) before either closes.

@@ -83,6 +83,7 @@ const DECIDED = {
   setUserStatus: 'userId',
   decideAppeal: 'appealId',
   decideReport: 'reportId',
+  decideReportComplaint: 'reportId',
 } as const;
 type Decision = keyof typeof DECIDED;
 

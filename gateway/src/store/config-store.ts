@@ -49,6 +49,7 @@ export interface SettingsPatch {
   trustedFlaggers?: TenantSettingsType['trustedFlaggers'];
   flaggedVisibility?: TenantSettingsType['flaggedVisibility'];
   appealWindowDays?: number;
+  reporterEmailRetentionDays?: number;
   /** Null: no `rule.degraded`. */
   ruleDegradedOverturnRate?: number | null;
   ruleDegradedMinReviews?: number;
@@ -284,6 +285,9 @@ function applyPatch(current: SettingsContent, patch: SettingsPatch): SettingsCon
   if (patch.trustedFlaggers !== undefined) next.trustedFlaggers = patch.trustedFlaggers;
   if (patch.flaggedVisibility !== undefined) next.flaggedVisibility = patch.flaggedVisibility;
   if (patch.appealWindowDays !== undefined) next.appealWindowDays = patch.appealWindowDays;
+  if (patch.reporterEmailRetentionDays !== undefined) {
+    next.reporterEmailRetentionDays = patch.reporterEmailRetentionDays;
+  }
   if (patch.ruleDegradedOverturnRate !== undefined) next.ruleDegradedOverturnRate = patch.ruleDegradedOverturnRate;
   if (patch.ruleDegradedMinReviews !== undefined) next.ruleDegradedMinReviews = patch.ruleDegradedMinReviews;
   if (patch.emails) {

@@ -35,8 +35,8 @@ import { JudgementCarry } from './judgement-carry';
 import { checkReplay, type ReplayCheck } from './replay-check';
 import type { ShadowRunner } from '../shadow/shadow-runner';
 import { StreamWriter } from './stream-writer';
-import { createReport, decideReport, type CreateReportInput } from './reports';
-import type { ReportDecision, ReportState } from '../domain/report';
+import { createReport, decideComplaint, decideReport, fileComplaint, type CreateReportInput } from './reports';
+import type { ComplaintDecision, ReportDecision, ReportState } from '../domain/report';
 import { affectedUsers, countBeforeCommit, reconcileCommand, UserReconciliation } from './user-reconciliation';
 
 export interface ServiceDeps {
@@ -250,6 +250,21 @@ export class ModerationUseCases {
     correlationId: string;
   }): Promise<ReportState> {
     return decideReport(this.reportDeps(), input);
+  }
+
+  /** See `reports.ts`. */
+  fileComplaint(input: { tenantId: string; reportId: string; text: string; correlationId: string }) {
+    return fileComplaint(this.reportDeps(), input);
+  }
+
+  /** See `reports.ts`. */
+  decideComplaint(input: {
+    tenantId: string;
+    reportId: string;
+    decision: ComplaintDecision;
+    correlationId: string;
+  }): Promise<ReportState> {
+    return decideComplaint(this.reportDeps(), input);
   }
 
   private reportDeps() {

@@ -25,6 +25,10 @@ const ErrorBody = z.object({
       'not_found',
       'method_not_allowed',
       'conflict',
+      'report_not_decided',
+      'report_actioned',
+      'complaint_exists',
+      'complaint_window_closed',
       'rate_limited',
       'unavailable',
       'timeout',
@@ -76,6 +80,9 @@ export function buildOpenApi(specs: Array<RouteSpec & { fullPath: string }>, ver
           description: 'Success',
           ...(spec.response ? { content: { 'application/json': { schema: schemaOf(spec.response, 'output') } } } : {}),
         },
+        ...Object.fromEntries(
+          Object.entries(spec.errors ?? {}).map(([status, description]) => [status, { ...errorResponse, description }]),
+        ),
         default: errorResponse,
       },
     };
