@@ -133,9 +133,18 @@ async function main() {
       timeoutMs: 60000,
       what: 'the second backtest to run',
     });
+    // Live traffic until the job has read its selection (a batch a second beside live work): the phase measures the
+    // judging, the long part of a job.
     await steady(5);
+    for (let i = 0; i < 60; i += 1) {
+      if ((await api(base, key, 'GET', `/backtests/${running.id}`)).progress?.selected != null) break;
+      await steady(5);
+    }
+    const mark = await api(base, key, 'GET', `/backtests/${running.id}`);
     const beside = await steady(DURATION_S);
     const still = await api(base, key, 'GET', `/backtests/${running.id}`);
+    // Progress is written per 100 records, so this is coarse over a short phase.
+    const besideRate = ((still.progress?.processed ?? 0) - (mark.progress?.processed ?? 0)) / DURATION_S;
     await api(base, key, 'POST', `/backtests/${running.id}/cancel`);
 
     process.stdout.write(`\nbacktest benchmark: ${RECORDS} records stored, default rules, ${DURATION_S} s phases\n`);
@@ -153,6 +162,11 @@ async function main() {
       { figure: 'p99 beside ÷ without', value: (beside.p99 / Math.max(1, without.p99)).toFixed(2) },
       { figure: 'live non-2xx (both phases)', value: without.non2xx + beside.non2xx },
       { figure: 'backtest still running at the end of that phase', value: still.status === 'running' },
+      { figure: 'backtest records/s beside live traffic', value: Math.round(besideRate) },
+      {
+        figure: 'background rate bound (BACKTEST_BUSY_RATE_PER_S)',
+        value: process.env.BACKTEST_BUSY_RATE_PER_S || '20 (default)',
+      },
       { figure: 'store commands per backtested record', value: cost.commandsTotal.toFixed(2) },
     ]);
     process.stdout.write(`cost per backtested record: ${formatCost(cost)}\n`);

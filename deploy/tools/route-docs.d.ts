@@ -19,3 +19,6 @@ export function routes(gateway?: GatewayModules): Promise<RouteRow[]>;
 export function table(rows: RouteRow[]): string;
 export function updateReadme(text: string, rows: RouteRow[]): string;
 export function readmeRows(text: string): RouteRow[];
+export const CONSOLE_DOC: string;
+/** The rows each document lists: README.md (API, public pages, admin port) and docs/console.md (console pages). */
+export function byDocument(rows: RouteRow[]): Array<[string, RouteRow[]]>;

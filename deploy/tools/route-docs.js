@@ -5,13 +5,23 @@
 // - the console and the appeal page: the routers the gateway mounts, for method, path and whether a console session
 //   (or an admin's) is needed; their purposes are written below, and a page without one is an error;
 // - the admin port: the paths `proto/src/platform/admin-server.ts` answers.
-// `node deploy/tools/route-docs.js` prints the table (after `npm run build`), `--write` puts it into the README between
-// its markers; a deploy test checks that the README's table is the one the code gives.
+// `node deploy/tools/route-docs.js` prints the table (after `npm run build`), `--write` puts it between the markers of
+// README.md (the API, public pages and admin port) and docs/console.md (the console's pages); a deploy test checks that
+// both tables are the ones the code gives.
 const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const README = path.join(ROOT, 'README.md');
+const CONSOLE_DOC = path.join(ROOT, 'docs', 'console.md');
+
+/** Whether a row belongs to the console's table (docs/console.md) rather than the README's. */
+const isConsole = (row) => row.path === '/console' || row.path.startsWith('/console/');
+/** The rows each document lists: `[file, rows]`. */
+const byDocument = (rows) => [
+  [README, rows.filter((row) => !isConsole(row))],
+  [CONSOLE_DOC, rows.filter(isConsole)],
+];
 const START = '<!-- routes -->';
 const END = '<!-- /routes -->';
 
@@ -32,13 +42,17 @@ const PAGE_PURPOSES = {
   'POST /console/appeals/:id/decision': 'Approves or rejects an appeal.',
   'GET /console/reports': 'Open reports: trusted flaggers first, then the most reported targets, then the oldest.',
   'POST /console/reports/:id/decision': 'Acts on a report, or decides to take no action, with a reason.',
+  'POST /console/reports/:id/complaint/decision': 'Upholds a reporter’s complaint (acts on the target) or rejects it.',
   'GET /console/settings': 'Rules, rule set versions and settings.',
   'POST /console/settings': 'Changes the settings.',
   'POST /console/rules': 'Writes a new rule set version.',
-  'POST /console/rules/versions/:version/:action': 'Promotes or rolls back a rule set version.',
+  'POST /console/rules/versions/:version/:action': 'Promotes, rolls back or runs in shadow a rule set version.',
   'POST /console/backtests': 'Backtests a rule set version (the rules page’s “Backtest this draft”).',
   'GET /console/backtests/:id': 'A backtest’s progress and result.',
   'POST /console/backtests/:id/cancel': 'Cancels a backtest.',
+  'POST /console/backtests/:id/apply': 'Applies a backtest’s version, once live, to its records (the confirm button).',
+  'GET /console/retroactions/:id': 'A retroaction’s predicted effect, progress and cancel button.',
+  'POST /console/retroactions/:id/cancel': 'Cancels a retroaction.',
   'GET /console/precision': 'Each rule’s flags, human reviews and precision over a window, with a chart per day.',
   'GET /console/webhooks': 'Webhook endpoints.',
   'GET /console/webhooks/:id': 'An endpoint and its delivery log.',
@@ -46,6 +60,8 @@ const PAGE_PURPOSES = {
   'POST /console/webhooks/:id/replay': 'Sends an endpoint’s failed deliveries again.',
   'GET /appeal': 'The appeal page an end user reaches from their `appealUrl`.',
   'POST /appeal': 'Sends the end user’s appeal.',
+  'GET /complaint': 'The page a reporter reaches from the outcome email, to complain about a decision not to act.',
+  'POST /complaint': 'Sends the reporter’s complaint.',
   'GET /console/policies': 'Policies: the grounds rules and decisions name.',
   'POST /console/policies': 'Adds a policy.',
   'POST /console/policies/:id/delete': 'Deletes a policy.',
@@ -141,7 +157,9 @@ function pagesOf(routers, apiPaths) {
         const auth = !session
           ? layer.path.startsWith('/appeal')
             ? 'signed appeal link'
-            : 'none'
+            : layer.path.startsWith('/complaint')
+              ? 'signed complaint link'
+              : 'none'
           : names.includes('adminOnly')
             ? 'console session (admin)'
             : 'console session';
@@ -213,7 +231,7 @@ function table(rows) {
 function updateReadme(text, rows) {
   const from = text.indexOf(START);
   const to = text.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`README.md lacks the ${START} … ${END} markers`);
+  if (from < 0 || to < from) throw new Error(`a document lacks the ${START} … ${END} markers`);
   return `${text.slice(0, from + START.length)}\n\n${table(rows)}\n\n${text.slice(to)}`;
 }
 
@@ -221,7 +239,7 @@ function updateReadme(text, rows) {
 function readmeRows(text) {
   const from = text.indexOf(START);
   const to = text.indexOf(END);
-  if (from < 0 || to < from) throw new Error(`README.md lacks the ${START} … ${END} markers`);
+  if (from < 0 || to < from) throw new Error(`a document lacks the ${START} … ${END} markers`);
   return text
     .slice(from, to)
     .split('\n')
@@ -236,7 +254,7 @@ function readmeRows(text) {
     });
 }
 
-module.exports = { routes, table, updateReadme, readmeRows, README, START, END };
+module.exports = { routes, table, updateReadme, readmeRows, byDocument, README, CONSOLE_DOC, START, END };
 
 if (require.main === module) {
   routes()
@@ -247,12 +265,14 @@ if (require.main === module) {
       }
       // Formatted like the rest of the repository, so `npm run format:check` stays green after a regeneration.
       const prettier = require('prettier');
-      const options = await prettier.resolveConfig(README);
-      const text = await prettier.format(updateReadme(fs.readFileSync(README, 'utf8'), rows), {
-        ...options,
-        filepath: README,
-      });
-      fs.writeFileSync(README, text);
+      for (const [file, documentRows] of byDocument(rows)) {
+        const options = await prettier.resolveConfig(file);
+        const text = await prettier.format(updateReadme(fs.readFileSync(file, 'utf8'), documentRows), {
+          ...options,
+          filepath: file,
+        });
+        fs.writeFileSync(file, text);
+      }
     })
     .catch((err) => {
       process.stderr.write(`${err.stack || err.message}\n`);

@@ -29,6 +29,9 @@ import { statementRoutes } from './routes/statements/statements.routes';
 import { ruleRoutes } from './routes/rules/rules.routes';
 import { backtestRoutes, type BacktestSettings } from './routes/backtests/backtests.routes';
 import { BacktestStore } from './store/backtest-store';
+import { RetroactionStore } from './store/retroaction-store';
+import { retroactionRoutes } from './routes/retroactions/retroactions.routes';
+import { shadowVersionRoutes } from './routes/rules/shadow-version.routes';
 import { userRoutes } from './routes/users/users.routes';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { ConfigStore } from './store/config-store';
@@ -150,6 +153,9 @@ export function createApp(deps: AppDeps): Koa {
   const appealTokens = settings.appealTokenSecret
     ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds)
     : undefined;
+  const complaintTokens = settings.appealTokenSecret
+    ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds, Date.now, 'complaint')
+    : undefined;
   const configVersions = new ConfigVersionStore(deps.db, deps.versions);
   const ruleVersions = new RuleVersionStore(deps.db);
   const routeDeps: RouteDeps = {
@@ -166,7 +172,7 @@ export function createApp(deps: AppDeps): Koa {
     }),
     maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
     promptRulesEnabled: deps.settings.promptRulesEnabled,
-    appealLinks: new AppealLinks(appealTokens, settings.publicUrl),
+    appealLinks: new AppealLinks(appealTokens, settings.publicUrl, complaintTokens),
     emailLog: new EmailLogStore(deps.db),
     paymentKeys: new PaymentKeyStore(
       deps.db,
@@ -180,6 +186,7 @@ export function createApp(deps: AppDeps): Koa {
     rateLimiter: deps.rateLimiter,
     backtests: new BacktestStore(deps.db),
     backtestSettings: settings.backtests,
+    retroactions: new RetroactionStore(deps.db),
     rulePrecision: new RulePrecisionStore(deps.db, ruleVersions),
   };
   const consoleRouter = consoleRoutes(
@@ -193,7 +200,7 @@ export function createApp(deps: AppDeps): Koa {
       publicUrl: settings.publicUrl,
     },
   );
-  const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, {
+  const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, complaintTokens, {
     perMinute: settings.appealPagePerMinute,
     bodyLimitBytes: 16 * 1024,
     publicUrl: settings.publicUrl,
@@ -206,9 +213,11 @@ export function createApp(deps: AppDeps): Koa {
   appealRoutes(api, routeDeps);
   reportRoutes(api, routeDeps);
   ruleRoutes(api, routeDeps);
+  shadowVersionRoutes(api, routeDeps);
   policyRoutes(api, routeDeps);
   statementRoutes(api, routeDeps);
   backtestRoutes(api, routeDeps);
+  retroactionRoutes(api, routeDeps);
   precisionRoutes(api, routeDeps);
   transparencyRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);

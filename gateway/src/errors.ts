@@ -7,6 +7,7 @@ export type ErrorCode =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | ComplaintRefusal
   | 'limit_exceeded'
   | 'prompt_rules_disabled'
   | 'payments_not_configured'
@@ -14,6 +15,10 @@ export type ErrorCode =
   | 'invalid_rule_set'
   | 'backtest_too_large'
   | 'backtest_running'
+  | 'backtest_not_finished'
+  | 'backtest_expired'
+  | 'version_not_live'
+  | 'retroaction_running'
   | 'secrets_not_configured'
   | 'payload_too_large'
   | 'unsupported_media_type'
@@ -21,6 +26,18 @@ export type ErrorCode =
   | 'unavailable'
   | 'timeout'
   | 'internal';
+
+/**
+ * Why a reporter's complaint about a decision not to act is refused (409): the report is still open, it was acted on
+ * (the affected user appeals instead), a complaint was filed already, or the appeal window after the decision closed.
+ */
+export const COMPLAINT_REFUSALS = [
+  'report_not_decided',
+  'report_actioned',
+  'complaint_exists',
+  'complaint_window_closed',
+] as const;
+export type ComplaintRefusal = (typeof COMPLAINT_REFUSALS)[number];
 
 /**
  * The gateway's one error family. Code throws by meaning; only the edges translate: `http/error-handler.ts` gives each
@@ -75,6 +92,16 @@ export class MethodNotAllowedError extends AppError {
 export class ConflictError extends AppError {
   readonly code = 'conflict';
 }
+/** See COMPLAINT_REFUSALS. */
+export class ComplaintRefusedError extends AppError {
+  constructor(
+    readonly code: ComplaintRefusal,
+    message: string,
+    details?: unknown,
+  ) {
+    super(message, details);
+  }
+}
 /** A per-tenant quota is used up (e.g. webhook endpoints); `details.limit` says how many are allowed. */
 export class LimitExceededError extends AppError {
   readonly code = 'limit_exceeded';
@@ -102,6 +129,22 @@ export class BacktestTooLargeError extends AppError {
 /** The tenant's running backtests are at their bound; `details.limit` says how many may run at once. */
 export class BacktestRunningError extends AppError {
   readonly code = 'backtest_running';
+}
+/** A retroaction starts from a backtest that succeeded; this one is queued, running, failed or cancelled. */
+export class BacktestNotFinishedError extends AppError {
+  readonly code = 'backtest_not_finished';
+}
+/** The backtest's time to live passed: its prediction is no longer kept, so nothing can be applied from it. */
+export class BacktestExpiredError extends AppError {
+  readonly code = 'backtest_expired';
+}
+/** A retroaction applies the live version only: the backtest's version must have been promoted (and still be live). */
+export class VersionNotLiveError extends AppError {
+  readonly code = 'version_not_live';
+}
+/** Another retroaction of the tenant has not ended; `details.retroaction` names it. */
+export class RetroactionRunningError extends AppError {
+  readonly code = 'retroaction_running';
 }
 /** A tenant secret (the Transparency Database token) cannot be stored: no SECRETS_ENCRYPTION_KEY to seal it. */
 export class SecretsNotConfiguredError extends AppError {

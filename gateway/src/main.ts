@@ -12,6 +12,7 @@ import {
 } from '@vigil/proto/platform';
 import { appSettings, createApp } from './app';
 import { BacktestStore } from './store/backtest-store';
+import { RetroactionStore } from './store/retroaction-store';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
 import { createModerationClient, ModeratorClient } from './grpc/moderator-client';
@@ -109,6 +110,7 @@ runMain('gateway', async () => {
           new MemberStore(db).ensureIndexes(),
           new RuleVersionStore(db).ensureIndexes(),
           new BacktestStore(db).ensureIndexes(),
+          new RetroactionStore(db).ensureIndexes(),
         ]),
       ),
     )

@@ -31,6 +31,7 @@ import { IngestConsumer } from './kafka/ingest-consumer';
 import { startBacktests } from './backtest/start-backtests';
 import { createMetrics } from './metrics';
 import { OutboxRelay } from './kafka/outbox-relay';
+import { ContactErasure } from './store/contact-erasure';
 import { ensureTopics } from './kafka/topics-setup';
 import { ModerationUseCases } from './service/moderation-use-cases';
 import { Queries } from './service/queries';
@@ -59,6 +60,8 @@ export type ModeratorConfig = Pick<
   | 'BACKTEST_CONSUMER_ENABLED'
   | 'BACKTEST_JOBS'
   | 'BACKTEST_RATE_PER_S'
+  | 'BACKTEST_BUSY_RATE_PER_S'
+  | 'RETROACTION_RATE_PER_S'
   | 'INGEST_CONCURRENCY'
   | 'INGEST_KEY_CONCURRENCY'
   | 'INGEST_RETRY_INITIAL_MS'
@@ -278,7 +281,10 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     outbox: relay,
     registry: deps.registry,
     verdictOf: (recordId) => shadow.verdictOf(recordId),
-    hasShadow: async (tenantId) => splitRules((await tenantConfig.get(tenantId)).rules).shadow !== null,
+    hasShadow: async (tenantId) => {
+      const config = await tenantConfig.get(tenantId);
+      return splitRules(config.rules).shadow !== null || config.shadowVersion !== undefined;
+    },
   });
   const shadow: ShadowRunner = new ShadowRunner({
     engine,
@@ -314,6 +320,11 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
 
   relay.start();
+  const erasure = new ContactErasure({
+    erase: (day) => store.eraseContactsOf(day),
+    log: log.child({ component: 'contact-erasure' }),
+  });
+  erasure.start();
   const consumer = config.INGEST_CONSUMER_ENABLED
     ? new IngestConsumer({
         kafka,
@@ -342,7 +353,18 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       })
     : undefined;
   if (consumer) await untilDone(log, 'ingest consumer', () => consumer.start());
-  const backtests = await startBacktests({ config, log, db, kafka, engine, topics, versions, registry: deps.registry });
+  const backtests = await startBacktests({
+    config,
+    log,
+    db,
+    kafka,
+    engine,
+    liveActivity: textActivity,
+    topics,
+    versions,
+    registry: deps.registry,
+    service,
+  });
 
   grpcServer.setServing(true);
   log.info('moderator ready');
@@ -364,6 +386,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       await grpcServer.close();
       await consumer?.stop();
       await backtests?.stop();
+      await erasure.stop();
     },
     async drain() {
       // Shadow judgements in flight use the engine and write counters: done (within their budget) before either closes.

@@ -40,6 +40,17 @@ const schema = z.object({
    */
   BACKTEST_RATE_PER_S: z.coerce.number().int().min(1).max(100_000).default(200),
   /**
+   * Records a backtest or retroaction goes through per second at most while this moderator serves live moderations
+   * (any within the last second), so that live work keeps its latency; the lower of this and the job's full rate
+   * (BACKTEST_RATE_PER_S, RETROACTION_RATE_PER_S) applies. Default 20.
+   */
+  BACKTEST_BUSY_RATE_PER_S: z.coerce.number().int().min(1).max(100_000).default(20),
+  /**
+   * Records a retroaction moderates per second at most (each may write events, webhooks and user changes): it runs
+   * beside live moderation on the same threads and store. Default 50.
+   */
+  RETROACTION_RATE_PER_S: z.coerce.number().int().min(1).max(10_000).default(50),
+  /**
    * How often the outbox relay looks for unpublished events when idle, milliseconds. Every append wakes the relay of
    * the instance that made it, so this only paces the pick-up of events a crashed instance left. Default 1000.
    */

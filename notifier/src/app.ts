@@ -172,6 +172,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       ? {
           appeals: {
             tokens: new AppealTokens(config.APPEAL_TOKEN_SECRET, config.APPEAL_TOKEN_TTL_S),
+            complaints: new AppealTokens(config.APPEAL_TOKEN_SECRET, config.APPEAL_TOKEN_TTL_S, Date.now, 'complaint'),
             publicUrl: config.GATEWAY_PUBLIC_URL,
           },
         }

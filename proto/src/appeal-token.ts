@@ -26,8 +26,13 @@ export class AppealTokens {
     secret: string,
     private readonly ttlSeconds: number,
     private readonly now: () => number = Date.now,
+    /**
+     * `complaint`: links of a reporter's complaint about a decision not to act, whose subject (`u`) is the report id.
+     * Their key is derived apart, so neither kind of link passes for the other.
+     */
+    purpose: 'appeal' | 'complaint' = 'appeal',
   ) {
-    this.key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), 'vigil appeal token v1', 32));
+    this.key = Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), `vigil ${purpose} token v1`, 32));
   }
 
   private sign(payload: string): string {

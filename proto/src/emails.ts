@@ -77,6 +77,29 @@ export function emailKindFor(status: string, previousStatus: string | null): Ema
   return undefined;
 }
 
+/**
+ * Emails to a reporter who gave an address (Art. 16(5) and 20(5) DSA): the outcome of their report, and of their
+ * complaint about a decision not to act. The address is read at send time from the report's contact, which is erased
+ * when the tenant's `reporterEmailRetentionDays` run out; after that nothing is sent.
+ */
+export const ReporterEmailKind = z.enum(['ReportDecided', 'ComplaintDecided']);
+export type ReporterEmailKind = z.infer<typeof ReporterEmailKind>;
+
+export const REPORTER_EMAIL_TEMPLATES: Readonly<Record<ReporterEmailKind, EmailTemplate>> = {
+  ReportDecided: {
+    subject: 'Your report to {{platformName}} was decided',
+    heading: 'Your report was decided',
+    body: 'Hello,\n\nThank you for your report to {{platformName}}. A moderator has reviewed it; the decision follows.',
+  },
+  ComplaintDecided: {
+    subject: 'Your complaint to {{platformName}} was decided',
+    heading: 'Your complaint was decided',
+    body:
+      'Hello,\n\nA moderator of {{platformName}} has reviewed your complaint about the decision on your report; ' +
+      'the decision follows.',
+  },
+};
+
 export type EmailState = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
 
 /** One SMTP attempt. No address, subject or server text: a server's reply often quotes the recipient. */
@@ -98,9 +121,16 @@ export interface EmailAttempt {
 export interface EmailMessageDoc {
   _id: string;
   tenantId: string;
+  /** The user told; empty for an email to a reporter (`reportId`). */
   userId: string;
+  /** A reporter's email: the report whose contact holds the address. */
+  reportId?: string;
   eventId: string;
-  kind: EmailKind;
+  kind: EmailKind | ReporterEmailKind;
+  /** A reporter's email: the report's outcome in words (its decision and reason), rendered after the body. */
+  outcome?: string[];
+  /** A reporter's email of a decision not to act: the complaint stays open until then, and its link lives as long. */
+  complaintOpenUntil?: Date;
   state: EmailState;
   /**
    * Why nothing was sent (state `skipped`): `no_email`, `expired` (no notifier with SMTP attempted it in time), or

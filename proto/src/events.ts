@@ -1,7 +1,15 @@
 import { z } from 'zod';
 import { LIMITS, jsonBytes } from './limits';
 import { DecisionVisibility, PolicyGrounds } from './policies';
-import { ReportAction, ReportCategory, ReportGround, ReportOutcome, ReporterType, ReportTargetType } from './reports';
+import {
+  ComplaintOutcome,
+  ReportAction,
+  ReportCategory,
+  ReportGround,
+  ReportOutcome,
+  ReporterType,
+  ReportTargetType,
+} from './reports';
 
 /** Statuses shared by the API, the events and the webhooks (Iffy's values). */
 export const RecordStatus = z.enum(['Compliant', 'Flagged']);
@@ -362,8 +370,11 @@ export const ReportReceivedData = z.object({
 export const ReportDecidedData = z.object({
   reportId: z.string(),
   target: ReportTarget,
-  /** The reporter as received, less `name` and `hasEmail`: who the platform tells of the outcome. */
-  reporter: ReportReporter.pick({ type: true, id: true }),
+  /**
+   * The reporter as received, less `name`: who the platform tells of the outcome. `hasEmail` (absent on events of
+   * earlier releases) says whether Vigil emails the outcome; the address itself is never on an event.
+   */
+  reporter: ReportReporter.pick({ type: true, id: true }).extend({ hasEmail: z.boolean().optional() }),
   category: ReportCategory,
   outcome: ReportOutcome,
   /** Set when `outcome` is Actioned. */
@@ -375,6 +386,40 @@ export const ReportDecidedData = z.object({
   decisionId: z.string().optional(),
   reason: z.string(),
   actor: z.string().optional(),
+});
+
+/** A reporter's complaint about a decision not to act on their report (Art. 20 DSA): one per report. */
+export const ReportComplaintFiledData = z.object({
+  reportId: z.string(),
+  /** `cmp_…`: the complaint's id, the acknowledgement the reporter is given. */
+  complaintId: z.string(),
+  target: ReportTarget,
+  reporter: ReportReporter.pick({ type: true, id: true }),
+  text: z.string(),
+});
+
+/**
+ * A person's decision on a reporter's complaint. `Upheld` acted on the target (`action`, and `decisionId` the
+ * moderation or user action it made, whose own statement of reasons names the report); `Rejected` kept the decision
+ * not to act. Either way the complaint's own statement of reasons is built from this event, with the policy's grounds.
+ */
+export const ReportComplaintDecidedData = z.object({
+  reportId: z.string(),
+  complaintId: z.string(),
+  target: ReportTarget,
+  reporter: ReportReporter.pick({ type: true, id: true, hasEmail: true }),
+  category: ReportCategory,
+  ground: ReportGround,
+  trusted: z.boolean(),
+  outcome: ComplaintOutcome,
+  action: ReportAction.optional(),
+  decisionId: z.string().optional(),
+  reason: z.string(),
+  actor: z.string().optional(),
+  /** The grounds an upheld complaint's action rests on, copied from its policy. */
+  grounds: PolicyGrounds.optional(),
+  /** The visibility restriction a flag means on the platform, when the upheld action is a flag. */
+  visibility: DecisionVisibility.optional(),
 });
 
 const eventBase = {
@@ -412,6 +457,16 @@ export const AppealDecided = z.object({ ...eventBase, type: z.literal('AppealDec
 
 export const ReportReceived = z.object({ ...eventBase, type: z.literal('ReportReceived'), data: ReportReceivedData });
 export const ReportDecided = z.object({ ...eventBase, type: z.literal('ReportDecided'), data: ReportDecidedData });
+export const ReportComplaintFiled = z.object({
+  ...eventBase,
+  type: z.literal('ReportComplaintFiled'),
+  data: ReportComplaintFiledData,
+});
+export const ReportComplaintDecided = z.object({
+  ...eventBase,
+  type: z.literal('ReportComplaintDecided'),
+  data: ReportComplaintDecidedData,
+});
 export const RuleDegraded = z.object({ ...eventBase, type: z.literal('RuleDegraded'), data: RuleDegradedData });
 
 export const DomainEvent = z.discriminatedUnion('type', [
@@ -424,6 +479,8 @@ export const DomainEvent = z.discriminatedUnion('type', [
   AppealDecided,
   ReportReceived,
   ReportDecided,
+  ReportComplaintFiled,
+  ReportComplaintDecided,
   RuleDegraded,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;

@@ -33,4 +33,5 @@ export * from './consumer-timing';
 export * from './consumer-metrics';
 export * from './confirmed-send';
 export * from './backtests';
+export * from './retroactions';
 export * from './rule-precision';

@@ -47,6 +47,8 @@ export const LIMITS = {
   reportExplanation: 4000,
   /** The law a notice of illegal content names (the TDB's `illegal_content_legal_ground` is free text too). */
   reportLegalGround: 500,
+  /** A reporter's complaint about a decision not to act (as an appeal's text). */
+  complaintText: 1000,
   /** A reporter's id: the platform's id of the end user, or a trusted flagger's id in the tenant's settings. */
   reporterId: 256,
   /** Trusted flaggers per tenant, and the length of each one's id and name. */

@@ -96,6 +96,10 @@ export const COLLECTIONS = {
   backtests: 'backtests',
   /** Running backtests per tenant: `{_id: "<tenantId>#<slot>", jobId}`, one unique insert per slot taken. */
   backtestSlots: 'backtest_slots',
+  /** Retroaction jobs (see retroactions.ts): what to apply, from which backtest, and a cancel request. */
+  retroactions: 'retroactions',
+  /** The running retroaction of each tenant: `{_id: tenantId, jobId}`, taken by a unique insert. */
+  retroactionSlots: 'retroaction_slots',
   // moderator
   events: 'events',
   records: 'records',
@@ -135,6 +139,10 @@ export const COLLECTIONS = {
   outboxDeadLetters: 'outbox_dead_letters',
   /** Backtest runs (see backtests.ts): status, progress and result, by job id. */
   backtestRuns: 'backtest_runs',
+  /** Retroaction runs (see retroactions.ts): status, progress and counts, by job id. */
+  retroactionRuns: 'retroaction_runs',
+  /** The record ids each retroaction run selected, in chunks, so that a resumed run goes on where it stopped. */
+  retroactionItems: 'retroaction_items',
   // notifier
   deliveries: 'deliveries',
   deliveryLeases: 'delivery_leases',

@@ -41,6 +41,16 @@ export type ReportStatus = z.infer<typeof ReportStatus>;
 export const ReportOutcome = z.enum(['Actioned', 'NoAction']);
 export type ReportOutcome = z.infer<typeof ReportOutcome>;
 
+/**
+ * A reporter's complaint about a decision not to act (Art. 20 DSA), decided by a person: `Upheld` acts on the target
+ * after all (a flag, a suspension or a ban, like acting on the report), `Rejected` keeps the decision not to act.
+ */
+export const ComplaintOutcome = z.enum(['Upheld', 'Rejected']);
+export type ComplaintOutcome = z.infer<typeof ComplaintOutcome>;
+
+export const ComplaintStatus = z.enum(['Open', 'Upheld', 'Rejected']);
+export type ComplaintStatus = z.infer<typeof ComplaintStatus>;
+
 /** What acting on a report did: flag the reported record, or suspend or ban the reported user. */
 export const ReportAction = z.enum(['Flag', 'Suspend', 'Ban']);
 export type ReportAction = z.infer<typeof ReportAction>;

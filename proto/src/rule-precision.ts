@@ -59,6 +59,8 @@ export interface ShadowVerdictDoc {
   ran: string[];
   flagged: string[];
   at: Date;
+  /** The tenant's shadow version's verdict (a whole rule set version run in shadow), when it has one. */
+  version?: { ruleSetVersion: number; ran: string[]; flagged: string[] };
 }
 
 export interface RulePrecisionDoc {

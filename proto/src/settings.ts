@@ -8,6 +8,12 @@ import { TrustedFlaggers } from './reports';
 export const MIN_APPEAL_WINDOW_DAYS = 183;
 
 /**
+ * A reporter's email is kept this long by default: the appeal window, so that the outcome of a complaint made on its
+ * last day can still be sent, and a month to decide it.
+ */
+export const DEFAULT_REPORTER_EMAIL_RETENTION_DAYS = 213;
+
+/**
  * Per-tenant settings: written by the gateway (`PATCH /api/v1/settings`, collection `settings`, `_id` = tenantId),
  * read by the moderator. Missing fields take these defaults.
  */
@@ -43,6 +49,11 @@ export const TenantSettings = z.object({
   /** How long a decision can be appealed, days after its statement: at least six months (Art. 20(1) DSA). */
   appealWindowDays: z.number().int().min(MIN_APPEAL_WINDOW_DAYS).max(3650).default(MIN_APPEAL_WINDOW_DAYS),
   /**
+   * How long a reporter's email is kept, days after the report: used for the outcome of the report and of a complaint
+   * about it, then erased (on the first day after it runs out). Never longer than the tenant configures.
+   */
+  reporterEmailRetentionDays: z.number().int().min(1).max(3650).default(DEFAULT_REPORTER_EMAIL_RETENTION_DAYS),
+  /**
    * A rule whose flags people overturn at this rate or more (0–1), once `ruleDegradedMinReviews` of them were reviewed
    * under one rule set version, raises `rule.degraded`. Null: never.
    */
@@ -60,6 +71,7 @@ export const DEFAULT_SETTINGS: TenantSettings = {
   policies: [],
   flaggedVisibility: 'DECISION_VISIBILITY_CONTENT_DISABLED',
   appealWindowDays: MIN_APPEAL_WINDOW_DAYS,
+  reporterEmailRetentionDays: DEFAULT_REPORTER_EMAIL_RETENTION_DAYS,
   ruleDegradedOverturnRate: null,
   ruleDegradedMinReviews: 20,
 };

@@ -1,6 +1,6 @@
 import type { DomainEvent } from './events';
 import { Policy } from './policies';
-import { statementOf } from './statements';
+import { statementLines, statementOf } from './statements';
 
 const at = '2026-03-01T10:00:00.000Z';
 const envelope = { tenantId: 'ten_a', version: 2, occurredAt: at, correlationId: 'c' };
@@ -199,5 +199,74 @@ describe('policies', () => {
     const result = Policy.safeParse({ ...base, ...change });
     expect(result.success).toBe(false);
     expect(result.error?.issues.map((issue) => issue.path.join('.'))).toContain(path);
+  });
+});
+
+describe('statements of complaint decisions (Art. 20(5))', () => {
+  const complaintDecided = (data: Record<string, unknown>): DomainEvent => ({
+    ...envelope,
+    id: '01JEVENT0000000000000000CC',
+    stream: 'report-rpt_1',
+    type: 'ReportComplaintDecided',
+    data: {
+      reportId: 'rpt_1',
+      complaintId: 'cmp_1',
+      target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
+      reporter: { type: 'user', id: 'reader-1', hasEmail: true },
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      ground: 'INCOMPATIBLE_CONTENT',
+      trusted: false,
+      outcome: 'Rejected',
+      reason: 'the shop is genuine',
+      ...data,
+    },
+  });
+
+  it('states an upheld complaint with the restriction its action imposed and its policy', () => {
+    const statement = statementOf(
+      complaintDecided({
+        outcome: 'Upheld',
+        action: 'Flag',
+        decisionId: 'mod_9',
+        grounds: fraud,
+        visibility: 'DECISION_VISIBILITY_CONTENT_REMOVED',
+      }),
+      context,
+    );
+    expect(statement).toMatchObject({
+      id: 'sor_01JEVENT0000000000000000CC',
+      kind: 'complaint',
+      decisionId: 'cmp_1',
+      subject: { type: 'record', id: 'rec_1' },
+      restriction: { visibility: ['DECISION_VISIBILITY_CONTENT_REMOVED'], endDate: null },
+      ground: 'DECISION_GROUND_ILLEGAL_CONTENT',
+      legalGround: 'Penal code §263',
+      policy: { id: 'fraud', name: 'Fraud' },
+      source: 'SOURCE_TYPE_OTHER_NOTIFICATION',
+      reportId: 'rpt_1',
+      complaint: { id: 'cmp_1', outcome: 'Upheld', actionDecisionId: 'mod_9' },
+      automatedDetection: false,
+      automatedDecision: 'AUTOMATED_DECISION_NOT_AUTOMATED',
+      redress: { appealUrl: null, appealWindowDays: 0 },
+    });
+    expect(statement?.facts).toBe(
+      'The complaint was upheld by a moderator, and the content was removed, after a report from a user. ' +
+        'Policy: Fraud. Reasons: the shop is genuine.',
+    );
+  });
+
+  it('states a rejected complaint without a restriction, a ground or a policy', () => {
+    const statement = statementOf(complaintDecided({ ground: 'ILLEGAL_CONTENT' }), context)!;
+    expect(statement).toMatchObject({
+      kind: 'complaint',
+      restriction: { endDate: null },
+      policy: { id: '', name: '' },
+      source: 'SOURCE_ARTICLE_16',
+      complaint: { id: 'cmp_1', outcome: 'Rejected' },
+    });
+    expect(statement.restriction.visibility).toBeUndefined();
+    const lines = statementLines(statement);
+    expect(lines.join('\n')).not.toContain('Ground:');
+    expect(lines[lines.length - 1]).toContain('out-of-court dispute settlement body');
   });
 });

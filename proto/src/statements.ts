@@ -29,9 +29,16 @@ export interface Statement {
   /** `sor_` and the decision event's id; the event id is the TDB's `puid`. */
   id: string;
   eventId: string;
-  /** `restriction`: a restriction imposed; `reversal`: one lifted (a reinstatement, a record cleared). */
-  kind: 'restriction' | 'reversal';
-  /** The decision: the moderation id (`mod_…`) or the user action id (`act_…`). */
+  /**
+   * `restriction`: a restriction imposed; `reversal`: one lifted (a reinstatement, a record cleared); `complaint`: the
+   * decision on a reporter's complaint about a decision not to act (Art. 20(5) DSA), upheld (the target was acted on)
+   * or rejected.
+   */
+  kind: 'restriction' | 'reversal' | 'complaint';
+  /**
+   * The decision: the moderation id (`mod_…`) or the user action id (`act_…`); for a complaint, the complaint id
+   * (`cmp_…`).
+   */
   decisionId: string;
   subject: { type: 'record' | 'user'; id: string };
   userId?: string;
@@ -57,6 +64,11 @@ export interface Statement {
   source: SourceType;
   /** The report the decision answered, when it answered one. */
   reportId?: string;
+  /**
+   * A complaint's decision: its outcome, and the moderation or user action an upheld complaint made (that action has
+   * its own restriction statement on the target).
+   */
+  complaint?: { id: string; outcome: 'Upheld' | 'Rejected'; actionDecisionId?: string };
   automatedDetection: boolean;
   automatedDecision: AutomatedDecision;
   via: Via;
@@ -167,8 +179,82 @@ const WHAT: Record<string, string> = {
   DECISION_VISIBILITY_CONTENT_LABELLED: 'labelled',
 };
 
+const COMPLAINT_REDRESS =
+  'This decision on your complaint is final within the platform. You may refer it to a certified out-of-court ' +
+  'dispute settlement body (Art. 21 DSA), or to a court.';
+
+/**
+ * The statement of a complaint's decision: to the reporter who complained that their report was not acted on. An
+ * upheld complaint states the restriction its action imposed; a rejected one states that none was, and why.
+ */
+function complaintStatementOf(event: EventOf<'ReportComplaintDecided'>): Statement {
+  const { data } = event;
+  const upheld = data.outcome === 'Upheld';
+  const grounds: PolicyGrounds = data.grounds ?? groundsOf(DEFAULT_POLICY);
+  const source = sourceOf({ reportId: data.reportId, trusted: data.trusted, ground: data.ground });
+  const restriction: Statement['restriction'] = { endDate: null };
+  let what: string;
+  if (!upheld) {
+    what = `The complaint about the decision not to act on report ${data.reportId} was rejected by a moderator`;
+  } else if (data.action === 'Flag') {
+    const visibility = data.visibility ?? 'DECISION_VISIBILITY_CONTENT_DISABLED';
+    restriction.visibility = [visibility];
+    what = `The complaint was upheld by a moderator, and the content was ${WHAT[visibility] ?? 'restricted'}`;
+  } else {
+    const banned = data.action === 'Ban';
+    restriction.account = banned ? 'DECISION_ACCOUNT_TERMINATED' : 'DECISION_ACCOUNT_SUSPENDED';
+    what = `The complaint was upheld by a moderator, and the account was ${banned ? 'terminated' : 'suspended'}`;
+  }
+  const parts = [`${what}, ${FROM[source]}.`];
+  if (upheld) parts.push(`Policy: ${grounds.name}.`);
+  parts.push(`Reasons: ${data.reason}.`);
+  const automation = automationOf('Manual', false);
+  return {
+    id: `sor_${event.id}`,
+    eventId: event.id,
+    kind: 'complaint',
+    decisionId: data.complaintId,
+    subject: { type: data.target.type, id: data.target.id },
+    ...(data.target.type === 'user' ? { userId: data.target.id } : {}),
+    decidedAt: event.occurredAt,
+    restriction,
+    ground:
+      upheld && grounds.ground === 'ILLEGAL_CONTENT'
+        ? 'DECISION_GROUND_ILLEGAL_CONTENT'
+        : 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
+    ...(upheld && grounds.legalGround !== undefined ? { legalGround: grounds.legalGround } : {}),
+    explanation: upheld
+      ? renderExplanation(grounds.explanation, {
+          policy: grounds.name,
+          rules: '',
+          via: HOW.AUTOMATED_DECISION_NOT_AUTOMATED ?? '',
+        })
+      : 'The reported content was examined again and found neither illegal nor incompatible with the terms of service.',
+    ...(upheld && grounds.referenceUrl !== undefined ? { referenceUrl: grounds.referenceUrl } : {}),
+    policy: upheld ? { id: grounds.policyId, name: grounds.name } : { id: '', name: '' },
+    category: data.category,
+    facts: clip(parts.join(' '), FACTS_MAX),
+    source,
+    reportId: data.reportId,
+    complaint: {
+      id: data.complaintId,
+      outcome: data.outcome,
+      ...(data.decisionId !== undefined ? { actionDecisionId: data.decisionId } : {}),
+    },
+    ...automation,
+    via: 'Manual',
+    redress: {
+      appealUrl: null,
+      appealWindowDays: 0,
+      appealOpenUntil: event.occurredAt,
+      otherRoutes: COMPLAINT_REDRESS,
+    },
+  };
+}
+
 /** The statement of reasons of one event, or null when the event restricts (or lifts) nothing. */
 export function statementOf(event: DomainEvent, context: StatementContext): Statement | null {
+  if (event.type === 'ReportComplaintDecided') return complaintStatementOf(event);
   const found = kindOf(event);
   if (!found) return null;
   const { kind } = found;
@@ -268,11 +354,14 @@ function clip(text: string, max: number): string {
 
 /** The statement as plain text lines, for emails and pages. */
 export function statementLines(statement: Statement): string[] {
+  const rejected = statement.complaint?.outcome === 'Rejected';
   const lines = [
     statement.facts,
     `Ground: ${statement.ground === 'DECISION_GROUND_ILLEGAL_CONTENT' ? `illegal content (${statement.legalGround ?? ''})` : 'incompatible with the terms of service'}.`,
     statement.explanation,
   ];
+  // A rejected complaint restricted nothing: it rests on no ground.
+  if (rejected) lines.splice(1, 1);
   if (statement.referenceUrl) lines.push(`Reference: ${statement.referenceUrl}`);
   lines.push(
     `Automated detection: ${statement.automatedDetection ? 'yes' : 'no'}. Automated decision: ${
@@ -282,7 +371,9 @@ export function statementLines(statement: Statement): string[] {
         AUTOMATED_DECISION_NOT_AUTOMATED: 'no',
       }[statement.automatedDecision]
     }.`,
-    `You can appeal this decision until ${statement.redress.appealOpenUntil.slice(0, 10)} (${statement.redress.appealWindowDays} days). ${statement.redress.otherRoutes}`,
+    statement.kind === 'complaint'
+      ? statement.redress.otherRoutes
+      : `You can appeal this decision until ${statement.redress.appealOpenUntil.slice(0, 10)} (${statement.redress.appealWindowDays} days). ${statement.redress.otherRoutes}`,
   );
   return lines;
 }

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * Webhook event names: Iffy's, `report.decided` (the outcome of a report, for its reporter) and `rule.degraded` (a
- * rule's flags overturned by people past the tenant's threshold).
+ * Webhook event names: Iffy's, `report.decided` (the outcome of a report, for its reporter),
+ * `report.complaint_decided` (the outcome of the reporter's complaint about a decision not to act) and `rule.degraded`
+ * (a rule's flags overturned by people past the tenant's threshold).
  */
 export const WebhookEventName = z.enum([
   'record.flagged',
@@ -11,6 +12,7 @@ export const WebhookEventName = z.enum([
   'user.compliant',
   'user.banned',
   'report.decided',
+  'report.complaint_decided',
   'rule.degraded',
 ]);
 export type WebhookEventName = z.infer<typeof WebhookEventName>;

@@ -48,6 +48,11 @@ const AppealForm = z.object({
   confirm: z.literal('yes', { error: 'confirm that you read the reasons' }),
 });
 
+const ComplaintForm = z.object({
+  token: z.string().min(1).max(512),
+  text: z.string().trim().min(1).max(LIMITS.complaintText),
+});
+
 /**
  * The public appeal page a suspended or banned user reaches from their `appealUrl`. The signed token is the only
  * credential: it names the tenant and the user, so the page reads and acts on nothing else. Rate-limited per client
@@ -56,6 +61,7 @@ const AppealForm = z.object({
 export function appealPageRoutes(
   deps: RouteDeps & { log: Logger },
   tokens: AppealTokens | undefined,
+  complaintTokens: AppealTokens | undefined,
   settings: AppealPageSettings,
 ): Router {
   const router = new Router({ sensitive: true, strict: true });
@@ -76,7 +82,7 @@ export function appealPageRoutes(
       if (headers) ctx.set(headers);
       ctx.type = 'text/html; charset=utf-8';
       const issues = err instanceof ValidationError ? err.issues : [];
-      ctx.body = page('Appeal', errorNotice(err.code, err.message, issues));
+      ctx.body = page(ctx.path === '/complaint' ? 'Complaint' : 'Appeal', errorNotice(err.code, err.message, issues));
     }
   };
 
@@ -167,6 +173,85 @@ ${draft?.text ?? ''}</textarea>
     );
   };
 
+  const complaintClaimsOf = (token: unknown): AppealClaims => {
+    if (!complaintTokens) throw new ForbiddenError('complaints are not enabled', { code: 'appeals_disabled' });
+    const claims = typeof token === 'string' ? complaintTokens.verify(token) : 'malformed';
+    if (claims === 'expired') throw new ForbiddenError('this complaint link has expired', { code: 'token_expired' });
+    if (typeof claims === 'string')
+      throw new ForbiddenError('this complaint link is not valid', { code: 'token_invalid' });
+    return claims;
+  };
+
+  /**
+   * The page a reporter reaches from the outcome email of a decision not to act: the decision, and a form to complain
+   * about it (Art. 20 DSA) while the window is open; later, the complaint and its outcome. The token's subject is the
+   * report: the page shows nothing of the reported content, nor of anyone's data.
+   */
+  const showComplaint = async (
+    ctx: Context,
+    token: string,
+    claims: AppealClaims,
+    notice?: string,
+    draft?: { text: string; error: ValidationError },
+  ): Promise<void> => {
+    const meta = { requestId: requestIdOf(ctx) };
+    const [report, tenantSettings] = await Promise.all([
+      deps.moderator.call('getReport', { tenantId: claims.tenantId, reportId: claims.userId }, meta),
+      deps.configStore.cachedSettings(claims.tenantId),
+    ]);
+    const { decision, complaint } = report;
+    const openUntil = decision
+      ? new Date(new Date(decision.decidedAt).getTime() + tenantSettings.appealWindowDays * 86_400_000)
+      : null;
+    const open = decision?.outcome === 'NoAction' && !complaint && openUntil !== null && openUntil > new Date();
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = page(
+      'Complaint',
+      html`${notice ? html`<p class="card notice" role="status">${notice}</p>` : null}
+        <section class="card" id="decision">
+          <p>Report <code>${report.id}</code> (<code>${report.category}</code>)</p>
+          ${
+            decision
+              ? html`<p>
+                    Decision:
+                    <span class="badge ${decision.outcome}" id="outcome"
+                      >${decision.outcome === 'NoAction' ? 'No action' : 'Acted on'}</span
+                    >
+                    on ${decision.decidedAt.slice(0, 10)}
+                  </p>
+                  <p>Reason given: <q>${decision.reason}</q></p>`
+              : html`<p>Your report is still being reviewed.</p>`
+          }
+        </section>
+        ${
+          complaint
+            ? html`<section class="card" id="complaint">
+                <p>
+                  Your complaint:
+                  <span class="badge ${complaint.status}" id="complaint-status">${complaint.status}</span>
+                </p>
+                ${complaint.reason ? html`<p>Reason given: <q>${complaint.reason}</q></p>` : null}
+              </section>`
+            : open
+              ? html`<form method="post" action="/complaint" class="card decision" id="complaint-form">
+                  ${draft ? errorNotice(draft.error.code, draft.error.message, draft.error.issues) : null}
+                  <p id="window">
+                    You can complain about this decision until ${openUntil.toISOString().slice(0, 10)}
+                    (${tenantSettings.appealWindowDays} days after it).
+                  </p>
+                  <input type="hidden" name="token" value="${token}" />
+                  <label
+                    >Why should this decision be reconsidered?
+                    <textarea name="text" required maxlength="${LIMITS.complaintText}" rows="6">
+${draft?.text ?? ''}</textarea>
+                  </label>
+                  <button type="submit">Send complaint</button>
+                </form>`
+              : html`<p class="card" id="state">There is nothing to complain about here.</p>`
+        }`,
+    );
+  };
+
   router.use(securityHeaders);
   router.use(guard);
   router.use(sameOriginChanges(settings.publicUrl));
@@ -197,6 +282,32 @@ ${draft?.text ?? ''}</textarea>
     // Post, redirect, get: the page the user lands on keeps its link (a reload shows it again, and sends nothing).
     ctx.status = 303;
     ctx.redirect(`/appeal?token=${encodeURIComponent(input.token)}&sent=1`);
+  });
+  router.get('/complaint', limit, async (ctx) => {
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    const notice = ctx.query.sent === '1' ? 'Thank you: your complaint was sent to the moderators.' : undefined;
+    await showComplaint(ctx, token, complaintClaimsOf(token), notice);
+  });
+  router.post('/complaint', limit, formBody(settings.bodyLimitBytes), async (ctx) => {
+    const form = formOf(ctx);
+    const claims = complaintClaimsOf(form.token);
+    let input: z.infer<typeof ComplaintForm>;
+    try {
+      input = parseWith(ComplaintForm, form, 'complaint form');
+    } catch (err) {
+      if (!(err instanceof ValidationError)) throw err;
+      ctx.status = 400;
+      await showComplaint(ctx, form.token ?? '', claims, undefined, { text: form.text ?? '', error: err });
+      return;
+    }
+    await deps.moderator.call(
+      'fileReportComplaint',
+      { tenantId: claims.tenantId, reportId: claims.userId, text: input.text },
+      { requestId: requestIdOf(ctx) },
+    );
+    deps.log.info({ reportId: claims.userId, requestId: requestIdOf(ctx) }, 'complaint submitted');
+    ctx.status = 303;
+    ctx.redirect(`/complaint?token=${encodeURIComponent(input.token)}&sent=1`);
   });
   return router;
 }

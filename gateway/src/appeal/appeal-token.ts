@@ -7,7 +7,19 @@ export class AppealLinks {
   constructor(
     private readonly tokens: AppealTokens | undefined,
     private readonly publicUrl: string,
+    /** Signs reporters' complaint links (`AppealTokens` with the `complaint` purpose); absent when appeals are off. */
+    private readonly complaintTokens?: AppealTokens,
   ) {}
+
+  /**
+   * A reporter's link to complain about a decision not to act on their report (Art. 20 DSA), living until the
+   * complaint closes; null when appeals are off or it closed.
+   */
+  complaintUrlFor(tenantId: string, reportId: string, openUntil: Date): string | null {
+    const seconds = Math.ceil((openUntil.getTime() - Date.now()) / 1000);
+    if (!this.complaintTokens || seconds <= 0) return null;
+    return `${this.publicUrl}/complaint?token=${this.complaintTokens.issue(tenantId, reportId, seconds)}`;
+  }
 
   /** `atLeastSeconds`: the link lives at least this long (a statement's appeal window). */
   urlFor(tenantId: string, user: { id: string; status?: string | null }, atLeastSeconds = 0): string | null {

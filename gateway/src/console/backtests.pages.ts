@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { BacktestResult } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import { backtestOf, backtestView, createBacktest } from '../routes/backtests/backtests.routes';
+import { applyBacktest, retroactionOf, retroactionView } from '../routes/retroactions/retroactions.routes';
 import { html, type Html } from './html';
 import { idParam } from '../routes/deps';
 import { actorOf, callMeta, csrfOf, render, tenantOf, type ConsolePages } from './page';
@@ -97,6 +98,30 @@ function resultView(result: BacktestResult): Html {
     </section>`;
 }
 
+/**
+ * The confirmation of a retroaction: what applying the backtest's version would change (the result above), and the
+ * button. Only for the live version: a draft is promoted first.
+ */
+function applyCard(id: string, version: number, live: number | null, result: BacktestResult, csrf: Html): Html {
+  if (live !== version)
+    return html`<section class="card apply">
+      <h2>Apply to these records</h2>
+      <p class="hint">Promote v${version} to apply it to these records: only the live version is applied.</p>
+    </section>`;
+  return html`<section class="card apply">
+    <h2>Apply v${version} to these records</h2>
+    <p class="apply-effect">
+      It moderates these records again with v${version}, the live version: ${result.changes.toFlagged} would become
+      Flagged and ${result.changes.toCompliant} Compliant; ${result.users.wouldSuspend.length} users would be suspended.
+      Webhooks, emails and suspensions follow as for live moderation. Human decisions stay.
+    </p>
+    <form method="post" action="/console/backtests/${id}/apply">
+      ${csrf}
+      <button type="submit" class="confirm-apply">Apply to these records</button>
+    </form>
+  </section>`;
+}
+
 /** "Backtest this draft" from the rules page, and the backtest's progress and result (admins). */
 export function backtestPages({ router, deps, change, adminOnly }: ConsolePages): void {
   router.post('/backtests', adminOnly, ...change, async (ctx) => {
@@ -112,6 +137,7 @@ export function backtestPages({ router, deps, change, adminOnly }: ConsolePages)
   router.get('/backtests/:id', adminOnly, async (ctx) => {
     const view = backtestView(await backtestOf(deps, tenantOf(ctx), idParam(ctx)));
     const running = view.status === 'queued' || view.status === 'running';
+    const live = view.result ? (await deps.configStore.getRules(tenantOf(ctx))).version : null;
     render(
       ctx,
       `Backtest of v${view.version}`,
@@ -138,9 +164,91 @@ export function backtestPages({ router, deps, change, adminOnly }: ConsolePages)
           }
           <p><a href="/console/settings">Back to the rules</a></p>
         </section>
-        ${view.result ? resultView(view.result) : null}`,
+        ${view.result ? resultView(view.result) : null}
+        ${view.result ? applyCard(view.id, view.version, live, view.result, csrfOf(ctx)) : null}`,
       '/console/settings',
     );
+  });
+
+  router.post('/backtests/:id/apply', adminOnly, ...change, async (ctx) => {
+    const state = await applyBacktest(deps, { tenantId: tenantOf(ctx), author: actorOf(ctx) }, idParam(ctx));
+    ctx.redirect(`/console/retroactions/${state.job._id}`);
+  });
+
+  router.get('/retroactions/:id', adminOnly, async (ctx) => {
+    const view = retroactionView(await retroactionOf(deps, tenantOf(ctx), idParam(ctx)));
+    const running = view.status === 'queued' || view.status === 'running';
+    const { predicted, counts } = view;
+    render(
+      ctx,
+      `Applying v${view.version}`,
+      html`<section class="card">
+        <h2>Applying rule set v${view.version}</h2>
+        <p>
+          Status:
+          <strong class="retroaction-status">${view.status}</strong>${view.error ? html` (${view.error})` : null} ·
+          <span class="retroaction-progress">${view.progress.processed} of ${view.progress.selected ?? '…'}</span>
+          records · started ${when(view.startedAt)}
+        </p>
+        <p class="hint">
+          From <a href="/console/backtests/${view.backtestId}">backtest ${view.backtestId}</a>. Each change is a
+          moderation under v${view.version}: webhooks, emails and suspensions follow as for live moderation.
+        </p>
+        <table class="retroaction-counts">
+          <thead>
+            <tr>
+              <th></th>
+              <th>Predicted</th>
+              <th>Done so far</th>
+            </tr>
+          </thead>
+          <tbody>
+            <tr>
+              <th>To Flagged</th>
+              <td>${predicted.changes.toFlagged}</td>
+              <td class="done-to-flagged">${counts.toFlagged}</td>
+            </tr>
+            <tr>
+              <th>To Compliant</th>
+              <td>${predicted.changes.toCompliant}</td>
+              <td class="done-to-compliant">${counts.toCompliant}</td>
+            </tr>
+            <tr>
+              <th>Human decisions kept</th>
+              <td>${predicted.changes.heldByHumans}</td>
+              <td>${counts.heldByHumans}</td>
+            </tr>
+            <tr>
+              <th>Unchanged</th>
+              <td></td>
+              <td>${counts.unchanged}</td>
+            </tr>
+            <tr>
+              <th>Gone or passthrough</th>
+              <td></td>
+              <td>${counts.skipped}</td>
+            </tr>
+          </tbody>
+        </table>
+        ${
+          running
+            ? html`<p><a class="refresh" href="/console/retroactions/${view.id}">Refresh</a></p>
+                <form method="post" action="/console/retroactions/${view.id}/cancel">
+                  ${csrfOf(ctx)}
+                  <button type="submit" class="cancel-retroaction">Cancel</button>
+                </form>`
+            : null
+        }
+        <p><a href="/console/settings">Back to the rules</a></p>
+      </section>`,
+      '/console/settings',
+    );
+  });
+
+  router.post('/retroactions/:id/cancel', adminOnly, ...change, async (ctx) => {
+    const state = await retroactionOf(deps, tenantOf(ctx), idParam(ctx));
+    await deps.retroactions.cancel(state);
+    ctx.redirect(`/console/retroactions/${state.job._id}`);
   });
 
   router.post('/backtests/:id/cancel', adminOnly, ...change, async (ctx) => {

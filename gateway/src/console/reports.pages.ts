@@ -35,6 +35,21 @@ const DecisionForm = z.object({
   policy: z.preprocess((value) => (value === '' ? undefined : value), z.string().regex(POLICY_ID).optional()),
 });
 
+const ComplaintDecisionForm = z.object({
+  outcome: z.enum(['Upheld', 'Rejected']),
+  action: z.preprocess((value) => (value === '' ? undefined : value), ReportAction.optional()),
+  reason: Reason,
+  policy: z.preprocess((value) => (value === '' ? undefined : value), z.string().regex(POLICY_ID).optional()),
+});
+
+const actionsOn = (report: Report): Array<[string, string]> =>
+  report.target.type === 'record'
+    ? [['Flag', 'Flag the record']]
+    : [
+        ['Suspend', 'Suspend the user'],
+        ['Ban', 'Ban the user'],
+      ];
+
 const targetLink = (report: Report) =>
   report.target.type === 'record'
     ? html`<a href="/console/records/${report.target.id}">record ${report.target.clientId}</a>`
@@ -49,11 +64,17 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
         { tenantId: tenantOf(ctx), limit: QUEUE_READ, status: 'Open', trusted },
         callMeta(ctx),
       );
-    const [trusted, others, settings] = await Promise.all([
+    const [trusted, others, complained, settings] = await Promise.all([
       read(true),
       read(false),
+      deps.moderator.call(
+        'listReports',
+        { tenantId: tenantOf(ctx), limit: QUEUE_READ, complaint: 'Open' },
+        callMeta(ctx),
+      ),
       deps.configStore.getSettings(tenantOf(ctx)),
     ]);
+    const complaints = complained.reports.map((report) => toReportView(report, { withEmail: false }));
     const policies = withDefaultPolicy(settings.policies);
     const reports = queueOrder(
       [...trusted.reports, ...others.reports].map((report) => toReportView(report, { withEmail: false })),
@@ -62,15 +83,54 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
     render(
       ctx,
       'Reports',
-      html`${reports.length === 0 ? html`<p class="empty">No open reports.</p>` : null}
+      html`${
+        complaints.length > 0
+          ? html`<section id="complaints">
+              <h2>Complaints to decide</h2>
+              ${complaints.map(
+                (report) =>
+                  html`<article class="card report complaint" data-row data-id="${report.id}">
+                    <header>
+                      <span
+                        >Complaint by
+                        ${report.reporter.type === 'trusted_flagger' ? (report.reporter.name ?? report.reporter.id) : report.reporter.id}</span
+                      >
+                      · ${targetLink(report)} · filed ${when(report.complaint?.filedAt ?? report.updatedAt)}
+                    </header>
+                    <p>
+                      ${badge(report.ground === 'ILLEGAL_CONTENT' ? 'Illegal content' : 'Against the terms')}
+                      <code>${report.category}</code>
+                    </p>
+                    <blockquote class="report-text">${report.explanation}</blockquote>
+                    <p>No action was taken: <q>${report.decision?.reason ?? ''}</q></p>
+                    <blockquote class="complaint-text">${report.complaint?.text ?? ''}</blockquote>
+                    <form method="post" action="/console/reports/${report.id}/complaint/decision" class="decision">
+                      ${csrfOf(ctx)}
+                      <label
+                        >Reason <textarea name="reason" required maxlength="${LIMITS.reason}" rows="2"></textarea>
+                      </label>
+                      <label
+                        >Policy
+                        <select name="policy">
+                          ${policies.map((policy) => html`<option value="${policy.id}">${policy.name}</option>`)}
+                        </select>
+                      </label>
+                      <input type="hidden" name="outcome" value="Upheld" />
+                      ${actionsOn(report).map(
+                        ([action, label]) =>
+                          html`<button type="submit" name="action" value="${action}">Uphold: ${label}</button>`,
+                      )}
+                      <button type="submit" name="outcome" value="Rejected" class="secondary">Reject</button>
+                    </form>
+                  </article>`,
+              )}
+              ${complained.hasMore ? html`<p class="muted">More complaints wait behind these.</p>` : null}
+            </section>`
+          : null
+      }
+      ${reports.length === 0 ? html`<p class="empty">No open reports.</p>` : null}
       ${reports.map((report) => {
-        const actions: Array<[string, string]> =
-          report.target.type === 'record'
-            ? [['Flag', 'Flag the record']]
-            : [
-                ['Suspend', 'Suspend the user'],
-                ['Ban', 'Ban the user'],
-              ];
+        const actions = actionsOn(report);
         return html`<article class="card report" data-row data-id="${report.id}">
           <header>
             ${
@@ -120,6 +180,25 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
     const input = parseWith(DecisionForm, formOf(ctx), 'decision form');
     await deps.moderator.call(
       'decideReport',
+      {
+        tenantId: tenantOf(ctx),
+        reportId: param(ctx, 'id'),
+        outcome: input.outcome,
+        action: input.action,
+        reason: input.reason,
+        policy: input.policy ?? '',
+        actor: actorOf(ctx),
+      },
+      callMeta(ctx),
+    );
+    ctx.redirect('/console/reports');
+  });
+
+  router.post('/reports/:id/complaint/decision', ...change, async (ctx) => {
+    // "Reject" sends outcome twice (the hidden Upheld, then its own); formOf keeps the last one.
+    const input = parseWith(ComplaintDecisionForm, formOf(ctx), 'complaint decision form');
+    await deps.moderator.call(
+      'decideReportComplaint',
       {
         tenantId: tenantOf(ctx),
         reportId: param(ctx, 'id'),

@@ -6,11 +6,56 @@ import { parseJson } from '../http/json-body';
 import { parseWith } from '../http/validate';
 import { refuseUnjudgeable, versionParam } from '../routes/rules/rules.routes';
 import { RulesBody, RuleSetChangeBody, SettingsPatchBody } from '../routes/rules/rules.schema';
-import { html } from './html';
+import { html, type Html } from './html';
+import { precisionOf } from '../routes/precision/precision.routes';
+import type { PrecisionReport } from '../routes/precision/precision.schema';
+import { setShadowVersion } from '../routes/rules/shadow-version.routes';
 import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { errorNotice, when } from './views';
 import { SUBMISSIONS_SHOWN, transparencySection } from './transparency.view';
 import { formOf } from './security';
+
+/** The shadow version's counters per rule (docs/rules-safely.md, "Shadow versions"). */
+function shadowCard(version: number, rows: PrecisionReport['shadow']): Html {
+  return html`<section class="card shadow-version">
+    <h2>Shadow version v${version}</h2>
+    <p class="hint">
+      It runs on live traffic beside the live rules, without acting: only its word, pattern and link checks, within a
+      bound per tenant. Counts of the last 30 days.
+    </p>
+    ${
+      rows.length === 0
+        ? html`<p class="muted">Nothing judged yet.</p>`
+        : html`<table class="shadow-counts">
+            <thead>
+              <tr>
+                <th>Rule</th>
+                <th>Judged</th>
+                <th>Would flag</th>
+                <th>Agrees with live</th>
+                <th>Differs from live</th>
+                <th>Agrees with people</th>
+                <th>Differs from people</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${rows.map(
+                (row) =>
+                  html`<tr data-rule="${row.ruleId}">
+                    <td>${row.ruleId}</td>
+                    <td class="runs">${row.runs}</td>
+                    <td class="would-flag">${row.wouldFlag}</td>
+                    <td class="agree-live">${row.agreeLive}</td>
+                    <td class="disagree-live">${row.disagreeLive}</td>
+                    <td class="agree-human">${row.agreeHuman}</td>
+                    <td class="disagree-human">${row.disagreeHuman}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+  </section>`;
+}
 
 /** Rule set versions listed on the page, newest first. */
 const VERSIONS_SHOWN = 20;
@@ -19,13 +64,19 @@ const VERSIONS_SHOWN = 20;
 export function settingsPages({ router, deps, change, adminOnly }: ConsolePages): void {
   /** The page; `draft`: a rule set refused as written, shown again in the editor with what was wrong. */
   const show = async (ctx: Context, draft?: { text: string; error: AppError }): Promise<void> => {
-    const [live, current, versions, tdb, submissions] = await Promise.all([
+    const [live, current, versions, tdb, submissions, shadowVersion] = await Promise.all([
       deps.configStore.getRules(tenantOf(ctx)),
       deps.configStore.getSettings(tenantOf(ctx)),
       deps.configStore.ruleVersions.list(tenantOf(ctx), VERSIONS_SHOWN),
       deps.tdb.view(tenantOf(ctx)),
       deps.tdb.list(tenantOf(ctx), SUBMISSIONS_SHOWN),
+      deps.configStore.shadowVersion(tenantOf(ctx)),
     ]);
+    // The shadow version's counters over the default window (the precision page shows any window).
+    const shadowRows =
+      shadowVersion === null
+        ? []
+        : (await precisionOf(deps.rulePrecision, tenantOf(ctx), { version: shadowVersion })).shadow;
     const issues = draft?.error instanceof ValidationError ? draft.error.issues : [];
     render(
       ctx,
@@ -112,7 +163,9 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
                       (doc) =>
                         html`<tr class="version" data-version="${doc.version}">
                           <td>
-                            v${doc.version}${doc.version === live.version ? html` <strong>live</strong>` : null}
+                            v${doc.version}${doc.version === live.version ? html` <strong>live</strong>` : null}${
+                              doc.version === shadowVersion ? html` <strong class="shadow-mark">shadow</strong>` : null
+                            }
                             ${doc.basedOn !== undefined ? html`<span class="muted">(from v${doc.basedOn})</span>` : null}
                           </td>
                           <td>${doc.kind}</td>
@@ -136,6 +189,21 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
                                   </form>`
                             }
                             ${
+                              doc.version === live.version
+                                ? null
+                                : html`<form
+                                    method="post"
+                                    action="/console/rules/versions/${doc.version}/${
+                                      doc.version === shadowVersion ? 'unshadow' : 'shadow'
+                                    }"
+                                  >
+                                    ${csrfOf(ctx)}
+                                    <button type="submit" class="shadow-toggle">
+                                      ${doc.version === shadowVersion ? 'Stop shadow' : 'Run in shadow'}
+                                    </button>
+                                  </form>`
+                            }
+                            ${
                               doc.kind === 'draft'
                                 ? html`<form method="post" action="/console/backtests">
                                     ${csrfOf(ctx)}
@@ -150,7 +218,8 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
                   </tbody>
                 </table>`
           }
-        </section>`,
+        </section>
+        ${shadowVersion === null ? null : shadowCard(shadowVersion, shadowRows)}`,
       '/console/settings',
     );
   };
@@ -208,6 +277,8 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
     const tenantId = tenantOf(ctx);
     const accept = (ruleSet: RuleSet) => refuseUnjudgeable(deps, ruleSet);
     if (action === 'promote') await deps.configStore.promote(tenantId, version, accept);
+    else if (action === 'shadow') await setShadowVersion(deps, tenantId, version);
+    else if (action === 'unshadow') await setShadowVersion(deps, tenantId, null);
     else if (action === 'rollback')
       await deps.configStore.rollBack(tenantId, version, { author: actorOf(ctx) }, accept);
     else throw new NotFoundError('not found');

@@ -10,6 +10,8 @@ import {
 } from '@vigil/proto';
 import {
   AppError,
+  COMPLAINT_REFUSALS,
+  ComplaintRefusedError,
   ConflictError,
   ForbiddenError,
   InternalError,
@@ -33,7 +35,12 @@ const HTTP_ERROR_OF: Record<GrpcErrorCode, (message: string, details: unknown, e
     return new ValidationError(message, Array.isArray(issues) ? (issues as Issue[]) : [{ path: [], message }]);
   },
   not_found: (message, details) => new NotFoundError(message, details),
-  conflict: (message, details) => new ConflictError(message, details),
+  // A refused complaint names its reason (see COMPLAINT_REFUSALS): answered with that code, the rest as `conflict`.
+  conflict: (message, details) => {
+    const reason = (details as { reason?: unknown } | undefined)?.reason;
+    const refusal = COMPLAINT_REFUSALS.find((code) => code === reason);
+    return refusal ? new ComplaintRefusedError(refusal, message, details) : new ConflictError(message, details);
+  },
   failed_precondition: (message, details) => new ConflictError(message, details),
   // A protected record or user is refused, not conflicting: 403 as in Iffy.
   protected: (message, details) => new ForbiddenError(message, details),
@@ -77,6 +84,7 @@ const READ_METHODS = [
   'GetUserEvents',
   'ListUsers',
   'ListAppeals',
+  'GetReportEvents',
 ] as const;
 
 /**
@@ -152,7 +160,10 @@ export type Methods =
   | 'createReport'
   | 'getReport'
   | 'listReports'
-  | 'decideReport';
+  | 'decideReport'
+  | 'getReportEvents'
+  | 'fileReportComplaint'
+  | 'decideReportComplaint';
 
 export interface ModeratorTimeouts {
   moderateMs: number;

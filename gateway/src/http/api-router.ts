@@ -18,6 +18,11 @@ export interface RouteSpec {
   /** Success status and the schema of its body. */
   status: number;
   response?: z.ZodType;
+  /**
+   * Client errors this route answers for reasons of its own, by status, each with its codes in words (the envelope's
+   * `code` enum lists every code); the others are under `default`.
+   */
+  errors?: Record<number, string>;
   /** False for the few public routes (the OpenAPI document itself). */
   authenticated?: boolean;
 }

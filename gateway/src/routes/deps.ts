@@ -8,6 +8,7 @@ import { requestIdOf } from '../http/request-id';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import type { KeyLimiter } from '../http/rate-limit';
 import type { BacktestStore } from '../store/backtest-store';
+import type { RetroactionStore } from '../store/retroaction-store';
 import type { ConfigStore } from '../store/config-store';
 import type { BacktestSettings } from './backtests/backtests.routes';
 import type { ConfigVersionStore } from '../store/config-version-store';
@@ -42,6 +43,8 @@ export interface RouteDeps {
   /** Backtest jobs and their runs. */
   backtests: BacktestStore;
   backtestSettings: BacktestSettings;
+  /** Retroaction jobs (a promoted version applied from a backtest's selection) and their runs. */
+  retroactions: RetroactionStore;
   /** Transparency Database settings (token sealed) and the submission log. */
   tdb: TdbStore;
   /** Request counts shared with the other gateway replicas (the API key, console sign-in and appeal page limits). */
@@ -80,6 +83,7 @@ const DECIDED = {
   setUserStatus: 'userId',
   decideAppeal: 'appealId',
   decideReport: 'reportId',
+  decideReportComplaint: 'reportId',
 } as const;
 type Decision = keyof typeof DECIDED;
 

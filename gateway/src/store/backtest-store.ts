@@ -91,6 +91,14 @@ export class BacktestStore {
     return { job, run, ...this.statusOf(job, run) };
   }
 
+  /** A job of the tenant with its run, past its time to live too (while not yet forgotten): `expired` says which. */
+  async find(tenantId: string, jobId: string): Promise<(BacktestState & { expired: boolean }) | null> {
+    const job = await this.jobs.findOne({ _id: jobId });
+    if (!job || job.tenantId !== tenantId) return null;
+    const run = await this.runs.findOne({ _id: jobId });
+    return { job, run, ...this.statusOf(job, run), expired: job.expiresAt.getTime() <= this.now().getTime() };
+  }
+
   /** The tenant's jobs within their time to live, newest first, without their results. */
   async list(tenantId: string): Promise<BacktestState[]> {
     const now = this.now().getTime();

@@ -20,7 +20,13 @@ interface RulesContent {
   rules: RuleSetType['rules'];
   /** The rule set version it is (RuleVersionStore); absent on a document written before versions existed. */
   version?: number;
+  /** A version run in shadow beside the live one, with its rules (the moderator reads them with the live set). */
+  shadow?: { version: number; rules: RuleSetType['rules'] };
 }
+
+/** The shadow version kept across a change of the live set, unless it is the version made live. */
+const keepShadow = (current: RulesContent | null, live: number): Pick<RulesContent, 'shadow'> =>
+  current?.shadow && current.shadow.version !== live ? { shadow: current.shadow } : {};
 
 /** The live rule set and its version: 0 for the default set, or one written before versions existed. */
 export type LiveRules = RuleSetType & { version: number };
@@ -43,6 +49,7 @@ export interface SettingsPatch {
   trustedFlaggers?: TenantSettingsType['trustedFlaggers'];
   flaggedVisibility?: TenantSettingsType['flaggedVisibility'];
   appealWindowDays?: number;
+  reporterEmailRetentionDays?: number;
   /** Null: no `rule.degraded`. */
   ruleDegradedOverturnRate?: number | null;
   ruleDegradedMinReviews?: number;
@@ -95,7 +102,11 @@ export class ConfigStore {
     write: RulesWrite,
   ): Promise<LiveRules> {
     const version = await this.ruleVersions.allocate(tenantId);
-    const stored = await this.rules.revise(tenantId, (current) => ({ rules: change(rulesOf(current)).rules, version }));
+    const stored = await this.rules.revise(tenantId, (current) => ({
+      rules: change(rulesOf(current)).rules,
+      version,
+      ...keepShadow(current, version),
+    }));
     // Recorded once the content is known (it was decided on the stored set): the version is live a moment before its
     // document exists, never the other way round for a live write that was refused.
     await this.ruleVersions.insert({ tenantId, version, rules: stored.rules, kind: 'live', ...writeOf(write) });
@@ -150,9 +161,37 @@ export class ConfigStore {
   }
 
   private async makeLive(tenantId: string, rules: RuleSetType['rules'], version: number): Promise<LiveRules> {
-    await this.rules.revise(tenantId, () => ({ rules, version }));
+    await this.rules.revise(tenantId, (current) => ({ rules, version, ...keepShadow(current, version) }));
     await this.configVersions.changed(tenantId);
     return { rules, version };
+  }
+
+  /** The version run in shadow beside the live one, or null. */
+  async shadowVersion(tenantId: string): Promise<number | null> {
+    return (await this.rules.get(tenantId))?.shadow?.version ?? null;
+  }
+
+  /**
+   * Runs `version` in shadow beside the live set (one at a time: it replaces the previous one), or none (null).
+   * `accept` sees its rules first and may throw to refuse. ConflictError for the live version itself.
+   */
+  async setShadowVersion(
+    tenantId: string,
+    version: number | null,
+    accept: (ruleSet: RuleSetType) => void,
+  ): Promise<number | null> {
+    const doc = version === null ? null : await this.versionOf(tenantId, version);
+    if (doc) accept({ rules: doc.rules });
+    await this.rules.revise(tenantId, (current) => {
+      const live = current?.version ?? 0;
+      if (doc && doc.version === live)
+        throw new ConflictError(`version ${live} is live: a shadow version runs beside it`, { version: live });
+      // With no document yet the default set is live: it is written as version 0, as the moderator would read it.
+      const base = current ? { rules: current.rules, version: live } : { rules: DEFAULT_RULES.rules, version: 0 };
+      return doc ? { ...base, shadow: { version: doc.version, rules: doc.rules } } : base;
+    });
+    await this.configVersions.changed(tenantId);
+    return doc?.version ?? null;
   }
 
   async getSettings(tenantId: string): Promise<TenantSettingsType> {
@@ -246,6 +285,9 @@ function applyPatch(current: SettingsContent, patch: SettingsPatch): SettingsCon
   if (patch.trustedFlaggers !== undefined) next.trustedFlaggers = patch.trustedFlaggers;
   if (patch.flaggedVisibility !== undefined) next.flaggedVisibility = patch.flaggedVisibility;
   if (patch.appealWindowDays !== undefined) next.appealWindowDays = patch.appealWindowDays;
+  if (patch.reporterEmailRetentionDays !== undefined) {
+    next.reporterEmailRetentionDays = patch.reporterEmailRetentionDays;
+  }
   if (patch.ruleDegradedOverturnRate !== undefined) next.ruleDegradedOverturnRate = patch.ruleDegradedOverturnRate;
   if (patch.ruleDegradedMinReviews !== undefined) next.ruleDegradedMinReviews = patch.ruleDegradedMinReviews;
   if (patch.emails) {

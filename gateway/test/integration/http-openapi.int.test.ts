@@ -30,6 +30,12 @@ describe('openapi', () => {
         'get /api/v1/backtests',
         'get /api/v1/backtests/{id}',
         'post /api/v1/backtests/{id}/cancel',
+        'post /api/v1/backtests/{id}/apply',
+        'get /api/v1/retroactions',
+        'get /api/v1/retroactions/{id}',
+        'post /api/v1/retroactions/{id}/cancel',
+        'get /api/v1/rules/shadow',
+        'put /api/v1/rules/shadow',
         'post /api/v1/ingest',
         'delete /api/v1/ingest',
         'post /api/v1/ingest/user',
@@ -49,6 +55,9 @@ describe('openapi', () => {
         'get /api/v1/reports',
         'get /api/v1/reports/{id}',
         'post /api/v1/reports/{id}/decision',
+        'post /api/v1/reports/{id}/complaint',
+        'post /api/v1/reports/{id}/complaint/decision',
+        'get /api/v1/reports/{id}/statements',
         'get /api/v1/rules',
         'get /api/v1/rules/precision',
         'put /api/v1/rules',
@@ -88,6 +97,16 @@ describe('openapi', () => {
     const moderate = paths['/api/v1/moderate']!.post as {
       requestBody: { content: { 'application/json': { schema: { required: string[]; properties: object } } } };
     };
+    // A retroaction's refusals: stable codes in the error schema, each named by the route that answers it.
+    const apply = paths['/api/v1/backtests/{id}/apply']!.post as {
+      summary: string;
+      responses: { default: { content: { 'application/json': { schema: unknown } } } };
+    };
+    const codes = JSON.stringify(apply.responses.default.content['application/json'].schema);
+    for (const code of ['backtest_not_finished', 'backtest_expired', 'version_not_live', 'retroaction_running']) {
+      expect(codes).toContain(`"${code}"`);
+      expect(apply.summary).toContain(code);
+    }
     const schema = moderate.requestBody.content['application/json'].schema;
     expect(schema.required).toEqual(expect.arrayContaining(['clientId', 'name', 'entity']));
     expect(Object.keys(schema.properties)).toEqual(

@@ -547,6 +547,7 @@ describe('rules and settings', () => {
       policies: [],
       flaggedVisibility: 'DECISION_VISIBILITY_CONTENT_DISABLED',
       appealWindowDays: 183,
+      reporterEmailRetentionDays: 213,
       ruleDegradedOverturnRate: null,
       ruleDegradedMinReviews: 20,
       payments: { stripeSecretKey: null },

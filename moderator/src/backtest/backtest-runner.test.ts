@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { DEFAULT_SETTINGS, type BacktestJobDoc, type RuleSet } from '@vigil/proto';
-import type { EngineInput, ModerationEngine } from '../engine';
+import { ActivityGate, type EngineInput, type ModerationEngine } from '../engine';
 import type { RecordState } from '../domain/record';
 import { aiCallsPerRecord, BacktestInterrupted, BacktestRunner, withoutAi } from './backtest-runner';
 import type { BacktestStore } from './backtest-store';
@@ -55,7 +55,12 @@ function fakeStore(records: RecordState[], job: Partial<BacktestJobDoc> = {}) {
     job: () => Promise.resolve(doc),
     begin: () => Promise.resolve({ run: true, attempt: 1 }),
     cancelRequested: () => Promise.resolve(cancelChecks++ >= cancelAfter),
-    select: () => Promise.resolve({ ids: records.map((r) => r._id), truncated: false }),
+    select: async (_: BacktestJobDoc, pace: () => Promise<void>) => {
+      const started = Date.now();
+      await pace(); // as after a batch of ids read
+      written.push({ what: 'selection paced', value: Date.now() - started });
+      return { ids: records.map((r) => r._id), truncated: false };
+    },
     record: (_: string, id: string) => Promise.resolve(records.find((r) => r._id === id) ?? null),
     progress: (_: string, counts: unknown) => Promise.resolve(void written.push({ what: 'progress', value: counts })),
     finish: (_: string, status: string, outcome: unknown) =>
@@ -87,8 +92,9 @@ function fakeEngine() {
   return { engine, seen };
 }
 
-const runner = (store: BacktestStore, engine: ModerationEngine, batchSize = 2) =>
+const runner = (store: BacktestStore, engine: ModerationEngine, batchSize = 2, live?: ActivityGate) =>
   new BacktestRunner({
+    ...(live ? { live: { gate: live, quietMs: 60_000, ratePerSecond: 10 } } : {}),
     store,
     engine,
     tenants: { get: () => Promise.resolve({ settings: DEFAULT_SETTINGS, rules, rulesVersion: 0 }) },
@@ -137,6 +143,31 @@ describe('BacktestRunner', () => {
     await runner(store, engine).run('bt_1', () => false);
     expect(seen).toHaveLength(4);
     expect(written.at(-1)).toEqual({ what: 'cancelled', value: { processed: 4 } });
+  });
+
+  it('judges at its background rate while live moderations run, however high its full rate', async () => {
+    const { store, written } = fakeStore([1, 2, 3, 4, 5].map((i) => record(i)));
+    const { engine } = fakeEngine();
+    const live = new ActivityGate();
+    live.enter()(); // a live moderation just ended: within the quiet time
+    const started = Date.now();
+    // Two records at a time at 10 a second: the second and third slices each wait 200 ms for their turn.
+    await runner(store, engine, 100, live).run('bt_1', () => false);
+    const paced = written.find((w) => w.what === 'selection paced')!.value as number;
+    expect(Date.now() - started - paced).toBeGreaterThanOrEqual(390);
+    expect(written.at(-1)!.what).toBe('succeeded');
+  });
+
+  it('reads its selection a batch a second while live moderations run, and at once without them', async () => {
+    const live = new ActivityGate();
+    const leave = live.enter();
+    const busy = fakeStore([record(1)]);
+    await runner(busy.store, fakeEngine().engine, 100, live).run('bt_1', () => false);
+    expect(busy.written.find((w) => w.what === 'selection paced')!.value).toBeGreaterThanOrEqual(990);
+    leave();
+    const idle = fakeStore([record(1)]);
+    await runner(idle.store, fakeEngine().engine, 100).run('bt_1', () => false);
+    expect(idle.written.find((w) => w.what === 'selection paced')!.value).toBeLessThan(990);
   });
 
   it('lets go of the job when its runner must stop, writing no end', async () => {

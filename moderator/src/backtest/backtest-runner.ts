@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { StoredRuleSet, type BacktestJobDoc, type RuleSet } from '@vigil/proto';
 import type { Logger } from 'pino';
 import type { EngineResult, ModerationEngine } from '../engine';
@@ -6,6 +5,7 @@ import type { RecordState } from '../domain/record';
 import type { TenantConfigCache } from '../store/tenant-config';
 import type { BacktestStore } from './backtest-store';
 import { BacktestTally } from './backtest-tally';
+import { Pacer, type LivePriority } from './pacer';
 
 export interface BacktestRunnerOptions {
   store: BacktestStore;
@@ -14,6 +14,8 @@ export interface BacktestRunnerOptions {
   log: Logger;
   /** Records judged per second at most, per job. */
   ratePerSecond: number;
+  /** Live moderations come first: the job's background rate beside them. */
+  live?: LivePriority;
   /** Records judged at once per job. */
   concurrency: number;
   /** Records between two progress writes (each also reads whether the job was cancelled). */
@@ -101,20 +103,18 @@ export class BacktestRunner {
     const full: RuleSet = parsed.data;
     const plain = withoutAi(full);
     const ai = { enabled: job.ai.enabled, calls: 0, recordsWithoutAi: 0 };
-    const { ids, truncated } = await store.select(job);
+    const pacer = new Pacer(ratePerSecond, this.options.live);
+    const { ids, truncated } = await store.select(job, () => pacer.selectionBatch());
     await store.progress(job._id, { selected: ids.length, processed: 0 });
 
     const tally = new BacktestTally(full.rules.map((rule) => rule.id));
-    const startedAt = Date.now();
     let processed = 0;
     for (let at = 0; at < ids.length; at += batchSize) {
       const batch = ids.slice(at, at + batchSize);
       for (let from = 0; from < batch.length; from += concurrency) {
         if (shouldStop()) throw new BacktestInterrupted('runner stopping');
-        // At most `ratePerSecond` records a second since the job started: a timer, no busy wait.
-        const due = startedAt + (processed * 1000) / ratePerSecond;
-        if (due > Date.now()) await sleep(due - Date.now());
         const slice = batch.slice(from, from + concurrency);
+        await pacer.turn(slice.length);
         await Promise.all(
           slice.map(async (recordId) => {
             const record = await store.record(job.tenantId, recordId);

@@ -15,6 +15,9 @@ import { guarded } from '../store/mongo-errors';
 import { sortBounds } from '../service/queries';
 import type { UserNow } from './backtest-tally';
 
+/** Ids a selection reads per cursor batch: FerretDB streams the matches, a batch per getMore. */
+export const SELECT_BATCH = 1000;
+
 /** Where a runner picking a job up stands. */
 export type Begin = { run: true; attempt: number } | { run: false; why: 'gone' | 'finished' | BacktestFailure };
 
@@ -135,7 +138,11 @@ export class BacktestStore {
    * limits in its own memory over every match, while an unsorted cursor streams. Only `_id` and `sort` come back, and
    * only the `limit` oldest are kept here, so memory stays bounded by the job's limit.
    */
-  async select(job: BacktestJobDoc): Promise<{ ids: string[]; truncated: boolean }> {
+  async select(
+    job: Pick<BacktestJobDoc, 'tenantId' | 'selection'>,
+    /** Awaited after each batch of SELECT_BATCH ids read: the caller paces the scan (the cursor waits with it). */
+    pace: () => Promise<void> = () => Promise.resolve(),
+  ): Promise<{ ids: string[]; truncated: boolean }> {
     const { selection } = job;
     const filter: Filter<RecordState> = { tenantId: job.tenantId, deleted: false };
     if (selection.clientId !== undefined) filter.clientId = selection.clientId;
@@ -153,11 +160,12 @@ export class BacktestStore {
       kept = kept.slice(0, limit);
     };
     await guarded(async () => {
-      const cursor = this.records.find(filter, { projection: { _id: 1, sort: 1 }, batchSize: 1000 });
+      const cursor = this.records.find(filter, { projection: { _id: 1, sort: 1 }, batchSize: SELECT_BATCH });
       for await (const doc of cursor) {
         matched += 1;
         kept.push({ _id: doc._id, sort: doc.sort });
         if (kept.length >= 2 * limit) trim();
+        if (matched % SELECT_BATCH === 0) await pace();
       }
     });
     trim();

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import type {
+  ComplaintOutcome,
+  ComplaintStatus,
+  DecisionVisibility,
   DomainEvent,
+  PolicyGrounds,
   ReportAction,
   ReportCategory,
   ReportGround,
@@ -40,11 +44,40 @@ export interface ReportState {
     actor?: string;
     decidedAt: Date;
   };
+  /**
+   * The reporter's complaint about a decision not to act (Art. 20 DSA), once filed. `complaintKey` repeats its
+   * status with the tenant at the top level (`<tenantId>:<status>`, see `complaintKeyOf`): the queue of a tenant's open
+   * complaints is one equality on an index of its own, since FerretDB serves only the leading field of an index.
+   */
+  complaint?: {
+    id: string;
+    status: ComplaintStatus;
+    text: string;
+    filedAt: Date;
+    reason?: string;
+    action?: ReportAction;
+    decisionId?: string;
+    actor?: string;
+    decidedAt?: Date;
+  };
+  complaintKey?: string;
   version: number;
   lastEventId: string;
   sort: string;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** Why a complaint cannot be filed: the `reason` in a 409's details, which the gateway answers with its own code. */
+export type ComplaintRefusal =
+  'report_not_decided' | 'report_actioned' | 'complaint_exists' | 'complaint_window_closed';
+
+export interface ComplaintDecision {
+  outcome: ComplaintOutcome;
+  action?: ReportAction;
+  reason: string;
+  actor: string;
+  policy?: string;
 }
 
 export interface ReportInput {
@@ -69,7 +102,15 @@ export interface ReportDecision {
 
 export type ReportCommand =
   | { type: 'ReceiveReport'; reportId: string; input: ReportInput }
-  | { type: 'DecideReport'; decision: ReportDecision; decisionId?: string };
+  | { type: 'DecideReport'; decision: ReportDecision; decisionId?: string }
+  | { type: 'FileComplaint'; complaintId: string; text: string; now: Date; windowDays: number }
+  | {
+      type: 'DecideComplaint';
+      decision: ComplaintDecision;
+      decisionId?: string;
+      grounds?: PolicyGrounds;
+      visibility?: DecisionVisibility;
+    };
 
 const ACTIONS_ON = { record: ['Flag'], user: ['Suspend', 'Ban'] } as const;
 
@@ -96,6 +137,52 @@ export function checkDecision(state: ReportState | null, decision: ReportDecisio
   if (!made) return 'new';
   if (made.outcome === decision.outcome && made.action === decision.action) return 'repeat';
   throw new ConflictError('the report is already decided', { reportId: state._id });
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** See ReportState.complaintKey. */
+export const complaintKeyOf = (tenantId: string, status: ComplaintStatus): string => `${tenantId}:${status}`;
+
+const refused = (reason: ComplaintRefusal, message: string, reportId: string) =>
+  new ConflictError(message, { reason, reportId });
+
+/**
+ * Whether the reporter may complain about this report's decision now (Art. 20 DSA): a decision not to act, no
+ * complaint yet, and the tenant's appeal window after the decision still open. Throws otherwise.
+ */
+export function checkComplaint(state: ReportState | null, now: Date, windowDays: number): ReportState {
+  if (!state) throw new NotFoundError('report not found');
+  const { decision } = state;
+  if (!decision) throw refused('report_not_decided', 'the report is not decided yet', state._id);
+  if (decision.outcome !== 'NoAction') {
+    throw refused('report_actioned', 'the report was acted on: its reporter has nothing to complain about', state._id);
+  }
+  if (state.complaint)
+    throw refused('complaint_exists', 'a complaint about this decision was filed already', state._id);
+  if (now.getTime() > decision.decidedAt.getTime() + windowDays * DAY_MS) {
+    throw refused('complaint_window_closed', 'the time to complain about this decision has passed', state._id);
+  }
+  return state;
+}
+
+/** Whether `decision` is new on the report's open complaint (`new`) or the one already made (`repeat`); throws else. */
+export function checkComplaintDecision(state: ReportState | null, decision: ComplaintDecision): 'new' | 'repeat' {
+  if (!state) throw new NotFoundError('report not found');
+  const { complaint } = state;
+  if (!complaint) throw new NotFoundError('the report has no complaint', { reportId: state._id });
+  if (decision.outcome === 'Upheld') {
+    const allowed: readonly string[] = ACTIONS_ON[state.target.type];
+    if (decision.action === undefined || !allowed.includes(decision.action)) {
+      throw invalid('action', `acting on a reported ${state.target.type} is one of ${allowed.join(', ')}`);
+    }
+  } else if (decision.action !== undefined) {
+    throw invalid('action', 'no action is taken when a complaint is rejected');
+  }
+  if (decision.reason.trim() === '') throw invalid('reason', 'a decision gives its reason');
+  if (complaint.status === 'Open') return 'new';
+  if (complaint.status === decision.outcome && complaint.action === decision.action) return 'repeat';
+  throw new ConflictError('the complaint is already decided', { reason: 'complaint_decided', reportId: state._id });
 }
 
 export function decideReport(state: ReportState | null, command: ReportCommand): PendingEvent[] {
@@ -137,13 +224,55 @@ export function decideReport(state: ReportState | null, command: ReportCommand):
           data: {
             reportId: current._id,
             target: current.target,
-            reporter: { type: current.reporter.type, id: current.reporter.id },
+            reporter: { type: current.reporter.type, id: current.reporter.id, hasEmail: current.reporter.hasEmail },
             category: current.category,
             outcome: decision.outcome,
             action: decision.action,
             decisionId: command.decisionId,
             reason: decision.reason,
             actor: decision.actor || undefined,
+          },
+        },
+      ];
+    }
+    case 'FileComplaint': {
+      const current = checkComplaint(state, command.now, command.windowDays);
+      return [
+        {
+          type: 'ReportComplaintFiled',
+          data: {
+            reportId: current._id,
+            complaintId: command.complaintId,
+            target: current.target,
+            reporter: { type: current.reporter.type, id: current.reporter.id },
+            text: command.text,
+          },
+        },
+      ];
+    }
+    case 'DecideComplaint': {
+      if (checkComplaintDecision(state, command.decision) === 'repeat') return [];
+      const current = state as ReportState;
+      const { decision } = command;
+      const upheld = decision.outcome === 'Upheld';
+      return [
+        {
+          type: 'ReportComplaintDecided',
+          data: {
+            reportId: current._id,
+            complaintId: current.complaint!.id,
+            target: current.target,
+            reporter: { type: current.reporter.type, id: current.reporter.id, hasEmail: current.reporter.hasEmail },
+            category: current.category,
+            ground: current.ground,
+            trusted: current.trusted,
+            outcome: decision.outcome,
+            action: decision.action,
+            decisionId: command.decisionId,
+            reason: decision.reason,
+            actor: decision.actor || undefined,
+            ...(upheld && command.grounds ? { grounds: command.grounds } : {}),
+            ...(upheld && decision.action === 'Flag' && command.visibility ? { visibility: command.visibility } : {}),
           },
         },
       ];
@@ -193,6 +322,38 @@ export function evolveReport(state: ReportState | null, event: DomainEvent): Rep
         ...state,
         status: 'Decided',
         decision,
+        version: event.version,
+        lastEventId: event.id,
+        updatedAt: at,
+      };
+    }
+    case 'ReportComplaintFiled': {
+      if (!state) throw new Error(`event ${event.type} at version ${event.version} before the stream started`);
+      return {
+        ...state,
+        complaint: { id: event.data.complaintId, status: 'Open', text: event.data.text, filedAt: at },
+        complaintKey: complaintKeyOf(state.tenantId, 'Open'),
+        version: event.version,
+        lastEventId: event.id,
+        updatedAt: at,
+      };
+    }
+    case 'ReportComplaintDecided': {
+      if (!state?.complaint) throw new Error(`event ${event.type} at version ${event.version} before its complaint`);
+      const { data } = event;
+      const complaint: NonNullable<ReportState['complaint']> = {
+        ...state.complaint,
+        status: data.outcome,
+        reason: data.reason,
+        decidedAt: at,
+      };
+      if (data.action !== undefined) complaint.action = data.action;
+      if (data.decisionId !== undefined) complaint.decisionId = data.decisionId;
+      if (data.actor !== undefined) complaint.actor = data.actor;
+      return {
+        ...state,
+        complaint,
+        complaintKey: complaintKeyOf(state.tenantId, data.outcome),
         version: event.version,
         lastEventId: event.id,
         updatedAt: at,

@@ -20,4 +20,14 @@ describe('ActivityGate', () => {
     gate.enter()();
     expect(heard).toEqual(['a']);
   });
+
+  it('tells whether work was in flight within a time window', () => {
+    const gate = new ActivityGate();
+    expect(gate.activeWithin(1000)).toBe(false);
+    const leave = gate.enter();
+    expect(gate.activeWithin(1000, Date.now() + 60_000)).toBe(true);
+    leave();
+    expect(gate.activeWithin(1000)).toBe(true);
+    expect(gate.activeWithin(1000, Date.now() + 2000)).toBe(false);
+  });
 });

@@ -4,6 +4,8 @@
  */
 export class ActivityGate {
   private active = 0;
+  /** When the last piece of work in flight left (0: never). */
+  private idleSince = 0;
   private readonly idleListeners = new Set<() => void>();
 
   /** Marks one piece of work in flight until the returned function is called (a second call does nothing). */
@@ -15,6 +17,7 @@ export class ActivityGate {
       left = true;
       this.active -= 1;
       if (this.active > 0) return;
+      this.idleSince = Date.now();
       const listeners = [...this.idleListeners];
       this.idleListeners.clear();
       for (const listener of listeners) listener();
@@ -24,6 +27,11 @@ export class ActivityGate {
   /** Whether any work is in flight. */
   get busy(): boolean {
     return this.active > 0;
+  }
+
+  /** Whether work was in flight at any moment of the last `ms` milliseconds (now included). */
+  activeWithin(ms: number, now = Date.now()): boolean {
+    return this.active > 0 || (this.idleSince > 0 && now - this.idleSince < ms);
   }
 
   /** Calls `listener` once, the next time no work is in flight; the returned function cancels that. */

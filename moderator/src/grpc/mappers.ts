@@ -105,6 +105,18 @@ export function toReportMessage(report: ReportView): Report {
     targetOpenReports: report.targetOpenReports,
     createdAt: report.createdAt.toISOString(),
     updatedAt: report.updatedAt.toISOString(),
+    complaint: report.complaint
+      ? {
+          id: report.complaint.id,
+          status: report.complaint.status,
+          text: report.complaint.text,
+          filedAt: report.complaint.filedAt.toISOString(),
+          reason: report.complaint.reason,
+          action: report.complaint.action,
+          decisionId: report.complaint.decisionId,
+          decidedAt: report.complaint.decidedAt?.toISOString(),
+        }
+      : undefined,
   };
 }
 

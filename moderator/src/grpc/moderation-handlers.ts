@@ -7,6 +7,7 @@ import {
   ReportCategory,
   ReportGround,
   ReportOutcome,
+  ComplaintOutcome,
   ReporterType,
   ReportTargetType,
   ulid,
@@ -243,6 +244,11 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
       return { events: events.map(toStoredEvent) };
     }),
 
+    GetReportEvents: unary(deps, 'GetReportEvents', async (request, tenantId) => {
+      const events = await queries.getReportEvents(tenantId, required(request.reportId, 'report_id'));
+      return { events: events.map(toStoredEvent) };
+    }),
+
     GetUser: unary(deps, 'GetUser', async (request, tenantId) =>
       toUserMessage(await queries.getUser(tenantId, required(request.userId, 'user_id'))),
     ),
@@ -349,6 +355,34 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         reportId,
         decision: {
           outcome: oneOf(ReportOutcome, request.outcome, 'outcome'),
+          action: request.action ? oneOf(ReportAction, request.action, 'action') : undefined,
+          reason: request.reason,
+          actor: request.actor,
+          ...(request.policy ? { policy: request.policy } : {}),
+        },
+        correlationId: correlation(),
+      });
+      return toReportMessage(await queries.getReport(tenantId, reportId));
+    }),
+
+    FileReportComplaint: unary(deps, 'FileReportComplaint', async (request, tenantId) => {
+      const reportId = required(request.reportId, 'report_id');
+      await service.fileComplaint({
+        tenantId,
+        reportId,
+        text: required(request.text, 'text'),
+        correlationId: correlation(),
+      });
+      return toReportMessage(await queries.getReport(tenantId, reportId));
+    }),
+
+    DecideReportComplaint: unary(deps, 'DecideReportComplaint', async (request, tenantId) => {
+      const reportId = required(request.reportId, 'report_id');
+      await service.decideComplaint({
+        tenantId,
+        reportId,
+        decision: {
+          outcome: oneOf(ComplaintOutcome, request.outcome, 'outcome'),
           action: request.action ? oneOf(ReportAction, request.action, 'action') : undefined,
           reason: request.reason,
           actor: request.actor,

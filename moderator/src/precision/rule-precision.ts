@@ -148,7 +148,11 @@ export class RulePrecision {
       if (!(await this.deps.hasShadow?.(event.tenantId))) continue;
       const verdict = await verdictOf(event.data.recordId);
       if (!verdict || verdict.tenantId !== event.tenantId) continue;
-      out.push(...shadowHumanCounts(verdict, event.data.status === 'Flagged', dayOf(event.occurredAt)));
+      const humanFlagged = event.data.status === 'Flagged';
+      const day = dayOf(event.occurredAt);
+      out.push(...shadowHumanCounts(verdict, humanFlagged, day));
+      if (verdict.version)
+        out.push(...shadowHumanCounts({ ...verdict.version, tenantId: verdict.tenantId }, humanFlagged, day));
     }
     return out;
   }

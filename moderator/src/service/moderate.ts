@@ -17,9 +17,10 @@ import type { RecordState } from '../domain/record';
 import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
 import type { UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
-import type { TenantConfigCache } from '../store/tenant-config';
+import type { TenantConfig, TenantConfigCache } from '../store/tenant-config';
 import type { ShadowRunner } from '../shadow/shadow-runner';
-import { splitRules } from '../shadow/shadow-rules';
+import { shadowVersionRules, splitRules } from '../shadow/shadow-rules';
+import { withoutAi } from '../backtest/backtest-runner';
 import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { StreamWriter } from './stream-writer';
 import { flaggedCountAfter, reconcileCommand, type UserReconciliation } from './user-reconciliation';
@@ -84,19 +85,23 @@ export interface ModerationDeps {
 function offerShadow(
   deps: ModerationDeps,
   input: ModerateInput,
-  rules: RuleSet,
-  ruleSetVersion: number,
+  config: Pick<TenantConfig, 'rules' | 'rulesVersion' | 'shadowVersion'>,
   recordId: string,
   metadata: Metadata | undefined,
   liveFlagged: boolean,
 ): void {
-  const shadow = deps.shadow && splitRules(rules).shadow;
-  if (!shadow) return;
-  deps.shadow!.offer({
+  if (!deps.shadow) return;
+  const shadow = splitRules(config.rules).shadow;
+  const versionRules = config.shadowVersion && shadowVersionRules(config.shadowVersion.rules);
+  if (!shadow && !versionRules) return;
+  deps.shadow.offer({
     tenantId: input.tenantId,
     recordId,
-    ruleSetVersion,
+    ruleSetVersion: config.rulesVersion,
     shadow,
+    ...(versionRules && config.shadowVersion
+      ? { version: { ruleSetVersion: config.shadowVersion.version, shadow: versionRules } }
+      : {}),
     input: {
       entity: input.entity,
       name: input.name,
@@ -122,6 +127,8 @@ interface Plan {
   recordId: string;
   userId?: string;
   moderationId: string;
+  /** The tenant's configuration: its settings, live rules and their version, and a shadow version if any. */
+  config: TenantConfig;
   settings: TenantSettings;
   rules: RuleSet;
   rulesVersion: number;
@@ -185,11 +192,13 @@ function checkInput(input: ModerateInput): void {
 }
 
 async function planOf(deps: ModerationDeps, input: ModerateInput): Promise<Plan> {
-  const { settings, rules, rulesVersion } = await deps.tenants.get(input.tenantId);
+  const config = await deps.tenants.get(input.tenantId);
+  const { settings, rules, rulesVersion } = config;
   return {
     recordId: recordIdFor(input.tenantId, input.clientId),
     userId: input.user ? userIdFor(input.tenantId, input.user.clientId) : undefined,
     moderationId: input.moderationId ?? `mod_${ulid()}`,
+    config,
     settings,
     rules,
     rulesVersion,
@@ -296,7 +305,7 @@ async function commitDecision(
   const after = staged[staged.length - 1]!.state as RecordState;
   // No moderation, so no status moved: no user to reconcile.
   if (!outcome) return { ...resultOf(after, plan.testMode, false), moderationId: '', skipped: true };
-  offerShadow(deps, input, plan.rules, plan.rulesVersion, plan.recordId, metadata, outcome.status === 'Flagged');
+  offerShadow(deps, input, plan.config, plan.recordId, metadata, outcome.status === 'Flagged');
   await deps.users.afterRecordChange(plan.context, before, after, plan.recordId, plan.settings);
   // The reasons found, matched text included (a passthrough record stores them without it), unless a person's
   // decision stands: then the record's status and reason are theirs.
@@ -305,6 +314,26 @@ async function commitDecision(
     reasons: after.manual ? after.reasons : outcome.reasons,
   };
 }
+
+/** How a retroaction re-runs a record (see `retroact`). */
+export interface RetroactOptions {
+  /** The rule set version that must be live: the record is judged by it, and by no other. */
+  version: number;
+  /** Judge without AI-provider strategies (its backtest did not run them on every record). */
+  withoutAi: boolean;
+  /** The tenant the engine's fairness counts the work under (a tenant of its own: live work keeps its threads). */
+  engineTenantId: string;
+}
+
+/** What re-running one record did. */
+export type RerunOutcome =
+  | 'gone' // missing, deleted or passthrough: nothing to judge
+  | 'manual' // a human decided it: left as it is (retroaction only)
+  | 'unchanged' // judged as it stands: nothing written (retroaction only)
+  | 'toFlagged'
+  | 'toCompliant'
+  | 'recorded' // a bulk re-run's moderation, whatever its status
+  | 'version_replaced'; // another version is live now (retroaction only)
 
 /**
  * Bulk re-run (Iffy's "Re-run moderation"): moderates the stored record again with the tenant's current rules.
@@ -315,23 +344,50 @@ export async function rerunModeration(
   deps: ModerationDeps,
   input: { tenantId: string; clientId: string; moderationId: string; correlationId: string; commandId: string },
 ): Promise<boolean> {
+  return (await rerunRecord(deps, { ...input, recordId: recordIdFor(input.tenantId, input.clientId) })) !== 'gone';
+}
+
+/**
+ * Retroaction (docs/rules-safely.md, "Apply"): the re-run of one record by the live version `options.version`, written
+ * only when its status changes, and never over a human decision. A command id applied before answers with the
+ * direction it took, so a resumed job counts a record once and writes it once.
+ */
+export function retroact(
+  deps: ModerationDeps,
+  input: { tenantId: string; recordId: string; moderationId: string; correlationId: string; commandId: string },
+  options: RetroactOptions,
+): Promise<RerunOutcome> {
+  return rerunRecord(deps, input, options);
+}
+
+async function rerunRecord(
+  deps: ModerationDeps,
+  input: { tenantId: string; recordId: string; moderationId: string; correlationId: string; commandId: string },
+  retro?: RetroactOptions,
+): Promise<RerunOutcome> {
   const { store, writer } = deps;
-  const recordId = recordIdFor(input.tenantId, input.clientId);
+  const { recordId } = input;
   const { settings, rules, rulesVersion } = await deps.tenants.get(input.tenantId);
+  if (retro && rulesVersion !== retro.version) return 'version_replaced';
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
-  return writer.retrying(async (fresh) => {
+  return writer.retrying(async (fresh): Promise<RerunOutcome> => {
     // Load.
     const record = await store.loadRecord(recordId, fresh);
     const before = record.state;
     if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
-      return false;
-    if (before.recentCommands.includes(input.commandId)) return true;
+      return 'gone';
+    if (before.recentCommands.includes(input.commandId)) {
+      if (!retro) return 'recorded';
+      return before.status === 'Flagged' ? 'toFlagged' : 'toCompliant';
+    }
+    if (retro && before.manual) return 'manual';
 
     // Decide.
+    const live = splitRules(rules).live;
     const outcome = await judge(
       deps.engine,
       {
-        tenantId: input.tenantId,
+        tenantId: retro?.engineTenantId ?? input.tenantId,
         correlationId: input.correlationId,
         clientId: before.clientId,
         name: before.name ?? '',
@@ -340,9 +396,11 @@ export async function rerunModeration(
         passthrough: false,
       },
       before.metadata,
-      splitRules(rules).live,
+      retro?.withoutAi ? withoutAi(live) : live,
       priorOf(before),
     );
+    const current = before.status ?? 'Compliant';
+    if (retro && outcome.status === current) return 'unchanged';
     const staged = stageRecord(
       record,
       {
@@ -360,7 +418,8 @@ export async function rerunModeration(
     // Commit.
     await writer.commit(staged);
     await deps.users.afterRecordChange(context, before, staged.state as RecordState, recordId, settings);
-    return true;
+    if (!retro) return 'recorded';
+    return outcome.status === 'Flagged' ? 'toFlagged' : 'toCompliant';
   });
 }
 

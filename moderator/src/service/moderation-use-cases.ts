@@ -21,14 +21,23 @@ import { stageRecord, stageUser, type StageContext, type Staged } from '../domai
 import type { UserCommand, UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
-import { moderate, rerunModeration, type ModerateInput, type ModerateResult, type ModerationDeps } from './moderate';
+import {
+  moderate,
+  rerunModeration,
+  retroact,
+  type ModerateInput,
+  type ModerateResult,
+  type ModerationDeps,
+  type RerunOutcome,
+  type RetroactOptions,
+} from './moderate';
 import { JudgementCarry } from './judgement-carry';
 import { checkReplay, type ReplayCheck } from './replay-check';
 import type { ShadowRunner } from '../shadow/shadow-runner';
 import type { OutboxSignal } from './outbox-signal';
 import { StreamWriter } from './stream-writer';
-import { createReport, decideReport, type CreateReportInput } from './reports';
-import type { ReportDecision, ReportState } from '../domain/report';
+import { createReport, decideComplaint, decideReport, fileComplaint, type CreateReportInput } from './reports';
+import type { ComplaintDecision, ReportDecision, ReportState } from '../domain/report';
 import { affectedUsers, flaggedCountAfter, reconcileCommand, UserReconciliation } from './user-reconciliation';
 
 export interface ServiceDeps {
@@ -98,6 +107,14 @@ export class ModerationUseCases {
     commandId: string;
   }): Promise<boolean> {
     return rerunModeration(this.moderation, input);
+  }
+
+  /** See `moderate.ts`: one record of a retroaction. */
+  retroact(
+    input: { tenantId: string; recordId: string; moderationId: string; correlationId: string; commandId: string },
+    options: RetroactOptions,
+  ): Promise<RerunOutcome> {
+    return retroact(this.moderation, input, options);
   }
 
   /** See `replay-check.ts`: whether an operator's replay of a dead-lettered command would undo a newer change. */
@@ -234,6 +251,21 @@ export class ModerationUseCases {
     correlationId: string;
   }): Promise<ReportState> {
     return decideReport(this.reportDeps(), input);
+  }
+
+  /** See `reports.ts`. */
+  fileComplaint(input: { tenantId: string; reportId: string; text: string; correlationId: string }) {
+    return fileComplaint(this.reportDeps(), input);
+  }
+
+  /** See `reports.ts`. */
+  decideComplaint(input: {
+    tenantId: string;
+    reportId: string;
+    decision: ComplaintDecision;
+    correlationId: string;
+  }): Promise<ReportState> {
+    return decideComplaint(this.reportDeps(), input);
   }
 
   private reportDeps() {

@@ -1,10 +1,10 @@
 import { encodeTime } from 'ulid';
-import { recordStream, userStream, type DomainEvent } from '@vigil/proto';
+import { ComplaintStatus, recordStream, reportStream, userStream, type DomainEvent } from '@vigil/proto';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { UserState } from '../domain/user';
 import type { AppealDoc, EventStore } from '../store/event-store';
-import type { ReportState } from '../domain/report';
+import { complaintKeyOf, type ReportState } from '../domain/report';
 import type {
   Criteria,
   Page,
@@ -93,6 +93,12 @@ export class Queries {
     return events;
   }
 
+  async getReportEvents(tenantId: string, reportId: string): Promise<DomainEvent[]> {
+    const events = await this.store.readStream(reportStream(reportId), tenantId);
+    if (events.length === 0) throw new NotFoundError('report not found');
+    return events;
+  }
+
   async getUser(tenantId: string, userId: string): Promise<UserView> {
     const user = await this.reads.findUser(tenantId, userId);
     if (!user) throw new NotFoundError('user not found');
@@ -148,7 +154,7 @@ export class Queries {
 
   listReports(
     tenantId: string,
-    request: PageRequest & { status?: string; targetId?: string; trusted?: boolean },
+    request: PageRequest & { status?: string; targetId?: string; trusted?: boolean; complaint?: string },
   ): Promise<Page<ReportView>> {
     const filter: Criteria<ReportState> = {};
     if (request.status !== undefined) {
@@ -160,6 +166,12 @@ export class Queries {
     // An unknown target is an empty list: a record or user never reported has no reports.
     if (request.targetId !== undefined) filter.targetId = request.targetId;
     if (request.trusted !== undefined) filter.trusted = request.trusted;
+    if (request.complaint !== undefined) {
+      const status = ComplaintStatus.safeParse(request.complaint);
+      if (!status.success)
+        throw new ValidationError('complaint must be Open, Upheld or Rejected', { path: 'complaint' });
+      filter.complaintKey = complaintKeyOf(tenantId, status.data);
+    }
     return this.reads.pageReports(tenantId, filter, request);
   }
 

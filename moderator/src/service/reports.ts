@@ -10,7 +10,15 @@ import {
 } from '@vigil/proto';
 import { LIMITS, checkLength } from '../domain/bounds';
 import { ConflictError, NotFoundError, ValidationError } from '../domain/errors';
-import { checkDecision, reportClaimKey, type ReportDecision, type ReportState } from '../domain/report';
+import { manualBasis } from '../domain/decision-basis';
+import {
+  checkComplaintDecision,
+  checkDecision,
+  reportClaimKey,
+  type ComplaintDecision,
+  type ReportDecision,
+  type ReportState,
+} from '../domain/report';
 import { stageReport, type StageContext } from '../domain/stream';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
@@ -92,7 +100,8 @@ export async function createReport(
     // The email is kept only once the report it belongs to exists; a duplicate's email is not kept (the first report's
     // reporter is the same person, and gave or withheld theirs then).
     if (!result.duplicate && input.reporter.email) {
-      await deps.store.saveReportContact(id, input.tenantId, input.reporter.email);
+      const { settings } = await deps.tenants.get(input.tenantId);
+      await deps.store.saveReportContact(id, input.tenantId, input.reporter.email, settings.reporterEmailRetentionDays);
     }
     return result;
   }
@@ -131,8 +140,80 @@ export async function decideReport(
   return decided;
 }
 
+/**
+ * Files the reporter's complaint about a decision not to act (Art. 20 DSA): one per report, while the tenant's appeal
+ * window after the decision is open. A ReportComplaintFiled event; the report joins the complaints queue.
+ */
+export async function fileComplaint(
+  deps: ReportDeps,
+  input: { tenantId: string; reportId: string; text: string; correlationId: string },
+): Promise<ReportState> {
+  checkLength(input.text, LIMITS.complaintText, 'text');
+  if (input.text.trim() === '') throw invalid(['text'], 'a complaint says why the decision should change');
+  const { settings } = await deps.tenants.get(input.tenantId);
+  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
+  const complaintId = `cmp_${ulid()}`;
+  return deps.writer.retrying(async () => {
+    const loaded = await deps.store.loadReport(input.reportId);
+    if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
+    const staged = stageReport(
+      loaded,
+      { type: 'FileComplaint', complaintId, text: input.text, now: new Date(), windowDays: settings.appealWindowDays },
+      context,
+    );
+    await deps.writer.commit(staged);
+    return staged.state as ReportState;
+  });
+}
+
+/**
+ * Decides a report's open complaint: an upheld one acts on the target through the manual decision paths (as acting on
+ * the report does), then the decision goes on the report's stream with the policy's grounds, for its own statement.
+ */
+export async function decideComplaint(
+  deps: ReportDeps,
+  input: { tenantId: string; reportId: string; decision: ComplaintDecision; correlationId: string },
+): Promise<ReportState> {
+  checkLength(input.decision.reason, LIMITS.reason, 'reason');
+  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
+  const loadOwn = async () => {
+    const loaded = await deps.store.loadReport(input.reportId);
+    if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
+    return loaded;
+  };
+  const first = await loadOwn();
+  const { settings } = await deps.tenants.get(input.tenantId);
+  // An unknown policy is refused before anything acts.
+  const basis = manualBasis(settings, input.decision.policy);
+  let decisionId: string | undefined;
+  if (checkComplaintDecision(first.state, input.decision) === 'new' && input.decision.outcome === 'Upheld') {
+    decisionId = await act(deps, first.state as ReportState, input.decision, input.correlationId);
+  }
+  return deps.writer.retrying(async (fresh) => {
+    const loaded = fresh ? await loadOwn() : first;
+    const staged = stageReport(
+      loaded,
+      {
+        type: 'DecideComplaint',
+        decision: input.decision,
+        decisionId,
+        ...(basis.grounds ? { grounds: basis.grounds } : {}),
+        ...(basis.visibility ? { visibility: basis.visibility } : {}),
+      },
+      context,
+    );
+    await deps.writer.commit(staged);
+    return staged.state as ReportState;
+  });
+}
+
 /** Flags the reported record, or suspends or bans the reported user, by hand; returns the decision's id. */
-async function act(deps: ReportDeps, report: ReportState, decision: ReportDecision, correlationId: string) {
+async function act(
+  deps: ReportDeps,
+  report: ReportState,
+  decision: Pick<ReportDecision, 'action' | 'reason' | 'actor' | 'policy'>,
+  correlationId: string,
+) {
   const { tenantId } = report;
   const common = {
     tenantId,

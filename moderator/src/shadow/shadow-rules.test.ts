@@ -1,6 +1,6 @@
 import type { RuleSet } from '@vigil/proto';
 import { shadowHumanCounts, shadowRunCounts } from '../precision/precision-counts';
-import { splitRules } from './shadow-rules';
+import { shadowVersionRules, splitRules } from './shadow-rules';
 
 const rules: RuleSet = {
   rules: [
@@ -44,6 +44,19 @@ describe('shadow rules', () => {
     ]);
     // The same split for the same object: the engine keeps its prepared set.
     expect(splitRules(rules)).toBe(splitRules(rules));
+  });
+
+  it('runs a whole version in shadow: every enabled rule, shadow or not, with its local strategies only', () => {
+    const version = shadowVersionRules(rules);
+    expect(version?.rules.every((rule) => !rule.shadow && rule.strategies.every((s) => s.type !== 'prompt'))).toBe(
+      true,
+    );
+    // A rule left without local strategies, and a rule turned off, are not run.
+    expect(version?.rules.map((rule) => [rule.id, rule.strategies.map((strategy) => strategy.type)])).toEqual([
+      ['live', ['patterns']],
+      ['shadow', ['patterns']],
+    ]);
+    expect(shadowVersionRules(rules)).toBe(version);
   });
 
   it('leaves a rule set without shadow rules as it is', () => {

@@ -10,6 +10,11 @@ export interface SplitRules {
   shadow: RuleSet | null;
 }
 
+/** What a rule runs in shadow: its local strategies only, and not marked shadow (it judges nothing either way). */
+function inShadow(rule: Rule): Rule {
+  return { ...rule, shadow: false, strategies: rule.strategies.filter((s) => SHADOW_STRATEGIES.has(s.type)) };
+}
+
 /** One split per rule set object: the tenant cache keeps the object while the set is unchanged, so the engine's
  * prepared sets stay prepared. */
 const splits = new WeakMap<RuleSet, SplitRules>();
@@ -24,11 +29,7 @@ export function splitRules(rules: RuleSet): SplitRules {
   } else {
     const shadow: Rule[] = rules.rules
       .filter((rule) => rule.shadow && rule.enabled !== false)
-      .map((rule) => ({
-        ...rule,
-        shadow: false,
-        strategies: rule.strategies.filter((strategy) => SHADOW_STRATEGIES.has(strategy.type)),
-      }))
+      .map(inShadow)
       .filter((rule) => rule.strategies.length > 0);
     split = {
       live: { ...rules, rules: rules.rules.filter((rule) => !rule.shadow) },
@@ -37,4 +38,22 @@ export function splitRules(rules: RuleSet): SplitRules {
   }
   splits.set(rules, split);
   return split;
+}
+
+const versions = new WeakMap<RuleSet, RuleSet | null>();
+
+/**
+ * A whole rule set version run in shadow (docs/rules-safely.md, "Shadow versions"): every enabled rule, shadow or
+ * not, with the same local strategies as a shadow rule; null when none has any. Cached per rule set object, as above.
+ */
+export function shadowVersionRules(rules: RuleSet): RuleSet | null {
+  const cached = versions.get(rules);
+  if (cached !== undefined) return cached;
+  const kept = rules.rules
+    .filter((rule) => rule.enabled !== false)
+    .map(inShadow)
+    .filter((rule) => rule.strategies.length > 0);
+  const shadow = kept.length > 0 ? { ...rules, rules: kept } : null;
+  versions.set(rules, shadow);
+  return shadow;
 }

@@ -11,7 +11,10 @@ export interface ShadowJob {
   tenantId: string;
   recordId: string;
   ruleSetVersion: number;
-  shadow: RuleSet;
+  /** The live set's shadow rules, if any. */
+  shadow: RuleSet | null;
+  /** The tenant's shadow version (a whole rule set version run in shadow), if any. */
+  version?: { ruleSetVersion: number; shadow: RuleSet };
   input: Omit<EngineInput, 'deadline' | 'prior' | 'imageUrls'>;
   /** The live moderation's outcome flagged the record. */
   liveFlagged: boolean;
@@ -49,6 +52,7 @@ export class ShadowRunner {
   private readonly running = new Set<Promise<void>>();
   private readonly jobs?: Counter<'outcome'>;
   private readonly verdictCounts?: Counter<'live'>;
+  private readonly versionVerdictCounts?: Counter<'live'>;
 
   constructor(private readonly options: ShadowRunnerOptions) {
     this.verdicts = options.db.collection(COLLECTIONS.shadowVerdicts);
@@ -62,6 +66,12 @@ export class ShadowRunner {
       this.verdictCounts = new Counter({
         name: 'moderator_shadow_rule_verdicts_total',
         help: "Shadow rule verdicts by agreement with the live result ('agree', 'disagree')",
+        labelNames: ['live'],
+        registers: [options.registry],
+      });
+      this.versionVerdictCounts = new Counter({
+        name: 'moderator_shadow_version_rule_verdicts_total',
+        help: "Verdicts of the rules of shadow versions by agreement with the live result ('agree', 'disagree')",
         labelNames: ['live'],
         registers: [options.registry],
       });
@@ -105,28 +115,47 @@ export class ShadowRunner {
     await Promise.all([...this.running]);
   }
 
+  /** The live set's shadow rules, then the shadow version's rules, within one budget: one slot of the bound. */
   private async run(job: ShadowJob): Promise<void> {
-    const ran = job.shadow.rules
-      .filter((rule) => rule.entities.length === 0 || rule.entities.includes(job.input.entity))
-      .map((rule) => rule.id);
-    if (ran.length === 0) return;
     const started = Date.now();
-    const result = await this.options.engine.moderate(
-      { ...job.input, imageUrls: [], deadline: started + this.options.budgetMs },
-      job.shadow,
-      AbortSignal.timeout(this.options.budgetMs),
-    );
+    const deadline = started + this.options.budgetMs;
+    const signal = AbortSignal.timeout(this.options.budgetMs);
+    const rules = job.shadow && (await this.judge(job, job.shadow, deadline, signal));
+    const version = job.version && (await this.judge(job, job.version.shadow, deadline, signal));
+    if (!rules && !version) return;
     const verdict: ShadowVerdictDoc = {
       _id: job.recordId,
       tenantId: job.tenantId,
       ruleSetVersion: job.ruleSetVersion,
-      ran,
-      flagged: result.rules,
+      ran: rules?.ran ?? [],
+      flagged: rules?.flagged ?? [],
       at: new Date(started),
+      ...(version && job.version ? { version: { ruleSetVersion: job.version.ruleSetVersion, ...version } } : {}),
     };
     await guarded(() => this.verdicts.replaceOne({ _id: verdict._id }, verdict, { upsert: true }));
-    const counts = shadowRunCounts(verdict, job.liveFlagged, dayOf(verdict.at));
-    await this.options.precision.countShadow(counts);
+    const day = dayOf(verdict.at);
+    const counts = shadowRunCounts(verdict, job.liveFlagged, day);
+    const versionCounts = verdict.version
+      ? shadowRunCounts({ ...verdict.version, tenantId: job.tenantId }, job.liveFlagged, day)
+      : [];
+    await this.options.precision.countShadow([...counts, ...versionCounts]);
     for (const { counts: each } of counts) this.verdictCounts?.inc({ live: each.agreeLive ? 'agree' : 'disagree' });
+    for (const { counts: each } of versionCounts)
+      this.versionVerdictCounts?.inc({ live: each.agreeLive ? 'agree' : 'disagree' });
+  }
+
+  /** The rules of `shadow` that apply to the record's entity, and those that flagged it; null when none applies. */
+  private async judge(
+    job: ShadowJob,
+    shadow: RuleSet,
+    deadline: number,
+    signal: AbortSignal,
+  ): Promise<{ ran: string[]; flagged: string[] } | null> {
+    const ran = shadow.rules
+      .filter((rule) => rule.entities.length === 0 || rule.entities.includes(job.input.entity))
+      .map((rule) => rule.id);
+    if (ran.length === 0) return null;
+    const result = await this.options.engine.moderate({ ...job.input, imageUrls: [], deadline }, shadow, signal);
+    return { ran, flagged: result.rules };
   }
 }

@@ -49,6 +49,7 @@ export class EventStore {
     await this.streams.ensureIndexes();
     await this.projections.ensureIndexes();
     await this.outbox.ensureIndexes();
+    await this.reportClaims.ensureIndexes();
     await this.streams.migrateOutbox();
   }
 
@@ -129,8 +130,13 @@ export class EventStore {
     return this.reportClaims.releaseReportClaim(key, reportId);
   }
 
-  saveReportContact(reportId: string, tenantId: string, email: string): Promise<void> {
-    return this.reportClaims.saveReportContact(reportId, tenantId, email);
+  saveReportContact(reportId: string, tenantId: string, email: string, retentionDays: number): Promise<void> {
+    return this.reportClaims.saveReportContact(reportId, tenantId, email, retentionDays);
+  }
+
+  /** See ReportClaims.eraseContactsOf. */
+  eraseContactsOf(day: string): Promise<number> {
+    return this.reportClaims.eraseContactsOf(day);
   }
 
   readStream(stream: string, tenantId: string): Promise<DomainEvent[]> {

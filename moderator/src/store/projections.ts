@@ -65,6 +65,8 @@ export class Projections implements Snapshots {
       await this.reports.createIndex({ tenantId: 1, sort: 1 }, { name: 'tenant_sort' });
       // Leading field targetId: a record's or user's open reports (the counts in their views), by equality.
       await this.reports.createIndex({ targetId: 1, status: 1 }, { name: 'target_status' });
+      // Leading field complaintKey: a tenant's complaints in one state (the queue of open ones), by equality.
+      await this.reports.createIndex({ complaintKey: 1 }, { name: 'complaint_key' });
     });
   }
 

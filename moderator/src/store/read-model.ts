@@ -132,7 +132,9 @@ export class ReadModel {
         ? guarded(() => this.reportContacts.findOne({ _id: reportId, tenantId }))
         : Promise.resolve(null),
     ]);
-    return { ...report, targetOpenReports, ...(contact ? { email: contact.email } : {}) };
+    // Past the tenant's retention the address is not used, even before the daily erasure deleted it.
+    const kept = contact && (!contact.expiresAt || contact.expiresAt.getTime() > Date.now());
+    return { ...report, targetOpenReports, ...(kept ? { email: contact.email } : {}) };
   }
 
   async pageReports(

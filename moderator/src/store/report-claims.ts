@@ -17,7 +17,19 @@ export interface ReportContactDoc {
   tenantId: string;
   email: string;
   createdAt: Date;
+  /** The tenant's `reporterEmailRetentionDays` run out: no read uses the address after this time. */
+  expiresAt?: Date;
+  /**
+   * The UTC day (`YYYY-MM-DD`) the daily erasure deletes the document: the day after `expiresAt`. A top-level
+   * equality, so the erasure reads only what is due.
+   */
+  eraseDay?: string;
 }
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The UTC day of a time, `YYYY-MM-DD`. */
+export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 
 /** A reporter's one open report per target (`report_claims`), and the emails end users gave (`report_contacts`). */
 export class ReportClaims {
@@ -54,10 +66,27 @@ export class ReportClaims {
     await guarded(() => this.claims.deleteOne({ _id: key, reportId }));
   }
 
-  /** Keeps an end user's email for a report (see COLLECTIONS.reportContacts); a second write keeps the first. */
-  async saveReportContact(reportId: string, tenantId: string, email: string): Promise<void> {
+  /**
+   * Keeps an end user's email for a report (see COLLECTIONS.reportContacts) for `retentionDays`; a second write keeps
+   * the first.
+   */
+  async saveReportContact(reportId: string, tenantId: string, email: string, retentionDays: number): Promise<void> {
+    const createdAt = new Date();
+    const expiresAt = new Date(createdAt.getTime() + retentionDays * DAY_MS);
+    const eraseDay = utcDay(new Date(expiresAt.getTime() + DAY_MS));
     await guarded(() =>
-      writtenUnlessDuplicate(this.contacts.insertOne({ _id: reportId, tenantId, email, createdAt: new Date() })),
+      writtenUnlessDuplicate(
+        this.contacts.insertOne({ _id: reportId, tenantId, email, createdAt, expiresAt, eraseDay }),
+      ),
     );
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await guarded(() => this.contacts.createIndex({ eraseDay: 1 }, { name: 'erase_day' }));
+  }
+
+  /** Erases the contacts due on `day` (an equality on the `erase_day` index); returns how many. */
+  async eraseContactsOf(day: string): Promise<number> {
+    return (await guarded(() => this.contacts.deleteMany({ eraseDay: day }))).deletedCount;
   }
 }

@@ -16,6 +16,8 @@ export interface TenantConfig {
   rules: RuleSet;
   /** The live rule set's version (the gateway's rule versions); 0 for the default set or one from before versions. */
   rulesVersion: number;
+  /** A rule set version run in shadow beside the live one (docs/rules-safely.md, "Shadow versions"), if any. */
+  shadowVersion?: { version: number; rules: RuleSet };
 }
 
 /**
@@ -31,7 +33,10 @@ export class TenantConfigCache {
    * The last rule set parsed per tenant, by the stored document's epoch and revision: a reload that finds the same
    * revision keeps the same object, which the engine has already prepared (and nothing is parsed again).
    */
-  private readonly parsedRules = new Map<string, { version: string; rules: RuleSet }>();
+  private readonly parsedRules = new Map<
+    string,
+    { version: string; rules: RuleSet; shadowVersion: TenantConfig['shadowVersion'] }
+  >();
 
   constructor(
     private readonly db: Db,
@@ -76,6 +81,7 @@ export class TenantConfigCache {
       else this.log.warn({ tenantId }, 'stored tenant settings invalid, using defaults');
     }
     let rules = DEFAULT_RULES;
+    let shadowVersion: TenantConfig['shadowVersion'];
     const rulesVersion = typeof rulesDoc?.version === 'number' ? rulesDoc.version : 0;
     if (rulesDoc) {
       const version =
@@ -83,15 +89,29 @@ export class TenantConfigCache {
       const known = this.parsedRules.get(tenantId);
       if (version !== undefined && known?.version === version) {
         rules = known.rules;
+        shadowVersion = known.shadowVersion;
       } else {
         // As stored, without the budget: a set stored before a budget existed is applied as written (each record's
         // checks are bounded in time whatever the set holds).
         const parsed = StoredRuleSet.safeParse({ rules: rulesDoc.rules as unknown });
         if (parsed.success) rules = parsed.data;
         else this.log.warn({ tenantId }, 'stored rule set invalid, using defaults');
-        if (version !== undefined) this.parsedRules.set(tenantId, { version, rules });
+        shadowVersion = this.shadowVersionOf(tenantId, rulesDoc.shadow);
+        if (version !== undefined) this.parsedRules.set(tenantId, { version, rules, shadowVersion });
       }
     }
-    return { settings, rules, rulesVersion };
+    return { settings, rules, rulesVersion, ...(shadowVersion ? { shadowVersion } : {}) };
+  }
+
+  /** The shadow version as the gateway stores it beside the live rules (`shadow: {version, rules}`), if it parses. */
+  private shadowVersionOf(tenantId: string, stored: unknown): TenantConfig['shadowVersion'] {
+    if (!stored || typeof stored !== 'object') return undefined;
+    const { version, rules } = stored as { version?: unknown; rules?: unknown };
+    const parsed = StoredRuleSet.safeParse({ rules });
+    if (typeof version !== 'number' || !parsed.success) {
+      this.log.warn({ tenantId }, 'stored shadow version invalid, not run');
+      return undefined;
+    }
+    return { version, rules: parsed.data };
   }
 }

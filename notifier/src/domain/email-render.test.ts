@@ -1,4 +1,10 @@
-import { DEFAULT_EMAIL_TEMPLATES, EmailTemplate, emailKindFor, unknownPlaceholders } from '@vigil/proto';
+import {
+  DEFAULT_EMAIL_TEMPLATES,
+  EmailTemplate,
+  REPORTER_EMAIL_TEMPLATES,
+  emailKindFor,
+  unknownPlaceholders,
+} from '@vigil/proto';
 import { renderEmail } from './email-render';
 
 describe('renderEmail', () => {
@@ -33,6 +39,24 @@ describe('renderEmail', () => {
     const out = renderEmail(DEFAULT_EMAIL_TEMPLATES.Suspended, { appealUrl: 'https://gw/appeal?token=a"b' });
     expect(out.text).toContain('To appeal this decision, visit: https://gw/appeal?token=a"b');
     expect(out.html).toContain('<a href="https://gw/appeal?token=a&quot;b">');
+  });
+
+  it("puts a reporter's outcome after the body, escaped, and words the complaint link as one", () => {
+    const out = renderEmail(
+      REPORTER_EMAIL_TEMPLATES.ReportDecided,
+      { platformName: 'Acme', appealUrl: 'https://gw/complaint?token=t' },
+      [],
+      {
+        outcome: ['Decision: no action was taken.', 'Reason: <b>fine</b>'],
+        link: { text: 'To complain about this decision, visit:', label: 'Complain about this decision' },
+      },
+    );
+    expect(out.subject).toBe('Your report to Acme was decided');
+    expect(out.text).toContain('Decision: no action was taken.\nReason: <b>fine</b>');
+    expect(out.text).toContain('To complain about this decision, visit: https://gw/complaint?token=t');
+    expect(out.text).not.toContain('To appeal');
+    expect(out.html).toContain('<p>Reason: &lt;b&gt;fine&lt;/b&gt;</p>');
+    expect(out.html).toContain('>Complain about this decision</a>');
   });
 
   it('renders unknown values as empty', () => {

@@ -32,7 +32,14 @@ export function renderEmail(
   values: PlaceholderValues,
   /** The statement of reasons, as plain lines, after the body under its own heading. */
   statement: readonly string[] = [],
+  /**
+   * `outcome`: a report's decision as plain lines, after the body (a reporter's email). `link`: the words of the added
+   * link, when it is not an appeal (a reporter's complaint).
+   */
+  extra: { outcome?: readonly string[]; link?: { text: string; label: string } } = {},
 ): RenderedEmail {
+  const link = extra.link ?? { text: 'To appeal this decision, visit:', label: 'Appeal this decision' };
+  const outcome = extra.outcome ?? [];
   const appealUrl = values.appealUrl;
   const placesLink = /\{\{\s*appealUrl\s*\}\}/.test(template.body);
   const paragraphs = template.body
@@ -43,8 +50,9 @@ export function renderEmail(
   const heading = oneLine(fill(template.heading, values, (v) => v));
 
   const textParts = [heading, ...paragraphs.map((p) => fill(p, values, (v) => v))];
+  if (outcome.length > 0) textParts.push(outcome.join('\n'));
   if (statement.length > 0) textParts.push(['Statement of reasons', ...statement].join('\n'));
-  if (appealUrl && !placesLink) textParts.push(`To appeal this decision, visit: ${appealUrl}`);
+  if (appealUrl && !placesLink) textParts.push(`${link.text} ${appealUrl}`);
 
   const htmlParts = [`<h1>${escapeHtml(heading)}</h1>`];
   for (const p of paragraphs) {
@@ -52,11 +60,12 @@ export function renderEmail(
     const lines = p.split('\n').map((line) => fill(escapeHtml(line), values, escapeHtml));
     htmlParts.push(`<p>${lines.join('<br>')}</p>`);
   }
+  if (outcome.length > 0) htmlParts.push(outcome.map((line) => `<p>${escapeHtml(line)}</p>`).join(''));
   if (statement.length > 0) {
     htmlParts.push(`<h2>Statement of reasons</h2>${statement.map((line) => `<p>${escapeHtml(line)}</p>`).join('')}`);
   }
   if (appealUrl && !placesLink) {
-    htmlParts.push(`<p><a href="${escapeHtml(appealUrl)}">Appeal this decision</a></p>`);
+    htmlParts.push(`<p><a href="${escapeHtml(appealUrl)}">${escapeHtml(link.label)}</a></p>`);
   }
   return {
     subject,

@@ -212,6 +212,39 @@ describe('report.decided', () => {
     );
   });
 
+  it("never writes the reporter's hasEmail, and carries a complaint's decision with its statement", () => {
+    const withEmail = triggerOf(decided({ reporter: { type: 'user', id: 'reader-1', hasEmail: true } })) as {
+      trigger: Extract<WebhookTrigger, { kind: 'report' }>;
+    };
+    expect(reportPayload(withEmail.trigger).reporter).toEqual({ type: 'user', id: 'reader-1' });
+    const complaint = triggerOf({
+      ...envelope,
+      stream: 'report-rpt_1',
+      type: 'ReportComplaintDecided',
+      data: {
+        reportId: 'rpt_1',
+        complaintId: 'cmp_1',
+        target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
+        reporter: { type: 'user', id: 'reader-1', hasEmail: true },
+        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+        ground: 'INCOMPATIBLE_CONTENT',
+        trusted: false,
+        outcome: 'Upheld',
+        action: 'Flag',
+        decisionId: 'mod_3',
+        reason: 'fake after all',
+      },
+    }) as { trigger: Extract<WebhookTrigger, { kind: 'report' }> };
+    expect(complaint.trigger).toMatchObject({ event: 'report.complaint_decided', subjectId: 'rpt_1' });
+    expect(reportPayload(complaint.trigger)).toMatchObject({
+      id: 'rpt_1',
+      reporter: { type: 'user', id: 'reader-1' },
+      outcome: 'Upheld',
+      complaint: { id: 'cmp_1', decisionId: 'mod_3' },
+      statement: { kind: 'complaint', complaint: { outcome: 'Upheld' } },
+    });
+  });
+
   it('makes no webhook of a received report', () => {
     const received: DomainEvent = {
       ...envelope,

@@ -1,21 +1,23 @@
 import { createHash } from 'node:crypto';
-import type {
-  DomainEvent,
-  RecordDoc,
-  RecordStatus,
-  Statement,
-  ReportAction,
-  ReportCategory,
-  ReportOutcome,
-  ReporterType,
-  ReportTarget,
-  UserDoc,
-  UserStatus,
-  Via,
-  WebhookEventName,
-  WebhookNestedUser,
-  WebhookRecordView,
-  WebhookUserView,
+import {
+  statementOf,
+  type ComplaintOutcome,
+  type DomainEvent,
+  type RecordDoc,
+  type RecordStatus,
+  type Statement,
+  type ReportAction,
+  type ReportCategory,
+  type ReportOutcome,
+  type ReporterType,
+  type ReportTarget,
+  type UserDoc,
+  type UserStatus,
+  type Via,
+  type WebhookEventName,
+  type WebhookNestedUser,
+  type WebhookRecordView,
+  type WebhookUserView,
 } from '@vigil/proto';
 
 /**
@@ -59,16 +61,19 @@ export type WebhookTrigger =
   | {
       /** A report's outcome: everything the body says comes from the event (no projection is read). */
       kind: 'report';
-      event: 'report.decided';
+      /** `report.complaint_decided`: the outcome of the reporter's complaint about a decision not to act. */
+      event: 'report.decided' | 'report.complaint_decided';
       /** The body's top-level `id`: the report id, the acknowledgement its reporter was given. */
       subjectId: string;
       tenantId: string;
       target: ReportTarget;
       reporter: { type: ReporterType; id: string };
       category: ReportCategory;
-      outcome: ReportOutcome;
+      outcome: ReportOutcome | ComplaintOutcome;
       action?: ReportAction;
       reason: string;
+      /** A complaint's decision: its id and its statement of reasons (Art. 20(5) DSA). */
+      complaint?: { id: string; decisionId?: string; statement: Statement };
       at: Date;
       /** Version of the report stream the event is at. */
       version: number;
@@ -166,11 +171,37 @@ export function triggerOf(event: DomainEvent): TriggerDecision {
         subjectId: data.reportId,
         tenantId: event.tenantId,
         target: data.target,
-        reporter: data.reporter,
+        reporter: { type: data.reporter.type, id: data.reporter.id },
         category: data.category,
         outcome: data.outcome,
         ...(data.action !== undefined ? { action: data.action } : {}),
         reason: data.reason,
+        at,
+        version: event.version,
+      },
+    };
+  }
+  if (event.type === 'ReportComplaintDecided') {
+    const { data } = event;
+    return {
+      kind: 'trigger',
+      trigger: {
+        kind: 'report',
+        event: 'report.complaint_decided',
+        subjectId: data.reportId,
+        tenantId: event.tenantId,
+        target: data.target,
+        reporter: { type: data.reporter.type, id: data.reporter.id },
+        category: data.category,
+        outcome: data.outcome,
+        ...(data.action !== undefined ? { action: data.action } : {}),
+        reason: data.reason,
+        complaint: {
+          id: data.complaintId,
+          ...(data.decisionId !== undefined ? { decisionId: data.decisionId } : {}),
+          // A complaint's statement needs no tenant setting: it offers no further internal complaint.
+          statement: statementOf(event, { appealWindowDays: 0 })!,
+        },
         at,
         version: event.version,
       },
@@ -294,6 +325,12 @@ export function reportPayload(trigger: Extract<WebhookTrigger, { kind: 'report' 
     action: trigger.action,
     reason: trigger.reason,
     decidedAt: ms(trigger.at),
+    ...(trigger.complaint
+      ? {
+          complaint: { id: trigger.complaint.id, decisionId: trigger.complaint.decisionId ?? null },
+          statement: trigger.complaint.statement,
+        }
+      : {}),
   };
 }
 

@@ -27,6 +27,7 @@ function fakeStore(claimable: EmailMessageDoc[] = []) {
       return Promise.resolve();
     },
     userOf: () => Promise.resolve({ email: 'user@example.com', username: 'ann' }),
+    reporterEmailOf: (reportId: string) => Promise.resolve(reportId === 'rpt_kept' ? 'reader@example.com' : null),
     tenantNameOf: () => Promise.resolve('Acme'),
     pruneLeases: () => Promise.resolve(0),
   };
@@ -126,3 +127,84 @@ describe('UserEmails sending', () => {
     expect(finished).toEqual([{ id: 'eml_evt_1', next: { state: 'skipped', reason: 'expired' }, attempted: false }]);
   });
 });
+
+describe("a reporter's outcome emails", () => {
+  const reportDecided = (data: Record<string, unknown>): DomainEvent => ({
+    id: 'evt_r',
+    tenantId: 'ten_1',
+    stream: 'report-rpt_1',
+    version: 2,
+    occurredAt: '2026-03-01T10:00:00.000Z',
+    correlationId: 'c',
+    type: 'ReportDecided',
+    data: {
+      reportId: 'rpt_1',
+      target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
+      reporter: { type: 'user', id: 'reader-1', hasEmail: true },
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      outcome: 'NoAction',
+      reason: 'genuine',
+      ...data,
+    },
+  });
+
+  it('plans a decision not to act with the complaint window, and no address', async () => {
+    const { store, inserted } = fakeStore();
+    await emails(store).plan([reportDecided({})]);
+    const doc = inserted.get('eml_evt_r');
+    expect(doc).toMatchObject({ kind: 'ReportDecided', reportId: 'rpt_1', userId: '', state: 'pending' });
+    expect(doc?.complaintOpenUntil?.toISOString()).toBe('2026-08-31T10:00:00.000Z');
+    expect(doc?.outcome).toContain('Decision: no action was taken.');
+    expect(JSON.stringify(doc)).not.toContain('@');
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['a reporter who gave no address', { reporter: { type: 'user', id: 'reader-1', hasEmail: false } }],
+    ['a trusted flagger', { reporter: { type: 'trusted_flagger', id: 'hotline' } }],
+    ['an event of an earlier release, without hasEmail', { reporter: { type: 'user', id: 'reader-1' } }],
+  ])('plans nothing for %s', async (_name, data) => {
+    const { store, inserted } = fakeStore();
+    await emails(store).plan([reportDecided(data)]);
+    expect(inserted.size).toBe(0);
+  });
+
+  it('sends to the address kept for the report, and skips one no longer kept', async () => {
+    const doc = (reportId: string): EmailMessageDoc => ({
+      _id: `eml_${reportId}`,
+      tenantId: 'ten_1',
+      userId: '',
+      reportId,
+      eventId: 'evt_r',
+      kind: 'ReportDecided',
+      outcome: ['Decision: no action was taken.'],
+      state: 'sending',
+      attemptCount: 0,
+      attempts: [],
+      dueAt: new Date(),
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    });
+    const { store, finished } = fakeStore([doc('rpt_kept'), doc('rpt_erased')]);
+    const { sender, sent } = fakeSender();
+    const worker = emails(store, sender);
+    worker.start();
+    await waitUntil(() => finished.length === 2);
+    await worker.stop();
+    expect(sent).toEqual(['reader@example.com']);
+    expect(finished).toEqual(
+      expect.arrayContaining([
+        { id: 'eml_rpt_kept', next: { state: 'sent' }, attempted: true },
+        { id: 'eml_rpt_erased', next: { state: 'skipped', reason: 'no_email' }, attempted: false },
+      ]),
+    );
+  });
+});
+
+/** Resolves once `done` holds, checking on each turn of the event loop, within 5 s. */
+async function waitUntil(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -3,6 +3,8 @@ import {
   statementOf,
   AppealTokens,
   DEFAULT_EMAIL_TEMPLATES,
+  REPORTER_EMAIL_TEMPLATES,
+  type EmailKind,
   emailKindFor,
   type DomainEvent,
   type EmailAttempt,
@@ -33,8 +35,11 @@ export interface UserEmailsOptions {
   /** A claimed message stays ours this long: the SMTP timeout plus a margin. */
   leaseMs: number;
   concurrency: number;
-  /** Signs the appeal link of the Suspended and Banned emails; absent when appeals are off. */
-  appeals?: { tokens: AppealTokens; publicUrl: string };
+  /**
+   * Signs the appeal link of the Suspended and Banned emails, and the complaint link of a reporter's email about a
+   * decision not to act; absent when appeals are off.
+   */
+  appeals?: { tokens: AppealTokens; complaints: AppealTokens; publicUrl: string };
   onAttempt?: (result: string) => void;
 }
 
@@ -68,6 +73,10 @@ export class UserEmails {
     const { store, log } = this.options;
     let created = 0;
     for (const event of events) {
+      if (event.type === 'ReportDecided' || event.type === 'ReportComplaintDecided') {
+        if (await this.planForReporter(event)) created += 1;
+        continue;
+      }
       if (event.type !== 'UserStatusChanged' || event.data.testMode) continue;
       const kind = emailKindFor(event.data.status, event.data.previousStatus);
       if (!kind) continue;
@@ -97,6 +106,64 @@ export class UserEmails {
     if (created > 0) this.wake();
   }
 
+  /**
+   * The outcome email of a report, or of a complaint about it, to a reporter who gave an address (Art. 16(5) and 20(5)
+   * DSA). Planned without the address, which is read when sending. True if this call planned it.
+   */
+  private async planForReporter(
+    event: Extract<DomainEvent, { type: 'ReportDecided' | 'ReportComplaintDecided' }>,
+  ): Promise<boolean> {
+    const { store, log } = this.options;
+    const { data } = event;
+    if (data.reporter.type !== 'user' || !data.reporter.hasEmail) return false;
+    const settings = await store.settingsOf(event.tenantId);
+    if (!settings.emails.enabled) return false;
+    const now = new Date();
+    const doc: EmailMessageDoc = {
+      _id: emailMessageIdOf(event.id),
+      tenantId: event.tenantId,
+      userId: '',
+      reportId: data.reportId,
+      eventId: event.id,
+      kind: event.type === 'ReportDecided' ? 'ReportDecided' : 'ComplaintDecided',
+      state: 'pending',
+      attemptCount: 0,
+      attempts: [],
+      dueAt: now,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (event.type === 'ReportDecided') {
+      const outcome = [`Report: ${data.reportId}.`];
+      if (event.data.outcome === 'Actioned') {
+        const what =
+          event.data.action === 'Flag'
+            ? 'the reported content was restricted'
+            : event.data.action === 'Ban'
+              ? 'the reported account was terminated'
+              : 'the reported account was suspended';
+        outcome.push(`Decision: ${what}.`, `Reason: ${data.reason}`);
+      } else {
+        const until = new Date(new Date(event.occurredAt).getTime() + settings.appealWindowDays * 86_400_000);
+        outcome.push(
+          'Decision: no action was taken.',
+          `Reason: ${data.reason}`,
+          `If you disagree, you can complain about this decision until ${until.toISOString().slice(0, 10)} ` +
+            `(${settings.appealWindowDays} days).`,
+        );
+        doc.complaintOpenUntil = until;
+      }
+      doc.outcome = outcome;
+    } else {
+      const statement = statementOf(event, { appealWindowDays: 0 });
+      if (statement) doc.statement = statement;
+      doc.outcome = [`Report: ${data.reportId}.`, `Complaint: ${event.data.complaintId}.`];
+    }
+    if (!(await store.insertNew(doc))) return false;
+    log.debug({ eventId: event.id, tenantId: event.tenantId, kind: doc.kind }, 'email planned');
+    return true;
+  }
+
   start(): void {
     if (!this.options.sender) {
       this.options.log.info('no SMTP relay: emails this process plans are sent by the notifiers that have one');
@@ -115,12 +182,16 @@ export class UserEmails {
   }
 
   private async process(doc: EmailMessageDoc): Promise<void> {
-    const { store, sender, appeals } = this.options;
+    const { store, appeals } = this.options;
     const log = this.options.log.child({ messageId: doc._id, tenantId: doc.tenantId, userId: doc.userId });
     if (doc.attemptCount === 0 && Date.now() - doc.createdAt.getTime() > this.options.maxDelayMs) {
       // No process with SMTP ran for that long (none was configured): news of a status change this old is not sent.
       await store.finish(doc, undefined, { state: 'skipped', reason: 'expired' });
       log.warn({ kind: doc.kind }, 'email skipped: not sent in time');
+      return;
+    }
+    if (doc.reportId) {
+      await this.sendToReporter(doc, doc.reportId, log);
       return;
     }
     const user = await store.userOf(doc.userId);
@@ -135,7 +206,8 @@ export class UserEmails {
       return;
     }
     const settings = await store.settingsOf(doc.tenantId);
-    const template = settings.emails.templates[doc.kind] ?? DEFAULT_EMAIL_TEMPLATES[doc.kind];
+    const kind = doc.kind as EmailKind;
+    const template = settings.emails.templates[kind] ?? DEFAULT_EMAIL_TEMPLATES[kind];
     // A banned user may appeal too (the users API gives them an appealUrl, and the appeal page takes their appeal).
     const appealUrl =
       appeals && (doc.kind === 'Suspended' || doc.kind === 'Banned')
@@ -151,8 +223,47 @@ export class UserEmails {
       },
       doc.statement ? statementLines(doc.statement) : [],
     );
+    await this.send(doc, user.email, email, log);
+  }
+
+  /** A reporter's outcome email: the address from the report's contact, while the tenant's retention runs. */
+  private async sendToReporter(doc: EmailMessageDoc, reportId: string, log: Logger): Promise<void> {
+    const { store, appeals } = this.options;
+    const address = await store.reporterEmailOf(reportId, doc.tenantId);
+    if (!address) {
+      await store.finish(doc, undefined, { state: 'skipped', reason: 'no_email' });
+      log.info({ kind: doc.kind }, 'email skipped: the reporter gave no address or it is no longer kept');
+      return;
+    }
+    const until = doc.complaintOpenUntil?.getTime();
+    const complaintUrl =
+      appeals && until !== undefined && until > Date.now()
+        ? `${appeals.publicUrl}/complaint?token=${appeals.complaints.issue(doc.tenantId, reportId, Math.ceil((until - Date.now()) / 1000))}`
+        : undefined;
+    const email = renderEmail(
+      REPORTER_EMAIL_TEMPLATES[doc.kind === 'ComplaintDecided' ? 'ComplaintDecided' : 'ReportDecided'],
+      {
+        platformName: (await store.tenantNameOf(doc.tenantId)) ?? '',
+        ...(complaintUrl ? { appealUrl: complaintUrl } : {}),
+      },
+      doc.statement ? statementLines(doc.statement) : [],
+      {
+        outcome: doc.outcome ?? [],
+        link: { text: 'To complain about this decision, visit:', label: 'Complain about this decision' },
+      },
+    );
+    await this.send(doc, address, email, log);
+  }
+
+  private async send(
+    doc: EmailMessageDoc,
+    address: string,
+    email: ReturnType<typeof renderEmail>,
+    log: Logger,
+  ): Promise<void> {
+    const { store, sender } = this.options;
     const at = new Date();
-    const result = await sender!.send(user.email, email);
+    const result = await sender!.send(address, email);
     const attempt: EmailAttempt = {
       at,
       durationMs: result.durationMs,

@@ -20,6 +20,7 @@ export class EmailStore {
   private readonly settings: Collection<SettingsDoc>;
   private readonly users: Collection<UserDoc>;
   private readonly tenants: Collection<{ _id: string; name: string }>;
+  private readonly contacts: Collection<{ _id: string; tenantId: string; email: string; expiresAt?: Date }>;
 
   constructor(db: Db, timing: DueQueueTiming) {
     this.messages = db.collection(COLLECTIONS.emailMessages);
@@ -33,6 +34,7 @@ export class EmailStore {
     this.settings = db.collection(COLLECTIONS.settings);
     this.users = db.collection(COLLECTIONS.users);
     this.tenants = db.collection(COLLECTIONS.tenants);
+    this.contacts = db.collection(COLLECTIONS.reportContacts);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -50,6 +52,16 @@ export class EmailStore {
 
   userOf(userId: string): Promise<Pick<UserDoc, 'email' | 'name' | 'username'> | null> {
     return this.users.findOne({ _id: userId }, { projection: { email: 1, name: 1, username: 1 } });
+  }
+
+  /**
+   * The address a reporter gave with a report (the moderator's `report_contacts`), while the tenant's retention runs;
+   * null once it ran out or the contact was erased.
+   */
+  async reporterEmailOf(reportId: string, tenantId: string): Promise<string | null> {
+    const contact = await this.contacts.findOne({ _id: reportId, tenantId });
+    if (!contact || (contact.expiresAt && contact.expiresAt.getTime() <= Date.now())) return null;
+    return contact.email;
   }
 
   async tenantNameOf(tenantId: string): Promise<string | undefined> {

@@ -7,10 +7,14 @@ import type { CreateAppealRequest as _vigil_moderation_v1_CreateAppealRequest, C
 import type { CreateReportRequest as _vigil_moderation_v1_CreateReportRequest, CreateReportRequest__Output as _vigil_moderation_v1_CreateReportRequest__Output } from './vigil/moderation/v1/CreateReportRequest';
 import type { CreateReportResponse as _vigil_moderation_v1_CreateReportResponse, CreateReportResponse__Output as _vigil_moderation_v1_CreateReportResponse__Output } from './vigil/moderation/v1/CreateReportResponse';
 import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, DecideAppealRequest__Output as _vigil_moderation_v1_DecideAppealRequest__Output } from './vigil/moderation/v1/DecideAppealRequest';
+import type { DecideReportComplaintRequest as _vigil_moderation_v1_DecideReportComplaintRequest, DecideReportComplaintRequest__Output as _vigil_moderation_v1_DecideReportComplaintRequest__Output } from './vigil/moderation/v1/DecideReportComplaintRequest';
 import type { DecideReportRequest as _vigil_moderation_v1_DecideReportRequest, DecideReportRequest__Output as _vigil_moderation_v1_DecideReportRequest__Output } from './vigil/moderation/v1/DecideReportRequest';
+import type { FileReportComplaintRequest as _vigil_moderation_v1_FileReportComplaintRequest, FileReportComplaintRequest__Output as _vigil_moderation_v1_FileReportComplaintRequest__Output } from './vigil/moderation/v1/FileReportComplaintRequest';
 import type { GetRecordEventsRequest as _vigil_moderation_v1_GetRecordEventsRequest, GetRecordEventsRequest__Output as _vigil_moderation_v1_GetRecordEventsRequest__Output } from './vigil/moderation/v1/GetRecordEventsRequest';
 import type { GetRecordEventsResponse as _vigil_moderation_v1_GetRecordEventsResponse, GetRecordEventsResponse__Output as _vigil_moderation_v1_GetRecordEventsResponse__Output } from './vigil/moderation/v1/GetRecordEventsResponse';
 import type { GetRecordRequest as _vigil_moderation_v1_GetRecordRequest, GetRecordRequest__Output as _vigil_moderation_v1_GetRecordRequest__Output } from './vigil/moderation/v1/GetRecordRequest';
+import type { GetReportEventsRequest as _vigil_moderation_v1_GetReportEventsRequest, GetReportEventsRequest__Output as _vigil_moderation_v1_GetReportEventsRequest__Output } from './vigil/moderation/v1/GetReportEventsRequest';
+import type { GetReportEventsResponse as _vigil_moderation_v1_GetReportEventsResponse, GetReportEventsResponse__Output as _vigil_moderation_v1_GetReportEventsResponse__Output } from './vigil/moderation/v1/GetReportEventsResponse';
 import type { GetReportRequest as _vigil_moderation_v1_GetReportRequest, GetReportRequest__Output as _vigil_moderation_v1_GetReportRequest__Output } from './vigil/moderation/v1/GetReportRequest';
 import type { GetUserEventsRequest as _vigil_moderation_v1_GetUserEventsRequest, GetUserEventsRequest__Output as _vigil_moderation_v1_GetUserEventsRequest__Output } from './vigil/moderation/v1/GetUserEventsRequest';
 import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsResponse, GetUserEventsResponse__Output as _vigil_moderation_v1_GetUserEventsResponse__Output } from './vigil/moderation/v1/GetUserEventsResponse';
@@ -29,6 +33,7 @@ import type { ModerateResponse as _vigil_moderation_v1_ModerateResponse, Moderat
 import type { ModerationServiceClient as _vigil_moderation_v1_ModerationServiceClient, ModerationServiceDefinition as _vigil_moderation_v1_ModerationServiceDefinition } from './vigil/moderation/v1/ModerationService';
 import type { Record as _vigil_moderation_v1_Record, Record__Output as _vigil_moderation_v1_Record__Output } from './vigil/moderation/v1/Record';
 import type { Report as _vigil_moderation_v1_Report, Report__Output as _vigil_moderation_v1_Report__Output } from './vigil/moderation/v1/Report';
+import type { ReportComplaint as _vigil_moderation_v1_ReportComplaint, ReportComplaint__Output as _vigil_moderation_v1_ReportComplaint__Output } from './vigil/moderation/v1/ReportComplaint';
 import type { ReportDecision as _vigil_moderation_v1_ReportDecision, ReportDecision__Output as _vigil_moderation_v1_ReportDecision__Output } from './vigil/moderation/v1/ReportDecision';
 import type { ReportTarget as _vigil_moderation_v1_ReportTarget, ReportTarget__Output as _vigil_moderation_v1_ReportTarget__Output } from './vigil/moderation/v1/ReportTarget';
 import type { Reporter as _vigil_moderation_v1_Reporter, Reporter__Output as _vigil_moderation_v1_Reporter__Output } from './vigil/moderation/v1/Reporter';
@@ -51,10 +56,14 @@ export interface ProtoGrpcType {
         CreateReportRequest: MessageTypeDefinition<_vigil_moderation_v1_CreateReportRequest, _vigil_moderation_v1_CreateReportRequest__Output>
         CreateReportResponse: MessageTypeDefinition<_vigil_moderation_v1_CreateReportResponse, _vigil_moderation_v1_CreateReportResponse__Output>
         DecideAppealRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideAppealRequest, _vigil_moderation_v1_DecideAppealRequest__Output>
+        DecideReportComplaintRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideReportComplaintRequest, _vigil_moderation_v1_DecideReportComplaintRequest__Output>
         DecideReportRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideReportRequest, _vigil_moderation_v1_DecideReportRequest__Output>
+        FileReportComplaintRequest: MessageTypeDefinition<_vigil_moderation_v1_FileReportComplaintRequest, _vigil_moderation_v1_FileReportComplaintRequest__Output>
         GetRecordEventsRequest: MessageTypeDefinition<_vigil_moderation_v1_GetRecordEventsRequest, _vigil_moderation_v1_GetRecordEventsRequest__Output>
         GetRecordEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetRecordEventsResponse, _vigil_moderation_v1_GetRecordEventsResponse__Output>
         GetRecordRequest: MessageTypeDefinition<_vigil_moderation_v1_GetRecordRequest, _vigil_moderation_v1_GetRecordRequest__Output>
+        GetReportEventsRequest: MessageTypeDefinition<_vigil_moderation_v1_GetReportEventsRequest, _vigil_moderation_v1_GetReportEventsRequest__Output>
+        GetReportEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetReportEventsResponse, _vigil_moderation_v1_GetReportEventsResponse__Output>
         GetReportRequest: MessageTypeDefinition<_vigil_moderation_v1_GetReportRequest, _vigil_moderation_v1_GetReportRequest__Output>
         GetUserEventsRequest: MessageTypeDefinition<_vigil_moderation_v1_GetUserEventsRequest, _vigil_moderation_v1_GetUserEventsRequest__Output>
         GetUserEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetUserEventsResponse, _vigil_moderation_v1_GetUserEventsResponse__Output>
@@ -73,6 +82,7 @@ export interface ProtoGrpcType {
         ModerationService: SubtypeConstructor<typeof grpc.Client, _vigil_moderation_v1_ModerationServiceClient> & { service: _vigil_moderation_v1_ModerationServiceDefinition }
         Record: MessageTypeDefinition<_vigil_moderation_v1_Record, _vigil_moderation_v1_Record__Output>
         Report: MessageTypeDefinition<_vigil_moderation_v1_Report, _vigil_moderation_v1_Report__Output>
+        ReportComplaint: MessageTypeDefinition<_vigil_moderation_v1_ReportComplaint, _vigil_moderation_v1_ReportComplaint__Output>
         ReportDecision: MessageTypeDefinition<_vigil_moderation_v1_ReportDecision, _vigil_moderation_v1_ReportDecision__Output>
         ReportTarget: MessageTypeDefinition<_vigil_moderation_v1_ReportTarget, _vigil_moderation_v1_ReportTarget__Output>
         Reporter: MessageTypeDefinition<_vigil_moderation_v1_Reporter, _vigil_moderation_v1_Reporter__Output>

@@ -37,7 +37,7 @@ const DEFAULT_LIMIT = 1000;
 export type CreateBacktestInput = z.output<typeof CreateBacktestBody>;
 
 /** The rules of a version, checked as a rule set written today would be; the API's errors when not. */
-async function candidateRules(deps: RouteDeps, tenantId: string, version: number): Promise<Rule[]> {
+export async function candidateRules(deps: RouteDeps, tenantId: string, version: number): Promise<Rule[]> {
   let rules: Rule[];
   if (version === 0) rules = DEFAULT_RULES.rules;
   else {

@@ -1,8 +1,14 @@
+import { statementsOf, type DomainEvent } from '@vigil/proto';
+import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
-import { callModerator, decide, idParam, type RouteDeps } from '../deps';
+import { callModerator, decide, idParam, principalOf, type RouteDeps } from '../deps';
+import { parseMetadata } from '../shared/paging.schema';
 import { toReportView } from '../shared/presenters';
+import { StatementList } from '../statements/statements.schema';
 import {
+  ComplaintBody,
+  ComplaintDecisionBody,
   CreateReportBody,
   ListReportsQuery,
   ReportAcknowledgement,
@@ -11,7 +17,28 @@ import {
   ReportList,
 } from './reports.schema';
 
+const COMPLAINT_REFUSED =
+  'report_not_decided: the report is still open; report_actioned: it was acted on (the affected user appeals ' +
+  'instead); complaint_exists: its complaint was filed already; complaint_window_closed: the appeal window after ' +
+  'the decision has passed.';
+
 export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
+  /** How the tenant's reports present their complaint window, and (on single reads) the reporter's complaint link. */
+  async function viewOptions(ctx: Context, withEmail: boolean) {
+    const tenantId = principalOf(ctx).tenantId;
+    const { appealWindowDays } = await deps.configStore.cachedSettings(tenantId);
+    return {
+      withEmail,
+      appealWindowDays,
+      ...(withEmail
+        ? {
+            complaintUrl: (reportId: string, until: Date) =>
+              deps.appealLinks.complaintUrlFor(tenantId, reportId, until),
+          }
+        : {}),
+    };
+  }
+
   api.route(
     {
       method: 'post',
@@ -41,7 +68,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
         goodFaith: input.goodFaith ?? false,
       });
       // A new report's email is not echoed back: it was just sent, and answers may be logged by clients' proxies.
-      ctx.body = { data: toReportView(result.report!, { withEmail: false }), duplicate: result.duplicate };
+      ctx.body = { data: toReportView(result.report!, await viewOptions(ctx, false)), duplicate: result.duplicate };
     },
   );
 
@@ -64,9 +91,11 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
         status: q.status,
         targetId: q.target,
         trusted: q.trusted === undefined ? undefined : q.trusted === 'true',
+        complaint: q.complaint,
       });
+      const options = await viewOptions(ctx, false);
       ctx.body = {
-        data: result.reports.map((report) => toReportView(report, { withEmail: false })),
+        data: result.reports.map((report) => toReportView(report, options)),
         has_more: result.hasMore,
       };
     },
@@ -83,7 +112,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const report = await callModerator(deps, ctx, 'getReport', { reportId: idParam(ctx) });
-      ctx.body = { data: toReportView(report, { withEmail: true }) };
+      ctx.body = { data: toReportView(report, await viewOptions(ctx, true)) };
     },
   );
 
@@ -107,7 +136,92 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
         reason: input.reason,
         policy: input.policy ?? '',
       });
-      ctx.body = { data: toReportView(report, { withEmail: true }) };
+      ctx.body = { data: toReportView(report, await viewOptions(ctx, true)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/reports/:id/complaint',
+      tag: 'reports',
+      summary:
+        "File the reporter's complaint about a decision not to act on their report (Art. 20 DSA). One per report, " +
+        'while the appeal window after the decision is open (appealWindowDays, at least six months). The report ' +
+        'joins the complaints queue (GET /reports?complaint=Open).',
+      body: ComplaintBody,
+      status: 201,
+      response: ReportData,
+      errors: { 404: 'not_found: no such report.', 409: COMPLAINT_REFUSED },
+    },
+    async (ctx) => {
+      const input = body(ctx, ComplaintBody);
+      const report = await callModerator(deps, ctx, 'fileReportComplaint', {
+        reportId: idParam(ctx),
+        text: input.text,
+      });
+      ctx.body = { data: toReportView(report, await viewOptions(ctx, false)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/reports/:id/complaint/decision',
+      tag: 'reports',
+      summary:
+        "Decide a report's open complaint: Upheld acts on the target (flag the record; suspend or ban the user), " +
+        'Rejected keeps the decision not to act. Either way the decision has its own statement of reasons ' +
+        '(GET /reports/{id}/statements), and the reporter learns it (report.complaint_decided, and an email).',
+      body: ComplaintDecisionBody,
+      status: 200,
+      response: ReportData,
+      errors: {
+        404: 'not_found: no such report, or it has no complaint.',
+        409: 'conflict: the complaint was decided otherwise already.',
+      },
+    },
+    async (ctx) => {
+      const input = body(ctx, ComplaintDecisionBody);
+      const report = await decide(deps, ctx, 'decideReportComplaint', {
+        outcome: input.outcome,
+        action: input.action,
+        reason: input.reason,
+        policy: input.policy ?? '',
+      });
+      ctx.body = { data: toReportView(report, await viewOptions(ctx, true)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/reports/:id/statements',
+      tag: 'statements',
+      summary:
+        "A report's statements of reasons, oldest first: each decision on its reporter's complaint (Art. 20(5) DSA). " +
+        'The restriction an upheld complaint imposed has its own statement on the record or user.',
+      status: 200,
+      response: StatementList,
+      errors: { 404: 'not_found: no such report.' },
+    },
+    async (ctx) => {
+      const tenantId = principalOf(ctx).tenantId;
+      const result = await callModerator(deps, ctx, 'getReportEvents', { reportId: idParam(ctx) });
+      const events = result.events.map(
+        (event) =>
+          ({
+            id: event.id,
+            type: event.type,
+            version: event.version,
+            occurredAt: event.occurredAt,
+            tenantId,
+            stream: '',
+            correlationId: '',
+            data: parseMetadata(event.dataJson),
+          }) as unknown as DomainEvent,
+      );
+      ctx.body = { data: statementsOf(events, { appealWindowDays: 0 }), has_more: false };
     },
   );
 }

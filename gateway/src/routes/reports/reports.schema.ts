@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import {
+  ComplaintOutcome,
+  ComplaintStatus,
   LIMITS,
   ReportAction,
   ReportCategory,
@@ -83,7 +85,40 @@ export const ListReportsQuery = z.object({
     .enum(['true', 'false'])
     .optional()
     .meta({ description: "Only trusted flaggers' reports (true), or only the others (false)." }),
+  complaint: ComplaintStatus.optional().meta({
+    description: "Only reports whose reporter's complaint is in this state (Open: the complaints to decide).",
+  }),
 });
+
+export const ComplaintBody = z.strictObject({
+  text: z
+    .string()
+    .trim()
+    .min(1)
+    .max(LIMITS.complaintText)
+    .meta({ description: "The reporter's words: why the decision not to act should change." }),
+});
+
+export const ComplaintDecisionBody = z
+  .strictObject({
+    outcome: ComplaintOutcome,
+    action: ReportAction.optional().meta({
+      description: 'With Upheld: Flag a reported record; Suspend or Ban a reported user.',
+    }),
+    reason: z.string().min(1).max(LIMITS.reason),
+    policy: z.string().regex(POLICY_ID).optional().meta({
+      description:
+        'With Upheld: the policy the action rests on (GET /api/v1/policies); the default policy when absent.',
+    }),
+  })
+  .superRefine((decision, ctx) => {
+    if (decision.outcome === 'Upheld' && decision.action === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['action'], message: 'required when the outcome is Upheld' });
+    }
+    if (decision.outcome === 'Rejected' && decision.action !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['action'], message: 'no action is taken when a complaint is rejected' });
+    }
+  });
 
 export const ReportDecisionBody = z
   .strictObject({
@@ -132,6 +167,29 @@ export const ReportView = z.object({
     })
     .nullable(),
   targetOpenReports: z.number().int().meta({ description: 'Open reports on the same target.' }),
+  complaint: z
+    .object({
+      id: z.string().meta({ description: 'cmp_…' }),
+      status: ComplaintStatus,
+      text: z.string(),
+      filedAt: z.string(),
+      reason: z.string().nullable(),
+      action: ReportAction.nullable(),
+      decisionId: z
+        .string()
+        .nullable()
+        .meta({ description: 'The moderation (mod_…) or user action (act_…) an upheld complaint made.' }),
+      decidedAt: z.string().nullable(),
+    })
+    .nullable()
+    .meta({ description: "The reporter's complaint about a decision not to act (Art. 20 DSA), once filed." }),
+  complaintOpenUntil: z.string().nullable().meta({
+    description: 'A decision not to act: the reporter may complain until then (the appeal window after the decision).',
+  }),
+  complaintUrl: z.string().nullable().meta({
+    description:
+      'Shown by GET /reports/{id} only, while a complaint can be filed: the signed page where the reporter can file it.',
+  }),
   createdAt: z.string(),
   updatedAt: z.string(),
 });

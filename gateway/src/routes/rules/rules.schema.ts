@@ -85,6 +85,8 @@ export const SettingsPatchBody = z.strictObject({
   flaggedVisibility: TenantSettings.shape.flaggedVisibility.removeDefault().optional(),
   /** Days a decision can be appealed after its statement of reasons: 183 (six months) or more. */
   appealWindowDays: TenantSettings.shape.appealWindowDays.removeDefault().optional(),
+  /** Days a reporter's email is kept after the report, for the outcome emails; then it is erased. */
+  reporterEmailRetentionDays: TenantSettings.shape.reporterEmailRetentionDays.removeDefault().optional(),
   /** `rule.degraded`: the overturn rate (0–1) a rule's reviewed flags must reach, or null for never. */
   ruleDegradedOverturnRate: TenantSettings.shape.ruleDegradedOverturnRate.removeDefault().optional(),
   /** `rule.degraded`: reviews of the rule's flags under one version needed before it can be raised. */

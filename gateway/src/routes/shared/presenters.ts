@@ -97,9 +97,24 @@ export function toAppealView(appeal: RpcResponse<'createAppeal'>): z.infer<typeo
 /** A report as the API shows it; the reporter's email only where `withEmail` (a single report's read). */
 export function toReportView(
   report: RpcResponse<'getReport'>,
-  { withEmail }: { withEmail: boolean },
+  {
+    withEmail,
+    appealWindowDays,
+    complaintUrl,
+  }: {
+    withEmail: boolean;
+    /** The tenant's appeal window: a decision not to act can be complained about this long. */
+    appealWindowDays?: number;
+    /** The signed complaint page for this report's reporter, when it is to be shown. */
+    complaintUrl?: (reportId: string, openUntil: Date) => string | null;
+  },
 ): z.infer<typeof ReportView> {
-  const { target, reporter, decision } = report;
+  const { target, reporter, decision, complaint } = report;
+  const openUntil =
+    decision?.outcome === 'NoAction' && appealWindowDays !== undefined
+      ? new Date(new Date(decision.decidedAt).getTime() + appealWindowDays * 86_400_000)
+      : null;
+  const complaintOpen = openUntil !== null && !complaint && openUntil.getTime() > Date.now();
   return {
     id: report.id,
     status: report.status as z.infer<typeof ReportView>['status'],
@@ -131,6 +146,20 @@ export function toReportView(
         }
       : null,
     targetOpenReports: report.targetOpenReports,
+    complaint: complaint
+      ? {
+          id: complaint.id,
+          status: complaint.status as NonNullable<z.infer<typeof ReportView>['complaint']>['status'],
+          text: complaint.text,
+          filedAt: complaint.filedAt,
+          reason: complaint.reason ?? null,
+          action: (complaint.action ?? null) as NonNullable<z.infer<typeof ReportView>['complaint']>['action'],
+          decisionId: complaint.decisionId ?? null,
+          decidedAt: complaint.decidedAt ?? null,
+        }
+      : null,
+    complaintOpenUntil: openUntil?.toISOString() ?? null,
+    complaintUrl: complaintOpen && complaintUrl ? complaintUrl(report.id, openUntil) : null,
     createdAt: report.createdAt,
     updatedAt: report.updatedAt,
   };

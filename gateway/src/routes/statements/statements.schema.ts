@@ -13,8 +13,12 @@ export const StatementView = z
   .object({
     id: z.string().meta({ description: '`sor_` and the decision event id (the event id is the TDB `puid`).' }),
     eventId: z.string(),
-    kind: z.enum(['restriction', 'reversal']).meta({ description: 'A restriction imposed, or one lifted.' }),
-    decisionId: z.string().meta({ description: 'The moderation id (`mod_…`) or user action id (`act_…`).' }),
+    kind: z.enum(['restriction', 'reversal', 'complaint']).meta({
+      description: "A restriction imposed, one lifted, or the decision on a reporter's complaint (Art. 20(5) DSA).",
+    }),
+    decisionId: z
+      .string()
+      .meta({ description: 'The moderation id (`mod_…`), user action id (`act_…`) or complaint id (`cmp_…`).' }),
     subject: z.object({ type: z.enum(['record', 'user']), id: z.string() }),
     userId: z.string().optional(),
     decidedAt: z.string().meta({ description: 'When the decision applied (TDB `application_date`).' }),
@@ -28,7 +32,9 @@ export const StatementView = z
     legalGround: z.string().optional(),
     explanation: z.string(),
     referenceUrl: z.string().optional(),
-    policy: z.object({ id: z.string(), name: z.string() }),
+    policy: z
+      .object({ id: z.string(), name: z.string() })
+      .meta({ description: 'The policy relied on; empty for a rejected complaint, which restricts nothing.' }),
     category: ReportCategory,
     facts: z.string().meta({ description: 'Facts and circumstances; never content, names, emails or URLs.' }),
     source: z.enum([
@@ -38,6 +44,16 @@ export const StatementView = z
       'SOURCE_VOLUNTARY',
     ]),
     reportId: z.string().optional(),
+    complaint: z
+      .object({
+        id: z.string(),
+        outcome: z.enum(['Upheld', 'Rejected']),
+        actionDecisionId: z
+          .string()
+          .optional()
+          .meta({ description: 'Upheld: the moderation or user action made, with its own restriction statement.' }),
+      })
+      .optional(),
     automatedDetection: z.boolean(),
     automatedDecision: AutomatedDecision,
     via: Via,

@@ -9,11 +9,13 @@ export interface ListReportsRequest {
   'status'?: (string);
   'targetId'?: (string);
   'trusted'?: (boolean);
+  'complaint'?: (string);
   '_startingAfter'?: "startingAfter";
   '_endingBefore'?: "endingBefore";
   '_status'?: "status";
   '_targetId'?: "targetId";
   '_trusted'?: "trusted";
+  '_complaint'?: "complaint";
 }
 
 export interface ListReportsRequest__Output {
@@ -24,9 +26,11 @@ export interface ListReportsRequest__Output {
   'status'?: (string);
   'targetId'?: (string);
   'trusted'?: (boolean);
+  'complaint'?: (string);
   '_startingAfter'?: "startingAfter";
   '_endingBefore'?: "endingBefore";
   '_status'?: "status";
   '_targetId'?: "targetId";
   '_trusted'?: "trusted";
+  '_complaint'?: "complaint";
 }

@@ -7,10 +7,14 @@ import type { CreateAppealRequest as _vigil_moderation_v1_CreateAppealRequest, C
 import type { CreateReportRequest as _vigil_moderation_v1_CreateReportRequest, CreateReportRequest__Output as _vigil_moderation_v1_CreateReportRequest__Output } from '../../../vigil/moderation/v1/CreateReportRequest';
 import type { CreateReportResponse as _vigil_moderation_v1_CreateReportResponse, CreateReportResponse__Output as _vigil_moderation_v1_CreateReportResponse__Output } from '../../../vigil/moderation/v1/CreateReportResponse';
 import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, DecideAppealRequest__Output as _vigil_moderation_v1_DecideAppealRequest__Output } from '../../../vigil/moderation/v1/DecideAppealRequest';
+import type { DecideReportComplaintRequest as _vigil_moderation_v1_DecideReportComplaintRequest, DecideReportComplaintRequest__Output as _vigil_moderation_v1_DecideReportComplaintRequest__Output } from '../../../vigil/moderation/v1/DecideReportComplaintRequest';
 import type { DecideReportRequest as _vigil_moderation_v1_DecideReportRequest, DecideReportRequest__Output as _vigil_moderation_v1_DecideReportRequest__Output } from '../../../vigil/moderation/v1/DecideReportRequest';
+import type { FileReportComplaintRequest as _vigil_moderation_v1_FileReportComplaintRequest, FileReportComplaintRequest__Output as _vigil_moderation_v1_FileReportComplaintRequest__Output } from '../../../vigil/moderation/v1/FileReportComplaintRequest';
 import type { GetRecordEventsRequest as _vigil_moderation_v1_GetRecordEventsRequest, GetRecordEventsRequest__Output as _vigil_moderation_v1_GetRecordEventsRequest__Output } from '../../../vigil/moderation/v1/GetRecordEventsRequest';
 import type { GetRecordEventsResponse as _vigil_moderation_v1_GetRecordEventsResponse, GetRecordEventsResponse__Output as _vigil_moderation_v1_GetRecordEventsResponse__Output } from '../../../vigil/moderation/v1/GetRecordEventsResponse';
 import type { GetRecordRequest as _vigil_moderation_v1_GetRecordRequest, GetRecordRequest__Output as _vigil_moderation_v1_GetRecordRequest__Output } from '../../../vigil/moderation/v1/GetRecordRequest';
+import type { GetReportEventsRequest as _vigil_moderation_v1_GetReportEventsRequest, GetReportEventsRequest__Output as _vigil_moderation_v1_GetReportEventsRequest__Output } from '../../../vigil/moderation/v1/GetReportEventsRequest';
+import type { GetReportEventsResponse as _vigil_moderation_v1_GetReportEventsResponse, GetReportEventsResponse__Output as _vigil_moderation_v1_GetReportEventsResponse__Output } from '../../../vigil/moderation/v1/GetReportEventsResponse';
 import type { GetReportRequest as _vigil_moderation_v1_GetReportRequest, GetReportRequest__Output as _vigil_moderation_v1_GetReportRequest__Output } from '../../../vigil/moderation/v1/GetReportRequest';
 import type { GetUserEventsRequest as _vigil_moderation_v1_GetUserEventsRequest, GetUserEventsRequest__Output as _vigil_moderation_v1_GetUserEventsRequest__Output } from '../../../vigil/moderation/v1/GetUserEventsRequest';
 import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsResponse, GetUserEventsResponse__Output as _vigil_moderation_v1_GetUserEventsResponse__Output } from '../../../vigil/moderation/v1/GetUserEventsResponse';
@@ -68,6 +72,24 @@ export interface ModerationServiceClient extends grpc.Client {
   decideReport(argument: _vigil_moderation_v1_DecideReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
   decideReport(argument: _vigil_moderation_v1_DecideReportRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
   
+  DecideReportComplaint(argument: _vigil_moderation_v1_DecideReportComplaintRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  DecideReportComplaint(argument: _vigil_moderation_v1_DecideReportComplaintRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  DecideReportComplaint(argument: _vigil_moderation_v1_DecideReportComplaintRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  DecideReportComplaint(argument: _vigil_moderation_v1_DecideReportComplaintRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  decideReportComplaint(argument: _vigil_moderation_v1_DecideReportComplaintRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  decideReportComplaint(argument: _vigil_moderation_v1_DecideReportComplaintRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  decideReportComplaint(argument: _vigil_moderation_v1_DecideReportComplaintRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  decideReportComplaint(argument: _vigil_moderation_v1_DecideReportComplaintRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  
+  FileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  FileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  FileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  FileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  fileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  fileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  fileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  fileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  
   GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
   GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
   GetRecord(argument: _vigil_moderation_v1_GetRecordRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
@@ -94,6 +116,15 @@ export interface ModerationServiceClient extends grpc.Client {
   getReport(argument: _vigil_moderation_v1_GetReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
   getReport(argument: _vigil_moderation_v1_GetReportRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
   getReport(argument: _vigil_moderation_v1_GetReportRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
+  
+  GetReportEvents(argument: _vigil_moderation_v1_GetReportEventsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetReportEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetReportEvents(argument: _vigil_moderation_v1_GetReportEventsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_GetReportEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetReportEvents(argument: _vigil_moderation_v1_GetReportEventsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetReportEventsResponse__Output>): grpc.ClientUnaryCall;
+  GetReportEvents(argument: _vigil_moderation_v1_GetReportEventsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_GetReportEventsResponse__Output>): grpc.ClientUnaryCall;
+  getReportEvents(argument: _vigil_moderation_v1_GetReportEventsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetReportEventsResponse__Output>): grpc.ClientUnaryCall;
+  getReportEvents(argument: _vigil_moderation_v1_GetReportEventsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_GetReportEventsResponse__Output>): grpc.ClientUnaryCall;
+  getReportEvents(argument: _vigil_moderation_v1_GetReportEventsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_GetReportEventsResponse__Output>): grpc.ClientUnaryCall;
+  getReportEvents(argument: _vigil_moderation_v1_GetReportEventsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_GetReportEventsResponse__Output>): grpc.ClientUnaryCall;
   
   GetUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
   GetUser(argument: _vigil_moderation_v1_GetUserRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
@@ -187,11 +218,17 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   
   DecideReport: grpc.handleUnaryCall<_vigil_moderation_v1_DecideReportRequest__Output, _vigil_moderation_v1_Report>;
   
+  DecideReportComplaint: grpc.handleUnaryCall<_vigil_moderation_v1_DecideReportComplaintRequest__Output, _vigil_moderation_v1_Report>;
+  
+  FileReportComplaint: grpc.handleUnaryCall<_vigil_moderation_v1_FileReportComplaintRequest__Output, _vigil_moderation_v1_Report>;
+  
   GetRecord: grpc.handleUnaryCall<_vigil_moderation_v1_GetRecordRequest__Output, _vigil_moderation_v1_Record>;
   
   GetRecordEvents: grpc.handleUnaryCall<_vigil_moderation_v1_GetRecordEventsRequest__Output, _vigil_moderation_v1_GetRecordEventsResponse>;
   
   GetReport: grpc.handleUnaryCall<_vigil_moderation_v1_GetReportRequest__Output, _vigil_moderation_v1_Report>;
+  
+  GetReportEvents: grpc.handleUnaryCall<_vigil_moderation_v1_GetReportEventsRequest__Output, _vigil_moderation_v1_GetReportEventsResponse>;
   
   GetUser: grpc.handleUnaryCall<_vigil_moderation_v1_GetUserRequest__Output, _vigil_moderation_v1_User>;
   
@@ -218,9 +255,12 @@ export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
   CreateReport: MethodDefinition<_vigil_moderation_v1_CreateReportRequest, _vigil_moderation_v1_CreateReportResponse, _vigil_moderation_v1_CreateReportRequest__Output, _vigil_moderation_v1_CreateReportResponse__Output>
   DecideAppeal: MethodDefinition<_vigil_moderation_v1_DecideAppealRequest, _vigil_moderation_v1_Appeal, _vigil_moderation_v1_DecideAppealRequest__Output, _vigil_moderation_v1_Appeal__Output>
   DecideReport: MethodDefinition<_vigil_moderation_v1_DecideReportRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_DecideReportRequest__Output, _vigil_moderation_v1_Report__Output>
+  DecideReportComplaint: MethodDefinition<_vigil_moderation_v1_DecideReportComplaintRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_DecideReportComplaintRequest__Output, _vigil_moderation_v1_Report__Output>
+  FileReportComplaint: MethodDefinition<_vigil_moderation_v1_FileReportComplaintRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_FileReportComplaintRequest__Output, _vigil_moderation_v1_Report__Output>
   GetRecord: MethodDefinition<_vigil_moderation_v1_GetRecordRequest, _vigil_moderation_v1_Record, _vigil_moderation_v1_GetRecordRequest__Output, _vigil_moderation_v1_Record__Output>
   GetRecordEvents: MethodDefinition<_vigil_moderation_v1_GetRecordEventsRequest, _vigil_moderation_v1_GetRecordEventsResponse, _vigil_moderation_v1_GetRecordEventsRequest__Output, _vigil_moderation_v1_GetRecordEventsResponse__Output>
   GetReport: MethodDefinition<_vigil_moderation_v1_GetReportRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_GetReportRequest__Output, _vigil_moderation_v1_Report__Output>
+  GetReportEvents: MethodDefinition<_vigil_moderation_v1_GetReportEventsRequest, _vigil_moderation_v1_GetReportEventsResponse, _vigil_moderation_v1_GetReportEventsRequest__Output, _vigil_moderation_v1_GetReportEventsResponse__Output>
   GetUser: MethodDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_User, _vigil_moderation_v1_GetUserRequest__Output, _vigil_moderation_v1_User__Output>
   GetUserEvents: MethodDefinition<_vigil_moderation_v1_GetUserEventsRequest, _vigil_moderation_v1_GetUserEventsResponse, _vigil_moderation_v1_GetUserEventsRequest__Output, _vigil_moderation_v1_GetUserEventsResponse__Output>
   ListAppeals: MethodDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse__Output>

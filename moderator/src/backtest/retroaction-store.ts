@@ -1,0 +1,127 @@
+import {
+  COLLECTIONS,
+  RETROACTION_LIMITS,
+  TERMINAL_RETROACTION_STATUSES,
+  zeroRetroactionCounts,
+  type RetroactionCounts,
+  type RetroactionFailure,
+  type RetroactionItemsDoc,
+  type RetroactionJobDoc,
+  type RetroactionRunDoc,
+} from '@vigil/proto';
+import type { Collection, Db } from 'mongodb';
+import { guarded } from '../store/mongo-errors';
+
+/** Where a runner picking a retroaction up stands: a resumed run goes on from its stored progress and counts. */
+export type RetroBegin =
+  | { run: true; attempt: number; state: RetroactionRunDoc }
+  | { run: false; why: 'gone' | 'finished' | 'too_many_attempts' };
+
+/**
+ * What a retroaction's runner reads and writes besides the records it moderates: the gateway's job (`retroactions`),
+ * and its own run (`retroaction_runs`) and selection (`retroaction_items`). Only the runner holding the job's Kafka
+ * message writes them. Unlike a backtest's, a run resumes: its progress and counts are stored with each batch.
+ */
+export class RetroactionStore {
+  private readonly jobs: Collection<RetroactionJobDoc>;
+  private readonly runs: Collection<RetroactionRunDoc>;
+  private readonly items: Collection<RetroactionItemsDoc>;
+
+  constructor(
+    db: Db,
+    private readonly now: () => Date = () => new Date(),
+  ) {
+    this.jobs = db.collection(COLLECTIONS.retroactions);
+    this.runs = db.collection(COLLECTIONS.retroactionRuns);
+    this.items = db.collection(COLLECTIONS.retroactionItems);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await guarded(() => this.runs.createIndex({ tenantId: 1 }, { name: 'tenant' }));
+    await guarded(() => this.items.createIndex({ jobId: 1 }, { name: 'job' }));
+  }
+
+  job(jobId: string): Promise<RetroactionJobDoc | null> {
+    return guarded(() => this.jobs.findOne({ _id: jobId }));
+  }
+
+  async cancelRequested(jobId: string): Promise<boolean> {
+    const job = await guarded(() => this.jobs.findOne({ _id: jobId }, { projection: { cancelRequestedAt: 1 } }));
+    return !job || job.cancelRequestedAt !== undefined;
+  }
+
+  /** Starts a run, or resumes it where its last batch ended (a restart, a rebalance); bounded in attempts. */
+  async begin(job: RetroactionJobDoc): Promise<RetroBegin> {
+    const now = this.now();
+    const existing = await guarded(() => this.runs.findOne({ _id: job._id }));
+    if (!existing) {
+      const state: RetroactionRunDoc = {
+        _id: job._id,
+        tenantId: job.tenantId,
+        status: 'running',
+        attempts: 1,
+        processed: 0,
+        counts: zeroRetroactionCounts(),
+        startedAt: now,
+        heartbeatAt: now,
+      };
+      const inserted = await guarded(async () => {
+        try {
+          await this.runs.insertOne(state);
+          return true;
+        } catch (err) {
+          if ((err as { code?: unknown }).code === 11000) return false;
+          throw err;
+        }
+      });
+      return inserted ? { run: true, attempt: 1, state } : this.begin(job);
+    }
+    if (TERMINAL_RETROACTION_STATUSES.includes(existing.status)) return { run: false, why: 'finished' };
+    if (existing.attempts >= RETROACTION_LIMITS.attempts) {
+      await this.finish(job._id, 'failed', { error: 'too_many_attempts' });
+      return { run: false, why: 'too_many_attempts' };
+    }
+    const state: RetroactionRunDoc = { ...existing, attempts: existing.attempts + 1, heartbeatAt: now };
+    await guarded(() => this.runs.replaceOne({ _id: job._id }, state));
+    return { run: true, attempt: state.attempts, state };
+  }
+
+  /** Stores the selection in chunks (each write by `_id`, so a run stopped half-way writes the same ids again). */
+  async saveSelection(jobId: string, ids: readonly string[]): Promise<void> {
+    for (let at = 0, n = 0; at < ids.length; at += RETROACTION_LIMITS.chunk, n += 1) {
+      const doc: RetroactionItemsDoc = {
+        _id: `${jobId}#${n}`,
+        jobId,
+        ids: ids.slice(at, at + RETROACTION_LIMITS.chunk),
+      };
+      await guarded(() => this.items.replaceOne({ _id: doc._id }, doc, { upsert: true }));
+    }
+  }
+
+  /** Chunk `n` of the selection (one read by `_id`). */
+  async selectionChunk(jobId: string, n: number): Promise<string[]> {
+    const doc = await guarded(() => this.items.findOne({ _id: `${jobId}#${n}` }));
+    return doc?.ids ?? [];
+  }
+
+  /** Progress and counts, which are also the runner's heartbeat and where a resumed run starts. */
+  async progress(
+    jobId: string,
+    progress: { selected?: number; processed: number; counts: RetroactionCounts },
+  ): Promise<void> {
+    await guarded(() => this.runs.updateOne({ _id: jobId }, { $set: { ...progress, heartbeatAt: this.now() } }));
+  }
+
+  /** Ends the run; its stored selection is no longer needed. */
+  async finish(
+    jobId: string,
+    status: 'succeeded' | 'failed' | 'cancelled',
+    outcome: { error?: RetroactionFailure } = {},
+  ): Promise<void> {
+    const now = this.now();
+    await guarded(() =>
+      this.runs.updateOne({ _id: jobId }, { $set: { status, finishedAt: now, heartbeatAt: now, ...outcome } }),
+    );
+    await guarded(() => this.items.deleteMany({ jobId }));
+  }
+}
