@@ -34,3 +34,4 @@ export * from './consumer-metrics';
 export * from './confirmed-send';
 export * from './backtests';
 export * from './rule-precision';
+export * from './transparency-report';

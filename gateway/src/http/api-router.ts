@@ -18,6 +18,8 @@ export interface RouteSpec {
   /** Success status and the schema of its body. */
   status: number;
   response?: z.ZodType;
+  /** Other media types the success answers in (by content negotiation), each with what it holds. */
+  alsoProduces?: Record<string, string>;
   /** False for the few public routes (the OpenAPI document itself). */
   authenticated?: boolean;
 }
