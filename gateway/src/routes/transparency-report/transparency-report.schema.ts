@@ -5,16 +5,14 @@ export const MAX_PERIOD_DAYS = 366;
 
 const DAY_MS = 86_400_000;
 
+/** A real day of the calendar (`Date.parse` takes `2026-02-30` as 2 March). */
+const isCalendarDay = (day: string): boolean =>
+  !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day);
+
 const Day = z
   .string()
   .regex(/^(19|20|21)\d{2}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD (UTC), years 1900 to 2199')
-  .refine(
-    (day) =>
-      !Number.isNaN(Date.parse(`${day}T00:00:00Z`)) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day),
-    {
-      message: 'not a calendar day',
-    },
-  );
+  .refine(isCalendarDay, { message: 'not a calendar day' });
 
 export const TransparencyReportQuery = z
   .object({
@@ -28,8 +26,9 @@ export const TransparencyReportQuery = z
       .meta({ description: 'Overrides the `Accept` header: `csv` answers `text/csv`.' }),
   })
   .superRefine((query, ctx) => {
+    // A day refused above is not compared.
+    if (!isCalendarDay(query.from) || !isCalendarDay(query.to)) return;
     const days = (Date.parse(query.to) - Date.parse(query.from)) / DAY_MS;
-    if (Number.isNaN(days)) return;
     if (days < 1)
       ctx.addIssue({ code: 'custom', path: ['to'], message: '`to` is a day after `from` (it is excluded)' });
     else if (days > MAX_PERIOD_DAYS) {
