@@ -15,18 +15,26 @@ const LABEL = 300;
 const PAD = 8;
 const DAY_MS = 86_400_000;
 
+/** Names that read better than the enumeration's words. */
+const LABELS: Record<string, string> = {
+  AUTOMATED_DECISION_FULLY: 'fully automated',
+  AUTOMATED_DECISION_PARTIALLY: 'partially automated',
+  AUTOMATED_DECISION_NOT_AUTOMATED: 'not automated',
+  STATEMENT_CATEGORY_OTHER_VIOLATION_TC: 'other violation of the terms',
+  DECISION_ACCOUNT_SUSPENDED: 'account suspended',
+  DECISION_ACCOUNT_TERMINATED: 'account terminated',
+  DECISION_MONETARY_SUSPENSION: 'payouts suspended',
+  DECISION_MONETARY_TERMINATION: 'payouts ended',
+};
+
 /** The words of an enumeration value: `STATEMENT_CATEGORY_SCAMS_AND_FRAUD` → `scams and fraud`. */
 function words(key: string): string {
-  const bare = key.replace(
-    /^(STATEMENT_CATEGORY_|DECISION_VISIBILITY_CONTENT_|DECISION_VISIBILITY_|DECISION_ACCOUNT_|DECISION_MONETARY_|DECISION_GROUND_|AUTOMATED_DECISION_|SOURCE_)/,
-    '',
-  );
-  const prefix = key.startsWith('DECISION_ACCOUNT_')
-    ? 'account '
-    : key.startsWith('DECISION_MONETARY_')
-      ? 'payouts: '
-      : '';
-  return prefix + bare.toLowerCase().replace(/_/g, ' ');
+  const label = LABELS[key];
+  if (label) return label;
+  return key
+    .replace(/^(STATEMENT_CATEGORY_|DECISION_VISIBILITY_|DECISION_GROUND_|SOURCE_)/, '')
+    .toLowerCase()
+    .replace(/_/g, ' ');
 }
 
 const seconds = (value: number | null): string => {
@@ -151,7 +159,7 @@ function sections(report: TransparencyReport): Html {
           ${Object.entries(own.byAutomatedDecision).map(
             ([key, value]) =>
               html`<tr data-key="${key}">
-                <td>Decision ${words(key)}</td>
+                <td>${words(key)[0]!.toUpperCase()}${words(key).slice(1)}</td>
                 <td>${value}</td>
               </tr>`,
           )}

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { recordIdFor } from '@vigil/proto';
 import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -114,6 +116,8 @@ describe('the transparency report page in a browser', () => {
     await page.goto(`${gw.url}/console/transparency-report`);
     expect(await bar(page, 'reversals', 'by a moderator').getAttribute('data-value')).toBe('1');
     expect(await page.locator('strong.accuracy').innerText()).toBe('0 %');
+    // A picture of the page, for a person to look at (not compared).
+    await page.screenshot({ path: path.join(tmpdir(), 'vigil-console-transparency.png'), fullPage: true });
 
     // The CSV link gives the same figures.
     const href = await page.locator('form.filters a.csv').getAttribute('href');
