@@ -1,6 +1,7 @@
 import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
 import { parse } from 'csv-parse/sync';
 import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
+import { rebuildTransparencyCounts } from '../../../moderator/src/transparency/rebuild-counts';
 import { startGateway, type Gateway } from './harness';
 
 // The transparency report against the real stack, as two replicas: two gateways in process, each calling its own
@@ -255,5 +256,22 @@ describe('the transparency report', () => {
     ]);
     expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json', 'text/csv']);
     expect(JSON.stringify(operation.parameters)).toContain('366 days');
+  });
+
+  it('is recounted from the event store: the same report after its counters are wiped', async () => {
+    const gw = gateways[0]!;
+    const read = async () =>
+      (await gw.request('GET', `/api/v1/transparency-report?${PERIOD}`, { key: tenant.key })).body as unknown;
+    const before = await read();
+    const counters = gw.db.collection(COLLECTIONS.transparencyCounts);
+    await counters.deleteMany({ tenantId: tenant.tenantId });
+    expect(((await read()) as { ownInitiative: { total: number } }).ownInitiative.total).toBe(0);
+    // Every day up to the day after tomorrow: today's too (nothing else writes to this tenant now).
+    const rebuilt = await rebuildTransparencyCounts(gw.db, tenant.tenantId, dayText(Date.now() + 2 * DAY_MS));
+    expect(rebuilt.events).toBeGreaterThan(20);
+    expect(await read()).toEqual(before);
+    // Once more: it replaces, never adds.
+    await rebuildTransparencyCounts(gw.db, tenant.tenantId, dayText(Date.now() + 2 * DAY_MS));
+    expect(await read()).toEqual(before);
   });
 });
