@@ -448,4 +448,4 @@ async function tenantIdOf(stack, endpointId) {
   }
 }
 
-module.exports = { main };
+module.exports = { main, startReceiver, waitForWebhooks, figures };

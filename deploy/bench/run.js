@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest>`: starts what it needs, prints figures, stops everything.
+// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb>`: starts what it needs, prints figures, stops everything.
 const benches = {
   moderate: () => require('./moderate').main(),
   ingest: () => require('./ingest').main(),
@@ -10,6 +10,7 @@ const benches = {
   noisy: () => require('./noisy').main(),
   scale: () => require('./scale').main(),
   backtest: () => require('./backtest').main(),
+  tdb: () => require('./tdb').main(),
 };
 
 const name = process.argv[2];

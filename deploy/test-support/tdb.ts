@@ -222,6 +222,8 @@ export interface TdbCall {
 
 export interface StoredStatement {
   uuid: string;
+  /** When it was stored (epoch ms): a benchmark's rate. */
+  at: number;
   platform: string;
   statement: Record<string, unknown>;
 }
@@ -258,7 +260,7 @@ export async function startTdb(): Promise<TdbServer> {
   };
 
   const store = (platform: string, statement: Record<string, unknown>): StoredStatement => {
-    const entry = { uuid: randomUUID(), platform, statement };
+    const entry = { uuid: randomUUID(), at: Date.now(), platform, statement };
     stored.push(entry);
     puids.set(`${platform}\0${statement.puid as string}`, entry);
     return entry;

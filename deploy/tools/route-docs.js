@@ -54,6 +54,9 @@ const PAGE_PURPOSES = {
   'GET /console/retroactions/:id': 'A retroaction’s predicted effect, progress and cancel button.',
   'POST /console/retroactions/:id/cancel': 'Cancels a retroaction.',
   'GET /console/precision': 'Each rule’s flags, human reviews and precision over a window, with a chart per day.',
+  'GET /console/transparency-report':
+    'The transparency report of a period: notices, own-initiative restrictions, complaints, automated means, with charts.',
+  'GET /console/transparency-report/csv': 'The same report as a CSV download.',
   'GET /console/webhooks': 'Webhook endpoints.',
   'GET /console/webhooks/:id': 'An endpoint and its delivery log.',
   'POST /console/deliveries/:id/retry': 'Sends a delivery again.',

@@ -38,7 +38,9 @@ import { ConfigStore } from './store/config-store';
 import { ConfigVersionStore } from './store/config-version-store';
 import { RuleVersionStore } from './store/rule-version-store';
 import { RulePrecisionStore } from './store/rule-precision-store';
+import { TransparencyCountStore } from './store/transparency-count-store';
 import { precisionRoutes } from './routes/precision/precision.routes';
+import { transparencyReportRoutes } from './routes/transparency-report/transparency-report.routes';
 import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { MemberStore } from './store/member-store';
 import { EmailLogStore } from './store/email-log-store';
@@ -188,6 +190,7 @@ export function createApp(deps: AppDeps): Koa {
     backtestSettings: settings.backtests,
     retroactions: new RetroactionStore(deps.db),
     rulePrecision: new RulePrecisionStore(deps.db, ruleVersions),
+    transparencyCounts: new TransparencyCountStore(deps.db),
   };
   const consoleRouter = consoleRoutes(
     { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },
@@ -220,6 +223,7 @@ export function createApp(deps: AppDeps): Koa {
   retroactionRoutes(api, routeDeps);
   precisionRoutes(api, routeDeps);
   transparencyRoutes(api, routeDeps);
+  transparencyReportRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);
 
   let openApi: string | undefined;

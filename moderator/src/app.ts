@@ -27,6 +27,7 @@ import { splitRules } from './shadow/shadow-rules';
 import { SHADOW_BOUNDS, ShadowRunner } from './shadow/shadow-runner';
 import { thresholdOf } from './precision/precision-counts';
 import { IngestCommandHandler } from './kafka/ingest-command-handler';
+import { TransparencyCounter } from './transparency/transparency-counter';
 import { IngestConsumer } from './kafka/ingest-consumer';
 import { startBacktests } from './backtest/start-backtests';
 import { createMetrics } from './metrics';
@@ -295,6 +296,8 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     ...SHADOW_BOUNDS,
   });
   await untilDone(log, 'rule precision indexes', () => precision.ensureIndexes());
+  const transparency = new TransparencyCounter(db, log.child({ component: 'transparency-counts' }), deps.registry);
+  await untilDone(log, 'transparency count indexes', () => transparency.ensureIndexes());
   const service = new ModerationUseCases({
     store,
     engine,
@@ -302,7 +305,9 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     log,
     versions,
     outbox: relay,
-    afterCommit: (events) => precision.count(events),
+    afterCommit: async (events) => {
+      await Promise.all([precision.count(events), transparency.count(events)]);
+    },
     shadow,
     textActivity,
   });

@@ -35,3 +35,4 @@ export * from './confirmed-send';
 export * from './backtests';
 export * from './retroactions';
 export * from './rule-precision';
+export * from './transparency-report';

@@ -135,6 +135,11 @@ export const COLLECTIONS = {
   rulePrecision: 'rule_precision',
   /** The last shadow judgement of each record (see rule-precision.ts), for comparing people's decisions with it. */
   shadowVerdicts: 'shadow_verdicts',
+  /**
+   * The transparency report's counters, per tenant, UTC day and writer (see transparency-report.ts): written by the
+   * moderator as events are committed, read by the gateway.
+   */
+  transparencyCounts: 'transparency_counts',
   /** Stored events the outbox relay could not publish (the broker refused them), with the reason. */
   outboxDeadLetters: 'outbox_dead_letters',
   /** Backtest runs (see backtests.ts): status, progress and result, by job id. */

@@ -20,6 +20,7 @@ import {
   type ConsoleSettings,
 } from './page';
 import { precisionPages } from './precision.pages';
+import { transparencyReportPages } from './transparency-report.pages';
 import { recordPages } from './records.pages';
 import { formBody, formOf, sameOriginChanges, sameToken, securityHeaders } from './security';
 import { loadSession, requireSession, signInRoutes, signOutRoutes } from './session.pages';
@@ -98,6 +99,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   settingsPages(pages);
   backtestPages(pages);
   precisionPages(pages);
+  transparencyReportPages(pages);
   webhookPages(pages);
   // Any other console address (or a method a page does not take) is a console page too, not the API's JSON.
   router.all('/{*rest}', () => {

@@ -17,6 +17,7 @@ const NAV: Array<{ href: string; label: string; admin?: boolean }> = [
   { href: '/console/reports', label: 'Reports' },
   { href: '/console/policies', label: 'Policies' },
   { href: '/console/precision', label: 'Precision' },
+  { href: '/console/transparency-report', label: 'Transparency' },
   { href: '/console/settings', label: 'Rules & settings', admin: true },
   { href: '/console/webhooks', label: 'Webhooks', admin: true },
 ];

@@ -23,6 +23,8 @@ export interface RouteSpec {
    * `code` enum lists every code); the others are under `default`.
    */
   errors?: Record<number, string>;
+  /** Other media types the success answers in (by content negotiation), each with what it holds. */
+  alsoProduces?: Record<string, string>;
   /** False for the few public routes (the OpenAPI document itself). */
   authenticated?: boolean;
 }

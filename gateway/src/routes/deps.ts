@@ -17,6 +17,7 @@ import type { PaymentActionLogStore } from '../store/payment-action-log-store';
 import type { PaymentKeyStore } from '../store/payment-key-store';
 import type { RulePrecisionStore } from '../store/rule-precision-store';
 import type { TdbStore } from '../store/tdb-store';
+import type { TransparencyCountStore } from '../store/transparency-count-store';
 import type { WebhookStore } from '../store/webhook-store';
 import type { EndpointUrlGuard } from './webhook-endpoints/endpoint-url';
 
@@ -51,6 +52,8 @@ export interface RouteDeps {
   rateLimiter: KeyLimiter;
   /** Each rule's flags and human reviews (written by the moderator). */
   rulePrecision: RulePrecisionStore;
+  /** The transparency report's counters (written by the moderator). */
+  transparencyCounts: TransparencyCountStore;
 }
 
 export const principalOf = (ctx: Context): Principal => ctx.state.principal as Principal;

@@ -82,6 +82,7 @@ describe('openapi', () => {
         'put /api/v1/settings/transparency-database',
         'delete /api/v1/settings/transparency-database',
         'get /api/v1/transparency-database/submissions',
+        'get /api/v1/transparency-report',
         'post /api/v1/webhook-endpoints',
         'get /api/v1/webhook-endpoints',
         'get /api/v1/webhook-endpoints/{id}',

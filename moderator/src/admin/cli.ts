@@ -5,8 +5,11 @@ import { DeadLetterStore } from '../store/dead-letter-store';
 import { EventStore } from '../store/event-store';
 import { DEAD_LETTERS_USAGE, UsageError, deadLettersCommand } from './dead-letters-command';
 import { INGEST_DEAD_LETTERS_USAGE, ingestDeadLettersCommand, operatorKafka } from './ingest-dead-letters-command';
+import { REBUILD_USAGE, rebuildTransparencyCounts } from '../transparency/rebuild-counts';
 
-const USAGE = `${DEAD_LETTERS_USAGE}\n${INGEST_DEAD_LETTERS_USAGE.replace(/^usage:\n/, '')}`;
+const USAGE = [DEAD_LETTERS_USAGE, INGEST_DEAD_LETTERS_USAGE, REBUILD_USAGE]
+  .map((usage, index) => (index === 0 ? usage : usage.replace(/^usage:\n/, '')))
+  .join('\n');
 
 /** Bound on reading the ingest dead-letter topic, milliseconds. */
 const READ_TIMEOUT_MS = 30_000;
@@ -15,10 +18,33 @@ const READ_TIMEOUT_MS = 30_000;
  * Moderator operator CLI, in the image `node dist/admin/cli.js <command>`, from a checkout `npm run moderator-admin --
  * <command>`:
  * - `dead-letters list|replay <eventId>`: the outbox's dead letters (reads MONGO_URL and MONGO_DB like the service);
- * - `ingest-dead-letters list|replay <id>`: the ingest consumer's, in Kafka (also KAFKA_BROKERS, KAFKA_TOPIC_PREFIX).
+ * - `ingest-dead-letters list|replay <id>`: the ingest consumer's, in Kafka (also KAFKA_BROKERS, KAFKA_TOPIC_PREFIX);
+ * - `transparency-counts rebuild <tenantId> [--before YYYY-MM-DD]`: recounts closed days from the stored events.
  */
 async function main(): Promise<void> {
   const [noun, ...rest] = process.argv.slice(2);
+  if (noun === 'transparency-counts') {
+    const [verb, tenantId, flag, day] = rest;
+    const before = flag === undefined ? new Date().toISOString().slice(0, 10) : day;
+    if (
+      verb !== 'rebuild' ||
+      !tenantId ||
+      (flag !== undefined && flag !== '--before') ||
+      !before ||
+      !/^\d{4}-\d{2}-\d{2}$/.test(before)
+    ) {
+      throw new UsageError(REBUILD_USAGE);
+    }
+    const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);
+    const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+    try {
+      const result = await rebuildTransparencyCounts(mongo.db(env.MONGO_DB), tenantId, before);
+      process.stdout.write(`${JSON.stringify({ tenantId, before, ...result })}\n`);
+    } finally {
+      await mongo.close();
+    }
+    return;
+  }
   if (noun !== 'dead-letters' && noun !== 'ingest-dead-letters') throw new UsageError(USAGE);
   if (noun === 'dead-letters') {
     const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);

@@ -78,7 +78,19 @@ export function buildOpenApi(specs: Array<RouteSpec & { fullPath: string }>, ver
       responses: {
         [spec.status]: {
           description: 'Success',
-          ...(spec.response ? { content: { 'application/json': { schema: schemaOf(spec.response, 'output') } } } : {}),
+          ...(spec.response || spec.alsoProduces
+            ? {
+                content: {
+                  ...(spec.response ? { 'application/json': { schema: schemaOf(spec.response, 'output') } } : {}),
+                  ...Object.fromEntries(
+                    Object.entries(spec.alsoProduces ?? {}).map(([type, description]) => [
+                      type,
+                      { schema: { type: 'string', description } },
+                    ]),
+                  ),
+                },
+              }
+            : {}),
         },
         ...Object.fromEntries(
           Object.entries(spec.errors ?? {}).map(([status, description]) => [status, { ...errorResponse, description }]),
