@@ -92,6 +92,43 @@ describe('transparencyCountsOf', () => {
       ],
     ],
     [
+      "a reporter's complaint about no action, received",
+      {
+        ...envelope,
+        stream: 'report-rpt_1',
+        type: 'ReportComplaintFiled',
+        data: {
+          reportId: 'rpt_1',
+          complaintId: 'cmp_1',
+          target: { type: 'record', id: 'rec_1', clientId: 'c1' },
+          reporter: { type: 'user', id: 'u1' },
+          text: '',
+        },
+      },
+      [`${DAY} complaints.received.report 1`],
+    ],
+    [
+      "a reporter's complaint upheld 90 s after it was received: the decision not to act is reversed",
+      {
+        ...envelope,
+        stream: 'report-rpt_1',
+        type: 'ReportComplaintDecided',
+        data: {
+          reportId: 'rpt_1',
+          complaintId: `cmp_${ulid(AT_MS - 90_000)}`,
+          target: { type: 'record', id: 'rec_1', clientId: 'c1' },
+          reporter: { type: 'user', id: 'u1', hasEmail: false },
+          category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+          ground: 'INCOMPATIBLE_CONTENT',
+          trusted: false,
+          outcome: 'Upheld',
+          action: 'Flag',
+          reason: 'on second look',
+        },
+      },
+      [`${DAY} complaints.decided.report.reversed 1`, `${DAY} complaints.time.report.t90 1`],
+    ],
+    [
       'a person overturning an automated flag: a reversal by a moderator, an overturned review',
       moderated({
         via: 'Manual',

@@ -118,8 +118,8 @@ interface Complaint {
 }
 
 /**
- * The complaint (Art. 20 DSA) an event receives or decides, by kind: today a user's appeal against a restriction of
- * their account. A new kind of complaint is one more case here.
+ * The complaint (Art. 20 DSA) an event receives or decides, by kind: a user's appeal against a restriction of their
+ * account (`appeal`), or a reporter's complaint about a decision not to act (`report`). A new kind is one more case.
  */
 function complaintOf(event: DomainEvent): Complaint | null {
   switch (event.type) {
@@ -131,6 +131,15 @@ function complaintOf(event: DomainEvent): Complaint | null {
         kind: 'appeal',
         receivedAt: timeOfId(event.data.appealId),
         outcome: event.data.status === 'Approved' ? 'reversed' : 'upheld',
+      };
+    case 'ReportComplaintFiled':
+      return { kind: 'report', receivedAt: null };
+    case 'ReportComplaintDecided':
+      // Upheld: the decision not to act is undone (the target is acted on); Rejected: it stands.
+      return {
+        kind: 'report',
+        receivedAt: timeOfId(event.data.complaintId),
+        outcome: event.data.outcome === 'Upheld' ? 'reversed' : 'upheld',
       };
     default:
       return null;

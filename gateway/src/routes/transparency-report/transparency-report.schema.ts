@@ -97,7 +97,10 @@ export const TransparencyReport = z.object({
     .object({
       received: z.object({
         total: Count,
-        byKind: ByKey.meta({ description: '`appeal`: a user against an account restriction.' }),
+        byKind: ByKey.meta({
+          description:
+            '`appeal`: a user against an account restriction; `report`: a reporter against a decision not to act.',
+        }),
       }),
       decided: z.object({
         total: Count,

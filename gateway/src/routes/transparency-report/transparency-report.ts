@@ -65,6 +65,9 @@ class Tally {
   }
 }
 
+/** Kinds of complaint, listed even at zero: users' appeals, reporters' complaints about no action. */
+const COMPLAINT_KINDS = ['appeal', 'report'] as const;
+
 const minus = (all: Record<string, number>, part: Record<string, number>): Record<string, number> =>
   Object.fromEntries(Object.entries(all).map(([key, value]) => [key, value - (part[key] ?? 0)]));
 
@@ -151,8 +154,16 @@ export function transparencyReport(
       automatedDetection: ownTotal - (ownByAutomation.AUTOMATED_DECISION_NOT_AUTOMATED ?? 0),
     },
     complaints: {
-      received: { total: t.sum('complaints', 'received'), byKind: t.by(['complaints', 'received'], 2, ['appeal']) },
-      decided: { total: upheld + reversed, upheld, reversed, byKind: t.by(['complaints', 'decided'], 2, ['appeal']) },
+      received: {
+        total: t.sum('complaints', 'received'),
+        byKind: t.by(['complaints', 'received'], 2, COMPLAINT_KINDS),
+      },
+      decided: {
+        total: upheld + reversed,
+        upheld,
+        reversed,
+        byKind: t.by(['complaints', 'decided'], 2, COMPLAINT_KINDS),
+      },
       medianSecondsToDecide: t.median('complaints', 'time', undefined),
       reversals: { total: reversals.afterComplaint + reversals.byModerator + reversals.automatic, ...reversals },
     },
