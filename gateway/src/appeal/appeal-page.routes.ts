@@ -16,6 +16,12 @@ import { errorNotice } from '../console/views';
 import type { AppealClaims, AppealTokens } from './appeal-token';
 import { standingStatement, statementSection } from './statement-section';
 
+/** Whom a complaint link names: the tenant and the report complained about. */
+interface ComplaintClaims {
+  tenantId: string;
+  reportId: string;
+}
+
 export interface AppealPageSettings {
   perMinute: number;
   bodyLimitBytes: number;
@@ -173,13 +179,14 @@ ${draft?.text ?? ''}</textarea>
     );
   };
 
-  const complaintClaimsOf = (token: unknown): AppealClaims => {
+  /** A complaint link's claims: its token is an appeal token whose subject is the report, not a user. */
+  const complaintClaimsOf = (token: unknown): ComplaintClaims => {
     if (!complaintTokens) throw new ForbiddenError('complaints are not enabled', { code: 'appeals_disabled' });
     const claims = typeof token === 'string' ? complaintTokens.verify(token) : 'malformed';
     if (claims === 'expired') throw new ForbiddenError('this complaint link has expired', { code: 'token_expired' });
     if (typeof claims === 'string')
       throw new ForbiddenError('this complaint link is not valid', { code: 'token_invalid' });
-    return claims;
+    return { tenantId: claims.tenantId, reportId: claims.userId };
   };
 
   /**
@@ -190,13 +197,13 @@ ${draft?.text ?? ''}</textarea>
   const showComplaint = async (
     ctx: Context,
     token: string,
-    claims: AppealClaims,
+    claims: ComplaintClaims,
     notice?: string,
     draft?: { text: string; error: ValidationError },
   ): Promise<void> => {
     const meta = { requestId: requestIdOf(ctx) };
     const [report, tenantSettings] = await Promise.all([
-      deps.moderator.call('getReport', { tenantId: claims.tenantId, reportId: claims.userId }, meta),
+      deps.moderator.call('getReport', { tenantId: claims.tenantId, reportId: claims.reportId }, meta),
       deps.configStore.cachedSettings(claims.tenantId),
     ]);
     const { decision, complaint } = report;
@@ -302,10 +309,10 @@ ${draft?.text ?? ''}</textarea>
     }
     await deps.moderator.call(
       'fileReportComplaint',
-      { tenantId: claims.tenantId, reportId: claims.userId, text: input.text },
+      { tenantId: claims.tenantId, reportId: claims.reportId, text: input.text },
       { requestId: requestIdOf(ctx) },
     );
-    deps.log.info({ reportId: claims.userId, requestId: requestIdOf(ctx) }, 'complaint submitted');
+    deps.log.info({ reportId: claims.reportId, requestId: requestIdOf(ctx) }, 'complaint submitted');
     ctx.status = 303;
     ctx.redirect(`/complaint?token=${encodeURIComponent(input.token)}&sent=1`);
   });
