@@ -14,7 +14,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const { randomBytes } = require('node:crypto');
 const { MongoClient } = require('mongodb');
-const { ROOT } = require('../local/util');
+const { ROOT, waitUntil } = require('../local/util');
 const { startStack } = require('./stack');
 const { load, summary, text1k } = require('./moderate');
 const { paced } = require('./paced');
@@ -214,10 +214,11 @@ async function main() {
     const on = await steady('on').finally(() => clearInterval(progress));
     // Every statement of the run stored (bounded: a slow drain is a figure, not a failure).
     const expected = on.figures.accepted;
-    const drainStart = Date.now();
-    while (tdb.stored.length - storedBefore < expected && Date.now() - drainStart < 60000) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntil(() => tdb.stored.length - storedBefore >= expected, {
+      timeoutMs: 60000,
+      intervalMs: 100,
+      what: 'every statement stored',
+    }).catch(() => undefined);
     const runStored = tdb.stored.slice(storedBefore);
     const times = runStored.map((entry) => entry.at);
     const span = (Math.max(...times) - Math.min(...times)) / 1000;

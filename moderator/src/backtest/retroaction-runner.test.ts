@@ -5,7 +5,7 @@ import {
   type RetroactionJobDoc,
   type RetroactionRunDoc,
 } from '@vigil/proto';
-import type { RerunOutcome } from '../service/moderate';
+import type { RerunOutcome } from '../service/rerun';
 import { BacktestInterrupted } from './backtest-runner';
 import { RetroactionRunner } from './retroaction-runner';
 import type { RetroactionStore } from './retroaction-store';

@@ -6,7 +6,7 @@ import {
   type RetroactionRunDoc,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
-import type { RerunOutcome, RetroactOptions } from '../service/moderate';
+import type { RerunOutcome, RetroactOptions } from '../service/rerun';
 import type { BacktestStore } from './backtest-store';
 import { BacktestInterrupted } from './backtest-runner';
 import type { RetroactionStore } from './retroaction-store';

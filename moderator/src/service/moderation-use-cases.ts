@@ -21,16 +21,8 @@ import { stageRecord, stageUser, type StageContext, type Staged } from '../domai
 import type { UserCommand, UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
-import {
-  moderate,
-  rerunModeration,
-  retroact,
-  type ModerateInput,
-  type ModerateResult,
-  type ModerationDeps,
-  type RerunOutcome,
-  type RetroactOptions,
-} from './moderate';
+import { moderate, type ModerateInput, type ModerateResult, type ModerationDeps } from './moderate';
+import { rerunModeration, retroact, type RerunOutcome, type RetroactOptions } from './rerun';
 import { JudgementCarry } from './judgement-carry';
 import { checkReplay, type ReplayCheck } from './replay-check';
 import type { ShadowRunner } from '../shadow/shadow-runner';

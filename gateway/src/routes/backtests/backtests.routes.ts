@@ -6,6 +6,7 @@ import {
   type BacktestJobDoc,
   type Rule,
   type StartBacktest,
+  type StartRetroaction,
 } from '@vigil/proto';
 import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
@@ -111,20 +112,32 @@ export async function createBacktest(
     jobId: job._id,
     issuedAt: now.toISOString(),
   };
+  await handOverJob(deps, command, () => deps.backtests.discard(job));
+  return { job, run: null, status: 'queued' };
+}
+
+/**
+ * Sends a job's start command on the backtests' topic, keyed by tenant: a job of either kind (backtest, retroaction)
+ * runs off the live path, one after another per tenant. A job not handed over is discarded, since nothing would run
+ * it (and its slot is free again).
+ */
+export async function handOverJob(
+  deps: RouteDeps,
+  command: StartBacktest | StartRetroaction,
+  discard: () => Promise<unknown>,
+): Promise<void> {
   try {
     await deps.commands.send({
       topic: deps.topics.backtests,
-      key: ctx.tenantId,
-      id,
+      key: command.tenantId,
+      id: command.id,
       type: command.type,
       value: command,
     });
   } catch (err) {
-    // Not handed over: nothing will run it, so it is not kept (and its slot is free again).
-    await deps.backtests.discard(job).catch(() => undefined);
+    await discard().catch(() => undefined);
     throw err;
   }
-  return { job, run: null, status: 'queued' };
 }
 
 export function backtestView(state: BacktestState, withResult = true): z.input<typeof BacktestView> {

@@ -10,6 +10,7 @@ import {
 } from '../../errors';
 import type { RetroactionState } from '../../store/retroaction-store';
 import { actorOf, idParam, principalOf, type RouteDeps } from '../deps';
+import { handOverJob } from '../backtests/backtests.routes';
 import { RetroactionData, RetroactionList, type RetroactionView } from './retroactions.schema';
 
 /**
@@ -62,19 +63,7 @@ export async function applyBacktest(
     issuedAt: now.toISOString(),
     configVersion: deps.versions.of(ctx.tenantId),
   };
-  try {
-    // The backtests' topic and group: a job of either kind runs off the live path, one after another per tenant.
-    await deps.commands.send({
-      topic: deps.topics.backtests,
-      key: ctx.tenantId,
-      id,
-      type: command.type,
-      value: command,
-    });
-  } catch (err) {
-    await deps.retroactions.discard(job).catch(() => undefined);
-    throw err;
-  }
+  await handOverJob(deps, command, () => deps.retroactions.discard(job));
   return { job, run: null, status: 'queued' };
 }
 
