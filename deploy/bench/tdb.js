@@ -19,7 +19,7 @@ const { startStack } = require('./stack');
 const { load, summary, text1k } = require('./moderate');
 const { paced } = require('./paced');
 const { startReceiver, waitForWebhooks, figures } = require('./e2e');
-const { costSnapshot, quiet } = require('./cost');
+const { costSnapshot, costPer, formatCost, quiet } = require('./cost');
 
 const LOAD = Number(process.env.BENCH_TDB_LOAD || 0.8);
 const DURATION_S = Number(process.env.BENCH_TDB_DURATION_S || 30);
@@ -187,11 +187,17 @@ async function main() {
     const warm = await ingestAt(base, key, 'warm', rate, WARM_S);
     await waitForWebhooks(warm, receiver.received, 120000);
     await quiet(stack);
-    const steady = async (prefix) => {
+    // Each run's cost per accepted record, from the start of its ingest until its webhooks (and, with submission on,
+    // its statements) are in: CPU by process and store commands by service.
+    /** @param {string} prefix @param {(accepted: number) => Promise<unknown>} [drained] */
+    const steady = async (prefix, drained = async () => {}) => {
+      const before = await costSnapshot(stack);
       const sent = await ingestAt(base, key, prefix, rate, DURATION_S);
       const lastSent = Math.max(...sent.values());
       await waitForWebhooks(sent, receiver.received, 120000);
-      return { figures: figures(sent, receiver.received), lastSent };
+      await drained(sent.size);
+      const cost = costPer(before, await costSnapshot(stack), sent.size);
+      return { figures: figures(sent, receiver.received), lastSent, cost };
     };
     const off1 = await steady('off1');
     say(
@@ -211,14 +217,15 @@ async function main() {
         `  … webhooks ${receiver.received.size}, statements stored ${tdb.stored.length - storedBefore}, TDB calls ${JSON.stringify(statuses)}`,
       );
     }, 10000);
-    const on = await steady('on').finally(() => clearInterval(progress));
     // Every statement of the run stored (bounded: a slow drain is a figure, not a failure).
+    const on = await steady('on', (expected) =>
+      waitUntil(() => tdb.stored.length - storedBefore >= expected, {
+        timeoutMs: 60000,
+        intervalMs: 100,
+        what: 'every statement stored',
+      }).catch(() => undefined),
+    ).finally(() => clearInterval(progress));
     const expected = on.figures.accepted;
-    await waitUntil(() => tdb.stored.length - storedBefore >= expected, {
-      timeoutMs: 60000,
-      intervalMs: 100,
-      what: 'every statement stored',
-    }).catch(() => undefined);
     const runStored = tdb.stored.slice(storedBefore);
     const times = runStored.map((entry) => entry.at);
     const span = (Math.max(...times) - Math.min(...times)) / 1000;
@@ -233,6 +240,8 @@ async function main() {
     await api(base, key, 'DELETE', '/settings/transparency-database');
     const off2 = await steady('off2');
     say(`submission off again: p50 ${off2.figures.p50} ms, p99 ${off2.figures.p99} ms`);
+    say(`  per record, submission off: ${formatCost(off1.cost)}`);
+    say(`  per record, submission on:  ${formatCost(on.cost)}`);
     const offP99 = Math.max(1, (off1.figures.p99 + off2.figures.p99) / 2);
     say(
       `pipeline p99 with submission on ${on.figures.p99} ms, off ${offP99.toFixed(0)} ms (mean of both off runs): ${ratio(on.figures.p99, offP99)} (goal ≤ 1.2×)`,

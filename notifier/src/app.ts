@@ -26,6 +26,7 @@ import { EmailStore } from './store/email-store';
 import { PaymentStore } from './store/payment-store';
 import { TdbStore } from './store/tdb-store';
 import { createTdbClient } from './tdb/tdb-client';
+import { TdbConsumer } from './tdb/tdb-consumer';
 import { TdbSubmissions } from './tdb/tdb-submissions';
 
 export type NotifierConfig = Pick<
@@ -195,7 +196,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   });
   if (config.DELIVERY_WORKER_ENABLED) payments.start();
 
-  // Statements of reasons for the Transparency Database, planned and run like the payment actions.
+  // Statements of reasons for the Transparency Database: submitted by a consumer group of their own (a few seconds of
+  // events per call), failed calls retried from MongoDB; both run where the delivery worker runs.
   const tdb = new TdbSubmissions({
     store: tdbStore,
     client: createTdbClient({
@@ -208,9 +210,25 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     pollMs: config.TDB_POLL_MS,
     leaseMs: config.TDB_TIMEOUT_MS * 2 + config.DELIVERY_LEASE_MARGIN_MS,
     concurrency: config.TDB_CONCURRENCY,
-    batchWaitMs: config.TDB_BATCH_WAIT_MS,
     onResult: (result, count) => metrics?.tdb.inc({ result }, count),
   });
+  const tdbConsumer = config.DELIVERY_WORKER_ENABLED
+    ? new TdbConsumer({
+        kafka,
+        groupId: `${config.KAFKA_GROUP_ID}-tdb`,
+        topic: topics.events,
+        timing: {
+          sessionTimeoutMs: config.KAFKA_SESSION_TIMEOUT_MS,
+          heartbeatIntervalMs: config.KAFKA_HEARTBEAT_INTERVAL_MS,
+          rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
+        },
+        batchWaitMs: config.TDB_BATCH_WAIT_MS,
+        commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
+        metrics: deps.registry ? new ConsumerMetrics(deps.registry, 'notifier_tdb_consumer') : undefined,
+        submit: (events) => tdb.submit(events),
+        log: log.child({ component: 'tdb' }),
+      })
+    : undefined;
   if (config.DELIVERY_WORKER_ENABLED) tdb.start();
 
   // New or re-opened deliveries exist: the scheduler looks now.
@@ -242,10 +260,10 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     onEvents: async (events) => {
       await emails.plan(events);
       await payments.plan(events);
-      await tdb.plan(events);
     },
   });
   await untilDone(log, 'events consumer', () => consumer.start());
+  if (tdbConsumer) await untilDone(log, 'transparency database consumer', () => tdbConsumer.start());
   log.info('notifier ready');
 
   let intakeStopped = false;
@@ -264,6 +282,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     async stopIntake() {
       intakeStopped = true;
       await consumer.stop();
+      await tdbConsumer?.stop();
     },
     async drain() {
       await scheduler?.stop();

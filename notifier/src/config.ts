@@ -133,13 +133,16 @@ const schema = z.object({
     .default('10,60,300,1800,3600,7200,21600,43200,43200,43200,43200,43200')
     .transform((value) => value.split(',').map((s) => Number(s.trim())))
     .refine((delays) => delays.every((d) => Number.isFinite(d) && d >= 0), 'must be comma-separated seconds'),
-  /** Transparency Database calls in flight in this process (each carries up to 100 statements). Default 2. */
+  /**
+   * Transparency Database calls in flight per batch of events, and for retries (each carries up to 100 statements).
+   * Default 2.
+   */
   TDB_CONCURRENCY: z.coerce.number().int().positive().default(2),
-  /** Idle poll interval of the Transparency Database loop, milliseconds (new statements wake it early). Default 1000. */
+  /** Idle poll interval of the Transparency Database retries, milliseconds. Default 1000. */
   TDB_POLL_MS: z.coerce.number().int().positive().default(1000),
   /**
-   * How long a new statement waits for others to share its call, milliseconds: the database asks for batches. Default
-   * 2000.
+   * How long the submission consumer's fetch waits for events to gather, so that a call carries many statements (the
+   * database asks for batches), milliseconds; at most half of KAFKA_SESSION_TIMEOUT_MS is used. Default 2000.
    */
   TDB_BATCH_WAIT_MS: z.coerce.number().int().nonnegative().default(2000),
 });

@@ -164,7 +164,9 @@ export const COLLECTIONS = {
   paymentLeases: 'payment_leases',
   /** Statements of reasons for the Transparency Database, with their attempt log; readable by the gateway. */
   tdbSubmissions: 'tdb_submissions',
-  /** Claims on submission attempts (unique `_id` per submission and due time). */
+  /** Calls to the Transparency Database to make again: each carries the statements a failed call held (notifier). */
+  tdbRetries: 'tdb_retries',
+  /** Claims on retried calls (unique `_id` per retry and due time). */
   tdbLeases: 'tdb_leases',
   /** Where each due queue's sweep of closed time buckets has reached (`_id`: the queue's collection). */
   dueCursors: 'due_cursors',

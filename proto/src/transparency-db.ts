@@ -133,8 +133,16 @@ export interface TdbConfigDoc extends TdbSettings {
   _id: string;
   sealed: string;
   hint: string;
+  /**
+   * When submission was turned on (kept when the settings change): statements of decisions made since are submitted.
+   * Absent on settings stored by an earlier release, where `updatedAt` stands for it.
+   */
+  enabledAt?: Date;
   updatedAt: Date;
 }
+
+/** From when a tenant's decisions are submitted (see TdbConfigDoc.enabledAt). */
+export const tdbEnabledSince = (config: TdbConfigDoc): Date => config.enabledAt ?? config.updatedAt;
 
 /** The SecretBox context of a tenant's database token. */
 export const tdbTokenContext = (tenantId: string): string => `tdb:token:${tenantId}`;
@@ -276,9 +284,9 @@ export interface TdbAttempt {
 }
 
 /**
- * Collection `tdb_submissions`, written by the notifier only: one document per restricting decision event of a tenant
- * with submission on (`_id` derived from the event id), which is also the delivery log the gateway serves. `payload`
- * is exactly what is sent, without personal data.
+ * Collection `tdb_submissions`, written by the notifier only: one document per submitted restricting decision event of
+ * a tenant with submission on (`_id` derived from the event id), which is the delivery log the gateway serves. It is
+ * written when the statement's first call has its answer; `payload` is exactly what is sent, without personal data.
  */
 export interface TdbSubmissionDoc {
   _id: string;
@@ -287,6 +295,7 @@ export interface TdbSubmissionDoc {
   statementId: string;
   subject: { type: 'record' | 'user'; id: string };
   payload: TdbStatement;
+  /** `pending` (waiting for a retry), or final: `submitted`, `failed`, `skipped`. */
   state: TdbSubmissionState;
   attemptCount: number;
   attempts: TdbAttempt[];
@@ -299,12 +308,38 @@ export interface TdbSubmissionDoc {
   /** Stored by an earlier call whose answer was lost: the database said the puid exists. */
   alreadyStored?: boolean;
   lastError?: string;
-  dueAt: Date;
+  /** While pending: the retry (`tdb_retries`) that will carry it. */
+  batchId?: string;
+  /** While pending: when its next call is due. */
+  dueAt?: Date;
+  /** Queue fields of documents written by an earlier release, which queued each statement on its own. */
   due?: string;
   leaseUntil?: Date;
   leaseId?: string;
   submittedAt?: Date;
   completedAt?: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/**
+ * Collection `tdb_retries`, the notifier's: a call to make again, with the statements (up to 100, one tenant's) that a
+ * failed call carried, or that waited while the tenant's database was failing. A job of the notifier's DueQueue;
+ * deleted once every statement in it has its outcome.
+ */
+export interface TdbRetryDoc {
+  _id: string;
+  tenantId: string;
+  /** The statements' `tdb_submissions` ids, in the order of `payloads`. */
+  submissionIds: string[];
+  payloads: TdbStatement[];
+  state: 'pending' | 'sending';
+  /** Calls already made for these statements. */
+  attemptCount: number;
+  dueAt: Date;
+  due?: string;
+  leaseUntil?: Date;
+  leaseId?: string;
   createdAt: Date;
   updatedAt: Date;
 }

@@ -1,6 +1,7 @@
 import {
   COLLECTIONS,
   maskToken,
+  tdbEnabledSince,
   tdbTokenContext,
   upsertRetried,
   type SecretBox,
@@ -11,7 +12,7 @@ import {
 import type { Collection, Db, Filter } from 'mongodb';
 import { SecretsNotConfiguredError, ValidationError } from '../errors';
 
-const HIDDEN = ['leaseId', 'leaseUntil', 'dueAt', 'due'] as const;
+const HIDDEN = ['leaseId', 'leaseUntil', 'dueAt', 'due', 'batchId'] as const;
 /** A submission as the API shows it: the notifier's document less its queue fields. */
 export type TdbSubmissionRecord = Omit<TdbSubmissionDoc, (typeof HIDDEN)[number]>;
 
@@ -56,11 +57,14 @@ export class TdbStore {
         'the token cannot be stored: this deployment has no SECRETS_ENCRYPTION_KEY to encrypt it with',
       );
     }
+    const stored = await this.configs.findOne(
+      { _id: tenantId },
+      { projection: { sealed: 1, hint: 1, enabledAt: 1, updatedAt: 1 } },
+    );
     let sealed: { sealed: string; hint: string };
     if (token !== undefined) {
       sealed = { sealed: this.box.seal(token, tdbTokenContext(tenantId)), hint: maskToken(token) };
     } else {
-      const stored = await this.configs.findOne({ _id: tenantId }, { projection: { sealed: 1, hint: 1 } });
       if (!stored) {
         throw new ValidationError('invalid settings', [
           { path: ['token'], message: 'the token is required to turn submission on' },
@@ -68,7 +72,10 @@ export class TdbStore {
       }
       sealed = { sealed: stored.sealed, hint: stored.hint };
     }
-    const doc: Omit<TdbConfigDoc, '_id'> = { ...settings, ...sealed, updatedAt: new Date() };
+    const now = new Date();
+    // Decisions made from the moment submission is turned on are submitted; a change of settings keeps that moment.
+    const enabledAt = stored ? tdbEnabledSince(stored) : now;
+    const doc: Omit<TdbConfigDoc, '_id'> = { ...settings, ...sealed, enabledAt, updatedAt: now };
     await upsertRetried(() => this.configs.replaceOne({ _id: tenantId }, doc, { upsert: true }));
     return this.view(tenantId);
   }

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { COLLECTIONS, userIdFor } from '@vigil/proto';
+import { Kafka, logLevel } from 'kafkajs';
+import { COLLECTIONS, topicNames, userIdFor } from '@vigil/proto';
 import {
   grpcAddressOf,
   loggedPort,
   spawnModerator,
   spawnNotifier,
+  testServers,
   uniqueName,
   waitFor,
   type ServiceProcess,
@@ -30,12 +32,14 @@ let stack: TestStack;
 let gw: Gateway;
 let tenant: { tenantId: string; key: string };
 let token: string;
+const notifierGroup = uniqueName('grp');
 
 beforeAll(async () => {
   stack = { dbName: uniqueName('tdb'), topicPrefix: `${uniqueName('t')}.` };
   tdb = await startTdb();
   moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
   notifier = spawnNotifier(stack, {
+    KAFKA_GROUP_ID: notifierGroup,
     SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
     TDB_POLL_MS: '100',
     TDB_BATCH_WAIT_MS: '300',
@@ -75,6 +79,30 @@ const submissions = async (key = tenant.key, subject?: string): Promise<Json[]> 
   expect(reply.status).toBe(200);
   return reply.body.data as Json[];
 };
+
+/** Waits until the notifier's submission consumer group has committed every event the topic holds now. */
+async function handledBySubmission(): Promise<void> {
+  const kafka = new Kafka({ clientId: 'tdb-test', brokers: testServers().kafkaBrokers, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const topic = topicNames(stack.topicPrefix).events;
+    const ends = await admin.fetchTopicOffsets(topic);
+    await waitFor(
+      async () => {
+        const [offsets] = await admin.fetchOffsets({ groupId: `${notifierGroup}-tdb`, topics: [topic] });
+        const done = new Map((offsets?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+        // A partition that never held an event has nothing to commit (its committed offset stays -1).
+        return (
+          ends.every((end) => (done.get(end.partition) ?? -1n) >= BigInt(end.high) || end.high === '0') || undefined
+        );
+      },
+      { timeoutMs: 40000, what: 'the submission consumer past the flag' },
+    );
+  } finally {
+    await admin.disconnect();
+  }
+}
 
 const storedWith = (puid: string) => tdb.stored.filter((entry) => entry.statement.puid === puid);
 
@@ -275,11 +303,12 @@ describe('Transparency Database submission', () => {
         other.key,
         other.tenantId,
       );
-      // The notifier planned what the event called for before it delivered the webhook.
       await waitFor(() => receiver.received.some((hook) => hook.body.includes(recordId)), {
         timeoutMs: 40000,
         what: 'the flag webhook',
       });
+      // The submission consumer has handled every event stored so far, the flag's included.
+      await handledBySubmission();
       expect(await submissions(other.key)).toEqual([]);
       expect(await gw.db.collection(COLLECTIONS.tdbSubmissions).countDocuments({ tenantId: other.tenantId })).toBe(0);
       expect(tdb.calls.slice(before).every((call) => call.authorized)).toBe(true);

@@ -1,26 +1,43 @@
-import { COLLECTIONS, type TdbAttempt, type TdbConfigDoc, type TdbSubmissionDoc } from '@vigil/proto';
-import type { Collection, Db } from 'mongodb';
+import {
+  COLLECTIONS,
+  TDB_LIMITS,
+  type TdbAttempt,
+  type TdbConfigDoc,
+  type TdbRetryDoc,
+  type TdbSubmissionDoc,
+} from '@vigil/proto';
+import { randomUUID } from 'node:crypto';
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { DueQueue, type DueQueueTiming } from './due-queue';
+import { insertIgnoringDuplicates } from './insert-new';
 
+/** What became of one statement after a call (or without one: `skipped`). */
 export type TdbOutcome =
   | { state: 'pending'; dueAt: Date }
   | { state: 'submitted'; tdbUuid?: string; alreadyStored?: boolean }
   | { state: 'failed'; rejection?: Record<string, string[]> }
   | { state: 'skipped'; reason: string };
 
-/** Submissions of statements of reasons to the Transparency Database (`tdb_submissions`) and the tenants' settings. */
+/**
+ * The Transparency Database's collections in the notifier: the tenants' settings (`tdb_configs`, the gateway's), the
+ * submission log (`tdb_submissions`, one document per statement, written once its first call has its answer) and the
+ * calls to make again (`tdb_retries`, a DueQueue). A statement that is submitted at the first call costs one share of
+ * one insert; only failures are queued.
+ */
 export class TdbStore {
   readonly submissions: Collection<TdbSubmissionDoc>;
-  private readonly queue: DueQueue<TdbSubmissionDoc>;
+  readonly retries: Collection<TdbRetryDoc>;
+  private readonly queue: DueQueue<TdbRetryDoc>;
   private readonly configs: Collection<TdbConfigDoc>;
 
   constructor(db: Db, timing: DueQueueTiming) {
     this.submissions = db.collection(COLLECTIONS.tdbSubmissions);
+    this.retries = db.collection(COLLECTIONS.tdbRetries);
     this.queue = new DueQueue(
-      this.submissions,
+      this.retries,
       db.collection(COLLECTIONS.tdbLeases),
       db.collection(COLLECTIONS.dueCursors),
-      COLLECTIONS.tdbSubmissions,
+      COLLECTIONS.tdbRetries,
       timing,
     );
     this.configs = db.collection(COLLECTIONS.tdbConfigs);
@@ -30,6 +47,9 @@ export class TdbStore {
     await this.queue.ensureIndexes();
     // The tenant's delivery log the gateway serves (GET /api/v1/transparency-database/submissions).
     await this.submissions.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'tenant_log' });
+    // The statements a retry carries, updated together by its outcome.
+    await this.submissions.createIndex({ batchId: 1 }, { name: 'batch', sparse: true });
+    await this.adoptLegacyQueue();
   }
 
   /** The tenant's settings with the sealed token, or null when submission is off. */
@@ -37,33 +57,138 @@ export class TdbStore {
     return this.configs.findOne({ _id: tenantId });
   }
 
-  /** Inserts the submissions that do not exist yet (re-consumed events); returns how many this call inserted. */
-  async insertNew(docs: TdbSubmissionDoc[]): Promise<number> {
-    return (await this.queue.insertMany(docs)).size;
+  /** Inserts the log documents that do not exist yet (statements of re-consumed events exist); one command. */
+  record(docs: TdbSubmissionDoc[]): Promise<Set<string>> {
+    return insertIgnoringDuplicates(this.submissions, docs);
   }
 
-  claim(now: Date, leaseMs: number, limit: number): Promise<TdbSubmissionDoc[]> {
+  /** Queues a call to make again (before its statements' log documents name it). */
+  async queueRetry(job: TdbRetryDoc): Promise<void> {
+    await this.queue.insertMany([job]);
+  }
+
+  claim(now: Date, leaseMs: number, limit: number): Promise<TdbRetryDoc[]> {
     return this.queue.claim(now, leaseMs, limit);
   }
 
-  /** Records the call that carried the submission (if one was made) and its outcome. */
-  async finish(doc: TdbSubmissionDoc, attempt: TdbAttempt | undefined, next: TdbOutcome): Promise<void> {
-    const final = next.state !== 'pending';
-    await this.queue.finish(doc, next, {
-      ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
-      $set: {
-        ...(next.state === 'submitted' ? { submittedAt: new Date() } : {}),
-        ...(next.state === 'submitted' && next.tdbUuid ? { tdbUuid: next.tdbUuid } : {}),
-        ...(next.state === 'submitted' && next.alreadyStored ? { alreadyStored: true } : {}),
-        ...(next.state === 'failed' && next.rejection ? { rejection: next.rejection } : {}),
-        ...(next.state === 'skipped' ? { skipReason: next.reason } : {}),
-        ...(attempt?.error !== undefined && next.state !== 'submitted' ? { lastError: attempt.error } : {}),
-        ...(final ? { completedAt: new Date() } : {}),
+  /**
+   * Records a retry's outcome: each statement's (one bulk write; a statement since carried by another retry is left
+   * alone), then the retry itself: due again with the statements still pending, or deleted.
+   */
+  async settleRetry(
+    job: TdbRetryDoc,
+    attempt: TdbAttempt | undefined,
+    outcomes: Array<{ id: string; outcome: TdbOutcome; error?: string }>,
+  ): Promise<void> {
+    const now = new Date();
+    const ops: AnyBulkWriteOperation<TdbSubmissionDoc>[] = outcomes.map(({ id, outcome, error }) => ({
+      updateOne: {
+        filter: { _id: id, batchId: job._id },
+        update: outcomeUpdate(outcome, attempt && { ...attempt, ...(error !== undefined ? { error } : {}) }, now),
       },
-    });
+    }));
+    if (ops.length > 0) await this.submissions.bulkWrite(ops, { ordered: false });
+    const again = outcomes.filter((entry) => entry.outcome.state === 'pending');
+    const next = again[0]?.outcome;
+    if (next?.state === 'pending') {
+      const index = new Map(job.submissionIds.map((id, i) => [id, i]));
+      await this.queue.finish(
+        job,
+        { state: 'pending', dueAt: next.dueAt },
+        {
+          $set: {
+            submissionIds: again.map((entry) => entry.id),
+            payloads: again.map((entry) => job.payloads[index.get(entry.id)!]!),
+          },
+          ...(attempt ? { $inc: { attemptCount: 1 } } : {}),
+        },
+      );
+      return;
+    }
+    await this.retries.deleteOne({ _id: job._id, leaseId: job.leaseId });
   }
 
   pruneLeases(before: Date): Promise<number> {
     return this.queue.pruneLeases(before);
   }
+
+  /**
+   * Statements an earlier release queued one by one (`pending` or `sending` in `tdb_submissions`) are handed to retries
+   * of up to 100 each, due now. Two equality reads, which find nothing once done.
+   */
+  private async adoptLegacyQueue(): Promise<void> {
+    const now = new Date();
+    for (const state of ['pending', 'sending'] as const) {
+      const docs = await this.submissions
+        .find({ state }, { projection: { _id: 1, tenantId: 1, payload: 1, attemptCount: 1, batchId: 1 } })
+        .toArray();
+      const byTenant = new Map<string, TdbSubmissionDoc[]>();
+      for (const doc of docs) {
+        if (doc.batchId !== undefined) continue;
+        byTenant.set(doc.tenantId, [...(byTenant.get(doc.tenantId) ?? []), doc]);
+      }
+      for (const [tenantId, list] of byTenant) {
+        for (let from = 0; from < list.length; from += TDB_LIMITS.batch) {
+          const chunk = list.slice(from, from + TDB_LIMITS.batch);
+          const job = retryOf(tenantId, chunk, Math.min(...chunk.map((doc) => doc.attemptCount)), now);
+          await this.queueRetry(job);
+          for (const doc of chunk) {
+            await this.submissions.updateOne(
+              { _id: doc._id, state },
+              {
+                $set: { state: 'pending', batchId: job._id, dueAt: now, updatedAt: now },
+                $unset: { due: '', leaseId: '', leaseUntil: '' },
+              },
+            );
+          }
+        }
+      }
+    }
+  }
+}
+
+/** A retry of these statements (log documents, `_id` and `payload`), due at `dueAt`. */
+export function retryOf(
+  tenantId: string,
+  docs: Array<Pick<TdbSubmissionDoc, '_id' | 'payload'>>,
+  attemptCount: number,
+  dueAt: Date,
+): TdbRetryDoc {
+  const now = new Date();
+  return {
+    _id: `tdbr_${randomUUID()}`,
+    tenantId,
+    submissionIds: docs.map((doc) => doc._id),
+    payloads: docs.map((doc) => doc.payload),
+    state: 'pending',
+    attemptCount,
+    dueAt,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The fields of a log document that the outcome sets (for a new document) or changes (for one waiting). */
+export function outcomeFields(outcome: TdbOutcome, attempt: TdbAttempt | undefined, now: Date) {
+  const final = outcome.state !== 'pending';
+  return {
+    state: outcome.state,
+    ...(outcome.state === 'pending' ? { dueAt: outcome.dueAt } : {}),
+    ...(outcome.state === 'submitted' ? { submittedAt: now } : {}),
+    ...(outcome.state === 'submitted' && outcome.tdbUuid ? { tdbUuid: outcome.tdbUuid } : {}),
+    ...(outcome.state === 'submitted' && outcome.alreadyStored ? { alreadyStored: true } : {}),
+    ...(outcome.state === 'failed' && outcome.rejection ? { rejection: outcome.rejection } : {}),
+    ...(outcome.state === 'skipped' ? { skipReason: outcome.reason } : {}),
+    ...(attempt?.error !== undefined && outcome.state !== 'submitted' ? { lastError: attempt.error } : {}),
+    ...(final ? { completedAt: now } : {}),
+    updatedAt: now,
+  };
+}
+
+function outcomeUpdate(outcome: TdbOutcome, attempt: TdbAttempt | undefined, now: Date) {
+  return {
+    $set: outcomeFields(outcome, attempt, now),
+    ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
+    ...(outcome.state !== 'pending' ? { $unset: { batchId: '' as const, dueAt: '' as const } } : {}),
+  };
 }

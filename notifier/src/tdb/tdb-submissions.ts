@@ -3,6 +3,7 @@ import {
   statementOf,
   submitsToTdb,
   TDB_LIMITS,
+  tdbEnabledSince,
   tdbStatementOf,
   tdbSubmissionIdOf,
   tdbTokenContext,
@@ -10,12 +11,14 @@ import {
   type SecretBox,
   type TdbAttempt,
   type TdbConfigDoc,
+  type TdbRetryDoc,
+  type TdbStatement,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { nextDelayMs } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
-import type { TdbStore } from '../store/tdb-store';
+import { outcomeFields, retryOf, type TdbOutcome, type TdbStore } from '../store/tdb-store';
 import { onlyPuidRefused, type TdbClient } from './tdb-client';
 
 export interface TdbSubmissionsOptions {
@@ -26,94 +29,63 @@ export interface TdbSubmissionsOptions {
   log: Logger;
   retryScheduleS: readonly number[];
   pollMs: number;
-  /** A claimed submission stays ours this long: the call's timeout plus a margin. */
+  /** A claimed retry stays ours this long: the call's timeout plus a margin. */
   leaseMs: number;
-  /** Calls in flight in this process. */
+  /** Calls in flight at once: per batch of events, and for retries. */
   concurrency: number;
-  /** How long a new statement waits for others to share its call, milliseconds. */
-  batchWaitMs: number;
   /** A call's result per statement (`submitted` or its error), for metrics. */
   onResult?: (result: string, count: number) => void;
 }
 
-/** The statements of one tenant claimed together: one call carries them. */
-export interface Batch {
-  _id: string;
-  tenantId: string;
-  docs: TdbSubmissionDoc[];
+/** One statement to send: its log document's id, what is sent, and the calls already made for it. */
+interface Item {
+  id: string;
+  payload: TdbStatement;
+  attemptCount: number;
 }
+
+/** A call's result for each of its statements, in order, and the attempt to record (none when no call was made). */
+interface CallOutcome {
+  attempt?: TdbAttempt;
+  outcomes: Array<{ outcome: TdbOutcome; error?: string }>;
+}
+
+/** Tenants whose calls are held back after a failure, remembered at most (the oldest is forgotten first). */
+const MAX_HELD_TENANTS = 10_000;
 
 /**
  * Submission of statements of reasons to the Transparency Database (Art. 24(5) DSA) for the tenants that turned it on.
- * The events consumer plans one document per restricting decision before it commits (`_id` from the event id, so a
- * re-consumed event submits once); a WorkLoop claims due statements up to 100 at a time, sends each tenant's in one
- * `POST /api/v1/statements`, and reschedules failures in MongoDB like the emails and payment actions. The puid is the
- * decision event's id: when a call's answer is lost and the call is made again, the database refuses the stored
- * statements' puids, which (confirmed with `existing-puid`) count as submitted.
+ * Its own consumer of the events topic (TdbConsumer) hands over each batch of events, a few seconds' worth: their
+ * restricting decisions of tenants with submission on become one `POST /api/v1/statements` per tenant and 100
+ * statements, and each statement's log document is written with the call's answer (one insert per call). A failed
+ * call's statements go to a retry in MongoDB (`tdb_retries`), which a WorkLoop makes again on the retry schedule; while
+ * a tenant's database is failing, its new statements join retries instead of waiting on calls that time out, so one
+ * tenant's database never holds the others'.
+ *
+ * The puid is the decision event's id: a call made again after its answer was lost (a retry, or events consumed again
+ * after a crash) is refused for the stored statements' puids, which (confirmed with `existing-puid`) count as
+ * submitted.
  */
 export class TdbSubmissions {
-  private readonly loop: WorkLoop<Batch>;
+  private readonly loop: WorkLoop<TdbRetryDoc>;
+  /** Tenant → until when its new statements join retries rather than calls (its last call failed). */
+  private readonly heldUntil = new Map<string, number>();
 
   constructor(private readonly options: TdbSubmissionsOptions) {
     const { store, leaseMs } = options;
-    this.loop = new WorkLoop<Batch>({
+    this.loop = new WorkLoop<TdbRetryDoc>({
       log: options.log,
       pollMs: options.pollMs,
       concurrency: options.concurrency,
-      claimBatch: 1,
-      claim: async (now) => batchesOf(await store.claim(now, leaseMs, TDB_LIMITS.batch)),
-      process: (batch) => this.submitBatch(batch),
+      claim: (now, limit) => store.claim(now, leaseMs, limit),
+      process: (job) => this.retry(job),
       leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
     });
   }
 
-  /**
-   * Records the submissions these events call for, for tenants with submission on (the others: nothing);
-   * idempotent. Throws on a database failure (the batch is retried).
-   */
-  async plan(events: DomainEvent[]): Promise<void> {
-    const { store, secrets, log } = this.options;
-    const configs = new Map<string, Promise<TdbConfigDoc | null>>();
-    const docs: TdbSubmissionDoc[] = [];
-    for (const event of events) {
-      if (event.type !== 'RecordModerated' && event.type !== 'UserStatusChanged') continue;
-      // The appeal window is not part of what the database receives.
-      const statement = statementOf(event, { appealWindowDays: MIN_APPEAL_WINDOW_DAYS });
-      if (!statement || !submitsToTdb(statement)) continue;
-      if (!configs.has(event.tenantId)) configs.set(event.tenantId, store.configOf(event.tenantId));
-      const config = await configs.get(event.tenantId);
-      if (!config) continue;
-      const hasImages = event.type === 'RecordModerated' && (event.data.images?.length ?? 0) > 0;
-      const now = new Date();
-      docs.push({
-        _id: tdbSubmissionIdOf(event.id),
-        tenantId: event.tenantId,
-        eventId: event.id,
-        statementId: statement.id,
-        subject: statement.subject,
-        payload: tdbStatementOf(statement, config, { hasImages }),
-        state: secrets ? 'pending' : 'skipped',
-        ...(secrets ? {} : { skipReason: 'not_configured', completedAt: now }),
-        attemptCount: 0,
-        attempts: [],
-        dueAt: new Date(now.getTime() + this.options.batchWaitMs),
-        createdAt: now,
-        updatedAt: now,
-      });
-    }
-    if (docs.length === 0) return;
-    const created = await store.insertNew(docs);
-    if (!secrets) log.warn({ statements: docs.length }, 'statements not submitted: no SECRETS_ENCRYPTION_KEY');
-    if (created > 0) this.wake();
-  }
-
+  /** Starts making the queued retries. */
   start(): void {
-    if (!this.options.secrets) return;
     this.loop.start();
-  }
-
-  wake(): void {
-    this.loop.wake();
   }
 
   async stop(): Promise<void> {
@@ -121,128 +93,250 @@ export class TdbSubmissions {
     await this.options.client.close();
   }
 
-  /** Sends one tenant's claimed statements in one call and records each one's outcome (the loop's job). */
-  async submitBatch(batch: Batch): Promise<void> {
-    const { store, client, secrets } = this.options;
-    const log = this.options.log.child({ tenantId: batch.tenantId, statements: batch.docs.length });
-    const config = await store.configOf(batch.tenantId);
+  /**
+   * Submits the statements these events call for, for tenants with submission on (decisions made since it was turned
+   * on), and records each one's outcome; idempotent. Throws on a database failure (the batch is handled again).
+   */
+  async submit(events: DomainEvent[]): Promise<void> {
+    const { store, secrets, log } = this.options;
+    const byTenant = new Map<string, DomainEvent[]>();
+    for (const event of events) {
+      if (event.type !== 'RecordModerated' && event.type !== 'UserStatusChanged') continue;
+      byTenant.set(event.tenantId, [...(byTenant.get(event.tenantId) ?? []), event]);
+    }
+    const calls: Array<() => Promise<void>> = [];
+    for (const [tenantId, tenantEvents] of byTenant) {
+      const config = await store.configOf(tenantId);
+      if (!config) continue;
+      const since = tdbEnabledSince(config).getTime();
+      const docs: TdbSubmissionDoc[] = [];
+      for (const event of tenantEvents) {
+        if (Date.parse(event.occurredAt) < since) continue;
+        const doc = this.docOf(event, config);
+        if (doc) docs.push(doc);
+      }
+      if (docs.length === 0) continue;
+      if (!secrets) {
+        const now = new Date();
+        const skipped = { state: 'skipped', reason: 'not_configured' } as const;
+        await store.record(docs.map((doc) => ({ ...doc, ...outcomeFields(skipped, undefined, now) })));
+        log.warn({ statements: docs.length }, 'statements not submitted: no SECRETS_ENCRYPTION_KEY');
+        continue;
+      }
+      for (let from = 0; from < docs.length; from += TDB_LIMITS.batch) {
+        const chunk = docs.slice(from, from + TDB_LIMITS.batch);
+        calls.push(() => this.submitNew(config, chunk));
+      }
+    }
+    await inTurns(calls, this.options.concurrency);
+  }
+
+  /** The log document of the event's statement, before its first call; null when it restricts nothing. */
+  private docOf(event: DomainEvent, config: TdbConfigDoc): TdbSubmissionDoc | null {
+    if (event.type !== 'RecordModerated' && event.type !== 'UserStatusChanged') return null;
+    // The appeal window is not part of what the database receives.
+    const statement = statementOf(event, { appealWindowDays: MIN_APPEAL_WINDOW_DAYS });
+    if (!statement || !submitsToTdb(statement)) return null;
+    const hasImages = event.type === 'RecordModerated' && (event.data.images?.length ?? 0) > 0;
+    const now = new Date();
+    return {
+      _id: tdbSubmissionIdOf(event.id),
+      tenantId: event.tenantId,
+      eventId: event.id,
+      statementId: statement.id,
+      subject: statement.subject,
+      payload: tdbStatementOf(statement, config, { hasImages }),
+      state: 'pending',
+      attemptCount: 0,
+      attempts: [],
+      createdAt: now,
+      updatedAt: now,
+    };
+  }
+
+  /**
+   * One call for up to 100 new statements of a tenant, then their log documents in one insert; those to send again go
+   * to a retry first (so that a crash in between leaves nothing pending without one).
+   */
+  private async submitNew(config: TdbConfigDoc, docs: TdbSubmissionDoc[]): Promise<void> {
+    const { store } = this.options;
+    const tenantId = config._id;
+    const items = docs.map((doc) => ({ id: doc._id, payload: doc.payload, attemptCount: 0 }));
+    const held = this.heldUntil.get(tenantId);
+    const result: CallOutcome =
+      held !== undefined && held > Date.now()
+        ? { outcomes: items.map(() => ({ outcome: { state: 'pending', dueAt: new Date(held) } })) }
+        : await this.call(config, items);
+    const now = new Date();
+    const pending = docs.filter((_, index) => result.outcomes[index]!.outcome.state === 'pending');
+    const firstPending = result.outcomes.find((entry) => entry.outcome.state === 'pending')?.outcome;
+    let batchId: string | undefined;
+    if (firstPending?.state === 'pending') {
+      const job = retryOf(tenantId, pending, result.attempt ? 1 : 0, firstPending.dueAt);
+      await store.queueRetry(job);
+      batchId = job._id;
+      if (firstPending.dueAt.getTime() <= Date.now()) this.loop.wake();
+    }
+    await store.record(
+      docs.map((doc, index) => {
+        const { outcome, error } = result.outcomes[index]!;
+        const attempt = result.attempt && { ...result.attempt, ...(error !== undefined ? { error } : {}) };
+        return {
+          ...doc,
+          ...outcomeFields(outcome, attempt, now),
+          ...(attempt ? { attempts: [attempt], attemptCount: 1 } : {}),
+          ...(outcome.state === 'pending' && batchId ? { batchId } : {}),
+        };
+      }),
+    );
+  }
+
+  /** Makes a queued retry's call (the WorkLoop's job) and records its outcome. */
+  async retry(job: TdbRetryDoc): Promise<void> {
+    const { store, log } = this.options;
+    const config = await store.configOf(job.tenantId);
+    const ids = job.submissionIds;
     if (!config) {
-      // Turned off since they were planned.
-      await Promise.all(
-        batch.docs.map((doc) => store.finish(doc, undefined, { state: 'skipped', reason: 'disabled' })),
+      // Turned off since they were queued.
+      const skipped = { outcome: { state: 'skipped', reason: 'disabled' } as const };
+      await store.settleRetry(
+        job,
+        undefined,
+        ids.map((id) => ({ id, ...skipped })),
       );
-      log.info('statements not submitted: submission turned off');
+      log.info({ tenantId: job.tenantId, statements: ids.length }, 'statements not submitted: submission turned off');
       return;
     }
+    const items = ids.map((id, index) => ({ id, payload: job.payloads[index]!, attemptCount: job.attemptCount }));
+    const result = await this.call(config, items);
+    await store.settleRetry(
+      job,
+      result.attempt,
+      ids.map((id, index) => ({ id, ...result.outcomes[index]! })),
+    );
+    if (result.outcomes.some((entry) => entry.outcome.state === 'pending' && entry.outcome.dueAt <= new Date())) {
+      this.loop.wake();
+    }
+  }
+
+  /** One call with a tenant's statements; what became of each. Never throws for the call's own failures. */
+  private async call(config: TdbConfigDoc, items: Item[]): Promise<CallOutcome> {
+    const { client, secrets } = this.options;
+    const tenantId = config._id;
+    const log = this.options.log.child({ tenantId, statements: items.length });
     const at = new Date();
-    const opened = secrets!.open(config.sealed, tdbTokenContext(batch.tenantId));
+    const opened = secrets!.open(config.sealed, tdbTokenContext(tenantId));
     if (!opened.ok) {
       log.error({ problem: opened.problem }, 'transparency database token cannot be opened (SECRETS_ENCRYPTION_KEY)');
-      await this.retry(batch.docs, { at, durationMs: 0, batchSize: batch.docs.length, error: 'token_unreadable' }, log);
-      return;
+      return this.failed(
+        tenantId,
+        items,
+        { at, durationMs: 0, batchSize: items.length, error: 'token_unreadable' },
+        log,
+      );
     }
     const target = { baseUrl: config.baseUrl, token: opened.plaintext };
-    const result = await client.submit({ ...target, statements: batch.docs.map((doc) => doc.payload) });
+    const result = await client.submit({ ...target, statements: items.map((item) => item.payload) });
     const attempt: TdbAttempt = {
       at,
       durationMs: result.durationMs,
-      batchSize: batch.docs.length,
+      batchSize: items.length,
       ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
     };
     if (result.kind === 'created') {
-      this.options.onResult?.('submitted', batch.docs.length);
-      await Promise.all(
-        batch.docs.map((doc) => {
-          const tdbUuid = result.uuids.get(doc.payload.puid);
-          return store.finish(doc, attempt, { state: 'submitted', ...(tdbUuid ? { tdbUuid } : {}) });
-        }),
-      );
+      this.heldUntil.delete(tenantId);
+      this.options.onResult?.('submitted', items.length);
       log.info({ durationMs: result.durationMs }, 'statements submitted');
-      return;
+      const outcomes = items.map((item): { outcome: TdbOutcome } => {
+        const tdbUuid = result.uuids.get(item.payload.puid);
+        return { outcome: { state: 'submitted', ...(tdbUuid ? { tdbUuid } : {}) } };
+      });
+      return { attempt, outcomes };
     }
     if (result.kind === 'failed') {
-      await this.retry(batch.docs, { ...attempt, error: result.error }, log, result.retryAfterMs);
-      return;
+      return this.failed(tenantId, items, { ...attempt, error: result.error }, log, result.retryAfterMs);
     }
     // Refused: the database stored none of the call's statements. Those refused for their puid alone are stored
-    // already; those refused for anything else are failed (retrying sends the same statement); the others go again.
-    const again: TdbSubmissionDoc[] = [];
+    // already; those refused for anything else are failed (retrying sends the same statement); the others go again at
+    // once (the attempt still counts towards the schedule).
     let rejected = 0;
-    await Promise.all(
-      batch.docs.map(async (doc, index) => {
+    const outcomes = await Promise.all(
+      items.map(async (item, index): Promise<{ outcome: TdbOutcome; error?: string }> => {
         const fields = result.errors.get(index);
         if (!fields) {
-          again.push(doc);
-          return;
+          const next = this.nextState(item, 0);
+          return { outcome: next ?? { state: 'failed' }, error: 'batch_refused' };
         }
-        if (onlyPuidRefused(fields)) {
-          const stored = await client.exists({ ...target, puid: doc.payload.puid });
-          if (stored === true) {
-            await store.finish(doc, { ...attempt, error: 'duplicate' }, { state: 'submitted', alreadyStored: true });
-            return;
-          }
+        if (onlyPuidRefused(fields) && (await client.exists({ ...target, puid: item.payload.puid })) === true) {
+          return { outcome: { state: 'submitted', alreadyStored: true }, error: 'duplicate' };
         }
         rejected += 1;
-        await store.finish(doc, { ...attempt, error: 'rejected' }, { state: 'failed', rejection: fields });
+        return { outcome: { state: 'failed', rejection: fields }, error: 'rejected' };
       }),
     );
     if (rejected > 0) {
       this.options.onResult?.('rejected', rejected);
       log.warn({ rejected }, 'statements refused by the transparency database');
     }
-    // Sent again at once, without the refused ones; the attempt still counts towards the schedule.
-    await Promise.all(
-      again.map((doc) =>
-        store.finish(doc, { ...attempt, error: 'batch_refused' }, this.nextState(doc, 0) ?? { state: 'failed' }),
-      ),
-    );
-    if (again.length > 0) this.wake();
+    return { attempt, outcomes };
   }
 
-  /** The next state after a failed attempt: pending after the schedule's delay, or null when it is exhausted. */
-  private nextState(doc: TdbSubmissionDoc, delayFloorMs?: number): { state: 'pending'; dueAt: Date } | null {
-    const delay = nextDelayMs({ attempts: doc.attemptCount + 1, scheduleS: this.options.retryScheduleS });
-    if (delay === null) return null;
-    const wait = delayFloorMs === undefined ? delay : delayFloorMs;
-    return { state: 'pending', dueAt: new Date(Date.now() + wait) };
-  }
-
-  private async retry(
-    docs: TdbSubmissionDoc[],
+  /** After a failed call: each statement again after the schedule's delay, or failed once it is spent. */
+  private failed(
+    tenantId: string,
+    items: Item[],
     attempt: TdbAttempt,
     log: Logger,
     retryAfterMs?: number,
-  ): Promise<void> {
-    this.options.onResult?.(attempt.error ?? 'error', docs.length);
+  ): CallOutcome {
+    this.options.onResult?.(attempt.error ?? 'error', items.length);
     let exhausted = 0;
-    await Promise.all(
-      docs.map((doc) => {
-        const delay = nextDelayMs({
-          attempts: doc.attemptCount + 1,
-          scheduleS: this.options.retryScheduleS,
-          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        });
-        if (delay === null) {
-          exhausted += 1;
-          return this.options.store.finish(doc, attempt, { state: 'failed' });
-        }
-        return this.options.store.finish(doc, attempt, { state: 'pending', dueAt: new Date(Date.now() + delay) });
-      }),
-    );
+    const outcomes = items.map((item) => {
+      const next = this.nextState(item, undefined, retryAfterMs);
+      if (!next) exhausted += 1;
+      return { outcome: next ?? { state: 'failed' } };
+    });
+    // The tenant's next statements wait for the retry instead of calling a database that just failed.
+    const until = outcomes.find((entry) => entry.outcome.state === 'pending')?.outcome;
+    if (until?.state === 'pending') this.hold(tenantId, until.dueAt.getTime());
     log.info(
       { error: attempt.error, statusCode: attempt.statusCode, failed: exhausted },
       exhausted > 0 ? 'statements failed after their retries' : 'transparency database call failed, retrying',
     );
+    return { attempt, outcomes };
+  }
+
+  private hold(tenantId: string, until: number): void {
+    this.heldUntil.delete(tenantId);
+    if (this.heldUntil.size >= MAX_HELD_TENANTS) {
+      const oldest = this.heldUntil.keys().next();
+      if (!oldest.done) this.heldUntil.delete(oldest.value);
+    }
+    this.heldUntil.set(tenantId, until);
+  }
+
+  /** The next state after a failed attempt: pending after the schedule's delay (or `delayMs`), null once spent. */
+  private nextState(item: Item, delayMs?: number, retryAfterMs?: number): { state: 'pending'; dueAt: Date } | null {
+    const delay = nextDelayMs({
+      attempts: item.attemptCount + 1,
+      scheduleS: this.options.retryScheduleS,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    });
+    if (delay === null) return null;
+    return { state: 'pending', dueAt: new Date(Date.now() + (delayMs ?? delay)) };
   }
 }
 
-/** Claimed statements grouped by tenant: one call each (at most 100, what one claim takes). */
-export function batchesOf(docs: TdbSubmissionDoc[]): Batch[] {
-  const byTenant = new Map<string, TdbSubmissionDoc[]>();
-  for (const doc of docs) {
-    const list = byTenant.get(doc.tenantId) ?? [];
-    list.push(doc);
-    byTenant.set(doc.tenantId, list);
-  }
-  return [...byTenant].map(([tenantId, list]) => ({ _id: list[0]!._id, tenantId, docs: list }));
+/** Runs the tasks, at most `limit` at a time; rejects with the first failure once all have ended. */
+async function inTurns(tasks: Array<() => Promise<void>>, limit: number): Promise<void> {
+  let next = 0;
+  const errors: unknown[] = [];
+  const worker = async () => {
+    while (next < tasks.length) {
+      const task = tasks[next++]!;
+      await task().catch((err: unknown) => errors.push(err));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+  if (errors.length > 0) throw errors[0];
 }

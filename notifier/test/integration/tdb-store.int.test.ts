@@ -1,0 +1,100 @@
+import { COLLECTIONS, type TdbStatement, type TdbSubmissionDoc } from '@vigil/proto';
+import { MongoClient, type Db } from 'mongodb';
+import { testServers, uniqueName } from '../../../deploy/test-support';
+import { retryOf, TdbStore } from '../../src/store/tdb-store';
+
+/** The notifier's Transparency Database collections on the real store: retries, their outcomes, an older release's queue. */
+const TIMING = { bucketMs: 1000, graceMs: 500 };
+
+let client: MongoClient;
+let db: Db;
+
+beforeAll(() => {
+  client = new MongoClient(testServers().mongoUrl);
+  db = client.db(uniqueName('tdbstore'), { ignoreUndefined: true });
+});
+
+afterAll(async () => {
+  await db.dropDatabase().catch(() => undefined);
+  await client.close();
+});
+
+const payload = (puid: string) => ({ puid }) as TdbStatement;
+
+const logDoc = (id: string, tenantId: string, extra: Partial<TdbSubmissionDoc> = {}): TdbSubmissionDoc => ({
+  _id: id,
+  tenantId,
+  eventId: id,
+  statementId: `sor_${id}`,
+  subject: { type: 'record', id: `rec_${id}` },
+  payload: payload(id),
+  state: 'pending',
+  attemptCount: 0,
+  attempts: [],
+  createdAt: new Date(),
+  updatedAt: new Date(),
+  ...extra,
+});
+
+it('hands statements an earlier release queued one by one to retries, once', async () => {
+  const legacy = db.collection<TdbSubmissionDoc>(COLLECTIONS.tdbSubmissions);
+  await legacy.insertMany([
+    logDoc('L1', 'ten_a', { due: '1', dueAt: new Date() }),
+    logDoc('L2', 'ten_a', { state: 'sending', due: '1', dueAt: new Date(), leaseId: 'x', leaseUntil: new Date() }),
+    logDoc('L3', 'ten_b', { due: '1', dueAt: new Date(), attemptCount: 2 }),
+    logDoc('L4', 'ten_b', { state: 'submitted' }),
+  ]);
+  const store = new TdbStore(db, TIMING);
+  await store.ensureIndexes();
+  const retries = await store.retries.find({}).toArray();
+  const byTenant = new Map(retries.map((job) => [job.tenantId, job]));
+  expect(retries).toHaveLength(3);
+  expect(byTenant.get('ten_b')).toMatchObject({ submissionIds: ['L3'], payloads: [{ puid: 'L3' }], attemptCount: 2 });
+  for (const id of ['L1', 'L2', 'L3']) {
+    const doc = await legacy.findOne({ _id: id });
+    expect(doc).toMatchObject({ state: 'pending', batchId: expect.stringMatching(/^tdbr_/) });
+    expect(doc?.due).toBeUndefined();
+    expect(doc?.leaseId).toBeUndefined();
+  }
+  expect((await legacy.findOne({ _id: 'L4' }))?.state).toBe('submitted');
+  // A second start finds nothing left to hand over.
+  await new TdbStore(db, TIMING).ensureIndexes();
+  expect(await store.retries.countDocuments({})).toBe(3);
+});
+
+it('claims a due retry, records each statement outcome, and keeps only what goes again', async () => {
+  const store = new TdbStore(db, TIMING);
+  await store.ensureIndexes();
+  const docs = ['R1', 'R2', 'R3'].map((id) => logDoc(id, 'ten_c'));
+  const job = retryOf('ten_c', docs, 1, new Date(Date.now() - 10));
+  await store.queueRetry(job);
+  await store.record(docs.map((doc) => ({ ...doc, batchId: job._id })));
+  // Another retry since carries R3: this one's outcome leaves it alone.
+  await store.submissions.updateOne({ _id: 'R3' }, { $set: { batchId: 'tdbr_other' } });
+
+  const claimed = (await store.claim(new Date(), 60000, 10)).filter((doc) => doc._id === job._id);
+  expect(claimed).toHaveLength(1);
+  const attempt = { at: new Date(), durationMs: 5, batchSize: 3, statusCode: 422 };
+  const again = new Date(Date.now() + 3000);
+  await store.settleRetry(claimed[0]!, attempt, [
+    { id: 'R1', outcome: { state: 'submitted', tdbUuid: 'uuid-1' } },
+    { id: 'R2', outcome: { state: 'pending', dueAt: again }, error: 'batch_refused' },
+    { id: 'R3', outcome: { state: 'failed' }, error: 'rejected' },
+  ]);
+  const after = new Map((await store.submissions.find({ tenantId: 'ten_c' }).toArray()).map((doc) => [doc._id, doc]));
+  expect(after.get('R1')).toMatchObject({ state: 'submitted', tdbUuid: 'uuid-1', attemptCount: 1 });
+  expect(after.get('R1')?.batchId).toBeUndefined();
+  expect(after.get('R2')).toMatchObject({ state: 'pending', batchId: job._id, lastError: 'batch_refused' });
+  expect(after.get('R2')?.attempts).toEqual([expect.objectContaining({ statusCode: 422, error: 'batch_refused' })]);
+  expect(after.get('R3')).toMatchObject({ state: 'pending', batchId: 'tdbr_other', attempts: [] });
+  const kept = await store.retries.findOne({ _id: job._id });
+  expect(kept).toMatchObject({ state: 'pending', submissionIds: ['R2'], payloads: [{ puid: 'R2' }], attemptCount: 2 });
+  expect(kept?.dueAt.getTime()).toBe(again.getTime());
+
+  // Its last statement submitted: the retry is gone.
+  const [next] = (await store.claim(new Date(again.getTime() + 1), 60000, 10)).filter((doc) => doc._id === job._id);
+  expect(next).toBeDefined();
+  await store.settleRetry(next!, { ...attempt, statusCode: 201 }, [{ id: 'R2', outcome: { state: 'submitted' } }]);
+  expect(await store.retries.countDocuments({ _id: job._id })).toBe(0);
+  expect((await store.submissions.findOne({ _id: 'R2' }))?.state).toBe('submitted');
+});
