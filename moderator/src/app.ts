@@ -327,6 +327,9 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   relay.start();
   const erasure = new ContactErasure({
     erase: (day) => store.eraseContactsOf(day),
+    erasedThrough: () => store.contactsErasedThrough(),
+    markErasedThrough: (day) => store.markContactsErasedThrough(day),
+    oldestDue: () => store.oldestContactDue(),
     log: log.child({ component: 'contact-erasure' }),
   });
   erasure.start();

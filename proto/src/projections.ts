@@ -117,6 +117,8 @@ export const COLLECTIONS = {
    * personal data kept there could never be erased when its retention ends.
    */
   reportContacts: 'report_contacts',
+  /** How far the daily erasure of reporters' emails got (`{_id: 'report_contacts', day}`), shared by the replicas. */
+  contactErasure: 'contact_erasure',
   /**
    * Each user's flagged, not deleted records (`{_id: userId, count}`): its own document, so that writing it never races
    * a write of the user's projection (an update on FerretDB v1 rewrites the whole document).

@@ -33,20 +33,21 @@ let gw: Gateway;
 let tenant: { tenantId: string; key: string };
 let token: string;
 const notifierGroup = uniqueName('grp');
+const notifierEnv = {
+  KAFKA_GROUP_ID: notifierGroup,
+  SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
+  TDB_POLL_MS: '100',
+  TDB_BATCH_WAIT_MS: '300',
+  TDB_TIMEOUT_MS: '5000',
+  TDB_RETRY_SCHEDULE_S: '0.3,0.3,0.5,1,1,1,1,1',
+  DELIVERY_LEASE_MARGIN_MS: '1000',
+};
 
 beforeAll(async () => {
   stack = { dbName: uniqueName('tdb'), topicPrefix: `${uniqueName('t')}.` };
   tdb = await startTdb();
   moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  notifier = spawnNotifier(stack, {
-    KAFKA_GROUP_ID: notifierGroup,
-    SECRETS_ENCRYPTION_KEY: ENCRYPTION_KEY.toString('base64'),
-    TDB_POLL_MS: '100',
-    TDB_BATCH_WAIT_MS: '300',
-    TDB_TIMEOUT_MS: '5000',
-    TDB_RETRY_SCHEDULE_S: '0.3,0.3,0.5,1,1,1,1,1',
-    DELIVERY_LEASE_MARGIN_MS: '1000',
-  });
+  notifier = spawnNotifier(stack, notifierEnv);
   const moderatorAddress = await grpcAddressOf(moderator);
   await loggedPort(notifier, 'admin server listening');
   gw = await startGateway({ moderatorAddress, ...stack, secretsEncryptionKey: [ENCRYPTION_KEY] });
@@ -287,6 +288,32 @@ describe('Transparency Database submission', () => {
     for (const s of again) expect(s.attempts.map((a: Json) => a.error)).toEqual(['server_error', 'duplicate']);
     for (const s of lost) expect(storedWith(s.eventId as string)).toHaveLength(1);
   });
+
+  it('loses no statement and stores none twice when the notifier is killed while it submits', async () => {
+    await waitFor(async () => (await submissions()).every((s) => s.status === 'submitted'), {
+      timeoutMs: 40000,
+      what: 'earlier submissions settled',
+    });
+    const storedBefore = tdb.stored.length;
+    const records = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => flaggedRecord({ name: 'K', email: 'k@example.com', text: `kill${i}` })),
+    );
+    // Killed as soon as the database stored a first statement of these: its answer, the log and the offsets may all
+    // be lost.
+    await waitFor(() => tdb.stored.length > storedBefore, { timeoutMs: 40000, what: 'a first statement stored' });
+    await notifier.stop('SIGKILL');
+    notifier = spawnNotifier(stack, notifierEnv);
+    await loggedPort(notifier, 'admin server listening');
+    const subjects = new Set(records.flatMap((ids) => [ids.recordId, ids.userId]));
+    const done = await waitFor(
+      async () => {
+        const list = (await submissions()).filter((s) => subjects.has(s.subject.id as string));
+        return list.length === 24 && list.every((s) => s.status === 'submitted') ? list : undefined;
+      },
+      { timeoutMs: 60000, what: 'every statement of the killed run submitted' },
+    );
+    for (const submission of done) expect(storedWith(submission.eventId as string)).toHaveLength(1);
+  }, 120000);
 
   it('sends nothing for a tenant without the setting', async () => {
     const other = await gw.newTenant();

@@ -139,6 +139,20 @@ export class EventStore {
     return this.reportClaims.eraseContactsOf(day);
   }
 
+  /** See ReportClaims.contactsErasedThrough. */
+  contactsErasedThrough(): Promise<string | undefined> {
+    return this.reportClaims.contactsErasedThrough();
+  }
+
+  markContactsErasedThrough(day: string): Promise<void> {
+    return this.reportClaims.markContactsErasedThrough(day);
+  }
+
+  /** See ReportClaims.oldestContactDue. */
+  oldestContactDue(): Promise<string | undefined> {
+    return this.reportClaims.oldestContactDue();
+  }
+
   readStream(stream: string, tenantId: string): Promise<DomainEvent[]> {
     return this.streams.readStream(stream, tenantId);
   }

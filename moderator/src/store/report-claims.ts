@@ -1,4 +1,4 @@
-import { COLLECTIONS } from '@vigil/proto';
+import { COLLECTIONS, DEFAULT_REPORTER_EMAIL_RETENTION_DAYS, upsertRetried } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { writtenUnlessDuplicate } from './conditional-writes';
 import { guarded } from './mongo-errors';
@@ -35,8 +35,10 @@ export const utcDay = (at: Date): string => at.toISOString().slice(0, 10);
 export class ReportClaims {
   readonly claims: Collection<ReportClaimDoc>;
   private readonly contacts: Collection<ReportContactDoc>;
+  private readonly erasure: Collection<{ _id: string; day: string; updatedAt: Date }>;
 
   constructor(db: Db) {
+    this.erasure = db.collection(COLLECTIONS.contactErasure);
     this.claims = db.collection<ReportClaimDoc>(COLLECTIONS.reportClaims, { ignoreUndefined: true });
     this.contacts = db.collection<ReportContactDoc>(COLLECTIONS.reportContacts, { ignoreUndefined: true });
   }
@@ -88,5 +90,45 @@ export class ReportClaims {
   /** Erases the contacts due on `day` (an equality on the `erase_day` index); returns how many. */
   async eraseContactsOf(day: string): Promise<number> {
     return (await guarded(() => this.contacts.deleteMany({ eraseDay: day }))).deletedCount;
+  }
+
+  /** The last day whose contacts were erased (see ContactErasure), or undefined before the first. */
+  async contactsErasedThrough(): Promise<string | undefined> {
+    return (await guarded(() => this.erasure.findOne({ _id: COLLECTIONS.reportContacts })))?.day;
+  }
+
+  async markContactsErasedThrough(day: string): Promise<void> {
+    await guarded(() =>
+      upsertRetried(() =>
+        this.erasure.updateOne(
+          { _id: COLLECTIONS.reportContacts },
+          { $set: { day, updatedAt: new Date() } },
+          { upsert: true },
+        ),
+      ),
+    );
+  }
+
+  /**
+   * The oldest day a stored contact is due, for the erasure's first pass: one read of every contact, once. A contact
+   * an earlier release stored without its day gets it here (from its expiry, or the default retention).
+   */
+  async oldestContactDue(): Promise<string | undefined> {
+    const docs = await guarded(() =>
+      this.contacts.find({}, { projection: { eraseDay: 1, expiresAt: 1, createdAt: 1 } }).toArray(),
+    );
+    let oldest: string | undefined;
+    for (const doc of docs) {
+      let day = doc.eraseDay;
+      if (day === undefined) {
+        const expiresAt =
+          doc.expiresAt ?? new Date(doc.createdAt.getTime() + DEFAULT_REPORTER_EMAIL_RETENTION_DAYS * DAY_MS);
+        day = utcDay(new Date(expiresAt.getTime() + DAY_MS));
+        const eraseDay = day;
+        await guarded(() => this.contacts.updateOne({ _id: doc._id }, { $set: { eraseDay, expiresAt } }));
+      }
+      if (oldest === undefined || day < oldest) oldest = day;
+    }
+    return oldest;
   }
 }
