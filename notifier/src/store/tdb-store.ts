@@ -47,8 +47,6 @@ export class TdbStore {
     await this.queue.ensureIndexes();
     // The tenant's delivery log the gateway serves (GET /api/v1/transparency-database/submissions).
     await this.submissions.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'tenant_log' });
-    // The statements a retry carries, updated together by its outcome.
-    await this.submissions.createIndex({ batchId: 1 }, { name: 'batch', sparse: true });
     await this.adoptLegacyQueue();
   }
 

@@ -7,9 +7,12 @@ import {
   type ConsumerTiming,
 } from '@vigil/proto';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { OffsetCommits, retry } from '@vigil/proto/platform';
 
+/** Messages decoded between two turns of the event loop: a batch of a few seconds must not hold the webhooks. */
+const DECODED_PER_TURN = 32;
 /** The events that can restrict (the only ones decoded). */
 const RESTRICTING = new Set(['RecordModerated', 'UserStatusChanged']);
 /**
@@ -67,7 +70,8 @@ export class TdbConsumer {
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 4,
+      // One partition's batch at a time: a fetch's calls and inserts come one after another, not all at once.
+      partitionsConsumedConcurrently: 1,
       eachBatch: (payload) =>
         BatchHeartbeat.run(
           () => payload.heartbeat(),
@@ -88,7 +92,7 @@ export class TdbConsumer {
     const last = messages[messages.length - 1];
     if (!last) return;
     const log = this.options.log.child({ topic, partition });
-    const events = decode(messages);
+    const events = await decode(messages);
     await retry(
       async () => {
         if (this.stopping || beat.failed || !payload.isRunning() || payload.isStale()) {
@@ -110,11 +114,14 @@ export class TdbConsumer {
 }
 
 /** The batch's restricting events; the others, and messages that are not events (set aside by the fan-out), skipped. */
-function decode(messages: KafkaMessage[]): DomainEvent[] {
+async function decode(messages: KafkaMessage[]): Promise<DomainEvent[]> {
   const events: DomainEvent[] = [];
+  let decoded = 0;
   for (const message of messages) {
     const type = message.headers?.[HEADERS.eventType]?.toString();
     if (type !== undefined && !RESTRICTING.has(type)) continue;
+    decoded += 1;
+    if (decoded % DECODED_PER_TURN === 0) await yieldToLoop();
     let json: unknown;
     try {
       json = JSON.parse(message.value?.toString() ?? '');

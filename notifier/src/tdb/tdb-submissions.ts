@@ -15,6 +15,7 @@ import {
   type TdbStatement,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { nextDelayMs } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
@@ -50,6 +51,8 @@ interface CallOutcome {
   outcomes: Array<{ outcome: TdbOutcome; error?: string }>;
 }
 
+/** Statements built between two turns of the event loop: a batch of a few seconds must not hold the webhooks. */
+const BUILT_PER_TURN = 32;
 /** Tenants whose calls are held back after a failure, remembered at most (the oldest is forgotten first). */
 const MAX_HELD_TENANTS = 10_000;
 
@@ -110,7 +113,8 @@ export class TdbSubmissions {
       if (!config) continue;
       const since = tdbEnabledSince(config).getTime();
       const docs: TdbSubmissionDoc[] = [];
-      for (const event of tenantEvents) {
+      for (const [index, event] of tenantEvents.entries()) {
+        if (index > 0 && index % BUILT_PER_TURN === 0) await yieldToLoop();
         if (Date.parse(event.occurredAt) < since) continue;
         const doc = this.docOf(event, config);
         if (doc) docs.push(doc);
