@@ -17,6 +17,7 @@ import {
 } from '@vigil/proto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { mapInTurns } from '@vigil/proto/platform';
 import { nextDelayMs } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
 import { outcomeFields, retryOf, type TdbOutcome, type TdbStore } from '../store/tdb-store';
@@ -132,7 +133,7 @@ export class TdbSubmissions {
         calls.push(() => this.submitNew(config, chunk));
       }
     }
-    await inTurns(calls, this.options.concurrency);
+    await mapInTurns(calls, this.options.concurrency, (call) => call());
   }
 
   /** The log document of the event's statement, before its first call; null when it restricts nothing. */
@@ -329,18 +330,4 @@ export class TdbSubmissions {
     if (delay === null) return null;
     return { state: 'pending', dueAt: new Date(Date.now() + (delayMs ?? delay)) };
   }
-}
-
-/** Runs the tasks, at most `limit` at a time; rejects with the first failure once all have ended. */
-async function inTurns(tasks: Array<() => Promise<void>>, limit: number): Promise<void> {
-  let next = 0;
-  const errors: unknown[] = [];
-  const worker = async () => {
-    while (next < tasks.length) {
-      const task = tasks[next++]!;
-      await task().catch((err: unknown) => errors.push(err));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
-  if (errors.length > 0) throw errors[0];
 }

@@ -1,7 +1,9 @@
 // The runtime glue every service uses, imported as `@vigil/proto/platform`: logging, the kafkajs log bridge and
-// timer patch, environment parsing, metrics, the admin server, ordered shutdown, retries and offset commits.
+// timer patch, environment parsing, metrics, the admin server, ordered shutdown, retries, offset commits and bounded
+// concurrency.
 export * from './admin-server';
 export * from './env';
+export * from './in-turns';
 export * from './kafka-idle';
 export * from './kafka-log';
 export * from './logger';

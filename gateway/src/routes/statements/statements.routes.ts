@@ -1,4 +1,5 @@
 import { statementsOf, type DomainEvent, type Statement } from '@vigil/proto';
+import { mapInTurns } from '@vigil/proto/platform';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { callModerator, idParam, principalOf, type RouteDeps } from '../deps';
@@ -7,6 +8,8 @@ import { StatementList } from './statements.schema';
 
 /** Flagged records of a user whose statements `GET /users/{id}/statements` lists. */
 const USER_RECORDS = 50;
+/** Record event reads in flight at once for one user's statements. */
+const RECORD_READS_AT_ONCE = 8;
 
 type StoredEvents = { events: { id: string; type: string; version: number; occurredAt: string; dataJson: string }[] };
 
@@ -83,10 +86,12 @@ export function statementRoutes(api: ApiRouter, deps: RouteDeps): void {
       ]);
       const { tenantId, context } = await contextOf(ctx, userId);
       const statements: Statement[] = statementsOf(eventsOf(tenantId, userEvents), context);
-      for (const record of records.records) {
-        const events = await callModerator(deps, ctx, 'getRecordEvents', { recordId: record.id });
-        statements.push(...statementsOf(eventsOf(tenantId, events), context));
-      }
+      // A few records' events at a time: one slow read does not hold the others, and one request cannot take every
+      // moderator connection.
+      const perRecord = await mapInTurns(records.records, RECORD_READS_AT_ONCE, (record) =>
+        callModerator(deps, ctx, 'getRecordEvents', { recordId: record.id }),
+      );
+      for (const events of perRecord) statements.push(...statementsOf(eventsOf(tenantId, events), context));
       statements.sort((a, b) => (a.eventId < b.eventId ? 1 : a.eventId > b.eventId ? -1 : 0));
       ctx.body = { data: statements, has_more: records.hasMore };
     },
