@@ -240,6 +240,14 @@ describe('TdbSubmissions.retry', () => {
     expect([...settled[1]!.outcomes.values()].map((o) => o.state)).toEqual(['failed', 'failed']);
   });
 
+  it('skips what waits for a retry once the deployment has no key to open the token', async () => {
+    const { store, settled } = fakeStore(['ten_on']);
+    const { client, calls } = fakeClient(created());
+    await new TdbSubmissions({ ...options(store, client), secrets: undefined }).retry(job(1));
+    expect(calls).toEqual([]);
+    expect(settled[0]!.outcomes.get('tdb_E2')).toEqual({ state: 'skipped', reason: 'not_configured' });
+  });
+
   it('skips what a tenant that turned submission off still had queued', async () => {
     const { store, settled } = fakeStore([]);
     const { client, calls } = fakeClient(created());

@@ -201,15 +201,20 @@ export class TdbSubmissions {
     const { store, log } = this.options;
     const config = await store.configOf(job.tenantId);
     const ids = job.submissionIds;
-    if (!config) {
-      // Turned off since they were queued.
-      const skipped = { outcome: { state: 'skipped', reason: 'disabled' } as const };
+    if (!config || !this.options.secrets) {
+      // Turned off since they were queued, or the deployment lost the key that opens the token.
+      const skipped = {
+        outcome: { state: 'skipped', reason: config ? 'not_configured' : 'disabled' } as const,
+      };
       await store.settleRetry(
         job,
         undefined,
         ids.map((id) => ({ id, ...skipped })),
       );
-      log.info({ tenantId: job.tenantId, statements: ids.length }, 'statements not submitted: submission turned off');
+      log.info(
+        { tenantId: job.tenantId, statements: ids.length, reason: skipped.outcome.reason },
+        'statements not submitted',
+      );
       return;
     }
     const items = ids.map((id, index) => ({ id, payload: job.payloads[index]!, attemptCount: job.attemptCount }));
