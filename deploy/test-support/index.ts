@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Consumer, Kafka, KafkaMessage } from 'kafkajs';
+import { MongoClient, type Db } from 'mongodb';
 import sharp from 'sharp';
 import { serviceArgs } from '../local/service-command';
 
@@ -26,6 +27,19 @@ export function testServers(): TestServers {
 /** A name no other test file or run uses: for topics, consumer groups, databases. */
 export function uniqueName(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+}
+
+/** A database of its own on the test store, for a test of a store class; `drop` deletes it and closes the client. */
+export function scratchDb(prefix: string): { db: Db; drop(): Promise<void> } {
+  const client = new MongoClient(testServers().mongoUrl);
+  const db = client.db(uniqueName(prefix), { ignoreUndefined: true });
+  return {
+    db,
+    async drop() {
+      await db.dropDatabase().catch(() => undefined);
+      await client.close();
+    },
+  };
 }
 
 /** Polls `predicate` until it returns a truthy value, which is returned; throws after `timeoutMs`. */

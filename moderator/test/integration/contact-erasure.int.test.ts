@@ -1,21 +1,12 @@
 import { COLLECTIONS } from '@vigil/proto';
-import { MongoClient, type Db } from 'mongodb';
-import { testServers, uniqueName } from '../../../deploy/test-support';
+import { scratchDb } from '../../../deploy/test-support';
 import { ReportClaims } from '../../src/store/report-claims';
 
 /** The reporter emails' erasure on the real store: the shared day erased through, and contacts stored without a day. */
-let client: MongoClient;
-let db: Db;
+const scratch = scratchDb('erasure');
+const db = scratch.db;
 
-beforeAll(() => {
-  client = new MongoClient(testServers().mongoUrl);
-  db = client.db(uniqueName('erasure'), { ignoreUndefined: true });
-});
-
-afterAll(async () => {
-  await db.dropDatabase().catch(() => undefined);
-  await client.close();
-});
+afterAll(() => scratch.drop());
 
 it('gives contacts stored without a day their day, finds the oldest due, and keeps the day erased through', async () => {
   const claims = new ReportClaims(db);

@@ -123,7 +123,9 @@ export class TdbStore {
       const byTenant = new Map<string, TdbSubmissionDoc[]>();
       for (const doc of docs) {
         if (doc.batchId !== undefined) continue;
-        byTenant.set(doc.tenantId, [...(byTenant.get(doc.tenantId) ?? []), doc]);
+        const list = byTenant.get(doc.tenantId);
+        if (list) list.push(doc);
+        else byTenant.set(doc.tenantId, [doc]);
       }
       for (const [tenantId, list] of byTenant) {
         for (let from = 0; from < list.length; from += TDB_LIMITS.batch) {

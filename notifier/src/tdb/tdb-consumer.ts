@@ -10,11 +10,10 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { OffsetCommits, retry } from '@vigil/proto/platform';
+import { SUBMITTED_EVENT_TYPES } from './tdb-submissions';
 
 /** Messages decoded between two turns of the event loop: a batch of a few seconds must not hold the webhooks. */
 const DECODED_PER_TURN = 32;
-/** The events that can restrict (the only ones decoded). */
-const RESTRICTING = new Set(['RecordModerated', 'UserStatusChanged']);
 /**
  * A fetch waits for this much data or the batch wait, whichever comes first: under load a batch holds up to a few
  * seconds of events, so that calls carry many statements.
@@ -113,13 +112,13 @@ export class TdbConsumer {
   }
 }
 
-/** The batch's restricting events; the others, and messages that are not events (set aside by the fan-out), skipped. */
+/** The batch's events that can restrict (SUBMITTED_EVENT_TYPES); the others, and messages that are not events (set aside by the fan-out), skipped. */
 async function decode(messages: KafkaMessage[]): Promise<DomainEvent[]> {
   const events: DomainEvent[] = [];
   let decoded = 0;
   for (const message of messages) {
     const type = message.headers?.[HEADERS.eventType]?.toString();
-    if (type !== undefined && !RESTRICTING.has(type)) continue;
+    if (type !== undefined && !SUBMITTED_EVENT_TYPES.has(type)) continue;
     decoded += 1;
     if (decoded % DECODED_PER_TURN === 0) await yieldToLoop();
     let json: unknown;

@@ -52,6 +52,11 @@ interface CallOutcome {
   outcomes: Array<{ outcome: TdbOutcome; error?: string }>;
 }
 
+/** The events whose statements can go to the database: moderations and changes of a user's status. */
+export const SUBMITTED_EVENT_TYPES: ReadonlySet<string> = new Set(['RecordModerated', 'UserStatusChanged']);
+type SubmittedEvent = Extract<DomainEvent, { type: 'RecordModerated' | 'UserStatusChanged' }>;
+const isSubmitted = (event: DomainEvent): event is SubmittedEvent => SUBMITTED_EVENT_TYPES.has(event.type);
+
 /** Statements built between two turns of the event loop: a batch of a few seconds must not hold the webhooks. */
 const BUILT_PER_TURN = 32;
 /** Tenants whose calls are held back after a failure, remembered at most (the oldest is forgotten first). */
@@ -103,10 +108,12 @@ export class TdbSubmissions {
    */
   async submit(events: DomainEvent[]): Promise<void> {
     const { store, secrets, log } = this.options;
-    const byTenant = new Map<string, DomainEvent[]>();
+    const byTenant = new Map<string, SubmittedEvent[]>();
     for (const event of events) {
-      if (event.type !== 'RecordModerated' && event.type !== 'UserStatusChanged') continue;
-      byTenant.set(event.tenantId, [...(byTenant.get(event.tenantId) ?? []), event]);
+      if (!isSubmitted(event)) continue;
+      const list = byTenant.get(event.tenantId);
+      if (list) list.push(event);
+      else byTenant.set(event.tenantId, [event]);
     }
     const calls: Array<() => Promise<void>> = [];
     for (const [tenantId, tenantEvents] of byTenant) {
@@ -137,8 +144,7 @@ export class TdbSubmissions {
   }
 
   /** The log document of the event's statement, before its first call; null when it restricts nothing. */
-  private docOf(event: DomainEvent, config: TdbConfigDoc): TdbSubmissionDoc | null {
-    if (event.type !== 'RecordModerated' && event.type !== 'UserStatusChanged') return null;
+  private docOf(event: SubmittedEvent, config: TdbConfigDoc): TdbSubmissionDoc | null {
     // The appeal window is not part of what the database receives.
     const statement = statementOf(event, { appealWindowDays: MIN_APPEAL_WINDOW_DAYS });
     if (!statement || !submitsToTdb(statement)) return null;

@@ -1,23 +1,14 @@
 import { COLLECTIONS, type TdbStatement, type TdbSubmissionDoc } from '@vigil/proto';
-import { MongoClient, type Db } from 'mongodb';
-import { testServers, uniqueName } from '../../../deploy/test-support';
+import { scratchDb } from '../../../deploy/test-support';
 import { retryOf, TdbStore } from '../../src/store/tdb-store';
 
 /** The notifier's Transparency Database collections on the real store: retries, their outcomes, an older release's queue. */
 const TIMING = { bucketMs: 1000, graceMs: 500 };
 
-let client: MongoClient;
-let db: Db;
+const scratch = scratchDb('tdbstore');
+const db = scratch.db;
 
-beforeAll(() => {
-  client = new MongoClient(testServers().mongoUrl);
-  db = client.db(uniqueName('tdbstore'), { ignoreUndefined: true });
-});
-
-afterAll(async () => {
-  await db.dropDatabase().catch(() => undefined);
-  await client.close();
-});
+afterAll(() => scratch.drop());
 
 const payload = (puid: string) => ({ puid }) as TdbStatement;
 
