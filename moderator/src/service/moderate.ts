@@ -9,9 +9,7 @@ import {
   type TenantSettings,
   type UserData,
 } from '@vigil/proto';
-import { ProviderError, type EngineResult, type ModerationEngine, type PriorDecision } from '../engine';
 import { checkRecordBounds } from '../domain/bounds';
-import { UnavailableError } from '../domain/errors';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
 import type { RecordState } from '../domain/record';
 import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
@@ -21,6 +19,8 @@ import type { TenantConfig, TenantConfigCache } from '../store/tenant-config';
 import type { ShadowRunner } from '../shadow/shadow-runner';
 import { shadowVersionRules, splitRules } from '../shadow/shadow-rules';
 import type { JudgementCarry, Judgement } from './judgement-carry';
+import type { EngineResult, ModerationEngine } from '../engine';
+import { judge, priorOf } from './judge';
 import type { StreamWriter } from './stream-writer';
 import { flaggedCountAfter, reconcileCommand, type UserReconciliation } from './user-reconciliation';
 
@@ -314,11 +314,6 @@ async function commitDecision(
   };
 }
 
-/** The human decision standing on a record, which prompt strategies tell the LLM about. */
-export function priorOf(state: RecordState | null): PriorDecision | undefined {
-  return state?.manual && state.status ? { status: state.status, reason: state.manualReason } : undefined;
-}
-
 /**
  * The events of one moderate call: the user's upsert (when a user came with the record), the record's upsert, and the
  * moderation when there is an outcome (passthrough records keep reasons without the matched text). The record's
@@ -404,38 +399,6 @@ function stageModeration(
       )
     : upserted;
   return [...(stagedUser ? [stagedUser] : []), staged];
-}
-
-/** Runs the engine; a provider failure becomes UnavailableError (a busy tenant's TenantBusyError is one already). */
-export async function judge(
-  engine: ModerationEngine,
-  input: ModerateInput,
-  metadata: Metadata | undefined,
-  rules: RuleSet,
-  prior: PriorDecision | undefined,
-): Promise<EngineResult> {
-  try {
-    return await engine.moderate(
-      {
-        entity: input.entity,
-        name: input.name,
-        text: input.content.text,
-        imageUrls: input.content.imageUrls,
-        externalUrls: input.content.externalUrls,
-        metadata,
-        tenantId: input.tenantId,
-        prior,
-        deadline: input.deadline,
-      },
-      rules,
-      input.signal,
-    );
-  } catch (err) {
-    // A provider that fails, even "permanently" (bad key), is an operator problem: callers retry, nothing is dropped.
-    if (err instanceof ProviderError)
-      throw new UnavailableError('moderation provider unavailable', { retriable: err.retriable }, { cause: err });
-    throw err;
-  }
 }
 
 function resultOf(state: RecordState, testMode: boolean, duplicate: boolean): ModerateResult {

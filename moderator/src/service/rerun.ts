@@ -4,7 +4,8 @@ import type { RecordState } from '../domain/record';
 import { stageRecord, type StageContext } from '../domain/stream';
 import { ruleBasis } from '../domain/decision-basis';
 import { splitRules } from '../shadow/shadow-rules';
-import { judge, priorOf, type ModerationDeps } from './moderate';
+import { judge, priorOf } from './judge';
+import type { ModerationDeps } from './moderate';
 
 /** How a retroaction re-runs a record (see `retroact`). */
 export interface RetroactOptions {
