@@ -5,6 +5,8 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, modu
 const moduleNameMapper = {
   '^@vigil/proto$': '<rootDir>/proto/src/index.ts',
   '^@vigil/proto/platform$': '<rootDir>/proto/src/platform/index.ts',
+  // Specs' support in proto/src/testing (not built into dist).
+  '^@vigil/proto/dist/testing/(.*)$': '<rootDir>/proto/src/testing/$1',
 };
 const common = { transform, moduleNameMapper, testEnvironment: 'node', moduleFileExtensions: ['ts', 'js', 'json'] };
 

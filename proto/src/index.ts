@@ -25,6 +25,7 @@ export type {
 export * from './presets';
 export * from './upsert';
 export * from './store-errors';
+export * from './insert-results';
 export * from './write-groups';
 export * from './tenant-versions';
 export * from './service-addresses';

@@ -32,7 +32,13 @@ export function isUnavailableServerError(err: unknown): boolean {
   return typeof message === 'string' && BACKEND_UNREACHABLE.test(message);
 }
 
-/** A write refused because a document with the same unique key (`_id` or a unique index) exists: code 11000. */
+/**
+ * A one-document write refused because a document with the same unique key (`_id` or a unique index) exists: code
+ * 11000. Never true of a bulk write's error (`MongoBulkWriteError`, which carries its first write error's code even when
+ * other documents failed otherwise or the command broke part way): what that proves is read by `provenInsertOutcomes`.
+ */
 export function isDuplicateKeyError(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 11000;
+  if (typeof err !== 'object' || err === null) return false;
+  if ((err as { name?: unknown }).name === 'MongoBulkWriteError') return false;
+  return (err as { code?: unknown }).code === 11000;
 }

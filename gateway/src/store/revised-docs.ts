@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { COLLECTIONS, isDuplicateKeyError } from '@vigil/proto';
+import { COLLECTIONS, insertUnlessExists } from '@vigil/proto';
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
 import { ConflictError } from '../errors';
 import { backoffMs, sleep } from '@vigil/proto/platform';
@@ -80,10 +80,7 @@ export class RevisedDocs<C extends Document> {
         content: change(current),
         createdAt: new Date(),
       };
-      try {
-        await this.claims.insertOne(claim);
-      } catch (err) {
-        if (!isDuplicateKeyError(err)) throw err;
+      if (!(await insertUnlessExists(this.claims, claim))) {
         const other = await this.claims.findOne({ _id: claim._id } as Filter<Claim<C>>);
         if (other) await this.land(id, other);
         await sleep(backoffMs({ initialMs: 5, maxMs: 200 }, attempt));
@@ -128,12 +125,11 @@ export class RevisedDocs<C extends Document> {
           updatedAt: new Date(),
         } as Revised<C>;
         if (!doc) {
-          try {
-            await this.docs.insertOne(target as Parameters<Collection<Revised<C>>['insertOne']>[0]);
-          } catch (err) {
-            if (!isDuplicateKeyError(err)) throw err;
-            continue;
-          }
+          const inserted = await insertUnlessExists(
+            this.docs,
+            target as Parameters<Collection<Revised<C>>['insertOne']>[0],
+          );
+          if (!inserted) continue;
         } else {
           // Exactly the document read: the revision in this epoch, or the earlier release's write the epoch names.
           const filter =

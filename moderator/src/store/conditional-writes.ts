@@ -1,6 +1,9 @@
 import { isDuplicateKeyError } from '@vigil/proto';
 
-/** True once the write is done, false when it met a duplicate key (a document with its `_id` was already there). */
+/**
+ * True once a one-document write is done, false when it met a duplicate key (a document with its `_id` was already
+ * there). Never for a bulk write: `isDuplicateKeyError` refuses its errors (see `insertEach` in @vigil/proto).
+ */
 export async function writtenUnlessDuplicate(insert: Promise<unknown>): Promise<boolean> {
   try {
     await insert;

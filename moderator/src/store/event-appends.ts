@@ -1,5 +1,5 @@
-import { isDuplicateKeyError, WriteGroups } from '@vigil/proto';
-import { MongoBulkWriteError, type Collection } from 'mongodb';
+import { insertInOrder, WriteGroups } from '@vigil/proto';
+import { type Collection } from 'mongodb';
 import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
 import type { OutboxStore } from './outbox-store';
@@ -57,14 +57,8 @@ export class EventAppends {
   }
 
   /** Inserts events in order; how many went in before a version already taken (all of them when none was). */
-  private async insertEvents(docs: EventDoc[]): Promise<number> {
-    try {
-      await guarded(() => this.events.insertMany(docs, { ordered: true }));
-      return docs.length;
-    } catch (err) {
-      if (!isDuplicateKeyError(err)) throw err;
-      // Ordered: the events before the first failed one are stored.
-      return err instanceof MongoBulkWriteError ? err.insertedCount : 0;
-    }
+  private insertEvents(docs: EventDoc[]): Promise<number> {
+    // Ordered: the events before the first version taken are stored; any other failure proves nothing and throws.
+    return guarded(() => insertInOrder(this.events, docs));
   }
 }

@@ -1,4 +1,4 @@
-import { COLLECTIONS, isDuplicateKeyError, ulid } from '@vigil/proto';
+import { COLLECTIONS, insertEach, ulid } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { decodeTime } from 'ulid';
 import type { EventDoc } from './event-doc';
@@ -63,9 +63,7 @@ export class OutboxStore {
       delete copy.deadLetteredAt;
       return copy;
     });
-    await guarded(() => this.outbox.insertMany(copies, { ordered: false })).catch((err: unknown) => {
-      if (!isDuplicateKeyError(err)) throw err;
-    });
+    await guarded(() => insertEach(this.outbox, copies));
   }
 
   /**

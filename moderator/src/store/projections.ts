@@ -1,12 +1,20 @@
-import { COLLECTIONS, recordStream, reportStream, userStream, WriteGroups, type DomainEvent } from '@vigil/proto';
-import { MongoBulkWriteError, type Collection, type Db, type WriteError } from 'mongodb';
+import {
+  COLLECTIONS,
+  insertEach,
+  recordStream,
+  reportStream,
+  userStream,
+  WriteGroups,
+  type DomainEvent,
+} from '@vigil/proto';
+import { type Collection, type Db } from 'mongodb';
 import type { RecordState } from '../domain/record';
 import type { ReportState } from '../domain/report';
 import type { Loaded, StreamKind } from '../domain/stream';
 import type { UserState } from '../domain/user';
 import { replaceOrInsert, writtenUnlessDuplicate } from './conditional-writes';
 import { MAX_GROUP, type AnyState, type EventStreams, type Snapshots } from './event-streams';
-import { guarded, toAppError } from './mongo-errors';
+import { guarded } from './mongo-errors';
 
 /** Bound on re-projecting a stream that other writers keep extending (each round is one more write). */
 const CATCH_UP_ROUNDS = 8;
@@ -93,18 +101,9 @@ export class Projections implements Snapshots {
   }
 
   /** New record projections in one unordered insert: per document, inserted or already there. */
-  private async insertRecords(docs: readonly RecordState[]): Promise<boolean[]> {
-    try {
-      await guarded(() => this.records.insertMany([...docs], { ordered: false }));
-      return docs.map(() => true);
-    } catch (err) {
-      if (!(err instanceof MongoBulkWriteError)) throw err;
-      const failures = ([] as WriteError[]).concat(err.writeErrors);
-      // Anything but a duplicate fails the whole group, as it would each insert on its own.
-      if (failures.some((failure) => failure.code !== 11000)) throw toAppError(err);
-      const duplicates = new Set(failures.map((failure) => failure.index));
-      return docs.map((_, index) => !duplicates.has(index));
-    }
+  private insertRecords(docs: readonly RecordState[]): Promise<boolean[]> {
+    // Anything but proven duplicates fails the whole group, as it would each insert on its own.
+    return guarded(() => insertEach(this.records, [...docs]));
   }
 
   /**

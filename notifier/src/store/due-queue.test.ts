@@ -1,4 +1,5 @@
-import { MongoBulkWriteError, type BulkWriteResult, type Collection, type WriteError } from 'mongodb';
+import { duplicateKeyError } from '@vigil/proto/dist/testing/driver-errors';
+import { type Collection } from 'mongodb';
 import { DueQueue, type DueCursorDoc, type LeaseDoc, type QueuedDoc } from './due-queue';
 
 type Doc = { _id: string } & Record<string, unknown>;
@@ -63,9 +64,9 @@ class MemoryCollection {
     });
     if (writeErrors.length > 0) {
       return Promise.reject(
-        new MongoBulkWriteError(
-          { message: 'E11000 duplicate key', code: 11000, writeErrors: writeErrors as unknown as WriteError[] },
-          {} as BulkWriteResult,
+        duplicateKeyError(
+          docs.length,
+          writeErrors.map(({ index }) => index),
         ),
       );
     }

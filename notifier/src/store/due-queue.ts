@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { upsertRetried, WriteGroups } from '@vigil/proto';
+import { insertEach, upsertRetried, WriteGroups, type InsertsMany } from '@vigil/proto';
 import { MongoServerError, type Collection, type Filter } from 'mongodb';
-import { insertEach, insertIgnoringDuplicates } from './insert-new';
+import { insertIgnoringDuplicates } from './insert-new';
 import { FairQueue } from '../queue/fair-queue';
 
 /** The fields every queued job document has (webhook deliveries, user emails, payment actions). */
@@ -193,7 +193,7 @@ export class DueQueue<T extends QueuedDoc> {
 
   /** One group's inserts (see WriteGroups): every caller's jobs in one unordered insert, answered per caller. */
   private async insertGroup(lists: readonly T[][]): Promise<boolean[][]> {
-    const flags = await insertEach(this.jobs as unknown as Collection<T>, lists.flat());
+    const flags = await insertEach(this.jobs as unknown as InsertsMany<T>, lists.flat());
     let end = 0;
     return lists.map((docs) => flags.slice(end, (end += docs.length)));
   }
