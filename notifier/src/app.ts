@@ -20,6 +20,7 @@ import { createStripeClient } from './payments/stripe-client';
 import { connectStore, untilDone } from '@vigil/proto/platform';
 import { DeadLetterStore } from './store/dead-letter-store';
 import { DeliveryStore } from './store/delivery-store';
+import type { DueQueueTiming } from './store/due-queue';
 import { EndpointStateStore } from './store/endpoint-states';
 import { UpstreamReads } from './store/upstream-reads';
 import { EmailStore } from './store/email-store';
@@ -106,7 +107,22 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
   // Optional fields stay absent in stored documents instead of becoming null.
   const db = mongo.db(config.MONGO_DB, { ignoreUndefined: true });
-  const timing = { bucketMs: config.DUE_BUCKET_MS, graceMs: config.DUE_GRACE_MS };
+  const incidents = deps.registry
+    ? new Counter({
+        name: 'notifier_queue_incidents_total',
+        help: 'Jobs a due queue could not move on as planned (each found again, see DueQueue), by queue and kind',
+        labelNames: ['queue', 'kind'],
+        registers: [deps.registry],
+      })
+    : undefined;
+  const timing: DueQueueTiming = {
+    bucketMs: config.DUE_BUCKET_MS,
+    graceMs: config.DUE_GRACE_MS,
+    onIncident: ({ queue, kind, jobId, err }) => {
+      incidents?.inc({ queue, kind });
+      log.warn({ err, queue, kind, jobId }, 'queued job not moved on as planned');
+    },
+  };
   const store = new DeliveryStore(db, timing);
   await connectStore(log, mongo);
   await untilDone(log, 'delivery indexes', () => store.ensureIndexes());

@@ -12,8 +12,8 @@ interface Breaker {
 /**
  * Per-endpoint circuit breakers, in this process's memory. An endpoint that failed OPEN_AFTER_FAILURES attempts in a
  * row (refused connections, timeouts, 5xx…) gets no attempt for a pause that doubles with each further failure, up to
- * LONGEST_PAUSE_MS, then one probe at a time until an attempt succeeds. Its due deliveries wait meanwhile as
- * candidates in memory, without a store write each: a receiver that is down costs a probe a minute, not an attempt
+ * LONGEST_PAUSE_MS, then one probe at a time until an attempt succeeds. Its due deliveries wait meanwhile in the
+ * store, moved to the bucket of the pause's end by one write per bucket (see DueQueue.claim), not in memory: a receiver that is down costs a probe a minute, not an attempt
  * (and its writes) per pending delivery, and the notifier's slots go to the endpoints that answer. A delivery's retry
  * schedule is therefore a minimum: while its endpoint is down, its next attempt waits for the endpoint to answer.
  */
@@ -25,6 +25,13 @@ export class EndpointBreakers {
     const breaker = this.breakers.get(endpointId);
     if (!breaker || breaker.failures < OPEN_AFTER_FAILURES) return concurrency;
     return now >= breaker.pausedUntil ? 1 : 0;
+  }
+
+  /** Until when the endpoint gets no attempt at all (its breaker open and pausing), or undefined. */
+  pausedUntil(endpointId: string, now: number): number | undefined {
+    const breaker = this.breakers.get(endpointId);
+    if (!breaker || breaker.failures < OPEN_AFTER_FAILURES || now >= breaker.pausedUntil) return undefined;
+    return breaker.pausedUntil;
   }
 
   succeeded(endpointId: string): void {

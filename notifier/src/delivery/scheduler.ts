@@ -137,8 +137,12 @@ export class DeliveryScheduler implements LeaseHolder {
    * (none while its breaker is open); each takes a slot of its endpoint.
    */
   private async claim(now: Date, limit: number): Promise<DeliveryDoc[]> {
-    const docs = await this.options.store.claim(now, this.options.leaseMs, limit, (endpointId) =>
-      this.capacity(endpointId, now.getTime()),
+    const docs = await this.options.store.claim(
+      now,
+      this.options.leaseMs,
+      limit,
+      (endpointId) => this.capacity(endpointId, now.getTime()),
+      (endpointId) => this.breakers.pausedUntil(endpointId, now.getTime()),
     );
     for (const doc of docs) this.perEndpoint.set(doc.endpointId, this.load(doc.endpointId) + 1);
     return docs;

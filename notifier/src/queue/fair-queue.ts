@@ -48,6 +48,11 @@ export class FairQueue<T extends Ready> {
     this.count += 1;
   }
 
+  /** Every group with its items (ordered by `readyAt`), as they are now: copy before changing the queue. */
+  *groups(): Generator<[string, readonly T[]]> {
+    for (const queue of this.tenants.values()) yield* queue.groups.entries();
+  }
+
   /** Removes the item if it is still queued. */
   remove(tenant: string, group: string, item: T): void {
     const queue = this.tenants.get(tenant);

@@ -126,8 +126,14 @@ export class DeliveryStore {
   }
 
   /** Due deliveries (and expired leases) for this worker, fairly between tenants and endpoints. */
-  claim(now: Date, leaseMs: number, limit: number, capacity: (endpointId: string) => number): Promise<DeliveryDoc[]> {
-    return this.queue.claim(now, leaseMs, limit, capacity);
+  claim(
+    now: Date,
+    leaseMs: number,
+    limit: number,
+    capacity: (endpointId: string) => number,
+    pausedUntil?: (endpointId: string) => number | undefined,
+  ): Promise<DeliveryDoc[]> {
+    return this.queue.claim(now, leaseMs, limit, capacity, pausedUntil);
   }
 
   byId(deliveryId: string): Promise<DeliveryDoc | null> {

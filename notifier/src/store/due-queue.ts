@@ -50,6 +50,28 @@ export interface DueQueueTiming {
    * clock skew between processes), milliseconds; the bucket is swept once more after that.
    */
   graceMs: number;
+  /** A closed bucket that still held jobs is read again after this long, milliseconds. Default 5 s. */
+  resweepMs?: number;
+  /** Candidates kept in memory at most, in all and per group (an endpoint, a tenant). Defaults 100,000 and 1,000. */
+  maxCandidates?: number;
+  maxPerGroup?: number;
+  /** Told of each job the queue could not move on as planned (see QueueIncident): the owner logs and counts it. */
+  onIncident?: (incident: QueueIncident) => void;
+}
+
+/**
+ * What the queue tells its owner about a job it could not move on as planned. None loses the job: each says how it is
+ * found again.
+ * - `lease_failed`: a claim's lease write failed; the job stays a candidate (taken over once the lease key expires).
+ * - `takeover_reset`: MAX_TAKEOVER_CHAIN claimants in a row died between their lease key and their state write (or lost
+ *   the reply); the job is made due again now under a new key.
+ * - `park_failed`: moving a paused group's jobs to a later bucket failed; they stay where they are and are read again.
+ */
+export interface QueueIncident {
+  queue: string;
+  kind: 'lease_failed' | 'takeover_reset' | 'park_failed';
+  jobId?: string;
+  err?: unknown;
 }
 
 /** What the queue keeps in memory of a job it may claim: enough to choose it, not the job itself. */
@@ -65,16 +87,20 @@ interface Candidate {
   readyAt: number;
 }
 
-/** Candidates kept in memory at most; past it, buckets are read again later rather than held. */
+/**
+ * Candidates kept in memory at most, in all and per group; past them, jobs are left in the store and their bucket is
+ * read again (a bucket counts as empty only when a read finds nothing), so one group's backlog never closes the queue.
+ */
 const MAX_CANDIDATES = 100_000;
-/** A closed bucket that still held jobs is swept again after this long at the soonest. */
+const MAX_PER_GROUP = 1_000;
+/** A closed bucket that still held jobs is swept again after this long. */
 const RESWEEP_MS = 5_000;
 /** Cursor writes at most this often (it is a restart hint; buckets before it are known empty). */
 const CURSOR_SAVE_MS = 60_000;
 /** Buckets read at their start by one refresh at most (a catch-up after downtime continues at the next poll). */
 const MAX_OPENED_PER_REFRESH = 60;
 /** Claims of a job whose previous claimant died between its lease insert and its state write. */
-const MAX_TAKEOVER_CHAIN = 4;
+const MAX_TAKEOVER_CHAIN = 8;
 /** Callers' inserts sent together at most (see WriteGroups). */
 const MAX_INSERT_GROUP = 64;
 
@@ -102,8 +128,10 @@ export class DueQueue<T extends QueuedDoc> {
   private readonly inserts: WriteGroups<T[], boolean[]>;
   private readonly fair = new FairQueue<Candidate>();
   private readonly known = new Map<string, Candidate>();
-  /** Candidates in memory per bucket: a closed bucket is swept again only once none is left. */
-  private readonly perBucket = new Map<number, number>();
+  /** Candidates in memory per group (see MAX_PER_GROUP). */
+  private readonly perGroup = new Map<string, number>();
+  /** Groups whose jobs a read of a bucket found past MAX_PER_GROUP (left in the store), by bucket: parked too. */
+  private readonly overflow = new Map<number, Set<string>>();
   private readonly sweptAt = new Map<number, number>();
   /** Buckets to read again at the next refresh (a bulk write made jobs due in them). */
   private readonly touched = new Set<number>();
@@ -115,6 +143,9 @@ export class DueQueue<T extends QueuedDoc> {
   private savedAt = 0;
   /** Bucket reads made, for tests and metrics. */
   reads = 0;
+  private readonly resweepMs: number;
+  private readonly maxCandidates: number;
+  private readonly maxPerGroup: number;
 
   constructor(
     jobs: Collection<T>,
@@ -128,6 +159,9 @@ export class DueQueue<T extends QueuedDoc> {
     // The queue touches only the fields of QueuedDoc.
     this.jobs = jobs as unknown as Collection<QueuedDoc>;
     this.inserts = new WriteGroups((lists) => this.insertGroup(lists), MAX_INSERT_GROUP);
+    this.resweepMs = timing.resweepMs ?? RESWEEP_MS;
+    this.maxCandidates = timing.maxCandidates ?? MAX_CANDIDATES;
+    this.maxPerGroup = timing.maxPerGroup ?? MAX_PER_GROUP;
   }
 
   /**
@@ -220,21 +254,39 @@ export class DueQueue<T extends QueuedDoc> {
   /**
    * Takes up to `limit` due jobs for this worker, fairly between tenants and groups, within `capacity(group)` each.
    * Reads the buckets that are due for a read first. Returns the jobs as stored, now leased until `now + leaseMs`.
+   *
+   * `pausedUntil(group)`: a group that gets no attempt until then (an endpoint whose breaker is open). Its pending jobs
+   * are moved in the store to the bucket of that time, one write per bucket, and leave memory: a dead receiver's backlog
+   * is neither held here nor read on every sweep, and is found again when the pause ends.
    */
-  async claim(now: Date, leaseMs: number, limit: number, capacity?: (group: string) => number): Promise<T[]> {
+  async claim(
+    now: Date,
+    leaseMs: number,
+    limit: number,
+    capacity?: (group: string) => number,
+    pausedUntil?: (group: string) => number | undefined,
+  ): Promise<T[]> {
     await this.refresh(now.getTime());
+    if (pausedUntil) await this.park(now.getTime(), pausedUntil);
     const chosen = this.fair.take(limit, now.getTime(), capacity);
     if (chosen.length === 0) return [];
     for (const candidate of chosen) this.forget(candidate);
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const keyed = chosen.map((candidate) => ({ candidate, key: leaseKey(candidate) }));
-    const won = await insertIgnoringDuplicates(
-      this.leases,
-      keyed.map(({ key }) => ({ _id: key, leaseUntil, createdAt: now })),
-    );
-    const claimed = await Promise.all(
+    let won: Set<string>;
+    try {
+      won = await insertIgnoringDuplicates(
+        this.leases,
+        keyed.map(({ key }) => ({ _id: key, leaseUntil, createdAt: now })),
+      );
+    } catch (err) {
+      // Nothing is known leased: every job stays a candidate (a key this write did store is taken over once expired).
+      for (const { candidate } of keyed) this.restore(candidate);
+      throw err;
+    }
+    const settled = await Promise.allSettled(
       keyed.map(async ({ candidate, key }): Promise<T | undefined> => {
-        const leaseId = won.has(key) ? key : await this.takeOverDeadClaim(key, now, leaseUntil);
+        const leaseId = won.has(key) ? key : await this.takeOverDeadClaim(candidate, key, now, leaseUntil);
         if (!leaseId) return undefined;
         // The candidate may be stale (attempted and rescheduled since it was read): only the job as it is now counts,
         // so the lease is written only where the job is still in the attempt the candidate saw, and the job comes
@@ -247,7 +299,16 @@ export class DueQueue<T extends QueuedDoc> {
       }),
     );
     const result: T[] = [];
-    for (const doc of claimed) if (doc !== undefined) result.push(doc);
+    settled.forEach((outcome, index) => {
+      if (outcome.status === 'fulfilled') {
+        if (outcome.value !== undefined) result.push(outcome.value);
+        return;
+      }
+      // What was leased is returned; this one stays a candidate, and is taken over once its lease key expires.
+      const { candidate } = keyed[index]!;
+      this.restore(candidate);
+      this.timing.onIncident?.({ queue: this.name, kind: 'lease_failed', jobId: candidate.id, err: outcome.reason });
+    });
     return result;
   }
 
@@ -303,23 +364,24 @@ export class DueQueue<T extends QueuedDoc> {
     // Catching up after a pause reads each bucket once here, a bounded number per poll so that a claim never waits
     // for a long catch-up; the sweep below confirms them empty.
     let opened = 0;
-    while (this.openedUpTo < current && this.known.size < MAX_CANDIDATES && opened++ < MAX_OPENED_PER_REFRESH) {
+    while (this.openedUpTo < current && opened++ < MAX_OPENED_PER_REFRESH) {
       this.openedUpTo = Math.max(this.openedUpTo + 1, this.cursor!);
       this.unconfirmed.add(this.openedUpTo);
       await this.read(this.openedUpTo);
     }
-    // Closed buckets are swept once more each; one still holding candidates waits until they are taken, without
-    // holding the sweep of the others (a dead receiver's backlog must not delay another tenant's take-overs).
+    // Closed buckets are swept once more each, then every resweepMs until a read finds them empty, whatever this
+    // process holds of them: a job can leave memory without leaving its bucket (a claim or a finish that failed, the
+    // candidate caps, another replica's write, a replica that stopped), and this read is what finds it again.
     const lastClosed = this.bucket(now - this.timing.graceMs) - 1;
     for (const bucket of [...this.unconfirmed].sort((a, b) => a - b)) {
       if (bucket > lastClosed) break;
-      if ((this.perBucket.get(bucket) ?? 0) > 0 || this.known.size >= MAX_CANDIDATES) continue;
       const swept = this.sweptAt.get(bucket);
-      if (swept !== undefined && now - swept < RESWEEP_MS) continue;
+      if (swept !== undefined && now - swept < this.resweepMs) continue;
       this.sweptAt.set(bucket, now);
       if ((await this.read(bucket)) > 0) continue;
       this.sweptAt.delete(bucket);
       this.unconfirmed.delete(bucket);
+      this.overflow.delete(bucket);
     }
     this.cursor = this.unconfirmed.size > 0 ? Math.min(...this.unconfirmed) : this.openedUpTo + 1;
     if (this.cursor > this.savedCursor && now - this.savedAt >= CURSOR_SAVE_MS) {
@@ -377,13 +439,21 @@ export class DueQueue<T extends QueuedDoc> {
     const projection: Record<string, 1> = { _id: 1, tenantId: 1, state: 1, dueAt: 1, leaseUntil: 1, due: 1 };
     if (this.groupField) projection[this.groupField] = 1;
     const docs = await this.jobs.find({ due: String(bucket) }, { projection }).toArray();
-    for (const doc of docs) this.remember(doc);
+    this.overflow.delete(bucket);
+    for (const doc of docs) {
+      if (this.remember(doc) === 'over_cap') {
+        const groups = this.overflow.get(bucket) ?? new Set<string>();
+        groups.add(this.groupOf(doc));
+        this.overflow.set(bucket, groups);
+      }
+    }
     return docs.length;
   }
 
-  private remember(doc: QueuedDoc): void {
-    if (doc.state !== 'pending' && doc.state !== 'sending') return;
-    if (doc.state === 'sending' && !doc.leaseUntil) return;
+  /** Keeps the job as a candidate; `over_cap` when a cap left it in the store (its bucket is then read again). */
+  private remember(doc: QueuedDoc): 'kept' | 'skipped' | 'over_cap' {
+    if (doc.state !== 'pending' && doc.state !== 'sending') return 'skipped';
+    if (doc.state === 'sending' && !doc.leaseUntil) return 'skipped';
     const dueAt = doc.dueAt.getTime();
     const leaseUntil = doc.leaseUntil?.getTime();
     const candidate: Candidate = {
@@ -398,29 +468,92 @@ export class DueQueue<T extends QueuedDoc> {
     };
     const existing = this.known.get(candidate.id);
     if (existing) {
-      if (existing.readyAt === candidate.readyAt && existing.state === candidate.state) return;
+      if (existing.readyAt === candidate.readyAt && existing.state === candidate.state) return 'kept';
       this.forget(existing);
     }
-    if (this.known.size >= MAX_CANDIDATES) return;
+    return this.restore(candidate) ? 'kept' : 'over_cap';
+  }
+
+  /** Holds a candidate in memory unless a cap is reached; false when it was left in the store. */
+  private restore(candidate: Candidate): boolean {
+    if (this.known.has(candidate.id)) return true;
+    const inGroup = this.perGroup.get(candidate.group) ?? 0;
+    if (this.known.size >= this.maxCandidates || inGroup >= this.maxPerGroup) return false;
     this.known.set(candidate.id, candidate);
-    this.perBucket.set(candidate.bucket, (this.perBucket.get(candidate.bucket) ?? 0) + 1);
+    this.perGroup.set(candidate.group, inGroup + 1);
     this.fair.push(candidate.tenantId, candidate.group, candidate);
+    return true;
   }
 
   private forget(candidate: Candidate): void {
     if (this.known.get(candidate.id) !== candidate) return;
     this.known.delete(candidate.id);
     this.fair.remove(candidate.tenantId, candidate.group, candidate);
-    const left = (this.perBucket.get(candidate.bucket) ?? 1) - 1;
-    if (left <= 0) this.perBucket.delete(candidate.bucket);
-    else this.perBucket.set(candidate.bucket, left);
+    const left = (this.perGroup.get(candidate.group) ?? 1) - 1;
+    if (left <= 0) this.perGroup.delete(candidate.group);
+    else this.perGroup.set(candidate.group, left);
+  }
+
+  /**
+   * Moves the pending jobs of paused groups out of the buckets this process has read into the bucket of the pause's
+   * end: one write per bucket and group, by equality on the bucket (the indexed field). A group paused for less than a
+   * bucket is left as it is. A job another process leased meanwhile may get the later bucket too (FerretDB v1 updates
+   * read then write): it is then found when that bucket is read, its lease long over, and taken over.
+   */
+  private async park(now: number, pausedUntil: (group: string) => number | undefined): Promise<void> {
+    const field = this.groupField ?? 'tenantId';
+    const moves = new Map<string, { until: number; buckets: Set<number>; candidates: Candidate[] }>();
+    const paused = (group: string) => {
+      const until = pausedUntil(group);
+      return until !== undefined && until - now > this.timing.bucketMs ? until : undefined;
+    };
+    for (const [group, candidates] of [...this.fair.groups()]) {
+      const until = paused(group);
+      if (until === undefined) continue;
+      for (const candidate of candidates) {
+        if (candidate.state !== 'pending' || candidate.bucket >= this.bucket(until)) continue;
+        const move = moves.get(group) ?? { until, buckets: new Set<number>(), candidates: [] };
+        move.buckets.add(candidate.bucket);
+        move.candidates.push(candidate);
+        moves.set(group, move);
+      }
+    }
+    for (const [bucket, groups] of this.overflow) {
+      for (const group of groups) {
+        const until = moves.get(group)?.until ?? paused(group);
+        if (until === undefined || bucket >= this.bucket(until)) continue;
+        const move = moves.get(group) ?? { until, buckets: new Set<number>(), candidates: [] };
+        move.buckets.add(bucket);
+        moves.set(group, move);
+      }
+    }
+    for (const [group, move] of moves) {
+      const target = String(this.bucket(move.until));
+      try {
+        for (const bucket of move.buckets) {
+          await this.jobs.updateMany({ due: String(bucket), [field]: group, state: 'pending' } as Filter<QueuedDoc>, {
+            $set: { due: target },
+          });
+          this.overflow.get(bucket)?.delete(group);
+        }
+        for (const candidate of move.candidates) this.forget(candidate);
+      } catch (err) {
+        this.timing.onIncident?.({ queue: this.name, kind: 'park_failed', err });
+      }
+    }
   }
 
   /**
    * A lease key that exists: if that claim's lease ran out and the job still waits for the same attempt, its claimant
-   * died between the lease insert and the state write, and the next key in the chain (`key+`) is claimed instead.
+   * died between the lease insert and the state write (or lost the reply), and the next key in the chain (`key+`) is
+   * claimed instead. After MAX_TAKEOVER_CHAIN such claimants the job is made due again now, which starts a new chain.
    */
-  private async takeOverDeadClaim(key: string, now: Date, leaseUntil: Date): Promise<string | undefined> {
+  private async takeOverDeadClaim(
+    candidate: Candidate,
+    key: string,
+    now: Date,
+    leaseUntil: Date,
+  ): Promise<string | undefined> {
     let current = key;
     for (let i = 0; i < MAX_TAKEOVER_CHAIN; i += 1) {
       const lease = await this.leases.findOne({ _id: current });
@@ -430,6 +563,11 @@ export class DueQueue<T extends QueuedDoc> {
       const won = await insertIgnoringDuplicates(this.leases, [{ _id: current, leaseUntil, createdAt: now }]);
       if (won.has(current)) return current;
     }
+    const dueAt = new Date(Math.max(now.getTime(), candidate.dueAt + 1));
+    const again = { ...this.pendingFields(dueAt), updatedAt: now };
+    await this.jobs.updateOne(sameAttemptFilter(candidate), { $set: again, $unset: { leaseUntil: '', leaseId: '' } });
+    this.timing.onIncident?.({ queue: this.name, kind: 'takeover_reset', jobId: candidate.id });
+    this.touch(dueAt);
     return undefined;
   }
 }
