@@ -531,7 +531,7 @@ export class DueQueue<T extends QueuedDoc> {
       const target = String(this.bucket(move.until));
       try {
         for (const bucket of move.buckets) {
-          await this.jobs.updateMany({ due: String(bucket), [field]: group, state: 'pending' } as Filter<QueuedDoc>, {
+          await this.jobs.updateMany({ due: String(bucket), [field]: group, state: 'pending' }, {
             $set: { due: target },
           });
           this.overflow.get(bucket)?.delete(group);
