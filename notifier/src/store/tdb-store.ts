@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { DueQueue, type DueQueueTiming } from './due-queue';
 import { insertIgnoringDuplicates } from './insert-new';
+import { storableText } from './storable-text';
 
 /** What became of one statement after a call (or without one: `skipped`). */
 export type TdbOutcome =
@@ -55,9 +56,12 @@ export class TdbStore {
     return this.configs.findOne({ _id: tenantId });
   }
 
-  /** Inserts the log documents that do not exist yet (statements of re-consumed events exist); one command. */
+  /**
+   * Inserts the log documents that do not exist yet (statements of re-consumed events exist); one command, the
+   * database's answer text in them as the store can hold it.
+   */
   record(docs: TdbSubmissionDoc[]): Promise<Set<string>> {
-    return insertIgnoringDuplicates(this.submissions, docs);
+    return insertIgnoringDuplicates(this.submissions, docs.map(storableSubmission));
   }
 
   /** Queues a call to make again (before its statements' log documents name it). */
@@ -168,16 +172,19 @@ export function retryOf(
   };
 }
 
-/** The fields of a log document that the outcome sets (for a new document) or changes (for one waiting). */
+/**
+ * The fields of a log document that the outcome sets (for a new document) or changes (for one waiting); the database's
+ * answer text (its refusal, its id) as the store can hold it.
+ */
 export function outcomeFields(outcome: TdbOutcome, attempt: TdbAttempt | undefined, now: Date) {
   const final = outcome.state !== 'pending';
   return {
     state: outcome.state,
     ...(outcome.state === 'pending' ? { dueAt: outcome.dueAt } : {}),
     ...(outcome.state === 'submitted' ? { submittedAt: now } : {}),
-    ...(outcome.state === 'submitted' && outcome.tdbUuid ? { tdbUuid: outcome.tdbUuid } : {}),
+    ...(outcome.state === 'submitted' && outcome.tdbUuid ? { tdbUuid: storableText(outcome.tdbUuid) } : {}),
     ...(outcome.state === 'submitted' && outcome.alreadyStored ? { alreadyStored: true } : {}),
-    ...(outcome.state === 'failed' && outcome.rejection ? { rejection: outcome.rejection } : {}),
+    ...(outcome.state === 'failed' && outcome.rejection ? { rejection: storableRejection(outcome.rejection) } : {}),
     ...(outcome.state === 'skipped' ? { skipReason: outcome.reason } : {}),
     ...(attempt?.error !== undefined && outcome.state !== 'submitted' ? { lastError: attempt.error } : {}),
     ...(final ? { completedAt: now } : {}),
@@ -190,5 +197,25 @@ function outcomeUpdate(outcome: TdbOutcome, attempt: TdbAttempt | undefined, now
     $set: outcomeFields(outcome, attempt, now),
     ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
     ...(outcome.state !== 'pending' ? { $unset: { batchId: '' as const, dueAt: '' as const } } : {}),
+  };
+}
+
+/**
+ * The database's refusal as the store can hold it: its messages, and the fields they name, without NUL characters
+ * (PostgreSQL, under FerretDB, refuses a string with one, and so the whole log document).
+ */
+function storableRejection(rejection: Record<string, string[]>): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(rejection).map(([field, messages]) => [storableText(field), messages.map(storableText)]),
+  );
+}
+
+/** A log document with the database's answer text in it as the store can hold it. */
+function storableSubmission(doc: TdbSubmissionDoc): TdbSubmissionDoc {
+  if (doc.rejection === undefined && doc.tdbUuid === undefined) return doc;
+  return {
+    ...doc,
+    ...(doc.rejection !== undefined ? { rejection: storableRejection(doc.rejection) } : {}),
+    ...(doc.tdbUuid !== undefined ? { tdbUuid: storableText(doc.tdbUuid) } : {}),
   };
 }

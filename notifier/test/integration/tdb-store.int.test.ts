@@ -4,6 +4,7 @@ import { retryOf, TdbStore } from '../../src/store/tdb-store';
 
 /** The notifier's Transparency Database collections on the real store: retries, their outcomes, an older release's queue. */
 const TIMING = { bucketMs: 1000, graceMs: 500 };
+type Outcomes = Parameters<TdbStore['settleRetry']>[2];
 
 const scratch = scratchDb('tdbstore');
 const db = scratch.db;
@@ -88,4 +89,41 @@ it('claims a due retry, records each statement outcome, and keeps only what goes
   await store.settleRetry(next!, { ...attempt, statusCode: 201 }, [{ id: 'R2', outcome: { state: 'submitted' } }]);
   expect(await store.retries.countDocuments({ _id: job._id })).toBe(0);
   expect((await store.submissions.findOne({ _id: 'R2' }))?.state).toBe('submitted');
+});
+
+it('records refusals and database ids holding NUL characters without them, with the other statements of the insert', async () => {
+  // PostgreSQL, under FerretDB, refuses a string with a NUL; the database's answer is not ours to trust.
+  const store = new TdbStore(db, TIMING);
+  await store.record([
+    logDoc('N1', 'ten_n', { state: 'failed', rejection: { category: ['The selected\u0000 category is invalid.'] } }),
+    logDoc('N2', 'ten_n', { state: 'submitted', tdbUuid: 'uuid\u0000-2' }),
+    logDoc('N3', 'ten_n', { state: 'submitted', tdbUuid: 'uuid-3' }),
+  ]);
+  const after = new Map((await store.submissions.find({ tenantId: 'ten_n' }).toArray()).map((doc) => [doc._id, doc]));
+  expect(after.get('N1')?.rejection).toEqual({ category: ['The selected category is invalid.'] });
+  expect(after.get('N2')?.tdbUuid).toBe('uuid-2');
+  expect(after.get('N3')?.tdbUuid).toBe('uuid-3');
+});
+
+it("records a retry's refusal holding a NUL character without it", async () => {
+  const store = new TdbStore(db, TIMING);
+  const docs = ['M1', 'M2'].map((id) => logDoc(id, 'ten_m'));
+  const job = retryOf('ten_m', docs, 1, new Date(Date.now() - 10));
+  await store.queueRetry(job);
+  await store.record(docs.map((doc) => ({ ...doc, batchId: job._id })));
+  const [claimed] = (await store.claim(new Date(), 60000, 10)).filter((doc) => doc._id === job._id);
+  expect(claimed).toBeDefined();
+  const attempt = { at: new Date(), durationMs: 5, batchSize: 2, statusCode: 422 };
+  const outcomes: Outcomes = [
+    { id: 'M1', outcome: { state: 'failed', rejection: { 'decision\u0000_facts': ['Too\u0000 long.'] } } },
+    { id: 'M2', outcome: { state: 'pending', dueAt: new Date(Date.now() + 60000) }, error: 'batch_refused' },
+  ];
+  await store.settleRetry(claimed!, attempt, outcomes);
+  const after = new Map((await store.submissions.find({ tenantId: 'ten_m' }).toArray()).map((doc) => [doc._id, doc]));
+  expect(after.get('M1')).toMatchObject({
+    state: 'failed',
+    rejection: { decision_facts: ['Too long.'] },
+    attemptCount: 1,
+  });
+  expect(after.get('M2')).toMatchObject({ state: 'pending', attemptCount: 1, lastError: 'batch_refused' });
 });
