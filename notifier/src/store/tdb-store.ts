@@ -58,10 +58,11 @@ export class TdbStore {
 
   /**
    * Inserts the log documents that do not exist yet (statements of re-consumed events exist); one command, the
-   * database's answer text in them as the store can hold it.
+   * database's answer text in them as the store can hold it. Throws when the insert fails for another reason than a
+   * duplicate: then some of the documents may be in, and inserting them again (alone) is safe.
    */
-  record(docs: TdbSubmissionDoc[]): Promise<Set<string>> {
-    return insertIgnoringDuplicates(this.submissions, docs.map(storableSubmission));
+  async record(docs: TdbSubmissionDoc[]): Promise<void> {
+    await insertIgnoringDuplicates(this.submissions, docs.map(storableSubmission));
   }
 
   /** Queues a call to make again (before its statements' log documents name it). */
@@ -74,10 +75,11 @@ export class TdbStore {
   }
 
   /**
-   * Records a retry's outcome: each statement's (one bulk write; a statement since carried by another retry is left
-   * alone), then the retry itself: due again with the statements still pending, or deleted.
+   * Records each statement's outcome of a retry's call: one bulk write; a statement since carried by another retry is
+   * left alone. Writing the same outcomes again is safe (an attempt already pushed is not pushed twice), so after a
+   * failure (of some of them: the others may be written) they can be written again, alone.
    */
-  async settleRetry(
+  async recordOutcomes(
     job: TdbRetryDoc,
     attempt: TdbAttempt | undefined,
     outcomes: Array<{ id: string; outcome: TdbOutcome; error?: string }>,
@@ -85,11 +87,21 @@ export class TdbStore {
     const now = new Date();
     const ops: AnyBulkWriteOperation<TdbSubmissionDoc>[] = outcomes.map(({ id, outcome, error }) => ({
       updateOne: {
-        filter: { _id: id, batchId: job._id },
+        // Written again after a failure, an outcome already written must not push its attempt twice (FerretDB may
+        // have applied some updates of a bulk write that failed): the call's time tells.
+        filter: { _id: id, batchId: job._id, ...(attempt ? { 'attempts.at': { $ne: attempt.at } } : {}) },
         update: outcomeUpdate(outcome, attempt && { ...attempt, ...(error !== undefined ? { error } : {}) }, now),
       },
     }));
     if (ops.length > 0) await this.submissions.bulkWrite(ops, { ordered: false });
+  }
+
+  /** Ends a retry's turn: due again with the statements still pending, or deleted. */
+  async finishRetry(
+    job: TdbRetryDoc,
+    attempt: TdbAttempt | undefined,
+    outcomes: Array<{ id: string; outcome: TdbOutcome }>,
+  ): Promise<void> {
     const again = outcomes.filter((entry) => entry.outcome.state === 'pending');
     const next = again[0]?.outcome;
     if (next?.state === 'pending') {

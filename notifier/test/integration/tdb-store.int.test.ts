@@ -4,7 +4,7 @@ import { retryOf, TdbStore } from '../../src/store/tdb-store';
 
 /** The notifier's Transparency Database collections on the real store: retries, their outcomes, an older release's queue. */
 const TIMING = { bucketMs: 1000, graceMs: 500 };
-type Outcomes = Parameters<TdbStore['settleRetry']>[2];
+type Outcomes = Parameters<TdbStore['recordOutcomes']>[2];
 
 const scratch = scratchDb('tdbstore');
 const db = scratch.db;
@@ -68,11 +68,13 @@ it('claims a due retry, records each statement outcome, and keeps only what goes
   expect(claimed).toHaveLength(1);
   const attempt = { at: new Date(), durationMs: 5, batchSize: 3, statusCode: 422 };
   const again = new Date(Date.now() + 3000);
-  await store.settleRetry(claimed[0]!, attempt, [
+  const outcomes: Outcomes = [
     { id: 'R1', outcome: { state: 'submitted', tdbUuid: 'uuid-1' } },
     { id: 'R2', outcome: { state: 'pending', dueAt: again }, error: 'batch_refused' },
     { id: 'R3', outcome: { state: 'failed' }, error: 'rejected' },
-  ]);
+  ];
+  await store.recordOutcomes(claimed[0]!, attempt, outcomes);
+  await store.finishRetry(claimed[0]!, attempt, outcomes);
   const after = new Map((await store.submissions.find({ tenantId: 'ten_c' }).toArray()).map((doc) => [doc._id, doc]));
   expect(after.get('R1')).toMatchObject({ state: 'submitted', tdbUuid: 'uuid-1', attemptCount: 1 });
   expect(after.get('R1')?.batchId).toBeUndefined();
@@ -86,7 +88,10 @@ it('claims a due retry, records each statement outcome, and keeps only what goes
   // Its last statement submitted: the retry is gone.
   const [next] = (await store.claim(new Date(again.getTime() + 1), 60000, 10)).filter((doc) => doc._id === job._id);
   expect(next).toBeDefined();
-  await store.settleRetry(next!, { ...attempt, statusCode: 201 }, [{ id: 'R2', outcome: { state: 'submitted' } }]);
+  const submitted: Outcomes = [{ id: 'R2', outcome: { state: 'submitted' } }];
+  const second = { ...attempt, at: new Date(attempt.at.getTime() + 3000), statusCode: 201 };
+  await store.recordOutcomes(next!, second, submitted);
+  await store.finishRetry(next!, second, submitted);
   expect(await store.retries.countDocuments({ _id: job._id })).toBe(0);
   expect((await store.submissions.findOne({ _id: 'R2' }))?.state).toBe('submitted');
 });
@@ -105,7 +110,7 @@ it('records refusals and database ids holding NUL characters without them, with 
   expect(after.get('N3')?.tdbUuid).toBe('uuid-3');
 });
 
-it("records a retry's refusal holding a NUL character without it", async () => {
+it("records a retry's refusal holding a NUL character without it, and the same outcomes written again add no attempt", async () => {
   const store = new TdbStore(db, TIMING);
   const docs = ['M1', 'M2'].map((id) => logDoc(id, 'ten_m'));
   const job = retryOf('ten_m', docs, 1, new Date(Date.now() - 10));
@@ -118,12 +123,15 @@ it("records a retry's refusal holding a NUL character without it", async () => {
     { id: 'M1', outcome: { state: 'failed', rejection: { 'decision\u0000_facts': ['Too\u0000 long.'] } } },
     { id: 'M2', outcome: { state: 'pending', dueAt: new Date(Date.now() + 60000) }, error: 'batch_refused' },
   ];
-  await store.settleRetry(claimed!, attempt, outcomes);
+  await store.recordOutcomes(claimed!, attempt, outcomes);
+  await store.recordOutcomes(claimed!, attempt, outcomes);
   const after = new Map((await store.submissions.find({ tenantId: 'ten_m' }).toArray()).map((doc) => [doc._id, doc]));
   expect(after.get('M1')).toMatchObject({
     state: 'failed',
     rejection: { decision_facts: ['Too long.'] },
     attemptCount: 1,
   });
+  expect(after.get('M1')?.attempts).toHaveLength(1);
   expect(after.get('M2')).toMatchObject({ state: 'pending', attemptCount: 1, lastError: 'batch_refused' });
+  expect(after.get('M2')?.attempts).toHaveLength(1);
 });

@@ -3,6 +3,7 @@ import {
   COLLECTIONS,
   HEADERS,
   SecretBox,
+  tdbSubmissionIdOf,
   tdbTokenContext,
   type DomainEvent,
   type TdbConfigDoc,
@@ -10,8 +11,12 @@ import {
 } from '@vigil/proto';
 import { Kafka, logLevel, type Producer } from 'kafkajs';
 import type { Db } from 'mongodb';
-import { testServers, waitFor } from '../../../deploy/test-support';
+import pino from 'pino';
+import { scratchDb, testServers, waitFor } from '../../../deploy/test-support';
 import { startTdb, type TdbServer } from '../../../deploy/test-support/tdb';
+import { TdbStore } from '../../src/store/tdb-store';
+import type { TdbClient } from '../../src/tdb/tdb-client';
+import { TdbSubmissions } from '../../src/tdb/tdb-submissions';
 import { createWorld, recordModerated, type Tenant, type World } from './harness';
 
 /**
@@ -124,5 +129,55 @@ describe('Transparency Database answers the store cannot hold as they came', () 
     }
     expect(tdb.stored.some((entry) => entry.platform === refused.tenantId)).toBe(false);
     expect(await counted('notifier_tdb_statements_total', 'result')).toMatchObject({ rejected: 2, submitted: 2 });
+    expect(await counted('notifier_tdb_set_aside_total', 'reason')).toEqual({});
+  });
+
+  it("logs a refusal the store refuses without it, with the other statements of its call and another tenant's", async () => {
+    // A refusal naming a field the store cannot hold as a key ('$…'): the log entry is written without it. A database of
+    // its own: the notifier's retries must not take these statements over.
+    const scratch = scratchDb('tdbkeys');
+    try {
+      const refused = world.tenant();
+      const healthy = world.tenant();
+      await Promise.all([submitting(refused, scratch.db), submitting(healthy, scratch.db)]);
+      const events: DomainEvent[] = [];
+      for (const [index, tenant] of [refused, refused, refused, healthy].entries()) {
+        events.push(recordModerated(tenant, await tenant.record(`key-${index}`)));
+      }
+      const client: TdbClient = {
+        submit: ({ statements }) =>
+          Promise.resolve(
+            statements.some((statement) => statement.puid === events[1]!.id)
+              ? { kind: 'refused', durationMs: 1, statusCode: 422, errors: new Map([[1, { $where: ['refused'] }]]) }
+              : { kind: 'created', durationMs: 1, statusCode: 201, uuids: new Map() },
+          ),
+        exists: () => Promise.resolve(false),
+        close: () => Promise.resolve(),
+      };
+      const setAside = new Map<string, number>();
+      const submissions = new TdbSubmissions({
+        store: new TdbStore(scratch.db, { bucketMs: 1000, graceMs: 1000 }),
+        client,
+        secrets: box,
+        log: pino({ level: 'silent' }),
+        retryScheduleS: [60],
+        pollMs: 1000,
+        leaseMs: 10_000,
+        concurrency: 2,
+        onSetAside: (reason, count) => setAside.set(reason, (setAside.get(reason) ?? 0) + count),
+      });
+      await submissions.submit(events);
+
+      const log = new Map((await logOf(refused.tenantId, scratch.db)).map((doc) => [doc._id, doc]));
+      expect(log.size).toBe(3);
+      const [first, second, third] = events.slice(0, 3).map((event) => log.get(tdbSubmissionIdOf(event.id)));
+      expect(second).toMatchObject({ state: 'failed', lastError: 'rejected' });
+      expect(second?.rejection).toBeUndefined();
+      for (const doc of [first, third]) expect(doc).toMatchObject({ state: 'pending', lastError: 'batch_refused' });
+      expect(await logOf(healthy.tenantId, scratch.db)).toEqual([expect.objectContaining({ state: 'submitted' })]);
+      expect(setAside).toEqual(new Map([['answer_not_logged', 1]]));
+    } finally {
+      await scratch.drop();
+    }
   });
 });
