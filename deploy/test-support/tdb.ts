@@ -241,6 +241,11 @@ export interface TdbServer {
   failNext(n: number): void;
   /** The next batch call stores its statements, then answers 500 (an answer lost on the way back). */
   loseNextAnswer(): void;
+  /**
+   * Every batch call of `platform` is refused (422, nothing stored), each statement with `fields`: messages worded as
+   * the test needs, as a database under change might word them.
+   */
+  refuseFor(platform: string, fields: Errors): void;
   close(): Promise<void>;
 }
 
@@ -254,6 +259,7 @@ export async function startTdb(): Promise<TdbServer> {
   const puids = new Map<string, StoredStatement>();
   let failing = 0;
   let loseAnswer = false;
+  const refusing = new Map<string, Errors>();
 
   const send = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -330,6 +336,13 @@ export async function startTdb(): Promise<TdbServer> {
           return answer(422, { message: 'The statements field is required.', errors: { statements: ['required'] } });
         }
         call.batchSize = statements.length;
+        const refusal = refusing.get(platform);
+        if (refusal) {
+          return answer(422, {
+            message: 'The given data was invalid.',
+            errors: Object.fromEntries(statements.map((_, index) => [`statement_${index}`, refusal])),
+          });
+        }
         if (statements.length > 100) {
           return answer(422, {
             message: 'The statements may not have more than 100 items.',
@@ -377,6 +390,9 @@ export async function startTdb(): Promise<TdbServer> {
     },
     loseNextAnswer() {
       loseAnswer = true;
+    },
+    refuseFor(platform, fields) {
+      refusing.set(platform, fields);
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

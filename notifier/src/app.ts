@@ -227,6 +227,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
     leaseMs: config.TDB_TIMEOUT_MS * 2 + config.DELIVERY_LEASE_MARGIN_MS,
     concurrency: config.TDB_CONCURRENCY,
     onResult: (result, count) => metrics?.tdb.inc({ result }, count),
+    onSetAside: (reason, count) => metrics?.tdbSetAside.inc({ reason }, count),
   });
   const tdbConsumer = config.DELIVERY_WORKER_ENABLED
     ? new TdbConsumer({
@@ -341,6 +342,12 @@ function createMetrics(registry: Registry, store: DeliveryStore, scheduler: () =
       name: 'notifier_tdb_statements_total',
       help: 'Statements of reasons sent to the Transparency Database, by result of the call that carried them',
       labelNames: ['result'],
+      registers: [registry],
+    }),
+    tdbSetAside: new Counter({
+      name: 'notifier_tdb_set_aside_total',
+      help: "Statements of reasons set aside (neither submitted, queued nor logged), or logged without the Transparency Database's answer, by reason",
+      labelNames: ['reason'],
       registers: [registry],
     }),
     deadLetters: new Counter({

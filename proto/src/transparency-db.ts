@@ -278,7 +278,7 @@ export interface TdbAttempt {
   /**
    * `rejected` (422 for this statement), `duplicate_elsewhere` (another statement of the call was refused, none was
    * stored), `unauthorized`, `rate_limited`, `server_error`, `timeout`, `network_error`, `ssrf_refused`,
-   * `token_unreadable`, `unexpected_status`.
+   * `token_unreadable`, `unexpected_status`, `processing_failed` (an answer the notifier could not process).
    */
   error?: string;
 }

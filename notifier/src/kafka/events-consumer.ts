@@ -11,9 +11,8 @@ import {
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { OffsetCommits, retry } from '@vigil/proto/platform';
-import { AppError } from '../errors';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
-import { fromStore } from '../store/store-errors';
+import { isRetriable } from '../store/store-errors';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
@@ -245,10 +244,4 @@ function safeJson(raw: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** A failure that would hit every message alike (the store out of reach): the batch waits instead of setting aside. */
-function isRetriable(err: unknown): boolean {
-  const failure = fromStore(err);
-  return failure instanceof AppError && failure.retriable;
 }

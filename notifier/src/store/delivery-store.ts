@@ -2,6 +2,7 @@ import { COLLECTIONS, type WebhookEventName } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
 import { DueQueue, type DueQueueTiming } from './due-queue';
+import { storableText } from './storable-text';
 
 export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
 
@@ -151,13 +152,14 @@ export class DeliveryStore {
     await this.queue.finish(doc, { state: 'pending', dueAt });
   }
 
-  /** Records an attempt and the outcome: `pending` again at `dueAt`, or final. */
+  /** Records an attempt (its text as the store can hold it) and the outcome: `pending` again at `dueAt`, or final. */
   async recordAttempt(
     doc: DeliveryDoc,
-    attempt: DeliveryAttempt,
+    made: DeliveryAttempt,
     next: { state: 'pending'; dueAt: Date } | { state: 'succeeded' | 'failed' },
   ): Promise<void> {
     const now = new Date();
+    const attempt = storableAttempt(made);
     const ok = next.state === 'succeeded';
     const lastError = ok ? undefined : (attempt.error ?? `http_${attempt.statusCode ?? 0}`);
     // An attempt cut short by a notifier that stopped (its lease ran out) is in the log too, in the same write.
@@ -216,4 +218,16 @@ export class DeliveryStore {
   pruneLeases(before: Date): Promise<number> {
     return this.queue.pruneLeases(before);
   }
+}
+
+/**
+ * The attempt as the store can hold it: its text fields without NUL characters. The response body is the receiver's
+ * own bytes; a NUL in it would make the attempt unrecordable, and the delivery would be sent again at every lease.
+ */
+function storableAttempt(attempt: DeliveryAttempt): DeliveryAttempt {
+  return {
+    ...attempt,
+    ...(attempt.error !== undefined ? { error: storableText(attempt.error) } : {}),
+    ...(attempt.responseBody !== undefined ? { responseBody: storableText(attempt.responseBody) } : {}),
+  };
 }

@@ -1,6 +1,6 @@
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { AppError, StoreFailedError, UnavailableError } from '../errors';
-import { fromStore } from './store-errors';
+import { fromStore, isRetriable } from './store-errors';
 
 function retryableWrite(): MongoServerError {
   const err = new MongoServerError({ message: 'not primary', code: 10107 });
@@ -23,5 +23,16 @@ describe('fromStore', () => {
   it('returns an error that is not the driver’s as it is', () => {
     const err = new TypeError('bug');
     expect(fromStore(err)).toBe(err);
+  });
+});
+
+describe('isRetriable', () => {
+  it.each([
+    ['the store out of reach', new MongoNetworkError('connection reset'), true],
+    ['a write the store refused', new MongoServerError({ message: 'SQLSTATE 22P05', code: 1 }), false],
+    ['an error that is not the driver’s', new TypeError('bug'), false],
+    ['the store out of reach, wrapped', new Error('insert failed', { cause: new MongoNetworkError('reset') }), true],
+  ])('tells %s: %p', (_name, err, retriable) => {
+    expect(isRetriable(err)).toBe(retriable);
   });
 });

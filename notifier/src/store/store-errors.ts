@@ -1,6 +1,6 @@
 import { isUnavailableServerError } from '@vigil/proto';
 import { MongoError, MongoServerError } from 'mongodb';
-import { StoreFailedError, UnavailableError } from '../errors';
+import { AppError, StoreFailedError, UnavailableError } from '../errors';
 
 /**
  * A store failure in the notifier's error family: MongoDB out of reach (network, server selection, a write the driver
@@ -13,4 +13,18 @@ export function fromStore(err: unknown): unknown {
     return new UnavailableError('store unavailable', { cause: err });
   }
   return new StoreFailedError('store refused the operation', { cause: err });
+}
+
+/**
+ * A failure that would hit every message alike (the store out of reach): work waits for it. Any other failure (the
+ * store refused this write, a bug) is the work's own, so it is set aside instead of holding the work behind it.
+ */
+export function isRetriable(err: unknown): boolean {
+  // A store failure may come wrapped (its `cause`): out of reach anywhere in the chain is out of reach.
+  for (let cause: unknown = err, depth = 0; cause instanceof Error && depth < 5; depth += 1) {
+    const failure = fromStore(cause);
+    if (failure instanceof AppError && failure.retriable) return true;
+    cause = cause.cause;
+  }
+  return false;
 }

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { DueQueue, type DueQueueTiming } from './due-queue';
 import { insertIgnoringDuplicates } from './insert-new';
+import { storableText } from './storable-text';
 
 /** What became of one statement after a call (or without one: `skipped`). */
 export type TdbOutcome =
@@ -55,9 +56,13 @@ export class TdbStore {
     return this.configs.findOne({ _id: tenantId });
   }
 
-  /** Inserts the log documents that do not exist yet (statements of re-consumed events exist); one command. */
-  record(docs: TdbSubmissionDoc[]): Promise<Set<string>> {
-    return insertIgnoringDuplicates(this.submissions, docs);
+  /**
+   * Inserts the log documents that do not exist yet (statements of re-consumed events exist); one command, the
+   * database's answer text in them as the store can hold it. Throws when the insert fails for another reason than a
+   * duplicate: then some of the documents may be in, and inserting them again (alone) is safe.
+   */
+  async record(docs: TdbSubmissionDoc[]): Promise<void> {
+    await insertIgnoringDuplicates(this.submissions, docs.map(storableSubmission));
   }
 
   /** Queues a call to make again (before its statements' log documents name it). */
@@ -70,10 +75,11 @@ export class TdbStore {
   }
 
   /**
-   * Records a retry's outcome: each statement's (one bulk write; a statement since carried by another retry is left
-   * alone), then the retry itself: due again with the statements still pending, or deleted.
+   * Records each statement's outcome of a retry's call: one bulk write; a statement since carried by another retry is
+   * left alone. Writing the same outcomes again is safe (an attempt already pushed is not pushed twice), so after a
+   * failure (of some of them: the others may be written) they can be written again, alone.
    */
-  async settleRetry(
+  async recordOutcomes(
     job: TdbRetryDoc,
     attempt: TdbAttempt | undefined,
     outcomes: Array<{ id: string; outcome: TdbOutcome; error?: string }>,
@@ -81,11 +87,21 @@ export class TdbStore {
     const now = new Date();
     const ops: AnyBulkWriteOperation<TdbSubmissionDoc>[] = outcomes.map(({ id, outcome, error }) => ({
       updateOne: {
-        filter: { _id: id, batchId: job._id },
+        // Written again after a failure, an outcome already written must not push its attempt twice (FerretDB may
+        // have applied some updates of a bulk write that failed): the call's time tells.
+        filter: { _id: id, batchId: job._id, ...(attempt ? { 'attempts.at': { $ne: attempt.at } } : {}) },
         update: outcomeUpdate(outcome, attempt && { ...attempt, ...(error !== undefined ? { error } : {}) }, now),
       },
     }));
     if (ops.length > 0) await this.submissions.bulkWrite(ops, { ordered: false });
+  }
+
+  /** Ends a retry's turn: due again with the statements still pending, or deleted. */
+  async finishRetry(
+    job: TdbRetryDoc,
+    attempt: TdbAttempt | undefined,
+    outcomes: Array<{ id: string; outcome: TdbOutcome }>,
+  ): Promise<void> {
     const again = outcomes.filter((entry) => entry.outcome.state === 'pending');
     const next = again[0]?.outcome;
     if (next?.state === 'pending') {
@@ -168,16 +184,19 @@ export function retryOf(
   };
 }
 
-/** The fields of a log document that the outcome sets (for a new document) or changes (for one waiting). */
+/**
+ * The fields of a log document that the outcome sets (for a new document) or changes (for one waiting); the database's
+ * answer text (its refusal, its id) as the store can hold it.
+ */
 export function outcomeFields(outcome: TdbOutcome, attempt: TdbAttempt | undefined, now: Date) {
   const final = outcome.state !== 'pending';
   return {
     state: outcome.state,
     ...(outcome.state === 'pending' ? { dueAt: outcome.dueAt } : {}),
     ...(outcome.state === 'submitted' ? { submittedAt: now } : {}),
-    ...(outcome.state === 'submitted' && outcome.tdbUuid ? { tdbUuid: outcome.tdbUuid } : {}),
+    ...(outcome.state === 'submitted' && outcome.tdbUuid ? { tdbUuid: storableText(outcome.tdbUuid) } : {}),
     ...(outcome.state === 'submitted' && outcome.alreadyStored ? { alreadyStored: true } : {}),
-    ...(outcome.state === 'failed' && outcome.rejection ? { rejection: outcome.rejection } : {}),
+    ...(outcome.state === 'failed' && outcome.rejection ? { rejection: storableRejection(outcome.rejection) } : {}),
     ...(outcome.state === 'skipped' ? { skipReason: outcome.reason } : {}),
     ...(attempt?.error !== undefined && outcome.state !== 'submitted' ? { lastError: attempt.error } : {}),
     ...(final ? { completedAt: now } : {}),
@@ -190,5 +209,25 @@ function outcomeUpdate(outcome: TdbOutcome, attempt: TdbAttempt | undefined, now
     $set: outcomeFields(outcome, attempt, now),
     ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
     ...(outcome.state !== 'pending' ? { $unset: { batchId: '' as const, dueAt: '' as const } } : {}),
+  };
+}
+
+/**
+ * The database's refusal as the store can hold it: its messages, and the fields they name, without NUL characters
+ * (PostgreSQL, under FerretDB, refuses a string with one, and so the whole log document).
+ */
+function storableRejection(rejection: Record<string, string[]>): Record<string, string[]> {
+  return Object.fromEntries(
+    Object.entries(rejection).map(([field, messages]) => [storableText(field), messages.map(storableText)]),
+  );
+}
+
+/** A log document with the database's answer text in it as the store can hold it. */
+function storableSubmission(doc: TdbSubmissionDoc): TdbSubmissionDoc {
+  if (doc.rejection === undefined && doc.tdbUuid === undefined) return doc;
+  return {
+    ...doc,
+    ...(doc.rejection !== undefined ? { rejection: storableRejection(doc.rejection) } : {}),
+    ...(doc.tdbUuid !== undefined ? { tdbUuid: storableText(doc.tdbUuid) } : {}),
   };
 }

@@ -30,7 +30,10 @@ export interface TdbConsumerOptions {
   batchWaitMs: number;
   commitIntervalMs: number;
   metrics?: ConsumerMetrics;
-  /** Submits the batch's statements and records them (TdbSubmissions.submit); idempotent, throws on a store failure. */
+  /**
+   * Submits the batch's statements and records them (TdbSubmissions.submit); idempotent, throws only when the store
+   * is out of reach (a statement's or a tenant's own failure is set aside there, so a batch waits for nothing else).
+   */
   submit(events: DomainEvent[]): Promise<void>;
   log: Logger;
 }

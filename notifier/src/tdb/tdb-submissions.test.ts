@@ -6,7 +6,9 @@ import {
   type TdbRetryDoc,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
+import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { TdbStore } from '../store/tdb-store';
 import type { TdbCallResult, TdbClient } from './tdb-client';
@@ -23,8 +25,20 @@ const config = (tenantId: string): TdbConfigDoc => ({
   updatedAt: new Date(),
 });
 
+type Outcome = { id: string; outcome: { state: string } & Record<string, unknown>; error?: string };
+
+/**
+ * What the fake store refuses: the error a write of these documents or outcomes throws (one command, all or nothing),
+ * or undefined when it takes them.
+ */
+interface Refusals {
+  record?: (docs: TdbSubmissionDoc[]) => Error | undefined;
+  outcomes?: (outcomes: Outcome[]) => Error | undefined;
+  configOf?: (tenantId: string) => Error | undefined;
+}
+
 /** An in-memory TdbStore: tenants with submission on, recorded log documents, retries queued and settled. */
-function fakeStore(on: string[], enabledAt = new Date('2026-01-01T00:00:00Z')) {
+function fakeStore(on: string[], enabledAt = new Date('2026-01-01T00:00:00Z'), refuse: Refusals = {}) {
   const recorded: TdbSubmissionDoc[] = [];
   const retries: TdbRetryDoc[] = [];
   const settled: Array<{
@@ -32,21 +46,26 @@ function fakeStore(on: string[], enabledAt = new Date('2026-01-01T00:00:00Z')) {
     error?: string;
     outcomes: Map<string, { state: string } & Record<string, unknown>>;
   }> = [];
+  const finished: Array<{ job: string; pending: string[] }> = [];
   const store = {
-    configOf: (tenantId: string) => Promise.resolve(on.includes(tenantId) ? { ...config(tenantId), enabledAt } : null),
+    configOf: (tenantId: string) => {
+      const refused = refuse.configOf?.(tenantId);
+      if (refused) return Promise.reject(refused);
+      return Promise.resolve(on.includes(tenantId) ? { ...config(tenantId), enabledAt } : null);
+    },
     record: (docs: TdbSubmissionDoc[]) => {
+      const refused = refuse.record?.(docs);
+      if (refused) return Promise.reject(refused);
       recorded.push(...docs);
-      return Promise.resolve(new Set(docs.map((doc) => doc._id)));
+      return Promise.resolve();
     },
     queueRetry: (job: TdbRetryDoc) => {
       retries.push(job);
       return Promise.resolve();
     },
-    settleRetry: (
-      job: TdbRetryDoc,
-      attempt: { error?: string } | undefined,
-      outcomes: Array<{ id: string; outcome: { state: string }; error?: string }>,
-    ) => {
+    recordOutcomes: (job: TdbRetryDoc, attempt: { error?: string } | undefined, outcomes: Outcome[]) => {
+      const refused = refuse.outcomes?.(outcomes);
+      if (refused) return Promise.reject(refused);
       settled.push({
         job: job._id,
         ...(attempt?.error ? { error: attempt.error } : {}),
@@ -54,18 +73,29 @@ function fakeStore(on: string[], enabledAt = new Date('2026-01-01T00:00:00Z')) {
       });
       return Promise.resolve();
     },
+    finishRetry: (job: TdbRetryDoc, _attempt: unknown, outcomes: Outcome[]) => {
+      const pending = outcomes.filter((entry) => entry.outcome.state === 'pending').map((entry) => entry.id);
+      finished.push({ job: job._id, pending });
+      return Promise.resolve();
+    },
     claim: () => Promise.resolve([]),
     pruneLeases: () => Promise.resolve(0),
   };
-  return { store: store as unknown as TdbStore, recorded, retries, settled };
+  return { store: store as unknown as TdbStore, recorded, retries, settled, finished };
 }
 
-function fakeClient(result: TdbCallResult, stored: string[] = []) {
+/** What the store says when it refuses a document of its own accord (FerretDB: a key, a NUL): not retriable. */
+const refusedByStore = () => new MongoServerError({ message: 'invalid key', code: 2 });
+
+/** A client answering `result`, or what `result` gives for the call's puids (which may throw). */
+function fakeClient(result: TdbCallResult | ((puids: string[]) => TdbCallResult), stored: string[] = []) {
   const calls: Array<{ token: string; puids: string[] }> = [];
   const client: TdbClient = {
-    submit: ({ token, statements }) => {
-      calls.push({ token, puids: statements.map((s) => s.puid) });
-      return Promise.resolve(result);
+    submit: async ({ token, statements }) => {
+      const puids = statements.map((s) => s.puid);
+      calls.push({ token, puids });
+      await Promise.resolve();
+      return typeof result === 'function' ? result(puids) : result;
     },
     exists: ({ puid }) => Promise.resolve(stored.includes(puid)),
     close: () => Promise.resolve(),
@@ -104,6 +134,29 @@ const options = (store: TdbStore, client: TdbClient) => ({
   leaseMs: 1000,
   concurrency: 1,
 });
+
+/** Options that also collect the log lines and the counts of results and statements set aside. */
+function observed(store: TdbStore, client: TdbClient) {
+  const lines: Array<Record<string, unknown>> = [];
+  const counts = new Map<string, number>();
+  const count = (key: string, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      done();
+    },
+  });
+  return {
+    options: {
+      ...options(store, client),
+      log: pino({ level: 'info' }, sink),
+      onResult: (result: string, n: number) => count(result, n),
+      onSetAside: (reason: string, n: number) => count(`set_aside:${reason}`, n),
+    },
+    lines,
+    counts,
+  };
+}
 
 const created = (uuids: Array<[string, string]> = []): TdbCallResult => ({
   kind: 'created',
@@ -254,5 +307,168 @@ describe('TdbSubmissions.retry', () => {
     await new TdbSubmissions(options(store, client)).retry(job(1));
     expect(calls).toEqual([]);
     expect(settled[0]!.outcomes.get('tdb_E1')).toEqual({ state: 'skipped', reason: 'disabled' });
+  });
+});
+
+describe('TdbSubmissions isolation', () => {
+  const refusedCategory = (index: number): TdbCallResult => ({
+    kind: 'refused',
+    durationMs: 1,
+    statusCode: 422,
+    errors: new Map([[index, { category: ['The selected category is invalid.'] }]]),
+  });
+
+  it("queues a tenant's statements whose answer cannot be processed, while another tenant's are submitted", async () => {
+    const { store, recorded, retries } = fakeStore(['ten_a', 'ten_b']);
+    const { client } = fakeClient((puids) => {
+      if (puids.some((puid) => puid.startsWith('A'))) throw new TypeError('answer not understood');
+      return created();
+    });
+    const { options: opts, counts } = observed(store, client);
+    await new TdbSubmissions(opts).submit([flagged('A1', 'ten_a'), flagged('B1', 'ten_b'), flagged('A2', 'ten_a')]);
+    const byId = new Map(recorded.map((doc) => [doc._id, doc]));
+    expect(byId.get('tdb_B1')).toMatchObject({ state: 'submitted', attempts: [{ statusCode: 201 }] });
+    for (const id of ['tdb_A1', 'tdb_A2']) {
+      expect(byId.get(id)).toMatchObject({
+        state: 'pending',
+        lastError: 'processing_failed',
+        batchId: retries[0]!._id,
+        attempts: [{ error: 'processing_failed' }],
+      });
+    }
+    expect(retries.map((job) => [job.tenantId, job.submissionIds])).toEqual([['ten_a', ['tdb_A1', 'tdb_A2']]]);
+    expect(counts).toEqual(
+      new Map([
+        ['submitted', 1],
+        ['processing_failed', 2],
+      ]),
+    );
+  });
+
+  it('fails the statements of an answer that cannot be processed once their retries are spent', async () => {
+    const { store, settled, finished } = fakeStore(['ten_a']);
+    const { client } = fakeClient(() => {
+      throw new TypeError('answer not understood');
+    });
+    const job: TdbRetryDoc = {
+      _id: 'tdbr_a',
+      tenantId: 'ten_a',
+      submissionIds: ['tdb_A1'],
+      payloads: [{ puid: 'A1' }] as TdbRetryDoc['payloads'],
+      state: 'sending',
+      attemptCount: 2,
+      dueAt: new Date(),
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    };
+    await new TdbSubmissions(options(store, client)).retry(job);
+    expect(settled[0]).toMatchObject({ error: 'processing_failed' });
+    expect(settled[0]!.outcomes.get('tdb_A1')).toEqual({ state: 'failed' });
+    expect(finished).toEqual([{ job: 'tdbr_a', pending: [] }]);
+  });
+
+  it("logs a statement without the database's answer when the store refuses it, and the others of its call", async () => {
+    const { store, recorded, retries } = fakeStore(['ten_a', 'ten_b'], undefined, {
+      record: (docs) => (docs.some((doc) => doc.rejection) ? refusedByStore() : undefined),
+    });
+    const { client } = fakeClient((puids) => (puids[0]!.startsWith('A') ? refusedCategory(1) : created()));
+    const { options: opts, counts, lines } = observed(store, client);
+    await new TdbSubmissions(opts).submit([
+      flagged('A1', 'ten_a'),
+      flagged('A2', 'ten_a'),
+      flagged('A3', 'ten_a'),
+      flagged('B1', 'ten_b'),
+    ]);
+    const byId = new Map(recorded.map((doc) => [doc._id, doc]));
+    expect(byId.get('tdb_A2')).toMatchObject({
+      state: 'failed',
+      lastError: 'rejected',
+      attempts: [{ statusCode: 422 }],
+    });
+    expect(byId.get('tdb_A2')?.rejection).toBeUndefined();
+    for (const id of ['tdb_A1', 'tdb_A3']) {
+      expect(byId.get(id)).toMatchObject({ state: 'pending', lastError: 'batch_refused', batchId: retries[0]!._id });
+    }
+    expect(byId.get('tdb_B1')).toMatchObject({ state: 'submitted' });
+    expect(counts.get('set_aside:answer_not_logged')).toBe(1);
+    expect(lines.find((line) => line.submissionIds !== undefined)).toMatchObject({
+      tenantId: 'ten_a',
+      submissionIds: ['tdb_A2'],
+      error: 'MongoServerError',
+    });
+  });
+
+  it('sets aside, with a log line of ids and a count, a statement whose log entry the store refuses even so', async () => {
+    const { store, recorded } = fakeStore(['ten_a', 'ten_b'], undefined, {
+      record: (docs) => (docs.some((doc) => doc._id === 'tdb_A2') ? refusedByStore() : undefined),
+    });
+    const { client } = fakeClient(created());
+    const { options: opts, counts, lines } = observed(store, client);
+    await new TdbSubmissions(opts).submit([
+      flagged('A1', 'ten_a'),
+      flagged('A2', 'ten_a'),
+      flagged('A3', 'ten_a'),
+      flagged('B1', 'ten_b'),
+    ]);
+    expect(recorded.map((doc) => [doc._id, doc.state]).sort()).toEqual([
+      ['tdb_A1', 'submitted'],
+      ['tdb_A3', 'submitted'],
+      ['tdb_B1', 'submitted'],
+    ]);
+    expect(counts.get('set_aside:not_logged')).toBe(1);
+    const line = lines.find((entry) => entry.msg === 'statements set aside');
+    expect(line).toMatchObject({ tenantId: 'ten_a', submissionIds: ['tdb_A2'], reason: 'not_logged' });
+    // Ids only: nothing of the statement or of the store's message.
+    expect(JSON.stringify(line)).not.toMatch(/territorial|invalid key/);
+  });
+
+  it("sets aside the events of a tenant whose setting cannot be read, and submits another tenant's", async () => {
+    const { store, recorded } = fakeStore(['ten_a', 'ten_b'], undefined, {
+      configOf: (tenantId) => (tenantId === 'ten_a' ? new TypeError('unreadable setting') : undefined),
+    });
+    const { client, calls } = fakeClient(created());
+    const { options: opts, counts } = observed(store, client);
+    await new TdbSubmissions(opts).submit([flagged('A1', 'ten_a'), flagged('B1', 'ten_b')]);
+    expect(calls.map((call) => call.puids)).toEqual([['B1']]);
+    expect(recorded.map((doc) => doc._id)).toEqual(['tdb_B1']);
+    expect(counts.get('set_aside:processing_failed')).toBe(1);
+  });
+
+  it('fails the whole batch, setting nothing aside, while the store is out of reach', async () => {
+    const { store } = fakeStore(['ten_a', 'ten_b'], undefined, {
+      record: (docs) => (docs[0]?.tenantId === 'ten_a' ? new MongoNetworkError('connection reset') : undefined),
+    });
+    const { client } = fakeClient(created());
+    const { options: opts, counts } = observed(store, client);
+    await expect(
+      new TdbSubmissions(opts).submit([flagged('A1', 'ten_a'), flagged('B1', 'ten_b')]),
+    ).rejects.toBeInstanceOf(MongoNetworkError);
+    expect([...counts.keys()].filter((key) => key.startsWith('set_aside'))).toEqual([]);
+  });
+
+  it("records a retry's outcomes one by one when the store refuses one, without that one's answer", async () => {
+    const { store, settled, finished } = fakeStore(['ten_a'], undefined, {
+      outcomes: (outcomes) => (outcomes.some((entry) => entry.outcome.rejection) ? refusedByStore() : undefined),
+    });
+    const { client } = fakeClient(refusedCategory(0));
+    const job: TdbRetryDoc = {
+      _id: 'tdbr_a',
+      tenantId: 'ten_a',
+      submissionIds: ['tdb_A1', 'tdb_A2'],
+      payloads: [{ puid: 'A1' }, { puid: 'A2' }] as TdbRetryDoc['payloads'],
+      state: 'sending',
+      attemptCount: 0,
+      dueAt: new Date(),
+      createdAt: new Date(),
+      updatedAt: new Date(),
+    };
+    const { options: opts, counts } = observed(store, client);
+    await new TdbSubmissions(opts).retry(job);
+    // Written one by one after the refusal of the whole.
+    expect(settled.map((write) => [...write.outcomes.keys()])).toEqual([['tdb_A1'], ['tdb_A2']]);
+    expect(settled[0]!.outcomes.get('tdb_A1')).toEqual({ state: 'failed', error: 'rejected' });
+    expect(settled[1]!.outcomes.get('tdb_A2')).toMatchObject({ state: 'pending', error: 'batch_refused' });
+    expect(finished).toEqual([{ job: 'tdbr_a', pending: ['tdb_A2'] }]);
+    expect(counts.get('set_aside:answer_not_logged')).toBe(1);
   });
 });

@@ -20,6 +20,7 @@ import type { Logger } from 'pino';
 import { mapInTurns } from '@vigil/proto/platform';
 import { nextDelayMs } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
+import { isRetriable } from '../store/store-errors';
 import { outcomeFields, retryOf, type TdbOutcome, type TdbStore } from '../store/tdb-store';
 import { onlyPuidRefused, type TdbClient } from './tdb-client';
 
@@ -37,7 +38,20 @@ export interface TdbSubmissionsOptions {
   concurrency: number;
   /** A call's result per statement (`submitted` or its error), for metrics. */
   onResult?: (result: string, count: number) => void;
+  /** Statements set aside, or logged without the database's answer, by reason (SetAsideReason), for metrics. */
+  onSetAside?: (reason: SetAsideReason, count: number) => void;
 }
+
+/**
+ * Why statements were set aside (a log line with their ids and a count, nothing kept to try again), a bounded set:
+ * - `unbuildable`: no statement could be built from the event;
+ * - `not_queued`: the call failed and its retry could not be stored;
+ * - `not_logged`: the store refused the statement's log entry, even without the database's answer;
+ * - `processing_failed`: another failure of the tenant's own while its statements were handled;
+ * - `answer_not_logged`: the log entry is written, but without the database's answer (its refusal, its id), which the
+ *   store refused.
+ */
+export type SetAsideReason = 'unbuildable' | 'not_queued' | 'not_logged' | 'processing_failed' | 'answer_not_logged';
 
 /** One statement to send: its log document's id, what is sent, and the calls already made for it. */
 interface Item {
@@ -74,6 +88,11 @@ const MAX_HELD_TENANTS = 10_000;
  * The puid is the decision event's id: a call made again after its answer was lost (a retry, or events consumed again
  * after a crash) is refused for the stored statements' puids, which (confirmed with `existing-puid`) count as
  * submitted.
+ *
+ * Only the store being out of reach fails a batch (it would fail every tenant alike, and the batch is handled again).
+ * A failure of a tenant's or a statement's own never does: an answer that cannot be processed is a failed call,
+ * retried on the schedule; a log entry the store refuses is written alone, then without the database's answer; what
+ * still fails is set aside, logged by id and counted. So one tenant's answer never stops the others' submission.
  */
 export class TdbSubmissions {
   private readonly loop: WorkLoop<TdbRetryDoc>;
@@ -104,10 +123,10 @@ export class TdbSubmissions {
 
   /**
    * Submits the statements these events call for, for tenants with submission on (decisions made since it was turned
-   * on), and records each one's outcome; idempotent. Throws on a database failure (the batch is handled again).
+   * on), and records each one's outcome; idempotent. Throws only when the store is out of reach (the batch is handled
+   * again); a tenant's or a statement's own failure sets its statements aside instead.
    */
   async submit(events: DomainEvent[]): Promise<void> {
-    const { store, secrets, log } = this.options;
     const byTenant = new Map<string, SubmittedEvent[]>();
     for (const event of events) {
       if (!isSubmitted(event)) continue;
@@ -117,30 +136,68 @@ export class TdbSubmissions {
     }
     const calls: Array<() => Promise<void>> = [];
     for (const [tenantId, tenantEvents] of byTenant) {
-      const config = await store.configOf(tenantId);
-      if (!config) continue;
-      const since = tdbEnabledSince(config).getTime();
-      const docs: TdbSubmissionDoc[] = [];
-      for (const [index, event] of tenantEvents.entries()) {
-        if (index > 0 && index % BUILT_PER_TURN === 0) await yieldToLoop();
-        if (Date.parse(event.occurredAt) < since) continue;
-        const doc = this.docOf(event, config);
-        if (doc) docs.push(doc);
-      }
-      if (docs.length === 0) continue;
-      if (!secrets) {
-        const now = new Date();
-        const skipped = { state: 'skipped', reason: 'not_configured' } as const;
-        await store.record(docs.map((doc) => ({ ...doc, ...outcomeFields(skipped, undefined, now) })));
-        log.warn({ statements: docs.length }, 'statements not submitted: no SECRETS_ENCRYPTION_KEY');
-        continue;
-      }
-      for (let from = 0; from < docs.length; from += TDB_LIMITS.batch) {
-        const chunk = docs.slice(from, from + TDB_LIMITS.batch);
-        calls.push(() => this.submitNew(config, chunk));
-      }
+      const ids = tenantEvents.map((event) => tdbSubmissionIdOf(event.id));
+      await this.isolated(tenantId, ids, async () => {
+        calls.push(...(await this.prepare(tenantId, tenantEvents)));
+      });
     }
     await mapInTurns(calls, this.options.concurrency, (call) => call());
+  }
+
+  /**
+   * The calls for one tenant's events: its statements, 100 per call; or, without the key that opens the token, none
+   * (the statements are recorded as skipped).
+   */
+  private async prepare(tenantId: string, events: SubmittedEvent[]): Promise<Array<() => Promise<void>>> {
+    const { store, secrets, log } = this.options;
+    const config = await store.configOf(tenantId);
+    if (!config) return [];
+    const since = tdbEnabledSince(config).getTime();
+    const docs: TdbSubmissionDoc[] = [];
+    for (const [index, event] of events.entries()) {
+      if (index > 0 && index % BUILT_PER_TURN === 0) await yieldToLoop();
+      if (Date.parse(event.occurredAt) < since) continue;
+      try {
+        const doc = this.docOf(event, config);
+        if (doc) docs.push(doc);
+      } catch (err) {
+        this.setAside(tenantId, [tdbSubmissionIdOf(event.id)], 'unbuildable', err);
+      }
+    }
+    if (docs.length === 0) return [];
+    if (!secrets) {
+      const now = new Date();
+      const skipped = { state: 'skipped', reason: 'not_configured' } as const;
+      await this.writeLog(
+        tenantId,
+        docs.map((doc) => ({ ...doc, ...outcomeFields(skipped, undefined, now) })),
+        (doc) => doc._id,
+        (list) => store.record(list),
+        docWithoutAnswer,
+      );
+      log.warn({ statements: docs.length }, 'statements not submitted: no SECRETS_ENCRYPTION_KEY');
+      return [];
+    }
+    const calls: Array<() => Promise<void>> = [];
+    for (let from = 0; from < docs.length; from += TDB_LIMITS.batch) {
+      const chunk = docs.slice(from, from + TDB_LIMITS.batch);
+      const ids = chunk.map((doc) => doc._id);
+      calls.push(() => this.isolated(tenantId, ids, () => this.submitNew(config, chunk)));
+    }
+    return calls;
+  }
+
+  /**
+   * Runs work on a tenant's statements (`ids`). The store out of reach fails it (and so the batch, handled again);
+   * any other failure is the tenant's own: its statements are set aside, and the other tenants' go on.
+   */
+  private async isolated(tenantId: string, ids: string[], work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (isRetriable(err)) throw err;
+      this.setAside(tenantId, ids, 'processing_failed', err);
+    }
   }
 
   /** The log document of the event's statement, before its first call; null when it restricts nothing. */
@@ -184,21 +241,40 @@ export class TdbSubmissions {
     let batchId: string | undefined;
     if (firstPending?.state === 'pending') {
       const job = retryOf(tenantId, pending, result.attempt ? 1 : 0, firstPending.dueAt);
-      await store.queueRetry(job);
-      batchId = job._id;
-      if (firstPending.dueAt.getTime() <= Date.now()) this.loop.wake();
+      try {
+        await store.queueRetry(job);
+        batchId = job._id;
+        if (firstPending.dueAt.getTime() <= Date.now()) this.loop.wake();
+      } catch (err) {
+        if (isRetriable(err)) throw err;
+        this.setAside(
+          tenantId,
+          pending.map((doc) => doc._id),
+          'not_queued',
+          err,
+        );
+      }
     }
-    await store.record(
-      docs.map((doc, index) => {
-        const { outcome, error } = result.outcomes[index]!;
-        const attempt = result.attempt && { ...result.attempt, ...(error !== undefined ? { error } : {}) };
-        return {
+    const logged = docs.flatMap((doc, index): TdbSubmissionDoc[] => {
+      const { outcome, error } = result.outcomes[index]!;
+      // Set aside above: a pending entry without its retry would wait for nothing.
+      if (outcome.state === 'pending' && batchId === undefined) return [];
+      const attempt = result.attempt && { ...result.attempt, ...(error !== undefined ? { error } : {}) };
+      return [
+        {
           ...doc,
           ...outcomeFields(outcome, attempt, now),
           ...(attempt ? { attempts: [attempt], attemptCount: 1 } : {}),
           ...(outcome.state === 'pending' && batchId ? { batchId } : {}),
-        };
-      }),
+        },
+      ];
+    });
+    await this.writeLog(
+      tenantId,
+      logged,
+      (doc) => doc._id,
+      (list) => store.record(list),
+      docWithoutAnswer,
     );
   }
 
@@ -207,40 +283,112 @@ export class TdbSubmissions {
     const { store, log } = this.options;
     const config = await store.configOf(job.tenantId);
     const ids = job.submissionIds;
+    let attempt: TdbAttempt | undefined;
+    let outcomes: Array<{ id: string; outcome: TdbOutcome; error?: string }>;
     if (!config || !this.options.secrets) {
       // Turned off since they were queued, or the deployment lost the key that opens the token.
-      const skipped = {
-        outcome: { state: 'skipped', reason: config ? 'not_configured' : 'disabled' } as const,
-      };
-      await store.settleRetry(
-        job,
-        undefined,
-        ids.map((id) => ({ id, ...skipped })),
-      );
-      log.info(
-        { tenantId: job.tenantId, statements: ids.length, reason: skipped.outcome.reason },
-        'statements not submitted',
-      );
-      return;
+      const outcome = { state: 'skipped', reason: config ? 'not_configured' : 'disabled' } as const;
+      outcomes = ids.map((id) => ({ id, outcome }));
+      log.info({ tenantId: job.tenantId, statements: ids.length, reason: outcome.reason }, 'statements not submitted');
+    } else {
+      const items = ids.map((id, index) => ({ id, payload: job.payloads[index]!, attemptCount: job.attemptCount }));
+      const result = await this.call(config, items);
+      attempt = result.attempt;
+      outcomes = ids.map((id, index) => ({ id, ...result.outcomes[index]! }));
     }
-    const items = ids.map((id, index) => ({ id, payload: job.payloads[index]!, attemptCount: job.attemptCount }));
-    const result = await this.call(config, items);
-    await store.settleRetry(
-      job,
-      result.attempt,
-      ids.map((id, index) => ({ id, ...result.outcomes[index]! })),
+    await this.writeLog(
+      job.tenantId,
+      outcomes,
+      (entry) => entry.id,
+      (list) => store.recordOutcomes(job, attempt, list),
+      outcomeWithoutAnswer,
     );
-    if (result.outcomes.some((entry) => entry.outcome.state === 'pending' && entry.outcome.dueAt <= new Date())) {
+    await store.finishRetry(job, attempt, outcomes);
+    if (outcomes.some((entry) => entry.outcome.state === 'pending' && entry.outcome.dueAt <= new Date())) {
       this.loop.wake();
     }
   }
 
-  /** One call with a tenant's statements; what became of each. Never throws for the call's own failures. */
+  /**
+   * Writes statements' log entries with `write`, all in one command. When the store refuses that for a reason of the
+   * entries' own (not being out of reach, which throws), each is written alone, then without the database's answer
+   * (its refusal, its id: the text we trust least); an entry refused even so is set aside. So one statement's entry
+   * never loses the others of its call. Writing an entry again is safe (see TdbStore.record and recordOutcomes).
+   */
+  private async writeLog<T>(
+    tenantId: string,
+    entries: T[],
+    idOf: (entry: T) => string,
+    write: (entries: T[]) => Promise<void>,
+    withoutAnswer: (entry: T) => T,
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    try {
+      await write(entries);
+      return;
+    } catch (err) {
+      if (isRetriable(err)) throw err;
+    }
+    const answerless: string[] = [];
+    const lost: string[] = [];
+    let failure: unknown;
+    const writes = async (entry: T): Promise<boolean> => {
+      try {
+        await write([entry]);
+        return true;
+      } catch (err) {
+        if (isRetriable(err)) throw err;
+        failure = err;
+        return false;
+      }
+    };
+    for (const entry of entries) {
+      if (await writes(entry)) continue;
+      const bare = withoutAnswer(entry);
+      if (bare !== entry && (await writes(bare))) answerless.push(idOf(entry));
+      else lost.push(idOf(entry));
+    }
+    if (answerless.length > 0) {
+      this.options.log.warn(
+        { tenantId, submissionIds: answerless, error: errorName(failure) },
+        "statements logged without the transparency database's answer, which the store refused",
+      );
+      this.options.onSetAside?.('answer_not_logged', answerless.length);
+    }
+    if (lost.length > 0) this.setAside(tenantId, lost, 'not_logged', failure);
+  }
+
+  /** Statements that end neither submitted, nor queued, nor logged: a log line with their ids (no content), a count. */
+  private setAside(tenantId: string, submissionIds: string[], reason: SetAsideReason, err: unknown): void {
+    this.options.log.error({ tenantId, submissionIds, reason, error: errorName(err) }, 'statements set aside');
+    this.options.onSetAside?.(reason, submissionIds.length);
+  }
+
+  /**
+   * One call with a tenant's statements; what became of each. Never throws: an answer that cannot be processed counts
+   * as a failed call (`processing_failed`), made again on the schedule like any other.
+   */
   private async call(config: TdbConfigDoc, items: Item[]): Promise<CallOutcome> {
+    const at = new Date();
+    try {
+      return await this.callOnce(config, items, at);
+    } catch (err) {
+      const log = this.options.log.child({ tenantId: config._id, statements: items.length });
+      log.error({ error: errorName(err) }, 'transparency database answer could not be processed');
+      const attempt = {
+        at,
+        durationMs: Date.now() - at.getTime(),
+        batchSize: items.length,
+        error: 'processing_failed',
+      };
+      return this.failed(config._id, items, attempt, log);
+    }
+  }
+
+  private async callOnce(config: TdbConfigDoc, items: Item[], at: Date): Promise<CallOutcome> {
     const { client, secrets } = this.options;
     const tenantId = config._id;
     const log = this.options.log.child({ tenantId, statements: items.length });
-    const at = new Date();
     const opened = secrets!.open(config.sealed, tdbTokenContext(tenantId));
     if (!opened.ok) {
       log.error({ problem: opened.problem }, 'transparency database token cannot be opened (SECRETS_ENCRYPTION_KEY)');
@@ -341,4 +489,31 @@ export class TdbSubmissions {
     if (delay === null) return null;
     return { state: 'pending', dueAt: new Date(Date.now() + (delayMs ?? delay)) };
   }
+}
+
+/** A log document without the database's answer (its refusal, its id): what is left when the store refused it. */
+function docWithoutAnswer(doc: TdbSubmissionDoc): TdbSubmissionDoc {
+  if (doc.rejection === undefined && doc.tdbUuid === undefined) return doc;
+  const bare = { ...doc };
+  delete bare.rejection;
+  delete bare.tdbUuid;
+  return bare;
+}
+
+/** A retry's outcome for a statement without the database's answer (its refusal, its id). */
+function outcomeWithoutAnswer<T extends { outcome: TdbOutcome }>(entry: T): T {
+  const { outcome } = entry;
+  if (outcome.state === 'failed' && outcome.rejection !== undefined) return { ...entry, outcome: { state: 'failed' } };
+  if (outcome.state === 'submitted' && outcome.tdbUuid !== undefined) {
+    return {
+      ...entry,
+      outcome: { state: 'submitted', ...(outcome.alreadyStored ? { alreadyStored: true } : {}) },
+    };
+  }
+  return entry;
+}
+
+/** An error's class name for a log line: never its message, which may quote what a server answered. */
+function errorName(err: unknown): string {
+  return err instanceof Error ? err.name : typeof err;
 }

@@ -212,6 +212,24 @@ describe('notifier deliveries', () => {
     expect(hook.received).toHaveLength(4);
   });
 
+  it('records answers whose bodies hold a NUL character without it, and delivers the webhook once', async () => {
+    // PostgreSQL, under FerretDB, refuses a string with a NUL: kept as it came, no attempt could be recorded.
+    let calls = 0;
+    const hook = await receiver((_req, res) => {
+      calls += 1;
+      if (calls === 1) res.writeHead(500).end('bad\u0000answer');
+      else res.writeHead(200).end('ok\u0000done');
+    });
+    const { tenant } = await deliveryFor(world, hook.url, 'nul-1');
+    const [delivery] = await onlyDelivery(world, tenant.tenantId, 'succeeded', 'delivered despite the NUL');
+    expect(delivery!.attempts.map((a) => [a.statusCode, a.responseBody])).toEqual([
+      [500, 'badanswer'],
+      [200, 'okdone'],
+    ]);
+    expect(delivery!.attemptCount).toBe(2);
+    expect(hook.received).toHaveLength(2);
+  });
+
   it('waits for Retry-After before the next attempt', async () => {
     let calls = 0;
     const hook = await receiver((_req, res) => {

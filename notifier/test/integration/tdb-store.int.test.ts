@@ -4,6 +4,7 @@ import { retryOf, TdbStore } from '../../src/store/tdb-store';
 
 /** The notifier's Transparency Database collections on the real store: retries, their outcomes, an older release's queue. */
 const TIMING = { bucketMs: 1000, graceMs: 500 };
+type Outcomes = Parameters<TdbStore['recordOutcomes']>[2];
 
 const scratch = scratchDb('tdbstore');
 const db = scratch.db;
@@ -67,11 +68,13 @@ it('claims a due retry, records each statement outcome, and keeps only what goes
   expect(claimed).toHaveLength(1);
   const attempt = { at: new Date(), durationMs: 5, batchSize: 3, statusCode: 422 };
   const again = new Date(Date.now() + 3000);
-  await store.settleRetry(claimed[0]!, attempt, [
+  const outcomes: Outcomes = [
     { id: 'R1', outcome: { state: 'submitted', tdbUuid: 'uuid-1' } },
     { id: 'R2', outcome: { state: 'pending', dueAt: again }, error: 'batch_refused' },
     { id: 'R3', outcome: { state: 'failed' }, error: 'rejected' },
-  ]);
+  ];
+  await store.recordOutcomes(claimed[0]!, attempt, outcomes);
+  await store.finishRetry(claimed[0]!, attempt, outcomes);
   const after = new Map((await store.submissions.find({ tenantId: 'ten_c' }).toArray()).map((doc) => [doc._id, doc]));
   expect(after.get('R1')).toMatchObject({ state: 'submitted', tdbUuid: 'uuid-1', attemptCount: 1 });
   expect(after.get('R1')?.batchId).toBeUndefined();
@@ -85,7 +88,50 @@ it('claims a due retry, records each statement outcome, and keeps only what goes
   // Its last statement submitted: the retry is gone.
   const [next] = (await store.claim(new Date(again.getTime() + 1), 60000, 10)).filter((doc) => doc._id === job._id);
   expect(next).toBeDefined();
-  await store.settleRetry(next!, { ...attempt, statusCode: 201 }, [{ id: 'R2', outcome: { state: 'submitted' } }]);
+  const submitted: Outcomes = [{ id: 'R2', outcome: { state: 'submitted' } }];
+  const second = { ...attempt, at: new Date(attempt.at.getTime() + 3000), statusCode: 201 };
+  await store.recordOutcomes(next!, second, submitted);
+  await store.finishRetry(next!, second, submitted);
   expect(await store.retries.countDocuments({ _id: job._id })).toBe(0);
   expect((await store.submissions.findOne({ _id: 'R2' }))?.state).toBe('submitted');
+});
+
+it('records refusals and database ids holding NUL characters without them, with the other statements of the insert', async () => {
+  // PostgreSQL, under FerretDB, refuses a string with a NUL; the database's answer is not ours to trust.
+  const store = new TdbStore(db, TIMING);
+  await store.record([
+    logDoc('N1', 'ten_n', { state: 'failed', rejection: { category: ['The selected\u0000 category is invalid.'] } }),
+    logDoc('N2', 'ten_n', { state: 'submitted', tdbUuid: 'uuid\u0000-2' }),
+    logDoc('N3', 'ten_n', { state: 'submitted', tdbUuid: 'uuid-3' }),
+  ]);
+  const after = new Map((await store.submissions.find({ tenantId: 'ten_n' }).toArray()).map((doc) => [doc._id, doc]));
+  expect(after.get('N1')?.rejection).toEqual({ category: ['The selected category is invalid.'] });
+  expect(after.get('N2')?.tdbUuid).toBe('uuid-2');
+  expect(after.get('N3')?.tdbUuid).toBe('uuid-3');
+});
+
+it("records a retry's refusal holding a NUL character without it, and the same outcomes written again add no attempt", async () => {
+  const store = new TdbStore(db, TIMING);
+  const docs = ['M1', 'M2'].map((id) => logDoc(id, 'ten_m'));
+  const job = retryOf('ten_m', docs, 1, new Date(Date.now() - 10));
+  await store.queueRetry(job);
+  await store.record(docs.map((doc) => ({ ...doc, batchId: job._id })));
+  const [claimed] = (await store.claim(new Date(), 60000, 10)).filter((doc) => doc._id === job._id);
+  expect(claimed).toBeDefined();
+  const attempt = { at: new Date(), durationMs: 5, batchSize: 2, statusCode: 422 };
+  const outcomes: Outcomes = [
+    { id: 'M1', outcome: { state: 'failed', rejection: { 'decision\u0000_facts': ['Too\u0000 long.'] } } },
+    { id: 'M2', outcome: { state: 'pending', dueAt: new Date(Date.now() + 60000) }, error: 'batch_refused' },
+  ];
+  await store.recordOutcomes(claimed!, attempt, outcomes);
+  await store.recordOutcomes(claimed!, attempt, outcomes);
+  const after = new Map((await store.submissions.find({ tenantId: 'ten_m' }).toArray()).map((doc) => [doc._id, doc]));
+  expect(after.get('M1')).toMatchObject({
+    state: 'failed',
+    rejection: { decision_facts: ['Too long.'] },
+    attemptCount: 1,
+  });
+  expect(after.get('M1')?.attempts).toHaveLength(1);
+  expect(after.get('M2')).toMatchObject({ state: 'pending', attemptCount: 1, lastError: 'batch_refused' });
+  expect(after.get('M2')?.attempts).toHaveLength(1);
 });

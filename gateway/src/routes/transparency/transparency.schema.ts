@@ -54,7 +54,8 @@ const AttemptView = z.object({
       description:
         '`rejected`, `duplicate` (stored by an earlier call), `batch_refused` (another statement of the call was ' +
         'refused), `unauthorized`, `rate_limited`, `server_error`, `unexpected_status`, `timeout`, `network_error`, ' +
-        '`ssrf_refused`, `token_unreadable`; null on success.',
+        '`ssrf_refused`, `token_unreadable`, `processing_failed` (an answer that could not be processed); null on ' +
+        'success.',
     }),
 });
 
