@@ -7,9 +7,8 @@ import { createTenantKey, startReceiver } from './support';
 import { loggedPort, ROOT, spawnService, testServers, uniqueName, waitFor, type ServiceProcess } from '../test-support';
 
 // What the API answered holds for the next request (DESIGN §2, §8), with real processes: two gateways, one moderator,
-// one notifier, their caches warm. A change applies at once to what follows it through the gateway that made it, and
-// through the other gateway within the documented bound of one second.
-const BOUND_MS = 1000;
+// one notifier, their caches warm. A change applies at once to what follows it, through the gateway that made it and
+// through the other one alike (docs/replicas.md): no test here waits after a change's answer.
 const { kafkaBrokers, mongoUrl } = testServers();
 const run = promisify(execFile);
 
@@ -92,9 +91,6 @@ describe('configuration changes on every replica', () => {
     );
   const webhookOf = (r: Receiver, clientId: string) =>
     r.received.find((w) => (JSON.parse(w.body) as { payload: { clientId?: string } }).payload.clientId === clientId);
-  /** Resolves once the bound has passed since `answeredAt`: every replica's caches are then at least that new. */
-  const boundPassed = (answeredAt: number) =>
-    waitFor(() => Date.now() >= answeredAt + BOUND_MS, { intervalMs: 20, what: 'the bound to pass' });
 
   beforeAll(async () => {
     const moderator = start('moderator', {
@@ -144,11 +140,12 @@ describe('configuration changes on every replica', () => {
     expect(await moderate(0, 'zebra crossing')).toBe('Flagged');
   });
 
-  it('judges moderations through the other gateway by the new rule within the bound', async () => {
-    await setBlocklist(0, ['zebra', 'giraffe']);
-    const answeredAt = Date.now();
-    await boundPassed(answeredAt);
-    expect(await moderate(1, 'giraffe neck')).toBe('Flagged');
+  it('judges the next moderation through the other gateway by a rule saved just before', async () => {
+    const animals = ['giraffe', 'okapi', 'tapir'];
+    for (const [i, animal] of animals.entries()) {
+      await setBlocklist(i % 2, ['zebra', ...animals.slice(0, i + 1)]);
+      expect(await moderate((i + 1) % 2, `${animal} neck`)).toBe('Flagged');
+    }
   });
 
   it('delivers the webhook of a record ingested just after its endpoint was registered', async () => {
@@ -158,15 +155,18 @@ describe('configuration changes on every replica', () => {
     await waitFor(() => webhookOf(fresh, 'after-register'), { timeoutMs: 60000, what: 'the new endpoint webhook' });
   });
 
-  it('delivers to an endpoint registered through the other gateway once the bound passed', async () => {
-    const fresh = await receiver();
-    await addEndpoint(1, fresh.url);
-    await boundPassed(Date.now());
-    await ingest(0, 'after-register-elsewhere');
-    await waitFor(() => webhookOf(fresh, 'after-register-elsewhere'), {
-      timeoutMs: 60000,
-      what: 'the webhook of the endpoint registered elsewhere',
-    });
+  it('delivers the webhook of a record ingested through the other gateway just after its endpoint was registered', async () => {
+    // Each gateway's key cache is warm before the change: the ingest right after it is the case a cache would miss.
+    for (let i = 0; i < 4; i += 1) {
+      const fresh = await receiver();
+      await ingest(0, `warm-elsewhere-${i}`);
+      await addEndpoint(1, fresh.url);
+      await ingest(0, `after-register-elsewhere-${i}`);
+      await waitFor(() => webhookOf(fresh, `after-register-elsewhere-${i}`), {
+        timeoutMs: 60000,
+        what: 'the webhook of the endpoint registered elsewhere',
+      });
+    }
   });
 
   it('sends nothing created after an endpoint was disabled to it', async () => {
@@ -185,7 +185,25 @@ describe('configuration changes on every replica', () => {
     expect(webhookOf(off, 'after-disable')).toBeUndefined();
   });
 
-  it('refuses a revoked key on both gateways once the bound passed', async () => {
+  it('sends nothing ingested through the other gateway after an endpoint was disabled to it', async () => {
+    const off = await receiver();
+    const on = await receiver();
+    const offId = await addEndpoint(0, off.url);
+    await addEndpoint(0, on.url);
+    await ingest(1, 'before-disable-elsewhere');
+    await waitFor(() => webhookOf(off, 'before-disable-elsewhere'), { timeoutMs: 60000, what: 'the first webhook' });
+    await json(await send(0, 'PATCH', `/webhook-endpoints/${offId}`, { enabled: false }), 200);
+    await ingest(1, 'after-disable-elsewhere');
+    await waitFor(() => webhookOf(on, 'after-disable-elsewhere'), {
+      timeoutMs: 60000,
+      what: 'the enabled endpoint webhook',
+    });
+    const deliveries = await mongo.db(db).collection('deliveries').countDocuments({ endpointId: offId });
+    expect(deliveries).toBe(1);
+    expect(webhookOf(off, 'after-disable-elsewhere')).toBeUndefined();
+  });
+
+  it('refuses a revoked key on both gateways once the admin CLI returned', async () => {
     const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
     const options = { env: { ...process.env, ...common } };
     const created = JSON.parse((await run(process.execPath, [cli, 'key', 'create', tenant], options)).stdout) as {
@@ -195,7 +213,6 @@ describe('configuration changes on every replica', () => {
     for (const gateway of [0, 1])
       expect((await send(gateway, 'GET', '/rules', undefined, created.key)).status).toBe(200);
     await run(process.execPath, [cli, 'key', 'revoke', created.id], options);
-    await boundPassed(Date.now());
     for (const gateway of [0, 1])
       expect((await send(gateway, 'GET', '/rules', undefined, created.key)).status).toBe(401);
   });

@@ -158,7 +158,7 @@ export function createApp(deps: AppDeps): Koa {
   const complaintTokens = settings.appealTokenSecret
     ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds, Date.now, 'complaint')
     : undefined;
-  const configVersions = new ConfigVersionStore(deps.db, deps.versions);
+  const configVersions = new ConfigVersionStore(deps.db, deps.versions, deps.authenticator.ttlMs);
   const ruleVersions = new RuleVersionStore(deps.db);
   const routeDeps: RouteDeps = {
     moderator: deps.moderator,

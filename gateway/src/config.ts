@@ -39,9 +39,9 @@ const schema = z.object({
    */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(60000).default(250),
   /**
-   * How long a verified (or unknown) API key stays cached in memory, milliseconds; on every replica, a revocation, a
-   * change of the tenant's rate limit and a change made through another replica take effect within it. At most 1000,
-   * the bound the API promises. Default 1000.
+   * How long a verified (or unknown) API key stays cached in memory, milliseconds. A configuration change answers
+   * (and the admin CLI returns) this long after it is stored, so that it applies at once on every replica; every
+   * gateway must use the same value. At most 1000. Default 1000.
    */
   API_KEY_CACHE_TTL_MS: z.coerce.number().int().min(0).max(1000).default(1000),
   /** Most API keys cached at once (oldest evicted first). Default 10000. */

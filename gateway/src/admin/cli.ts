@@ -23,7 +23,13 @@ const USAGE = `usage:
   member role <memberId> moderator|admin
   member remove <memberId>`;
 
-const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);
+const env = loadConfigOf(['MONGO_URL', 'MONGO_DB', 'API_KEY_CACHE_TTL_MS']);
+
+/**
+ * Waits out the gateways' key cache (API_KEY_CACHE_TTL_MS) after a change it bounds: once the command returns, every
+ * gateway acts on the change. The deployment's gateways must share this value.
+ */
+const settled = () => new Promise<void>((resolve) => setTimeout(resolve, env.API_KEY_CACHE_TTL_MS));
 
 function out(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
@@ -170,11 +176,12 @@ async function run(store: TenantStore, members: MemberStore, args: string[]): Pr
       const limit = rateLimitOf(args.slice(3));
       const tenant = await store.findTenant(arg);
       if (!tenant || !(await store.setRateLimit(tenant._id, limit))) throw new UsageError(`no tenant "${arg}"`);
+      await settled();
       out({
         id: tenant._id,
         name: tenant.name,
         rateLimit: limit,
-        note: 'gateways apply it within API_KEY_CACHE_TTL_MS; null: the default RATE_LIMIT_POINTS per RATE_LIMIT_WINDOW_S',
+        note: 'every gateway applies it now; null: the default RATE_LIMIT_POINTS per RATE_LIMIT_WINDOW_S',
       });
       return;
     }
@@ -203,6 +210,7 @@ async function run(store: TenantStore, members: MemberStore, args: string[]): Pr
     case 'key revoke': {
       if (!arg) throw new UsageError('a key id is required');
       if (!(await store.revokeKey(arg))) throw new UsageError(`no active key "${arg}"`);
+      await settled();
       out({ id: arg, revoked: true });
       return;
     }

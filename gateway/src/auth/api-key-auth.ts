@@ -33,7 +33,7 @@ interface Entry {
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, Entry>();
-  private readonly pending = new Map<string, Promise<Principal | null>>();
+  private readonly pending = new Map<string, { startedAt: number; lookup: Promise<Principal | null> }>();
 
   constructor(
     private readonly store: KeyLookup,
@@ -46,13 +46,20 @@ export class ApiKeyAuthenticator {
     const now = (this.options.now ?? Date.now)();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now) return cached.principal;
-    // Concurrent first requests with one key share a single lookup.
-    let lookup = this.pending.get(hash);
-    if (!lookup) {
-      lookup = this.lookup(hash, now).finally(() => this.pending.delete(hash));
-      this.pending.set(hash, lookup);
-    }
+    // Concurrent first requests with one key share a single lookup, unless it started longer than the time to live
+    // ago: what it reads may predate a change that answered since (see ConfigVersionStore).
+    const pending = this.pending.get(hash);
+    if (pending && now - pending.startedAt < this.options.ttlMs) return pending.lookup;
+    const lookup = this.lookup(hash, now).finally(() => {
+      if (this.pending.get(hash)?.lookup === lookup) this.pending.delete(hash);
+    });
+    this.pending.set(hash, { startedAt: now, lookup });
     return lookup;
+  }
+
+  /** How long a key's lookup (and the tenant's configuration version read with it) is used, milliseconds. */
+  get ttlMs(): number {
+    return this.options.ttlMs;
   }
 
   private async lookup(hash: string, now: number): Promise<Principal | null> {

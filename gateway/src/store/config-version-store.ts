@@ -12,6 +12,11 @@ interface VersionContent {
  * concurrent changes get two versions even on FerretDB (where `$inc` is a read and a write). This process learns its
  * own changes at once (`versions`); other gateway replicas learn them when they next read the tenant's key (see
  * ApiKeyAuthenticator), and the moderator and notifier from the versions stamped on what the gateways send.
+ *
+ * A change answers only `settleMs` (the key cache's time to live) after its version was raised. Every gateway's key
+ * cache entry then in use was read after the raise, so everything any gateway accepts after the answer carries the
+ * new version, and every cache downstream reloads for it: a change governs what follows it on every replica, with no
+ * window and no store read per request. The cost is this wait, once per change.
  */
 export class ConfigVersionStore {
   private readonly docs: RevisedDocs<VersionContent>;
@@ -19,6 +24,7 @@ export class ConfigVersionStore {
   constructor(
     db: Db,
     private readonly versions: TenantVersions,
+    private readonly settleMs = 0,
   ) {
     this.docs = new RevisedDocs(db, COLLECTIONS.configVersions);
   }
@@ -27,6 +33,7 @@ export class ConfigVersionStore {
   async changed(tenantId: string): Promise<number> {
     const { version } = await this.docs.revise(tenantId, (current) => ({ version: (current?.version ?? 0) + 1 }));
     this.versions.observe(tenantId, version);
+    if (this.settleMs > 0) await new Promise((resolve) => setTimeout(resolve, this.settleMs));
     return version;
   }
 

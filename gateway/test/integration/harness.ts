@@ -168,7 +168,8 @@ async function compose(
   await tenants.ensureIndexes();
   const members = new MemberStore(db);
   await members.ensureIndexes();
-  const authenticator = new ApiKeyAuthenticator(tenants, { ttlMs: 1000, maxEntries: 1000, versions });
+  // A short key cache: each configuration change waits it out before answering (see ConfigVersionStore).
+  const authenticator = new ApiKeyAuthenticator(tenants, { ttlMs: 200, maxEntries: 1000, versions });
   const rateLimiter = new SharedRateLimiter(new RateLimitStore(db), log, {
     instanceId: uniqueName('gw'),
     syncIntervalMs: 250,
