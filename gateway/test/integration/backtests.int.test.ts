@@ -138,6 +138,19 @@ describe('backtests', () => {
     expect(
       errorOf(await call(tenant, 'POST', '/backtests', { version: 0, ai: { enabled: true, maxCalls: 21 } })),
     ).toEqual([422, 'backtest_too_large']);
+    // Past any deployment's bound too: the same answer, naming this deployment's bound, as docs/limits.md says.
+    for (const body of [
+      { version: 0, limit: 100_001 },
+      { version: 0, limit: 5_000_000 },
+      { version: 0, ai: { enabled: true, maxCalls: 10_001 } },
+    ]) {
+      const reply = await call(tenant, 'POST', '/backtests', body);
+      expect([reply.status, reply.body.error?.code, reply.body.error?.details]).toEqual([
+        422,
+        'backtest_too_large',
+        { limit: 'limit' in body ? 50 : 20 },
+      ]);
+    }
     expect(errorOf(await call(tenant, 'POST', '/backtests', { version: 0, limit: 0 }))).toEqual([
       400,
       'validation_error',

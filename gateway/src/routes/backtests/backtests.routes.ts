@@ -76,11 +76,12 @@ export async function createBacktest(
     throw new BacktestTooLargeError(`a backtest judges at most ${limits.maxRecords} records`, {
       limit: limits.maxRecords,
     });
-  const ai = BacktestAi.parse(input.ai ?? {});
-  if (ai.enabled && ai.maxCalls > limits.maxAiCalls)
+  if (input.ai !== undefined && input.ai.maxCalls > limits.maxAiCalls)
     throw new BacktestTooLargeError(`a backtest makes at most ${limits.maxAiCalls} AI calls`, {
       limit: limits.maxAiCalls,
     });
+  // Within the deployment's bound, so within the job's schema (whose bound is the largest a deployment may set).
+  const ai = BacktestAi.parse(input.ai ?? {});
   const rules = await candidateRules(deps, ctx.tenantId, input.version);
   const now = new Date();
   const { version, ai: _ai, ...filters } = input;
