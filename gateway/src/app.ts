@@ -112,6 +112,7 @@ export function appSettings(config: Config): AppSettings {
     promptRulesEnabled: config.PROMPT_RULES_ENABLED,
     backtests: {
       maxRunning: config.BACKTEST_MAX_RUNNING,
+      maxPerHour: config.BACKTEST_MAX_PER_HOUR,
       maxRecords: config.BACKTEST_MAX_RECORDS,
       maxAiCalls: config.BACKTEST_MAX_AI_CALLS,
       ttlSeconds: config.BACKTEST_RESULT_TTL_S,

@@ -84,6 +84,11 @@ const schema = z.object({
   PROMPT_RULES_ENABLED: bool.default(false),
   /** Backtests of one tenant not finished at once; one more is refused with 409 backtest_running. Default 1. */
   BACKTEST_MAX_RUNNING: z.coerce.number().int().min(1).max(100).default(1),
+  /**
+   * Backtests one tenant may create per hour (a sliding hour, counted across replicas); one more is refused with 429
+   * rate_limited and Retry-After. 0: no bound. Default 20.
+   */
+  BACKTEST_MAX_PER_HOUR: z.coerce.number().int().min(0).max(10_000).default(20),
   /** Records one backtest may judge at most; a larger `limit` is refused with 422 backtest_too_large. Default 100000. */
   BACKTEST_MAX_RECORDS: z.coerce.number().int().min(1).max(100_000).default(100_000),
   /** AI-provider calls one backtest may make at most (`ai.maxCalls`; 422 backtest_too_large above). Default 1000. */

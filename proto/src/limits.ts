@@ -65,6 +65,11 @@ export const LIMITS = {
   ruleDescription: 2000,
   /** The note a rule set version may carry (why it was written). */
   ruleVersionNote: 500,
+  /**
+   * Rule set versions of a tenant: version numbers run from 1 to this. Every `PUT /rules`, draft, roll-back and preset
+   * added writes one; past it the write is refused (409 limit_exceeded) and the live set stays.
+   */
+  ruleVersions: 1000,
   /** Entities one rule applies to. */
   ruleEntities: 100,
   strategiesPerRule: 20,

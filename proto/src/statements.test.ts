@@ -260,11 +260,18 @@ describe('statements of complaint decisions (Art. 20(5))', () => {
     expect(statement).toMatchObject({
       kind: 'complaint',
       restriction: { endDate: null },
-      policy: { id: '', name: '' },
       source: 'SOURCE_ARTICLE_16',
       complaint: { id: 'cmp_1', outcome: 'Rejected' },
     });
     expect(statement.restriction.visibility).toBeUndefined();
+    // Nor in its JSON (the API, the webhook and the email's stored statement): no field at all, not a blank one.
+    const json = JSON.parse(JSON.stringify(statement)) as Record<string, unknown>;
+    for (const field of ['ground', 'legalGround', 'policy', 'referenceUrl']) expect(json).not.toHaveProperty(field);
+    // The policy a rejected complaint's event may carry (an earlier release wrote it) is not named either.
+    const withGrounds = statementOf(complaintDecided({ grounds: fraud }), context)!;
+    expect(withGrounds).not.toHaveProperty('ground');
+    expect(withGrounds).not.toHaveProperty('policy');
+    expect(JSON.stringify(withGrounds)).not.toContain('Fraud');
     const lines = statementLines(statement);
     expect(lines.join('\n')).not.toContain('Ground:');
     expect(lines[lines.length - 1]).toContain('out-of-court dispute settlement body');

@@ -51,13 +51,15 @@ export interface Statement {
     /** Always null: Vigil's restrictions last until a later decision lifts them. */
     endDate: null;
   };
-  ground: 'DECISION_GROUND_ILLEGAL_CONTENT' | 'DECISION_GROUND_INCOMPATIBLE_CONTENT';
+  /** The ground relied on; absent for a rejected complaint, which restricts nothing and so rests on none. */
+  ground?: DecisionGround;
   /** For illegal content: the law relied on. */
   legalGround?: string;
   /** The policy's explanation, filled. */
   explanation: string;
   referenceUrl?: string;
-  policy: { id: string; name: string };
+  /** The policy relied on; absent for a rejected complaint, like the ground. */
+  policy?: { id: string; name: string };
   category: ReportCategory;
   /** Facts and circumstances (the TDB's `decision_facts`, at most 5,000 characters). */
   facts: string;
@@ -74,6 +76,15 @@ export interface Statement {
   via: Via;
   redress: Redress;
 }
+
+export type DecisionGround = 'DECISION_GROUND_ILLEGAL_CONTENT' | 'DECISION_GROUND_INCOMPATIBLE_CONTENT';
+
+/** A statement that rests on a ground and a policy: every one but a rejected complaint's. */
+export type GroundedStatement = Statement & Required<Pick<Statement, 'ground' | 'policy'>>;
+
+/** A restriction's statement (the kind the appeal page shows and the Transparency Database receives). */
+export const isRestriction = (statement: Statement): statement is GroundedStatement =>
+  statement.kind === 'restriction' && statement.ground !== undefined && statement.policy !== undefined;
 
 export interface Redress {
   /** The page where the user can appeal (Art. 20), when a link can be given here. */
@@ -218,10 +229,15 @@ function complaintStatementOf(event: EventOf<'ReportComplaintDecided'>): Stateme
     ...(data.target.type === 'user' ? { userId: data.target.id } : {}),
     decidedAt: event.occurredAt,
     restriction,
-    ground:
-      upheld && grounds.ground === 'ILLEGAL_CONTENT'
-        ? 'DECISION_GROUND_ILLEGAL_CONTENT'
-        : 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
+    ...(upheld
+      ? {
+          ground:
+            grounds.ground === 'ILLEGAL_CONTENT'
+              ? 'DECISION_GROUND_ILLEGAL_CONTENT'
+              : 'DECISION_GROUND_INCOMPATIBLE_CONTENT',
+          policy: { id: grounds.policyId, name: grounds.name },
+        }
+      : {}),
     ...(upheld && grounds.legalGround !== undefined ? { legalGround: grounds.legalGround } : {}),
     explanation: upheld
       ? renderExplanation(grounds.explanation, {
@@ -231,7 +247,6 @@ function complaintStatementOf(event: EventOf<'ReportComplaintDecided'>): Stateme
         })
       : 'The reported content was examined again and found neither illegal nor incompatible with the terms of service.',
     ...(upheld && grounds.referenceUrl !== undefined ? { referenceUrl: grounds.referenceUrl } : {}),
-    policy: upheld ? { id: grounds.policyId, name: grounds.name } : { id: '', name: '' },
     category: data.category,
     facts: clip(parts.join(' '), FACTS_MAX),
     source,
@@ -354,14 +369,14 @@ function clip(text: string, max: number): string {
 
 /** The statement as plain text lines, for emails and pages. */
 export function statementLines(statement: Statement): string[] {
-  const rejected = statement.complaint?.outcome === 'Rejected';
-  const lines = [
-    statement.facts,
-    `Ground: ${statement.ground === 'DECISION_GROUND_ILLEGAL_CONTENT' ? `illegal content (${statement.legalGround ?? ''})` : 'incompatible with the terms of service'}.`,
-    statement.explanation,
-  ];
+  const lines = [statement.facts];
   // A rejected complaint restricted nothing: it rests on no ground.
-  if (rejected) lines.splice(1, 1);
+  if (statement.ground !== undefined) {
+    lines.push(
+      `Ground: ${statement.ground === 'DECISION_GROUND_ILLEGAL_CONTENT' ? `illegal content (${statement.legalGround ?? ''})` : 'incompatible with the terms of service'}.`,
+    );
+  }
+  lines.push(statement.explanation);
   if (statement.referenceUrl) lines.push(`Reference: ${statement.referenceUrl}`);
   lines.push(
     `Automated detection: ${statement.automatedDetection ? 'yes' : 'no'}. Automated decision: ${

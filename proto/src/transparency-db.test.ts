@@ -1,11 +1,17 @@
 import { validateStatement } from '../../deploy/test-support/tdb';
 import type { DomainEvent } from './events';
-import { statementOf } from './statements';
-import { scrubPersonalData, TdbSettings, tdbStatementOf } from './transparency-db';
+import { statementOf, type GroundedStatement } from './statements';
+import { scrubPersonalData, submitsToTdb, TdbSettings, tdbStatementOf } from './transparency-db';
 
 const at = '2026-03-01T10:00:00.000Z';
 const envelope = { tenantId: 'ten_a', version: 2, occurredAt: at, correlationId: 'c' };
 const settings = TdbSettings.parse({ baseUrl: 'https://tdb.example', territorialScope: ['DE', 'AT'] });
+/** The statement of an event the database receives one for. */
+const submitted = (event: DomainEvent): GroundedStatement => {
+  const statement = statementOf(event, { appealWindowDays: 183 });
+  if (!statement || !submitsToTdb(statement)) throw new Error(`no statement of ${event.type} is submitted`);
+  return statement;
+};
 
 const flagged: DomainEvent = {
   ...envelope,
@@ -54,8 +60,7 @@ const banned: DomainEvent = {
 describe('Transparency Database statements', () => {
   it('builds statements the database accepts, for a flag and for a ban with payouts', () => {
     for (const event of [flagged, banned]) {
-      const statement = statementOf(event, { appealWindowDays: 183 })!;
-      const payload = tdbStatementOf(statement, settings, { hasImages: true });
+      const payload = tdbStatementOf(submitted(event), settings, { hasImages: true });
       expect(validateStatement(payload)).toEqual({});
       expect(payload.puid).toBe(event.id);
       expect(payload.territorial_scope).toEqual(['DE', 'AT']);
@@ -64,8 +69,40 @@ describe('Transparency Database statements', () => {
     }
   });
 
+  it("submits restrictions only: not a lifted restriction, nor a complaint's decision, rejected or upheld", () => {
+    const complaint = (outcome: 'Upheld' | 'Rejected'): DomainEvent => ({
+      ...envelope,
+      id: `01JEVENT0000000000000000C${outcome === 'Upheld' ? 'U' : 'R'}`,
+      stream: 'report-rpt_1',
+      type: 'ReportComplaintDecided',
+      data: {
+        reportId: 'rpt_1',
+        complaintId: 'cmp_1',
+        target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
+        reporter: { type: 'user', id: 'reader-1', hasEmail: false },
+        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+        ground: 'INCOMPATIBLE_CONTENT',
+        trusted: false,
+        outcome,
+        ...(outcome === 'Upheld' ? { action: 'Flag', decisionId: 'mod_9' } : {}),
+        reason: 'checked again',
+      },
+    });
+    const lifted: DomainEvent = {
+      ...banned,
+      id: '01JEVENT0000000000000000LL',
+      data: { ...(banned.data as object), status: 'Compliant', previousStatus: 'Banned' },
+    } as DomainEvent;
+    for (const event of [complaint('Rejected'), complaint('Upheld'), lifted]) {
+      const statement = statementOf(event, { appealWindowDays: 183 })!;
+      expect(statement).not.toBeNull();
+      expect(submitsToTdb(statement)).toBe(false);
+    }
+    expect(submitsToTdb(submitted(flagged))).toBe(true);
+  });
+
   it('maps grounds, restrictions and automation onto the database fields', () => {
-    const flag = tdbStatementOf(statementOf(flagged, { appealWindowDays: 183 })!, settings);
+    const flag = tdbStatementOf(submitted(flagged), settings);
     expect(flag).toMatchObject({
       decision_visibility: ['DECISION_VISIBILITY_CONTENT_DISABLED'],
       decision_ground: 'DECISION_GROUND_ILLEGAL_CONTENT',
@@ -77,7 +114,7 @@ describe('Transparency Database statements', () => {
       automated_detection: 'No',
       automated_decision: 'AUTOMATED_DECISION_NOT_AUTOMATED',
     });
-    const ban = tdbStatementOf(statementOf(banned, { appealWindowDays: 183 })!, settings);
+    const ban = tdbStatementOf(submitted(banned), settings);
     expect(ban).toMatchObject({
       decision_account: 'DECISION_ACCOUNT_TERMINATED',
       decision_monetary: 'DECISION_MONETARY_TERMINATION',
@@ -88,7 +125,7 @@ describe('Transparency Database statements', () => {
   });
 
   it('leaves emails, links, handles and long numbers out of the facts', () => {
-    const payload = tdbStatementOf(statementOf(flagged, { appealWindowDays: 183 })!, settings);
+    const payload = tdbStatementOf(submitted(flagged), settings);
     const text = JSON.stringify(payload);
     for (const personal of ['jane.doe', 'example.com', 'evil.example', '1234567', '@janedoe']) {
       expect(text).not.toContain(personal);
@@ -127,7 +164,7 @@ describe('Transparency Database statements', () => {
 });
 
 describe('the local database refuses what the real one refuses', () => {
-  const good = tdbStatementOf(statementOf(banned, { appealWindowDays: 183 })!, settings);
+  const good = tdbStatementOf(submitted(banned), settings);
   it.each<[string, Record<string, unknown>, string]>([
     ['no decision', { decision_account: undefined, decision_monetary: undefined }, 'decision_visibility'],
     ['an unknown category', { category: 'STATEMENT_CATEGORY_SPAM' }, 'category'],

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Statement } from './statements';
+import { isRestriction, type GroundedStatement, type Statement } from './statements';
 
 /**
  * Submission of statements of reasons to the Commission's DSA Transparency Database (Art. 24(5) DSA), opt-in per
@@ -208,15 +208,18 @@ function clip(text: string, max: number): string {
 
 const day = (iso: string): string => iso.slice(0, 10);
 
-/** Whether a statement goes to the database: restrictions only (a lifted restriction is not a statement of reasons). */
-export const submitsToTdb = (statement: Statement): boolean => statement.kind === 'restriction';
+/**
+ * Whether a statement goes to the database: restrictions only (a lifted restriction is not a statement of reasons, and a
+ * complaint's decision is not one either), each with the ground and policy the database requires.
+ */
+export const submitsToTdb = (statement: Statement): statement is GroundedStatement => isRestriction(statement);
 
 /**
  * The database's form of a statement of reasons. `hasImages`: the record was judged with images. The `puid` is the
  * decision event's id, so a statement sent twice is refused as a duplicate rather than stored twice.
  */
 export function tdbStatementOf(
-  statement: Statement,
+  statement: GroundedStatement,
   settings: Pick<TdbSettings, 'territorialScope' | 'defaults'>,
   options: { hasImages?: boolean } = {},
 ): TdbStatement {

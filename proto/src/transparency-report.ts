@@ -1,7 +1,7 @@
 import { decodeTime, isValid } from 'ulid';
 import type { DomainEvent } from './events';
 import { dayOf, monthKeyOf } from './rule-precision';
-import { statementOf } from './statements';
+import { isRestriction, statementOf } from './statements';
 
 /**
  * The transparency report's counters (collection `transparency_counts`, docs/dsa.md, "Transparency report"). The
@@ -178,7 +178,7 @@ export function transparencyCountsOf(event: DomainEvent): TransparencyCount[] {
     }
   }
   const statement = statementOf(event, { appealWindowDays: 0 });
-  if (statement?.kind === 'restriction') {
+  if (statement && isRestriction(statement)) {
     const automation = statement.automatedDecision;
     add(1, 'decisions', statement.source, statement.ground, statement.category, automation);
     const { visibility, account, monetary } = statement.restriction;

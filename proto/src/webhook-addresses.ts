@@ -7,6 +7,11 @@ import ipaddr from 'ipaddr.js';
  */
 export interface AddressPolicy {
   allowed(address: string): boolean;
+  /**
+   * Whether the address is inside the operator's allow-list (and not a metadata address): the addresses opened for
+   * local receivers, which may be reached without TLS where https is otherwise required.
+   */
+  listed(address: string): boolean;
 }
 
 type Range = [ipaddr.IPv4 | ipaddr.IPv6, number];
@@ -49,14 +54,16 @@ export function addressPolicy(allowedCidrs: readonly string[]): AddressPolicy {
   const allowList: Range[] = allowedCidrs.map((cidr) => ipaddr.parseCIDR(cidr));
   const within = (ip: ipaddr.IPv4 | ipaddr.IPv6, ranges: Range[]) =>
     ranges.some(([range, bits]) => range.kind() === ip.kind() && ip.match([range, bits] as never));
+  const judge = (address: string): 'refused' | 'listed' | 'public' => {
+    if (!ipaddr.isValid(address)) return 'refused';
+    const ip = embeddedIpv4(ipaddr.parse(address));
+    if (within(ip, METADATA)) return 'refused';
+    if (within(ip, allowList)) return 'listed';
+    return PUBLIC_RANGES.has(ip.range()) ? 'public' : 'refused';
+  };
   return {
-    allowed(address) {
-      if (!ipaddr.isValid(address)) return false;
-      const ip = embeddedIpv4(ipaddr.parse(address));
-      if (within(ip, METADATA)) return false;
-      if (within(ip, allowList)) return true;
-      return PUBLIC_RANGES.has(ip.range());
-    },
+    allowed: (address) => judge(address) !== 'refused',
+    listed: (address) => judge(address) === 'listed',
   };
 }
 

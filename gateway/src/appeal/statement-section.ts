@@ -1,4 +1,4 @@
-import { statementOf, type DomainEvent, type Statement } from '@vigil/proto';
+import { isRestriction, statementOf, type DomainEvent, type GroundedStatement, type Statement } from '@vigil/proto';
 import { html, type Html } from '../console/html';
 import { parseMetadata } from '../routes/shared/paging.schema';
 
@@ -16,7 +16,7 @@ export function standingStatement(
   events: { id: string; type: string; version: number; occurredAt: string; dataJson: string }[],
   tenantId: string,
   context: { appealWindowDays: number; appealUrl: string | null },
-): Statement | null {
+): GroundedStatement | null {
   for (let i = events.length - 1; i >= 0; i -= 1) {
     const stored = events[i]!;
     if (stored.type !== 'UserStatusChanged') continue;
@@ -31,13 +31,13 @@ export function standingStatement(
       data: parseMetadata(stored.dataJson),
     } as unknown as DomainEvent;
     const statement = statementOf(event, context);
-    return statement?.kind === 'restriction' ? statement : null;
+    return statement && isRestriction(statement) ? statement : null;
   }
   return null;
 }
 
 /** The statement as the appeal page shows it (Art. 17(3) DSA, item by item). */
-export function statementSection(statement: Statement): Html {
+export function statementSection(statement: GroundedStatement): Html {
   const { restriction } = statement;
   const what = [
     restriction.account === 'DECISION_ACCOUNT_TERMINATED' ? 'account terminated' : null,

@@ -13,14 +13,31 @@ function limitHeaders(limit: number, remaining: number, resetMs: number): Record
 }
 
 /** A refusal: the headers and `Retry-After`, in the usual error envelope. */
-function refusal(message: string, limit: number, resetMs: number): RateLimitedError {
-  const err = new RateLimitedError(message);
+function refusal(message: string, limit: number, resetMs: number, details?: unknown): RateLimitedError {
+  const err = new RateLimitedError(message, details);
   err.headers = { ...limitHeaders(limit, 0, resetMs), 'Retry-After': String(Math.max(1, Math.ceil(resetMs / 1000))) };
   return err;
 }
 
 export interface KeyLimiter {
   consume(key: string, limit: Limit): Verdict;
+}
+
+/**
+ * Counts one action of `key` against `limit` in `limiter` (the counts every gateway replica shares), for a bound on how
+ * often a use case runs rather than on requests; throws 429 rate_limited with `Retry-After` and `details` when it is
+ * used up. A limit of 0 actions is no limit.
+ */
+export function consumeOrRefuse(
+  limiter: KeyLimiter,
+  key: string,
+  limit: Limit,
+  message: string,
+  details?: unknown,
+): void {
+  if (limit.requests === 0) return;
+  const verdict = limiter.consume(key, limit);
+  if (!verdict.allowed) throw refusal(message, limit.requests, verdict.resetMs, details);
 }
 
 /**

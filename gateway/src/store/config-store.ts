@@ -101,6 +101,8 @@ export class ConfigStore {
     change: (current: RuleSetType) => RuleSetType,
     write: RulesWrite,
   ): Promise<LiveRules> {
+    // A change refused on the stored set takes no version number (numbers are bounded per tenant).
+    change(rulesOf(await this.rules.get(tenantId)));
     const version = await this.ruleVersions.allocate(tenantId);
     const stored = await this.rules.revise(tenantId, (current) => ({
       rules: change(rulesOf(current)).rules,

@@ -17,7 +17,7 @@ beforeAll(async () => {
   gw = await startGateway({
     moderatorAddress: await grpcAddressOf(moderator),
     ...stack,
-    console: { backtests: { maxRunning: 1, maxRecords: 50, maxAiCalls: 20, ttlSeconds: 3600 } },
+    console: { backtests: { maxRunning: 1, maxPerHour: 100, maxRecords: 50, maxAiCalls: 20, ttlSeconds: 3600 } },
   });
 });
 afterAll(async () => {
@@ -138,6 +138,19 @@ describe('backtests', () => {
     expect(
       errorOf(await call(tenant, 'POST', '/backtests', { version: 0, ai: { enabled: true, maxCalls: 21 } })),
     ).toEqual([422, 'backtest_too_large']);
+    // Past any deployment's bound too: the same answer, naming this deployment's bound, as docs/limits.md says.
+    for (const body of [
+      { version: 0, limit: 100_001 },
+      { version: 0, limit: 5_000_000 },
+      { version: 0, ai: { enabled: true, maxCalls: 10_001 } },
+    ]) {
+      const reply = await call(tenant, 'POST', '/backtests', body);
+      expect([reply.status, reply.body.error?.code, reply.body.error?.details]).toEqual([
+        422,
+        'backtest_too_large',
+        { limit: 'limit' in body ? 50 : 20 },
+      ]);
+    }
     expect(errorOf(await call(tenant, 'POST', '/backtests', { version: 0, limit: 0 }))).toEqual([
       400,
       'validation_error',
@@ -187,6 +200,47 @@ describe('backtests', () => {
     expect(second.status).toBe(202);
     expect(await settled(tenant, second.body.data.id as string)).toMatchObject({ status: 'succeeded' });
     await settled(other, theirs.body.data.id as string);
+  });
+
+  it('bounds how often a tenant creates backtests: past BACKTEST_MAX_PER_HOUR, 429 rate_limited with Retry-After', async () => {
+    const paced = await startGateway({
+      moderatorAddress: await grpcAddressOf(moderator),
+      ...stack,
+      console: { backtests: { maxRunning: 1, maxPerHour: 2, maxRecords: 50, maxAiCalls: 20, ttlSeconds: 3600 } },
+    });
+    try {
+      const tenant = await paced.newTenant();
+      const post = () => paced.request('POST', '/api/v1/backtests', { key: tenant.key, body: { version: 0 } });
+      // Create and cancel, twice: the one-running bound never holds it back, the hour's bound does.
+      for (let i = 0; i < 2; i += 1) {
+        const created = await post();
+        expect(created.status).toBe(202);
+        const id = created.body.data.id as string;
+        await paced.request('POST', `/api/v1/backtests/${id}/cancel`, { key: tenant.key });
+        await waitFor(async () => {
+          const read = await paced.request('GET', `/api/v1/backtests/${id}`, { key: tenant.key });
+          return ['succeeded', 'cancelled'].includes(read.body.data.status as string) ? true : undefined;
+        });
+      }
+      const refused = await post();
+      expect(refused.status).toBe(429);
+      expect(refused.body.error).toMatchObject({ code: 'rate_limited', details: { limit: 2, windowSeconds: 3600 } });
+      const retryAfter = Number(refused.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThan(0);
+      expect(retryAfter).toBeLessThanOrEqual(3960);
+      // Nothing was kept of it, and another tenant has its own hour.
+      const listed = await paced.request('GET', '/api/v1/backtests', { key: tenant.key });
+      expect(listed.body.data).toHaveLength(2);
+      const other = await paced.newTenant();
+      const theirs = await paced.request('POST', '/api/v1/backtests', { key: other.key, body: { version: 0 } });
+      expect(theirs.status).toBe(202);
+      await waitFor(async () => {
+        const read = await paced.request('GET', `/api/v1/backtests/${theirs.body.data.id}`, { key: other.key });
+        return read.body.data.status === 'succeeded' ? true : undefined;
+      });
+    } finally {
+      await paced.close();
+    }
   });
 
   it('survives its runner being killed mid-job: the next moderator of the group runs it again to the end', async () => {

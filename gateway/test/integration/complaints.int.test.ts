@@ -448,8 +448,11 @@ describe('complaints about a decision not to act (Art. 20)', () => {
         facts: expect.stringContaining('the seller proved the shoes are genuine'),
       }),
     ]);
+    // It restricts nothing, so it names no ground or policy (docs/dsa.md), in the API and in the webhook.
+    for (const field of ['ground', 'legalGround', 'policy']) expect(statements.body.data[0]).not.toHaveProperty(field);
     const hook = await webhookFor('report.complaint_decided', reportId);
     expect(hook.payload).toMatchObject({ outcome: 'Rejected', statement: { kind: 'complaint' } });
+    for (const field of ['ground', 'legalGround', 'policy']) expect(hook.payload.statement).not.toHaveProperty(field);
     const mail = await mailTo(email, 'Your complaint to');
     expect(mail.text).toContain('was rejected by a moderator');
     expect(mail.text).not.toContain('Ground:');

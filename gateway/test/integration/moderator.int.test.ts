@@ -427,6 +427,28 @@ describe('with the moderator', () => {
     expect((await gw.request('GET', `/api/v1/appeals?user=${known}`, { key: tenant.key })).status).toBe(200);
   });
 
+  it("answers 404 not_found, every time, for the statements of an unknown user or another tenant's", async () => {
+    const foreignUser = userIdFor(other.tenantId, 'u-foreign-sor');
+    await gw.request('POST', '/api/v1/moderate', {
+      key: other.key,
+      body: { ...postBody('fu-sor'), user: { clientId: 'u-foreign-sor' } },
+    });
+    // The user's events and records are read at once: the answer must not depend on which read fails first.
+    for (let round = 0; round < 20; round += 1) {
+      for (const user of ['usr_nope', foreignUser]) {
+        const reply = await gw.request('GET', `/api/v1/users/${user}/statements`, { key: tenant.key });
+        expect({ round, user, status: reply.status, code: reply.body.error?.code }).toEqual({
+          round,
+          user,
+          status: 404,
+          code: 'not_found',
+        });
+      }
+    }
+    const own = await gw.request('GET', `/api/v1/users/${foreignUser}/statements`, { key: other.key });
+    expect(own.status).toBe(200);
+  });
+
   it('answers 504 timeout when the moderator misses the deadline', async () => {
     // A channel without a connection yet answers 503 at once (the call's 1 ms is too short to connect): a call with
     // the default deadline connects it first.

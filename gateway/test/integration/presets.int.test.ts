@@ -85,6 +85,9 @@ describe('rule presets', () => {
     const reply = await gw.request('POST', '/api/v1/rules/presets/self-harm', { key });
     expect(reply.status).toBe(409);
     expect(reply.body.error).toMatchObject({ code: 'conflict' });
+    // A refused add takes no version number (a tenant's numbers are bounded): the next write is version 2.
+    const next = await gw.request('PUT', '/api/v1/rules', { key, body: { rules: [] } });
+    expect(next.body).toMatchObject({ version: 2 });
   });
 
   it('returns 409 limit_exceeded when the rule set is full', async () => {

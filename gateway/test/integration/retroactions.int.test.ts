@@ -19,7 +19,7 @@ beforeAll(async () => {
   gw = await startGateway({
     moderatorAddress: await grpcAddressOf(moderator),
     ...stack,
-    console: { backtests: { maxRunning: 1, maxRecords: 200, maxAiCalls: 20, ttlSeconds: 3600 } },
+    console: { backtests: { maxRunning: 1, maxPerHour: 100, maxRecords: 200, maxAiCalls: 20, ttlSeconds: 3600 } },
   });
 });
 afterAll(async () => {

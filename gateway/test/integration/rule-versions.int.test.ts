@@ -1,4 +1,4 @@
-import { recordIdFor } from '@vigil/proto';
+import { COLLECTIONS, recordIdFor } from '@vigil/proto';
 import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
 
@@ -108,5 +108,33 @@ describe('rule set versions', () => {
       'validation_error',
     ]);
     expect(errorOf(await call('GET', '/rules/versions?starting_after=zero'))).toEqual([400, 'validation_error']);
+  });
+
+  it('answers 409 limit_exceeded to every write of a version past the 1,000 of a tenant, and keeps the live set', async () => {
+    const full = await gw.newTenant();
+    const as = (method: string, path: string, body?: unknown) => call(method, path, body, full.key);
+    // The tenant has used 998 version numbers (written here rather than by 998 requests).
+    await gw.db
+      .collection<{ _id: string; count: number }>(COLLECTIONS.ruleVersionCounters)
+      .insertOne({ _id: full.tenantId, count: 998 });
+    expect((await as('POST', '/rules/versions', words('d', ['egret']))).body).toMatchObject({ data: { version: 999 } });
+    expect((await as('PUT', '/rules', words('w', ['ibis']))).body).toMatchObject({ version: 1000 });
+    for (const [method, path, body] of [
+      ['POST', '/rules/versions', words('d', ['stork'])],
+      ['PUT', '/rules', words('w', ['stork'])],
+      ['POST', '/rules/versions/999/rollback', {}],
+    ] as const) {
+      const reply = await as(method, path, body);
+      expect({ path, status: reply.status, error: reply.body.error }).toEqual({
+        path,
+        status: 409,
+        error: expect.objectContaining({ code: 'limit_exceeded', details: { limit: 1000 } }),
+      });
+    }
+    expect((await as('GET', '/rules')).body).toMatchObject({ rules: [{ id: 'w' }], version: 1000 });
+    // A draft saved before the bound may still be promoted: it writes no version.
+    expect((await as('POST', '/rules/versions/999/promote')).body).toMatchObject({ version: 999 });
+    const listed = await as('GET', '/rules/versions?limit=2');
+    expect((listed.body.data as Array<{ version: number }>).map((v) => v.version)).toEqual([1000, 999]);
   });
 });

@@ -171,6 +171,48 @@ describe('Transparency Database settings', () => {
       await plain.close();
     }
   });
+
+  it('refuses an address webhooks would refuse, and plain http outside WEBHOOK_ALLOWED_CIDRS, as 400 on baseUrl', async () => {
+    const other = await gw.newTenant();
+    for (const baseUrl of [
+      'https://169.254.169.254',
+      'https://10.0.0.1',
+      'https://192.168.0.1',
+      'https://[::ffff:169.254.169.254]',
+      'https://tdb.internal.test',
+      'https://tdb.missing.test',
+      'http://169.254.169.254',
+      'http://10.0.0.1',
+      'http://192.168.0.1',
+      'http://[::ffff:169.254.169.254]',
+      'http://transparency.example',
+    ]) {
+      const reply = await gw.request('PUT', '/api/v1/settings/transparency-database', {
+        key: other.key,
+        body: { token: 'a-token-of-sorts', baseUrl, territorialScope: ['DE'] },
+      });
+      expect([baseUrl, reply.status, reply.body.error?.code, reply.body.error?.details]).toEqual([
+        baseUrl,
+        400,
+        'validation_error',
+        [expect.objectContaining({ path: ['baseUrl'] })],
+      ]);
+    }
+    const read = await gw.request('GET', '/api/v1/settings/transparency-database', { key: other.key });
+    expect(read.body).toEqual({ enabled: false, token: null });
+    // The production address, and the local stand-in inside the allow-list, are taken.
+    const production = await gw.request('PUT', '/api/v1/settings/transparency-database', {
+      key: other.key,
+      body: { token: 'a-token-of-sorts', baseUrl: 'https://transparency.dsa.ec.europa.eu', territorialScope: ['DE'] },
+    });
+    expect(production.status).toBe(200);
+    const local = await gw.request('PUT', '/api/v1/settings/transparency-database', {
+      key: other.key,
+      body: { baseUrl: tdb.url, territorialScope: ['DE'] },
+    });
+    expect(local.status).toBe(200);
+    await gw.request('DELETE', '/api/v1/settings/transparency-database', { key: other.key });
+  });
 });
 
 describe('Transparency Database submission', () => {

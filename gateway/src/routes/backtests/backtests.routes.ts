@@ -17,6 +17,7 @@ import {
   NotFoundError,
   UnknownRuleVersionError,
 } from '../../errors';
+import { consumeOrRefuse } from '../../http/rate-limit';
 import { requestIdOf } from '../../http/request-id';
 import { body } from '../../http/validate';
 import type { BacktestState } from '../../store/backtest-store';
@@ -27,6 +28,8 @@ import { BacktestData, BacktestList, CreateBacktestBody, type BacktestView } fro
 /** Bounds of backtests in this deployment (`BACKTEST_*`). */
 export interface BacktestSettings {
   maxRunning: number;
+  /** Backtests a tenant may create per hour (0: no bound). */
+  maxPerHour: number;
   maxRecords: number;
   maxAiCalls: number;
   ttlSeconds: number;
@@ -34,6 +37,8 @@ export interface BacktestSettings {
 
 /** Records a backtest judges when the request names no `limit`. */
 const DEFAULT_LIMIT = 1000;
+/** The window of `maxPerHour`, seconds. */
+const HOUR_S = 3600;
 
 export type CreateBacktestInput = z.output<typeof CreateBacktestBody>;
 
@@ -76,11 +81,12 @@ export async function createBacktest(
     throw new BacktestTooLargeError(`a backtest judges at most ${limits.maxRecords} records`, {
       limit: limits.maxRecords,
     });
-  const ai = BacktestAi.parse(input.ai ?? {});
-  if (ai.enabled && ai.maxCalls > limits.maxAiCalls)
+  if (input.ai !== undefined && input.ai.maxCalls > limits.maxAiCalls)
     throw new BacktestTooLargeError(`a backtest makes at most ${limits.maxAiCalls} AI calls`, {
       limit: limits.maxAiCalls,
     });
+  // Within the deployment's bound, so within the job's schema (whose bound is the largest a deployment may set).
+  const ai = BacktestAi.parse(input.ai ?? {});
   const rules = await candidateRules(deps, ctx.tenantId, input.version);
   const now = new Date();
   const { version, ai: _ai, ...filters } = input;
@@ -103,6 +109,20 @@ export async function createBacktest(
       `at most ${limits.maxRunning} backtest${limits.maxRunning === 1 ? '' : 's'} of a tenant run at once`,
       { limit: limits.maxRunning },
     );
+  }
+  // Counted once the job holds its slot, so a request refused for any other reason counts nothing; the one refused
+  // here gives its slot back.
+  try {
+    consumeOrRefuse(
+      deps.rateLimiter,
+      `backtests:${ctx.tenantId}`,
+      { requests: limits.maxPerHour, windowSeconds: HOUR_S },
+      `a tenant creates at most ${limits.maxPerHour} backtests an hour`,
+      { limit: limits.maxPerHour, windowSeconds: HOUR_S },
+    );
+  } catch (err) {
+    await deps.backtests.discard(job);
+    throw err;
   }
   const id = ulid();
   const command: StartBacktest = {
@@ -175,7 +195,8 @@ export function backtestRoutes(api: ApiRouter, deps: RouteDeps): void {
       tag: 'backtests',
       summary:
         'Run a rule set version over stored records without acting (asynchronous job). 422 unknown_rule_version, ' +
-        'invalid_rule_set or backtest_too_large; 409 backtest_running when the tenant’s running backtests are at their bound.',
+        'invalid_rule_set or backtest_too_large; 409 backtest_running when the tenant’s running backtests are at their ' +
+        'bound; 429 rate_limited past the backtests a tenant may create per hour.',
       body: CreateBacktestBody,
       status: 202,
       response: BacktestData,

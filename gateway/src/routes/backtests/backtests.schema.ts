@@ -10,13 +10,35 @@ export const CreateBacktestBody = BacktestSelection.extend({
     .nonnegative()
     .max(999_999_999)
     .meta({ description: 'The rule set version to run: a draft or any other (0: the default set).' }),
-  limit: BacktestSelection.shape.limit.removeDefault().optional().meta({
-    description: 'Records judged at most, oldest first: 1000 by default (or the deployment’s bound if lower).',
-  }),
-  ai: BacktestAi.optional().meta({
-    description:
-      'AI-provider strategies (moderation API, prompts) run only when enabled, and at most `maxCalls` calls.',
-  }),
+  // The bounds are the deployment's (BACKTEST_MAX_*), checked by the use case: past them is 422 backtest_too_large
+  // with `details.limit`, not a malformed body, whatever the value.
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .optional()
+    .meta({
+      description:
+        'Records judged at most, oldest first: 1000 by default (or the deployment’s bound if lower). Over ' +
+        'BACKTEST_MAX_RECORDS: 422 backtest_too_large.',
+    }),
+  ai: BacktestAi.extend({
+    maxCalls: z
+      .number()
+      .int()
+      .min(1)
+      .default(100)
+      .meta({
+        description:
+          'Provider and LLM calls at most; records past it are judged without AI strategies. Over ' +
+          'BACKTEST_MAX_AI_CALLS: 422 backtest_too_large.',
+      }),
+  })
+    .optional()
+    .meta({
+      description:
+        'AI-provider strategies (moderation API, prompts) run only when enabled, and at most `maxCalls` calls.',
+    }),
 });
 
 export const BacktestView = z.object({

@@ -80,10 +80,12 @@ export function statementRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const userId = idParam(ctx);
-      const [userEvents, records] = await Promise.all([
-        callModerator(deps, ctx, 'getUserEvents', { userId }),
-        callModerator(deps, ctx, 'listRecords', { userId, status: 'Flagged', limit: USER_RECORDS }),
-      ]);
+      // Both reads at once, but the user's events decide the answer: for an unknown user (or another tenant's) they
+      // are 404 not_found, while the records' user filter is 400, and whichever failed first used to win.
+      const recordsRead = callModerator(deps, ctx, 'listRecords', { userId, status: 'Flagged', limit: USER_RECORDS });
+      recordsRead.catch(() => undefined);
+      const userEvents = await callModerator(deps, ctx, 'getUserEvents', { userId });
+      const records = await recordsRead;
       const { tenantId, context } = await contextOf(ctx, userId);
       const statements: Statement[] = statementsOf(eventsOf(tenantId, userEvents), context);
       // A few records' events at a time: one slow read does not hold the others, and one request cannot take every

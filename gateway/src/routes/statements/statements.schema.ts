@@ -28,13 +28,17 @@ export const StatementView = z
       monetary: DecisionMonetary.optional(),
       endDate: z.null().meta({ description: 'Restrictions last until a later decision lifts them.' }),
     }),
-    ground: z.enum(['DECISION_GROUND_ILLEGAL_CONTENT', 'DECISION_GROUND_INCOMPATIBLE_CONTENT']),
+    ground: z
+      .enum(['DECISION_GROUND_ILLEGAL_CONTENT', 'DECISION_GROUND_INCOMPATIBLE_CONTENT'])
+      .optional()
+      .meta({ description: 'The ground relied on; absent for a rejected complaint, which restricts nothing.' }),
     legalGround: z.string().optional(),
     explanation: z.string(),
     referenceUrl: z.string().optional(),
     policy: z
       .object({ id: z.string(), name: z.string() })
-      .meta({ description: 'The policy relied on; empty for a rejected complaint, which restricts nothing.' }),
+      .optional()
+      .meta({ description: 'The policy relied on; absent for a rejected complaint, like the ground.' }),
     category: ReportCategory,
     facts: z.string().meta({ description: 'Facts and circumstances; never content, names, emails or URLs.' }),
     source: z.enum([

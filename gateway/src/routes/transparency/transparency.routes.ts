@@ -61,7 +61,7 @@ export function transparencyRoutes(api: ApiRouter, deps: RouteDeps): void {
       tag: 'settings',
       summary:
         'Submit every statement of reasons to the Transparency Database from now on, or change how (the token is ' +
-        'stored encrypted).',
+        'stored encrypted). 400 validation_error on baseUrl for an address webhooks refuse, or for plain http.',
       body: TdbSettingsBody,
       status: 200,
       response: TdbSettingsView,
@@ -75,6 +75,12 @@ export function transparencyRoutes(api: ApiRouter, deps: RouteDeps): void {
           parsed.error.issues.map((issue) => ({ path: issue.path as Array<string | number>, message: issue.message })),
         );
       }
+      // The token travels to this address: webhooks' address rules, and TLS unless the operator opened the address.
+      await deps.endpointUrls.check(parsed.data.baseUrl, {
+        field: 'baseUrl',
+        name: 'transparency database address',
+        httpsOnly: true,
+      });
       ctx.body = toSettingsView(await deps.tdb.set(principalOf(ctx).tenantId, parsed.data, token));
     },
   );

@@ -8,7 +8,11 @@ export const TdbSettingsBody = z.strictObject({
     description:
       "The database's API token. Stored encrypted and never shown again; required the first time, kept when absent.",
   }),
-  baseUrl: TdbSettings.shape.baseUrl,
+  baseUrl: TdbSettings.shape.baseUrl.meta({
+    description:
+      'https URL; its host must resolve to public addresses, as webhook URLs must. Plain http only to an address in ' +
+      'WEBHOOK_ALLOWED_CIDRS (a local stand-in).',
+  }),
   territorialScope: TdbSettings.shape.territorialScope,
   defaults: TdbSettings.shape.defaults,
 });

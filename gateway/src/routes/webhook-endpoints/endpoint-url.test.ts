@@ -18,9 +18,13 @@ const resolve: ResolveHost = (hostname) => {
   return Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
 };
 
-const outcome = async (guard: ReturnType<typeof endpointUrlGuard>, url: string) => {
+const outcome = async (
+  guard: ReturnType<typeof endpointUrlGuard>,
+  url: string,
+  options?: Parameters<ReturnType<typeof endpointUrlGuard>['check']>[1],
+) => {
   try {
-    await guard.check(url);
+    await guard.check(url, options);
     return 'accepted';
   } catch (err) {
     const { code, details } = err as { code: string; details?: Array<{ path: string[] }> };
@@ -77,5 +81,36 @@ describe('webhook URL check at registration', () => {
     expect(await outcome(open, 'http://[fd00:ec2::254]/')).toBe('validation_error url');
     expect(await outcome(open, 'https://metadata.example.com/')).toBe('validation_error url');
     expect(await outcome(open, 'http://10.0.0.1/')).toBe('accepted');
+  });
+
+  describe('with https required (the Transparency Database address)', () => {
+    const tdb = { field: 'baseUrl', httpsOnly: true } as const;
+    const local = endpointUrlGuard({ allowedCidrs: ['127.0.0.0/8', '::1/128'], resolve });
+    it.each([
+      ['https://hooks.example.com/', 'accepted'],
+      ['https://93.184.215.14/', 'accepted'],
+      ['http://hooks.example.com/', 'validation_error baseUrl'],
+      ['http://93.184.215.14/', 'validation_error baseUrl'],
+      ['https://169.254.169.254/', 'validation_error baseUrl'],
+      ['https://10.0.0.1/', 'validation_error baseUrl'],
+      ['https://192.168.0.1/', 'validation_error baseUrl'],
+      ['https://[::ffff:169.254.169.254]/', 'validation_error baseUrl'],
+      ['https://metadata.example.com/', 'validation_error baseUrl'],
+      ['https://user:pass@hooks.example.com/', 'validation_error baseUrl'],
+      ['http://127.0.0.1:9999/', 'accepted'],
+      ['http://localhost:9999/', 'accepted'],
+      ['http://10.0.0.1/', 'validation_error baseUrl'],
+      ['http://169.254.169.254/', 'validation_error baseUrl'],
+    ])('%s: %s', async (url, expected) => {
+      expect(await outcome(local, url, tdb)).toBe(expected);
+    });
+
+    it('takes plain http only to an address the allow-list names, not to any public one', async () => {
+      const open = endpointUrlGuard({ allowedCidrs: ['10.0.0.0/8'], resolve });
+      expect(await outcome(open, 'http://10.0.0.1/', tdb)).toBe('accepted');
+      expect(await outcome(open, 'http://hooks.example.com/', tdb)).toBe('validation_error baseUrl');
+      expect(await outcome(open, 'http://mixed.example.com/', tdb)).toBe('validation_error baseUrl');
+      expect(await outcome(strict, 'http://hooks.example.com/')).toBe('accepted');
+    });
   });
 });

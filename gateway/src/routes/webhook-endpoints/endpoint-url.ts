@@ -23,16 +23,29 @@ function nameProblem(hostname: string): string | undefined {
   return undefined;
 }
 
+export interface UrlCheckOptions {
+  /** The body field the URL came in, named by the error's details. Default `url`. */
+  field?: string;
+  /** What the URL is, in the error's message. Default `webhook url`. */
+  name?: string;
+  /**
+   * Plain http only to addresses inside the allow-list (local receivers in tests), https to any other: for an
+   * address a token is sent to (the Transparency Database). Default false (webhooks are signed, not secret).
+   */
+  httpsOnly?: boolean;
+}
+
 export interface EndpointUrlGuard {
-  /** Throws ValidationError (400) naming `url` when the URL's host is or resolves to a refused address. */
-  check(url: string): Promise<void>;
+  /** Throws ValidationError (400) naming the field when the URL's host is or resolves to a refused address. */
+  check(url: string, options?: UrlCheckOptions): Promise<void>;
 }
 
 /**
- * Registration-time check of a webhook URL, with the notifier's rules (`addressPolicy` from the contracts, the same
- * `WEBHOOK_ALLOWED_CIDRS`): a URL with credentials is refused, and loopback, private, link-local, metadata and other non-public addresses are refused, by IP
- * literal or by name. It tells the client at once what delivery would refuse; it is not the guard itself, since DNS
- * answers change: the notifier checks every connection again.
+ * Registration-time check of a webhook URL (and of the Transparency Database address, which the notifier reaches under
+ * the same rules), with the notifier's rules (`addressPolicy` from the contracts, the same `WEBHOOK_ALLOWED_CIDRS`): a
+ * URL with credentials is refused, and loopback, private, link-local, metadata and other non-public addresses are
+ * refused, by IP literal or by name. It tells the client at once what delivery would refuse; it is not the guard
+ * itself, since DNS answers change: the notifier checks every connection again.
  */
 export function endpointUrlGuard(options: {
   allowedCidrs: readonly string[];
@@ -42,7 +55,6 @@ export function endpointUrlGuard(options: {
   const policy = addressPolicy(options.allowedCidrs);
   const resolve = options.resolve ?? systemResolve;
   const timeoutMs = options.timeoutMs ?? 5000;
-  const refused = (message: string) => new ValidationError('invalid webhook url', [{ path: ['url'], message }]);
 
   const resolveWithin = async (hostname: string) => {
     let timer: NodeJS.Timeout | undefined;
@@ -62,13 +74,19 @@ export function endpointUrlGuard(options: {
   };
 
   return {
-    async check(url) {
+    async check(url, options = {}) {
+      const field = options.field ?? 'url';
+      const invalid = `invalid ${options.name ?? 'webhook url'}`;
+      const refused = (message: string) => new ValidationError(invalid, [{ path: [field], message }]);
       const parsed = new URL(url);
+      const plain = options.httpsOnly === true && parsed.protocol !== 'https:';
+      const plainRefused = () => refused('must be https (plain http only to an address in WEBHOOK_ALLOWED_CIDRS)');
       // Credentials would travel with every delivery, in a URL stored and shown in clear.
       if (hasCredentials(parsed)) throw refused('must not contain a user name or password');
       const literal = literalHost(parsed);
       if (literal !== undefined) {
         if (!policy.allowed(literal)) throw refused('the host is a loopback, private, link-local or metadata address');
+        if (plain && !policy.listed(literal)) throw plainRefused();
         return;
       }
       const problem = nameProblem(parsed.hostname);
@@ -84,6 +102,7 @@ export function endpointUrlGuard(options: {
       if (addresses.some((entry) => !policy.allowed(entry.address))) {
         throw refused('the host resolves to a loopback, private, link-local or metadata address');
       }
+      if (plain && addresses.some((entry) => !policy.listed(entry.address))) throw plainRefused();
     },
   };
 }
