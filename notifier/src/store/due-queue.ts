@@ -531,9 +531,12 @@ export class DueQueue<T extends QueuedDoc> {
       const target = String(this.bucket(move.until));
       try {
         for (const bucket of move.buckets) {
-          await this.jobs.updateMany({ due: String(bucket), [field]: group, state: 'pending' }, {
-            $set: { due: target },
-          });
+          await this.jobs.updateMany(
+            { due: String(bucket), [field]: group, state: 'pending' },
+            {
+              $set: { due: target },
+            },
+          );
           this.overflow.get(bucket)?.delete(group);
         }
         for (const candidate of move.candidates) this.forget(candidate);
