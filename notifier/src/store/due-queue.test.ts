@@ -1,133 +1,6 @@
-import { duplicateKeyError } from '@vigil/proto/dist/testing/driver-errors';
 import { type Collection } from 'mongodb';
 import { DueQueue, type DueCursorDoc, type LeaseDoc, type QueuedDoc } from './due-queue';
-
-type Doc = { _id: string } & Record<string, unknown>;
-
-const isDate = (value: unknown): value is Date => Object.prototype.toString.call(value) === '[object Date]';
-const same = (a: unknown, b: unknown) => (isDate(a) && isDate(b) ? a.getTime() === b.getTime() : a === b);
-
-/** A copy, as the store hands out (Dates stay Dates of this realm). */
-function copy<T>(value: T): T {
-  if (isDate(value)) return new Date(value.getTime()) as T;
-  if (Array.isArray(value)) return value.map(copy) as T;
-  if (value !== null && typeof value === 'object')
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copy(v)])) as T;
-  return value;
-}
-
-/** Whether `doc` matches `filter`: equalities, `$exists: false` and `$lt`, the operators the queue sends. */
-function matches(doc: Doc, filter: Record<string, unknown>): boolean {
-  return Object.entries(filter).every(([field, wanted]) => {
-    const value = doc[field];
-    if (wanted !== null && typeof wanted === 'object' && !isDate(wanted)) {
-      const ops = wanted as { $exists?: boolean; $lt?: Date };
-      if (ops.$exists === false) return value === undefined;
-      if (ops.$lt !== undefined) return isDate(value) && value.getTime() < ops.$lt.getTime();
-      throw new Error(`unsupported filter ${JSON.stringify(wanted)}`);
-    }
-    return same(value, wanted);
-  });
-}
-
-type Update = {
-  $set?: Record<string, unknown>;
-  $unset?: Record<string, unknown>;
-  $push?: Record<string, unknown>;
-  $inc?: Record<string, number>;
-  $max?: Record<string, number>;
-};
-
-function apply(doc: Doc, update: Update): void {
-  Object.assign(doc, update.$set);
-  for (const field of Object.keys(update.$unset ?? {})) delete doc[field];
-  for (const [field, value] of Object.entries(update.$push ?? {})) doc[field] = [...((doc[field] as []) ?? []), value];
-  for (const [field, by] of Object.entries(update.$inc ?? {})) doc[field] = ((doc[field] as number) ?? 0) + by;
-  for (const [field, value] of Object.entries(update.$max ?? {}))
-    doc[field] = Math.max((doc[field] as number | undefined) ?? -Infinity, value);
-}
-
-/**
- * A collection in memory, shared by the queues of a test as the store is shared by notifier processes. A duplicate
- * `_id` fails an unordered insertMany with the driver's MongoBulkWriteError (code 11000 per duplicate, by index).
- */
-class MemoryCollection {
-  readonly docs = new Map<string, Doc>();
-  /** Documents returned by `find`, in all: what the queue's polls read. */
-  found = 0;
-
-  insertMany(docs: Doc[]) {
-    const writeErrors: { code: number; index: number }[] = [];
-    docs.forEach((doc, index) => {
-      if (this.docs.has(doc._id)) writeErrors.push({ code: 11000, index });
-      else this.docs.set(doc._id, copy(doc));
-    });
-    if (writeErrors.length > 0) {
-      return Promise.reject(
-        duplicateKeyError(
-          docs.length,
-          writeErrors.map(({ index }) => index),
-        ),
-      );
-    }
-    return Promise.resolve({ insertedCount: docs.length });
-  }
-
-  find(filter: Record<string, unknown>, options: { projection?: Record<string, 1> } = {}) {
-    const found = [...this.docs.values()].filter((doc) => matches(doc, filter));
-    this.found += found.length;
-    const fields = Object.keys(options.projection ?? {});
-    const projected = found.map((doc) =>
-      fields.length === 0
-        ? copy(doc)
-        : Object.fromEntries(fields.filter((f) => f in doc).map((f) => [f, copy(doc[f])])),
-    );
-    return { toArray: () => Promise.resolve(projected) };
-  }
-
-  findOne(filter: Record<string, unknown>) {
-    const doc = [...this.docs.values()].find((d) => matches(d, filter));
-    return Promise.resolve(doc ? copy(doc) : null);
-  }
-
-  /**
-   * Returns the document as it was before the update (the driver's default). Not atomic, as on FerretDB v1: it reads,
-   * filters, lets other callers run, then writes by `_id`, so two racing calls can both match.
-   */
-  async findOneAndUpdate(filter: Record<string, unknown>, update: Update) {
-    const doc = [...this.docs.values()].find((d) => matches(d, filter));
-    if (!doc) return null;
-    const before = copy(doc);
-    await new Promise((resolve) => setImmediate(resolve));
-    const current = this.docs.get(before._id);
-    if (current) apply(current, update);
-    return before;
-  }
-
-  updateOne(filter: Record<string, unknown>, update: Update, options: { upsert?: boolean } = {}) {
-    const doc = [...this.docs.values()].find((d) => matches(d, filter));
-    if (doc) {
-      apply(doc, update);
-      return Promise.resolve({ matchedCount: 1, modifiedCount: 1, upsertedCount: 0 });
-    }
-    if (!options.upsert) return Promise.resolve({ matchedCount: 0, modifiedCount: 0, upsertedCount: 0 });
-    const created = { ...filter } as Doc;
-    apply(created, update);
-    this.docs.set(created._id, created);
-    return Promise.resolve({ matchedCount: 0, modifiedCount: 0, upsertedCount: 1 });
-  }
-
-  deleteMany(filter: Record<string, unknown>) {
-    let deletedCount = 0;
-    for (const [id, doc] of this.docs) {
-      if (matches(doc, filter)) {
-        this.docs.delete(id);
-        deletedCount += 1;
-      }
-    }
-    return Promise.resolve({ deletedCount });
-  }
-}
+import { random, SimConnection, SimStore } from './testing/sim-store';
 
 interface Job extends QueuedDoc {
   payload: string;
@@ -136,8 +9,10 @@ interface Job extends QueuedDoc {
 const TIMING = { bucketMs: 10_000, graceMs: 2_000 };
 const LEASE_MS = 30_000;
 
+/** Collections in memory, shared by the queues of a test as the store is shared by notifier processes. */
 function collections() {
-  return { jobs: new MemoryCollection(), leases: new MemoryCollection(), cursors: new MemoryCollection() };
+  const conn = new SimConnection(new SimStore(random(1), { latency: false }));
+  return { jobs: conn.collection('jobs'), leases: conn.collection('leases'), cursors: conn.collection('cursors') };
 }
 
 /** A queue over shared collections: several of them stand for several notifier processes. */
