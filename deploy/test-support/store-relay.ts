@@ -6,8 +6,9 @@
 //   lasts, as when the store or the network between dies.
 // - `delay`: each reply the store sends is held `delayMs` before the service gets it (the command has run), longer
 //   than the services' deadlines that depend on a store answer, as when the store stalls.
-// - `drop`: requests reach the store, which runs them; the first reply to a command is then discarded and the
-//   service's connection reset, so a write happened but the service never learns it.
+// - `drop`: requests reach the store, which runs them; the reply to a write (insert, update, delete, findAndModify)
+//   is then discarded and the service's connection reset, so the write happened but the service never learns it.
+//   Reads go through, so the services keep working and write often while it lasts.
 //
 // Wire messages are length-prefixed (int32 little-endian messageLength, then requestID, responseTo and opCode), so
 // the relay cuts the store's stream into whole replies and names each by the command it answers.
@@ -39,6 +40,8 @@ export interface StoreRelay {
   counts(): StoreRelayCounts;
   /** Connections open now. */
   open(): number;
+  /** Replies waiting to be written (held by `delay`, or queued behind one that is). */
+  held(): number;
   close(): Promise<void>;
 }
 
@@ -48,8 +51,8 @@ const OP_COMPRESSED = 2012;
 const OP_MSG = 2013;
 /** A message longer than this is not a wire message: the stream is out of step (MongoDB's maximum is 48 MB). */
 const MAX_MESSAGE = 64 * 1024 * 1024;
-/** Handshake and monitoring: `drop` lets their replies through, so it loses answers to commands only. */
-const HANDSHAKE = new Set(['hello', 'isMaster', 'ismaster']);
+/** The commands whose replies `drop` discards by default: the writes. */
+export const WRITE_COMMANDS: readonly string[] = ['insert', 'update', 'delete', 'findAndModify'];
 
 /** The number of replies `drop` discarded over every command (`dropped` sums). */
 export function droppedTotal(counts: StoreRelayCounts): number {
@@ -113,9 +116,14 @@ interface Link {
 
 /**
  * Starts a relay on 127.0.0.1 (a free port) to the single host of `mongoUrl` (`mongodb://`, one host). `delayMs` is
- * how long `delay` holds each reply.
+ * how long `delay` holds each reply; `dropCommands`, the commands whose replies `drop` discards (default: the writes).
  */
-export async function startStoreRelay(options: { mongoUrl: string; delayMs: number }): Promise<StoreRelay> {
+export async function startStoreRelay(options: {
+  mongoUrl: string;
+  delayMs: number;
+  dropCommands?: readonly string[];
+}): Promise<StoreRelay> {
+  const dropped = new Set(options.dropCommands ?? WRITE_COMMANDS);
   const match = /^mongodb:\/\/([^@/?]*@)?([^/?]+)(.*)$/.exec(options.mongoUrl);
   if (!match) throw new Error('the store relay needs a mongodb:// URL');
   const [, credentials = '', hosts = '', rest = ''] = match;
@@ -192,7 +200,7 @@ export async function startStoreRelay(options: { mongoUrl: string; delayMs: numb
         // A reply with moreToCome is followed by others answering it (exhaust cursors, streamed hello).
         commands.set(message.readInt32LE(4), command);
         const opCode = message.readInt32LE(12);
-        if (fault === 'drop' && !HANDSHAKE.has(command) && (opCode === OP_MSG || opCode === OP_REPLY)) {
+        if (fault === 'drop' && dropped.has(command) && (opCode === OP_MSG || opCode === OP_REPLY)) {
           counts.dropped[command] = (counts.dropped[command] ?? 0) + 1;
           return cut(link);
         }
@@ -229,6 +237,7 @@ export async function startStoreRelay(options: { mongoUrl: string; delayMs: numb
     },
     counts: () => ({ ...counts, dropped: { ...counts.dropped } }),
     open: () => links.size,
+    held: () => [...links].reduce((n, link) => n + link.queue.length, 0),
     async close() {
       fault = undefined;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
