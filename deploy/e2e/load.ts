@@ -39,6 +39,8 @@ export class Load {
   readonly failures = new Map<string, number>();
   /** Requests that ended (answered or unreachable). */
   completed = 0;
+  /** When each request that ended was sent (Date.now()), in the order they ended. */
+  private readonly endedSentAt: number[] = [];
   private next = 0;
   private inFlight = 0;
   private tick = 0;
@@ -53,9 +55,10 @@ export class Load {
   async send(kind: Kind, k: number): Promise<void> {
     const { api, headers, profaneEvery, started } = this.options;
     const i = this.next++;
+    const sentAt = Date.now();
     const profane = i % profaneEvery === 0;
     const clientId = `c-${i}`;
-    const sent: Sent = { clientId, kind, gateway: k, profane, sentAt: (Date.now() - started) / 1000 };
+    const sent: Sent = { clientId, kind, gateway: k, profane, sentAt: (sentAt - started) / 1000 };
     const body = JSON.stringify({
       clientId,
       name: `Item ${i}`,
@@ -70,10 +73,12 @@ export class Load {
       // Refused or cut off: the gateway is down. Not an answer, so not accepted.
       this.unreachable[k]! += 1;
       this.completed += 1;
+      this.endedSentAt.push(sentAt);
       return;
     }
     const text = await res.text().catch(() => '');
     this.completed += 1;
+    this.endedSentAt.push(sentAt);
     sent.answeredAt = (Date.now() - started) / 1000;
     if (kind === 'ingest' && res.status === 202) this.accepted.set(clientId, sent);
     else if (kind === 'moderate' && res.status === 200) this.answered.set(clientId, sent);
@@ -117,6 +122,18 @@ export class Load {
   /** Waits until `n` requests have ended in all. */
   async after(n: number, what: string, timeoutMs = 120_000): Promise<void> {
     await waitFor(() => this.completed >= n, { timeoutMs, intervalMs: 50, what });
+  }
+
+  /**
+   * Waits until `n` requests sent at `since` (Date.now()) or later have ended: load that did not wait out a fault
+   * which was on before `since`.
+   */
+  async afterSentSince(since: number, n: number, what: string, timeoutMs = 120_000): Promise<void> {
+    await waitFor(() => this.endedSentAt.filter((sentAt) => sentAt >= since).length >= n, {
+      timeoutMs,
+      intervalMs: 50,
+      what,
+    });
   }
 
   /** Every accepted ingest and answered /moderate, by clientId. */

@@ -25,17 +25,17 @@ export async function commandsOnTopics(brokers: string, prefix: string, groupId:
   };
   const ingest = await readTopic(brokers, `${prefix}vigil.ingest.v1`, ofClient);
   const deadLetters = await readTopic(brokers, `${prefix}vigil.ingest.dlq.v1`, ofClient);
+  const committed = await committedOffsets(brokers, groupId, `${prefix}vigil.ingest.v1`);
+  return { ingest, deadLetters, committed };
+}
+
+/** The offsets consumer group `groupId` committed on `topic`, as `partition:offset`. */
+export async function committedOffsets(brokers: string, groupId: string, topic: string): Promise<string[]> {
   const kafka = new Kafka({ clientId: 'evidence-check', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   await admin.connect();
-  const committed = await admin
-    .fetchOffsets({ groupId, topics: [`${prefix}vigil.ingest.v1`] })
-    .finally(() => admin.disconnect());
-  return {
-    ingest,
-    deadLetters,
-    committed: committed.flatMap((t) => t.partitions.map((p) => `${p.partition}:${p.offset}`)),
-  };
+  const committed = await admin.fetchOffsets({ groupId, topics: [topic] }).finally(() => admin.disconnect());
+  return committed.flatMap((t) => t.partitions.map((p) => `${p.partition}:${p.offset}`));
 }
 
 /** What `match` names among the messages of a topic, read to its end, as `name@partition:offset`. */
