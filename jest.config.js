@@ -24,19 +24,20 @@ module.exports = {
         '<rootDir>/{proto,gateway,moderator,notifier}/test/**/*.int.test.ts',
         '<rootDir>/deploy/**/*.int.test.ts',
       ],
-      // The chaos test has its own project (below): it still finds a lost record in some runs (see docs/scale-out.md).
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/deploy/e2e/chaos\\.int\\.test\\.ts$'],
+      // The chaos tests have their own project (below): they still find lost work in some runs (docs/scale-out.md).
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/deploy/e2e/(store-)?chaos\\.int\\.test\\.ts$'],
       globalSetup: '<rootDir>/deploy/test-support/global-setup.js',
       globalTeardown: '<rootDir>/deploy/test-support/global-teardown.js',
       slowTestThreshold: 30,
     },
-    // `npm run test:chaos`: two of every service and three brokers under SIGKILLs (deploy/e2e/chaos.int.test.ts).
+    // `npm run test:chaos`: two of every service and three brokers under SIGKILLs (deploy/e2e/chaos.int.test.ts), and
+    // the services over a store that resets, stalls and loses replies (deploy/e2e/store-chaos.int.test.ts).
     ...(process.env.VIGIL_CHAOS === '1'
       ? [
           {
             ...common,
             displayName: 'chaos',
-            testMatch: ['<rootDir>/deploy/e2e/chaos.int.test.ts'],
+            testMatch: ['<rootDir>/deploy/e2e/chaos.int.test.ts', '<rootDir>/deploy/e2e/store-chaos.int.test.ts'],
             globalSetup: '<rootDir>/deploy/test-support/global-setup.js',
             globalTeardown: '<rootDir>/deploy/test-support/global-teardown.js',
           },

@@ -3,13 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { COLLECTIONS, type EmailMessageDoc, type PaymentActionDoc, type UserDoc } from '@vigil/proto';
-import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient } from 'mongodb';
 import { startKafkaCluster, type KafkaCluster } from '../local/kafka';
 import { ensureTopics } from '../local/topics';
 import { startStripe, type StripeServer } from '../test-support/stripe';
+import { Load, paymentsAccount, userEmail } from './load';
 import { freePortSync } from './ports';
 import { createTenantKey, startMailReceiver, startReceiver } from './support';
+import { commandsOnTopics, eventsOnTopic } from './topic-evidence';
 import { loggedPort, spawnService, testServers, uniqueName, waitFor, type ServiceProcess } from '../test-support';
 
 // DESIGN §2 and §8 with every service as two replicas and Kafka as three nodes: while ingests and /moderate calls go
@@ -51,17 +52,6 @@ const ALLOWED_5XX = new Set([
   '504 the moderator did not answer in time',
 ]);
 const MAX_TIMED_OUT_SHARE = 0.05;
-
-type Kind = 'ingest' | 'moderate';
-interface Sent {
-  clientId: string;
-  kind: Kind;
-  gateway: number;
-  profane: boolean;
-  /** Seconds into the test when it was sent and when it was answered. */
-  sentAt?: number;
-  answeredAt?: number;
-}
 
 const servers = testServers();
 
@@ -206,72 +196,11 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     });
     expect(settings.status).toBe(200);
 
-    // Outcomes of every request, by clientId.
-    const accepted = new Map<string, Sent>();
-    const answered = new Map<string, Sent>();
-    const unreachable = [0, 0];
-    const failures = new Map<string, number>();
-    let completed = 0;
-    let next = 0;
-    const send = async (kind: Kind, k: number): Promise<void> => {
-      const i = next++;
-      const profane = i % PROFANE_EVERY === 0;
-      const clientId = `c-${i}`;
-      const sent: Sent = { clientId, kind, gateway: k, profane, sentAt: (Date.now() - started) / 1000 };
-      const body = JSON.stringify({
-        clientId,
-        name: `Item ${i}`,
-        entity: 'post',
-        content: { text: profane ? `item ${i} is fucking awful` : `item ${i} is lovely` },
-        ...(profane
-          ? { user: { clientId: `u-${i}`, email: `u-${i}@example.test`, paymentsAccountId: `acct_u${i}` } }
-          : {}),
-      });
-      let res: Response;
-      try {
-        res = await fetch(`${api(k)}/${kind}`, { method: 'POST', headers, body });
-      } catch {
-        // Refused or cut off: the gateway is down. Not an answer, so not accepted.
-        unreachable[k]! += 1;
-        completed += 1;
-        return;
-      }
-      const text = await res.text().catch(() => '');
-      completed += 1;
-      sent.answeredAt = (Date.now() - started) / 1000;
-      if (kind === 'ingest' && res.status === 202) accepted.set(clientId, sent);
-      else if (kind === 'moderate' && res.status === 200) answered.set(clientId, sent);
-      else {
-        let message = '';
-        try {
-          message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? '';
-        } catch {
-          // not an error envelope
-        }
-        const label = `${res.status} ${message}`;
-        failures.set(label, (failures.get(label) ?? 0) + 1);
-      }
-    };
-
-    // The steady load: one request every 1/RATE s, at most 64 in flight (a slow stack is not flooded).
-    let inFlight = 0;
-    let loading = true;
-    let tick = 0;
-    const pending = new Set<Promise<void>>();
-    const pacer = setInterval(() => {
-      if (!loading || inFlight >= 64) return;
-      tick += 1;
-      const kind: Kind = tick % 3 === 0 ? 'moderate' : 'ingest';
-      inFlight += 1;
-      const p = send(kind, tick % 2).finally(() => {
-        inFlight -= 1;
-        pending.delete(p);
-      });
-      pending.add(p);
-    }, 1000 / RATE);
-
-    const after = (n: number, what: string) =>
-      waitFor(() => completed >= n, { timeoutMs: 120_000, intervalMs: 50, what });
+    // The outcome of every request, by clientId.
+    const load = new Load({ api, gateways: 2, headers, profaneEvery: PROFANE_EVERY, started });
+    const { accepted, answered, unreachable, failures } = load;
+    load.start(RATE);
+    const after = (n: number, what: string) => load.after(n, what);
     const kill = async (service: ServiceProcess) => {
       service.child.kill('SIGKILL');
       await service.exited;
@@ -280,8 +209,8 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       await after(60, 'the first requests');
 
       // 1. A moderator, while both work through a burst of ingests.
-      const burstStart = completed;
-      const burst = Array.from({ length: BURST }, (_, j) => send('ingest', j % 2));
+      const burstStart = load.completed;
+      const burst = Array.from({ length: BURST }, (_, j) => load.send('ingest', j % 2));
       await after(burstStart + BURST / 2, 'half the burst answered');
       await kill(moderators[0]!);
       note('moderator 1 killed');
@@ -291,7 +220,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       note('moderator 1 restarted');
 
       // 2. A notifier, with deliveries in flight.
-      await after(completed + 75, 'load after the moderator restart');
+      await after(load.completed + 75, 'load after the moderator restart');
       await kill(notifiers[0]!);
       note('notifier 1 killed');
       notifiers[0] = start('notifier', notifierEnv());
@@ -299,7 +228,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       note('notifier 1 restarted');
 
       // 3. A gateway: its clients' requests fail at the connection level until it is back on its port.
-      await after(completed + 75, 'load after the notifier restart');
+      await after(load.completed + 75, 'load after the notifier restart');
       const refusedBefore = unreachable[1]!;
       await kill(gateways[1]!);
       note('gateway 2 killed');
@@ -312,24 +241,22 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       note('gateway 2 restarted');
 
       // 4. A Kafka node: its partitions get new leaders; the load goes on with two nodes, then it comes back.
-      await after(completed + 75, 'load after the gateway restart');
+      await after(load.completed + 75, 'load after the gateway restart');
       const node = cluster.nodes[1]!;
       await node.kill();
       note(`Kafka node ${node.id} killed`);
-      await after(completed + 75, 'load with a Kafka node down');
+      await after(load.completed + 75, 'load with a Kafka node down');
       await node.start();
       note(`Kafka node ${node.id} restarted`);
-      await after(completed + 75, 'load after the Kafka node restart');
+      await after(load.completed + 75, 'load after the Kafka node restart');
     } finally {
-      loading = false;
-      clearInterval(pacer);
-      await Promise.all([...pending]);
+      await load.stop();
     }
     const loadEnded = Date.now();
     note('load ended');
 
     // Everything accepted or answered is stored with a moderation.
-    const expected = new Map([...accepted, ...answered]);
+    const expected = load.expected();
     const recordIds = new Map<string, string>(); // record id → clientId, from the stored records
     const database = mongo.db(db);
     const missing = async () => {
@@ -377,7 +304,7 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       // The first accepted ingest, as a control that the topic is read and matched.
       const control = [...accepted.keys()][0];
       const clients = new Set([...clientIds.slice(0, 5), ...(control ? [control] : [])]);
-      const commands = await commandsOnTopics(cluster!.brokers, prefix, clients).catch(
+      const commands = await commandsOnTopics(cluster!.brokers, prefix, `${prefix}moderator`, clients).catch(
         (readErr: Error) => `unread: ${readErr.message}`,
       );
       // The gateways' failed Kafka sends (answered 503), by process and time.
@@ -443,16 +370,16 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     note('every record webhook received');
 
     // Each suspended user (one per profane record) got its email and its payment pause.
-    const decisions = [...expected.values()].filter((sent) => sent.profane).map((sent) => sent.clientId.slice(2));
+    const decisions = load.suspensions();
     const mailsTo = new Map<string, number>();
     const countMail = () => {
       mailsTo.clear();
       for (const message of mail!.received) for (const to of message.to) mailsTo.set(to, (mailsTo.get(to) ?? 0) + 1);
     };
-    const paused = (i: string) => stripe!.callsFor(`acct_u${i}`).some((call) => call.status === 200);
+    const paused = (i: string) => stripe!.callsFor(paymentsAccount(i)).some((call) => call.status === 200);
     const unsettled = () => {
       countMail();
-      return decisions.filter((i) => !mailsTo.has(`u-${i}@example.test`) || !paused(i));
+      return decisions.filter((i) => !mailsTo.has(userEmail(i)) || !paused(i));
     };
     await waitFor(() => unsettled().length === 0, {
       timeoutMs: DRAIN_MS,
@@ -474,9 +401,9 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
             return JSON.stringify({
               i,
               user: user?.status,
-              mail: mailsTo.get(`u-${i}@example.test`) ?? 0,
+              mail: mailsTo.get(userEmail(i)) ?? 0,
               email: email ? [email.state, email.skipReason, email.attemptCount] : null,
-              stripe: stripe!.callsFor(`acct_u${i}`).map((call) => call.status),
+              stripe: stripe!.callsFor(paymentsAccount(i)).map((call) => call.status),
               action: action ? [action.state, action.skipReason, action.attemptCount, action.lastError] : null,
             });
           }),
@@ -494,12 +421,12 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
       byId.set(id, bodies);
     }
     const duplicates = receiver.received.length - byId.size;
-    const emailDuplicates = decisions.reduce((n, i) => n + (mailsTo.get(`u-${i}@example.test`)! - 1), 0);
+    const emailDuplicates = decisions.reduce((n, i) => n + (mailsTo.get(userEmail(i))! - 1), 0);
     const stripeKeys = new Map<string, Set<string>>();
     for (const i of decisions) {
       const keys = new Set(
         stripe
-          .callsFor(`acct_u${i}`)
+          .callsFor(paymentsAccount(i))
           .filter((call) => call.status === 200)
           .map((call) => call.idempotencyKey ?? ''),
       );
@@ -548,68 +475,3 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
     expect(decisions.filter((i) => actionsOf(i) !== 1)).toEqual([]);
   }, 720_000);
 });
-
-/** Which of `ids` are on the topic (its `event-id` headers), read from the start to the high watermarks. */
-async function eventsOnTopic(brokers: string, topic: string, ids: Set<string>): Promise<string[]> {
-  return readTopic(brokers, topic, (message) => {
-    const id = message.headers?.['event-id']?.toString();
-    return id && ids.has(id) ? id : undefined;
-  });
-}
-
-/**
- * The ingest commands of these clientIds on the ingest and dead-letter topics (with partition and offset, and the
- * dead letter's reason), and the offsets the moderators' group committed on the ingest topic.
- */
-async function commandsOnTopics(brokers: string, prefix: string, clientIds: Set<string>) {
-  const ofClient = (message: KafkaMessage) => {
-    const text = message.value?.toString() ?? '';
-    const clientId = [...clientIds].find((id) => text.includes(`"${id}"`));
-    if (!clientId) return undefined;
-    const reason = message.headers?.['dead-letter-reason']?.toString();
-    return reason ? `${clientId} (${reason})` : clientId;
-  };
-  const ingest = await readTopic(brokers, `${prefix}vigil.ingest.v1`, ofClient);
-  const deadLetters = await readTopic(brokers, `${prefix}vigil.ingest.dlq.v1`, ofClient);
-  const kafka = new Kafka({ clientId: 'chaos-check', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  const committed = await admin
-    .fetchOffsets({ groupId: `${prefix}moderator`, topics: [`${prefix}vigil.ingest.v1`] })
-    .finally(() => admin.disconnect());
-  return {
-    ingest,
-    deadLetters,
-    committed: committed.flatMap((t) => t.partitions.map((p) => `${p.partition}:${p.offset}`)),
-  };
-}
-
-/** What `match` names among the messages of a topic, read to its end, as `name@partition:offset`. */
-async function readTopic(
-  brokers: string,
-  topic: string,
-  match: (message: KafkaMessage) => string | undefined,
-): Promise<string[]> {
-  const kafka = new Kafka({ clientId: 'chaos-check', brokers: brokers.split(','), logLevel: logLevel.NOTHING });
-  const admin = kafka.admin();
-  await admin.connect();
-  const ends = await admin.fetchTopicOffsets(topic);
-  await admin.disconnect();
-  const left = new Map(ends.map((end) => [end.partition, BigInt(end.high)]));
-  const found: string[] = [];
-  const consumer = kafka.consumer({ groupId: uniqueName('chaos-check') });
-  await consumer.connect();
-  await consumer.subscribe({ topic, fromBeginning: true });
-  await consumer.run({
-    eachMessage: ({ partition, message }) => {
-      const name = match(message);
-      if (name) found.push(`${name}@${partition}:${message.offset}`);
-      if (BigInt(message.offset) + 1n >= (left.get(partition) ?? 0n)) left.delete(partition);
-      return Promise.resolve();
-    },
-  });
-  for (const end of ends) if (BigInt(end.high) === 0n) left.delete(end.partition);
-  await waitFor(() => left.size === 0, { timeoutMs: 60_000, what: `${topic} read to its end` });
-  await consumer.disconnect();
-  return found;
-}

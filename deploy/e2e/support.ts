@@ -60,13 +60,18 @@ export interface ReceivedMail {
   at: number;
 }
 
-/** An SMTP server on 127.0.0.1:0 that accepts every message and records its recipients (not its content). */
+/**
+ * An SMTP server on 127.0.0.1:0 that accepts every message and records its recipients (not its content), and the codes
+ * of the connection errors it saw.
+ */
 export async function startMailReceiver(): Promise<{
   url: string;
   received: ReceivedMail[];
+  errors: string[];
   close: () => Promise<void>;
 }> {
   const received: ReceivedMail[] = [];
+  const errors: string[] = [];
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -79,12 +84,17 @@ export async function startMailReceiver(): Promise<{
       stream.resume();
     },
   });
+  // A client whose connection resets in the middle of a message (a notifier stopped or killed while sending) makes
+  // smtp-server emit 'error' on the server: without a listener that is an uncaught `read ECONNRESET` in the test's
+  // process, which fails the run even after its checks passed. The sender retries; the receiver only records it.
+  server.on('error', (err: Error & { code?: string }) => errors.push(err.code ?? err.message));
   const port = await new Promise<number>((resolve) =>
     server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port)),
   );
   return {
     url: `smtp://127.0.0.1:${port}`,
     received,
+    errors,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

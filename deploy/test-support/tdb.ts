@@ -237,6 +237,8 @@ export interface TdbServer {
   stored: StoredStatement[];
   /** Every statement any call carried that the server refused (it should stay empty in Vigil's tests). */
   refused: Array<{ statement: unknown; errors: Errors }>;
+  /** The puid of every statement a call carried again after it was stored (refused as not unique), once per call. */
+  repeats: string[];
   /** The next `n` calls are answered 503 without storing anything. */
   failNext(n: number): void;
   /** The next batch call stores its statements, then answers 500 (an answer lost on the way back). */
@@ -256,6 +258,7 @@ export async function startTdb(): Promise<TdbServer> {
   const calls: TdbCall[] = [];
   const stored: StoredStatement[] = [];
   const refused: TdbServer['refused'] = [];
+  const repeats: string[] = [];
   const puids = new Map<string, StoredStatement>();
   let failing = 0;
   let loseAnswer = false;
@@ -277,9 +280,11 @@ export async function startTdb(): Promise<TdbServer> {
     const errors = validateStatement(statement);
     const puid = (statement as { puid?: unknown })?.puid;
     if (typeof puid === 'string' && !errors.puid) {
-      if (puids.has(`${platform}\0${puid}`) || seen.has(puid)) {
+      const known = puids.has(`${platform}\0${puid}`);
+      if (known || seen.has(puid)) {
         errors.puid = ['The identifier given is not unique within this platform.'];
       }
+      if (known) repeats.push(puid);
       seen.add(puid);
     }
     return errors;
@@ -385,6 +390,7 @@ export async function startTdb(): Promise<TdbServer> {
     calls,
     stored,
     refused,
+    repeats,
     failNext(n) {
       failing = n;
     },
