@@ -7,7 +7,7 @@ import {
   provenInsertOutcomes,
   type InsertOutcome,
 } from './insert-results';
-import { isDuplicateKeyError } from './store-errors';
+import { isDuplicateKeyError, isUnavailableServerError } from './store-errors';
 
 const dup = (index: number) => ({ index, code: 11000, errmsg: 'E11000 duplicate key error' });
 const reset = () => new MongoNetworkError('read ECONNRESET');
@@ -110,6 +110,15 @@ describe('provenInsertOutcomes', () => {
   it('proves nothing from an error that is not a bulk write error', () => {
     expect(provenInsertOutcomes(reset(), 1, false)).toBeUndefined();
     expect(provenInsertOutcomes(serverError(11000, 'E11000'), 1, false)).toBeUndefined();
+  });
+
+  it('reads a bulk write broken off by a reset as the store out of reach, and a refused one as not', () => {
+    expect(isUnavailableServerError(driverBulkError(3, false, 10, [reset()]))).toBe(true);
+    const refused = driverBulkError(3, false, 10, [serverError(2, 'bad value')]);
+    expect(isUnavailableServerError(refused)).toBe(false);
+    expect(isUnavailableServerError(driverBulkError(3, false, 10, [{ ok: 1, n: 2, writeErrors: [dup(1)] }]))).toBe(
+      false,
+    );
   });
 
   it('reads a bulk write error as never a plain duplicate', () => {

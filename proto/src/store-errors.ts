@@ -24,6 +24,11 @@ const BACKEND_UNREACHABLE =
 export function isUnavailableServerError(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message, hasErrorLabel } = err as ServerErrorLike;
+  // A bulk write the driver broke off with a client-side error (a reset, a closed pool, no server) wraps it in a
+  // MongoBulkWriteError, a server error by class, with no per-document errors and no code of its own.
+  const { name, writeErrors } = err as { name?: unknown; writeErrors?: unknown };
+  if (name === 'MongoBulkWriteError' && code === undefined && (!Array.isArray(writeErrors) || writeErrors.length === 0))
+    return true;
   if (typeof hasErrorLabel === 'function') {
     const labelled = (label: string) => hasErrorLabel.call(err, label);
     if (labelled('RetryableWriteError') || labelled('TransientTransactionError') || labelled('ResetPool')) return true;
