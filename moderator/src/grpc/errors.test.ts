@@ -1,5 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { GRPC_ERROR_TRAILERS } from '@vigil/proto';
+import { brokenInsertError } from '@vigil/proto/dist/testing/driver-errors';
+import { MongoNetworkError } from 'mongodb';
 import pino from 'pino';
 import { TenantBusyError, UnavailableError } from '../domain/errors';
 import { KeyedLimit } from './keyed-limit';
@@ -42,5 +44,14 @@ describe('toServiceError', () => {
     const status = toServiceError(new Error('secret detail'), log, 'Moderate');
     expect(status).toMatchObject({ code: grpc.status.INTERNAL, details: 'internal error' });
     expect(status.metadata?.get(GRPC_ERROR_TRAILERS.code)).toEqual(['internal']);
+  });
+
+  it.each([
+    ['a socket reset that escaped the driver', Object.assign(new Error('write ECONNRESET'), { code: 'ECONNRESET' })],
+    ['a bulk write broken off by a reset', brokenInsertError(2, new MongoNetworkError('read ECONNRESET'))],
+  ])('answers %s UNAVAILABLE, so the caller tries again', (_name, err) => {
+    const status = toServiceError(err, log, 'Moderate');
+    expect(status.code).toBe(grpc.status.UNAVAILABLE);
+    expect(status.metadata?.get(GRPC_ERROR_TRAILERS.code)).toEqual(['unavailable']);
   });
 });
