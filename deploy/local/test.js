@@ -6,6 +6,37 @@ const { spawn } = require('node:child_process');
 const path = require('node:path');
 const { ROOT, say } = require('./util');
 
+/** Each phase's time in seconds, printed at the end so that growth is seen. */
+const phases = [];
+async function timed(name, work) {
+  const t0 = Date.now();
+  try {
+    return await work();
+  } finally {
+    phases.push([name, (Date.now() - t0) / 1000]);
+  }
+}
+
+/**
+ * The phases' times, then the test files' own times summed per jest project (files run side by side, so these sums
+ * exceed the jest phase's wall time).
+ */
+function printPhases(resultFile) {
+  const perProject = new Map();
+  try {
+    const r = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
+    for (const file of r.testResults ?? []) {
+      const project = file.name.includes('.int.test.') ? 'integration' : 'unit';
+      const seconds = ((file.endTime ?? 0) - (file.startTime ?? 0)) / 1000;
+      perProject.set(project, (perProject.get(project) ?? 0) + seconds);
+    }
+  } catch {
+    // No result file: the phases alone.
+  }
+  const rows = [...phases, ...[...perProject].map(([name, seconds]) => [`${name} files (summed)`, seconds])];
+  process.stdout.write(`\nphases: ${rows.map(([name, seconds]) => `${name} ${seconds.toFixed(0)} s`).join(', ')}\n`);
+}
+
 /** One plain closing line with the counts, for readers that do not parse jest's own summary. */
 function printSummary(resultFile) {
   try {
@@ -33,7 +64,7 @@ async function runChecks() {
   for (const [name, command, args] of checks) {
     const t0 = Date.now();
     try {
-      await run(command, args, { cwd: ROOT });
+      await timed(name, () => run(command, args, { cwd: ROOT }));
       say(`${name} passed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
     } catch (err) {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
@@ -45,14 +76,14 @@ async function runChecks() {
 
 async function main() {
   const { ensureBuild } = require('./ensure');
-  await ensureBuild();
+  await timed('install and build', () => ensureBuild());
   const { startServers, freshDir } = require('./servers');
   const dir = freshDir('test');
   const started = Date.now();
   // Type-check every TypeScript file (tests and deploy/ included), lint the tree with the type-aware rules and check
   // the formatting, while the servers start.
   const checks = runChecks();
-  const servers = await startServers({ dir, ephemeral: true });
+  const servers = await timed('servers', () => startServers({ dir, ephemeral: true }));
   const failed = await checks;
   if (failed.length > 0) {
     await servers.stop();
@@ -66,6 +97,7 @@ async function main() {
   const resultFile = path.join(dir, 'jest-results.json');
   let code = 1;
   try {
+    const jestStarted = Date.now();
     code = await new Promise((resolve) => {
       const jest = spawn(
         path.join(ROOT, 'node_modules', '.bin', 'jest'),
@@ -81,6 +113,8 @@ async function main() {
       process.on('SIGTERM', forward);
       jest.on('close', (status) => resolve(status ?? 1));
     });
+    phases.push(['jest', (Date.now() - jestStarted) / 1000]);
+    printPhases(resultFile);
     printSummary(resultFile);
   } finally {
     await servers.stop();
