@@ -59,6 +59,35 @@ describe('COLLECTION_MAP', () => {
   });
 });
 
+/**
+ * README.md's flow figure lists each read across services as `<reader> ◄── <owner>'s <name>, …`, and would list a
+ * writer exception as `<writer> ──► <owner>'s <name>, …`.
+ */
+function figureEdges(readme: string): string[] {
+  const edges: string[] = [];
+  for (const m of readme.matchAll(/^ {2}(\w+) +(◄──|──►) (\w+)'s (.+)$/gm)) {
+    const [, service, arrow, owner, names] = m;
+    const kind = arrow === '◄──' ? 'reads' : 'writes';
+    for (const name of (names ?? '').split(',')) edges.push(`${service} ${kind} ${owner}'s ${name.trim()}`);
+  }
+  return edges.sort();
+}
+
+function mapEdges(): string[] {
+  const edges = new Set<string>();
+  for (const spec of Object.values(COLLECTION_MAP) as CollectionSpec[]) {
+    for (const use of spec.readers) edges.add(`${use.service} reads ${spec.owner}'s ${spec.name}`);
+    for (const use of spec.writers ?? []) edges.add(`${use.service} writes ${spec.owner}'s ${spec.name}`);
+  }
+  return [...edges].sort();
+}
+
+describe("README.md's flow figure", () => {
+  it('draws exactly the reads and writer exceptions across services that the map declares', () => {
+    expect(figureEdges(readFileSync(join(ROOT, 'README.md'), 'utf8'))).toEqual(mapEdges());
+  });
+});
+
 describe('scanSource', () => {
   const map: Record<string, CollectionSpec> = {
     jobs: { name: 'jobs', owner: 'gateway', readers: [{ service: 'moderator', reason: 'reads the job it runs' }] },
