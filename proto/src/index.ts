@@ -14,6 +14,7 @@ export * from './payments';
 export * from './transparency-db';
 export * from './webhooks';
 export * from './projections';
+export * from './collections';
 export * from './limits';
 export * from './grpc-errors';
 export * from './webhook-addresses';
