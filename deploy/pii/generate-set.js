@@ -47,7 +47,7 @@ const phoneForms = {
     return pick([`${a}${b}${c}`, `${a}-${b}-${c}`, `(${a}) ${b}-${c}`, `${a}.${b}.${c}`, `+1 ${a} ${b} ${c}`]);
   },
   uk: () => {
-    const [a, b] = ukNumber();
+    const [a = '', b = ''] = ukNumber();
     return pick([`${a} ${b}`, `+44 ${a.slice(1)} ${b}`, `${a}${b}`]);
   },
   intl: () =>
@@ -97,7 +97,7 @@ const EMAIL_LINES = [
 const email = () => `${pick(NAMES)}${pick(['.', '_', ''])}${pick(NAMES)}${int(1, 999)}@${pick(DOMAINS)}`;
 const obfuscatedEmail = () => {
   const local = `${pick(NAMES)}${int(1, 99)}`;
-  const [name, tld] = pick(DOMAINS).split(/\.(.*)/);
+  const [name = '', tld = ''] = pick(DOMAINS).split(/\.(.*)/);
   return pick([
     () => `${local} at ${name} dot ${tld.replace('.', ' dot ')}`,
     () => `${local}(at)${name}(dot)${tld.replace('.', '(dot)')}`,
@@ -275,6 +275,7 @@ const NEGATIVE_LINES = [
 
 /** @type {{ text: string, positive: boolean, category?: string, obfuscated?: boolean, source: string }[]} */
 const lines = [];
+/** @type {[string, () => string, () => string, ((text: string) => string)[] | undefined][]} */
 const positives = [
   [
     'phone',
@@ -298,7 +299,9 @@ for (const line of hand) lines.push({ ...line, source: 'hand' });
 const handPositives = hand.filter((line) => line.positive).length;
 const handNegatives = hand.length - handPositives;
 for (let i = 0; i < PER_SIDE - handPositives; i += 1) {
-  const [category, plain, obfuscated, wrappers] = positives[i % positives.length];
+  const kind = positives[i % positives.length];
+  if (!kind) throw new Error('no template');
+  const [category, plain, obfuscated, wrappers] = kind;
   // Two in five: with the hand-written lines, which are mostly plain, a third of the positives are obfuscated.
   const isObfuscated = i % 5 < 2;
   let text = isObfuscated ? obfuscated() : plain();
@@ -306,9 +309,10 @@ for (let i = 0; i < PER_SIDE - handPositives; i += 1) {
   lines.push({ text, positive: true, category, obfuscated: isObfuscated, source: 'template' });
 }
 for (let i = 0; i < PER_SIDE - handNegatives; i += 1) {
-  lines.push({ text: NEGATIVE_LINES[i % NEGATIVE_LINES.length](), positive: false, source: 'template' });
+  const negative = NEGATIVE_LINES[i % NEGATIVE_LINES.length] ?? (() => '');
+  lines.push({ text: negative(), positive: false, source: 'template' });
 }
 
 const out = path.resolve(__dirname, '../../moderator/src/engine/pii/labelled-set.json');
-fs.writeFileSync(out, `${JSON.stringify({ seed: SEED, lines }, null, 1)}\n`);
+fs.writeFileSync(out, `${JSON.stringify({ seed: SEED, lines }, null, 2)}\n`);
 process.stdout.write(`${lines.length} lines written to ${path.relative(process.cwd(), out)}\n`);
