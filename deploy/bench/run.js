@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb>`: starts what it needs, prints figures, stops everything.
+// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb|pii>`: starts what it needs, prints figures, stops everything.
 const benches = {
   moderate: () => require('./moderate').main(),
   ingest: () => require('./ingest').main(),
@@ -11,6 +11,7 @@ const benches = {
   scale: () => require('./scale').main(),
   backtest: () => require('./backtest').main(),
   tdb: () => require('./tdb').main(),
+  pii: () => require('./pii').main(),
 };
 
 const name = process.argv[2];

@@ -85,6 +85,8 @@ export const LIMITS = {
   /** Prompt strategies: the topic names the rule in reasons; the prompt is the tenant's policy text sent to the LLM. */
   promptTopic: 100,
   promptText: 4000,
+  /** Countries whose national phone formats a `pii` strategy reads. */
+  piiRegions: 20,
   /** Webhook endpoint description. */
   endpointDescription: 500,
   /** Query-string filters that are ids or client ids (`clientId`, `user`, cursors, …). */

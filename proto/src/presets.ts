@@ -1,4 +1,4 @@
-import type { Rule } from './rules';
+import { PII_CATEGORIES, type Rule } from './rules';
 
 /**
  * A ready-made rule a tenant can add by id (`POST /api/v1/rules/presets/{id}`). Adding one copies it into the
@@ -102,6 +102,18 @@ export const RULE_PRESETS: readonly RulePreset[] = Object.freeze([
       'recovery, support and prevention resources, or news, education and fiction that does not encourage harm.',
     ].join(' '),
   ),
+  // Judged in process by the moderator's detector (docs/engine.md, "Contact details"): no LLM needed.
+  Object.freeze({
+    id: 'contact-details',
+    version: 1,
+    name: 'Contact details (off-platform)',
+    description:
+      'Phone numbers, emails, messenger handles, street addresses and payment details given in a message, and ' +
+      'requests for them, found through common disguises; POST /moderate answers the text with them masked.',
+    strategies: Object.freeze([
+      Object.freeze({ type: 'pii' as const, categories: [...PII_CATEGORIES], mask: true, regions: [] as string[] }),
+    ]) as unknown as Rule['strategies'],
+  }),
 ]);
 
 export function findPreset(id: string): RulePreset | undefined {

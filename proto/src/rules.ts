@@ -67,6 +67,35 @@ export const LinkStrategy = z.strictObject({
   allowedDomains: z.array(z.string().min(1).max(LIMITS.domainLength)).max(LIMITS.domains).default([]),
 });
 
+/**
+ * What a `pii` strategy finds: contact details given (phone, email, a messenger or social handle with its app named,
+ * a street address, a payment detail: IBAN or card number), and `asking` for them ("what's your snap").
+ */
+export const PII_CATEGORIES = ['phone', 'email', 'handle', 'address', 'payment', 'asking'] as const;
+export type PiiCategory = (typeof PII_CATEGORIES)[number];
+
+/**
+ * Contact details in the record's text, found through common evasions (spelled or spaced digits, "at"/"dot",
+ * look-alike characters, keycap digits); judged by the moderator's own detector (docs/engine.md, "Contact details").
+ * Each match is a reason with its category and span. `mask`: a moderation answered to the caller (`POST /moderate`)
+ * carries the text with every detail given replaced by `[contact removed]`. `regions`: ISO 3166 country codes whose
+ * national phone formats count (numbers written with + or 00 count whatever their country); empty means US, GB, CA,
+ * AU and IN.
+ */
+export const PiiStrategy = z.strictObject({
+  type: z.literal('pii'),
+  categories: z
+    .array(z.enum(PII_CATEGORIES))
+    .min(1)
+    .max(PII_CATEGORIES.length)
+    .default([...PII_CATEGORIES]),
+  mask: z.boolean().default(false),
+  regions: z
+    .array(z.string().regex(/^[A-Z]{2}$/, 'an ISO 3166-1 alpha-2 country code in capitals'))
+    .max(LIMITS.piiRegions)
+    .default([]),
+});
+
 /** Categories of the OpenAI moderation API (omni-moderation). */
 export const PROVIDER_CATEGORIES = [
   'harassment',
@@ -125,6 +154,7 @@ export const Strategy = z.discriminatedUnion('type', [
   ProviderStrategy,
   PromptStrategy,
   ImageStrategy,
+  PiiStrategy,
 ]);
 export type Strategy = z.infer<typeof Strategy>;
 

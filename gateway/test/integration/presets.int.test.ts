@@ -24,18 +24,28 @@ const rulesOf = (body: unknown) => (body as { rules: RuleView[] }).rules;
 const promptRule = { id: 'p', name: 'P', strategies: [{ type: 'prompt', topic: 'spam', prompt: 'Flag spam.' }] };
 
 describe('rule presets', () => {
-  it('lists at least adult content, spam, harassment, scams/phishing and self-harm, each versioned', async () => {
+  it('lists at least adult content, spam, harassment, scams/phishing, self-harm and contact details, each versioned', async () => {
     const { key } = await gw.newTenant();
     const reply = await gw.request('GET', '/api/v1/rules/presets', { key });
     expect(reply.status).toBe(200);
     const presets = (reply.body as { presets: Array<{ id: string; version: number; strategies: unknown[] }> }).presets;
     expect(presets.map((preset) => preset.id)).toEqual(
-      expect.arrayContaining(['adult-content', 'spam', 'harassment', 'scams-phishing', 'self-harm']),
+      expect.arrayContaining(['adult-content', 'spam', 'harassment', 'scams-phishing', 'self-harm', 'contact-details']),
     );
     for (const preset of presets) {
       expect(preset.version).toBeGreaterThanOrEqual(1);
+      if (preset.id === 'contact-details') continue;
       expect(preset.strategies[0]).toEqual(expect.objectContaining({ type: 'prompt', skipImages: false }));
     }
+    // Contact details are judged in process, every category, with the masked text answered.
+    expect(presets.find((preset) => preset.id === 'contact-details')?.strategies).toEqual([
+      {
+        type: 'pii',
+        categories: ['phone', 'email', 'handle', 'address', 'payment', 'asking'],
+        mask: true,
+        regions: [],
+      },
+    ]);
     // Adult content judges the record's images with the bundled model too.
     expect(presets.find((preset) => preset.id === 'adult-content')?.strategies).toEqual([
       expect.objectContaining({ type: 'prompt' }),

@@ -18,6 +18,7 @@ export class Content {
   readonly fields: readonly string[];
   private linkHosts?: ReadonlySet<string>;
   private profaneFound?: readonly string[];
+  private readonly hiddenSpans: { start: number; end: number }[] = [];
 
   constructor(private readonly input: ContentInput) {
     const fields = [input.name, input.text].filter((field) => field.length > 0);
@@ -44,6 +45,20 @@ export class Content {
   get profane(): readonly string[] {
     this.profaneFound ??= profaneWords(this.fields);
     return this.profaneFound;
+  }
+
+  /** The record's text alone (the field whose spans `pii` strategies report). */
+  get text(): string {
+    return this.input.text;
+  }
+
+  /** Spans of the text that a masking strategy asks to hide from the masked copy (see `pii`). */
+  hide(spans: readonly { start: number; end: number }[]): void {
+    for (const { start, end } of spans) this.hiddenSpans.push({ start, end });
+  }
+
+  get hidden(): readonly { start: number; end: number }[] {
+    return this.hiddenSpans;
   }
 
   /** What an external provider judges: every field, one per line. */

@@ -1,6 +1,6 @@
 import { workerData } from 'node:worker_threads';
 import type { ContentInput } from './content';
-import { runLocalChecks, type LocalFindings } from './local-checks';
+import { runLocalChecks, type LocalResult } from './local-checks';
 import { CompiledRuleSets } from './rule-set';
 
 /**
@@ -23,11 +23,11 @@ export interface ChecksTask {
   input: ContentInput;
 }
 
-export type ChecksResult = { missing: true } | { findings: LocalFindings };
+export type ChecksResult = { missing: true } | LocalResult;
 
 /** Local strategies of one record. */
 export function checks(task: ChecksTask): ChecksResult {
   const compiled = ruleSets.get(task.key, task.json);
   if (!compiled) return { missing: true };
-  return { findings: runLocalChecks(compiled, task.entity, task.input) };
+  return runLocalChecks(compiled, task.entity, task.input);
 }

@@ -3,7 +3,8 @@ import { Content } from './content';
 import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, type Scores } from './provider';
 import { createLlmClient, type JudgeFn, type LlmOptions } from './llm';
 import type { ChecksResult, ChecksTask } from './engine-worker';
-import { runLocalChecks, type LocalFindings } from './local-checks';
+import { runLocalChecks, type LocalResult } from './local-checks';
+import { maskText } from './pii';
 import {
   dataUrls,
   fetchImages,
@@ -45,6 +46,8 @@ const INLINE_RULE_SET_CHARS = 64 * 1024;
  */
 export const ANSWER_RESERVE_MS = 1000;
 
+const NOTHING_LOCAL: LocalResult = { findings: [], hidden: [] };
+
 /** Compiled rule sets of the checks run on the calling thread (no pool). */
 const inlineRuleSets = new CompiledRuleSets(64 * 1024 * 1024);
 
@@ -59,7 +62,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
   const checks = options.checks;
 
   /** The local findings of a record, or 'budget' when its checks ran out of time. */
-  async function local(plan: RuleSetPlan, input: EngineInput, signal?: AbortSignal): Promise<LocalFindings | 'budget'> {
+  async function local(plan: RuleSetPlan, input: EngineInput, signal?: AbortSignal): Promise<LocalResult | 'budget'> {
     const content = {
       name: input.name,
       text: input.text,
@@ -69,7 +72,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
     };
     if (!checks) {
       const compiled = inlineRuleSets.get(plan.key, plan.json);
-      return compiled ? runLocalChecks(compiled, input.entity, content) : [];
+      return compiled ? runLocalChecks(compiled, input.entity, content) : NOTHING_LOCAL;
     }
     // A small rule set travels with every record; a large one only to a worker that does not know its key yet.
     const task: ChecksTask = {
@@ -89,7 +92,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       });
     }
     if (!outcome.ok) return 'budget';
-    return 'findings' in outcome.value ? outcome.value.findings : [];
+    return 'findings' in outcome.value ? outcome.value : NOTHING_LOCAL;
   }
 
   return {
@@ -162,7 +165,8 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       }
 
       const wantsLocal = rules.some((rule) => rule.strategies.some((strategy) => strategy.kind === 'local'));
-      const localFindings = wantsLocal ? await local(plan, input, signal) : [];
+      const localResult = wantsLocal ? await local(plan, input, signal) : NOTHING_LOCAL;
+      const localFindings = localResult === 'budget' ? 'budget' : localResult.findings;
       const scores: Scores | undefined = pending ? await pending : undefined;
       const verdicts = new Map<PlannedStrategy, boolean>();
       for (const [strategy, verdict] of prompts) verdicts.set(strategy, await verdict);
@@ -189,6 +193,9 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       const flagged = matched.length > 0 || localFindings === 'budget';
       const result: EngineResult = { status: flagged ? 'Flagged' : 'Compliant', reasons: [...reasons], rules: matched };
       if (images.length > 0) result.images = images.map(judgement);
+      if (localResult !== 'budget' && localResult.hidden.length > 0) {
+        result.maskedText = maskText(input.text, localResult.hidden);
+      }
       return result;
     },
   };

@@ -3,6 +3,7 @@ import type { ImageClass, RuleSet } from '@vigil/proto';
 import { LRUCache } from 'lru-cache';
 import { compileBlocklist, compileLinks, compilePatterns, type LocalCheck } from './strategies';
 import type { Thresholds } from './provider';
+import { compilePii } from './pii';
 
 export type PlannedStrategy =
   | { kind: 'local' }
@@ -97,6 +98,8 @@ export function compileChecks(rules: RuleSet['rules']): CompiledChecks {
             return compilePatterns(strategy);
           case 'links':
             return compileLinks(strategy);
+          case 'pii':
+            return compilePii(strategy);
           default:
             return undefined;
         }

@@ -33,6 +33,11 @@ export interface EngineResult {
   rules: string[];
   /** The images the bundled model judged (for an `images` strategy), with their class scores; absent when none. */
   images?: ImageJudgement[];
+  /**
+   * The text with the details that masking `pii` strategies found replaced by `[contact removed]`; absent when none
+   * asked or none was found. Answered to the caller only: never stored, whatever the record's mode.
+   */
+  maskedText?: string;
 }
 
 /** Thrown when an external provider fails; `retriable` tells the caller whether to try again. */

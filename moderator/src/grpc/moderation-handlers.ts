@@ -223,6 +223,7 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         rules: result.rules,
         testMode: result.testMode,
         ruleSetVersion: result.ruleSetVersion,
+        maskedContent: result.maskedContent,
       };
     }),
 

@@ -228,6 +228,29 @@ describe('moderate', () => {
     expect(stored).toContain('Content contains blocked word');
   });
 
+  it.each([true, false])('answers the masked content and stores none of it (passthrough: %s)', async (passthrough) => {
+    const masked: EngineResult = {
+      status: 'Flagged',
+      reasons: ['Content contains contact details (phone): 5-17'],
+      rules: ['contact'],
+      maskedText: 'call [contact removed] now',
+    };
+    const engine = { moderate: () => Promise.resolve(masked) };
+    const { store, deps } = setup({ suspensionThreshold: 5 }, engine);
+    const text = 'call 212-555-0199 now';
+    const result = await moderate(
+      deps,
+      input({ passthrough, user: undefined, content: { text, imageUrls: [], externalUrls: [] } }),
+    );
+    expect(result.maskedContent).toBe('call [contact removed] now');
+    expect(result.reasons).toEqual(masked.reasons);
+    const stored = JSON.stringify(store.events);
+    expect(stored).not.toContain('[contact removed]');
+    expect(stored).not.toContain('maskedText');
+    expect(stored).toContain(passthrough ? '"Content contains contact details (phone)"' : '(phone): 5-17');
+    if (passthrough) expect(stored).not.toContain(text);
+  });
+
   it('stores a record the roll-out left out without a moderation and without judging it', async () => {
     const engine = engineFlaggingSpam();
     const { store, deps } = setup({}, engine);

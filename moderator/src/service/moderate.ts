@@ -65,6 +65,8 @@ export interface ModerateResult {
   duplicate: boolean;
   /** Stored without a moderation (roll-out sampling). */
   skipped?: boolean;
+  /** The text with contact details hidden, when a masking `pii` strategy found some: answered, never stored. */
+  maskedContent?: string;
 }
 
 /** What the moderation use cases work with. */
@@ -311,6 +313,7 @@ async function commitDecision(
   return {
     ...resultOf(after, plan.testMode, false),
     reasons: after.manual ? after.reasons : outcome.reasons,
+    ...(outcome.maskedText !== undefined ? { maskedContent: outcome.maskedText } : {}),
   };
 }
 
@@ -387,7 +390,7 @@ function stageModeration(
         {
           type: 'ModerateRecord',
           moderationId,
-          outcome: input.passthrough ? { ...outcome, reasons: withoutDetails(outcome.reasons) } : outcome,
+          outcome: storedOutcome(outcome, input.passthrough),
           testMode,
           commandId: input.commandId,
           ruleSetVersion,
@@ -399,6 +402,18 @@ function stageModeration(
       )
     : upserted;
   return [...(stagedUser ? [stagedUser] : []), staged];
+}
+
+/**
+ * What a moderation keeps of the engine's result: never the masked text (it is the record's content, which a
+ * passthrough record must not leave behind and a stored one already holds), and for a passthrough record the reasons
+ * without their details.
+ */
+export function storedOutcome(outcome: EngineResult, passthrough: boolean): EngineResult {
+  const kept: EngineResult = { ...outcome };
+  delete kept.maskedText;
+  if (passthrough) kept.reasons = withoutDetails(kept.reasons);
+  return kept;
 }
 
 function resultOf(state: RecordState, testMode: boolean, duplicate: boolean): ModerateResult {

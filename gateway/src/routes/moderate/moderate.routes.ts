@@ -49,6 +49,9 @@ export function moderateRoutes(api: ApiRouter, deps: RouteDeps): void {
         rules: result.rules,
         testMode: result.testMode,
         ruleSetVersion: result.ruleSetVersion,
+        ...(result.maskedContent !== undefined && result.maskedContent !== null
+          ? { maskedContent: result.maskedContent }
+          : {}),
         message: 'Success',
       };
     },

@@ -17,5 +17,13 @@ export const ModerateResponse = z.object({
   ruleSetVersion: z.number().int().nonnegative().meta({
     description: 'The rule set version that judged it (`GET /api/v1/rules/versions/{n}`); 0 for the default rule set.',
   }),
+  maskedContent: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'The content with each contact detail replaced by `[contact removed]`, when a `pii` strategy with `mask: true` ' +
+        'found some (docs/engine.md). Answered only: never stored, and absent when the call repeats an applied one.',
+    }),
   message: z.literal('Success'),
 });

@@ -11,7 +11,9 @@ export interface ModerateResponse {
   'rules'?: (string)[];
   'testMode'?: (boolean);
   'ruleSetVersion'?: (number);
+  'maskedContent'?: (string);
   '_userId'?: "userId";
+  '_maskedContent'?: "maskedContent";
 }
 
 export interface ModerateResponse__Output {
@@ -24,5 +26,7 @@ export interface ModerateResponse__Output {
   'rules': (string)[];
   'testMode': (boolean);
   'ruleSetVersion': (number);
+  'maskedContent'?: (string);
   '_userId'?: "userId";
+  '_maskedContent'?: "maskedContent";
 }
