@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { insertEach, upsertRetried, WriteGroups, type InsertsMany } from '@vigil/proto';
 import { MongoServerError, type Collection, type Filter } from 'mongodb';
 import { insertIgnoringDuplicates } from './insert-new';
-import { FairQueue } from '../queue/fair-queue';
+import { Candidates, type Candidate } from '../queue/candidates';
 
 /** The fields every queued job document has (webhook deliveries, user emails, payment actions). */
 export interface QueuedDoc {
@@ -74,19 +74,6 @@ export interface QueueIncident {
   err?: unknown;
 }
 
-/** What the queue keeps in memory of a job it may claim: enough to choose it, not the job itself. */
-interface Candidate {
-  id: string;
-  tenantId: string;
-  group: string;
-  state: 'pending' | 'sending';
-  dueAt: number;
-  leaseUntil?: number;
-  bucket: number;
-  /** When it can be claimed: the due time, or the end of the lease someone else holds. */
-  readyAt: number;
-}
-
 /**
  * Candidates kept in memory at most, in all and per group; past them, jobs are left in the store and their bucket is
  * read again (a bucket counts as empty only when a read finds nothing), so one group's backlog never closes the queue.
@@ -126,12 +113,7 @@ export class DueQueue<T extends QueuedDoc> {
   private readonly jobs: Collection<QueuedDoc>;
   /** New jobs of concurrent callers inserted together. */
   private readonly inserts: WriteGroups<T[], boolean[]>;
-  private readonly fair = new FairQueue<Candidate>();
-  private readonly known = new Map<string, Candidate>();
-  /** Candidates in memory per group (see MAX_PER_GROUP). */
-  private readonly perGroup = new Map<string, number>();
-  /** Groups whose jobs a read of a bucket found past MAX_PER_GROUP (left in the store), by bucket: parked too. */
-  private readonly overflow = new Map<number, Set<string>>();
+  private readonly candidates: Candidates;
   private readonly sweptAt = new Map<number, number>();
   /** Buckets to read again at the next refresh (a bulk write made jobs due in them). */
   private readonly touched = new Set<number>();
@@ -144,8 +126,6 @@ export class DueQueue<T extends QueuedDoc> {
   /** Bucket reads made, for tests and metrics. */
   reads = 0;
   private readonly resweepMs: number;
-  private readonly maxCandidates: number;
-  private readonly maxPerGroup: number;
 
   constructor(
     jobs: Collection<T>,
@@ -160,8 +140,7 @@ export class DueQueue<T extends QueuedDoc> {
     this.jobs = jobs as unknown as Collection<QueuedDoc>;
     this.inserts = new WriteGroups((lists) => this.insertGroup(lists), MAX_INSERT_GROUP);
     this.resweepMs = timing.resweepMs ?? RESWEEP_MS;
-    this.maxCandidates = timing.maxCandidates ?? MAX_CANDIDATES;
-    this.maxPerGroup = timing.maxPerGroup ?? MAX_PER_GROUP;
+    this.candidates = new Candidates(timing.maxCandidates ?? MAX_CANDIDATES, timing.maxPerGroup ?? MAX_PER_GROUP);
   }
 
   /**
@@ -201,9 +180,7 @@ export class DueQueue<T extends QueuedDoc> {
 
   /** Due candidates in memory (the backlog this process knows of), without reading the store. */
   dueCount(now: number): number {
-    let n = 0;
-    for (const candidate of this.known.values()) if (candidate.readyAt <= now) n += 1;
-    return n;
+    return this.candidates.dueCount(now);
   }
 
   /** Inserts the job unless it exists (a re-consumed event); true if this call inserted it. */
@@ -268,9 +245,8 @@ export class DueQueue<T extends QueuedDoc> {
   ): Promise<T[]> {
     await this.refresh(now.getTime());
     if (pausedUntil) await this.park(now.getTime(), pausedUntil);
-    const chosen = this.fair.take(limit, now.getTime(), capacity);
+    const chosen = this.candidates.take(limit, now.getTime(), capacity);
     if (chosen.length === 0) return [];
-    for (const candidate of chosen) this.forget(candidate);
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const keyed = chosen.map((candidate) => ({ candidate, key: leaseKey(candidate) }));
     let won: Set<string>;
@@ -281,7 +257,7 @@ export class DueQueue<T extends QueuedDoc> {
       );
     } catch (err) {
       // Nothing is known leased: every job stays a candidate (a key this write did store is taken over once expired).
-      for (const { candidate } of keyed) this.restore(candidate);
+      for (const { candidate } of keyed) this.candidates.restore(candidate);
       throw err;
     }
     const settled = await Promise.allSettled(
@@ -306,7 +282,7 @@ export class DueQueue<T extends QueuedDoc> {
       }
       // What was leased is returned; this one stays a candidate, and is taken over once its lease key expires.
       const { candidate } = keyed[index]!;
-      this.restore(candidate);
+      this.candidates.restore(candidate);
       this.timing.onIncident?.({ queue: this.name, kind: 'lease_failed', jobId: candidate.id, err: outcome.reason });
     });
     return result;
@@ -381,7 +357,7 @@ export class DueQueue<T extends QueuedDoc> {
       if ((await this.read(bucket)) > 0) continue;
       this.sweptAt.delete(bucket);
       this.unconfirmed.delete(bucket);
-      this.overflow.delete(bucket);
+      this.candidates.read(bucket);
     }
     this.cursor = this.unconfirmed.size > 0 ? Math.min(...this.unconfirmed) : this.openedUpTo + 1;
     if (this.cursor > this.savedCursor && now - this.savedAt >= CURSOR_SAVE_MS) {
@@ -439,24 +415,18 @@ export class DueQueue<T extends QueuedDoc> {
     const projection: Record<string, 1> = { _id: 1, tenantId: 1, state: 1, dueAt: 1, leaseUntil: 1, due: 1 };
     if (this.groupField) projection[this.groupField] = 1;
     const docs = await this.jobs.find({ due: String(bucket) }, { projection }).toArray();
-    this.overflow.delete(bucket);
-    for (const doc of docs) {
-      if (this.remember(doc) === 'over_cap') {
-        const groups = this.overflow.get(bucket) ?? new Set<string>();
-        groups.add(this.groupOf(doc));
-        this.overflow.set(bucket, groups);
-      }
-    }
+    this.candidates.read(bucket);
+    for (const doc of docs) this.remember(doc);
     return docs.length;
   }
 
-  /** Keeps the job as a candidate; `over_cap` when a cap left it in the store (its bucket is then read again). */
-  private remember(doc: QueuedDoc): 'kept' | 'skipped' | 'over_cap' {
-    if (doc.state !== 'pending' && doc.state !== 'sending') return 'skipped';
-    if (doc.state === 'sending' && !doc.leaseUntil) return 'skipped';
+  /** Keeps the job as a candidate (a cap may leave it in the store: its bucket is then read again). */
+  private remember(doc: QueuedDoc): void {
+    if (doc.state !== 'pending' && doc.state !== 'sending') return;
+    if (doc.state === 'sending' && !doc.leaseUntil) return;
     const dueAt = doc.dueAt.getTime();
     const leaseUntil = doc.leaseUntil?.getTime();
-    const candidate: Candidate = {
+    this.candidates.keep({
       id: doc._id,
       tenantId: doc.tenantId,
       group: this.groupOf(doc),
@@ -465,33 +435,7 @@ export class DueQueue<T extends QueuedDoc> {
       ...(leaseUntil !== undefined ? { leaseUntil } : {}),
       bucket: Number(doc.due ?? this.bucket(dueAt)),
       readyAt: doc.state === 'pending' ? dueAt : leaseUntil!,
-    };
-    const existing = this.known.get(candidate.id);
-    if (existing) {
-      if (existing.readyAt === candidate.readyAt && existing.state === candidate.state) return 'kept';
-      this.forget(existing);
-    }
-    return this.restore(candidate) ? 'kept' : 'over_cap';
-  }
-
-  /** Holds a candidate in memory unless a cap is reached; false when it was left in the store. */
-  private restore(candidate: Candidate): boolean {
-    if (this.known.has(candidate.id)) return true;
-    const inGroup = this.perGroup.get(candidate.group) ?? 0;
-    if (this.known.size >= this.maxCandidates || inGroup >= this.maxPerGroup) return false;
-    this.known.set(candidate.id, candidate);
-    this.perGroup.set(candidate.group, inGroup + 1);
-    this.fair.push(candidate.tenantId, candidate.group, candidate);
-    return true;
-  }
-
-  private forget(candidate: Candidate): void {
-    if (this.known.get(candidate.id) !== candidate) return;
-    this.known.delete(candidate.id);
-    this.fair.remove(candidate.tenantId, candidate.group, candidate);
-    const left = (this.perGroup.get(candidate.group) ?? 1) - 1;
-    if (left <= 0) this.perGroup.delete(candidate.group);
-    else this.perGroup.set(candidate.group, left);
+    });
   }
 
   /**
@@ -507,7 +451,7 @@ export class DueQueue<T extends QueuedDoc> {
       const until = pausedUntil(group);
       return until !== undefined && until - now > this.timing.bucketMs ? until : undefined;
     };
-    for (const [group, candidates] of [...this.fair.groups()]) {
+    for (const [group, candidates] of this.candidates.groups()) {
       const until = paused(group);
       if (until === undefined) continue;
       for (const candidate of candidates) {
@@ -518,7 +462,7 @@ export class DueQueue<T extends QueuedDoc> {
         moves.set(group, move);
       }
     }
-    for (const [bucket, groups] of this.overflow) {
+    for (const [bucket, groups] of this.candidates.overflow()) {
       for (const group of groups) {
         const until = moves.get(group)?.until ?? paused(group);
         if (until === undefined || bucket >= this.bucket(until)) continue;
@@ -537,9 +481,9 @@ export class DueQueue<T extends QueuedDoc> {
               $set: { due: target },
             },
           );
-          this.overflow.get(bucket)?.delete(group);
+          this.candidates.read(bucket, group);
         }
-        for (const candidate of move.candidates) this.forget(candidate);
+        for (const candidate of move.candidates) this.candidates.forget(candidate);
       } catch (err) {
         this.timing.onIncident?.({ queue: this.name, kind: 'park_failed', err });
       }
