@@ -23,6 +23,7 @@ import { WorkLoop } from '../queue/work-loop';
 import { isRetriable } from '../store/store-errors';
 import { outcomeFields, retryOf, type TdbOutcome, type TdbStore } from '../store/tdb-store';
 import { onlyPuidRefused, type TdbClient } from './tdb-client';
+import { docWithoutAnswer, outcomeWithoutAnswer, writeLogEntries } from './tdb-log-writes';
 
 export interface TdbSubmissionsOptions {
   store: TdbStore;
@@ -309,12 +310,7 @@ export class TdbSubmissions {
     }
   }
 
-  /**
-   * Writes statements' log entries with `write`, all in one command. When the store refuses that for a reason of the
-   * entries' own (not being out of reach, which throws), each is written alone, then without the database's answer
-   * (its refusal, its id: the text we trust least); an entry refused even so is set aside. So one statement's entry
-   * never loses the others of its call. Writing an entry again is safe (see TdbStore.record and recordOutcomes).
-   */
+  /** Writes log entries (see writeLogEntries); what could be written only in part, or not at all, is told. */
   private async writeLog<T>(
     tenantId: string,
     entries: T[],
@@ -322,32 +318,7 @@ export class TdbSubmissions {
     write: (entries: T[]) => Promise<void>,
     withoutAnswer: (entry: T) => T,
   ): Promise<void> {
-    if (entries.length === 0) return;
-    try {
-      await write(entries);
-      return;
-    } catch (err) {
-      if (isRetriable(err)) throw err;
-    }
-    const answerless: string[] = [];
-    const lost: string[] = [];
-    let failure: unknown;
-    const writes = async (entry: T): Promise<boolean> => {
-      try {
-        await write([entry]);
-        return true;
-      } catch (err) {
-        if (isRetriable(err)) throw err;
-        failure = err;
-        return false;
-      }
-    };
-    for (const entry of entries) {
-      if (await writes(entry)) continue;
-      const bare = withoutAnswer(entry);
-      if (bare !== entry && (await writes(bare))) answerless.push(idOf(entry));
-      else lost.push(idOf(entry));
-    }
+    const { answerless, lost, failure } = await writeLogEntries(entries, idOf, write, withoutAnswer);
     if (answerless.length > 0) {
       this.options.log.warn(
         { tenantId, submissionIds: answerless, error: errorName(failure) },
@@ -489,28 +460,6 @@ export class TdbSubmissions {
     if (delay === null) return null;
     return { state: 'pending', dueAt: new Date(Date.now() + (delayMs ?? delay)) };
   }
-}
-
-/** A log document without the database's answer (its refusal, its id): what is left when the store refused it. */
-function docWithoutAnswer(doc: TdbSubmissionDoc): TdbSubmissionDoc {
-  if (doc.rejection === undefined && doc.tdbUuid === undefined) return doc;
-  const bare = { ...doc };
-  delete bare.rejection;
-  delete bare.tdbUuid;
-  return bare;
-}
-
-/** A retry's outcome for a statement without the database's answer (its refusal, its id). */
-function outcomeWithoutAnswer<T extends { outcome: TdbOutcome }>(entry: T): T {
-  const { outcome } = entry;
-  if (outcome.state === 'failed' && outcome.rejection !== undefined) return { ...entry, outcome: { state: 'failed' } };
-  if (outcome.state === 'submitted' && outcome.tdbUuid !== undefined) {
-    return {
-      ...entry,
-      outcome: { state: 'submitted', ...(outcome.alreadyStored ? { alreadyStored: true } : {}) },
-    };
-  }
-  return entry;
 }
 
 /** An error's class name for a log line: never its message, which may quote what a server answered. */
