@@ -205,12 +205,14 @@ async function simulate(seed: number): Promise<Outcome> {
   const undelivered = [...healthy].filter((id) => docs.get(id)?.state !== 'succeeded' || !world.sends.has(id));
   let duplicates = 0;
   for (const n of world.sends.values()) duplicates += n - 1;
-  if (process.env.SIM_DEBUG) {
+  if (process.env.SIM_DEBUG || undelivered.length > 0) {
     for (const id of undelivered.slice(0, 5))
       process.stdout.write(
         `${JSON.stringify({ ...docs.get(id), body: undefined, trigger: undefined, now: new Date(), start: new Date(start) })}\n`,
       );
-    process.stdout.write(`${JSON.stringify(world.incidents.map((i) => i.kind))}\n`);
+    process.stdout.write(
+      `${JSON.stringify(world.incidents.map((i) => i.kind))} ${JSON.stringify({ sends: undelivered.slice(0, 5).map((id) => world.sends.get(id) ?? 0) })}\n`,
+    );
   }
   return {
     seed,

@@ -199,6 +199,12 @@ export class DueQueue<T extends QueuedDoc> {
     const flags = docs.length === 0 ? [] : await this.inserts.write(docs);
     const inserted = new Set(docs.filter((_, index) => flags[index]).map((doc) => doc._id));
     for (const doc of docs) if (inserted.has(doc._id)) this.offer(doc);
+    // A job that existed may be this caller's own earlier insert whose reply was lost, stored in a bucket computed
+    // then and perhaps swept since: it is read back (a rare path: a re-consumed event, a lost reply) and followed.
+    const existing = docs.filter((doc) => !inserted.has(doc._id));
+    for (const doc of await Promise.all(existing.map((job) => this.jobs.findOne({ _id: job._id })))) {
+      if (doc) this.remember(doc);
+    }
     return inserted;
   }
 
@@ -312,15 +318,22 @@ export class DueQueue<T extends QueuedDoc> {
       ...(pending ? {} : { due: '' }),
     };
     for (const key of Object.keys(update.$set ?? {})) delete unset[key];
-    await this.jobs.updateOne(
-      { _id: doc._id, leaseId: doc.leaseId },
-      {
-        ...(update.$push ? { $push: update.$push } : {}),
-        ...(update.$inc ? { $inc: update.$inc } : {}),
-        $set: { ...update.$set, ...scheduling, updatedAt: now },
-        $unset: unset,
-      },
-    );
+    try {
+      await this.jobs.updateOne(
+        { _id: doc._id, leaseId: doc.leaseId },
+        {
+          ...(update.$push ? { $push: update.$push } : {}),
+          ...(update.$inc ? { $inc: update.$inc } : {}),
+          $set: { ...update.$set, ...scheduling, updatedAt: now },
+          $unset: unset,
+        },
+      );
+    } catch (err) {
+      // The write may have run (its reply lost), into a bucket swept since: the job is read back and followed.
+      const current = await this.jobs.findOne({ _id: doc._id }).catch(() => null);
+      if (current) this.remember(current);
+      throw err;
+    }
     if (pending) this.offer({ ...doc, ...scheduling });
   }
 
@@ -426,6 +439,10 @@ export class DueQueue<T extends QueuedDoc> {
     if (doc.state === 'sending' && !doc.leaseUntil) return;
     const dueAt = doc.dueAt.getTime();
     const leaseUntil = doc.leaseUntil?.getTime();
+    const bucket = Number(doc.due ?? this.bucket(dueAt));
+    // A job in a bucket already opened (a write that landed late, after its bucket was swept) keeps that bucket swept
+    // until it is found empty, whatever becomes of this candidate.
+    if (bucket <= this.openedUpTo) this.unconfirmed.add(bucket);
     this.candidates.keep({
       id: doc._id,
       tenantId: doc.tenantId,
@@ -433,7 +450,7 @@ export class DueQueue<T extends QueuedDoc> {
       state: doc.state,
       dueAt,
       ...(leaseUntil !== undefined ? { leaseUntil } : {}),
-      bucket: Number(doc.due ?? this.bucket(dueAt)),
+      bucket,
       readyAt: doc.state === 'pending' ? dueAt : leaseUntil!,
     });
   }
