@@ -3,6 +3,7 @@
 // concurrency.
 export * from './admin-server';
 export * from './env';
+export * from './feature-modules';
 export * from './in-turns';
 export * from './kafka-idle';
 export * from './kafka-log';
