@@ -23,6 +23,19 @@ async function dockerAvailable() {
 }
 
 /**
+ * Fetches the Kafka jars and builds or installs the store's binaries that a later `startServers` would need, without
+ * npm packages, so that a first run can do it while npm installs and TypeScript builds. Skipped where the servers are
+ * given (`KAFKA_BROKERS`, `MONGO_URL`) or where a container runtime may answer (testcontainers starts them there).
+ */
+async function prepareServerBinaries() {
+  const maybeDocker =
+    process.env.VIGIL_NO_DOCKER !== 'true' &&
+    (Boolean(process.env.DOCKER_HOST) || fs.existsSync('/var/run/docker.sock'));
+  if (maybeDocker) return;
+  await Promise.all([!process.env.KAFKA_BROKERS && ensureKafkaJars(), !process.env.MONGO_URL && ensureMongo()]);
+}
+
+/**
  * Starts what is missing. `dir` holds local servers' data (throwaway with `ephemeral`, kept for `npm run up`);
  * `durable` (default: not ephemeral) keeps the store's fsync on. `kafkaNodes` (default 1): see above; the cluster's
  * data is kept apart from the single node's. Returns `{ kafkaBrokers, mongoUrl, sources, kafkaCluster, stop() }`
@@ -114,4 +127,4 @@ function freshDir(name) {
   return fs.mkdtempSync(path.join(base, `${name}-`));
 }
 
-module.exports = { startServers, dockerAvailable, freshDir };
+module.exports = { startServers, prepareServerBinaries, dockerAvailable, freshDir };

@@ -76,14 +76,23 @@ async function runChecks() {
 
 async function main() {
   const { ensureBuild } = require('./ensure');
+  const { startServers, prepareServerBinaries, freshDir } = require('./servers');
+  // A first run fetches the Kafka jars and builds FerretDB (minutes) while npm installs and TypeScript builds.
+  const binaries = timed('server binaries (beside install)', () => prepareServerBinaries()).then(
+    () => null,
+    (err) => err,
+  );
   await timed('install and build', () => ensureBuild());
-  const { startServers, freshDir } = require('./servers');
   const dir = freshDir('test');
   const started = Date.now();
   // Type-check every TypeScript file (tests and deploy/ included), lint the tree with the type-aware rules and check
   // the formatting, while the servers start.
   const checks = runChecks();
-  const servers = await timed('servers', () => startServers({ dir, ephemeral: true }));
+  const servers = await timed('servers', async () => {
+    const failure = await binaries;
+    if (failure) throw failure;
+    return startServers({ dir, ephemeral: true });
+  });
   const failed = await checks;
   if (failed.length > 0) {
     await servers.stop();
