@@ -74,26 +74,51 @@ function cpuSnapshot(stack) {
 const serviceOf = (name) => name.replace(/-\d+$/, '');
 
 /**
- * `<service>_store_commands_total` summed over command names, for each service with an admin port (its replicas'
- * summed). A replica restarted since the first snapshot starts its count again: compare snapshots between restarts.
+ * `<service>_store_commands_total` for each service with an admin port (its replicas' summed): in all (`counts`) and
+ * by `service command collection` (`detail`). A replica restarted since the first snapshot starts its count again:
+ * compare snapshots between restarts.
  */
-async function storeCommands(stack) {
+async function storeCommandsDetailed(stack) {
   const counts = {};
+  const detail = {};
   for (const [name, port] of Object.entries(stack.adminPorts)) {
     const service = serviceOf(name);
     const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     let total = 0;
-    for (const match of text.matchAll(new RegExp(`^${service}_store_commands_total\\{[^}]*\\} (\\d+)`, 'gm'))) {
-      total += Number(match[1]);
+    for (const match of text.matchAll(new RegExp(`^${service}_store_commands_total\\{([^}]*)\\} (\\d+)`, 'gm'))) {
+      const count = Number(match[2]);
+      total += count;
+      const labels = Object.fromEntries([...(match[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+      const key = `${service} ${labels.command ?? '?'} ${labels.collection || '-'}`;
+      detail[key] = (detail[key] ?? 0) + count;
     }
     counts[service] = (counts[service] ?? 0) + total;
   }
-  return counts;
+  return { counts, detail };
 }
 
-/** A snapshot of both, to subtract with `costPer`. */
+/** A snapshot of both, to subtract with `costPer` (and `commandDetail`, for where the commands went). */
 async function costSnapshot(stack) {
-  return { cpu: cpuSnapshot(stack), commands: await storeCommands(stack) };
+  const { counts, detail } = await storeCommandsDetailed(stack);
+  return { cpu: cpuSnapshot(stack), commands: counts, detail };
+}
+
+/**
+ * Where the store commands between two snapshots went, per record: `service command collection n`, most first, the
+ * `top` largest.
+ */
+function commandDetail(before, after, records, top = 12) {
+  /** @type {Array<{ key: string, perRecord: number }>} */
+  const rows = Object.entries(after.detail).map(([key, count]) => ({
+    key,
+    perRecord: (count - (before.detail[key] ?? 0)) / Math.max(1, records),
+  }));
+  return rows
+    .filter((row) => row.perRecord > 0)
+    .sort((a, b) => b.perRecord - a.perRecord)
+    .slice(0, top)
+    .map((row) => `${row.key} ${row.perRecord.toFixed(2)}`)
+    .join('; ');
 }
 
 /** The difference between two snapshots, per record: CPU ms by process and store commands by service. */
@@ -136,4 +161,36 @@ async function quiet(stack) {
   ).catch(() => undefined);
 }
 
-module.exports = { cpuSnapshot, costSnapshot, costPer, formatCost, coresUsed, quiet };
+/**
+ * What the stack costs with no traffic over `seconds`: the cores it used (in all and by process) and the store commands
+ * it made per second (in all and by service): polls, sweeps and cache refreshes that run whether records come or not.
+ */
+async function idleCost(stack, seconds) {
+  const before = await costSnapshot(stack);
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+  const after = await costSnapshot(stack);
+  const ms = Date.now() - started;
+  const perSecond = (a, b, scale) =>
+    Object.fromEntries(Object.keys(b).map((key) => [key, ((b[key] - (a[key] ?? 0)) * scale) / ms]));
+  const shares = perSecond(before.cpu, after.cpu, 1);
+  const commands = perSecond(before.commands, after.commands, 1000);
+  const detail = commandDetail(before, after, ms / 1000);
+  const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
+  const parts = (o, format) =>
+    Object.entries(o)
+      .map(([key, value]) => `${key} ${format(value)}`)
+      .join(', ');
+  return {
+    cores: sum(shares),
+    shares,
+    commandsPerS: sum(commands),
+    commands,
+    parts: parts(shares, (share) => `${(100 * share).toFixed(1)}%`),
+    text:
+      `${(100 * sum(shares)).toFixed(1)}% of a core (${parts(shares, (share) => `${(100 * share).toFixed(1)}%`)}); ` +
+      `${sum(commands).toFixed(1)} store commands/s (${parts(commands, (n) => n.toFixed(1))}${detail ? `: ${detail}` : ''})`,
+  };
+}
+
+module.exports = { cpuSnapshot, costSnapshot, costPer, commandDetail, formatCost, coresUsed, quiet, idleCost };

@@ -21,10 +21,12 @@ const { waitUntil } = require('../local/util');
 const { load, summary, text1k } = require('./moderate');
 const { paced } = require('./paced');
 const { percentile } = require('./percentile');
-const { costSnapshot, costPer, formatCost, cpuSnapshot, coresUsed, quiet } = require('./cost');
+const { costSnapshot, costPer, commandDetail, formatCost, idleCost, quiet } = require('./cost');
 
 const DURATION_S = Number(process.env.BENCH_E2E_DURATION_S || 60);
 const LOAD = Number(process.env.BENCH_E2E_LOAD || 0.8);
+/** The lower rates, as fractions of the maximum, at which the cost per record is printed too (BENCH_E2E_LOW_LOADS). */
+const LOW_LOADS = (process.env.BENCH_E2E_LOW_LOADS ?? '0.1,0.4').split(',').filter(Boolean).map(Number);
 const OVERLOAD = Number(process.env.BENCH_E2E_OVERLOAD || 1.5);
 const OVERLOAD_S = Number(process.env.BENCH_E2E_OVERLOAD_S || 60);
 const BURST = Number(process.env.BENCH_E2E_BURST || 3000);
@@ -183,22 +185,6 @@ async function burst(base, apiKey, prefix, received) {
   return { accepted: sentAt.size, delivered: done.length, rate: done.length / Math.max(0.001, (end - started) / 1000) };
 }
 
-/** The stack's CPU with no traffic over IDLE_S seconds, as a share of one core, in all and by process. */
-async function idleCores(stack) {
-  const before = cpuSnapshot(stack);
-  const started = Date.now();
-  await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1000));
-  const after = cpuSnapshot(stack);
-  const ms = Date.now() - started;
-  /** @type {Record<string, number>} */
-  const shares = {};
-  for (const key of Object.keys(after)) shares[key] = (after[key] - (before[key] ?? 0)) / ms;
-  const parts = Object.entries(shares)
-    .map(([key, share]) => `${key} ${(100 * share).toFixed(1)}%`)
-    .join(', ');
-  return { cores: coresUsed(before, after, ms), parts, shares };
-}
-
 /** Writes `count` pending deliveries for the tenant's endpoint, due over the next hour, as the notifier writes them. */
 async function seedRetries(stack, tenantId, endpointId, count) {
   const client = new MongoClient(stack.servers.mongoUrl);
@@ -312,17 +298,37 @@ async function main() {
     const steadySent = await ingestAt(base, key, 'steady', steadyRate, DURATION_S);
     await waitForWebhooks(steadySent, receiver.received, 120000);
     const steady = figures(steadySent, receiver.received);
-    const steadyCost = costPer(before, await costSnapshot(stack), steady.delivered);
+    const steadyAfter = await costSnapshot(stack);
+    const steadyCost = costPer(before, steadyAfter, steady.delivered);
     say(
       `steady ${steadyRate}/s (${LOAD}× the maximum) for ${DURATION_S} s: ${steady.delivered} of ${steady.accepted} webhooked, ` +
         `p50 ${steady.p50} ms, p99 ${steady.p99} ms (goal ≤ 1000 ms)`,
     );
     say(`per delivered record: ${formatCost(steadyCost)}`);
+    say(`  store commands by service, command and collection: ${commandDetail(before, steadyAfter, steady.delivered)}`);
     say(
       `  ratio to a persisted /moderate: CPU ${ratio(steadyCost.cpuTotal, modCost.cpuTotal)}, ` +
         `store commands ${ratio(steadyCost.commandsTotal, modCost.commandsTotal)}`,
     );
     await quiet(stack);
+    // The same at lower rates: what a record costs when the group commits have no crowd to share.
+    for (const low of LOW_LOADS) {
+      const rate = Math.max(1, Math.round(max * low));
+      const lowBefore = await costSnapshot(stack);
+      const sent = await ingestAt(base, key, `steady-${low}`, rate, DURATION_S);
+      await waitForWebhooks(sent, receiver.received, 120000);
+      const run = figures(sent, receiver.received);
+      const lowAfter = await costSnapshot(stack);
+      const cost = costPer(lowBefore, lowAfter, run.delivered);
+      say(
+        `steady ${rate}/s (${low}× the maximum): ${run.delivered} of ${run.accepted} webhooked, p50 ${run.p50} ms, ` +
+          `p99 ${run.p99} ms; per delivered record: ${formatCost(cost)}`,
+      );
+      say(`  store commands by service, command and collection: ${commandDetail(lowBefore, lowAfter, run.delivered)}`);
+      await quiet(stack);
+    }
+    const idle = await idleCost(stack, IDLE_S);
+    say(`idle stack over ${IDLE_S} s: ${idle.text}`);
     // BENCH_E2E_STEADY_ONLY=1 stops here: the peer and the steady run, for comparing the cost per record of two builds.
     if (process.env.BENCH_E2E_STEADY_ONLY === '1') return;
 
@@ -348,8 +354,8 @@ async function main() {
     await quiet(stack);
     // Two windows: the first after the burst may hold the store's deferred maintenance (PostgreSQL's autovacuum of
     // what the runs wrote), which ends; the second is the stack at rest.
-    const idleFirst = await idleCores(stack);
-    const idleBefore = await idleCores(stack);
+    const idleFirst = await idleCost(stack, IDLE_S);
+    const idleBefore = await idleCost(stack, IDLE_S);
 
     // 4. The noisy neighbour, in rounds A B B A: A, the steady run beside another tenant ingesting NEIGHBOUR_RATE/s
     // for two endpoints that answer (the reference); B, the same once one of them refuses connections with DEAD
@@ -384,7 +390,7 @@ async function main() {
     // retries just written start within its one-minute nap and take a window or two; the last window is the stack at
     // rest holding them.
     const idleSeeded = [];
-    for (let window = 0; window < SEEDED_WINDOWS; window += 1) idleSeeded.push(await idleCores(stack));
+    for (let window = 0; window < SEEDED_WINDOWS; window += 1) idleSeeded.push(await idleCost(stack, IDLE_S));
     const idleHolding = /** @type {{ cores: number; parts: string; shares: Record<string, number> }} */ (
       idleSeeded.at(-1)
     );

@@ -1,22 +1,28 @@
 'use strict';
 // `npm run bench -- scale`: the steady ingest → webhook pipeline with one and with two replicas of each service on
-// the same machine (one Kafka node, one store). For each: the delivery rate, webhook latency p50/p99 and CPU per
-// delivered record by process (from /proc of the child processes); then, in a second steady run, a moderator is
-// SIGKILLed, started again BENCH_SCALE_DOWN_S (default 15) later, and the longest gap between two webhooks is printed
-// for the time it was down and for the time after its restart (a rebalance waits for the killed member's session).
+// the same machine (one Kafka node, one store). The rates are fractions of a peer measured in the same run: the
+// persisted /moderate maximum of the one-replica stack. For each replica count and each rate: the delivery rate,
+// webhook latency p50/p99, CPU per delivered record by process (from /proc of the child processes) and store commands
+// by service; then the idle stack's CPU and store commands per second; then, in a steady run at the highest rate, a
+// moderator is SIGKILLed, started again BENCH_SCALE_DOWN_S (default 15) later, and the longest gap between two webhooks
+// is printed for the time it was down and for the time after its restart (a rebalance waits for the killed member's
+// session).
 //
-// BENCH_SCALE_RATE (default 40 ingests/s), BENCH_SCALE_DURATION_S (default 60), BENCH_SCALE_WARM_S (default 30),
+// BENCH_SCALE_LOADS (default 0.25,0.6: fractions of the peer), BENCH_SCALE_RATE (a fixed rate in ingests/s instead),
+// BENCH_SCALE_DURATION_S (default 60), BENCH_SCALE_WARM_S (default 30), BENCH_SCALE_IDLE_S (default 20),
 // BENCH_SCALE_SESSION_TIMEOUT_MS (default: the services' own KAFKA_SESSION_TIMEOUT_MS).
 const http = require('node:http');
 const { startStack } = require('./stack');
 const { waitUntil } = require('../local/util');
 const { startRoundRobinProxy } = require('../local/round-robin-proxy');
-const { text1k } = require('./moderate');
+const { load, summary, text1k } = require('./moderate');
 const { paced } = require('./paced');
 const { percentile } = require('./percentile');
-const { costSnapshot, costPer, formatCost, quiet } = require('./cost');
+const { costSnapshot, costPer, formatCost, idleCost, quiet } = require('./cost');
 
-const RATE = Number(process.env.BENCH_SCALE_RATE || 40);
+const LOADS = (process.env.BENCH_SCALE_LOADS ?? '0.25,0.6').split(',').filter(Boolean).map(Number);
+const FIXED_RATE = process.env.BENCH_SCALE_RATE ? Number(process.env.BENCH_SCALE_RATE) : undefined;
+const IDLE_S = Number(process.env.BENCH_SCALE_IDLE_S || 20);
 const DURATION_S = Number(process.env.BENCH_SCALE_DURATION_S || 60);
 const WARM_S = Number(process.env.BENCH_SCALE_WARM_S || 30);
 const DOWN_S = Number(process.env.BENCH_SCALE_DOWN_S || 15);
@@ -52,13 +58,13 @@ async function startReceiver() {
   };
 }
 
-/** Ingests at RATE/s for `durationS` through `base`; returns clientId → when its ingest was due, for those accepted. */
-async function ingest(base, apiKey, prefix, durationS) {
+/** Ingests at `rate`/s for `durationS` through `base`; returns clientId → when its ingest was due, for those accepted. */
+async function ingest(base, apiKey, prefix, rate, durationS) {
   const sentAt = new Map();
   await paced(`${base}/ingest`, {
     body: (i) => ({ clientId: `${prefix}-${i}`, name: `Post ${i}`, entity: 'post', content: { text: text1k(0) } }),
     headers: { authorization: `Bearer ${apiKey}` },
-    rate: RATE,
+    rate,
     durationS,
     connections: 64,
     onResult: (i, dueAt, status) => {
@@ -103,8 +109,24 @@ function longestGap(arrivals, from, to) {
   return Math.max(longest, to - previous);
 }
 
-/** One stack of `replicas` of each service: a steady run, then a steady run with a moderator SIGKILLed. */
-async function measure(replicas, say) {
+/** The persisted /moderate maximum through `base` (closed loop), after a run that warms the path: the peer. */
+async function moderatePeer(base, apiKey) {
+  const body = (prefix) => (i) => ({
+    clientId: `${prefix}-${i}`,
+    name: `Post ${i}`,
+    entity: 'post',
+    content: { text: text1k(i) },
+  });
+  const headers = { authorization: `Bearer ${apiKey}` };
+  await load(`${base}/moderate`, { body: body('peer-warm'), headers });
+  return summary(await load(`${base}/moderate`, { body: body('peer'), headers })).rps;
+}
+
+/**
+ * One stack of `replicas` of each service: steady runs at each rate (from `rateOf(peer)`; the peer is measured here
+ * when not given), the idle stack, then a steady run at the highest rate with a moderator SIGKILLed.
+ */
+async function measure(replicas, givenPeer, say) {
   const receiver = await startReceiver();
   const stack = await startStack({
     services: ['moderator', 'notifier', 'gateway'],
@@ -125,23 +147,38 @@ async function measure(replicas, say) {
       body: JSON.stringify({ url: receiver.url }),
     });
     if (res.status !== 201) throw new Error(`creating the webhook endpoint answered ${res.status}`);
+    const peer = givenPeer ?? (await moderatePeer(base, key));
+    if (givenPeer === undefined) {
+      say(`peer: persisted /moderate maximum ${peer} req/s with 1 of each`);
+      await quiet(stack);
+    }
+    const rates = FIXED_RATE ? [FIXED_RATE] : LOADS.map((share) => Math.max(1, Math.round(peer * share)));
+    const top = Math.max(...rates);
 
-    await drained(await ingest(base, key, 'warm', WARM_S), receiver.received, 120000);
+    await drained(await ingest(base, key, 'warm', top, WARM_S), receiver.received, 120000);
     await quiet(stack);
-    const before = await costSnapshot(stack);
-    const sent = await ingest(base, key, 'steady', DURATION_S);
-    await drained(sent, receiver.received, 120000);
-    const steady = figures(sent, receiver.received);
-    const cost = costPer(before, await costSnapshot(stack), steady.delivered);
-    say(
-      `${replicas} of each: ${steady.delivered} of ${steady.accepted} webhooked at ${steady.rate.toFixed(1)}/s, ` +
-        `p50 ${steady.p50} ms, p99 ${steady.p99} ms`,
-    );
-    say(`  per delivered record: ${formatCost(cost)}`);
-    await quiet(stack);
+    /** @type {Array<{ rate: number, steady: ReturnType<typeof figures>, cost: ReturnType<typeof costPer> }>} */
+    const runs = [];
+    for (const rate of rates) {
+      const before = await costSnapshot(stack);
+      const sent = await ingest(base, key, `steady-${rate}`, rate, DURATION_S);
+      await drained(sent, receiver.received, 120000);
+      const steady = figures(sent, receiver.received);
+      const cost = costPer(before, await costSnapshot(stack), steady.delivered);
+      say(
+        `${replicas} of each at ${rate}/s (${(rate / peer).toFixed(2)}× the peer): ${steady.delivered} of ` +
+          `${steady.accepted} webhooked at ${steady.rate.toFixed(1)}/s, p50 ${steady.p50} ms, p99 ${steady.p99} ms`,
+      );
+      say(`  per delivered record: ${formatCost(cost)}`);
+      runs.push({ rate, steady, cost });
+      await quiet(stack);
+    }
+    const idle = await idleCost(stack, IDLE_S);
+    say(`  idle, ${replicas} of each, over ${IDLE_S} s: ${idle.text}`);
 
-    // The same run with the first moderator SIGKILLed KILL_AFTER_S in, and started again DOWN_S later.
-    const run = ingest(base, key, 'kill', DURATION_S);
+    // A steady run at the highest rate with the first moderator SIGKILLed KILL_AFTER_S in, and started again DOWN_S
+    // later.
+    const run = ingest(base, key, 'kill', top, DURATION_S);
     await new Promise((resolve) => setTimeout(resolve, KILL_AFTER_S * 1000));
     const killedAt = Date.now();
     await stack.kill('moderator');
@@ -153,11 +190,12 @@ async function measure(replicas, say) {
     const kill = figures(killSent, receiver.received);
     const lastArrival = receiver.arrivals.at(-1) ?? restartedAt;
     say(
-      `  a moderator SIGKILLed: ${kill.delivered} of ${kill.accepted} webhooked, p99 ${kill.p99} ms; longest gap in ` +
-        `deliveries while it was down (${DOWN_S} s) ${longestGap(receiver.arrivals, killedAt, restartedAt)} ms, ` +
-        `after its restart ${longestGap(receiver.arrivals, restartedAt, Math.max(lastArrival, restartedAt))} ms`,
+      `  a moderator SIGKILLed at ${top}/s: ${kill.delivered} of ${kill.accepted} webhooked, p99 ${kill.p99} ms; ` +
+        `longest gap in deliveries while it was down (${DOWN_S} s) ` +
+        `${longestGap(receiver.arrivals, killedAt, restartedAt)} ms, after its restart ` +
+        `${longestGap(receiver.arrivals, restartedAt, Math.max(lastArrival, restartedAt))} ms`,
     );
-    return { steady, cost };
+    return { peer, runs, idle };
   } finally {
     await proxy?.close();
     await stack.stop();
@@ -172,13 +210,24 @@ async function main() {
     process.stdout.write(`${line}\n`);
   };
   say(
-    `scale benchmark: ${RATE} ingests/s for ${DURATION_S} s, session timeout ${SESSION_TIMEOUT_MS ?? "the services' default"}`,
+    `scale benchmark: ${FIXED_RATE ? `${FIXED_RATE} ingests/s` : `${LOADS.join('× and ')}× the peer`} for ` +
+      `${DURATION_S} s, session timeout ${SESSION_TIMEOUT_MS ?? "the services' default"}`,
   );
-  const one = await measure(1, say);
-  const two = await measure(2, say);
+  const one = await measure(1, undefined, say);
+  const two = await measure(2, one.peer, say);
+  for (const [index, single] of one.runs.entries()) {
+    const double = two.runs[index];
+    if (!double) continue;
+    say(
+      `at ${single.rate}/s, 2 replicas against 1: delivery rate ${(double.steady.rate / single.steady.rate).toFixed(2)}×, ` +
+        `p50 ${single.steady.p50} → ${double.steady.p50} ms, p99 ${(double.steady.p99 / single.steady.p99).toFixed(2)}× ` +
+        `(goal ≤ 1.3×), CPU per record ${(double.cost.cpuTotal / single.cost.cpuTotal).toFixed(2)}× (goal ≤ 1.1×), ` +
+        `store commands per record ${single.cost.commandsTotal.toFixed(1)} → ${double.cost.commandsTotal.toFixed(1)}`,
+    );
+  }
   say(
-    `2 replicas against 1: delivery rate ${(two.steady.rate / one.steady.rate).toFixed(2)}×, p99 ` +
-      `${(two.steady.p99 / one.steady.p99).toFixed(2)}×, CPU per record ${(two.cost.cpuTotal / one.cost.cpuTotal).toFixed(2)}×`,
+    `idle stack: ${(100 * one.idle.cores).toFixed(1)}% → ${(100 * two.idle.cores).toFixed(1)}% of a core, ` +
+      `${one.idle.commandsPerS.toFixed(1)} → ${two.idle.commandsPerS.toFixed(1)} store commands/s (1 → 2 replicas)`,
   );
 }
 

@@ -127,8 +127,8 @@ describe('admin CLI and the gateway process', () => {
     const metrics = await (await fetch(`http://127.0.0.1:${admin}/metrics`)).text();
     expect(metrics).toMatch(/gateway_http_requests_total\{method="GET",route="\/openapi.json",status="200"\} 1/);
     expect(metrics).toMatch(/gateway_http_requests_total\{method="GET",route="\/api\/v1\/settings",status="200"\} 1/);
-    // Store round trips by command (driver command monitoring): the settings read was a find.
-    expect(metrics).toMatch(/gateway_store_commands_total\{command="find"\} [1-9]/);
+    // Store round trips by command and collection (driver command monitoring): the settings read was a find.
+    expect(metrics).toMatch(/gateway_store_commands_total\{command="find",collection="settings"\} [1-9]/);
     // Refused before routing: counted without a route, so labels stay bounded whatever paths clients try.
     expect(metrics).toMatch(/gateway_http_requests_total\{method="GET",route="unmatched",status="401"\} 1/);
     const { code } = await gateway.stop('SIGTERM');

@@ -239,10 +239,12 @@ describe('Moderate', () => {
     expect(projected?.version).toBe(renamed.state?.version);
   });
 
-  /** Store commands of one name the moderator has sent so far. */
+  /** Store commands of one name the moderator has sent so far, to any collection. */
   const commandsSent = async (command: string) => {
     const metric = await h.registry.getSingleMetric('moderator_store_commands_total')?.get();
-    return metric?.values.find((value) => value.labels.command === command)?.value ?? 0;
+    return (metric?.values ?? [])
+      .filter((value) => value.labels.command === command)
+      .reduce((sum, value) => sum + value.value, 0);
   };
 
   it('sends the events and new records of concurrent commits to the store together', async () => {

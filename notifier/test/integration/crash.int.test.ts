@@ -99,8 +99,8 @@ it('delivers every webhook with the same webhook-id after the notifier is SIGKIL
   expect(metrics).toMatch(/notifier_delivery_workers_busy \d+/);
   expect(metrics).toMatch(/notifier_endpoint_slots_in_use \d+/);
   // Each delivery's outcome was an update; the deliveries went in by insert.
-  expect(metrics).toMatch(/notifier_store_commands_total\{command="update"\} [1-9]/);
-  expect(metrics).toMatch(/notifier_store_commands_total\{command="insert"\} [1-9]/);
+  expect(metrics).toMatch(/notifier_store_commands_total\{command="update",collection="deliveries"\} [1-9]/);
+  expect(metrics).toMatch(/notifier_store_commands_total\{command="insert",collection="deliveries"\} [1-9]/);
 
   // Logs carry ids, never secrets, bodies, names or receiver URLs.
   const output = first.output() + second.output();
