@@ -153,27 +153,61 @@ describe('shared rate limiter', () => {
     expect(exchange.docs.get('a')).toEqual([{ key: 'key_1', windowMs: 10_000, start: T0, count: 7 }]);
   });
 
-  it('slows its exchanges to one per 5 s after 10 s without a request, and a request brings the usual pace back', async () => {
+  it('exchanges once per 5 s while no key is busy, and at once when a key moves by 1 % of its limit', async () => {
     jest.useFakeTimers({ now: T0 });
     try {
       const exchange = memoryExchange();
       const a = new SharedRateLimiter(exchange, logCapture().log, { instanceId: 'a', syncIntervalMs: 100 });
+      const roomy: Limit = { requests: 10_000, windowSeconds: 60 };
       a.start();
-      await jest.advanceTimersByTimeAsync(10_000);
-      const busy = exchange.calls.read;
-      expect(busy).toBeGreaterThanOrEqual(90);
       await jest.advanceTimersByTimeAsync(60_000);
-      const idle = exchange.calls.read - busy;
-      expect(idle).toBeGreaterThanOrEqual(11);
-      expect(idle).toBeLessThanOrEqual(14);
-      // The first request cuts the idle wait short: counts are exchanged within the usual interval.
+      const quiet = exchange.calls.read;
+      expect(quiet).toBeGreaterThanOrEqual(11);
+      expect(quiet).toBeLessThanOrEqual(12);
+      // 9 requests a second under a limit of 10,000 a minute: fewer than 100 (1 % of it) between two exchanges, so the
+      // pace stays relaxed (one exchange per 5 s), and each exchange publishes what was admitted since the last.
+      for (let second = 0; second < 10; second += 1) {
+        for (let i = 0; i < 9; i += 1) expect(a.consume('key_1', roomy).allowed).toBe(true);
+        await jest.advanceTimersByTimeAsync(1_000);
+      }
+      const relaxed = exchange.calls.read - quiet;
+      expect(relaxed).toBeGreaterThanOrEqual(1);
+      expect(relaxed).toBeLessThanOrEqual(3);
+      expect(exchange.calls.publish).toBe(relaxed);
+      // The 100th request since the last exchange (1 % of the limit) brings the next one within the usual interval.
+      await jest.advanceTimersByTimeAsync(5_000);
       const before = exchange.calls.read;
-      expect(admit(a, 1)).toBe(1);
+      for (let i = 0; i < 99; i += 1) a.consume('key_1', roomy);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(exchange.calls.read).toBe(before);
+      a.consume('key_1', roomy);
       await jest.advanceTimersByTimeAsync(100);
       expect(exchange.calls.read).toBe(before + 1);
-      expect(exchange.calls.publish).toBe(1);
+      await a.stop();
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('exchanges at the usual pace while a request finds its key at half its limit or more', async () => {
+    jest.useFakeTimers({ now: T0 });
+    try {
+      const exchange = memoryExchange();
+      const a = new SharedRateLimiter(exchange, logCapture().log, { instanceId: 'a', syncIntervalMs: 100 });
+      // 100 of 200 already admitted by another instance: a request here finds its key at half its limit (and one
+      // request is under 1 % of it).
+      exchange.docs.set('b', [{ key: 'key_1', windowMs: 60_000, start: T0 - (T0 % 6_000), count: 100 }]);
+      const limit: Limit = { requests: 10_000, windowSeconds: 60 };
+      a.start();
+      await jest.advanceTimersByTimeAsync(5_000);
+      const before = exchange.calls.read;
+      expect(a.consume('key_1', { ...limit, requests: 200 }).allowed).toBe(true);
+      await jest.advanceTimersByTimeAsync(100);
+      expect(exchange.calls.read).toBe(before + 1);
+      // A key far from its limit leaves the pace relaxed.
+      expect(a.consume('key_2', limit).allowed).toBe(true);
       await jest.advanceTimersByTimeAsync(1_000);
-      expect(exchange.calls.read - before).toBeGreaterThanOrEqual(10);
+      expect(exchange.calls.read).toBe(before + 1);
       await a.stop();
     } finally {
       jest.useRealTimers();

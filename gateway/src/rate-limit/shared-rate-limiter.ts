@@ -24,18 +24,19 @@ const REPUBLISH_MS = 5_000;
 /** How often an instance sweeps the documents of stopped instances. */
 const SWEEP_MS = 30_000;
 /**
- * With no request for IDLE_AFTER_MS, the exchanges slow to one per IDLE_SYNC_MS (an idle gateway then reads the store
- * once per 5 s, not four times a second); the first request after that brings the next exchange at the usual pace,
- * and is itself decided on the counts last read.
+ * The relaxed pace: while no key moved by UNSEEN_SHARE of its limit since the last exchange nor stands at NEAR_SHARE
+ * of it (`WindowCounter.exchangeDue`), counts are exchanged once per RELAXED_SYNC_MS. A quiet or lightly used gateway
+ * then reads the store once per 5 s, not four times a second; a request that makes an exchange due brings it at once.
  */
-const IDLE_AFTER_MS = 10_000;
-const IDLE_SYNC_MS = 5_000;
+const RELAXED_SYNC_MS = 5_000;
 
 /**
  * The per-key rate limit held across gateway replicas. Requests are decided in memory (`consume`, no store round trip);
- * every `syncIntervalMs` this instance writes its own counts to the store and reads the sum of the other instances'
- * (see `WindowCounter`). While the store is out of reach it keeps deciding on its own counts plus the last ones it
- * read, and logs the outage once.
+ * this instance writes its own counts to the store and reads the sum of the other instances' (see `WindowCounter`)
+ * every `syncIntervalMs` while a key is busy, and every RELAXED_SYNC_MS otherwise. So the instances together admit at
+ * most the limit plus, for each other instance, 1 % of the limit (UNSEEN_SHARE) or what it admitted in its last
+ * `syncIntervalMs`. While the store is out of reach it keeps deciding on its own counts plus the last ones it read,
+ * and logs the outage once.
  */
 export class SharedRateLimiter {
   private readonly counter = new WindowCounter();
@@ -48,9 +49,8 @@ export class SharedRateLimiter {
   private publishedAt = Number.NEGATIVE_INFINITY;
   private sweptAt = Number.NEGATIVE_INFINITY;
   private failing = false;
-  private lastRequestAt = Number.NEGATIVE_INFINITY;
-  /** The pending exchange was scheduled at the idle pace. */
-  private idleWait = false;
+  /** The pending exchange was scheduled at the relaxed pace. */
+  private relaxedWait = false;
 
   constructor(
     private readonly exchange: CountsExchange,
@@ -68,22 +68,20 @@ export class SharedRateLimiter {
   }
 
   consume(key: string, limit: Limit): Verdict {
-    const now = this.now();
-    this.lastRequestAt = now;
-    if (this.idleWait) this.wake();
-    return this.counter.consume(key, limit, now);
+    const verdict = this.counter.consume(key, limit, this.now());
+    if (this.relaxedWait && this.counter.exchangeDue) this.wake();
+    return verdict;
   }
 
-  /** Starts exchanging counts every `syncIntervalMs` (every IDLE_SYNC_MS while no request comes). */
+  /** Starts exchanging counts (every `syncIntervalMs` while one is due, else every RELAXED_SYNC_MS). */
   start(): void {
     this.stopped = false;
-    this.lastRequestAt = this.now();
     this.schedule();
   }
 
-  /** A request after an idle spell: the next exchange comes at the usual pace. */
+  /** A request made an exchange due while the pending one waits at the relaxed pace: it comes at the usual pace. */
   private wake(): void {
-    this.idleWait = false;
+    this.relaxedWait = false;
     // A running exchange schedules the next one itself when it ends.
     if (this.stopped || this.running) return;
     clearTimeout(this.timer);
@@ -126,8 +124,10 @@ export class SharedRateLimiter {
 
   private schedule(): void {
     if (this.stopped) return;
-    this.idleWait = this.now() - this.lastRequestAt >= IDLE_AFTER_MS;
-    const delay = this.idleWait ? Math.max(IDLE_SYNC_MS, this.options.syncIntervalMs) : this.options.syncIntervalMs;
+    this.relaxedWait = !this.counter.exchangeDue;
+    const delay = this.relaxedWait
+      ? Math.max(RELAXED_SYNC_MS, this.options.syncIntervalMs)
+      : this.options.syncIntervalMs;
     this.timer = setTimeout(() => {
       this.running = this.sync().finally(() => {
         this.running = undefined;

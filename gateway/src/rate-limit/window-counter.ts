@@ -22,6 +22,14 @@ export interface Verdict {
   resetMs: number;
 }
 
+/**
+ * Share of a key's limit this instance may admit between two exchanges before it asks for the next one at once: what
+ * the others cannot have seen of it, so what they may over-admit on its account.
+ */
+export const UNSEEN_SHARE = 0.01;
+/** Share of a key's limit, counting the others' last reports, from which every exchange comes at the fast pace. */
+export const NEAR_SHARE = 0.5;
+
 /** Slots per window: a limit is checked against the last `SLOTS` slots plus the current one. */
 export const SLOTS = 10;
 
@@ -54,6 +62,9 @@ export class WindowCounter {
   private readonly own = new Map<string, WindowCount>();
   private others = new Map<string, number>();
   private admitted = 0;
+  /** Requests admitted per key since the last `report`. */
+  private readonly unreported = new Map<string, number>();
+  private urgent = false;
 
   /** Admits and counts one request of `key`, or refuses it (refusals are not counted). */
   consume(key: string, limit: Limit, now: number): Verdict {
@@ -86,6 +97,9 @@ export class WindowCounter {
     }
     entry.count += 1;
     this.admitted += 1;
+    const unreported = (this.unreported.get(key) ?? 0) + 1;
+    this.unreported.set(key, unreported);
+    if (unreported >= UNSEEN_SHARE * limit.requests || used + 1 >= NEAR_SHARE * limit.requests) this.urgent = true;
     const oldest = slots.findIndex((count) => count > 0);
     return {
       allowed: true,
@@ -99,10 +113,21 @@ export class WindowCounter {
    * seen by the others: its key may be over-admitted by up to that count). Slots no longer counted are forgotten.
    */
   report(now: number, max = Number.POSITIVE_INFINITY): WindowCount[] {
+    this.unreported.clear();
+    this.urgent = false;
     for (const [id, entry] of this.own) if (countedUntil(entry) <= now) this.own.delete(id);
     const counts = [...this.own.values()].map((entry) => ({ ...entry }));
     if (counts.length > max) counts.sort((a, b) => b.count - a.count).splice(max);
     return counts;
+  }
+
+  /**
+   * Whether the next exchange should come now rather than at the relaxed pace: since the last `report`, a key admitted
+   * UNSEEN_SHARE of its limit here, or a request found its key at NEAR_SHARE of its limit (the others' counts included).
+   * While neither holds, what the others have not seen of this instance is under UNSEEN_SHARE of each key's limit.
+   */
+  get exchangeDue(): boolean {
+    return this.urgent;
   }
 
   /** Requests admitted here so far, ever: a report is due when it moved since the last one. */
