@@ -1,8 +1,10 @@
 /**
- * How the services tell "the store is out of reach, try again" from "the store refused this", for server errors (the
- * driver's own client-side errors always mean out of reach). Kept free of the driver: it reads what a server error
- * carries, `code`, `message` and the driver's `hasErrorLabel`.
+ * How the services tell "the store is out of reach, try again" from "the store refused this". `isStoreUnavailable` is
+ * the one classifier every service maps to its own error family; `isUnavailableServerError` reads what a server error
+ * carries (`code`, `message` and the driver's `hasErrorLabel`).
  */
+import { MongoError, MongoServerError } from 'mongodb';
+
 interface ServerErrorLike {
   code?: unknown;
   message?: unknown;
@@ -35,6 +37,21 @@ export function isUnavailableServerError(err: unknown): boolean {
   }
   if (typeof code === 'number' && UNAVAILABLE_CODES.has(code)) return true;
   return typeof message === 'string' && BACKEND_UNREACHABLE.test(message);
+}
+
+/** Node's codes for a connection that broke or could not be made. */
+const NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT', 'ENOTCONN', 'ECONNABORTED']);
+
+/**
+ * Whether a store operation failed because the store cannot serve now, so the work should wait and be tried again:
+ * a socket error that reached the caller unwrapped (the driver wraps most), any client-side driver error (network,
+ * server selection, pool cleared, topology closed), or a server error that says so (`isUnavailableServerError`). Any
+ * other server error is a refusal of the operation itself.
+ */
+export function isStoreUnavailable(err: unknown): boolean {
+  if (err instanceof Error && NETWORK_CODES.has((err as { code?: unknown }).code as string)) return true;
+  if (!(err instanceof MongoError)) return false;
+  return !(err instanceof MongoServerError) || isUnavailableServerError(err);
 }
 
 /**

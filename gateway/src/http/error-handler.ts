@@ -1,6 +1,5 @@
 import type { Context, Next } from 'koa';
-import { isUnavailableServerError } from '@vigil/proto';
-import { MongoError, MongoServerError } from 'mongodb';
+import { isStoreUnavailable } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { requestIdOf } from './request-id';
 import {
@@ -94,10 +93,8 @@ export function toHttpError(raw: unknown): { err: AppError; status: number; head
 
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
-  // The database being out of reach is a dependency outage the client can retry, not a bug: every client-side driver
-  // error (network, server selection, pool cleared, topology closed) and server errors that say the store cannot serve
-  // now (labelled retryable, or FerretDB's backend out of reach).
-  if (err instanceof MongoError && (!(err instanceof MongoServerError) || isUnavailableServerError(err))) {
+  // The database being out of reach is a dependency outage the client can retry, not a bug (`isStoreUnavailable`).
+  if (isStoreUnavailable(err)) {
     return new UnavailableError('the database is unavailable, try again', undefined, { cause: err });
   }
   return fromParserError(err) ?? new InternalError('internal error', undefined, { cause: err });

@@ -1,18 +1,16 @@
-import { isUnavailableServerError } from '@vigil/proto';
-import { MongoError, MongoServerError } from 'mongodb';
+import { isStoreUnavailable } from '@vigil/proto';
+import { MongoError } from 'mongodb';
 import { AppError, StoreFailedError, UnavailableError } from '../errors';
 
 /**
- * A store failure in the notifier's error family: MongoDB out of reach (network, server selection, a write the driver
- * labels retryable) is `UnavailableError`, any other refusal by the server `StoreFailedError`; what is not a driver
- * error is returned as it is. Knowing the driver's classes stays here, with the stores.
+ * A store failure in the notifier's error family: MongoDB out of reach (`isStoreUnavailable`: a broken connection, a
+ * client-side driver error, a server that cannot serve now) is `UnavailableError`, any other refusal by the server
+ * `StoreFailedError`; what is neither is returned as it is. Knowing the driver's classes stays here, with the stores.
  */
 export function fromStore(err: unknown): unknown {
-  if (!(err instanceof MongoError)) return err;
-  if (!(err instanceof MongoServerError) || isUnavailableServerError(err)) {
-    return new UnavailableError('store unavailable', { cause: err });
-  }
-  return new StoreFailedError('store refused the operation', { cause: err });
+  if (isStoreUnavailable(err)) return new UnavailableError('store unavailable', { cause: err });
+  if (err instanceof MongoError) return new StoreFailedError('store refused the operation', { cause: err });
+  return err;
 }
 
 /**
