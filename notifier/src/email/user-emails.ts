@@ -12,8 +12,7 @@ import {
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
-import { nextDelayMs } from '../domain/retry-policy';
-import { WorkLoop } from '../queue/work-loop';
+import { DueJobs } from '../queue/due-jobs';
 import { emailMessageIdOf, type EmailStore } from '../store/email-store';
 import type { SmtpSender } from './smtp-sender';
 
@@ -45,8 +44,8 @@ export interface UserEmailsOptions {
 
 /**
  * User emails on status changes (Iffy §7.2). The events consumer calls `plan`, which writes one message document per
- * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; a WorkLoop claims due
- * messages, renders and sends them, and reschedules failures. Retries wait in MongoDB, never in a Kafka partition.
+ * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; DueJobs claim due
+ * messages, which are rendered, sent, and rescheduled on failure. Retries wait in MongoDB, never in a Kafka partition.
  *
  * The plan depends only on the event and the tenant's settings, never on this process's SMTP configuration: whichever
  * replica consumed the event, the message is pending, and the replicas with an SMTP relay send it. A replica without
@@ -54,18 +53,10 @@ export interface UserEmailsOptions {
  * partition, for good, e.g. during a rollout that adds SMTP_URL.)
  */
 export class UserEmails {
-  private readonly loop: WorkLoop<EmailMessageDoc>;
+  private readonly jobs: DueJobs<EmailMessageDoc>;
 
   constructor(private readonly options: UserEmailsOptions) {
-    const { store, leaseMs } = options;
-    this.loop = new WorkLoop({
-      log: options.log,
-      pollMs: options.pollMs,
-      concurrency: options.concurrency,
-      claim: (now, limit) => store.claim(now, leaseMs, limit),
-      process: (doc) => this.process(doc),
-      leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
-    });
+    this.jobs = new DueJobs({ ...options, run: (doc) => this.process(doc), close: () => options.sender?.close() });
   }
 
   /** Records the emails these events call for; idempotent. Throws on a database failure (the batch is retried). */
@@ -169,16 +160,15 @@ export class UserEmails {
       this.options.log.info('no SMTP relay: emails this process plans are sent by the notifiers that have one');
       return;
     }
-    this.loop.start();
+    this.jobs.start();
   }
 
   wake(): void {
-    this.loop.wake();
+    this.jobs.wake();
   }
 
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    this.options.sender?.close();
+  stop(): Promise<void> {
+    return this.jobs.stop();
   }
 
   private async process(doc: EmailMessageDoc): Promise<void> {
@@ -281,21 +271,10 @@ export class UserEmails {
 
   private async failed(doc: EmailMessageDoc, attempt: EmailAttempt, retriable: boolean, log: Logger): Promise<void> {
     this.options.onAttempt?.(attempt.error ?? 'error');
-    const delay = retriable
-      ? nextDelayMs({ attempts: doc.attemptCount + 1, scheduleS: this.options.retryScheduleS })
-      : null;
-    if (delay === null) {
-      await this.options.store.finish(doc, attempt, { state: 'failed' });
-      log.warn(
-        { error: attempt.error, responseCode: attempt.responseCode, attempts: doc.attemptCount + 1 },
-        'email failed',
-      );
-      return;
-    }
-    await this.options.store.finish(doc, attempt, { state: 'pending', dueAt: new Date(Date.now() + delay) });
-    log.info(
-      { error: attempt.error, responseCode: attempt.responseCode, delayMs: delay },
-      'email attempt failed, retrying',
-    );
+    const next = this.jobs.afterFailure(doc.attemptCount + 1, retriable);
+    await this.options.store.finish(doc, attempt, next);
+    const fields = { error: attempt.error, responseCode: attempt.responseCode };
+    if (next.state === 'failed') log.warn({ ...fields, attempts: doc.attemptCount + 1 }, 'email failed');
+    else log.info({ ...fields, delayMs: next.delayMs }, 'email attempt failed, retrying');
   }
 }

@@ -9,8 +9,7 @@ import {
   type SecretBox,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
-import { nextDelayMs } from '../domain/retry-policy';
-import { WorkLoop } from '../queue/work-loop';
+import { DueJobs } from '../queue/due-jobs';
 import { paymentActionIdOf, type PaymentStore } from '../store/payment-store';
 import type { StripeClient } from './stripe-client';
 
@@ -35,22 +34,14 @@ const WAIT_FOR_EARLIER_MS = 500;
 /**
  * Payment enforcement on status changes (Iffy §6 `update-stripe-payments-payouts`): Suspended or Banned pauses charges
  * on the user's Stripe connected account, Compliant after either resumes charges and payouts. Planned by the events
- * consumer before it commits (one document per event, derived `_id`), run by a WorkLoop over a durable queue like the
+ * consumer before it commits (one document per event, derived `_id`), run as DueJobs over a durable queue like the
  * user emails, so retries wait in MongoDB and a restart loses nothing. Each document is the action's audit trail.
  */
 export class PaymentActions {
-  private readonly loop: WorkLoop<PaymentActionDoc>;
+  private readonly jobs: DueJobs<PaymentActionDoc>;
 
   constructor(private readonly options: PaymentActionsOptions) {
-    const { store, leaseMs } = options;
-    this.loop = new WorkLoop({
-      log: options.log,
-      pollMs: options.pollMs,
-      concurrency: options.concurrency,
-      claim: (now, limit) => store.claim(now, leaseMs, limit),
-      process: (doc) => this.process(doc),
-      leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
-    });
+    this.jobs = new DueJobs({ ...options, run: (doc) => this.process(doc), close: () => options.client.close() });
   }
 
   /**
@@ -93,16 +84,15 @@ export class PaymentActions {
 
   start(): void {
     if (!this.options.secrets) return;
-    this.loop.start();
+    this.jobs.start();
   }
 
   wake(): void {
-    this.loop.wake();
+    this.jobs.wake();
   }
 
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.options.client.close();
+  stop(): Promise<void> {
+    return this.jobs.stop();
   }
 
   private async process(doc: PaymentActionDoc): Promise<void> {
@@ -181,13 +171,8 @@ export class PaymentActions {
     retryAfterMs?: number,
   ): Promise<void> {
     this.options.onAttempt?.(attempt.error ?? 'error');
-    const delay = retriable
-      ? nextDelayMs({
-          attempts: doc.attemptCount + 1,
-          scheduleS: this.options.retryScheduleS,
-          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        })
-      : null;
+    const next = this.jobs.afterFailure(doc.attemptCount + 1, retriable, retryAfterMs);
+    await this.options.store.finish(doc, attempt, next, accountId);
     const fields = {
       action: doc.action,
       error: attempt.error,
@@ -195,12 +180,7 @@ export class PaymentActions {
       stripeErrorCode: attempt.stripeErrorCode,
       stripeRequestId: attempt.stripeRequestId,
     };
-    if (delay === null) {
-      await this.options.store.finish(doc, attempt, { state: 'failed' }, accountId);
-      log.warn({ ...fields, attempts: doc.attemptCount + 1 }, 'payment action failed');
-      return;
-    }
-    await this.options.store.finish(doc, attempt, { state: 'pending', dueAt: new Date(Date.now() + delay) }, accountId);
-    log.info({ ...fields, delayMs: delay }, 'payment action attempt failed, retrying');
+    if (next.state === 'failed') log.warn({ ...fields, attempts: doc.attemptCount + 1 }, 'payment action failed');
+    else log.info({ ...fields, delayMs: next.delayMs }, 'payment action attempt failed, retrying');
   }
 }

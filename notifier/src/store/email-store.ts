@@ -8,7 +8,7 @@ import {
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { DueQueue, type DueQueueTiming } from './due-queue';
+import { attemptRecorded, DueQueue, type DueQueueTiming } from './due-queue';
 
 type SettingsDoc = { _id: string } & Partial<TenantSettingsType>;
 
@@ -24,13 +24,7 @@ export class EmailStore {
 
   constructor(db: Db, timing: DueQueueTiming) {
     this.messages = db.collection(COLLECTIONS.emailMessages);
-    this.queue = new DueQueue(
-      this.messages,
-      db.collection(COLLECTIONS.emailLeases),
-      db.collection(COLLECTIONS.dueCursors),
-      COLLECTIONS.emailMessages,
-      timing,
-    );
+    this.queue = DueQueue.in(db, this.messages, COLLECTIONS.emailLeases, timing);
     this.settings = db.collection(COLLECTIONS.settings);
     this.users = db.collection(COLLECTIONS.users);
     this.tenants = db.collection(COLLECTIONS.tenants);
@@ -86,7 +80,7 @@ export class EmailStore {
   ): Promise<void> {
     const lastError = next.state === 'sent' || next.state === 'skipped' ? undefined : attempt?.error;
     await this.queue.finish(doc, next, {
-      ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
+      ...attemptRecorded(attempt),
       $set: {
         ...(next.state === 'sent' ? { sentAt: new Date() } : {}),
         ...(next.state === 'skipped' ? { skipReason: next.reason } : {}),
