@@ -14,10 +14,13 @@ import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
 import { DueJobs } from '../queue/due-jobs';
 import { emailMessageIdOf, type EmailStore } from '../store/email-store';
+import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
 
 export interface UserEmailsOptions {
   store: EmailStore;
+  /** Whether and how each tenant emails its users. */
+  settings: Pick<TenantSettingsReads, 'settingsOf'>;
   /**
    * Absent when this process has no SMTP relay: it still plans messages, as pending, and leaves them to processes
    * that have one.
@@ -71,7 +74,7 @@ export class UserEmails {
       if (event.type !== 'UserStatusChanged' || event.data.testMode) continue;
       const kind = emailKindFor(event.data.status, event.data.previousStatus);
       if (!kind) continue;
-      const settings = await store.settingsOf(event.tenantId);
+      const settings = await this.options.settings.settingsOf(event.tenantId);
       if (!settings.emails.enabled) continue;
       const now = new Date();
       const doc: EmailMessageDoc = {
@@ -107,7 +110,7 @@ export class UserEmails {
     const { store, log } = this.options;
     const { data } = event;
     if (data.reporter.type !== 'user' || !data.reporter.hasEmail) return false;
-    const settings = await store.settingsOf(event.tenantId);
+    const settings = await this.options.settings.settingsOf(event.tenantId);
     if (!settings.emails.enabled) return false;
     const now = new Date();
     const doc: EmailMessageDoc = {
@@ -195,7 +198,7 @@ export class UserEmails {
       log.info({ kind: doc.kind }, 'email skipped: user has no address');
       return;
     }
-    const settings = await store.settingsOf(doc.tenantId);
+    const settings = await this.options.settings.settingsOf(doc.tenantId);
     const kind = doc.kind as EmailKind;
     const template = settings.emails.templates[kind] ?? DEFAULT_EMAIL_TEMPLATES[kind];
     // A banned user may appeal too (the users API gives them an appealUrl, and the appeal page takes their appeal).
