@@ -12,12 +12,12 @@ import {
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
-import { DueJobs } from '../queue/due-jobs';
+import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { emailMessageIdOf, type EmailStore } from '../store/email-store';
 import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
 
-export interface UserEmailsOptions {
+export interface UserEmailsOptions extends DueJobsSettings {
   store: EmailStore;
   /** Whether and how each tenant emails its users. */
   settings: Pick<TenantSettingsReads, 'settingsOf'>;
@@ -31,12 +31,6 @@ export interface UserEmailsOptions {
    * skipped, `expired`, instead of being sent late. Milliseconds.
    */
   maxDelayMs: number;
-  log: Logger;
-  retryScheduleS: readonly number[];
-  pollMs: number;
-  /** A claimed message stays ours this long: the SMTP timeout plus a margin. */
-  leaseMs: number;
-  concurrency: number;
   /**
    * Signs the appeal link of the Suspended and Banned emails, and the complaint link of a reporter's email about a
    * decision not to act; absent when appeals are off.
@@ -97,7 +91,7 @@ export class UserEmails {
         log.debug({ eventId: event.id, tenantId: event.tenantId, kind }, 'email planned');
       }
     }
-    if (created > 0) this.wake();
+    if (created > 0) this.jobs.wake();
   }
 
   /**
@@ -164,10 +158,6 @@ export class UserEmails {
       return;
     }
     this.jobs.start();
-  }
-
-  wake(): void {
-    this.jobs.wake();
   }
 
   stop(): Promise<void> {

@@ -9,21 +9,15 @@ import {
   type SecretBox,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
-import { DueJobs } from '../queue/due-jobs';
+import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { paymentActionIdOf, type PaymentStore } from '../store/payment-store';
 import type { StripeClient } from './stripe-client';
 
-export interface PaymentActionsOptions {
+export interface PaymentActionsOptions extends DueJobsSettings {
   store: PaymentStore;
   client: StripeClient;
   /** Opens tenants' keys (SECRETS_ENCRYPTION_KEY); absent: actions are recorded as skipped, `not_configured`. */
   secrets?: SecretBox;
-  log: Logger;
-  retryScheduleS: readonly number[];
-  pollMs: number;
-  /** A claimed action stays ours this long: the Stripe timeout plus a margin. */
-  leaseMs: number;
-  concurrency: number;
   /** An attempt's result (`succeeded` or its error), for metrics. */
   onAttempt?: (result: string) => void;
 }
@@ -79,16 +73,12 @@ export class PaymentActions {
         log.warn({ eventId: event.id, tenantId: event.tenantId }, 'payment action skipped: no SECRETS_ENCRYPTION_KEY');
       }
     }
-    if (created > 0) this.wake();
+    if (created > 0) this.jobs.wake();
   }
 
   start(): void {
     if (!this.options.secrets) return;
     this.jobs.start();
-  }
-
-  wake(): void {
-    this.jobs.wake();
   }
 
   stop(): Promise<void> {

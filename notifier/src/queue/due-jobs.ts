@@ -10,8 +10,8 @@ export interface DueJobStore<T> {
   pruneLeases(before: Date): Promise<number>;
 }
 
-export interface DueJobsOptions<T extends { _id: string }> {
-  store: DueJobStore<T>;
+/** How a feature runs its due jobs: the settings its own options take from its configuration. */
+export interface DueJobsSettings {
   log: Logger;
   /** Idle poll interval, milliseconds (`wake` cuts it short). */
   pollMs: number;
@@ -21,6 +21,10 @@ export interface DueJobsOptions<T extends { _id: string }> {
   concurrency: number;
   /** Delays after each failed attempt, seconds: `retryScheduleS[0]` follows the first. Once spent, a job fails. */
   retryScheduleS: readonly number[];
+}
+
+export interface DueJobsOptions<T extends { _id: string }> extends DueJobsSettings {
+  store: DueJobStore<T>;
   /**
    * Runs one claimed job and records its outcome in the store (final, or due again after `afterFailure`). A throw
    * leaves the lease to expire: the job is claimed again then, nothing is lost.

@@ -18,24 +18,18 @@ import {
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { mapInTurns } from '@vigil/proto/platform';
-import { DueJobs } from '../queue/due-jobs';
+import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { isRetriable } from '../store/store-errors';
 import { outcomeFields, retryOf, type TdbOutcome, type TdbStore } from '../store/tdb-store';
 import { onlyPuidRefused, type TdbClient } from './tdb-client';
 import { docWithoutAnswer, outcomeWithoutAnswer, writeLogEntries } from './tdb-log-writes';
 
-export interface TdbSubmissionsOptions {
+/** `concurrency` bounds the calls in flight at once: per batch of events, and for retries. */
+export interface TdbSubmissionsOptions extends DueJobsSettings {
   store: TdbStore;
   client: TdbClient;
   /** Opens tenants' tokens (SECRETS_ENCRYPTION_KEY); absent: statements are recorded as skipped, `not_configured`. */
   secrets?: SecretBox;
-  log: Logger;
-  retryScheduleS: readonly number[];
-  pollMs: number;
-  /** A claimed retry stays ours this long: the call's timeout plus a margin. */
-  leaseMs: number;
-  /** Calls in flight at once: per batch of events, and for retries. */
-  concurrency: number;
   /** A call's result per statement (`submitted` or its error), for metrics. */
   onResult?: (result: string, count: number) => void;
   /** Statements set aside, or logged without the database's answer, by reason (SetAsideReason), for metrics. */
