@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import { counterIn, indexed, type NotifierModule, type NotifierParts } from '../notifier-module';
 import { EmailStore } from '../store/email-store';
 import { createSmtpSender } from './smtp-sender';
-import { UserEmails } from './user-emails';
+import { EMAILED_EVENT_TYPES, UserEmails } from './user-emails';
 
 export type EmailConfig = Pick<
   Config,
@@ -59,7 +59,7 @@ export async function emailModule(config: EmailConfig, parts: NotifierParts): Pr
     reactions: [
       {
         name: 'emails',
-        applicableEvents: ['UserStatusChanged', 'ReportDecided', 'ReportComplaintDecided'],
+        applicableEvents: EMAILED_EVENT_TYPES,
         react: (events) => emails.plan(events),
       },
     ],

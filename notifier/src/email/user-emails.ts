@@ -7,6 +7,7 @@ import {
   type EmailKind,
   emailKindFor,
   type DomainEvent,
+  type DomainEventType,
   type EmailAttempt,
   type EmailMessageDoc,
 } from '@vigil/proto';
@@ -16,6 +17,13 @@ import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { emailMessageIdOf, type EmailStore } from '../store/email-store';
 import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
+
+/** The events `plan` reads: a user's status change, and a report's or a complaint's outcome for its reporter. */
+export const EMAILED_EVENT_TYPES: readonly DomainEventType[] = [
+  'UserStatusChanged',
+  'ReportDecided',
+  'ReportComplaintDecided',
+];
 
 export interface UserEmailsOptions extends DueJobsSettings {
   store: EmailStore;

@@ -4,6 +4,7 @@ import {
   paymentKeyContext,
   STRIPE_ACCOUNT_ID,
   type DomainEvent,
+  type DomainEventType,
   type PaymentActionDoc,
   type PaymentAttempt,
   type SecretBox,
@@ -21,6 +22,9 @@ export interface PaymentActionsOptions extends DueJobsSettings {
   /** An attempt's result (`succeeded` or its error), for metrics. */
   onAttempt?: (result: string) => void;
 }
+
+/** The events `plan` reads: a user's status change. */
+export const PAYMENT_EVENT_TYPES: readonly DomainEventType[] = ['UserStatusChanged'];
 
 /** How long an action waits when an earlier one of the same user is being sent, milliseconds (no attempt counted). */
 const WAIT_FOR_EARLIER_MS = 500;

@@ -2,7 +2,7 @@ import { SecretBox } from '@vigil/proto';
 import type { Config } from '../config';
 import { counterIn, indexed, type NotifierModule, type NotifierParts } from '../notifier-module';
 import { PaymentStore } from '../store/payment-store';
-import { PaymentActions } from './payment-actions';
+import { PAYMENT_EVENT_TYPES, PaymentActions } from './payment-actions';
 import { createStripeClient } from './stripe-client';
 
 export type PaymentsConfig = Pick<
@@ -42,9 +42,7 @@ export async function paymentsModule(config: PaymentsConfig, parts: NotifierPart
   });
   return {
     name: 'payments',
-    reactions: [
-      { name: 'payments', applicableEvents: ['UserStatusChanged'], react: (events) => payments.plan(events) },
-    ],
+    reactions: [{ name: 'payments', applicableEvents: PAYMENT_EVENT_TYPES, react: (events) => payments.plan(events) }],
     start: () => {
       if (config.DELIVERY_WORKER_ENABLED) payments.start();
     },
