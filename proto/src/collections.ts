@@ -54,7 +54,7 @@ export const COLLECTION_MAP = {
     owner: 'gateway',
     readers: [
       moderatorReads("judges with the tenant's settings (tenant-config.ts), cached per config version"),
-      notifierReads('reads whether and how to email users (email-store.ts)'),
+      notifierReads('reads whether and how to email users, and the appeal window of statements (tenant-settings.ts)'),
     ],
   },
   consoleMembers: { name: 'console_members', owner: 'gateway', readers: [] },

@@ -16,7 +16,6 @@ import {
 } from '../domain/webhook-events';
 import { newDelivery, type DeliveryDoc } from '../store/delivery-store';
 import type { UpstreamReads } from '../store/upstream-reads';
-import type { EventsHandler } from '../kafka/events-consumer';
 import type { DeliveryIntake } from './delivery-intake';
 import type { EndpointCache } from './endpoint-cache';
 import { buildBody, type BuiltBody } from './payload';
@@ -48,7 +47,7 @@ interface Wanted {
  * events that make a webhook and their endpoints, build their bodies, then take the deliveries in (DeliveryIntake).
  * Idempotent: deliveries have ids derived from (event, endpoint), so a batch handled again inserts nothing new.
  */
-export class FanOut implements EventsHandler {
+export class FanOut {
   constructor(private readonly options: FanOutOptions) {}
 
   async handle(events: DomainEvent[], log: Logger): Promise<void> {

@@ -1,12 +1,13 @@
 import { DEFAULT_SETTINGS, type DomainEvent, type EmailMessageDoc } from '@vigil/proto';
 import pino from 'pino';
 import type { EmailStore } from '../store/email-store';
+import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
 import { UserEmails } from './user-emails';
 
 const DAY_MS = 86_400_000;
 
-/** An in-memory EmailStore: inserted messages, finished outcomes, and what `claim` hands out. */
+/** An in-memory EmailStore (and the tenant's settings): inserted messages, finished outcomes, and what `claim` hands out. */
 function fakeStore(claimable: EmailMessageDoc[] = []) {
   const inserted = new Map<string, EmailMessageDoc>();
   const finished: Array<{ id: string; next: unknown; attempted: boolean }> = [];
@@ -67,6 +68,7 @@ const suspended = (id: string): DomainEvent => ({
 const emails = (store: EmailStore, sender?: SmtpSender) =>
   new UserEmails({
     store,
+    settings: store as unknown as TenantSettingsReads,
     ...(sender ? { sender } : {}),
     maxDelayMs: DAY_MS,
     log: pino({ level: 'silent' }),

@@ -7,18 +7,28 @@ import {
   type EmailKind,
   emailKindFor,
   type DomainEvent,
+  type DomainEventType,
   type EmailAttempt,
   type EmailMessageDoc,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
-import { nextDelayMs } from '../domain/retry-policy';
-import { WorkLoop } from '../queue/work-loop';
+import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { emailMessageIdOf, type EmailStore } from '../store/email-store';
+import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
 
-export interface UserEmailsOptions {
+/** The events `plan` reads: a user's status change, and a report's or a complaint's outcome for its reporter. */
+export const EMAILED_EVENT_TYPES: readonly DomainEventType[] = [
+  'UserStatusChanged',
+  'ReportDecided',
+  'ReportComplaintDecided',
+];
+
+export interface UserEmailsOptions extends DueJobsSettings {
   store: EmailStore;
+  /** Whether and how each tenant emails its users. */
+  settings: Pick<TenantSettingsReads, 'settingsOf'>;
   /**
    * Absent when this process has no SMTP relay: it still plans messages, as pending, and leaves them to processes
    * that have one.
@@ -29,12 +39,6 @@ export interface UserEmailsOptions {
    * skipped, `expired`, instead of being sent late. Milliseconds.
    */
   maxDelayMs: number;
-  log: Logger;
-  retryScheduleS: readonly number[];
-  pollMs: number;
-  /** A claimed message stays ours this long: the SMTP timeout plus a margin. */
-  leaseMs: number;
-  concurrency: number;
   /**
    * Signs the appeal link of the Suspended and Banned emails, and the complaint link of a reporter's email about a
    * decision not to act; absent when appeals are off.
@@ -45,8 +49,8 @@ export interface UserEmailsOptions {
 
 /**
  * User emails on status changes (Iffy §7.2). The events consumer calls `plan`, which writes one message document per
- * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; a WorkLoop claims due
- * messages, renders and sends them, and reschedules failures. Retries wait in MongoDB, never in a Kafka partition.
+ * event (derived `_id`, so a re-consumed event sends once) before the offset is committed; DueJobs claim due
+ * messages, which are rendered, sent, and rescheduled on failure. Retries wait in MongoDB, never in a Kafka partition.
  *
  * The plan depends only on the event and the tenant's settings, never on this process's SMTP configuration: whichever
  * replica consumed the event, the message is pending, and the replicas with an SMTP relay send it. A replica without
@@ -54,18 +58,10 @@ export interface UserEmailsOptions {
  * partition, for good, e.g. during a rollout that adds SMTP_URL.)
  */
 export class UserEmails {
-  private readonly loop: WorkLoop<EmailMessageDoc>;
+  private readonly jobs: DueJobs<EmailMessageDoc>;
 
   constructor(private readonly options: UserEmailsOptions) {
-    const { store, leaseMs } = options;
-    this.loop = new WorkLoop({
-      log: options.log,
-      pollMs: options.pollMs,
-      concurrency: options.concurrency,
-      claim: (now, limit) => store.claim(now, leaseMs, limit),
-      process: (doc) => this.process(doc),
-      leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
-    });
+    this.jobs = new DueJobs({ ...options, run: (doc) => this.process(doc), close: () => options.sender?.close() });
   }
 
   /** Records the emails these events call for; idempotent. Throws on a database failure (the batch is retried). */
@@ -80,7 +76,7 @@ export class UserEmails {
       if (event.type !== 'UserStatusChanged' || event.data.testMode) continue;
       const kind = emailKindFor(event.data.status, event.data.previousStatus);
       if (!kind) continue;
-      const settings = await store.settingsOf(event.tenantId);
+      const settings = await this.options.settings.settingsOf(event.tenantId);
       if (!settings.emails.enabled) continue;
       const now = new Date();
       const doc: EmailMessageDoc = {
@@ -103,7 +99,7 @@ export class UserEmails {
         log.debug({ eventId: event.id, tenantId: event.tenantId, kind }, 'email planned');
       }
     }
-    if (created > 0) this.wake();
+    if (created > 0) this.jobs.wake();
   }
 
   /**
@@ -116,7 +112,7 @@ export class UserEmails {
     const { store, log } = this.options;
     const { data } = event;
     if (data.reporter.type !== 'user' || !data.reporter.hasEmail) return false;
-    const settings = await store.settingsOf(event.tenantId);
+    const settings = await this.options.settings.settingsOf(event.tenantId);
     if (!settings.emails.enabled) return false;
     const now = new Date();
     const doc: EmailMessageDoc = {
@@ -169,16 +165,11 @@ export class UserEmails {
       this.options.log.info('no SMTP relay: emails this process plans are sent by the notifiers that have one');
       return;
     }
-    this.loop.start();
+    this.jobs.start();
   }
 
-  wake(): void {
-    this.loop.wake();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    this.options.sender?.close();
+  stop(): Promise<void> {
+    return this.jobs.stop();
   }
 
   private async process(doc: EmailMessageDoc): Promise<void> {
@@ -205,7 +196,7 @@ export class UserEmails {
       log.info({ kind: doc.kind }, 'email skipped: user has no address');
       return;
     }
-    const settings = await store.settingsOf(doc.tenantId);
+    const settings = await this.options.settings.settingsOf(doc.tenantId);
     const kind = doc.kind as EmailKind;
     const template = settings.emails.templates[kind] ?? DEFAULT_EMAIL_TEMPLATES[kind];
     // A banned user may appeal too (the users API gives them an appealUrl, and the appeal page takes their appeal).
@@ -281,21 +272,10 @@ export class UserEmails {
 
   private async failed(doc: EmailMessageDoc, attempt: EmailAttempt, retriable: boolean, log: Logger): Promise<void> {
     this.options.onAttempt?.(attempt.error ?? 'error');
-    const delay = retriable
-      ? nextDelayMs({ attempts: doc.attemptCount + 1, scheduleS: this.options.retryScheduleS })
-      : null;
-    if (delay === null) {
-      await this.options.store.finish(doc, attempt, { state: 'failed' });
-      log.warn(
-        { error: attempt.error, responseCode: attempt.responseCode, attempts: doc.attemptCount + 1 },
-        'email failed',
-      );
-      return;
-    }
-    await this.options.store.finish(doc, attempt, { state: 'pending', dueAt: new Date(Date.now() + delay) });
-    log.info(
-      { error: attempt.error, responseCode: attempt.responseCode, delayMs: delay },
-      'email attempt failed, retrying',
-    );
+    const next = this.jobs.afterFailure(doc.attemptCount + 1, retriable);
+    await this.options.store.finish(doc, attempt, next);
+    const fields = { error: attempt.error, responseCode: attempt.responseCode };
+    if (next.state === 'failed') log.warn({ ...fields, attempts: doc.attemptCount + 1 }, 'email failed');
+    else log.info({ ...fields, delayMs: next.delayMs }, 'email attempt failed, retrying');
   }
 }

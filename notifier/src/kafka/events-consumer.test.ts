@@ -1,4 +1,4 @@
-import { topicNames, type DomainEvent, type WebhookCommand } from '@vigil/proto';
+import { DomainEvent, topicNames, type WebhookCommand } from '@vigil/proto';
 import type { KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
@@ -8,8 +8,9 @@ import { EventsConsumer } from './events-consumer';
 const topics = topicNames('t.');
 
 /**
- * A consumer of `topic` whose handlers are in memory: the fan-out records the events it is handed (failing with
- * `failures` first), the command handler the commands.
+ * A consumer of `topic` whose handlers are in memory: the fan-out (every event type) records the events it is handed
+ * (failing with `failures` first), the moderations reaction those of its one type, the statuses reaction (a type the
+ * batches here never hold) would record its own, and the command handler the commands.
  */
 function setup(options: { topic?: string; failures?: Error[] } = {}) {
   const { kafka, deliver, committed } = fakeKafka(options.topic ?? topics.events);
@@ -24,19 +25,40 @@ function setup(options: { topic?: string; failures?: Error[] } = {}) {
     },
   } as unknown as DeadLetterStore;
   const reactions: DomainEvent[][] = [];
+  const statuses: DomainEvent[][] = [];
   const consumer = new EventsConsumer({
     kafka,
     groupId: 'notifier',
     timing: { sessionTimeoutMs: 600_000, heartbeatIntervalMs: 60_000, rebalanceTimeoutMs: 600_000 },
     topics,
-    fanOut: {
-      handle: (events) => {
-        const failure = failures.shift();
-        if (failure) return Promise.reject(failure);
-        fannedOut.push(events);
-        return Promise.resolve();
+    reactions: [
+      {
+        name: 'fan-out',
+        applicableEvents: DomainEvent.options.map((schema) => schema.shape.type.value),
+        react: (events) => {
+          const failure = failures.shift();
+          if (failure) return Promise.reject(failure);
+          fannedOut.push(events);
+          return Promise.resolve();
+        },
       },
-    },
+      {
+        name: 'moderations',
+        applicableEvents: ['RecordModerated'],
+        react: (events) => {
+          reactions.push(events);
+          return Promise.resolve();
+        },
+      },
+      {
+        name: 'statuses',
+        applicableEvents: ['UserStatusChanged'],
+        react: (events) => {
+          statuses.push(events);
+          return Promise.resolve();
+        },
+      },
+    ],
     commands: {
       apply: (command) => {
         commands.push(command);
@@ -45,15 +67,11 @@ function setup(options: { topic?: string; failures?: Error[] } = {}) {
     },
     deadLetters,
     log: pino({ level: 'silent' }),
-    onEvents: (events) => {
-      reactions.push(events);
-      return Promise.resolve();
-    },
     retryInitialMs: 1,
     retryMaxMs: 2,
   });
   const ids = () => fannedOut.map((events) => events.map((event) => event.id));
-  return { consumer, deliver, committed, ids, commands, setAside, reactions };
+  return { consumer, deliver, committed, ids, commands, setAside, reactions, statuses };
 }
 
 function moderated(id: string, data: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) {
@@ -112,11 +130,12 @@ describe('EventsConsumer', () => {
     expect(t.committed).toEqual([{ topic: topics.events, partition: 0, offset: '6' }]);
   });
 
-  it('hands the batch’s valid events to the other reactions (emails, payments) before committing', async () => {
+  it('hands each reaction the batch’s valid events of the types it declares before committing, and skips the others', async () => {
     const t = setup();
     await t.consumer.start();
     await t.deliver([message(moderated('evt_1'), '1'), message('not json', '2')]);
     expect(t.reactions.map((events) => events.map((event) => event.id))).toEqual([['evt_1']]);
+    expect(t.statuses).toEqual([]);
     expect(t.committed).toHaveLength(1);
   });
 

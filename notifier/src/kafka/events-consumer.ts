@@ -10,17 +10,12 @@ import {
 } from '@vigil/proto';
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import { OffsetCommits, retry } from '@vigil/proto/platform';
+import { OffsetCommits, retry, runReactions, type Reaction } from '@vigil/proto/platform';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { isRetriable } from '../store/store-errors';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
-
-/** What the consumer hands decoded events to: the batch's deliveries (FanOut). Idempotent. */
-export interface EventsHandler {
-  handle(events: DomainEvent[], log: Logger): Promise<void>;
-}
 
 /** What the consumer hands decoded webhook commands to (WebhookCommands). Idempotent. */
 export interface WebhookCommandHandler {
@@ -35,8 +30,12 @@ export interface EventsConsumerOptions {
   /** Lag, assignment, rebalances and liveness of the group membership, from kafkajs' events. */
   metrics?: ConsumerMetrics;
   topics: Topics;
-  /** Makes the deliveries of the batch's valid events. */
-  fanOut: EventsHandler;
+  /**
+   * What the features do with the batch's valid events (webhooks, user emails, payment actions), each handed the
+   * events of the types it declares, all before the offsets are committed. They must be idempotent: a failure retries
+   * the whole batch.
+   */
+  reactions: readonly Reaction<DomainEvent>[];
   commands: WebhookCommandHandler;
   deadLetters: DeadLetterStore;
   log: Logger;
@@ -44,11 +43,6 @@ export interface EventsConsumerOptions {
   retryMaxMs?: number;
   /** A message was set aside; `reason` is from a bounded set. */
   onDeadLetter?: (reason: string) => void;
-  /**
-   * Other reactions to the batch's valid events (user emails, payment actions), run before the fan-out and before the
-   * offsets are committed. They must be idempotent: a failure retries the whole batch.
-   */
-  onEvents?: (events: DomainEvent[]) => Promise<void>;
   /** Offsets of handled batches are committed together every this many milliseconds; 0 commits each batch. */
   commitIntervalMs?: number;
 }
@@ -56,16 +50,18 @@ export interface EventsConsumerOptions {
 class Stopping extends Error {}
 
 /**
- * Decodes stored events and webhook commands, hands them to their handlers (FanOut, WebhookCommands) and commits. Each
- * message only writes to MongoDB (idempotent: deliveries have derived ids, commands are state resets), so a partition
+ * Decodes stored events and webhook commands, hands them to the features' reactions and to WebhookCommands, and
+ * commits. Each message only writes to MongoDB (idempotent: deliveries have derived ids, commands are state resets), so a partition
  * is held only while MongoDB is unreachable, never by a webhook waiting for its retry.
  */
 export class EventsConsumer {
   private readonly consumer: Consumer;
   private readonly commits: OffsetCommits;
+  private readonly react: (events: DomainEvent[]) => Promise<void>;
   private stopping = false;
 
   constructor(private readonly options: EventsConsumerOptions) {
+    this.react = runReactions(options.reactions);
     this.consumer = options.kafka.consumer({
       groupId: options.groupId,
       allowAutoTopicCreation: false,
@@ -205,8 +201,7 @@ export class EventsConsumer {
   }
 
   /**
-   * Decodes the events, hands the valid ones to the other reactions and to the fan-out, then sets aside those that are
-   * not a known event (once the batch's other work held, so a batch retried for another reason records them once).
+   * Decodes the events, hands the valid ones to the reactions, then sets aside those that are not a known event (once the batch's other work held, so a batch retried for another reason records them once).
    */
   private async handleEvents(topic: string, partition: number, messages: KafkaMessage[], log: Logger): Promise<void> {
     const invalid: KafkaMessage[] = [];
@@ -220,10 +215,7 @@ export class EventsConsumer {
       log.warn({ offset: message.offset, issues: parsed.error.issues.length }, 'event skipped: not a known event');
       invalid.push(message);
     }
-    if (valid.length > 0) {
-      await this.options.onEvents?.(valid);
-      await this.options.fanOut.handle(valid, log);
-    }
+    if (valid.length > 0) await this.react(valid);
     for (const message of invalid) await this.setAside(topic, partition, message, 'invalid_event', log);
   }
 

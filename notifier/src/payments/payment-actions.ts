@@ -4,30 +4,27 @@ import {
   paymentKeyContext,
   STRIPE_ACCOUNT_ID,
   type DomainEvent,
+  type DomainEventType,
   type PaymentActionDoc,
   type PaymentAttempt,
   type SecretBox,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
-import { nextDelayMs } from '../domain/retry-policy';
-import { WorkLoop } from '../queue/work-loop';
+import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { paymentActionIdOf, type PaymentStore } from '../store/payment-store';
 import type { StripeClient } from './stripe-client';
 
-export interface PaymentActionsOptions {
+export interface PaymentActionsOptions extends DueJobsSettings {
   store: PaymentStore;
   client: StripeClient;
   /** Opens tenants' keys (SECRETS_ENCRYPTION_KEY); absent: actions are recorded as skipped, `not_configured`. */
   secrets?: SecretBox;
-  log: Logger;
-  retryScheduleS: readonly number[];
-  pollMs: number;
-  /** A claimed action stays ours this long: the Stripe timeout plus a margin. */
-  leaseMs: number;
-  concurrency: number;
   /** An attempt's result (`succeeded` or its error), for metrics. */
   onAttempt?: (result: string) => void;
 }
+
+/** The events `plan` reads: a user's status change. */
+export const PAYMENT_EVENT_TYPES: readonly DomainEventType[] = ['UserStatusChanged'];
 
 /** How long an action waits when an earlier one of the same user is being sent, milliseconds (no attempt counted). */
 const WAIT_FOR_EARLIER_MS = 500;
@@ -35,22 +32,14 @@ const WAIT_FOR_EARLIER_MS = 500;
 /**
  * Payment enforcement on status changes (Iffy §6 `update-stripe-payments-payouts`): Suspended or Banned pauses charges
  * on the user's Stripe connected account, Compliant after either resumes charges and payouts. Planned by the events
- * consumer before it commits (one document per event, derived `_id`), run by a WorkLoop over a durable queue like the
+ * consumer before it commits (one document per event, derived `_id`), run as DueJobs over a durable queue like the
  * user emails, so retries wait in MongoDB and a restart loses nothing. Each document is the action's audit trail.
  */
 export class PaymentActions {
-  private readonly loop: WorkLoop<PaymentActionDoc>;
+  private readonly jobs: DueJobs<PaymentActionDoc>;
 
   constructor(private readonly options: PaymentActionsOptions) {
-    const { store, leaseMs } = options;
-    this.loop = new WorkLoop({
-      log: options.log,
-      pollMs: options.pollMs,
-      concurrency: options.concurrency,
-      claim: (now, limit) => store.claim(now, leaseMs, limit),
-      process: (doc) => this.process(doc),
-      leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
-    });
+    this.jobs = new DueJobs({ ...options, run: (doc) => this.process(doc), close: () => options.client.close() });
   }
 
   /**
@@ -88,21 +77,16 @@ export class PaymentActions {
         log.warn({ eventId: event.id, tenantId: event.tenantId }, 'payment action skipped: no SECRETS_ENCRYPTION_KEY');
       }
     }
-    if (created > 0) this.wake();
+    if (created > 0) this.jobs.wake();
   }
 
   start(): void {
     if (!this.options.secrets) return;
-    this.loop.start();
+    this.jobs.start();
   }
 
-  wake(): void {
-    this.loop.wake();
-  }
-
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.options.client.close();
+  stop(): Promise<void> {
+    return this.jobs.stop();
   }
 
   private async process(doc: PaymentActionDoc): Promise<void> {
@@ -181,13 +165,8 @@ export class PaymentActions {
     retryAfterMs?: number,
   ): Promise<void> {
     this.options.onAttempt?.(attempt.error ?? 'error');
-    const delay = retriable
-      ? nextDelayMs({
-          attempts: doc.attemptCount + 1,
-          scheduleS: this.options.retryScheduleS,
-          ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        })
-      : null;
+    const next = this.jobs.afterFailure(doc.attemptCount + 1, retriable, retryAfterMs);
+    await this.options.store.finish(doc, attempt, next, accountId);
     const fields = {
       action: doc.action,
       error: attempt.error,
@@ -195,12 +174,7 @@ export class PaymentActions {
       stripeErrorCode: attempt.stripeErrorCode,
       stripeRequestId: attempt.stripeRequestId,
     };
-    if (delay === null) {
-      await this.options.store.finish(doc, attempt, { state: 'failed' }, accountId);
-      log.warn({ ...fields, attempts: doc.attemptCount + 1 }, 'payment action failed');
-      return;
-    }
-    await this.options.store.finish(doc, attempt, { state: 'pending', dueAt: new Date(Date.now() + delay) }, accountId);
-    log.info({ ...fields, delayMs: delay }, 'payment action attempt failed, retrying');
+    if (next.state === 'failed') log.warn({ ...fields, attempts: doc.attemptCount + 1 }, 'payment action failed');
+    else log.info({ ...fields, delayMs: next.delayMs }, 'payment action attempt failed, retrying');
   }
 }

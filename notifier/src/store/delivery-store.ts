@@ -91,15 +91,11 @@ export class DeliveryStore {
 
   constructor(db: Db, timing: DueQueueTiming) {
     this.deliveries = db.collection(COLLECTIONS.deliveries);
-    this.queue = new DueQueue(
-      this.deliveries,
-      db.collection(COLLECTIONS.deliveryLeases),
-      db.collection(COLLECTIONS.dueCursors),
-      COLLECTIONS.deliveries,
-      timing,
-      (doc) => (doc as DeliveryDoc).endpointId,
-      'endpointId',
-    );
+    // Handed out fairly between endpoints: one endpoint's backlog never holds another's deliveries.
+    this.queue = DueQueue.in(db, this.deliveries, COLLECTIONS.deliveryLeases, timing, {
+      of: (doc) => (doc as DeliveryDoc).endpointId,
+      field: 'endpointId',
+    });
   }
 
   async ensureIndexes(): Promise<void> {

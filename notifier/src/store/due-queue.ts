@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { insertEach, upsertRetried, WriteGroups, type InsertsMany } from '@vigil/proto';
-import { MongoServerError, type Collection, type Filter } from 'mongodb';
+import { COLLECTIONS, insertEach, upsertRetried, WriteGroups, type InsertsMany } from '@vigil/proto';
+import { MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
 import { insertIgnoringDuplicates } from './insert-new';
 import { Candidates, type Candidate } from '../queue/candidates';
 
@@ -141,6 +141,22 @@ export class DueQueue<T extends QueuedDoc> {
     this.inserts = new WriteGroups((lists) => this.insertGroup(lists), MAX_INSERT_GROUP);
     this.resweepMs = timing.resweepMs ?? RESWEEP_MS;
     this.candidates = new Candidates(timing.maxCandidates ?? MAX_CANDIDATES, timing.maxPerGroup ?? MAX_PER_GROUP);
+  }
+
+  /**
+   * The queue of the jobs in `jobs`, named after that collection: its lease keys in the collection named `leases`, its
+   * sweep cursor in the shared `due_cursors`. Jobs are handed out fairly between tenants, or between the groups
+   * `group` names (its `field` holds the group in each job).
+   */
+  static in<T extends QueuedDoc>(
+    db: Db,
+    jobs: Collection<T>,
+    leases: string,
+    timing: DueQueueTiming,
+    group?: { of: (doc: QueuedDoc) => string; field: string },
+  ): DueQueue<T> {
+    const cursors = db.collection<DueCursorDoc>(COLLECTIONS.dueCursors);
+    return new DueQueue(jobs, db.collection(leases), cursors, jobs.collectionName, timing, group?.of, group?.field);
   }
 
   /**
@@ -534,6 +550,14 @@ export class DueQueue<T extends QueuedDoc> {
     this.touch(dueAt);
     return undefined;
   }
+}
+
+/**
+ * The update that records an attempt on a job that keeps its attempts (`attempts`, `attemptCount`), for `finish`; none
+ * without an attempt (an outcome decided without a call).
+ */
+export function attemptRecorded<A>(attempt: A | undefined): { $push?: { attempts: A }; $inc?: { attemptCount: 1 } } {
+  return attempt === undefined ? {} : { $push: { attempts: attempt }, $inc: { attemptCount: 1 } };
 }
 
 /** One key per attempt: a pending job's due time, or for a take-over the lease that ran out. */

@@ -1,37 +1,19 @@
-import {
-  COLLECTIONS,
-  DEFAULT_SETTINGS,
-  TenantSettings,
-  type EmailAttempt,
-  type EmailMessageDoc,
-  type TenantSettings as TenantSettingsType,
-  type UserDoc,
-} from '@vigil/proto';
+import { COLLECTIONS, type EmailAttempt, type EmailMessageDoc, type UserDoc } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { DueQueue, type DueQueueTiming } from './due-queue';
-
-type SettingsDoc = { _id: string } & Partial<TenantSettingsType>;
+import { attemptRecorded, DueQueue, type DueQueueTiming } from './due-queue';
 
 export const emailMessageIdOf = (eventId: string): string => `eml_${eventId}`;
 
 export class EmailStore {
   private readonly messages: Collection<EmailMessageDoc>;
   private readonly queue: DueQueue<EmailMessageDoc>;
-  private readonly settings: Collection<SettingsDoc>;
   private readonly users: Collection<UserDoc>;
   private readonly tenants: Collection<{ _id: string; name: string }>;
   private readonly contacts: Collection<{ _id: string; tenantId: string; email: string; expiresAt?: Date }>;
 
   constructor(db: Db, timing: DueQueueTiming) {
     this.messages = db.collection(COLLECTIONS.emailMessages);
-    this.queue = new DueQueue(
-      this.messages,
-      db.collection(COLLECTIONS.emailLeases),
-      db.collection(COLLECTIONS.dueCursors),
-      COLLECTIONS.emailMessages,
-      timing,
-    );
-    this.settings = db.collection(COLLECTIONS.settings);
+    this.queue = DueQueue.in(db, this.messages, COLLECTIONS.emailLeases, timing);
     this.users = db.collection(COLLECTIONS.users);
     this.tenants = db.collection(COLLECTIONS.tenants);
     this.contacts = db.collection(COLLECTIONS.reportContacts);
@@ -41,13 +23,6 @@ export class EmailStore {
     await this.queue.ensureIndexes();
     // The per-user log the gateway serves (GET /users/{id}/emails).
     await this.messages.createIndex({ tenantId: 1, userId: 1, createdAt: -1 }, { name: 'user_log' });
-  }
-
-  async settingsOf(tenantId: string): Promise<TenantSettingsType> {
-    const doc = await this.settings.findOne({ _id: tenantId });
-    if (!doc) return DEFAULT_SETTINGS;
-    const parsed = TenantSettings.safeParse({ ...doc, _id: undefined });
-    return parsed.success ? parsed.data : DEFAULT_SETTINGS;
   }
 
   userOf(userId: string): Promise<Pick<UserDoc, 'email' | 'name' | 'username'> | null> {
@@ -86,7 +61,7 @@ export class EmailStore {
   ): Promise<void> {
     const lastError = next.state === 'sent' || next.state === 'skipped' ? undefined : attempt?.error;
     await this.queue.finish(doc, next, {
-      ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
+      ...attemptRecorded(attempt),
       $set: {
         ...(next.state === 'sent' ? { sentAt: new Date() } : {}),
         ...(next.state === 'skipped' ? { skipReason: next.reason } : {}),

@@ -6,7 +6,7 @@ import {
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { DueQueue, type DueQueueTiming } from './due-queue';
+import { attemptRecorded, DueQueue, type DueQueueTiming } from './due-queue';
 
 export const paymentActionIdOf = (eventId: string): string => `pay_${eventId}`;
 
@@ -24,13 +24,7 @@ export class PaymentStore {
 
   constructor(db: Db, timing: DueQueueTiming) {
     this.actions = db.collection(COLLECTIONS.paymentActions);
-    this.queue = new DueQueue(
-      this.actions,
-      db.collection(COLLECTIONS.paymentLeases),
-      db.collection(COLLECTIONS.dueCursors),
-      COLLECTIONS.paymentActions,
-      timing,
-    );
+    this.queue = DueQueue.in(db, this.actions, COLLECTIONS.paymentLeases, timing);
     this.keys = db.collection(COLLECTIONS.paymentKeys);
     this.users = db.collection(COLLECTIONS.users);
   }
@@ -82,7 +76,7 @@ export class PaymentStore {
   ): Promise<void> {
     const final = next.state !== 'pending';
     await this.queue.finish(doc, next, {
-      ...(attempt !== undefined ? { $push: { attempts: attempt }, $inc: { attemptCount: 1 } } : {}),
+      ...attemptRecorded(attempt),
       $set: {
         ...(accountId !== undefined ? { accountId } : {}),
         ...(next.state === 'succeeded' && next.stripeRequestId ? { stripeRequestId: next.stripeRequestId } : {}),

@@ -34,13 +34,7 @@ export class TdbStore {
   constructor(db: Db, timing: DueQueueTiming) {
     this.submissions = db.collection(COLLECTIONS.tdbSubmissions);
     this.retries = db.collection(COLLECTIONS.tdbRetries);
-    this.queue = new DueQueue(
-      this.retries,
-      db.collection(COLLECTIONS.tdbLeases),
-      db.collection(COLLECTIONS.dueCursors),
-      COLLECTIONS.tdbRetries,
-      timing,
-    );
+    this.queue = DueQueue.in(db, this.retries, COLLECTIONS.tdbLeases, timing);
     this.configs = db.collection(COLLECTIONS.tdbConfigs);
   }
 

@@ -18,25 +18,18 @@ import {
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { mapInTurns } from '@vigil/proto/platform';
-import { nextDelayMs } from '../domain/retry-policy';
-import { WorkLoop } from '../queue/work-loop';
+import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { isRetriable } from '../store/store-errors';
 import { outcomeFields, retryOf, type TdbOutcome, type TdbStore } from '../store/tdb-store';
 import { onlyPuidRefused, type TdbClient } from './tdb-client';
 import { docWithoutAnswer, outcomeWithoutAnswer, writeLogEntries } from './tdb-log-writes';
 
-export interface TdbSubmissionsOptions {
+/** `concurrency` bounds the calls in flight at once: per batch of events, and for retries. */
+export interface TdbSubmissionsOptions extends DueJobsSettings {
   store: TdbStore;
   client: TdbClient;
   /** Opens tenants' tokens (SECRETS_ENCRYPTION_KEY); absent: statements are recorded as skipped, `not_configured`. */
   secrets?: SecretBox;
-  log: Logger;
-  retryScheduleS: readonly number[];
-  pollMs: number;
-  /** A claimed retry stays ours this long: the call's timeout plus a margin. */
-  leaseMs: number;
-  /** Calls in flight at once: per batch of events, and for retries. */
-  concurrency: number;
   /** A call's result per statement (`submitted` or its error), for metrics. */
   onResult?: (result: string, count: number) => void;
   /** Statements set aside, or logged without the database's answer, by reason (SetAsideReason), for metrics. */
@@ -82,7 +75,7 @@ const MAX_HELD_TENANTS = 10_000;
  * Its own consumer of the events topic (TdbConsumer) hands over each batch of events, a few seconds' worth: their
  * restricting decisions of tenants with submission on become one `POST /api/v1/statements` per tenant and 100
  * statements, and each statement's log document is written with the call's answer (one insert per call). A failed
- * call's statements go to a retry in MongoDB (`tdb_retries`), which a WorkLoop makes again on the retry schedule; while
+ * call's statements go to a retry in MongoDB (`tdb_retries`), which DueJobs make again on the retry schedule; while
  * a tenant's database is failing, its new statements join retries instead of waiting on calls that time out, so one
  * tenant's database never holds the others'.
  *
@@ -96,30 +89,21 @@ const MAX_HELD_TENANTS = 10_000;
  * still fails is set aside, logged by id and counted. So one tenant's answer never stops the others' submission.
  */
 export class TdbSubmissions {
-  private readonly loop: WorkLoop<TdbRetryDoc>;
+  private readonly jobs: DueJobs<TdbRetryDoc>;
   /** Tenant → until when its new statements join retries rather than calls (its last call failed). */
   private readonly heldUntil = new Map<string, number>();
 
   constructor(private readonly options: TdbSubmissionsOptions) {
-    const { store, leaseMs } = options;
-    this.loop = new WorkLoop<TdbRetryDoc>({
-      log: options.log,
-      pollMs: options.pollMs,
-      concurrency: options.concurrency,
-      claim: (now, limit) => store.claim(now, leaseMs, limit),
-      process: (job) => this.retry(job),
-      leases: { leaseMs, prune: (before) => store.pruneLeases(before) },
-    });
+    this.jobs = new DueJobs({ ...options, run: (job) => this.retry(job), close: () => options.client.close() });
   }
 
   /** Starts making the queued retries. */
   start(): void {
-    this.loop.start();
+    this.jobs.start();
   }
 
-  async stop(): Promise<void> {
-    await this.loop.stop();
-    await this.options.client.close();
+  stop(): Promise<void> {
+    return this.jobs.stop();
   }
 
   /**
@@ -245,7 +229,7 @@ export class TdbSubmissions {
       try {
         await store.queueRetry(job);
         batchId = job._id;
-        if (firstPending.dueAt.getTime() <= Date.now()) this.loop.wake();
+        if (firstPending.dueAt.getTime() <= Date.now()) this.jobs.wake();
       } catch (err) {
         if (isRetriable(err)) throw err;
         this.setAside(
@@ -279,7 +263,7 @@ export class TdbSubmissions {
     );
   }
 
-  /** Makes a queued retry's call (the WorkLoop's job) and records its outcome. */
+  /** Makes a queued retry's call (a job of its DueJobs) and records its outcome. */
   async retry(job: TdbRetryDoc): Promise<void> {
     const { store, log } = this.options;
     const config = await store.configOf(job.tenantId);
@@ -306,7 +290,7 @@ export class TdbSubmissions {
     );
     await store.finishRetry(job, attempt, outcomes);
     if (outcomes.some((entry) => entry.outcome.state === 'pending' && entry.outcome.dueAt <= new Date())) {
-      this.loop.wake();
+      this.jobs.wake();
     }
   }
 
@@ -399,8 +383,7 @@ export class TdbSubmissions {
       items.map(async (item, index): Promise<{ outcome: TdbOutcome; error?: string }> => {
         const fields = result.errors.get(index);
         if (!fields) {
-          const next = this.nextState(item, 0);
-          return { outcome: next ?? { state: 'failed' }, error: 'batch_refused' };
+          return { outcome: this.nextState(item, true), error: 'batch_refused' };
         }
         if (onlyPuidRefused(fields) && (await client.exists({ ...target, puid: item.payload.puid })) === true) {
           return { outcome: { state: 'submitted', alreadyStored: true }, error: 'duplicate' };
@@ -427,9 +410,9 @@ export class TdbSubmissions {
     this.options.onResult?.(attempt.error ?? 'error', items.length);
     let exhausted = 0;
     const outcomes = items.map((item) => {
-      const next = this.nextState(item, undefined, retryAfterMs);
-      if (!next) exhausted += 1;
-      return { outcome: next ?? { state: 'failed' } };
+      const outcome = this.nextState(item, false, retryAfterMs);
+      if (outcome.state === 'failed') exhausted += 1;
+      return { outcome };
     });
     // The tenant's next statements wait for the retry instead of calling a database that just failed.
     const until = outcomes.find((entry) => entry.outcome.state === 'pending')?.outcome;
@@ -450,15 +433,14 @@ export class TdbSubmissions {
     this.heldUntil.set(tenantId, until);
   }
 
-  /** The next state after a failed attempt: pending after the schedule's delay (or `delayMs`), null once spent. */
-  private nextState(item: Item, delayMs?: number, retryAfterMs?: number): { state: 'pending'; dueAt: Date } | null {
-    const delay = nextDelayMs({
-      attempts: item.attemptCount + 1,
-      scheduleS: this.options.retryScheduleS,
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    });
-    if (delay === null) return null;
-    return { state: 'pending', dueAt: new Date(Date.now() + (delayMs ?? delay)) };
+  /**
+   * The next state after a failed attempt: pending after the schedule's delay (or at once, `now`, while the schedule
+   * lasts), failed once it is spent.
+   */
+  private nextState(item: Item, now: boolean, retryAfterMs?: number): TdbOutcome {
+    const next = this.jobs.afterFailure(item.attemptCount + 1, true, retryAfterMs);
+    if (next.state === 'failed') return next;
+    return { state: 'pending', dueAt: now ? new Date() : next.dueAt };
   }
 }
 

@@ -90,4 +90,21 @@ describe('runReactions', () => {
     await expect(run([{ type: 'A' }])).rejects.toThrow('counter down');
     expect(ran).toEqual(['works']);
   });
+
+  it('settles only once a slower reaction has ended, when another failed at once', async () => {
+    let slowEnded = false;
+    const run = runReactions<{ type: 'A' }>([
+      { name: 'fails', applicableEvents: ['A'], react: () => Promise.reject(new Error('store down')) },
+      {
+        name: 'slow',
+        applicableEvents: ['A'],
+        react: async () => {
+          for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+          slowEnded = true;
+        },
+      },
+    ]);
+    await expect(run([{ type: 'A' }])).rejects.toThrow('store down');
+    expect(slowEnded).toBe(true);
+  });
 });

@@ -35,7 +35,11 @@ export interface Reaction<E extends TypedEvent> {
   react(events: E[]): Promise<void>;
 }
 
-/** Runs each reaction on the committed events of its types, all at once; reactions with none of them do not run. */
+/**
+ * Runs each reaction on the committed events of its types, all at once; reactions with none of them do not run. It
+ * settles once every reaction has ended, and then rejects with the first failure: a caller that runs the events again
+ * never overlaps a reaction still running from the failed turn.
+ */
 export function runReactions<E extends TypedEvent>(reactions: readonly Reaction<E>[]): (events: E[]) => Promise<void> {
   const wanted = reactions.map((reaction) => ({ reaction, types: new Set<string>(reaction.applicableEvents) }));
   return async (events) => {
@@ -44,7 +48,8 @@ export function runReactions<E extends TypedEvent>(reactions: readonly Reaction<
       const applicable = events.filter((event) => types.has(event.type));
       if (applicable.length > 0) runs.push(reaction.react(applicable));
     }
-    await Promise.all(runs);
+    const failed = (await Promise.allSettled(runs)).find((run) => run.status === 'rejected');
+    if (failed) throw failed.reason;
   };
 }
 

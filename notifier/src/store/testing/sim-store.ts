@@ -126,6 +126,11 @@ export class SimCollection {
     private readonly name: string,
   ) {}
 
+  /** The collection's name, as the driver's `Collection` gives it. */
+  get collectionName(): string {
+    return this.name;
+  }
+
   /** Documents `find` has returned from this collection, in all. */
   get found(): number {
     return this.conn.store.found.get(this.name) ?? 0;

@@ -1,0 +1,152 @@
+import { DomainEvent, TenantVersions } from '@vigil/proto';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { Config } from '../config';
+import { indexed, type NotifierModule, type NotifierParts } from '../notifier-module';
+import { DeliveryStore } from '../store/delivery-store';
+import { EndpointStateStore } from '../store/endpoint-states';
+import { UpstreamReads } from '../store/upstream-reads';
+import { DeliveryIntake } from './delivery-intake';
+import { EndpointCache } from './endpoint-cache';
+import { FanOut } from './fan-out';
+import { createHttpSender } from './http-sender';
+import { DeliveryScheduler, type AttemptResult } from './scheduler';
+import { addressPolicy } from './ssrf';
+import { WebhookCommands } from './webhook-commands';
+
+export type DeliveryConfig = Pick<
+  Config,
+  | 'DELIVERY_WORKER_ENABLED'
+  | 'WEBHOOK_RETRY_SCHEDULE_S'
+  | 'WEBHOOK_TIMEOUT_MS'
+  | 'WEBHOOK_ALLOWED_CIDRS'
+  | 'WEBHOOK_RETRY_AFTER_MAX_S'
+  | 'WEBHOOK_DISABLE_AFTER_S'
+  | 'DELIVERY_LOG_RESPONSE_BODY'
+  | 'DELIVERY_CONCURRENCY'
+  | 'DELIVERY_CONCURRENCY_PER_ENDPOINT'
+  | 'DELIVERY_POLL_MS'
+  | 'DELIVERY_LEASE_MARGIN_MS'
+  | 'DELIVERY_PROJECTION_WAIT_MS'
+  | 'ENDPOINT_CACHE_MS'
+>;
+
+/** Every event type: the fan-out reads each event's configuration version, whether or not it makes a webhook. */
+const EVENT_TYPES = DomainEvent.options.map((schema) => schema.shape.type.value);
+
+export interface DeliveryModule extends NotifierModule {
+  /** Applies the gateway's webhook commands (retry, replay, re-enable), for the events consumer. */
+  readonly commands: WebhookCommands;
+}
+
+/**
+ * Webhooks: the fan-out turns events into deliveries (its reaction), and where the delivery worker runs, the scheduler
+ * sends them and retries the failed ones from the due queue. Shutdown: the scheduler claims nothing more, the attempts
+ * in flight are recorded, then the HTTP agent closes.
+ */
+export async function deliveryModule(config: DeliveryConfig, parts: NotifierParts): Promise<DeliveryModule> {
+  const { db, log } = parts;
+  const store = await indexed(parts, 'delivery indexes', new DeliveryStore(db, parts.timing));
+  const endpointStates = new EndpointStateStore(db);
+  const reads = new UpstreamReads(db, endpointStates);
+  // The tenants' configuration versions carried by events: an endpoint list read before a newer one is stale.
+  const versions = new TenantVersions();
+  const endpoints = new EndpointCache(reads, endpointStates, config.ENDPOINT_CACHE_MS, versions);
+  let scheduler: DeliveryScheduler | undefined;
+  const metrics = parts.registry ? deliveryMetrics(parts.registry, store, () => scheduler) : undefined;
+  const sender = config.DELIVERY_WORKER_ENABLED
+    ? createHttpSender({
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        policy: addressPolicy(config.WEBHOOK_ALLOWED_CIDRS),
+        keepResponseBody: config.DELIVERY_LOG_RESPONSE_BODY,
+      })
+    : undefined;
+  if (sender) {
+    scheduler = new DeliveryScheduler({
+      store,
+      endpointStates,
+      reads,
+      endpoints,
+      sender,
+      log: log.child({ component: 'delivery' }),
+      retryScheduleS: config.WEBHOOK_RETRY_SCHEDULE_S,
+      retryAfterMaxMs: config.WEBHOOK_RETRY_AFTER_MAX_S * 1000,
+      disableAfterMs: config.WEBHOOK_DISABLE_AFTER_S * 1000,
+      concurrency: config.DELIVERY_CONCURRENCY,
+      perEndpointConcurrency: config.DELIVERY_CONCURRENCY_PER_ENDPOINT,
+      pollMs: config.DELIVERY_POLL_MS,
+      leaseMs: config.WEBHOOK_TIMEOUT_MS + config.DELIVERY_LEASE_MARGIN_MS,
+      projectionWaitMs: config.DELIVERY_PROJECTION_WAIT_MS,
+      onAttempt: (result: AttemptResult, durationMs: number) => {
+        metrics?.attempts.inc({ result });
+        metrics?.duration.observe({ result }, durationMs / 1000);
+      },
+    });
+  }
+  // New or re-opened deliveries exist: the scheduler looks now.
+  const wake = () => scheduler?.wake();
+  const fanOut = new FanOut({
+    endpoints,
+    versions,
+    reads,
+    intake: new DeliveryIntake(store, scheduler, wake),
+    statementContext: async (tenantId) => ({
+      appealWindowDays: (await parts.settings.settingsOf(tenantId)).appealWindowDays,
+    }),
+  });
+  const eventsLog = log.child({ component: 'events' });
+  return {
+    name: 'webhooks',
+    commands: new WebhookCommands({ store, endpointStates, endpoints, onWork: wake }),
+    reactions: [
+      { name: 'webhooks', applicableEvents: EVENT_TYPES, react: (events) => fanOut.handle(events, eventsLog) },
+    ],
+    start: () => scheduler?.start(),
+    drain: async () => {
+      await scheduler?.stop();
+      await sender?.close();
+    },
+  };
+}
+
+function deliveryMetrics(registry: Registry, store: DeliveryStore, scheduler: () => DeliveryScheduler | undefined) {
+  return {
+    attempts: new Counter({
+      name: 'notifier_deliveries_total',
+      help: 'Webhook delivery attempts by result',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    duration: new Histogram({
+      name: 'notifier_delivery_duration_seconds',
+      help: 'Duration of webhook delivery attempts',
+      labelNames: ['result'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15],
+      registers: [registry],
+    }),
+    due: new Gauge({
+      name: 'notifier_deliveries_due',
+      help: 'Deliveries due now and not yet claimed that this process holds as candidates (backlog)',
+      registers: [registry],
+      collect() {
+        this.set(store.countDue(new Date()));
+      },
+    }),
+    // Workers busy while endpoint slots are free: the outcome writes (the store) are what holds deliveries back.
+    workers: new Gauge({
+      name: 'notifier_delivery_workers_busy',
+      help: 'Deliveries being worked in this process until their outcome is written (of DELIVERY_CONCURRENCY)',
+      registers: [registry],
+      collect() {
+        this.set(scheduler()?.slots.workers ?? 0);
+      },
+    }),
+    endpointSlots: new Gauge({
+      name: 'notifier_endpoint_slots_in_use',
+      help: 'Endpoint slots taken in this process: webhook requests in flight or about to be sent (each endpoint has DELIVERY_CONCURRENCY_PER_ENDPOINT)',
+      registers: [registry],
+      collect() {
+        this.set(scheduler()?.slots.endpoints ?? 0);
+      },
+    }),
+  };
+}
