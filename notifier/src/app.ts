@@ -1,4 +1,4 @@
-import { topicNames } from '@vigil/proto';
+import { TenantVersions, topicNames } from '@vigil/proto';
 import { connectStore, ModuleList, type FeatureModule } from '@vigil/proto/platform';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
@@ -50,6 +50,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const { config, log, mongo, kafka, registry } = deps;
   const db = mongo.db(config.MONGO_DB, { ignoreUndefined: true });
   await connectStore(log, mongo);
+  const versions = new TenantVersions();
   const parts: NotifierParts = {
     log,
     db,
@@ -62,7 +63,8 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
       rebalanceTimeoutMs: config.KAFKA_REBALANCE_TIMEOUT_MS,
     },
     timing: dueQueueTiming(config, log, registry),
-    settings: new TenantSettingsReads(db),
+    versions,
+    settings: new TenantSettingsReads(db, versions),
   };
 
   const delivery = await deliveryModule(config, parts);

@@ -1,4 +1,4 @@
-import type { ConsumerTiming, DomainEvent, Topics } from '@vigil/proto';
+import type { ConsumerTiming, DomainEvent, TenantVersions, Topics } from '@vigil/proto';
 import { untilDone, type FeatureModule, type Reaction } from '@vigil/proto/platform';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
@@ -20,6 +20,11 @@ export interface NotifierParts {
   consumerTiming: ConsumerTiming;
   /** The due queues' time buckets, and where the queues tell of a job they could not move on as planned. */
   timing: DueQueueTiming;
+  /**
+   * The tenants' configuration versions carried by events: a cache entry (endpoints, settings) read at an older one is
+   * stale.
+   */
+  versions: TenantVersions;
   /** The tenants' settings (the gateway's), read by the webhooks and the user emails. */
   settings: TenantSettingsReads;
 }

@@ -1,4 +1,4 @@
-import { DomainEvent, TenantVersions } from '@vigil/proto';
+import { DomainEvent } from '@vigil/proto';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Config } from '../config';
 import { indexed, type NotifierModule, type NotifierParts } from '../notifier-module';
@@ -48,8 +48,7 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
   const store = await indexed(parts, 'delivery indexes', new DeliveryStore(db, parts.timing));
   const endpointStates = new EndpointStateStore(db);
   const reads = new UpstreamReads(db, endpointStates);
-  // The tenants' configuration versions carried by events: an endpoint list read before a newer one is stale.
-  const versions = new TenantVersions();
+  const { versions } = parts;
   const endpoints = new EndpointCache(reads, endpointStates, config.ENDPOINT_CACHE_MS, versions);
   let scheduler: DeliveryScheduler | undefined;
   const metrics = parts.registry ? deliveryMetrics(parts.registry, store, () => scheduler) : undefined;

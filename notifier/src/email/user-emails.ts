@@ -76,7 +76,7 @@ export class UserEmails {
       if (event.type !== 'UserStatusChanged' || event.data.testMode) continue;
       const kind = emailKindFor(event.data.status, event.data.previousStatus);
       if (!kind) continue;
-      const settings = await this.options.settings.settingsOf(event.tenantId);
+      const settings = await this.options.settings.settingsOf(event.tenantId, event.configVersion);
       if (!settings.emails.enabled) continue;
       const now = new Date();
       const doc: EmailMessageDoc = {
@@ -112,7 +112,7 @@ export class UserEmails {
     const { store, log } = this.options;
     const { data } = event;
     if (data.reporter.type !== 'user' || !data.reporter.hasEmail) return false;
-    const settings = await this.options.settings.settingsOf(event.tenantId);
+    const settings = await this.options.settings.settingsOf(event.tenantId, event.configVersion);
     if (!settings.emails.enabled) return false;
     const now = new Date();
     const doc: EmailMessageDoc = {
