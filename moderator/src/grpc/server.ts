@@ -28,7 +28,7 @@ export type GrpcServerConfig = Pick<
 
 export interface GrpcServerDeps {
   config: GrpcServerConfig;
-  service: ModerationUseCases;
+  useCases: ModerationUseCases;
   queries: Queries;
   tenants: KnownTenants;
   versions: TenantVersions;
@@ -51,7 +51,7 @@ const SERVICE_NAME = 'vigil.moderation.v1.ModerationService';
  * calls are limited per tenant (KeyedLimit, TenantActivity), and each call's duration is measured.
  */
 export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer> {
-  const { config, service, queries, tenants, versions, log, metrics } = deps;
+  const { config, useCases, queries, tenants, versions, log, metrics } = deps;
   const health = new HealthImplementation({
     '': 'NOT_SERVING',
     [SERVICE_NAME]: 'NOT_SERVING',
@@ -65,7 +65,7 @@ export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer>
   });
   health.addToServer(server);
   const handlers = createModerationHandlers({
-    service,
+    service: useCases,
     queries,
     tenants,
     versions,

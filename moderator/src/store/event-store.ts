@@ -30,7 +30,7 @@ export class EventStore {
   private readonly streams: EventStreams;
   private readonly projections: Projections;
   private readonly flagged: FlaggedCounts;
-  private readonly reportClaims: ReportClaims;
+  readonly reportClaims: ReportClaims;
 
   constructor(
     private readonly db: Db,

@@ -14,7 +14,7 @@ import pino from 'pino';
 import { ulid } from 'ulid';
 import { stageRecord } from '../../src/domain/stream';
 import { createEngine, ProviderError } from '../../src/engine';
-import { OutboxRelay } from '../../src/kafka/outbox-relay';
+import { OutboxRelay } from '../../src/outbox/outbox-relay';
 import { DeadLetterStore } from '../../src/store/dead-letter-store';
 import { EventStore, type EventDoc } from '../../src/store/event-store';
 import { content, ingestCommand, startHarness, type Harness } from './harness';

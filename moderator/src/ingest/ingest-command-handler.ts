@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
 import type { ModerationUseCases } from '../service/moderation-use-cases';
 import type { KnownTenants } from '../store/known-tenants';
-import { headerText } from './headers';
+import { headerText } from '../kafka/headers';
 import type { IngestHandler, Verdict } from './ingest-consumer';
 
 export interface IngestCommandHandlerOptions {
