@@ -17,7 +17,8 @@ import { createMetrics } from './metrics';
 import type { OutboxRelay } from './outbox/outbox-relay';
 import { outboxModule, type OutboxConfig } from './outbox/outbox.module';
 import { precisionModule } from './precision/precision.module';
-import { ModerationUseCases } from './service/moderation-use-cases';
+import { retroact } from './service/rerun';
+import { createUseCases, type UseCases } from './service/use-cases';
 import { Queries } from './service/queries';
 import { shadowModule, type ShadowModule } from './shadow/shadow.module';
 import type { SharedParts } from './shared-parts';
@@ -55,7 +56,8 @@ export interface ModeratorDeps {
 export interface Moderator {
   grpcPort: number;
   store: EventStore;
-  service: ModerationUseCases;
+  /** The use cases' shared parts: the first argument of each use case (`service/`). */
+  useCases: UseCases;
   relay: OutboxRelay;
   deadLetters: DeadLetterStore;
   /** The feature modules, in the order they start. */
@@ -106,11 +108,10 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
 
   // What runs after each commit, on the event types each reaction declares; the commit's caller waits for them.
   const reactions: Reaction<DomainEvent>[] = [...(precision.reactions ?? []), ...(transparency.reactions ?? [])];
-  const useCases = new ModerationUseCases({
+  const useCases = createUseCases({
     store,
     engine: engine.engine,
     tenants: tenantConfig,
-    log,
     versions: parts.versions,
     outbox: outbox.relay,
     afterCommit: runReactions(reactions),
@@ -133,7 +134,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     await backtestModule(config, parts, {
       engine: engine.engine,
       liveActivity: engine.textActivity,
-      retroact: (input, options) => useCases.retroact(input, options),
+      retroact: (input, options) => retroact(useCases, input, options),
     }),
     await ingestModule(config, parts, {
       useCases,
@@ -150,7 +151,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   return {
     grpcPort: grpc.port,
     store,
-    service: useCases,
+    useCases,
     relay: outbox.relay,
     deadLetters: outbox.deadLetters,
     modules: modules.modules.map((module) => module.name),

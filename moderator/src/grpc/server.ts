@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import type { Config } from '../config';
 import type { ModeratorMetrics } from '../metrics';
-import type { ModerationUseCases } from '../service/moderation-use-cases';
+import type { UseCases } from '../service/use-cases';
 import type { Queries } from '../service/queries';
 import type { KnownTenants } from '../store/known-tenants';
 import { bearerTokenInterceptor } from './auth';
@@ -28,7 +28,7 @@ export type GrpcServerConfig = Pick<
 
 export interface GrpcServerDeps {
   config: GrpcServerConfig;
-  useCases: ModerationUseCases;
+  useCases: UseCases;
   queries: Queries;
   tenants: KnownTenants;
   versions: TenantVersions;
@@ -65,7 +65,7 @@ export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer>
   });
   health.addToServer(server);
   const handlers = createModerationHandlers({
-    service: useCases,
+    useCases,
     queries,
     tenants,
     versions,

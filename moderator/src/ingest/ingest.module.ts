@@ -3,7 +3,13 @@ import { untilDone } from '@vigil/proto/platform';
 import type { Config } from '../config';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
 import type { KnownTenants } from '../store/known-tenants';
-import { IngestCommandHandler, type IngestCommandHandlerOptions } from './ingest-command-handler';
+import { moderate } from '../service/moderate';
+import { deleteRecord } from '../service/record-decisions';
+import { checkReplay } from '../service/replay-check';
+import { rerunModeration } from '../service/rerun';
+import type { UseCases } from '../service/use-cases';
+import { upsertUser } from '../service/user-decisions';
+import { IngestCommandHandler } from './ingest-command-handler';
 import { IngestConsumer, type IngestBackpressure, type IngestConsumerOptions } from './ingest-consumer';
 
 /** The variables the ingest consumer reads (see `config.ts`). */
@@ -31,7 +37,7 @@ export async function ingestModule(
   config: IngestConfig,
   { log, db, kafka, topics, versions, registry, metrics }: SharedParts,
   deps: {
-    useCases: IngestCommandHandlerOptions['service'];
+    useCases: UseCases;
     tenants: KnownTenants;
     /** The outbox relay: commands wait while it has no room. */
     backpressure: IngestBackpressure;
@@ -40,6 +46,7 @@ export async function ingestModule(
   },
 ): Promise<ModeratorModule> {
   if (!config.INGEST_CONSUMER_ENABLED) return { name: 'ingest' };
+  const { useCases } = deps;
   // The consumer's dead letters. Its sends are checked against the broker's answers and a failed one replaces it (see
   // ConfirmedProducer): a dead letter dropped while a broker died would lose the command, since its offset is
   // committed after the send. Connected before anything takes work.
@@ -59,7 +66,17 @@ export async function ingestModule(
     commitIntervalMs: config.KAFKA_COMMIT_INTERVAL_MS,
     backpressure: deps.backpressure,
     topics,
-    handler: new IngestCommandHandler({ service: deps.useCases, tenants: deps.tenants, versions }),
+    handler: new IngestCommandHandler({
+      service: {
+        moderate: (input) => moderate(useCases, input),
+        rerunModeration: (input) => rerunModeration(useCases, input),
+        deleteRecord: (input) => deleteRecord(useCases, input),
+        upsertUser: (input) => upsertUser(useCases, input),
+        checkReplay: (command) => checkReplay(useCases.store, command),
+      },
+      tenants: deps.tenants,
+      versions,
+    }),
     producer,
     log: log.child({ component: 'ingest' }),
     concurrency: config.INGEST_CONCURRENCY,

@@ -22,16 +22,9 @@ import {
 import { stageReport, type StageContext } from '../domain/stream';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
-import type { ModerationUseCases } from './moderation-use-cases';
-import type { StreamWriter } from './stream-writer';
-
-export interface ReportDeps {
-  store: EventStore;
-  tenants: TenantConfigCache;
-  writer: StreamWriter;
-  /** The manual decision paths a report's decision acts through. */
-  decisions: Pick<ModerationUseCases, 'moderateManually' | 'setUserStatus'>;
-}
+import { moderateManually } from './record-decisions';
+import type { UseCases } from './use-cases';
+import { setUserStatus } from './user-decisions';
 
 export interface CreateReportInput {
   tenantId: string;
@@ -58,7 +51,7 @@ const invalid = (path: string[], message: string) => new ValidationError(message
  * failure never leaves a claim that blocks the reporter.
  */
 export async function createReport(
-  deps: ReportDeps,
+  deps: UseCases,
   input: CreateReportInput,
 ): Promise<{ report: ReportState; duplicate: boolean }> {
   checkLength(input.explanation, LIMITS.reportExplanation, 'explanation');
@@ -115,7 +108,7 @@ export async function createReport(
  * report open.
  */
 export async function decideReport(
-  deps: ReportDeps,
+  deps: UseCases,
   input: { tenantId: string; reportId: string; decision: ReportDecision; correlationId: string },
 ): Promise<ReportState> {
   checkLength(input.decision.reason, LIMITS.reason, 'reason');
@@ -145,7 +138,7 @@ export async function decideReport(
  * window after the decision is open. A ReportComplaintFiled event; the report joins the complaints queue.
  */
 export async function fileComplaint(
-  deps: ReportDeps,
+  deps: UseCases,
   input: { tenantId: string; reportId: string; text: string; correlationId: string },
 ): Promise<ReportState> {
   checkLength(input.text, LIMITS.complaintText, 'text');
@@ -171,7 +164,7 @@ export async function fileComplaint(
  * the report does), then the decision goes on the report's stream with the policy's grounds, for its own statement.
  */
 export async function decideComplaint(
-  deps: ReportDeps,
+  deps: UseCases,
   input: { tenantId: string; reportId: string; decision: ComplaintDecision; correlationId: string },
 ): Promise<ReportState> {
   checkLength(input.decision.reason, LIMITS.reason, 'reason');
@@ -209,7 +202,7 @@ export async function decideComplaint(
 
 /** Flags the reported record, or suspends or bans the reported user, by hand; returns the decision's id. */
 async function act(
-  deps: ReportDeps,
+  deps: UseCases,
   report: ReportState,
   decision: Pick<ReportDecision, 'action' | 'reason' | 'actor' | 'policy'>,
   correlationId: string,
@@ -225,12 +218,12 @@ async function act(
   };
   if (report.target.type === 'record') {
     const moderationId = `mod_${ulid()}`;
-    await deps.decisions.moderateManually({ ...common, recordId: report.target.id, status: 'Flagged', moderationId });
+    await moderateManually(deps, { ...common, recordId: report.target.id, status: 'Flagged', moderationId });
     return moderationId;
   }
   const actionId = `act_${ulid()}`;
   const status = decision.action === 'Ban' ? 'Banned' : 'Suspended';
-  await deps.decisions.setUserStatus({ ...common, userId: report.target.id, status, actionId });
+  await setUserStatus(deps, { ...common, userId: report.target.id, status, actionId });
   return actionId;
 }
 

@@ -14,6 +14,7 @@ import pino from 'pino';
 import { ulid } from 'ulid';
 import { stageRecord } from '../../src/domain/stream';
 import { createEngine, ProviderError } from '../../src/engine';
+import { moderate } from '../../src/service/moderate';
 import { OutboxRelay } from '../../src/outbox/outbox-relay';
 import { DeadLetterStore } from '../../src/store/dead-letter-store';
 import { EventStore, type EventDoc } from '../../src/store/event-store';
@@ -217,7 +218,7 @@ describe('outbox relay', () => {
     const tenantId = await tenant();
     const ids: string[] = [];
     for (let index = 0; index < 4; index += 1) {
-      const res = await h.moderator.service.moderate({
+      const res = await moderate(h.moderator.useCases, {
         tenantId,
         correlationId: 'c',
         clientId: 'ordered',
@@ -272,7 +273,7 @@ describe('outbox relay with a backlog', () => {
     for (let start = 0; start < 150; start += 10) {
       await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          h.moderator.service.moderate({
+          moderate(h.moderator.useCases, {
             tenantId,
             correlationId: 'c',
             clientId: `backlog-${start + i}`,
