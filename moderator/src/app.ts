@@ -99,7 +99,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const outbox = await outboxModule(config, parts, store.outbox);
   const precision = await precisionModule(parts, {
     tenants: tenantConfig,
-    append: (events) => store.appendUnprojected(events),
+    append: (events) => store.streams.appendUnprojected(events),
     outbox: outbox.relay,
     verdictOf: (recordId) => shadow.runner.verdictOf(recordId),
   });

@@ -68,7 +68,7 @@ async function onRecord(
   const context: StageContext = { tenantId, correlationId };
   return deps.writer.retrying(async (fresh) => {
     // Load.
-    const record = await store.loadRecord(recordId, fresh);
+    const record = await store.streams.loadRecord(recordId, fresh);
     const before = record.state;
     if (before && before.tenantId !== tenantId) throw new NotFoundError('record not found');
     if (command.type === 'DeleteRecord' && command.commandId && before?.recentCommands.includes(command.commandId)) {
@@ -81,7 +81,7 @@ async function onRecord(
     // moderation's is; the reconciliation after the commit still catches concurrent moderations.
     const user =
       command.type === 'ModerateRecordManually' && before?.userId
-        ? await store.loadUser(before.userId, fresh)
+        ? await store.streams.loadUser(before.userId, fresh)
         : undefined;
     let staged = stageRecord(record, command, context, user?.state);
     let stagedUser: Staged<UserState> | undefined;

@@ -75,11 +75,11 @@ export async function createReport(
   };
   for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
     const reportId = `rpt_${ulid()}`;
-    const holder = await deps.store.claimReport(key, input.tenantId, reportId);
+    const holder = await deps.store.reportClaims.claimReport(key, input.tenantId, reportId);
     if (holder === '') continue;
     const id = holder ?? reportId;
     const result = await deps.writer.retrying(async () => {
-      const loaded = await deps.store.loadReport(id);
+      const loaded = await deps.store.streams.loadReport(id);
       const existed = loaded.state !== null;
       const staged = stageReport(loaded, { type: 'ReceiveReport', reportId: id, input: report }, context);
       await deps.writer.commit(staged);
@@ -87,14 +87,19 @@ export async function createReport(
     });
     if (result.report.status === 'Decided') {
       // A decided report whose release did not happen (its decision failed after committing): release it, claim again.
-      await deps.store.releaseReportClaim(key, id);
+      await deps.store.reportClaims.releaseReportClaim(key, id);
       continue;
     }
     // The email is kept only once the report it belongs to exists; a duplicate's email is not kept (the first report's
     // reporter is the same person, and gave or withheld theirs then).
     if (!result.duplicate && input.reporter.email) {
       const { settings } = await deps.tenants.get(input.tenantId);
-      await deps.store.saveReportContact(id, input.tenantId, input.reporter.email, settings.reporterEmailRetentionDays);
+      await deps.store.reportClaims.saveReportContact(
+        id,
+        input.tenantId,
+        input.reporter.email,
+        settings.reporterEmailRetentionDays,
+      );
     }
     return result;
   }
@@ -114,7 +119,7 @@ export async function decideReport(
   checkLength(input.decision.reason, LIMITS.reason, 'reason');
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   const loadOwn = async () => {
-    const loaded = await deps.store.loadReport(input.reportId);
+    const loaded = await deps.store.streams.loadReport(input.reportId);
     if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
     return loaded;
   };
@@ -129,7 +134,10 @@ export async function decideReport(
     await deps.writer.commit(staged);
     return staged.state as ReportState;
   });
-  await deps.store.releaseReportClaim(reportClaimKey(input.tenantId, decided.reporter, decided.targetId), decided._id);
+  await deps.store.reportClaims.releaseReportClaim(
+    reportClaimKey(input.tenantId, decided.reporter, decided.targetId),
+    decided._id,
+  );
   return decided;
 }
 
@@ -147,7 +155,7 @@ export async function fileComplaint(
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   const complaintId = `cmp_${ulid()}`;
   return deps.writer.retrying(async () => {
-    const loaded = await deps.store.loadReport(input.reportId);
+    const loaded = await deps.store.streams.loadReport(input.reportId);
     if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
     const staged = stageReport(
       loaded,
@@ -170,7 +178,7 @@ export async function decideComplaint(
   checkLength(input.decision.reason, LIMITS.reason, 'reason');
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   const loadOwn = async () => {
-    const loaded = await deps.store.loadReport(input.reportId);
+    const loaded = await deps.store.streams.loadReport(input.reportId);
     if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
     return loaded;
   };
@@ -239,12 +247,12 @@ async function resolveTarget(
   if (target.clientId !== undefined) checkLength(target.clientId, LIMITS.clientId, 'target.clientId');
   if (target.type === 'record') {
     const id = target.id ?? recordIdFor(tenantId, target.clientId!);
-    const { state } = await store.loadRecord(id, false);
+    const { state } = await store.streams.loadRecord(id, false);
     if (!state || state.tenantId !== tenantId || state.deleted) throw new NotFoundError('reported record not found');
     return { type: 'record', id, clientId: state.clientId };
   }
   const id = target.id ?? userIdFor(tenantId, target.clientId!);
-  const { state } = await store.loadUser(id, false);
+  const { state } = await store.streams.loadUser(id, false);
   if (!state || state.tenantId !== tenantId) throw new NotFoundError('reported user not found');
   return { type: 'user', id, clientId: state.clientId };
 }

@@ -85,7 +85,7 @@ export async function decideAppeal(
   },
 ): Promise<void> {
   checkLength(input.reason, LIMITS.reason, 'reason');
-  const userId = await deps.store.appealUser(input.tenantId, input.appealId);
+  const userId = await deps.store.projections.appealUser(input.tenantId, input.appealId);
   if (!userId) throw new NotFoundError('appeal not found');
   await onUser(deps, input.tenantId, userId, input.correlationId, {
     type: 'DecideAppeal',
@@ -107,7 +107,7 @@ async function onUser(
   const { store } = deps;
   return deps.writer.retrying(async (fresh) => {
     // Load.
-    const user = await store.loadUser(userId, fresh);
+    const user = await store.streams.loadUser(userId, fresh);
     if (user.state && user.state.tenantId !== tenantId) throw new NotFoundError('user not found');
     // Decide.
     const staged = stageUser(user, command, { tenantId, correlationId });

@@ -337,7 +337,7 @@ describe('outbox relay, events handed over in memory', () => {
       high: async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high ?? 0),
       /** Appends one record's upsert, through this world's store or (`from`) another process's. */
       append: async (clientId: string, from = store) => {
-        const loaded = await from.loadRecord(recordIdFor(tenantId, clientId), false);
+        const loaded = await from.streams.loadRecord(recordIdFor(tenantId, clientId), false);
         return from.commit(stageOne(tenantId, clientId, loaded));
       },
       close: async () => {
@@ -434,7 +434,7 @@ describe('the outbox collection', () => {
       const outbox = db.collection<EventDoc>(COLLECTIONS.outbox);
       const tenantId = `ten_${uniqueName('t')}`;
       // Two writers decide on the same loaded stream: the second loses, and its copy goes again.
-      const loaded = await store.loadRecord(recordIdFor(tenantId, 'raced'), false);
+      const loaded = await store.streams.loadRecord(recordIdFor(tenantId, 'raced'), false);
       const [winner] = await store.commit(stageOne(tenantId, 'raced', loaded));
       const loser = stageOne(tenantId, 'raced', loaded);
       await expect(store.commit(loser)).rejects.toThrow('stream version taken');
@@ -473,7 +473,11 @@ describe('the outbox collection', () => {
     try {
       const tenantId = `ten_${uniqueName('t')}`;
       const fresh = new EventStore(db);
-      const staged = stageOne(tenantId, 'legacy', await fresh.loadRecord(recordIdFor(tenantId, 'legacy'), false));
+      const staged = stageOne(
+        tenantId,
+        'legacy',
+        await fresh.streams.loadRecord(recordIdFor(tenantId, 'legacy'), false),
+      );
       const [event] = staged.events;
       const events = db.collection<EventDoc>(COLLECTIONS.events);
       // As the earlier release stored them: one still to publish, one published.
