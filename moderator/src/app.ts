@@ -106,8 +106,9 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const shadow: ShadowModule = shadowModule(parts, { engine: engine.engine, precision: precision.precision });
   const transparency = await transparencyModule(parts);
 
-  // What runs after each commit, on the event types each reaction declares; the commit's caller waits for them.
-  const reactions: Reaction<DomainEvent>[] = [...(precision.reactions ?? []), ...(transparency.reactions ?? [])];
+  // What runs after each commit, each reaction on the event types it declares (PRECISION_EVENTS, TRANSPARENCY_EVENTS);
+  // the commit's caller waits for them. A reaction's failure is logged and counted by its module, never thrown.
+  const reactions: Reaction<DomainEvent>[] = [...precision.reactions, ...transparency.reactions];
   const useCases = createUseCases({
     store,
     engine: engine.engine,

@@ -23,3 +23,8 @@ export interface SharedParts {
 export interface ModeratorModule extends FeatureModule {
   readonly reactions?: readonly Reaction<DomainEvent>[];
 }
+
+/** A module that declares reactions (its `app.ts` line lists them among the after-commit reactions). */
+export interface ReactingModule extends ModeratorModule {
+  readonly reactions: readonly Reaction<DomainEvent>[];
+}

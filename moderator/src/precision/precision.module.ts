@@ -1,13 +1,20 @@
-import type { DomainEvent, ShadowVerdictDoc } from '@vigil/proto';
+import type { DomainEvent, DomainEventType, ShadowVerdictDoc } from '@vigil/proto';
 import { untilDone } from '@vigil/proto/platform';
 import type { OutboxSignal } from '../service/outbox-signal';
-import type { ModeratorModule, SharedParts } from '../shared-parts';
+import type { ReactingModule, SharedParts } from '../shared-parts';
 import { splitRules } from '../shadow/shadow-rules';
 import type { TenantConfigCache } from '../store/tenant-config';
 import { thresholdOf } from './precision-counts';
 import { RulePrecision } from './rule-precision';
 
-export interface PrecisionModule extends ModeratorModule {
+/** Automatic moderations flag rules; people's decisions on records, users and appeals review them. */
+export const PRECISION_EVENTS = [
+  'RecordModerated',
+  'UserStatusChanged',
+  'AppealDecided',
+] as const satisfies readonly DomainEventType[];
+
+export interface PrecisionModule extends ReactingModule {
   precision: RulePrecision;
 }
 
@@ -47,8 +54,7 @@ export async function precisionModule(
     reactions: [
       {
         name: 'rule-precision',
-        // Automatic moderations flag rules; people's decisions on records, users and appeals review them.
-        applicableEvents: ['RecordModerated', 'UserStatusChanged', 'AppealDecided'],
+        applicableEvents: PRECISION_EVENTS,
         react: (events) => precision.count(events),
       },
     ],

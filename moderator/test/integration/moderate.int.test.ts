@@ -27,6 +27,22 @@ const moderate = (request: Record<string, unknown>) =>
 const PROFANE = 'you are a fucking idiot';
 
 describe('Moderate', () => {
+  it('starts its feature modules in order, the gRPC server last, and is ready with them', async () => {
+    expect(h.moderator.modules).toEqual([
+      'event-store',
+      'engine',
+      'outbox-relay',
+      'rule-precision',
+      'transparency-counts',
+      'shadow-rules',
+      'contact-erasure',
+      'backtests',
+      'ingest',
+      'grpc-server',
+    ]);
+    expect(await h.moderator.ready()).toBe(true);
+  });
+
   it('persists the record, its events and the user, and answers with ids and the result', async () => {
     const tenantId = await tenant();
     const res = await moderate({
