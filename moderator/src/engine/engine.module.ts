@@ -145,27 +145,27 @@ export function engineModule(
           }
         : undefined,
     });
+  // One model load per thread: each `ready` task is a tenant of its own, so that each takes a thread. Begun as the
+  // module is built, as the slowest part of a start (seconds); not awaited: the service is live meanwhile, and ready
+  // once they are loaded.
+  if (imagePool) {
+    void Promise.all(
+      Array.from({ length: imageThreads }, (_, index) =>
+        imagePool.run<{ scheduling: string }>(`ready-${index}`, 'ready', {}, { budgetMs: 10 * 60_000 }),
+      ),
+    ).then(
+      (outcomes) => {
+        modelsLoaded = true;
+        const scheduling = outcomes.map((outcome) => (outcome.ok ? outcome.value.scheduling : 'unknown'));
+        log.info({ threads: imageThreads, model: config.IMAGE_MODEL, scheduling }, 'image model loaded');
+      },
+      (err: unknown) => log.error({ err }, 'image model failed to load'),
+    );
+  }
   return {
     name: 'engine',
     engine,
     textActivity,
-    start() {
-      if (!imagePool) return;
-      // One model load per thread: each `ready` task is a tenant of its own, so that each takes a thread. Not awaited:
-      // the service is live meanwhile, and ready once they are loaded.
-      void Promise.all(
-        Array.from({ length: imageThreads }, (_, index) =>
-          imagePool.run<{ scheduling: string }>(`ready-${index}`, 'ready', {}, { budgetMs: 10 * 60_000 }),
-        ),
-      ).then(
-        (outcomes) => {
-          modelsLoaded = true;
-          const scheduling = outcomes.map((outcome) => (outcome.ok ? outcome.value.scheduling : 'unknown'));
-          log.info({ threads: imageThreads, model: config.IMAGE_MODEL, scheduling }, 'image model loaded');
-        },
-        (err: unknown) => log.error({ err }, 'image model failed to load'),
-      );
-    },
     ready: () => modelsLoaded,
     async drain() {
       await pool?.close();
