@@ -213,10 +213,10 @@ describe('hot-path queries on the default local store', () => {
   it('moderator: a persisted moderation with a user, and the outbox relay', async () => {
     const config = new TenantConfigCache(db, 0, pino({ level: 'silent' }), new TenantVersions());
     await expectIndexed('tenant config', () => config.get(tenantId));
-    const record = await events.loadRecord(recordId, false);
-    const user = await events.loadUser(userId, false);
-    await expectIndexed('load record (fresh)', () => events.loadRecord(recordId, true));
-    await expectIndexed('load user (fresh)', () => events.loadUser(userId, true));
+    const record = await events.streams.loadRecord(recordId, false);
+    const user = await events.streams.loadUser(userId, false);
+    await expectIndexed('load record (fresh)', () => events.streams.loadRecord(recordId, true));
+    await expectIndexed('load user (fresh)', () => events.streams.loadUser(userId, true));
     const context = { tenantId, correlationId: 'c' };
     const stagedUser = stageUser(
       user,
@@ -251,9 +251,9 @@ describe('hot-path queries on the default local store', () => {
     );
     // One append, then the record's projection inserted and the user's.
     await expectIndexed('commit (append and project)', () => events.commit(stagedUser, moderated));
-    await expectIndexed('project record again', () => events.projectRecord(moderated.state));
-    await expectIndexed('refresh flagged count', () => events.refreshFlaggedCount(tenantId, userId));
-    await expectIndexed('record history', () => events.readStream(recordStream(recordId), tenantId));
+    await expectIndexed('project record again', () => events.projections.projectRecord(moderated.state));
+    await expectIndexed('refresh flagged count', () => events.flagged.refreshFlaggedCount(tenantId, userId));
+    await expectIndexed('record history', () => events.streams.readStream(recordStream(recordId), tenantId));
     const outbox = await events.outbox.unpublished(10);
     expect(outbox.length).toBeGreaterThan(0);
     await expectIndexed('outbox', () => events.outbox.unpublished(100), { scanOutbox: true });

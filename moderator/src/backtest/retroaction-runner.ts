@@ -16,7 +16,7 @@ export interface RetroactionRunnerOptions {
   store: RetroactionStore;
   /** The backtests' selection: a retroaction selects what its backtest selected, by the same query. */
   selection: Pick<BacktestStore, 'select'>;
-  /** The re-run's moderation path (ModerationUseCases.retroact). */
+  /** The re-run's moderation path (`retroact` in `service/rerun.ts`). */
   retroact: (
     input: { tenantId: string; recordId: string; moderationId: string; correlationId: string; commandId: string },
     options: RetroactOptions,
@@ -46,7 +46,8 @@ const COUNTED: Record<Exclude<RerunOutcome, 'version_replaced' | 'recorded'>, ke
 
 /**
  * Runs one retroaction: the live version over the records its backtest selected, each through the re-run's
- * moderation path (ModerationUseCases.retroact), at `ratePerSecond` at most and as a tenant of its own in the engine.
+ * moderation path (`retroact` in `service/rerun.ts`), at `ratePerSecond` at most and as a tenant of its own in the
+ * engine.
  * The selection is stored once, and progress and counts after each batch: a run interrupted (restart, rebalance)
  * resumes after its last stored batch. Each record's command id is `<jobId>:<recordId>`, so a record of the batch in
  * flight when it stopped is written once however often it is gone through.

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import type { Config } from '../config';
 import type { ModeratorMetrics } from '../metrics';
-import type { ModerationUseCases } from '../service/moderation-use-cases';
+import type { UseCases } from '../service/use-cases';
 import type { Queries } from '../service/queries';
 import type { KnownTenants } from '../store/known-tenants';
 import { bearerTokenInterceptor } from './auth';
@@ -28,7 +28,7 @@ export type GrpcServerConfig = Pick<
 
 export interface GrpcServerDeps {
   config: GrpcServerConfig;
-  service: ModerationUseCases;
+  useCases: UseCases;
   queries: Queries;
   tenants: KnownTenants;
   versions: TenantVersions;
@@ -51,7 +51,7 @@ const SERVICE_NAME = 'vigil.moderation.v1.ModerationService';
  * calls are limited per tenant (KeyedLimit, TenantActivity), and each call's duration is measured.
  */
 export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer> {
-  const { config, service, queries, tenants, versions, log, metrics } = deps;
+  const { config, useCases, queries, tenants, versions, log, metrics } = deps;
   const health = new HealthImplementation({
     '': 'NOT_SERVING',
     [SERVICE_NAME]: 'NOT_SERVING',
@@ -65,7 +65,7 @@ export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer>
   });
   health.addToServer(server);
   const handlers = createModerationHandlers({
-    service,
+    useCases,
     queries,
     tenants,
     versions,

@@ -28,6 +28,16 @@ class MemoryEventStore {
   /** The flagged counts as each commit left them, in order. */
   readonly countsAtCommit: Map<string, number>[] = [];
 
+  /** The pieces EventStore exposes, as the use cases reach them. */
+  readonly streams = {
+    loadRecord: (recordId: string) => this.loadRecord(recordId),
+    loadUser: (userId: string) => this.loadUser(userId),
+  };
+  readonly flagged = {
+    countFlagged: (tenantId: string, userId: string) => this.countFlagged(tenantId, userId),
+    refreshFlaggedCount: (tenantId: string, userId: string) => this.refreshFlaggedCount(tenantId, userId),
+  };
+
   loadRecordAndUser(
     recordId: string,
     userId: string | undefined,

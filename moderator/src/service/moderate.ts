@@ -19,7 +19,7 @@ import type { TenantConfig, TenantConfigCache } from '../store/tenant-config';
 import type { ShadowRunner } from '../shadow/shadow-runner';
 import { shadowVersionRules, splitRules } from '../shadow/shadow-rules';
 import type { JudgementCarry, Judgement } from './judgement-carry';
-import type { EngineResult, ModerationEngine } from '../engine';
+import type { ActivityGate, EngineResult, ModerationEngine } from '../engine';
 import { judge, priorOf } from './judge';
 import type { StreamWriter } from './stream-writer';
 import { flaggedCountAfter, reconcileCommand, type UserReconciliation } from './user-reconciliation';
@@ -80,6 +80,8 @@ export interface ModerationDeps {
   carry?: JudgementCarry;
   /** Runs the tenant's shadow rules after a moderation is committed (docs/rules-safely.md, "Shadow rules"). */
   shadow?: ShadowRunner;
+  /** Marks each moderation of a record without images while it runs: image inference yields to them. */
+  textActivity?: ActivityGate;
 }
 
 /** Hands the record to the shadow rules, when the rule set has any: the moderation does not wait for them. */
@@ -155,6 +157,15 @@ interface Verdict {
  * The steps: load → judge → decide → commit, run again from the load when another writer took a stream version.
  */
 export async function moderate(deps: ModerationDeps, input: ModerateInput): Promise<ModerateResult> {
+  const leave = input.content.imageUrls?.length ? undefined : deps.textActivity?.enter();
+  try {
+    return await moderateRecord(deps, input);
+  } finally {
+    leave?.();
+  }
+}
+
+async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promise<ModerateResult> {
   checkInput(input);
   const plan = await planOf(deps, input);
   // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.

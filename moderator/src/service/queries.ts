@@ -80,7 +80,7 @@ export class Queries {
   }
 
   async getRecordEvents(tenantId: string, recordId: string): Promise<DomainEvent[]> {
-    const events = await this.store.readStream(recordStream(recordId), tenantId);
+    const events = await this.store.streams.readStream(recordStream(recordId), tenantId);
     // A deleted record is not found, as by getRecord: its history holds its name and content.
     if (events.length === 0 || events.reduce<RecordState | null>(evolveRecord, null)?.deleted)
       throw new NotFoundError('record not found');
@@ -88,13 +88,13 @@ export class Queries {
   }
 
   async getUserEvents(tenantId: string, userId: string): Promise<DomainEvent[]> {
-    const events = await this.store.readStream(userStream(userId), tenantId);
+    const events = await this.store.streams.readStream(userStream(userId), tenantId);
     if (events.length === 0) throw new NotFoundError('user not found');
     return events;
   }
 
   async getReportEvents(tenantId: string, reportId: string): Promise<DomainEvent[]> {
-    const events = await this.store.readStream(reportStream(reportId), tenantId);
+    const events = await this.store.streams.readStream(reportStream(reportId), tenantId);
     if (events.length === 0) throw new NotFoundError('report not found');
     return events;
   }

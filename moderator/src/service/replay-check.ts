@@ -27,12 +27,12 @@ export async function checkReplay(store: EventStore, command: Command): Promise<
     case 'DeleteRecord':
     case 'RerunModeration': {
       const recordId = recordIdFor(tenantId, command.data.clientId);
-      const record = (await store.loadRecord(recordId, true)).state;
+      const record = (await store.streams.loadRecord(recordId, true)).state;
       if (record?.recentCommands.includes(command.id)) return { kind: 'applied' };
       // A re-run moderates the record as it is now, with the rules of now: nothing it could undo.
       if (command.type === 'RerunModeration') return { kind: 'ok' };
       if (record) {
-        const newer = newerRecordChange(await store.readStream(recordStream(recordId), tenantId), command);
+        const newer = newerRecordChange(await store.streams.readStream(recordStream(recordId), tenantId), command);
         if (newer) return newerOf(newer);
       }
       if (command.type === 'IngestRecord') user = command.data.user;
@@ -41,9 +41,9 @@ export async function checkReplay(store: EventStore, command: Command): Promise<
   }
   if (user) {
     const userId = userIdFor(tenantId, user.clientId);
-    const state = (await store.loadUser(userId, true)).state;
+    const state = (await store.streams.loadUser(userId, true)).state;
     if (state) {
-      const newer = newerUserChange(await store.readStream(userStream(userId), tenantId), state, user, command);
+      const newer = newerUserChange(await store.streams.readStream(userStream(userId), tenantId), state, user, command);
       if (newer) return newerOf(newer);
     }
   }

@@ -22,16 +22,9 @@ import {
 import { stageReport, type StageContext } from '../domain/stream';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
-import type { ModerationUseCases } from './moderation-use-cases';
-import type { StreamWriter } from './stream-writer';
-
-export interface ReportDeps {
-  store: EventStore;
-  tenants: TenantConfigCache;
-  writer: StreamWriter;
-  /** The manual decision paths a report's decision acts through. */
-  decisions: Pick<ModerationUseCases, 'moderateManually' | 'setUserStatus'>;
-}
+import { moderateManually } from './record-decisions';
+import type { UseCases } from './use-cases';
+import { setUserStatus } from './user-decisions';
 
 export interface CreateReportInput {
   tenantId: string;
@@ -58,7 +51,7 @@ const invalid = (path: string[], message: string) => new ValidationError(message
  * failure never leaves a claim that blocks the reporter.
  */
 export async function createReport(
-  deps: ReportDeps,
+  deps: UseCases,
   input: CreateReportInput,
 ): Promise<{ report: ReportState; duplicate: boolean }> {
   checkLength(input.explanation, LIMITS.reportExplanation, 'explanation');
@@ -82,11 +75,11 @@ export async function createReport(
   };
   for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
     const reportId = `rpt_${ulid()}`;
-    const holder = await deps.store.claimReport(key, input.tenantId, reportId);
+    const holder = await deps.store.reportClaims.claimReport(key, input.tenantId, reportId);
     if (holder === '') continue;
     const id = holder ?? reportId;
     const result = await deps.writer.retrying(async () => {
-      const loaded = await deps.store.loadReport(id);
+      const loaded = await deps.store.streams.loadReport(id);
       const existed = loaded.state !== null;
       const staged = stageReport(loaded, { type: 'ReceiveReport', reportId: id, input: report }, context);
       await deps.writer.commit(staged);
@@ -94,14 +87,19 @@ export async function createReport(
     });
     if (result.report.status === 'Decided') {
       // A decided report whose release did not happen (its decision failed after committing): release it, claim again.
-      await deps.store.releaseReportClaim(key, id);
+      await deps.store.reportClaims.releaseReportClaim(key, id);
       continue;
     }
     // The email is kept only once the report it belongs to exists; a duplicate's email is not kept (the first report's
     // reporter is the same person, and gave or withheld theirs then).
     if (!result.duplicate && input.reporter.email) {
       const { settings } = await deps.tenants.get(input.tenantId);
-      await deps.store.saveReportContact(id, input.tenantId, input.reporter.email, settings.reporterEmailRetentionDays);
+      await deps.store.reportClaims.saveReportContact(
+        id,
+        input.tenantId,
+        input.reporter.email,
+        settings.reporterEmailRetentionDays,
+      );
     }
     return result;
   }
@@ -115,13 +113,13 @@ export async function createReport(
  * report open.
  */
 export async function decideReport(
-  deps: ReportDeps,
+  deps: UseCases,
   input: { tenantId: string; reportId: string; decision: ReportDecision; correlationId: string },
 ): Promise<ReportState> {
   checkLength(input.decision.reason, LIMITS.reason, 'reason');
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   const loadOwn = async () => {
-    const loaded = await deps.store.loadReport(input.reportId);
+    const loaded = await deps.store.streams.loadReport(input.reportId);
     if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
     return loaded;
   };
@@ -136,7 +134,10 @@ export async function decideReport(
     await deps.writer.commit(staged);
     return staged.state as ReportState;
   });
-  await deps.store.releaseReportClaim(reportClaimKey(input.tenantId, decided.reporter, decided.targetId), decided._id);
+  await deps.store.reportClaims.releaseReportClaim(
+    reportClaimKey(input.tenantId, decided.reporter, decided.targetId),
+    decided._id,
+  );
   return decided;
 }
 
@@ -145,7 +146,7 @@ export async function decideReport(
  * window after the decision is open. A ReportComplaintFiled event; the report joins the complaints queue.
  */
 export async function fileComplaint(
-  deps: ReportDeps,
+  deps: UseCases,
   input: { tenantId: string; reportId: string; text: string; correlationId: string },
 ): Promise<ReportState> {
   checkLength(input.text, LIMITS.complaintText, 'text');
@@ -154,7 +155,7 @@ export async function fileComplaint(
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   const complaintId = `cmp_${ulid()}`;
   return deps.writer.retrying(async () => {
-    const loaded = await deps.store.loadReport(input.reportId);
+    const loaded = await deps.store.streams.loadReport(input.reportId);
     if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
     const staged = stageReport(
       loaded,
@@ -171,13 +172,13 @@ export async function fileComplaint(
  * the report does), then the decision goes on the report's stream with the policy's grounds, for its own statement.
  */
 export async function decideComplaint(
-  deps: ReportDeps,
+  deps: UseCases,
   input: { tenantId: string; reportId: string; decision: ComplaintDecision; correlationId: string },
 ): Promise<ReportState> {
   checkLength(input.decision.reason, LIMITS.reason, 'reason');
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   const loadOwn = async () => {
-    const loaded = await deps.store.loadReport(input.reportId);
+    const loaded = await deps.store.streams.loadReport(input.reportId);
     if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
     return loaded;
   };
@@ -209,7 +210,7 @@ export async function decideComplaint(
 
 /** Flags the reported record, or suspends or bans the reported user, by hand; returns the decision's id. */
 async function act(
-  deps: ReportDeps,
+  deps: UseCases,
   report: ReportState,
   decision: Pick<ReportDecision, 'action' | 'reason' | 'actor' | 'policy'>,
   correlationId: string,
@@ -225,12 +226,12 @@ async function act(
   };
   if (report.target.type === 'record') {
     const moderationId = `mod_${ulid()}`;
-    await deps.decisions.moderateManually({ ...common, recordId: report.target.id, status: 'Flagged', moderationId });
+    await moderateManually(deps, { ...common, recordId: report.target.id, status: 'Flagged', moderationId });
     return moderationId;
   }
   const actionId = `act_${ulid()}`;
   const status = decision.action === 'Ban' ? 'Banned' : 'Suspended';
-  await deps.decisions.setUserStatus({ ...common, userId: report.target.id, status, actionId });
+  await setUserStatus(deps, { ...common, userId: report.target.id, status, actionId });
   return actionId;
 }
 
@@ -246,12 +247,12 @@ async function resolveTarget(
   if (target.clientId !== undefined) checkLength(target.clientId, LIMITS.clientId, 'target.clientId');
   if (target.type === 'record') {
     const id = target.id ?? recordIdFor(tenantId, target.clientId!);
-    const { state } = await store.loadRecord(id, false);
+    const { state } = await store.streams.loadRecord(id, false);
     if (!state || state.tenantId !== tenantId || state.deleted) throw new NotFoundError('reported record not found');
     return { type: 'record', id, clientId: state.clientId };
   }
   const id = target.id ?? userIdFor(tenantId, target.clientId!);
-  const { state } = await store.loadUser(id, false);
+  const { state } = await store.streams.loadUser(id, false);
   if (!state || state.tenantId !== tenantId) throw new NotFoundError('reported user not found');
   return { type: 'user', id, clientId: state.clientId };
 }

@@ -64,7 +64,7 @@ async function rerunRecord(
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   return writer.retrying(async (fresh): Promise<RerunOutcome> => {
     // Load.
-    const record = await store.loadRecord(recordId, fresh);
+    const record = await store.streams.loadRecord(recordId, fresh);
     const before = record.state;
     if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
       return 'gone';

@@ -30,7 +30,7 @@ export class StreamWriter {
      * tenant's, so the notifier fans it out to the endpoints of at least that version. Absent, events carry none.
      */
     private readonly versions?: TenantVersions,
-    /** Called with the events a commit appended, after it: each rule's counters (see precision/). Never throws. */
+    /** Called with the events a commit appended, after it: the after-commit reactions (see `app.ts`). Never throws. */
     private readonly afterCommit?: (events: DomainEvent[]) => Promise<void>,
   ) {}
 

@@ -36,7 +36,7 @@ export class UserReconciliation {
       await this.reconcile(context, affected, recordId, settings.suspensionThreshold, after.flag);
       return;
     }
-    for (const id of affected) await this.store.refreshFlaggedCount(context.tenantId, id);
+    for (const id of affected) await this.store.flagged.refreshFlaggedCount(context.tenantId, id);
   }
 
   /** Counts each user's flagged records and lets the user stream decide on suspension or reinstatement. */
@@ -48,9 +48,9 @@ export class UserReconciliation {
     viaFlag?: RuleFlag | null,
   ): Promise<void> {
     for (const userId of userIds) {
-      const flaggedCount = await this.store.refreshFlaggedCount(context.tenantId, userId);
+      const flaggedCount = await this.store.flagged.refreshFlaggedCount(context.tenantId, userId);
       await this.writer.retrying(async (fresh) => {
-        const user = await this.store.loadUser(userId, fresh);
+        const user = await this.store.streams.loadUser(userId, fresh);
         if (!user.state) return;
         const staged = stageUser(user, reconcileCommand(flaggedCount, threshold, viaRecordId, viaFlag), context);
         await this.writer.commit(staged);
@@ -84,7 +84,7 @@ export async function flaggedCountAfter(
 ): Promise<number | undefined> {
   if (after.userId !== userId || !affectedUsers(before, after).includes(userId)) return undefined;
   const counts = (state: RecordState | null) => (countsAsFlagged(state) && state.userId === userId ? 1 : 0);
-  const stored = await store.countFlagged(tenantId, userId);
+  const stored = await store.flagged.countFlagged(tenantId, userId);
   return Math.max(0, stored - counts(before) + counts(after));
 }
 

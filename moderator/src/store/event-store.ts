@@ -1,7 +1,6 @@
 import type { DomainEvent } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { RecordState } from '../domain/record';
-import type { ReportState } from '../domain/report';
 import type { Loaded } from '../domain/stream';
 import type { UserState } from '../domain/user';
 import { EventStreams, StreamConflict, type AnyState } from './event-streams';
@@ -19,18 +18,22 @@ export type { AppealDoc } from './projections';
 export type { ReportClaimDoc, ReportContactDoc } from './report-claims';
 
 /**
- * The moderator's event store, as the use cases see it: event streams (event-streams.ts), their projections
- * (projections.ts), users' flagged counts (flagged-counts.ts), report claims and contacts (report-claims.ts), and the
- * outbox (outbox-store.ts). A use case loads streams, decides and stages in the domain, then `commit`s: one append of
- * every stream's events, then their projections.
+ * The moderator's event store: its pieces, which callers use directly (event streams in event-streams.ts, their
+ * projections in projections.ts, users' flagged counts in flagged-counts.ts, report claims and contacts in
+ * report-claims.ts, the outbox in outbox-store.ts), and what spans them. A use case loads streams, decides and stages
+ * in the domain, then `commit`s: one append of every stream's events, then their projections.
  */
 export class EventStore {
   /** The copies of appended events still to publish (the outbox relay's side of the store). */
   readonly outbox: OutboxStore;
-  private readonly streams: EventStreams;
-  private readonly projections: Projections;
-  private readonly flagged: FlaggedCounts;
-  private readonly reportClaims: ReportClaims;
+  /** The streams themselves: loads, reads, appends without a projection. */
+  readonly streams: EventStreams;
+  /** The read model the commits keep (records, users, appeals, reports). */
+  readonly projections: Projections;
+  /** Users' flagged counts, staged on user streams and stored before their events. */
+  readonly flagged: FlaggedCounts;
+  /** Reporters' claims on targets and their contact emails (erased after the tenant's retention). */
+  readonly reportClaims: ReportClaims;
 
   constructor(
     private readonly db: Db,
@@ -51,19 +54,6 @@ export class EventStore {
     await this.outbox.ensureIndexes();
     await this.reportClaims.ensureIndexes();
     await this.streams.migrateOutbox();
-  }
-
-  loadRecord(recordId: string, fresh: boolean): Promise<Loaded<RecordState>> {
-    return this.streams.loadRecord(recordId, fresh);
-  }
-
-  loadUser(userId: string, fresh: boolean): Promise<Loaded<UserState>> {
-    return this.streams.loadUser(userId, fresh);
-  }
-
-  /** A report stream, always with the events past its projection (see EventStreams.loadReport). */
-  loadReport(reportId: string): Promise<Loaded<ReportState>> {
-    return this.streams.loadReport(reportId);
   }
 
   /** A record's stream and, when `userId` is given, its user's, loaded side by side. */
@@ -105,74 +95,6 @@ export class EventStore {
     return events;
   }
 
-  projectRecord(state: RecordState | null, created = false): Promise<void> {
-    return this.projections.projectRecord(state, created);
-  }
-
-  projectReport(state: ReportState | null, created = false): Promise<void> {
-    return this.projections.projectReport(state, created);
-  }
-
-  /** See EventStreams.appendUnprojected. */
-  appendUnprojected(events: DomainEvent[]): Promise<number> {
-    return this.streams.appendUnprojected(events);
-  }
-
-  projectUser(state: UserState | null, events: DomainEvent[], created = false): Promise<void> {
-    return this.projections.projectUser(state, events, created);
-  }
-
-  claimReport(key: string, tenantId: string, reportId: string): Promise<string | null> {
-    return this.reportClaims.claimReport(key, tenantId, reportId);
-  }
-
-  releaseReportClaim(key: string, reportId: string): Promise<void> {
-    return this.reportClaims.releaseReportClaim(key, reportId);
-  }
-
-  saveReportContact(reportId: string, tenantId: string, email: string, retentionDays: number): Promise<void> {
-    return this.reportClaims.saveReportContact(reportId, tenantId, email, retentionDays);
-  }
-
-  /** See ReportClaims.eraseContactsOf. */
-  eraseContactsOf(day: string): Promise<number> {
-    return this.reportClaims.eraseContactsOf(day);
-  }
-
-  /** See ReportClaims.contactsErasedThrough. */
-  contactsErasedThrough(): Promise<string | undefined> {
-    return this.reportClaims.contactsErasedThrough();
-  }
-
-  markContactsErasedThrough(day: string): Promise<void> {
-    return this.reportClaims.markContactsErasedThrough(day);
-  }
-
-  /** See ReportClaims.oldestContactDue. */
-  oldestContactDue(): Promise<string | undefined> {
-    return this.reportClaims.oldestContactDue();
-  }
-
-  readStream(stream: string, tenantId: string): Promise<DomainEvent[]> {
-    return this.streams.readStream(stream, tenantId);
-  }
-
-  setFlaggedCount(userId: string, count: number): Promise<void> {
-    return this.flagged.setFlaggedCount(userId, count);
-  }
-
-  countFlagged(tenantId: string, userId: string): Promise<number> {
-    return this.flagged.countFlagged(tenantId, userId);
-  }
-
-  refreshFlaggedCount(tenantId: string, userId: string): Promise<number> {
-    return this.flagged.refreshFlaggedCount(tenantId, userId);
-  }
-
-  appealUser(tenantId: string, appealId: string): Promise<string | null> {
-    return this.projections.appealUser(tenantId, appealId);
-  }
-
   /**
    * Drops the projections (`records`, `users`, their flagged counts, `appeals`, `reports` and the claims of open
    * reports) and creates their indexes again, for a rebuild. Report contacts are not derived from events: they stay.
@@ -188,14 +110,6 @@ export class EventStore {
       if (existing.has(collection.collectionName)) await collection.drop();
     }
     await this.ensureIndexes();
-  }
-
-  allEventsByStream(): AsyncGenerator<DomainEvent> {
-    return this.streams.allEventsByStream();
-  }
-
-  countFlaggedByUser(): AsyncGenerator<{ userId: string; count: number }> {
-    return this.flagged.countFlaggedByUser();
   }
 
   async ping(): Promise<void> {

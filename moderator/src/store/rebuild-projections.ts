@@ -29,14 +29,14 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
     if (stream.startsWith('record-')) {
       let state: RecordState | null = null;
       for (const event of events) state = evolveRecord(state, event);
-      await store.projectRecord(state);
+      await store.projections.projectRecord(state);
       report.records += 1;
     } else if (stream.startsWith('report-')) {
       let state: ReportState | null = null;
       for (const event of events) state = evolveReport(state, event);
-      await store.projectReport(state);
+      await store.projections.projectReport(state);
       if (state?.status === 'Open') {
-        await store.claimReport(
+        await store.reportClaims.claimReport(
           reportClaimKey(state.tenantId, state.reporter, state.targetId),
           state.tenantId,
           state._id,
@@ -46,12 +46,12 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
     } else {
       let state: UserState | null = null;
       for (const event of events) state = evolveUser(state, event);
-      await store.projectUser(state, events);
+      await store.projections.projectUser(state, events);
       report.users += 1;
     }
   };
 
-  for await (const event of store.allEventsByStream()) {
+  for await (const event of store.streams.allEventsByStream()) {
     if (event.stream !== stream) {
       await flush();
       stream = event.stream;
@@ -62,6 +62,7 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
   }
   await flush();
 
-  for await (const { userId, count } of store.countFlaggedByUser()) await store.setFlaggedCount(userId, count);
+  for await (const { userId, count } of store.flagged.countFlaggedByUser())
+    await store.flagged.setFlaggedCount(userId, count);
   return report;
 }

@@ -5,6 +5,7 @@ import { deadLettersCommand } from '../../src/admin/dead-letters-command';
 import type { OutboxDeadLetterDoc } from '../../src/store/dead-letter-store';
 import type { EventDoc } from '../../src/store/event-store';
 import { content, ingestCommand, startHarness, type Harness } from './harness';
+import { moderate as moderateRecord } from '../../src/service/moderate';
 
 // The events topic refuses messages over this size, so one record with a longer text makes an event the broker
 // refuses (as the default 1 MB limit refuses a 1 MB text), while a moderation event (under 1 KB) passes.
@@ -35,7 +36,7 @@ async function setTopicMaxBytes(bytes: number, topic = h.topics.events): Promise
 }
 
 const moderate = (tenantId: string, clientId: string, text: string) =>
-  h.moderator.service.moderate({
+  moderateRecord(h.moderator.useCases, {
     tenantId,
     correlationId: 'c',
     clientId,

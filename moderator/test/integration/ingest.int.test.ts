@@ -14,7 +14,8 @@ import pino from 'pino';
 import { ulid } from 'ulid';
 import { stageRecord } from '../../src/domain/stream';
 import { createEngine, ProviderError } from '../../src/engine';
-import { OutboxRelay } from '../../src/kafka/outbox-relay';
+import { moderate } from '../../src/service/moderate';
+import { OutboxRelay } from '../../src/outbox/outbox-relay';
 import { DeadLetterStore } from '../../src/store/dead-letter-store';
 import { EventStore, type EventDoc } from '../../src/store/event-store';
 import { content, ingestCommand, startHarness, type Harness } from './harness';
@@ -217,7 +218,7 @@ describe('outbox relay', () => {
     const tenantId = await tenant();
     const ids: string[] = [];
     for (let index = 0; index < 4; index += 1) {
-      const res = await h.moderator.service.moderate({
+      const res = await moderate(h.moderator.useCases, {
         tenantId,
         correlationId: 'c',
         clientId: 'ordered',
@@ -272,7 +273,7 @@ describe('outbox relay with a backlog', () => {
     for (let start = 0; start < 150; start += 10) {
       await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          h.moderator.service.moderate({
+          moderate(h.moderator.useCases, {
             tenantId,
             correlationId: 'c',
             clientId: `backlog-${start + i}`,
@@ -336,7 +337,7 @@ describe('outbox relay, events handed over in memory', () => {
       high: async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high ?? 0),
       /** Appends one record's upsert, through this world's store or (`from`) another process's. */
       append: async (clientId: string, from = store) => {
-        const loaded = await from.loadRecord(recordIdFor(tenantId, clientId), false);
+        const loaded = await from.streams.loadRecord(recordIdFor(tenantId, clientId), false);
         return from.commit(stageOne(tenantId, clientId, loaded));
       },
       close: async () => {
@@ -433,7 +434,7 @@ describe('the outbox collection', () => {
       const outbox = db.collection<EventDoc>(COLLECTIONS.outbox);
       const tenantId = `ten_${uniqueName('t')}`;
       // Two writers decide on the same loaded stream: the second loses, and its copy goes again.
-      const loaded = await store.loadRecord(recordIdFor(tenantId, 'raced'), false);
+      const loaded = await store.streams.loadRecord(recordIdFor(tenantId, 'raced'), false);
       const [winner] = await store.commit(stageOne(tenantId, 'raced', loaded));
       const loser = stageOne(tenantId, 'raced', loaded);
       await expect(store.commit(loser)).rejects.toThrow('stream version taken');
@@ -472,7 +473,11 @@ describe('the outbox collection', () => {
     try {
       const tenantId = `ten_${uniqueName('t')}`;
       const fresh = new EventStore(db);
-      const staged = stageOne(tenantId, 'legacy', await fresh.loadRecord(recordIdFor(tenantId, 'legacy'), false));
+      const staged = stageOne(
+        tenantId,
+        'legacy',
+        await fresh.streams.loadRecord(recordIdFor(tenantId, 'legacy'), false),
+      );
       const [event] = staged.events;
       const events = db.collection<EventDoc>(COLLECTIONS.events);
       // As the earlier release stored them: one still to publish, one published.

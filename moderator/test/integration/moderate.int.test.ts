@@ -27,6 +27,22 @@ const moderate = (request: Record<string, unknown>) =>
 const PROFANE = 'you are a fucking idiot';
 
 describe('Moderate', () => {
+  it('starts its feature modules in order, the gRPC server last, and is ready with them', async () => {
+    expect(h.moderator.modules).toEqual([
+      'event-store',
+      'engine',
+      'outbox-relay',
+      'rule-precision',
+      'transparency-counts',
+      'shadow-rules',
+      'contact-erasure',
+      'backtests',
+      'ingest',
+      'grpc-server',
+    ]);
+    expect(await h.moderator.ready()).toBe(true);
+  });
+
   it('persists the record, its events and the user, and answers with ids and the result', async () => {
     const tenantId = await tenant();
     const res = await moderate({
@@ -202,13 +218,13 @@ describe('Moderate', () => {
     const tenantId = await tenant();
     const res = await moderate({ tenantId, clientId: 'c', name: 'n', entity: 'post', content: content('fine') });
     const { store } = h.moderator;
-    const loaded = await store.loadRecord(res.recordId, false);
+    const loaded = await store.streams.loadRecord(res.recordId, false);
     const command = { type: 'DeleteRecord' as const };
     expect(await store.commit(stageRecord(loaded, command, { tenantId, correlationId: 'x' }))).toHaveLength(1);
     await expect(store.commit(stageRecord(loaded, command, { tenantId, correlationId: 'y' }))).rejects.toBeInstanceOf(
       StreamConflict,
     );
-    expect((await store.loadRecord(res.recordId, true)).state?.deleted).toBe(true);
+    expect((await store.streams.loadRecord(res.recordId, true)).state?.deleted).toBe(true);
   });
 
   it("projects the streams an append stored before another stream's conflict", async () => {
@@ -218,8 +234,8 @@ describe('Moderate', () => {
     const { store } = h.moderator;
     const userId = userIdFor(tenantId, 'partial-user');
     const [record, loadedUser] = await Promise.all([
-      store.loadRecord(res.recordId, false),
-      store.loadUser(userId, false),
+      store.streams.loadRecord(res.recordId, false),
+      store.streams.loadUser(userId, false),
     ]);
     const context = { tenantId, correlationId: 'x' };
     await store.commit(stageRecord(record, { type: 'DeleteRecord' }, context));
@@ -255,7 +271,7 @@ describe('Moderate', () => {
     const staged = await Promise.all(
       ids.map(async (recordId, index) =>
         stageRecord(
-          await store.loadRecord(recordId, false),
+          await store.streams.loadRecord(recordId, false),
           {
             type: 'UpsertRecord',
             recordId,
@@ -294,7 +310,7 @@ describe('Moderate', () => {
     for (const clientId of ['before', 'stale', 'after']) {
       made.push(await moderate({ tenantId, clientId, name: 'n', entity: 'post', content: content('fine') }));
     }
-    const [before, stale, after] = await Promise.all(made.map((res) => store.loadRecord(res.recordId, false)));
+    const [before, stale, after] = await Promise.all(made.map((res) => store.streams.loadRecord(res.recordId, false)));
     if (!before || !stale || !after) throw new Error('records not loaded');
     // Another writer takes the stale record's next version first.
     await store.commit(stageRecord(stale, { type: 'DeleteRecord' }, context));
@@ -307,7 +323,7 @@ describe('Moderate', () => {
     expect(conflict.appended).toEqual([]);
     for (const loaded of [before, stale, after]) {
       const recordId = loaded.state?._id ?? '';
-      expect((await store.loadRecord(recordId, true)).state?.deleted).toBe(true);
+      expect((await store.streams.loadRecord(recordId, true)).state?.deleted).toBe(true);
       const deletes = await h.db
         .collection(COLLECTIONS.events)
         .countDocuments({ stream: recordStream(recordId), type: 'RecordDeleted' });

@@ -2,13 +2,29 @@ import { Command, HEADERS, type TenantVersions } from '@vigil/proto';
 import type { KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../domain/errors';
-import type { ModerationUseCases } from '../service/moderation-use-cases';
+import type { moderate } from '../service/moderate';
+import type { deleteRecord } from '../service/record-decisions';
+import type { checkReplay } from '../service/replay-check';
+import type { rerunModeration } from '../service/rerun';
+import type { upsertUser } from '../service/user-decisions';
 import type { KnownTenants } from '../store/known-tenants';
-import { headerText } from './headers';
+import { headerText } from '../kafka/headers';
 import type { IngestHandler, Verdict } from './ingest-consumer';
 
+/** A use case with its first argument (the process's use-case parts, or the store) already given. */
+type Applied<F> = F extends (deps: never, ...args: infer A) => infer R ? (...args: A) => R : never;
+
+/** The use cases commands apply (see `ingest.module.ts`), as the spec fakes them. */
+export interface IngestUseCases {
+  moderate: Applied<typeof moderate>;
+  rerunModeration: Applied<typeof rerunModeration>;
+  deleteRecord: Applied<typeof deleteRecord>;
+  upsertUser: Applied<typeof upsertUser>;
+  checkReplay: Applied<typeof checkReplay>;
+}
+
 export interface IngestCommandHandlerOptions {
-  service: Pick<ModerationUseCases, 'moderate' | 'rerunModeration' | 'deleteRecord' | 'upsertUser' | 'checkReplay'>;
+  service: IngestUseCases;
   /** Commands for a tenant that does not exist are dead-lettered (`unknown_tenant`), never applied or retried. */
   tenants: Pick<KnownTenants, 'assertKnown'>;
   /** Each command's tenant configuration version is recorded here before the command is applied. */

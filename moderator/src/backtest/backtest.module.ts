@@ -1,18 +1,14 @@
-import type { TenantVersions, Topics } from '@vigil/proto';
-import type { Db } from 'mongodb';
-import type { Kafka } from 'kafkajs';
-import type { Logger } from 'pino';
-import { Counter, type Registry } from 'prom-client';
+import { Counter } from 'prom-client';
 import type { Config } from '../config';
 import type { ActivityGate, ModerationEngine } from '../engine';
 import { untilDone } from '@vigil/proto/platform';
+import type { ModeratorModule, SharedParts } from '../shared-parts';
 import { TenantConfigCache } from '../store/tenant-config';
 import { BacktestConsumer } from './backtest-consumer';
 import { BacktestRunner } from './backtest-runner';
 import { BacktestStore } from './backtest-store';
-import { RetroactionRunner } from './retroaction-runner';
+import { RetroactionRunner, type RetroactionRunnerOptions } from './retroaction-runner';
 import { RetroactionStore } from './retroaction-store';
-import type { ModerationUseCases } from '../service/moderation-use-cases';
 
 /** Records judged at once by one job, and between two progress writes. */
 const RECORD_CONCURRENCY = 4;
@@ -23,41 +19,42 @@ const LIVE_QUIET_MS = 1000;
 const RETRO_CONCURRENCY = 2;
 const RETRO_BATCH_SIZE = 20;
 
+/** The variables backtests and retroactions read (see `config.ts`). */
+export type BacktestConfig = Pick<
+  Config,
+  | 'BACKTEST_CONSUMER_ENABLED'
+  | 'BACKTEST_JOBS'
+  | 'BACKTEST_RATE_PER_S'
+  | 'BACKTEST_BUSY_RATE_PER_S'
+  | 'RETROACTION_RATE_PER_S'
+  | 'KAFKA_GROUP_ID'
+  | 'KAFKA_SESSION_TIMEOUT_MS'
+  | 'KAFKA_HEARTBEAT_INTERVAL_MS'
+  | 'KAFKA_REBALANCE_TIMEOUT_MS'
+  | 'TENANT_CONFIG_TTL_MS'
+  | 'OPENAI_BASE_URL'
+  | 'LLM_BASE_URL'
+>;
+
 /**
  * Backtests run in the moderator, the home of the engine and the only reader of records' content, fed by the
  * `backtests` topic: a job survives its runner (Kafka hands its message to the next one), and several moderators
- * share the jobs by partition. Undefined when BACKTEST_CONSUMER_ENABLED is false.
+ * share the jobs by partition. Its consumer joins its group at start and leaves with the intake; a module without
+ * work when BACKTEST_CONSUMER_ENABLED is false.
  */
-export async function startBacktests(deps: {
-  config: Pick<
-    Config,
-    | 'BACKTEST_CONSUMER_ENABLED'
-    | 'BACKTEST_JOBS'
-    | 'BACKTEST_RATE_PER_S'
-    | 'BACKTEST_BUSY_RATE_PER_S'
-    | 'RETROACTION_RATE_PER_S'
-    | 'KAFKA_GROUP_ID'
-    | 'KAFKA_SESSION_TIMEOUT_MS'
-    | 'KAFKA_HEARTBEAT_INTERVAL_MS'
-    | 'KAFKA_REBALANCE_TIMEOUT_MS'
-    | 'TENANT_CONFIG_TTL_MS'
-    | 'OPENAI_BASE_URL'
-    | 'LLM_BASE_URL'
-  >;
-  log: Logger;
-  db: Db;
-  kafka: Kafka;
-  engine: ModerationEngine;
-  /** Live moderations in flight: a job slows to its background rate beside them. */
-  liveActivity: ActivityGate;
-  topics: Topics;
-  versions: TenantVersions;
-  registry?: Registry;
-  /** The re-run's moderation path, which retroactions apply records through. */
-  service: Pick<ModerationUseCases, 'retroact'>;
-}): Promise<BacktestConsumer | undefined> {
-  const { config, log, db, kafka, engine, liveActivity, topics, versions, registry, service } = deps;
-  if (!config.BACKTEST_CONSUMER_ENABLED) return undefined;
+export async function backtestModule(
+  config: BacktestConfig,
+  { log, db, kafka, topics, versions, registry }: SharedParts,
+  deps: {
+    engine: ModerationEngine;
+    /** Live moderations in flight: a job slows to its background rate beside them. */
+    liveActivity: ActivityGate;
+    /** The re-run's moderation path, which retroactions apply records through. */
+    retroact: RetroactionRunnerOptions['retroact'];
+  },
+): Promise<ModeratorModule> {
+  const { engine, liveActivity } = deps;
+  if (!config.BACKTEST_CONSUMER_ENABLED) return { name: 'backtests' };
   const store = new BacktestStore(db);
   await untilDone(log, 'backtest indexes', () => store.ensureIndexes());
   const retroStore = new RetroactionStore(db);
@@ -110,7 +107,7 @@ export async function startBacktests(deps: {
   const retroactions = new RetroactionRunner({
     store: retroStore,
     selection: store,
-    retroact: (input, options) => service.retroact(input, options),
+    retroact: deps.retroact,
     log: log.child({ component: 'retroaction' }),
     ratePerSecond: config.RETROACTION_RATE_PER_S,
     live: { gate: liveActivity, quietMs: LIVE_QUIET_MS, ratePerSecond: config.BACKTEST_BUSY_RATE_PER_S },
@@ -134,6 +131,9 @@ export async function startBacktests(deps: {
     concurrency: config.BACKTEST_JOBS,
     log: log.child({ component: 'backtest-consumer' }),
   });
-  await untilDone(log, 'backtest consumer', () => consumer.start());
-  return consumer;
+  return {
+    name: 'backtests',
+    start: () => untilDone(log, 'backtest consumer', () => consumer.start()),
+    stopIntake: () => consumer.stop(),
+  };
 }

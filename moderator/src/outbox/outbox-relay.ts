@@ -7,8 +7,8 @@ import type { OutboxSignal } from '../service/outbox-signal';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
 import { HandOver, toMessage } from './hand-over';
-import type { IngestBackpressure } from './ingest-consumer';
-import { messageRejection } from './kafka-errors';
+import type { IngestBackpressure } from '../ingest/ingest-consumer';
+import { messageRejection } from '../kafka/kafka-errors';
 import { assertConfirmed } from '@vigil/proto';
 
 /** While events handed over in memory keep the relay busy, the store's outbox is swept once per this many polls. */

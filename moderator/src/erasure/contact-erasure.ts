@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { utcDay } from './report-claims';
+import { utcDay } from '../store/report-claims';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** Days erased by one pass at most (each an equality delete): ten years, the longest retention, and one more. */

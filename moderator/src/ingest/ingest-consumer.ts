@@ -10,7 +10,7 @@ import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Produce
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors';
 import { OffsetCommits, retry, sleep } from '@vigil/proto/platform';
-import { isKafkaRetriable, messageRejection } from './kafka-errors';
+import { isKafkaRetriable, messageRejection } from '../kafka/kafka-errors';
 
 /** What became of one command: applied, or to dead-letter with its reason (a bounded kind, then details after `:`). */
 export type Verdict = { kind: 'done' } | { kind: 'dead'; reason: string };
