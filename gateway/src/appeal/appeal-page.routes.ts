@@ -8,7 +8,7 @@ import { toHttpError } from '../http/error-handler';
 import { rateLimit } from '../http/rate-limit';
 import { requestIdOf } from '../http/request-id';
 import { parseWith } from '../http/validate';
-import type { RouteDeps } from '../routes/deps';
+import type { UseCaseDeps } from '../use-cases/deps';
 import { parseMetadata } from '../routes/shared/paging.schema';
 import { html, type Html } from '../console/html';
 import { formBody, formOf, sameOriginChanges, securityHeaders } from '../console/security';
@@ -65,7 +65,7 @@ const ComplaintForm = z.object({
  * address; the token also stands in for a CSRF token (a forged form cannot know it).
  */
 export function appealPageRoutes(
-  deps: RouteDeps & { log: Logger },
+  deps: UseCaseDeps & { log: Logger },
   tokens: AppealTokens | undefined,
   complaintTokens: AppealTokens | undefined,
   settings: AppealPageSettings,

@@ -1,10 +1,13 @@
 import { z } from 'zod';
 import type { BacktestResult } from '@vigil/proto';
 import { parseWith } from '../http/validate';
-import { backtestOf, backtestView, createBacktest } from '../routes/backtests/backtests.routes';
-import { applyBacktest, retroactionOf, retroactionView } from '../routes/retroactions/retroactions.routes';
+import { idParam } from '../http/params';
+import { backtestView, retroactionView } from '../routes/shared/presenters';
+import { applyBacktest } from '../use-cases/apply-backtest';
+import { createBacktest } from '../use-cases/create-backtest';
+import { backtestOf } from '../use-cases/get-backtest';
+import { retroactionOf } from '../use-cases/get-retroaction';
 import { html, type Html } from './html';
-import { idParam } from '../routes/deps';
 import { actorOf, callMeta, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { formOf } from './security';
 import { when } from './views';

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { LIMITS } from '@vigil/proto';
 import { requestIdOf } from '../http/request-id';
-import type { RouteDeps } from '../routes/deps';
 import type { MemberStore, SessionDoc } from '../store/member-store';
+import type { UseCaseDeps } from '../use-cases/deps';
 import type { Html } from './html';
 import { csrfField, layout, type Viewer } from './views';
 
@@ -24,7 +24,7 @@ export interface ConsoleSettings {
   publicUrl?: string;
 }
 
-export interface ConsoleDeps extends RouteDeps {
+export interface ConsoleDeps extends UseCaseDeps {
   members: MemberStore;
   log: Logger;
 }

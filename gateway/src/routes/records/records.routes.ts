@@ -2,7 +2,8 @@ import { ulid } from '@vigil/proto';
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
 import { requestIdOf } from '../../http/request-id';
-import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
+import { idParam } from '../../http/params';
+import { callModerator, decide, principalOf, type RouteDeps } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
 import { toRecordView } from '../shared/presenters';
 import {

@@ -5,15 +5,15 @@ import {
   ruleFromPreset,
   RULE_PRESETS,
   ruleSetBudgetIssues,
-  usesPrompts,
   type RuleSet,
 } from '@vigil/proto';
-import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
-import { ConflictError, LimitExceededError, NotFoundError, PromptRulesDisabledError } from '../../errors';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../errors';
 import { body, query } from '../../http/validate';
 import type { RuleVersionDoc } from '../../store/rule-version-store';
-import { actorOf, idParam, principalOf, type RouteDeps } from '../deps';
+import { idParam, versionParam } from '../../http/params';
+import { refuseUnjudgeable } from '../../use-cases/rule-checks';
+import { actorOf, principalOf, type RouteDeps } from '../deps';
 import { diffRuleSets } from './rule-set-diff';
 import {
   DiffQuery,
@@ -29,13 +29,6 @@ import {
   SettingsView,
 } from './rules.schema';
 
-/** The `:version` path parameter: a version number, or nothing this tenant has (404). */
-export function versionParam(ctx: Context): number {
-  const raw = String((ctx.params as Record<string, string>).version ?? '');
-  if (!/^\d{1,9}$/.test(raw)) throw new NotFoundError('rule set version not found');
-  return Number(raw);
-}
-
 function summaryOf(doc: RuleVersionDoc, liveVersion: number) {
   return {
     version: doc.version,
@@ -46,15 +39,6 @@ function summaryOf(doc: RuleVersionDoc, liveVersion: number) {
     ...(doc.basedOn !== undefined ? { basedOn: doc.basedOn } : {}),
     createdAt: doc.createdAt.toISOString(),
   };
-}
-
-/** Without an LLM a prompt strategy could never flag: refuse it rather than store a rule that silently does nothing. */
-export function refuseUnjudgeable(deps: RouteDeps, ruleSet: RuleSet): void {
-  if (!deps.promptRulesEnabled && usesPrompts(ruleSet)) {
-    throw new PromptRulesDisabledError(
-      'prompt strategies are not available: this deployment has no LLM configured (PROMPT_RULES_ENABLED)',
-    );
-  }
 }
 
 /**

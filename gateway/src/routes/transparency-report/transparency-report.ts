@@ -198,3 +198,7 @@ export function transparencyCsv(report: TransparencyReport): string {
   walk(report, []);
   return stringify([[...CSV_HEADER], ...rows], { record_delimiter: 'windows' });
 }
+
+/** The CSV's file name, for a download. */
+export const csvFileName = (period: Pick<TransparencyReportQuery, 'from' | 'to'>): string =>
+  `transparency-report-${period.from}-${period.to}.csv`;

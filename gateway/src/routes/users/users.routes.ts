@@ -5,7 +5,8 @@ import { ValidationError } from '../../errors';
 import { UnknownLogCursor, type LogCursor } from '../../store/user-log';
 import { AppealData } from '../appeals/appeals.schema';
 import { requestIdOf } from '../../http/request-id';
-import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
+import { idParam } from '../../http/params';
+import { callModerator, decide, principalOf, type RouteDeps } from '../deps';
 import { toAppealView, toPaymentActionView, toUserView } from '../shared/presenters';
 import {
   CreateAppealBody,
