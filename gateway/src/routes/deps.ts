@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import type { Principal } from '../auth/api-key-auth';
 import type { Methods, RpcRequest, RpcResponse } from '../grpc/moderator-client';
-import { idParam } from '../http/params';
 import { requestIdOf } from '../http/request-id';
+import type { Decider } from '../use-cases/decide';
 import type { UseCaseDeps } from '../use-cases/deps';
 
 /** What route modules need: the use cases' parts; built by `createApp`. */
@@ -23,23 +23,9 @@ export function callModerator<K extends Methods>(
   return deps.moderator.call(method, { ...request, tenantId }, { requestId: requestIdOf(ctx) });
 }
 
-/** The field of each decision's request that names what the `:id` path parameter names. */
-const DECIDED = {
-  moderateRecordManually: 'recordId',
-  setUserStatus: 'userId',
-  decideAppeal: 'appealId',
-  decideReport: 'reportId',
-  decideReportComplaint: 'reportId',
-} as const;
-type Decision = keyof typeof DECIDED;
-
-/** A human decision on the record, user, appeal or report of the `:id` path parameter, made by the caller's API key. */
-export function decide<K extends Decision>(
-  deps: Pick<RouteDeps, 'moderator'>,
-  ctx: Context,
-  method: K,
-  decision: Omit<RpcRequest<K>, 'tenantId' | 'actor' | (typeof DECIDED)[K]>,
-): Promise<RpcResponse<K>> {
-  const request = { ...decision, [DECIDED[method]]: idParam(ctx), actor: actorOf(ctx) };
-  return callModerator(deps, ctx, method, request as Omit<RpcRequest<K>, 'tenantId'>);
-}
+/** The caller as a decision names it: the tenant, the request, and the API key that decides. */
+export const deciderOf = (ctx: Context): Decider => ({
+  tenantId: principalOf(ctx).tenantId,
+  requestId: requestIdOf(ctx),
+  actor: actorOf(ctx),
+});

@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
 import { idParam } from '../../http/params';
-import { callModerator, decide, principalOf, type RouteDeps } from '../deps';
+import { decide } from '../../use-cases/decide';
+import { deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
 import { toReportView } from '../shared/presenters';
 import { StatementList } from '../statements/statements.schema';
@@ -131,7 +132,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ReportDecisionBody);
-      const report = await decide(deps, ctx, 'decideReport', {
+      const report = await decide(deps, deciderOf(ctx), 'decideReport', idParam(ctx), {
         outcome: input.outcome,
         action: input.action,
         reason: input.reason,
@@ -184,7 +185,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ComplaintDecisionBody);
-      const report = await decide(deps, ctx, 'decideReportComplaint', {
+      const report = await decide(deps, deciderOf(ctx), 'decideReportComplaint', idParam(ctx), {
         outcome: input.outcome,
         action: input.action,
         reason: input.reason,

@@ -6,7 +6,8 @@ import { UnknownLogCursor, type LogCursor } from '../../store/user-log';
 import { AppealData } from '../appeals/appeals.schema';
 import { requestIdOf } from '../../http/request-id';
 import { idParam } from '../../http/params';
-import { callModerator, decide, principalOf, type RouteDeps } from '../deps';
+import { decide } from '../../use-cases/decide';
+import { deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { toAppealView, toPaymentActionView, toUserView } from '../shared/presenters';
 import {
   CreateAppealBody,
@@ -84,7 +85,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, UserStatusBody);
-      const user = await decide(deps, ctx, 'setUserStatus', {
+      const user = await decide(deps, deciderOf(ctx), 'setUserStatus', idParam(ctx), {
         status: input.status,
         reason: input.reason,
         policy: input.policy ?? '',
