@@ -22,7 +22,6 @@ async function cyclesIn(dir: string): Promise<string[][]> {
     baseDir: path.join(ROOT, dir),
     fileExtensions: ['ts'],
     excludeRegExp: [/\.test\.ts$/, /\/generated\//, /\.d\.ts$/],
-    tsConfig: path.join(ROOT, 'tsconfig.base.json'),
     detectiveOptions: { ts: { skipTypeImports: false }, es6: { skipTypeImports: false } },
   });
   return graph.circular();

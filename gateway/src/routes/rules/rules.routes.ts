@@ -12,7 +12,11 @@ import { ConflictError, LimitExceededError, NotFoundError } from '../../errors';
 import { body, query } from '../../http/validate';
 import type { RuleVersionDoc } from '../../store/rule-version-store';
 import { idParam, versionParam } from '../../http/params';
+import { promoteVersion } from '../../use-cases/promote-version';
+import { putRules } from '../../use-cases/put-rules';
+import { rollBackVersion } from '../../use-cases/roll-back-version';
 import { refuseUnjudgeable } from '../../use-cases/rule-checks';
+import { saveDraft } from '../../use-cases/save-draft';
 import { actorOf, principalOf, type RouteDeps } from '../deps';
 import { diffRuleSets } from './rule-set-diff';
 import {
@@ -72,8 +76,7 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const { note, ...ruleSet } = body(ctx, RuleSetChangeBody);
-      refuseUnjudgeable(deps, ruleSet);
-      ctx.body = await deps.configStore.putRules(principalOf(ctx).tenantId, ruleSet, {
+      ctx.body = await putRules(deps, principalOf(ctx).tenantId, ruleSet, {
         author: actorOf(ctx),
         ...(note !== undefined ? { note } : {}),
       });
@@ -113,9 +116,8 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const { note, ...ruleSet } = body(ctx, RuleSetChangeBody);
-      refuseUnjudgeable(deps, ruleSet);
       const tenantId = principalOf(ctx).tenantId;
-      const doc = await deps.configStore.saveDraft(tenantId, ruleSet, {
+      const doc = await saveDraft(deps, tenantId, ruleSet, {
         author: actorOf(ctx),
         ...(note !== undefined ? { note } : {}),
       });
@@ -175,9 +177,7 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: LiveRulesView,
     },
     async (ctx) => {
-      ctx.body = await deps.configStore.promote(principalOf(ctx).tenantId, versionParam(ctx), (ruleSet) =>
-        refuseUnjudgeable(deps, ruleSet),
-      );
+      ctx.body = await promoteVersion(deps, principalOf(ctx).tenantId, versionParam(ctx));
     },
   );
 
@@ -194,12 +194,10 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     async (ctx) => {
       const { note } = body(ctx, RollBackBody);
       ctx.status = 201;
-      ctx.body = await deps.configStore.rollBack(
-        principalOf(ctx).tenantId,
-        versionParam(ctx),
-        { author: actorOf(ctx), ...(note !== undefined ? { note } : {}) },
-        (ruleSet) => refuseUnjudgeable(deps, ruleSet),
-      );
+      ctx.body = await rollBackVersion(deps, principalOf(ctx).tenantId, versionParam(ctx), {
+        author: actorOf(ctx),
+        ...(note !== undefined ? { note } : {}),
+      });
     },
   );
 
