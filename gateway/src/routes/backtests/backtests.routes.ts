@@ -2,6 +2,7 @@ import type { ApiRouter } from '../../http/api-router';
 import { idParam } from '../../http/params';
 import { requestIdOf } from '../../http/request-id';
 import { body } from '../../http/validate';
+import { cancelBacktest } from '../../use-cases/cancel-backtest';
 import { createBacktest } from '../../use-cases/create-backtest';
 import { backtestOf } from '../../use-cases/get-backtest';
 import { actorOf, principalOf, type RouteDeps } from '../deps';
@@ -82,9 +83,9 @@ export function backtestRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: BacktestData,
     },
     async (ctx) => {
-      const state = await backtestOf(deps, principalOf(ctx).tenantId, idParam(ctx));
+      const state = await cancelBacktest(deps, principalOf(ctx).tenantId, idParam(ctx));
       ctx.status = 202;
-      ctx.body = { data: backtestView(await deps.backtests.cancel(state)) };
+      ctx.body = { data: backtestView(state) };
     },
   );
 }

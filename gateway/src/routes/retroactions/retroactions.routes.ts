@@ -1,6 +1,7 @@
 import type { ApiRouter } from '../../http/api-router';
 import { idParam } from '../../http/params';
 import { applyBacktest } from '../../use-cases/apply-backtest';
+import { cancelRetroaction } from '../../use-cases/cancel-retroaction';
 import { retroactionOf } from '../../use-cases/get-retroaction';
 import { actorOf, principalOf, type RouteDeps } from '../deps';
 import { retroactionView } from '../shared/presenters';
@@ -69,9 +70,9 @@ export function retroactionRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: RetroactionData,
     },
     async (ctx) => {
-      const state = await retroactionOf(deps, principalOf(ctx).tenantId, idParam(ctx));
+      const state = await cancelRetroaction(deps, principalOf(ctx).tenantId, idParam(ctx));
       ctx.status = 202;
-      ctx.body = { data: retroactionView(await deps.retroactions.cancel(state)) };
+      ctx.body = { data: retroactionView(state) };
     },
   );
 }
