@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { parseWith } from '../http/validate';
-import { csvFileName, transparencyCsv } from '../routes/transparency-report/transparency-report';
+import { csvFileName, transparencyCsv } from '../domain/transparency-report';
 import {
   TransparencyReportQuery,
   type TransparencyReport,

@@ -1,4 +1,4 @@
-import { monthsOf, precisionReport, windowOf } from '../routes/precision/precision-report';
+import { monthsOf, precisionReport, windowOf } from '../domain/precision-report';
 import type { PrecisionQuery, PrecisionReport } from '../routes/precision/precision.schema';
 import type { RulePrecisionStore } from '../store/rule-precision-store';
 

@@ -1,4 +1,4 @@
-import { monthsOf, transparencyReport } from '../routes/transparency-report/transparency-report';
+import { monthsOf, transparencyReport } from '../domain/transparency-report';
 import type {
   TransparencyReport,
   TransparencyReportQuery,

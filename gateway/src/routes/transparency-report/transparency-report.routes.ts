@@ -3,7 +3,7 @@ import type { ApiRouter } from '../../http/api-router';
 import { query } from '../../http/validate';
 import { transparencyReportOf } from '../../use-cases/get-transparency-report';
 import { principalOf, type RouteDeps } from '../deps';
-import { csvFileName, transparencyCsv } from './transparency-report';
+import { csvFileName, transparencyCsv } from '../../domain/transparency-report';
 import { TransparencyReport, TransparencyReportQuery } from './transparency-report.schema';
 
 /** Whether the caller asked for CSV: `format=csv`, or an `Accept` header that prefers `text/csv`. */

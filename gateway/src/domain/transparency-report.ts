@@ -10,7 +10,10 @@ import {
   type TransparencyCountsDoc,
 } from '@vigil/proto';
 import { stringify } from 'csv-stringify/sync';
-import type { TransparencyReport, TransparencyReportQuery } from './transparency-report.schema';
+import type {
+  TransparencyReport,
+  TransparencyReportQuery,
+} from '../routes/transparency-report/transparency-report.schema';
 
 const DAY_MS = 86_400_000;
 const VOLUNTARY = 'SOURCE_VOLUNTARY';
