@@ -3,7 +3,7 @@ import type { Principal } from '../auth/api-key-auth';
 import type { Methods, RpcRequest, RpcResponse } from '../grpc/moderator-client';
 import { requestIdOf } from '../http/request-id';
 import type { Decider } from '../use-cases/decide';
-import type { UseCaseDeps } from '../use-cases/deps';
+import type { Caller, UseCaseDeps } from '../use-cases/deps';
 
 /** What route modules need: the use cases' parts; built by `createApp`. */
 export type RouteDeps = UseCaseDeps;
@@ -22,6 +22,12 @@ export function callModerator<K extends Methods>(
   const tenantId = principalOf(ctx).tenantId;
   return deps.moderator.call(method, { ...request, tenantId }, { requestId: requestIdOf(ctx) });
 }
+
+/** The caller as a use case names it: the key's tenant and the request. */
+export const callerOf = (ctx: Context): Caller => ({
+  tenantId: principalOf(ctx).tenantId,
+  requestId: requestIdOf(ctx),
+});
 
 /** The caller as a decision names it: the tenant, the request, and the API key that decides. */
 export const deciderOf = (ctx: Context): Decider => ({

@@ -1,15 +1,10 @@
-import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
-import { requestIdOf } from '../../http/request-id';
-import type { Caller } from '../../use-cases/deps';
 import { deleteRecord } from '../../use-cases/delete-record';
 import { ingestRecord } from '../../use-cases/ingest-record';
 import { ingestUser } from '../../use-cases/ingest-user';
-import { principalOf, type RouteDeps } from '../deps';
+import { callerOf, type RouteDeps } from '../deps';
 import { AcceptedResponse, DeleteIngestBody, IngestAcceptedResponse, IngestBody, UserBody } from './ingest.schema';
-
-const callerOf = (ctx: Context): Caller => ({ tenantId: principalOf(ctx).tenantId, requestId: requestIdOf(ctx) });
 
 /** Ingest answers 202 only once Kafka acknowledged the command: an accepted command is durable. */
 export function ingestRoutes(api: ApiRouter, deps: RouteDeps): void {

@@ -1,8 +1,7 @@
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
-import { requestIdOf } from '../../http/request-id';
 import { moderate } from '../../use-cases/moderate';
-import { principalOf, type RouteDeps } from '../deps';
+import { callerOf, type RouteDeps } from '../deps';
 import { ModerateBody, ModerateResponse } from './moderate.schema';
 
 export function moderateRoutes(api: ApiRouter, deps: RouteDeps): void {
@@ -18,7 +17,7 @@ export function moderateRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ModerateBody);
-      const result = await moderate(deps, { tenantId: principalOf(ctx).tenantId, requestId: requestIdOf(ctx) }, input);
+      const result = await moderate(deps, callerOf(ctx), input);
       ctx.body = {
         id: result.recordId,
         status: result.status,

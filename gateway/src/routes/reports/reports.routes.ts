@@ -4,7 +4,8 @@ import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
 import { idParam } from '../../http/params';
 import { decide } from '../../use-cases/decide';
-import { deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
+import { fileComplaint } from '../../use-cases/file-complaint';
+import { callerOf, deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
 import { toReportView } from '../shared/presenters';
 import { StatementList } from '../statements/statements.schema';
@@ -158,10 +159,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ComplaintBody);
-      const report = await callModerator(deps, ctx, 'fileReportComplaint', {
-        reportId: idParam(ctx),
-        text: input.text,
-      });
+      const report = await fileComplaint(deps, callerOf(ctx), idParam(ctx), input.text);
       ctx.body = { data: toReportView(report, await viewOptions(ctx, false)) };
     },
   );

@@ -7,7 +7,8 @@ import { AppealData } from '../appeals/appeals.schema';
 import { requestIdOf } from '../../http/request-id';
 import { idParam } from '../../http/params';
 import { decide } from '../../use-cases/decide';
-import { deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
+import { fileAppeal } from '../../use-cases/file-appeal';
+import { callerOf, deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { toAppealView, toPaymentActionView, toUserView } from '../shared/presenters';
 import {
   CreateAppealBody,
@@ -106,7 +107,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, CreateAppealBody);
-      const appeal = await callModerator(deps, ctx, 'createAppeal', { userId: idParam(ctx), text: input.text });
+      const appeal = await fileAppeal(deps, callerOf(ctx), idParam(ctx), input.text);
       ctx.status = 201;
       ctx.body = { data: toAppealView(appeal) };
     },
