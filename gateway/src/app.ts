@@ -18,6 +18,7 @@ import { requestId } from './http/request-id';
 import { closeOnUnreadBody } from './http/unread-body';
 import type { OutgoingCommand } from './kafka/command-producer';
 import { appealRoutes } from './routes/appeals/appeals.routes';
+import { hashBankRoutes } from './routes/hash-banks/hash-banks.routes';
 import { reportRoutes } from './routes/reports/reports.routes';
 import type { RouteDeps } from './routes/deps';
 import { ingestRoutes } from './routes/ingest/ingest.routes';
@@ -226,6 +227,7 @@ export function createApp(deps: AppDeps): Koa {
   transparencyRoutes(api, routeDeps);
   transparencyReportRoutes(api, routeDeps);
   webhookEndpointRoutes(api, routeDeps);
+  hashBankRoutes(api, routeDeps);
 
   let openApi: string | undefined;
   api.raw(

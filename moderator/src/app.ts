@@ -22,6 +22,7 @@ import {
   type ModerationEngine,
 } from './engine';
 import { startGrpcServer } from './grpc/server';
+import { createHashBanks } from './hash-banks/hash-banks-module';
 import { RulePrecision } from './precision/rule-precision';
 import { splitRules } from './shadow/shadow-rules';
 import { SHADOW_BOUNDS, ShadowRunner } from './shadow/shadow-runner';
@@ -108,6 +109,9 @@ export type ModeratorConfig = Pick<
   | 'ENGINE_NICE'
   | 'IMAGE_BUDGET_MS'
   | 'IMAGE_ALLOWED_CIDRS'
+  | 'HASH_THREADS'
+  | 'HASH_BUDGET_MS'
+  | 'HASH_BANK_IDLE_MS'
 >;
 
 export interface ModeratorDeps {
@@ -226,9 +230,20 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
         modelsLoaded = true;
       });
   void modelsReady;
+  const hashBanks = createHashBanks({
+    config,
+    db,
+    log: log.child({ component: 'hash-banks' }),
+    fetcher: imageFetcher,
+    policiesOf: async (tenantId) => (await tenantConfig.get(tenantId)).settings.policies,
+    matches: metrics?.hashBankMatches,
+    onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
+  });
+  await hashBanks.module.start?.();
   const engine =
     deps.engine ??
     createEngine({
+      banks: hashBanks.matcher,
       checks: pool ? { pool, budgetMs: config.ENGINE_RECORD_BUDGET_MS } : undefined,
       images: imageFetcher
         ? {
@@ -322,6 +337,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     versions,
     log,
     metrics,
+    hashBanks: hashBanks.useCases,
   });
 
   relay.start();
@@ -403,6 +419,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       await producer.disconnect();
       await pool?.close();
       await imagePool?.close();
+      await hashBanks.module.drain?.();
       await imageFetcher?.close();
     },
   };

@@ -27,8 +27,8 @@ export const HASH_BANK_LIMITS = {
   bankDescription: 1000,
   /** Hashes added by one import, and rows of its CSV. */
   importRows: 10_000,
-  /** One import's CSV text, characters. */
-  importChars: 2 * 1024 * 1024,
+  /** One import's CSV text, characters (its JSON body stays under the gateway's 1 MiB default). */
+  importChars: 1_000_000,
   /** Metadata of one hash: keys, key length, value length (strings only, as HMA's files carry them). */
   metadataKeys: 20,
   metadataKeyLength: 40,
@@ -64,3 +64,40 @@ export type HashMetadata = z.infer<typeof HashMetadata>;
 export const BANK_ID = /^bnk_[0-9A-HJKMNP-TV-Z]{26}$/;
 /** A bank hash id: `hsh_` and 22 base64url characters (a keyed digest of the bank and the hash). */
 export const BANK_HASH_ID = /^hsh_[A-Za-z0-9_-]{22}$/;
+
+/**
+ * The hashes of one fetched image, kept on the record's moderation and projection (never the image, and never for a
+ * passthrough record): later steps (retroactive matching, a new bank) can match them without fetching again.
+ */
+export const ImageHashRecord = z.object({
+  /** 1-based position among the record's image URLs. */
+  position: z.number().int().positive(),
+  md5: z.string(),
+  sha256: z.string(),
+  pdq: z.string().optional(),
+  pdqQuality: z.number().int().min(0).max(100).optional(),
+  /** Why the image has no PDQ hash. */
+  pdqFailure: z.string().optional(),
+});
+export type ImageHashRecord = z.infer<typeof ImageHashRecord>;
+
+/** A bank hash an image matched: the bank, the distance and the hash's metadata, as HMA users ask (#1827). */
+export const HashMatchRecord = z.object({
+  position: z.number().int().nonnegative(),
+  bankId: z.string(),
+  bankName: z.string(),
+  kind: HashKind,
+  distance: z.number().int().nonnegative(),
+  hashId: z.string(),
+  metadata: z.record(z.string(), z.string()),
+  action: BankAction,
+  policyId: z.string().optional(),
+  /** On a cancelled match: the negative bank's hash that covers it. */
+  cancelledBy: z.string().optional(),
+});
+export type HashMatchRecord = z.infer<typeof HashMatchRecord>;
+
+/** The reason a bank match gives, naming the bank and the distance (the metadata is on the match). */
+export function hashReason(match: Pick<HashMatchRecord, 'position' | 'bankName' | 'bankId' | 'kind' | 'distance'>) {
+  return `Image ${match.position} matched hash bank "${match.bankName}" (${match.bankId}, ${match.kind} distance ${match.distance})`;
+}

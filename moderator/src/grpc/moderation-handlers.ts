@@ -24,6 +24,8 @@ import type { ModerationUseCases } from '../service/moderation-use-cases';
 import type { Queries } from '../service/queries';
 import type { KnownTenants } from '../store/known-tenants';
 import { toServiceError } from './errors';
+import { createHashBankHandlers, toHashMatchMessage } from '../hash-banks/hash-bank-handlers';
+import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
 import {
   parseMetadataJson,
   toAppealMessage,
@@ -34,6 +36,8 @@ import {
 } from './mappers';
 
 export interface HandlerDeps {
+  /** Hash banks (hash-banks/): without them, their methods answer failed_precondition. */
+  hashBanks?: HashBankUseCases;
   service: ModerationUseCases;
   queries: Queries;
   tenants: KnownTenants;
@@ -68,7 +72,7 @@ export function moderateWeight(request: { content?: { text?: string } | null; me
   return 1 + Math.floor(bytes / MODERATE_WEIGHT_BYTES);
 }
 
-function required(value: string | undefined, path: string): string {
+export function required(value: string | undefined, path: string): string {
   if (!value) throw new ValidationError(`${path} is required`, { path });
   return value;
 }
@@ -110,7 +114,7 @@ const MODERATION_ID = /^mod_[0-9A-HJKMNP-TV-Z]{26}$/;
  * Moderate share), then hands the handler the request and that tenant, and resolves the callback with the value, or
  * with a gRPC status from the error mapping.
  */
-function unary<Req extends { tenantId?: string }, Res>(
+export function unary<Req extends { tenantId?: string }, Res>(
   { log, tenants, versions, moderateLimit, activity }: HandlerDeps,
   method: string,
   handle: (request: Req, tenantId: string, signal: AbortSignal, deadline: number | undefined) => Promise<Res>,
@@ -158,6 +162,7 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
   });
 
   return {
+    ...createHashBankHandlers(deps),
     Moderate: unary(deps, 'Moderate', async (request, tenantId, signal, deadline) => {
       const user = request.user ?? undefined;
       const moderationId = request.moderationId || undefined;
@@ -224,6 +229,7 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
         testMode: result.testMode,
         ruleSetVersion: result.ruleSetVersion,
         maskedContent: result.maskedContent,
+        hashMatches: (result.hashMatches ?? []).map(toHashMatchMessage),
       };
     }),
 

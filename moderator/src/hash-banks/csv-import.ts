@@ -36,7 +36,7 @@ export function parseHashCsv(text: string, kind: HashKind): ImportRow[] {
         trim: true,
         info: true,
         max_record_size: 64 * 1024,
-      }) as { record: string[]; info: { lines: number } }[]
+      }) as unknown as { record: string[]; info: { lines: number } }[]
     ).map(({ record, info }) => ({ record, line: info.lines }));
   } catch (err) {
     const line = (err as { lines?: unknown }).lines;
