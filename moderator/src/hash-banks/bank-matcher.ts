@@ -9,8 +9,8 @@ import type { HashBankStore, HashDoc } from './hash-bank-store';
 export interface HashBankMatcherOptions {
   indexes: BankIndexes;
   store: HashBankStore;
-  /** The hash worker pool (engine/hash-worker.ts). */
-  pool: OffLoopPool;
+  /** The hash worker pool (engine/hash-worker.ts); without it (the operator CLI), images are not hashed. */
+  pool?: OffLoopPool;
   /** Running time of one image's decoding and hashing, milliseconds. */
   budgetMs: number;
   /** Decoded pixels of one image at most. */
@@ -33,6 +33,7 @@ export class HashBankMatcher implements BankMatcher {
 
   async hash(tenantId: string, bytes: Uint8Array, signal?: AbortSignal): Promise<ImageHashes | undefined> {
     const { pool, budgetMs, maxPixels } = this.options;
+    if (!pool) return undefined;
     const outcome = await pool.run<ImageHashes>(tenantId, 'hash', { bytes, maxPixels }, { budgetMs, signal });
     return outcome.ok ? outcome.value : undefined;
   }

@@ -1,4 +1,6 @@
-import type { Policy } from '@vigil/proto';
+import { TenantVersions, type Policy } from '@vigil/proto';
+import pino from 'pino';
+import { TenantConfigCache } from '../store/tenant-config';
 import { untilDone, type FeatureModule } from '@vigil/proto/platform';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
@@ -77,4 +79,19 @@ export function createHashBanks(deps: HashBanksDeps): HashBanks {
       drain: () => pool.close(),
     },
   };
+}
+
+/**
+ * The use cases as the operator CLI runs them: on the store, with the tenant's policies read from its settings, and
+ * without a hash pool or a fetcher (hash lookups only). Its writes reach every moderator through the numbered changes.
+ */
+export function operatorHashBanks(db: Db): HashBankUseCases {
+  const store = new HashBankStore(db);
+  const configs = new TenantConfigCache(db, 0, pino({ level: 'warn' }), new TenantVersions());
+  return new HashBankUseCases({
+    store,
+    matcher: new HashBankMatcher({ indexes: new BankIndexes(store, 60_000), store, budgetMs: 0, maxPixels: 0 }),
+    policiesOf: async (tenantId) => (await configs.get(tenantId)).settings.policies,
+    fetchTimeoutMs: 0,
+  });
 }

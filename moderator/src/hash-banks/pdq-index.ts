@@ -87,17 +87,25 @@ export class PdqIndex<K> {
     }
     const query = hashWords(hex);
     const radius = Math.floor(maxDistance / CHUNKS);
-    const seen = new Set<number>();
+    // A hash near the query usually shares several chunks with it: it is checked once per shared bucket (cheaper than
+    // remembering every candidate), and only the hits are deduplicated.
+    const hitSlots = new Set<number>();
     const hits: PdqHit<K>[] = [];
+    const words = this.words;
     for (let chunk = 0; chunk < CHUNKS; chunk++) {
       const next = this.next[chunk];
       if (!next) break;
       forEachWithin(chunkOf(query, chunk), radius, (probe) => {
         for (let slot = this.headOf(chunk, probe); slot !== -1; slot = next[slot]!) {
-          if (seen.has(slot)) continue;
-          seen.add(slot);
-          const distance = this.distanceTo(query, slot);
-          if (distance <= maxDistance) hits.push({ key: this.keys[slot]!, distance });
+          const base = slot * 8;
+          let distance = 0;
+          for (let i = 0; i < 8 && distance <= maxDistance; i++) {
+            distance += popcount32((query[i]! ^ words[base + i]!) >>> 0);
+          }
+          if (distance <= maxDistance && !hitSlots.has(slot)) {
+            hitSlots.add(slot);
+            hits.push({ key: this.keys[slot]!, distance });
+          }
         }
       });
     }
