@@ -1,5 +1,4 @@
 import type { BankAction, HashKind } from '@vigil/proto';
-import { hashWords, hammingDistance } from '../engine/images/pdq/hamming';
 import { PdqIndex } from './pdq-index';
 
 /** What matching needs of a bank. */
@@ -49,7 +48,10 @@ export interface MatchOutcome {
  */
 export class BankIndex {
   private readonly banks = new Map<string, BankInfo>();
-  private readonly entries = new Map<string, HashEntry>();
+  /** Each hash's bank id (the bank's own string, shared by all its hashes: no copy per hash). */
+  private readonly bankIdOf = new Map<string, string>();
+  /** The values of exact hashes (a PDQ hash's value is in the PdqIndex only). */
+  private readonly exactValues = new Map<string, string>();
   private readonly exact = new Map<string, Set<string>>();
   private readonly pdq = new PdqIndex<string>();
 
@@ -58,7 +60,7 @@ export class BankIndex {
   }
 
   get hashCount(): number {
-    return this.entries.size;
+    return this.bankIdOf.size;
   }
 
   /** Whether any bank acts: with none, images need not be hashed for matching. */
@@ -86,10 +88,11 @@ export class BankIndex {
     const bank = this.banks.get(entry.bankId);
     if (!bank) return;
     this.removeHash(entry.id);
-    this.entries.set(entry.id, entry);
+    this.bankIdOf.set(entry.id, bank.id);
     if (bank.kind === 'pdq') {
       this.pdq.add(entry.id, entry.value);
     } else {
+      this.exactValues.set(entry.id, entry.value);
       const key = exactKey(bank.kind, entry.value);
       const ids = this.exact.get(key) ?? new Set<string>();
       ids.add(entry.id);
@@ -98,19 +101,15 @@ export class BankIndex {
   }
 
   removeHash(id: string): void {
-    const entry = this.entries.get(id);
-    if (!entry) return;
-    this.entries.delete(id);
-    const bank = this.banks.get(entry.bankId);
-    if (!bank || bank.kind === 'pdq') {
-      this.pdq.remove(id);
-    }
-    if (!bank || bank.kind !== 'pdq') {
-      for (const kind of ['md5', 'sha256'] as const) {
-        const key = exactKey(kind, entry.value);
-        const ids = this.exact.get(key);
-        if (ids?.delete(id) && ids.size === 0) this.exact.delete(key);
-      }
+    if (!this.bankIdOf.delete(id)) return;
+    this.pdq.remove(id);
+    const value = this.exactValues.get(id);
+    if (value === undefined) return;
+    this.exactValues.delete(id);
+    for (const kind of ['md5', 'sha256'] as const) {
+      const key = exactKey(kind, value);
+      const ids = this.exact.get(key);
+      if (ids?.delete(id) && ids.size === 0) this.exact.delete(key);
     }
   }
 
@@ -153,15 +152,13 @@ export class BankIndex {
   private covers(negative: BankHit, positive: BankHit): boolean {
     if (negative.kind !== 'pdq') return true;
     if (positive.kind !== 'pdq') return false;
-    const a = this.entries.get(negative.hashId);
-    const b = this.entries.get(positive.hashId);
-    if (!a || !b) return false;
-    return hammingDistance(hashWords(a.value), hashWords(b.value)) <= negative.distance;
+    const between = this.pdq.distanceBetween(negative.hashId, positive.hashId);
+    return between !== undefined && between <= negative.distance;
   }
 
   private bankOf(hashId: string): BankInfo | undefined {
-    const entry = this.entries.get(hashId);
-    return entry ? this.banks.get(entry.bankId) : undefined;
+    const bankId = this.bankIdOf.get(hashId);
+    return bankId === undefined ? undefined : this.banks.get(bankId);
   }
 
   private widestPdqDistance(): number {
@@ -173,7 +170,7 @@ export class BankIndex {
   }
 
   private dropHashesOf(bankId: string): void {
-    for (const entry of [...this.entries.values()]) if (entry.bankId === bankId) this.removeHash(entry.id);
+    for (const [id, of] of [...this.bankIdOf]) if (of === bankId) this.removeHash(id);
   }
 }
 

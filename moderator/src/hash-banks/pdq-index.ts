@@ -123,6 +123,14 @@ export class PdqIndex<K> {
     return hits.sort((a, b) => a.distance - b.distance);
   }
 
+  /** The distance between two indexed hashes, or undefined when either is not indexed. */
+  distanceBetween(a: K, b: K): number | undefined {
+    const slotA = this.slotOf.get(a);
+    const slotB = this.slotOf.get(b);
+    if (slotA === undefined || slotB === undefined) return undefined;
+    return this.distanceTo(this.words.subarray(slotA * 8, slotA * 8 + 8), slotB);
+  }
+
   private distanceTo(query: Uint32Array, slot: number): number {
     const base = slot * 8;
     let distance = 0;
