@@ -23,6 +23,7 @@ interface Entry {
  */
 export class BankIndexes {
   private readonly entries = new Map<string, Entry>();
+  private sweptAt = 0;
 
   constructor(
     private readonly store: HashBankStore,
@@ -93,8 +94,11 @@ export class BankIndexes {
     for (const id of change.removed ?? []) index.removeHash(id);
   }
 
+  /** Drops idle indexes, looking at most once a minute (a look visits every tenant held). */
   private sweep(): void {
     const now = this.now();
+    if (now - this.sweptAt < Math.min(60_000, this.idleMs)) return;
+    this.sweptAt = now;
     for (const [tenantId, entry] of this.entries) {
       if (now - entry.usedAt > this.idleMs) this.entries.delete(tenantId);
     }
