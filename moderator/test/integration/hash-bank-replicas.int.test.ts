@@ -102,4 +102,16 @@ describe('bank indexes across replicas', () => {
     now += 31_000;
     expect((await reader.current(tenant)).match({ md5: 'c'.repeat(32) }).matches).toHaveLength(1);
   });
+
+  it('drops a tenant’s index once it went unused for the idle bound', async () => {
+    let now = Date.now();
+    const indexes = new BankIndexes(store, 1000, () => now);
+    await indexes.current('ten_idle_a');
+    now += 500;
+    await indexes.current('ten_idle_b');
+    expect(indexes.size).toBe(2);
+    now += 61_000;
+    await indexes.current('ten_idle_b');
+    expect(indexes.size).toBe(1);
+  });
 });
