@@ -21,6 +21,7 @@ import { requestId } from './http/request-id';
 import { closeOnUnreadBody } from './http/unread-body';
 import type { OutgoingCommand } from './kafka/command-producer';
 import { appealRoutes } from './routes/appeals/appeals.routes';
+import { hashBankRoutes } from './routes/hash-banks/hash-banks.routes';
 import { backtestRoutes } from './routes/backtests/backtests.routes';
 import { ingestRoutes } from './routes/ingest/ingest.routes';
 import { moderateRoutes } from './routes/moderate/moderate.routes';
@@ -97,6 +98,7 @@ export function httpFeatures(deps: AppDeps, tokens: AppealTokenPair): HttpFeatur
     routes('precision', precisionRoutes),
     routes('transparency', transparencyRoutes, transparencyReportRoutes),
     routes('webhooks', webhookEndpointRoutes),
+    routes('hash banks', hashBankRoutes),
     {
       name: 'console',
       router: (parts) =>

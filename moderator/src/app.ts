@@ -7,9 +7,10 @@ import type { Registry } from 'prom-client';
 import { backtestModule, type BacktestConfig } from './backtest/backtest.module';
 import type { Config } from './config';
 import type { ModerationEngine } from './engine';
-import { engineModule, type EngineConfig } from './engine/engine.module';
+import { engineModule, imageFetcherFor, type EngineConfig } from './engine/engine.module';
 import { erasureModule } from './erasure/erasure.module';
 import { grpcModule } from './grpc/grpc.module';
+import { hashBanksModule, type HashBanksConfig } from './hash-banks/hash-banks.module';
 import type { GrpcServerConfig } from './grpc/server';
 import { ingestModule, type IngestConfig } from './ingest/ingest.module';
 import { ensureTopics } from './kafka/topics-setup';
@@ -35,6 +36,7 @@ export type ModeratorConfig = Pick<
   'MONGO_DB' | 'KAFKA_TOPIC_PREFIX' | 'KAFKA_TOPIC_PARTITIONS' | 'TENANT_CONFIG_TTL_MS' | 'KNOWN_TENANT_TTL_MS'
 > &
   EngineConfig &
+  HashBanksConfig &
   OutboxConfig &
   BacktestConfig &
   IngestConfig &
@@ -95,7 +97,14 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const tenantConfig = new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, parts.versions);
   const knownTenants = new KnownTenants(db, config.KNOWN_TENANT_TTL_MS);
 
-  const engine = engineModule(config, parts, deps.engine);
+  // The engine's image fetcher also serves the hash banks' lookups by URL; each fetched image is matched against the
+  // tenant's banks before the classifier judges it.
+  const fetcher = deps.engine ? undefined : imageFetcherFor(config);
+  const hashBanks = hashBanksModule(config, parts, {
+    fetcher,
+    policiesOf: async (tenantId) => (await tenantConfig.get(tenantId)).settings.policies,
+  });
+  const engine = engineModule(config, parts, deps.engine, { fetcher, banks: hashBanks.matcher });
   const outbox = await outboxModule(config, parts, store.outbox);
   const precision = await precisionModule(parts, {
     tenants: tenantConfig,
@@ -121,12 +130,13 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
   const queries = new Queries(store, new ReadModel(db));
 
-  const grpc = grpcModule(config, parts, { useCases, queries, tenants: knownTenants });
+  const grpc = grpcModule(config, parts, { useCases, queries, tenants: knownTenants, hashBanks: hashBanks.useCases });
   // Started in this order, stopped in the reverse: intake (gRPC, ingest, backtests, erasure) stops first, then the
   // shadow judgements drain, the outbox flushes and the engine's pools close.
   const modules = new ModuleList(log, [
     { name: 'event-store', ready: () => store.ping().then(() => true) },
     engine,
+    hashBanks,
     outbox,
     precision,
     transparency,

@@ -197,6 +197,18 @@ const schema = z.object({
    * without it. Under a steady stream of text each image waits up to this bound. Default 100.
    */
   IMAGE_YIELD_MS: z.coerce.number().int().min(0).max(5000).default(100),
+  /**
+   * Worker threads that hash images for the hash banks (MD5, SHA-256 and PDQ: about 20-60 ms of CPU a photo). Used
+   * only for tenants with an enabled bank. Default 1.
+   */
+  HASH_THREADS: z.coerce.number().int().min(1).max(16).default(1),
+  /** Running time of one image's decoding and hashing, milliseconds. Default 3000. */
+  HASH_BUDGET_MS: z.coerce.number().int().positive().default(3000),
+  /**
+   * A tenant's hash bank index unused for this long is dropped from memory (and loaded again from the store on its
+   * next image), milliseconds. Default 600000 (10 minutes).
+   */
+  HASH_BANK_IDLE_MS: z.coerce.number().int().positive().default(600000),
   /** Running time of one image's decoding and classification, milliseconds. Default 5000. */
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**

@@ -42,6 +42,12 @@ export function createMetrics(registry: Registry) {
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    hashBankMatches: new Counter({
+      name: 'moderator_hash_bank_matches_total',
+      help: "Images' matches in the tenants' hash banks, by the bank's kind and outcome (matched, or cancelled by a negative bank)",
+      labelNames: ['kind', 'outcome'],
+      registers: [registry],
+    }),
     heavyYields: new Histogram({
       name: 'moderator_moderate_heavy_yield_seconds',
       help: "Waits of heavy Moderate calls (over 8 KiB) for a moment without other tenants' calls, by outcome (idle: there was one; bound: MODERATE_HEAVY_YIELD_MS ran out; aborted: the caller gave up)",

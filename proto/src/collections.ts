@@ -198,6 +198,22 @@ export const COLLECTION_MAP = {
   /** The record ids each retroaction run selected, in chunks, so that a resumed run goes on where it stopped. */
   retroactionItems: { name: 'retroaction_items', owner: 'moderator', readers: [] },
 
+  // moderator: hash banks (docs/hash-banks.md)
+  /** Hash banks (`_id`: `bnk_…`, `tenantId`): kind, match distance, policy, action, negative, enabled. */
+  hashBanks: { name: 'hash_banks', owner: 'moderator', readers: [] },
+  /**
+   * The hashes of the banks (`_id`: `hsh_…`, a keyed digest of bank and hash; `tenantId`, `bankId`, value, metadata).
+   * A withdrawn hash is deleted: no copy is kept anywhere in the store.
+   */
+  bankHashes: { name: 'bank_hashes', owner: 'moderator', readers: [] },
+  /**
+   * Each tenant's bank changes, numbered (`_id`: `<tenantId>#<n>`, naming the bank or hash id, never a hash value):
+   * a replica's in-memory index reads the ones after its own by `_id` before it matches.
+   */
+  hashBankChanges: { name: 'hash_bank_changes', owner: 'moderator', readers: [] },
+  /** The last change number written per tenant (`{_id: tenantId, n}`), where a replica loading an index starts. */
+  hashBankHeads: { name: 'hash_bank_heads', owner: 'moderator', readers: [] },
+
   // notifier
   deliveries: {
     name: 'deliveries',

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS, jsonBytes } from './limits';
 import { DecisionVisibility, PolicyGrounds } from './policies';
+import { HashMatchRecord, ImageHashRecord } from './hash-banks';
 import {
   ComplaintOutcome,
   ReportAction,
@@ -257,6 +258,10 @@ export const RecordModeratedData = z.object({
   view: WebhookRecordView.optional(),
   /** The images the `images` strategy judged, with their class scores (the console's record page shows them). */
   images: z.array(ImageJudgement).optional(),
+  /** The hashes of the images it fetched (never for a passthrough record): see hash-banks.ts. */
+  imageHashes: z.array(ImageHashRecord).optional(),
+  /** The images' matches in the tenant's hash banks (reason `hash`): bank, distance and the hash's metadata. */
+  hashMatches: z.array(HashMatchRecord).optional(),
   /**
    * The tenant's rule set version that judged it (`GET /api/v1/rules/versions/{n}`); 0 for the default rule set or one
    * written before versions existed. Absent for manual decisions and on events stored before versions existed.

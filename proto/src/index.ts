@@ -38,3 +38,4 @@ export * from './backtests';
 export * from './retroactions';
 export * from './rule-precision';
 export * from './transparency-report';
+export * from './hash-banks';

@@ -1,4 +1,5 @@
 import type { ContentData, RecordStatus, UserStatus, Via } from './events';
+import type { ImageHashRecord } from './hash-banks';
 
 /**
  * Projection documents, rebuilt from the events by the moderator (their only writer). The gateway reads them through
@@ -35,6 +36,8 @@ export interface RecordDoc {
   sort: string;
   createdAt: Date;
   updatedAt: Date;
+  /** The hashes of the images the last automatic moderation fetched (never for a passthrough record). */
+  imageHashes?: ImageHashRecord[];
 }
 
 export interface UserDoc {

@@ -85,6 +85,10 @@ const READ_METHODS = [
   'ListUsers',
   'ListAppeals',
   'GetReportEvents',
+  'GetHashBank',
+  'ListHashBanks',
+  'ListBankHashes',
+  'GetBankHash',
 ] as const;
 
 /**
@@ -163,7 +167,18 @@ export type Methods =
   | 'decideReport'
   | 'getReportEvents'
   | 'fileReportComplaint'
-  | 'decideReportComplaint';
+  | 'decideReportComplaint'
+  | 'createHashBank'
+  | 'getHashBank'
+  | 'listHashBanks'
+  | 'updateHashBank'
+  | 'deleteHashBank'
+  | 'addBankHashes'
+  | 'listBankHashes'
+  | 'getBankHash'
+  | 'updateBankHash'
+  | 'withdrawBankHash'
+  | 'lookupHashes';
 
 export interface ModeratorTimeouts {
   moderateMs: number;

@@ -6,8 +6,10 @@ import { EventStore } from '../store/event-store';
 import { DEAD_LETTERS_USAGE, UsageError, deadLettersCommand } from './dead-letters-command';
 import { INGEST_DEAD_LETTERS_USAGE, ingestDeadLettersCommand, operatorKafka } from './ingest-dead-letters-command';
 import { REBUILD_USAGE, rebuildTransparencyCounts } from '../transparency/rebuild-counts';
+import { HASH_BANKS_USAGE, hashBanksCommand } from '../hash-banks/hash-banks-command';
+import { operatorHashBanks } from '../hash-banks/hash-banks.module';
 
-const USAGE = [DEAD_LETTERS_USAGE, INGEST_DEAD_LETTERS_USAGE, REBUILD_USAGE]
+const USAGE = [DEAD_LETTERS_USAGE, INGEST_DEAD_LETTERS_USAGE, REBUILD_USAGE, HASH_BANKS_USAGE]
   .map((usage, index) => (index === 0 ? usage : usage.replace(/^usage:\n/, '')))
   .join('\n');
 
@@ -19,10 +21,22 @@ const READ_TIMEOUT_MS = 30_000;
  * <command>`:
  * - `dead-letters list|replay <eventId>`: the outbox's dead letters (reads MONGO_URL and MONGO_DB like the service);
  * - `ingest-dead-letters list|replay <id>`: the ingest consumer's, in Kafka (also KAFKA_BROKERS, KAFKA_TOPIC_PREFIX);
- * - `transparency-counts rebuild <tenantId> [--before YYYY-MM-DD]`: recounts closed days from the stored events.
+ * - `transparency-counts rebuild <tenantId> [--before YYYY-MM-DD]`: recounts closed days from the stored events;
+ * - `hash-banks list|create|import|hashes|set|withdraw|lookup …`: a tenant's hash banks (docs/hash-banks.md).
  */
 async function main(): Promise<void> {
   const [noun, ...rest] = process.argv.slice(2);
+  if (noun === 'hash-banks') {
+    const env = loadConfigOf(['MONGO_URL', 'MONGO_DB']);
+    const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+    try {
+      const result = await hashBanksCommand(operatorHashBanks(mongo.db(env.MONGO_DB)), rest);
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } finally {
+      await mongo.close();
+    }
+    return;
+  }
   if (noun === 'transparency-counts') {
     const [verb, tenantId, flag, day] = rest;
     const before = flag === undefined ? new Date().toISOString().slice(0, 10) : day;

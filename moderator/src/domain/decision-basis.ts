@@ -1,6 +1,7 @@
 import {
   groundsOf,
   policyForRules,
+  policyOf,
   type DecisionNotice,
   type DecisionVisibility,
   type PolicyGrounds,
@@ -20,11 +21,24 @@ export interface DecisionBasis {
   notice?: DecisionNotice;
 }
 
-/** An engine's flag: the policy of the first matched rule that names one. */
-export function ruleBasis(settings: TenantSettings, rules: RuleSet, matched: readonly string[]): DecisionBasis {
+/**
+ * An engine's flag: the policy of the first matched rule that names one, else the policy of the hash bank that matched
+ * (`bankPolicyId`, when one did and names one).
+ */
+export function ruleBasis(
+  settings: TenantSettings,
+  rules: RuleSet,
+  matched: readonly string[],
+  bankPolicyId?: string,
+): DecisionBasis {
   const named = rules.rules.some((rule) => rule.policy !== undefined && matched.includes(rule.id));
+  const grounds = named
+    ? groundsOf(policyForRules(settings.policies, rules.rules, matched))
+    : bankPolicyId !== undefined
+      ? groundsOf(policyOf(settings.policies, bankPolicyId))
+      : undefined;
   return {
-    ...(named ? { grounds: groundsOf(policyForRules(settings.policies, rules.rules, matched)) } : {}),
+    ...(grounds ? { grounds } : {}),
     visibility: settings.flaggedVisibility,
   };
 }

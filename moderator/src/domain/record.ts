@@ -1,4 +1,13 @@
-import type { ContentData, DomainEvent, ImageJudgement, RecordDoc, RecordStatus, RuleReview } from '@vigil/proto';
+import type {
+  ContentData,
+  DomainEvent,
+  HashMatchRecord,
+  ImageHashRecord,
+  ImageJudgement,
+  RecordDoc,
+  RecordStatus,
+  RuleReview,
+} from '@vigil/proto';
 import { basisFields, type DecisionBasis } from './decision-basis';
 import { NotFoundError, ProtectedError } from './errors';
 import { rememberCommand, type PendingEvent } from './events';
@@ -61,6 +70,10 @@ export interface ModerationOutcome {
   rules: string[];
   /** The images the bundled model judged, with their class scores. */
   images?: ImageJudgement[];
+  /** The hashes of the images fetched (left out for a passthrough record: see storedOutcome). */
+  imageHashes?: ImageHashRecord[];
+  /** The images' matches in the tenant's hash banks. */
+  hashMatches?: HashMatchRecord[];
 }
 
 export type RecordCommand =
@@ -131,6 +144,8 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
             reasons: command.outcome.reasons,
             rules: command.outcome.rules,
             ...(command.outcome.images?.length ? { images: command.outcome.images } : {}),
+            ...(command.outcome.imageHashes?.length ? { imageHashes: command.outcome.imageHashes } : {}),
+            ...(command.outcome.hashMatches?.length ? { hashMatches: command.outcome.hashMatches } : {}),
             testMode: command.testMode,
             userId: current.userId,
             commandId: command.commandId,
@@ -265,6 +280,12 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         ruleSetVersion: data.via === 'Manual' ? current.ruleSetVersion : data.ruleSetVersion,
         flag: flagAfter(current.flag, event),
         recentCommands: rememberCommand(current.recentCommands, data.commandId),
+        // An automatic moderation that fetched images leaves their hashes; a manual decision keeps those standing.
+        ...(data.via !== 'Manual' && data.imageHashes?.length
+          ? { imageHashes: data.imageHashes }
+          : current.imageHashes
+            ? { imageHashes: current.imageHashes }
+            : {}),
       };
     }
     case 'RecordDeleted': {

@@ -1,6 +1,7 @@
 import { addressPolicy } from '@vigil/proto';
 import type { Config } from '../config';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
+import type { BankMatcher } from './types';
 import {
   ActivityGate,
   createEngine,
@@ -53,6 +54,11 @@ export interface EngineModule extends ModeratorModule {
   textActivity: ActivityGate;
 }
 
+/** The fetcher of the images the engine judges, which the hash banks' lookups by URL use too. */
+export function imageFetcherFor(config: Pick<Config, 'IMAGE_ALLOWED_CIDRS' | 'IMAGE_MAX_BYTES'>): ImageFetcher {
+  return new ImageFetcher({ policy: addressPolicy(config.IMAGE_ALLOWED_CIDRS), maxBytes: config.IMAGE_MAX_BYTES });
+}
+
 /**
  * The rule engine with its thread pools: rule checks off the event loop, and image inference on threads of its own
  * at a lower priority. Ready once every image thread loaded the model; its pools close last, after the work that
@@ -62,6 +68,7 @@ export function engineModule(
   config: EngineConfig,
   { log, metrics }: Pick<SharedParts, 'log' | 'metrics'>,
   given?: ModerationEngine,
+  { fetcher, banks }: { fetcher?: ImageFetcher; banks?: BankMatcher } = {},
 ): EngineModule {
   const textActivity = new ActivityGate();
   const onTask = (name: string, seconds: number, outcome: 'ok' | 'budget' | 'error') =>
@@ -94,13 +101,12 @@ export function engineModule(
         })
       : undefined;
   // Images are fetched for the bundled model and for the AI providers (which receive them as data URLs).
-  const imageFetcher = given
-    ? undefined
-    : new ImageFetcher({ policy: addressPolicy(config.IMAGE_ALLOWED_CIDRS), maxBytes: config.IMAGE_MAX_BYTES });
+  const imageFetcher = given ? undefined : (fetcher ?? imageFetcherFor(config));
   let modelsLoaded = !imagePool;
   const engine =
     given ??
     createEngine({
+      banks,
       checks: pool ? { pool, budgetMs: config.ENGINE_RECORD_BUDGET_MS } : undefined,
       images: imageFetcher
         ? {

@@ -1,4 +1,10 @@
-import type { ImageJudgement, RuleSet } from '@vigil/proto';
+import {
+  hashReason,
+  type HashMatchRecord,
+  type ImageHashRecord,
+  type ImageJudgement,
+  type RuleSet,
+} from '@vigil/proto';
 import { Content } from './content';
 import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, type Scores } from './provider';
 import { createLlmClient, type JudgeFn, type LlmOptions } from './llm';
@@ -15,7 +21,8 @@ import {
 } from './images/judge-images';
 import type { OffLoopPool } from './off-loop';
 import { CompiledRuleSets, planRuleSet, type PlannedStrategy, type RuleSetPlan } from './rule-set';
-import type { EngineInput, EngineResult, ModerationEngine } from './types';
+import type { BankMatcher, EngineInput, EngineResult, ModerationEngine } from './types';
+import type { FetchedSample } from './images/judge-images';
 
 export interface EngineOptions {
   /** An OpenAI-compatible moderation API. Without it, `openai-moderation` strategies are skipped (they never flag). */
@@ -32,6 +39,8 @@ export interface EngineOptions {
   checks?: { pool: OffLoopPool; budgetMs: number };
   /** Fetching and judging images (the `images` strategy). Without it, `images` strategies never flag. */
   images?: ImageOptions;
+  /** The tenants' hash banks: the images of a tenant with an enabled bank are fetched, hashed and matched. */
+  banks?: BankMatcher;
 }
 
 type PromptStrategy = Extract<PlannedStrategy, { kind: 'prompt' }>;
@@ -117,16 +126,29 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       };
       const judgedBy = input.deadline !== undefined ? input.deadline - ANSWER_RESERVE_MS : undefined;
       const fetchedBy = judgedBy !== undefined && imagesFor.model ? judgedBy - ANSWER_RESERVE_MS : judgedBy;
+      const banks = options.banks;
+      const wantsBanks =
+        banks !== undefined && imageOptions !== undefined && input.imageUrls.length > 0
+          ? await banks.active(tenantId)
+          : false;
       const fetching =
-        imageOptions && input.imageUrls.length > 0 && (imagesFor.model || imagesFor.providers)
+        imageOptions && input.imageUrls.length > 0 && (imagesFor.model || imagesFor.providers || wantsBanks)
           ? fetchImages(input.imageUrls, imageOptions, signal, fetchedBy)
           : undefined;
+      // Each fetched image is hashed once and matched against the banks before the classifier sees it (which takes
+      // the bytes away to its own thread).
+      const hashWork =
+        fetching && banks && wantsBanks
+          ? fetching.then((samples) => hashAndMatch(banks, samples, tenantId, signal))
+          : undefined;
+      void hashWork?.catch(() => undefined);
       // Data URLs are made before the bytes move to the image workers.
       const urls = fetching?.then((samples) => (imagesFor.providers ? dataUrls(samples) : []));
       const imageWork =
         fetching && imageOptions && imagesFor.model
           ? fetching.then(async (samples) => {
               await urls;
+              await hashWork?.catch(() => undefined);
               return judgeFetched(samples, tenantId, imageOptions, signal, false, judgedBy);
             })
           : undefined;
@@ -171,6 +193,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       const verdicts = new Map<PlannedStrategy, boolean>();
       for (const [strategy, verdict] of prompts) verdicts.set(strategy, await verdict);
       const images: ImageVerdict[] = imageWork ? await imageWork : [];
+      const hashed = hashWork ? await hashWork : undefined;
 
       const reasons = new Set<string>();
       const matched: string[] = [];
@@ -190,8 +213,12 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         if (flagged && !matched.includes(rule.id)) matched.push(rule.id);
       });
 
-      const flagged = matched.length > 0 || localFindings === 'budget';
+      const hashMatches = hashed?.matches.filter((match) => match.cancelledBy === undefined) ?? [];
+      for (const match of hashMatches) reasons.add(hashReason(match));
+      const flagged = matched.length > 0 || localFindings === 'budget' || hashMatches.length > 0;
       const result: EngineResult = { status: flagged ? 'Flagged' : 'Compliant', reasons: [...reasons], rules: matched };
+      if (hashed?.hashes.length) result.imageHashes = hashed.hashes;
+      if (hashed?.matches.length) result.hashMatches = hashed.matches;
       if (images.length > 0) result.images = images.map(judgement);
       if (localResult !== 'budget' && localResult.hidden.length > 0) {
         result.maskedText = maskText(input.text, localResult.hidden);
@@ -199,6 +226,30 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       return result;
     },
   };
+}
+
+/** Hashes each fetched image (all at once, off the event loop) and matches the hashes against the tenant's banks. */
+async function hashAndMatch(
+  banks: BankMatcher,
+  samples: readonly FetchedSample[],
+  tenantId: string,
+  signal: AbortSignal | undefined,
+): Promise<{ hashes: ImageHashRecord[]; matches: HashMatchRecord[] }> {
+  const hashed = await Promise.all(
+    samples.map(async ({ position, fetched }): Promise<ImageHashRecord | undefined> => {
+      if (!fetched.ok) return undefined;
+      const hashes = await banks.hash(tenantId, fetched.bytes, signal);
+      if (!hashes) return undefined;
+      return {
+        position,
+        md5: hashes.md5,
+        sha256: hashes.sha256,
+        ...(hashes.pdq ? { pdq: hashes.pdq.hash, pdqQuality: hashes.pdq.quality } : { pdqFailure: hashes.failure }),
+      };
+    }),
+  );
+  const hashes = hashed.filter((record): record is ImageHashRecord => record !== undefined);
+  return { hashes, matches: hashes.length > 0 ? await banks.match(tenantId, hashes) : [] };
 }
 
 /** An image's verdict as the moderation records it: scores to four decimals (enough to compare with a threshold). */

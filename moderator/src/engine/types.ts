@@ -1,4 +1,5 @@
-import type { ImageJudgement, RecordStatus, RuleSet } from '@vigil/proto';
+import type { HashMatchRecord, ImageHashRecord, ImageJudgement, RecordStatus, RuleSet } from '@vigil/proto';
+import type { ImageHashes } from './images/image-hashes';
 
 /** A human decision on the record, fed back to the model (Iffy's human feedback). */
 export interface PriorDecision {
@@ -38,6 +39,23 @@ export interface EngineResult {
    * asked or none was found. Answered to the caller only: never stored, whatever the record's mode.
    */
   maskedText?: string;
+  /** The hashes of the images fetched for the tenant's hash banks; absent when none were. */
+  imageHashes?: ImageHashRecord[];
+  /** The images' bank matches (reason `hash`), those a negative bank cancelled included (`cancelledBy`). */
+  hashMatches?: HashMatchRecord[];
+}
+
+/**
+ * The tenant's hash banks as the engine sees them (hash-banks/bank-matcher.ts): every image fetched for a tenant with
+ * an enabled bank is hashed once and matched before the classifier judges it.
+ */
+export interface BankMatcher {
+  /** Whether the tenant has an enabled bank: only then are its records' images fetched and hashed for matching. */
+  active(tenantId: string): Promise<boolean>;
+  /** MD5, SHA-256 and PDQ of an image's bytes, off the event loop; undefined when its time budget ran out. */
+  hash(tenantId: string, bytes: Uint8Array, signal?: AbortSignal): Promise<ImageHashes | undefined>;
+  /** The matches of the images' hashes in the tenant's enabled banks, cancelled ones included. */
+  match(tenantId: string, images: readonly ImageHashRecord[]): Promise<HashMatchRecord[]>;
 }
 
 /** Thrown when an external provider fails; `retriable` tells the caller whether to try again. */

@@ -1,4 +1,5 @@
 import type { ModerationServiceHandlers } from '@vigil/proto';
+import { createHashBankHandlers } from '../hash-banks/hash-bank-handlers';
 import { appealHandlers } from './appeals.handlers';
 import { recordHandlers } from './records.handlers';
 import { reportHandlers } from './reports.handlers';
@@ -12,5 +13,11 @@ import { userHandlers } from './users.handlers';
  * malformed call must get INVALID_ARGUMENT, not a crash. Nothing here logs request fields other than ids.
  */
 export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHandlers {
-  return { ...recordHandlers(deps), ...userHandlers(deps), ...appealHandlers(deps), ...reportHandlers(deps) };
+  return {
+    ...createHashBankHandlers(deps),
+    ...recordHandlers(deps),
+    ...userHandlers(deps),
+    ...appealHandlers(deps),
+    ...reportHandlers(deps),
+  };
 }

@@ -2,6 +2,7 @@ import { RecordStatus, type ModerationServiceHandlers } from '@vigil/proto';
 import { moderate, type ModerateInput } from '../service/moderate';
 import { moderateManually } from '../service/record-decisions';
 import { toRecordMessage, toStoredEvent, parseMetadataJson } from './mappers';
+import { toHashMatchMessage } from '../hash-banks/hash-bank-handlers';
 import {
   byHuman,
   chosenModerationId,
@@ -97,6 +98,7 @@ export function recordHandlers(
         testMode: result.testMode,
         ruleSetVersion: result.ruleSetVersion,
         maskedContent: result.maskedContent,
+        hashMatches: (result.hashMatches ?? []).map(toHashMatchMessage),
       };
     }),
 

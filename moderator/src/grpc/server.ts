@@ -4,6 +4,7 @@ import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import type { Config } from '../config';
+import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
 import type { ModeratorMetrics } from '../metrics';
 import type { UseCases } from '../service/use-cases';
 import type { Queries } from '../service/queries';
@@ -34,6 +35,8 @@ export interface GrpcServerDeps {
   versions: TenantVersions;
   log: Logger;
   metrics?: ModeratorMetrics;
+  /** Hash banks' API (its methods answer failed_precondition without it). */
+  hashBanks?: HashBankUseCases;
 }
 
 export interface GrpcServer {
@@ -51,7 +54,7 @@ const SERVICE_NAME = 'vigil.moderation.v1.ModerationService';
  * calls are limited per tenant (KeyedLimit, TenantActivity), and each call's duration is measured.
  */
 export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer> {
-  const { config, useCases, queries, tenants, versions, log, metrics } = deps;
+  const { config, useCases, queries, tenants, versions, log, metrics, hashBanks } = deps;
   const health = new HealthImplementation({
     '': 'NOT_SERVING',
     [SERVICE_NAME]: 'NOT_SERVING',
@@ -65,6 +68,7 @@ export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer>
   });
   health.addToServer(server);
   const handlers = createModerationHandlers({
+    hashBanks,
     useCases,
     queries,
     tenants,

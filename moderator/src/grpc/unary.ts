@@ -2,6 +2,7 @@ import type * as grpc from '@grpc/grpc-js';
 import { CONFIG_VERSION_METADATA, parseConfigVersion, ulid, type TenantVersions } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
+import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
 import type { Queries } from '../service/queries';
 import type { UseCases } from '../service/use-cases';
 import type { KnownTenants } from '../store/known-tenants';
@@ -11,6 +12,8 @@ import type { TenantActivity } from './tenant-activity';
 
 /** What the handlers of every resource share. */
 export interface HandlerDeps {
+  /** Hash banks (hash-banks/): without them, their methods answer failed_precondition. */
+  hashBanks?: HashBankUseCases;
   useCases: UseCases;
   queries: Queries;
   tenants: KnownTenants;

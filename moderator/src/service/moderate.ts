@@ -1,5 +1,13 @@
 import { ruleBasis, type DecisionBasis } from '../domain/decision-basis';
-import { recordIdFor, ulid, userIdFor, type RecordStatus, type RuleSet, type TenantSettings } from '@vigil/proto';
+import {
+  recordIdFor,
+  ulid,
+  userIdFor,
+  type HashMatchRecord,
+  type RecordStatus,
+  type RuleSet,
+  type TenantSettings,
+} from '@vigil/proto';
 import { checkRecordBounds } from '../domain/bounds';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
 import type { ModerateInput } from './moderate-input';
@@ -35,6 +43,8 @@ export interface ModerateResult {
   skipped?: boolean;
   /** The text with contact details hidden, when a masking `pii` strategy found some: answered, never stored. */
   maskedContent?: string;
+  /** The images' hash bank matches, when the tenant has banks and an image matched. */
+  hashMatches?: HashMatchRecord[];
 }
 
 /** What the moderation use cases work with. */
@@ -257,7 +267,7 @@ async function decide(
     outcome,
     testMode: plan.testMode,
     ruleSetVersion: plan.rulesVersion,
-    basis: outcome ? ruleBasis(plan.settings, plan.rules, outcome.rules) : undefined,
+    basis: outcome ? ruleBasis(plan.settings, plan.rules, outcome.rules, bankPolicyOf(outcome)) : undefined,
   };
   const staged = stageModeration(input, loaded, plan.context);
   if (!outcome || plan.testMode || !plan.userId) return staged;
@@ -293,6 +303,7 @@ async function commitDecision(
     ...resultOf(after, plan.testMode, false),
     reasons: after.manual ? after.reasons : outcome.reasons,
     ...(outcome.maskedText !== undefined ? { maskedContent: outcome.maskedText } : {}),
+    ...(outcome.hashMatches?.length ? { hashMatches: outcome.hashMatches } : {}),
   };
 }
 
@@ -391,8 +402,17 @@ function stageModeration(
 export function storedOutcome(outcome: EngineResult, passthrough: boolean): EngineResult {
   const kept: EngineResult = { ...outcome };
   delete kept.maskedText;
-  if (passthrough) kept.reasons = withoutDetails(kept.reasons);
+  if (passthrough) {
+    kept.reasons = withoutDetails(kept.reasons);
+    // The image's hashes stand for its content: a passthrough record leaves none behind (its matches name banks).
+    delete kept.imageHashes;
+  }
   return kept;
+}
+
+/** The policy of the first acting hash bank match that names one: a flag by a bank rests on it. */
+function bankPolicyOf(outcome: EngineResult): string | undefined {
+  return outcome.hashMatches?.find((match) => match.cancelledBy === undefined && match.policyId)?.policyId;
 }
 
 function resultOf(state: RecordState, testMode: boolean, duplicate: boolean): ModerateResult {

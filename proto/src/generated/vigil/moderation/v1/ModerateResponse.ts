@@ -1,5 +1,6 @@
 // Original file: vigil/moderation/v1/moderation.proto
 
+import type { HashMatch as _vigil_moderation_v1_HashMatch, HashMatch__Output as _vigil_moderation_v1_HashMatch__Output } from '../../../vigil/moderation/v1/HashMatch';
 
 export interface ModerateResponse {
   'recordId'?: (string);
@@ -12,6 +13,7 @@ export interface ModerateResponse {
   'testMode'?: (boolean);
   'ruleSetVersion'?: (number);
   'maskedContent'?: (string);
+  'hashMatches'?: (_vigil_moderation_v1_HashMatch)[];
   '_userId'?: "userId";
   '_maskedContent'?: "maskedContent";
 }
@@ -27,6 +29,7 @@ export interface ModerateResponse__Output {
   'testMode': (boolean);
   'ruleSetVersion': (number);
   'maskedContent'?: (string);
+  'hashMatches': (_vigil_moderation_v1_HashMatch__Output)[];
   '_userId'?: "userId";
   '_maskedContent'?: "maskedContent";
 }

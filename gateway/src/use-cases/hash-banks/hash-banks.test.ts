@@ -1,0 +1,80 @@
+import type { ModeratorClient } from '../../grpc/moderator-client';
+import { lookupHashes } from './lookup-hashes';
+import { updateHashBank } from './update-hash-bank';
+import type { BankCaller } from './views';
+
+/** A moderator client that records each call and answers `answer`. */
+function fakeCaller(answer: unknown): { caller: BankCaller; calls: unknown[][] } {
+  const calls: unknown[][] = [];
+  const moderator = {
+    call: (method: string, request: unknown, options: unknown) => {
+      calls.push([method, request, options]);
+      return Promise.resolve(answer);
+    },
+  } as unknown as ModeratorClient;
+  return { caller: { moderator, tenantId: 'ten_1', requestId: 'req-1' }, calls };
+}
+
+const bank = {
+  id: 'bnk_1',
+  name: 'Known',
+  kind: 'pdq',
+  distance: 31,
+  action: 'flag',
+  negative: false,
+  enabled: true,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+
+describe('hash bank use cases', () => {
+  it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+    ['null removes', { description: null, policy: null }, { clearDescription: true, clearPolicy: true }],
+    [
+      'values replace',
+      { description: 'd', policy: 'p', distance: 10 },
+      { description: 'd', clearDescription: false, policyId: 'p', clearPolicy: false, distance: 10 },
+    ],
+  ])('update: %s', async (_name, patch, sent) => {
+    const { caller, calls } = fakeCaller(bank);
+    const view = await updateHashBank(caller, 'bnk_1', patch);
+    expect(calls[0]?.[0]).toBe('updateHashBank');
+    expect(calls[0]?.[1]).toEqual(expect.objectContaining({ tenantId: 'ten_1', bankId: 'bnk_1', ...sent }));
+    expect(calls[0]?.[2]).toEqual({ requestId: 'req-1' });
+    expect(view).toEqual(expect.objectContaining({ id: 'bnk_1', description: null, policy: null }));
+  });
+
+  it('lookup: sends a hash lowercased and answers matches with their metadata as objects', async () => {
+    const match = {
+      position: 0,
+      bankId: 'bnk_1',
+      bankName: 'Known',
+      kind: 'md5',
+      distance: 0,
+      hashId: 'hsh_1',
+      metadataJson: '{"source":"ncmec","n":1}',
+      action: 'flag_and_suspend',
+    };
+    const { caller, calls } = fakeCaller({ matches: [match], cancelled: [{ ...match, cancelledBy: 'hsh_2' }] });
+    const result = await lookupHashes(caller, { kind: 'md5', hash: 'A'.repeat(32) });
+    expect(calls[0]?.[1]).toEqual({ tenantId: 'ten_1', kind: 'md5', value: 'a'.repeat(32) });
+    expect(result).toEqual({
+      image: null,
+      matches: [
+        {
+          image: 0,
+          bank: { id: 'bnk_1', name: 'Known' },
+          kind: 'md5',
+          distance: 0,
+          hashId: 'hsh_1',
+          // Only string values are metadata.
+          metadata: { source: 'ncmec' },
+          action: 'flag_and_suspend',
+          policy: null,
+        },
+      ],
+      cancelled: [expect.objectContaining({ hashId: 'hsh_1', cancelledBy: 'hsh_2' })],
+      failure: null,
+    });
+  });
+});

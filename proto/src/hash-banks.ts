@@ -1,0 +1,103 @@
+import { z } from 'zod';
+
+/**
+ * Hash banks (docs/hash-banks.md): lists of hashes of known harmful (or, for a negative bank, known harmless) images
+ * that every image a tenant's records carry is matched against. The moderator owns them; the gateway and the admin
+ * CLI reach them through its gRPC API. These are the shapes and bounds both sides check.
+ */
+
+/** What a bank's hashes are: Meta's PDQ perceptual hash (near matches), or a digest of the exact bytes. */
+export const HashKind = z.enum(['pdq', 'md5', 'sha256']);
+export type HashKind = z.infer<typeof HashKind>;
+
+/** What a match does: flag the record, or flag it and suspend its user. */
+export const BankAction = z.enum(['flag', 'flag_and_suspend']);
+export type BankAction = z.infer<typeof BankAction>;
+
+/** A person's review of a hash: unreviewed, confirmed, or deconfirmed (judged wrong: it no longer matches). */
+export const HashReview = z.enum(['unreviewed', 'confirmed', 'deconfirmed']);
+export type HashReview = z.infer<typeof HashReview>;
+
+export const HASH_BANK_LIMITS = {
+  /** Banks per tenant. */
+  banks: 50,
+  /** A bank's name. */
+  bankName: 100,
+  /** A bank's description. */
+  bankDescription: 1000,
+  /** Hashes added by one import, and rows of its CSV. */
+  importRows: 10_000,
+  /** One import's CSV text, characters (its JSON body stays under the gateway's 1 MiB default). */
+  importChars: 1_000_000,
+  /** Metadata of one hash: keys, key length, value length (strings only, as HMA's files carry them). */
+  metadataKeys: 20,
+  metadataKeyLength: 40,
+  metadataValueLength: 500,
+  /** Hashes a list call answers at most. */
+  page: 100,
+} as const;
+
+/** HMA's default distance for PDQ matches (its `PDQ_CONFIDENT_MATCH_THRESHOLD`). */
+export const DEFAULT_PDQ_DISTANCE = 31;
+/** The largest match distance a PDQ bank may set (the index probes up to three bits a 16-bit chunk). */
+export const MAX_PDQ_DISTANCE = 63;
+
+/** The text form of each kind: lowercase hex of 256, 128 and 256 bits. */
+export const HASH_PATTERN: Record<HashKind, RegExp> = {
+  pdq: /^[0-9a-f]{64}$/,
+  md5: /^[0-9a-f]{32}$/,
+  sha256: /^[0-9a-f]{64}$/,
+};
+
+/** A hash's metadata: string values, as HMA's CSV files carry them (a source, a case id, a label). */
+export const HashMetadata = z
+  .record(
+    z.string().min(1).max(HASH_BANK_LIMITS.metadataKeyLength),
+    z.string().max(HASH_BANK_LIMITS.metadataValueLength),
+  )
+  .refine((value) => Object.keys(value).length <= HASH_BANK_LIMITS.metadataKeys, {
+    message: `at most ${HASH_BANK_LIMITS.metadataKeys} metadata keys`,
+  });
+export type HashMetadata = z.infer<typeof HashMetadata>;
+
+/** A bank id as the moderator makes them: `bnk_` and a ULID. */
+export const BANK_ID = /^bnk_[0-9A-HJKMNP-TV-Z]{26}$/;
+/** A bank hash id: `hsh_` and 22 base64url characters (a keyed digest of the bank and the hash). */
+export const BANK_HASH_ID = /^hsh_[A-Za-z0-9_-]{22}$/;
+
+/**
+ * The hashes of one fetched image, kept on the record's moderation and projection (never the image, and never for a
+ * passthrough record): later steps (retroactive matching, a new bank) can match them without fetching again.
+ */
+export const ImageHashRecord = z.object({
+  /** 1-based position among the record's image URLs. */
+  position: z.number().int().positive(),
+  md5: z.string(),
+  sha256: z.string(),
+  pdq: z.string().optional(),
+  pdqQuality: z.number().int().min(0).max(100).optional(),
+  /** Why the image has no PDQ hash. */
+  pdqFailure: z.string().optional(),
+});
+export type ImageHashRecord = z.infer<typeof ImageHashRecord>;
+
+/** A bank hash an image matched: the bank, the distance and the hash's metadata, as HMA users ask (#1827). */
+export const HashMatchRecord = z.object({
+  position: z.number().int().nonnegative(),
+  bankId: z.string(),
+  bankName: z.string(),
+  kind: HashKind,
+  distance: z.number().int().nonnegative(),
+  hashId: z.string(),
+  metadata: z.record(z.string(), z.string()),
+  action: BankAction,
+  policyId: z.string().optional(),
+  /** On a cancelled match: the negative bank's hash that covers it. */
+  cancelledBy: z.string().optional(),
+});
+export type HashMatchRecord = z.infer<typeof HashMatchRecord>;
+
+/** The reason a bank match gives, naming the bank and the distance (the metadata is on the match). */
+export function hashReason(match: Pick<HashMatchRecord, 'position' | 'bankName' | 'bankId' | 'kind' | 'distance'>) {
+  return `Image ${match.position} matched hash bank "${match.bankName}" (${match.bankId}, ${match.kind} distance ${match.distance})`;
+}
