@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb|pii>`: starts what it needs, prints figures, stops everything.
+// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb|pii|ocr>`: starts what it needs, prints figures, stops everything.
 const benches = {
   moderate: () => require('./moderate').main(),
   ingest: () => require('./ingest').main(),
@@ -12,6 +12,7 @@ const benches = {
   backtest: () => require('./backtest').main(),
   tdb: () => require('./tdb').main(),
   pii: () => require('./pii').main(),
+  ocr: () => require('./ocr').main(),
 };
 
 const name = process.argv[2];

@@ -108,6 +108,8 @@ export type ModeratorConfig = Pick<
   | 'ENGINE_NICE'
   | 'IMAGE_BUDGET_MS'
   | 'IMAGE_ALLOWED_CIDRS'
+  | 'IMAGE_OCR'
+  | 'IMAGE_OCR_BUDGET_MS'
 >;
 
 export interface ModeratorDeps {
@@ -197,7 +199,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
           threads: imageThreads,
           tenantThreads: Math.max(1, imageThreads - 1),
           maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
-          workerData: { model: config.IMAGE_MODEL, schedIdle: config.IMAGE_SCHED_IDLE },
+          workerData: { model: config.IMAGE_MODEL, schedIdle: config.IMAGE_SCHED_IDLE, ocr: config.IMAGE_OCR },
           niceIncrement: config.IMAGE_NICE,
           onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),
           yieldTo: { gate: textActivity, maxDelayMs: config.IMAGE_YIELD_MS },
@@ -250,6 +252,12 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
                 }
               : undefined,
             onImage: (outcome) => metrics?.images.inc({ outcome }),
+            // OCR (`image-text` strategies) runs in the image threads.
+            ocr:
+              imagePool && config.IMAGE_OCR
+                ? { pool: imagePool, budgetMs: config.IMAGE_OCR_BUDGET_MS, maxPixels: config.IMAGE_MAX_PIXELS }
+                : undefined,
+            onText: (outcome) => metrics?.imageTexts.inc({ outcome }),
           }
         : undefined,
       provider: config.OPENAI_BASE_URL
