@@ -43,8 +43,8 @@ const FONTS = [
   ['roboto-mono', '400Regular/RobotoMono_400Regular.ttf', 'Roboto Mono'],
   ['roboto-mono', '700Bold/RobotoMono_700Bold.ttf', 'Roboto Mono Bold'],
 ].map(([pkg, file, name]) => ({
-  name,
-  file: path.join(path.dirname(require.resolve(`@expo-google-fonts/${pkg}/package.json`)), file),
+  name: String(name),
+  file: path.join(path.dirname(require.resolve(`@expo-google-fonts/${pkg}/package.json`)), String(file)),
 }));
 
 // What spam, scams and abuse write into pictures: offers, contact details, links, and words a blocklist holds.
@@ -199,7 +199,7 @@ async function photoBackground(item, rand) {
 function grain(pixels, rand, amount) {
   const out = Buffer.from(pixels);
   for (let i = 0; i < out.length; i += 1) {
-    out[i] = Math.max(0, Math.min(255, out[i] + Math.round((rand() - 0.5) * 2 * amount)));
+    out[i] = Math.max(0, Math.min(255, (out[i] ?? 0) + Math.round((rand() - 0.5) * 2 * amount)));
   }
   return out;
 }
@@ -210,6 +210,7 @@ const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').repla
 /** The text, rendered by Pango with the item's font file, in `colour`, transparent around it (RGBA PNG). */
 async function textLayer(item, colour) {
   const font = FONTS.find((candidate) => candidate.name === item.font) ?? FONTS[0];
+  if (!font) throw new Error('no font');
   const markup = `<span foreground="${colour}">${escape(item.lines.join('\n'))}</span>`;
   return sharp({
     text: {
