@@ -201,7 +201,7 @@ const schema = z.object({
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**
    * Read the text in images for `image-text` strategies (OCR: tesseract.js and its English model from npm, offline),
-   * in the image threads (IMAGE_THREADS): each starts a tesseract worker thread at start and keeps it (about 100 MB of
+   * in the image threads (IMAGE_THREADS): each starts a tesseract worker thread at start and keeps it (about 130 MB of
    * resident memory more per image thread, 0.5 s; readiness waits). Default false: `image-text` strategies read
    * nothing.
    */

@@ -27,7 +27,7 @@ export function englishModelPath(): string {
 /**
  * Reads the text in images with tesseract.js (its WebAssembly build, from `tesseract.js-core`, in one worker thread
  * of its own started by this reader) and the English model from its npm package: offline, nothing cached on disk.
- * The tesseract worker starts with `ready` or on the first read (about 0.5 s, 100 MB). One read at a time: the caller
+ * The tesseract worker starts with `ready` or on the first read (about 0.5 s, 130 MB). One read at a time: the caller
  * (one image thread) sends one image after another.
  */
 export class TextReader {
