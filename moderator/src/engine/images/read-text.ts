@@ -66,9 +66,9 @@ export class TextReader {
   /**
    * The text in one image (its first frame), whitespace collapsed, at most MAX_TEXT_CHARS. The image is decoded by
    * sharp (refused before decoding when its header announces more than `maxPixels`), made grey and scaled into
-   * OCR_MAX_PIXELS (or up, when small), and read twice: as it is, and as ink where it departs from its surroundings
-   * (see localInk), for text over a photo, which tesseract's own thresholding loses among the picture's shapes. The
-   * second reading adds the words the first did not find.
+   * OCR_MAX_PIXELS (or up, when small), and read twice: as it is (a page), and as ink where it departs from its
+   * surroundings (see localInk; sparse text), for text over a photo, which tesseract's own thresholding loses among the
+   * picture's shapes. The second reading adds the words the first did not find.
    */
   async read(bytes: Uint8Array, maxPixels: number): Promise<ReadResult> {
     let grey: { data: Buffer; width: number; height: number };
@@ -90,8 +90,12 @@ export class TextReader {
       return { failure: /pixel limit/i.test(message) ? 'too_many_pixels' : 'undecodable' };
     }
     const worker = await this.start();
-    const asIs = cleanText((await worker.recognize(await png(grey))).data.text);
-    const ink = cleanText((await worker.recognize(await png(await localInk(grey)))).data.text);
+    // Each reading straightens the page first by the skew tesseract finds (`rotateAuto`): tilted text read far worse.
+    await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
+    const asIs = cleanText((await worker.recognize(await png(grey), { rotateAuto: true })).data.text);
+    // The ink is scattered text without a page's layout: read as sparse text.
+    await worker.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT });
+    const ink = cleanText((await worker.recognize(await png(await localInk(grey)), { rotateAuto: true })).data.text);
     return { text: mergeReadings(asIs, ink) };
   }
 
