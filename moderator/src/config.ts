@@ -212,6 +212,15 @@ const schema = z.object({
   /** Running time of one image's decoding and classification, milliseconds. Default 5000. */
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**
+   * Read the text in images for `image-text` strategies (OCR: tesseract.js and its English model from npm, offline),
+   * in the image threads (IMAGE_THREADS): each starts a tesseract worker thread at start and keeps it (about 130 MB of
+   * resident memory more per image thread, 0.5 s; readiness waits). Default false: `image-text` strategies read
+   * nothing.
+   */
+  IMAGE_OCR: bool.default(false),
+  /** Running time of one image's decoding and OCR (two readings, about 0.3 s on 2 cores), milliseconds. Default 5000. */
+  IMAGE_OCR_BUDGET_MS: z.coerce.number().int().positive().default(5000),
+  /**
    * Verdicts of the image model kept in memory by the SHA-256 of the image's bytes, so that an image seen again (the
    * same picture on many records, a record judged again) is not decoded and classified again; 0 keeps none. Each
    * entry is a few hundred bytes. Default 10000.

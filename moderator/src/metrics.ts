@@ -48,6 +48,12 @@ export function createMetrics(registry: Registry) {
       labelNames: ['kind', 'outcome'],
       registers: [registry],
     }),
+    imageTexts: new Counter({
+      name: 'moderator_image_texts_total',
+      help: 'Record images whose text an image-text strategy asked for, by outcome: read (text found), empty (none), or why not (a fetch failure, too_many_pixels, undecodable, budget, no_ocr)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
     heavyYields: new Histogram({
       name: 'moderator_moderate_heavy_yield_seconds',
       help: "Waits of heavy Moderate calls (over 8 KiB) for a moment without other tenants' calls, by outcome (idle: there was one; bound: MODERATE_HEAVY_YIELD_MS ran out; aborted: the caller gave up)",

@@ -192,13 +192,20 @@ export type WebhookRecordView = z.infer<typeof WebhookRecordView>;
 
 /**
  * One image the bundled model looked at in a moderation: its 1-based position among the record's image URLs, and its
- * class scores (0–1), or why it has none (a fetch failure, too many pixels, undecodable, the time budget). Never its
- * URL or bytes, so it is kept for passthrough records too.
+ * class scores (0–1), or why it has none (a fetch failure, too many pixels, undecodable, the time budget); and the text
+ * read in it, or why none was. Never its URL or bytes; its text only for a record whose content is kept.
  */
 export const ImageJudgement = z.object({
   position: z.number().int().positive(),
   scores: z.record(z.string(), z.number()).optional(),
   failure: z.string().optional(),
+  /**
+   * The text read in the image (an `image-text` strategy), at most 2,000 characters: the record's content, so it is
+   * never kept for a passthrough record. Absent when none was read.
+   */
+  text: z.string().optional(),
+  /** Why the image's text was not read (a fetch failure, undecodable, `timeout`, `budget`); absent when it was. */
+  textFailure: z.string().optional(),
 });
 export type ImageJudgement = z.infer<typeof ImageJudgement>;
 
@@ -256,7 +263,10 @@ export const RecordModeratedData = z.object({
   commandId: z.string().optional(),
   /** The record as its webhook shows it; absent on events stored before views were added. */
   view: WebhookRecordView.optional(),
-  /** The images the `images` strategy judged, with their class scores (the console's record page shows them). */
+  /**
+   * The images the `images` and `image-text` strategies judged, with their class scores and read text (the console's
+   * record page shows them).
+   */
   images: z.array(ImageJudgement).optional(),
   /** The hashes of the images it fetched (never for a passthrough record): see hash-banks.ts. */
   imageHashes: z.array(ImageHashRecord).optional(),

@@ -114,6 +114,19 @@ export const RULE_PRESETS: readonly RulePreset[] = Object.freeze([
       Object.freeze({ type: 'pii' as const, categories: [...PII_CATEGORIES], mask: true, regions: [] as string[] }),
     ]) as unknown as Rule['strategies'],
   }),
+  // Read by the moderator's OCR in its image threads (docs/engine.md, "Text in images"): no LLM needed, and every text
+  // rule of the tenant's set then judges each image's text as a field of its own.
+  Object.freeze({
+    id: 'text-in-images',
+    version: 1,
+    name: 'Text in images',
+    description:
+      "Reads the text written in a record's images, so that the blocklists, patterns, links, contact details and " +
+      'prompt rules of the rule set judge it too; a reason names the image ("Image 2\'s text contains ...").',
+    strategies: Object.freeze([
+      Object.freeze({ type: 'image-text' as const, onTimeout: 'ignore' as const }),
+    ]) as unknown as Rule['strategies'],
+  }),
 ]);
 
 export function findPreset(id: string): RulePreset | undefined {

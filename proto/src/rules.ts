@@ -147,6 +147,19 @@ export const ImageStrategy = z.strictObject({
   onFetchError: z.enum(['ignore', 'flag']).default('ignore'),
 });
 
+/**
+ * Reads the text in the record's sampled images (OCR, offline: tesseract.js with its English model, in the
+ * moderator's image threads), so that every text strategy of the rule set (blocklists, patterns, links, PII, prompt
+ * and provider rules) judges it too: each image's text is a field of its own, and a reason names the image ("Image 2's
+ * text contains blocked word: X"). It flags nothing itself, except with `onTimeout: "flag"`: an image whose text was
+ * not read in time (the caller's deadline or the moderator's IMAGE_OCR_BUDGET_MS) flags the record for review. By
+ * default the record is judged on the texts read in time, and the moderation's `images` say which were not.
+ */
+export const ImageTextStrategy = z.strictObject({
+  type: z.literal('image-text'),
+  onTimeout: z.enum(['ignore', 'flag']).default('ignore'),
+});
+
 export const Strategy = z.discriminatedUnion('type', [
   BlocklistStrategy,
   PatternStrategy,
@@ -155,6 +168,7 @@ export const Strategy = z.discriminatedUnion('type', [
   PromptStrategy,
   ImageStrategy,
   PiiStrategy,
+  ImageTextStrategy,
 ]);
 export type Strategy = z.infer<typeof Strategy>;
 

@@ -139,27 +139,46 @@ function eventSummary(type: string, data: Record<string, unknown>): Html {
 }
 
 /**
- * The image model's class scores of a moderation (its `images`), one row per judged image with the highest class in
- * bold, or why the image was not judged; nothing when the moderation judged no image.
+ * The image model's class scores of a moderation (its `images`), one row per image with the highest class in bold, or
+ * why the image was not judged, and beside them the text read in it (an `image-text` strategy) or why none was; nothing
+ * when the moderation looked at no image.
  */
 export function imageScores(images: unknown): Html | null {
   const parsed = z.array(ImageJudgement).safeParse(images);
   if (!parsed.success || parsed.data.length === 0) return null;
-  return html`<h3>Image scores</h3>
+  const read = parsed.data.some((image) => image.text !== undefined || image.textFailure !== undefined);
+  const judged = parsed.data.some((image) => image.scores !== undefined || image.failure !== undefined);
+  return html`<h3>Images</h3>
     <table class="image-scores">
       <thead>
         <tr>
           <th>Image</th>
-          ${IMAGE_CLASSES.map((name) => html`<th>${name}</th>`)}
+          ${judged ? IMAGE_CLASSES.map((name) => html`<th>${name}</th>`) : null}
+          ${read ? html`<th>Text read</th>` : null}
         </tr>
       </thead>
       <tbody>
         ${parsed.data.map((image) => {
+          const text = read
+            ? html`<td class="image-text">
+                ${
+                  image.text
+                    ? html`<q>${image.text}</q>`
+                    : html`<span class="muted">${image.textFailure ? `not read (${image.textFailure})` : 'none'}</span>`
+                }
+              </td>`
+            : null;
           const scores = image.scores;
+          if (!judged)
+            return html`<tr class="image">
+              <td>${image.position}</td>
+              ${text}
+            </tr>`;
           if (!scores) {
             return html`<tr class="image">
               <td>${image.position}</td>
-              <td colspan="${IMAGE_CLASSES.length}" class="muted">not judged (${image.failure ?? 'unknown'})</td>
+              <td colspan="${IMAGE_CLASSES.length}" class="muted">not judged (${image.failure ?? 'not asked'})</td>
+              ${text}
             </tr>`;
           }
           const top = Math.max(...IMAGE_CLASSES.map((name) => scores[name] ?? 0));
@@ -172,6 +191,7 @@ export function imageScores(images: unknown): Html | null {
                 ? html`<td><strong>${score.toFixed(2)}</strong></td>`
                 : html`<td>${score.toFixed(2)}</td>`;
             })}
+            ${text}
           </tr>`;
         })}
       </tbody>

@@ -30,11 +30,19 @@ describe('rule presets', () => {
     expect(reply.status).toBe(200);
     const presets = (reply.body as { presets: Array<{ id: string; version: number; strategies: unknown[] }> }).presets;
     expect(presets.map((preset) => preset.id)).toEqual(
-      expect.arrayContaining(['adult-content', 'spam', 'harassment', 'scams-phishing', 'self-harm', 'contact-details']),
+      expect.arrayContaining([
+        'adult-content',
+        'spam',
+        'harassment',
+        'scams-phishing',
+        'self-harm',
+        'contact-details',
+        'text-in-images',
+      ]),
     );
     for (const preset of presets) {
       expect(preset.version).toBeGreaterThanOrEqual(1);
-      if (preset.id === 'contact-details') continue;
+      if (preset.id === 'contact-details' || preset.id === 'text-in-images') continue;
       expect(preset.strategies[0]).toEqual(expect.objectContaining({ type: 'prompt', skipImages: false }));
     }
     // Contact details are judged in process, every category, with the masked text answered.
@@ -45,6 +53,10 @@ describe('rule presets', () => {
         mask: true,
         regions: [],
       },
+    ]);
+    // Text in images turns on reading the images' text, which the rule set's text strategies then judge.
+    expect(presets.find((preset) => preset.id === 'text-in-images')?.strategies).toEqual([
+      { type: 'image-text', onTimeout: 'ignore' },
     ]);
     // Adult content judges the record's images with the bundled model too.
     expect(presets.find((preset) => preset.id === 'adult-content')?.strategies).toEqual([

@@ -34,6 +34,8 @@ export type EngineConfig = Pick<
   | 'IMAGE_YIELD_MS'
   | 'IMAGE_BUDGET_MS'
   | 'IMAGE_ALLOWED_CIDRS'
+  | 'IMAGE_OCR'
+  | 'IMAGE_OCR_BUDGET_MS'
   | 'OPENAI_BASE_URL'
   | 'OPENAI_API_KEY'
   | 'OPENAI_MODERATION_MODEL'
@@ -94,7 +96,7 @@ export function engineModule(
           threads: imageThreads,
           tenantThreads: Math.max(1, imageThreads - 1),
           maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
-          workerData: { model: config.IMAGE_MODEL, schedIdle: config.IMAGE_SCHED_IDLE },
+          workerData: { model: config.IMAGE_MODEL, schedIdle: config.IMAGE_SCHED_IDLE, ocr: config.IMAGE_OCR },
           niceIncrement: config.IMAGE_NICE,
           onTask,
           yieldTo: { gate: textActivity, maxDelayMs: config.IMAGE_YIELD_MS },
@@ -128,6 +130,12 @@ export function engineModule(
                 }
               : undefined,
             onImage: (outcome) => metrics?.images.inc({ outcome }),
+            // OCR (`image-text` strategies) runs in the image threads.
+            ocr:
+              imagePool && config.IMAGE_OCR
+                ? { pool: imagePool, budgetMs: config.IMAGE_OCR_BUDGET_MS, maxPixels: config.IMAGE_MAX_PIXELS }
+                : undefined,
+            onText: (outcome) => metrics?.imageTexts.inc({ outcome }),
           }
         : undefined,
       provider: config.OPENAI_BASE_URL

@@ -5,7 +5,7 @@ import {
   type ImageJudgement,
   type RuleSet,
 } from '@vigil/proto';
-import { Content } from './content';
+import { Content, type ContentInput } from './content';
 import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, type Scores } from './provider';
 import { createLlmClient, type JudgeFn, type LlmOptions } from './llm';
 import type { ChecksResult, ChecksTask } from './engine-worker';
@@ -16,15 +16,19 @@ import {
   fetchImages,
   imageReasons,
   judgeFetched,
+  readFetched,
+  type FetchedSample,
   type ImageOptions,
+  type ImageText,
   type ImageVerdict,
 } from './images/judge-images';
 import type { OffLoopPool } from './off-loop';
 import { CompiledRuleSets, planRuleSet, type PlannedStrategy, type RuleSetPlan } from './rule-set';
 import type { BankMatcher, EngineInput, EngineResult, ModerationEngine } from './types';
-import type { FetchedSample } from './images/judge-images';
 
 export interface EngineOptions {
+  /** The tenants' hash banks: the images of a tenant with an enabled bank are fetched, hashed and matched. */
+  banks?: BankMatcher;
   /** An OpenAI-compatible moderation API. Without it, `openai-moderation` strategies are skipped (they never flag). */
   provider?: ProviderOptions;
   /**
@@ -37,13 +41,31 @@ export interface EngineOptions {
    * running time. Without it they run on the calling thread, unbounded (unit tests).
    */
   checks?: { pool: OffLoopPool; budgetMs: number };
-  /** Fetching and judging images (the `images` strategy). Without it, `images` strategies never flag. */
+  /**
+   * Fetching and judging images (the `images` strategy) and reading their text (`image-text`, with `images.ocr`).
+   * Without it, `images` strategies never flag and `image-text` strategies read nothing.
+   */
   images?: ImageOptions;
-  /** The tenants' hash banks: the images of a tenant with an enabled bank are fetched, hashed and matched. */
-  banks?: BankMatcher;
 }
 
 type PromptStrategy = Extract<PlannedStrategy, { kind: 'prompt' }>;
+
+/** What the local checks of one image's text read: that text alone, as the record's text (so `pii` spans point in it). */
+function imageTextContent(text: string): ContentInput {
+  return { name: '', text, imageUrls: [], externalUrls: [] };
+}
+
+/** A local reason about an image's text: "Content contains …" becomes "Image 2's text contains …". */
+export function inImageText(reason: string, position: number): string {
+  const where = `Image ${position}'s text`;
+  return reason.startsWith('Content ') ? `${where} ${reason.slice('Content '.length)}` : `${reason} (in ${where})`;
+}
+
+/** What the provider and prompt strategies read: the record's fields, then each image's text on a line of its own. */
+function withImageTexts(forProvider: string, texts: readonly ImageText[]): string {
+  const lines = texts.flatMap(({ position, text }) => (text ? [`Image ${position}'s text: ${text}`] : []));
+  return [forProvider, ...lines].filter((line) => line.length > 0).join('\n');
+}
 
 /** Rule sets up to this size (JSON characters) are sent with each record: copying them costs a few microseconds. */
 const INLINE_RULE_SET_CHARS = 64 * 1024;
@@ -71,26 +93,24 @@ export function createEngine(options: EngineOptions): ModerationEngine {
   const checks = options.checks;
 
   /** The local findings of a record, or 'budget' when its checks ran out of time. */
-  async function local(plan: RuleSetPlan, input: EngineInput, signal?: AbortSignal): Promise<LocalResult | 'budget'> {
-    const content = {
-      name: input.name,
-      text: input.text,
-      imageUrls: input.imageUrls,
-      externalUrls: input.externalUrls,
-      metadata: input.metadata,
-    };
+  async function local(
+    plan: RuleSetPlan,
+    entity: string,
+    content: ContentInput,
+    tenantId: string,
+    signal?: AbortSignal,
+  ): Promise<LocalResult | 'budget'> {
     if (!checks) {
       const compiled = inlineRuleSets.get(plan.key, plan.json);
-      return compiled ? runLocalChecks(compiled, input.entity, content) : NOTHING_LOCAL;
+      return compiled ? runLocalChecks(compiled, entity, content) : NOTHING_LOCAL;
     }
     // A small rule set travels with every record; a large one only to a worker that does not know its key yet.
     const task: ChecksTask = {
       key: plan.key,
       json: plan.json.length <= INLINE_RULE_SET_CHARS ? plan.json : undefined,
-      entity: input.entity,
+      entity,
       input: content,
     };
-    const tenantId = input.tenantId ?? '';
     let outcome = await checks.pool.run<ChecksResult>(tenantId, 'checks', task, { budgetMs: checks.budgetMs, signal });
     if (outcome.ok && 'missing' in outcome.value) {
       task.json = plan.json;
@@ -118,25 +138,29 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         ? strategies.filter((strategy): strategy is PromptStrategy => strategy.kind === 'prompt')
         : [];
 
-      // The record's sampled images are fetched once, for the bundled model and for the AI providers alike.
+      // The record's sampled images are fetched once, for the bundled model, OCR and the AI providers alike.
       const imageOptions = options.images;
       const imagesFor = {
         model: strategies.some((strategy) => strategy.kind === 'images'),
+        text: strategies.some((strategy) => strategy.kind === 'image-text'),
         providers: wantsProvider || promptStrategies.some((strategy) => !strategy.skipImages),
       };
       const judgedBy = input.deadline !== undefined ? input.deadline - ANSWER_RESERVE_MS : undefined;
-      const fetchedBy = judgedBy !== undefined && imagesFor.model ? judgedBy - ANSWER_RESERVE_MS : judgedBy;
+      const fetchedBy =
+        judgedBy !== undefined && (imagesFor.model || imagesFor.text) ? judgedBy - ANSWER_RESERVE_MS : judgedBy;
       const banks = options.banks;
       const wantsBanks =
         banks !== undefined && imageOptions !== undefined && input.imageUrls.length > 0
           ? await banks.active(tenantId)
           : false;
       const fetching =
-        imageOptions && input.imageUrls.length > 0 && (imagesFor.model || imagesFor.providers || wantsBanks)
+        imageOptions &&
+        input.imageUrls.length > 0 &&
+        (imagesFor.model || imagesFor.text || imagesFor.providers || wantsBanks)
           ? fetchImages(input.imageUrls, imageOptions, signal, fetchedBy)
           : undefined;
-      // Each fetched image is hashed once and matched against the banks before the classifier sees it (which takes
-      // the bytes away to its own thread).
+      // Each fetched image is hashed once and matched against the banks before the classifier and the reader see it
+      // (which take the bytes away to their own threads).
       const hashWork =
         fetching && banks && wantsBanks
           ? fetching.then((samples) => hashAndMatch(banks, samples, tenantId, signal))
@@ -149,17 +173,31 @@ export function createEngine(options: EngineOptions): ModerationEngine {
           ? fetching.then(async (samples) => {
               await urls;
               await hashWork?.catch(() => undefined);
-              return judgeFetched(samples, tenantId, imageOptions, signal, false, judgedBy);
+              return judgeFetched(samples, tenantId, imageOptions, signal, imagesFor.text, judgedBy);
             })
           : undefined;
       void imageWork?.catch(() => undefined);
+      // The text in the images (OCR), read beside the model's judging, by the same deadline.
+      const textWork =
+        fetching && imageOptions && imagesFor.text
+          ? fetching.then(async (samples) => {
+              await hashWork?.catch(() => undefined);
+              return readFetched(samples, tenantId, imageOptions, signal, judgedBy);
+            })
+          : undefined;
+      void textWork?.catch(() => undefined);
+      // Providers and prompts read the images' text with the record's fields, so they wait for it.
+      const providerText = textWork
+        ? textWork.then((texts) => withImageTexts(content.forProvider, texts))
+        : Promise.resolve(content.forProvider);
+      void providerText.catch(() => undefined);
 
       // One provider call per record (and image) however many rules use it; it runs while the local strategies do.
-      const hasText = content.fields.length > 0;
       const pending = wantsProvider
         ? (async () => {
             const images = (await urls) ?? [];
-            return hasText || images.length > 0 ? score(content.forProvider, signal, images) : undefined;
+            const text = await providerText;
+            return text.length > 0 || images.length > 0 ? score(text, signal, images) : undefined;
           })()
         : undefined;
       void pending?.catch(() => undefined);
@@ -170,12 +208,13 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         for (const strategy of promptStrategies) {
           const verdict = (async () => {
             const images = strategy.skipImages ? [] : ((await urls) ?? []);
-            if (!hasText && images.length === 0) return false;
+            const text = await providerText;
+            if (text.length === 0 && images.length === 0) return false;
             const job = {
               tenantId,
               topic: strategy.topic,
               prompt: strategy.prompt,
-              content: content.forProvider,
+              content: text,
               images,
               prior: input.prior,
             };
@@ -187,8 +226,31 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       }
 
       const wantsLocal = rules.some((rule) => rule.strategies.some((strategy) => strategy.kind === 'local'));
-      const localResult = wantsLocal ? await local(plan, input, signal) : NOTHING_LOCAL;
+      const record = {
+        name: input.name,
+        text: input.text,
+        imageUrls: input.imageUrls,
+        externalUrls: input.externalUrls,
+        metadata: input.metadata,
+      };
+      const localResult = wantsLocal ? await local(plan, input.entity, record, tenantId, signal) : NOTHING_LOCAL;
       const localFindings = localResult === 'budget' ? 'budget' : localResult.findings;
+      // Each image's text, as a record of its own, through the same local checks.
+      const texts: ImageText[] = textWork ? await textWork : [];
+      const textResults = wantsLocal
+        ? await Promise.all(
+            texts.flatMap(({ position, text }) =>
+              text
+                ? [
+                    local(plan, input.entity, imageTextContent(text), tenantId, signal).then((found) => ({
+                      position,
+                      found,
+                    })),
+                  ]
+                : [],
+            ),
+          )
+        : [];
       const scores: Scores | undefined = pending ? await pending : undefined;
       const verdicts = new Map<PlannedStrategy, boolean>();
       for (const [strategy, verdict] of prompts) verdicts.set(strategy, await verdict);
@@ -197,15 +259,29 @@ export function createEngine(options: EngineOptions): ModerationEngine {
 
       const reasons = new Set<string>();
       const matched: string[] = [];
+      let overBudget = localFindings === 'budget';
       if (localFindings === 'budget') {
         reasons.add(`Content checks exceeded their time budget (${checks?.budgetMs ?? 0} ms): flagged for review`);
+      }
+      for (const { position, found } of textResults) {
+        if (found !== 'budget') continue;
+        overBudget = true;
+        reasons.add(
+          `Checks of image ${position}'s text exceeded their time budget (${checks?.budgetMs ?? 0} ms): flagged for review`,
+        );
       }
       plan.rules.forEach((rule, ruleIndex) => {
         if (!applies[ruleIndex]) return;
         let flagged = false;
         rule.strategies.forEach((strategy, strategyIndex) => {
           const localFound = localFindings === 'budget' ? undefined : localFindings[ruleIndex]?.[strategyIndex];
-          const found = findings(strategy, localFound, scores, verdicts, images);
+          const found = [...findings(strategy, localFound, scores, verdicts, images, texts)];
+          for (const { position, found: inText } of textResults) {
+            if (inText === 'budget') continue;
+            for (const reason of inText.findings[ruleIndex]?.[strategyIndex] ?? []) {
+              found.push(inImageText(reason, position));
+            }
+          }
           if (found.length === 0) return;
           flagged = true;
           for (const reason of found) reasons.add(reason);
@@ -215,11 +291,12 @@ export function createEngine(options: EngineOptions): ModerationEngine {
 
       const hashMatches = hashed?.matches.filter((match) => match.cancelledBy === undefined) ?? [];
       for (const match of hashMatches) reasons.add(hashReason(match));
-      const flagged = matched.length > 0 || localFindings === 'budget' || hashMatches.length > 0;
+      const flagged = matched.length > 0 || overBudget || hashMatches.length > 0;
       const result: EngineResult = { status: flagged ? 'Flagged' : 'Compliant', reasons: [...reasons], rules: matched };
       if (hashed?.hashes.length) result.imageHashes = hashed.hashes;
       if (hashed?.matches.length) result.hashMatches = hashed.matches;
-      if (images.length > 0) result.images = images.map(judgement);
+      const judged = judgements(images, texts);
+      if (judged.length > 0) result.images = judged;
       if (localResult !== 'budget' && localResult.hidden.length > 0) {
         result.maskedText = maskText(input.text, localResult.hidden);
       }
@@ -252,6 +329,19 @@ async function hashAndMatch(
   return { hashes, matches: hashes.length > 0 ? await banks.match(tenantId, hashes) : [] };
 }
 
+/** Each image's verdict and read text, by position. */
+function judgements(verdicts: readonly ImageVerdict[], texts: readonly ImageText[]): ImageJudgement[] {
+  const byPosition = new Map<number, ImageJudgement>();
+  for (const verdict of verdicts) byPosition.set(verdict.position, judgement(verdict));
+  for (const { position, text, failure } of texts) {
+    const out = byPosition.get(position) ?? { position };
+    if (text) out.text = text;
+    if (failure) out.textFailure = failure;
+    byPosition.set(position, out);
+  }
+  return [...byPosition.values()].sort((a, b) => a.position - b.position);
+}
+
 /** An image's verdict as the moderation records it: scores to four decimals (enough to compare with a threshold). */
 function judgement(verdict: ImageVerdict): ImageJudgement {
   const out: ImageJudgement = { position: verdict.position };
@@ -271,6 +361,7 @@ function findings(
   scores: Scores | undefined,
   verdicts: ReadonlyMap<PlannedStrategy, boolean>,
   images: readonly ImageVerdict[],
+  texts: readonly ImageText[],
 ): string[] {
   switch (strategy.kind) {
     case 'local':
@@ -281,5 +372,13 @@ function findings(
       return verdicts.get(strategy) ? [`Content flagged for ${strategy.topic}`] : [];
     case 'images':
       return imageReasons(images, strategy.thresholds, strategy.onFetchError);
+    case 'image-text':
+      return strategy.onTimeout === 'flag'
+        ? texts.flatMap(({ position, failure }) =>
+            failure === 'timeout' || failure === 'budget'
+              ? [`Image ${position}'s text could not be read in time (${failure}): flagged for review`]
+              : [],
+          )
+        : [];
   }
 }

@@ -9,7 +9,8 @@ export type PlannedStrategy =
   | { kind: 'local' }
   | { kind: 'provider'; thresholds: Thresholds }
   | { kind: 'prompt'; topic: string; prompt: string; skipImages: boolean }
-  | { kind: 'images'; thresholds: Partial<Record<ImageClass, number>>; onFetchError: 'ignore' | 'flag' };
+  | { kind: 'images'; thresholds: Partial<Record<ImageClass, number>>; onFetchError: 'ignore' | 'flag' }
+  | { kind: 'image-text'; onTimeout: 'ignore' | 'flag' };
 
 export interface PlannedRule {
   id: string;
@@ -65,6 +66,8 @@ export function planRuleSet(ruleSet: RuleSet): RuleSetPlan {
             };
           case 'images':
             return { kind: 'images', thresholds: strategy.thresholds, onFetchError: strategy.onFetchError ?? 'ignore' };
+          case 'image-text':
+            return { kind: 'image-text', onTimeout: strategy.onTimeout ?? 'ignore' };
           default:
             return { kind: 'local' };
         }

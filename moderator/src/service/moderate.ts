@@ -397,7 +397,7 @@ function stageModeration(
 /**
  * What a moderation keeps of the engine's result: never the masked text (it is the record's content, which a
  * passthrough record must not leave behind and a stored one already holds), and for a passthrough record the reasons
- * without their details.
+ * without their details and the images without the text read in them.
  */
 export function storedOutcome(outcome: EngineResult, passthrough: boolean): EngineResult {
   const kept: EngineResult = { ...outcome };
@@ -406,6 +406,13 @@ export function storedOutcome(outcome: EngineResult, passthrough: boolean): Engi
     kept.reasons = withoutDetails(kept.reasons);
     // The image's hashes stand for its content: a passthrough record leaves none behind (its matches name banks).
     delete kept.imageHashes;
+    if (kept.images) {
+      kept.images = kept.images.map((image) => {
+        const copy = { ...image };
+        delete copy.text;
+        return copy;
+      });
+    }
   }
   return kept;
 }

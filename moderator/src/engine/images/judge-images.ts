@@ -1,7 +1,7 @@
 import { createHash, webcrypto } from 'node:crypto';
 import type { ImageClass } from '@vigil/proto';
 import { LRUCache } from 'lru-cache';
-import type { JudgeResult, JudgeTask } from '../image-worker';
+import type { JudgeResult, JudgeTask, ReadResult, ReadTask } from '../image-worker';
 import type { OffLoopPool } from '../off-loop';
 import type { FetchedImage, FetchFailure, ImageFetcher } from './fetch';
 
@@ -21,8 +21,32 @@ export interface ImageOptions {
     /** Scores of images judged before, by the SHA-256 of their bytes. */
     cache?: VerdictCache;
   };
+  /**
+   * Reading the text in images (the `image-text` strategy), with tesseract.js in the image pool's threads. Without it,
+   * `image-text` strategies read nothing.
+   */
+  ocr?: {
+    pool: OffLoopPool;
+    /** Running time of one image's decoding and OCR, milliseconds. */
+    budgetMs: number;
+    /** Decoded pixels of one image at most (checked from its header, before decoding). */
+    maxPixels: number;
+  };
   /** Each image's outcome (a metric): `fetched`, then `judged`, or why not. */
   onImage?: (outcome: ImageOutcome) => void;
+  /** Each image's text reading (a metric): `read` (text found), `empty` (none), or why not. */
+  onText?: (outcome: TextOutcome) => void;
+}
+
+/** How reading an image's text ended: some text, none, or why it was not read. */
+export type TextOutcome = 'read' | 'empty' | FetchFailure | 'too_many_pixels' | 'undecodable' | 'budget' | 'no_ocr';
+
+/** The text read in one sampled image (by its 1-based position), or why none was read. */
+export interface ImageText {
+  position: number;
+  /** Whitespace collapsed; '' when the image holds no text. */
+  text?: string;
+  failure?: Exclude<TextOutcome, 'read' | 'empty'>;
 }
 
 export type ImageFailure = FetchFailure | 'too_many_pixels' | 'undecodable' | 'budget' | 'no_model';
@@ -162,6 +186,44 @@ export async function judgeFetched(
       if (key !== undefined && verdict.scores) model.cache?.set(key, verdict.scores);
       options.onImage?.(verdict.failure ?? 'judged');
       return verdict;
+    }),
+  );
+}
+
+/**
+ * Reads the text in each fetched image with tesseract.js in the image pool, each within the OCR budget, all at once.
+ * The worker always gets a copy of the bytes (the model and the providers may need them too). `by` (epoch ms): an image
+ * not read by then is a `timeout`, as in judgeFetched.
+ */
+export async function readFetched(
+  samples: readonly FetchedSample[],
+  tenantId: string,
+  options: ImageOptions,
+  signal: AbortSignal | undefined,
+  by?: number,
+): Promise<ImageText[]> {
+  const ocr = options.ocr;
+  return Promise.all(
+    samples.map(async ({ position, fetched }): Promise<ImageText> => {
+      const done = (text: ImageText): ImageText => {
+        options.onText?.(text.failure ?? (text.text ? 'read' : 'empty'));
+        return text;
+      };
+      if (!fetched.ok) return done({ position, failure: fetched.failure });
+      if (!ocr) return done({ position, failure: 'no_ocr' });
+      const bytes = fetched.bytes.slice();
+      const task: ReadTask = { bytes, maxPixels: ocr.maxPixels };
+      const outcome = await inTime(by, signal, (jobSignal) =>
+        ocr.pool.run<ReadResult>(tenantId, 'read', task, {
+          budgetMs: ocr.budgetMs,
+          signal: jobSignal,
+          transferList: [bytes.buffer],
+        }),
+      );
+      if (outcome === 'late') return done({ position, failure: 'timeout' });
+      if (!outcome.ok) return done({ position, failure: 'budget' });
+      if ('failure' in outcome.value) return done({ position, failure: outcome.value.failure });
+      return done({ position, text: outcome.value.text });
     }),
   );
 }

@@ -1,0 +1,271 @@
+'use strict';
+// `npm run bench -- ocr`: the OCR of `image-text` strategies on its labelled set (deploy/ocr/generate-set.js, 320
+// images made at the start of the run), then beside text moderation through the running service.
+// 1. Recall: the share of the words a rule would match (deploy/ocr/generate-set.js, ruleWords) that the OCR read, over
+//    the set and by kind of image; and seconds per image, warm, one image after another in one image thread (the
+//    moderator's image worker, its `read` task: decoding, scaling and tesseract.js), which is one core.
+// 2. Text-only /moderate at a steady half of its maximum rate, without and with OCR load beside it (records with one
+//    image of the set each and an `image-text` rule, one image thread), BENCH_OCR_ROUNDS rounds of each in turn, for
+//    its p99.
+// Goals: recall >= 0.95; <= 0.5 s an image; text p99 with OCR load <= 1.2 x without.
+// BENCH_OCR_SKIP_SERVICE=1 runs part 1 only.
+const http = require('node:http');
+const autocannon = require('autocannon');
+const { items, render, wordsRead } = require('../ocr/generate-set');
+const { startStack, peakRssMb } = require('./stack');
+const { pacedInChild } = require('./paced-child');
+const { quiet } = require('./cost');
+const { percentile } = require('./percentile');
+const { waitUntil } = require('../local/util');
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
+const ROUNDS = Number(process.env.BENCH_OCR_ROUNDS || 3);
+const IMAGE_CONNECTIONS = 4;
+const TEXT_CONNECTIONS = 16;
+const TEXT = 'a quiet afternoon by the river, with coffee and music '.repeat(18);
+
+/** The set's images, rendered once. */
+async function renderSet() {
+  const started = performance.now();
+  const set = [];
+  for (const item of items()) set.push({ item, bytes: await render(item) });
+  return { set, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Recall and seconds per image through the image worker's `read` task, one thread, one image after another. */
+async function recall(set) {
+  const { OffLoopPool, workerFile } = require('../../moderator/dist/engine');
+  const pool = new OffLoopPool({
+    filename: workerFile('image-worker'),
+    threads: 1,
+    tenantThreads: 1,
+    maxQueuedPerTenant: 10,
+    workerData: { model: 'MobileNetV2Mid' },
+  });
+  const read = async (bytes) => {
+    const outcome = await pool.run(
+      'bench',
+      'read',
+      { bytes: new Uint8Array(bytes), maxPixels: 4e7 },
+      { budgetMs: 60000 },
+    );
+    if (!outcome.ok || 'failure' in outcome.value) throw new Error(`read failed: ${JSON.stringify(outcome)}`);
+    return outcome.value.text;
+  };
+  try {
+    // Warm: the tesseract worker starts and loads its model on the first read.
+    const loadStarted = performance.now();
+    await read(set[0].bytes);
+    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    for (let i = 1; i < 4; i += 1) await read(set[i].bytes);
+
+    /** @type {Record<string, { words: number; read: number; images: number; seconds: number }>} */
+    const by = {};
+    const count = (key, words, found, seconds) => {
+      const row = (by[key] ??= { words: 0, read: 0, images: 0, seconds: 0 });
+      row.words += words;
+      row.read += found;
+      row.images += 1;
+      row.seconds += seconds;
+    };
+    const misses = [];
+    for (const { item, bytes } of set) {
+      const started = performance.now();
+      const text = await read(bytes);
+      const seconds = (performance.now() - started) / 1000;
+      const found = wordsRead(item.words, text);
+      if (found.length < item.words.length)
+        misses.push({ id: item.id, missed: item.words.filter((w) => !found.includes(w)), text });
+      const keys = [
+        'all',
+        item.background === 'photo' ? `photo (${item.style})` : 'plain background',
+        `font ${item.font.replace(/ (Bold|Italic|Light)$/, '')}`,
+        item.size < 24 ? 'text < 24 px' : item.size < 40 ? 'text 24-39 px' : 'text >= 40 px',
+      ];
+      if (item.rotate !== 0) keys.push('rotated');
+      if (item.noisy) keys.push('noisy (grain + JPEG)');
+      for (const key of keys) count(key, item.words.length, found.length, seconds);
+    }
+    return { by, misses, loadSeconds };
+  } finally {
+    await pool.close();
+  }
+}
+
+function closedLoop(url, { body, headers, connections, durationS }) {
+  return new Promise((resolve, reject) => {
+    let n = 0;
+    autocannon(
+      {
+        url,
+        method: 'POST',
+        connections,
+        duration: durationS,
+        headers: { 'content-type': 'application/json', ...headers },
+        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(n++)) }) }],
+      },
+      (err, result) => (err ? reject(err) : resolve(result)),
+    );
+  });
+}
+
+/** Serves the set's images at /<index>/<anything> (each URL distinct, the bytes of image index mod set size). */
+async function imageServer(set) {
+  const server = http.createServer((req, res) => {
+    const index = Number((req.url ?? '/0').split('/')[1]) % set.length;
+    const { item, bytes } = set[index];
+    res.writeHead(200, { 'content-type': item.noisy ? 'image/jpeg' : 'image/png' }).end(bytes);
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return { server, base: `http://127.0.0.1:${port}` };
+}
+
+/** Text-only /moderate p99 at half its maximum, alone and beside OCR load, through gateway and moderator. */
+async function beside(set) {
+  const images = await imageServer(set);
+  const stack = await startStack({
+    services: ['moderator', 'gateway'],
+    env: { IMAGE_THREADS: '1', IMAGE_OCR: 'true', IMAGE_ALLOWED_CIDRS: '127.0.0.0/8' },
+  });
+  try {
+    const api = `http://127.0.0.1:${stack.ports.gateway}/api/v1`;
+    const headers = { authorization: `Bearer ${stack.apiKey}` };
+    const json = { ...headers, 'content-type': 'application/json' };
+    const rules = {
+      rules: [
+        {
+          id: 'words',
+          name: 'Words',
+          strategies: [{ type: 'blocklist', words: ['whatsapp', 'telegram'], profanity: true }],
+        },
+        { id: 'text-in-images', name: 'Text in images', strategies: [{ type: 'image-text' }] },
+      ],
+    };
+    const put = await fetch(`${api}/rules`, { method: 'PUT', headers: json, body: JSON.stringify(rules) });
+    if (put.status !== 200) throw new Error(`PUT /rules answered ${put.status}`);
+    const imageRecord = (i) => ({
+      clientId: `img-${i}`,
+      name: `Image post ${i}`,
+      entity: 'post',
+      content: { text: 'look at this', imageUrls: [`${images.base}/${i}/image.png`] },
+      passthrough: true,
+    });
+    // An image of the set that says "whatsapp": flagged once the OCR reads it.
+    const probe = set.findIndex(({ item }) => item.words.includes('whatsapp') && item.background !== 'photo');
+    await waitUntil(
+      async () => {
+        const res = await fetch(`${api}/moderate`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify(imageRecord(probe)),
+        });
+        const body = /** @type {{ reasons?: string[] }} */ (await res.json());
+        return (body.reasons ?? []).some((reason) => reason.startsWith("Image 1's text"));
+      },
+      { timeoutMs: 180000, what: 'the moderator to read text in images (rules applied)' },
+    );
+    const reads = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${stack.adminPorts.moderator}/metrics`)).text();
+      const count = (outcome) =>
+        Number(new RegExp(`^moderator_image_texts_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+      return count('read') + count('empty');
+    };
+
+    const textRecord = (i) => ({ clientId: `txt-${i % 2000}`, name: `Post ${i}`, entity: 'post', content: TEXT });
+    const textMax = await closedLoop(`${api}/moderate`, {
+      body: textRecord,
+      headers,
+      connections: TEXT_CONNECTIONS,
+      durationS: 5,
+    });
+    const rate = Math.max(1, Math.floor(textMax.requests.average / 2));
+    const textLoad = () =>
+      pacedInChild(
+        {
+          url: `${api}/moderate`,
+          rate,
+          durationS: DURATION_S,
+          connections: TEXT_CONNECTIONS,
+          clientIdPrefix: 'txt-',
+          clientIds: 2000,
+          content: TEXT,
+        },
+        stack.apiKey,
+      );
+    const alones = [];
+    const besides = [];
+    const readBeside = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      await quiet(stack);
+      alones.push(await textLoad());
+      const before = await reads();
+      const started = performance.now();
+      const [withOcr] = await Promise.all([
+        textLoad(),
+        closedLoop(`${api}/moderate`, {
+          body: (i) => imageRecord(100000 * (round + 1) + i),
+          headers,
+          connections: IMAGE_CONNECTIONS,
+          durationS: DURATION_S + 1,
+        }),
+      ]);
+      readBeside.push({ count: (await reads()) - before, seconds: (performance.now() - started) / 1000 });
+      besides.push(withOcr);
+    }
+    const pooled = (runs) => ({
+      p99: Math.round(
+        percentile(
+          runs.flatMap((run) => run.latencies).sort((a, b) => a - b),
+          99,
+        ),
+      ),
+      non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
+      rounds: runs.map((run) => run.p99).join(', '),
+    });
+    const alone = pooled(alones);
+    const withLoad = pooled(besides);
+    const readRate =
+      readBeside.reduce((sum, run) => sum + run.count, 0) / readBeside.reduce((sum, run) => sum + run.seconds, 0);
+    return (
+      `  text-only /moderate at ${rate} req/s (half of ${Math.round(textMax.requests.average)}): p99 ${alone.p99} ms ` +
+      `alone, ${withLoad.p99} ms beside OCR load (ratio ${(withLoad.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ` +
+      `≤ 1.2; ${ROUNDS} rounds of each in turn, p99 per round ${alone.rounds} alone, ${withLoad.rounds} beside); ` +
+      `non-2xx ${alone.non2xx + withLoad.non2xx}; images read meanwhile ${readRate.toFixed(1)}/s\n` +
+      `  peak RSS: moderator ${peakRssMb(stack.pids.moderator)} MB, gateway ${peakRssMb(stack.pids.gateway)} MB\n`
+    );
+  } finally {
+    await stack.stop();
+    images.server.close();
+  }
+}
+
+async function main() {
+  const { set, seconds } = await renderSet();
+  process.stdout.write(`${set.length} images rendered in ${seconds.toFixed(1)} s\n`);
+  const { by, misses, loadSeconds } = await recall(set);
+  const rows = Object.fromEntries(
+    Object.entries(by).map(([key, row]) => [
+      key,
+      {
+        images: row.images,
+        words: row.words,
+        recall: (row.read / row.words).toFixed(3),
+        's/image': (row.seconds / row.images).toFixed(3),
+      },
+    ]),
+  );
+  process.stdout.write(
+    `\nOCR on the labelled set (tesseract.js 7, eng best_int, one image thread, warm; first read with model load ` +
+      `${loadSeconds.toFixed(2)} s). Goals: recall ≥ 0.95, ≤ 0.5 s an image\n`,
+  );
+  console.table(rows); // eslint-disable-line no-console
+  if (process.env.BENCH_OCR_MISSES) {
+    for (const miss of misses) process.stdout.write(`${miss.id}: missed ${miss.missed.join(', ')} in "${miss.text}"\n`);
+  }
+  if (process.env.BENCH_OCR_SKIP_SERVICE) return;
+  process.stdout.write(`\nOCR beside text moderation (${DURATION_S} s runs, one image thread)\n`);
+  process.stdout.write(await beside(set));
+}
+
+module.exports = { main };
