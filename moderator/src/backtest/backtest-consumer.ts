@@ -38,30 +38,15 @@ export interface BacktestConsumerOptions {
  * partition mid-job leaves it uncommitted, and the next holder of the partition starts it again (BacktestStore.begin
  * bounds how often, and fails one whose runner went silent too long). Heartbeats keep the partition here meanwhile.
  */
-export class BacktestConsumer {
-  private readonly consumer: GroupConsumer;
-
+export class BacktestConsumer extends GroupConsumer {
   constructor(private readonly options: BacktestConsumerOptions) {
-    const { kafka, groupId, timing, concurrency, log } = options;
-    this.consumer = new GroupConsumer({
-      kafka,
-      groupId,
-      timing,
-      concurrency,
-      log,
+    // kafkajs commits each message once its handler returned: once its job ended. Stopping leaves running jobs at
+    // their next record, for the next runner.
+    super({
+      ...options,
       topics: [options.topic],
-      // kafkajs commits each message once its handler returned: once its job ended.
       handler: { eachMessage: (payload, beat) => this.onMessage(payload, beat) },
     });
-  }
-
-  start(): Promise<void> {
-    return this.consumer.start();
-  }
-
-  /** Running jobs stop at their next record and are left for the next runner; the group is left. */
-  stop(): Promise<void> {
-    return this.consumer.stop();
   }
 
   private async onMessage(payload: EachMessagePayload, beat: BatchHeartbeat): Promise<void> {
@@ -75,7 +60,7 @@ export class BacktestConsumer {
       return;
     }
     try {
-      const shouldStop = () => this.consumer.stopping || beat.failed;
+      const shouldStop = () => this.stopping || beat.failed;
       if (command.type === 'StartRetroaction') {
         this.options.versions.observe(command.tenantId, command.configVersion);
         await this.options.retroactions.run(command.jobId, shouldStop);

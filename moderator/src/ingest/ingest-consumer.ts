@@ -68,18 +68,10 @@ class Stopping extends Error {}
  * no-op. Transient failures (database down, provider failing, a conflict) are retried with backoff without committing;
  * a command that can never succeed goes to the dead-letter topic with its reason, and the partition moves on.
  */
-export class IngestConsumer {
-  private readonly consumer: GroupConsumer;
-
+export class IngestConsumer extends GroupConsumer {
   constructor(private readonly options: IngestConsumerOptions) {
-    const { kafka, groupId, timing, metrics, concurrency, log } = options;
-    this.consumer = new GroupConsumer({
-      kafka,
-      groupId,
-      timing,
-      metrics,
-      concurrency,
-      log,
+    super({
+      ...options,
       topics: [options.topics.ingest],
       // One moderation can outlast the session (a provider call, the engine's budget, retries of a transient
       // failure): heartbeats keep running while the batch is worked on, and a failed one stops it at the next command.
@@ -88,18 +80,6 @@ export class IngestConsumer {
         eachBatch: (payload, beat) => this.handleBatch(payload, beat),
       },
     });
-  }
-
-  start(): Promise<void> {
-    return this.consumer.start();
-  }
-
-  stop(): Promise<void> {
-    return this.consumer.stop();
-  }
-
-  private get stopping(): boolean {
-    return this.consumer.stopping;
   }
 
   private async handleBatch(payload: EachBatchPayload, beat: BatchHeartbeat): Promise<void> {
@@ -120,7 +100,7 @@ export class IngestConsumer {
         for (const message of lane) {
           // The partition went to another member, or may have (the group rebalances), or the consumer stops: what is
           // left is re-delivered to the partition's owner.
-          if (interrupted || this.consumer.moving(payload, beat)) {
+          if (interrupted || this.moving(payload, beat)) {
             interrupted = true;
             return;
           }
@@ -141,7 +121,7 @@ export class IngestConsumer {
     // failed commit (the group rebalanced, the partition moved) re-delivers the batch to the partition's owner, where
     // its command ids make it a no-op. Retrying the commit here would keep this handler, and so the whole consumer,
     // from rejoining.
-    await this.consumer.handled(payload);
+    await this.handled(payload);
   }
 
   /** Waits while the outbox relay has no room, heartbeating each second so the group keeps the partition here. */

@@ -53,20 +53,13 @@ class Stopping extends Error {}
  * commits. Each message only writes to MongoDB (idempotent: deliveries have derived ids, commands are state resets), so a partition
  * is held only while MongoDB is unreachable, never by a webhook waiting for its retry.
  */
-export class EventsConsumer {
-  private readonly consumer: GroupConsumer;
+export class EventsConsumer extends GroupConsumer {
   private readonly react: (events: DomainEvent[]) => Promise<void>;
 
   constructor(private readonly options: EventsConsumerOptions) {
-    this.react = runReactions(options.reactions);
-    const { kafka, groupId, timing, metrics, topics, log } = options;
-    this.consumer = new GroupConsumer({
-      kafka,
-      groupId,
-      timing,
-      metrics,
-      log,
-      topics: [topics.events, topics.webhookCommands],
+    super({
+      ...options,
+      topics: [options.topics.events, options.topics.webhookCommands],
       concurrency: 4,
       // One attempt can outlast the session (a store that answers slowly, the projection wait): heartbeats keep
       // running while the batch is worked on, and a failed one ends the retries.
@@ -75,14 +68,7 @@ export class EventsConsumer {
         eachBatch: (payload, beat) => this.handleBatch(payload, beat),
       },
     });
-  }
-
-  start(): Promise<void> {
-    return this.consumer.start();
-  }
-
-  stop(): Promise<void> {
-    return this.consumer.stop();
+    this.react = runReactions(options.reactions);
   }
 
   /**
@@ -99,7 +85,7 @@ export class EventsConsumer {
     const { retryInitialMs = 200, retryMaxMs = 5000 } = this.options;
     await retry(
       async (attempt) => {
-        if (this.consumer.moving(payload, beat)) throw new Stopping('consumer stopping or partition moving');
+        if (this.moving(payload, beat)) throw new Stopping('consumer stopping or partition moving');
         try {
           const isolate = attempt >= ISOLATE_AFTER_ATTEMPTS;
           if (topic === this.options.topics.webhookCommands) {
@@ -117,9 +103,9 @@ export class EventsConsumer {
           } else {
             await this.handleEvents(topic, partition, messages, log);
           }
-          await this.consumer.handled(payload);
+          await this.handled(payload);
         } catch (err) {
-          if (this.consumer.stopping) throw new Stopping('consumer stopping');
+          if (this.stopping) throw new Stopping('consumer stopping');
           throw err;
         }
       },

@@ -39,17 +39,10 @@ class Stopping extends Error {}
  * queued for a retry. A failure (MongoDB away) handles the batch again: statements already recorded are not recorded
  * twice, and their puids keep the database from storing them twice.
  */
-export class TdbConsumer {
-  private readonly consumer: GroupConsumer;
-
+export class TdbConsumer extends GroupConsumer {
   constructor(private readonly options: TdbConsumerOptions) {
-    const { kafka, groupId, timing, metrics, log } = options;
-    this.consumer = new GroupConsumer({
-      kafka,
-      groupId,
-      timing,
-      metrics,
-      log,
+    super({
+      ...options,
       topics: [options.topic],
       // One partition's batch at a time: a fetch's calls and inserts come one after another, not all at once.
       concurrency: 1,
@@ -57,21 +50,10 @@ export class TdbConsumer {
         minBytes: FETCH_MIN_BYTES,
         // Longer than the heartbeat interval (the other consumers' fetch wait): a rebalance waits for this member's
         // fetch, at most half a session.
-        maxWaitTimeInMs: Math.max(1, Math.min(options.batchWaitMs, Math.floor(timing.sessionTimeoutMs / 2))),
+        maxWaitTimeInMs: Math.max(1, Math.min(options.batchWaitMs, Math.floor(options.timing.sessionTimeoutMs / 2))),
       },
-      handler: {
-        commitIntervalMs: options.commitIntervalMs,
-        eachBatch: (payload, beat) => this.handle(payload, beat),
-      },
+      handler: { commitIntervalMs: options.commitIntervalMs, eachBatch: (payload, beat) => this.handle(payload, beat) },
     });
-  }
-
-  start(): Promise<void> {
-    return this.consumer.start();
-  }
-
-  stop(): Promise<void> {
-    return this.consumer.stop();
   }
 
   private async handle(payload: EachBatchPayload, beat: BatchHeartbeat): Promise<void> {
@@ -82,13 +64,13 @@ export class TdbConsumer {
     const events = await decode(messages);
     await retry(
       async () => {
-        if (this.consumer.moving(payload, beat)) throw new Stopping('consumer stopping or partition moving');
+        if (this.moving(payload, beat)) throw new Stopping('consumer stopping or partition moving');
         if (events.length > 0) await this.options.submit(events);
-        await this.consumer.handled(payload);
+        await this.handled(payload);
       },
       {
         backoff: { initialMs: 200, maxMs: 5000 },
-        retriable: (err) => !(err instanceof Stopping) && !this.consumer.stopping,
+        retriable: (err) => !(err instanceof Stopping) && !this.stopping,
         onRetry: (err, attempt) => {
           log.warn({ err, attempt, firstOffset: messages[0]?.offset }, 'statement batch failed, retrying');
         },

@@ -40,7 +40,7 @@ export interface GroupConsumerOptions {
  * what was handled before the group is left. A handler that throws is kafkajs' to retry: it re-joins and re-delivers
  * what was not committed (its default `restartOnFailure`).
  *
- * Batch handlers commit with `handled(payload)` once every message of the batch is done; `moving` tells a handler
+ * A consumer extends it with what it does with a batch or a message. Batch handlers commit with `handled(payload)` once every message of the batch is done; `moving` tells a handler
  * between two pieces of work that what is left belongs, or may belong, to another member (or that the consumer stops).
  */
 export class GroupConsumer {
@@ -48,17 +48,17 @@ export class GroupConsumer {
   private readonly commits?: OffsetCommits;
   private stoppingNow = false;
 
-  constructor(private readonly options: GroupConsumerOptions) {
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
+  constructor(private readonly group: GroupConsumerOptions) {
+    this.consumer = group.kafka.consumer({
+      groupId: group.groupId,
       allowAutoTopicCreation: false,
-      ...consumerTimingOptions(options.timing),
-      ...options.fetch,
+      ...consumerTimingOptions(group.timing),
+      ...group.fetch,
     });
-    options.metrics?.attach(this.consumer);
-    const { handler } = options;
+    group.metrics?.attach(this.consumer);
+    const { handler } = group;
     if ('eachBatch' in handler) {
-      this.commits = new OffsetCommits(this.consumer, handler.commitIntervalMs ?? 0, options.log);
+      this.commits = new OffsetCommits(this.consumer, handler.commitIntervalMs ?? 0, group.log);
     }
   }
 
@@ -68,9 +68,9 @@ export class GroupConsumer {
   }
 
   async start(): Promise<void> {
-    const { handler, timing } = this.options;
+    const { handler, timing, topics, concurrency } = this.group;
     await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [...this.options.topics], fromBeginning: true });
+    await this.consumer.subscribe({ topics: [...topics], fromBeginning: true });
     const beating = <P extends { heartbeat(): Promise<void> }>(
       payload: P,
       work: (payload: P, beat: BatchHeartbeat) => Promise<void>,
@@ -84,12 +84,12 @@ export class GroupConsumer {
       await this.consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: this.options.concurrency,
+        partitionsConsumedConcurrently: concurrency,
         eachBatch: (payload) => beating(payload, (p, beat) => handler.eachBatch(p, beat)),
       });
     } else {
       await this.consumer.run({
-        partitionsConsumedConcurrently: this.options.concurrency,
+        partitionsConsumedConcurrently: concurrency,
         eachMessage: (payload) => beating(payload, (p, beat) => handler.eachMessage(p, beat)),
       });
     }
