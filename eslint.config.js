@@ -42,6 +42,38 @@ module.exports = tseslint.config(
     },
   },
   {
+    // The gateway's layers: a route module registers its own routes and a console page its own pages; what both do
+    // is a use case (gateway/src/use-cases/, one command per file). Only the composition root (app.ts) and the
+    // console's router assemble them.
+    files: ['gateway/src/**/*.ts'],
+    ignores: ['gateway/src/app.ts', 'gateway/src/console/console.routes.ts', '**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'ulid',
+              importNames: ['ulid', 'monotonicFactory'],
+              message:
+                "Use @vigil/proto's ulid / monotonicUlid: the package's own random source costs 16 calls to crypto per id.",
+            },
+          ],
+          patterns: [
+            {
+              regex: '\\.routes$',
+              message: 'A route module is registered by app.ts only: move what it shares into gateway/src/use-cases/.',
+            },
+            {
+              regex: '\\.pages$',
+              message: 'A console page is registered by console.routes.ts only: share through gateway/src/use-cases/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests read untyped JSON from real HTTP, gRPC and Kafka answers and assert on its shape with expect(); typing
     // every body first would restate the schemas the assertions check. The other type-aware rules still apply.
     files: ['**/*.test.ts', '**/test/**/*.ts'],

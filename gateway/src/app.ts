@@ -1,54 +1,48 @@
+import type Router from '@koa/router';
 import Koa from 'koa';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { SecretBox, type TenantVersions, type Topics } from '@vigil/proto';
-import { AppealLinks, AppealTokens } from './appeal/appeal-token';
+import type { TenantVersions, Topics } from '@vigil/proto';
+import type { FeatureModule } from '@vigil/proto/platform';
+import type { AppSettings } from './app-settings';
+import { appealTokensOf, type AppealTokenPair } from './appeal/appeal-token';
 import { appealPageRoutes } from './appeal/appeal-page.routes';
 import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
-import type { Config } from './config';
 import { consoleRoutes } from './console/console.routes';
+import { MethodNotAllowedError } from './errors';
 import type { ModeratorClient } from './grpc/moderator-client';
+import { isApiPath } from './http/api-path';
 import { ApiRouter } from './http/api-router';
 import { errorHandler } from './http/error-handler';
-import { MethodNotAllowedError } from './errors';
 import { httpMetrics } from './http/metrics';
 import { apiKeyRateLimit, type KeyLimiter } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { closeOnUnreadBody } from './http/unread-body';
 import type { OutgoingCommand } from './kafka/command-producer';
 import { appealRoutes } from './routes/appeals/appeals.routes';
-import { reportRoutes } from './routes/reports/reports.routes';
-import type { RouteDeps } from './routes/deps';
+import { backtestRoutes } from './routes/backtests/backtests.routes';
 import { ingestRoutes } from './routes/ingest/ingest.routes';
 import { moderateRoutes } from './routes/moderate/moderate.routes';
 import { buildOpenApi } from './routes/openapi/openapi';
-import { recordRoutes } from './routes/records/records.routes';
 import { policyRoutes } from './routes/policies/policies.routes';
-import { statementRoutes } from './routes/statements/statements.routes';
-import { ruleRoutes } from './routes/rules/rules.routes';
-import { backtestRoutes, type BacktestSettings } from './routes/backtests/backtests.routes';
-import { BacktestStore } from './store/backtest-store';
-import { RetroactionStore } from './store/retroaction-store';
-import { retroactionRoutes } from './routes/retroactions/retroactions.routes';
-import { shadowVersionRoutes } from './routes/rules/shadow-version.routes';
-import { userRoutes } from './routes/users/users.routes';
-import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
-import { ConfigStore } from './store/config-store';
-import { ConfigVersionStore } from './store/config-version-store';
-import { RuleVersionStore } from './store/rule-version-store';
-import { RulePrecisionStore } from './store/rule-precision-store';
-import { TransparencyCountStore } from './store/transparency-count-store';
 import { precisionRoutes } from './routes/precision/precision.routes';
+import { recordRoutes } from './routes/records/records.routes';
+import { reportRoutes } from './routes/reports/reports.routes';
+import { retroactionRoutes } from './routes/retroactions/retroactions.routes';
+import { ruleRoutes } from './routes/rules/rules.routes';
+import { shadowVersionRoutes } from './routes/rules/shadow-version.routes';
+import { statementRoutes } from './routes/statements/statements.routes';
 import { transparencyReportRoutes } from './routes/transparency-report/transparency-report.routes';
-import { endpointUrlGuard, type ResolveHost } from './routes/webhook-endpoints/endpoint-url';
-import { MemberStore } from './store/member-store';
-import { EmailLogStore } from './store/email-log-store';
-import { PaymentActionLogStore } from './store/payment-action-log-store';
-import { PaymentKeyStore } from './store/payment-key-store';
-import { TdbStore } from './store/tdb-store';
 import { transparencyRoutes } from './routes/transparency/transparency.routes';
-import { WebhookStore } from './store/webhook-store';
+import { userRoutes } from './routes/users/users.routes';
+import type { ResolveHost } from './routes/webhook-endpoints/endpoint-url';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
+import { MemberStore } from './store/member-store';
+import type { UseCaseDeps } from './use-cases/deps';
+import { useCaseDeps } from './use-cases/wiring';
+
+export { appSettings, type AppSettings } from './app-settings';
 
 export const API_PREFIX = '/api/v1';
 
@@ -73,77 +67,61 @@ export interface AppDeps {
   settings: AppSettings;
 }
 
-/** The gateway's settings, each from its variable in `config.ts` (where the defaults are). */
-export interface AppSettings {
-  bodyLimitBytes: number;
-  /** Default per-key limit (`RATE_LIMIT_POINTS` per `RATE_LIMIT_WINDOW_S`); a tenant's own limit replaces it. */
-  rateLimitPoints: number;
-  rateLimitWindowSeconds: number;
-  trustProxy: boolean;
-  /** `WEBHOOK_ALLOWED_CIDRS`. */
-  webhookAllowedCidrs: readonly string[];
-  webhookMaxEndpointsPerTenant: number;
-  /** `PROMPT_RULES_ENABLED`: the moderator has an LLM to judge prompt strategies. */
-  promptRulesEnabled: boolean;
-  /** `BACKTEST_*`: bounds of backtests. */
-  backtests: BacktestSettings;
-  /** `PUBLIC_URL`: base of the links handed to end users. */
-  publicUrl: string;
-  /** `APPEAL_TOKEN_SECRET`; appeal links and the appeal page are off without it. */
-  appealTokenSecret: string | undefined;
-  appealTokenTtlSeconds: number;
-  /** `SECRETS_ENCRYPTION_KEY`: seals tenants' payments keys; storing one is refused without it. */
-  secretsEncryptionKey: readonly Buffer[] | undefined;
-  appealPagePerMinute: number;
-  consoleSessionTtlSeconds: number;
-  consoleLockoutAttempts: number;
-  consoleLockoutSeconds: number;
-  consoleSignInPerMinute: number;
+/**
+ * One feature of the HTTP app: the platform's module (its name; the gateway's features start and stop nothing, the
+ * clients they share do, in `main.ts`), with the routes it serves.
+ */
+export interface HttpFeature extends FeatureModule {
+  /** Registers the feature's routes below the API prefix (authenticated by API key). */
+  api?(api: ApiRouter, deps: UseCaseDeps): void;
+  /** A router of its own, mounted before the API's (the console, the appeal page). */
+  router?(deps: UseCaseDeps): Router;
 }
-
-export function appSettings(config: Config): AppSettings {
-  return {
-    bodyLimitBytes: config.BODY_LIMIT_BYTES,
-    rateLimitPoints: config.RATE_LIMIT_POINTS,
-    rateLimitWindowSeconds: config.RATE_LIMIT_WINDOW_S,
-    trustProxy: config.TRUST_PROXY,
-    webhookAllowedCidrs: config.WEBHOOK_ALLOWED_CIDRS,
-    webhookMaxEndpointsPerTenant: config.WEBHOOK_MAX_ENDPOINTS_PER_TENANT,
-    promptRulesEnabled: config.PROMPT_RULES_ENABLED,
-    backtests: {
-      maxRunning: config.BACKTEST_MAX_RUNNING,
-      maxPerHour: config.BACKTEST_MAX_PER_HOUR,
-      maxRecords: config.BACKTEST_MAX_RECORDS,
-      maxAiCalls: config.BACKTEST_MAX_AI_CALLS,
-      ttlSeconds: config.BACKTEST_RESULT_TTL_S,
-    },
-    publicUrl: config.PUBLIC_URL,
-    appealTokenSecret: config.APPEAL_TOKEN_SECRET,
-    secretsEncryptionKey: config.SECRETS_ENCRYPTION_KEY,
-    appealTokenTtlSeconds: config.APPEAL_TOKEN_TTL_S,
-    appealPagePerMinute: config.APPEAL_PAGE_PER_MINUTE,
-    consoleSessionTtlSeconds: config.CONSOLE_SESSION_TTL_S,
-    consoleLockoutAttempts: config.CONSOLE_LOCKOUT_ATTEMPTS,
-    consoleLockoutSeconds: config.CONSOLE_LOCKOUT_S,
-    consoleSignInPerMinute: config.CONSOLE_SIGN_IN_PER_MINUTE,
-  };
-}
-
-const API_PATH = /^\/+api\/+v1(\/|$)/i;
 
 /**
- * Whether a request path is below the API prefix, read generously: any case, repeated slashes, percent-encoding. The
- * router only routes the exact prefix (it is case-sensitive and strict), so everything it could route is
- * authenticated, and near misses are refused with 401 rather than reaching the 404 handler with a body read.
+ * The gateway's features, in the order their routes are registered (the OpenAPI document lists them so). A new
+ * feature is a folder under `routes/` (and its use cases under `use-cases/`) and one line here.
  */
-export function isApiPath(path: string): boolean {
-  let decoded = path;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    // A malformed escape routes nowhere; the raw path still decides.
-  }
-  return API_PATH.test(path) || API_PATH.test(decoded);
+export function httpFeatures(deps: AppDeps, tokens: AppealTokenPair): HttpFeature[] {
+  const { settings, log } = deps;
+  const routes = (name: string, ...register: Array<(api: ApiRouter, deps: UseCaseDeps) => void>): HttpFeature => ({
+    name,
+    api: (api, parts) => register.forEach((add) => add(api, parts)),
+  });
+  return [
+    routes('moderation', moderateRoutes, ingestRoutes),
+    routes('records and users', recordRoutes, userRoutes, appealRoutes, reportRoutes),
+    routes('rules', ruleRoutes, shadowVersionRoutes, policyRoutes),
+    routes('statements', statementRoutes),
+    routes('backtests', backtestRoutes, retroactionRoutes),
+    routes('precision', precisionRoutes),
+    routes('transparency', transparencyRoutes, transparencyReportRoutes),
+    routes('webhooks', webhookEndpointRoutes),
+    {
+      name: 'console',
+      router: (parts) =>
+        consoleRoutes(
+          { ...parts, members: new MemberStore(deps.db), log },
+          {
+            sessionTtlSeconds: settings.consoleSessionTtlSeconds,
+            lockoutAttempts: settings.consoleLockoutAttempts,
+            lockoutSeconds: settings.consoleLockoutSeconds,
+            signInPerMinute: settings.consoleSignInPerMinute,
+            bodyLimitBytes: settings.bodyLimitBytes,
+            publicUrl: settings.publicUrl,
+          },
+        ),
+    },
+    {
+      name: 'appeal page',
+      router: (parts) =>
+        appealPageRoutes({ ...parts, log }, tokens.appealTokens, tokens.complaintTokens, {
+          perMinute: settings.appealPagePerMinute,
+          bodyLimitBytes: 16 * 1024,
+          publicUrl: settings.publicUrl,
+        }),
+    },
+  ];
 }
 
 /** Builds the HTTP API. No I/O here: every client comes in through `deps`. */
@@ -152,80 +130,12 @@ export function createApp(deps: AppDeps): Koa {
   app.silent = true;
   app.on('error', (err: unknown) => deps.log.error({ err }, 'unhandled http error'));
 
-  const { settings } = deps;
-  const appealTokens = settings.appealTokenSecret
-    ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds)
-    : undefined;
-  const complaintTokens = settings.appealTokenSecret
-    ? new AppealTokens(settings.appealTokenSecret, settings.appealTokenTtlSeconds, Date.now, 'complaint')
-    : undefined;
-  const configVersions = new ConfigVersionStore(deps.db, deps.versions, deps.authenticator.ttlMs);
-  const ruleVersions = new RuleVersionStore(deps.db);
-  const routeDeps: RouteDeps = {
-    moderator: deps.moderator,
-    commands: deps.commands,
-    topics: deps.topics,
-    versions: deps.versions,
-    configVersions,
-    configStore: new ConfigStore(deps.db, configVersions, deps.versions, ruleVersions),
-    webhooks: new WebhookStore(deps.db, configVersions),
-    endpointUrls: endpointUrlGuard({
-      allowedCidrs: deps.settings.webhookAllowedCidrs,
-      ...(deps.resolveHost ? { resolve: deps.resolveHost } : {}),
-    }),
-    maxEndpointsPerTenant: deps.settings.webhookMaxEndpointsPerTenant,
-    promptRulesEnabled: deps.settings.promptRulesEnabled,
-    appealLinks: new AppealLinks(appealTokens, settings.publicUrl, complaintTokens),
-    emailLog: new EmailLogStore(deps.db),
-    paymentKeys: new PaymentKeyStore(
-      deps.db,
-      settings.secretsEncryptionKey?.length ? new SecretBox(settings.secretsEncryptionKey) : undefined,
-    ),
-    paymentLog: new PaymentActionLogStore(deps.db),
-    tdb: new TdbStore(
-      deps.db,
-      settings.secretsEncryptionKey?.length ? new SecretBox(settings.secretsEncryptionKey) : undefined,
-    ),
-    rateLimiter: deps.rateLimiter,
-    backtests: new BacktestStore(deps.db),
-    backtestSettings: settings.backtests,
-    retroactions: new RetroactionStore(deps.db),
-    rulePrecision: new RulePrecisionStore(deps.db, ruleVersions),
-    transparencyCounts: new TransparencyCountStore(deps.db),
-  };
-  const consoleRouter = consoleRoutes(
-    { ...routeDeps, members: new MemberStore(deps.db), log: deps.log },
-    {
-      sessionTtlSeconds: settings.consoleSessionTtlSeconds,
-      lockoutAttempts: settings.consoleLockoutAttempts,
-      lockoutSeconds: settings.consoleLockoutSeconds,
-      signInPerMinute: settings.consoleSignInPerMinute,
-      bodyLimitBytes: settings.bodyLimitBytes,
-      publicUrl: settings.publicUrl,
-    },
-  );
-  const appealPage = appealPageRoutes({ ...routeDeps, log: deps.log }, appealTokens, complaintTokens, {
-    perMinute: settings.appealPagePerMinute,
-    bodyLimitBytes: 16 * 1024,
-    publicUrl: settings.publicUrl,
-  });
+  const tokens = appealTokensOf(deps.settings);
+  const features = httpFeatures(deps, tokens);
+  const parts = useCaseDeps({ ...deps, ...tokens, configTtlMs: deps.authenticator.ttlMs });
+  const routers = features.flatMap((feature) => (feature.router ? [feature.router(parts)] : []));
   const api = new ApiRouter(API_PREFIX, deps.settings.bodyLimitBytes);
-  moderateRoutes(api, routeDeps);
-  ingestRoutes(api, routeDeps);
-  recordRoutes(api, routeDeps);
-  userRoutes(api, routeDeps);
-  appealRoutes(api, routeDeps);
-  reportRoutes(api, routeDeps);
-  ruleRoutes(api, routeDeps);
-  shadowVersionRoutes(api, routeDeps);
-  policyRoutes(api, routeDeps);
-  statementRoutes(api, routeDeps);
-  backtestRoutes(api, routeDeps);
-  retroactionRoutes(api, routeDeps);
-  precisionRoutes(api, routeDeps);
-  transparencyRoutes(api, routeDeps);
-  transparencyReportRoutes(api, routeDeps);
-  webhookEndpointRoutes(api, routeDeps);
+  for (const feature of features) feature.api?.(api, parts);
 
   let openApi: string | undefined;
   api.raw(
@@ -266,8 +176,7 @@ export function createApp(deps: AppDeps): Koa {
     }
     await authenticate(ctx, () => limit(ctx, next));
   });
-  app.use(consoleRouter.routes());
-  app.use(appealPage.routes());
+  for (const router of routers) app.use(router.routes());
   app.use(api.router.routes());
   app.use(
     api.router.allowedMethods({

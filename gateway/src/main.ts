@@ -6,6 +6,7 @@ import {
   connectStore,
   createServiceClients,
   installShutdown,
+  ModuleList,
   runMain,
   startAdminServer,
   untilDone,
@@ -71,65 +72,100 @@ runMain('gateway', async () => {
     registry,
   );
 
-  // Ready when ingest can be accepted: Kafka takes the commands and the store answers (keys, tenants). The moderator
-  // is not a condition: without one, /ingest still queues work for it and /moderate answers 503 at once, whereas an
-  // unready gateway would take ingest down with it and, with every replica unready, the whole API.
-  const readiness = async (): Promise<boolean> => {
-    if (!commands.isConnected) return false;
-    await db.command({ ping: 1 });
-    return true;
-  };
+  const listening: { server?: http.Server } = {};
+  // What starts and stops, in start order; each shutdown phase stops them in reverse: the HTTP server takes no more
+  // requests, then the commands taken are flushed, then the shared rate limit stops. Ready when ingest can be
+  // accepted: Kafka takes the commands and the store answers (keys, tenants). The moderator is not a condition:
+  // without one, /ingest still queues work for it and /moderate answers 503 at once, whereas an unready gateway would
+  // take ingest down with it and, with every replica unready, the whole API.
+  const modules = new ModuleList(log, [
+    {
+      name: 'store',
+      // Connects in the background: the process is live at once and ready once the store answers.
+      start: () => {
+        void connectStore(log, mongo)
+          .then(() =>
+            untilDone(log, 'store indexes', () =>
+              Promise.all([
+                tenants.ensureIndexes(),
+                new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
+                new MemberStore(db).ensureIndexes(),
+                new RuleVersionStore(db).ensureIndexes(),
+                new BacktestStore(db).ensureIndexes(),
+                new RetroactionStore(db).ensureIndexes(),
+              ]),
+            ),
+          )
+          .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
+      },
+      ready: async () => {
+        await db.command({ ping: 1 });
+        return true;
+      },
+    },
+    { name: 'rate limit', start: () => rateLimiter.start(), drain: () => rateLimiter.stop() },
+    {
+      name: 'commands',
+      start: () => {
+        void ensureTopics(
+          kafka,
+          [topics.ingest, topics.webhookCommands, topics.backtests],
+          config.KAFKA_TOPIC_PARTITIONS,
+        )
+          .then(() => commands.connect())
+          .catch((err: unknown) => log.error({ err }, 'kafka not reachable yet; commands will connect on first use'));
+      },
+      ready: () => commands.isConnected,
+      drain: async () => {
+        await commands.drain();
+        await commands.disconnect();
+      },
+    },
+    {
+      name: 'http',
+      start: async () => {
+        const app = createApp({
+          log,
+          registry,
+          db,
+          authenticator,
+          versions,
+          moderator,
+          commands,
+          topics,
+          rateLimiter,
+          settings: appSettings(config),
+        });
+        // Koa's callback returns a promise that never rejects (errors go to the error handler).
+        const handle = app.callback();
+        const server = http.createServer((req, res) => void handle(req, res));
+        listening.server = server;
+        await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.HTTP_HOST, resolve));
+        log.info({ port: (server.address() as AddressInfo).port }, 'http server listening');
+      },
+      stopIntake: async () => {
+        const { server } = listening;
+        if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    },
+  ]);
 
-  const admin = await startAdminServer({ port: config.ADMIN_PORT, host: config.ADMIN_HOST, registry, readiness, log });
-  const app = createApp({
-    log,
+  const admin = await startAdminServer({
+    port: config.ADMIN_PORT,
+    host: config.ADMIN_HOST,
     registry,
-    db,
-    authenticator,
-    versions,
-    moderator,
-    commands,
-    topics,
-    rateLimiter,
-    settings: appSettings(config),
+    readiness: () => modules.ready(),
+    log,
   });
-  // Koa's callback returns a promise that never rejects (errors go to the error handler).
-  const handle = app.callback();
-  const server = http.createServer((req, res) => void handle(req, res));
-  await new Promise<void>((resolve) => server.listen(config.HTTP_PORT, config.HTTP_HOST, resolve));
-  log.info({ port: (server.address() as AddressInfo).port }, 'http server listening');
-  rateLimiter.start();
-
-  // Dependencies connect in the background: the process is live at once and ready once they answer.
-  void connectStore(log, mongo)
-    .then(() =>
-      untilDone(log, 'store indexes', () =>
-        Promise.all([
-          tenants.ensureIndexes(),
-          new WebhookStore(db, new ConfigVersionStore(db, versions)).ensureIndexes(),
-          new MemberStore(db).ensureIndexes(),
-          new RuleVersionStore(db).ensureIndexes(),
-          new BacktestStore(db).ensureIndexes(),
-          new RetroactionStore(db).ensureIndexes(),
-        ]),
-      ),
-    )
-    .catch((err: unknown) => log.warn({ err }, 'mongo not reachable yet'));
-  void ensureTopics(kafka, [topics.ingest, topics.webhookCommands, topics.backtests], config.KAFKA_TOPIC_PARTITIONS)
-    .then(() => commands.connect())
-    .catch((err: unknown) => log.error({ err }, 'kafka not reachable yet; commands will connect on first use'));
+  await modules.start();
 
   installShutdown(log, config.SHUTDOWN_TIMEOUT_MS, {
     stopIntake: async () => {
       admin.drain();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await modules.stopIntake();
     },
-    drain: async () => {
-      await commands.drain();
-      await commands.disconnect();
-    },
+    drain: () => modules.drain(),
     close: async () => {
-      await rateLimiter.stop();
       grpcClient.close();
       await mongo.close();
       await admin.close();

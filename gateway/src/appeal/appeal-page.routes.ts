@@ -8,7 +8,9 @@ import { toHttpError } from '../http/error-handler';
 import { rateLimit } from '../http/rate-limit';
 import { requestIdOf } from '../http/request-id';
 import { parseWith } from '../http/validate';
-import type { RouteDeps } from '../routes/deps';
+import type { UseCaseDeps } from '../use-cases/deps';
+import { fileAppeal } from '../use-cases/file-appeal';
+import { fileComplaint } from '../use-cases/file-complaint';
 import { parseMetadata } from '../routes/shared/paging.schema';
 import { html, type Html } from '../console/html';
 import { formBody, formOf, sameOriginChanges, securityHeaders } from '../console/security';
@@ -65,7 +67,7 @@ const ComplaintForm = z.object({
  * address; the token also stands in for a CSRF token (a forged form cannot know it).
  */
 export function appealPageRoutes(
-  deps: RouteDeps & { log: Logger },
+  deps: UseCaseDeps & { log: Logger },
   tokens: AppealTokens | undefined,
   complaintTokens: AppealTokens | undefined,
   settings: AppealPageSettings,
@@ -280,11 +282,7 @@ ${draft?.text ?? ''}</textarea>
       await show(ctx, form.token ?? '', claims, undefined, { text: form.text ?? '', error: err });
       return;
     }
-    await deps.moderator.call(
-      'createAppeal',
-      { tenantId: claims.tenantId, userId: claims.userId, text: input.text },
-      { requestId: requestIdOf(ctx) },
-    );
+    await fileAppeal(deps, { tenantId: claims.tenantId, requestId: requestIdOf(ctx) }, claims.userId, input.text);
     deps.log.info({ userId: claims.userId, requestId: requestIdOf(ctx) }, 'appeal submitted');
     // Post, redirect, get: the page the user lands on keeps its link (a reload shows it again, and sends nothing).
     ctx.status = 303;
@@ -307,11 +305,7 @@ ${draft?.text ?? ''}</textarea>
       await showComplaint(ctx, form.token ?? '', claims, undefined, { text: form.text ?? '', error: err });
       return;
     }
-    await deps.moderator.call(
-      'fileReportComplaint',
-      { tenantId: claims.tenantId, reportId: claims.reportId, text: input.text },
-      { requestId: requestIdOf(ctx) },
-    );
+    await fileComplaint(deps, { tenantId: claims.tenantId, requestId: requestIdOf(ctx) }, claims.reportId, input.text);
     deps.log.info({ reportId: claims.reportId, requestId: requestIdOf(ctx) }, 'complaint submitted');
     ctx.status = 303;
     ctx.redirect(`/complaint?token=${encodeURIComponent(input.token)}&sent=1`);

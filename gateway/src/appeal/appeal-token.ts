@@ -27,3 +27,21 @@ export class AppealLinks {
     return `${this.publicUrl}/appeal?token=${this.tokens.issue(tenantId, user.id, atLeastSeconds)}`;
   }
 }
+
+/** Appeal and complaint links' signers: none without `APPEAL_TOKEN_SECRET` (the links and the page are off). */
+export interface AppealTokenPair {
+  appealTokens: AppealTokens | undefined;
+  complaintTokens: AppealTokens | undefined;
+}
+
+export function appealTokensOf(settings: {
+  appealTokenSecret: string | undefined;
+  appealTokenTtlSeconds: number;
+}): AppealTokenPair {
+  const secret = settings.appealTokenSecret;
+  if (!secret) return { appealTokens: undefined, complaintTokens: undefined };
+  return {
+    appealTokens: new AppealTokens(secret, settings.appealTokenTtlSeconds),
+    complaintTokens: new AppealTokens(secret, settings.appealTokenTtlSeconds, Date.now, 'complaint'),
+  };
+}

@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { AppealStatus, LIMITS } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import { toAppealView, toRecordView, toUserView } from '../routes/shared/presenters';
+import { decide } from '../use-cases/decide';
 import { html } from './html';
 import {
-  actorOf,
   callMeta,
   csrfOf,
   optionalText,
@@ -14,6 +14,7 @@ import {
   render,
   tenantOf,
   type ConsolePages,
+  deciderOf,
 } from './page';
 import { formOf } from './security';
 import { badge, when } from './views';
@@ -102,17 +103,10 @@ export function appealPages({ router, deps, change }: ConsolePages): void {
       formOf(ctx),
       'decision form',
     );
-    await deps.moderator.call(
-      'decideAppeal',
-      {
-        tenantId: tenantOf(ctx),
-        appealId: param(ctx, 'id'),
-        decision: input.decision,
-        reason: input.reason,
-        actor: actorOf(ctx),
-      },
-      callMeta(ctx),
-    );
+    await decide(deps, deciderOf(ctx), 'decideAppeal', param(ctx, 'id'), {
+      decision: input.decision,
+      reason: input.reason,
+    });
     ctx.redirect('/console/appeals');
   });
 }

@@ -1,10 +1,15 @@
 import { z } from 'zod';
 import type { BacktestResult } from '@vigil/proto';
 import { parseWith } from '../http/validate';
-import { backtestOf, backtestView, createBacktest } from '../routes/backtests/backtests.routes';
-import { applyBacktest, retroactionOf, retroactionView } from '../routes/retroactions/retroactions.routes';
+import { idParam } from '../http/params';
+import { backtestView, retroactionView } from '../routes/shared/presenters';
+import { applyBacktest } from '../use-cases/apply-backtest';
+import { cancelBacktest } from '../use-cases/cancel-backtest';
+import { cancelRetroaction } from '../use-cases/cancel-retroaction';
+import { createBacktest } from '../use-cases/create-backtest';
+import { backtestOf } from '../use-cases/get-backtest';
+import { retroactionOf } from '../use-cases/get-retroaction';
 import { html, type Html } from './html';
-import { idParam } from '../routes/deps';
 import { actorOf, callMeta, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { formOf } from './security';
 import { when } from './views';
@@ -246,14 +251,12 @@ export function backtestPages({ router, deps, change, adminOnly }: ConsolePages)
   });
 
   router.post('/retroactions/:id/cancel', adminOnly, ...change, async (ctx) => {
-    const state = await retroactionOf(deps, tenantOf(ctx), idParam(ctx));
-    await deps.retroactions.cancel(state);
+    const state = await cancelRetroaction(deps, tenantOf(ctx), idParam(ctx));
     ctx.redirect(`/console/retroactions/${state.job._id}`);
   });
 
   router.post('/backtests/:id/cancel', adminOnly, ...change, async (ctx) => {
-    const state = await backtestOf(deps, tenantOf(ctx), idParam(ctx));
-    await deps.backtests.cancel(state);
+    const state = await cancelBacktest(deps, tenantOf(ctx), idParam(ctx));
     ctx.redirect(`/console/backtests/${state.job._id}`);
   });
 }

@@ -4,8 +4,9 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import { LIMITS } from '@vigil/proto';
 import { requestIdOf } from '../http/request-id';
-import type { RouteDeps } from '../routes/deps';
 import type { MemberStore, SessionDoc } from '../store/member-store';
+import type { Decider } from '../use-cases/decide';
+import type { UseCaseDeps } from '../use-cases/deps';
 import type { Html } from './html';
 import { csrfField, layout, type Viewer } from './views';
 
@@ -24,7 +25,7 @@ export interface ConsoleSettings {
   publicUrl?: string;
 }
 
-export interface ConsoleDeps extends RouteDeps {
+export interface ConsoleDeps extends UseCaseDeps {
   members: MemberStore;
   log: Logger;
 }
@@ -55,6 +56,12 @@ export const sessionOf = (ctx: Context): SessionDoc => stateOf(ctx).session!;
 export const tenantOf = (ctx: Context): string => sessionOf(ctx).tenantId;
 /** How a console decision names who made it: the member's id, never their email. */
 export const actorOf = (ctx: Context): string => `member:${sessionOf(ctx).memberId}`;
+/** The signed-in member as a decision names them. */
+export const deciderOf = (ctx: Context): Decider => ({
+  tenantId: tenantOf(ctx),
+  requestId: requestIdOf(ctx),
+  actor: actorOf(ctx),
+});
 /** The metadata of a moderator call made for this request. */
 export const callMeta = (ctx: Context): { requestId: string } => ({ requestId: requestIdOf(ctx) });
 export const param = (ctx: Context, name: string): string => String((ctx.params as Record<string, string>)[name] ?? '');

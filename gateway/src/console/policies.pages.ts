@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS, Policy, ReportCategory, withDefaultPolicy } from '@vigil/proto';
-import { addPolicy, deletePolicy } from '../routes/policies/policy-changes';
+import { addPolicy } from '../use-cases/add-policy';
+import { deletePolicy } from '../use-cases/delete-policy';
 import { parseWith } from '../http/validate';
 import { html } from './html';
 import { csrfOf, param, render, tenantOf, type ConsolePages } from './page';

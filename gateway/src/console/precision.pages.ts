@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { parseWith } from '../http/validate';
-import { precisionOf } from '../routes/precision/precision.routes';
 import { PrecisionQuery, type PrecisionReport } from '../routes/precision/precision.schema';
+import { precisionOf } from '../use-cases/get-precision-report';
 import { html, type Html } from './html';
 import { render, tenantOf, type ConsolePages } from './page';
 

@@ -3,9 +3,9 @@ import { LIMITS, RecordStatus, ulid } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import { parseMetadata } from '../routes/shared/paging.schema';
 import { toRecordView } from '../routes/shared/presenters';
+import { decide } from '../use-cases/decide';
 import { html, safeLink } from './html';
 import {
-  actorOf,
   callMeta,
   CONSOLE_PREFIX,
   csrfOf,
@@ -18,6 +18,7 @@ import {
   render,
   tenantOf,
   type ConsolePages,
+  deciderOf,
 } from './page';
 import { formOf, safeNext } from './security';
 import { badge, historyTable, imageScores, links, metadataTable, when } from './views';
@@ -266,19 +267,12 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
       'moderation form',
     );
     const id = param(ctx, 'id');
-    await deps.moderator.call(
-      'moderateRecordManually',
-      {
-        tenantId: tenantOf(ctx),
-        recordId: id,
-        status: input.status,
-        reason: input.reason,
-        actor: actorOf(ctx),
-        // The form's own id: sent twice (a double click, a resubmitted page), it makes one decision.
-        moderationId: input.moderationId ?? '',
-      },
-      callMeta(ctx),
-    );
+    await decide(deps, deciderOf(ctx), 'moderateRecordManually', id, {
+      status: input.status,
+      reason: input.reason,
+      // The form's own id: sent twice (a double click, a resubmitted page), it makes one decision.
+      moderationId: input.moderationId ?? '',
+    });
     ctx.redirect(safeNext(formOf(ctx).back, CONSOLE_PREFIX, `/console/records/${id}`));
   });
 }

@@ -3,8 +3,9 @@ import { LIMITS, POLICY_ID, ReportAction, withDefaultPolicy } from '@vigil/proto
 import { parseWith } from '../http/validate';
 import type { ReportView } from '../routes/reports/reports.schema';
 import { toReportView } from '../routes/shared/presenters';
+import { decide } from '../use-cases/decide';
 import { html } from './html';
-import { actorOf, callMeta, param, Reason, render, tenantOf, csrfOf, type ConsolePages } from './page';
+import { callMeta, param, Reason, render, tenantOf, csrfOf, type ConsolePages, deciderOf } from './page';
 import { formOf } from './security';
 import { badge, when } from './views';
 
@@ -178,38 +179,24 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
   router.post('/reports/:id/decision', ...change, async (ctx) => {
     // "No action" sends outcome twice (the hidden Actioned, then its own, in form order); formOf keeps the last one.
     const input = parseWith(DecisionForm, formOf(ctx), 'decision form');
-    await deps.moderator.call(
-      'decideReport',
-      {
-        tenantId: tenantOf(ctx),
-        reportId: param(ctx, 'id'),
-        outcome: input.outcome,
-        action: input.action,
-        reason: input.reason,
-        policy: input.policy ?? '',
-        actor: actorOf(ctx),
-      },
-      callMeta(ctx),
-    );
+    await decide(deps, deciderOf(ctx), 'decideReport', param(ctx, 'id'), {
+      outcome: input.outcome,
+      action: input.action,
+      reason: input.reason,
+      policy: input.policy ?? '',
+    });
     ctx.redirect('/console/reports');
   });
 
   router.post('/reports/:id/complaint/decision', ...change, async (ctx) => {
     // "Reject" sends outcome twice (the hidden Upheld, then its own); formOf keeps the last one.
     const input = parseWith(ComplaintDecisionForm, formOf(ctx), 'complaint decision form');
-    await deps.moderator.call(
-      'decideReportComplaint',
-      {
-        tenantId: tenantOf(ctx),
-        reportId: param(ctx, 'id'),
-        outcome: input.outcome,
-        action: input.action,
-        reason: input.reason,
-        policy: input.policy ?? '',
-        actor: actorOf(ctx),
-      },
-      callMeta(ctx),
-    );
+    await decide(deps, deciderOf(ctx), 'decideReportComplaint', param(ctx, 'id'), {
+      outcome: input.outcome,
+      action: input.action,
+      reason: input.reason,
+      policy: input.policy ?? '',
+    });
     ctx.redirect('/console/reports');
   });
 }

@@ -1,15 +1,20 @@
 import type { Context } from 'koa';
-import { LIMITS, RULE_SET_BUDGET, type RuleSet } from '@vigil/proto';
+import { LIMITS, RULE_SET_BUDGET } from '@vigil/proto';
 import { AppError, NotFoundError, ValidationError } from '../errors';
 import { toHttpError } from '../http/error-handler';
 import { parseJson } from '../http/json-body';
 import { parseWith } from '../http/validate';
-import { refuseUnjudgeable, versionParam } from '../routes/rules/rules.routes';
+import { versionParam } from '../http/params';
 import { RulesBody, RuleSetChangeBody, SettingsPatchBody } from '../routes/rules/rules.schema';
 import { html, type Html } from './html';
-import { precisionOf } from '../routes/precision/precision.routes';
 import type { PrecisionReport } from '../routes/precision/precision.schema';
-import { setShadowVersion } from '../routes/rules/shadow-version.routes';
+import { precisionOf } from '../use-cases/get-precision-report';
+import { refuseUnjudgeable } from '../use-cases/rule-checks';
+import { promoteVersion } from '../use-cases/promote-version';
+import { putRules } from '../use-cases/put-rules';
+import { rollBackVersion } from '../use-cases/roll-back-version';
+import { saveDraft } from '../use-cases/save-draft';
+import { setShadowVersion } from '../use-cases/set-shadow-version';
 import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { errorNotice, when } from './views';
 import { SUBMISSIONS_SHOWN, transparencySection } from './transparency.view';
@@ -259,8 +264,8 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
       refuseUnjudgeable(deps, ruleSet);
       const note = parseWith(RuleSetChangeBody.shape.note, formOf(ctx).note?.trim() || undefined, 'note');
       const write = { author: actorOf(ctx), ...(note !== undefined ? { note } : {}) };
-      if (formOf(ctx).as === 'draft') await deps.configStore.saveDraft(tenantOf(ctx), ruleSet, write);
-      else await deps.configStore.putRules(tenantOf(ctx), ruleSet, write);
+      if (formOf(ctx).as === 'draft') await saveDraft(deps, tenantOf(ctx), ruleSet, write);
+      else await putRules(deps, tenantOf(ctx), ruleSet, write);
     } catch (err) {
       // A rule set refused as written: the editor again, with the text sent and what was wrong (not a page without it).
       if (!(err instanceof AppError) || toHttpError(err).status !== 400) throw err;
@@ -275,12 +280,10 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
     const { action } = ctx.params;
     const version = versionParam(ctx);
     const tenantId = tenantOf(ctx);
-    const accept = (ruleSet: RuleSet) => refuseUnjudgeable(deps, ruleSet);
-    if (action === 'promote') await deps.configStore.promote(tenantId, version, accept);
+    if (action === 'promote') await promoteVersion(deps, tenantId, version);
     else if (action === 'shadow') await setShadowVersion(deps, tenantId, version);
     else if (action === 'unshadow') await setShadowVersion(deps, tenantId, null);
-    else if (action === 'rollback')
-      await deps.configStore.rollBack(tenantId, version, { author: actorOf(ctx) }, accept);
+    else if (action === 'rollback') await rollBackVersion(deps, tenantId, version, { author: actorOf(ctx) });
     else throw new NotFoundError('not found');
     ctx.redirect('/console/settings');
   });

@@ -1,11 +1,11 @@
 import type { Context } from 'koa';
 import { parseWith } from '../http/validate';
-import { csvFileName, transparencyReportOf } from '../routes/transparency-report/transparency-report.routes';
-import { transparencyCsv } from '../routes/transparency-report/transparency-report';
+import { csvFileName, transparencyCsv } from '../domain/transparency-report';
 import {
   TransparencyReportQuery,
   type TransparencyReport,
 } from '../routes/transparency-report/transparency-report.schema';
+import { transparencyReportOf } from '../use-cases/get-transparency-report';
 import { html, type Html } from './html';
 import { render, tenantOf, type ConsolePages } from './page';
 

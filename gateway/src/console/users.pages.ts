@@ -2,9 +2,9 @@ import { z } from 'zod';
 import { isHumanVia, LIMITS, UserStatus } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import { toAppealView, toPaymentActionView, toRecordView, toUserView } from '../routes/shared/presenters';
+import { decide } from '../use-cases/decide';
 import { html, safeLink } from './html';
 import {
-  actorOf,
   callMeta,
   csrfOf,
   optionalText,
@@ -15,6 +15,7 @@ import {
   render,
   tenantOf,
   type ConsolePages,
+  deciderOf,
 } from './page';
 import { formOf } from './security';
 import { badge, historyTable, metadataTable, when } from './views';
@@ -264,11 +265,7 @@ export function userPages({ router, deps, change }: ConsolePages): void {
       ctx.redirect(`/console/users/${id}?unchanged=1`);
       return;
     }
-    await deps.moderator.call(
-      'setUserStatus',
-      { tenantId: tenantOf(ctx), userId: id, status: input.status, reason: input.reason, actor: actorOf(ctx) },
-      callMeta(ctx),
-    );
+    await decide(deps, deciderOf(ctx), 'setUserStatus', id, { status: input.status, reason: input.reason });
     ctx.redirect(`/console/users/${id}`);
   });
 }

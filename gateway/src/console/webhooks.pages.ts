@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { NotFoundError, ValidationError } from '../errors';
 import { parseWith } from '../http/validate';
-import { replayEndpoint, retryDelivery } from '../routes/webhook-endpoints/webhook-commands';
+import { replayEndpoint } from '../use-cases/replay-endpoint';
+import { retryDelivery } from '../use-cases/retry-delivery';
 import { html } from './html';
 import {
   CONSOLE_PREFIX,

@@ -1,4 +1,4 @@
-import { isApiPath } from '../app';
+import { isApiPath } from './api-path';
 
 describe('isApiPath (authentication in front of the router)', () => {
   it.each([

@@ -73,3 +73,74 @@ describe('outbox relay back-pressure', () => {
     expect(world.sent.length).toBeGreaterThanOrEqual(2);
   });
 });
+
+/** A relay whose broker takes every send at once and whose store records each removal of outbox copies. */
+function relayRecordingRemovals() {
+  const sent: string[] = [];
+  const removals: string[][] = [];
+  const producer = {
+    connect: () => Promise.resolve(),
+    disconnect: () => Promise.resolve(),
+    send: ({ messages }: { messages: Array<{ key: string }> }) => {
+      sent.push(...messages.map((message) => message.key));
+      return Promise.resolve([]);
+    },
+  } as unknown as Producer;
+  const outbox = {
+    instanceId: 'test',
+    slotOf: (id: string) => `test:${id.slice(0, 9)}`,
+    removeEntries: (entries: Array<{ _id: string }>) => {
+      removals.push(entries.map((entry) => entry._id));
+      return Promise.resolve();
+    },
+    unpublished: () => Promise.resolve([]),
+    storedIds: (ids: string[]) => Promise.resolve(new Set(ids)),
+    slot: () => Promise.resolve([]),
+  } as unknown as OutboxStore;
+  const relay = new OutboxRelay({
+    outbox,
+    deadLetters: {} as DeadLetterStore,
+    createProducer: () => producer,
+    topic: 'events',
+    log: pino({ level: 'silent' }),
+    pollMs: 3_600_000,
+    minGapMs: 0,
+    batchSize: 1,
+  });
+  return { relay, sent, removals };
+}
+
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('outbox relay removals', () => {
+  it('takes the copies of several published batches out of the outbox in one removal', async () => {
+    const world = relayRecordingRemovals();
+    world.relay.start();
+    try {
+      const events = [sizedEvent(100), sizedEvent(100), sizedEvent(100)];
+      world.relay.appended(events);
+      await until('three batches sent', () => world.sent.length === 3);
+      await until('a removal', () => world.removals.length > 0);
+      expect(world.removals).toEqual([events.map((event) => event.id)]);
+    } finally {
+      await world.relay.stop();
+    }
+    expect(world.removals).toHaveLength(1);
+  });
+
+  it('takes out what it published when it stops, whatever the removal delay left', async () => {
+    const world = relayRecordingRemovals();
+    world.relay.start();
+    const event = sizedEvent(100);
+    world.relay.appended([event]);
+    await until('the batch sent', () => world.sent.length === 1);
+    await world.relay.stop();
+    expect(world.removals).toEqual([[event.id]]);
+  });
+});

@@ -27,6 +27,21 @@ const ORPHAN_AGE_MS = 5 * 60 * 1000;
  * only once this old (an append whose hand-over never came: its projection write failed after the append).
  */
 const OWN_GRACE_MS = 60_000;
+/**
+ * Published events' outbox copies are taken out together, once the oldest has waited this long (or REMOVAL_BATCH of
+ * them wait): one delete per outbox slot (a second of appends), not one per batch. At a few records a second a batch
+ * is one record, and its removal was a fifth of what the moderator sent the store per record.
+ */
+const REMOVAL_DELAY_MS = 1_000;
+/** Copies waiting to be taken out that make a removal due at once. */
+const REMOVAL_BATCH = 500;
+/** Copies waiting to be taken out remembered at most; past it the oldest are left to a later sweep (published twice). */
+const REMOVALS_HELD = 100_000;
+/**
+ * A routine sweep takes another process's copies only once this old (or `pollMs`, if longer): younger ones are most
+ * likely published or in flight there, their removal waiting REMOVAL_DELAY_MS.
+ */
+const OTHERS_GRACE_MS = 3_000;
 
 export interface OutboxRelayOptions {
   outbox: OutboxStore;
@@ -96,6 +111,10 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   private readonly appendedIds = new Set<string>();
   private lastSweep = 0;
   private backlog = false;
+  /** Copies of published (or set-aside) events still to take out of the store's outbox, oldest first. */
+  private readonly removals = new Map<string, Pick<OutboxDoc, '_id' | 'slot'>>();
+  /** When the oldest of `removals` was queued (epoch ms). */
+  private removalsSince = 0;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.handOver = new HandOver(options.memoryBytes ?? MEMORY_BYTES, (id) => options.outbox.slotOf(id));
@@ -138,7 +157,9 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       this.handOver.liftIfCaughtUp();
       return 0;
     }
-    const docs = (await this.options.outbox.slot(slot)).filter((doc) => !this.handOver.has(doc._id));
+    const docs = (await this.options.outbox.slot(slot)).filter(
+      (doc) => !this.handOver.has(doc._id) && !this.removals.has(doc._id),
+    );
     const batch = docs.slice(0, this.options.batchSize);
     if (docs.length <= this.options.batchSize) this.handOver.slotDone();
     const published = await this.publishDocs(await this.stored(batch));
@@ -175,6 +196,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     this.running = false;
     this.wakeUp?.();
     await this.loop;
+    await this.removeQueued({ all: true });
     await this.resetProducer();
   }
 
@@ -192,6 +214,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       .filter(
         (doc) =>
           !this.handOver.has(doc._id) &&
+          !this.removals.has(doc._id) &&
           (minAgeMs === 0 || decodeTime(doc._id) <= now - minAgeMs) &&
           // Left to the memory and overflow paths, unless stranded (see OWN_GRACE_MS).
           (minAgeMs === 0 || !doc.slot?.startsWith(own) || decodeTime(doc._id) <= now - OWN_GRACE_MS),
@@ -238,7 +261,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   }
 
   private async publishDocs(docs: OutboxDoc[], messages = docs.map(toMessage)): Promise<number> {
-    const { outbox, log } = this.options;
+    const { log } = this.options;
     if (docs.length === 0) return 0;
     log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
     try {
@@ -254,7 +277,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       log.warn({ err, count: docs.length }, 'outbox batch refused by the broker, sending its events one by one');
       return this.publishEach(docs, messages);
     }
-    await outbox.removeEntries(docs);
+    this.queueRemoval(docs);
     for (const doc of docs) this.appendedIds.delete(doc._id);
     log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
@@ -263,10 +286,10 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
 
   /** Sends each event alone, in order, setting aside those the broker refuses. */
   private async publishEach(docs: OutboxDoc[], messages: Message[]): Promise<number> {
-    const { outbox, log } = this.options;
+    const { log } = this.options;
     const sent: OutboxDoc[] = [];
-    const flush = async () => {
-      await outbox.removeEntries(sent);
+    const flush = () => {
+      this.queueRemoval(sent);
       for (const doc of sent) this.appendedIds.delete(doc._id);
       this.options.onPublished?.(sent.length);
       sent.length = 0;
@@ -282,7 +305,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         await this.resetProducer();
         // Not about this event: what went out so far is marked, the rest waits for the retry of the batch.
         if (!reason) {
-          await flush();
+          flush();
           throw err;
         }
         const bytes = Buffer.byteLength(message.value as string);
@@ -296,8 +319,41 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         this.options.onDeadLetter?.(reason);
       }
     }
-    await flush();
+    flush();
     return docs.length;
+  }
+
+  /** Queues the copies of published or set-aside events for removal (see REMOVAL_DELAY_MS). */
+  private queueRemoval(docs: Array<Pick<OutboxDoc, '_id' | 'slot'>>): void {
+    if (this.removals.size === 0) this.removalsSince = Date.now();
+    for (const { _id, slot } of docs) this.removals.set(_id, slot === undefined ? { _id } : { _id, slot });
+    for (const id of this.removals.keys()) {
+      if (this.removals.size <= REMOVALS_HELD) break;
+      this.removals.delete(id);
+    }
+  }
+
+  /** Milliseconds until the queued removals are due; Infinity when none wait. */
+  private removalDueIn(): number {
+    if (this.removals.size === 0) return Number.POSITIVE_INFINITY;
+    if (this.removals.size >= REMOVAL_BATCH) return 0;
+    return Math.max(0, this.removalsSince + REMOVAL_DELAY_MS - Date.now());
+  }
+
+  /**
+   * Takes the queued copies out of the store's outbox once due (or `all` now). A failed removal keeps them queued for
+   * the next turn; a copy left behind by a crash is published again by a sweep, which consumers dedupe.
+   */
+  private async removeQueued({ all = false }: { all?: boolean } = {}): Promise<void> {
+    if (this.removals.size === 0 || (!all && this.removalDueIn() > 0)) return;
+    const entries = [...this.removals.values()];
+    try {
+      await this.options.outbox.removeEntries(entries);
+      for (const { _id } of entries) this.removals.delete(_id);
+      this.removalsSince = Date.now();
+    } catch (err) {
+      this.options.log.warn({ err, count: entries.length }, 'outbox copies not taken out; trying again');
+    }
   }
 
   private async send(messages: Message[]): Promise<void> {
@@ -348,7 +404,9 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         if (sweep) {
           this.lastSweep = Date.now();
           // Woken (a replay, a test) means now; a routine sweep leaves other processes' fresh appends to them.
-          const swept = await this.publishBatch({ minAgeMs: woken ? 0 : this.options.pollMs });
+          const swept = await this.publishBatch({
+            minAgeMs: woken ? 0 : Math.max(this.options.pollMs, OTHERS_GRACE_MS),
+          });
           published += swept;
           // A full sweep means more is waiting (a crashed process's events): the next idle turn sweeps again.
           this.backlog = swept === this.options.batchSize;
@@ -360,6 +418,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         this.options.log.warn({ err, failures }, 'outbox relay batch failed');
       }
       this.handOver.releaseWaiters();
+      await this.removeQueued();
       if (!this.running) break;
       if (failures === 0 && (full || this.pending || this.handOver.overflowing || this.handOver.length > 0)) {
         // Under load, a short gap lets a batch fill instead of paying one scan per event.
@@ -367,8 +426,10 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         continue;
       }
       // After failures the wait grows from twice the poll interval up to 5 s (with jitter); `wake()` still cuts it short.
-      const delay =
-        failures > 0 ? backoffMs({ initialMs: this.options.pollMs * 2, maxMs: 5000 }, failures) : this.options.pollMs;
+      const delay = Math.min(
+        failures > 0 ? backoffMs({ initialMs: this.options.pollMs * 2, maxMs: 5000 }, failures) : this.options.pollMs,
+        this.removalDueIn(),
+      );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
         this.wakeUp = () => {

@@ -3,7 +3,7 @@ import { UnavailableError } from '../domain/errors';
 import type { Metadata } from '../domain/metadata';
 import type { RecordState } from '../domain/record';
 import type { RuleSet } from '@vigil/proto';
-import type { ModerateInput } from './moderate';
+import type { ModerateInput } from './moderate-input';
 
 // Running the engine on a record, shared by the moderate use case (moderate.ts) and the re-run (rerun.ts).
 

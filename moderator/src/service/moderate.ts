@@ -1,16 +1,8 @@
 import { ruleBasis, type DecisionBasis } from '../domain/decision-basis';
-import {
-  recordIdFor,
-  ulid,
-  userIdFor,
-  type ContentData,
-  type RecordStatus,
-  type RuleSet,
-  type TenantSettings,
-  type UserData,
-} from '@vigil/proto';
+import { recordIdFor, ulid, userIdFor, type RecordStatus, type RuleSet, type TenantSettings } from '@vigil/proto';
 import { checkRecordBounds } from '../domain/bounds';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
+import type { ModerateInput } from './moderate-input';
 import type { RecordState } from '../domain/record';
 import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
 import type { UserState } from '../domain/user';
@@ -24,31 +16,7 @@ import { judge, priorOf } from './judge';
 import type { StreamWriter } from './stream-writer';
 import { flaggedCountAfter, reconcileCommand, type UserReconciliation } from './user-reconciliation';
 
-export interface ModerateInput {
-  tenantId: string;
-  correlationId: string;
-  clientId: string;
-  clientUrl?: string;
-  name: string;
-  entity: string;
-  content: ContentData;
-  metadata?: Metadata;
-  user?: UserData;
-  passthrough: boolean;
-  /** Set for ingest commands: a command id is applied once. */
-  commandId?: string;
-  /**
-   * Ingest roll-out (Iffy §4.8): false when the sampling skipped the record, which is then stored and moderated only
-   * if it is Flagged or its user Suspended. Default true.
-   */
-  sampled?: boolean;
-  /** Id for the moderation (the gateway's, so its answer names it); a fresh one by default. */
-  moderationId?: string;
-  /** The caller stopped waiting (gRPC deadline): the engine drops checks still queued for this record. */
-  signal?: AbortSignal;
-  /** When the caller stops waiting (epoch milliseconds): images are fetched and judged in time for the answer. */
-  deadline?: number;
-}
+export type { ModerateInput } from './moderate-input';
 
 export interface ModerateResult {
   recordId: string;

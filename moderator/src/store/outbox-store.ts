@@ -9,11 +9,11 @@ const REMOVE_CHUNK = 100;
 /** Event lookups in flight at once in `storedIds`. */
 const STORED_AT_ONCE = 16;
 /** Width of an outbox slot, milliseconds of event-id time (see OutboxDoc). */
-const SLOT_MS = 100;
+const SLOT_MS = 1_000;
 
 /**
- * An outbox entry: a copy of an event still to publish. `slot` (the appending store's instance and a 100 ms span of
- * event-id time) is the equality key the entry is read and removed by, a few dozen entries per slot, so that neither
+ * An outbox entry: a copy of an event still to publish. `slot` (the appending store's instance and a second of
+ * event-id time) is the equality key the entry is read and removed by, a second's appends per slot, so that neither
  * costs more with a longer outbox: FerretDB v1 runs any other filter over the whole collection. Entries copied back by
  * a replay or from the previous release have none.
  */

@@ -1,6 +1,8 @@
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
-import { callModerator, decide, type RouteDeps } from '../deps';
+import { idParam } from '../../http/params';
+import { decide } from '../../use-cases/decide';
+import { deciderOf, callModerator, type RouteDeps } from '../deps';
 import { AppealData, AppealDecisionBody, AppealList, ListAppealsQuery } from './appeals.schema';
 import { toAppealView } from '../shared/presenters';
 
@@ -39,7 +41,10 @@ export function appealRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, AppealDecisionBody);
-      const appeal = await decide(deps, ctx, 'decideAppeal', { decision: input.decision, reason: input.reason });
+      const appeal = await decide(deps, deciderOf(ctx), 'decideAppeal', idParam(ctx), {
+        decision: input.decision,
+        reason: input.reason,
+      });
       ctx.body = { data: toAppealView(appeal) };
     },
   );

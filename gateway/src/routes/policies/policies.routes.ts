@@ -3,7 +3,8 @@ import type { Context } from 'koa';
 import { LimitExceededError, NotFoundError, ValidationError } from '../../errors';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
-import { addPolicy, deletePolicy } from './policy-changes';
+import { addPolicy } from '../../use-cases/add-policy';
+import { deletePolicy } from '../../use-cases/delete-policy';
 import { principalOf, type RouteDeps } from '../deps';
 import { CreatePolicyBody, PolicyData, PolicyDeleted, PolicyList, PolicyPatchBody } from './policies.schema';
 

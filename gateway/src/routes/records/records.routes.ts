@@ -2,7 +2,9 @@ import { ulid } from '@vigil/proto';
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
 import { requestIdOf } from '../../http/request-id';
-import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
+import { idParam } from '../../http/params';
+import { decide } from '../../use-cases/decide';
+import { deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
 import { toRecordView } from '../shared/presenters';
 import {
@@ -164,7 +166,7 @@ export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ManualModerationBody);
-      const record = await decide(deps, ctx, 'moderateRecordManually', {
+      const record = await decide(deps, deciderOf(ctx), 'moderateRecordManually', idParam(ctx), {
         status: input.status,
         reason: input.reason,
         policy: input.policy ?? '',

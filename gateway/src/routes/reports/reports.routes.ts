@@ -2,7 +2,10 @@ import { statementsOf, type DomainEvent } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body, query } from '../../http/validate';
-import { callModerator, decide, idParam, principalOf, type RouteDeps } from '../deps';
+import { idParam } from '../../http/params';
+import { decide } from '../../use-cases/decide';
+import { fileComplaint } from '../../use-cases/file-complaint';
+import { callerOf, deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
 import { toReportView } from '../shared/presenters';
 import { StatementList } from '../statements/statements.schema';
@@ -130,7 +133,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ReportDecisionBody);
-      const report = await decide(deps, ctx, 'decideReport', {
+      const report = await decide(deps, deciderOf(ctx), 'decideReport', idParam(ctx), {
         outcome: input.outcome,
         action: input.action,
         reason: input.reason,
@@ -156,10 +159,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ComplaintBody);
-      const report = await callModerator(deps, ctx, 'fileReportComplaint', {
-        reportId: idParam(ctx),
-        text: input.text,
-      });
+      const report = await fileComplaint(deps, callerOf(ctx), idParam(ctx), input.text);
       ctx.body = { data: toReportView(report, await viewOptions(ctx, false)) };
     },
   );
@@ -183,7 +183,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, ComplaintDecisionBody);
-      const report = await decide(deps, ctx, 'decideReportComplaint', {
+      const report = await decide(deps, deciderOf(ctx), 'decideReportComplaint', idParam(ctx), {
         outcome: input.outcome,
         action: input.action,
         reason: input.reason,

@@ -1,98 +1,11 @@
-import { ulid, type RetroactionJobDoc, type StartRetroaction } from '@vigil/proto';
-import type { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
-import {
-  BacktestExpiredError,
-  BacktestNotFinishedError,
-  NotFoundError,
-  RetroactionRunningError,
-  VersionNotLiveError,
-} from '../../errors';
-import type { RetroactionState } from '../../store/retroaction-store';
-import { actorOf, idParam, principalOf, type RouteDeps } from '../deps';
-import { handOverJob } from '../backtests/backtests.routes';
-import { RetroactionData, RetroactionList, type RetroactionView } from './retroactions.schema';
-
-/**
- * Applies a backtest's version to the records it selected (docs/rules-safely.md, "Apply"): the backtest's id is the
- * confirmation of its predicted effect. Refused unless the backtest succeeded, is kept, judged the live version, and
- * no other retroaction of the tenant runs. Stores the job with the prediction and hands it to the moderators on the
- * `backtests` topic. Used by the API and the console.
- */
-export async function applyBacktest(
-  deps: RouteDeps,
-  ctx: { tenantId: string; author: string },
-  backtestId: string,
-): Promise<RetroactionState> {
-  const found = await deps.backtests.find(ctx.tenantId, backtestId);
-  if (!found) throw new NotFoundError('backtest not found');
-  if (found.expired)
-    throw new BacktestExpiredError('the backtest expired: run it again to see what applying it would change', {
-      expiredAt: found.job.expiresAt.toISOString(),
-    });
-  const result = found.run?.result;
-  if (found.status !== 'succeeded' || !result)
-    throw new BacktestNotFinishedError('only a backtest that succeeded can be applied', { status: found.status });
-  const live = await deps.configStore.getRules(ctx.tenantId);
-  if (live.version !== found.job.version)
-    throw new VersionNotLiveError('the backtest’s version is not the live one: promote it first', {
-      version: found.job.version,
-      live: live.version,
-    });
-  const now = new Date();
-  const job: RetroactionJobDoc = {
-    _id: `ra_${ulid()}`,
-    tenantId: ctx.tenantId,
-    backtestId,
-    version: found.job.version,
-    selection: found.job.selection,
-    ai: result.ai.enabled && result.ai.recordsWithoutAi === 0,
-    predicted: { judged: result.judged, truncated: result.truncated, changes: result.changes, users: result.users },
-    author: ctx.author,
-    createdAt: now,
-  };
-  if (!(await deps.retroactions.create(job))) {
-    throw new RetroactionRunningError('another retroaction of the tenant has not ended: cancel it or wait', {});
-  }
-  const id = ulid();
-  const command: StartRetroaction = {
-    type: 'StartRetroaction',
-    id,
-    tenantId: ctx.tenantId,
-    jobId: job._id,
-    issuedAt: now.toISOString(),
-    configVersion: deps.versions.of(ctx.tenantId),
-  };
-  await handOverJob(deps, command, () => deps.retroactions.discard(job));
-  return { job, run: null, status: 'queued' };
-}
-
-export function retroactionView(state: RetroactionState): z.input<typeof RetroactionView> {
-  const { job, run } = state;
-  return {
-    id: job._id,
-    backtestId: job.backtestId,
-    version: job.version,
-    status: state.status,
-    ...(state.error ? { error: state.error } : {}),
-    selection: job.selection,
-    ai: job.ai,
-    predicted: job.predicted,
-    progress: { selected: run?.selected ?? null, processed: run?.processed ?? 0 },
-    counts: run?.counts ?? { toFlagged: 0, toCompliant: 0, unchanged: 0, heldByHumans: 0, skipped: 0 },
-    author: job.author,
-    createdAt: job.createdAt.toISOString(),
-    startedAt: run?.startedAt.toISOString() ?? null,
-    finishedAt: run?.finishedAt?.toISOString() ?? null,
-  };
-}
-
-/** A retroaction of the caller's tenant named by the `:id` path parameter. */
-export async function retroactionOf(deps: RouteDeps, tenantId: string, id: string): Promise<RetroactionState> {
-  const state = await deps.retroactions.get(tenantId, id);
-  if (!state) throw new NotFoundError('retroaction not found');
-  return state;
-}
+import { idParam } from '../../http/params';
+import { applyBacktest } from '../../use-cases/apply-backtest';
+import { cancelRetroaction } from '../../use-cases/cancel-retroaction';
+import { retroactionOf } from '../../use-cases/get-retroaction';
+import { actorOf, principalOf, type RouteDeps } from '../deps';
+import { retroactionView } from '../shared/presenters';
+import { RetroactionData, RetroactionList } from './retroactions.schema';
 
 /** Retroactions: a promoted version applied to past records, from a backtest's selection (apply, read, cancel). */
 export function retroactionRoutes(api: ApiRouter, deps: RouteDeps): void {
@@ -157,9 +70,9 @@ export function retroactionRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: RetroactionData,
     },
     async (ctx) => {
-      const state = await retroactionOf(deps, principalOf(ctx).tenantId, idParam(ctx));
+      const state = await cancelRetroaction(deps, principalOf(ctx).tenantId, idParam(ctx));
       ctx.status = 202;
-      ctx.body = { data: retroactionView(await deps.retroactions.cancel(state)) };
+      ctx.body = { data: retroactionView(state) };
     },
   );
 }

@@ -5,15 +5,19 @@ import {
   ruleFromPreset,
   RULE_PRESETS,
   ruleSetBudgetIssues,
-  usesPrompts,
   type RuleSet,
 } from '@vigil/proto';
-import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
-import { ConflictError, LimitExceededError, NotFoundError, PromptRulesDisabledError } from '../../errors';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../errors';
 import { body, query } from '../../http/validate';
 import type { RuleVersionDoc } from '../../store/rule-version-store';
-import { actorOf, idParam, principalOf, type RouteDeps } from '../deps';
+import { idParam, versionParam } from '../../http/params';
+import { promoteVersion } from '../../use-cases/promote-version';
+import { putRules } from '../../use-cases/put-rules';
+import { rollBackVersion } from '../../use-cases/roll-back-version';
+import { refuseUnjudgeable } from '../../use-cases/rule-checks';
+import { saveDraft } from '../../use-cases/save-draft';
+import { actorOf, principalOf, type RouteDeps } from '../deps';
 import { diffRuleSets } from './rule-set-diff';
 import {
   DiffQuery,
@@ -29,13 +33,6 @@ import {
   SettingsView,
 } from './rules.schema';
 
-/** The `:version` path parameter: a version number, or nothing this tenant has (404). */
-export function versionParam(ctx: Context): number {
-  const raw = String((ctx.params as Record<string, string>).version ?? '');
-  if (!/^\d{1,9}$/.test(raw)) throw new NotFoundError('rule set version not found');
-  return Number(raw);
-}
-
 function summaryOf(doc: RuleVersionDoc, liveVersion: number) {
   return {
     version: doc.version,
@@ -46,15 +43,6 @@ function summaryOf(doc: RuleVersionDoc, liveVersion: number) {
     ...(doc.basedOn !== undefined ? { basedOn: doc.basedOn } : {}),
     createdAt: doc.createdAt.toISOString(),
   };
-}
-
-/** Without an LLM a prompt strategy could never flag: refuse it rather than store a rule that silently does nothing. */
-export function refuseUnjudgeable(deps: RouteDeps, ruleSet: RuleSet): void {
-  if (!deps.promptRulesEnabled && usesPrompts(ruleSet)) {
-    throw new PromptRulesDisabledError(
-      'prompt strategies are not available: this deployment has no LLM configured (PROMPT_RULES_ENABLED)',
-    );
-  }
 }
 
 /**
@@ -88,8 +76,7 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const { note, ...ruleSet } = body(ctx, RuleSetChangeBody);
-      refuseUnjudgeable(deps, ruleSet);
-      ctx.body = await deps.configStore.putRules(principalOf(ctx).tenantId, ruleSet, {
+      ctx.body = await putRules(deps, principalOf(ctx).tenantId, ruleSet, {
         author: actorOf(ctx),
         ...(note !== undefined ? { note } : {}),
       });
@@ -129,9 +116,8 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const { note, ...ruleSet } = body(ctx, RuleSetChangeBody);
-      refuseUnjudgeable(deps, ruleSet);
       const tenantId = principalOf(ctx).tenantId;
-      const doc = await deps.configStore.saveDraft(tenantId, ruleSet, {
+      const doc = await saveDraft(deps, tenantId, ruleSet, {
         author: actorOf(ctx),
         ...(note !== undefined ? { note } : {}),
       });
@@ -191,9 +177,7 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
       response: LiveRulesView,
     },
     async (ctx) => {
-      ctx.body = await deps.configStore.promote(principalOf(ctx).tenantId, versionParam(ctx), (ruleSet) =>
-        refuseUnjudgeable(deps, ruleSet),
-      );
+      ctx.body = await promoteVersion(deps, principalOf(ctx).tenantId, versionParam(ctx));
     },
   );
 
@@ -210,12 +194,10 @@ export function ruleRoutes(api: ApiRouter, deps: RouteDeps): void {
     async (ctx) => {
       const { note } = body(ctx, RollBackBody);
       ctx.status = 201;
-      ctx.body = await deps.configStore.rollBack(
-        principalOf(ctx).tenantId,
-        versionParam(ctx),
-        { author: actorOf(ctx), ...(note !== undefined ? { note } : {}) },
-        (ruleSet) => refuseUnjudgeable(deps, ruleSet),
-      );
+      ctx.body = await rollBackVersion(deps, principalOf(ctx).tenantId, versionParam(ctx), {
+        author: actorOf(ctx),
+        ...(note !== undefined ? { note } : {}),
+      });
     },
   );
 

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
 import { principalOf, type RouteDeps } from '../deps';
-import { candidateRules } from '../backtests/backtests.routes';
-import { refuseUnjudgeable } from './rules.routes';
+import { setShadowVersion } from '../../use-cases/set-shadow-version';
 
 export const ShadowVersionBody = z.strictObject({
   version: z.number().int().min(1).max(999_999_999).nullable().meta({
@@ -17,20 +16,6 @@ export const ShadowVersionView = z.object({
     }),
   }),
 });
-
-/**
- * Sets the tenant's shadow version, or none: the moderator runs it beside the live set on live traffic, without
- * acting (docs/rules-safely.md, "Shadow versions"). Used by the API and the console.
- */
-export async function setShadowVersion(
-  deps: RouteDeps,
-  tenantId: string,
-  version: number | null,
-): Promise<number | null> {
-  // The checks of a backtest's version: it exists (422 unknown_rule_version) and passes today's checks.
-  if (version !== null) await candidateRules(deps, tenantId, version);
-  return deps.configStore.setShadowVersion(tenantId, version, (ruleSet) => refuseUnjudgeable(deps, ruleSet));
-}
 
 /** A whole rule set version run in shadow: read and set. */
 export function shadowVersionRoutes(api: ApiRouter, deps: RouteDeps): void {

@@ -1,10 +1,14 @@
 import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
 import type { z } from 'zod';
 import type { RpcResponse } from '../../grpc/moderator-client';
+import type { BacktestState } from '../../store/backtest-store';
 import type { PaymentActionRecord } from '../../store/payment-action-log-store';
+import type { RetroactionState } from '../../store/retroaction-store';
 import type { AppealView } from '../appeals/appeals.schema';
+import type { BacktestView } from '../backtests/backtests.schema';
 import type { RecordView } from '../records/records.schema';
 import type { ReportView } from '../reports/reports.schema';
+import type { RetroactionView } from '../retroactions/retroactions.schema';
 import type { PaymentActionView, UserView } from '../users/users.schema';
 import type { EndpointView } from '../webhook-endpoints/webhook-endpoints.schema';
 import { parseMetadata } from './paging.schema';
@@ -212,4 +216,43 @@ export function toDeliveryView(doc: Record<string, unknown>): Record<string, unk
   // A due time matters only while the delivery waits for its next attempt.
   if (doc.state !== 'pending') delete view.dueAt;
   return view;
+}
+
+export function backtestView(state: BacktestState, withResult = true): z.input<typeof BacktestView> {
+  const { job, run } = state;
+  return {
+    id: job._id,
+    version: job.version,
+    status: state.status,
+    ...(state.error ? { error: state.error } : {}),
+    selection: job.selection,
+    ai: job.ai,
+    progress: { selected: run?.selected ?? null, processed: run?.processed ?? 0 },
+    author: job.author,
+    createdAt: job.createdAt.toISOString(),
+    startedAt: run?.startedAt.toISOString() ?? null,
+    finishedAt: run?.finishedAt?.toISOString() ?? null,
+    expiresAt: job.expiresAt.toISOString(),
+    result: withResult ? (run?.result ?? null) : null,
+  };
+}
+
+export function retroactionView(state: RetroactionState): z.input<typeof RetroactionView> {
+  const { job, run } = state;
+  return {
+    id: job._id,
+    backtestId: job.backtestId,
+    version: job.version,
+    status: state.status,
+    ...(state.error ? { error: state.error } : {}),
+    selection: job.selection,
+    ai: job.ai,
+    predicted: job.predicted,
+    progress: { selected: run?.selected ?? null, processed: run?.processed ?? 0 },
+    counts: run?.counts ?? { toFlagged: 0, toCompliant: 0, unchanged: 0, heldByHumans: 0, skipped: 0 },
+    author: job.author,
+    createdAt: job.createdAt.toISOString(),
+    startedAt: run?.startedAt.toISOString() ?? null,
+    finishedAt: run?.finishedAt?.toISOString() ?? null,
+  };
 }

@@ -2,7 +2,8 @@ import { statementsOf, type DomainEvent, type Statement } from '@vigil/proto';
 import { mapInTurns } from '@vigil/proto/platform';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
-import { callModerator, idParam, principalOf, type RouteDeps } from '../deps';
+import { idParam } from '../../http/params';
+import { callModerator, principalOf, type RouteDeps } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
 import { StatementList } from './statements.schema';
 

@@ -1,30 +1,16 @@
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { query } from '../../http/validate';
-import type { TransparencyCountStore } from '../../store/transparency-count-store';
+import { transparencyReportOf } from '../../use-cases/get-transparency-report';
 import { principalOf, type RouteDeps } from '../deps';
-import { monthsOf, transparencyCsv, transparencyReport } from './transparency-report';
+import { csvFileName, transparencyCsv } from '../../domain/transparency-report';
 import { TransparencyReport, TransparencyReportQuery } from './transparency-report.schema';
-
-/** The report of one tenant's period: the counters of the months it touches (one read by equality per month). */
-export async function transparencyReportOf(
-  store: TransparencyCountStore,
-  tenantId: string,
-  period: Pick<TransparencyReportQuery, 'from' | 'to'>,
-): Promise<TransparencyReport> {
-  const docs = await store.months(tenantId, monthsOf(period.from, period.to));
-  return transparencyReport(docs, period);
-}
 
 /** Whether the caller asked for CSV: `format=csv`, or an `Accept` header that prefers `text/csv`. */
 export function wantsCsv(ctx: Context, format: TransparencyReportQuery['format']): boolean {
   if (format) return format === 'csv';
   return ctx.accepts('application/json', 'text/csv') === 'text/csv';
 }
-
-/** The CSV's file name, for a download. */
-export const csvFileName = (period: Pick<TransparencyReportQuery, 'from' | 'to'>): string =>
-  `transparency-report-${period.from}-${period.to}.csv`;
 
 /** The transparency report (Art. 15 and 24 DSA) of a period, from counters kept as decisions are committed. */
 export function transparencyReportRoutes(api: ApiRouter, deps: RouteDeps): void {

@@ -5,7 +5,10 @@ import { ValidationError } from '../../errors';
 import { UnknownLogCursor, type LogCursor } from '../../store/user-log';
 import { AppealData } from '../appeals/appeals.schema';
 import { requestIdOf } from '../../http/request-id';
-import { callModerator, decide, principalOf, type RouteDeps, idParam } from '../deps';
+import { idParam } from '../../http/params';
+import { decide } from '../../use-cases/decide';
+import { fileAppeal } from '../../use-cases/file-appeal';
+import { callerOf, deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { toAppealView, toPaymentActionView, toUserView } from '../shared/presenters';
 import {
   CreateAppealBody,
@@ -83,7 +86,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, UserStatusBody);
-      const user = await decide(deps, ctx, 'setUserStatus', {
+      const user = await decide(deps, deciderOf(ctx), 'setUserStatus', idParam(ctx), {
         status: input.status,
         reason: input.reason,
         policy: input.policy ?? '',
@@ -104,7 +107,7 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       const input = body(ctx, CreateAppealBody);
-      const appeal = await callModerator(deps, ctx, 'createAppeal', { userId: idParam(ctx), text: input.text });
+      const appeal = await fileAppeal(deps, callerOf(ctx), idParam(ctx), input.text);
       ctx.status = 201;
       ctx.body = { data: toAppealView(appeal) };
     },

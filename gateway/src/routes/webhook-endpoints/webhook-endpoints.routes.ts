@@ -3,7 +3,11 @@ import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../errors';
 import { body, query } from '../../http/validate';
-import { principalOf, type RouteDeps, idParam } from '../deps';
+import { idParam } from '../../http/params';
+import { enableEndpoint } from '../../use-cases/enable-endpoint';
+import { replayEndpoint } from '../../use-cases/replay-endpoint';
+import { retryDelivery } from '../../use-cases/retry-delivery';
+import { principalOf, type RouteDeps } from '../deps';
 import {
   CommandAccepted,
   CreateEndpointBody,
@@ -17,7 +21,6 @@ import {
   RotateSecretResponse,
   UpdateEndpointBody,
 } from './webhook-endpoints.schema';
-import { enableEndpoint, replayEndpoint, retryDelivery } from './webhook-commands';
 import { toDeliveryView, toEndpointView } from '../shared/presenters';
 
 /** The notifier's state once it applied an EnableEndpoint (its `enableEndpoint` clears these three fields). */

@@ -1,6 +1,6 @@
 import type { Rule, RulePrecisionDoc } from '@vigil/proto';
 import { monthsOf, precisionReport, windowOf } from './precision-report';
-import { PrecisionQuery } from './precision.schema';
+import { PrecisionQuery } from '../routes/precision/precision.schema';
 
 const doc = (
   day: string,

@@ -10,7 +10,10 @@ import {
   type TransparencyCountsDoc,
 } from '@vigil/proto';
 import { stringify } from 'csv-stringify/sync';
-import type { TransparencyReport, TransparencyReportQuery } from './transparency-report.schema';
+import type {
+  TransparencyReport,
+  TransparencyReportQuery,
+} from '../routes/transparency-report/transparency-report.schema';
 
 const DAY_MS = 86_400_000;
 const VOLUNTARY = 'SOURCE_VOLUNTARY';
@@ -198,3 +201,7 @@ export function transparencyCsv(report: TransparencyReport): string {
   walk(report, []);
   return stringify([[...CSV_HEADER], ...rows], { record_delimiter: 'windows' });
 }
+
+/** The CSV's file name, for a download. */
+export const csvFileName = (period: Pick<TransparencyReportQuery, 'from' | 'to'>): string =>
+  `transparency-report-${period.from}-${period.to}.csv`;

@@ -1,8 +1,8 @@
 import type { BacktestJobDoc, Topics } from '@vigil/proto';
-import { RateLimitedError } from '../../errors';
-import { WindowCounter } from '../../rate-limit/window-counter';
-import type { RouteDeps } from '../deps';
-import { createBacktest, type BacktestSettings } from './backtests.routes';
+import { RateLimitedError } from '../errors';
+import { WindowCounter } from '../rate-limit/window-counter';
+import { createBacktest } from './create-backtest';
+import type { BacktestSettings, UseCaseDeps } from './deps';
 
 const HOUR_MS = 3_600_000;
 
@@ -44,7 +44,7 @@ function fakes(settings: Partial<BacktestSettings> = {}) {
         return Promise.resolve();
       },
     },
-  } as Partial<RouteDeps> as RouteDeps;
+  } as Partial<UseCaseDeps> as UseCaseDeps;
   /** The tenant's running backtest ends (succeeds, or is cancelled): its slot is free. */
   const finish = (tenantId: string) => running.get(tenantId)?.clear();
   const create = (tenantId: string) =>

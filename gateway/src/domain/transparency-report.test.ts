@@ -1,7 +1,7 @@
 import { transparencyCountsOf, type CountTree, type DomainEvent } from '@vigil/proto';
 import { parse } from 'csv-parse/sync';
 import { monthsOf, transparencyCsv, transparencyReport } from './transparency-report';
-import { TransparencyReportQuery } from './transparency-report.schema';
+import { TransparencyReportQuery } from '../routes/transparency-report/transparency-report.schema';
 
 /** A day document built the way the moderator builds it: each event's counts added at their paths. */
 function docOf(day: string, events: DomainEvent[]): { day: string; counts: CountTree } {

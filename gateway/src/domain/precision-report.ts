@@ -9,7 +9,7 @@ import {
   type RulePrecisionDoc,
   type ShadowCounts,
 } from '@vigil/proto';
-import { DEFAULT_WINDOW_DAYS, type PrecisionQuery, type PrecisionReport } from './precision.schema';
+import { DEFAULT_WINDOW_DAYS, type PrecisionQuery, type PrecisionReport } from '../routes/precision/precision.schema';
 
 /** Rows at most in one report (a tenant's versions in a window times their rules). */
 export const MAX_ROWS = 500;

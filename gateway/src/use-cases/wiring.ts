@@ -1,0 +1,72 @@
+import type { Db } from 'mongodb';
+import { SecretBox, type TenantVersions, type Topics } from '@vigil/proto';
+import type { AppSettings } from '../app-settings';
+import { AppealLinks, type AppealTokens } from '../appeal/appeal-token';
+import type { ModeratorClient } from '../grpc/moderator-client';
+import type { KeyLimiter } from '../http/rate-limit';
+import type { OutgoingCommand } from '../kafka/command-producer';
+import { endpointUrlGuard, type ResolveHost } from '../routes/webhook-endpoints/endpoint-url';
+import { BacktestStore } from '../store/backtest-store';
+import { ConfigStore } from '../store/config-store';
+import { ConfigVersionStore } from '../store/config-version-store';
+import { EmailLogStore } from '../store/email-log-store';
+import { PaymentActionLogStore } from '../store/payment-action-log-store';
+import { PaymentKeyStore } from '../store/payment-key-store';
+import { RetroactionStore } from '../store/retroaction-store';
+import { RulePrecisionStore } from '../store/rule-precision-store';
+import { RuleVersionStore } from '../store/rule-version-store';
+import { TdbStore } from '../store/tdb-store';
+import { TransparencyCountStore } from '../store/transparency-count-store';
+import { WebhookStore } from '../store/webhook-store';
+import type { UseCaseDeps } from './deps';
+
+/** The clients and settings the use cases' parts are built from (the app's own, see `AppDeps`). */
+export interface UseCaseClients {
+  db: Db;
+  versions: TenantVersions;
+  /** How long an authenticated key's tenant configuration may be cached, ms (the authenticator's TTL). */
+  configTtlMs: number;
+  moderator: ModeratorClient;
+  commands: { send(command: OutgoingCommand): Promise<void> };
+  topics: Topics;
+  resolveHost?: ResolveHost;
+  rateLimiter: KeyLimiter;
+  settings: AppSettings;
+  /** Appeal and complaint links, when the appeal secret is set. */
+  appealTokens: AppealTokens | undefined;
+  complaintTokens: AppealTokens | undefined;
+}
+
+/** The stores and clients the use cases share. No I/O: the stores open their collections lazily. */
+export function useCaseDeps(clients: UseCaseClients): UseCaseDeps {
+  const { db, settings } = clients;
+  const configVersions = new ConfigVersionStore(db, clients.versions, clients.configTtlMs);
+  const ruleVersions = new RuleVersionStore(db);
+  const secrets = settings.secretsEncryptionKey?.length ? new SecretBox(settings.secretsEncryptionKey) : undefined;
+  return {
+    moderator: clients.moderator,
+    commands: clients.commands,
+    topics: clients.topics,
+    versions: clients.versions,
+    configVersions,
+    configStore: new ConfigStore(db, configVersions, clients.versions, ruleVersions),
+    webhooks: new WebhookStore(db, configVersions),
+    endpointUrls: endpointUrlGuard({
+      allowedCidrs: settings.webhookAllowedCidrs,
+      ...(clients.resolveHost ? { resolve: clients.resolveHost } : {}),
+    }),
+    maxEndpointsPerTenant: settings.webhookMaxEndpointsPerTenant,
+    promptRulesEnabled: settings.promptRulesEnabled,
+    appealLinks: new AppealLinks(clients.appealTokens, settings.publicUrl, clients.complaintTokens),
+    emailLog: new EmailLogStore(db),
+    paymentKeys: new PaymentKeyStore(db, secrets),
+    paymentLog: new PaymentActionLogStore(db),
+    tdb: new TdbStore(db, secrets),
+    rateLimiter: clients.rateLimiter,
+    backtests: new BacktestStore(db),
+    backtestSettings: settings.backtests,
+    retroactions: new RetroactionStore(db),
+    rulePrecision: new RulePrecisionStore(db, ruleVersions),
+    transparencyCounts: new TransparencyCountStore(db),
+  };
+}
