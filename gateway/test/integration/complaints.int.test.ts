@@ -1,8 +1,5 @@
-import type { AddressInfo } from 'node:net';
 import { COLLECTIONS } from '@vigil/proto';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { ensureChromium } from '../../../deploy/local/chromium';
 import { startReceiver } from '../../../deploy/e2e/support';
 import {
@@ -14,6 +11,7 @@ import {
   type ServiceProcess,
 } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
+import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
 
 // Reporters told of outcomes, and their complaints about decisions not to act (Art. 16(5), 20 DSA), against the real
 // stack: the gateway in process, the moderator and the notifier as processes, Kafka and the MongoDB-wire store, a
@@ -23,20 +21,8 @@ const WAIT = 60_000;
 const APPEAL_SECRET = 'test-appeal-secret-of-at-least-32-characters';
 const DAY_MS = 86_400_000;
 
-const mails: ParsedMail[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, _session, callback) {
-    simpleParser(stream)
-      .then((mail) => {
-        mails.push(mail);
-        callback();
-      })
-      .catch(callback);
-  },
-});
+const smtp = smtpReceiver();
+const mails = smtp.received;
 
 let moderator: ServiceProcess;
 let notifier: ServiceProcess;
@@ -47,8 +33,7 @@ let alice: { tenantId: string; key: string };
 
 beforeAll(async () => {
   const executablePath = ensureChromium();
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  const smtpPort = await smtp.listen();
   const stack = { dbName: uniqueName('gwcmp'), topicPrefix: `${uniqueName('t')}.` };
   moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
   gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
@@ -87,7 +72,7 @@ afterAll(async () => {
   await notifier?.stop();
   await gw?.close();
   await moderator?.stop();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 async function context(): Promise<BrowserContext> {

@@ -1,8 +1,5 @@
-import type { AddressInfo } from 'node:net';
 import { userIdFor } from '@vigil/proto';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { ensureChromium } from '../../../deploy/local/chromium';
 import { startReceiver } from '../../../deploy/e2e/support';
 import {
@@ -14,6 +11,7 @@ import {
   type ServiceProcess,
 } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
+import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
 
 // Policies and statements of reasons against the real stack: the gateway in process, the moderator and the notifier as
 // processes, Kafka and the MongoDB-wire store, a webhook receiver and an SMTP server on 127.0.0.1, and the appeal and
@@ -21,20 +19,8 @@ import { startGateway, type Gateway } from './harness';
 const WAIT = 60_000;
 const APPEAL_SECRET = 'test-appeal-secret-of-at-least-32-characters';
 
-const mails: ParsedMail[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, _session, callback) {
-    simpleParser(stream)
-      .then((mail) => {
-        mails.push(mail);
-        callback();
-      })
-      .catch(callback);
-  },
-});
+const smtp = smtpReceiver();
+const mails = smtp.received;
 
 let moderator: ServiceProcess;
 let notifier: ServiceProcess;
@@ -46,8 +32,7 @@ let bob: { tenantId: string; key: string };
 
 beforeAll(async () => {
   const executablePath = ensureChromium();
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  const smtpPort = await smtp.listen();
   const stack = { dbName: uniqueName('gwsor'), topicPrefix: `${uniqueName('t')}.` };
   moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
   gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
@@ -84,7 +69,7 @@ afterAll(async () => {
   await notifier?.stop();
   await gw?.close();
   await moderator?.stop();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 async function context(): Promise<BrowserContext> {
