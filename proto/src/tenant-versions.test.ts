@@ -1,4 +1,4 @@
-import { parseConfigVersion, TenantVersions } from './tenant-versions';
+import { parseConfigVersion, TenantVersions, VersionedCache } from './tenant-versions';
 
 describe('TenantVersions', () => {
   it('keeps the newest version seen per tenant and says when one is newer', () => {
@@ -40,5 +40,49 @@ describe('parseConfigVersion', () => {
     [Buffer.from('7'), undefined],
   ])('reads %p as %p', (value, expected) => {
     expect(parseConfigVersion(value)).toBe(expected);
+  });
+});
+
+describe('VersionedCache', () => {
+  it('keeps at most maxTenants, dropping the least recently used first', async () => {
+    const reads: string[] = [];
+    const cache = new VersionedCache(
+      new TenantVersions(),
+      (tenantId) => {
+        reads.push(tenantId);
+        return Promise.resolve(tenantId.toUpperCase());
+      },
+      { ttlMs: 60_000, maxTenants: 2 },
+    );
+    await cache.get('a');
+    await cache.get('b');
+    await cache.get('a');
+    await cache.get('c');
+    expect(await cache.get('a')).toBe('A');
+    await cache.get('b');
+    expect(reads).toEqual(['a', 'b', 'c', 'b']);
+  });
+
+  it('reads again for a newer version, an ended time to live, or after a failed read', async () => {
+    const clock = { now: 0 };
+    let value = 1;
+    let fail = false;
+    const cache = new VersionedCache(
+      new TenantVersions(),
+      () => (fail ? Promise.reject(new Error('down')) : Promise.resolve(value)),
+      { ttlMs: 1_000, now: () => clock.now },
+    );
+    expect(await cache.get('t', 1)).toBe(1);
+    value = 2;
+    expect(await cache.get('t', 1)).toBe(1);
+    expect(await cache.get('t', 2)).toBe(2);
+    value = 3;
+    clock.now = 999;
+    expect(await cache.get('t')).toBe(2);
+    clock.now = 1_000;
+    fail = true;
+    await expect(cache.get('t')).rejects.toThrow('down');
+    fail = false;
+    expect(await cache.get('t')).toBe(3);
   });
 });

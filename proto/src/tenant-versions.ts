@@ -46,3 +46,40 @@ export function parseConfigVersion(value: unknown): number | undefined {
   if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) return undefined;
   return Number(value);
 }
+
+/**
+ * Values read per tenant, kept until a newer configuration version of the tenant is seen or `ttlMs` has passed (a
+ * backstop), at most `maxTenants` of them (the least recently used dropped first). Concurrent misses share one read,
+ * and a failed read is not kept.
+ */
+export class VersionedCache<T> {
+  private readonly entries = new Map<string, { at: number; version: number; value: Promise<T> }>();
+
+  constructor(
+    private readonly versions: TenantVersions,
+    private readonly read: (tenantId: string) => Promise<T>,
+    private readonly options: { ttlMs: number; maxTenants?: number; now?: () => number },
+  ) {}
+
+  /** The tenant's value, read at `configVersion` (an event's or a call's) or later. */
+  get(tenantId: string, configVersion?: number): Promise<T> {
+    this.versions.observe(tenantId, configVersion);
+    const now = (this.options.now ?? Date.now)();
+    const hit = this.entries.get(tenantId);
+    this.entries.delete(tenantId);
+    if (hit && now - hit.at < this.options.ttlMs && this.versions.fresh(tenantId, hit.version)) {
+      this.entries.set(tenantId, hit);
+      return hit.value;
+    }
+    const entry = { at: now, version: this.versions.of(tenantId), value: this.read(tenantId) };
+    this.entries.set(tenantId, entry);
+    entry.value.catch(() => {
+      if (this.entries.get(tenantId) === entry) this.entries.delete(tenantId);
+    });
+    if (this.entries.size > (this.options.maxTenants ?? 10_000)) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    return entry.value;
+  }
+}

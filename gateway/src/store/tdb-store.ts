@@ -11,6 +11,7 @@ import {
 } from '@vigil/proto';
 import type { Collection, Db, Filter } from 'mongodb';
 import { SecretsNotConfiguredError, ValidationError } from '../errors';
+import type { ConfigVersionStore } from './config-version-store';
 
 const HIDDEN = ['leaseId', 'leaseUntil', 'dueAt', 'due', 'batchId'] as const;
 /** A submission as the API shows it: the notifier's document less its queue fields. */
@@ -28,9 +29,14 @@ export class TdbStore {
   private readonly configs: Collection<TdbConfigDoc>;
   private readonly submissions: Collection<TdbSubmissionDoc>;
 
-  /** `box`: absent when SECRETS_ENCRYPTION_KEY is unset; submission can then be turned off but not on. */
+  /**
+   * `configVersions`: raised by every change, so the notifier (which keeps the settings per configuration version)
+   * submits what follows the answer by the new settings. `box`: absent when SECRETS_ENCRYPTION_KEY is unset;
+   * submission can then be turned off but not on.
+   */
   constructor(
     db: Db,
+    private readonly configVersions: Pick<ConfigVersionStore, 'changed'>,
     private readonly box?: SecretBox,
   ) {
     this.configs = db.collection(COLLECTIONS.tdbConfigs);
@@ -77,12 +83,14 @@ export class TdbStore {
     const enabledAt = stored ? tdbEnabledSince(stored) : now;
     const doc: Omit<TdbConfigDoc, '_id'> = { ...settings, ...sealed, enabledAt, updatedAt: now };
     await upsertRetried(() => this.configs.replaceOne({ _id: tenantId }, doc, { upsert: true }));
+    await this.configVersions.changed(tenantId);
     return this.view(tenantId);
   }
 
   /** Turns submission off: statements not yet sent are recorded as skipped when their turn comes. */
   async clear(tenantId: string): Promise<void> {
     await this.configs.deleteOne({ _id: tenantId });
+    await this.configVersions.changed(tenantId);
   }
 
   /**

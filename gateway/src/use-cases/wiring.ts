@@ -61,7 +61,7 @@ export function useCaseDeps(clients: UseCaseClients): UseCaseDeps {
     emailLog: new EmailLogStore(db),
     paymentKeys: new PaymentKeyStore(db, secrets),
     paymentLog: new PaymentActionLogStore(db),
-    tdb: new TdbStore(db, secrets),
+    tdb: new TdbStore(db, configVersions, secrets),
     rateLimiter: clients.rateLimiter,
     backtests: new BacktestStore(db),
     backtestSettings: settings.backtests,

@@ -1,10 +1,12 @@
 import {
   COLLECTIONS,
   TDB_LIMITS,
+  VersionedCache,
   type TdbAttempt,
   type TdbConfigDoc,
   type TdbRetryDoc,
   type TdbSubmissionDoc,
+  type TenantVersions,
 } from '@vigil/proto';
 import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
@@ -19,6 +21,9 @@ export type TdbOutcome =
   | { state: 'failed'; rejection?: Record<string, string[]> }
   | { state: 'skipped'; reason: string };
 
+/** How long a tenant's settings are used without a newer configuration version seen, milliseconds: a backstop. */
+const CONFIG_TTL_MS = 5_000;
+
 /**
  * The Transparency Database's collections in the notifier: the tenants' settings (`tdb_configs`, the gateway's), the
  * submission log (`tdb_submissions`, one document per statement, written once its first call has its answer) and the
@@ -30,12 +35,22 @@ export class TdbStore {
   readonly retries: Collection<TdbRetryDoc>;
   private readonly queue: DueQueue<TdbRetryDoc>;
   private readonly configs: Collection<TdbConfigDoc>;
+  private readonly configCache?: VersionedCache<TdbConfigDoc | null>;
 
-  constructor(db: Db, timing: DueQueueTiming) {
+  /**
+   * With `versions`, a tenant's settings are read once per configuration version (the gateway raises it with every
+   * change of them, and the events that follow carry it), or again after CONFIG_TTL_MS.
+   */
+  constructor(db: Db, timing: DueQueueTiming, versions?: TenantVersions) {
     this.submissions = db.collection(COLLECTIONS.tdbSubmissions);
     this.retries = db.collection(COLLECTIONS.tdbRetries);
     this.queue = DueQueue.in(db, this.retries, COLLECTIONS.tdbLeases, timing);
     this.configs = db.collection(COLLECTIONS.tdbConfigs);
+    if (versions) {
+      this.configCache = new VersionedCache(versions, (tenantId) => this.configs.findOne({ _id: tenantId }), {
+        ttlMs: CONFIG_TTL_MS,
+      });
+    }
   }
 
   async ensureIndexes(): Promise<void> {
@@ -45,9 +60,9 @@ export class TdbStore {
     await this.adoptLegacyQueue();
   }
 
-  /** The tenant's settings with the sealed token, or null when submission is off. */
-  configOf(tenantId: string): Promise<TdbConfigDoc | null> {
-    return this.configs.findOne({ _id: tenantId });
+  /** The tenant's settings with the sealed token, or null when submission is off; at `configVersion` or later. */
+  configOf(tenantId: string, configVersion?: number): Promise<TdbConfigDoc | null> {
+    return this.configCache ? this.configCache.get(tenantId, configVersion) : this.configs.findOne({ _id: tenantId });
   }
 
   /**

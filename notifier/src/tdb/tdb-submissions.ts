@@ -135,7 +135,10 @@ export class TdbSubmissions {
    */
   private async prepare(tenantId: string, events: SubmittedEvent[]): Promise<Array<() => Promise<void>>> {
     const { store, secrets, log } = this.options;
-    const config = await store.configOf(tenantId);
+    const config = await store.configOf(
+      tenantId,
+      events.reduce((newest, event) => Math.max(newest, event.configVersion ?? 0), 0),
+    );
     if (!config) return [];
     const since = tdbEnabledSince(config).getTime();
     const docs: TdbSubmissionDoc[] = [];
