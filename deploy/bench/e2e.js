@@ -17,10 +17,8 @@ const http = require('node:http');
 const net = require('node:net');
 const { MongoClient } = require('mongodb');
 const { startStack } = require('./stack');
-const { waitUntil } = require('../local/util');
-const { load, summary, text1k } = require('./moderate');
-const { paced } = require('./paced');
-const { percentile } = require('./percentile');
+const { load, summary } = require('./moderate');
+const { ingestBody, ingestAt, waitForWebhooks, figures } = require('./webhook-runs');
 const { costSnapshot, costPer, commandDetail, formatCost, idleCost, quiet } = require('./cost');
 
 const DURATION_S = Number(process.env.BENCH_E2E_DURATION_S || 60);
@@ -110,55 +108,6 @@ async function createEndpoint(base, apiKey, url) {
   });
   if (res.status >= 300) throw new Error(`creating a webhook endpoint answered ${res.status}`);
   return /** @type {{ data: { id: string } }} */ (await res.json()).data;
-}
-
-const ingestBody = (clientId) => ({ clientId, name: `Post ${clientId}`, entity: 'post', content: { text: text1k(0) } });
-
-/** Ingests at `rate`/s for `durationS` (open loop); returns clientId → when its ingest was due, for those accepted. */
-async function ingestAt(base, apiKey, prefix, rate, durationS) {
-  const sentAt = new Map();
-  await paced(`${base}/ingest`, {
-    body: (i) => ingestBody(`${prefix}-${i}`),
-    headers: { authorization: `Bearer ${apiKey}` },
-    rate,
-    durationS,
-    connections: 64,
-    onResult: (i, dueAt, status) => {
-      if (status === 202) sentAt.set(`${prefix}-${i}`, dueAt);
-    },
-  });
-  return sentAt;
-}
-
-/** Waits (bounded) for a webhook of every accepted record; a pipeline that falls behind is a figure, not a failure. */
-async function waitForWebhooks(sentAt, received, timeoutMs) {
-  await waitUntil(() => [...sentAt.keys()].every((id) => received.has(id)), {
-    timeoutMs,
-    intervalMs: 200,
-    what: 'every webhook',
-  }).catch(() => undefined);
-}
-
-/** Latencies and rates of the records in `sentAt`. */
-function figures(sentAt, received) {
-  const done = [...sentAt].filter(([id]) => received.has(id));
-  const latencies = done.map(([id, t0]) => received.get(id) - t0).sort((a, b) => a - b);
-  const first = Math.min(...done.map(([, t0]) => t0));
-  const last = Math.max(...done.map(([id]) => received.get(id)));
-  // Deliveries per 10 s window from the first send to the last webhook; the last, partial window is left out.
-  const windows = [];
-  for (let from = first; from + 10000 <= last; from += 10000) {
-    windows.push(done.filter(([id]) => received.get(id) >= from && received.get(id) < from + 10000).length / 10);
-  }
-  return {
-    accepted: sentAt.size,
-    delivered: done.length,
-    p50: Math.round(percentile(latencies, 50)),
-    p99: Math.round(percentile(latencies, 99)),
-    rate: done.length / Math.max(0.001, (last - first) / 1000),
-    slowestWindow: windows.length > 0 ? Math.min(...windows) : NaN,
-    windows,
-  };
 }
 
 /** The burst: every ingest at once (64 at a time), then the rate at which webhooks arrive until the last. */
@@ -454,4 +403,4 @@ async function tenantIdOf(stack, endpointId) {
   }
 }
 
-module.exports = { main, startReceiver, waitForWebhooks, figures };
+module.exports = { main, startReceiver };

@@ -13,11 +13,9 @@
 // BENCH_SCALE_SESSION_TIMEOUT_MS (default: the services' own KAFKA_SESSION_TIMEOUT_MS).
 const http = require('node:http');
 const { startStack } = require('./stack');
-const { waitUntil } = require('../local/util');
 const { startRoundRobinProxy } = require('../local/round-robin-proxy');
 const { load, summary, text1k } = require('./moderate');
-const { paced } = require('./paced');
-const { percentile } = require('./percentile');
+const { ingestAt, waitForWebhooks, figures } = require('./webhook-runs');
 const { costSnapshot, costPer, formatCost, idleCost, quiet } = require('./cost');
 
 const LOADS = (process.env.BENCH_SCALE_LOADS ?? '0.25,0.6').split(',').filter(Boolean).map(Number);
@@ -55,44 +53,6 @@ async function startReceiver() {
     arrivals,
     url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
     close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
-
-/** Ingests at `rate`/s for `durationS` through `base`; returns clientId → when its ingest was due, for those accepted. */
-async function ingest(base, apiKey, prefix, rate, durationS) {
-  const sentAt = new Map();
-  await paced(`${base}/ingest`, {
-    body: (i) => ({ clientId: `${prefix}-${i}`, name: `Post ${i}`, entity: 'post', content: { text: text1k(0) } }),
-    headers: { authorization: `Bearer ${apiKey}` },
-    rate,
-    durationS,
-    connections: 64,
-    onResult: (i, dueAt, status) => {
-      if (status === 202) sentAt.set(`${prefix}-${i}`, dueAt);
-    },
-  });
-  return sentAt;
-}
-
-/** Waits (bounded) for a webhook of every accepted record: a pipeline that falls behind is a figure, not a failure. */
-const drained = (sentAt, received, timeoutMs) =>
-  waitUntil(() => [...sentAt.keys()].every((id) => received.has(id)), {
-    timeoutMs,
-    intervalMs: 200,
-    what: 'every webhook',
-  }).catch(() => undefined);
-
-function figures(sentAt, received) {
-  const done = [...sentAt].filter(([id]) => received.has(id));
-  const latencies = done.map(([id, t0]) => received.get(id) - t0).sort((a, b) => a - b);
-  const first = Math.min(...done.map(([, t0]) => t0));
-  const last = Math.max(...done.map(([id]) => received.get(id)));
-  return {
-    accepted: sentAt.size,
-    delivered: done.length,
-    p50: Math.round(percentile(latencies, 50)),
-    p99: Math.round(percentile(latencies, 99)),
-    rate: done.length / Math.max(0.001, (last - first) / 1000),
   };
 }
 
@@ -155,14 +115,14 @@ async function measure(replicas, givenPeer, say) {
     const rates = FIXED_RATE ? [FIXED_RATE] : LOADS.map((share) => Math.max(1, Math.round(peer * share)));
     const top = Math.max(...rates);
 
-    await drained(await ingest(base, key, 'warm', top, WARM_S), receiver.received, 120000);
+    await waitForWebhooks(await ingestAt(base, key, 'warm', top, WARM_S), receiver.received, 120000);
     await quiet(stack);
     /** @type {Array<{ rate: number, steady: ReturnType<typeof figures>, cost: ReturnType<typeof costPer> }>} */
     const runs = [];
     for (const rate of rates) {
       const before = await costSnapshot(stack);
-      const sent = await ingest(base, key, `steady-${rate}`, rate, DURATION_S);
-      await drained(sent, receiver.received, 120000);
+      const sent = await ingestAt(base, key, `steady-${rate}`, rate, DURATION_S);
+      await waitForWebhooks(sent, receiver.received, 120000);
       const steady = figures(sent, receiver.received);
       const cost = costPer(before, await costSnapshot(stack), steady.delivered);
       say(
@@ -178,7 +138,7 @@ async function measure(replicas, givenPeer, say) {
 
     // A steady run at the highest rate with the first moderator SIGKILLed KILL_AFTER_S in, and started again DOWN_S
     // later.
-    const run = ingest(base, key, 'kill', top, DURATION_S);
+    const run = ingestAt(base, key, 'kill', top, DURATION_S);
     await new Promise((resolve) => setTimeout(resolve, KILL_AFTER_S * 1000));
     const killedAt = Date.now();
     await stack.kill('moderator');
@@ -186,7 +146,7 @@ async function measure(replicas, givenPeer, say) {
     const restartedAt = Date.now();
     await stack.restart('moderator');
     const killSent = await run;
-    await drained(killSent, receiver.received, 180000);
+    await waitForWebhooks(killSent, receiver.received, 180000);
     const kill = figures(killSent, receiver.received);
     const lastArrival = receiver.arrivals.at(-1) ?? restartedAt;
     say(

@@ -18,9 +18,9 @@ const { fork } = require('node:child_process');
 const { MongoClient } = require('mongodb');
 const { ROOT, waitUntil } = require('../local/util');
 const { startStack } = require('./stack');
-const { load, summary, text1k } = require('./moderate');
-const { paced } = require('./paced');
-const { startReceiver, waitForWebhooks, figures } = require('./e2e');
+const { load, summary } = require('./moderate');
+const { startReceiver } = require('./e2e');
+const { ingestBody, ingestAt, waitForWebhooks, figures } = require('./webhook-runs');
 const { percentile } = require('./percentile');
 const { costSnapshot, costPer, formatCost, quiet } = require('./cost');
 
@@ -79,8 +79,6 @@ async function startTdbStandIn() {
   };
 }
 
-const body = (clientId) => ({ clientId, name: `Post ${clientId}`, entity: 'post', content: { text: text1k(0) } });
-
 /** @returns {Promise<any>} */
 async function api(base, key, method, route, payload) {
   const res = await fetch(`${base}${route}`, {
@@ -90,22 +88,6 @@ async function api(base, key, method, route, payload) {
   });
   if (res.status >= 300) throw new Error(`${method} ${route} answered ${res.status}: ${await res.text()}`);
   return res.json();
-}
-
-/** Ingests at `rate`/s for `durationS` (open loop); clientId → when its ingest was due, for those accepted. */
-async function ingestAt(base, key, prefix, rate, durationS) {
-  const sentAt = new Map();
-  await paced(`${base}/ingest`, {
-    body: (i) => body(`${prefix}-${i}`),
-    headers: { authorization: `Bearer ${key}` },
-    rate,
-    durationS,
-    connections: 64,
-    onResult: (i, dueAt, status) => {
-      if (status === 202) sentAt.set(`${prefix}-${i}`, dueAt);
-    },
-  });
-  return sentAt;
 }
 
 /**
@@ -207,14 +189,14 @@ async function main() {
       rules: [{ id: 'river', name: 'River', strategies: [{ type: 'patterns', patterns: ['river'] }] }],
     });
 
-    const probe = await api(base, key, 'POST', '/moderate', body('probe'));
+    const probe = await api(base, key, 'POST', '/moderate', ingestBody('probe'));
     if (probe.status !== 'Flagged') throw new Error(`a benchmark record is ${probe.status}, not Flagged`);
 
     // 1. The peer: persisted /moderate at its maximum.
     const headers = { authorization: `Bearer ${key}` };
-    await load(`${base}/moderate`, { body: (i) => body(`warm-${i}`), headers });
+    await load(`${base}/moderate`, { body: (i) => ingestBody(`warm-${i}`), headers });
     await quiet(stack);
-    const moderate = summary(await load(`${base}/moderate`, { body: (i) => body(`mod-${i}`), headers }));
+    const moderate = summary(await load(`${base}/moderate`, { body: (i) => ingestBody(`mod-${i}`), headers }));
     const rate = Math.round(moderate.rps * LOAD);
     say(
       `\nTransparency Database benchmark (peer: persisted /moderate maximum ${moderate.rps} req/s, every record flagged)`,

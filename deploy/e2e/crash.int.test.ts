@@ -1,8 +1,7 @@
 import { Kafka, logLevel } from 'kafkajs';
-import { MongoClient } from 'mongodb';
 import { freePortSync } from './ports';
-import { createTenantKey, startReceiver } from './support';
-import { loggedPort, spawnService, testServers, uniqueName, waitFor, type ServiceProcess } from '../test-support';
+import { E2eStack, type Receiver, type ServiceName } from './support';
+import { loggedPort, testServers, waitFor, type ServiceProcess } from '../test-support';
 
 // The guarantee of DESIGN §2 with real processes: while 1,000 ingests stream in, the moderator is SIGKILLed and
 // restarted twice and the notifier once; afterwards every accepted ingest is a stored, moderated record, each command
@@ -11,72 +10,46 @@ import { loggedPort, spawnService, testServers, uniqueName, waitFor, type Servic
 const TOTAL = 1000;
 /** How far ingest may run ahead of moderation, so the crashes fall while ingests still stream in. */
 const AHEAD = 200;
-const { kafkaBrokers, mongoUrl } = testServers();
+const { kafkaBrokers } = testServers();
 
 describe('ingest → moderation → webhook under crashes', () => {
-  const db = uniqueName('e2e_crash');
-  const prefix = `${uniqueName('e2e')}.`;
+  const stack = new E2eStack('crash');
+  const { db, prefix, mongo } = stack;
   const grpcPort = freePortSync();
-  const common = {
-    MONGO_URL: mongoUrl,
-    MONGO_DB: db,
-    KAFKA_BROKERS: kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: prefix,
-    ADMIN_PORT: '0',
-    LOG_LEVEL: 'info',
-    // The receiver runs on this machine: registration (gateway) and delivery (notifier) must both allow it.
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-  };
   // A short session lets the group hand a killed instance's partitions to its successor quickly.
   const moderatorEnv = {
-    ...common,
     GRPC_PORT: String(grpcPort),
     KAFKA_GROUP_ID: `${prefix}moderator`,
     KAFKA_SESSION_TIMEOUT_MS: '6000',
   };
   const notifierEnv = {
-    ...common,
     KAFKA_GROUP_ID: `${prefix}notifier`,
     KAFKA_SESSION_TIMEOUT_MS: '6000',
     WEBHOOK_RETRY_SCHEDULE_S: '0.2,0.5,1,1,1,1',
     DELIVERY_CONCURRENCY_PER_ENDPOINT: '16',
   };
-  const running: ServiceProcess[] = [];
-  const mongo = new MongoClient(mongoUrl);
   const kafka = new Kafka({ clientId: 'e2e-crash', brokers: kafkaBrokers, logLevel: logLevel.NOTHING });
   const consumer = kafka.consumer({ groupId: `${prefix}check` });
-  let receiver: Awaited<ReturnType<typeof startReceiver>>;
-
-  const start = (name: 'gateway' | 'moderator' | 'notifier', env: Record<string, string>) => {
-    const service = spawnService(name, env);
-    running.push(service);
-    return service;
-  };
+  let receiver: Receiver;
+  const start = (name: ServiceName, env: Record<string, string>) => stack.start(name, env);
 
   afterAll(async () => {
-    await Promise.all(running.map((service) => service.stop('SIGTERM')));
+    await stack.close();
     await consumer.disconnect().catch(() => undefined);
-    await receiver?.close();
-    await mongo
-      .db(db)
-      .dropDatabase()
-      .catch(() => undefined);
-    await mongo.close();
   });
 
   it('loses nothing and applies everything once', async () => {
-    receiver = await startReceiver();
+    receiver = await stack.receiver();
     let moderator = start('moderator', moderatorEnv);
     await loggedPort(moderator, 'grpc server listening');
     let notifier = start('notifier', notifierEnv);
     const gateway = start('gateway', {
-      ...common,
       HTTP_PORT: '0',
       MODERATOR_ADDRESS: `127.0.0.1:${grpcPort}`,
       RATE_LIMIT_POINTS: '0',
     });
     const httpPort = await loggedPort(gateway, 'http server listening');
-    const key = await createTenantKey(common, uniqueName('tenant'));
+    const key = await stack.newTenant();
     const base = `http://127.0.0.1:${httpPort}/api/v1`;
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
     const endpoint = await fetch(`${base}/webhook-endpoints`, {

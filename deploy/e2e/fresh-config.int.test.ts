@@ -1,44 +1,24 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { MongoClient } from 'mongodb';
 import { freePortSync } from './ports';
-import { createTenantKey, startReceiver } from './support';
-import { loggedPort, ROOT, spawnService, testServers, uniqueName, waitFor, type ServiceProcess } from '../test-support';
+import { E2eStack, type Receiver, type ServiceName } from './support';
+import { loggedPort, ROOT, uniqueName, waitFor } from '../test-support';
 
 // What the API answered holds for the next request (DESIGN §2, §8), with real processes: two gateways, one moderator,
 // one notifier, their caches warm. A change applies at once to what follows it, through the gateway that made it and
 // through the other one alike (docs/replicas.md): no test here waits after a change's answer.
-const { kafkaBrokers, mongoUrl } = testServers();
 const run = promisify(execFile);
 
-type Receiver = Awaited<ReturnType<typeof startReceiver>>;
-
 describe('configuration changes on every replica', () => {
-  const db = uniqueName('e2e_fresh');
-  const prefix = `${uniqueName('e2e')}.`;
+  const stack = new E2eStack('fresh');
+  const { db, prefix, mongo, common } = stack;
   const grpcPort = freePortSync();
-  const common = {
-    MONGO_URL: mongoUrl,
-    MONGO_DB: db,
-    KAFKA_BROKERS: kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: prefix,
-    ADMIN_PORT: '0',
-    LOG_LEVEL: 'info',
-    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
-  };
-  const running: ServiceProcess[] = [];
-  const receivers: Receiver[] = [];
-  const mongo = new MongoClient(mongoUrl);
   const gateways: string[] = [];
   let tenant = '';
   let key = '';
 
-  const start = (name: 'gateway' | 'moderator' | 'notifier', env: Record<string, string>) => {
-    const service = spawnService(name, env);
-    running.push(service);
-    return service;
-  };
+  const start = (name: ServiceName, env: Record<string, string>) => stack.start(name, env);
   const send = async (gateway: number, method: string, route: string, body?: unknown, apiKey = key) =>
     fetch(`${gateways[gateway]}/api/v1${route}`, {
       method,
@@ -50,11 +30,7 @@ describe('configuration changes on every replica', () => {
     if (res.status !== status) throw new Error(`expected ${status}, got ${res.status}: ${text}`);
     return JSON.parse(text) as Record<string, unknown>;
   };
-  const receiver = async () => {
-    const r = await startReceiver();
-    receivers.push(r);
-    return r;
-  };
+  const receiver = () => stack.receiver();
   const addEndpoint = async (gateway: number, url: string) =>
     ((await json(await send(gateway, 'POST', '/webhook-endpoints', { url }), 201)) as { data: { id: string } }).data.id;
   const ingest = async (gateway: number, clientId: string) =>
@@ -94,15 +70,13 @@ describe('configuration changes on every replica', () => {
 
   beforeAll(async () => {
     const moderator = start('moderator', {
-      ...common,
       GRPC_PORT: String(grpcPort),
       KAFKA_GROUP_ID: `${prefix}moderator`,
     });
     await loggedPort(moderator, 'grpc server listening');
-    start('notifier', { ...common, KAFKA_GROUP_ID: `${prefix}notifier` });
+    start('notifier', { KAFKA_GROUP_ID: `${prefix}notifier` });
     for (let i = 0; i < 2; i += 1) {
       const gateway = start('gateway', {
-        ...common,
         HTTP_PORT: '0',
         MODERATOR_ADDRESS: `127.0.0.1:${grpcPort}`,
         RATE_LIMIT_POINTS: '0',
@@ -110,7 +84,7 @@ describe('configuration changes on every replica', () => {
       gateways.push(`http://127.0.0.1:${await loggedPort(gateway, 'http server listening')}`);
     }
     tenant = uniqueName('tenant');
-    key = await createTenantKey(common, tenant);
+    key = await stack.newTenant(tenant);
     // Warm every cache on both gateways and in the moderator and notifier: an endpoint, a webhook delivered to it, a
     // moderation through each gateway.
     const warm = await receiver();
@@ -125,15 +99,7 @@ describe('configuration changes on every replica', () => {
     expect(await moderate(1, 'zebra crossing')).toBe('Compliant');
   }, 180000);
 
-  afterAll(async () => {
-    await Promise.all(running.map((service) => service.stop('SIGTERM')));
-    await Promise.all(receivers.map((r) => r.close()));
-    await mongo
-      .db(db)
-      .dropDatabase()
-      .catch(() => undefined);
-    await mongo.close();
-  });
+  afterAll(() => stack.close());
 
   it('judges the next moderation through the same gateway by a rule saved just before', async () => {
     await setBlocklist(0, ['zebra']);

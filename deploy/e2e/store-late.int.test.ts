@@ -1,28 +1,19 @@
 import net from 'node:net';
 import { freePortSync } from './ports';
-import { createTenantKey } from './support';
-import {
-  adminPortOf,
-  loggedPort,
-  spawnService,
-  testServers,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../test-support';
+import { E2eStack } from './support';
+import { adminPortOf, loggedPort, testServers, waitFor, type ServiceProcess } from '../test-support';
 
 // Every service started before its store answers (a node restart, a store still starting): each keeps trying, and
 // serves once the store answers, without a restart. The store is reached through a TCP relay that refuses connections
 // until each service has logged a failed connect, then forwards to the run's store.
-const { kafkaBrokers, mongoUrl } = testServers();
+const { mongoUrl } = testServers();
 
 describe('services started before the store answers', () => {
-  const db = uniqueName('e2e_store_late');
-  const prefix = `${uniqueName('late')}.`;
+  const stack = new E2eStack('store_late');
+  const { prefix } = stack;
   const relayPort = freePortSync();
   const grpcPort = freePortSync();
   const httpPort = freePortSync();
-  const running: ServiceProcess[] = [];
   const sockets = new Set<net.Socket>();
   const relay = net.createServer((client) => {
     const store = new URL(mongoUrl);
@@ -39,34 +30,24 @@ describe('services started before the store answers', () => {
   });
 
   afterAll(async () => {
-    await Promise.all(running.map((service) => service.stop('SIGTERM')));
+    await stack.close();
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => relay.close(resolve));
   });
 
   it('connects once the store answers and serves', async () => {
-    const common = {
-      MONGO_URL: `mongodb://127.0.0.1:${relayPort}/`,
-      MONGO_DB: db,
-      KAFKA_BROKERS: kafkaBrokers.join(','),
-      KAFKA_TOPIC_PREFIX: prefix,
-      ADMIN_PORT: '0',
-      LOG_LEVEL: 'info',
-    };
-    const moderator = spawnService('moderator', {
-      ...common,
+    stack.use({ MONGO_URL: `mongodb://127.0.0.1:${relayPort}/` });
+    const moderator = stack.start('moderator', {
       GRPC_HOST: '127.0.0.1',
       GRPC_PORT: String(grpcPort),
       KAFKA_GROUP_ID: `${prefix}moderator`,
     });
-    const notifier = spawnService('notifier', { ...common, KAFKA_GROUP_ID: `${prefix}notifier` });
-    const gateway = spawnService('gateway', {
-      ...common,
+    const notifier = stack.start('notifier', { KAFKA_GROUP_ID: `${prefix}notifier` });
+    const gateway = stack.start('gateway', {
       HTTP_HOST: '127.0.0.1',
       HTTP_PORT: String(httpPort),
       MODERATOR_ADDRESS: `127.0.0.1:${grpcPort}`,
     });
-    running.push(moderator, notifier, gateway);
 
     // Each has failed to connect at least once (a server selection timeout) while the relay refused.
     const failedConnect = (service: ServiceProcess) =>
@@ -88,7 +69,7 @@ describe('services started before the store answers', () => {
         { timeoutMs: 90_000, what: 'the service ready' },
       );
     }
-    const key = await createTenantKey({ ...common, MONGO_URL: mongoUrl }, uniqueName('tenant'));
+    const key = await stack.newTenant();
     const answer = await waitFor(
       async () => {
         const response = await fetch(`http://127.0.0.1:${httpPort}/api/v1/moderate`, {

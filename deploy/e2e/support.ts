@@ -3,8 +3,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { MongoClient } from 'mongodb';
 import { SMTPServer } from 'smtp-server';
-import { ROOT } from '../test-support';
+import { ROOT, spawnService, testServers, uniqueName, type ServiceProcess } from '../test-support';
 
 const run = promisify(execFile);
 
@@ -98,3 +99,94 @@ export async function startMailReceiver(): Promise<{
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+export type ServiceName = 'gateway' | 'moderator' | 'notifier';
+
+/**
+ * One end-to-end test's stack of service processes: a database and a topic prefix no other test uses, the environment
+ * every service of it shares (`common`: the run's store and brokers unless `use` points them elsewhere, loopback
+ * receivers allowed), the processes it started, and what else it opened (receivers, servers). `close` stops the
+ * services, closes the rest and drops the database.
+ */
+export class E2eStack {
+  readonly db: string;
+  readonly prefix: string;
+  /** A client of the run's store itself (not of a relay the services may go through), for the test's checks. */
+  readonly mongo: MongoClient;
+  readonly common: Record<string, string>;
+  /** Every process started, with its name and when it started (for the evidence of a failure). */
+  readonly started: Array<{ name: ServiceName; service: ServiceProcess; startedAt: number }> = [];
+  private readonly closers: Array<() => Promise<unknown>> = [];
+
+  constructor(name: string) {
+    const servers = testServers();
+    this.db = uniqueName(`e2e_${name}`);
+    this.prefix = `${uniqueName(name)}.`;
+    this.mongo = new MongoClient(servers.mongoUrl);
+    this.common = {
+      MONGO_URL: servers.mongoUrl,
+      MONGO_DB: this.db,
+      KAFKA_BROKERS: servers.kafkaBrokers.join(','),
+      KAFKA_TOPIC_PREFIX: this.prefix,
+      ADMIN_PORT: '0',
+      LOG_LEVEL: 'info',
+      // The receivers run on this machine: registration (gateway) and delivery (notifier) must both allow them.
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    };
+  }
+
+  /** Changes what every service started from now on shares (a relay in front of the store, other brokers). */
+  use(env: Record<string, string>): this {
+    Object.assign(this.common, env);
+    return this;
+  }
+
+  /** Spawns a built service with the common environment and `env`; it is stopped at `close`. */
+  start(name: ServiceName, env: Record<string, string> = {}): ServiceProcess {
+    const service = spawnService(name, { ...this.common, ...env });
+    this.started.push({ name, service, startedAt: Date.now() });
+    return service;
+  }
+
+  /** The processes still running. */
+  running(): ServiceProcess[] {
+    return this.started
+      .map(({ service }) => service)
+      .filter(({ child }) => child.exitCode === null && child.signalCode === null);
+  }
+
+  /** Keeps `closeable` until `close`, which closes it after the services stopped; returns it. */
+  add<T extends { close(): Promise<unknown> }>(closeable: T): T {
+    this.closers.push(() => closeable.close());
+    return closeable;
+  }
+
+  /** A webhook receiver (startReceiver), closed at `close`. */
+  async receiver(status?: () => number): Promise<Receiver> {
+    return this.add(await startReceiver(status));
+  }
+
+  /** An SMTP receiver (startMailReceiver), closed at `close`. */
+  async mailReceiver(): Promise<MailReceiver> {
+    return this.add(await startMailReceiver());
+  }
+
+  /** A tenant and its API key, made with the admin CLI against the run's store. */
+  newTenant(tenant = uniqueName('tenant')): Promise<string> {
+    return createTenantKey({ ...this.common, MONGO_URL: testServers().mongoUrl }, tenant);
+  }
+
+  /** Stops every service (SIGTERM), closes what was added, drops the database and closes the client. */
+  async close(): Promise<void> {
+    await Promise.all(this.started.map(({ service }) => service.stop('SIGTERM')));
+    for (const close of this.closers.reverse()) await close();
+    await this.mongo
+      .db(this.db)
+      .dropDatabase()
+      .catch(() => undefined);
+    await this.mongo.close();
+  }
+}
+
+export type Receiver = Awaited<ReturnType<typeof startReceiver>>;
+export type MailReceiver = Awaited<ReturnType<typeof startMailReceiver>>;

@@ -1,26 +1,47 @@
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { ConsumerConfig, ConsumerRunConfig, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 
 /**
  * A kafkajs client whose one consumer hands the test the batch handler `run` receives, and records the offsets
- * committed: the consumers' unit specs drive their handlers with it, with no broker.
+ * committed, the options it was made and run with, and its calls: the consumers' unit specs drive their handlers with
+ * it, with no broker.
  */
 export function fakeKafka(topic: string) {
   const handler: { eachBatch?: (payload: EachBatchPayload) => Promise<void> } = {};
   const committed: { topic: string; partition: number; offset: string }[] = [];
+  const calls: string[] = [];
+  const made: { config?: ConsumerConfig; run?: ConsumerRunConfig; subscribed?: unknown } = {};
   const consumer = {
-    connect: () => Promise.resolve(),
-    subscribe: () => Promise.resolve(),
-    run: (config: { eachBatch: (payload: EachBatchPayload) => Promise<void> }) => {
+    connect: () => {
+      calls.push('connect');
+      return Promise.resolve();
+    },
+    subscribe: (subscription: unknown) => {
+      calls.push('subscribe');
+      made.subscribed = subscription;
+      return Promise.resolve();
+    },
+    run: (config: ConsumerRunConfig) => {
+      calls.push('run');
+      made.run = config;
       handler.eachBatch = config.eachBatch;
       return Promise.resolve();
     },
     commitOffsets: (offsets: typeof committed) => {
+      calls.push('commit');
       committed.push(...offsets);
       return Promise.resolve();
     },
-    disconnect: () => Promise.resolve(),
+    disconnect: () => {
+      calls.push('disconnect');
+      return Promise.resolve();
+    },
   };
-  const kafka = { consumer: () => consumer } as unknown as Kafka;
+  const kafka = {
+    consumer: (config: ConsumerConfig) => {
+      made.config = config;
+      return consumer;
+    },
+  } as unknown as Kafka;
   /** Hands `messages` to the consumer as one batch of partition 0 of `topic`, as kafkajs would. */
   const deliver = async (messages: KafkaMessage[]) => {
     const payload = {
@@ -32,5 +53,5 @@ export function fakeKafka(topic: string) {
     } as unknown as EachBatchPayload;
     await handler.eachBatch!(payload);
   };
-  return { kafka, deliver, committed };
+  return { kafka, deliver, committed, calls, made };
 }

@@ -1,7 +1,4 @@
-import type { AddressInfo } from 'node:net';
 import { DEFAULT_EMAIL_TEMPLATES, userIdFor } from '@vigil/proto';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import {
   grpcAddressOf,
   spawnModerator,
@@ -11,6 +8,7 @@ import {
   type ServiceProcess,
 } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
+import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
 
 /**
  * User emails through the API, against the real stack: the gateway (in process), the moderator and the notifier (their
@@ -22,38 +20,21 @@ import { startGateway, type Gateway } from './harness';
 /** The harness gateway's appeal secret: the notifier signs the links the gateway's appeal page accepts. */
 const APPEAL_SECRET = 'test-appeal-secret-of-at-least-32-characters';
 
-const received: ParsedMail[] = [];
 /** RCPT TO answers 451 (try again later) while this is above 0. */
 let temporaryFailures = 0;
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onRcptTo(_address, _session, callback) {
-    if (temporaryFailures > 0) {
-      temporaryFailures -= 1;
-      callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
-      return;
-    }
-    callback();
-  },
-  onData(stream, _session, callback) {
-    simpleParser(stream)
-      .then((mail) => {
-        received.push(mail);
-        callback();
-      })
-      .catch(callback);
-  },
+const smtp = smtpReceiver(() => {
+  if (temporaryFailures <= 0) return false;
+  temporaryFailures -= 1;
+  return true;
 });
+const { received } = smtp;
 
 let moderator: ServiceProcess;
 let notifier: ServiceProcess;
 let gw: Gateway;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
+  const smtpPort = await smtp.listen();
   const stack = { dbName: uniqueName('gwmail'), topicPrefix: `${uniqueName('t')}.` };
   moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
   gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
@@ -72,7 +53,7 @@ afterAll(async () => {
   await notifier?.stop();
   await gw?.close();
   await moderator?.stop();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 const mailTo = (address: string) =>

@@ -17,7 +17,18 @@ import { SharedRateLimiter } from '../../src/rate-limit/shared-rate-limiter';
 import type { ResolveHost } from '../../src/routes/webhook-endpoints/endpoint-url';
 import { RateLimitStore } from '../../src/store/rate-limit-store';
 import { TenantStore } from '../../src/store/tenant-store';
-import { TopicReaders, grpcToken, testServers, uniqueName, waitFor } from '../../../deploy/test-support';
+import { startReceiver, type Receiver } from '../../../deploy/e2e/support';
+import {
+  TopicReaders,
+  grpcAddressOf,
+  grpcToken,
+  spawnModerator,
+  spawnNotifier,
+  testServers,
+  uniqueName,
+  waitFor,
+  type ServiceProcess,
+} from '../../../deploy/test-support';
 
 export interface GatewayOptions {
   /** Defaults to a closed local port: for tests that never reach the moderator. */
@@ -274,5 +285,69 @@ async function compose(
       await db.dropDatabase().catch(() => undefined);
       await mongo.close();
     },
+  };
+}
+
+/** A gateway in process and a tenant of it, for a file whose tests share them (close the gateway after them). */
+export async function startGatewayWithTenant(
+  options: GatewayOptions = {},
+): Promise<{ gw: Gateway; tenantId: string; key: string }> {
+  const gw = await startGateway(options);
+  return { gw, ...(await gw.newTenant()) };
+}
+
+/** The real stack of a gateway test (see startServiceStack). */
+export interface ServiceStack {
+  moderator: ServiceProcess;
+  notifier: ServiceProcess;
+  gw: Gateway;
+  receiver: Receiver;
+  /** Closes the receiver and the gateway, then stops the services. */
+  close(): Promise<void>;
+}
+
+/**
+ * The moderator and the notifier as processes, on a database and topics of their own (named after `name`), the
+ * gateway in process in front of them, the notifier ready, and a webhook receiver on 127.0.0.1. `notifierEnv` is
+ * given the gateway (the notifier links to its pages).
+ */
+export async function startServiceStack(options: {
+  name: string;
+  moderatorEnv?: Record<string, string>;
+  notifierEnv?: (gw: Gateway) => Record<string, string>;
+  /** How long the notifier may take to be ready, milliseconds. Default 60 s. */
+  readyMs?: number;
+}): Promise<ServiceStack> {
+  const stack = { dbName: uniqueName(options.name), topicPrefix: `${uniqueName('t')}.` };
+  const moderator = spawnModerator(stack, options.moderatorEnv);
+  const gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  const notifier = spawnNotifier(stack, options.notifierEnv?.(gw));
+  await waitFor(() => notifier.output().includes('notifier ready'), {
+    timeoutMs: options.readyMs ?? 60_000,
+    what: 'the notifier',
+  });
+  const receiver = await startReceiver();
+  return {
+    moderator,
+    notifier,
+    gw,
+    receiver,
+    async close() {
+      await receiver.close();
+      await gw.close();
+      await Promise.all([moderator.stop(), notifier.stop()]);
+    },
+  };
+}
+
+/** What a notifier needs to send emails through the SMTP server at `smtpPort` with links to the gateway's pages. */
+export function emailEnv(smtpPort: number, gw: Gateway, appealSecret: string): Record<string, string> {
+  return {
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+    EMAIL_FROM: 'Trust <no-reply@vigil.test>',
+    EMAIL_TIMEOUT_MS: '5000',
+    EMAIL_POLL_MS: '100',
+    APPEAL_TOKEN_SECRET: appealSecret,
+    GATEWAY_PUBLIC_URL: gw.url,
   };
 }

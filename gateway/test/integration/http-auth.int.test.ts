@@ -1,17 +1,12 @@
 import http from 'node:http';
-import { startGateway, type Gateway } from './harness';
+import { startGatewayWithTenant, type Gateway } from './harness';
 
 // Authentication in front of the API: which requests are refused before any routing or body read.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => {
-  gw = await startGateway({ bodyLimitBytes: 2048, rateLimitPoints: 0 });
-  ({ key } = await gw.newTenant());
-});
-afterAll(async () => {
-  await gw.close();
-});
+beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+afterAll(() => gw.close());
 
 const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 

@@ -1,19 +1,14 @@
 import { gzipSync } from 'node:zlib';
 import { LIMITS } from '@vigil/proto';
-import { startGateway, type Gateway } from './harness';
+import { startGatewayWithTenant, type Gateway } from './harness';
 
 // What the gateway takes as a request body and as text: JSON only, UTF-8 only, bounded in size and depth, no repeated
 // or __proto__ keys, no NUL or lone surrogate, no number out of range, percent-escapes that decode as UTF-8.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => {
-  gw = await startGateway({ bodyLimitBytes: 2048, rateLimitPoints: 0 });
-  ({ key } = await gw.newTenant());
-});
-afterAll(async () => {
-  await gw.close();
-});
+beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+afterAll(() => gw.close());
 
 const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 

@@ -1,17 +1,12 @@
 import { LIMITS } from '@vigil/proto';
-import { startGateway, type Gateway } from './harness';
+import { startGatewayWithTenant, type Gateway } from './harness';
 
 // Every input has a bound, enforced with 400 validation_error naming the field and published in the OpenAPI document.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => {
-  gw = await startGateway({ bodyLimitBytes: 2048, rateLimitPoints: 0 });
-  ({ key } = await gw.newTenant());
-});
-afterAll(async () => {
-  await gw.close();
-});
+beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+afterAll(() => gw.close());
 
 const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 /** A string `levels` levels below the value returned (0: the string itself). */

@@ -1,16 +1,11 @@
-import { startGateway, type Gateway } from './harness';
+import { startGatewayWithTenant, type Gateway } from './harness';
 
 // The OpenAPI document: served without a key, generated from the schemas the routes enforce.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => {
-  gw = await startGateway({ bodyLimitBytes: 2048, rateLimitPoints: 0 });
-  ({ key } = await gw.newTenant());
-});
-afterAll(async () => {
-  await gw.close();
-});
+beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+afterAll(() => gw.close());
 
 const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 

@@ -1,32 +1,25 @@
-import { startReceiver } from '../../../deploy/e2e/support';
-import {
-  grpcAddressOf,
-  spawnModerator,
-  spawnNotifier,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import type { Receiver } from '../../../deploy/e2e/support';
+import { waitFor } from '../../../deploy/test-support';
+import { startServiceStack, type Gateway, type ServiceStack } from './harness';
 
 // Reports through the API against the real stack: the gateway in process, the moderator and the notifier as
 // processes, Kafka and the MongoDB-wire store, a webhook receiver on 127.0.0.1. Nothing sleeps.
 const WAIT = 30_000;
 
-let moderator: ServiceProcess;
-let notifier: ServiceProcess;
+let stack: ServiceStack;
 let gw: Gateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: Receiver;
 let alice: { tenantId: string; key: string };
 let bob: { tenantId: string; key: string };
 
 beforeAll(async () => {
-  const stack = { dbName: uniqueName('gwrep'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  notifier = spawnNotifier(stack, { WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1' });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
-  await waitFor(() => notifier.output().includes('notifier ready'), { timeoutMs: WAIT, what: 'the notifier' });
-  receiver = await startReceiver();
+  stack = await startServiceStack({
+    name: 'gwrep',
+    moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' },
+    notifierEnv: () => ({ WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1' }),
+    readyMs: WAIT,
+  });
+  ({ gw, receiver } = stack);
   alice = await gw.newTenant();
   bob = await gw.newTenant();
   const endpoint = await gw.request('POST', '/api/v1/webhook-endpoints', {
@@ -43,11 +36,7 @@ beforeAll(async () => {
   }
 }, 120_000);
 
-afterAll(async () => {
-  await receiver?.close();
-  await gw?.close();
-  await Promise.all([moderator?.stop(), notifier?.stop()]);
-});
+afterAll(() => stack?.close());
 
 const EMAIL = 'reader@example.com';
 const reportBody = (extra: Record<string, unknown> = {}) => ({
@@ -189,8 +178,8 @@ describe('reports API', () => {
       },
     });
     expect(hook.body).not.toContain(EMAIL);
-    expect(notifier.output()).not.toContain(EMAIL);
-    expect(moderator.output()).not.toContain(EMAIL);
+    expect(stack.notifier.output()).not.toContain(EMAIL);
+    expect(stack.moderator.output()).not.toContain(EMAIL);
   });
 
   it('records no action with its reason, refuses a different decision with 409, and a user target only Suspend or Ban', async () => {

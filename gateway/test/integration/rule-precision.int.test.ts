@@ -1,25 +1,16 @@
 import { recordIdFor, userIdFor } from '@vigil/proto';
 import { Webhook } from 'standardwebhooks';
-import { startReceiver } from '../../../deploy/e2e/support';
-import {
-  adminPortOf,
-  grpcAddressOf,
-  spawnModerator,
-  spawnNotifier,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import type { Receiver } from '../../../deploy/e2e/support';
+import { adminPortOf, waitFor } from '../../../deploy/test-support';
+import { startServiceStack, type Gateway, type ServiceStack } from './harness';
 
 // Each rule's precision from human decisions, against the real stack: the gateway in process, the moderator and the
 // notifier as processes, Kafka and the MongoDB-wire store, a webhook receiver on 127.0.0.1. Nothing sleeps.
 const WAIT = 30_000;
 
-let moderator: ServiceProcess;
-let notifier: ServiceProcess;
+let stack: ServiceStack;
 let gw: Gateway;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: Receiver;
 let tenant: { tenantId: string; key: string };
 let other: { tenantId: string; key: string };
 let secret: string;
@@ -79,12 +70,13 @@ const degraded = () =>
 let version: number;
 
 beforeAll(async () => {
-  const stack = { dbName: uniqueName('gwprec'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  notifier = spawnNotifier(stack, { WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1' });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
-  await waitFor(() => notifier.output().includes('notifier ready'), { timeoutMs: WAIT, what: 'the notifier' });
-  receiver = await startReceiver();
+  stack = await startServiceStack({
+    name: 'gwprec',
+    moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' },
+    notifierEnv: () => ({ WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1' }),
+    readyMs: WAIT,
+  });
+  ({ gw, receiver } = stack);
   tenant = await gw.newTenant();
   other = await gw.newTenant();
   const endpoint = await call('POST', '/webhook-endpoints', { url: receiver.url, events: ['rule.degraded'] });
@@ -98,11 +90,7 @@ beforeAll(async () => {
   expect(settings.body).toMatchObject({ ruleDegradedOverturnRate: 0.5, ruleDegradedMinReviews: 2 });
 }, 120_000);
 
-afterAll(async () => {
-  await receiver?.close();
-  await gw?.close();
-  await Promise.all([moderator?.stop(), notifier?.stop()]);
-});
+afterAll(() => stack?.close());
 
 describe('rule precision', () => {
   it('counts flags per rule and version as moderations are committed, and nothing for compliant ones', async () => {
@@ -146,7 +134,7 @@ describe('rule precision', () => {
     // A changed decision moves the count, and the rule is not raised again under this version.
     await decideRecord('p2', 'Compliant');
     expect(await rowOf('spam')).toMatchObject({ reviewed: 2, confirmed: 0, overturned: 2, precision: 0 });
-    const metrics = await fetch(`http://127.0.0.1:${await adminPortOf(moderator)}/metrics`).then((r) => r.text());
+    const metrics = await fetch(`http://127.0.0.1:${await adminPortOf(stack.moderator)}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^moderator_rules_degraded_total 1$/m);
     expect(metrics).toMatch(/^moderator_rule_reviews_total\{outcome="overturned"\} [1-9]/m);
     expect(degraded().map((h) => (JSON.parse(h.body) as { payload: { ruleId: string } }).payload.ruleId)).toEqual([

@@ -1,19 +1,10 @@
-import type { AddressInfo } from 'node:net';
 import { userIdFor } from '@vigil/proto';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { SMTPServer } from 'smtp-server';
 import { ensureChromium } from '../../../deploy/local/chromium';
-import { startReceiver } from '../../../deploy/e2e/support';
-import {
-  grpcAddressOf,
-  spawnModerator,
-  spawnNotifier,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import type { Receiver } from '../../../deploy/e2e/support';
+import { uniqueName, waitFor } from '../../../deploy/test-support';
+import { emailEnv, startServiceStack, type Gateway, type ServiceStack } from './harness';
+import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
 
 // Policies and statements of reasons against the real stack: the gateway in process, the moderator and the notifier as
 // processes, Kafka and the MongoDB-wire store, a webhook receiver and an SMTP server on 127.0.0.1, and the appeal and
@@ -21,47 +12,29 @@ import { startGateway, type Gateway } from './harness';
 const WAIT = 60_000;
 const APPEAL_SECRET = 'test-appeal-secret-of-at-least-32-characters';
 
-const mails: ParsedMail[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, _session, callback) {
-    simpleParser(stream)
-      .then((mail) => {
-        mails.push(mail);
-        callback();
-      })
-      .catch(callback);
-  },
-});
+const smtp = smtpReceiver();
+const mails = smtp.received;
 
-let moderator: ServiceProcess;
-let notifier: ServiceProcess;
+let stack: ServiceStack;
 let gw: Gateway;
 let browser: Browser;
-let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let receiver: Receiver;
 let alice: { tenantId: string; key: string };
 let bob: { tenantId: string; key: string };
 
 beforeAll(async () => {
   const executablePath = ensureChromium();
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
-  const smtpPort = (smtp.server.address() as AddressInfo).port;
-  const stack = { dbName: uniqueName('gwsor'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
-  notifier = spawnNotifier(stack, {
-    WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1',
-    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
-    EMAIL_FROM: 'Trust <no-reply@vigil.test>',
-    EMAIL_TIMEOUT_MS: '5000',
-    EMAIL_POLL_MS: '100',
-    APPEAL_TOKEN_SECRET: APPEAL_SECRET,
-    GATEWAY_PUBLIC_URL: gw.url,
+  const smtpPort = await smtp.listen();
+  stack = await startServiceStack({
+    name: 'gwsor',
+    moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' },
+    notifierEnv: (gateway) => ({
+      WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1',
+      ...emailEnv(smtpPort, gateway, APPEAL_SECRET),
+    }),
+    readyMs: WAIT,
   });
-  await waitFor(() => notifier.output().includes('notifier ready'), { timeoutMs: WAIT, what: 'the notifier' });
-  receiver = await startReceiver();
+  ({ gw, receiver } = stack);
   alice = await gw.newTenant();
   bob = await gw.newTenant();
   for (const tenant of [alice, bob]) {
@@ -80,11 +53,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await receiver?.close();
-  await notifier?.stop();
-  await gw?.close();
-  await moderator?.stop();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await stack?.close();
+  await smtp.close();
 });
 
 async function context(): Promise<BrowserContext> {

@@ -1,13 +1,13 @@
 import {
-  BatchHeartbeat,
-  consumerTimingOptions,
   StartBacktest,
   StartRetroaction,
+  type BatchHeartbeat,
   type ConsumerTiming,
   type TenantVersions,
 } from '@vigil/proto';
+import { GroupConsumer } from '@vigil/proto/platform';
 import { z } from 'zod';
-import type { Consumer, EachMessagePayload, Kafka } from 'kafkajs';
+import type { EachMessagePayload, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
 import { BacktestInterrupted, type BacktestRunner } from './backtest-runner';
 import type { RetroactionRunner } from './retroaction-runner';
@@ -38,34 +38,18 @@ export interface BacktestConsumerOptions {
  * partition mid-job leaves it uncommitted, and the next holder of the partition starts it again (BacktestStore.begin
  * bounds how often, and fails one whose runner went silent too long). Heartbeats keep the partition here meanwhile.
  */
-export class BacktestConsumer {
-  private readonly consumer: Consumer;
-  private stopping = false;
-
+export class BacktestConsumer extends GroupConsumer {
   constructor(private readonly options: BacktestConsumerOptions) {
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      allowAutoTopicCreation: false,
-      ...consumerTimingOptions(options.timing),
+    // kafkajs commits each message once its handler returned: once its job ended. Stopping leaves running jobs at
+    // their next record, for the next runner.
+    super({
+      ...options,
+      topics: [options.topic],
+      handler: { eachMessage: (payload, beat) => this.onMessage(payload, beat) },
     });
   }
 
-  async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.options.topic, fromBeginning: true });
-    await this.consumer.run({
-      partitionsConsumedConcurrently: this.options.concurrency,
-      eachMessage: (payload) => this.onMessage(payload),
-    });
-  }
-
-  /** Running jobs stop at their next record and are left for the next runner; the group is left. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.consumer.disconnect();
-  }
-
-  private async onMessage(payload: EachMessagePayload): Promise<void> {
+  private async onMessage(payload: EachMessagePayload, beat: BatchHeartbeat): Promise<void> {
     const { message, partition } = payload;
     let command: JobCommand;
     try {
@@ -75,23 +59,17 @@ export class BacktestConsumer {
       this.options.log.warn({ partition, offset: message.offset }, 'backtest command unreadable, skipped');
       return;
     }
-    await BatchHeartbeat.run(
-      () => payload.heartbeat(),
-      this.options.timing.heartbeatIntervalMs,
-      async (beat) => {
-        try {
-          const shouldStop = () => this.stopping || beat.failed;
-          if (command.type === 'StartRetroaction') {
-            this.options.versions.observe(command.tenantId, command.configVersion);
-            await this.options.retroactions.run(command.jobId, shouldStop);
-          } else await this.options.runner.run(command.jobId, shouldStop);
-        } catch (err) {
-          if (err instanceof BacktestInterrupted) {
-            this.options.log.info({ jobId: command.jobId, type: command.type }, 'job left for the next runner');
-          }
-          throw err;
-        }
-      },
-    );
+    try {
+      const shouldStop = () => this.stopping || beat.failed;
+      if (command.type === 'StartRetroaction') {
+        this.options.versions.observe(command.tenantId, command.configVersion);
+        await this.options.retroactions.run(command.jobId, shouldStop);
+      } else await this.options.runner.run(command.jobId, shouldStop);
+    } catch (err) {
+      if (err instanceof BacktestInterrupted) {
+        this.options.log.info({ jobId: command.jobId, type: command.type }, 'job left for the next runner');
+      }
+      throw err;
+    }
   }
 }

@@ -1,15 +1,8 @@
-import {
-  BatchHeartbeat,
-  HEADERS,
-  consumerTimingOptions,
-  type ConsumerMetrics,
-  type ConsumerTiming,
-  type Topics,
-} from '@vigil/proto';
-import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
+import { HEADERS, type BatchHeartbeat, type ConsumerMetrics, type ConsumerTiming, type Topics } from '@vigil/proto';
+import type { EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors';
-import { OffsetCommits, retry, sleep } from '@vigil/proto/platform';
+import { GroupConsumer, retry, sleep } from '@vigil/proto/platform';
 import { isKafkaRetriable, messageRejection } from '../kafka/kafka-errors';
 
 /** What became of one command: applied, or to dead-letter with its reason (a bounded kind, then details after `:`). */
@@ -75,48 +68,18 @@ class Stopping extends Error {}
  * no-op. Transient failures (database down, provider failing, a conflict) are retried with backoff without committing;
  * a command that can never succeed goes to the dead-letter topic with its reason, and the partition moves on.
  */
-export class IngestConsumer {
-  private readonly consumer: Consumer;
-  private readonly commits: OffsetCommits;
-  private stopping = false;
-
+export class IngestConsumer extends GroupConsumer {
   constructor(private readonly options: IngestConsumerOptions) {
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      allowAutoTopicCreation: false,
-      ...consumerTimingOptions(options.timing),
+    super({
+      ...options,
+      topics: [options.topics.ingest],
+      // One moderation can outlast the session (a provider call, the engine's budget, retries of a transient
+      // failure): heartbeats keep running while the batch is worked on, and a failed one stops it at the next command.
+      handler: {
+        commitIntervalMs: options.commitIntervalMs,
+        eachBatch: (payload, beat) => this.handleBatch(payload, beat),
+      },
     });
-    options.metrics?.attach(this.consumer);
-    this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs ?? 0, options.log);
-  }
-
-  async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topic: this.options.topics.ingest, fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: this.options.concurrency,
-      eachBatch: (payload) => this.onBatch(payload),
-    });
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.commits.close();
-    await this.consumer.disconnect();
-  }
-
-  /**
-   * One moderation can outlast the session (a provider call, the engine's budget, retries of a transient failure):
-   * heartbeats keep running while the batch is worked on, and a failed one stops it at the next command.
-   */
-  private onBatch(payload: EachBatchPayload): Promise<void> {
-    return BatchHeartbeat.run(
-      () => payload.heartbeat(),
-      this.options.timing.heartbeatIntervalMs,
-      (beat) => this.handleBatch(payload, beat),
-    );
   }
 
   private async handleBatch(payload: EachBatchPayload, beat: BatchHeartbeat): Promise<void> {
@@ -137,7 +100,7 @@ export class IngestConsumer {
         for (const message of lane) {
           // The partition went to another member, or may have (the group rebalances), or the consumer stops: what is
           // left is re-delivered to the partition's owner.
-          if (interrupted || beat.failed || !payload.isRunning() || payload.isStale()) {
+          if (interrupted || this.moving(payload, beat)) {
             interrupted = true;
             return;
           }
@@ -158,9 +121,7 @@ export class IngestConsumer {
     // failed commit (the group rebalanced, the partition moved) re-delivers the batch to the partition's owner, where
     // its command ids make it a no-op. Retrying the commit here would keep this handler, and so the whole consumer,
     // from rejoining.
-    await this.commits.handled(topic, partition, (BigInt(last.offset) + 1n).toString());
-    // Without auto-resolve the fetch position only moves with resolved offsets.
-    payload.resolveOffset(last.offset);
+    await this.handled(payload);
   }
 
   /** Waits while the outbox relay has no room, heartbeating each second so the group keeps the partition here. */

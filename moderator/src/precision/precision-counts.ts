@@ -11,6 +11,7 @@ import {
   type RuleReview,
   type TenantSettings,
 } from '@vigil/proto';
+import type { CounterWrite as CounterWrites } from '../store/counter-writes';
 
 /** What one committed event adds to one rule's counters on one day. */
 export interface CountDelta {
@@ -119,11 +120,13 @@ export function countsOf(events: readonly DomainEvent[]): CountDelta[] {
 }
 
 /** One counter document's update: `$inc` by dotted path, and what an upsert creates it with. */
-export interface CounterWrite {
-  _id: string;
-  inc: Record<string, number>;
-  setOnInsert: { tenantId: string; ruleSetVersion: number; day: string; month?: string; totals?: string };
-}
+export type CounterWrite = CounterWrites<{
+  tenantId: string;
+  ruleSetVersion: number;
+  day: string;
+  month?: string;
+  totals?: string;
+}>;
 
 /** The key of a version's totals documents (one per writer), which the degraded check reads by equality. */
 export const totalsKeyOf = (tenantId: string, ruleSetVersion: number): string => `${tenantId}|${ruleSetVersion}`;

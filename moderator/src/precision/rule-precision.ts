@@ -14,9 +14,8 @@ import {
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { Counter, type Registry } from 'prom-client';
-import { UnavailableError } from '../domain/errors';
 import type { Logger } from 'pino';
-import { retry } from '@vigil/proto/platform';
+import { writeCounters } from '../store/counter-writes';
 import { guarded } from '../store/mongo-errors';
 import type { OutboxSignal } from '../service/outbox-signal';
 import {
@@ -157,24 +156,9 @@ export class RulePrecision {
     return out;
   }
 
-  /** One bulk write of upserts keyed by `_id` (an equality), retried as a whole: `$inc` on this writer's documents. */
+  /** One bulk write of `$inc` upserts on this writer's documents (see writeCounters). */
   private async write(deltas: CountDelta[], shadow: ShadowDelta[]): Promise<void> {
-    const writes = writesOf(deltas, this.writer, shadow);
-    if (writes.length === 0) return;
-    const ops = writes.map((write) => ({
-      updateOne: {
-        filter: { _id: write._id },
-        update: { $inc: write.inc, $setOnInsert: write.setOnInsert },
-        upsert: true,
-      },
-    }));
-    // Only a store out of reach is retried. A reply lost after the write applied would count that group twice: rare,
-    // and a count off by a group is better than a commit that waits on its counters.
-    await retry(() => guarded(() => this.counters.bulkWrite(ops, { ordered: true })), {
-      backoff: { initialMs: 50, maxMs: 1000, jitter: 1 },
-      maxAttempts: 3,
-      retriable: (err) => err instanceof UnavailableError,
-    });
+    await writeCounters(this.counters, writesOf(deltas, this.writer, shadow));
   }
 
   /** A rule set version's totals for the given rules, summed over every writer's document (read by equality). */

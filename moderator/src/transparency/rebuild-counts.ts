@@ -1,5 +1,6 @@
 import { COLLECTIONS, transparencyCountsOf, type TransparencyCountsDoc } from '@vigil/proto';
 import type { Db } from 'mongodb';
+import { counterUpserts } from '../store/counter-writes';
 import { eventOf } from '../store/event-doc';
 import { transparencyWritesOf } from './transparency-counter';
 
@@ -42,16 +43,7 @@ export async function rebuildTransparencyCounts(
   }
   // `$inc` on fresh documents builds each one's tree from the dotted paths, as the moderator's writes do.
   if (writes.length > 0) {
-    await counters.bulkWrite(
-      writes.map((write) => ({
-        updateOne: {
-          filter: { _id: write._id },
-          update: { $inc: write.inc, $setOnInsert: write.setOnInsert },
-          upsert: true,
-        },
-      })),
-      { ordered: true },
-    );
+    await counters.bulkWrite(counterUpserts(writes), { ordered: true });
   }
   return { events: seen, days: writes.length };
 }

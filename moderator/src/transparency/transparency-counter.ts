@@ -9,11 +9,10 @@ import {
   type TransparencyCount,
   type TransparencyCountsDoc,
 } from '@vigil/proto';
-import { retry } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
-import { UnavailableError } from '../domain/errors';
+import { writeCounters, type CounterWrite } from '../store/counter-writes';
 import { guarded } from '../store/mongo-errors';
 
 /** Counts written at most this many events' worth per command. */
@@ -25,11 +24,7 @@ interface Counted {
 }
 
 /** One document's update: `$inc` by dotted path, and what an upsert creates it with. */
-export interface TransparencyWrite {
-  _id: string;
-  inc: Record<string, number>;
-  setOnInsert: Omit<TransparencyCountsDoc, '_id' | 'counts'>;
-}
+export type TransparencyWrite = CounterWrite<Omit<TransparencyCountsDoc, '_id' | 'counts'>>;
 
 /** The writes of a group of counts, merged per document (this writer's documents only); zero sums left out. */
 export function transparencyWritesOf(items: readonly Counted[], writer: string): TransparencyWrite[] {
@@ -103,23 +98,8 @@ export class TransparencyCounter {
     }
   }
 
-  /** One bulk write of upserts keyed by `_id` (an equality), retried as a whole: `$inc` on this writer's documents. */
+  /** One bulk write of `$inc` upserts on this writer's documents (see writeCounters). */
   private async write(items: readonly Counted[]): Promise<void> {
-    const writes = transparencyWritesOf(items, this.writer);
-    if (writes.length === 0) return;
-    const ops = writes.map((write) => ({
-      updateOne: {
-        filter: { _id: write._id },
-        update: { $inc: write.inc, $setOnInsert: write.setOnInsert },
-        upsert: true,
-      },
-    }));
-    // Only a store out of reach is retried. A reply lost after the write applied would count that group twice: rare,
-    // and a count off by a group is better than a commit that waits on its counters.
-    await retry(() => guarded(() => this.counters.bulkWrite(ops, { ordered: true })), {
-      backoff: { initialMs: 50, maxMs: 1000, jitter: 1 },
-      maxAttempts: 3,
-      retriable: (err) => err instanceof UnavailableError,
-    });
+    await writeCounters(this.counters, transparencyWritesOf(items, this.writer));
   }
 }

@@ -1,16 +1,15 @@
 import {
-  BatchHeartbeat,
   DomainEvent,
   HEADERS,
   WebhookCommand,
-  consumerTimingOptions,
+  type BatchHeartbeat,
   type ConsumerMetrics,
   type ConsumerTiming,
   type Topics,
 } from '@vigil/proto';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from 'pino';
-import { OffsetCommits, retry, runReactions, type Reaction } from '@vigil/proto/platform';
+import { GroupConsumer, retry, runReactions, type Reaction } from '@vigil/proto/platform';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { isRetriable } from '../store/store-errors';
 
@@ -54,39 +53,22 @@ class Stopping extends Error {}
  * commits. Each message only writes to MongoDB (idempotent: deliveries have derived ids, commands are state resets), so a partition
  * is held only while MongoDB is unreachable, never by a webhook waiting for its retry.
  */
-export class EventsConsumer {
-  private readonly consumer: Consumer;
-  private readonly commits: OffsetCommits;
+export class EventsConsumer extends GroupConsumer {
   private readonly react: (events: DomainEvent[]) => Promise<void>;
-  private stopping = false;
 
   constructor(private readonly options: EventsConsumerOptions) {
+    super({
+      ...options,
+      topics: [options.topics.events, options.topics.webhookCommands],
+      concurrency: 4,
+      // One attempt can outlast the session (a store that answers slowly, the projection wait): heartbeats keep
+      // running while the batch is worked on, and a failed one ends the retries.
+      handler: {
+        commitIntervalMs: options.commitIntervalMs,
+        eachBatch: (payload, beat) => this.handleBatch(payload, beat),
+      },
+    });
     this.react = runReactions(options.reactions);
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      allowAutoTopicCreation: false,
-      ...consumerTimingOptions(options.timing),
-    });
-    options.metrics?.attach(this.consumer);
-    this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs ?? 0, options.log);
-  }
-
-  async start(): Promise<void> {
-    const { topics } = this.options;
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [topics.events, topics.webhookCommands], fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 4,
-      eachBatch: (payload) => this.onBatch(payload),
-    });
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.commits.close();
-    await this.consumer.disconnect();
   }
 
   /**
@@ -95,16 +77,6 @@ export class EventsConsumer {
    * batch is handled one message at a time: a message that still fails for a reason of its own (a tenant's bad data,
    * not MongoDB being away) is set aside, so one tenant's failure never holds another's webhooks.
    */
-  private onBatch(payload: EachBatchPayload): Promise<void> {
-    // One attempt can outlast the session (a store that answers slowly, the projection wait): heartbeats keep running
-    // while the batch is worked on, and a failed one ends the retries.
-    return BatchHeartbeat.run(
-      () => payload.heartbeat(),
-      this.options.timing.heartbeatIntervalMs,
-      (beat) => this.handleBatch(payload, beat),
-    );
-  }
-
   private async handleBatch(payload: EachBatchPayload, beat: BatchHeartbeat): Promise<void> {
     const { topic, partition, messages } = payload.batch;
     const last = messages[messages.length - 1];
@@ -113,9 +85,7 @@ export class EventsConsumer {
     const { retryInitialMs = 200, retryMaxMs = 5000 } = this.options;
     await retry(
       async (attempt) => {
-        if (this.stopping || beat.failed || !payload.isRunning() || payload.isStale()) {
-          throw new Stopping('consumer stopping or partition moving');
-        }
+        if (this.moving(payload, beat)) throw new Stopping('consumer stopping or partition moving');
         try {
           const isolate = attempt >= ISOLATE_AFTER_ATTEMPTS;
           if (topic === this.options.topics.webhookCommands) {
@@ -133,9 +103,7 @@ export class EventsConsumer {
           } else {
             await this.handleEvents(topic, partition, messages, log);
           }
-          await this.commits.handled(topic, partition, (BigInt(last.offset) + 1n).toString());
-          // Without auto-resolve the fetch position only moves with resolved offsets.
-          payload.resolveOffset(last.offset);
+          await this.handled(payload);
         } catch (err) {
           if (this.stopping) throw new Stopping('consumer stopping');
           throw err;

@@ -1,15 +1,8 @@
-import {
-  BatchHeartbeat,
-  DomainEvent,
-  HEADERS,
-  consumerTimingOptions,
-  type ConsumerMetrics,
-  type ConsumerTiming,
-} from '@vigil/proto';
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import { DomainEvent, HEADERS, type BatchHeartbeat, type ConsumerMetrics, type ConsumerTiming } from '@vigil/proto';
+import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { OffsetCommits, retry } from '@vigil/proto/platform';
+import { GroupConsumer, retry } from '@vigil/proto/platform';
 import { SUBMITTED_EVENT_TYPES } from './tdb-submissions';
 
 /** Messages decoded between two turns of the event loop: a batch of a few seconds must not hold the webhooks. */
@@ -46,47 +39,21 @@ class Stopping extends Error {}
  * queued for a retry. A failure (MongoDB away) handles the batch again: statements already recorded are not recorded
  * twice, and their puids keep the database from storing them twice.
  */
-export class TdbConsumer {
-  private readonly consumer: Consumer;
-  private readonly commits: OffsetCommits;
-  private stopping = false;
-
+export class TdbConsumer extends GroupConsumer {
   constructor(private readonly options: TdbConsumerOptions) {
-    const timing = consumerTimingOptions(options.timing);
-    this.consumer = options.kafka.consumer({
-      groupId: options.groupId,
-      allowAutoTopicCreation: false,
-      ...timing,
-      minBytes: FETCH_MIN_BYTES,
-      // Longer than the heartbeat interval (the other consumers' fetch wait): a rebalance waits for this member's
-      // fetch, at most half a session.
-      maxWaitTimeInMs: Math.max(1, Math.min(options.batchWaitMs, Math.floor(options.timing.sessionTimeoutMs / 2))),
-    });
-    options.metrics?.attach(this.consumer);
-    this.commits = new OffsetCommits(this.consumer, options.commitIntervalMs, options.log);
-  }
-
-  async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [this.options.topic], fromBeginning: true });
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
+    super({
+      ...options,
+      topics: [options.topic],
       // One partition's batch at a time: a fetch's calls and inserts come one after another, not all at once.
-      partitionsConsumedConcurrently: 1,
-      eachBatch: (payload) =>
-        BatchHeartbeat.run(
-          () => payload.heartbeat(),
-          this.options.timing.heartbeatIntervalMs,
-          (beat) => this.handle(payload, beat),
-        ),
+      concurrency: 1,
+      fetch: {
+        minBytes: FETCH_MIN_BYTES,
+        // Longer than the heartbeat interval (the other consumers' fetch wait): a rebalance waits for this member's
+        // fetch, at most half a session.
+        maxWaitTimeInMs: Math.max(1, Math.min(options.batchWaitMs, Math.floor(options.timing.sessionTimeoutMs / 2))),
+      },
+      handler: { commitIntervalMs: options.commitIntervalMs, eachBatch: (payload, beat) => this.handle(payload, beat) },
     });
-  }
-
-  async stop(): Promise<void> {
-    this.stopping = true;
-    await this.commits.close();
-    await this.consumer.disconnect();
   }
 
   private async handle(payload: EachBatchPayload, beat: BatchHeartbeat): Promise<void> {
@@ -97,12 +64,9 @@ export class TdbConsumer {
     const events = await decode(messages);
     await retry(
       async () => {
-        if (this.stopping || beat.failed || !payload.isRunning() || payload.isStale()) {
-          throw new Stopping('consumer stopping or partition moving');
-        }
+        if (this.moving(payload, beat)) throw new Stopping('consumer stopping or partition moving');
         if (events.length > 0) await this.options.submit(events);
-        await this.commits.handled(topic, partition, (BigInt(last.offset) + 1n).toString());
-        payload.resolveOffset(last.offset);
+        await this.handled(payload);
       },
       {
         backoff: { initialMs: 200, maxMs: 5000 },

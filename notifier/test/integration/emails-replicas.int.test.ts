@@ -1,33 +1,20 @@
-import type { AddressInfo } from 'node:net';
 import { COLLECTIONS, type EmailMessageDoc } from '@vigil/proto';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { adminPortOf, spawnService, testServers, uniqueName, waitFor } from '../../../deploy/test-support';
 import type { ServiceProcess } from '../../../deploy/test-support';
 import { createWorld, userStatusChanged, type World } from './harness';
+import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
 
 // Replicas during a rollout that adds SMTP_URL: the one that consumed the status change has no relay, another has.
 // The email must not depend on which of them held the event's partition.
 
 let world: World;
 let withSmtp: ServiceProcess | undefined;
-const received: ParsedMail[] = [];
-const smtp = new SMTPServer({
-  authOptional: true,
-  disabledCommands: ['STARTTLS'],
-  logger: false,
-  onData(stream, _session, callback) {
-    simpleParser(stream)
-      .then((mail) => {
-        received.push(mail);
-        callback();
-      })
-      .catch(callback);
-  },
-});
+const smtp = smtpReceiver();
+const { received } = smtp;
+let smtpPort = 0;
 
 beforeAll(async () => {
-  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  smtpPort = await smtp.listen();
   world = await createWorld();
   // In process, without SMTP_URL: it consumes the events.
   await world.start({ EMAIL_POLL_MS: '100' });
@@ -36,7 +23,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await withSmtp?.stop();
   await world.close();
-  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+  await smtp.close();
 });
 
 const messages = (userId: string) =>
@@ -68,7 +55,7 @@ it('sends the email that a notifier without SMTP planned, from a notifier with S
     KAFKA_BROKERS: servers.kafkaBrokers.join(','),
     KAFKA_GROUP_ID: uniqueName('grp'),
     ADMIN_PORT: '0',
-    SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}`,
+    SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
     EMAIL_POLL_MS: '100',
   });
   await adminPortOf(withSmtp);

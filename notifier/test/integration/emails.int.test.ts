@@ -1,53 +1,15 @@
-import type { AddressInfo } from 'node:net';
 import { COLLECTIONS, AppealTokens } from '@vigil/proto';
-import { simpleParser, type ParsedMail } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { waitFor } from '../../../deploy/test-support';
 import type { EmailMessageDoc } from '@vigil/proto';
 import { createReceiver, createWorld, userStatusChanged, type Receiver, type World } from './harness';
+import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
 
 const APPEAL_SECRET = 'a-test-appeal-secret-of-at-least-32-chars';
-
-/** A real SMTP server on 127.0.0.1, port 0; `reject` answers RCPT TO with a temporary failure while it returns true. */
-function smtpServer(reject: () => boolean = () => false) {
-  const received: ParsedMail[] = [];
-  let rcptAttempts = 0;
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onRcptTo(_address, _session, callback) {
-      rcptAttempts += 1;
-      if (reject()) {
-        callback(Object.assign(new Error('try again later'), { responseCode: 451 }));
-        return;
-      }
-      callback();
-    },
-    onData(stream, _session, callback) {
-      simpleParser(stream)
-        .then((mail) => {
-          received.push(mail);
-          callback();
-        })
-        .catch(callback);
-    },
-  });
-  return {
-    received,
-    rcptAttempts: () => rcptAttempts,
-    listen: () =>
-      new Promise<number>((resolve) => {
-        server.listen(0, '127.0.0.1', () => resolve((server.server.address() as AddressInfo).port));
-      }),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
 
 let world: World;
 let hook: Receiver;
 let failuresLeft = 0;
-const smtp = smtpServer(() => {
+const smtp = smtpReceiver(() => {
   if (failuresLeft <= 0) return false;
   failuresLeft -= 1;
   return true;

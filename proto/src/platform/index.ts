@@ -4,6 +4,7 @@
 export * from './admin-server';
 export * from './env';
 export * from './feature-modules';
+export * from './group-consumer';
 export * from './in-turns';
 export * from './kafka-idle';
 export * from './kafka-log';
