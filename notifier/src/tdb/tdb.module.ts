@@ -30,7 +30,11 @@ export type TdbConfig = Pick<
  */
 export async function tdbModule(config: TdbConfig, parts: NotifierParts): Promise<NotifierModule> {
   const { log, registry } = parts;
-  const store = await indexed(parts, 'transparency database indexes', new TdbStore(parts.db, parts.timing, parts.versions));
+  const store = await indexed(
+    parts,
+    'transparency database indexes',
+    new TdbStore(parts.db, parts.timing, parts.versions),
+  );
   const statements = counterIn(
     parts,
     'notifier_tdb_statements_total',
