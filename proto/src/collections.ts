@@ -148,8 +148,6 @@ export const COLLECTION_MAP = {
    * a write of the user's projection (an update on FerretDB v1 rewrites the whole document).
    */
   userFlaggedCounts: { name: 'user_flagged_counts', owner: 'moderator', readers: [] },
-  /** Named for the moderator; no code reads or writes it today. */
-  processedCommands: { name: 'processed_commands', owner: 'moderator', readers: [] },
   /**
    * The outbox: a copy of each stored event until the relay has published it (`_id`: the event id). It holds only
    * what is still to publish, so reading and emptying it costs little; an event document is never updated to say so.
