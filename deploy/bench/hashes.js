@@ -12,23 +12,12 @@ const v8 = require('node:v8');
 const vm = require('node:vm');
 const { randomBytes } = require('node:crypto');
 const { BankIndex } = require('../../moderator/dist/hash-banks/bank-index');
+const { random } = require('./seeded-random');
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc');
 
 const DISTANCE = 31;
-
-/** A deterministic pseudo-random source (mulberry32), so runs compare. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomHash(next) {
   let hex = '';
@@ -90,7 +79,7 @@ function benchSize(size) {
   const scanQueries = near.slice(0, size >= 5_000_000 ? 5 : 20);
   const lookup = (query) => index.match({ pdq: query }).matches;
   // The linear scan over the very same hashes (the index's own typed arrays), as a matcher without an index does.
-  const scan = (query) => index.pdq.scan(query, DISTANCE);
+  const scan = (query) => index.scanPdq(query, DISTANCE);
   for (const query of exact.slice(0, 100)) lookup(query);
 
   // Recall: 10,000 near duplicates (0 to 31 bits away), each must find its original.

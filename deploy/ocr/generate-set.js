@@ -16,21 +16,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 // The package's types are its ES module's (`types` points at index.d.mts); require gives the same function.
 const sharp = /** @type {typeof import('sharp').default} */ (/** @type {unknown} */ (require('sharp')));
+const { random } = require('../bench/seeded-random');
 
 const SEED = 20260712;
 const COUNT = 320;
-
-/** mulberry32: a small seeded generator, so that the set is the same on every run. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Font files from npm packages, with the family and style Pango knows them by. */
 const FONTS = [

@@ -5,21 +5,11 @@
 // hard negatives: prices, dates, times, order numbers, versions, business addresses in prose, app names in passing.
 const fs = require('node:fs');
 const path = require('node:path');
+const { random } = require('../bench/seeded-random');
 
 const SEED = 20240611;
 const PER_SIDE = 500;
 
-/** mulberry32: a small seeded generator, so that the set is the same on every run. */
-function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const rand = random(SEED);
 /** @template T @param {readonly T[]} list @returns {T} */
 const pick = (list) => /** @type {T} */ (list[Math.floor(rand() * list.length)]);

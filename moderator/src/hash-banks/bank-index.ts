@@ -1,5 +1,5 @@
 import type { BankAction, HashKind } from '@vigil/proto';
-import { PdqIndex } from './pdq-index';
+import { PdqIndex, type PdqHit } from './pdq-index';
 
 /** What matching needs of a bank. */
 export interface BankInfo {
@@ -98,6 +98,11 @@ export class BankIndex {
       ids.add(entry.id);
       this.exact.set(key, ids);
     }
+  }
+
+  /** The PDQ hashes within `maxDistance` of `hex`, found by comparing with each (no index): the bench's peer. */
+  scanPdq(hex: string, maxDistance: number): PdqHit<string>[] {
+    return this.pdq.scan(hex, maxDistance);
   }
 
   removeHash(id: string): void {

@@ -6,18 +6,19 @@ import type { OutboxStore } from '../store/outbox-store';
 import { OutboxRelay } from './outbox-relay';
 
 /**
- * The relay's own logic around a broker whose sends wait until released, and a store that takes every removal: what
- * decides back-pressure is the relay's queue, which these let the test hold still.
+ * The relay's own logic around a broker and a store in memory. With `held`, the broker's sends wait until released,
+ * so what decides back-pressure (the relay's queue) holds still; the store takes every removal and records it.
  */
-function relayWithHeldBroker(memoryBytes: number) {
+function relayWorld({ memoryBytes, held = false }: { memoryBytes?: number; held?: boolean } = {}) {
   const sent: string[] = [];
+  const removals: string[][] = [];
   let release: () => void = () => undefined;
-  const held = new Promise<void>((resolve) => (release = resolve));
+  const gate = held ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve();
   const producer = {
     connect: () => Promise.resolve(),
     disconnect: () => Promise.resolve(),
     send: async ({ messages }: { messages: Array<{ key: string }> }) => {
-      await held;
+      await gate;
       sent.push(...messages.map((message) => message.key));
       return [];
     },
@@ -25,7 +26,10 @@ function relayWithHeldBroker(memoryBytes: number) {
   const outbox = {
     instanceId: 'test',
     slotOf: (id: string) => `test:${id.slice(0, 9)}`,
-    removeEntries: () => Promise.resolve(),
+    removeEntries: (entries: Array<{ _id: string }>) => {
+      removals.push(entries.map((entry) => entry._id));
+      return Promise.resolve();
+    },
     unpublished: () => Promise.resolve([]),
     storedIds: (ids: string[]) => Promise.resolve(new Set(ids)),
     slot: () => Promise.resolve([]),
@@ -41,16 +45,12 @@ function relayWithHeldBroker(memoryBytes: number) {
     batchSize: 1,
     memoryBytes,
   });
-  return {
-    relay,
-    sent,
-    release: () => release(),
-  };
+  return { relay, sent, removals, release: () => release() };
 }
 
 describe('outbox relay back-pressure', () => {
   it('has room while its queue is under an eighth of the memory bound, and none past it until it drains', async () => {
-    const world = relayWithHeldBroker(16_000);
+    const world = relayWorld({ memoryBytes: 16_000, held: true });
     world.relay.start();
     try {
       // A stopped or idle relay never holds appends back.
@@ -74,42 +74,6 @@ describe('outbox relay back-pressure', () => {
   });
 });
 
-/** A relay whose broker takes every send at once and whose store records each removal of outbox copies. */
-function relayRecordingRemovals() {
-  const sent: string[] = [];
-  const removals: string[][] = [];
-  const producer = {
-    connect: () => Promise.resolve(),
-    disconnect: () => Promise.resolve(),
-    send: ({ messages }: { messages: Array<{ key: string }> }) => {
-      sent.push(...messages.map((message) => message.key));
-      return Promise.resolve([]);
-    },
-  } as unknown as Producer;
-  const outbox = {
-    instanceId: 'test',
-    slotOf: (id: string) => `test:${id.slice(0, 9)}`,
-    removeEntries: (entries: Array<{ _id: string }>) => {
-      removals.push(entries.map((entry) => entry._id));
-      return Promise.resolve();
-    },
-    unpublished: () => Promise.resolve([]),
-    storedIds: (ids: string[]) => Promise.resolve(new Set(ids)),
-    slot: () => Promise.resolve([]),
-  } as unknown as OutboxStore;
-  const relay = new OutboxRelay({
-    outbox,
-    deadLetters: {} as DeadLetterStore,
-    createProducer: () => producer,
-    topic: 'events',
-    log: pino({ level: 'silent' }),
-    pollMs: 3_600_000,
-    minGapMs: 0,
-    batchSize: 1,
-  });
-  return { relay, sent, removals };
-}
-
 async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -120,7 +84,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 10_000): Pr
 
 describe('outbox relay removals', () => {
   it('takes the copies of several published batches out of the outbox in one removal', async () => {
-    const world = relayRecordingRemovals();
+    const world = relayWorld();
     world.relay.start();
     try {
       const events = [sizedEvent(100), sizedEvent(100), sizedEvent(100)];
@@ -135,7 +99,7 @@ describe('outbox relay removals', () => {
   });
 
   it('takes out what it published when it stops, whatever the removal delay left', async () => {
-    const world = relayRecordingRemovals();
+    const world = relayWorld();
     world.relay.start();
     const event = sizedEvent(100);
     world.relay.appended([event]);
