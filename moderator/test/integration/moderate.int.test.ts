@@ -31,6 +31,7 @@ describe('Moderate', () => {
     expect(h.moderator.modules).toEqual([
       'event-store',
       'engine',
+      'hash-banks',
       'outbox-relay',
       'rule-precision',
       'transparency-counts',
