@@ -18,7 +18,6 @@ export * from './collections';
 export * from './limits';
 export * from './grpc-errors';
 export * from './webhook-addresses';
-export type { ProtoGrpcType } from './generated/moderation';
 export type {
   ModerationServiceClient,
   ModerationServiceHandlers,

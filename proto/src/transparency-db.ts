@@ -9,7 +9,7 @@ import { isRestriction, type GroundedStatement, type Statement } from './stateme
  */
 
 /** `territorial_scope` values: the EU and EEA countries (`EuropeanCountriesService::EUROPEAN_COUNTRY_CODES`). */
-export const TDB_COUNTRY_CODES = [
+const TDB_COUNTRY_CODES = [
   'AT',
   'BE',
   'BG',
@@ -41,10 +41,10 @@ export const TDB_COUNTRY_CODES = [
   'SI',
   'SK',
 ] as const;
-export const TdbCountry = z.enum(TDB_COUNTRY_CODES);
+const TdbCountry = z.enum(TDB_COUNTRY_CODES);
 
 /** `content_type` values (`Statement::CONTENT_TYPES`). `CONTENT_TYPE_OTHER` needs a `content_type_other` text. */
-export const TdbContentType = z.enum([
+const TdbContentType = z.enum([
   'CONTENT_TYPE_APP',
   'CONTENT_TYPE_AUDIO',
   'CONTENT_TYPE_IMAGE',
@@ -57,7 +57,7 @@ export const TdbContentType = z.enum([
 export type TdbContentType = z.infer<typeof TdbContentType>;
 
 /** `account_type` values (`Statement::ACCOUNT_TYPES`). */
-export const TdbAccountType = z.enum(['ACCOUNT_TYPE_BUSINESS', 'ACCOUNT_TYPE_PRIVATE']);
+const TdbAccountType = z.enum(['ACCOUNT_TYPE_BUSINESS', 'ACCOUNT_TYPE_PRIVATE']);
 
 /** The database's text limits, characters. */
 export const TDB_LIMITS = {
@@ -71,11 +71,8 @@ export const TDB_LIMITS = {
   batch: 100,
 } as const;
 
-/** `puid`: unique per platform, at most 500 of `[A-Za-z0-9_-]`. */
-export const TDB_PUID = /^[A-Za-z0-9_-]{1,500}$/;
-
 /** What the platform's statements say where Vigil does not know: the content's type and language, the account's type. */
-export const TdbDefaults = z.strictObject({
+const TdbDefaults = z.strictObject({
   /** `content_type` of every statement (a record judged with images adds `CONTENT_TYPE_IMAGE`). */
   contentType: z.array(TdbContentType).min(1).max(8).default(['CONTENT_TYPE_TEXT']),
   /** `content_type_other`, required when `contentType` has `CONTENT_TYPE_OTHER`. */
