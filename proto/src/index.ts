@@ -2,7 +2,6 @@ export * from './events';
 export * from './ids';
 export * from './topics';
 export * from './loader';
-export * from './rules';
 export * from './settings';
 export * from './reports';
 export * from './policies';
@@ -22,7 +21,6 @@ export type {
   ModerationServiceClient,
   ModerationServiceHandlers,
 } from './generated/vigil/moderation/v1/ModerationService';
-export * from './presets';
 export * from './upsert';
 export * from './store-errors';
 export * from './insert-results';

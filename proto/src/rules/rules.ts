@@ -1,7 +1,7 @@
-import { POLICY_ID } from './policies';
+import { POLICY_ID } from '../policies';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { LIMITS, RULE_SET_BUDGET } from './limits';
+import { LIMITS, RULE_SET_BUDGET } from '../limits';
 
 /**
  * A tenant's rule set: written by the gateway (`PUT /api/v1/rules`, collection `rules`, one document per tenant with
