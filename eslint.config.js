@@ -42,6 +42,47 @@ module.exports = tseslint.config(
     },
   },
   {
+    // proto's entries stay apart: the contracts (`@vigil/proto`, src/*.ts) import neither the platform glue nor the
+    // shared rules; the platform (`@vigil/proto/platform`) may use the contracts, never the rules.
+    files: ['proto/src/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\./platform|@vigil/proto/platform)(/|$)',
+              message:
+                'A contract does not depend on the runtime glue: move the piece into src/platform/ or out of it.',
+            },
+            {
+              regex: '^(\\./rules|@vigil/proto/rules)(/|$)',
+              message: 'A contract does not depend on the shared rules (src/rules/, `@vigil/proto/rules`).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['proto/src/platform/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(\\.\\./rules|@vigil/proto/rules)(/|$)',
+              message: 'The runtime glue does not depend on the shared rules (src/rules/, `@vigil/proto/rules`).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The gateway's layers: a route module registers its own routes and a console page its own pages; what both do
     // is a use case (gateway/src/use-cases/, one command per file). Only the composition root (app.ts) and the
     // console's router assemble them.

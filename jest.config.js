@@ -5,6 +5,7 @@ const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' }, modu
 const moduleNameMapper = {
   '^@vigil/proto$': '<rootDir>/proto/src/index.ts',
   '^@vigil/proto/platform$': '<rootDir>/proto/src/platform/index.ts',
+  '^@vigil/proto/rules$': '<rootDir>/proto/src/rules/index.ts',
   // Specs' support in proto/src/testing (not built into dist).
   '^@vigil/proto/dist/testing/(.*)$': '<rootDir>/proto/src/testing/$1',
 };

@@ -5,7 +5,7 @@
 // - the moderator's time to judge a 100,000-character record under the heaviest admitted sets, on the first record (a
 //   worker compiling the set) and after; target well within the moderation deadline (5 s) and the record budget (2 s).
 const { performance } = require('node:perf_hooks');
-const { RuleSet } = require('../../proto/dist');
+const { RuleSet } = require('../../proto/dist/rules');
 const { createEngine } = require('../../moderator/dist/engine');
 
 const RUNS = 5;

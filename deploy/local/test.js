@@ -58,6 +58,7 @@ async function runChecks() {
     ['type-check', bin('tsc'), ['-p', 'tsconfig.check.json']],
     ['type-check deploy scripts', bin('tsc'), ['-p', 'tsconfig.deploy.json']],
     ['lint', bin('eslint'), ['.']],
+    ['unused exports', bin('knip'), ['--workspace', 'proto', '--include', 'exports,types', '--no-progress']],
     ['format', bin('prettier'), ['--check', '.']],
   ];
   const failed = [];

@@ -12,7 +12,7 @@ export type EmailKind = z.infer<typeof EmailKind>;
  * Placeholders a template may use, written `{{name}}`. Values are plain text: the notifier escapes them in the HTML
  * part. `appealUrl` is empty unless the email is a Suspended one and appeals are on.
  */
-export const EMAIL_PLACEHOLDERS = ['username', 'name', 'platformName', 'appealUrl'] as const;
+const EMAIL_PLACEHOLDERS = ['username', 'name', 'platformName', 'appealUrl'] as const;
 export type EmailPlaceholder = (typeof EMAIL_PLACEHOLDERS)[number];
 
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
@@ -100,7 +100,7 @@ export const REPORTER_EMAIL_TEMPLATES: Readonly<Record<ReporterEmailKind, EmailT
   },
 };
 
-export type EmailState = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
+type EmailState = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
 
 /** One SMTP attempt. No address, subject or server text: a server's reply often quotes the recipient. */
 export interface EmailAttempt {

@@ -95,7 +95,7 @@ const commandBase = {
   configVersion: z.number().int().nonnegative().optional(),
 };
 
-export const IngestRecordCommand = z.object({
+const IngestRecordCommand = z.object({
   ...commandBase,
   type: z.literal('IngestRecord'),
   data: IngestRecordData,
@@ -106,12 +106,12 @@ export const IngestRecordCommand = z.object({
    */
   moderationId: z.string().max(64).nullable().optional(),
 });
-export const DeleteRecordCommand = z.object({
+const DeleteRecordCommand = z.object({
   ...commandBase,
   type: z.literal('DeleteRecord'),
   data: z.object({ clientId: z.string().max(LIMITS.clientId) }),
 });
-export const IngestUserCommand = z.object({
+const IngestUserCommand = z.object({
   ...commandBase,
   type: z.literal('IngestUser'),
   data: UserData.refine((user) => jsonBytes(user) <= LIMITS.recordBytes, {
@@ -120,7 +120,7 @@ export const IngestUserCommand = z.object({
 });
 
 /** Moderate a stored record again with the current rules (bulk re-run); no-op when it is gone or passthrough. */
-export const RerunModerationCommand = z.object({
+const RerunModerationCommand = z.object({
   ...commandBase,
   type: z.literal('RerunModeration'),
   data: z.object({ clientId: z.string().max(LIMITS.clientId), moderationId: z.string().max(64) }),
@@ -133,11 +133,10 @@ export const Command = z.discriminatedUnion('type', [
   RerunModerationCommand,
 ]);
 export type Command = z.infer<typeof Command>;
-export type CommandType = Command['type'];
 
 // ---- Events: stored by the moderator, relayed to the events topic ----
 
-export const RecordUpsertedData = z.object({
+const RecordUpsertedData = z.object({
   recordId: z.string(),
   clientId: z.string(),
   clientUrl: z.string().optional(),
@@ -244,7 +243,7 @@ export const RuleReview = z.object({
 });
 export type RuleReview = z.infer<typeof RuleReview>;
 
-export const RecordModeratedData = z.object({
+const RecordModeratedData = z.object({
   ...statementBasis,
   /** The visibility restriction a flag means on this tenant's platform, as configured then. */
   visibility: DecisionVisibility.optional(),
@@ -281,14 +280,14 @@ export const RecordModeratedData = z.object({
   review: RuleReview.optional(),
 });
 
-export const RecordDeletedData = z.object({
+const RecordDeletedData = z.object({
   recordId: z.string(),
   clientId: z.string(),
   /** The ingest command that caused it, if any (applied once per id). */
   commandId: z.string().optional(),
 });
 
-export const UserUpsertedData = z.object({
+const UserUpsertedData = z.object({
   userId: z.string(),
   clientId: z.string(),
   clientUrl: z.string().optional(),
@@ -301,7 +300,7 @@ export const UserUpsertedData = z.object({
   passthrough: z.boolean(),
 });
 
-export const UserStatusChangedData = z.object({
+const UserStatusChangedData = z.object({
   ...statementBasis,
   /** The user has a payments account: a suspension or ban pauses their payouts too. */
   payouts: z.boolean().optional(),
@@ -324,8 +323,8 @@ export const UserStatusChangedData = z.object({
   review: RuleReview.optional(),
 });
 
-export const AppealCreatedData = z.object({ appealId: z.string(), userId: z.string(), text: z.string() });
-export const AppealDecidedData = z.object({
+const AppealCreatedData = z.object({ appealId: z.string(), userId: z.string(), text: z.string() });
+const AppealDecidedData = z.object({
   appealId: z.string(),
   userId: z.string(),
   status: AppealStatus,
@@ -340,7 +339,7 @@ export const AppealDecidedData = z.object({
  * A rule's flags were overturned by people more often than the tenant's threshold allows, counted over one rule set
  * version. Stream `rule-<tenantId>-<ruleSetVersion>-<ruleId>`: raised once per rule and version.
  */
-export const RuleDegradedData = z.object({
+const RuleDegradedData = z.object({
   ruleId: z.string(),
   ruleSetVersion: z.number().int().nonnegative(),
   reviewed: z.number().int().nonnegative(),
@@ -369,7 +368,7 @@ export const ReportReporter = z.object({
 });
 export type ReportReporter = z.infer<typeof ReportReporter>;
 
-export const ReportReceivedData = z.object({
+const ReportReceivedData = z.object({
   reportId: z.string(),
   target: ReportTarget,
   reporter: ReportReporter,
@@ -382,7 +381,7 @@ export const ReportReceivedData = z.object({
   goodFaith: z.boolean().optional(),
 });
 
-export const ReportDecidedData = z.object({
+const ReportDecidedData = z.object({
   reportId: z.string(),
   target: ReportTarget,
   /**
@@ -404,7 +403,7 @@ export const ReportDecidedData = z.object({
 });
 
 /** A reporter's complaint about a decision not to act on their report (Art. 20 DSA): one per report. */
-export const ReportComplaintFiledData = z.object({
+const ReportComplaintFiledData = z.object({
   reportId: z.string(),
   /** `cmp_…`: the complaint's id, the acknowledgement the reporter is given. */
   complaintId: z.string(),
@@ -418,7 +417,7 @@ export const ReportComplaintFiledData = z.object({
  * moderation or user action it made, whose own statement of reasons names the report); `Rejected` kept the decision
  * not to act. Either way the complaint's own statement of reasons is built from this event, with the policy's grounds.
  */
-export const ReportComplaintDecidedData = z.object({
+const ReportComplaintDecidedData = z.object({
   reportId: z.string(),
   complaintId: z.string(),
   target: ReportTarget,
@@ -454,35 +453,35 @@ const eventBase = {
   configVersion: z.number().int().nonnegative().optional(),
 };
 
-export const RecordUpserted = z.object({ ...eventBase, type: z.literal('RecordUpserted'), data: RecordUpsertedData });
-export const RecordModerated = z.object({
+const RecordUpserted = z.object({ ...eventBase, type: z.literal('RecordUpserted'), data: RecordUpsertedData });
+const RecordModerated = z.object({
   ...eventBase,
   type: z.literal('RecordModerated'),
   data: RecordModeratedData,
 });
-export const RecordDeleted = z.object({ ...eventBase, type: z.literal('RecordDeleted'), data: RecordDeletedData });
-export const UserUpserted = z.object({ ...eventBase, type: z.literal('UserUpserted'), data: UserUpsertedData });
-export const UserStatusChanged = z.object({
+const RecordDeleted = z.object({ ...eventBase, type: z.literal('RecordDeleted'), data: RecordDeletedData });
+const UserUpserted = z.object({ ...eventBase, type: z.literal('UserUpserted'), data: UserUpsertedData });
+const UserStatusChanged = z.object({
   ...eventBase,
   type: z.literal('UserStatusChanged'),
   data: UserStatusChangedData,
 });
-export const AppealCreated = z.object({ ...eventBase, type: z.literal('AppealCreated'), data: AppealCreatedData });
-export const AppealDecided = z.object({ ...eventBase, type: z.literal('AppealDecided'), data: AppealDecidedData });
+const AppealCreated = z.object({ ...eventBase, type: z.literal('AppealCreated'), data: AppealCreatedData });
+const AppealDecided = z.object({ ...eventBase, type: z.literal('AppealDecided'), data: AppealDecidedData });
 
-export const ReportReceived = z.object({ ...eventBase, type: z.literal('ReportReceived'), data: ReportReceivedData });
-export const ReportDecided = z.object({ ...eventBase, type: z.literal('ReportDecided'), data: ReportDecidedData });
-export const ReportComplaintFiled = z.object({
+const ReportReceived = z.object({ ...eventBase, type: z.literal('ReportReceived'), data: ReportReceivedData });
+const ReportDecided = z.object({ ...eventBase, type: z.literal('ReportDecided'), data: ReportDecidedData });
+const ReportComplaintFiled = z.object({
   ...eventBase,
   type: z.literal('ReportComplaintFiled'),
   data: ReportComplaintFiledData,
 });
-export const ReportComplaintDecided = z.object({
+const ReportComplaintDecided = z.object({
   ...eventBase,
   type: z.literal('ReportComplaintDecided'),
   data: ReportComplaintDecidedData,
 });
-export const RuleDegraded = z.object({ ...eventBase, type: z.literal('RuleDegraded'), data: RuleDegradedData });
+const RuleDegraded = z.object({ ...eventBase, type: z.literal('RuleDegraded'), data: RuleDegradedData });
 
 export const DomainEvent = z.discriminatedUnion('type', [
   RecordUpserted,

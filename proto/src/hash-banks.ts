@@ -60,11 +60,6 @@ export const HashMetadata = z
   });
 export type HashMetadata = z.infer<typeof HashMetadata>;
 
-/** A bank id as the moderator makes them: `bnk_` and a ULID. */
-export const BANK_ID = /^bnk_[0-9A-HJKMNP-TV-Z]{26}$/;
-/** A bank hash id: `hsh_` and 22 base64url characters (a keyed digest of the bank and the hash). */
-export const BANK_HASH_ID = /^hsh_[A-Za-z0-9_-]{22}$/;
-
 /**
  * The hashes of one fetched image, kept on the record's moderation and projection (never the image, and never for a
  * passthrough record): later steps (retroactive matching, a new bank) can match them without fetching again.

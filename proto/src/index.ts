@@ -2,7 +2,6 @@ export * from './events';
 export * from './ids';
 export * from './topics';
 export * from './loader';
-export * from './rules';
 export * from './settings';
 export * from './reports';
 export * from './policies';
@@ -18,12 +17,10 @@ export * from './collections';
 export * from './limits';
 export * from './grpc-errors';
 export * from './webhook-addresses';
-export type { ProtoGrpcType } from './generated/moderation';
 export type {
   ModerationServiceClient,
   ModerationServiceHandlers,
 } from './generated/vigil/moderation/v1/ModerationService';
-export * from './presets';
 export * from './upsert';
 export * from './store-errors';
 export * from './insert-results';

@@ -145,7 +145,7 @@ function serialise(value: unknown): string | undefined | typeof tooDeep {
  * A key MongoDB cannot store as a field name as given: `.` reads as a path and a leading `$` as an operator, in the
  * event, the projection and any filter over them.
  */
-export function isUnsafeKey(key: string): boolean {
+function isUnsafeKey(key: string): boolean {
   return key.includes('.') || key.startsWith('$');
 }
 
@@ -188,7 +188,7 @@ export interface MetadataIssue {
 }
 
 /** Characters (Unicode code points) in `text`: a surrogate pair counts once. Counted without copying the text. */
-export function characters(text: string): number {
+function characters(text: string): number {
   let count = 0;
   for (let i = 0; i < text.length; i += 1) {
     const code = text.charCodeAt(i);

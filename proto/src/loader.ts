@@ -16,8 +16,8 @@ export const LOADER_OPTIONS: protoLoader.Options = {
 };
 
 /** Folder that holds `vigil/moderation/v1/*.proto`; the same relative place from `src/` and `dist/`. */
-export const PROTO_ROOT = path.resolve(__dirname, '..');
-export const MODERATION_PROTO = 'vigil/moderation/v1/moderation.proto';
+const PROTO_ROOT = path.resolve(__dirname, '..');
+const MODERATION_PROTO = 'vigil/moderation/v1/moderation.proto';
 
 export function loadModerationPackage(): ProtoGrpcType {
   const definition = protoLoader.loadSync(MODERATION_PROTO, { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });

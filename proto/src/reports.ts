@@ -63,7 +63,7 @@ export const ReporterType = z.enum(['user', 'trusted_flagger']);
 export type ReporterType = z.infer<typeof ReporterType>;
 
 /** A trusted flagger (Art. 22 DSA) as the tenant's settings list it: its notices are reviewed first. */
-export const TrustedFlagger = z.object({
+const TrustedFlagger = z.object({
   id: z
     .string()
     .min(1)

@@ -46,7 +46,7 @@ export const zeroRetroactionCounts = (): RetroactionCounts => ({
 });
 
 /** The backtest's prediction, copied into the job when it is created: the backtest may expire before it ends. */
-export type RetroactionPrediction = Pick<BacktestResult, 'judged' | 'truncated' | 'changes' | 'users'>;
+type RetroactionPrediction = Pick<BacktestResult, 'judged' | 'truncated' | 'changes' | 'users'>;
 
 /** The job as the gateway stores it (`COLLECTIONS.retroactions`, `_id`: `ra_<ulid>`). */
 export interface RetroactionJobDoc {

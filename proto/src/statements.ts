@@ -22,7 +22,7 @@ import type { ReportCategory } from './reports';
  * name or email, passthrough or not.
  */
 
-export type SourceType =
+type SourceType =
   'SOURCE_ARTICLE_16' | 'SOURCE_TRUSTED_FLAGGER' | 'SOURCE_TYPE_OTHER_NOTIFICATION' | 'SOURCE_VOLUNTARY';
 
 export interface Statement {
@@ -77,7 +77,7 @@ export interface Statement {
   redress: Redress;
 }
 
-export type DecisionGround = 'DECISION_GROUND_ILLEGAL_CONTENT' | 'DECISION_GROUND_INCOMPATIBLE_CONTENT';
+type DecisionGround = 'DECISION_GROUND_ILLEGAL_CONTENT' | 'DECISION_GROUND_INCOMPATIBLE_CONTENT';
 
 /** A statement that rests on a ground and a policy: every one but a rejected complaint's. */
 export type GroundedStatement = Statement & Required<Pick<Statement, 'ground' | 'policy'>>;
@@ -86,7 +86,7 @@ export type GroundedStatement = Statement & Required<Pick<Statement, 'ground' | 
 export const isRestriction = (statement: Statement): statement is GroundedStatement =>
   statement.kind === 'restriction' && statement.ground !== undefined && statement.policy !== undefined;
 
-export interface Redress {
+interface Redress {
   /** The page where the user can appeal (Art. 20), when a link can be given here. */
   appealUrl: string | null;
   appealWindowDays: number;
@@ -137,7 +137,7 @@ function kindOf(event: DomainEvent): { event: Decision; kind: Statement['kind'] 
 }
 
 /** How the decision was made: an engine's or automation's, a person's, or a person upholding an automated one. */
-export function automationOf(
+function automationOf(
   via: Via,
   confirmsAutomated: boolean | undefined,
 ): {

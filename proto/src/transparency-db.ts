@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { isRestriction, type GroundedStatement, type Statement } from './statements';
 
 /**
  * Submission of statements of reasons to the Commission's DSA Transparency Database (Art. 24(5) DSA), opt-in per
@@ -9,7 +8,7 @@ import { isRestriction, type GroundedStatement, type Statement } from './stateme
  */
 
 /** `territorial_scope` values: the EU and EEA countries (`EuropeanCountriesService::EUROPEAN_COUNTRY_CODES`). */
-export const TDB_COUNTRY_CODES = [
+const TDB_COUNTRY_CODES = [
   'AT',
   'BE',
   'BG',
@@ -41,10 +40,10 @@ export const TDB_COUNTRY_CODES = [
   'SI',
   'SK',
 ] as const;
-export const TdbCountry = z.enum(TDB_COUNTRY_CODES);
+const TdbCountry = z.enum(TDB_COUNTRY_CODES);
 
 /** `content_type` values (`Statement::CONTENT_TYPES`). `CONTENT_TYPE_OTHER` needs a `content_type_other` text. */
-export const TdbContentType = z.enum([
+const TdbContentType = z.enum([
   'CONTENT_TYPE_APP',
   'CONTENT_TYPE_AUDIO',
   'CONTENT_TYPE_IMAGE',
@@ -57,7 +56,7 @@ export const TdbContentType = z.enum([
 export type TdbContentType = z.infer<typeof TdbContentType>;
 
 /** `account_type` values (`Statement::ACCOUNT_TYPES`). */
-export const TdbAccountType = z.enum(['ACCOUNT_TYPE_BUSINESS', 'ACCOUNT_TYPE_PRIVATE']);
+const TdbAccountType = z.enum(['ACCOUNT_TYPE_BUSINESS', 'ACCOUNT_TYPE_PRIVATE']);
 
 /** The database's text limits, characters. */
 export const TDB_LIMITS = {
@@ -71,11 +70,8 @@ export const TDB_LIMITS = {
   batch: 100,
 } as const;
 
-/** `puid`: unique per platform, at most 500 of `[A-Za-z0-9_-]`. */
-export const TDB_PUID = /^[A-Za-z0-9_-]{1,500}$/;
-
 /** What the platform's statements say where Vigil does not know: the content's type and language, the account's type. */
-export const TdbDefaults = z.strictObject({
+const TdbDefaults = z.strictObject({
   /** `content_type` of every statement (a record judged with images adds `CONTENT_TYPE_IMAGE`). */
   contentType: z.array(TdbContentType).min(1).max(8).default(['CONTENT_TYPE_TEXT']),
   /** `content_type_other`, required when `contentType` has `CONTENT_TYPE_OTHER`. */
@@ -181,90 +177,6 @@ export interface TdbStatement {
   automated_detection: 'Yes' | 'No';
   automated_decision: string;
   puid: string;
-}
-
-const EMAIL = /[^\s@]+@[^\s@]+\.[^\s@]+/g;
-const LINK = /\b(?:[a-z][a-z0-9+.-]*:\/\/|www\.)\S+/gi;
-const HANDLE = /(^|[\s(])@[A-Za-z0-9_.]{2,}/g;
-const LONG_NUMBER = /\+?\d[\d\s().-]{5,}\d/g;
-
-/**
- * Text without what could identify a person: email addresses, links, @handles and long numbers (phone, account or
- * card numbers) are replaced by a word in brackets. Engine reasons never hold matched content (see statements.ts);
- * this covers what a moderator typed.
- */
-export function scrubPersonalData(text: string): string {
-  return text
-    .replace(EMAIL, '[email]')
-    .replace(LINK, '[link]')
-    .replace(HANDLE, '$1[handle]')
-    .replace(LONG_NUMBER, '[number]');
-}
-
-function clip(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
-}
-
-const day = (iso: string): string => iso.slice(0, 10);
-
-/**
- * Whether a statement goes to the database: restrictions only (a lifted restriction is not a statement of reasons, and a
- * complaint's decision is not one either), each with the ground and policy the database requires.
- */
-export const submitsToTdb = (statement: Statement): statement is GroundedStatement => isRestriction(statement);
-
-/**
- * The database's form of a statement of reasons. `hasImages`: the record was judged with images. The `puid` is the
- * decision event's id, so a statement sent twice is refused as a duplicate rather than stored twice.
- */
-export function tdbStatementOf(
-  statement: GroundedStatement,
-  settings: Pick<TdbSettings, 'territorialScope' | 'defaults'>,
-  options: { hasImages?: boolean } = {},
-): TdbStatement {
-  const { restriction } = statement;
-  const contentType = new Set<string>(settings.defaults.contentType);
-  if (options.hasImages) contentType.add('CONTENT_TYPE_IMAGE');
-  const explanation = clip(scrubPersonalData(statement.explanation), TDB_LIMITS.explanation);
-  const illegal = statement.ground === 'DECISION_GROUND_ILLEGAL_CONTENT';
-  const referenceUrl =
-    statement.referenceUrl !== undefined && statement.referenceUrl.length <= TDB_LIMITS.url
-      ? statement.referenceUrl
-      : undefined;
-  const date = day(statement.decidedAt);
-  return {
-    ...(restriction.visibility ? { decision_visibility: [...restriction.visibility] } : {}),
-    ...(restriction.monetary ? { decision_monetary: restriction.monetary } : {}),
-    ...(restriction.account ? { decision_account: restriction.account } : {}),
-    ...(settings.defaults.accountType ? { account_type: settings.defaults.accountType } : {}),
-    decision_facts: clip(scrubPersonalData(statement.facts), TDB_LIMITS.decisionFacts),
-    decision_ground: statement.ground,
-    ...(referenceUrl !== undefined ? { decision_ground_reference_url: referenceUrl } : {}),
-    ...(illegal
-      ? {
-          illegal_content_legal_ground: clip(statement.legalGround ?? statement.policy.name, TDB_LIMITS.ground),
-          illegal_content_explanation: explanation,
-        }
-      : {
-          incompatible_content_ground: clip(statement.policy.name, TDB_LIMITS.ground),
-          incompatible_content_explanation: explanation,
-        }),
-    content_type: [...contentType],
-    ...(settings.defaults.contentTypeOther !== undefined
-      ? { content_type_other: settings.defaults.contentTypeOther }
-      : {}),
-    category: statement.category,
-    territorial_scope: [...settings.territorialScope],
-    ...(settings.defaults.contentLanguage ? { content_language: settings.defaults.contentLanguage } : {}),
-    // Vigil's events do not carry when the content was posted; the decision's day is the latest it can have been.
-    content_date: date,
-    application_date: date,
-    source_type: statement.source,
-    automated_detection: statement.automatedDetection ? 'Yes' : 'No',
-    automated_decision: statement.automatedDecision,
-    puid: statement.eventId,
-  };
 }
 
 /** States of a submission; `pending` and `sending` are the queue's, the others final. */

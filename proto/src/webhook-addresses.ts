@@ -22,7 +22,7 @@ const METADATA: Range[] = [ipaddr.parseCIDR('169.254.169.254/32'), ipaddr.parseC
 /** Only public unicast is reachable by default; ipaddr.js names every other range (loopback, private, linkLocal, …). */
 const PUBLIC_RANGES = new Set(['unicast']);
 
-export function isCidr(value: string): boolean {
+function isCidr(value: string): boolean {
   try {
     ipaddr.parseCIDR(value);
     return true;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IMAGE_CLASSES, ImageJudgement } from '@vigil/proto';
+import { ImageJudgement } from '@vigil/proto';
+import { IMAGE_CLASSES } from '@vigil/proto/rules';
 import { parseMetadata } from '../routes/shared/paging.schema';
 import type { Html } from './html';
 import { html, safeLink } from './html';

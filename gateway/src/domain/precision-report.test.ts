@@ -1,4 +1,5 @@
-import type { Rule, RulePrecisionDoc } from '@vigil/proto';
+import type { RulePrecisionDoc } from '@vigil/proto';
+import type { Rule } from '@vigil/proto/rules';
 import { monthsOf, precisionReport, windowOf } from './precision-report';
 import { PrecisionQuery } from '../routes/precision/precision.schema';
 

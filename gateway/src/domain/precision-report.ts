@@ -4,11 +4,11 @@ import {
   SHADOW_COUNT_FIELDS,
   zeroCounts,
   zeroShadowCounts,
-  type Rule,
   type RuleCounts,
   type RulePrecisionDoc,
   type ShadowCounts,
 } from '@vigil/proto';
+import { type Rule } from '@vigil/proto/rules';
 import { DEFAULT_WINDOW_DAYS, type PrecisionQuery, type PrecisionReport } from '../routes/precision/precision.schema';
 
 /** Rows at most in one report (a tenant's versions in a window times their rules). */

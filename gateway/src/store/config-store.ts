@@ -1,16 +1,14 @@
 import type { Db } from 'mongodb';
 import {
   COLLECTIONS,
-  DEFAULT_RULES,
   DEFAULT_SETTINGS,
-  StoredRuleSet,
   TenantSettings,
-  type RuleSet as RuleSetType,
   type EmailKind,
   type EmailTemplate,
   type TenantSettings as TenantSettingsType,
   type TenantVersions,
 } from '@vigil/proto';
+import { DEFAULT_RULES, StoredRuleSet, type RuleSet as RuleSetType } from '@vigil/proto/rules';
 import { ConflictError, NotFoundError } from '../errors';
 import type { ConfigVersionStore } from './config-version-store';
 import { RevisedDocs, type Revised } from './revised-docs';

@@ -1,4 +1,5 @@
-import { COLLECTIONS, DEFAULT_RULES, type Rule, type RulePrecisionDoc } from '@vigil/proto';
+import { COLLECTIONS, type RulePrecisionDoc } from '@vigil/proto';
+import { DEFAULT_RULES, type Rule } from '@vigil/proto/rules';
 import type { Collection, Db } from 'mongodb';
 import type { RuleVersionStore } from './rule-version-store';
 

@@ -1,4 +1,5 @@
-import { COLLECTIONS, LIMITS, type Rule } from '@vigil/proto';
+import { COLLECTIONS, LIMITS } from '@vigil/proto';
+import { type Rule } from '@vigil/proto/rules';
 import { mapInTurns } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { LimitExceededError } from '../errors';

@@ -1,4 +1,4 @@
-import type { RuleSet } from '@vigil/proto';
+import type { RuleSet } from '@vigil/proto/rules';
 import type { LiveRules, RulesWrite } from '../store/config-store';
 import type { UseCaseDeps } from './deps';
 import { refuseUnjudgeable } from './rule-checks';

@@ -1,4 +1,4 @@
-import { DEFAULT_RULES, RuleSet, usesPrompts, type Rule } from '@vigil/proto';
+import { DEFAULT_RULES, RuleSet, usesPrompts, type Rule } from '@vigil/proto/rules';
 import { InvalidRuleSetError, NotFoundError, PromptRulesDisabledError, UnknownRuleVersionError } from '../errors';
 import type { UseCaseDeps } from './deps';
 

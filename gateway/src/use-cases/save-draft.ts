@@ -1,4 +1,4 @@
-import type { RuleSet } from '@vigil/proto';
+import type { RuleSet } from '@vigil/proto/rules';
 import type { RulesWrite } from '../store/config-store';
 import type { RuleVersionDoc } from '../store/rule-version-store';
 import type { UseCaseDeps } from './deps';

@@ -1,4 +1,5 @@
-import { COLLECTIONS, LIMITS, RULE_PRESETS } from '@vigil/proto';
+import { COLLECTIONS, LIMITS } from '@vigil/proto';
+import { RULE_PRESETS } from '@vigil/proto/rules';
 import { startGateway, type Gateway } from './harness';
 
 let gw: Gateway;

@@ -1,5 +1,6 @@
 import net from 'node:net';
-import { WebhookCommand, DEFAULT_RULES, COLLECTIONS } from '@vigil/proto';
+import { WebhookCommand, COLLECTIONS } from '@vigil/proto';
+import { DEFAULT_RULES } from '@vigil/proto/rules';
 import { waitFor } from '../../../deploy/test-support';
 import { startGateway, type Gateway, type Reply } from './harness';
 

@@ -1,5 +1,6 @@
 import pino from 'pino';
-import { DEFAULT_SETTINGS, type BacktestJobDoc, type RuleSet } from '@vigil/proto';
+import { DEFAULT_SETTINGS, type BacktestJobDoc } from '@vigil/proto';
+import { type RuleSet } from '@vigil/proto/rules';
 import { ActivityGate, type EngineInput, type ModerationEngine } from '../engine';
 import type { RecordState } from '../domain/record';
 import { aiCallsPerRecord, BacktestInterrupted, BacktestRunner, withoutAi } from './backtest-runner';

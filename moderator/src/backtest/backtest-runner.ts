@@ -1,4 +1,5 @@
-import { StoredRuleSet, type BacktestJobDoc, type RuleSet } from '@vigil/proto';
+import { type BacktestJobDoc } from '@vigil/proto';
+import { StoredRuleSet, type RuleSet } from '@vigil/proto/rules';
 import type { Logger } from 'pino';
 import type { EngineResult, ModerationEngine } from '../engine';
 import type { RecordState } from '../domain/record';

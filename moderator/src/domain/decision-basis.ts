@@ -5,9 +5,9 @@ import {
   type DecisionNotice,
   type DecisionVisibility,
   type PolicyGrounds,
-  type RuleSet,
   type TenantSettings,
 } from '@vigil/proto';
+import { type RuleSet } from '@vigil/proto/rules';
 import { ValidationError } from './errors';
 
 /**

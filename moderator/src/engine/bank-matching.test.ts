@@ -1,4 +1,5 @@
-import { DEFAULT_RULES, type HashMatchRecord, type ImageHashRecord } from '@vigil/proto';
+import { type HashMatchRecord, type ImageHashRecord } from '@vigil/proto';
+import { DEFAULT_RULES } from '@vigil/proto/rules';
 import type { ImageFetcher } from './images/fetch';
 import { createEngine } from './rule-engine';
 import type { BankMatcher, EngineInput } from './types';

@@ -1,4 +1,4 @@
-import type { Rule } from '@vigil/proto';
+import type { Rule } from '@vigil/proto/rules';
 import { createEngine } from './index';
 import type { EngineInput } from './types';
 

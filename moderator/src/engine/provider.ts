@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Strategy } from '@vigil/proto';
+import type { Strategy } from '@vigil/proto/rules';
 import { ProviderError } from './types';
 
 export interface ProviderOptions {

@@ -1,4 +1,4 @@
-import { DEFAULT_RULES, PATTERN_MAX_PROGRAM_SIZE, RuleSet, type Rule, type Strategy } from '@vigil/proto';
+import { DEFAULT_RULES, PATTERN_MAX_PROGRAM_SIZE, RuleSet, type Rule, type Strategy } from '@vigil/proto/rules';
 import { createEngine } from './rule-engine';
 import type { EngineInput } from './types';
 

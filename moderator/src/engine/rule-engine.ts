@@ -1,10 +1,5 @@
-import {
-  hashReason,
-  type HashMatchRecord,
-  type ImageHashRecord,
-  type ImageJudgement,
-  type RuleSet,
-} from '@vigil/proto';
+import { hashReason, type HashMatchRecord, type ImageHashRecord, type ImageJudgement } from '@vigil/proto';
+import { type RuleSet } from '@vigil/proto/rules';
 import { Content, type ContentInput } from './content';
 import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, type Scores } from './provider';
 import { createLlmClient, type JudgeFn, type LlmOptions } from './llm';

@@ -1,4 +1,4 @@
-import type { Rule, RuleSet } from '@vigil/proto';
+import type { Rule, RuleSet } from '@vigil/proto/rules';
 import { CompiledRuleSets, estimatedBytes, planRuleSet } from './rule-set';
 
 function ruleSet(word: string, extra: Partial<Rule> = {}): RuleSet {

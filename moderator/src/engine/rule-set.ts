@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ImageClass, RuleSet } from '@vigil/proto';
+import type { ImageClass, RuleSet } from '@vigil/proto/rules';
 import { LRUCache } from 'lru-cache';
 import { compileBlocklist, compileLinks, compilePatterns, type LocalCheck } from './strategies';
 import type { Thresholds } from './provider';

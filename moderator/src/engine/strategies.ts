@@ -1,4 +1,4 @@
-import { compilePattern, type Strategy } from '@vigil/proto';
+import { compilePattern, type Strategy } from '@vigil/proto/rules';
 import { hostOf, type Content } from './content';
 
 type Of<T extends Strategy['type']> = Extract<Strategy, { type: T }>;

@@ -1,4 +1,5 @@
-import type { HashMatchRecord, ImageHashRecord, ImageJudgement, RecordStatus, RuleSet } from '@vigil/proto';
+import type { HashMatchRecord, ImageHashRecord, ImageJudgement, RecordStatus } from '@vigil/proto';
+import type { RuleSet } from '@vigil/proto/rules';
 import type { ImageHashes } from './images/image-hashes';
 
 /** A human decision on the record, fed back to the model (Iffy's human feedback). */

@@ -2,7 +2,7 @@ import { ProviderError, type EngineResult, type ModerationEngine, type PriorDeci
 import { UnavailableError } from '../domain/errors';
 import type { Metadata } from '../domain/metadata';
 import type { RecordState } from '../domain/record';
-import type { RuleSet } from '@vigil/proto';
+import type { RuleSet } from '@vigil/proto/rules';
 import type { ModerateInput } from './moderate-input';
 
 // Running the engine on a record, shared by the moderate use case (moderate.ts) and the re-run (rerun.ts).

@@ -1,4 +1,4 @@
-import type { RuleSet } from '@vigil/proto';
+import type { RuleSet } from '@vigil/proto/rules';
 import { LRUCache } from 'lru-cache';
 import type { EngineResult } from '../engine';
 

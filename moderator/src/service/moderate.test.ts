@@ -1,4 +1,5 @@
-import { DEFAULT_RULES, DEFAULT_SETTINGS, type DomainEvent, type TenantSettings } from '@vigil/proto';
+import { DEFAULT_SETTINGS, type DomainEvent, type TenantSettings } from '@vigil/proto';
+import { DEFAULT_RULES } from '@vigil/proto/rules';
 import { ProviderError, type EngineInput, type EngineResult, type ModerationEngine } from '../engine';
 import { UnavailableError } from '../domain/errors';
 import type { RecordState } from '../domain/record';

@@ -5,9 +5,9 @@ import {
   userIdFor,
   type HashMatchRecord,
   type RecordStatus,
-  type RuleSet,
   type TenantSettings,
 } from '@vigil/proto';
+import { type RuleSet } from '@vigil/proto/rules';
 import { checkRecordBounds } from '../domain/bounds';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
 import type { ModerateInput } from './moderate-input';

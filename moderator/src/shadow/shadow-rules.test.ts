@@ -1,4 +1,4 @@
-import type { RuleSet } from '@vigil/proto';
+import type { RuleSet } from '@vigil/proto/rules';
 import { shadowHumanCounts, shadowRunCounts } from '../precision/precision-counts';
 import { shadowVersionRules, splitRules } from './shadow-rules';
 

@@ -1,4 +1,4 @@
-import type { Rule, RuleSet } from '@vigil/proto';
+import type { Rule, RuleSet } from '@vigil/proto/rules';
 
 /** The strategies a shadow rule runs: local text matching only, so shadow work costs no provider call or image fetch. */
 const SHADOW_STRATEGIES: ReadonlySet<string> = new Set(['blocklist', 'patterns', 'links']);

@@ -1,12 +1,5 @@
-import {
-  COLLECTIONS,
-  DEFAULT_RULES,
-  DEFAULT_SETTINGS,
-  StoredRuleSet,
-  TenantSettings,
-  type RuleSet,
-  type TenantVersions,
-} from '@vigil/proto';
+import { COLLECTIONS, DEFAULT_SETTINGS, TenantSettings, type TenantVersions } from '@vigil/proto';
+import { DEFAULT_RULES, StoredRuleSet, type RuleSet } from '@vigil/proto/rules';
 import type { Db, Document } from 'mongodb';
 import type { Logger } from 'pino';
 import { guarded } from './mongo-errors';

@@ -1,5 +1,5 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import type { Rule, RuleSet, Strategy } from '@vigil/proto';
+import type { Rule, RuleSet, Strategy } from '@vigil/proto/rules';
 import { TenantBusyError } from '../../src/domain/errors';
 import { ActivityGate, createEngine, OffLoopPool, workerFile } from '../../src/engine';
 import type { OffLoopOptions } from '../../src/engine/off-loop';

@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addressPolicy, type Rule, type RuleSet, type Strategy } from '@vigil/proto';
+import { addressPolicy } from '@vigil/proto';
+import { type Rule, type RuleSet, type Strategy } from '@vigil/proto/rules';
 import sharp from 'sharp';
 import { FONTS } from '../../../deploy/ocr/generate-set';
 import { createEngine, ImageFetcher, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';

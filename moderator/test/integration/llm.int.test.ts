@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Rule, RuleSet } from '@vigil/proto';
+import type { Rule, RuleSet } from '@vigil/proto/rules';
 import { waitFor } from '../../../deploy/test-support';
 import { createEngine, ProviderError, type EngineInput, type LlmOptions } from '../../src/engine';
 import { completion, FakeChatApi, sequence, silence, status, verdict } from './fake-chat-api';

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { COLLECTIONS, findPreset, ruleFromPreset } from '@vigil/proto';
+import { COLLECTIONS } from '@vigil/proto';
+import { findPreset, ruleFromPreset } from '@vigil/proto/rules';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
 import { waitFor } from '../../../deploy/test-support';
 import { content, startHarness, type Harness } from './harness';

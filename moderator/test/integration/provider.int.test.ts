@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Rule, RuleSet } from '@vigil/proto';
+import type { Rule, RuleSet } from '@vigil/proto/rules';
 import { createEngine, ProviderError, type EngineInput, type ModerationEngine } from '../../src/engine';
 
 interface Received {

@@ -1,10 +1,8 @@
 import {
   MIN_APPEAL_WINDOW_DAYS,
   statementOf,
-  submitsToTdb,
   TDB_LIMITS,
   tdbEnabledSince,
-  tdbStatementOf,
   tdbSubmissionIdOf,
   tdbTokenContext,
   type DomainEvent,
@@ -18,6 +16,7 @@ import {
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { mapInTurns } from '@vigil/proto/platform';
+import { submitsToTdb, tdbStatementOf } from './tdb-statement';
 import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { isRetriable } from '../store/store-errors';
 import { outcomeFields, retryOf, type TdbOutcome, type TdbStore } from '../store/tdb-store';

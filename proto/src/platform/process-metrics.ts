@@ -6,7 +6,7 @@ import { collectDefaultMetrics, type Registry } from 'prom-client';
  * a percent of a core per process, a quarter of an idle stack's CPU. The histogram's figures are the time between
  * samples, so they read this interval plus the lag: 0.1 s at rest.
  */
-export const EVENT_LOOP_SAMPLE_MS = 100;
+const EVENT_LOOP_SAMPLE_MS = 100;
 
 /** Node's process metrics (CPU, memory, event loop, GC, handles) under `<prefix>_`. */
 export function collectProcessMetrics(registry: Registry, prefix: string): void {

@@ -19,7 +19,7 @@ import type { CollectionSpec, ServiceName } from '../collections';
  * RevisedDocs, given a name, opens its own handle). Such a helper is built by its owner only, which keeps this true.
  */
 
-export const WRITE_METHODS = [
+const WRITE_METHODS = [
   'insertOne',
   'insertMany',
   'updateOne',
@@ -42,7 +42,7 @@ export const WRITE_METHODS = [
 ] as const;
 
 /** Helpers (proto's and the services') that write through the handle they are given. */
-export const WRITE_HELPERS = [
+const WRITE_HELPERS = [
   'insertEach',
   'insertInOrder',
   'insertUnlessExists',
@@ -50,7 +50,7 @@ export const WRITE_HELPERS = [
   'upsertById',
 ] as const;
 
-export type Access = 'read' | 'write';
+type Access = 'read' | 'write';
 
 export interface Touch {
   readonly file: string;
@@ -70,7 +70,7 @@ const WRITE = new Set<string>(WRITE_METHODS);
 const anyWrite = new RegExp(`\\.\\s*(?:${WRITE_METHODS.join('|')})\\s*\\(|\\b(?:${WRITE_HELPERS.join('|')})\\s*\\(`);
 
 /** The text with every comment replaced by spaces (offsets and line breaks kept); strings are left as they are. */
-export function blankComments(text: string): string {
+function blankComments(text: string): string {
   const out = text.split('');
   let i = 0;
   while (i < text.length) {

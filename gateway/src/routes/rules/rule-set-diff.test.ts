@@ -1,4 +1,4 @@
-import type { Rule } from '@vigil/proto';
+import type { Rule } from '@vigil/proto/rules';
 import { diffRuleSets } from './rule-set-diff';
 
 const rule = (id: string, words: string[]): Rule =>

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { Rule } from '@vigil/proto';
+import type { Rule } from '@vigil/proto/rules';
 
 export interface RuleSetDiff {
   added: Rule[];

@@ -1,12 +1,12 @@
+import { LIMITS } from '@vigil/proto';
 import {
   DEFAULT_RULES,
   findPreset,
-  LIMITS,
   ruleFromPreset,
   RULE_PRESETS,
   ruleSetBudgetIssues,
   type RuleSet,
-} from '@vigil/proto';
+} from '@vigil/proto/rules';
 import type { ApiRouter } from '../../http/api-router';
 import { ConflictError, LimitExceededError, NotFoundError } from '../../errors';
 import { body, query } from '../../http/validate';

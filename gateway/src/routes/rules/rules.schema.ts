@@ -1,14 +1,6 @@
 import { z } from 'zod';
-import {
-  EmailTemplate,
-  Rule,
-  RuleSet,
-  RuleSetChange,
-  StoredRuleSet,
-  Strategy,
-  StripeSecretKey,
-  TenantSettings,
-} from '@vigil/proto';
+import { EmailTemplate, StripeSecretKey, TenantSettings } from '@vigil/proto';
+import { Rule, RuleSet, RuleSetChange, StoredRuleSet, Strategy } from '@vigil/proto/rules';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 
 /** A whole rule set (the console's editor). */

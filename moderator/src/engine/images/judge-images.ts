@@ -1,5 +1,5 @@
 import { createHash, webcrypto } from 'node:crypto';
-import type { ImageClass } from '@vigil/proto';
+import type { ImageClass } from '@vigil/proto/rules';
 import { LRUCache } from 'lru-cache';
 import type { JudgeResult, JudgeTask, ReadResult, ReadTask } from '../image-worker';
 import type { OffLoopPool } from '../off-loop';

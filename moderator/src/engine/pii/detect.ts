@@ -2,7 +2,7 @@ import { RE2JS, type Matcher } from 're2js';
 import valid from 'card-validator';
 import { countrySpecs, isValidIBAN } from 'ibantools';
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/max';
-import type { PiiCategory } from '@vigil/proto';
+import type { PiiCategory } from '@vigil/proto/rules';
 import { fold, originalSpan, type Folded } from './normalize';
 import {
   AMBIGUOUS_APPS,

@@ -1,4 +1,4 @@
-import { PII_CATEGORIES, type PiiCategory, type Strategy } from '@vigil/proto';
+import { PII_CATEGORIES, type PiiCategory, type Strategy } from '@vigil/proto/rules';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { LocalCheck } from '../strategies';
 import { DEFAULT_REGIONS, detectPii, type PiiMatch } from './detect';

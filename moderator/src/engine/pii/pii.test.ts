@@ -1,4 +1,4 @@
-import { PII_CATEGORIES, PiiStrategy, type PiiCategory } from '@vigil/proto';
+import { PII_CATEGORIES, PiiStrategy, type PiiCategory } from '@vigil/proto/rules';
 import { Content } from '../content';
 import { compilePii, detectPii, DEFAULT_REGIONS, maskText, PII_MASK, piiReason } from '.';
 import labelled from './labelled-set.json';

@@ -1,7 +1,6 @@
-import { validateStatement } from '../../deploy/test-support/tdb';
-import type { DomainEvent } from './events';
-import { statementOf, type GroundedStatement } from './statements';
-import { scrubPersonalData, submitsToTdb, TdbSettings, tdbStatementOf } from './transparency-db';
+import { statementOf, TdbSettings, type DomainEvent, type GroundedStatement } from '@vigil/proto';
+import { validateStatement } from '../../../deploy/test-support/tdb';
+import { scrubPersonalData, submitsToTdb, tdbStatementOf } from './tdb-statement';
 
 const at = '2026-03-01T10:00:00.000Z';
 const envelope = { tenantId: 'ten_a', version: 2, occurredAt: at, correlationId: 'c' };

@@ -1,13 +1,13 @@
-import { POLICY_ID } from './policies';
+import { POLICY_ID } from '../policies';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { LIMITS, RULE_SET_BUDGET } from './limits';
+import { LIMITS, RULE_SET_BUDGET } from '../limits';
 
 /**
  * A tenant's rule set: written by the gateway (`PUT /api/v1/rules`, collection `rules`, one document per tenant with
  * `_id` = tenantId), read by the moderator. A tenant without a document uses DEFAULT_RULES.
  */
-export const BlocklistStrategy = z.strictObject({
+const BlocklistStrategy = z.strictObject({
   type: z.literal('blocklist'),
   /** Tenant words or phrases; matched case-insensitively. */
   words: z.array(z.string().min(1).max(LIMITS.wordLength)).max(LIMITS.words).default([]),
@@ -50,7 +50,7 @@ export function compilePattern(source: string): RE2JS {
   return compiled;
 }
 
-export const PatternStrategy = z.strictObject({
+const PatternStrategy = z.strictObject({
   type: z.literal('patterns'),
   /**
    * Regular expressions in RE2 syntax (see compilePattern), matched case-insensitively anywhere in a field. Each must
@@ -59,7 +59,7 @@ export const PatternStrategy = z.strictObject({
   patterns: z.array(z.string().min(1).max(LIMITS.patternLength)).min(1).max(LIMITS.patterns),
 });
 
-export const LinkStrategy = z.strictObject({
+const LinkStrategy = z.strictObject({
   type: z.literal('links'),
   /** Domains whose links flag (a domain matches itself and its subdomains). */
   blockedDomains: z.array(z.string().min(1).max(LIMITS.domainLength)).max(LIMITS.domains).default([]),
@@ -97,7 +97,7 @@ export const PiiStrategy = z.strictObject({
 });
 
 /** Categories of the OpenAI moderation API (omni-moderation). */
-export const PROVIDER_CATEGORIES = [
+const PROVIDER_CATEGORIES = [
   'harassment',
   'harassment/threatening',
   'hate',
@@ -113,7 +113,7 @@ export const PROVIDER_CATEGORIES = [
   'violence/graphic',
 ] as const;
 
-export const ProviderStrategy = z.strictObject({
+const ProviderStrategy = z.strictObject({
   type: z.literal('openai-moderation'),
   /** A category flags when its score is strictly greater than its threshold (0..1). Absent: category ignored. */
   thresholds: z.partialRecord(z.enum(PROVIDER_CATEGORIES), z.number().min(0).max(1)),
@@ -123,7 +123,7 @@ export const ProviderStrategy = z.strictObject({
  * Judged by an LLM behind an OpenAI-compatible chat completions API (the moderator's LLM_* settings). The topic is
  * what reasons name ("Content flagged for <topic>"); the prompt is the tenant's policy, sent with the content.
  */
-export const PromptStrategy = z.strictObject({
+const PromptStrategy = z.strictObject({
   type: z.literal('prompt'),
   topic: z.string().trim().min(1).max(LIMITS.promptTopic),
   prompt: z.string().trim().min(1).max(LIMITS.promptText),
@@ -141,7 +141,7 @@ export type ImageClass = (typeof IMAGE_CLASSES)[number];
  * flags when its probability is strictly greater than its threshold (0..1). `onFetchError`: an image that cannot be
  * fetched or decoded is ignored (default) or flags the record for review.
  */
-export const ImageStrategy = z.strictObject({
+const ImageStrategy = z.strictObject({
   type: z.literal('images'),
   thresholds: z.partialRecord(z.enum(IMAGE_CLASSES), z.number().min(0).max(1)),
   onFetchError: z.enum(['ignore', 'flag']).default('ignore'),
@@ -155,7 +155,7 @@ export const ImageStrategy = z.strictObject({
  * not read in time (the caller's deadline or the moderator's IMAGE_OCR_BUDGET_MS) flags the record for review. By
  * default the record is judged on the texts read in time, and the moderation's `images` say which were not.
  */
-export const ImageTextStrategy = z.strictObject({
+const ImageTextStrategy = z.strictObject({
   type: z.literal('image-text'),
   onTimeout: z.enum(['ignore', 'flag']).default('ignore'),
 });
