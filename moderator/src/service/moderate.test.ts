@@ -36,6 +36,8 @@ class MemoryEventStore {
   readonly flagged = {
     countFlagged: (tenantId: string, userId: string) => this.countFlagged(tenantId, userId),
     refreshFlaggedCount: (tenantId: string, userId: string) => this.refreshFlaggedCount(tenantId, userId),
+    findBankSuspension: (tenantId: string, userId: string, exceptRecordId?: string) =>
+      this.findBankSuspension(tenantId, userId, exceptRecordId),
   };
 
   loadRecordAndUser(
@@ -84,6 +86,21 @@ class MemoryEventStore {
       (s) => 'entity' in s && s.tenantId === tenantId && s.userId === userId && s.status === 'Flagged' && !s.deleted,
     );
     return Promise.resolve(flagged.length);
+  }
+
+  findBankSuspension(tenantId: string, userId: string, exceptRecordId?: string) {
+    this.calls.push('findBankSuspension');
+    const found = [...this.states.values()].find(
+      (s): s is RecordState =>
+        'entity' in s &&
+        s.tenantId === tenantId &&
+        s.userId === userId &&
+        s.status === 'Flagged' &&
+        !s.deleted &&
+        s.suspendsUser !== undefined &&
+        s._id !== exceptRecordId,
+    );
+    return Promise.resolve(found?.suspendsUser ? { ...found.suspendsUser, recordId: found._id } : undefined);
   }
 
   setFlaggedCount(userId: string, count: number): Promise<void> {
