@@ -353,6 +353,12 @@ describe('the console in a browser', () => {
     await page.click('nav.pager a[rel=next]');
     await page.waitForURL(/after=hsh_/);
     expect(await page.locator('table.bank-hashes tbody tr').count()).toBe(1);
+    // The same form from this origin with the session's cookie but without its CSRF token changes nothing.
+    const forged = await page.request.post(`${gw.url}/console/hash-banks/${bankId}/hashes`, {
+      form: { hash: 'cd'.repeat(16) },
+      headers: { origin: new URL(gw.url).origin },
+    });
+    expect(forged.status()).toBe(403);
     await ctx.close();
   });
 
