@@ -33,7 +33,7 @@ export class UserReconciliation {
   ): Promise<void> {
     const affected = affectedUsers(before, after);
     if (!settings.testMode) {
-      await this.reconcile(context, affected, recordId, settings.suspensionThreshold, after.flag);
+      await this.reconcile(context, affected, recordId, settings.suspensionThreshold, after.flag, after);
       return;
     }
     for (const id of affected) await this.store.flagged.refreshFlaggedCount(context.tenantId, id);
@@ -46,15 +46,19 @@ export class UserReconciliation {
     viaRecordId: string,
     threshold: number,
     viaFlag?: RuleFlag | null,
+    /** Record `viaRecordId` as the change left it, when the caller has it. */
+    via?: RecordState,
   ): Promise<void> {
     for (const userId of userIds) {
       const flaggedCount = await this.store.flagged.refreshFlaggedCount(context.tenantId, userId);
       await this.writer.retrying(async (fresh) => {
         const user = await this.store.streams.loadUser(userId, fresh);
         if (!user.state) return;
-        const bank = underThreshold(user.state, flaggedCount, threshold)
-          ? await this.store.flagged.findBankSuspension(context.tenantId, userId)
-          : undefined;
+        const bank = via
+          ? await bankSuspensionAfter(this.store, context.tenantId, userId, user.state, via, flaggedCount, threshold)
+          : mayReinstate(user.state, flaggedCount, threshold)
+            ? await this.store.flagged.findBankSuspension(context.tenantId, userId)
+            : undefined;
         const command = reconcileCommand(flaggedCount, threshold, viaRecordId, viaFlag, bank);
         const staged = stageUser(user, command, context);
         await this.writer.commit(staged);
@@ -125,19 +129,11 @@ export async function bankSuspensionAfter(
 }
 
 /**
- * Whether automation decides on the user at `flaggedCount` by the count alone if no bank flag stands: then a
- * reconciliation looks for one (it suspends, or holds off a reinstatement).
- */
-function underThreshold(user: UserState, flaggedCount: number, threshold: number): boolean {
-  return flaggedCount < threshold && !user.manual && !user.protected;
-}
-
-/**
  * Whether the user's decision at `flaggedCount` may be a reinstatement: only then can a standing bank flag on another
  * record change it (while one stands, the automatic suspension it caused stands too).
  */
 function mayReinstate(user: UserState, flaggedCount: number, threshold: number): boolean {
-  return underThreshold(user, flaggedCount, threshold) && user.status === 'Suspended';
+  return flaggedCount < threshold && user.status === 'Suspended' && !user.manual && !user.protected;
 }
 
 /** Whether a record's flag, standing, came from a `flag_and_suspend` bank. */
