@@ -68,6 +68,12 @@ const PAGE_PURPOSES = {
   'GET /console/policies': 'Policies: the grounds rules and decisions name.',
   'POST /console/policies': 'Adds a policy.',
   'POST /console/policies/:id/delete': 'Deletes a policy.',
+  'GET /console/hash-banks': 'Hash banks: the list, and a form to create one.',
+  'POST /console/hash-banks': 'Creates a hash bank.',
+  'GET /console/hash-banks/:id': 'A hash bank and its hashes, paged.',
+  'POST /console/hash-banks/:id/hashes': 'Adds a hash with its metadata.',
+  'POST /console/hash-banks/:id/hashes/:hashId': 'Disables, enables, confirms or deconfirms a hash.',
+  'POST /console/hash-banks/:id/hashes/:hashId/withdraw': 'Withdraws a hash: it is deleted at once.',
 };
 
 /** What each path of the admin port is for. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIMITS, jsonBytes } from './limits';
 import { DecisionVisibility, PolicyGrounds } from './policies';
-import { HashMatchRecord, ImageHashRecord } from './hash-banks';
+import { BankSuspension, HashMatchRecord, ImageHashRecord } from './hash-banks';
 import {
   ComplaintOutcome,
   ReportAction,
@@ -271,6 +271,8 @@ const RecordModeratedData = z.object({
   imageHashes: z.array(ImageHashRecord).optional(),
   /** The images' matches in the tenant's hash banks (reason `hash`): bank, distance and the hash's metadata. */
   hashMatches: z.array(HashMatchRecord).optional(),
+  /** An automatic flag by a `flag_and_suspend` bank's match: the record's user is suspended by it. */
+  suspendsUser: BankSuspension.optional(),
   /**
    * The tenant's rule set version that judged it (`GET /api/v1/rules/versions/{n}`); 0 for the default rule set or one
    * written before versions existed. Absent for manual decisions and on events stored before versions existed.

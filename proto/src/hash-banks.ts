@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PolicyGrounds } from './policies';
 
 /**
  * Hash banks (docs/hash-banks.md): lists of hashes of known harmful (or, for a negative bank, known harmless) images
@@ -91,6 +92,23 @@ export const HashMatchRecord = z.object({
   cancelledBy: z.string().optional(),
 });
 export type HashMatchRecord = z.infer<typeof HashMatchRecord>;
+
+/**
+ * A record flagged by the match of a `flag_and_suspend` bank: while the record stays flagged, its user is suspended
+ * whatever their flagged count. `grounds`: the bank's policy, which the user's statement of reasons rests on.
+ */
+export const BankSuspension = z.object({
+  bankId: z.string(),
+  bankName: z.string(),
+  hashId: z.string(),
+  grounds: PolicyGrounds.optional(),
+});
+export type BankSuspension = z.infer<typeof BankSuspension>;
+
+/** The match that suspends the record's user: the first acting match of a `flag_and_suspend` bank. */
+export function suspendingMatch(matches: readonly HashMatchRecord[] | undefined): HashMatchRecord | undefined {
+  return matches?.find((match) => match.action === 'flag_and_suspend' && match.cancelledBy === undefined);
+}
 
 /** The reason a bank match gives, naming the bank and the distance (the metadata is on the match). */
 export function hashReason(match: Pick<HashMatchRecord, 'position' | 'bankName' | 'bankId' | 'kind' | 'distance'>) {

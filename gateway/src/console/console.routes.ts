@@ -6,6 +6,7 @@ import { refuseUnstorableValues } from '../http/json-body';
 import { requestIdOf } from '../http/request-id';
 import { refuseUndecodableUrl } from '../http/url-text';
 import { appealPages } from './appeals.pages';
+import { hashBankPages } from './hash-banks.pages';
 import { policyPages } from './policies.pages';
 import { backtestPages } from './backtests.pages';
 import { reportPages } from './reports.pages';
@@ -96,6 +97,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   appealPages(pages);
   reportPages(pages);
   policyPages(pages);
+  hashBankPages(pages);
   settingsPages(pages);
   backtestPages(pages);
   precisionPages(pages);

@@ -481,6 +481,9 @@ describe(`abuse of every OpenAPI route (seed ${SEED}, FUZZ_SEED to replay)`, () 
       '/console/rules',
       '/console/deliveries/dlv_x/retry',
       '/console/webhooks/we_x/replay',
+      '/console/hash-banks',
+      '/console/hash-banks/bnk_x/hashes',
+      '/console/hash-banks/bnk_x/hashes/hsh_x/withdraw',
       '/appeal',
     ];
     await fc.assert(

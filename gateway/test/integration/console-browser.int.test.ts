@@ -294,6 +294,74 @@ describe('the console in a browser', () => {
     await ctx.close();
   });
 
+  it('creates a hash bank, adds a hash, pages the hashes, and disables, confirms, deconfirms and withdraws one', async () => {
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await signIn(page, admin.email, admin.password);
+    await page.goto(`${gw.url}/console/hash-banks`);
+    const name = uniqueName('bank');
+    await page.fill('#new-bank input[name=name]', name);
+    await page.selectOption('#new-bank select[name=kind]', 'md5');
+    await page.selectOption('#new-bank select[name=action]', 'flag_and_suspend');
+    await page.click('#new-bank button[type=submit]');
+    await page.waitForURL(/\/console\/hash-banks\/bnk_/);
+    const bankId = new URL(page.url()).pathname.split('/').at(-1)!;
+    const banks = await gw.request('GET', '/api/v1/hash-banks', { key: alice.key });
+    expect(banks.body.data).toContainEqual(
+      expect.objectContaining({ id: bankId, name, kind: 'md5', action: 'flag_and_suspend', negative: false }),
+    );
+
+    const value = 'ab'.repeat(16);
+    await page.goto(`${gw.url}/console/hash-banks/${bankId}`);
+    await page.fill('#new-hash input[name=hash]', value.toUpperCase());
+    await page.fill('#new-hash textarea[name=metadata]', 'source=stopncii\ncase=42');
+    await page.click('#new-hash button[type=submit]');
+    const hashOf = async () => {
+      const all = await gw.request('GET', `/api/v1/hash-banks/${bankId}/hashes?limit=100`, { key: alice.key });
+      return (all.body.data as { id: string; hash: string }[]).find((hash) => hash.hash === value) as
+        { id: string; enabled: boolean; review: string; metadata: Record<string, string> } | undefined;
+    };
+    await waitFor(async () => (await hashOf()) !== undefined, { timeoutMs: WAIT, what: 'the added hash' });
+    const added = (await hashOf())!;
+    expect(added).toMatchObject({ enabled: true, review: 'unreviewed', metadata: { source: 'stopncii', case: '42' } });
+
+    const row = () => page.locator(`tr[data-id="${added.id}"]`);
+    const press = async (label: string, expected: Record<string, unknown>) => {
+      await page.goto(`${gw.url}/console/hash-banks/${bankId}`);
+      await row().getByRole('button', { name: label, exact: true }).click();
+      await page.waitForURL(new RegExp(`/console/hash-banks/${bankId}$`));
+      expect(await hashOf()).toMatchObject(expected);
+    };
+    await press('Disable', { enabled: false });
+    await press('Enable', { enabled: true });
+    await press('Confirm', { review: 'confirmed' });
+    await press('Deconfirm', { review: 'deconfirmed' });
+    await page.goto(`${gw.url}/console/hash-banks/${bankId}`);
+    await row().getByRole('button', { name: 'Withdraw', exact: true }).click();
+    await page.waitForURL(new RegExp(`/console/hash-banks/${bankId}$`));
+    expect(await hashOf()).toBeUndefined();
+    expect(await row().count()).toBe(0);
+
+    // More hashes than a page holds, through the API; the page shows the first page and links the next.
+    const bulk = Array.from({ length: 26 }, (_, i) => ({ hash: i.toString(16).padStart(32, '0') }));
+    expect(
+      (await gw.request('POST', `/api/v1/hash-banks/${bankId}/hashes`, { key: alice.key, body: { hashes: bulk } }))
+        .status,
+    ).toBe(201);
+    await page.reload();
+    expect(await page.locator('table.bank-hashes tbody tr').count()).toBe(25);
+    await page.click('nav.pager a[rel=next]');
+    await page.waitForURL(/after=hsh_/);
+    expect(await page.locator('table.bank-hashes tbody tr').count()).toBe(1);
+    // The same form from this origin with the session's cookie but without its CSRF token changes nothing.
+    const forged = await page.request.post(`${gw.url}/console/hash-banks/${bankId}/hashes`, {
+      form: { hash: 'cd'.repeat(16) },
+      headers: { origin: new URL(gw.url).origin },
+    });
+    expect(forged.status()).toBe(403);
+    await ctx.close();
+  });
+
   it('refuses forms a page of another origin of the same site posts (another port of this host), sign-in included', async () => {
     // Another program on this host, say, serving a page that signs the visitor in as the attacker (login CSRF) and
     // posts the appeal form: same site as the console (ports do not count), so Chromium sends SameSite cookies along.

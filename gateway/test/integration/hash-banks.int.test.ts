@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { COLLECTIONS, recordIdFor } from '@vigil/proto';
+import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
 import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, type Gateway } from './harness';
 
@@ -287,5 +287,84 @@ describe('hash banks', () => {
       body: { kind: 'pdq', hash: '1'.repeat(64) },
     });
     expect(lookup.body.matches).toEqual([]);
+  });
+});
+
+describe("a flag_and_suspend bank's match", () => {
+  let other: { tenantId: string; key: string };
+  const call = (method: string, route: string, body?: unknown) =>
+    gw.request(method, `/api/v1${route}`, { key: other.key, ...(body !== undefined ? { body } : {}) });
+  const userId = () => userIdFor(other.tenantId, 'u1');
+  const statusOf = async () => (await call('GET', `/users/${userId()}`)).body.data.actionStatus as string | null;
+  const statusEvents = async () =>
+    (await gw.db
+      .collection(COLLECTIONS.events)
+      .find({ stream: `user-${userId()}`, type: 'UserStatusChanged' })
+      .sort({ version: 1 })
+      .toArray()) as unknown as { data: Record<string, unknown> }[];
+  const post = (clientId: string, text: string, imageUrls: string[] = []) =>
+    call('POST', '/moderate', {
+      clientId,
+      name: 'A post',
+      entity: 'post',
+      content: { text, imageUrls },
+      user: { clientId: 'u1', email: 'u1@example.com' },
+    });
+  const decideRecord = (clientId: string, status: 'Flagged' | 'Compliant') =>
+    call('POST', `/records/${recordIdFor(other.tenantId, clientId)}/moderations`, { status, reason: 'reviewed' });
+  let bank: string;
+
+  beforeAll(async () => {
+    other = await gw.newTenant();
+    expect((await call('PATCH', '/settings', { suspensionThreshold: 5 })).status).toBe(200);
+    const policy = await call('POST', '/policies', {
+      id: 'known-abuse',
+      name: 'Known abuse imagery',
+      ground: 'ILLEGAL_CONTENT',
+      legalGround: 'Penal code §184b',
+      category: 'STATEMENT_CATEGORY_PROTECTION_OF_MINORS',
+      explanation: 'The image matches known abuse imagery ({{policy}}).',
+    });
+    expect(policy.status).toBe(201);
+    const created = await call('POST', '/hash-banks', {
+      name: 'Exchange',
+      kind: 'pdq',
+      policy: 'known-abuse',
+      action: 'flag_and_suspend',
+    });
+    expect(created.status).toBe(201);
+    bank = created.body.data.id as string;
+    expect((await call('POST', `/hash-banks/${bank}/hashes`, { hashes: [{ hash: ORIGINAL }] })).status).toBe(201);
+  });
+
+  it('suspends the user under the threshold, naming the bank and resting on its policy', async () => {
+    expect((await post('bank-1', 'look', [`${base}/shrink-a-lot.jpg`])).body.status).toBe('Flagged');
+    expect(await statusOf()).toBe('Suspended');
+    const [suspended] = await statusEvents();
+    expect(suspended?.data).toMatchObject({
+      status: 'Suspended',
+      via: 'Automation Flagged Record',
+      viaRecordId: recordIdFor(other.tenantId, 'bank-1'),
+      reason: `Matched hash bank "Exchange" (${bank}), whose action suspends the user`,
+      grounds: expect.objectContaining({ policyId: 'known-abuse', legalGround: 'Penal code §184b' }),
+    });
+    const moderated = await gw.db
+      .collection(COLLECTIONS.events)
+      .findOne({ stream: `record-${recordIdFor(other.tenantId, 'bank-1')}`, type: 'RecordModerated' });
+    expect(moderated?.data.suspendsUser).toMatchObject({ bankId: bank, bankName: 'Exchange' });
+  });
+
+  it('is not undone by a reconcile that finds the user under the threshold', async () => {
+    expect((await post('text-1', 'plain words')).body.status).toBe('Compliant');
+    expect((await decideRecord('text-1', 'Flagged')).status).toBe(200);
+    expect((await decideRecord('text-1', 'Compliant')).status).toBe(200);
+    expect(await statusOf()).toBe('Suspended');
+    expect(await statusEvents()).toHaveLength(1);
+  });
+
+  it('reinstates the user once a person clears the matched record', async () => {
+    expect((await decideRecord('bank-1', 'Compliant')).status).toBe(200);
+    expect(await statusOf()).toBe('Compliant');
+    expect((await statusEvents()).at(-1)?.data).toMatchObject({ status: 'Compliant', via: 'Automation All Compliant' });
   });
 });

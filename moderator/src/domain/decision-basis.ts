@@ -1,5 +1,8 @@
 import {
   groundsOf,
+  suspendingMatch,
+  type BankSuspension,
+  type HashMatchRecord,
   policyForRules,
   policyOf,
   type DecisionNotice,
@@ -40,6 +43,24 @@ export function ruleBasis(
   return {
     ...(grounds ? { grounds } : {}),
     visibility: settings.flaggedVisibility,
+  };
+}
+
+/**
+ * The `flag_and_suspend` bank match among an engine's `matches`, as the record's moderation keeps it: the bank, the
+ * hash, and the grounds of the bank's policy (the tenant's default policy when it names none).
+ */
+export function bankSuspensionOf(
+  settings: TenantSettings,
+  matches: readonly HashMatchRecord[] | undefined,
+): BankSuspension | undefined {
+  const match = suspendingMatch(matches);
+  if (!match) return undefined;
+  return {
+    bankId: match.bankId,
+    bankName: match.bankName,
+    hashId: match.hashId,
+    grounds: groundsOf(policyOf(settings.policies, match.policyId)),
   };
 }
 

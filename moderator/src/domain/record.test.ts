@@ -226,3 +226,39 @@ describe("a flag's statement basis", () => {
     expect(data(run([upsert(), auto('Compliant'), manual('Flagged')]).last)?.confirmsAutomated).toBeUndefined();
   });
 });
+
+describe("a flag_and_suspend bank's flag on the record", () => {
+  const suspendsUser = { bankId: 'bnk_1', bankName: 'NCMEC', hashId: 'hsh_1' };
+  const byBank = (status: 'Compliant' | 'Flagged' = 'Flagged'): RecordCommand => ({
+    type: 'ModerateRecord',
+    moderationId: 'mod_b',
+    outcome: { status, reasons: ['Image 0 matched hash bank'], rules: [] },
+    testMode: false,
+    suspendsUser,
+  });
+  const moderated = (events: PendingEvent[]) => {
+    const event = events.find((candidate) => candidate.type === 'RecordModerated');
+    return event?.type === 'RecordModerated' ? event.data : undefined;
+  };
+
+  it('is recorded on the moderation event and stands on the record while it is flagged', () => {
+    const { state, last } = run([upsert(), byBank()]);
+    expect(moderated(last)?.suspendsUser).toEqual(suspendsUser);
+    expect(state?.suspendsUser).toEqual(suspendsUser);
+  });
+
+  it('is dropped by a later automatic moderation without it and by a manual Compliant', () => {
+    expect(run([upsert(), byBank(), auto('Flagged')]).state?.suspendsUser).toBeUndefined();
+    expect(run([upsert(), byBank(), manual('Compliant')]).state?.suspendsUser).toBeUndefined();
+  });
+
+  it('stands through a manual Flagged that confirms it', () => {
+    expect(run([upsert(), byBank(), manual('Flagged')]).state?.suspendsUser).toEqual(suspendsUser);
+  });
+
+  it('is never recorded over a manual decision, nor on a compliant outcome', () => {
+    expect(moderated(run([upsert(), manual('Compliant'), byBank()]).last)?.suspendsUser).toBeUndefined();
+    expect(moderated(run([upsert(), manual('Flagged'), byBank()]).last)?.suspendsUser).toBeUndefined();
+    expect(moderated(run([upsert(), byBank('Compliant')]).last)?.suspendsUser).toBeUndefined();
+  });
+});

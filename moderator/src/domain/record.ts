@@ -1,4 +1,5 @@
 import type {
+  BankSuspension,
   ContentData,
   DomainEvent,
   HashMatchRecord,
@@ -33,6 +34,11 @@ export interface RecordState extends RecordDoc {
    * of it (the next manual decision is counted against it; see docs/rules-safely.md, "Precision").
    */
   flag?: RuleFlag;
+  /**
+   * The `flag_and_suspend` bank whose match flagged the record, while that flag stands: the record's user is suspended
+   * whatever their flagged count (see service/user-reconciliation.ts).
+   */
+  suspendsUser?: BankSuspension;
 }
 
 export interface RuleFlag {
@@ -89,6 +95,8 @@ export type RecordCommand =
       ruleSetVersion?: number;
       /** What a flag's statement of reasons rests on. */
       basis?: DecisionBasis;
+      /** The `flag_and_suspend` bank match in `outcome`, if any: a flag by it suspends the record's user. */
+      suspendsUser?: BankSuspension;
     }
   | {
       type: 'ModerateRecordManually';
@@ -151,6 +159,10 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
             commandId: command.commandId,
             ...(command.ruleSetVersion !== undefined ? { ruleSetVersion: command.ruleSetVersion } : {}),
             ...basisFields(command.basis, status === 'Flagged', true),
+            // A bank suspends the user only by its own flag: never over a person's decision on the record.
+            ...(command.suspendsUser && status === 'Flagged' && !current.manual
+              ? { suspendsUser: command.suspendsUser }
+              : {}),
           },
         },
       ];
@@ -279,6 +291,9 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         testMode: data.testMode,
         ruleSetVersion: data.via === 'Manual' ? current.ruleSetVersion : data.ruleSetVersion,
         flag: flagAfter(current.flag, event),
+        // A bank's suspending flag stands until an automatic moderation without it or a person's decision against it.
+        suspendsUser:
+          data.via === 'Manual' ? (data.status === 'Flagged' ? current.suspendsUser : undefined) : data.suspendsUser,
         recentCommands: rememberCommand(current.recentCommands, data.commandId),
         // An automatic moderation that fetched images leaves their hashes; a manual decision keeps those standing.
         ...(data.via !== 'Manual' && data.imageHashes?.length

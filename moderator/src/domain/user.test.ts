@@ -232,3 +232,70 @@ describe('the appeal window', () => {
     expect(() => run([create(), set('Suspended'), appealAt(184)])).toThrow(FailedPreconditionError);
   });
 });
+
+describe("a flag_and_suspend bank's suspension", () => {
+  const grounds = {
+    policyId: 'csam',
+    name: 'Child safety',
+    ground: 'INCOMPATIBLE_CONTENT' as const,
+    category: 'STATEMENT_CATEGORY_PROTECTION_OF_MINORS' as const,
+    explanation: 'Known abuse imagery',
+  };
+  const bank = { bankId: 'bnk_1', bankName: 'NCMEC', hashId: 'hsh_1', grounds, recordId: 'rec_1' };
+  const byBank = (flaggedCount: number, threshold = 3, viaRecordId = 'rec_1'): UserCommand => ({
+    type: 'ReconcileUser',
+    actionId: 'act_b',
+    flaggedCount,
+    threshold,
+    viaRecordId,
+    bankSuspension: bank,
+  });
+  const statusData = (events: PendingEvent[]) => {
+    const event = events.find((candidate) => candidate.type === 'UserStatusChanged');
+    return event?.type === 'UserStatusChanged' ? event.data : undefined;
+  };
+
+  it('suspends under the threshold, naming the bank and resting on its policy', () => {
+    const { state, last } = run([create(), byBank(1)]);
+    expect(state?.status).toBe('Suspended');
+    expect(statusData(last)).toMatchObject({
+      status: 'Suspended',
+      via: 'Automation Flagged Record',
+      viaRecordId: 'rec_1',
+      reason: expect.stringContaining('"NCMEC" (bnk_1)'),
+      grounds,
+    });
+  });
+
+  it("names the bank's record when another record of the user moved the count", () => {
+    expect(statusData(run([create(), byBank(1, 3, 'rec_2')]).last)?.viaRecordId).toBe('rec_1');
+  });
+
+  it('is not undone by a reconcile under the threshold while the bank flag stands', () => {
+    expect(run([create(), byBank(1), byBank(0), reconcile(0, 3)]).state?.status).toBe('Compliant');
+    const standing = run([create(), byBank(1), byBank(0)]);
+    expect(standing.last).toEqual([]);
+    expect(standing.state?.status).toBe('Suspended');
+  });
+
+  it('reinstates once no bank flag stands and the count is under the threshold', () => {
+    expect(summary(run([create(), byBank(1), reconcile(0, 3)]).last)).toEqual([
+      'Compliant via Automation All Compliant',
+    ]);
+  });
+
+  it('never suspends a protected user, nor overrides a manual Compliant', () => {
+    expect(run([create({ protected: true }), byBank(1)]).state?.status).toBeUndefined();
+    expect(run([create(), set('Compliant'), byBank(1)]).state?.status).toBe('Compliant');
+  });
+
+  it('pauses the payouts of a user with a payments account, as any suspension', () => {
+    const withAccount: UserCommand = {
+      type: 'UpsertUser',
+      userId: 'usr_1',
+      input: { clientId: 'u1', paymentsAccountId: 'acct_1' },
+      passthrough: false,
+    };
+    expect(statusData(run([withAccount, byBank(1)]).last)?.payouts).toBe(true);
+  });
+});

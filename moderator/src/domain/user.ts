@@ -1,5 +1,6 @@
 import {
   isHumanVia,
+  type BankSuspension,
   type AppealStatus,
   type DomainEvent,
   type EventOf,
@@ -55,6 +56,11 @@ export type UserCommand =
       viaRecordId?: string;
       /** The flag of `viaRecordId` (its rules and version), kept with a suspension it causes. */
       viaFlag?: RuleFlag | null;
+      /**
+       * One of the user's flagged records whose flag came from a `flag_and_suspend` bank: reason enough to suspend,
+       * whatever `flaggedCount`, and no reinstatement while it stands.
+       */
+      bankSuspension?: RecordBankSuspension;
     }
   /** `windowDays`: how long after the decision an appeal is taken (Art. 20(1) DSA: at least six months). */
   | { type: 'CreateAppeal'; appealId: string; text: string; windowDays?: number; at?: Date }
@@ -66,6 +72,14 @@ export type UserCommand =
       actor: string;
       actionId: string;
     };
+
+/** A user's flagged record (`recordId`) whose flag came from a `flag_and_suspend` bank. */
+export type RecordBankSuspension = BankSuspension & { recordId: string };
+
+/** The reason of a suspension by a bank's match: it names the bank (never the hash's metadata). */
+export function bankSuspensionReason(bank: Pick<BankSuspension, 'bankId' | 'bankName'>): string {
+  return `Matched hash bank "${bank.bankName}" (${bank.bankId}), whose action suspends the user`;
+}
 
 export function decideUser(state: UserState | null, command: UserCommand): PendingEvent[] {
   switch (command.type) {
@@ -112,12 +126,19 @@ export function decideUser(state: UserState | null, command: UserCommand): Pendi
     case 'ReconcileUser': {
       const current = existing(state);
       if (current.protected || current.manual) return [];
-      const over = command.flaggedCount >= command.threshold;
+      const bank = command.bankSuspension;
+      const overThreshold = command.flaggedCount >= command.threshold;
+      const over = overThreshold || bank !== undefined;
       if (over && (current.status === undefined || current.status === 'Compliant')) {
+        // Under the threshold, the bank's flag is the cause: its record, its reason and its policy's grounds.
+        const byBank = bank && (!overThreshold || bank.recordId === command.viaRecordId) ? bank : undefined;
+        const viaRecordId = byBank?.recordId ?? command.viaRecordId;
         return [
           statusChanged(current, command.actionId, 'Suspended', 'Automation Flagged Record', {
-            viaRecordId: command.viaRecordId,
-            ...(command.viaFlag?.rules.length
+            viaRecordId,
+            ...(byBank ? { reason: bankSuspensionReason(byBank) } : {}),
+            ...(byBank?.grounds ? { grounds: byBank.grounds } : {}),
+            ...(command.viaFlag?.rules.length && viaRecordId === command.viaRecordId
               ? { rules: command.viaFlag.rules, ruleSetVersion: command.viaFlag.ruleSetVersion }
               : {}),
           }),

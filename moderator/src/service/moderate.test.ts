@@ -37,6 +37,8 @@ class MemoryEventStore {
   readonly flagged = {
     countFlagged: (tenantId: string, userId: string) => this.countFlagged(tenantId, userId),
     refreshFlaggedCount: (tenantId: string, userId: string) => this.refreshFlaggedCount(tenantId, userId),
+    findBankSuspension: (tenantId: string, userId: string, exceptRecordId?: string) =>
+      this.findBankSuspension(tenantId, userId, exceptRecordId),
   };
 
   loadRecordAndUser(
@@ -85,6 +87,21 @@ class MemoryEventStore {
       (s) => 'entity' in s && s.tenantId === tenantId && s.userId === userId && s.status === 'Flagged' && !s.deleted,
     );
     return Promise.resolve(flagged.length);
+  }
+
+  findBankSuspension(tenantId: string, userId: string, exceptRecordId?: string) {
+    this.calls.push('findBankSuspension');
+    const found = [...this.states.values()].find(
+      (s): s is RecordState =>
+        'entity' in s &&
+        s.tenantId === tenantId &&
+        s.userId === userId &&
+        s.status === 'Flagged' &&
+        !s.deleted &&
+        s.suspendsUser !== undefined &&
+        s._id !== exceptRecordId,
+    );
+    return Promise.resolve(found?.suspendsUser ? { ...found.suspendsUser, recordId: found._id } : undefined);
   }
 
   setFlaggedCount(userId: string, count: number): Promise<void> {
@@ -192,6 +209,38 @@ describe('moderate', () => {
     // The record's webhook shows the user as the moderation left them.
     const moderated = commit?.find((event) => event.type === 'RecordModerated');
     expect(moderated?.data).toMatchObject({ view: { user: { status: 'Suspended' } } });
+  });
+
+  it("suspends the user under the threshold in the same commit when a flag_and_suspend bank's match flags the record", async () => {
+    const match = {
+      position: 1,
+      bankId: 'bnk_1',
+      bankName: 'Exchange',
+      kind: 'md5' as const,
+      distance: 0,
+      hashId: 'hsh_1',
+      metadata: {},
+      action: 'flag_and_suspend' as const,
+    };
+    const matched: EngineResult = { status: 'Flagged', reasons: ['Image 1 matched'], rules: [], hashMatches: [match] };
+    const { store, deps, appended } = setup({ suspensionThreshold: 5 }, { moderate: () => Promise.resolve(matched) });
+    const result = await moderate(deps, input());
+    expect(store.user(result.userId!)?.status).toBe('Suspended');
+    const commit = appended.find((events) => types(events).includes('RecordModerated'))!;
+    const changed = commit.find((event) => event.type === 'UserStatusChanged');
+    expect(changed?.data).toMatchObject({
+      reason: expect.stringContaining('"Exchange" (bnk_1)'),
+      viaRecordId: result.recordId,
+    });
+    // The record carried the bank's flag: the user's records were not read for another one.
+    expect(store.calls).not.toContain('findBankSuspension');
+
+    // A later record under the threshold, flagged and cleared, does not reinstate them while the bank's flag stands.
+    deps.engine = engineFlaggingSpam();
+    await moderate(deps, input({ clientId: 'post-2' }));
+    await moderate(deps, input({ clientId: 'post-2', content: { text: 'fixed', imageUrls: [], externalUrls: [] } }));
+    expect(store.user(result.userId!)?.status).toBe('Suspended');
+    expect(store.calls).toContain('findBankSuspension');
   });
 
   it('enters the store twice when the moderation moves no flagged count: one load, one commit', async () => {

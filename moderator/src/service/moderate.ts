@@ -1,8 +1,9 @@
-import { ruleBasis, type DecisionBasis } from '../domain/decision-basis';
+import { bankSuspensionOf, ruleBasis, type DecisionBasis } from '../domain/decision-basis';
 import {
   recordIdFor,
   ulid,
   userIdFor,
+  type BankSuspension,
   type HashMatchRecord,
   type RecordStatus,
   type TenantSettings,
@@ -13,7 +14,7 @@ import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metada
 import type { ModerateInput } from './moderate-input';
 import type { RecordState } from '../domain/record';
 import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
-import type { UserState } from '../domain/user';
+import type { RecordBankSuspension, UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
 import type { TenantConfig, TenantConfigCache } from '../store/tenant-config';
 import type { ShadowRunner } from '../shadow/shadow-runner';
@@ -22,7 +23,12 @@ import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { ActivityGate, EngineResult, ModerationEngine } from '../engine';
 import { judge, priorOf } from './judge';
 import type { StreamWriter } from './stream-writer';
-import { flaggedCountAfter, reconcileCommand, type UserReconciliation } from './user-reconciliation';
+import {
+  bankSuspensionAfter,
+  flaggedCountAfter,
+  reconcileCommand,
+  type UserReconciliation,
+} from './user-reconciliation';
 
 export type { ModerateInput } from './moderate-input';
 
@@ -268,13 +274,24 @@ async function decide(
     testMode: plan.testMode,
     ruleSetVersion: plan.rulesVersion,
     basis: outcome ? ruleBasis(plan.settings, plan.rules, outcome.rules, bankPolicyOf(outcome)) : undefined,
+    suspendsUser: outcome ? bankSuspensionOf(plan.settings, outcome.hashMatches) : undefined,
   };
   const staged = stageModeration(input, loaded, plan.context);
   if (!outcome || plan.testMode || !plan.userId) return staged;
   const after = staged.at(-1)!.state as RecordState;
   const flaggedCount = await flaggedCountAfter(store, input.tenantId, plan.userId, record.state, after);
   if (flaggedCount === undefined) return staged;
-  const reconcile = { flaggedCount, threshold: plan.settings.suspensionThreshold };
+  const threshold = plan.settings.suspensionThreshold;
+  const bank = await bankSuspensionAfter(
+    store,
+    input.tenantId,
+    plan.userId,
+    user?.state,
+    after,
+    flaggedCount,
+    threshold,
+  );
+  const reconcile = { flaggedCount, threshold, bank };
   return stageModeration(input, { ...loaded, reconcile }, plan.context);
 }
 
@@ -325,12 +342,18 @@ function stageModeration(
     ruleSetVersion: number;
     /** What a flag's statement of reasons rests on. */
     basis?: DecisionBasis;
-    /** The user's flagged count once this moderation is stored: the user's decision is staged with it. */
-    reconcile?: { flaggedCount: number; threshold: number };
+    /** The `flag_and_suspend` bank match of `outcome`, if any. */
+    suspendsUser?: BankSuspension;
+    /**
+     * The user's flagged count once this moderation is stored, and a flagged record of theirs by a `flag_and_suspend`
+     * bank: the user's decision is staged with them.
+     */
+    reconcile?: { flaggedCount: number; threshold: number; bank?: RecordBankSuspension };
   },
   context: StageContext,
 ): Loaded<RecordState | UserState>[] {
   const { record, user, recordId, userId, moderationId, outcome, testMode, ruleSetVersion, reconcile, basis } = loaded;
+  const { suspendsUser } = loaded;
   let stagedUser =
     user && input.user && userId
       ? stageUser(
@@ -349,6 +372,7 @@ function stageModeration(
           reconcile.threshold,
           recordId,
           outcome?.rules.length ? { rules: outcome.rules, ruleSetVersion } : undefined,
+          reconcile.bank,
         ),
         context,
       ),
@@ -385,6 +409,7 @@ function stageModeration(
           commandId: input.commandId,
           ruleSetVersion,
           basis,
+          ...(suspendsUser ? { suspendsUser } : {}),
         },
         context,
         // The user as this commit leaves it goes into the webhook's view.

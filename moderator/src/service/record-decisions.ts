@@ -6,7 +6,7 @@ import type { RecordCommand, RecordState } from '../domain/record';
 import { stageRecord, stageUser, type StageContext, type Staged } from '../domain/stream';
 import type { UserState } from '../domain/user';
 import type { UseCases } from './use-cases';
-import { affectedUsers, flaggedCountAfter, reconcileCommand } from './user-reconciliation';
+import { affectedUsers, bankSuspensionAfter, flaggedCountAfter, reconcileCommand } from './user-reconciliation';
 
 // People's decisions on one record, as load → decide → commit (see use-cases.ts).
 
@@ -90,9 +90,12 @@ async function onRecord(
       user?.state && userId
         ? await flaggedCountAfter(store, tenantId, userId, before, staged.state as RecordState)
         : undefined;
-    if (user && count !== undefined) {
+    if (user && userId && count !== undefined) {
+      const threshold = settings.suspensionThreshold;
+      const after = staged.state as RecordState;
+      const bank = await bankSuspensionAfter(store, tenantId, userId, user.state, after, count, threshold);
       stagedUser = {
-        ...stageUser(user, reconcileCommand(count, settings.suspensionThreshold, recordId), context),
+        ...stageUser(user, reconcileCommand(count, threshold, recordId, undefined, bank), context),
         flaggedCount: count,
       };
       staged = stageRecord(record, command, context, stagedUser.state);

@@ -2,7 +2,7 @@ import { recordIdFor } from '@vigil/proto';
 import { withoutAi } from '../backtest/backtest-runner';
 import type { RecordState } from '../domain/record';
 import { stageRecord, type StageContext } from '../domain/stream';
-import { ruleBasis } from '../domain/decision-basis';
+import { bankSuspensionOf, ruleBasis } from '../domain/decision-basis';
 import { splitRules } from '../shadow/shadow-rules';
 import { judge, priorOf } from './judge';
 import type { ModerationDeps } from './moderate';
@@ -103,6 +103,7 @@ async function rerunRecord(
         commandId: input.commandId,
         ruleSetVersion: rulesVersion,
         basis: ruleBasis(settings, rules, outcome.rules),
+        suspendsUser: bankSuspensionOf(settings, outcome.hashMatches),
       },
       context,
     );

@@ -1,4 +1,4 @@
-import { COLLECTIONS } from '@vigil/proto';
+import { COLLECTIONS, type BankSuspension } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { RecordState } from '../domain/record';
 import { replaceOrInsert, writtenUnlessDuplicate } from './conditional-writes';
@@ -43,6 +43,31 @@ export class FlaggedCounts {
 
   async countFlagged(tenantId: string, userId: string): Promise<number> {
     return guarded(() => this.records.countDocuments({ tenantId, userId, status: 'Flagged', deleted: false }));
+  }
+
+  /**
+   * One of the user's flagged, not deleted records whose flag came from a `flag_and_suspend` bank (the oldest),
+   * `exceptRecordId` left out; undefined when there is none.
+   */
+  async findBankSuspension(
+    tenantId: string,
+    userId: string,
+    exceptRecordId?: string,
+  ): Promise<(BankSuspension & { recordId: string }) | undefined> {
+    const found = await guarded(() =>
+      this.records.findOne(
+        {
+          tenantId,
+          userId,
+          status: 'Flagged',
+          deleted: false,
+          suspendsUser: { $exists: true },
+          ...(exceptRecordId !== undefined ? { _id: { $ne: exceptRecordId } } : {}),
+        },
+        { projection: { _id: 1, suspendsUser: 1 }, sort: { _id: 1 } },
+      ),
+    );
+    return found?.suspendsUser ? { ...found.suspendsUser, recordId: found._id } : undefined;
   }
 
   /**
