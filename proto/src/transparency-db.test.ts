@@ -1,3 +1,4 @@
+import { reportComplaintDecided } from '../../deploy/test-support/events';
 import { validateStatement } from '../../deploy/test-support/tdb';
 import type { DomainEvent } from './events';
 import { statementOf, type GroundedStatement } from './statements';
@@ -70,24 +71,17 @@ describe('Transparency Database statements', () => {
   });
 
   it("submits restrictions only: not a lifted restriction, nor a complaint's decision, rejected or upheld", () => {
-    const complaint = (outcome: 'Upheld' | 'Rejected'): DomainEvent => ({
-      ...envelope,
-      id: `01JEVENT0000000000000000C${outcome === 'Upheld' ? 'U' : 'R'}`,
-      stream: 'report-rpt_1',
-      type: 'ReportComplaintDecided',
-      data: {
-        reportId: 'rpt_1',
-        complaintId: 'cmp_1',
-        target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
-        reporter: { type: 'user', id: 'reader-1', hasEmail: false },
-        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-        ground: 'INCOMPATIBLE_CONTENT',
-        trusted: false,
-        outcome,
-        ...(outcome === 'Upheld' ? { action: 'Flag', decisionId: 'mod_9' } : {}),
-        reason: 'checked again',
-      },
-    });
+    const complaint = (outcome: 'Upheld' | 'Rejected'): DomainEvent =>
+      reportComplaintDecided(
+        {
+          reporter: { type: 'user', id: 'reader-1', hasEmail: false },
+          outcome,
+          ...(outcome === 'Upheld' ? { action: 'Flag', decisionId: 'mod_9' } : {}),
+          reason: 'checked again',
+        },
+        { ...envelope, id: `01JEVENT0000000000000000C${outcome === 'Upheld' ? 'U' : 'R'}` },
+      );
+
     const lifted: DomainEvent = {
       ...banned,
       id: '01JEVENT0000000000000000LL',
