@@ -1,4 +1,4 @@
-import { reportComplaintDecided } from '../../deploy/test-support/events';
+import { recordModerated, reportComplaintDecided, userStatusChanged } from '../../deploy/test-support/events';
 import { validateStatement } from '../../deploy/test-support/tdb';
 import type { DomainEvent } from './events';
 import { statementOf, type GroundedStatement } from './statements';
@@ -14,20 +14,10 @@ const submitted = (event: DomainEvent): GroundedStatement => {
   return statement;
 };
 
-const flagged: DomainEvent = {
-  ...envelope,
-  id: '01JEVENT0000000000000000AA',
-  stream: 'record-rec_1',
-  type: 'RecordModerated',
-  data: {
-    recordId: 'rec_1',
-    moderationId: 'mod_1',
-    status: 'Flagged',
-    previousStatus: 'Compliant',
+const flagged: DomainEvent = recordModerated(
+  {
     via: 'Manual',
     reasons: ['wrote to jane.doe@example.com, see https://evil.example/x and call +49 170 1234567, cc @janedoe'],
-    rules: [],
-    testMode: false,
     userId: 'usr_1',
     grounds: {
       policyId: 'fraud',
@@ -39,24 +29,13 @@ const flagged: DomainEvent = {
       referenceUrl: 'https://law.example/263',
     },
   },
-};
+  { ...envelope, id: '01JEVENT0000000000000000AA' },
+);
 
-const banned: DomainEvent = {
-  ...envelope,
-  id: '01JEVENT0000000000000000BB',
-  stream: 'user-usr_1',
-  type: 'UserStatusChanged',
-  data: {
-    userId: 'usr_1',
-    actionId: 'act_1',
-    status: 'Banned',
-    previousStatus: 'Suspended',
-    via: 'Manual',
-    reason: 'repeated scams',
-    payouts: true,
-    testMode: false,
-  },
-};
+const banned: DomainEvent = userStatusChanged(
+  { status: 'Banned', previousStatus: 'Suspended', reason: 'repeated scams', payouts: true },
+  { ...envelope, id: '01JEVENT0000000000000000BB' },
+);
 
 describe('Transparency Database statements', () => {
   it('builds statements the database accepts, for a flag and for a ban with payouts', () => {
