@@ -28,12 +28,16 @@ export type Begin = { run: true; attempt: number } | { run: false; why: 'gone' |
  * is written: no event, no projection, no outbox row.
  */
 export class BacktestStore extends BatchRunStore<BacktestJobDoc, BacktestRunDoc, BacktestFailure> {
+  protected readonly jobs: Collection<BacktestJobDoc>;
+  protected readonly runs: Collection<BacktestRunDoc>;
   private readonly records: Collection<RecordState>;
   private readonly users: Collection<UserState>;
   private readonly flaggedCounts: Collection<FlaggedCountDoc>;
 
   constructor(db: Db, now?: () => Date) {
-    super(db, { jobs: COLLECTIONS.backtests, runs: COLLECTIONS.backtestRuns }, now);
+    super(now);
+    this.jobs = db.collection(COLLECTIONS.backtests);
+    this.runs = db.collection(COLLECTIONS.backtestRuns);
     this.records = db.collection(COLLECTIONS.records);
     this.users = db.collection(COLLECTIONS.users);
     this.flaggedCounts = db.collection(COLLECTIONS.userFlaggedCounts);

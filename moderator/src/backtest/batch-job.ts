@@ -1,4 +1,4 @@
-import type { Collection, Db, Document } from 'mongodb';
+import type { Collection, Document } from 'mongodb';
 import type { Logger } from 'pino';
 import { guarded } from '../store/mongo-errors';
 
@@ -27,20 +27,21 @@ interface RunBase {
  * request, the run's one-time insert, its progress (the runner's heartbeat) and its end. A run is one document per
  * job, written only by the runner that holds the job's Kafka message.
  */
-export class BatchRunStore<Job extends JobBase, Run extends RunBase, Failure extends string> {
-  protected readonly runs: Collection<Run>;
-  /** The same collections, for the reads and writes every kind shares. */
-  private readonly jobDocs: Collection<KeyedDoc>;
-  private readonly runDocs: Collection<KeyedDoc>;
+export abstract class BatchRunStore<Job extends JobBase, Run extends RunBase, Failure extends string> {
+  /** The gateway's jobs, read only: each kind opens its own handle, so that what reads them is seen in its file. */
+  protected abstract readonly jobs: Collection<Job>;
+  /** The runs, this service's own. */
+  protected abstract readonly runs: Collection<Run>;
 
-  constructor(
-    db: Db,
-    collections: { jobs: string; runs: string },
-    protected readonly now: () => Date = () => new Date(),
-  ) {
-    this.runs = db.collection(collections.runs);
-    this.jobDocs = db.collection(collections.jobs);
-    this.runDocs = db.collection(collections.runs);
+  constructor(protected readonly now: () => Date = () => new Date()) {}
+
+  /** The same collections as untyped documents, for the reads and writes every kind shares. */
+  private get jobDocs(): Collection<KeyedDoc> {
+    return this.jobs as unknown as Collection<KeyedDoc>;
+  }
+
+  private get runDocs(): Collection<KeyedDoc> {
+    return this.runs as unknown as Collection<KeyedDoc>;
   }
 
   async ensureIndexes(): Promise<void> {

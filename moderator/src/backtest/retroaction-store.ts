@@ -24,10 +24,14 @@ export type RetroBegin =
  * message writes them. Unlike a backtest's, a run resumes: its progress and counts are stored with each batch.
  */
 export class RetroactionStore extends BatchRunStore<RetroactionJobDoc, RetroactionRunDoc, RetroactionFailure> {
+  protected readonly jobs: Collection<RetroactionJobDoc>;
+  protected readonly runs: Collection<RetroactionRunDoc>;
   private readonly items: Collection<RetroactionItemsDoc>;
 
   constructor(db: Db, now?: () => Date) {
-    super(db, { jobs: COLLECTIONS.retroactions, runs: COLLECTIONS.retroactionRuns }, now);
+    super(now);
+    this.jobs = db.collection(COLLECTIONS.retroactions);
+    this.runs = db.collection(COLLECTIONS.retroactionRuns);
     this.items = db.collection(COLLECTIONS.retroactionItems);
   }
 
