@@ -6,7 +6,7 @@
 const { MongoClient } = require('mongodb');
 const { waitUntil } = require('../local/util');
 const { startStack } = require('./stack');
-const { measure, outboxDrained, text1k } = require('./moderate');
+const { measure, outboxDrained, storedRecord, text1k } = require('./moderate');
 const { paced } = require('./paced');
 const { costSnapshot, costPer, formatCost, quiet } = require('./cost');
 
@@ -22,31 +22,16 @@ async function preload(db, tenantId) {
     /** @type {any[]} */
     const docs = [];
     for (let i = start; i < Math.min(RECORDS, start + BATCH); i += 1) {
-      const at = new Date();
-      const sort = `01BACKTEST${String(i).padStart(16, '0')}`;
-      docs.push({
-        _id: `rec_backtest_${tenantId}_${i}`,
-        tenantId,
-        clientId: `backtest-${i}`,
-        name: `Post ${i}`,
-        entity: 'post',
-        content: { text: text1k(i), imageUrls: [], externalUrls: [] },
-        userId: `usr_backtest_${tenantId}_${i % 500}`,
-        status: i % 10 === 0 ? 'Flagged' : 'Compliant',
-        reasons: [],
-        rules: [],
-        manual: false,
-        testMode: false,
-        deleted: false,
-        protected: false,
-        passthrough: false,
-        recentCommands: [],
-        version: 2,
-        lastEventId: sort,
-        sort,
-        createdAt: at,
-        updatedAt: at,
-      });
+      docs.push(
+        storedRecord({
+          _id: `rec_backtest_${tenantId}_${i}`,
+          tenantId,
+          clientId: `backtest-${i}`,
+          userId: `usr_backtest_${tenantId}_${i % 500}`,
+          sort: `01BACKTEST${String(i).padStart(16, '0')}`,
+          i,
+        }),
+      );
     }
     await records.insertMany(docs, { ordered: false });
   }

@@ -5,7 +5,7 @@
 // shaped as the moderator stores them, for other tenants' users and for the benchmark tenant alike.
 const { MongoClient } = require('mongodb');
 const { startStack } = require('./stack');
-const { measure, outboxDrained, text1k } = require('./moderate');
+const { measure, outboxDrained, storedRecord, text1k } = require('./moderate');
 
 const SMALL = Number(process.env.BENCH_HISTORY_SMALL || 1000);
 const LARGE = Number(process.env.BENCH_HISTORY_LARGE || 100000);
@@ -22,30 +22,16 @@ async function preload(db, from, to) {
       const tenantId = `ten_history${i % 50}`;
       const recordId = `rec_history${i}`;
       const userId = `usr_history${i % 5000}`;
-      const at = new Date();
-      recordDocs.push({
+      const record = storedRecord({
         _id: recordId,
         tenantId,
         clientId: `history-${i}`,
-        name: `Post ${i}`,
-        entity: 'post',
-        content: { text: text1k(i), imageUrls: [], externalUrls: [] },
         userId,
-        status: i % 10 === 0 ? 'Flagged' : 'Compliant',
-        reasons: [],
-        rules: [],
-        manual: false,
-        testMode: false,
-        deleted: false,
-        protected: false,
-        passthrough: false,
-        recentCommands: [],
-        version: 2,
-        lastEventId: `01HISTORY${String(i).padStart(17, '0')}`,
         sort: `01HISTORY${String(i).padStart(17, '0')}`,
-        createdAt: at,
-        updatedAt: at,
+        i,
       });
+      const at = record.createdAt;
+      recordDocs.push(record);
       for (const version of [1, 2]) {
         const id = `01HISTORY${String(i).padStart(16, '0')}${version}`;
         eventDocs.push({

@@ -21,6 +21,38 @@ function text1k(i) {
 }
 
 /**
+ * A record as the moderator stores it, preloaded straight into the store: post `i` with 1 KB of text, one in ten
+ * Flagged, at version 2.
+ * @param {{ _id: string; tenantId: string; clientId: string; userId: string; sort: string; i: number }} record
+ */
+function storedRecord({ _id, tenantId, clientId, userId, sort, i }) {
+  const at = new Date();
+  return {
+    _id,
+    tenantId,
+    clientId,
+    name: `Post ${i}`,
+    entity: 'post',
+    content: { text: text1k(i), imageUrls: [], externalUrls: [] },
+    userId,
+    status: i % 10 === 0 ? 'Flagged' : 'Compliant',
+    reasons: [],
+    rules: [],
+    manual: false,
+    testMode: false,
+    deleted: false,
+    protected: false,
+    passthrough: false,
+    recentCommands: [],
+    version: 2,
+    lastEventId: sort,
+    sort,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
+/**
  * @typedef {{ body: (i: number) => unknown; headers: Record<string, string> }} LoadOptions
  */
 
@@ -158,4 +190,4 @@ async function main() {
   }
 }
 
-module.exports = { main, load, measure, outboxDrained, summary, text1k };
+module.exports = { main, load, measure, outboxDrained, storedRecord, summary, text1k };

@@ -1,3 +1,4 @@
+import { recordModerated, reportComplaintDecided, userStatusChanged } from '../../deploy/test-support/events';
 import type { DomainEvent } from './events';
 import { Policy } from './policies';
 import { statementLines, statementOf } from './statements';
@@ -6,43 +7,14 @@ const at = '2026-03-01T10:00:00.000Z';
 const envelope = { tenantId: 'ten_a', version: 2, occurredAt: at, correlationId: 'c' };
 
 function moderated(data: Record<string, unknown>): DomainEvent {
-  return {
-    ...envelope,
-    id: '01JEVENT0000000000000000AA',
-    stream: 'record-rec_1',
-    type: 'RecordModerated',
-    data: {
-      recordId: 'rec_1',
-      moderationId: 'mod_1',
-      status: 'Flagged',
-      previousStatus: 'Compliant',
-      via: 'AI',
-      reasons: ['Content contains blocked word: secretword'],
-      rules: ['scams'],
-      testMode: false,
-      userId: 'usr_1',
-      ...data,
-    },
-  };
+  return recordModerated(
+    { reasons: ['Content contains blocked word: secretword'], rules: ['scams'], userId: 'usr_1', ...data },
+    { ...envelope, id: '01JEVENT0000000000000000AA' },
+  );
 }
 
 function statusChanged(data: Record<string, unknown>): DomainEvent {
-  return {
-    ...envelope,
-    id: '01JEVENT0000000000000000BB',
-    stream: 'user-usr_1',
-    type: 'UserStatusChanged',
-    data: {
-      userId: 'usr_1',
-      actionId: 'act_1',
-      status: 'Suspended',
-      previousStatus: 'Compliant',
-      via: 'Manual',
-      reason: 'repeated scams',
-      testMode: false,
-      ...data,
-    },
-  };
+  return userStatusChanged({ reason: 'repeated scams', ...data }, { ...envelope, id: '01JEVENT0000000000000000BB' });
 }
 
 const context = { appealWindowDays: 183 };
@@ -203,24 +175,11 @@ describe('policies', () => {
 });
 
 describe('statements of complaint decisions (Art. 20(5))', () => {
-  const complaintDecided = (data: Record<string, unknown>): DomainEvent => ({
-    ...envelope,
-    id: '01JEVENT0000000000000000CC',
-    stream: 'report-rpt_1',
-    type: 'ReportComplaintDecided',
-    data: {
-      reportId: 'rpt_1',
-      complaintId: 'cmp_1',
-      target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
-      reporter: { type: 'user', id: 'reader-1', hasEmail: true },
-      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-      ground: 'INCOMPATIBLE_CONTENT',
-      trusted: false,
-      outcome: 'Rejected',
-      reason: 'the shop is genuine',
-      ...data,
-    },
-  });
+  const complaintDecided = (data: Record<string, unknown>): DomainEvent =>
+    reportComplaintDecided(
+      { outcome: 'Rejected', reason: 'the shop is genuine', ...data },
+      { ...envelope, id: '01JEVENT0000000000000000CC' },
+    );
 
   it('states an upheld complaint with the restriction its action imposed and its policy', () => {
     const statement = statementOf(

@@ -1,4 +1,5 @@
 import { ulid } from 'ulid';
+import { recordModerated, userStatusChanged } from '../../deploy/test-support/events';
 import type { DomainEvent } from './events';
 import {
   flattenCounts,
@@ -27,37 +28,10 @@ const policy = {
   explanation: 'x',
 };
 
-const moderated = (data: Record<string, unknown>): DomainEvent => ({
-  ...envelope,
-  stream: 'record-rec_1',
-  type: 'RecordModerated',
-  data: {
-    recordId: 'rec_1',
-    moderationId: 'mod_1',
-    status: 'Flagged',
-    previousStatus: 'Compliant',
-    via: 'AI',
-    reasons: [],
-    rules: ['spam'],
-    testMode: false,
-    ...data,
-  },
-});
+const moderated = (data: Record<string, unknown>): DomainEvent =>
+  recordModerated({ rules: ['spam'], ...data }, envelope);
 
-const statusChanged = (data: Record<string, unknown>): DomainEvent => ({
-  ...envelope,
-  stream: 'user-usr_1',
-  type: 'UserStatusChanged',
-  data: {
-    userId: 'usr_1',
-    actionId: 'act_1',
-    status: 'Suspended',
-    previousStatus: 'Compliant',
-    via: 'Manual',
-    testMode: false,
-    ...data,
-  },
-});
+const statusChanged = (data: Record<string, unknown>): DomainEvent => userStatusChanged(data, envelope);
 
 const paths = (event: DomainEvent) =>
   transparencyCountsOf(event).map(({ day, path, by }) => `${day} ${path.join('.')} ${by}`);

@@ -4,11 +4,8 @@ import { parseWith } from '../http/validate';
 import { idParam } from '../http/params';
 import { backtestView, retroactionView } from '../routes/shared/presenters';
 import { applyBacktest } from '../use-cases/apply-backtest';
-import { cancelBacktest } from '../use-cases/cancel-backtest';
-import { cancelRetroaction } from '../use-cases/cancel-retroaction';
+import { batchJobOf, cancelBatchJob, type BatchJobKindName } from '../use-cases/batch-jobs';
 import { createBacktest } from '../use-cases/create-backtest';
-import { backtestOf } from '../use-cases/get-backtest';
-import { retroactionOf } from '../use-cases/get-retroaction';
 import { html, type Html } from './html';
 import { actorOf, callMeta, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { formOf } from './security';
@@ -127,6 +124,14 @@ function applyCard(id: string, version: number, live: number | null, result: Bac
   </section>`;
 }
 
+/** A running job's refresh link and cancel button (`button.cancel-backtest`, `button.cancel-retroaction`). */
+const runningControls = (kind: BatchJobKindName, id: string, csrf: Html): Html =>
+  html`<p><a class="refresh" href="/console/${kind}/${id}">Refresh</a></p>
+    <form method="post" action="/console/${kind}/${id}/cancel">
+      ${csrf}
+      <button type="submit" class="cancel-${kind.slice(0, -1)}">Cancel</button>
+    </form>`;
+
 /** "Backtest this draft" from the rules page, and the backtest's progress and result (admins). */
 export function backtestPages({ router, deps, change, adminOnly }: ConsolePages): void {
   router.post('/backtests', adminOnly, ...change, async (ctx) => {
@@ -140,7 +145,7 @@ export function backtestPages({ router, deps, change, adminOnly }: ConsolePages)
   });
 
   router.get('/backtests/:id', adminOnly, async (ctx) => {
-    const view = backtestView(await backtestOf(deps, tenantOf(ctx), idParam(ctx)));
+    const view = backtestView(await batchJobOf(deps, 'backtests', tenantOf(ctx), idParam(ctx)));
     const running = view.status === 'queued' || view.status === 'running';
     const live = view.result ? (await deps.configStore.getRules(tenantOf(ctx))).version : null;
     render(
@@ -156,17 +161,7 @@ export function backtestPages({ router, deps, change, adminOnly }: ConsolePages)
             A backtest changes nothing: no event, webhook, email, payment action or user status. Kept until
             ${when(view.expiresAt)}.
           </p>
-          ${
-            running
-              ? html`<p>
-                    <a class="refresh" href="/console/backtests/${view.id}">Refresh</a>
-                  </p>
-                  <form method="post" action="/console/backtests/${view.id}/cancel">
-                    ${csrfOf(ctx)}
-                    <button type="submit">Cancel</button>
-                  </form>`
-              : null
-          }
+          ${running ? runningControls('backtests', view.id, csrfOf(ctx)) : null}
           <p><a href="/console/settings">Back to the rules</a></p>
         </section>
         ${view.result ? resultView(view.result) : null}
@@ -181,7 +176,7 @@ export function backtestPages({ router, deps, change, adminOnly }: ConsolePages)
   });
 
   router.get('/retroactions/:id', adminOnly, async (ctx) => {
-    const view = retroactionView(await retroactionOf(deps, tenantOf(ctx), idParam(ctx)));
+    const view = retroactionView(await batchJobOf(deps, 'retroactions', tenantOf(ctx), idParam(ctx)));
     const running = view.status === 'queued' || view.status === 'running';
     const { predicted, counts } = view;
     render(
@@ -235,28 +230,16 @@ export function backtestPages({ router, deps, change, adminOnly }: ConsolePages)
             </tr>
           </tbody>
         </table>
-        ${
-          running
-            ? html`<p><a class="refresh" href="/console/retroactions/${view.id}">Refresh</a></p>
-                <form method="post" action="/console/retroactions/${view.id}/cancel">
-                  ${csrfOf(ctx)}
-                  <button type="submit" class="cancel-retroaction">Cancel</button>
-                </form>`
-            : null
-        }
+        ${running ? runningControls('retroactions', view.id, csrfOf(ctx)) : null}
         <p><a href="/console/settings">Back to the rules</a></p>
       </section>`,
       '/console/settings',
     );
   });
 
-  router.post('/retroactions/:id/cancel', adminOnly, ...change, async (ctx) => {
-    const state = await cancelRetroaction(deps, tenantOf(ctx), idParam(ctx));
-    ctx.redirect(`/console/retroactions/${state.job._id}`);
-  });
-
-  router.post('/backtests/:id/cancel', adminOnly, ...change, async (ctx) => {
-    const state = await cancelBacktest(deps, tenantOf(ctx), idParam(ctx));
-    ctx.redirect(`/console/backtests/${state.job._id}`);
-  });
+  for (const kind of ['retroactions', 'backtests'] as const)
+    router.post(`/${kind}/:id/cancel`, adminOnly, ...change, async (ctx) => {
+      const state = await cancelBatchJob(deps, kind, tenantOf(ctx), idParam(ctx));
+      ctx.redirect(`/console/${kind}/${state.job._id}`);
+    });
 }

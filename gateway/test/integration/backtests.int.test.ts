@@ -1,5 +1,6 @@
 import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
 import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
+import { apiCaller, errorOf, type Tenant } from './api-support';
 import { startGateway, type Gateway } from './harness';
 
 /**
@@ -25,13 +26,7 @@ afterAll(async () => {
   await moderator?.stop();
 });
 
-type Tenant = { tenantId: string; key: string };
-const call = (tenant: Tenant, method: string, path: string, body?: unknown) =>
-  gw.request(method, `/api/v1${path}`, { key: tenant.key, ...(body === undefined ? {} : { body }) });
-const errorOf = (reply: { status: number; body: unknown }) => [
-  reply.status,
-  (reply.body as { error?: { code?: string } }).error?.code,
-];
+const call = apiCaller(() => gw);
 const words = (id: string, list: string[]) => ({
   rules: [{ id, name: id, strategies: [{ type: 'blocklist', words: list }] }],
 });

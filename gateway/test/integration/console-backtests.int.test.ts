@@ -1,46 +1,26 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { recordIdFor } from '@vigil/proto';
-import { ensureChromium } from '../../../deploy/local/chromium';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { waitFor } from '../../../deploy/test-support';
+import { collectErrors, newContext, signIn, startConsoleStack, type ConsoleStack } from './console-support';
+import type { Gateway } from './harness';
 
 // "Backtest this draft" on the rules page and the result view, in a real headless Chromium against the real moderator
 // (built dist), Kafka and the MongoDB-wire store. Deadlines are generous for a busy 2-core machine; nothing sleeps.
 const WAIT = 30_000;
 
-let moderator: ServiceProcess;
+let stack: ConsoleStack;
 let gw: Gateway;
 let browser: Browser;
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
-  const stack = { dbName: uniqueName('gwuibt'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack);
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  stack = await startConsoleStack('gwuibt');
+  ({ gw, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-  await moderator?.stop();
-});
+afterAll(() => stack?.close());
 
 const words = (list: string[]) => ({
   rules: [{ id: 'animals', name: 'Animals', strategies: [{ type: 'blocklist', words: list }] }],
 });
-
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${gw.url}/console/settings`);
-  await page.waitForURL(/\/console\/sign-in/);
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', password);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/console\//);
-}
 
 it('backtests a draft from the rules page and shows what would change, per rule', async () => {
   const tenant = await gw.newTenant();
@@ -59,19 +39,10 @@ it('backtests a draft from the rules page and shows what would change, per rule'
   expect(draft.status).toBe(201);
   const version = (draft.body as { data: { version: number } }).data.version;
 
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  ctx.setDefaultTimeout(WAIT);
+  const ctx = await newContext(browser, WAIT);
   const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
-      errors.push(message.text());
-  });
-  page.on('response', (response) => {
-    if (response.status() >= 400 && !response.url().endsWith('/favicon.ico'))
-      errors.push(`${response.status()} ${response.url()}`);
-  });
-  await signIn(page, admin.email, admin.password);
+  const errors = collectErrors(page);
+  await signIn(page, gw, admin, { from: '/console/settings', landing: /\/console\// });
   await page.goto(`${gw.url}/console/settings`);
   const row = page.locator(`tr.version[data-version="${version}"]`);
   await row.locator('button', { hasText: 'Backtest this draft' }).click();

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { COLLECTIONS, type TdbConfigDoc, type TdbSubmissionDoc } from '@vigil/proto';
 import { ensureChromium } from '../../../deploy/local/chromium';
 import { startReceiver } from '../../../deploy/e2e/support';
@@ -17,6 +17,7 @@ import {
   type ImageServer,
   type ServiceProcess,
 } from '../../../deploy/test-support';
+import { launchBrowser, newContext, signIn } from './console-support';
 import { startGateway, type Gateway } from './harness';
 
 // The console in a real headless Chromium against the real stack: moderator and notifier processes, the gateway in
@@ -40,7 +41,7 @@ let images: ImageServer | undefined;
 
 beforeAll(async () => {
   // Fails (never skips) with the reason when Chromium is missing and cannot be installed.
-  const executablePath = ensureChromium();
+  ensureChromium();
   const stack = { dbName: uniqueName('gwui'), topicPrefix: `${uniqueName('t')}.` };
   // The bundled image model in one worker thread, and image URLs on this host allowed (the image server below).
   moderator = spawnModerator(stack, {
@@ -61,21 +62,7 @@ beforeAll(async () => {
   });
   expect(endpoint.status).toBe(201);
 
-  // playwright-core gives every launch a fresh temporary --user-data-dir of its own (and refuses one in `args`).
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchBrowser(['--disable-quic', '--disable-component-update', '--disable-sync']);
 });
 
 afterAll(async () => {
@@ -86,20 +73,7 @@ afterAll(async () => {
   await Promise.all([moderator?.stop(), notifier?.stop()]);
 });
 
-async function context(): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  ctx.setDefaultTimeout(WAIT);
-  return ctx;
-}
-
-async function signIn(page: Page, email: string, password: string): Promise<void> {
-  await page.goto(`${gw.url}/console/records`);
-  await page.waitForURL(/\/console\/sign-in/);
-  await page.fill('input[name=email]', email);
-  await page.fill('input[name=password]', password);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/console\/records/);
-}
+const context = (): Promise<BrowserContext> => newContext(browser, WAIT);
 
 async function flaggedRecord(clientId: string, userClientId: string) {
   const reply = await gw.request('POST', '/api/v1/moderate', {
@@ -138,7 +112,7 @@ describe('the console in a browser', () => {
         errors.push(`${response.status()} ${response.url()}`);
       }
     });
-    await signIn(page, admin.email, admin.password);
+    await signIn(page, gw, admin);
     const row = page.locator(`tr[data-id="${record.id}"]`);
     await row.waitFor();
     // The keyboard script is loaded from the gateway under the CSP: j/k move the selection.
@@ -227,7 +201,7 @@ describe('the console in a browser', () => {
 
     const ctx = await context();
     const page = await ctx.newPage();
-    await signIn(page, member.email, member.password);
+    await signIn(page, gw, member);
     await page.goto(`${gw.url}/console/records/${id}`);
     const table = page.locator('table.image-scores');
     await table.waitFor();
@@ -253,7 +227,7 @@ describe('the console in a browser', () => {
     const record = await flaggedRecord(uniqueName('s'), uniqueName('u'));
     const ctx = await context();
     const page = await ctx.newPage();
-    await signIn(page, admin.email, admin.password);
+    await signIn(page, gw, admin);
     await page.goto(`${gw.url}/console/users/${record.user}`);
     // The flagged record suspended them automatically; the member reinstates, then suspends with their reason.
     for (const [status, reason] of [
@@ -297,7 +271,7 @@ describe('the console in a browser', () => {
   it('creates a hash bank, adds a hash, pages the hashes, and disables, confirms, deconfirms and withdraws one', async () => {
     const ctx = await context();
     const page = await ctx.newPage();
-    await signIn(page, admin.email, admin.password);
+    await signIn(page, gw, admin);
     await page.goto(`${gw.url}/console/hash-banks`);
     const name = uniqueName('bank');
     await page.fill('#new-bank input[name=name]', name);
@@ -409,7 +383,7 @@ describe('the console in a browser', () => {
     const bobMember = await gw.newMember(bob.tenantId);
     const ctx = await context();
     const page = await ctx.newPage();
-    await signIn(page, bobMember.email, bobMember.password);
+    await signIn(page, gw, bobMember);
     const response = await page.goto(`${gw.url}/console/records/${record.id}`);
     expect(response?.status()).toBe(404);
     await page.goto(`${gw.url}/console/records?status=all`);
@@ -436,7 +410,7 @@ it('saves a draft rule set from the editor, promotes it, and the next moderation
   const ctx = await context();
   try {
     const page = await ctx.newPage();
-    await signIn(page, owner.email, owner.password);
+    await signIn(page, gw, owner);
     await page.goto(`${gw.url}/console/settings`);
     await page.fill(
       'textarea[name=rules]',
@@ -503,7 +477,7 @@ it('shows the Transparency Database setting and the latest submissions on the se
   const ctx = await context();
   try {
     const page = await ctx.newPage();
-    await signIn(page, owner.email, owner.password);
+    await signIn(page, gw, owner);
     await page.goto(`${gw.url}/console/settings`);
     const status = await page.locator('.tdb-status').innerText();
     expect(status).toContain('https://tdb.example');

@@ -1,14 +1,14 @@
 import { recordIdFor } from '@vigil/proto';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { ensureChromium } from '../../../deploy/local/chromium';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import type { Browser, Page } from 'playwright-core';
+import { waitFor } from '../../../deploy/test-support';
+import { newContext, signIn, startConsoleStack, type ConsoleStack } from './console-support';
+import type { Gateway } from './harness';
 
 // The console's precision page in a real headless Chromium against the real moderator process, Kafka and the
 // MongoDB-wire store: a moderator's decision made in the console shows in the rule's counts and chart. Nothing sleeps.
 const WAIT = 30_000;
 
-let moderator: ServiceProcess;
+let stack: ConsoleStack;
 let gw: Gateway;
 let browser: Browser;
 let tenant: { tenantId: string; key: string };
@@ -23,10 +23,8 @@ const RULES = {
 };
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
-  const stack = { dbName: uniqueName('gwuiprec'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  stack = await startConsoleStack('gwuiprec', { TENANT_CONFIG_TTL_MS: '0' });
+  ({ gw, browser } = stack);
   tenant = await gw.newTenant();
   member = await gw.newMember(tenant.tenantId, 'moderator');
   expect((await gw.request('PUT', '/api/v1/rules', { key: tenant.key, body: RULES })).status).toBe(200);
@@ -49,35 +47,16 @@ beforeAll(async () => {
       { timeoutMs: WAIT, what: 'the shadow judgement' },
     );
   }
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-  await moderator?.stop();
-});
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${gw.url}/console/records`);
-  await page.waitForURL(/\/console\/sign-in/);
-  await page.fill('input[name=email]', member.email);
-  await page.fill('input[name=password]', member.password);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/console\/records/);
-}
+afterAll(() => stack?.close());
 
 const cells = async (page: Page, rule: string) =>
   (await page.locator(`table.precision-rules tr[data-rule="${rule}"] td`).allInnerTexts()).map((text) => text.trim());
 
 describe('the precision page in a browser', () => {
   it("shows a console decision in the rule's counts, precision and chart, per rule on request", async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    ctx.setDefaultTimeout(WAIT);
+    const ctx = await newContext(browser, WAIT);
     const page = await ctx.newPage();
     const errors: string[] = [];
     page.on('console', (message) => {
@@ -85,7 +64,7 @@ describe('the precision page in a browser', () => {
         errors.push(message.text());
       }
     });
-    await signIn(page);
+    await signIn(page, gw, member);
 
     // A moderator overturns one of spam's flags on the record's page.
     await page.goto(`${gw.url}/console/records/${recordIdFor(tenant.tenantId, 'a')}`);

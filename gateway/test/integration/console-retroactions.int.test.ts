@@ -1,8 +1,8 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { recordIdFor } from '@vigil/proto';
-import { ensureChromium } from '../../../deploy/local/chromium';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { waitFor } from '../../../deploy/test-support';
+import { collectErrors, newContext, signIn, startConsoleStack, type ConsoleStack } from './console-support';
+import type { Gateway } from './harness';
 
 // The retroaction's confirm view (the backtest's predicted effect, then progress and cancel) and the shadow version's
 // toggle and counters, in a real headless Chromium against the real moderator (built dist), Kafka and the MongoDB-wire
@@ -10,26 +10,15 @@ import { startGateway, type Gateway } from './harness';
 // cancelled half-way. Nothing sleeps.
 const WAIT = 45_000;
 
-let moderator: ServiceProcess;
+let stack: ConsoleStack;
 let gw: Gateway;
 let browser: Browser;
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
-  const stack = { dbName: uniqueName('gwuira'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { RETROACTION_RATE_PER_S: '4' });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
+  stack = await startConsoleStack('gwuira', { RETROACTION_RATE_PER_S: '4' });
+  ({ gw, browser } = stack);
 });
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-  await moderator?.stop();
-});
+afterAll(() => stack?.close());
 
 const words = (list: string[]) => ({
   rules: [{ id: 'animals', name: 'Animals', strategies: [{ type: 'blocklist', words: list }] }],
@@ -37,24 +26,10 @@ const words = (list: string[]) => ({
 
 async function signedIn(tenantId: string): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
   const admin = await gw.newMember(tenantId, 'admin');
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  ctx.setDefaultTimeout(WAIT);
+  const ctx = await newContext(browser, WAIT);
   const page = await ctx.newPage();
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
-      errors.push(message.text());
-  });
-  page.on('response', (response) => {
-    if (response.status() >= 400 && !response.url().endsWith('/favicon.ico'))
-      errors.push(`${response.status()} ${response.url()}`);
-  });
-  await page.goto(`${gw.url}/console/settings`);
-  await page.waitForURL(/\/console\/sign-in/);
-  await page.fill('input[name=email]', admin.email);
-  await page.fill('input[name=password]', admin.password);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/console\//);
+  const errors = collectErrors(page);
+  await signIn(page, gw, admin, { from: '/console/settings', landing: /\/console\// });
   return { page, errors, close: () => ctx.close() };
 }
 

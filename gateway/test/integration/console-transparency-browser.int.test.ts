@@ -2,17 +2,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { recordIdFor } from '@vigil/proto';
 import { parse } from 'csv-parse/sync';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { ensureChromium } from '../../../deploy/local/chromium';
-import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import type { Browser, Page } from 'playwright-core';
+import { newContext, signIn, startConsoleStack, type ConsoleStack } from './console-support';
+import type { Gateway } from './harness';
 
 // The console's transparency report page in a real headless Chromium against the real moderator process, Kafka and
 // the MongoDB-wire store: decisions made through the API and one made in the console show in its tables and charts,
 // and its CSV matches. Nothing sleeps.
 const WAIT = 30_000;
 
-let moderator: ServiceProcess;
+let stack: ConsoleStack;
 let gw: Gateway;
 let browser: Browser;
 let tenant: { tenantId: string; key: string };
@@ -27,10 +26,8 @@ const call = async (method: string, path: string, body?: unknown) => {
 };
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
-  const stack = { dbName: uniqueName('gwuitr'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  stack = await startConsoleStack('gwuitr', { TENANT_CONFIG_TTL_MS: '0' });
+  ({ gw, browser } = stack);
   tenant = await gw.newTenant();
   member = await gw.newMember(tenant.tenantId, 'moderator');
   await call('PUT', '/rules', RULES);
@@ -49,27 +46,9 @@ beforeAll(async () => {
     action: 'Flag',
     reason: 'a threat',
   });
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await gw?.close();
-  await moderator?.stop();
-});
-
-async function signIn(page: Page): Promise<void> {
-  await page.goto(`${gw.url}/console/records`);
-  await page.waitForURL(/\/console\/sign-in/);
-  await page.fill('input[name=email]', member.email);
-  await page.fill('input[name=password]', member.password);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/console\/records/);
-}
+afterAll(() => stack?.close());
 
 const cells = async (page: Page, selector: string) =>
   (await page.locator(`${selector} td`).allInnerTexts()).map((text) => text.trim());
@@ -78,8 +57,7 @@ const bar = (page: Page, chart: string, key: string) =>
 
 describe('the transparency report page in a browser', () => {
   it('shows notices, restrictions, complaints and accuracy with charts, a console decision included, and its CSV', async () => {
-    const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    ctx.setDefaultTimeout(WAIT);
+    const ctx = await newContext(browser, WAIT);
     const page = await ctx.newPage();
     const errors: string[] = [];
     page.on('console', (message) => {
@@ -87,7 +65,7 @@ describe('the transparency report page in a browser', () => {
         errors.push(message.text());
       }
     });
-    await signIn(page);
+    await signIn(page, gw, member);
 
     await page.click('nav.top a[href="/console/transparency-report"]');
     await page.waitForURL(/\/console\/transparency-report/);

@@ -1,5 +1,6 @@
 import { COLLECTIONS, recordIdFor } from '@vigil/proto';
 import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
+import { errorOf } from './api-support';
 import { startGateway, type Gateway } from './harness';
 
 /** Rule set versions through the API, judged by the real moderator (built dist) on the gateway's database. */
@@ -31,10 +32,6 @@ const moderate = async (clientId: string, text: string) => {
   expect(reply.status).toBe(200);
   return reply.body as { status: string; ruleSetVersion: number };
 };
-const errorOf = (reply: { status: number; body: unknown }) => [
-  reply.status,
-  (reply.body as { error?: { code?: string } }).error?.code,
-];
 
 describe('rule set versions', () => {
   it('writes, drafts, diffs, promotes and rolls back versions, and each moderation names the one that judged it', async () => {

@@ -7,6 +7,7 @@ import {
   waitFor,
   type ServiceProcess,
 } from '../../../deploy/test-support';
+import { apiCaller, errorOf } from './api-support';
 import { startGateway, type Gateway } from './harness';
 
 // A whole rule set version run in shadow beside the live one, against the real stack: the gateway in process, the
@@ -25,13 +26,7 @@ afterAll(async () => {
   await moderator?.stop();
 });
 
-type Tenant = { tenantId: string; key: string };
-const call = (tenant: Tenant, method: string, path: string, body?: unknown) =>
-  gw.request(method, `/api/v1${path}`, { key: tenant.key, ...(body === undefined ? {} : { body }) });
-const errorOf = (reply: { status: number; body: unknown }) => [
-  reply.status,
-  (reply.body as { error?: { code?: string } }).error?.code,
-];
+const call = apiCaller(() => gw);
 const rule = (id: string, words: string[]) => ({ id, name: id, strategies: [{ type: 'blocklist', words }] });
 type ShadowRow = { ruleId: string; ruleSetVersion: number } & Record<string, number>;
 

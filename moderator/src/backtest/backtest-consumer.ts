@@ -9,7 +9,8 @@ import { GroupConsumer } from '@vigil/proto/platform';
 import { z } from 'zod';
 import type { EachMessagePayload, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { BacktestInterrupted, type BacktestRunner } from './backtest-runner';
+import type { BacktestRunner } from './backtest-runner';
+import { BatchJobInterrupted } from './batch-job';
 import type { RetroactionRunner } from './retroaction-runner';
 
 /** The jobs of the `backtests` topic: backtests, and retroactions (which start from one). */
@@ -66,7 +67,7 @@ export class BacktestConsumer extends GroupConsumer {
         await this.options.retroactions.run(command.jobId, shouldStop);
       } else await this.options.runner.run(command.jobId, shouldStop);
     } catch (err) {
-      if (err instanceof BacktestInterrupted) {
+      if (err instanceof BatchJobInterrupted) {
         this.options.log.info({ jobId: command.jobId, type: command.type }, 'job left for the next runner');
       }
       throw err;

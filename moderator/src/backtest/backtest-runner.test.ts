@@ -3,7 +3,8 @@ import { DEFAULT_SETTINGS, type BacktestJobDoc } from '@vigil/proto';
 import { type RuleSet } from '@vigil/proto/rules';
 import { ActivityGate, type EngineInput, type ModerationEngine } from '../engine';
 import type { RecordState } from '../domain/record';
-import { aiCallsPerRecord, BacktestInterrupted, BacktestRunner, withoutAi } from './backtest-runner';
+import { aiCallsPerRecord, BacktestRunner, withoutAi } from './backtest-runner';
+import { BatchJobInterrupted } from './batch-job';
 import type { BacktestStore } from './backtest-store';
 
 const rules: RuleSet = {
@@ -177,7 +178,7 @@ describe('BacktestRunner', () => {
     let stop = false;
     const run = runner(store, engine, 1).run('bt_1', () => stop);
     stop = true;
-    await expect(run).rejects.toBeInstanceOf(BacktestInterrupted);
+    await expect(run).rejects.toBeInstanceOf(BatchJobInterrupted);
     expect(written.map((w) => w.what)).not.toContain('succeeded');
   });
 });

@@ -6,6 +6,7 @@ import type { RecordState } from '../domain/record';
 import type { TenantConfigCache } from '../store/tenant-config';
 import type { BacktestStore } from './backtest-store';
 import { BacktestTally } from './backtest-tally';
+import { BatchJobInterrupted, runBatchJob } from './batch-job';
 import { Pacer, type LivePriority } from './pacer';
 
 export interface BacktestRunnerOptions {
@@ -28,9 +29,6 @@ export interface BacktestRunnerOptions {
   /** Hears each run's end (metrics). */
   onJob?: (outcome: 'succeeded' | 'failed' | 'cancelled' | 'interrupted') => void;
 }
-
-/** The job stopped because its runner must let go (shutdown, lost partition): it is left for the next runner. */
-export class BacktestInterrupted extends Error {}
 
 const isAi = (type: string) => type === 'openai-moderation' || type === 'prompt';
 
@@ -65,32 +63,12 @@ export class BacktestRunner {
   constructor(private readonly options: BacktestRunnerOptions) {}
 
   /**
-   * Runs the job to its end (succeeded, failed or cancelled), or throws BacktestInterrupted when `shouldStop` says
+   * Runs the job to its end (succeeded, failed or cancelled), or throws BatchJobInterrupted when `shouldStop` says
    * the runner must let go, leaving the run for the next runner.
    */
   async run(jobId: string, shouldStop: () => boolean): Promise<void> {
-    const { store, log } = this.options;
-    const job = await store.job(jobId);
-    if (!job) return; // expired and forgotten: nothing to run
-    const begin = await store.begin(job);
-    if (!begin.run) {
-      log.info({ jobId, tenantId: job.tenantId, why: begin.why }, 'backtest not started');
-      return;
-    }
-    log.info({ jobId, tenantId: job.tenantId, attempt: begin.attempt }, 'backtest started');
-    try {
-      const outcome = await this.judgeAll(job, shouldStop);
-      this.options.onJob?.(outcome);
-      log.info({ jobId, tenantId: job.tenantId, outcome }, 'backtest finished');
-    } catch (err) {
-      if (err instanceof BacktestInterrupted) {
-        this.options.onJob?.('interrupted');
-        throw err;
-      }
-      this.options.onJob?.('failed');
-      log.error({ err, jobId, tenantId: job.tenantId }, 'backtest failed');
-      await store.finish(jobId, 'failed', { error: 'engine_error' }).catch(() => undefined);
-    }
+    const { store, log, onJob } = this.options;
+    await runBatchJob({ kind: 'backtest', store, log, onJob }, jobId, (job) => this.judgeAll(job, shouldStop));
   }
 
   private async judgeAll(job: BacktestJobDoc, shouldStop: () => boolean): Promise<'succeeded' | 'cancelled'> {
@@ -113,7 +91,7 @@ export class BacktestRunner {
     for (let at = 0; at < ids.length; at += batchSize) {
       const batch = ids.slice(at, at + batchSize);
       for (let from = 0; from < batch.length; from += concurrency) {
-        if (shouldStop()) throw new BacktestInterrupted('runner stopping');
+        if (shouldStop()) throw new BatchJobInterrupted('runner stopping');
         const slice = batch.slice(from, from + concurrency);
         await pacer.turn(slice.length);
         await Promise.all(

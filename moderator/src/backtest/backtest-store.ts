@@ -14,6 +14,7 @@ import type { FlaggedCountDoc } from '../store/event-store';
 import { guarded } from '../store/mongo-errors';
 import { sortBounds } from '../service/queries';
 import type { UserNow } from './backtest-tally';
+import { BatchRunStore, type RunEnd } from './batch-job';
 
 /** Ids a selection reads per cursor batch: FerretDB streams the matches, a batch per getMore. */
 export const SELECT_BATCH = 1000;
@@ -26,36 +27,20 @@ export type Begin = { run: true; attempt: number } | { run: false; why: 'gone' |
  * runs (`backtest_runs`, one document per job, written by the runner that holds the job's Kafka message). Nothing else
  * is written: no event, no projection, no outbox row.
  */
-export class BacktestStore {
-  private readonly jobs: Collection<BacktestJobDoc>;
-  private readonly runs: Collection<BacktestRunDoc>;
+export class BacktestStore extends BatchRunStore<BacktestJobDoc, BacktestRunDoc, BacktestFailure> {
+  protected readonly jobs: Collection<BacktestJobDoc>;
+  protected readonly runs: Collection<BacktestRunDoc>;
   private readonly records: Collection<RecordState>;
   private readonly users: Collection<UserState>;
   private readonly flaggedCounts: Collection<FlaggedCountDoc>;
 
-  constructor(
-    db: Db,
-    private readonly now: () => Date = () => new Date(),
-  ) {
+  constructor(db: Db, now?: () => Date) {
+    super(now);
     this.jobs = db.collection(COLLECTIONS.backtests);
     this.runs = db.collection(COLLECTIONS.backtestRuns);
     this.records = db.collection(COLLECTIONS.records);
     this.users = db.collection(COLLECTIONS.users);
     this.flaggedCounts = db.collection(COLLECTIONS.userFlaggedCounts);
-  }
-
-  async ensureIndexes(): Promise<void> {
-    await guarded(() => this.runs.createIndex({ tenantId: 1 }, { name: 'tenant' }));
-  }
-
-  job(jobId: string): Promise<BacktestJobDoc | null> {
-    return guarded(() => this.jobs.findOne({ _id: jobId }));
-  }
-
-  async cancelRequested(jobId: string): Promise<boolean> {
-    const job = await guarded(() => this.jobs.findOne({ _id: jobId }, { projection: { cancelRequestedAt: 1 } }));
-    // A job the gateway forgot (expired) is as good as cancelled.
-    return !job || job.cancelRequestedAt !== undefined;
   }
 
   /**
@@ -69,23 +54,15 @@ export class BacktestStore {
     await this.forgetExpired(job.tenantId);
     const existing = await guarded(() => this.runs.findOne({ _id: job._id }));
     if (!existing) {
-      const inserted = await guarded(async () => {
-        try {
-          await this.runs.insertOne({
-            _id: job._id,
-            tenantId: job.tenantId,
-            status: 'running',
-            attempts: 1,
-            processed: 0,
-            startedAt: now,
-            heartbeatAt: now,
-            expiresAt: job.expiresAt,
-          });
-          return true;
-        } catch (err) {
-          if ((err as { code?: unknown }).code === 11000) return false;
-          throw err;
-        }
+      const inserted = await this.insertRun({
+        _id: job._id,
+        tenantId: job.tenantId,
+        status: 'running',
+        attempts: 1,
+        processed: 0,
+        startedAt: now,
+        heartbeatAt: now,
+        expiresAt: job.expiresAt,
       });
       return inserted ? { run: true, attempt: 1 } : this.begin(job);
     }
@@ -118,18 +95,15 @@ export class BacktestStore {
 
   /** Progress, which is also the runner's heartbeat. */
   async progress(jobId: string, counts: { selected?: number; processed: number }): Promise<void> {
-    await guarded(() => this.runs.updateOne({ _id: jobId }, { $set: { ...counts, heartbeatAt: this.now() } }));
+    await this.setProgress(jobId, counts);
   }
 
-  async finish(
+  override finish(
     jobId: string,
-    status: 'succeeded' | 'failed' | 'cancelled',
+    status: RunEnd,
     outcome: { result?: BacktestResult; error?: BacktestFailure; processed?: number } = {},
   ): Promise<void> {
-    const now = this.now();
-    await guarded(() =>
-      this.runs.updateOne({ _id: jobId }, { $set: { status, finishedAt: now, heartbeatAt: now, ...outcome } }),
-    );
+    return super.finish(jobId, status, outcome);
   }
 
   /**

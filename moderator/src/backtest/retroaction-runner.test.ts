@@ -6,7 +6,7 @@ import {
   type RetroactionRunDoc,
 } from '@vigil/proto';
 import type { RerunOutcome } from '../service/rerun';
-import { BacktestInterrupted } from './backtest-runner';
+import { BatchJobInterrupted } from './batch-job';
 import { RetroactionRunner } from './retroaction-runner';
 import type { RetroactionStore } from './retroaction-store';
 
@@ -136,7 +136,7 @@ describe('RetroactionRunner', () => {
 
     const stopped = fakeStore([]);
     await expect(runner(stopped.store, () => 'toFlagged').run('ra_1', () => true)).rejects.toBeInstanceOf(
-      BacktestInterrupted,
+      BatchJobInterrupted,
     );
     expect(stopped.ends).toEqual([]);
   });

@@ -8,7 +8,7 @@ import {
 import type { Logger } from 'pino';
 import type { RerunOutcome, RetroactOptions } from '../service/rerun';
 import type { BacktestStore } from './backtest-store';
-import { BacktestInterrupted } from './backtest-runner';
+import { BatchJobInterrupted, runBatchJob } from './batch-job';
 import type { RetroactionStore } from './retroaction-store';
 import { Pacer, type LivePriority } from './pacer';
 
@@ -56,28 +56,10 @@ export class RetroactionRunner {
   constructor(private readonly options: RetroactionRunnerOptions) {}
 
   async run(jobId: string, shouldStop: () => boolean): Promise<void> {
-    const { store, log } = this.options;
-    const job = await store.job(jobId);
-    if (!job) return;
-    const begin = await store.begin(job);
-    if (!begin.run) {
-      log.info({ jobId, tenantId: job.tenantId, why: begin.why }, 'retroaction not started');
-      return;
-    }
-    log.info({ jobId, tenantId: job.tenantId, attempt: begin.attempt }, 'retroaction started');
-    try {
-      const outcome = await this.applyAll(job, begin.state, shouldStop);
-      this.options.onJob?.(outcome);
-      log.info({ jobId, tenantId: job.tenantId, outcome }, 'retroaction finished');
-    } catch (err) {
-      if (err instanceof BacktestInterrupted) {
-        this.options.onJob?.('interrupted');
-        throw err;
-      }
-      this.options.onJob?.('failed');
-      log.error({ err, jobId, tenantId: job.tenantId }, 'retroaction failed');
-      await store.finish(jobId, 'failed', { error: 'engine_error' }).catch(() => undefined);
-    }
+    const { store, log, onJob } = this.options;
+    await runBatchJob({ kind: 'retroaction', store, log, onJob }, jobId, (job, begin) =>
+      this.applyAll(job, begin.state, shouldStop),
+    );
   }
 
   private async applyAll(
@@ -111,7 +93,7 @@ export class RetroactionRunner {
       const batch = chunk.slice(offset, offset + batchSize);
       if (batch.length === 0) break; // the stored selection ends early: nothing more to go through
       for (let from = 0; from < batch.length; from += concurrency) {
-        if (shouldStop()) throw new BacktestInterrupted('runner stopping');
+        if (shouldStop()) throw new BatchJobInterrupted('runner stopping');
         const slice = batch.slice(from, from + concurrency);
         await pacer.turn(slice.length);
         const outcomes = await Promise.all(

@@ -11,6 +11,7 @@ import {
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { guarded } from '../store/mongo-errors';
+import { BatchRunStore, type RunEnd } from './batch-job';
 
 /** Where a runner picking a retroaction up stands: a resumed run goes on from its stored progress and counts. */
 export type RetroBegin =
@@ -22,32 +23,21 @@ export type RetroBegin =
  * and its own run (`retroaction_runs`) and selection (`retroaction_items`). Only the runner holding the job's Kafka
  * message writes them. Unlike a backtest's, a run resumes: its progress and counts are stored with each batch.
  */
-export class RetroactionStore {
-  private readonly jobs: Collection<RetroactionJobDoc>;
-  private readonly runs: Collection<RetroactionRunDoc>;
+export class RetroactionStore extends BatchRunStore<RetroactionJobDoc, RetroactionRunDoc, RetroactionFailure> {
+  protected readonly jobs: Collection<RetroactionJobDoc>;
+  protected readonly runs: Collection<RetroactionRunDoc>;
   private readonly items: Collection<RetroactionItemsDoc>;
 
-  constructor(
-    db: Db,
-    private readonly now: () => Date = () => new Date(),
-  ) {
+  constructor(db: Db, now?: () => Date) {
+    super(now);
     this.jobs = db.collection(COLLECTIONS.retroactions);
     this.runs = db.collection(COLLECTIONS.retroactionRuns);
     this.items = db.collection(COLLECTIONS.retroactionItems);
   }
 
-  async ensureIndexes(): Promise<void> {
-    await guarded(() => this.runs.createIndex({ tenantId: 1 }, { name: 'tenant' }));
+  override async ensureIndexes(): Promise<void> {
+    await super.ensureIndexes();
     await guarded(() => this.items.createIndex({ jobId: 1 }, { name: 'job' }));
-  }
-
-  job(jobId: string): Promise<RetroactionJobDoc | null> {
-    return guarded(() => this.jobs.findOne({ _id: jobId }));
-  }
-
-  async cancelRequested(jobId: string): Promise<boolean> {
-    const job = await guarded(() => this.jobs.findOne({ _id: jobId }, { projection: { cancelRequestedAt: 1 } }));
-    return !job || job.cancelRequestedAt !== undefined;
   }
 
   /** Starts a run, or resumes it where its last batch ended (a restart, a rebalance); bounded in attempts. */
@@ -65,15 +55,7 @@ export class RetroactionStore {
         startedAt: now,
         heartbeatAt: now,
       };
-      const inserted = await guarded(async () => {
-        try {
-          await this.runs.insertOne(state);
-          return true;
-        } catch (err) {
-          if ((err as { code?: unknown }).code === 11000) return false;
-          throw err;
-        }
-      });
+      const inserted = await this.insertRun(state);
       return inserted ? { run: true, attempt: 1, state } : this.begin(job);
     }
     if (TERMINAL_RETROACTION_STATUSES.includes(existing.status)) return { run: false, why: 'finished' };
@@ -109,19 +91,12 @@ export class RetroactionStore {
     jobId: string,
     progress: { selected?: number; processed: number; counts: RetroactionCounts },
   ): Promise<void> {
-    await guarded(() => this.runs.updateOne({ _id: jobId }, { $set: { ...progress, heartbeatAt: this.now() } }));
+    await this.setProgress(jobId, progress);
   }
 
   /** Ends the run; its stored selection is no longer needed. */
-  async finish(
-    jobId: string,
-    status: 'succeeded' | 'failed' | 'cancelled',
-    outcome: { error?: RetroactionFailure } = {},
-  ): Promise<void> {
-    const now = this.now();
-    await guarded(() =>
-      this.runs.updateOne({ _id: jobId }, { $set: { status, finishedAt: now, heartbeatAt: now, ...outcome } }),
-    );
+  override async finish(jobId: string, status: RunEnd, outcome: { error?: RetroactionFailure } = {}): Promise<void> {
+    await super.finish(jobId, status, outcome);
     await guarded(() => this.items.deleteMany({ jobId }));
   }
 }

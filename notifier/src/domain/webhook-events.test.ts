@@ -1,4 +1,5 @@
 import type { DomainEvent } from '@vigil/proto';
+import { recordModerated, reportComplaintDecided, userStatusChanged } from '../../../deploy/test-support/events';
 import {
   deliveryIdOf,
   recordPayload,
@@ -21,40 +22,11 @@ const envelope = {
 };
 
 function moderated(data: Partial<Extract<DomainEvent, { type: 'RecordModerated' }>['data']>): DomainEvent {
-  return {
-    ...envelope,
-    stream: 'record-rec_1',
-    type: 'RecordModerated',
-    data: {
-      recordId: 'rec_1',
-      moderationId: 'mod_1',
-      status: 'Flagged',
-      previousStatus: 'Compliant',
-      via: 'AI',
-      reasons: ['r'],
-      rules: ['x'],
-      testMode: false,
-      userId: 'usr_1',
-      ...data,
-    },
-  };
+  return recordModerated({ reasons: ['r'], rules: ['x'], userId: 'usr_1', ...data }, envelope);
 }
 
 function statusChanged(data: Partial<Extract<DomainEvent, { type: 'UserStatusChanged' }>['data']>): DomainEvent {
-  return {
-    ...envelope,
-    stream: 'user-usr_1',
-    type: 'UserStatusChanged',
-    data: {
-      userId: 'usr_1',
-      actionId: 'act_1',
-      status: 'Suspended',
-      previousStatus: 'Compliant',
-      via: 'Automation Flagged Record',
-      testMode: false,
-      ...data,
-    },
-  };
+  return userStatusChanged({ via: 'Automation Flagged Record', ...data }, envelope);
 }
 
 describe('triggerOf', () => {
@@ -217,24 +189,12 @@ describe('report.decided', () => {
       trigger: Extract<WebhookTrigger, { kind: 'report' }>;
     };
     expect(reportPayload(withEmail.trigger).reporter).toEqual({ type: 'user', id: 'reader-1' });
-    const complaint = triggerOf({
-      ...envelope,
-      stream: 'report-rpt_1',
-      type: 'ReportComplaintDecided',
-      data: {
-        reportId: 'rpt_1',
-        complaintId: 'cmp_1',
-        target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
-        reporter: { type: 'user', id: 'reader-1', hasEmail: true },
-        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-        ground: 'INCOMPATIBLE_CONTENT',
-        trusted: false,
-        outcome: 'Upheld',
-        action: 'Flag',
-        decisionId: 'mod_3',
-        reason: 'fake after all',
-      },
-    }) as { trigger: Extract<WebhookTrigger, { kind: 'report' }> };
+    const complaint = triggerOf(
+      reportComplaintDecided(
+        { outcome: 'Upheld', action: 'Flag', decisionId: 'mod_3', reason: 'fake after all' },
+        envelope,
+      ),
+    ) as { trigger: Extract<WebhookTrigger, { kind: 'report' }> };
     expect(complaint.trigger).toMatchObject({ event: 'report.complaint_decided', subjectId: 'rpt_1' });
     expect(reportPayload(complaint.trigger)).toMatchObject({
       id: 'rpt_1',

@@ -3,6 +3,7 @@ import pino from 'pino';
 import type { EmailStore } from '../store/email-store';
 import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
+import { userStatusChanged } from '../../../deploy/test-support/events';
 import { UserEmails } from './user-emails';
 
 const DAY_MS = 86_400_000;
@@ -47,23 +48,8 @@ function fakeSender() {
   return { sender: sender as unknown as SmtpSender, sent };
 }
 
-const suspended = (id: string): DomainEvent => ({
-  id,
-  tenantId: 'ten_1',
-  stream: 'user-usr_1',
-  version: 2,
-  occurredAt: new Date().toISOString(),
-  correlationId: 'c',
-  type: 'UserStatusChanged',
-  data: {
-    userId: 'usr_1',
-    actionId: 'act_1',
-    status: 'Suspended',
-    previousStatus: 'Compliant',
-    via: 'Automation',
-    testMode: false,
-  },
-});
+const suspended = (id: string): DomainEvent =>
+  userStatusChanged({ via: 'Automation' }, { id, tenantId: 'ten_1', occurredAt: new Date().toISOString() });
 
 const emails = (store: EmailStore, sender?: SmtpSender) =>
   new UserEmails({

@@ -1,4 +1,5 @@
 import { statementOf, TdbSettings, type DomainEvent, type GroundedStatement } from '@vigil/proto';
+import { recordModerated, reportComplaintDecided, userStatusChanged } from '../../../deploy/test-support/events';
 import { validateStatement } from '../../../deploy/test-support/tdb';
 import { scrubPersonalData, submitsToTdb, tdbStatementOf } from './tdb-statement';
 
@@ -12,20 +13,10 @@ const submitted = (event: DomainEvent): GroundedStatement => {
   return statement;
 };
 
-const flagged: DomainEvent = {
-  ...envelope,
-  id: '01JEVENT0000000000000000AA',
-  stream: 'record-rec_1',
-  type: 'RecordModerated',
-  data: {
-    recordId: 'rec_1',
-    moderationId: 'mod_1',
-    status: 'Flagged',
-    previousStatus: 'Compliant',
+const flagged: DomainEvent = recordModerated(
+  {
     via: 'Manual',
     reasons: ['wrote to jane.doe@example.com, see https://evil.example/x and call +49 170 1234567, cc @janedoe'],
-    rules: [],
-    testMode: false,
     userId: 'usr_1',
     grounds: {
       policyId: 'fraud',
@@ -37,24 +28,13 @@ const flagged: DomainEvent = {
       referenceUrl: 'https://law.example/263',
     },
   },
-};
+  { ...envelope, id: '01JEVENT0000000000000000AA' },
+);
 
-const banned: DomainEvent = {
-  ...envelope,
-  id: '01JEVENT0000000000000000BB',
-  stream: 'user-usr_1',
-  type: 'UserStatusChanged',
-  data: {
-    userId: 'usr_1',
-    actionId: 'act_1',
-    status: 'Banned',
-    previousStatus: 'Suspended',
-    via: 'Manual',
-    reason: 'repeated scams',
-    payouts: true,
-    testMode: false,
-  },
-};
+const banned: DomainEvent = userStatusChanged(
+  { status: 'Banned', previousStatus: 'Suspended', reason: 'repeated scams', payouts: true },
+  { ...envelope, id: '01JEVENT0000000000000000BB' },
+);
 
 describe('Transparency Database statements', () => {
   it('builds statements the database accepts, for a flag and for a ban with payouts', () => {
@@ -69,24 +49,17 @@ describe('Transparency Database statements', () => {
   });
 
   it("submits restrictions only: not a lifted restriction, nor a complaint's decision, rejected or upheld", () => {
-    const complaint = (outcome: 'Upheld' | 'Rejected'): DomainEvent => ({
-      ...envelope,
-      id: `01JEVENT0000000000000000C${outcome === 'Upheld' ? 'U' : 'R'}`,
-      stream: 'report-rpt_1',
-      type: 'ReportComplaintDecided',
-      data: {
-        reportId: 'rpt_1',
-        complaintId: 'cmp_1',
-        target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
-        reporter: { type: 'user', id: 'reader-1', hasEmail: false },
-        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-        ground: 'INCOMPATIBLE_CONTENT',
-        trusted: false,
-        outcome,
-        ...(outcome === 'Upheld' ? { action: 'Flag', decisionId: 'mod_9' } : {}),
-        reason: 'checked again',
-      },
-    });
+    const complaint = (outcome: 'Upheld' | 'Rejected'): DomainEvent =>
+      reportComplaintDecided(
+        {
+          reporter: { type: 'user', id: 'reader-1', hasEmail: false },
+          outcome,
+          ...(outcome === 'Upheld' ? { action: 'Flag', decisionId: 'mod_9' } : {}),
+          reason: 'checked again',
+        },
+        { ...envelope, id: `01JEVENT0000000000000000C${outcome === 'Upheld' ? 'U' : 'R'}` },
+      );
+
     const lifted: DomainEvent = {
       ...banned,
       id: '01JEVENT0000000000000000LL',

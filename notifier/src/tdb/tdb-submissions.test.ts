@@ -12,6 +12,7 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import type { TdbStore } from '../store/tdb-store';
 import type { TdbCallResult, TdbClient } from './tdb-client';
+import { recordModerated } from '../../../deploy/test-support/events';
 import { TdbSubmissions } from './tdb-submissions';
 
 const box = new SecretBox([randomBytes(32)]);
@@ -103,26 +104,8 @@ function fakeClient(result: TdbCallResult | ((puids: string[]) => TdbCallResult)
   return { client, calls };
 }
 
-const flagged = (id: string, tenantId = 'ten_on', extra: Record<string, unknown> = {}): DomainEvent => ({
-  id,
-  tenantId,
-  stream: 'record-rec_1',
-  version: 2,
-  occurredAt: '2026-03-01T10:00:00.000Z',
-  correlationId: 'c',
-  type: 'RecordModerated',
-  data: {
-    recordId: 'rec_1',
-    moderationId: 'mod_1',
-    status: 'Flagged',
-    previousStatus: 'Compliant',
-    via: 'AI',
-    reasons: [],
-    rules: [],
-    testMode: false,
-    ...extra,
-  },
-});
+const flagged = (id: string, tenantId = 'ten_on', extra: Record<string, unknown> = {}): DomainEvent =>
+  recordModerated(extra, { id, tenantId });
 
 const options = (store: TdbStore, client: TdbClient) => ({
   store,

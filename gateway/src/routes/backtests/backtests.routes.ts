@@ -1,11 +1,9 @@
 import type { ApiRouter } from '../../http/api-router';
-import { idParam } from '../../http/params';
 import { requestIdOf } from '../../http/request-id';
 import { body } from '../../http/validate';
-import { cancelBacktest } from '../../use-cases/cancel-backtest';
 import { createBacktest } from '../../use-cases/create-backtest';
-import { backtestOf } from '../../use-cases/get-backtest';
 import { actorOf, principalOf, type RouteDeps } from '../deps';
+import { batchJobRoutes } from '../shared/batch-job-routes';
 import { backtestView } from '../shared/presenters';
 import { BacktestData, BacktestList, CreateBacktestBody } from './backtests.schema';
 
@@ -36,56 +34,21 @@ export function backtestRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
   );
 
-  api.route(
-    {
-      method: 'get',
-      path: '/backtests',
-      tag: 'backtests',
-      summary:
-        'The tenant’s backtests kept now (within their time to live), newest first, at most 50, without results.',
-      status: 200,
-      response: BacktestList,
+  batchJobRoutes(api, deps, {
+    kind: 'backtests',
+    tag: 'backtests',
+    summaries: {
+      list: 'The tenant’s backtests kept now (within their time to live), newest first, at most 50, without results.',
+      get: 'A backtest: status, progress and, once succeeded, its result.',
+      cancel: 'Cancel a backtest: it stops at its next batch of records (one that ended stays as it ended).',
     },
-    async (ctx) => {
-      const states = await deps.backtests.list(principalOf(ctx).tenantId);
-      ctx.body = {
-        data: states.map((state) => {
-          const { result: _result, ...view } = backtestView(state, false);
-          void _result;
-          return view;
-        }),
-        has_more: false,
-      };
+    data: BacktestData,
+    list: BacktestList,
+    view: (state) => backtestView(state),
+    listView: (state) => {
+      const { result: _result, ...view } = backtestView(state, false);
+      void _result;
+      return view;
     },
-  );
-
-  api.route(
-    {
-      method: 'get',
-      path: '/backtests/:id',
-      tag: 'backtests',
-      summary: 'A backtest: status, progress and, once succeeded, its result.',
-      status: 200,
-      response: BacktestData,
-    },
-    async (ctx) => {
-      ctx.body = { data: backtestView(await backtestOf(deps, principalOf(ctx).tenantId, idParam(ctx))) };
-    },
-  );
-
-  api.route(
-    {
-      method: 'post',
-      path: '/backtests/:id/cancel',
-      tag: 'backtests',
-      summary: 'Cancel a backtest: it stops at its next batch of records (one that ended stays as it ended).',
-      status: 202,
-      response: BacktestData,
-    },
-    async (ctx) => {
-      const state = await cancelBacktest(deps, principalOf(ctx).tenantId, idParam(ctx));
-      ctx.status = 202;
-      ctx.body = { data: backtestView(state) };
-    },
-  );
+  });
 }

@@ -1,0 +1,19 @@
+import type { Gateway, Reply } from './harness';
+
+/** A tenant as `Gateway.newTenant` returns it: its id and API key. */
+export type Tenant = { tenantId: string; key: string };
+
+/**
+ * Calls `/api/v1<path>` as `tenant`, on the gateway `gw()` returns (read at each call, so a test file can make its
+ * caller before its `beforeAll` starts the gateway).
+ */
+export const apiCaller =
+  (gw: () => Gateway) =>
+  (tenant: Tenant, method: string, path: string, body?: unknown): Promise<Reply> =>
+    gw().request(method, `/api/v1${path}`, { key: tenant.key, ...(body === undefined ? {} : { body }) });
+
+/** An error reply's status and code, for one `toEqual`. */
+export const errorOf = (reply: { status: number; body: unknown }) => [
+  reply.status,
+  (reply.body as { error?: { code?: string } }).error?.code,
+];
