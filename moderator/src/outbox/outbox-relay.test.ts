@@ -1,5 +1,6 @@
 import type { Producer } from 'kafkajs';
 import pino from 'pino';
+import { waitFor } from '../../../deploy/test-support';
 import { sizedEvent } from '../../test/support/events';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxStore } from '../store/outbox-store';
@@ -74,14 +75,6 @@ describe('outbox relay back-pressure', () => {
   });
 });
 
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('outbox relay removals', () => {
   it('takes the copies of several published batches out of the outbox in one removal', async () => {
     const world = relayWorld();
@@ -89,8 +82,8 @@ describe('outbox relay removals', () => {
     try {
       const events = [sizedEvent(100), sizedEvent(100), sizedEvent(100)];
       world.relay.appended(events);
-      await until('three batches sent', () => world.sent.length === 3);
-      await until('a removal', () => world.removals.length > 0);
+      await waitFor(() => world.sent.length === 3, { timeoutMs: 10_000, intervalMs: 10, what: 'three batches sent' });
+      await waitFor(() => world.removals.length > 0, { timeoutMs: 10_000, intervalMs: 10, what: 'a removal' });
       expect(world.removals).toEqual([events.map((event) => event.id)]);
     } finally {
       await world.relay.stop();
@@ -103,7 +96,7 @@ describe('outbox relay removals', () => {
     world.relay.start();
     const event = sizedEvent(100);
     world.relay.appended([event]);
-    await until('the batch sent', () => world.sent.length === 1);
+    await waitFor(() => world.sent.length === 1, { timeoutMs: 10_000, intervalMs: 10, what: 'the batch sent' });
     await world.relay.stop();
     expect(world.removals).toEqual([[event.id]]);
   });
