@@ -7,6 +7,7 @@ import type { OutboxSignal } from '../service/outbox-signal';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
 import { HandOver, toMessage } from './hand-over';
+import { RemovalQueue } from './removal-queue';
 import type { IngestBackpressure } from '../ingest/ingest-consumer';
 import { messageRejection } from '../kafka/kafka-errors';
 import { assertConfirmed } from '@vigil/proto';
@@ -28,18 +29,8 @@ const ORPHAN_AGE_MS = 5 * 60 * 1000;
  */
 const OWN_GRACE_MS = 60_000;
 /**
- * Published events' outbox copies are taken out together, once the oldest has waited this long (or REMOVAL_BATCH of
- * them wait): one delete per outbox slot (a second of appends), not one per batch. At a few records a second a batch
- * is one record, and its removal was a fifth of what the moderator sent the store per record.
- */
-const REMOVAL_DELAY_MS = 1_000;
-/** Copies waiting to be taken out that make a removal due at once. */
-const REMOVAL_BATCH = 500;
-/** Copies waiting to be taken out remembered at most; past it the oldest are left to a later sweep (published twice). */
-const REMOVALS_HELD = 100_000;
-/**
  * A routine sweep takes another process's copies only once this old (or `pollMs`, if longer): younger ones are most
- * likely published or in flight there, their removal waiting REMOVAL_DELAY_MS.
+ * likely published or in flight there, their removal waiting (RemovalQueue).
  */
 const OTHERS_GRACE_MS = 3_000;
 
@@ -112,11 +103,10 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   private lastSweep = 0;
   private backlog = false;
   /** Copies of published (or set-aside) events still to take out of the store's outbox, oldest first. */
-  private readonly removals = new Map<string, Pick<OutboxDoc, '_id' | 'slot'>>();
-  /** When the oldest of `removals` was queued (epoch ms). */
-  private removalsSince = 0;
+  private readonly removals: RemovalQueue;
 
   constructor(private readonly options: OutboxRelayOptions) {
+    this.removals = new RemovalQueue(options.outbox, options.log);
     this.handOver = new HandOver(options.memoryBytes ?? MEMORY_BYTES, (id) => options.outbox.slotOf(id));
   }
 
@@ -196,7 +186,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     this.running = false;
     this.wakeUp?.();
     await this.loop;
-    await this.removeQueued({ all: true });
+    await this.removals.remove({ all: true });
     await this.resetProducer();
   }
 
@@ -277,7 +267,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       log.warn({ err, count: docs.length }, 'outbox batch refused by the broker, sending its events one by one');
       return this.publishEach(docs, messages);
     }
-    this.queueRemoval(docs);
+    this.removals.add(docs);
     for (const doc of docs) this.appendedIds.delete(doc._id);
     log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
@@ -289,7 +279,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     const { log } = this.options;
     const sent: OutboxDoc[] = [];
     const flush = () => {
-      this.queueRemoval(sent);
+      this.removals.add(sent);
       for (const doc of sent) this.appendedIds.delete(doc._id);
       this.options.onPublished?.(sent.length);
       sent.length = 0;
@@ -321,39 +311,6 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     }
     flush();
     return docs.length;
-  }
-
-  /** Queues the copies of published or set-aside events for removal (see REMOVAL_DELAY_MS). */
-  private queueRemoval(docs: Array<Pick<OutboxDoc, '_id' | 'slot'>>): void {
-    if (this.removals.size === 0) this.removalsSince = Date.now();
-    for (const { _id, slot } of docs) this.removals.set(_id, slot === undefined ? { _id } : { _id, slot });
-    for (const id of this.removals.keys()) {
-      if (this.removals.size <= REMOVALS_HELD) break;
-      this.removals.delete(id);
-    }
-  }
-
-  /** Milliseconds until the queued removals are due; Infinity when none wait. */
-  private removalDueIn(): number {
-    if (this.removals.size === 0) return Number.POSITIVE_INFINITY;
-    if (this.removals.size >= REMOVAL_BATCH) return 0;
-    return Math.max(0, this.removalsSince + REMOVAL_DELAY_MS - Date.now());
-  }
-
-  /**
-   * Takes the queued copies out of the store's outbox once due (or `all` now). A failed removal keeps them queued for
-   * the next turn; a copy left behind by a crash is published again by a sweep, which consumers dedupe.
-   */
-  private async removeQueued({ all = false }: { all?: boolean } = {}): Promise<void> {
-    if (this.removals.size === 0 || (!all && this.removalDueIn() > 0)) return;
-    const entries = [...this.removals.values()];
-    try {
-      await this.options.outbox.removeEntries(entries);
-      for (const { _id } of entries) this.removals.delete(_id);
-      this.removalsSince = Date.now();
-    } catch (err) {
-      this.options.log.warn({ err, count: entries.length }, 'outbox copies not taken out; trying again');
-    }
   }
 
   private async send(messages: Message[]): Promise<void> {
@@ -418,7 +375,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         this.options.log.warn({ err, failures }, 'outbox relay batch failed');
       }
       this.handOver.releaseWaiters();
-      await this.removeQueued();
+      await this.removals.remove();
       if (!this.running) break;
       if (failures === 0 && (full || this.pending || this.handOver.overflowing || this.handOver.length > 0)) {
         // Under load, a short gap lets a batch fill instead of paying one scan per event.
@@ -428,7 +385,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       // After failures the wait grows from twice the poll interval up to 5 s (with jitter); `wake()` still cuts it short.
       const delay = Math.min(
         failures > 0 ? backoffMs({ initialMs: this.options.pollMs * 2, maxMs: 5000 }, failures) : this.options.pollMs,
-        this.removalDueIn(),
+        this.removals.dueIn(),
       );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
