@@ -107,14 +107,14 @@ async function costSnapshot(stack) {
  * Where the store commands between two snapshots went, per record: `service command collection n`, most first, the
  * `top` largest.
  */
-function commandDetail(before, after, records, top = 12) {
+function commandDetail(before, after, records, top = 20) {
   /** @type {Array<{ key: string, perRecord: number }>} */
   const rows = Object.entries(after.detail).map(([key, count]) => ({
     key,
     perRecord: (count - (before.detail[key] ?? 0)) / Math.max(1, records),
   }));
   return rows
-    .filter((row) => row.perRecord > 0)
+    .filter((row) => row.perRecord >= 0.005)
     .sort((a, b) => b.perRecord - a.perRecord)
     .slice(0, top)
     .map((row) => `${row.key} ${row.perRecord.toFixed(2)}`)

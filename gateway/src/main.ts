@@ -48,7 +48,7 @@ runMain('gateway', async () => {
     log,
   );
   const grpcClient = createModerationClient(config.MODERATOR_ADDRESS, config.MODERATOR_GRPC_TOKEN);
-  const versions = new TenantVersions();
+  const versions = new TenantVersions({ confirmedForMs: config.API_KEY_CACHE_TTL_MS });
   const moderator = new ModeratorClient(
     grpcClient,
     {

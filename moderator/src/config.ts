@@ -74,7 +74,8 @@ const schema = z.object({
   /**
    * How long tenant settings and rules are cached, milliseconds, when no call or command says they changed: gateways
    * stamp the tenant's configuration version on both, so a change applies at once to what follows it through the same
-   * gateway, and within this otherwise. At most 1000, the bound the API promises. Default 1000.
+   * gateway, and within this otherwise. Counted from the read, or from the last call or command that confirmed the
+   * version (docs/replicas.md). At most 1000, the bound the API promises. Default 1000.
    */
   TENANT_CONFIG_TTL_MS: z.coerce.number().int().min(0).max(1000).default(1000),
   /**

@@ -93,6 +93,11 @@ const commandBase = {
   correlationId: z.string(),
   /** The tenant's configuration version the gateway knew when it accepted the request (see TenantVersions). */
   configVersion: z.number().int().nonnegative().optional(),
+  /**
+   * True when the gateway had read `configVersion` from the store within its key cache's time to live: no change
+   * answered before the request is newer (TenantVersions.confirm).
+   */
+  configConfirmed: z.boolean().optional(),
 };
 
 const IngestRecordCommand = z.object({

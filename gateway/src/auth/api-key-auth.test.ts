@@ -1,18 +1,23 @@
 import type { Limit } from '../rate-limit/window-counter';
 import { hashKey, generateKey, type ApiKeyDoc } from '../store/tenant-store';
-import { ApiKeyAuthenticator } from './api-key-auth';
+import { ApiKeyAuthenticator, FULL_LOOKUP_MS } from './api-key-auth';
 import { TenantVersions } from '@vigil/proto';
 
 function lookupOf(docs: ApiKeyDoc[], limits = new Map<string, Limit>(), versionsOf = new Map<string, number>()) {
   const calls: string[] = [];
+  const versionReads: string[] = [];
   return {
     calls,
+    versionReads,
     findKeyByHash: (hash: string) => {
       calls.push(hash);
       return Promise.resolve(docs.find((doc) => doc.hash === hash) ?? null);
     },
     findRateLimit: (tenantId: string) => Promise.resolve(limits.get(tenantId) ?? null),
-    findConfigVersion: (tenantId: string) => Promise.resolve(versionsOf.get(tenantId) ?? 0),
+    findConfigVersion: (tenantId: string) => {
+      versionReads.push(tenantId);
+      return Promise.resolve(versionsOf.get(tenantId) ?? 0);
+    },
   };
 }
 
@@ -61,10 +66,11 @@ describe('API key authentication', () => {
     expect(await auth.authenticate(generateKey())).toBeNull();
   });
 
-  it('looks the key up again once the cache entry expired (revocation takes effect)', async () => {
+  it('checks only the version once the cache entry expired, and reads the key again when it changed (a revocation)', async () => {
     const key = generateKey();
     const docs = [docFor(key)];
-    const lookup = lookupOf(docs);
+    const stored = new Map<string, number>([['ten_1', 3]]);
+    const lookup = lookupOf(docs, new Map(), stored);
     let now = 1000;
     const auth = new ApiKeyAuthenticator(lookup, {
       ttlMs: 30000,
@@ -73,10 +79,38 @@ describe('API key authentication', () => {
       now: () => now,
     });
     expect(await auth.authenticate(key)).not.toBeNull();
+    now += 30001;
+    expect(await auth.authenticate(key)).not.toBeNull();
+    expect(lookup.calls).toHaveLength(1);
+    expect(lookup.versionReads).toHaveLength(2);
+    // A revocation raises the tenant's version (TenantStore.revokeKey).
     docs[0] = docFor(key, { revokedAt: new Date() });
+    stored.set('ten_1', 4);
     now += 29999;
     expect(await auth.authenticate(key)).not.toBeNull();
     now += 2;
+    expect(await auth.authenticate(key)).toBeNull();
+    expect(lookup.calls).toHaveLength(2);
+  });
+
+  it('reads the key again in full every FULL_LOOKUP_MS, even when the version never changed', async () => {
+    const key = generateKey();
+    const docs = [docFor(key)];
+    const lookup = lookupOf(docs);
+    let now = 1000;
+    const auth = new ApiKeyAuthenticator(lookup, {
+      ttlMs: 1000,
+      maxEntries: 10,
+      versions: new TenantVersions(),
+      now: () => now,
+    });
+    expect(await auth.authenticate(key)).not.toBeNull();
+    docs[0] = docFor(key, { revokedAt: new Date() });
+    for (let at = 1000; at < FULL_LOOKUP_MS; at += 1000) {
+      now += 1000;
+      expect(await auth.authenticate(key)).not.toBeNull();
+    }
+    now += 1000;
     expect(await auth.authenticate(key)).toBeNull();
     expect(lookup.calls).toHaveLength(2);
   });
@@ -94,8 +128,9 @@ describe('API key authentication', () => {
   it("carries the tenant's own rate limit, and its change once the cache entry expired", async () => {
     const key = generateKey();
     const limits = new Map<string, Limit>([['ten_1', { requests: 50, windowSeconds: 10 }]]);
+    const stored = new Map<string, number>();
     let now = 1000;
-    const auth = new ApiKeyAuthenticator(lookupOf([docFor(key)], limits), {
+    const auth = new ApiKeyAuthenticator(lookupOf([docFor(key)], limits, stored), {
       ttlMs: 30000,
       maxEntries: 10,
       versions: new TenantVersions(),
@@ -106,7 +141,9 @@ describe('API key authentication', () => {
       keyId: 'key_1',
       rateLimit: { requests: 50, windowSeconds: 10 },
     });
+    // A change of the limit raises the tenant's version (TenantStore.setRateLimit).
     limits.delete('ten_1');
+    stored.set('ten_1', 1);
     expect((await auth.authenticate(key))?.rateLimit).toEqual({ requests: 50, windowSeconds: 10 });
     now += 30001;
     expect(await auth.authenticate(key)).toStrictEqual({ tenantId: 'ten_1', keyId: 'key_1' });

@@ -21,15 +21,24 @@ export interface KeyLookup {
 interface Entry {
   principal: Principal | null;
   expiresAt: number;
+  /** The tenant's configuration version when the key and its tenant's limit were read. */
+  version: number;
+  /** When the key and its tenant's limit were read (a version check does not count). */
+  readAt: number;
 }
+
+/** How long a verified key is kept on version checks alone before it is read again in full, milliseconds. */
+export const FULL_LOOKUP_MS = 60_000;
 
 /**
  * Resolves a bearer key to its tenant and the tenant's own rate limit. Verified and unknown keys are both cached for
  * `ttlMs` (at most a second) so a request costs no database round trip (and a flood of bad keys costs one lookup each
- * per window); a revocation or a change of the tenant's rate limit takes effect within `ttlMs` on every replica. Each
- * lookup also reads the tenant's configuration version into `versions`: a change made through another replica is
- * known here, and stamped on what this replica sends, within `ttlMs` too. The cache is bounded: the oldest entry goes
- * first (Map keeps insertion order).
+ * per window). When a verified key's time is up, only its tenant's configuration version is read: the same version
+ * keeps the entry for another `ttlMs`, a new one reads the key and the tenant's limit again. A revocation or a change of
+ * the tenant's rate limit raises the version (TenantStore), so it takes effect within `ttlMs` on every replica; and
+ * every `FULL_LOOKUP_MS` the key is read in full anyway, should a version raise have failed. Each check confirms the
+ * version in `versions`: a change made through another replica is known here, and stamped on what this replica
+ * sends, within `ttlMs` too. The cache is bounded: the oldest entry goes first (Map keeps insertion order).
  */
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, Entry>();
@@ -63,26 +72,41 @@ export class ApiKeyAuthenticator {
   }
 
   private async lookup(hash: string, now: number): Promise<Principal | null> {
+    const known = this.cache.get(hash);
+    if (known?.principal && now - known.readAt < FULL_LOOKUP_MS) {
+      const { tenantId } = known.principal;
+      const version = await this.store.findConfigVersion(tenantId);
+      this.options.versions.confirm(tenantId, version, now);
+      if (version === known.version) {
+        this.remember(hash, { ...known, expiresAt: now + this.options.ttlMs });
+        return known.principal;
+      }
+    }
     const doc = await this.store.findKeyByHash(hash);
     const valid = doc !== null && doc.revokedAt === undefined && sameHash(doc.hash, hash);
     let principal: Principal | null = null;
+    let version = 0;
     if (valid) {
-      const [rateLimit, version] = await Promise.all([
+      const [rateLimit, stored] = await Promise.all([
         this.store.findRateLimit(doc.tenantId),
         this.store.findConfigVersion(doc.tenantId),
       ]);
-      this.options.versions.observe(doc.tenantId, version);
+      version = stored;
+      this.options.versions.confirm(doc.tenantId, version, now);
       principal = { tenantId: doc.tenantId, keyId: doc._id, ...(rateLimit ? { rateLimit } : {}) };
     }
-    if (this.options.ttlMs > 0) {
-      this.cache.delete(hash);
-      if (this.cache.size >= this.options.maxEntries) {
-        const oldest = this.cache.keys().next();
-        if (!oldest.done) this.cache.delete(oldest.value);
-      }
-      this.cache.set(hash, { principal, expiresAt: now + this.options.ttlMs });
-    }
+    this.remember(hash, { principal, expiresAt: now + this.options.ttlMs, version, readAt: now });
     return principal;
+  }
+
+  private remember(hash: string, entry: Entry): void {
+    if (this.options.ttlMs <= 0) return;
+    this.cache.delete(hash);
+    if (this.cache.size >= this.options.maxEntries) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
+    this.cache.set(hash, entry);
   }
 }
 

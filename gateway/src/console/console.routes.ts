@@ -82,7 +82,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
     await next();
   });
   router.use(sameOriginChanges(settings.publicUrl));
-  router.use(loadSession(deps.members, deps.configVersions, deps.versions));
+  router.use(loadSession(deps.members, deps.configVersions));
 
   router.get('/assets/:name', (ctx) => serveAsset(ctx, param(ctx, 'name')));
   signInRoutes(pages);

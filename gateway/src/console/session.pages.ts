@@ -1,4 +1,3 @@
-import type { TenantVersions } from '@vigil/proto';
 import type { Context, Next } from 'koa';
 import { z } from 'zod';
 import { UnauthorizedError } from '../errors';
@@ -25,18 +24,17 @@ const SignInForm = z.object({
  * version, so that what the console sends (a decision, a re-run) is stamped with every change made so far, through
  * any replica (the API learns it with each key lookup instead).
  */
-export function loadSession(members: MemberStore, configVersions: ConfigVersionStore, versions: TenantVersions) {
+export function loadSession(members: MemberStore, configVersions: ConfigVersionStore) {
   return async (ctx: Context, next: Next): Promise<void> => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     if (token && token.length <= 100) {
       const session = await members.findSession(token);
       if (session) {
         // The member as it is now, not as it was at sign-in: removed, it has no session; its role is the current one.
-        const [profile, version] = await Promise.all([
+        const [profile] = await Promise.all([
           members.profileOf(session.memberId),
-          configVersions.read(session.tenantId),
+          configVersions.confirm(session.tenantId),
         ]);
-        versions.observe(session.tenantId, version);
         if (profile !== null) stateOf(ctx).session = { ...session, email: profile.email, role: profile.role };
       }
     }

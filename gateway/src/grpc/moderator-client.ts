@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import {
+  CONFIG_CONFIRMED_METADATA,
   CONFIG_VERSION_METADATA,
   GRPC_ERROR_TRAILERS,
   grpcErrorOf,
@@ -220,7 +221,9 @@ export class ModeratorClient {
     if (options.requestId) metadata.set('x-request-id', options.requestId);
     const { tenantId } = request;
     const version = tenantId ? this.versions.of(tenantId) : 0;
-    if (version > 0) metadata.set(CONFIG_VERSION_METADATA, String(version));
+    const confirmed = tenantId ? this.versions.isConfirmed(tenantId) : false;
+    if (version > 0 || confirmed) metadata.set(CONFIG_VERSION_METADATA, String(version));
+    if (confirmed) metadata.set(CONFIG_CONFIRMED_METADATA, '1');
     const attempt = () =>
       new Promise<Res<K>>((resolve, reject) => {
         fn.call(this.client, request, metadata, { deadline }, (err, response) =>

@@ -6,6 +6,7 @@ import {
   type EmailKind,
   type EmailTemplate,
   type TenantSettings as TenantSettingsType,
+  VersionedCache,
   type TenantVersions,
 } from '@vigil/proto';
 import { DEFAULT_RULES, StoredRuleSet, type RuleSet as RuleSetType } from '@vigil/proto/rules';
@@ -61,21 +62,22 @@ export interface SettingsPatch {
 export class ConfigStore {
   private readonly rules: RevisedDocs<RulesContent>;
   private readonly settings: RevisedDocs<SettingsContent>;
-  private readonly cached = new Map<string, { at: number; version: number; value: Promise<TenantSettingsType> }>();
+  private readonly cached: VersionedCache<TenantSettingsType>;
 
   /**
-   * `cacheTtlMs`: how long `cachedSettings` may answer from memory (the hot ingest path), milliseconds, unless a
-   * newer configuration version of the tenant is known (`versions`) first.
+   * `cacheTtlMs`: how long `cachedSettings` may answer from memory (the hot ingest path) since its read or the last
+   * confirmation of its version (`versions`), milliseconds, unless a newer version of the tenant is known first.
    */
   constructor(
     db: Db,
     private readonly configVersions: ConfigVersionStore,
-    private readonly versions: TenantVersions,
+    versions: TenantVersions,
     readonly ruleVersions: RuleVersionStore,
-    private readonly cacheTtlMs = 1000,
+    cacheTtlMs = 1000,
   ) {
     this.rules = new RevisedDocs(db, COLLECTIONS.rules);
     this.settings = new RevisedDocs(db, COLLECTIONS.settings);
+    this.cached = new VersionedCache(versions, (tenantId) => this.getSettings(tenantId), { ttlMs: cacheTtlMs });
   }
 
   async getRules(tenantId: string): Promise<LiveRules> {
@@ -199,22 +201,13 @@ export class ConfigStore {
   }
 
   /**
-   * Settings read at most once per `cacheTtlMs` per tenant, concurrent misses sharing one read: ingest reads the
-   * roll-out percentage on every request. A change made through this replica applies at once (its version is known
-   * here); one made through another replica once this one knows its version (its next key read), or within the TTL.
+   * Settings read once per configuration version, concurrent misses sharing one read: ingest reads the roll-out
+   * percentage on every request. A change made through this replica applies at once (its version is known here); one
+   * made through another replica once this one knows its version (the next key check, ApiKeyAuthenticator). Without
+   * such checks (no API traffic for the tenant) an entry lasts `cacheTtlMs`.
    */
   cachedSettings(tenantId: string): Promise<TenantSettingsType> {
-    const now = Date.now();
-    const hit = this.cached.get(tenantId);
-    if (hit && now - hit.at < this.cacheTtlMs && this.versions.fresh(tenantId, hit.version)) return hit.value;
-    const version = this.versions.of(tenantId);
-    const value = this.getSettings(tenantId);
-    this.cached.set(tenantId, { at: now, version, value });
-    value.catch(() => this.cached.delete(tenantId));
-    if (this.cached.size > 10_000) {
-      for (const [id, entry] of this.cached) if (now - entry.at >= this.cacheTtlMs) this.cached.delete(id);
-    }
-    return value;
+    return this.cached.get(tenantId);
   }
 
   /**
@@ -235,7 +228,6 @@ export class ConfigStore {
       );
       return { ...content, policies };
     });
-    this.cached.delete(tenantId);
     await this.configVersions.changed(tenantId);
     return settingsOf(stored).policies;
   }
@@ -243,7 +235,6 @@ export class ConfigStore {
   /** Sets the given fields only; the others keep their stored value or default. */
   async patchSettings(tenantId: string, patch: SettingsPatch): Promise<TenantSettingsType> {
     const stored = await this.settings.revise(tenantId, (current) => applyPatch(contentOf(current), patch));
-    this.cached.delete(tenantId);
     await this.configVersions.changed(tenantId);
     return settingsOf(stored);
   }

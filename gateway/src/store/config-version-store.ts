@@ -31,8 +31,9 @@ export class ConfigVersionStore {
 
   /** Raises the tenant's version after a change; returns the new one. */
   async changed(tenantId: string): Promise<number> {
+    const startedAt = Date.now();
     const { version } = await this.docs.revise(tenantId, (current) => ({ version: (current?.version ?? 0) + 1 }));
-    this.versions.observe(tenantId, version);
+    this.versions.confirm(tenantId, version, startedAt);
     if (this.settleMs > 0) await new Promise((resolve) => setTimeout(resolve, this.settleMs));
     return version;
   }
@@ -41,5 +42,13 @@ export class ConfigVersionStore {
   async read(tenantId: string): Promise<number> {
     const doc = await this.docs.get(tenantId);
     return typeof doc?.version === 'number' ? doc.version : 0;
+  }
+
+  /** Reads the tenant's stored version and confirms it in `versions` (TenantVersions.confirm). */
+  async confirm(tenantId: string): Promise<number> {
+    const startedAt = Date.now();
+    const version = await this.read(tenantId);
+    this.versions.confirm(tenantId, version, startedAt);
+    return version;
   }
 }

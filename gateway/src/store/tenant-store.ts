@@ -1,8 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import { z } from 'zod';
-import { COLLECTIONS, ulid } from '@vigil/proto';
+import { COLLECTIONS, TenantVersions, ulid } from '@vigil/proto';
 import type { Limit } from '../rate-limit/window-counter';
+import { ConfigVersionStore } from './config-version-store';
 
 /** A tenant's own per-key rate limit: requests (0: none) per window of 1 second to a day. */
 export const TenantRateLimit = z.object({
@@ -51,11 +52,14 @@ export class TenantStore {
   private readonly tenants: Collection<TenantDoc>;
   private readonly keys: Collection<ApiKeyDoc>;
   private readonly versions: Collection<{ _id: string; version?: number }>;
+  /** Raises a tenant's configuration version when a key of it is revoked or its rate limit changes. */
+  private readonly configVersions: ConfigVersionStore;
 
   constructor(db: Db) {
     this.tenants = db.collection(COLLECTIONS.tenants);
     this.keys = db.collection(COLLECTIONS.apiKeys);
     this.versions = db.collection(COLLECTIONS.configVersions);
+    this.configVersions = new ConfigVersionStore(db, new TenantVersions());
   }
 
   async ensureIndexes(): Promise<void> {
@@ -92,12 +96,19 @@ export class TenantStore {
     return { doc, key };
   }
 
-  /** True when the key existed and was not revoked yet. */
+  /**
+   * True when the key existed and was not revoked yet. The tenant's configuration version is raised after, so every
+   * gateway drops the key at its next version check (ApiKeyAuthenticator); a key found revoked already raises it
+   * again, in case a revocation failed between its two writes.
+   */
   async revokeKey(keyId: string): Promise<boolean> {
+    const key = await this.keys.findOne({ _id: keyId }, { projection: { tenantId: 1, revokedAt: 1 } });
+    if (!key) return false;
     const result = await this.keys.updateOne(
       { _id: keyId, revokedAt: { $exists: false } },
       { $set: { revokedAt: new Date() } },
     );
+    await this.configVersions.changed(key.tenantId);
     return result.modifiedCount === 1;
   }
 
@@ -127,6 +138,9 @@ export class TenantStore {
   /** Sets the tenant's own rate limit, or removes it (`null`: the default applies). False when there is no tenant. */
   async setRateLimit(tenantId: string, limit: Limit | null): Promise<boolean> {
     const update = limit ? { $set: { rateLimit: limit } } : { $unset: { rateLimit: '' as const } };
-    return (await this.tenants.updateOne({ _id: tenantId }, update)).matchedCount === 1;
+    if ((await this.tenants.updateOne({ _id: tenantId }, update)).matchedCount !== 1) return false;
+    // Every gateway reads the tenant's limit again at its next version check (ApiKeyAuthenticator).
+    await this.configVersions.changed(tenantId);
+    return true;
   }
 }

@@ -62,6 +62,20 @@ describe('ingestRecord', () => {
     );
     expect(accepted.userId).toBe(userIdFor('t1', 'u1'));
     expect(sent[0]!.value).toMatchObject({ configVersion: 7 });
+    expect(sent[0]!.value).not.toHaveProperty('configConfirmed');
+  });
+
+  it('says the version is confirmed only while its last confirmation is recent', async () => {
+    const { deps, sent } = fakes(100);
+    const versions = new TenantVersions({ confirmedForMs: 60_000 });
+    deps.versions = versions;
+    versions.confirm('t1', 0);
+    await ingestRecord(deps, caller, input);
+    expect(sent[0]!.value).toMatchObject({ configVersion: 0, configConfirmed: true });
+    versions.confirm('t1', 3, Date.now() - 120_000);
+    await ingestRecord(deps, caller, input);
+    expect(sent[1]!.value).toMatchObject({ configVersion: 3 });
+    expect(sent[1]!.value).not.toHaveProperty('configConfirmed');
   });
 
   it('fails, naming nothing accepted, when Kafka does not take the command', async () => {

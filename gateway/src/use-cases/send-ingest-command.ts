@@ -19,12 +19,14 @@ export function sendIngestCommand(
   // The configuration version known when the request was accepted: the moderator judges it with rules at least
   // that new, and stamps it on the events the notifier fans out.
   const configVersion = deps.versions.of(tenantId);
+  const confirmed = deps.versions.isConfirmed(tenantId);
   const command = make({
     id: ulid(),
     tenantId,
     issuedAt: new Date().toISOString(),
     correlationId: caller.requestId,
-    ...(configVersion > 0 ? { configVersion } : {}),
+    ...(configVersion > 0 || confirmed ? { configVersion } : {}),
+    ...(confirmed ? { configConfirmed: true } : {}),
   });
   return deps.commands.send({ topic: deps.topics.ingest, key, id: command.id, type: command.type, value: command });
 }

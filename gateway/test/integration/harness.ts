@@ -169,7 +169,8 @@ async function compose(
     options.moderatorAddress ?? `127.0.0.1:${await closedPort()}`,
     options.moderatorToken ?? grpcToken(),
   );
-  const versions = new TenantVersions();
+  // Confirmed versions are stamped as such for as long as the key cache's time to live below.
+  const versions = new TenantVersions({ confirmedForMs: 200 });
   const moderator = new ModeratorClient(
     grpcClient,
     { moderateMs: options.moderateTimeoutMs ?? 5000, defaultMs: 5000 },

@@ -1,5 +1,11 @@
 import type * as grpc from '@grpc/grpc-js';
-import { CONFIG_VERSION_METADATA, parseConfigVersion, ulid, type TenantVersions } from '@vigil/proto';
+import {
+  CONFIG_CONFIRMED_METADATA,
+  CONFIG_VERSION_METADATA,
+  parseConfigVersion,
+  ulid,
+  type TenantVersions,
+} from '@vigil/proto';
 import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
@@ -112,7 +118,9 @@ export function unary<Req extends { tenantId?: string }, Res>(
       .then(() => required(call.request.tenantId, 'tenant_id'))
       .then(async (tenantId) => {
         await tenants.assertKnown(tenantId);
-        versions.observe(tenantId, parseConfigVersion(call.metadata.get(CONFIG_VERSION_METADATA)[0]));
+        const version = parseConfigVersion(call.metadata.get(CONFIG_VERSION_METADATA)[0]);
+        if (call.metadata.get(CONFIG_CONFIRMED_METADATA)[0] === '1') versions.confirm(tenantId, version);
+        else versions.observe(tenantId, version);
         moderateLimit.touch(tenantId);
         const leave = activity.enter(tenantId);
         try {

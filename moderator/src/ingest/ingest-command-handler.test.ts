@@ -71,6 +71,20 @@ describe('IngestCommandHandler', () => {
     expect(t.moderated).toHaveLength(1);
     expect(t.moderated[0]).toMatchObject({ tenantId: 'ten_1', clientId: 'post-1', commandId: 'cmd_1', sampled: true });
     expect(t.versions.of('ten_1')).toBe(7);
+    expect(t.versions.confirmedAt('ten_1', 7)).toBe(0);
+  });
+
+  it("confirms a confirmed command's version as of when the gateway accepted it, never later than now", async () => {
+    const t = setup();
+    const issuedAt = new Date(Date.now() - 5_000).toISOString();
+    await t.handler.handle(message(ingest({ configVersion: 7, configConfirmed: true, issuedAt })), log);
+    expect(t.versions.confirmedAt('ten_1', 7)).toBe(Date.parse(issuedAt));
+    const future = new Date(Date.now() + 60_000).toISOString();
+    await t.handler.handle(
+      message(ingest({ id: 'cmd_2', configVersion: 7, configConfirmed: true, issuedAt: future })),
+      log,
+    );
+    expect(t.versions.confirmedAt('ten_1', 7)).toBeLessThan(Date.parse(future));
   });
 
   it.each([

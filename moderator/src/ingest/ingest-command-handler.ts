@@ -28,7 +28,7 @@ export interface IngestCommandHandlerOptions {
   /** Commands for a tenant that does not exist are dead-lettered (`unknown_tenant`), never applied or retried. */
   tenants: Pick<KnownTenants, 'assertKnown'>;
   /** Each command's tenant configuration version is recorded here before the command is applied. */
-  versions: Pick<TenantVersions, 'observe'>;
+  versions: Pick<TenantVersions, 'observe' | 'confirm'>;
 }
 
 /**
@@ -53,7 +53,12 @@ export class IngestCommandHandler implements IngestHandler {
       return { kind: 'dead', reason: `invalid_command: ${where}` };
     }
     const command = parsed.data;
-    this.options.versions.observe(command.tenantId, command.configVersion);
+    if (command.configConfirmed) {
+      // Confirmed when the gateway accepted it (by its clock, never later than now): a backlog confirms nothing new.
+      const issuedAt = Date.parse(command.issuedAt);
+      const at = Number.isFinite(issuedAt) ? Math.min(issuedAt, Date.now()) : 0;
+      this.options.versions.confirm(command.tenantId, command.configVersion ?? 0, at);
+    } else this.options.versions.observe(command.tenantId, command.configVersion);
     const context = { tenantId: command.tenantId, correlationId: command.correlationId };
     const commandLog = log.child({ commandId: command.id, type: command.type, tenantId: command.tenantId });
     try {

@@ -1,4 +1,4 @@
-import { COLLECTIONS, DEFAULT_SETTINGS, TenantSettings, type TenantVersions } from '@vigil/proto';
+import { COLLECTIONS, DEFAULT_SETTINGS, TenantSettings, isCurrent, type TenantVersions } from '@vigil/proto';
 import { DEFAULT_RULES, StoredRuleSet, type RuleSet } from '@vigil/proto/rules';
 import type { Db, Document } from 'mongodb';
 import type { Logger } from 'pino';
@@ -17,7 +17,9 @@ export interface TenantConfig {
  * Settings and rules per tenant (written by the gateway), cached so that a burst of moderations costs one read;
  * concurrent misses share one read. An entry serves until a newer configuration version of its tenant is seen (the
  * gateway stamps the version it knows on every call and command: a change made through it applies to the next
- * moderation), and at most `ttlMs` (the bound for a change this process has not heard of). A stored document that no
+ * moderation), and at most `ttlMs` (the bound for a change this process has not heard of) after it was read or its
+ * version last confirmed by a call or command (TenantVersions.confirm): a tenant with steady traffic is read once
+ * per change, not once per `ttlMs`. A stored document that no
  * longer parses falls back to the defaults.
  */
 export class TenantConfigCache {
@@ -41,7 +43,7 @@ export class TenantConfigCache {
   get(tenantId: string): Promise<TenantConfig> {
     const now = Date.now();
     const hit = this.entries.get(tenantId);
-    if (hit && now - hit.at < this.ttlMs && this.versions.fresh(tenantId, hit.version)) return hit.value;
+    if (hit && isCurrent(this.versions, tenantId, hit, now, this.ttlMs)) return hit.value;
     // The version known before the read starts: what the read returns is at least that new.
     const version = this.versions.of(tenantId);
     const value = this.read(tenantId);
