@@ -9,7 +9,7 @@ import type { RetroMatchInput, RetroOutcome } from './retro-match';
 import type { RetroPassCounts, RetroPassDoc, RetroPassStore } from './retro-pass-store';
 
 export interface RetroRunnerOptions {
-  passes: RetroPassStore;
+  passes: Pick<RetroPassStore, 'openPasses' | 'claim' | 'progress' | 'release' | 'finish'>;
   records: Pick<RecordHashStore, 'bucket'>;
   hashes: Pick<HashBankStore, 'bankById' | 'hashesById' | 'hashesOfChange'>;
   /** Acts on one candidate record (retro-match.ts). */
