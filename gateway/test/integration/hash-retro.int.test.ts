@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { COLLECTIONS, recordIdFor } from '@vigil/proto';
+import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
 import type { Receiver } from '../../../deploy/e2e/support';
 import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, startServiceStack, type Gateway, type ServiceStack } from './harness';
@@ -12,7 +13,9 @@ import { startGateway, startServiceStack, type Gateway, type ServiceStack } from
 // (`npm run build` first), the images served by a local HTTP server, webhooks received on 127.0.0.1. Nothing sleeps.
 
 const WAIT = 60_000;
-const PHOTOS = path.resolve(__dirname, '../../../moderator/src/engine/images/pdq/fixtures/photos/bridge-mods');
+const PHOTOS = path.resolve(__dirname, '../../../moderator/src/engine/images/pdq/fixtures/photos');
+/** The photos served, by file name. */
+const SERVED = ['bridge-mods', 'misc-images'].map((dir) => path.join(PHOTOS, dir));
 /** The reference's PDQ hash of `aaa-orig.jpg` (fixtures/reference.json); `shrink-a-lot.jpg` is near it. */
 const ORIGINAL = 'd8f8f0cee0f4a84f0637022a078f67f0b36e2ed596621e1d33e6339c4e9c9b22';
 
@@ -21,8 +24,8 @@ let base: string;
 
 beforeAll(async () => {
   images = http.createServer((req, res) => {
-    const file = path.join(PHOTOS, path.basename(req.url ?? ''));
-    if (!existsSync(file)) return void res.writeHead(404).end();
+    const file = SERVED.map((dir) => path.join(dir, path.basename(req.url ?? ''))).find((name) => existsSync(name));
+    if (!file) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'image/jpeg' }).end(readFileSync(file));
   });
   await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
@@ -47,6 +50,7 @@ function tenantApi(gw: Gateway, tenant: { tenantId: string; key: string }) {
   const call = (method: string, route: string, body?: unknown) =>
     gw.request(method, `/api/v1${route}`, { key: tenant.key, ...(body !== undefined ? { body } : {}) });
   return {
+    tenantId: tenant.tenantId,
     call,
     moderate: (clientId: string, image: string, extra: Record<string, unknown> = {}) =>
       call('POST', '/moderate', {
@@ -189,6 +193,44 @@ describe('retroactive matching', () => {
     const kept = gw.db.collection(COLLECTIONS.recordImageHashes);
     expect(await kept.countDocuments({ _id: api.idOf('passing') as never })).toBe(0);
     expect(await kept.countDocuments({ _id: api.idOf('early') as never })).toBe(1);
+  });
+
+  it('suspends the user of a record an exact flag_and_suspend bank matches afterwards, naming the bank', async () => {
+    expect((await api.call('PATCH', '/settings', { suspensionThreshold: 5 })).status).toBe(200);
+    const bank = await api.call('POST', '/hash-banks', {
+      name: 'Exact',
+      kind: 'md5',
+      policy: 'known-abuse',
+      action: 'flag_and_suspend',
+    });
+    expect(bank.status).toBe(201);
+    const exactId = bank.body.data.id as string;
+    const user = { clientId: 'u1', email: 'u1@example.com' };
+    expect((await api.moderate('member-post', 'small.jpg', { user })).body.status).toBe('Compliant');
+
+    const md5 = createHash('md5')
+      .update(readFileSync(path.join(PHOTOS, 'misc-images', 'small.jpg')))
+      .digest('hex');
+    expect((await api.call('POST', `/hash-banks/${exactId}/hashes`, { hashes: [{ hash: md5 }] })).status).toBe(201);
+    await waitFor(
+      async () => (await api.call('GET', `/hash-banks/${exactId}`)).body.data.lastRetroPass?.state === 'succeeded',
+      { timeoutMs: WAIT, what: 'the exact bank’s pass to succeed' },
+    );
+    expect(await api.record('member-post')).toMatchObject({
+      moderationStatus: 'Flagged',
+      reasons: [`Image 1 matched hash bank "Exact" (${exactId}, md5 distance 0)`],
+    });
+    const userId = userIdFor(api.tenantId, 'u1');
+    expect((await api.call('GET', `/users/${userId}`)).body.data.actionStatus).toBe('Suspended');
+    const suspended = await gw.db
+      .collection(COLLECTIONS.events)
+      .findOne({ stream: `user-${userId}`, type: 'UserStatusChanged' });
+    expect(suspended?.data).toMatchObject({
+      status: 'Suspended',
+      via: 'Automation Flagged Record',
+      viaRecordId: api.idOf('member-post'),
+      reason: `Matched hash bank "Exact" (${exactId}), whose action suspends the user`,
+    });
   });
 });
 
