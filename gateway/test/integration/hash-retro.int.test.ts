@@ -240,8 +240,8 @@ describe('a retroactive pass whose moderator is killed', () => {
   const env = {
     IMAGE_ALLOWED_CIDRS: '127.0.0.0/8',
     HASH_THREADS: '1',
-    HASH_RETRO_SCAN_RATE_PER_S: '3',
-    HASH_RETRO_BUSY_SCAN_RATE_PER_S: '3',
+    HASH_RETRO_RATE_PER_S: '3',
+    HASH_RETRO_BUSY_RATE_PER_S: '3',
     HASH_RETRO_LEASE_MS: '2000',
     HASH_RETRO_POLL_MS: '300',
   };

@@ -19,8 +19,8 @@ const MAX_ATTEMPTS = 5;
 
 export type HashRetroConfig = Pick<
   Config,
-  | 'HASH_RETRO_SCAN_RATE_PER_S'
-  | 'HASH_RETRO_BUSY_SCAN_RATE_PER_S'
+  | 'HASH_RETRO_RATE_PER_S'
+  | 'HASH_RETRO_BUSY_RATE_PER_S'
   | 'HASH_RETRO_LEASE_MS'
   | 'HASH_RETRO_POLL_MS'
   | 'RETROACTION_RATE_PER_S'
@@ -67,12 +67,12 @@ export async function hashRetroModule(
     hashes: deps.banks.store,
     act: (input) => retroMatch(deps.moderation(), deps.banks.matcher, input),
     log: moduleLog,
-    scanRatePerSecond: config.HASH_RETRO_SCAN_RATE_PER_S,
+    scanRatePerSecond: config.HASH_RETRO_RATE_PER_S,
     actRatePerSecond: config.RETROACTION_RATE_PER_S,
     live: {
       gate: deps.liveActivity,
       quietMs: LIVE_QUIET_MS,
-      scanRatePerSecond: config.HASH_RETRO_BUSY_SCAN_RATE_PER_S,
+      scanRatePerSecond: config.HASH_RETRO_BUSY_RATE_PER_S,
       actRatePerSecond: config.BACKTEST_BUSY_RATE_PER_S,
     },
     leaseMs: config.HASH_RETRO_LEASE_MS,
