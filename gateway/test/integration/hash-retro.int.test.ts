@@ -294,7 +294,7 @@ describe('a retroactive pass whose moderator is killed', () => {
     expect(done.attempt).toBe(2);
     expect(done.counts).toEqual({ scanned: 12, matched: 12, flagged: 12, heldByHumans: 0 });
     for (const clientId of clientIds) {
-      const byPass = (await api.events(clientId)).filter((event) => event.correlationId === done._id);
+      const byPass = (await api.events(clientId)).filter((event) => event.correlationId === String(done._id));
       expect(byPass.map((event) => event.data.status)).toEqual(['Flagged']);
     }
   });

@@ -39,7 +39,13 @@ function recordWith(
     {
       type: 'UpsertRecord',
       recordId: RECORD,
-      input: { clientId: 'post-1', name: 'Post', entity: 'post', content: { text: 'hello' }, userId: 'usr_1' },
+      input: {
+        clientId: 'post-1',
+        name: 'Post',
+        entity: 'post',
+        content: { text: 'hello', imageUrls: [], externalUrls: [] },
+        userId: 'usr_1',
+      },
       passthrough: options.passthrough ?? false,
     },
     context,
