@@ -1,6 +1,7 @@
 import type { DomainEvent } from '@vigil/proto';
 import type { Reaction } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
+import type { RecordState } from '../../domain/record';
 import type { RecordHashStore } from './record-hash-store';
 
 /**
@@ -29,5 +30,17 @@ export function recordHashReaction(
         }
       }
     },
+  };
+}
+
+/**
+ * The same copy written from a record folded again (rebuild-projections): its hashes when it keeps some, none once
+ * deleted. So a rebuild also fills the copy for records moderated before it existed.
+ */
+export function recordHashRefill(store: Pick<RecordHashStore, 'put' | 'remove'>) {
+  return async (record: RecordState): Promise<void> => {
+    if (record.deleted) await store.remove(record._id);
+    else if (record.imageHashes?.length && !record.passthrough)
+      await store.put(record.tenantId, record._id, record.imageHashes);
   };
 }

@@ -91,7 +91,8 @@ export class RetroPassStore {
       counts: zeroRetroCounts(),
       bucketCounts: zeroRetroCounts(),
     };
-    await guarded(() => this.passes.insertOne(doc));
+    // A retried insert that landed before finds itself: the same pass.
+    await guarded(() => insertUnlessExists(this.passes, doc));
     const ended = (await this.ofBank(pass.bankId)).filter((other) => !other.open).slice(KEPT_PER_BANK);
     for (const old of ended) {
       await guarded(() => this.passes.deleteOne({ _id: old._id }));

@@ -2,7 +2,9 @@ import pino from 'pino';
 import type { DomainEvent } from '@vigil/proto';
 import { HashBankUseCases } from '../hash-bank-use-cases';
 import type { BankDoc, HashBankStore, HashDoc } from '../hash-bank-store';
-import { recordHashReaction } from './record-hash-reaction';
+import { UnavailableError } from '../../domain/errors';
+import { recordHashReaction, recordHashRefill } from './record-hash-reaction';
+import type { RecordState } from '../../domain/record';
 import { RetroQueue } from './retro-queue';
 import type { RetroPassDoc } from './retro-pass-store';
 
@@ -172,5 +174,48 @@ describe('recordHashReaction', () => {
     const { reaction, failures } = reactionWith(true);
     await expect(reaction.react([moderated({ via: 'AI', imageHashes: [image] })])).resolves.toBeUndefined();
     expect(failures()).toBe(1);
+  });
+});
+
+describe('recordHashRefill (rebuild-projections)', () => {
+  const image = { position: 1, md5: 'a'.repeat(32), sha256: 'b'.repeat(64), pdq: PDQ };
+  const record = (over: Partial<RecordState>) =>
+    ({ _id: 'rec_1', tenantId: 'ten_1', deleted: false, passthrough: false, ...over }) as RecordState;
+
+  it.each([
+    ['writes the hashes of a record that keeps some', record({ imageHashes: [image] }), ['put ten_1 rec_1']],
+    ['removes those of a deleted record', record({ deleted: true, imageHashes: [image] }), ['remove rec_1']],
+    ['writes nothing for a record without hashes', record({}), []],
+  ])('%s', async (_name, state, expected) => {
+    const writes: string[] = [];
+    const refill = recordHashRefill({
+      put: (tenantId, recordId) => Promise.resolve(void writes.push(`put ${tenantId} ${recordId}`)),
+      remove: (recordId) => Promise.resolve(void writes.push(`remove ${recordId}`)),
+    });
+    await refill(state);
+    expect(writes).toEqual(expected);
+  });
+});
+
+describe('RetroQueue', () => {
+  it('stores a pass again after a store blip, with the same id, and gives up on other failures', async () => {
+    const ids: string[] = [];
+    let failures = 1;
+    const queue = new RetroQueue({
+      create: (pass) => {
+        ids.push(pass._id);
+        if (failures-- > 0) return Promise.reject(new UnavailableError('database unavailable'));
+        return Promise.resolve({ ...pass } as RetroPassDoc);
+      },
+      ofBank: () => Promise.resolve([]),
+    });
+    const pass = await queue.queue(bank(), [hash()], 'added');
+    expect(ids).toEqual([pass?._id, pass?._id]);
+
+    const broken = new RetroQueue({
+      create: () => Promise.reject(new Error('bad document')),
+      ofBank: () => Promise.resolve([]),
+    });
+    await expect(broken.queue(bank(), [hash()], 'added')).rejects.toThrow('bad document');
   });
 });
