@@ -122,7 +122,10 @@ export const RetroPassView = z
     matched: z.number().int().meta({ description: 'Records with an image within the bank’s distance of a hash.' }),
     flagged: z.number().int().meta({ description: 'Records flagged, or whose flag gained the bank’s reason.' }),
     heldByHumans: z.number().int().meta({ description: 'Matched records left as a person decided them.' }),
-    error: z.enum(['too_many_attempts', 'engine_error']).nullable(),
+    error: z
+      .enum(['too_many_attempts'])
+      .nullable()
+      .meta({ description: 'Why a failed pass failed: each of its attempts stopped (an outage, a runner lost).' }),
     createdAt: z.string(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),

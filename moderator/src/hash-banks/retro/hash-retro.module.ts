@@ -55,7 +55,7 @@ export async function hashRetroModule(
   );
   const recordCounter = counter(
     'moderator_hash_retro_records_total',
-    'Records a retroactive hash pass matched, by outcome (flagged, heldByHumans, unchanged, gone)',
+    'Records a retroactive hash pass matched, by outcome (flagged, heldByHumans, unchanged, gone, error: skipped)',
   );
   const failedWrites = counter(
     'moderator_hash_retro_projection_writes_total',

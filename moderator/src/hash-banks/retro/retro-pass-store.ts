@@ -5,7 +5,8 @@ import { guarded } from '../../store/mongo-errors';
 export type RetroPassState = 'queued' | 'running' | 'succeeded' | 'failed';
 /** What started a pass: hashes added (one by one or imported), or a hash enabled or reconfirmed again. */
 export type RetroTrigger = 'added' | 'enabled' | 'confirmed';
-export type RetroFailure = 'too_many_attempts' | 'engine_error';
+/** Why a pass failed: each of its attempts stopped (a store outage, a failure matching a record, a runner lost). */
+export type RetroFailure = 'too_many_attempts';
 
 export interface RetroPassCounts {
   /** Records whose stored image hashes were compared. */

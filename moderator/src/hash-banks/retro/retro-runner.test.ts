@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { UnavailableError } from '../../domain/errors';
 import type { BankDoc, HashDoc } from '../hash-bank-store';
 import { bucketId, bucketOf, RECORD_HASH_BUCKETS, type RecordHashDoc } from './record-hash-store';
 import type { RetroMatchInput, RetroOutcome } from './retro-match';
@@ -102,7 +103,7 @@ class MemoryPasses {
     passId: string,
     attempt: number,
     state: 'succeeded' | 'failed',
-    outcome: { counts?: RetroPassCounts; error?: 'too_many_attempts' | 'engine_error' } = {},
+    outcome: { counts?: RetroPassCounts; error?: 'too_many_attempts' } = {},
   ) => {
     const pass = this.pass(passId);
     if (pass.attempt === attempt) Object.assign(pass, { state, open: false, ...outcome });
@@ -322,14 +323,30 @@ describe('RetroRunner', () => {
     expect(records.reads).toEqual([]);
   });
 
-  it('leaves a pass whose work failed to be taken over after the lease', async () => {
+  it('leaves a pass the store failed under to be taken over after the lease', async () => {
     const passes = new MemoryPasses();
     passes.add();
     const { runner } = runnerWith(passes, recordsOf([{ id: 'rec_near', pdq: PDQ }]), {
-      act: () => Promise.reject(new Error('store down')),
+      act: () => Promise.reject(new UnavailableError('database unavailable')),
     });
     await runner.runDue();
     expect(passes.pass()).toMatchObject({ state: 'running', open: true, attempt: 1 });
+  });
+
+  it('skips a record whose match fails for good, and goes on with the others', async () => {
+    const passes = new MemoryPasses();
+    passes.add();
+    const records = recordsOf([
+      { id: 'rec_bad', pdq: PDQ },
+      { id: 'rec_good', pdq: PDQ },
+    ]);
+    const { runner, acted } = runnerWith(passes, records, {
+      act: (input) =>
+        input.recordId === 'rec_bad' ? Promise.reject(new Error('bad record')) : Promise.resolve('flagged'),
+    });
+    await runner.runDue();
+    expect(acted.sort()).toEqual(['rec_bad', 'rec_good']);
+    expect(passes.pass()).toMatchObject({ state: 'succeeded', counts: { matched: 2, flagged: 1 } });
   });
 
   it('paces the records it compares: 10 at 20 a second take at least 0.45 s', async () => {

@@ -1,5 +1,6 @@
 import { ulid } from '@vigil/proto';
 import type { Logger } from 'pino';
+import { AppError } from '../../domain/errors';
 import { Pacer, type LivePriority } from '../../backtest/pacer';
 import { BankIndex } from '../bank-index';
 import { bankInfo, putHash } from '../bank-indexes';
@@ -30,7 +31,7 @@ export interface RetroRunnerOptions {
   /** Records read at once, and between two progress writes. */
   chunk: number;
   onPass?: (outcome: 'succeeded' | 'failed' | 'interrupted' | 'lost') => void;
-  onRecord?: (outcome: RetroOutcome) => void;
+  onRecord?: (outcome: RetroOutcome | 'error') => void;
 }
 
 /** The runner must let go (stopping), or a later attempt took the pass over. */
@@ -158,13 +159,7 @@ export class RetroRunner {
           if (!matches(index, doc)) continue;
           counts.matched += 1;
           await actPacer.turn(1);
-          const outcome = await this.options.act({
-            tenantId: pass.tenantId,
-            recordId: doc._id,
-            passId: pass._id,
-            hashIds,
-            moderationId: `mod_${ulid()}`,
-          });
+          const outcome = await this.actOn(pass, doc._id, hashIds);
           this.options.onRecord?.(outcome);
           if (outcome === 'flagged') counts.flagged += 1;
           if (outcome === 'heldByHumans') counts.heldByHumans += 1;
@@ -175,6 +170,33 @@ export class RetroRunner {
       await this.progress(pass, { bucket: bucket + 1, counts, bucketCounts: counts });
     }
     return counts;
+  }
+
+  /**
+   * Acts on one record. A failure worth retrying (the store is down) stops the attempt, which the next one resumes; any
+   * other is logged and the record skipped, so that one record never holds the pass back.
+   */
+  private async actOn(
+    pass: RetroPassDoc,
+    recordId: string,
+    hashIds: ReadonlySet<string>,
+  ): Promise<RetroOutcome | 'error'> {
+    try {
+      return await this.options.act({
+        tenantId: pass.tenantId,
+        recordId,
+        passId: pass._id,
+        hashIds,
+        moderationId: `mod_${ulid()}`,
+      });
+    } catch (err) {
+      if (err instanceof AppError && err.retriable) throw err;
+      this.options.log.warn(
+        { err, passId: pass._id, tenantId: pass.tenantId, recordId },
+        'hash retro match failed, record skipped',
+      );
+      return 'error';
+    }
   }
 
   private async progress(
