@@ -11,6 +11,7 @@ import { engineModule, imageFetcherFor, type EngineConfig } from './engine/engin
 import { erasureModule } from './erasure/erasure.module';
 import { grpcModule } from './grpc/grpc.module';
 import { hashBanksModule, type HashBanksConfig } from './hash-banks/hash-banks.module';
+import { hashRetroModule, type HashRetroConfig } from './hash-banks/retro/hash-retro.module';
 import type { GrpcServerConfig } from './grpc/server';
 import { ingestModule, type IngestConfig } from './ingest/ingest.module';
 import { ensureTopics } from './kafka/topics-setup';
@@ -37,6 +38,7 @@ export type ModeratorConfig = Pick<
 > &
   EngineConfig &
   HashBanksConfig &
+  HashRetroConfig &
   OutboxConfig &
   BacktestConfig &
   IngestConfig &
@@ -114,10 +116,21 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
   const shadow: ShadowModule = shadowModule(parts, { engine: engine.engine, precision: precision.precision });
   const transparency = await transparencyModule(parts);
+  // Its reaction keeps the records' image hashes; its passes write through the use cases built below.
+  const hashRetro = await hashRetroModule(config, parts, {
+    banks: hashBanks,
+    moderation: () => useCases,
+    liveActivity: engine.textActivity,
+  });
 
-  // What runs after each commit, each reaction on the event types it declares (PRECISION_EVENTS, TRANSPARENCY_EVENTS);
-  // the commit's caller waits for them. A reaction's failure is logged and counted by its module, never thrown.
-  const reactions: Reaction<DomainEvent>[] = [...precision.reactions, ...transparency.reactions];
+  // What runs after each commit, each reaction on the event types it declares (PRECISION_EVENTS, TRANSPARENCY_EVENTS,
+  // the record image hashes); the commit's caller waits for them. A reaction's failure is logged and counted by its
+  // module, never thrown.
+  const reactions: Reaction<DomainEvent>[] = [
+    ...precision.reactions,
+    ...transparency.reactions,
+    ...hashRetro.reactions,
+  ];
   const useCases = createUseCases({
     store,
     engine: engine.engine,
@@ -142,6 +155,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     transparency,
     shadow,
     erasureModule(parts, store.reportClaims),
+    hashRetro,
     await backtestModule(config, parts, {
       engine: engine.engine,
       liveActivity: engine.textActivity,

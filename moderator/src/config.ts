@@ -210,6 +210,26 @@ const schema = z.object({
    * next image), milliseconds. Default 600000 (10 minutes).
    */
   HASH_BANK_IDLE_MS: z.coerce.number().int().positive().default(600000),
+  /**
+   * Stored records a retroactive hash pass compares with a bank's new hashes per second at most, per pass (a read of
+   * about 200 bytes and a few index probes each). Default 2000.
+   */
+  HASH_RETRO_RATE_PER_S: z.coerce.number().int().min(1).max(1_000_000).default(2000),
+  /**
+   * The same while this moderator serves live moderations (any within the last second); the pass's flags are written at
+   * the retroactions' rates (RETROACTION_RATE_PER_S, BACKTEST_BUSY_RATE_PER_S). Default 200.
+   */
+  HASH_RETRO_BUSY_RATE_PER_S: z.coerce.number().int().min(1).max(1_000_000).default(200),
+  /**
+   * A retroactive pass whose runner wrote no progress for this long is taken over by another moderator, milliseconds.
+   * Default 30000.
+   */
+  HASH_RETRO_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30000),
+  /**
+   * How often an idle moderator looks for retroactive passes queued elsewhere (the admin CLI, another replica) or
+   * left by a runner that died, milliseconds; a pass queued through this moderator starts at once. Default 5000.
+   */
+  HASH_RETRO_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
   /** Running time of one image's decoding and classification, milliseconds. Default 5000. */
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**

@@ -211,6 +211,18 @@ export const COLLECTION_MAP = {
   hashBankChanges: { name: 'hash_bank_changes', owner: 'moderator', readers: [] },
   /** The last change number written per tenant (`{_id: tenantId, n}`), where a replica loading an index starts. */
   hashBankHeads: { name: 'hash_bank_heads', owner: 'moderator', readers: [] },
+  /**
+   * The image hashes of each record that has some (`_id`: record id, `tenantId`, `bucket` `<tenantId>#<k>`, the hashes):
+   * a compact copy that a retroactive pass reads bucket by bucket, rather than the records' whole documents.
+   */
+  recordImageHashes: { name: 'record_image_hashes', owner: 'moderator', readers: [] },
+  /**
+   * Retroactive passes (`_id`: `hrp_…`): a bank's new hashes (by id, never by value) matched against stored records,
+   * with their state, progress and counts.
+   */
+  hashRetroPasses: { name: 'hash_retro_passes', owner: 'moderator', readers: [] },
+  /** Claims on passes (`_id`: `<passId>#<attempt>`): a unique insert gives each attempt to one moderator. */
+  hashRetroClaims: { name: 'hash_retro_claims', owner: 'moderator', readers: [] },
 
   // notifier
   deliveries: {

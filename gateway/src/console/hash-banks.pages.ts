@@ -4,7 +4,7 @@ import { BankAction, HASH_BANK_LIMITS, HashKind, withDefaultPolicy } from '@vigi
 import { NotFoundError } from '../errors';
 import { requestIdOf } from '../http/request-id';
 import { parseWith } from '../http/validate';
-import { AddHashesBody, CreateHashBankBody } from '../routes/hash-banks/hash-banks.schema';
+import { AddHashesBody, CreateHashBankBody, type RetroPassView } from '../routes/hash-banks/hash-banks.schema';
 import { addBankHashes } from '../use-cases/hash-banks/add-bank-hashes';
 import { createHashBank } from '../use-cases/hash-banks/create-hash-bank';
 import { getHashBank } from '../use-cases/hash-banks/get-hash-bank';
@@ -172,6 +172,7 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
             ${bank.negative ? badge('negative') : null} ${bank.enabled ? badge('enabled') : badge('disabled')}
           </p>
           ${bank.description ? html`<p class="muted">${bank.description}</p>` : null}
+          ${retroPassLine(bank.lastRetroPass)}
         </section>
         <table class="bank-hashes">
           <thead>
@@ -251,4 +252,14 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
     await withdrawBankHash(caller(ctx), bankId, idParam(ctx, 'hashId'));
     ctx.redirect(`/console/hash-banks/${bankId}`);
   });
+}
+
+/** The bank's newest retroactive pass, as a line of its card. */
+function retroPassLine(pass: RetroPassView | null) {
+  if (!pass) return null;
+  return html`<p class="muted" data-retro-pass="${pass.state}">
+    Matching stored records (${pass.trigger}, ${pass.hashes} hash${pass.hashes === 1 ? '' : 'es'}): ${badge(pass.state)}
+    ${pass.scanned} compared · ${pass.matched} matched · ${pass.flagged} flagged · ${pass.heldByHumans} left as people
+    decided${pass.error ? html` · <code>${pass.error}</code>` : null}
+  </p>`;
 }

@@ -298,6 +298,9 @@ describe('the console in a browser', () => {
     await waitFor(async () => (await hashOf()) !== undefined, { timeoutMs: WAIT, what: 'the added hash' });
     const added = (await hashOf())!;
     expect(added).toMatchObject({ enabled: true, review: 'unreviewed', metadata: { source: 'stopncii', case: '42' } });
+    // The hash added is matched against the tenant's stored records; the bank's card shows that pass.
+    await page.goto(`${gw.url}/console/hash-banks/${bankId}`);
+    await page.locator('[data-retro-pass]').getByText('1 hash').waitFor();
 
     const row = () => page.locator(`tr[data-id="${added.id}"]`);
     const press = async (label: string, expected: Record<string, unknown>) => {

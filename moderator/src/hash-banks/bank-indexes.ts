@@ -119,7 +119,7 @@ export function bankInfo(bank: BankDoc): BankInfo {
 }
 
 /** A hash acts while it is enabled and not deconfirmed; otherwise it leaves the index. */
-function putHash(index: BankIndex, hash: HashDoc): void {
+export function putHash(index: BankIndex, hash: HashDoc): void {
   if (hash.enabled && hash.review !== 'deconfirmed') {
     index.putHash({ id: hash._id, bankId: hash.bankId, value: hash.value });
   } else {

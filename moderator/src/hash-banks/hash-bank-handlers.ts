@@ -2,10 +2,12 @@ import type { HashMatchRecord, ModerationServiceHandlers } from '@vigil/proto';
 import type { HashMatch } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashMatch';
 import type { BankHash } from '@vigil/proto/dist/generated/vigil/moderation/v1/BankHash';
 import type { HashBank } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashBank';
+import type { RetroPass } from '@vigil/proto/dist/generated/vigil/moderation/v1/RetroPass';
 import { FailedPreconditionError } from '../domain/errors';
 import { required, unary, type HandlerDeps } from '../grpc/unary';
 import type { BankDoc, HashDoc } from './hash-bank-store';
 import type { HashBankUseCases } from './hash-bank-use-cases';
+import type { RetroPassDoc } from './retro/retro-pass-store';
 
 type HashBankMethods =
   | 'CreateHashBank'
@@ -43,9 +45,11 @@ export function createHashBankHandlers(deps: HandlerDeps): Pick<ModerationServic
         }),
       ),
     ),
-    GetHashBank: unary(deps, 'GetHashBank', async (request, tenantId) =>
-      toBankMessage(await banks().getBank(tenantId, bankId(request))),
-    ),
+    GetHashBank: unary(deps, 'GetHashBank', async (request, tenantId) => {
+      const bank = await banks().getBank(tenantId, bankId(request));
+      const pass = await banks().lastRetroPass(tenantId, bank._id);
+      return { ...toBankMessage(bank), ...(pass ? { lastRetroPass: toRetroPassMessage(pass) } : {}) };
+    }),
     ListHashBanks: unary(deps, 'ListHashBanks', async (_request, tenantId) => ({
       banks: (await banks().listBanks(tenantId)).map(toBankMessage),
     })),
@@ -135,6 +139,23 @@ export function toBankMessage(bank: BankDoc): HashBank {
     enabled: bank.enabled,
     createdAt: bank.createdAt.toISOString(),
     updatedAt: bank.updatedAt.toISOString(),
+  };
+}
+
+export function toRetroPassMessage(pass: RetroPassDoc): RetroPass {
+  return {
+    id: pass._id,
+    state: pass.state,
+    trigger: pass.trigger,
+    hashes: pass.hashIds.length,
+    scanned: pass.counts.scanned,
+    matched: pass.counts.matched,
+    flagged: pass.counts.flagged,
+    heldByHumans: pass.counts.heldByHumans,
+    createdAt: pass.createdAt.toISOString(),
+    startedAt: pass.startedAt?.toISOString(),
+    finishedAt: pass.finishedAt?.toISOString(),
+    error: pass.error,
   };
 }
 

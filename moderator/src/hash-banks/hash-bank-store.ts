@@ -273,7 +273,7 @@ export class HashBankStore {
   }
 
   /** The hashes a change wrote that still carry it (a later change that rewrote one carries that one). */
-  hashesOfChange(change: ChangeDoc): Promise<HashDoc[]> {
+  hashesOfChange(change: Pick<ChangeDoc, '_id'>): Promise<HashDoc[]> {
     return guarded(() => this.hashes.find({ change: change._id }).toArray());
   }
 

@@ -16,6 +16,8 @@ import type { ImageFetcher } from '../engine/images/fetch';
 import type { HashBankMatcher } from './bank-matcher';
 import { parseHashCsv } from './csv-import';
 import type { BankDoc, BankFields, BankPatch, HashBankStore, HashDoc } from './hash-bank-store';
+import type { RetroQueue } from './retro/retro-queue';
+import type { RetroPassDoc } from './retro/retro-pass-store';
 
 export interface HashBankUseCasesDeps {
   store: HashBankStore;
@@ -25,6 +27,8 @@ export interface HashBankUseCasesDeps {
   /** Fetches a lookup's image under the image address policy; without it, lookups take hashes only. */
   fetcher?: ImageFetcher;
   fetchTimeoutMs: number;
+  /** Queues a retroactive pass when hashes start to act (retro/retro-queue.ts). */
+  retro?: Pick<RetroQueue, 'queue' | 'last'>;
 }
 
 export interface NewBank {
@@ -133,7 +137,15 @@ export class HashBankUseCases {
         metadata: metadataOf(hash.metadataJson, ['hashes', index, 'metadata']),
       }));
     }
-    return this.deps.store.addHashes(tenantId, bankId, rows);
+    const result = await this.deps.store.addHashes(tenantId, bankId, rows);
+    await this.deps.retro?.queue(bank, result.added, 'added');
+    return result;
+  }
+
+  /** The bank's newest retroactive pass, if any. */
+  async lastRetroPass(tenantId: string, bankId: string): Promise<RetroPassDoc | undefined> {
+    await this.deps.store.getBank(tenantId, bankId);
+    return this.deps.retro?.last(bankId);
   }
 
   listHashes(tenantId: string, bankId: string, page: { limit: number; startingAfter?: string }) {
@@ -145,17 +157,25 @@ export class HashBankUseCases {
     return this.deps.store.getHash(tenantId, bankId, hashId);
   }
 
-  updateHash(
+  /** A hash that acts again (enabled, or no longer deconfirmed) is matched against stored records, as a new one is. */
+  async updateHash(
     tenantId: string,
     bankId: string,
     hashId: string,
     change: { enabled?: boolean; review?: string; metadataJson?: string },
   ): Promise<HashDoc> {
-    return this.deps.store.updateHash(tenantId, bankId, hashId, {
+    const patch = {
       ...(change.enabled !== undefined ? { enabled: change.enabled } : {}),
       ...(change.review !== undefined ? { review: parsed(HashReview, change.review, 'review') } : {}),
       ...(change.metadataJson !== undefined ? { metadata: metadataOf(change.metadataJson, ['metadata']) } : {}),
-    });
+    };
+    const before = this.deps.retro && (await this.deps.store.getHash(tenantId, bankId, hashId));
+    const after = await this.deps.store.updateHash(tenantId, bankId, hashId, patch);
+    if (this.deps.retro && before && !acts(before) && acts(after)) {
+      const bank = await this.deps.store.getBank(tenantId, bankId);
+      await this.deps.retro.queue(bank, [after], before.enabled ? 'confirmed' : 'enabled');
+    }
+    return after;
   }
 
   withdrawHash(tenantId: string, bankId: string, hashId: string): Promise<void> {
@@ -201,6 +221,9 @@ export class HashBankUseCases {
     return policyId;
   }
 }
+
+/** A hash matches while it is enabled and not deconfirmed. */
+const acts = (hash: HashDoc): boolean => hash.enabled && hash.review !== 'deconfirmed';
 
 function invalid(path: string | (string | number)[], message: string): never {
   const where = Array.isArray(path) ? path : [path];

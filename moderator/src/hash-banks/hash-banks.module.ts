@@ -11,6 +11,8 @@ import { BankIndexes } from './bank-indexes';
 import { HashBankStore } from './hash-bank-store';
 import { HashBankUseCases } from './hash-bank-use-cases';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
+import { RetroPassStore } from './retro/retro-pass-store';
+import { RetroQueue } from './retro/retro-queue';
 
 export type HashBanksConfig = Pick<
   Config,
@@ -33,6 +35,9 @@ export interface HashBanksModule extends ModeratorModule {
   matcher: HashBankMatcher;
   /** What the gRPC API calls. */
   useCases: HashBankUseCases;
+  store: HashBankStore;
+  /** Retroactive passes: their store, and the queue the use cases add to (run by retro/hash-retro.module.ts). */
+  retro: { store: RetroPassStore; queue: RetroQueue };
 }
 
 /**
@@ -61,17 +66,22 @@ export function hashBanksModule(
     maxPixels: config.IMAGE_MAX_PIXELS,
     onMatch: (kind, outcome) => metrics?.hashBankMatches.inc({ kind, outcome }),
   });
+  const passes = new RetroPassStore(db);
+  const queue = new RetroQueue(passes);
   const useCases = new HashBankUseCases({
     store,
     matcher,
     policiesOf: deps.policiesOf,
     fetcher: deps.fetcher,
     fetchTimeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
+    retro: queue,
   });
   return {
     name: 'hash-banks',
     matcher,
     useCases,
+    store,
+    retro: { store: passes, queue },
     start: () => untilDone(log.child({ component: 'hash-banks' }), 'hash bank indexes', () => store.ensureIndexes()),
     drain: () => pool.close(),
   };
@@ -79,7 +89,8 @@ export function hashBanksModule(
 
 /**
  * The use cases as the operator CLI runs them: on the store, with the tenant's policies read from its settings, and
- * without a hash pool or a fetcher (hash lookups only). Its writes reach every moderator through the numbered changes.
+ * without a hash pool or a fetcher (hash lookups only). Its writes reach every moderator through the numbered changes,
+ * and the retroactive passes it queues are run by them.
  */
 export function operatorHashBanks(db: Db): HashBankUseCases {
   const store = new HashBankStore(db);
@@ -89,5 +100,7 @@ export function operatorHashBanks(db: Db): HashBankUseCases {
     matcher: new HashBankMatcher({ indexes: new BankIndexes(store, 60_000), store, budgetMs: 0, maxPixels: 0 }),
     policiesOf: async (tenantId) => (await configs.get(tenantId)).settings.policies,
     fetchTimeoutMs: 0,
+    // Hashes imported here are matched against stored records by the moderators, which look for queued passes.
+    retro: new RetroQueue(new RetroPassStore(db)),
   });
 }

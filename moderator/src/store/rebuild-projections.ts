@@ -16,7 +16,11 @@ export interface RebuildReport {
  * from `events`, then recounts each user's flagged records. Run it with the moderators stopped (or accept that writes during the rebuild are re-projected
  * on their stream's next write).
  */
-export async function rebuildProjections(store: EventStore): Promise<RebuildReport> {
+export async function rebuildProjections(
+  store: EventStore,
+  /** Hears each record folded (the hash banks' copy of its image hashes is written again from it). */
+  onRecord?: (state: RecordState) => Promise<void>,
+): Promise<RebuildReport> {
   await store.dropProjections();
 
   const report: RebuildReport = { events: 0, records: 0, users: 0, reports: 0 };
@@ -30,6 +34,7 @@ export async function rebuildProjections(store: EventStore): Promise<RebuildRepo
       let state: RecordState | null = null;
       for (const event of events) state = evolveRecord(state, event);
       await store.projections.projectRecord(state);
+      if (state && onRecord) await onRecord(state);
       report.records += 1;
     } else if (stream.startsWith('report-')) {
       let state: ReportState | null = null;

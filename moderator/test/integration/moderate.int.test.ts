@@ -37,6 +37,7 @@ describe('Moderate', () => {
       'transparency-counts',
       'shadow-rules',
       'contact-erasure',
+      'hash-retro',
       'backtests',
       'ingest',
       'grpc-server',

@@ -55,6 +55,7 @@ import type { ReportComplaint as _vigil_moderation_v1_ReportComplaint, ReportCom
 import type { ReportDecision as _vigil_moderation_v1_ReportDecision, ReportDecision__Output as _vigil_moderation_v1_ReportDecision__Output } from './vigil/moderation/v1/ReportDecision';
 import type { ReportTarget as _vigil_moderation_v1_ReportTarget, ReportTarget__Output as _vigil_moderation_v1_ReportTarget__Output } from './vigil/moderation/v1/ReportTarget';
 import type { Reporter as _vigil_moderation_v1_Reporter, Reporter__Output as _vigil_moderation_v1_Reporter__Output } from './vigil/moderation/v1/Reporter';
+import type { RetroPass as _vigil_moderation_v1_RetroPass, RetroPass__Output as _vigil_moderation_v1_RetroPass__Output } from './vigil/moderation/v1/RetroPass';
 import type { SetUserStatusRequest as _vigil_moderation_v1_SetUserStatusRequest, SetUserStatusRequest__Output as _vigil_moderation_v1_SetUserStatusRequest__Output } from './vigil/moderation/v1/SetUserStatusRequest';
 import type { StoredEvent as _vigil_moderation_v1_StoredEvent, StoredEvent__Output as _vigil_moderation_v1_StoredEvent__Output } from './vigil/moderation/v1/StoredEvent';
 import type { UpdateBankHashRequest as _vigil_moderation_v1_UpdateBankHashRequest, UpdateBankHashRequest__Output as _vigil_moderation_v1_UpdateBankHashRequest__Output } from './vigil/moderation/v1/UpdateBankHashRequest';
@@ -126,6 +127,7 @@ export interface ProtoGrpcType {
         ReportDecision: MessageTypeDefinition<_vigil_moderation_v1_ReportDecision, _vigil_moderation_v1_ReportDecision__Output>
         ReportTarget: MessageTypeDefinition<_vigil_moderation_v1_ReportTarget, _vigil_moderation_v1_ReportTarget__Output>
         Reporter: MessageTypeDefinition<_vigil_moderation_v1_Reporter, _vigil_moderation_v1_Reporter__Output>
+        RetroPass: MessageTypeDefinition<_vigil_moderation_v1_RetroPass, _vigil_moderation_v1_RetroPass__Output>
         SetUserStatusRequest: MessageTypeDefinition<_vigil_moderation_v1_SetUserStatusRequest, _vigil_moderation_v1_SetUserStatusRequest__Output>
         StoredEvent: MessageTypeDefinition<_vigil_moderation_v1_StoredEvent, _vigil_moderation_v1_StoredEvent__Output>
         UpdateBankHashRequest: MessageTypeDefinition<_vigil_moderation_v1_UpdateBankHashRequest, _vigil_moderation_v1_UpdateBankHashRequest__Output>

@@ -23,6 +23,7 @@ import {
   BankHashList,
   CreateHashBankBody,
   HashBankData,
+  HashBankDetailData,
   HashBankDeleted,
   HashBankList,
   HashesAdded,
@@ -86,7 +87,14 @@ export function hashBankRoutes(api: ApiRouter, deps: RouteDeps): void {
   );
 
   api.route(
-    { method: 'get', path: '/hash-banks/:id', tag, summary: 'Get a hash bank.', status: 200, response: HashBankData },
+    {
+      method: 'get',
+      path: '/hash-banks/:id',
+      tag,
+      summary: 'Get a hash bank, with its newest retroactive pass.',
+      status: 200,
+      response: HashBankDetailData,
+    },
     async (ctx) => {
       ctx.body = { data: await getHashBank(caller(ctx), bankParam(ctx)) };
     },

@@ -110,6 +110,36 @@ export const HashBankView = z.object({
 });
 export type HashBankView = z.infer<typeof HashBankView>;
 
+export const RetroPassView = z
+  .object({
+    id: z.string(),
+    state: z.enum(['queued', 'running', 'succeeded', 'failed']),
+    trigger: z
+      .enum(['added', 'enabled', 'confirmed'])
+      .meta({ description: 'Hashes added, or a hash enabled or reconfirmed again.' }),
+    hashes: z.number().int().meta({ description: 'The hashes the pass matches.' }),
+    scanned: z.number().int().meta({ description: 'Stored records whose image hashes were compared so far.' }),
+    matched: z.number().int().meta({ description: 'Records with an image within the bank’s distance of a hash.' }),
+    flagged: z.number().int().meta({ description: 'Records flagged, or whose flag gained the bank’s reason.' }),
+    heldByHumans: z.number().int().meta({ description: 'Matched records left as a person decided them.' }),
+    error: z
+      .enum(['too_many_attempts'])
+      .nullable()
+      .meta({ description: 'Why a failed pass failed: each of its attempts stopped (an outage, a runner lost).' }),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({
+    description: 'A retroactive pass: the bank’s new hashes matched against the image hashes of stored records.',
+  });
+export type RetroPassView = z.infer<typeof RetroPassView>;
+
+export const HashBankDetail = HashBankView.extend({
+  lastRetroPass: RetroPassView.nullable().meta({ description: 'The bank’s newest retroactive pass (null: none yet).' }),
+});
+export type HashBankDetail = z.infer<typeof HashBankDetail>;
+
 export const BankHashView = z.object({
   id: z.string(),
   bank: z.string(),
@@ -136,6 +166,7 @@ export const HashMatchView = z.object({
 export type HashMatchView = z.infer<typeof HashMatchView>;
 
 export const HashBankData = dataOf(HashBankView);
+export const HashBankDetailData = dataOf(HashBankDetail);
 export const HashBankList = z.object({ data: z.array(HashBankView) });
 export const HashBankDeleted = z.object({ id: z.string(), deleted: z.literal(true) });
 export const BankHashData = dataOf(BankHashView);

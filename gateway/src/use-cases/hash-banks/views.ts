@@ -1,9 +1,15 @@
 import type { BankHash__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/BankHash';
 import type { HashBank__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashBank';
 import type { HashMatch__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashMatch';
+import type { RetroPass__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/RetroPass';
 import { BankAction, HashKind, HashReview } from '@vigil/proto';
 import type { Methods, ModeratorClient, RpcRequest, RpcResponse } from '../../grpc/moderator-client';
-import type { BankHashView, HashBankView, HashMatchView } from '../../routes/hash-banks/hash-banks.schema';
+import {
+  RetroPassView,
+  type BankHashView,
+  type HashBankView,
+  type HashMatchView,
+} from '../../routes/hash-banks/hash-banks.schema';
 
 /** Who a hash bank command acts for: the caller's tenant and request (its id travels to the moderator). */
 export interface BankCaller {
@@ -35,6 +41,23 @@ export function toBankView(bank: HashBank__Output): HashBankView {
     enabled: bank.enabled,
     createdAt: bank.createdAt,
     updatedAt: bank.updatedAt,
+  };
+}
+
+export function toRetroPassView(pass: RetroPass__Output): RetroPassView {
+  return {
+    id: pass.id,
+    state: RetroPassView.shape.state.parse(pass.state),
+    trigger: RetroPassView.shape.trigger.parse(pass.trigger),
+    hashes: pass.hashes,
+    scanned: pass.scanned,
+    matched: pass.matched,
+    flagged: pass.flagged,
+    heldByHumans: pass.heldByHumans,
+    error: pass.error ? RetroPassView.shape.error.unwrap().parse(pass.error) : null,
+    createdAt: pass.createdAt,
+    startedAt: pass.startedAt ?? null,
+    finishedAt: pass.finishedAt ?? null,
   };
 }
 

@@ -1,5 +1,6 @@
 // Original file: vigil/moderation/v1/hash_banks.proto
 
+import type { RetroPass as _vigil_moderation_v1_RetroPass, RetroPass__Output as _vigil_moderation_v1_RetroPass__Output } from '../../../vigil/moderation/v1/RetroPass';
 
 export interface HashBank {
   'id'?: (string);
@@ -13,8 +14,10 @@ export interface HashBank {
   'enabled'?: (boolean);
   'createdAt'?: (string);
   'updatedAt'?: (string);
+  'lastRetroPass'?: (_vigil_moderation_v1_RetroPass | null);
   '_description'?: "description";
   '_policyId'?: "policyId";
+  '_lastRetroPass'?: "lastRetroPass";
 }
 
 export interface HashBank__Output {
@@ -29,6 +32,8 @@ export interface HashBank__Output {
   'enabled': (boolean);
   'createdAt': (string);
   'updatedAt': (string);
+  'lastRetroPass'?: (_vigil_moderation_v1_RetroPass__Output | null);
   '_description'?: "description";
   '_policyId'?: "policyId";
+  '_lastRetroPass'?: "lastRetroPass";
 }
