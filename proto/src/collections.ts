@@ -211,6 +211,12 @@ export const COLLECTION_MAP = {
   hashBankChanges: { name: 'hash_bank_changes', owner: 'moderator', readers: [] },
   /** The last change number written per tenant (`{_id: tenantId, n}`), where a replica loading an index starts. */
   hashBankHeads: { name: 'hash_bank_heads', owner: 'moderator', readers: [] },
+  /** Matches per bank hash and flood window (`_id`: `<hashId>#<window start, ms>`), each one `$inc`ed. */
+  hashMatchCounts: { name: 'hash_match_counts', owner: 'moderator', readers: [] },
+  /** Each hash's flood quarantine (`_id`: the hash id, `tenantId`): its state, number and counts. */
+  hashQuarantines: { name: 'hash_quarantines', owner: 'moderator', readers: [] },
+  /** The matches a quarantined hash holds (`_id`: `<hashId>#<recordId>#<position>`, `hashId`), bounded per hash. */
+  heldHashMatches: { name: 'held_hash_matches', owner: 'moderator', readers: [] },
 
   // notifier
   deliveries: {

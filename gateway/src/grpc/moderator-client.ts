@@ -178,7 +178,10 @@ export type Methods =
   | 'getBankHash'
   | 'updateBankHash'
   | 'withdrawBankHash'
-  | 'lookupHashes';
+  | 'lookupHashes'
+  | 'listHashQuarantines'
+  | 'releaseHashQuarantine'
+  | 'dismissHashQuarantine';
 
 export interface ModeratorTimeouts {
   moderateMs: number;

@@ -1,9 +1,15 @@
 import type { BankHash__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/BankHash';
 import type { HashBank__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashBank';
 import type { HashMatch__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashMatch';
+import type { HashQuarantine__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashQuarantine';
 import { BankAction, HashKind, HashReview } from '@vigil/proto';
 import type { Methods, ModeratorClient, RpcRequest, RpcResponse } from '../../grpc/moderator-client';
-import type { BankHashView, HashBankView, HashMatchView } from '../../routes/hash-banks/hash-banks.schema';
+import type {
+  BankHashView,
+  HashBankView,
+  HashMatchView,
+  HashQuarantineView,
+} from '../../routes/hash-banks/hash-banks.schema';
 
 /** Who a hash bank command acts for: the caller's tenant and request (its id travels to the moderator). */
 export interface BankCaller {
@@ -33,6 +39,10 @@ export function toBankView(bank: HashBank__Output): HashBankView {
     action: BankAction.parse(bank.action),
     negative: bank.negative,
     enabled: bank.enabled,
+    flood:
+      bank.floodThreshold !== undefined && bank.floodThreshold !== null
+        ? { threshold: bank.floodThreshold, windowSeconds: bank.floodWindowSeconds }
+        : null,
     createdAt: bank.createdAt,
     updatedAt: bank.updatedAt,
   };
@@ -62,6 +72,24 @@ export function toMatchView(match: HashMatch__Output): HashMatchView {
     action: BankAction.parse(match.action),
     policy: match.policyId ?? null,
     ...(match.cancelledBy ? { cancelledBy: match.cancelledBy } : {}),
+    ...(match.quarantined ? { quarantined: true } : {}),
+  };
+}
+
+export function toQuarantineView(quarantine: HashQuarantine__Output): HashQuarantineView {
+  return {
+    hashId: quarantine.hashId,
+    bank: { id: quarantine.bankId, name: quarantine.bankName },
+    kind: HashKind.parse(quarantine.kind),
+    state: quarantine.state === 'released' ? 'released' : 'quarantined',
+    quarantine: quarantine.number,
+    threshold: quarantine.threshold,
+    windowSeconds: quarantine.windowSeconds,
+    count: quarantine.count,
+    held: quarantine.held,
+    overflow: quarantine.overflow,
+    since: quarantine.since,
+    metadata: stringRecord(quarantine.metadataJson),
   };
 }
 

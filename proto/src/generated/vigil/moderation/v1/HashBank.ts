@@ -13,8 +13,11 @@ export interface HashBank {
   'enabled'?: (boolean);
   'createdAt'?: (string);
   'updatedAt'?: (string);
+  'floodThreshold'?: (number);
+  'floodWindowSeconds'?: (number);
   '_description'?: "description";
   '_policyId'?: "policyId";
+  '_floodThreshold'?: "floodThreshold";
 }
 
 export interface HashBank__Output {
@@ -29,6 +32,9 @@ export interface HashBank__Output {
   'enabled': (boolean);
   'createdAt': (string);
   'updatedAt': (string);
+  'floodThreshold'?: (number);
+  'floodWindowSeconds': (number);
   '_description'?: "description";
   '_policyId'?: "policyId";
+  '_floodThreshold'?: "floodThreshold";
 }
