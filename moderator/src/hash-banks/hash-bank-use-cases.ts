@@ -256,7 +256,7 @@ function checkedDistance(distance: number): number {
 }
 
 /** A bank's flood limit from a threshold and a window (each checked); no threshold: off. */
-function floodOf(
+export function floodOf(
   threshold: number | undefined,
   windowSeconds: number | undefined,
   current: FloodLimit | undefined,
