@@ -211,7 +211,7 @@ export const COLLECTION_MAP = {
   hashBankChanges: { name: 'hash_bank_changes', owner: 'moderator', readers: [] },
   /** The last change number written per tenant (`{_id: tenantId, n}`), where a replica loading an index starts. */
   hashBankHeads: { name: 'hash_bank_heads', owner: 'moderator', readers: [] },
-  /** Matches per bank hash and flood window (`_id`: `<hashId>#<window start, ms>`), each one `$inc`ed. */
+  /** Each match of a bank hash in a flood window, numbered (`_id`: `<hashId>#<window start, ms>#<n>`, `hashId`). */
   hashMatchCounts: { name: 'hash_match_counts', owner: 'moderator', readers: [] },
   /** Each hash's flood quarantine (`_id`: the hash id, `tenantId`): its state, number and counts. */
   hashQuarantines: { name: 'hash_quarantines', owner: 'moderator', readers: [] },

@@ -36,8 +36,11 @@ export const HASH_BANK_LIMITS = {
   metadataValueLength: 500,
   /** Hashes a list call answers at most. */
   page: 100,
-  /** Flood quarantine: the most matches a bank's threshold may allow in a window. */
-  floodThreshold: 1_000_000,
+  /**
+   * Flood quarantine: the most matches a bank's threshold may allow in a window (each match counted in a window is a
+   * small document until the window after it; IFTAS saw 4.29 matches in 100,000 images).
+   */
+  floodThreshold: 100_000,
   /** Flood quarantine: the shortest and the longest window, seconds (a minute, a week). */
   floodWindowMin: 60,
   floodWindowMax: 604_800,

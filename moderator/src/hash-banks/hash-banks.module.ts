@@ -61,7 +61,15 @@ export function hashBanksModule(
   const quarantines = new QuarantineStore(db);
   const newId = monotonicUlid();
   const { raise } = deps;
-  const flood = raise ? new FloodGuard({ store: quarantines, raise, newId: () => newId(Date.now()) }) : undefined;
+  const flood = raise
+    ? new FloodGuard({
+        store: quarantines,
+        raise,
+        newId: () => newId(Date.now()),
+        onQuarantine: () => metrics?.hashQuarantines.inc(),
+        onHeld: (held) => metrics?.hashHeldMatches.inc({ outcome: held ? 'held' : 'not_kept' }),
+      })
+    : undefined;
   const pool = new OffLoopPool({
     filename: workerFile('hash-worker'),
     threads: config.HASH_THREADS,

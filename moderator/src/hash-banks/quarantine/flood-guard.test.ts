@@ -17,14 +17,19 @@ class MemoryStore implements FloodStore {
   quarantineOf(hashId: string): Promise<QuarantineDoc | null> {
     return Promise.resolve(this.quarantines.get(hashId) ?? null);
   }
-  putQuarantine(doc: QuarantineDoc): Promise<void> {
+  startQuarantine(doc: QuarantineDoc, previous: number | undefined): Promise<boolean> {
+    const current = this.quarantines.get(doc._id);
+    if (previous === undefined ? current !== undefined : current?.n !== previous) return Promise.resolve(false);
     this.quarantines.set(doc._id, { ...doc });
-    return Promise.resolve();
+    return Promise.resolve(true);
   }
   hold(quarantine: QuarantineDoc, recordId: string, match: HashMatchRecord): Promise<boolean> {
     const doc = this.quarantines.get(quarantine._id)!;
-    doc.seen += 1;
-    if (doc.seen > HASH_BANK_LIMITS.heldMatches) return Promise.resolve(false);
+    const held = [...this.held.keys()].filter((id) => id.startsWith(`${quarantine._id}#`)).length;
+    if (held >= HASH_BANK_LIMITS.heldMatches) {
+      doc.overflow += 1;
+      return Promise.resolve(false);
+    }
     const id = `${quarantine._id}#${recordId}#${match.position}`;
     if (this.held.has(id)) return Promise.resolve(false);
     this.held.set(id, { recordId, match });
@@ -158,7 +163,7 @@ describe('FloodGuard', () => {
     const total = HASH_BANK_LIMITS.heldMatches + 5;
     for (let i = 1; i <= total + 1; i++) await screen('hsh_meme', `rec_${i}`);
     expect(store.held.size).toBe(HASH_BANK_LIMITS.heldMatches);
-    expect(store.quarantines.get('hsh_meme')!.seen).toBe(total);
+    expect(store.quarantines.get('hsh_meme')!.overflow).toBe(total - HASH_BANK_LIMITS.heldMatches);
   });
 
   it('lets a released hash act for the rest of its window, and quarantines it again (number 2) in a later one', async () => {
@@ -172,7 +177,7 @@ describe('FloodGuard', () => {
     for (let i = 10; i <= 12; i++) expect((await screen('hsh_meme', `rec_${i}`)).quarantined).toBeUndefined();
     expect((await screen('hsh_meme', 'rec_13')).quarantined).toBe(true);
     expect(raised.map((event) => event.version)).toEqual([1, 2]);
-    expect(store.quarantines.get('hsh_meme')).toMatchObject({ n: 2, state: 'quarantined', seen: 1 });
+    expect(store.quarantines.get('hsh_meme')).toMatchObject({ n: 2, state: 'quarantined', overflow: 0 });
   });
 
   it('writes the quarantine that another replica raised but did not store (it died between)', async () => {

@@ -2,7 +2,7 @@ import { hashStreamOf, type DomainEvent, type FloodLimit, type HashMatchRecord }
 import type { QuarantineDoc, QuarantineStore } from './quarantine-store';
 
 /** What the guard needs of the store (QuarantineStore; an in-memory fake in its spec). */
-export type FloodStore = Pick<QuarantineStore, 'countMatch' | 'quarantineOf' | 'putQuarantine' | 'hold'>;
+export type FloodStore = Pick<QuarantineStore, 'countMatch' | 'quarantineOf' | 'startQuarantine' | 'hold'>;
 
 export interface FloodGuardDeps {
   store: FloodStore;
@@ -79,10 +79,10 @@ export class FloodGuard {
     if (!flood || !of) return match;
     const now = this.now();
     const window = windowStart(now, flood.windowSeconds);
+    // A person released (or re-enabled) the hash in this window: it acts, uncounted, until the next one.
+    if (current?.decidedAt && current.decidedAt.getTime() >= window.getTime()) return match;
     const count = await store.countMatch(tenantId, match.hashId, window);
     if (!passes(count, flood)) return match;
-    // A person released (or re-enabled) the hash in this window: it acts until the next one.
-    if (current?.decidedAt && current.decidedAt.getTime() >= window.getTime()) return match;
     const quarantine = await this.quarantine(tenantId, match, flood, count, current, of.recordId);
     await this.hold(quarantine, match, of.recordId);
     return { ...match, quarantined: true };
@@ -90,7 +90,8 @@ export class FloodGuard {
 
   /**
    * Quarantine number n of the hash: its HashQuarantined event is appended first (the unique stream version makes one
-   * replica raise it, and a replica that died before writing the state leaves it to the next match), then the state.
+   * replica raise it, and a replica that died before writing the state leaves it to the next match), then the state
+   * (the first writer's stays).
    */
   private async quarantine(
     tenantId: string,
@@ -134,16 +135,13 @@ export class FloodGuard {
       threshold: flood.threshold,
       windowSeconds: flood.windowSeconds,
       count,
-      seen: 0,
+      overflow: 0,
       since: now,
     };
-    if (!raised) {
-      // Another replica raised it: its state is written, or about to be (then this one writes the same quarantine).
-      const again = await this.deps.store.quarantineOf(match.hashId);
-      if (again?.n === n && again.state === 'quarantined') return again;
-    }
-    await this.deps.store.putQuarantine(doc);
-    return doc;
+    // Whoever wrote it first (this replica, or another that raised it or passed the threshold at once) keeps it.
+    await this.deps.store.startQuarantine(doc, current?.n);
+    const written = await this.deps.store.quarantineOf(match.hashId);
+    return written?.n === n && written.state === 'quarantined' ? written : doc;
   }
 
   private async hold(quarantine: QuarantineDoc, match: HashMatchRecord, recordId: string): Promise<void> {

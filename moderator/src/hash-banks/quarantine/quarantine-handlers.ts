@@ -3,7 +3,6 @@ import type { HashQuarantine } from '@vigil/proto/dist/generated/vigil/moderatio
 import { FailedPreconditionError } from '../../domain/errors';
 import { required, unary, type HandlerDeps } from '../../grpc/unary';
 import type { QuarantineUseCases, QuarantineView } from './quarantine-use-cases';
-import { HASH_BANK_LIMITS } from '@vigil/proto';
 
 type QuarantineMethods = 'ListHashQuarantines' | 'ReleaseHashQuarantine' | 'DismissHashQuarantine';
 
@@ -27,7 +26,7 @@ export function quarantineHandlers(deps: HandlerDeps): Pick<ModerationServiceHan
   };
 }
 
-export function toQuarantineMessage({ quarantine, metadata }: QuarantineView): HashQuarantine {
+export function toQuarantineMessage({ quarantine, metadata, held }: QuarantineView): HashQuarantine {
   return {
     hashId: quarantine._id,
     bankId: quarantine.bankId,
@@ -38,8 +37,8 @@ export function toQuarantineMessage({ quarantine, metadata }: QuarantineView): H
     threshold: quarantine.threshold,
     windowSeconds: quarantine.windowSeconds,
     count: quarantine.count,
-    held: Math.min(quarantine.seen, HASH_BANK_LIMITS.heldMatches),
-    overflow: Math.max(0, quarantine.seen - HASH_BANK_LIMITS.heldMatches),
+    held,
+    overflow: quarantine.overflow,
     since: quarantine.since.toISOString(),
     metadataJson: JSON.stringify(metadata),
   };

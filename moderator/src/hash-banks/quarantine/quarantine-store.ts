@@ -3,8 +3,8 @@ import type { Collection, Db } from 'mongodb';
 import { UnavailableError } from '../../domain/errors';
 import { guarded } from '../../store/mongo-errors';
 
-/** Matches of one hash in one flood window. */
-interface CountDoc {
+/** One match of a hash in a flood window: slot `n` of the window (`_id`: `<hashId>#<window start, ms>#<n>`). */
+interface SlotDoc {
   _id: string;
   tenantId: string;
   hashId: string;
@@ -30,8 +30,8 @@ export interface QuarantineDoc {
   windowSeconds: number;
   /** Matches counted in the window when it passed the threshold. */
   count: number;
-  /** Matches seen while quarantined: the first HASH_BANK_LIMITS.heldMatches are held, the rest only counted. */
-  seen: number;
+  /** Matches past HASH_BANK_LIMITS.heldMatches held ones: counted, not kept (concurrent ones may count once). */
+  overflow: number;
   since: Date;
   decidedAt?: Date;
   applying?: boolean;
@@ -56,7 +56,9 @@ export interface HeldMatchDoc {
  * Every write checks the server's answer: an unacknowledged or unmatched write is an error, never counted as done.
  */
 export class QuarantineStore {
-  private readonly counts: Collection<CountDoc>;
+  private readonly counts: Collection<SlotDoc>;
+  /** The next free slot of each (hash, window) this replica counted in lately: usually the one to claim. */
+  private readonly nextSlot = new Map<string, number>();
   private readonly quarantines: Collection<QuarantineDoc>;
   private readonly held: Collection<HeldMatchDoc>;
 
@@ -69,47 +71,86 @@ export class QuarantineStore {
   async ensureIndexes(): Promise<void> {
     await guarded(() => this.quarantines.createIndex({ tenantId: 1 }, { name: 'tenant' }));
     await guarded(() => this.held.createIndex({ hashId: 1 }, { name: 'hash' }));
+    await guarded(() => this.counts.createIndex({ hashId: 1 }, { name: 'hash' }));
   }
 
   /**
-   * Counts one match of the hash in the window starting at `window`, and answers the window's count after it: one
-   * `$inc` upsert by `_id` (atomic, so replicas counting at once each see their own count).
+   * Counts one match of the hash in the window starting at `window`, and answers its number in the window. Each match
+   * claims the next slot of the window by a unique insert, so replicas counting at once each get a number of their own.
+   * (A `$inc` would be one write, but FerretDB v1 applies concurrent `$inc`s to one document by read and write: some
+   * are lost.) The slots are dense, 1 to n; a replica starts from its own last slot, or finds the first free one in
+   * O(log n) reads by `_id`. The first slot of a window deletes the hash's slots of older windows.
    */
   async countMatch(tenantId: string, hashId: string, window: Date): Promise<number> {
-    const doc = await guarded(() =>
-      this.counts.findOneAndUpdate(
-        { _id: `${hashId}#${window.getTime()}` },
-        { $inc: { n: 1 }, $setOnInsert: { tenantId, hashId, window } },
-        { upsert: true, returnDocument: 'after' },
-      ),
-    );
-    if (!doc || typeof doc.n !== 'number') throw new UnavailableError('match count not acknowledged');
-    return doc.n;
+    const key = `${hashId}#${window.getTime()}`;
+    let n = this.nextSlot.get(key) ?? (await this.firstFree(key));
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const slot: SlotDoc = { _id: `${key}#${n}`, tenantId, hashId, n, window };
+      if (await guarded(() => insertUnlessExists(this.counts, slot))) {
+        if (this.nextSlot.size >= 10_000) this.nextSlot.clear();
+        this.nextSlot.set(key, n + 1);
+        if (n === 1) await this.dropOlderSlots(hashId, window);
+        return n;
+      }
+      n = await this.firstFree(key, n + 1);
+    }
+    throw new UnavailableError('too many concurrent matches of one hash, try again');
+  }
+
+  /** The first slot of `key` not yet claimed, at or after `from` (slots are claimed in order, without gaps). */
+  private async firstFree(key: string, from = 1): Promise<number> {
+    const taken = async (n: number) =>
+      (await guarded(() => this.counts.findOne({ _id: `${key}#${n}` }, { projection: { _id: 1 } }))) !== null;
+    if (!(await taken(from))) return from;
+    let low = from; // taken
+    let step = 1;
+    while (await taken(low + step)) {
+      low += step;
+      step *= 2;
+    }
+    let high = low + step; // free
+    while (high - low > 1) {
+      const mid = Math.floor((low + high) / 2);
+      if (await taken(mid)) low = mid;
+      else high = mid;
+    }
+    return high;
+  }
+
+  private async dropOlderSlots(hashId: string, window: Date): Promise<void> {
+    const result = await guarded(() => this.counts.deleteMany({ hashId, window: { $lt: window } }));
+    if (!result.acknowledged) throw new UnavailableError('old match counts not deleted');
   }
 
   quarantineOf(hashId: string): Promise<QuarantineDoc | null> {
     return guarded(() => this.quarantines.findOne({ _id: hashId }));
   }
 
-  /** Writes the hash's quarantine whole (a new one, or the next of a hash released or dismissed before). */
-  async putQuarantine(doc: QuarantineDoc): Promise<void> {
-    const result = await guarded(() => this.quarantines.replaceOne({ _id: doc._id }, doc, { upsert: true }));
-    if (!result.acknowledged || result.matchedCount + result.upsertedCount !== 1) {
-      throw new UnavailableError('quarantine write not acknowledged');
-    }
+  /**
+   * Writes quarantine `doc.n` of the hash: the first (an insert: a replica that wrote it first wins), or the next of a
+   * hash released or dismissed as quarantine `previous` (a replace of that one; a replica that moved it on first wins).
+   * False when another replica wrote it; never overwrites the counts of a quarantine already written.
+   */
+  async startQuarantine(doc: QuarantineDoc, previous: number | undefined): Promise<boolean> {
+    if (previous === undefined) return guarded(() => insertUnlessExists(this.quarantines, doc));
+    const result = await guarded(() => this.quarantines.replaceOne({ _id: doc._id, n: previous }, doc));
+    if (!result.acknowledged) throw new UnavailableError('quarantine write not acknowledged');
+    return result.matchedCount === 1;
   }
 
   /**
    * Holds a match of a quarantined hash, unless the hash holds HASH_BANK_LIMITS.heldMatches already (then it is only
    * counted). Answers whether it is held (false: past the bound, or this record's match at that position was held).
+   * Concurrent holds may pass the bound by the few in flight.
    */
   async hold(quarantine: QuarantineDoc, recordId: string, match: HashMatchRecord, at: Date): Promise<boolean> {
-    // The whole document comes back: FerretDB does not take a projection on findAndModify.
-    const after = await guarded(() =>
-      this.quarantines.findOneAndUpdate({ _id: quarantine._id }, { $inc: { seen: 1 } }, { returnDocument: 'after' }),
-    );
-    if (!after) throw new UnavailableError('held match count not acknowledged');
-    if (after.seen > HASH_BANK_LIMITS.heldMatches) return false;
+    if ((await this.heldCount(quarantine._id)) >= HASH_BANK_LIMITS.heldMatches) {
+      const result = await guarded(() =>
+        this.quarantines.updateOne({ _id: quarantine._id }, { $inc: { overflow: 1 } }),
+      );
+      if (!result.acknowledged) throw new UnavailableError('overflow count not acknowledged');
+      return false;
+    }
     const doc: HeldMatchDoc = {
       _id: `${quarantine._id}#${recordId}#${match.position}`,
       tenantId: quarantine.tenantId,
@@ -120,6 +161,11 @@ export class QuarantineStore {
       at,
     };
     return guarded(() => insertUnlessExists(this.held, doc));
+  }
+
+  /** How many matches the hash holds (selected by `hashId`, an index; at most about HASH_BANK_LIMITS.heldMatches). */
+  heldCount(hashId: string): Promise<number> {
+    return guarded(() => this.held.countDocuments({ hashId }));
   }
 
   /** The matches the hash holds (at most HASH_BANK_LIMITS.heldMatches), oldest first. */

@@ -18,7 +18,7 @@ const quarantine = (extra: Partial<QuarantineDoc> = {}): QuarantineDoc => ({
   threshold: 3,
   windowSeconds: 3600,
   count: 4,
-  seen: 2,
+  overflow: 0,
   since: new Date('2026-03-01T09:00:00Z'),
   ...extra,
 });
@@ -53,6 +53,7 @@ function setup(doc: QuarantineDoc | null, outcomes: Record<string, HeldOutcome |
       openOf: () => Promise.resolve(state.doc ? [state.doc] : []),
       quarantineOf: () => Promise.resolve(state.doc),
       heldOf: () => Promise.resolve([...state.held]),
+      heldCount: () => Promise.resolve(state.held.length),
       dropHeld: (id) => {
         state.held = state.held.filter((doc) => doc._id !== id);
         return Promise.resolve();
@@ -93,7 +94,7 @@ function setup(doc: QuarantineDoc | null, outcomes: Record<string, HeldOutcome |
 describe('QuarantineUseCases', () => {
   it("lists the tenant's open quarantines with their hash's metadata", async () => {
     const { useCases } = setup(quarantine());
-    expect(await useCases.list('ten_1')).toEqual([{ quarantine: quarantine(), metadata: { label: 'meme' } }]);
+    expect(await useCases.list('ten_1')).toEqual([{ quarantine: quarantine(), metadata: { label: 'meme' }, held: 2 }]);
   });
 
   it('releases: the hash acts from now on, each held match is applied once by its command id, and dropped', async () => {

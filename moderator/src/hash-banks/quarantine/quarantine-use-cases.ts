@@ -7,7 +7,7 @@ import type { HeldMatchDoc, QuarantineDoc, QuarantineStore } from './quarantine-
 export interface QuarantineUseCasesDeps {
   store: Pick<
     QuarantineStore,
-    'openOf' | 'quarantineOf' | 'heldOf' | 'dropHeld' | 'dropAllHeld' | 'decide' | 'applied'
+    'openOf' | 'quarantineOf' | 'heldOf' | 'heldCount' | 'dropHeld' | 'dropAllHeld' | 'decide' | 'applied'
   >;
   banks: Pick<HashBankStore, 'updateHash' | 'hashesById'>;
   /** Applies one held match to its record (apply-held-match.ts, on the moderation path). */
@@ -24,6 +24,8 @@ export interface QuarantineUseCasesDeps {
 export interface QuarantineView {
   quarantine: QuarantineDoc;
   metadata: HashMetadata;
+  /** Matches it holds. */
+  held: number;
 }
 
 /**
@@ -42,7 +44,13 @@ export class QuarantineUseCases {
     const open = await this.deps.store.openOf(tenantId);
     const hashes = await this.deps.banks.hashesById(open.map((doc) => doc._id));
     const metadataOf = new Map(hashes.map((hash) => [hash._id, hash.metadata]));
-    return open.map((quarantine) => ({ quarantine, metadata: metadataOf.get(quarantine._id) ?? {} }));
+    return Promise.all(
+      open.map(async (quarantine) => ({
+        quarantine,
+        metadata: metadataOf.get(quarantine._id) ?? {},
+        held: await this.deps.store.heldCount(quarantine._id),
+      })),
+    );
   }
 
   /**
