@@ -251,25 +251,31 @@ describe('a bank with a flood threshold', () => {
 });
 
 describe('the console quarantine page', () => {
-  it('lists a quarantined hash and releases it with the CSRF token; a forged release changes nothing', async () => {
-    const bank = await api('POST', '/hash-banks', {
-      name: 'Console memes',
-      kind: 'pdq',
-      distance: 8,
-      flood: { threshold: 1, windowSeconds: WEEK },
-    });
+  it('sets a bank’s flood limit on its page, lists a quarantined hash and releases it with the CSRF token', async () => {
+    const bank = await api('POST', '/hash-banks', { name: 'Console memes', kind: 'pdq', distance: 8 });
     const bankId = bank.body.data.id as string;
     await api('POST', `/hash-banks/${bankId}/hashes`, { hashes: [{ hash: FOURTH, metadata: { label: 'console' } }] });
     const hashId = await hashIdOf(bankId, FOURTH);
-    expect((await post('console-1', 'reg-test-input/labelme-subset/q2821.jpg')).body.status).toBe('Flagged');
-    expect((await post('console-2', 'reg-test-input/labelme-subset/q2821.jpg')).body.status).toBe('Compliant');
-    expect((await api('GET', '/hash-quarantines')).body.data).toEqual([expect.objectContaining({ hashId, held: 1 })]);
 
     const admin = await gw.newMember(tenant.tenantId, 'admin');
     const ctx = await newContext(browser, WAIT);
     const page = await ctx.newPage();
     const errors = collectErrors(page);
-    await signIn(page, gw, admin, { from: '/console/hash-quarantine', landing: /\/console\/hash-quarantine/ });
+    await signIn(page, gw, admin, { from: `/console/hash-banks/${bankId}`, landing: /\/console\/hash-banks\/bnk_/ });
+    await page.fill('#flood input[name=threshold]', '1');
+    await page.fill('#flood input[name=windowSeconds]', String(WEEK));
+    await page.click('#flood button[type=submit]');
+    await waitFor(async () => (await api('GET', `/hash-banks/${bankId}`)).body.data.flood !== null, {
+      timeoutMs: WAIT,
+      what: 'the flood limit set on the bank page',
+    });
+    expect((await api('GET', `/hash-banks/${bankId}`)).body.data.flood).toEqual({ threshold: 1, windowSeconds: WEEK });
+
+    expect((await post('console-1', 'reg-test-input/labelme-subset/q2821.jpg')).body.status).toBe('Flagged');
+    expect((await post('console-2', 'reg-test-input/labelme-subset/q2821.jpg')).body.status).toBe('Compliant');
+    expect((await api('GET', '/hash-quarantines')).body.data).toEqual([expect.objectContaining({ hashId, held: 1 })]);
+
+    await page.goto(`${gw.url}/console/hash-quarantine`);
     const row = page.locator(`table.hash-quarantine tr[data-id="${hashId}"]`);
     expect(await row.textContent()).toContain('Console memes');
     expect(await row.textContent()).toContain('label=console');
