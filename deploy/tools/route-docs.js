@@ -74,6 +74,11 @@ const PAGE_PURPOSES = {
   'POST /console/hash-banks/:id/hashes': 'Adds a hash with its metadata.',
   'POST /console/hash-banks/:id/hashes/:hashId': 'Disables, enables, confirms or deconfirms a hash.',
   'POST /console/hash-banks/:id/hashes/:hashId/withdraw': 'Withdraws a hash: it is deleted at once.',
+  'POST /console/hash-banks/:id/flood': 'Sets or turns off a bank’s flood quarantine threshold and window.',
+  'GET /console/hash-quarantine': 'Hashes in flood quarantine, with the matches each holds.',
+  'POST /console/hash-quarantine/:hashId/release': 'Releases a quarantined hash: its held matches are applied.',
+  'POST /console/hash-quarantine/:hashId/dismiss':
+    'Dismisses a quarantined hash: its held matches are dropped, the hash disabled.',
 };
 
 /** What each path of the admin port is for. */

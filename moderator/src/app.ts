@@ -102,12 +102,17 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   // The engine's image fetcher also serves the hash banks' lookups by URL; each fetched image is matched against the
   // tenant's banks before the classifier judges it.
   const fetcher = deps.engine ? undefined : imageFetcherFor(config);
+  const outbox = await outboxModule(config, parts, store.outbox);
   const hashBanks = hashBanksModule(config, parts, {
     fetcher,
     policiesOf: async (tenantId) => (await tenantConfig.get(tenantId)).settings.policies,
+    raise: async (event) => {
+      if ((await store.streams.appendUnprojected([event])) === 0) return false;
+      outbox.relay.appended([event]);
+      return true;
+    },
   });
   const engine = engineModule(config, parts, deps.engine, { fetcher, banks: hashBanks.matcher });
-  const outbox = await outboxModule(config, parts, store.outbox);
   const precision = await precisionModule(parts, {
     tenants: tenantConfig,
     append: (events) => store.streams.appendUnprojected(events),
@@ -143,7 +148,13 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
   const queries = new Queries(store, new ReadModel(db));
 
-  const grpc = grpcModule(config, parts, { useCases, queries, tenants: knownTenants, hashBanks: hashBanks.useCases });
+  const grpc = grpcModule(config, parts, {
+    useCases,
+    queries,
+    tenants: knownTenants,
+    hashBanks: hashBanks.useCases,
+    hashQuarantine: hashBanks.quarantine(useCases),
+  });
   // Started in this order, stopped in the reverse: intake (gRPC, ingest, backtests, erasure) stops first, then the
   // shadow judgements drain, the outbox flushes and the engine's pools close.
   const modules = new ModuleList(log, [

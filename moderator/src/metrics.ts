@@ -48,6 +48,17 @@ export function createMetrics(registry: Registry) {
       labelNames: ['kind', 'outcome'],
       registers: [registry],
     }),
+    hashQuarantines: new Counter({
+      name: 'moderator_hash_bank_quarantines_total',
+      help: 'Bank hashes put in flood quarantine (one hash.quarantined event each)',
+      registers: [registry],
+    }),
+    hashHeldMatches: new Counter({
+      name: 'moderator_hash_bank_held_matches_total',
+      help: 'Matches of quarantined hashes, by outcome: held for review, or not_kept (past the bound, or held already)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
     imageTexts: new Counter({
       name: 'moderator_image_texts_total',
       help: 'Record images whose text an image-text strategy asked for, by outcome: read (text found), empty (none), or why not (a fetch failure, too_many_pixels, undecodable, budget, no_ocr)',

@@ -223,6 +223,12 @@ export const COLLECTION_MAP = {
   hashRetroPasses: { name: 'hash_retro_passes', owner: 'moderator', readers: [] },
   /** Claims on passes (`_id`: `<passId>#<attempt>`): a unique insert gives each attempt to one moderator. */
   hashRetroClaims: { name: 'hash_retro_claims', owner: 'moderator', readers: [] },
+  /** Each match of a bank hash in a flood window, numbered (`_id`: `<hashId>#<window start, ms>#<n>`, `hashId`). */
+  hashMatchCounts: { name: 'hash_match_counts', owner: 'moderator', readers: [] },
+  /** Each hash's flood quarantine (`_id`: the hash id, `tenantId`): its state, number and counts. */
+  hashQuarantines: { name: 'hash_quarantines', owner: 'moderator', readers: [] },
+  /** The matches a quarantined hash holds (`_id`: `<hashId>#<recordId>#<position>`, `hashId`), bounded per hash. */
+  heldHashMatches: { name: 'held_hash_matches', owner: 'moderator', readers: [] },
 
   // notifier
   deliveries: {

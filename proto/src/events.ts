@@ -358,6 +358,24 @@ const RuleDegradedData = z.object({
   minReviews: z.number().int().positive(),
 });
 
+/**
+ * A bank hash matched more often in one window than its bank's flood threshold allows: it stops acting and its
+ * matches are held for review (docs/hash-banks.md, "Flood quarantine"). Stream `hash-<tenantId>-<hashId>`, version
+ * `number`: raised once per quarantine. Names the hash by its id, never its value.
+ */
+const HashQuarantinedData = z.object({
+  hashId: z.string(),
+  bankId: z.string(),
+  bankName: z.string(),
+  kind: z.enum(['pdq', 'md5', 'sha256']),
+  /** The how-manieth quarantine of this hash. */
+  number: z.number().int().positive(),
+  threshold: z.number().int().positive(),
+  windowSeconds: z.number().int().positive(),
+  /** Matches counted in the window when it passed the threshold. */
+  count: z.number().int().positive(),
+});
+
 /** What a report points at: a record or a user, by id, with the platform's own id for it. */
 export const ReportTarget = z.object({ type: ReportTargetType, id: z.string(), clientId: z.string() });
 export type ReportTarget = z.infer<typeof ReportTarget>;
@@ -447,7 +465,10 @@ const eventBase = {
   /** Time-ordered id; also the Kafka `event-id` header. */
   id: z.string(),
   tenantId: z.string(),
-  /** `record-<recordId>`, `user-<userId>`, `report-<reportId>` or `rule-<tenantId>-<version>-<ruleId>`. */
+  /**
+   * `record-<recordId>`, `user-<userId>`, `report-<reportId>`, `rule-<tenantId>-<version>-<ruleId>` or
+   * `hash-<tenantId>-<hashId>`.
+   */
   stream: z.string(),
   /** 1-based position in the stream; unique with the stream. */
   version: z.number().int().positive(),
@@ -489,6 +510,7 @@ const ReportComplaintDecided = z.object({
   data: ReportComplaintDecidedData,
 });
 const RuleDegraded = z.object({ ...eventBase, type: z.literal('RuleDegraded'), data: RuleDegradedData });
+const HashQuarantined = z.object({ ...eventBase, type: z.literal('HashQuarantined'), data: HashQuarantinedData });
 
 export const DomainEvent = z.discriminatedUnion('type', [
   RecordUpserted,
@@ -503,6 +525,7 @@ export const DomainEvent = z.discriminatedUnion('type', [
   ReportComplaintFiled,
   ReportComplaintDecided,
   RuleDegraded,
+  HashQuarantined,
 ]);
 export type DomainEvent = z.infer<typeof DomainEvent>;
 export type DomainEventType = DomainEvent['type'];

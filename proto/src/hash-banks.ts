@@ -36,7 +36,29 @@ export const HASH_BANK_LIMITS = {
   metadataValueLength: 500,
   /** Hashes a list call answers at most. */
   page: 100,
+  /**
+   * Flood quarantine: the most matches a bank's threshold may allow in a window (each match counted in a window is a
+   * small document until the window after it; IFTAS saw 4.29 matches in 100,000 images).
+   */
+  floodThreshold: 100_000,
+  /** Flood quarantine: the shortest and the longest window, seconds (a minute, a week). */
+  floodWindowMin: 60,
+  floodWindowMax: 604_800,
+  /** Matches held for one quarantined hash; later ones are counted, not kept. */
+  heldMatches: 200,
 } as const;
+
+/** A bank's flood window when its threshold is set without one: an hour, seconds. */
+export const DEFAULT_FLOOD_WINDOW_SECONDS = 3600;
+
+/**
+ * A bank's flood quarantine (docs/hash-banks.md, "Flood quarantine"): a hash that matches more than `threshold` times
+ * in one window of `windowSeconds` stops acting and is held for review. Absent on a bank: off.
+ */
+export interface FloodLimit {
+  threshold: number;
+  windowSeconds: number;
+}
 
 /** HMA's default distance for PDQ matches (its `PDQ_CONFIDENT_MATCH_THRESHOLD`). */
 export const DEFAULT_PDQ_DISTANCE = 31;
@@ -90,8 +112,15 @@ export const HashMatchRecord = z.object({
   policyId: z.string().optional(),
   /** On a cancelled match: the negative bank's hash that covers it. */
   cancelledBy: z.string().optional(),
+  /** The hash is in flood quarantine: the match is held for review and does not act. */
+  quarantined: z.boolean().optional(),
 });
 export type HashMatchRecord = z.infer<typeof HashMatchRecord>;
+
+/** Whether a match acts (flags, suspends): neither cancelled by a negative bank nor held by a flood quarantine. */
+export function acts(match: Pick<HashMatchRecord, 'cancelledBy' | 'quarantined'>): boolean {
+  return match.cancelledBy === undefined && match.quarantined !== true;
+}
 
 /**
  * A record flagged by the match of a `flag_and_suspend` bank: while the record stays flagged, its user is suspended
@@ -107,8 +136,11 @@ export type BankSuspension = z.infer<typeof BankSuspension>;
 
 /** The match that suspends the record's user: the first acting match of a `flag_and_suspend` bank. */
 export function suspendingMatch(matches: readonly HashMatchRecord[] | undefined): HashMatchRecord | undefined {
-  return matches?.find((match) => match.action === 'flag_and_suspend' && match.cancelledBy === undefined);
+  return matches?.find((match) => match.action === 'flag_and_suspend' && acts(match));
 }
+
+/** The stream of a hash's `HashQuarantined` events: one a quarantine, numbered from 1. */
+export const hashStreamOf = (tenantId: string, hashId: string): string => `hash-${tenantId}-${hashId}`;
 
 /** The reason a bank match gives, naming the bank and the distance (the metadata is on the match). */
 export function hashReason(match: Pick<HashMatchRecord, 'position' | 'bankName' | 'bankId' | 'kind' | 'distance'>) {

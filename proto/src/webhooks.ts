@@ -3,7 +3,8 @@ import { z } from 'zod';
 /**
  * Webhook event names: Iffy's, `report.decided` (the outcome of a report, for its reporter),
  * `report.complaint_decided` (the outcome of the reporter's complaint about a decision not to act) and `rule.degraded`
- * (a rule's flags overturned by people past the tenant's threshold).
+ * (a rule's flags overturned by people past the tenant's threshold) and `hash.quarantined` (a bank hash that matched
+ * past its bank's flood threshold, held for review).
  */
 export const WebhookEventName = z.enum([
   'record.flagged',
@@ -14,6 +15,7 @@ export const WebhookEventName = z.enum([
   'report.decided',
   'report.complaint_decided',
   'rule.degraded',
+  'hash.quarantined',
 ]);
 export type WebhookEventName = z.infer<typeof WebhookEventName>;
 

@@ -7,6 +7,7 @@ import { requestIdOf } from '../http/request-id';
 import { refuseUndecodableUrl } from '../http/url-text';
 import { appealPages } from './appeals.pages';
 import { hashBankPages } from './hash-banks.pages';
+import { hashQuarantinePages } from './hash-quarantine.pages';
 import { policyPages } from './policies.pages';
 import { backtestPages } from './backtests.pages';
 import { reportPages } from './reports.pages';
@@ -98,6 +99,7 @@ export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Rou
   reportPages(pages);
   policyPages(pages);
   hashBankPages(pages);
+  hashQuarantinePages(pages);
   settingsPages(pages);
   backtestPages(pages);
   precisionPages(pages);

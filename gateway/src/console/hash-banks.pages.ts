@@ -1,16 +1,22 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { BankAction, HASH_BANK_LIMITS, HashKind, withDefaultPolicy } from '@vigil/proto';
+import { BankAction, DEFAULT_FLOOD_WINDOW_SECONDS, HASH_BANK_LIMITS, HashKind, withDefaultPolicy } from '@vigil/proto';
 import { NotFoundError } from '../errors';
 import { requestIdOf } from '../http/request-id';
 import { parseWith } from '../http/validate';
-import { AddHashesBody, CreateHashBankBody, type RetroPassView } from '../routes/hash-banks/hash-banks.schema';
+import {
+  AddHashesBody,
+  CreateHashBankBody,
+  UpdateHashBankBody,
+  type RetroPassView,
+} from '../routes/hash-banks/hash-banks.schema';
 import { addBankHashes } from '../use-cases/hash-banks/add-bank-hashes';
 import { createHashBank } from '../use-cases/hash-banks/create-hash-bank';
 import { getHashBank } from '../use-cases/hash-banks/get-hash-bank';
 import { listBankHashes } from '../use-cases/hash-banks/list-bank-hashes';
 import { listHashBanks } from '../use-cases/hash-banks/list-hash-banks';
 import { updateBankHash } from '../use-cases/hash-banks/update-bank-hash';
+import { updateHashBank } from '../use-cases/hash-banks/update-hash-bank';
 import type { BankCaller } from '../use-cases/hash-banks/views';
 import { withdrawBankHash } from '../use-cases/hash-banks/withdraw-bank-hash';
 import { html } from './html';
@@ -40,6 +46,12 @@ const BankForm = z.object({
   policy: z.preprocess(blankToUndefined, z.string().optional()),
   action: z.string(),
   negative: z.preprocess((value) => value === 'on', z.boolean()),
+});
+
+/** The flood quarantine form as sent: a blank threshold turns it off; a blank window keeps the bank's. */
+const FloodForm = z.object({
+  threshold: z.preprocess(blankToUndefined, z.coerce.number().optional()),
+  windowSeconds: z.preprocess(blankToUndefined, z.coerce.number().optional()),
 });
 
 /** One hash and its metadata, one `key=value` a line. */
@@ -174,6 +186,34 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
           ${bank.description ? html`<p class="muted">${bank.description}</p>` : null}
           ${retroPassLine(bank.lastRetroPass)}
         </section>
+        <form method="post" action="/console/hash-banks/${bankId}/flood" class="card decision" id="flood">
+          <h2>Flood quarantine</h2>
+          ${csrfOf(ctx)}
+          <p class="hint">
+            A hash matching more often than this in one window stops acting and waits in the
+            <a href="/console/hash-quarantine">quarantine</a> for review. A blank threshold turns it off.
+          </p>
+          <label
+            >Matches a window allows
+            <input
+              name="threshold"
+              type="number"
+              min="1"
+              max="${HASH_BANK_LIMITS.floodThreshold}"
+              value="${bank.flood ? String(bank.flood.threshold) : ''}"
+          /></label>
+          <label
+            >Window, seconds
+            <input
+              name="windowSeconds"
+              type="number"
+              min="${HASH_BANK_LIMITS.floodWindowMin}"
+              max="${HASH_BANK_LIMITS.floodWindowMax}"
+              placeholder="${String(DEFAULT_FLOOD_WINDOW_SECONDS)}"
+              value="${bank.flood ? String(bank.flood.windowSeconds) : ''}"
+          /></label>
+          <button type="submit">Save</button>
+        </form>
         <table class="bank-hashes">
           <thead>
             <tr>
@@ -225,6 +265,20 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
         </form>`,
       '/console/hash-banks',
     );
+  });
+
+  router.post('/hash-banks/:id/flood', adminOnly, ...change, async (ctx) => {
+    const bankId = idParam(ctx, 'id');
+    const form = parseWith(FloodForm, formOf(ctx), 'flood form');
+    const patch = parseWith(
+      UpdateHashBankBody,
+      {
+        flood: form.threshold === undefined ? null : { threshold: form.threshold, windowSeconds: form.windowSeconds },
+      },
+      'flood form',
+    );
+    await updateHashBank(caller(ctx), bankId, patch);
+    ctx.redirect(`/console/hash-banks/${bankId}`);
   });
 
   router.post('/hash-banks/:id/hashes', adminOnly, ...change, async (ctx) => {

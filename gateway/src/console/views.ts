@@ -18,6 +18,7 @@ const NAV: Array<{ href: string; label: string; admin?: boolean }> = [
   { href: '/console/reports', label: 'Reports' },
   { href: '/console/policies', label: 'Policies' },
   { href: '/console/hash-banks', label: 'Hash banks' },
+  { href: '/console/hash-quarantine', label: 'Quarantine' },
   { href: '/console/precision', label: 'Precision' },
   { href: '/console/transparency-report', label: 'Transparency' },
   { href: '/console/settings', label: 'Rules & settings', admin: true },

@@ -179,7 +179,10 @@ export type Methods =
   | 'getBankHash'
   | 'updateBankHash'
   | 'withdrawBankHash'
-  | 'lookupHashes';
+  | 'lookupHashes'
+  | 'listHashQuarantines'
+  | 'releaseHashQuarantine'
+  | 'dismissHashQuarantine';
 
 export interface ModeratorTimeouts {
   moderateMs: number;

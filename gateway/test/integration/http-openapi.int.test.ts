@@ -98,6 +98,9 @@ describe('openapi', () => {
         'patch /api/v1/hash-banks/{id}/hashes/{hashId}',
         'delete /api/v1/hash-banks/{id}/hashes/{hashId}',
         'post /api/v1/hashes/lookup',
+        'get /api/v1/hash-quarantines',
+        'post /api/v1/hash-quarantines/{hashId}/release',
+        'post /api/v1/hash-quarantines/{hashId}/dismiss',
         'get /openapi.json',
       ].sort(),
     );

@@ -1,4 +1,4 @@
-import { hashReason, type HashMatchRecord, type ImageHashRecord, type ImageJudgement } from '@vigil/proto';
+import { acts, hashReason, type HashMatchRecord, type ImageHashRecord, type ImageJudgement } from '@vigil/proto';
 import { type RuleSet } from '@vigil/proto/rules';
 import { Content, type ContentInput } from './content';
 import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, type Scores } from './provider';
@@ -158,7 +158,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
       // (which take the bytes away to their own threads).
       const hashWork =
         fetching && banks && wantsBanks
-          ? fetching.then((samples) => hashAndMatch(banks, samples, tenantId, signal))
+          ? fetching.then((samples) => hashAndMatch(banks, samples, tenantId, input.recordId, signal))
           : undefined;
       void hashWork?.catch(() => undefined);
       // Data URLs are made before the bytes move to the image workers.
@@ -284,7 +284,7 @@ export function createEngine(options: EngineOptions): ModerationEngine {
         if (flagged && !matched.includes(rule.id)) matched.push(rule.id);
       });
 
-      const hashMatches = hashed?.matches.filter((match) => match.cancelledBy === undefined) ?? [];
+      const hashMatches = hashed?.matches.filter(acts) ?? [];
       for (const match of hashMatches) reasons.add(hashReason(match));
       const flagged = matched.length > 0 || overBudget || hashMatches.length > 0;
       const result: EngineResult = { status: flagged ? 'Flagged' : 'Compliant', reasons: [...reasons], rules: matched };
@@ -305,6 +305,7 @@ async function hashAndMatch(
   banks: BankMatcher,
   samples: readonly FetchedSample[],
   tenantId: string,
+  recordId: string | undefined,
   signal: AbortSignal | undefined,
 ): Promise<{ hashes: ImageHashRecord[]; matches: HashMatchRecord[] }> {
   const hashed = await Promise.all(
@@ -321,7 +322,10 @@ async function hashAndMatch(
     }),
   );
   const hashes = hashed.filter((record): record is ImageHashRecord => record !== undefined);
-  return { hashes, matches: hashes.length > 0 ? await banks.match(tenantId, hashes) : [] };
+  return {
+    hashes,
+    matches: hashes.length > 0 ? await banks.match(tenantId, hashes, recordId ? { recordId } : undefined) : [],
+  };
 }
 
 /** Each image's verdict and read text, by position. */

@@ -18,6 +18,8 @@ export interface EngineInput {
   metadata?: Record<string, unknown>;
   /** Whose content this is: prompt strategies bound their LLM calls per tenant. */
   tenantId?: string;
+  /** The record judged, when there is one: a flood quarantine holds its bank matches by it. */
+  recordId?: string;
   /** The human decision standing on the record, if any: prompt strategies tell the LLM about it. */
   prior?: PriorDecision;
   /**
@@ -55,8 +57,11 @@ export interface BankMatcher {
   active(tenantId: string): Promise<boolean>;
   /** MD5, SHA-256 and PDQ of an image's bytes, off the event loop; undefined when its time budget ran out. */
   hash(tenantId: string, bytes: Uint8Array, signal?: AbortSignal): Promise<ImageHashes | undefined>;
-  /** The matches of the images' hashes in the tenant's enabled banks, cancelled ones included. */
-  match(tenantId: string, images: readonly ImageHashRecord[]): Promise<HashMatchRecord[]>;
+  /**
+   * The matches of the images' hashes in the tenant's enabled banks, cancelled and quarantined ones included. With a
+   * record, each match counts towards its hash's flood threshold, and a quarantined hash's match is held for it.
+   */
+  match(tenantId: string, images: readonly ImageHashRecord[], of?: { recordId: string }): Promise<HashMatchRecord[]>;
 }
 
 /** Thrown when an external provider fails; `retriable` tells the caller whether to try again. */

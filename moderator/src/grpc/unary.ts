@@ -9,6 +9,7 @@ import {
 import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
+import type { QuarantineUseCases } from '../hash-banks/quarantine/quarantine-use-cases';
 import type { Queries } from '../service/queries';
 import type { UseCases } from '../service/use-cases';
 import type { KnownTenants } from '../store/known-tenants';
@@ -20,6 +21,8 @@ import type { TenantActivity } from './tenant-activity';
 export interface HandlerDeps {
   /** Hash banks (hash-banks/): without them, their methods answer failed_precondition. */
   hashBanks?: HashBankUseCases;
+  /** The hash banks' flood quarantine (hash-banks/quarantine/), with them. */
+  hashQuarantine?: QuarantineUseCases;
   useCases: UseCases;
   queries: Queries;
   tenants: KnownTenants;

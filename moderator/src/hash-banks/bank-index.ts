@@ -1,4 +1,4 @@
-import type { BankAction, HashKind } from '@vigil/proto';
+import type { BankAction, FloodLimit, HashKind } from '@vigil/proto';
 import { PdqIndex, type PdqHit } from './pdq-index';
 
 /** What matching needs of a bank. */
@@ -12,6 +12,7 @@ export interface BankInfo {
   enabled: boolean;
   action: BankAction;
   policyId?: string;
+  flood?: FloodLimit;
 }
 
 /** What matching needs of a bank's hash: it is in the index only while it acts (enabled, not deconfirmed). */

@@ -115,6 +115,7 @@ export function bankInfo(bank: BankDoc): BankInfo {
     enabled: bank.enabled,
     action: bank.action,
     ...(bank.policyId ? { policyId: bank.policyId } : {}),
+    ...(bank.flood ? { flood: bank.flood } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import type { BankMatcher } from '../engine/types';
 import type { BankHit, QueryHashes } from './bank-index';
 import type { BankIndexes } from './bank-indexes';
 import type { HashBankStore, HashDoc } from './hash-bank-store';
+import type { FloodGuard } from './quarantine/flood-guard';
 
 export interface HashBankMatcherOptions {
   indexes: BankIndexes;
@@ -17,6 +18,8 @@ export interface HashBankMatcherOptions {
   maxPixels: number;
   /** Each match found (a metric): the bank's kind and whether a negative bank cancelled it. */
   onMatch?: (kind: string, outcome: 'matched' | 'cancelled') => void;
+  /** Flood quarantine: counts a record's matches and holds those of quarantined hashes (quarantine/flood-guard.ts). */
+  flood?: FloodGuard;
 }
 
 /**
@@ -38,7 +41,11 @@ export class HashBankMatcher implements BankMatcher {
     return outcome.ok ? outcome.value : undefined;
   }
 
-  async match(tenantId: string, images: readonly ImageHashRecord[]): Promise<HashMatchRecord[]> {
+  async match(
+    tenantId: string,
+    images: readonly ImageHashRecord[],
+    of?: { recordId: string },
+  ): Promise<HashMatchRecord[]> {
     const index = await this.options.indexes.current(tenantId);
     const found: { position: number; hit: BankHit; by?: BankHit }[] = [];
     for (const image of images) {
@@ -68,6 +75,9 @@ export class HashBankMatcher implements BankMatcher {
         ...(by ? { cancelledBy: by.hashId } : {}),
       });
     }
-    return matches;
+    const { flood } = this.options;
+    if (!flood || matches.length === 0) return matches;
+    const floods = new Map(found.map(({ hit }) => [hit.bank.id, hit.bank.flood]));
+    return flood.screen(tenantId, matches, (bankId) => floods.get(bankId), of);
   }
 }

@@ -42,6 +42,8 @@ export function createHashBankHandlers(deps: HandlerDeps): Pick<ModerationServic
           action: request.action ?? '',
           negative: request.negative ?? false,
           enabled: request.enabled,
+          floodThreshold: request.floodThreshold,
+          floodWindowSeconds: request.floodWindowSeconds,
         }),
       ),
     ),
@@ -63,6 +65,8 @@ export function createHashBankHandlers(deps: HandlerDeps): Pick<ModerationServic
           action: request.action,
           negative: request.negative,
           enabled: request.enabled,
+          floodThreshold: request.clearFlood ? null : request.floodThreshold,
+          floodWindowSeconds: request.floodWindowSeconds,
         }),
       ),
     ),
@@ -137,6 +141,8 @@ export function toBankMessage(bank: BankDoc): HashBank {
     action: bank.action,
     negative: bank.negative,
     enabled: bank.enabled,
+    ...(bank.flood ? { floodThreshold: bank.flood.threshold } : {}),
+    floodWindowSeconds: bank.flood?.windowSeconds ?? 0,
     createdAt: bank.createdAt.toISOString(),
     updatedAt: bank.updatedAt.toISOString(),
   };
@@ -184,5 +190,6 @@ export function toHashMatchMessage(match: HashMatchRecord): HashMatch {
     action: match.action,
     policyId: match.policyId,
     cancelledBy: match.cancelledBy,
+    quarantined: match.quarantined === true,
   };
 }

@@ -6,6 +6,7 @@ import {
   insertUnlessExists,
   ulid,
   type BankAction,
+  type FloodLimit,
   type HashKind,
   type HashMetadata,
   type HashReview,
@@ -26,6 +27,8 @@ export interface BankDoc {
   action: BankAction;
   negative: boolean;
   enabled: boolean;
+  /** Flood quarantine (quarantine/flood-guard.ts); absent: off. */
+  flood?: FloodLimit;
   /** Keys the bank's hash ids (base64url): an id names a hash without being one. Gone with the bank. */
   salt: string;
   createdAt: Date;
@@ -75,11 +78,12 @@ export const OPEN_CHANGE_MS = 30_000;
 
 export type BankFields = Pick<
   BankDoc,
-  'name' | 'description' | 'kind' | 'distance' | 'policyId' | 'action' | 'negative' | 'enabled'
+  'name' | 'description' | 'kind' | 'distance' | 'policyId' | 'action' | 'negative' | 'enabled' | 'flood'
 >;
-export type BankPatch = Partial<Omit<BankFields, 'kind' | 'policyId' | 'description'>> & {
+export type BankPatch = Partial<Omit<BankFields, 'kind' | 'policyId' | 'description' | 'flood'>> & {
   policyId?: string | null;
   description?: string | null;
+  flood?: FloodLimit | null;
 };
 
 /**
@@ -149,6 +153,7 @@ export class HashBankStore {
     const next: BankDoc = { ...bank, ...stripUndefined(patch), updatedAt: this.now() } as BankDoc;
     if (patch.policyId === null) delete next.policyId;
     if (patch.description === null) delete next.description;
+    if (patch.flood === null) delete next.flood;
     await this.change(tenantId, { bankId, bank: true }, async () => {
       await guarded(() => this.banks.replaceOne({ _id: bankId }, next));
     });

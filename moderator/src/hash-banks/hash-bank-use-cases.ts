@@ -1,5 +1,6 @@
 import {
   BankAction,
+  DEFAULT_FLOOD_WINDOW_SECONDS,
   DEFAULT_PDQ_DISTANCE,
   HASH_BANK_LIMITS,
   HASH_PATTERN,
@@ -7,6 +8,7 @@ import {
   HashMetadata,
   HashReview,
   MAX_PDQ_DISTANCE,
+  type FloodLimit,
   type HashMatchRecord,
   type ImageHashRecord,
   type Policy,
@@ -40,6 +42,9 @@ export interface NewBank {
   action: string;
   negative: boolean;
   enabled?: boolean;
+  /** Flood quarantine: matches a window allows (absent: off), and the window in seconds. */
+  floodThreshold?: number;
+  floodWindowSeconds?: number;
 }
 
 export interface BankChange {
@@ -50,6 +55,9 @@ export interface BankChange {
   action?: string;
   negative?: boolean;
   enabled?: boolean;
+  /** null turns flood quarantine off; a threshold alone keeps the bank's window (or takes the default). */
+  floodThreshold?: number | null;
+  floodWindowSeconds?: number;
 }
 
 export type LookupInput = { kind: string; value: string } | { imageUrl: string };
@@ -89,6 +97,8 @@ export class HashBankUseCases {
       enabled: input.enabled ?? true,
     };
     if (kind !== 'pdq' && input.distance) invalid('distance', 'only a pdq bank has a match distance');
+    const flood = floodOf(input.floodThreshold, input.floodWindowSeconds, undefined);
+    if (flood) fields.flood = flood;
     if (input.policyId) fields.policyId = await this.checkedPolicy(tenantId, input.policyId);
     return this.deps.store.createBank(tenantId, fields);
   }
@@ -107,6 +117,12 @@ export class HashBankUseCases {
     if (change.action !== undefined) patch.action = parsed(BankAction, change.action, 'action');
     if (change.negative !== undefined) patch.negative = change.negative;
     if (change.enabled !== undefined) patch.enabled = change.enabled;
+    if (change.floodThreshold === null) {
+      if (change.floodWindowSeconds !== undefined) invalid('floodWindowSeconds', 'no window without a threshold');
+      patch.flood = null;
+    } else if (change.floodThreshold !== undefined || change.floodWindowSeconds !== undefined) {
+      patch.flood = floodOf(change.floodThreshold ?? bank.flood?.threshold, change.floodWindowSeconds, bank.flood);
+    }
     if (change.policyId === null) patch.policyId = null;
     else if (change.policyId !== undefined) patch.policyId = await this.checkedPolicy(tenantId, change.policyId);
     return this.deps.store.updateBank(tenantId, bankId, patch);
@@ -260,6 +276,30 @@ function checkedDistance(distance: number): number {
     invalid('distance', `0 to ${MAX_PDQ_DISTANCE}`);
   }
   return distance;
+}
+
+/** A bank's flood limit from a threshold and a window (each checked); no threshold: off. */
+export function floodOf(
+  threshold: number | undefined,
+  windowSeconds: number | undefined,
+  current: FloodLimit | undefined,
+): FloodLimit | undefined {
+  if (threshold === undefined) {
+    if (windowSeconds !== undefined) invalid('floodWindowSeconds', 'no window without a threshold');
+    return undefined;
+  }
+  if (!Number.isInteger(threshold) || threshold < 1 || threshold > HASH_BANK_LIMITS.floodThreshold) {
+    invalid('floodThreshold', `1 to ${HASH_BANK_LIMITS.floodThreshold} matches`);
+  }
+  const window = windowSeconds ?? current?.windowSeconds ?? DEFAULT_FLOOD_WINDOW_SECONDS;
+  if (
+    !Number.isInteger(window) ||
+    window < HASH_BANK_LIMITS.floodWindowMin ||
+    window > HASH_BANK_LIMITS.floodWindowMax
+  ) {
+    invalid('floodWindowSeconds', `${HASH_BANK_LIMITS.floodWindowMin} to ${HASH_BANK_LIMITS.floodWindowMax} seconds`);
+  }
+  return { threshold, windowSeconds: window };
 }
 
 function checkedHash(kind: HashKind, value: string, path: (string | number)[]): string {

@@ -45,6 +45,22 @@ describe('hashBanksCommand', () => {
       ['createBank', 't1', { name: 'Files', kind: 'md5', action: 'flag_and_suspend', negative: false, enabled: false }],
     ],
     [
+      ['create', 't1', 'Memes', 'pdq', '--flood', '100', '--flood-window', '600'],
+      [
+        'createBank',
+        't1',
+        {
+          name: 'Memes',
+          kind: 'pdq',
+          action: 'flag',
+          negative: false,
+          enabled: true,
+          floodThreshold: 100,
+          floodWindowSeconds: 600,
+        },
+      ],
+    ],
+    [
       ['hashes', 't1', 'bnk_1', '--after', 'hsh_x'],
       ['listHashes', 't1', 'bnk_1', { limit: 100, startingAfter: 'hsh_x' }],
     ],
@@ -94,6 +110,7 @@ describe('hashBanksCommand', () => {
     [['create', 't1', 'x']],
     [['create', 't1', 'x', 'pdq', '--distance', 'far']],
     [['create', 't1', 'x', 'pdq', '--colour', 'red']],
+    [['create', 't1', 'x', 'pdq', '--flood', 'many']],
     [['set', 't1', 'bnk_1', 'hsh_x', 'delete']],
     [['withdraw', 't1', 'bnk_1']],
     [['purge', 't1']],

@@ -5,7 +5,8 @@ import type { HashBankUseCases } from './hash-bank-use-cases';
 export const HASH_BANKS_USAGE = `usage:
   hash-banks list <tenantId>                              the tenant's banks
   hash-banks create <tenantId> <name> <pdq|md5|sha256> [--distance N] [--policy ID] [--action flag|flag_and_suspend]
-                    [--negative] [--disabled]             a new bank
+                    [--negative] [--disabled] [--flood N [--flood-window S]]
+                                                          a new bank (--flood: flood quarantine past N matches)
   hash-banks import <tenantId> <bankId> <file.csv>        add the hashes of an HMA hash file (all rows or none)
   hash-banks hashes <tenantId> <bankId> [--after hsh_…]   a page of 100 hashes
   hash-banks set <tenantId> <bankId> <hashId> enable|disable|confirm|deconfirm
@@ -28,9 +29,18 @@ export async function hashBanksCommand(
     case 'create': {
       const [name, kind, ...flags] = rest;
       if (!name || !kind) throw new UsageError(HASH_BANKS_USAGE);
-      const options = parseFlags(flags, ['--distance', '--policy', '--action'], ['--negative', '--disabled']);
+      const options = parseFlags(
+        flags,
+        ['--distance', '--policy', '--action', '--flood', '--flood-window'],
+        ['--negative', '--disabled'],
+      );
       const distance = options['--distance'];
       if (distance !== undefined && !/^\d{1,2}$/.test(distance)) throw new UsageError('--distance is 0 to 63');
+      const [flood, floodWindow] = [options['--flood'], options['--flood-window']];
+      for (const value of [flood, floodWindow]) {
+        if (value !== undefined && !/^\d{1,7}$/.test(value))
+          throw new UsageError('--flood and --flood-window are counts');
+      }
       return withoutSalt(
         await banks.createBank(tenantId, {
           name,
@@ -40,6 +50,8 @@ export async function hashBanksCommand(
           action: options['--action'] ?? 'flag',
           negative: options['--negative'] === 'true',
           enabled: options['--disabled'] !== 'true',
+          ...(flood !== undefined ? { floodThreshold: Number(flood) } : {}),
+          ...(floodWindow !== undefined ? { floodWindowSeconds: Number(floodWindow) } : {}),
         }),
       );
     }

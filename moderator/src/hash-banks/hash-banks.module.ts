@@ -1,4 +1,4 @@
-import { TenantVersions, type Policy } from '@vigil/proto';
+import { monotonicUlid, TenantVersions, type DomainEvent, type Policy } from '@vigil/proto';
 import pino from 'pino';
 import { TenantConfigCache } from '../store/tenant-config';
 import { untilDone } from '@vigil/proto/platform';
@@ -10,6 +10,11 @@ import { HashBankMatcher } from './bank-matcher';
 import { BankIndexes } from './bank-indexes';
 import { HashBankStore } from './hash-bank-store';
 import { HashBankUseCases } from './hash-bank-use-cases';
+import type { ModerationDeps } from '../service/moderate';
+import { applyHeldMatch } from './quarantine/apply-held-match';
+import { FloodGuard } from './quarantine/flood-guard';
+import { QuarantineStore } from './quarantine/quarantine-store';
+import { QuarantineUseCases } from './quarantine/quarantine-use-cases';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
 import { RetroPassStore } from './retro/retro-pass-store';
 import { RetroQueue } from './retro/retro-queue';
@@ -28,6 +33,11 @@ export interface HashBanksDeps {
   /** The image fetcher the engine uses (absent when the engine is given by a test): lookups by URL need it. */
   fetcher?: ImageFetcher;
   policiesOf: (tenantId: string) => Promise<readonly Policy[]>;
+  /**
+   * Stores a HashQuarantined event (a stream without a projection) and hands it to the outbox; false when its version
+   * was stored already. Without it, no hash is quarantined.
+   */
+  raise?: (event: DomainEvent) => Promise<boolean>;
 }
 
 export interface HashBanksModule extends ModeratorModule {
@@ -38,6 +48,8 @@ export interface HashBanksModule extends ModeratorModule {
   store: HashBankStore;
   /** Retroactive passes: their store, and the queue the use cases add to (run by retro/hash-retro.module.ts). */
   retro: { store: RetroPassStore; queue: RetroQueue };
+  /** The flood quarantine's review, which applies released matches on the moderation path. */
+  quarantine(moderation: Pick<ModerationDeps, 'store' | 'tenants' | 'writer' | 'users'>): QuarantineUseCases;
 }
 
 /**
@@ -51,6 +63,18 @@ export function hashBanksModule(
 ): HashBanksModule {
   const store = new HashBankStore(db);
   const indexes = new BankIndexes(store, config.HASH_BANK_IDLE_MS);
+  const quarantines = new QuarantineStore(db);
+  const newId = monotonicUlid();
+  const { raise } = deps;
+  const flood = raise
+    ? new FloodGuard({
+        store: quarantines,
+        raise,
+        newId: () => newId(Date.now()),
+        onQuarantine: () => metrics?.hashQuarantines.inc(),
+        onHeld: (held) => metrics?.hashHeldMatches.inc({ outcome: held ? 'held' : 'not_kept' }),
+      })
+    : undefined;
   const pool = new OffLoopPool({
     filename: workerFile('hash-worker'),
     threads: config.HASH_THREADS,
@@ -65,6 +89,7 @@ export function hashBanksModule(
     budgetMs: config.HASH_BUDGET_MS,
     maxPixels: config.IMAGE_MAX_PIXELS,
     onMatch: (kind, outcome) => metrics?.hashBankMatches.inc({ kind, outcome }),
+    flood,
   });
   const passes = new RetroPassStore(db);
   const queue = new RetroQueue(passes);
@@ -82,7 +107,17 @@ export function hashBanksModule(
     useCases,
     store,
     retro: { store: passes, queue },
-    start: () => untilDone(log.child({ component: 'hash-banks' }), 'hash bank indexes', () => store.ensureIndexes()),
+    quarantine: (moderation) =>
+      new QuarantineUseCases({
+        store: quarantines,
+        banks: store,
+        apply: (input) => applyHeldMatch(moderation, input),
+      }),
+    start: () =>
+      untilDone(log.child({ component: 'hash-banks' }), 'hash bank indexes', async () => {
+        await store.ensureIndexes();
+        await quarantines.ensureIndexes();
+      }),
     drain: () => pool.close(),
   };
 }

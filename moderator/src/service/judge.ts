@@ -19,6 +19,7 @@ export async function judge(
   metadata: Metadata | undefined,
   rules: RuleSet,
   prior: PriorDecision | undefined,
+  recordId?: string,
 ): Promise<EngineResult> {
   try {
     return await engine.moderate(
@@ -30,6 +31,7 @@ export async function judge(
         externalUrls: input.content.externalUrls,
         metadata,
         tenantId: input.tenantId,
+        ...(recordId ? { recordId } : {}),
         prior,
         deadline: input.deadline,
       },

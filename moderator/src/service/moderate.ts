@@ -1,5 +1,6 @@
 import { bankSuspensionOf, ruleBasis, type DecisionBasis } from '../domain/decision-basis';
 import {
+  acts,
   recordIdFor,
   ulid,
   userIdFor,
@@ -244,7 +245,7 @@ async function judgeRecord(
   const prior = priorOf(before);
   const key = JSON.stringify([metadata ?? null, prior ?? null]);
   if (judged?.key !== key || judged.rules !== plan.rules) {
-    const result = await judge(engine, input, metadata, splitRules(plan.rules).live, prior);
+    const result = await judge(engine, input, metadata, splitRules(plan.rules).live, prior, plan.recordId);
     judged = { key, rules: plan.rules, result };
   }
   return { judged, verdict: { outcome: judged.result, metadata } };
@@ -444,7 +445,7 @@ export function storedOutcome(outcome: EngineResult, passthrough: boolean): Engi
 
 /** The policy of the first acting hash bank match that names one: a flag by a bank rests on it. */
 function bankPolicyOf(outcome: EngineResult): string | undefined {
-  return outcome.hashMatches?.find((match) => match.cancelledBy === undefined && match.policyId)?.policyId;
+  return outcome.hashMatches?.find((match) => acts(match) && match.policyId)?.policyId;
 }
 
 function resultOf(state: RecordState, testMode: boolean, duplicate: boolean): ModerateResult {

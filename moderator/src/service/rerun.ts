@@ -90,6 +90,7 @@ async function rerunRecord(
       before.metadata,
       retro?.withoutAi ? withoutAi(live) : live,
       priorOf(before),
+      recordId,
     );
     const current = before.status ?? 'Compliant';
     if (retro && outcome.status === current) return 'unchanged';

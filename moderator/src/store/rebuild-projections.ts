@@ -28,8 +28,8 @@ export async function rebuildProjections(
   let events: DomainEvent[] = [];
   const flush = async () => {
     if (!stream || events.length === 0) return;
-    // A rule's stream holds its RuleDegraded event only: nothing to project.
-    if (stream.startsWith('rule-')) return;
+    // A rule's stream holds its RuleDegraded event only, a hash's its HashQuarantined events: nothing to project.
+    if (stream.startsWith('rule-') || stream.startsWith('hash-')) return;
     if (stream.startsWith('record-')) {
       let state: RecordState | null = null;
       for (const event of events) state = evolveRecord(state, event);

@@ -101,7 +101,7 @@ export class FanOut {
     contexts: Map<string, Promise<StatementContext>>,
   ): Promise<void> {
     const contextOf = this.options.statementContext;
-    if (!contextOf || trigger.kind === 'report' || trigger.kind === 'rule') return;
+    if (!contextOf || trigger.kind === 'report' || trigger.kind === 'rule' || trigger.kind === 'hash') return;
     if (!contexts.has(event.tenantId)) contexts.set(event.tenantId, contextOf(event.tenantId));
     const statement = statementOf(event, await contexts.get(event.tenantId)!);
     if (statement) trigger.statement = statement;

@@ -1,4 +1,5 @@
 import {
+  hashPayload,
   nestedUserOf,
   recordPayload,
   reportPayload,
@@ -28,6 +29,9 @@ export async function buildBody(
   }
   if (trigger.kind === 'rule') {
     return { kind: 'body', body: webhookBody(trigger, rulePayload(trigger), new Date()) };
+  }
+  if (trigger.kind === 'hash') {
+    return { kind: 'body', body: webhookBody(trigger, hashPayload(trigger), new Date()) };
   }
   if (trigger.kind === 'record') {
     if (view?.kind === 'record') {

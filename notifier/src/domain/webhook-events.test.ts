@@ -2,6 +2,7 @@ import type { DomainEvent } from '@vigil/proto';
 import { recordModerated, reportComplaintDecided, userStatusChanged } from '../../../deploy/test-support/events';
 import {
   deliveryIdOf,
+  hashPayload,
   recordPayload,
   reportPayload,
   rulePayload,
@@ -251,6 +252,42 @@ describe('rule.degraded', () => {
         '"ruleSetVersion":4,"flags":120,"reviewed":24,"confirmed":11,"overturned":13,' +
         `"overturnRate":${13 / 24},"threshold":0.5,"minReviews":20,"degradedAt":"1767323045678"}}`,
     );
+  });
+});
+
+describe('hash.quarantined', () => {
+  const quarantined: DomainEvent = {
+    ...envelope,
+    version: 2,
+    stream: 'hash-ten_1-hsh_meme',
+    type: 'HashQuarantined',
+    data: {
+      hashId: 'hsh_meme',
+      bankId: 'bnk_1',
+      bankName: 'Memes',
+      kind: 'pdq',
+      number: 2,
+      threshold: 100,
+      windowSeconds: 3600,
+      count: 101,
+    },
+  };
+
+  it("writes the hash by id, its bank, the threshold it passed and the count, under the event's id", () => {
+    const decision = triggerOf(quarantined);
+    expect(decision).toMatchObject({ kind: 'trigger', trigger: { kind: 'hash', event: 'hash.quarantined' } });
+    const trigger = (decision as { trigger: Extract<WebhookTrigger, { kind: 'hash' }> }).trigger;
+    expect(webhookBody(trigger, hashPayload(trigger), new Date(1800000000000))).toBe(
+      '{"event":"hash.quarantined","timestamp":"1800000000000","id":"evt_01","payload":{"hashId":"hsh_meme",' +
+        '"bank":{"id":"bnk_1","name":"Memes"},"kind":"pdq","quarantine":2,"threshold":100,"windowSeconds":3600,' +
+        '"count":101,"quarantinedAt":"1767323045678"}}',
+    );
+  });
+
+  it('reaches an endpoint that subscribed to it, or to every event, and no other', () => {
+    expect(subscribes(['hash.quarantined'], 'hash.quarantined')).toBe(true);
+    expect(subscribes([], 'hash.quarantined')).toBe(true);
+    expect(subscribes(['record.flagged'], 'hash.quarantined')).toBe(false);
   });
 });
 

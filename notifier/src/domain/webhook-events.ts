@@ -96,6 +96,24 @@ export type WebhookTrigger =
       minReviews: number;
       at: Date;
       version: number;
+    }
+  | {
+      /** A bank hash put in flood quarantine: the body comes from the event alone (the hash's id, never its value). */
+      kind: 'hash';
+      event: 'hash.quarantined';
+      /** The body's top-level `id`: the event's id. */
+      subjectId: string;
+      tenantId: string;
+      hashId: string;
+      bankId: string;
+      bankName: string;
+      hashKind: string;
+      number: number;
+      threshold: number;
+      windowSeconds: number;
+      count: number;
+      at: Date;
+      version: number;
     };
 
 /**
@@ -217,6 +235,28 @@ export function triggerOf(event: DomainEvent): TriggerDecision {
         subjectId: event.id,
         tenantId: event.tenantId,
         ...data,
+        at,
+        version: event.version,
+      },
+    };
+  }
+  if (event.type === 'HashQuarantined') {
+    const { data } = event;
+    return {
+      kind: 'trigger',
+      trigger: {
+        kind: 'hash',
+        event: 'hash.quarantined',
+        subjectId: event.id,
+        tenantId: event.tenantId,
+        hashId: data.hashId,
+        bankId: data.bankId,
+        bankName: data.bankName,
+        hashKind: data.kind,
+        number: data.number,
+        threshold: data.threshold,
+        windowSeconds: data.windowSeconds,
+        count: data.count,
         at,
         version: event.version,
       },
@@ -347,6 +387,23 @@ export function rulePayload(trigger: Extract<WebhookTrigger, { kind: 'rule' }>):
     threshold: trigger.threshold,
     minReviews: trigger.minReviews,
     degradedAt: ms(trigger.at),
+  };
+}
+
+/**
+ * A hash in flood quarantine: which hash of which bank, the threshold and window it passed, and the count. Its matches
+ * are held until a person releases or dismisses it (docs/hash-banks.md, "Flood quarantine").
+ */
+export function hashPayload(trigger: Extract<WebhookTrigger, { kind: 'hash' }>): Record<string, unknown> {
+  return {
+    hashId: trigger.hashId,
+    bank: { id: trigger.bankId, name: trigger.bankName },
+    kind: trigger.hashKind,
+    quarantine: trigger.number,
+    threshold: trigger.threshold,
+    windowSeconds: trigger.windowSeconds,
+    count: trigger.count,
+    quarantinedAt: ms(trigger.at),
   };
 }
 

@@ -15,6 +15,8 @@ import type { DecideReportComplaintRequest as _vigil_moderation_v1_DecideReportC
 import type { DecideReportRequest as _vigil_moderation_v1_DecideReportRequest, DecideReportRequest__Output as _vigil_moderation_v1_DecideReportRequest__Output } from './vigil/moderation/v1/DecideReportRequest';
 import type { DeleteHashBankRequest as _vigil_moderation_v1_DeleteHashBankRequest, DeleteHashBankRequest__Output as _vigil_moderation_v1_DeleteHashBankRequest__Output } from './vigil/moderation/v1/DeleteHashBankRequest';
 import type { DeleteHashBankResponse as _vigil_moderation_v1_DeleteHashBankResponse, DeleteHashBankResponse__Output as _vigil_moderation_v1_DeleteHashBankResponse__Output } from './vigil/moderation/v1/DeleteHashBankResponse';
+import type { DismissHashQuarantineRequest as _vigil_moderation_v1_DismissHashQuarantineRequest, DismissHashQuarantineRequest__Output as _vigil_moderation_v1_DismissHashQuarantineRequest__Output } from './vigil/moderation/v1/DismissHashQuarantineRequest';
+import type { DismissHashQuarantineResponse as _vigil_moderation_v1_DismissHashQuarantineResponse, DismissHashQuarantineResponse__Output as _vigil_moderation_v1_DismissHashQuarantineResponse__Output } from './vigil/moderation/v1/DismissHashQuarantineResponse';
 import type { FileReportComplaintRequest as _vigil_moderation_v1_FileReportComplaintRequest, FileReportComplaintRequest__Output as _vigil_moderation_v1_FileReportComplaintRequest__Output } from './vigil/moderation/v1/FileReportComplaintRequest';
 import type { GetBankHashRequest as _vigil_moderation_v1_GetBankHashRequest, GetBankHashRequest__Output as _vigil_moderation_v1_GetBankHashRequest__Output } from './vigil/moderation/v1/GetBankHashRequest';
 import type { GetHashBankRequest as _vigil_moderation_v1_GetHashBankRequest, GetHashBankRequest__Output as _vigil_moderation_v1_GetHashBankRequest__Output } from './vigil/moderation/v1/GetHashBankRequest';
@@ -29,6 +31,7 @@ import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsRespons
 import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from './vigil/moderation/v1/GetUserRequest';
 import type { HashBank as _vigil_moderation_v1_HashBank, HashBank__Output as _vigil_moderation_v1_HashBank__Output } from './vigil/moderation/v1/HashBank';
 import type { HashMatch as _vigil_moderation_v1_HashMatch, HashMatch__Output as _vigil_moderation_v1_HashMatch__Output } from './vigil/moderation/v1/HashMatch';
+import type { HashQuarantine as _vigil_moderation_v1_HashQuarantine, HashQuarantine__Output as _vigil_moderation_v1_HashQuarantine__Output } from './vigil/moderation/v1/HashQuarantine';
 import type { ImageHashSet as _vigil_moderation_v1_ImageHashSet, ImageHashSet__Output as _vigil_moderation_v1_ImageHashSet__Output } from './vigil/moderation/v1/ImageHashSet';
 import type { ListAppealsRequest as _vigil_moderation_v1_ListAppealsRequest, ListAppealsRequest__Output as _vigil_moderation_v1_ListAppealsRequest__Output } from './vigil/moderation/v1/ListAppealsRequest';
 import type { ListAppealsResponse as _vigil_moderation_v1_ListAppealsResponse, ListAppealsResponse__Output as _vigil_moderation_v1_ListAppealsResponse__Output } from './vigil/moderation/v1/ListAppealsResponse';
@@ -36,6 +39,8 @@ import type { ListBankHashesRequest as _vigil_moderation_v1_ListBankHashesReques
 import type { ListBankHashesResponse as _vigil_moderation_v1_ListBankHashesResponse, ListBankHashesResponse__Output as _vigil_moderation_v1_ListBankHashesResponse__Output } from './vigil/moderation/v1/ListBankHashesResponse';
 import type { ListHashBanksRequest as _vigil_moderation_v1_ListHashBanksRequest, ListHashBanksRequest__Output as _vigil_moderation_v1_ListHashBanksRequest__Output } from './vigil/moderation/v1/ListHashBanksRequest';
 import type { ListHashBanksResponse as _vigil_moderation_v1_ListHashBanksResponse, ListHashBanksResponse__Output as _vigil_moderation_v1_ListHashBanksResponse__Output } from './vigil/moderation/v1/ListHashBanksResponse';
+import type { ListHashQuarantinesRequest as _vigil_moderation_v1_ListHashQuarantinesRequest, ListHashQuarantinesRequest__Output as _vigil_moderation_v1_ListHashQuarantinesRequest__Output } from './vigil/moderation/v1/ListHashQuarantinesRequest';
+import type { ListHashQuarantinesResponse as _vigil_moderation_v1_ListHashQuarantinesResponse, ListHashQuarantinesResponse__Output as _vigil_moderation_v1_ListHashQuarantinesResponse__Output } from './vigil/moderation/v1/ListHashQuarantinesResponse';
 import type { ListRecordsRequest as _vigil_moderation_v1_ListRecordsRequest, ListRecordsRequest__Output as _vigil_moderation_v1_ListRecordsRequest__Output } from './vigil/moderation/v1/ListRecordsRequest';
 import type { ListRecordsResponse as _vigil_moderation_v1_ListRecordsResponse, ListRecordsResponse__Output as _vigil_moderation_v1_ListRecordsResponse__Output } from './vigil/moderation/v1/ListRecordsResponse';
 import type { ListReportsRequest as _vigil_moderation_v1_ListReportsRequest, ListReportsRequest__Output as _vigil_moderation_v1_ListReportsRequest__Output } from './vigil/moderation/v1/ListReportsRequest';
@@ -50,6 +55,8 @@ import type { ModerateResponse as _vigil_moderation_v1_ModerateResponse, Moderat
 import type { ModerationServiceClient as _vigil_moderation_v1_ModerationServiceClient, ModerationServiceDefinition as _vigil_moderation_v1_ModerationServiceDefinition } from './vigil/moderation/v1/ModerationService';
 import type { NewBankHash as _vigil_moderation_v1_NewBankHash, NewBankHash__Output as _vigil_moderation_v1_NewBankHash__Output } from './vigil/moderation/v1/NewBankHash';
 import type { Record as _vigil_moderation_v1_Record, Record__Output as _vigil_moderation_v1_Record__Output } from './vigil/moderation/v1/Record';
+import type { ReleaseHashQuarantineRequest as _vigil_moderation_v1_ReleaseHashQuarantineRequest, ReleaseHashQuarantineRequest__Output as _vigil_moderation_v1_ReleaseHashQuarantineRequest__Output } from './vigil/moderation/v1/ReleaseHashQuarantineRequest';
+import type { ReleaseHashQuarantineResponse as _vigil_moderation_v1_ReleaseHashQuarantineResponse, ReleaseHashQuarantineResponse__Output as _vigil_moderation_v1_ReleaseHashQuarantineResponse__Output } from './vigil/moderation/v1/ReleaseHashQuarantineResponse';
 import type { Report as _vigil_moderation_v1_Report, Report__Output as _vigil_moderation_v1_Report__Output } from './vigil/moderation/v1/Report';
 import type { ReportComplaint as _vigil_moderation_v1_ReportComplaint, ReportComplaint__Output as _vigil_moderation_v1_ReportComplaint__Output } from './vigil/moderation/v1/ReportComplaint';
 import type { ReportDecision as _vigil_moderation_v1_ReportDecision, ReportDecision__Output as _vigil_moderation_v1_ReportDecision__Output } from './vigil/moderation/v1/ReportDecision';
@@ -87,6 +94,8 @@ export interface ProtoGrpcType {
         DecideReportRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideReportRequest, _vigil_moderation_v1_DecideReportRequest__Output>
         DeleteHashBankRequest: MessageTypeDefinition<_vigil_moderation_v1_DeleteHashBankRequest, _vigil_moderation_v1_DeleteHashBankRequest__Output>
         DeleteHashBankResponse: MessageTypeDefinition<_vigil_moderation_v1_DeleteHashBankResponse, _vigil_moderation_v1_DeleteHashBankResponse__Output>
+        DismissHashQuarantineRequest: MessageTypeDefinition<_vigil_moderation_v1_DismissHashQuarantineRequest, _vigil_moderation_v1_DismissHashQuarantineRequest__Output>
+        DismissHashQuarantineResponse: MessageTypeDefinition<_vigil_moderation_v1_DismissHashQuarantineResponse, _vigil_moderation_v1_DismissHashQuarantineResponse__Output>
         FileReportComplaintRequest: MessageTypeDefinition<_vigil_moderation_v1_FileReportComplaintRequest, _vigil_moderation_v1_FileReportComplaintRequest__Output>
         GetBankHashRequest: MessageTypeDefinition<_vigil_moderation_v1_GetBankHashRequest, _vigil_moderation_v1_GetBankHashRequest__Output>
         GetHashBankRequest: MessageTypeDefinition<_vigil_moderation_v1_GetHashBankRequest, _vigil_moderation_v1_GetHashBankRequest__Output>
@@ -101,6 +110,7 @@ export interface ProtoGrpcType {
         GetUserRequest: MessageTypeDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_GetUserRequest__Output>
         HashBank: MessageTypeDefinition<_vigil_moderation_v1_HashBank, _vigil_moderation_v1_HashBank__Output>
         HashMatch: MessageTypeDefinition<_vigil_moderation_v1_HashMatch, _vigil_moderation_v1_HashMatch__Output>
+        HashQuarantine: MessageTypeDefinition<_vigil_moderation_v1_HashQuarantine, _vigil_moderation_v1_HashQuarantine__Output>
         ImageHashSet: MessageTypeDefinition<_vigil_moderation_v1_ImageHashSet, _vigil_moderation_v1_ImageHashSet__Output>
         ListAppealsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsRequest__Output>
         ListAppealsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsResponse__Output>
@@ -108,6 +118,8 @@ export interface ProtoGrpcType {
         ListBankHashesResponse: MessageTypeDefinition<_vigil_moderation_v1_ListBankHashesResponse, _vigil_moderation_v1_ListBankHashesResponse__Output>
         ListHashBanksRequest: MessageTypeDefinition<_vigil_moderation_v1_ListHashBanksRequest, _vigil_moderation_v1_ListHashBanksRequest__Output>
         ListHashBanksResponse: MessageTypeDefinition<_vigil_moderation_v1_ListHashBanksResponse, _vigil_moderation_v1_ListHashBanksResponse__Output>
+        ListHashQuarantinesRequest: MessageTypeDefinition<_vigil_moderation_v1_ListHashQuarantinesRequest, _vigil_moderation_v1_ListHashQuarantinesRequest__Output>
+        ListHashQuarantinesResponse: MessageTypeDefinition<_vigil_moderation_v1_ListHashQuarantinesResponse, _vigil_moderation_v1_ListHashQuarantinesResponse__Output>
         ListRecordsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsRequest__Output>
         ListRecordsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListRecordsResponse, _vigil_moderation_v1_ListRecordsResponse__Output>
         ListReportsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListReportsRequest, _vigil_moderation_v1_ListReportsRequest__Output>
@@ -122,6 +134,8 @@ export interface ProtoGrpcType {
         ModerationService: SubtypeConstructor<typeof grpc.Client, _vigil_moderation_v1_ModerationServiceClient> & { service: _vigil_moderation_v1_ModerationServiceDefinition }
         NewBankHash: MessageTypeDefinition<_vigil_moderation_v1_NewBankHash, _vigil_moderation_v1_NewBankHash__Output>
         Record: MessageTypeDefinition<_vigil_moderation_v1_Record, _vigil_moderation_v1_Record__Output>
+        ReleaseHashQuarantineRequest: MessageTypeDefinition<_vigil_moderation_v1_ReleaseHashQuarantineRequest, _vigil_moderation_v1_ReleaseHashQuarantineRequest__Output>
+        ReleaseHashQuarantineResponse: MessageTypeDefinition<_vigil_moderation_v1_ReleaseHashQuarantineResponse, _vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>
         Report: MessageTypeDefinition<_vigil_moderation_v1_Report, _vigil_moderation_v1_Report__Output>
         ReportComplaint: MessageTypeDefinition<_vigil_moderation_v1_ReportComplaint, _vigil_moderation_v1_ReportComplaint__Output>
         ReportDecision: MessageTypeDefinition<_vigil_moderation_v1_ReportDecision, _vigil_moderation_v1_ReportDecision__Output>

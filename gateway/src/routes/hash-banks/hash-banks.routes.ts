@@ -7,11 +7,14 @@ import { body, query } from '../../http/validate';
 import { addBankHashes } from '../../use-cases/hash-banks/add-bank-hashes';
 import { createHashBank } from '../../use-cases/hash-banks/create-hash-bank';
 import { deleteHashBank } from '../../use-cases/hash-banks/delete-hash-bank';
+import { dismissHashQuarantine } from '../../use-cases/hash-banks/dismiss-hash-quarantine';
 import { getHashBank } from '../../use-cases/hash-banks/get-hash-bank';
 import { importBankHashes } from '../../use-cases/hash-banks/import-bank-hashes';
 import { listBankHashes } from '../../use-cases/hash-banks/list-bank-hashes';
 import { listHashBanks } from '../../use-cases/hash-banks/list-hash-banks';
+import { listHashQuarantines } from '../../use-cases/hash-banks/list-hash-quarantines';
 import { lookupHashes } from '../../use-cases/hash-banks/lookup-hashes';
+import { releaseHashQuarantine } from '../../use-cases/hash-banks/release-hash-quarantine';
 import { updateBankHash } from '../../use-cases/hash-banks/update-bank-hash';
 import { updateHashBank } from '../../use-cases/hash-banks/update-hash-bank';
 import type { BankCaller } from '../../use-cases/hash-banks/views';
@@ -26,12 +29,15 @@ import {
   HashBankDetailData,
   HashBankDeleted,
   HashBankList,
+  HashQuarantineList,
   HashesAdded,
   HashWithdrawn,
   ImportHashesBody,
   ListHashesQuery,
   LookupBody,
   LookupResult,
+  QuarantineDismissed,
+  QuarantineReleased,
   UpdateHashBankBody,
   UpdateHashBody,
 } from './hash-banks.schema';
@@ -234,6 +240,51 @@ export function hashBankRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
     async (ctx) => {
       ctx.body = await lookupHashes(caller(ctx), body(ctx, LookupBody));
+    },
+  );
+
+  api.route(
+    {
+      method: 'get',
+      path: '/hash-quarantines',
+      tag,
+      summary: 'The hashes in flood quarantine: each stopped acting when it matched past its bank threshold.',
+      status: 200,
+      response: HashQuarantineList,
+    },
+    async (ctx) => {
+      ctx.body = { data: await listHashQuarantines(caller(ctx)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/hash-quarantines/:hashId/release',
+      tag,
+      summary:
+        "Release a quarantined hash: it acts again and its held matches are applied, never over a person's decision.",
+      status: 200,
+      response: QuarantineReleased,
+    },
+    async (ctx) => {
+      const hashId = hashParam(ctx);
+      ctx.body = { hashId, released: true, ...(await releaseHashQuarantine(caller(ctx), hashId)) };
+    },
+  );
+
+  api.route(
+    {
+      method: 'post',
+      path: '/hash-quarantines/:hashId/dismiss',
+      tag,
+      summary: 'Dismiss a quarantined hash (a false positive): its held matches are dropped and the hash is disabled.',
+      status: 200,
+      response: QuarantineDismissed,
+    },
+    async (ctx) => {
+      const hashId = hashParam(ctx);
+      ctx.body = { hashId, dismissed: true, ...(await dismissHashQuarantine(caller(ctx), hashId)) };
     },
   );
 }

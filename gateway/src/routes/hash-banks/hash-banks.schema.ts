@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   BankAction,
+  DEFAULT_FLOOD_WINDOW_SECONDS,
   DEFAULT_PDQ_DISTANCE,
   HASH_BANK_LIMITS,
   HashKind,
@@ -23,6 +24,28 @@ const Distance = z
   .min(0)
   .max(MAX_PDQ_DISTANCE)
   .meta({ description: `PDQ banks: the largest Hamming distance that matches (default ${DEFAULT_PDQ_DISTANCE}).` });
+const Flood = z
+  .strictObject({
+    threshold: z
+      .number()
+      .int()
+      .min(1)
+      .max(HASH_BANK_LIMITS.floodThreshold)
+      .meta({ description: 'The most matches a hash may have in one window; the next one quarantines it.' }),
+    windowSeconds: z
+      .number()
+      .int()
+      .min(HASH_BANK_LIMITS.floodWindowMin)
+      .max(HASH_BANK_LIMITS.floodWindowMax)
+      .optional()
+      .meta({
+        description: `The window, seconds (default ${DEFAULT_FLOOD_WINDOW_SECONDS}; a PATCH keeps the bank's).`,
+      }),
+  })
+  .meta({
+    description:
+      'Flood quarantine: a hash matching more often than this stops acting and is held for review (docs/hash-banks.md). Left out or null: off.',
+  });
 /** A hash as given: hex, either case; its length is checked against the bank's kind by the moderator. */
 const HashText = z
   .string()
@@ -42,6 +65,7 @@ export const CreateHashBankBody = z.strictObject({
     description: 'A negative bank (an allowlist): its matches cancel the matches of the hashes they cover.',
   }),
   enabled: z.boolean().default(true),
+  flood: Flood.optional(),
 });
 export type CreateHashBankBody = z.infer<typeof CreateHashBankBody>;
 
@@ -53,6 +77,7 @@ export const UpdateHashBankBody = z.strictObject({
   action: BankAction.optional(),
   negative: z.boolean().optional(),
   enabled: z.boolean().optional(),
+  flood: Flood.nullable().optional(),
 });
 export type UpdateHashBankBody = z.infer<typeof UpdateHashBankBody>;
 
@@ -105,6 +130,7 @@ export const HashBankView = z.object({
   action: BankAction,
   negative: z.boolean(),
   enabled: z.boolean(),
+  flood: z.object({ threshold: z.number().int(), windowSeconds: z.number().int() }).nullable(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -162,6 +188,10 @@ export const HashMatchView = z.object({
   action: BankAction,
   policy: z.string().nullable(),
   cancelledBy: z.string().optional().meta({ description: "The negative bank's hash that cancelled this match." }),
+  quarantined: z
+    .boolean()
+    .optional()
+    .meta({ description: 'The hash is in flood quarantine: the match is held for review and does not act.' }),
 });
 export type HashMatchView = z.infer<typeof HashMatchView>;
 
@@ -191,3 +221,39 @@ export const LookupResult = z.object({
   failure: z.string().nullable().meta({ description: 'Why the image could not be fetched or hashed.' }),
 });
 export type LookupResult = z.infer<typeof LookupResult>;
+
+export const HashQuarantineView = z.object({
+  hashId: z.string(),
+  bank: z.object({ id: z.string(), name: z.string() }),
+  kind: HashKind,
+  state: z
+    .enum(['quarantined', 'released'])
+    .meta({ description: '`released`: its held matches are still being applied.' }),
+  quarantine: z.number().int().meta({ description: 'The how-manieth quarantine of this hash.' }),
+  threshold: z.number().int(),
+  windowSeconds: z.number().int(),
+  count: z.number().int().meta({ description: 'Matches in the window when the hash passed the threshold.' }),
+  held: z
+    .number()
+    .int()
+    .meta({ description: `Matches held (at most ${HASH_BANK_LIMITS.heldMatches}).` }),
+  overflow: z.number().int().meta({ description: 'Matches past the bound: counted, not held.' }),
+  since: z.string(),
+  metadata: z.record(z.string(), z.string()),
+});
+export type HashQuarantineView = z.infer<typeof HashQuarantineView>;
+export const HashQuarantineList = z.object({ data: z.array(HashQuarantineView) });
+export const QuarantineReleased = z.object({
+  hashId: z.string(),
+  released: z.literal(true),
+  applied: z.number().int().meta({ description: 'Held matches applied to their records.' }),
+  skipped: z
+    .number()
+    .int()
+    .meta({ description: 'Held matches left: the record is gone, or a person decided its status.' }),
+});
+export const QuarantineDismissed = z.object({
+  hashId: z.string(),
+  dismissed: z.literal(true),
+  dropped: z.number().int().meta({ description: 'Held matches dropped; the hash is disabled in its bank.' }),
+});

@@ -12,6 +12,7 @@ export async function createHashBank(caller: BankCaller, input: CreateHashBankBo
     action: input.action,
     negative: input.negative,
     enabled: input.enabled,
+    ...(input.flood ? { floodThreshold: input.flood.threshold, floodWindowSeconds: input.flood.windowSeconds } : {}),
   });
   return toBankView(bank);
 }

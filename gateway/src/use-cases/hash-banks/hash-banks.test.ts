@@ -1,4 +1,5 @@
 import type { ModeratorClient } from '../../grpc/moderator-client';
+import { listHashQuarantines } from './list-hash-quarantines';
 import { lookupHashes } from './lookup-hashes';
 import { updateHashBank } from './update-hash-bank';
 import type { BankCaller } from './views';
@@ -35,6 +36,12 @@ describe('hash bank use cases', () => {
       { description: 'd', policy: 'p', distance: 10 },
       { description: 'd', clearDescription: false, policyId: 'p', clearPolicy: false, distance: 10 },
     ],
+    ['null turns flood quarantine off', { flood: null }, { clearFlood: true, floodThreshold: undefined }],
+    [
+      'a flood limit replaces',
+      { flood: { threshold: 3, windowSeconds: 60 } },
+      { clearFlood: false, floodThreshold: 3, floodWindowSeconds: 60 },
+    ],
   ])('update: %s', async (_name, patch, sent) => {
     const { caller, calls } = fakeCaller(bank);
     const view = await updateHashBank(caller, 'bnk_1', patch);
@@ -42,6 +49,53 @@ describe('hash bank use cases', () => {
     expect(calls[0]?.[1]).toEqual(expect.objectContaining({ tenantId: 'ten_1', bankId: 'bnk_1', ...sent }));
     expect(calls[0]?.[2]).toEqual({ requestId: 'req-1' });
     expect(view).toEqual(expect.objectContaining({ id: 'bnk_1', description: null, policy: null }));
+  });
+
+  it.each<[string, Record<string, unknown>, unknown]>([
+    ['off', { floodWindowSeconds: 0 }, null],
+    ['on', { floodThreshold: 3, floodWindowSeconds: 60 }, { threshold: 3, windowSeconds: 60 }],
+  ])('shows a bank whose flood quarantine is %s', async (_name, fields, flood) => {
+    const { caller } = fakeCaller({ ...bank, ...fields });
+    expect((await updateHashBank(caller, 'bnk_1', {})).flood).toEqual(flood);
+  });
+
+  it('lists quarantined hashes with their metadata as objects', async () => {
+    const { caller, calls } = fakeCaller({
+      quarantines: [
+        {
+          hashId: 'hsh_1',
+          bankId: 'bnk_1',
+          bankName: 'Memes',
+          kind: 'pdq',
+          state: 'quarantined',
+          number: 1,
+          threshold: 3,
+          windowSeconds: 60,
+          count: 4,
+          held: 2,
+          overflow: 0,
+          since: '2026-01-01T00:00:00.000Z',
+          metadataJson: '{"label":"meme"}',
+        },
+      ],
+    });
+    expect(await listHashQuarantines(caller)).toEqual([
+      {
+        hashId: 'hsh_1',
+        bank: { id: 'bnk_1', name: 'Memes' },
+        kind: 'pdq',
+        state: 'quarantined',
+        quarantine: 1,
+        threshold: 3,
+        windowSeconds: 60,
+        count: 4,
+        held: 2,
+        overflow: 0,
+        since: '2026-01-01T00:00:00.000Z',
+        metadata: { label: 'meme' },
+      },
+    ]);
+    expect(calls[0]?.[0]).toBe('listHashQuarantines');
   });
 
   it('lookup: sends a hash lowercased and answers matches with their metadata as objects', async () => {

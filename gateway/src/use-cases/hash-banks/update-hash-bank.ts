@@ -18,6 +18,9 @@ export async function updateHashBank(
     action: patch.action,
     negative: patch.negative,
     enabled: patch.enabled,
+    floodThreshold: patch.flood?.threshold,
+    floodWindowSeconds: patch.flood?.windowSeconds,
+    clearFlood: patch.flood === null,
   });
   return toBankView(bank);
 }

@@ -2,6 +2,7 @@ import type { BankHash__Output } from '@vigil/proto/dist/generated/vigil/moderat
 import type { HashBank__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashBank';
 import type { HashMatch__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashMatch';
 import type { RetroPass__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/RetroPass';
+import type { HashQuarantine__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/HashQuarantine';
 import { BankAction, HashKind, HashReview } from '@vigil/proto';
 import type { Methods, ModeratorClient, RpcRequest, RpcResponse } from '../../grpc/moderator-client';
 import {
@@ -9,6 +10,7 @@ import {
   type BankHashView,
   type HashBankView,
   type HashMatchView,
+  type HashQuarantineView,
 } from '../../routes/hash-banks/hash-banks.schema';
 
 /** Who a hash bank command acts for: the caller's tenant and request (its id travels to the moderator). */
@@ -39,6 +41,10 @@ export function toBankView(bank: HashBank__Output): HashBankView {
     action: BankAction.parse(bank.action),
     negative: bank.negative,
     enabled: bank.enabled,
+    flood:
+      bank.floodThreshold !== undefined && bank.floodThreshold !== null
+        ? { threshold: bank.floodThreshold, windowSeconds: bank.floodWindowSeconds }
+        : null,
     createdAt: bank.createdAt,
     updatedAt: bank.updatedAt,
   };
@@ -85,6 +91,24 @@ export function toMatchView(match: HashMatch__Output): HashMatchView {
     action: BankAction.parse(match.action),
     policy: match.policyId ?? null,
     ...(match.cancelledBy ? { cancelledBy: match.cancelledBy } : {}),
+    ...(match.quarantined ? { quarantined: true } : {}),
+  };
+}
+
+export function toQuarantineView(quarantine: HashQuarantine__Output): HashQuarantineView {
+  return {
+    hashId: quarantine.hashId,
+    bank: { id: quarantine.bankId, name: quarantine.bankName },
+    kind: HashKind.parse(quarantine.kind),
+    state: quarantine.state === 'released' ? 'released' : 'quarantined',
+    quarantine: quarantine.number,
+    threshold: quarantine.threshold,
+    windowSeconds: quarantine.windowSeconds,
+    count: quarantine.count,
+    held: quarantine.held,
+    overflow: quarantine.overflow,
+    since: quarantine.since,
+    metadata: stringRecord(quarantine.metadataJson),
   };
 }
 

@@ -11,10 +11,14 @@ export interface CreateHashBankRequest {
   'action'?: (string);
   'negative'?: (boolean);
   'enabled'?: (boolean);
+  'floodThreshold'?: (number);
+  'floodWindowSeconds'?: (number);
   '_description'?: "description";
   '_distance'?: "distance";
   '_policyId'?: "policyId";
   '_enabled'?: "enabled";
+  '_floodThreshold'?: "floodThreshold";
+  '_floodWindowSeconds'?: "floodWindowSeconds";
 }
 
 export interface CreateHashBankRequest__Output {
@@ -27,8 +31,12 @@ export interface CreateHashBankRequest__Output {
   'action': (string);
   'negative': (boolean);
   'enabled'?: (boolean);
+  'floodThreshold'?: (number);
+  'floodWindowSeconds'?: (number);
   '_description'?: "description";
   '_distance'?: "distance";
   '_policyId'?: "policyId";
   '_enabled'?: "enabled";
+  '_floodThreshold'?: "floodThreshold";
+  '_floodWindowSeconds'?: "floodWindowSeconds";
 }

@@ -14,9 +14,12 @@ export interface HashBank {
   'enabled'?: (boolean);
   'createdAt'?: (string);
   'updatedAt'?: (string);
+  'floodThreshold'?: (number);
+  'floodWindowSeconds'?: (number);
   'lastRetroPass'?: (_vigil_moderation_v1_RetroPass | null);
   '_description'?: "description";
   '_policyId'?: "policyId";
+  '_floodThreshold'?: "floodThreshold";
   '_lastRetroPass'?: "lastRetroPass";
 }
 
@@ -32,8 +35,11 @@ export interface HashBank__Output {
   'enabled': (boolean);
   'createdAt': (string);
   'updatedAt': (string);
+  'floodThreshold'?: (number);
+  'floodWindowSeconds': (number);
   'lastRetroPass'?: (_vigil_moderation_v1_RetroPass__Output | null);
   '_description'?: "description";
   '_policyId'?: "policyId";
+  '_floodThreshold'?: "floodThreshold";
   '_lastRetroPass'?: "lastRetroPass";
 }

@@ -12,6 +12,7 @@ export interface HashMatch {
   'action'?: (string);
   'policyId'?: (string);
   'cancelledBy'?: (string);
+  'quarantined'?: (boolean);
   '_policyId'?: "policyId";
   '_cancelledBy'?: "cancelledBy";
 }
@@ -27,6 +28,7 @@ export interface HashMatch__Output {
   'action': (string);
   'policyId'?: (string);
   'cancelledBy'?: (string);
+  'quarantined': (boolean);
   '_policyId'?: "policyId";
   '_cancelledBy'?: "cancelledBy";
 }

@@ -15,6 +15,8 @@ import type { DecideReportComplaintRequest as _vigil_moderation_v1_DecideReportC
 import type { DecideReportRequest as _vigil_moderation_v1_DecideReportRequest, DecideReportRequest__Output as _vigil_moderation_v1_DecideReportRequest__Output } from '../../../vigil/moderation/v1/DecideReportRequest';
 import type { DeleteHashBankRequest as _vigil_moderation_v1_DeleteHashBankRequest, DeleteHashBankRequest__Output as _vigil_moderation_v1_DeleteHashBankRequest__Output } from '../../../vigil/moderation/v1/DeleteHashBankRequest';
 import type { DeleteHashBankResponse as _vigil_moderation_v1_DeleteHashBankResponse, DeleteHashBankResponse__Output as _vigil_moderation_v1_DeleteHashBankResponse__Output } from '../../../vigil/moderation/v1/DeleteHashBankResponse';
+import type { DismissHashQuarantineRequest as _vigil_moderation_v1_DismissHashQuarantineRequest, DismissHashQuarantineRequest__Output as _vigil_moderation_v1_DismissHashQuarantineRequest__Output } from '../../../vigil/moderation/v1/DismissHashQuarantineRequest';
+import type { DismissHashQuarantineResponse as _vigil_moderation_v1_DismissHashQuarantineResponse, DismissHashQuarantineResponse__Output as _vigil_moderation_v1_DismissHashQuarantineResponse__Output } from '../../../vigil/moderation/v1/DismissHashQuarantineResponse';
 import type { FileReportComplaintRequest as _vigil_moderation_v1_FileReportComplaintRequest, FileReportComplaintRequest__Output as _vigil_moderation_v1_FileReportComplaintRequest__Output } from '../../../vigil/moderation/v1/FileReportComplaintRequest';
 import type { GetBankHashRequest as _vigil_moderation_v1_GetBankHashRequest, GetBankHashRequest__Output as _vigil_moderation_v1_GetBankHashRequest__Output } from '../../../vigil/moderation/v1/GetBankHashRequest';
 import type { GetHashBankRequest as _vigil_moderation_v1_GetHashBankRequest, GetHashBankRequest__Output as _vigil_moderation_v1_GetHashBankRequest__Output } from '../../../vigil/moderation/v1/GetHashBankRequest';
@@ -34,6 +36,8 @@ import type { ListBankHashesRequest as _vigil_moderation_v1_ListBankHashesReques
 import type { ListBankHashesResponse as _vigil_moderation_v1_ListBankHashesResponse, ListBankHashesResponse__Output as _vigil_moderation_v1_ListBankHashesResponse__Output } from '../../../vigil/moderation/v1/ListBankHashesResponse';
 import type { ListHashBanksRequest as _vigil_moderation_v1_ListHashBanksRequest, ListHashBanksRequest__Output as _vigil_moderation_v1_ListHashBanksRequest__Output } from '../../../vigil/moderation/v1/ListHashBanksRequest';
 import type { ListHashBanksResponse as _vigil_moderation_v1_ListHashBanksResponse, ListHashBanksResponse__Output as _vigil_moderation_v1_ListHashBanksResponse__Output } from '../../../vigil/moderation/v1/ListHashBanksResponse';
+import type { ListHashQuarantinesRequest as _vigil_moderation_v1_ListHashQuarantinesRequest, ListHashQuarantinesRequest__Output as _vigil_moderation_v1_ListHashQuarantinesRequest__Output } from '../../../vigil/moderation/v1/ListHashQuarantinesRequest';
+import type { ListHashQuarantinesResponse as _vigil_moderation_v1_ListHashQuarantinesResponse, ListHashQuarantinesResponse__Output as _vigil_moderation_v1_ListHashQuarantinesResponse__Output } from '../../../vigil/moderation/v1/ListHashQuarantinesResponse';
 import type { ListRecordsRequest as _vigil_moderation_v1_ListRecordsRequest, ListRecordsRequest__Output as _vigil_moderation_v1_ListRecordsRequest__Output } from '../../../vigil/moderation/v1/ListRecordsRequest';
 import type { ListRecordsResponse as _vigil_moderation_v1_ListRecordsResponse, ListRecordsResponse__Output as _vigil_moderation_v1_ListRecordsResponse__Output } from '../../../vigil/moderation/v1/ListRecordsResponse';
 import type { ListReportsRequest as _vigil_moderation_v1_ListReportsRequest, ListReportsRequest__Output as _vigil_moderation_v1_ListReportsRequest__Output } from '../../../vigil/moderation/v1/ListReportsRequest';
@@ -46,6 +50,8 @@ import type { ModerateRecordManuallyRequest as _vigil_moderation_v1_ModerateReco
 import type { ModerateRequest as _vigil_moderation_v1_ModerateRequest, ModerateRequest__Output as _vigil_moderation_v1_ModerateRequest__Output } from '../../../vigil/moderation/v1/ModerateRequest';
 import type { ModerateResponse as _vigil_moderation_v1_ModerateResponse, ModerateResponse__Output as _vigil_moderation_v1_ModerateResponse__Output } from '../../../vigil/moderation/v1/ModerateResponse';
 import type { Record as _vigil_moderation_v1_Record, Record__Output as _vigil_moderation_v1_Record__Output } from '../../../vigil/moderation/v1/Record';
+import type { ReleaseHashQuarantineRequest as _vigil_moderation_v1_ReleaseHashQuarantineRequest, ReleaseHashQuarantineRequest__Output as _vigil_moderation_v1_ReleaseHashQuarantineRequest__Output } from '../../../vigil/moderation/v1/ReleaseHashQuarantineRequest';
+import type { ReleaseHashQuarantineResponse as _vigil_moderation_v1_ReleaseHashQuarantineResponse, ReleaseHashQuarantineResponse__Output as _vigil_moderation_v1_ReleaseHashQuarantineResponse__Output } from '../../../vigil/moderation/v1/ReleaseHashQuarantineResponse';
 import type { Report as _vigil_moderation_v1_Report, Report__Output as _vigil_moderation_v1_Report__Output } from '../../../vigil/moderation/v1/Report';
 import type { SetUserStatusRequest as _vigil_moderation_v1_SetUserStatusRequest, SetUserStatusRequest__Output as _vigil_moderation_v1_SetUserStatusRequest__Output } from '../../../vigil/moderation/v1/SetUserStatusRequest';
 import type { UpdateBankHashRequest as _vigil_moderation_v1_UpdateBankHashRequest, UpdateBankHashRequest__Output as _vigil_moderation_v1_UpdateBankHashRequest__Output } from '../../../vigil/moderation/v1/UpdateBankHashRequest';
@@ -126,6 +132,15 @@ export interface ModerationServiceClient extends grpc.Client {
   deleteHashBank(argument: _vigil_moderation_v1_DeleteHashBankRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashBankResponse__Output>): grpc.ClientUnaryCall;
   deleteHashBank(argument: _vigil_moderation_v1_DeleteHashBankRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashBankResponse__Output>): grpc.ClientUnaryCall;
   deleteHashBank(argument: _vigil_moderation_v1_DeleteHashBankRequest, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashBankResponse__Output>): grpc.ClientUnaryCall;
+  
+  DismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  DismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  DismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  DismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  dismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  dismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  dismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  dismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
   
   FileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
   FileReportComplaint(argument: _vigil_moderation_v1_FileReportComplaintRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Report__Output>): grpc.ClientUnaryCall;
@@ -235,6 +250,15 @@ export interface ModerationServiceClient extends grpc.Client {
   listHashBanks(argument: _vigil_moderation_v1_ListHashBanksRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashBanksResponse__Output>): grpc.ClientUnaryCall;
   listHashBanks(argument: _vigil_moderation_v1_ListHashBanksRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashBanksResponse__Output>): grpc.ClientUnaryCall;
   
+  ListHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
+  ListHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
+  ListHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
+  ListHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
+  listHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
+  listHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
+  listHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
+  listHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
+  
   ListRecords(argument: _vigil_moderation_v1_ListRecordsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
   ListRecords(argument: _vigil_moderation_v1_ListRecordsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
   ListRecords(argument: _vigil_moderation_v1_ListRecordsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListRecordsResponse__Output>): grpc.ClientUnaryCall;
@@ -288,6 +312,15 @@ export interface ModerationServiceClient extends grpc.Client {
   moderateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
   moderateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
   moderateRecordManually(argument: _vigil_moderation_v1_ModerateRecordManuallyRequest, callback: grpc.requestCallback<_vigil_moderation_v1_Record__Output>): grpc.ClientUnaryCall;
+  
+  ReleaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  ReleaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  ReleaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  ReleaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  releaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  releaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  releaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
+  releaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
   
   SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
   SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
@@ -344,6 +377,8 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   
   DeleteHashBank: grpc.handleUnaryCall<_vigil_moderation_v1_DeleteHashBankRequest__Output, _vigil_moderation_v1_DeleteHashBankResponse>;
   
+  DismissHashQuarantine: grpc.handleUnaryCall<_vigil_moderation_v1_DismissHashQuarantineRequest__Output, _vigil_moderation_v1_DismissHashQuarantineResponse>;
+  
   FileReportComplaint: grpc.handleUnaryCall<_vigil_moderation_v1_FileReportComplaintRequest__Output, _vigil_moderation_v1_Report>;
   
   GetBankHash: grpc.handleUnaryCall<_vigil_moderation_v1_GetBankHashRequest__Output, _vigil_moderation_v1_BankHash>;
@@ -368,6 +403,8 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   
   ListHashBanks: grpc.handleUnaryCall<_vigil_moderation_v1_ListHashBanksRequest__Output, _vigil_moderation_v1_ListHashBanksResponse>;
   
+  ListHashQuarantines: grpc.handleUnaryCall<_vigil_moderation_v1_ListHashQuarantinesRequest__Output, _vigil_moderation_v1_ListHashQuarantinesResponse>;
+  
   ListRecords: grpc.handleUnaryCall<_vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse>;
   
   ListReports: grpc.handleUnaryCall<_vigil_moderation_v1_ListReportsRequest__Output, _vigil_moderation_v1_ListReportsResponse>;
@@ -379,6 +416,8 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   Moderate: grpc.handleUnaryCall<_vigil_moderation_v1_ModerateRequest__Output, _vigil_moderation_v1_ModerateResponse>;
   
   ModerateRecordManually: grpc.handleUnaryCall<_vigil_moderation_v1_ModerateRecordManuallyRequest__Output, _vigil_moderation_v1_Record>;
+  
+  ReleaseHashQuarantine: grpc.handleUnaryCall<_vigil_moderation_v1_ReleaseHashQuarantineRequest__Output, _vigil_moderation_v1_ReleaseHashQuarantineResponse>;
   
   SetUserStatus: grpc.handleUnaryCall<_vigil_moderation_v1_SetUserStatusRequest__Output, _vigil_moderation_v1_User>;
   
@@ -399,6 +438,7 @@ export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
   DecideReport: MethodDefinition<_vigil_moderation_v1_DecideReportRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_DecideReportRequest__Output, _vigil_moderation_v1_Report__Output>
   DecideReportComplaint: MethodDefinition<_vigil_moderation_v1_DecideReportComplaintRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_DecideReportComplaintRequest__Output, _vigil_moderation_v1_Report__Output>
   DeleteHashBank: MethodDefinition<_vigil_moderation_v1_DeleteHashBankRequest, _vigil_moderation_v1_DeleteHashBankResponse, _vigil_moderation_v1_DeleteHashBankRequest__Output, _vigil_moderation_v1_DeleteHashBankResponse__Output>
+  DismissHashQuarantine: MethodDefinition<_vigil_moderation_v1_DismissHashQuarantineRequest, _vigil_moderation_v1_DismissHashQuarantineResponse, _vigil_moderation_v1_DismissHashQuarantineRequest__Output, _vigil_moderation_v1_DismissHashQuarantineResponse__Output>
   FileReportComplaint: MethodDefinition<_vigil_moderation_v1_FileReportComplaintRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_FileReportComplaintRequest__Output, _vigil_moderation_v1_Report__Output>
   GetBankHash: MethodDefinition<_vigil_moderation_v1_GetBankHashRequest, _vigil_moderation_v1_BankHash, _vigil_moderation_v1_GetBankHashRequest__Output, _vigil_moderation_v1_BankHash__Output>
   GetHashBank: MethodDefinition<_vigil_moderation_v1_GetHashBankRequest, _vigil_moderation_v1_HashBank, _vigil_moderation_v1_GetHashBankRequest__Output, _vigil_moderation_v1_HashBank__Output>
@@ -411,12 +451,14 @@ export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
   ListAppeals: MethodDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse__Output>
   ListBankHashes: MethodDefinition<_vigil_moderation_v1_ListBankHashesRequest, _vigil_moderation_v1_ListBankHashesResponse, _vigil_moderation_v1_ListBankHashesRequest__Output, _vigil_moderation_v1_ListBankHashesResponse__Output>
   ListHashBanks: MethodDefinition<_vigil_moderation_v1_ListHashBanksRequest, _vigil_moderation_v1_ListHashBanksResponse, _vigil_moderation_v1_ListHashBanksRequest__Output, _vigil_moderation_v1_ListHashBanksResponse__Output>
+  ListHashQuarantines: MethodDefinition<_vigil_moderation_v1_ListHashQuarantinesRequest, _vigil_moderation_v1_ListHashQuarantinesResponse, _vigil_moderation_v1_ListHashQuarantinesRequest__Output, _vigil_moderation_v1_ListHashQuarantinesResponse__Output>
   ListRecords: MethodDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsResponse, _vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse__Output>
   ListReports: MethodDefinition<_vigil_moderation_v1_ListReportsRequest, _vigil_moderation_v1_ListReportsResponse, _vigil_moderation_v1_ListReportsRequest__Output, _vigil_moderation_v1_ListReportsResponse__Output>
   ListUsers: MethodDefinition<_vigil_moderation_v1_ListUsersRequest, _vigil_moderation_v1_ListUsersResponse, _vigil_moderation_v1_ListUsersRequest__Output, _vigil_moderation_v1_ListUsersResponse__Output>
   LookupHashes: MethodDefinition<_vigil_moderation_v1_LookupHashesRequest, _vigil_moderation_v1_LookupHashesResponse, _vigil_moderation_v1_LookupHashesRequest__Output, _vigil_moderation_v1_LookupHashesResponse__Output>
   Moderate: MethodDefinition<_vigil_moderation_v1_ModerateRequest, _vigil_moderation_v1_ModerateResponse, _vigil_moderation_v1_ModerateRequest__Output, _vigil_moderation_v1_ModerateResponse__Output>
   ModerateRecordManually: MethodDefinition<_vigil_moderation_v1_ModerateRecordManuallyRequest, _vigil_moderation_v1_Record, _vigil_moderation_v1_ModerateRecordManuallyRequest__Output, _vigil_moderation_v1_Record__Output>
+  ReleaseHashQuarantine: MethodDefinition<_vigil_moderation_v1_ReleaseHashQuarantineRequest, _vigil_moderation_v1_ReleaseHashQuarantineResponse, _vigil_moderation_v1_ReleaseHashQuarantineRequest__Output, _vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>
   SetUserStatus: MethodDefinition<_vigil_moderation_v1_SetUserStatusRequest, _vigil_moderation_v1_User, _vigil_moderation_v1_SetUserStatusRequest__Output, _vigil_moderation_v1_User__Output>
   UpdateBankHash: MethodDefinition<_vigil_moderation_v1_UpdateBankHashRequest, _vigil_moderation_v1_BankHash, _vigil_moderation_v1_UpdateBankHashRequest__Output, _vigil_moderation_v1_BankHash__Output>
   UpdateHashBank: MethodDefinition<_vigil_moderation_v1_UpdateHashBankRequest, _vigil_moderation_v1_HashBank, _vigil_moderation_v1_UpdateHashBankRequest__Output, _vigil_moderation_v1_HashBank__Output>

@@ -13,6 +13,9 @@ export interface UpdateHashBankRequest {
   'action'?: (string);
   'negative'?: (boolean);
   'enabled'?: (boolean);
+  'floodThreshold'?: (number);
+  'floodWindowSeconds'?: (number);
+  'clearFlood'?: (boolean);
   '_name'?: "name";
   '_description'?: "description";
   '_distance'?: "distance";
@@ -20,6 +23,8 @@ export interface UpdateHashBankRequest {
   '_action'?: "action";
   '_negative'?: "negative";
   '_enabled'?: "enabled";
+  '_floodThreshold'?: "floodThreshold";
+  '_floodWindowSeconds'?: "floodWindowSeconds";
 }
 
 export interface UpdateHashBankRequest__Output {
@@ -34,6 +39,9 @@ export interface UpdateHashBankRequest__Output {
   'action'?: (string);
   'negative'?: (boolean);
   'enabled'?: (boolean);
+  'floodThreshold'?: (number);
+  'floodWindowSeconds'?: (number);
+  'clearFlood': (boolean);
   '_name'?: "name";
   '_description'?: "description";
   '_distance'?: "distance";
@@ -41,4 +49,6 @@ export interface UpdateHashBankRequest__Output {
   '_action'?: "action";
   '_negative'?: "negative";
   '_enabled'?: "enabled";
+  '_floodThreshold'?: "floodThreshold";
+  '_floodWindowSeconds'?: "floodWindowSeconds";
 }
