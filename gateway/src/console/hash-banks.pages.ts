@@ -4,10 +4,11 @@ import { BankAction, HASH_BANK_LIMITS, HashKind, withDefaultPolicy } from '@vigi
 import { NotFoundError } from '../errors';
 import { requestIdOf } from '../http/request-id';
 import { parseWith } from '../http/validate';
-import { AddHashesBody, CreateHashBankBody } from '../routes/hash-banks/hash-banks.schema';
+import { AddHashesBody, CreateHashBankBody, ImportHashesBody } from '../routes/hash-banks/hash-banks.schema';
 import { addBankHashes } from '../use-cases/hash-banks/add-bank-hashes';
 import { createHashBank } from '../use-cases/hash-banks/create-hash-bank';
 import { getHashBank } from '../use-cases/hash-banks/get-hash-bank';
+import { importBankHashes } from '../use-cases/hash-banks/import-bank-hashes';
 import { listBankHashes } from '../use-cases/hash-banks/list-bank-hashes';
 import { listHashBanks } from '../use-cases/hash-banks/list-hash-banks';
 import { updateBankHash } from '../use-cases/hash-banks/update-bank-hash';
@@ -44,6 +45,18 @@ const BankForm = z.object({
 
 /** One hash and its metadata, one `key=value` a line. */
 const HashForm = z.object({ hash: z.string().trim(), metadata: z.string().optional() });
+
+/** A hash file pasted (or read into the text area by the console's script from a chosen file). */
+const ImportForm = z.object({ csv: z.string() });
+
+/** The outcome of an import, carried to the bank's page in its query. */
+const BankPageQuery = CursorQuery.extend({
+  added: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(HASH_BANK_LIMITS.importRows).optional()),
+  duplicates: z.preprocess(
+    blankToUndefined,
+    z.coerce.number().int().min(0).max(HASH_BANK_LIMITS.importRows).optional(),
+  ),
+});
 
 /** What a hash's buttons ask: enable or disable it, or set its review. */
 const HashChange = z.object({ change: z.enum(['enable', 'disable', 'confirmed', 'deconfirmed', 'unreviewed']) });
@@ -152,7 +165,7 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
 
   router.get('/hash-banks/:id', async (ctx) => {
     const bankId = idParam(ctx, 'id');
-    const q = parseWith(CursorQuery, ctx.query, 'query parameters');
+    const q = parseWith(BankPageQuery, ctx.query, 'query parameters');
     const bank = await getHashBank(caller(ctx), bankId);
     const page = await listBankHashes(caller(ctx), bankId, { limit: PAGE_SIZE, startingAfter: q.after });
     const last = page.hashes.at(-1);
@@ -173,6 +186,13 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
           </p>
           ${bank.description ? html`<p class="muted">${bank.description}</p>` : null}
         </section>
+        ${
+          q.added !== undefined
+            ? html`<p class="card" id="imported" role="status">
+                Imported ${String(q.added)} new hashes; ${String(q.duplicates ?? 0)} the bank held already.
+              </p>`
+            : null
+        }
         <table class="bank-hashes">
           <thead>
             <tr>
@@ -221,6 +241,27 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
           <label>Metadata, one <code>key=value</code> a line <textarea name="metadata" rows="3"></textarea></label>
           <button type="submit">Add the hash</button>
           <p class="hint">A withdrawal deletes the hash at once; no copy is kept.</p>
+        </form>
+        <form method="post" action="/console/hash-banks/${bankId}/import" class="card decision" id="import-hashes">
+          <h2>Import a hash file</h2>
+          ${csrfOf(ctx)}
+          <p class="hint">
+            HMA's CSV format: one hash a row in the first column, metadata columns named by a header row
+            (<code>hash,source,case</code>). At most ${String(HASH_BANK_LIMITS.importRows)} rows; a bad row fails the
+            whole file, named by its line.
+          </p>
+          <label>File <input type="file" accept=".csv,text/csv,text/plain" data-read-into="import-csv" /></label>
+          <label
+            >Or paste it
+            <textarea
+              name="csv"
+              id="import-csv"
+              rows="6"
+              required
+              maxlength="${String(HASH_BANK_LIMITS.importChars)}"
+            ></textarea>
+          </label>
+          <button type="submit">Import the file</button>
         </form>`,
       '/console/hash-banks',
     );
@@ -236,6 +277,13 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
     );
     await addBankHashes(caller(ctx), bankId, body);
     ctx.redirect(`/console/hash-banks/${bankId}`);
+  });
+
+  router.post('/hash-banks/:id/import', adminOnly, ...change, async (ctx) => {
+    const bankId = idParam(ctx, 'id');
+    const form = parseWith(ImportForm, formOf(ctx), 'import form');
+    const result = await importBankHashes(caller(ctx), bankId, parseWith(ImportHashesBody, form, 'import form'));
+    ctx.redirect(`/console/hash-banks/${bankId}?added=${result.added.length}&duplicates=${result.duplicates}`);
   });
 
   router.post('/hash-banks/:id/hashes/:hashId', adminOnly, ...change, async (ctx) => {
