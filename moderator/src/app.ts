@@ -11,6 +11,7 @@ import { engineModule, imageFetcherFor, type EngineConfig } from './engine/engin
 import { erasureModule } from './erasure/erasure.module';
 import { grpcModule } from './grpc/grpc.module';
 import { hashBanksModule, type HashBanksConfig } from './hash-banks/hash-banks.module';
+import { hashFeedsModule, type HashFeedsConfig } from './hash-banks/feeds/feeds.module';
 import type { GrpcServerConfig } from './grpc/server';
 import { ingestModule, type IngestConfig } from './ingest/ingest.module';
 import { ensureTopics } from './kafka/topics-setup';
@@ -37,6 +38,7 @@ export type ModeratorConfig = Pick<
 > &
   EngineConfig &
   HashBanksConfig &
+  HashFeedsConfig &
   OutboxConfig &
   BacktestConfig &
   IngestConfig &
@@ -104,6 +106,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     fetcher,
     policiesOf: async (tenantId) => (await tenantConfig.get(tenantId)).settings.policies,
   });
+  const hashFeeds = hashFeedsModule(config, parts);
   const engine = engineModule(config, parts, deps.engine, { fetcher, banks: hashBanks.matcher });
   const outbox = await outboxModule(config, parts, store.outbox);
   const precision = await precisionModule(parts, {
@@ -117,7 +120,11 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
 
   // What runs after each commit, each reaction on the event types it declares (PRECISION_EVENTS, TRANSPARENCY_EVENTS);
   // the commit's caller waits for them. A reaction's failure is logged and counted by its module, never thrown.
-  const reactions: Reaction<DomainEvent>[] = [...precision.reactions, ...transparency.reactions];
+  const reactions: Reaction<DomainEvent>[] = [
+    ...precision.reactions,
+    ...transparency.reactions,
+    ...hashFeeds.reactions,
+  ];
   const useCases = createUseCases({
     store,
     engine: engine.engine,
@@ -130,13 +137,20 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
   const queries = new Queries(store, new ReadModel(db));
 
-  const grpc = grpcModule(config, parts, { useCases, queries, tenants: knownTenants, hashBanks: hashBanks.useCases });
+  const grpc = grpcModule(config, parts, {
+    useCases,
+    queries,
+    tenants: knownTenants,
+    hashBanks: hashBanks.useCases,
+    hashFeeds: hashFeeds.useCases,
+  });
   // Started in this order, stopped in the reverse: intake (gRPC, ingest, backtests, erasure) stops first, then the
   // shadow judgements drain, the outbox flushes and the engine's pools close.
   const modules = new ModuleList(log, [
     { name: 'event-store', ready: () => store.ping().then(() => true) },
     engine,
     hashBanks,
+    hashFeeds,
     outbox,
     precision,
     transparency,

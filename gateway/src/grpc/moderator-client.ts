@@ -89,6 +89,7 @@ const READ_METHODS = [
   'ListHashBanks',
   'ListBankHashes',
   'GetBankHash',
+  'ListHashFeeds',
 ] as const;
 
 /**
@@ -178,7 +179,12 @@ export type Methods =
   | 'getBankHash'
   | 'updateBankHash'
   | 'withdrawBankHash'
-  | 'lookupHashes';
+  | 'lookupHashes'
+  | 'createHashFeed'
+  | 'listHashFeeds'
+  | 'updateHashFeed'
+  | 'deleteHashFeed'
+  | 'runHashFeed';
 
 export interface ModeratorTimeouts {
   moderateMs: number;

@@ -98,6 +98,11 @@ describe('openapi', () => {
         'patch /api/v1/hash-banks/{id}/hashes/{hashId}',
         'delete /api/v1/hash-banks/{id}/hashes/{hashId}',
         'post /api/v1/hashes/lookup',
+        'get /api/v1/hash-banks/{id}/feeds',
+        'post /api/v1/hash-banks/{id}/feeds',
+        'patch /api/v1/hash-banks/{id}/feeds/{feedId}',
+        'delete /api/v1/hash-banks/{id}/feeds/{feedId}',
+        'post /api/v1/hash-banks/{id}/feeds/{feedId}/run',
         'get /openapi.json',
       ].sort(),
     );

@@ -1,5 +1,6 @@
 import type { ModerationServiceHandlers } from '@vigil/proto';
 import { createHashBankHandlers } from '../hash-banks/hash-bank-handlers';
+import { createHashFeedHandlers } from '../hash-banks/feeds/feed-handlers';
 import { appealHandlers } from './appeals.handlers';
 import { recordHandlers } from './records.handlers';
 import { reportHandlers } from './reports.handlers';
@@ -15,6 +16,7 @@ import { userHandlers } from './users.handlers';
 export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHandlers {
   return {
     ...createHashBankHandlers(deps),
+    ...createHashFeedHandlers(deps),
     ...recordHandlers(deps),
     ...userHandlers(deps),
     ...appealHandlers(deps),

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Histogram } from 'prom-client';
 import type { Config } from '../config';
 import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
+import type { FeedUseCases } from '../hash-banks/feeds/feed-use-cases';
 import type { ModeratorMetrics } from '../metrics';
 import type { UseCases } from '../service/use-cases';
 import type { Queries } from '../service/queries';
@@ -37,6 +38,8 @@ export interface GrpcServerDeps {
   metrics?: ModeratorMetrics;
   /** Hash banks' API (its methods answer failed_precondition without it). */
   hashBanks?: HashBankUseCases;
+  /** Hash feeds' API (its methods answer failed_precondition without it). */
+  hashFeeds?: FeedUseCases;
 }
 
 export interface GrpcServer {
@@ -54,7 +57,7 @@ const SERVICE_NAME = 'vigil.moderation.v1.ModerationService';
  * calls are limited per tenant (KeyedLimit, TenantActivity), and each call's duration is measured.
  */
 export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer> {
-  const { config, useCases, queries, tenants, versions, log, metrics, hashBanks } = deps;
+  const { config, useCases, queries, tenants, versions, log, metrics, hashBanks, hashFeeds } = deps;
   const health = new HealthImplementation({
     '': 'NOT_SERVING',
     [SERVICE_NAME]: 'NOT_SERVING',
@@ -69,6 +72,7 @@ export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer>
   health.addToServer(server);
   const handlers = createModerationHandlers({
     hashBanks,
+    hashFeeds,
     useCases,
     queries,
     tenants,

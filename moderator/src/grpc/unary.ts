@@ -3,6 +3,7 @@ import { CONFIG_VERSION_METADATA, parseConfigVersion, ulid, type TenantVersions 
 import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
+import type { FeedUseCases } from '../hash-banks/feeds/feed-use-cases';
 import type { Queries } from '../service/queries';
 import type { UseCases } from '../service/use-cases';
 import type { KnownTenants } from '../store/known-tenants';
@@ -14,6 +15,8 @@ import type { TenantActivity } from './tenant-activity';
 export interface HandlerDeps {
   /** Hash banks (hash-banks/): without them, their methods answer failed_precondition. */
   hashBanks?: HashBankUseCases;
+  /** Hash feeds (hash-banks/feeds/): without them, their methods answer failed_precondition. */
+  hashFeeds?: FeedUseCases;
   useCases: UseCases;
   queries: Queries;
   tenants: KnownTenants;
