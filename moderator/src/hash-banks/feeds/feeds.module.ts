@@ -1,4 +1,5 @@
 import { addressPolicy, SecretBox } from '@vigil/proto';
+import type { Db } from 'mongodb';
 import { untilDone } from '@vigil/proto/platform';
 import type { Config } from '../../config';
 import type { ReactingModule, SharedParts } from '../../shared-parts';
@@ -78,4 +79,21 @@ export function hashFeedsModule(
     },
     stopIntake: () => runner.stop(),
   };
+}
+
+/**
+ * The use cases as the operator CLI runs them, on the store: a feed it creates or makes due is run by the moderators'
+ * next poll (the CLI runs nothing itself).
+ */
+export function operatorHashFeeds(
+  db: Db,
+  config: Pick<HashFeedsConfig, 'SECRETS_ENCRYPTION_KEY' | 'HASH_FEED_ALLOWED_CIDRS'>,
+): FeedUseCases {
+  return new FeedUseCases({
+    feeds: new FeedStore(db),
+    banks: new HashBankStore(db),
+    http: new FeedHttp({ policy: addressPolicy(config.HASH_FEED_ALLOWED_CIDRS), maxBytes: 0, timeoutMs: 0 }),
+    box: config.SECRETS_ENCRYPTION_KEY?.length ? new SecretBox(config.SECRETS_ENCRYPTION_KEY) : undefined,
+    wake: () => undefined,
+  });
 }
