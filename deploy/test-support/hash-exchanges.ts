@@ -38,13 +38,15 @@ export interface HashFileServer extends Listening {
   content: string;
   /** Requests answered 500 before the file is served again. */
   failNext: number;
+  /** While set, requests are recorded (status 0) and never answered: a fetch in flight when its client dies. */
+  hold: boolean;
   /** Every request: its status and the headers that matter. */
   requests: { status: number; ifNoneMatch?: string; authorization?: string }[];
 }
 
 /** A hash file at `/hashes.csv`, with a strong ETag of its content: `If-None-Match` with it is answered 304. */
 export async function startHashFileServer(content: string): Promise<HashFileServer> {
-  const state = { content, failNext: 0, requests: [] as HashFileServer['requests'] };
+  const state = { content, failNext: 0, hold: false, requests: [] as HashFileServer['requests'] };
   const listening = await listen((req, res) => {
     const record = (status: number) =>
       state.requests.push({
@@ -53,6 +55,7 @@ export async function startHashFileServer(content: string): Promise<HashFileServ
         ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}),
       });
     if (req.url !== '/hashes.csv') return void res.writeHead(404).end();
+    if (state.hold) return void record(0);
     if (state.failNext > 0) {
       state.failNext -= 1;
       record(500);

@@ -11,6 +11,7 @@ import { getHashBank } from '../use-cases/hash-banks/get-hash-bank';
 import { importBankHashes } from '../use-cases/hash-banks/import-bank-hashes';
 import { listBankHashes } from '../use-cases/hash-banks/list-bank-hashes';
 import { listHashBanks } from '../use-cases/hash-banks/list-hash-banks';
+import { listHashFeeds } from '../use-cases/hash-banks/list-hash-feeds';
 import { updateBankHash } from '../use-cases/hash-banks/update-bank-hash';
 import type { BankCaller } from '../use-cases/hash-banks/views';
 import { withdrawBankHash } from '../use-cases/hash-banks/withdraw-bank-hash';
@@ -167,7 +168,10 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
     const bankId = idParam(ctx, 'id');
     const q = parseWith(BankPageQuery, ctx.query, 'query parameters');
     const bank = await getHashBank(caller(ctx), bankId);
-    const page = await listBankHashes(caller(ctx), bankId, { limit: PAGE_SIZE, startingAfter: q.after });
+    const [page, feeds] = await Promise.all([
+      listBankHashes(caller(ctx), bankId, { limit: PAGE_SIZE, startingAfter: q.after }),
+      listHashFeeds(caller(ctx), bankId),
+    ]);
     const last = page.hashes.at(-1);
     const button = (hashId: string, value: string, label: string) =>
       html`<form method="post" action="/console/hash-banks/${bankId}/hashes/${hashId}" class="inline">
@@ -191,6 +195,44 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
             ? html`<p class="card" id="imported" role="status">
                 Imported ${String(q.added)} new hashes; ${String(q.duplicates ?? 0)} the bank held already.
               </p>`
+            : null
+        }
+        ${
+          feeds.length > 0
+            ? html`<table class="hash-feeds">
+                <thead>
+                  <tr>
+                    <th>Feed</th>
+                    <th>Source</th>
+                    <th>Every</th>
+                    <th>Last run</th>
+                    <th>Added</th>
+                    <th>Withdrawn</th>
+                    <th>Next run</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${feeds.map(
+                    (feed) =>
+                      html`<tr data-id="${feed.id}">
+                        <td><code>${feed.url}</code>${feed.enabled ? null : html` ${badge('disabled')}`}</td>
+                        <td><code>${feed.source}</code></td>
+                        <td>${String(feed.intervalSeconds)} s</td>
+                        <td>
+                          ${
+                            feed.lastRun
+                              ? html`${badge(feed.lastRun.state)} ${when(feed.lastRun.at)}
+                                ${feed.lastRun.failure ? html`<code>${feed.lastRun.failure}</code>` : null}`
+                              : 'not yet'
+                          }
+                        </td>
+                        <td>${feed.lastRun ? String(feed.lastRun.added) : '–'}</td>
+                        <td>${feed.lastRun ? String(feed.lastRun.withdrawn) : '–'}</td>
+                        <td>${when(feed.nextRunAt)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
             : null
         }
         <table class="bank-hashes">

@@ -336,7 +336,7 @@ describe('the console in a browser', () => {
     await ctx.close();
   });
 
-  it('imports a hash file chosen in the bank page, refuses a file with a bad row whole, and checks the CSRF token', async () => {
+  it('imports a hash file chosen in the bank page, refuses a file with a bad row whole, checks the CSRF token, and lists the feeds', async () => {
     const ctx = await context();
     const page = await ctx.newPage();
     await signIn(page, gw, admin);
@@ -400,6 +400,18 @@ describe('the console in a browser', () => {
     });
     expect(forged.status()).toBe(403);
     expect(await hashesOf()).toHaveLength(3);
+
+    // The bank's feeds are listed on its page, each with its source, URL and last run.
+    const url = 'https://93.184.216.34/hashes.csv';
+    const feed = await gw.request('POST', `/api/v1/hash-banks/${bankId}/feeds`, {
+      key: alice.key,
+      body: { source: 'file', url },
+    });
+    expect(feed.status).toBe(201);
+    await page.goto(`${gw.url}/console/hash-banks/${bankId}`);
+    const row = page.locator(`table.hash-feeds tr[data-id="${(feed.body.data as { id: string }).id}"]`);
+    expect(await row.textContent()).toContain(url);
+    expect(await row.textContent()).toContain('file');
     await ctx.close();
   });
 

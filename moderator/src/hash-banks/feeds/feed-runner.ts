@@ -25,6 +25,11 @@ export interface FeedRunnerOptions {
   maxPages: number;
   /** Attempts at one feedback before it is kept as `failed`. */
   feedbackAttempts: number;
+  /**
+   * A claimed run is this replica's this long, milliseconds: longer than a run can take (its calls' deadlines and the
+   * writes). A replica that dies mid-run leaves the feed due again at its end.
+   */
+  leaseMs: number;
   /** Told of each run's outcome (metrics). */
   onRun?: (source: string, state: string, failure?: FeedFailure) => void;
   now?: () => Date;
@@ -32,8 +37,6 @@ export interface FeedRunnerOptions {
 
 /** Every enabled feed is read whole this often: it finds runs whose bucket no poll read (a replica was down). */
 const SWEEP_MS = 10 * 60_000;
-/** A claimed run is this replica's this long; a replica that died mid-run leaves it due again after it. */
-const LEASE_MS = 10 * 60_000;
 
 /** The context a feed's credentials are sealed under: a sealed value copied to another feed does not open. */
 export const credentialsContext = (feed: Pick<FeedDoc, 'tenantId' | '_id'>): string =>
@@ -128,8 +131,9 @@ export class FeedRunner {
     const { feeds, log } = this.options;
     const started = this.now();
     if (!(await feeds.claim(feed._id, feed.dueAt, started))) return false;
-    const leaseEnd = new Date(started.getTime() + LEASE_MS);
+    const leaseEnd = new Date(started.getTime() + this.options.leaseMs);
     await feeds.set(feed._id, { dueAt: leaseEnd, due: bucketOf(leaseEnd) });
+    log.info({ feedId: feed._id, tenantId: feed.tenantId, source: feed.source }, 'hash feed run claimed');
     let run: FeedRunDoc;
     let fields: Partial<FeedDoc> = {};
     let again = false;
@@ -259,7 +263,7 @@ export class FeedRunner {
   async sendClaimed(job: FeedbackDoc): Promise<boolean> {
     const { feeds, banks, log } = this.options;
     if (!(await feeds.claim(job._id, job.dueAt, this.now()))) return false;
-    const leaseEnd = new Date(this.now().getTime() + LEASE_MS);
+    const leaseEnd = new Date(this.now().getTime() + this.options.leaseMs);
     await feeds.setFeedback(job._id, { dueAt: leaseEnd, due: bucketOf(leaseEnd) });
     try {
       const feed = await feeds.get(job.feedId);

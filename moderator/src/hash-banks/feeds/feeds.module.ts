@@ -59,6 +59,8 @@ export function hashFeedsModule(
     retry: { initialMs: config.HASH_FEED_RETRY_MS, maxMs: 24 * 3600_000 },
     maxPages: MAX_PAGES,
     feedbackAttempts: FEEDBACK_ATTEMPTS,
+    // Every call of a run at its deadline, and a margin for the store's writes (10 pages of 30 s: 6 minutes).
+    leaseMs: config.HASH_FEED_TIMEOUT_MS * (MAX_PAGES + 2),
     onRun: (source, state, failure) => metrics?.hashFeedRuns.inc({ source, state, failure: failure ?? '' }),
   });
   const useCases = new FeedUseCases({ feeds, banks, http, box, wake: () => runner.wake() });

@@ -234,6 +234,7 @@ function setup(answer: (url: string, call: FeedCall) => FeedAnswer, at = new Dat
       retry: { initialMs: 1000, maxMs: 60_000 },
       maxPages: 3,
       feedbackAttempts: 2,
+      leaseMs: 60_000,
       now: () => clock.now,
     });
   const useCases = new FeedUseCases({
