@@ -54,6 +54,8 @@ export class FeedRunner {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private sweptAt = 0;
+  /** The bucket the last poll read: the first poll in a new bucket reads the one before once more. */
+  private readBucket = -1;
   private stopped = false;
   private readonly now: () => Date;
   private readonly abort = new AbortController();
@@ -105,15 +107,17 @@ export class FeedRunner {
       [candidates, jobs] = await Promise.all([feeds.allEnabled(), feeds.pendingFeedback()]);
       this.sweptAt = now.getTime();
     } else {
-      const found = await Promise.all([
-        feeds.dueIn(bucket - 1),
-        feeds.dueIn(bucket),
-        feeds.feedbackDueIn(bucket - 1),
-        feeds.feedbackDueIn(bucket),
+      // Within a bucket, its own feeds; in a new one, the last bucket's too (due in its last moments). An idle poll
+      // costs two reads, four once a minute.
+      const buckets = bucket === this.readBucket ? [bucket] : [bucket - 1, bucket];
+      const [due, owed] = await Promise.all([
+        Promise.all(buckets.map((b) => feeds.dueIn(b))),
+        Promise.all(buckets.map((b) => feeds.feedbackDueIn(b))),
       ]);
-      candidates = [...found[0], ...found[1]];
-      jobs = [...found[2], ...found[3]];
+      candidates = due.flat();
+      jobs = owed.flat();
     }
+    this.readBucket = bucket;
     for (const feed of candidates) {
       if (this.stopped) return;
       if (feed.enabled && feed.due !== undefined && feed.dueAt.getTime() <= this.now().getTime()) {
