@@ -54,6 +54,7 @@ beforeAll(async () => {
     HASH_FEED_ALLOWED_CIDRS: '127.0.0.0/8',
     HASH_FEED_POLL_MS: '200',
     HASH_FEED_RETRY_MS: '300',
+    HASH_FEED_MAX_BYTES: '8192',
     SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   });
   gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
@@ -155,7 +156,7 @@ describe('hash feeds', () => {
     expect(JSON.stringify(stored)).not.toContain('file-token');
   });
 
-  it('a failed fetch is reported on the feed, retried with backoff, and a bad file changes nothing', async () => {
+  it('a failed fetch is reported on the feed, retried with backoff, and a bad or oversized file changes nothing', async () => {
     const bankId = await newBank('md5');
     const server = await startHashFileServer(`${md5(20)}\n`);
     try {
@@ -190,6 +191,13 @@ describe('hash feeds', () => {
       await api('POST', `/hash-banks/${bankId}/feeds/${feedId}/run`);
       const bad = await nextRun(bankId, feedId, ok);
       expect(bad.lastRun).toMatchObject({ state: 'failed', failure: 'invalid_file' });
+      expect((await hashesOf(bankId)).map((hash) => hash.hash)).toEqual([md5(20)]);
+
+      // A file over HASH_FEED_MAX_BYTES (8 KiB here) is not read: too_large, and nothing written.
+      server.content = Array.from({ length: 300 }, (_, i) => md5(1000 + i)).join('\n');
+      await api('POST', `/hash-banks/${bankId}/feeds/${feedId}/run`);
+      const large = await nextRun(bankId, feedId, bad.lastRun!.at);
+      expect(large.lastRun).toMatchObject({ state: 'failed', failure: 'too_large' });
       expect((await hashesOf(bankId)).map((hash) => hash.hash)).toEqual([md5(20)]);
     } finally {
       await server.close();

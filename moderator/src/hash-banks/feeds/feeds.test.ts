@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { SecretBox, type DomainEvent, type HashMetadata } from '@vigil/proto';
+import { addressPolicy, SecretBox, type DomainEvent, type HashMetadata } from '@vigil/proto';
 import { NotFoundError } from '../../domain/errors';
 import { hashIdOf, type BankDoc, type HashBankStore, type HashDoc } from '../hash-bank-store';
-import type { FeedAnswer, FeedCall, FeedHttp } from './feed-http';
-import { FeedError } from './feed-http';
+import { FeedError, FeedHttp, type FeedAnswer, type FeedCall } from './feed-http';
 import { DeltaBuilder } from './feed-pull';
 import { credentialsContext, FeedRunner } from './feed-runner';
 import { bucketOf, type FeedbackDoc, type FeedDoc, type FeedStore } from './feed-store';
@@ -625,5 +624,25 @@ describe('feedbackOwed', () => {
     expect(owed).toHaveLength(count);
     if (count)
       expect(owed[0]).toMatchObject({ _id: 'fed_1:hsh_1', feedId: 'fed_1', value: 'Blocked', due: bucketOf(now) });
+  });
+});
+
+describe('FeedHttp address rules', () => {
+  const http = new FeedHttp({ policy: addressPolicy(['127.0.0.0/8']), maxBytes: 1, timeoutMs: 1 });
+  afterAll(() => http.close());
+
+  it.each([
+    ['https to a public address', 'https://93.184.216.34/h.csv', undefined],
+    ['https to a name (its addresses are checked at connection)', 'https://lists.example.org/h.csv', undefined],
+    ['plain http to an allowed address', 'http://127.0.0.1:8080/h.csv', undefined],
+    ['plain http to a public address', 'http://93.184.216.34/h.csv', 'refused'],
+    ['plain http to a name', 'http://lists.example.org/h.csv', 'refused'],
+    ['https to a private address', 'https://10.0.0.1/h.csv', 'refused'],
+    ['a metadata address', 'https://169.254.169.254/latest', 'refused'],
+    ['credentials in the URL', 'https://user:pass@lists.example.org/h.csv', 'refused'],
+    ['another scheme', 'ftp://93.184.216.34/h.csv', 'refused'],
+    ['not a URL', 'lists', 'refused'],
+  ])('%s: %s', (_name, url, expected) => {
+    expect(http.refusal(url)).toBe(expected);
   });
 });
