@@ -72,6 +72,7 @@ const PAGE_PURPOSES = {
   'POST /console/hash-banks': 'Creates a hash bank.',
   'GET /console/hash-banks/:id': 'A hash bank and its hashes, paged.',
   'POST /console/hash-banks/:id/hashes': 'Adds a hash with its metadata.',
+  'POST /console/hash-banks/:id/import': "Imports a hash file in HMA's CSV format, whole or not at all.",
   'POST /console/hash-banks/:id/hashes/:hashId': 'Disables, enables, confirms or deconfirms a hash.',
   'POST /console/hash-banks/:id/hashes/:hashId/withdraw': 'Withdraws a hash: it is deleted at once.',
   'POST /console/hash-banks/:id/flood': 'Sets or turns off a bank’s flood quarantine threshold and window.',

@@ -22,6 +22,7 @@ import { closeOnUnreadBody } from './http/unread-body';
 import type { OutgoingCommand } from './kafka/command-producer';
 import { appealRoutes } from './routes/appeals/appeals.routes';
 import { hashBankRoutes } from './routes/hash-banks/hash-banks.routes';
+import { hashFeedRoutes } from './routes/hash-banks/hash-feeds.routes';
 import { backtestRoutes } from './routes/backtests/backtests.routes';
 import { ingestRoutes } from './routes/ingest/ingest.routes';
 import { moderateRoutes } from './routes/moderate/moderate.routes';
@@ -98,7 +99,7 @@ export function httpFeatures(deps: AppDeps, tokens: AppealTokenPair): HttpFeatur
     routes('precision', precisionRoutes),
     routes('transparency', transparencyRoutes, transparencyReportRoutes),
     routes('webhooks', webhookEndpointRoutes),
-    routes('hash banks', hashBankRoutes),
+    routes('hash banks', hashBankRoutes, hashFeedRoutes),
     {
       name: 'console',
       router: (parts) =>

@@ -12,6 +12,7 @@ import { erasureModule } from './erasure/erasure.module';
 import { grpcModule } from './grpc/grpc.module';
 import { hashBanksModule, type HashBanksConfig } from './hash-banks/hash-banks.module';
 import { hashRetroModule, type HashRetroConfig } from './hash-banks/retro/hash-retro.module';
+import { hashFeedsModule, type HashFeedsConfig } from './hash-banks/feeds/feeds.module';
 import type { GrpcServerConfig } from './grpc/server';
 import { ingestModule, type IngestConfig } from './ingest/ingest.module';
 import { ensureTopics } from './kafka/topics-setup';
@@ -39,6 +40,7 @@ export type ModeratorConfig = Pick<
   EngineConfig &
   HashBanksConfig &
   HashRetroConfig &
+  HashFeedsConfig &
   OutboxConfig &
   BacktestConfig &
   IngestConfig &
@@ -112,6 +114,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       return true;
     },
   });
+  const hashFeeds = hashFeedsModule(config, parts);
   const engine = engineModule(config, parts, deps.engine, { fetcher, banks: hashBanks.matcher });
   const precision = await precisionModule(parts, {
     tenants: tenantConfig,
@@ -129,12 +132,13 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   });
 
   // What runs after each commit, each reaction on the event types it declares (PRECISION_EVENTS, TRANSPARENCY_EVENTS,
-  // the record image hashes); the commit's caller waits for them. A reaction's failure is logged and counted by its
+  // the record image hashes, the hash feeds' feedback); the commit's caller waits for them. A reaction's failure is logged and counted by its
   // module, never thrown.
   const reactions: Reaction<DomainEvent>[] = [
     ...precision.reactions,
     ...transparency.reactions,
     ...hashRetro.reactions,
+    ...hashFeeds.reactions,
   ];
   const useCases = createUseCases({
     store,
@@ -154,6 +158,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     tenants: knownTenants,
     hashBanks: hashBanks.useCases,
     hashQuarantine: hashBanks.quarantine(useCases),
+    hashFeeds: hashFeeds.useCases,
   });
   // Started in this order, stopped in the reverse: intake (gRPC, ingest, backtests, erasure) stops first, then the
   // shadow judgements drain, the outbox flushes and the engine's pools close.
@@ -161,6 +166,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     { name: 'event-store', ready: () => store.ping().then(() => true) },
     engine,
     hashBanks,
+    hashFeeds,
     outbox,
     precision,
     transparency,

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { CidrList } from '@vigil/proto';
+import { CidrList, EncryptionKeyList } from '@vigil/proto';
 import { z } from 'zod';
 import { consumerEnv, envBool as bool, envPort as port, parseEnv, serviceEnv } from '@vigil/proto/platform';
 
@@ -254,6 +254,32 @@ const schema = z.object({
    * webhooks; metadata addresses never). Default none.
    */
   IMAGE_ALLOWED_CIDRS: z.string().default('').pipe(CidrList),
+  /**
+   * CIDRs hash feed URLs may resolve to although private or loopback, comma-separated; plain http is taken only to an
+   * IP literal inside them (local stand-ins in tests), https everywhere else. Metadata addresses never. Default none.
+   */
+  HASH_FEED_ALLOWED_CIDRS: z.string().default('').pipe(CidrList),
+  /** How often a moderator reads the feeds due now, milliseconds. Default 15000. */
+  HASH_FEED_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(15000),
+  /** One feed call's deadline (a file, a page of an exchange), milliseconds. Default 30000. */
+  HASH_FEED_TIMEOUT_MS: z.coerce.number().int().positive().max(600_000).default(30000),
+  /** Bytes of one feed answer at most (a hash file is at most 1,000,000 characters). Default 4194304 (4 MiB). */
+  HASH_FEED_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .max(64 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
+  /**
+   * Delay after a failed feed run, milliseconds, doubling with each failure in a row up to the feed's interval (with
+   * jitter); also the first delay of a failed feedback. Default 60000.
+   */
+  HASH_FEED_RETRY_MS: z.coerce.number().int().positive().max(3_600_000).default(60000),
+  /**
+   * Tenant secrets at rest (hash feed credentials), the gateway's and notifier's key list (same value): 32 random bytes
+   * in base64 each, the sealing key first. Unset: a feed with credentials is refused (failed_precondition).
+   */
+  SECRETS_ENCRYPTION_KEY: EncryptionKeyList.optional(),
 });
 
 export type Config = Readonly<z.infer<typeof schema>>;

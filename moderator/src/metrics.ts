@@ -59,6 +59,12 @@ export function createMetrics(registry: Registry) {
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    hashFeedRuns: new Counter({
+      name: 'moderator_hash_feed_runs_total',
+      help: "Runs of the banks' hash feeds by source (file, stopncii, ncmec), state (ok, unchanged, failed) and failure",
+      labelNames: ['source', 'state', 'failure'],
+      registers: [registry],
+    }),
     imageTexts: new Counter({
       name: 'moderator_image_texts_total',
       help: 'Record images whose text an image-text strategy asked for, by outcome: read (text found), empty (none), or why not (a fetch failure, too_many_pixels, undecodable, budget, no_ocr)',

@@ -229,6 +229,17 @@ export const COLLECTION_MAP = {
   hashQuarantines: { name: 'hash_quarantines', owner: 'moderator', readers: [] },
   /** The matches a quarantined hash holds (`_id`: `<hashId>#<recordId>#<position>`, `hashId`), bounded per hash. */
   heldHashMatches: { name: 'held_hash_matches', owner: 'moderator', readers: [] },
+  /**
+   * Scheduled feeds of hashes into a bank (`_id`: `fed_…`, `tenantId`, `bankId`): source, URL, interval, sealed
+   * credentials, the upstream validators or checkpoint, the next run's time bucket (`due`) and the last run's result.
+   */
+  hashFeeds: { name: 'hash_feeds', owner: 'moderator', readers: [] },
+  /** Claims on feed runs (unique `_id`: feed and due time): one replica runs each. */
+  hashFeedClaims: { name: 'hash_feed_claims', owner: 'moderator', readers: [] },
+  /** The hashes each feed brought (`_id`: `<feedId>:<hashId>`): a file feed withdraws those that left its file. */
+  hashFeedItems: { name: 'hash_feed_items', owner: 'moderator', readers: [] },
+  /** Feedback owed to an exchange (StopNCII `Blocked` after a match acted), one per feed and hash, until sent. */
+  hashFeedFeedback: { name: 'hash_feed_feedback', owner: 'moderator', readers: [] },
 
   // notifier
   deliveries: {

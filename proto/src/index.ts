@@ -36,3 +36,4 @@ export * from './retroactions';
 export * from './rule-precision';
 export * from './transparency-report';
 export * from './hash-banks';
+export * from './hash-feeds';

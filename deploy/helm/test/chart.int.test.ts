@@ -238,7 +238,7 @@ describe('vigil chart', () => {
       expect(container(named(rendered, 'Deployment', 'vigil-notifier')).env).not.toContainEqual(ref);
     });
 
-    test('the gateway and the notifier read SECRETS_ENCRYPTION_KEY from a generated Secret kept on uninstall', () => {
+    test('every service reads SECRETS_ENCRYPTION_KEY from a generated Secret kept on uninstall', () => {
       const secret = named(rendered, 'Secret', 'vigil-secrets-encryption');
       expect(secret.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
       const key = Buffer.from(secret.data.SECRETS_ENCRYPTION_KEY as string, 'base64').toString();
@@ -248,11 +248,11 @@ describe('vigil chart', () => {
         name: 'SECRETS_ENCRYPTION_KEY',
         valueFrom: { secretKeyRef: { name: 'vigil-secrets-encryption', key: 'SECRETS_ENCRYPTION_KEY' } },
       };
-      for (const service of ['gateway', 'notifier'] as const) {
+      // The moderator opens hash feed credentials; the gateway and the notifier, payments keys.
+      for (const service of ['gateway', 'notifier', 'moderator'] as const) {
         expect(container(named(rendered, 'Deployment', `vigil-${service}`)).env).toContainEqual(ref);
         expect(named(rendered, 'ConfigMap', `vigil-${service}`).data.SECRETS_ENCRYPTION_KEY).toBeUndefined();
       }
-      expect(container(named(rendered, 'Deployment', 'vigil-moderator')).env).not.toContainEqual(ref);
     });
 
     test('the topics Job runs before install and upgrade with the moderator image', () => {
@@ -298,12 +298,12 @@ describe('vigil chart', () => {
           'base64',
         ).toString(),
       ).toBe('a'.repeat(40));
-      // So does an encryption key given as a value, for the two services that read it.
+      // So does an encryption key given as a value, for every service (each reads it).
       const sealing = Buffer.alloc(32, 7).toString('base64');
       const keyed = await renderChart({ ...CONNECTION, 'secretsEncryption.key': sealing });
       expect(checksumOf(keyed, 'gateway')).not.toBe(checksumOf(rendered, 'gateway'));
       expect(checksumOf(keyed, 'notifier')).not.toBe(checksumOf(rendered, 'notifier'));
-      expect(checksumOf(keyed, 'moderator')).toBe(checksumOf(rendered, 'moderator'));
+      expect(checksumOf(keyed, 'moderator')).not.toBe(checksumOf(rendered, 'moderator'));
       expect(
         Buffer.from(
           named(keyed, 'Secret', 'vigil-secrets-encryption').data.SECRETS_ENCRYPTION_KEY as string,
@@ -360,14 +360,10 @@ describe('vigil chart', () => {
                   valueFrom: { secretKeyRef: { name: 'vigil-grpc', key: 'MODERATOR_GRPC_TOKEN' } },
                 },
               ]),
-          ...(service === 'moderator'
-            ? []
-            : [
-                {
-                  name: 'SECRETS_ENCRYPTION_KEY',
-                  valueFrom: { secretKeyRef: { name: 'vigil-sealing', key: 'SECRETS_ENCRYPTION_KEY' } },
-                },
-              ]),
+          {
+            name: 'SECRETS_ENCRYPTION_KEY',
+            valueFrom: { secretKeyRef: { name: 'vigil-sealing', key: 'SECRETS_ENCRYPTION_KEY' } },
+          },
         ]);
         expect(named(rendered, 'ConfigMap', `vigil-${service}`).data.KAFKA_BROKERS).toBeUndefined();
       }

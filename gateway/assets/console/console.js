@@ -53,3 +53,19 @@
     event.preventDefault();
   });
 })();
+
+// A file input marked data-read-into="<textarea id>" reads the chosen text file into that text area, so the form posts
+// it as an ordinary urlencoded field (the console takes no multipart bodies).
+(function () {
+  'use strict';
+  document.addEventListener('change', function (event) {
+    var input = event.target;
+    if (!input || input.tagName !== 'INPUT' || input.type !== 'file') return;
+    var target = document.getElementById(input.getAttribute('data-read-into') || '');
+    var file = input.files && input.files[0];
+    if (!target || !file) return;
+    file.text().then(function (text) {
+      target.value = text;
+    });
+  });
+})();

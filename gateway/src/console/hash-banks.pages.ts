@@ -7,14 +7,17 @@ import { parseWith } from '../http/validate';
 import {
   AddHashesBody,
   CreateHashBankBody,
+  ImportHashesBody,
   UpdateHashBankBody,
   type RetroPassView,
 } from '../routes/hash-banks/hash-banks.schema';
 import { addBankHashes } from '../use-cases/hash-banks/add-bank-hashes';
 import { createHashBank } from '../use-cases/hash-banks/create-hash-bank';
 import { getHashBank } from '../use-cases/hash-banks/get-hash-bank';
+import { importBankHashes } from '../use-cases/hash-banks/import-bank-hashes';
 import { listBankHashes } from '../use-cases/hash-banks/list-bank-hashes';
 import { listHashBanks } from '../use-cases/hash-banks/list-hash-banks';
+import { listHashFeeds } from '../use-cases/hash-banks/list-hash-feeds';
 import { updateBankHash } from '../use-cases/hash-banks/update-bank-hash';
 import { updateHashBank } from '../use-cases/hash-banks/update-hash-bank';
 import type { BankCaller } from '../use-cases/hash-banks/views';
@@ -56,6 +59,18 @@ const FloodForm = z.object({
 
 /** One hash and its metadata, one `key=value` a line. */
 const HashForm = z.object({ hash: z.string().trim(), metadata: z.string().optional() });
+
+/** A hash file pasted (or read into the text area by the console's script from a chosen file). */
+const ImportForm = z.object({ csv: z.string() });
+
+/** The outcome of an import, carried to the bank's page in its query. */
+const BankPageQuery = CursorQuery.extend({
+  added: z.preprocess(blankToUndefined, z.coerce.number().int().min(0).max(HASH_BANK_LIMITS.importRows).optional()),
+  duplicates: z.preprocess(
+    blankToUndefined,
+    z.coerce.number().int().min(0).max(HASH_BANK_LIMITS.importRows).optional(),
+  ),
+});
 
 /** What a hash's buttons ask: enable or disable it, or set its review. */
 const HashChange = z.object({ change: z.enum(['enable', 'disable', 'confirmed', 'deconfirmed', 'unreviewed']) });
@@ -164,9 +179,12 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
 
   router.get('/hash-banks/:id', async (ctx) => {
     const bankId = idParam(ctx, 'id');
-    const q = parseWith(CursorQuery, ctx.query, 'query parameters');
+    const q = parseWith(BankPageQuery, ctx.query, 'query parameters');
     const bank = await getHashBank(caller(ctx), bankId);
-    const page = await listBankHashes(caller(ctx), bankId, { limit: PAGE_SIZE, startingAfter: q.after });
+    const [page, feeds] = await Promise.all([
+      listBankHashes(caller(ctx), bankId, { limit: PAGE_SIZE, startingAfter: q.after }),
+      listHashFeeds(caller(ctx), bankId),
+    ]);
     const last = page.hashes.at(-1);
     const button = (hashId: string, value: string, label: string) =>
       html`<form method="post" action="/console/hash-banks/${bankId}/hashes/${hashId}" class="inline">
@@ -214,6 +232,51 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
           /></label>
           <button type="submit">Save</button>
         </form>
+        ${
+          q.added !== undefined
+            ? html`<p class="card" id="imported" role="status">
+                Imported ${String(q.added)} new hashes; ${String(q.duplicates ?? 0)} the bank held already.
+              </p>`
+            : null
+        }
+        ${
+          feeds.length > 0
+            ? html`<table class="hash-feeds">
+                <thead>
+                  <tr>
+                    <th>Feed</th>
+                    <th>Source</th>
+                    <th>Every</th>
+                    <th>Last run</th>
+                    <th>Added</th>
+                    <th>Withdrawn</th>
+                    <th>Next run</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  ${feeds.map(
+                    (feed) =>
+                      html`<tr data-id="${feed.id}">
+                        <td><code>${feed.url}</code>${feed.enabled ? null : html` ${badge('disabled')}`}</td>
+                        <td><code>${feed.source}</code></td>
+                        <td>${String(feed.intervalSeconds)} s</td>
+                        <td>
+                          ${
+                            feed.lastRun
+                              ? html`${badge(feed.lastRun.state)} ${when(feed.lastRun.at)}
+                                ${feed.lastRun.failure ? html`<code>${feed.lastRun.failure}</code>` : null}`
+                              : 'not yet'
+                          }
+                        </td>
+                        <td>${feed.lastRun ? String(feed.lastRun.added) : '–'}</td>
+                        <td>${feed.lastRun ? String(feed.lastRun.withdrawn) : '–'}</td>
+                        <td>${when(feed.nextRunAt)}</td>
+                      </tr>`,
+                  )}
+                </tbody>
+              </table>`
+            : null
+        }
         <table class="bank-hashes">
           <thead>
             <tr>
@@ -262,6 +325,27 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
           <label>Metadata, one <code>key=value</code> a line <textarea name="metadata" rows="3"></textarea></label>
           <button type="submit">Add the hash</button>
           <p class="hint">A withdrawal deletes the hash at once; no copy is kept.</p>
+        </form>
+        <form method="post" action="/console/hash-banks/${bankId}/import" class="card decision" id="import-hashes">
+          <h2>Import a hash file</h2>
+          ${csrfOf(ctx)}
+          <p class="hint">
+            HMA's CSV format: one hash a row in the first column, metadata columns named by a header row
+            (<code>hash,source,case</code>). At most ${String(HASH_BANK_LIMITS.importRows)} rows; a bad row fails the
+            whole file, named by its line.
+          </p>
+          <label>File <input type="file" accept=".csv,text/csv,text/plain" data-read-into="import-csv" /></label>
+          <label
+            >Or paste it
+            <textarea
+              name="csv"
+              id="import-csv"
+              rows="6"
+              required
+              maxlength="${String(HASH_BANK_LIMITS.importChars)}"
+            ></textarea>
+          </label>
+          <button type="submit">Import the file</button>
         </form>`,
       '/console/hash-banks',
     );
@@ -291,6 +375,13 @@ export function hashBankPages({ router, deps, change, adminOnly }: ConsolePages)
     );
     await addBankHashes(caller(ctx), bankId, body);
     ctx.redirect(`/console/hash-banks/${bankId}`);
+  });
+
+  router.post('/hash-banks/:id/import', adminOnly, ...change, async (ctx) => {
+    const bankId = idParam(ctx, 'id');
+    const form = parseWith(ImportForm, formOf(ctx), 'import form');
+    const result = await importBankHashes(caller(ctx), bankId, parseWith(ImportHashesBody, form, 'import form'));
+    ctx.redirect(`/console/hash-banks/${bankId}?added=${result.added.length}&duplicates=${result.duplicates}`);
   });
 
   router.post('/hash-banks/:id/hashes/:hashId', adminOnly, ...change, async (ctx) => {

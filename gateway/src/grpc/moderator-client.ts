@@ -90,6 +90,7 @@ const READ_METHODS = [
   'ListHashBanks',
   'ListBankHashes',
   'GetBankHash',
+  'ListHashFeeds',
 ] as const;
 
 /**
@@ -182,7 +183,12 @@ export type Methods =
   | 'lookupHashes'
   | 'listHashQuarantines'
   | 'releaseHashQuarantine'
-  | 'dismissHashQuarantine';
+  | 'dismissHashQuarantine'
+  | 'createHashFeed'
+  | 'listHashFeeds'
+  | 'updateHashFeed'
+  | 'deleteHashFeed'
+  | 'runHashFeed';
 
 export interface ModeratorTimeouts {
   moderateMs: number;

@@ -339,6 +339,85 @@ describe('the console in a browser', () => {
     await ctx.close();
   });
 
+  it('imports a hash file chosen in the bank page, refuses a file with a bad row whole, checks the CSRF token, and lists the feeds', async () => {
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await signIn(page, gw, admin);
+    const created = await gw.request('POST', '/api/v1/hash-banks', {
+      key: alice.key,
+      body: { name: uniqueName('import'), kind: 'md5' },
+    });
+    expect(created.status).toBe(201);
+    const bankId = (created.body.data as { id: string }).id;
+    const hashesOf = async () => {
+      const all = await gw.request('GET', `/api/v1/hash-banks/${bankId}/hashes?limit=100`, { key: alice.key });
+      return all.body.data as { hash: string; metadata: Record<string, string> }[];
+    };
+
+    // A file with a header row, a comment and a row the bank holds already (added through the API first).
+    const [first, second, third] = ['01', '02', '03'].map((byte) => byte.repeat(16)) as [string, string, string];
+    expect(
+      (
+        await gw.request('POST', `/api/v1/hash-banks/${bankId}/hashes`, {
+          key: alice.key,
+          body: { hashes: [{ hash: third }] },
+        })
+      ).status,
+    ).toBe(201);
+    const file = `hash,source,case\n# from the exchange\n${first},stopncii,11\n${second.toUpperCase()},ncmec,12\n${third},x,13\n`;
+    await page.goto(`${gw.url}/console/hash-banks/${bankId}`);
+    await page.setInputFiles('#import-hashes input[type=file]', {
+      name: 'hashes.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(file),
+    });
+    await waitFor(async () => (await page.inputValue('#import-hashes textarea[name=csv]')) === file, {
+      timeoutMs: WAIT,
+      what: 'the chosen file read into the form',
+    });
+    await page.click('#import-hashes button[type=submit]');
+    await page.waitForURL(/added=2&duplicates=1/);
+    expect(await page.textContent('#imported')).toContain('Imported 2 new hashes; 1 the bank held already.');
+    const after = await hashesOf();
+    expect(after).toHaveLength(3);
+    expect(after).toContainEqual(
+      expect.objectContaining({ hash: first, metadata: { source: 'stopncii', case: '11' } }),
+    );
+    expect(after).toContainEqual(expect.objectContaining({ hash: second, metadata: { source: 'ncmec', case: '12' } }));
+
+    // A bad row fails the whole file: the error page names its line, and nothing is added.
+    await page.goto(`${gw.url}/console/hash-banks/${bankId}`);
+    await page.fill('#import-hashes textarea[name=csv]', `${'04'.repeat(16)}\nnot-a-hash\n`);
+    const [answer] = await Promise.all([
+      page.waitForResponse((response) => response.url().endsWith(`/console/hash-banks/${bankId}/import`)),
+      page.click('#import-hashes button[type=submit]'),
+    ]);
+    expect(answer.status()).toBe(400);
+    expect(await page.textContent('body')).toContain('line 2');
+    expect(await hashesOf()).toHaveLength(3);
+
+    // The same form with the session's cookie but without its CSRF token imports nothing.
+    const forged = await page.request.post(`${gw.url}/console/hash-banks/${bankId}/import`, {
+      form: { csv: '05'.repeat(16) },
+      headers: { origin: new URL(gw.url).origin },
+    });
+    expect(forged.status()).toBe(403);
+    expect(await hashesOf()).toHaveLength(3);
+
+    // The bank's feeds are listed on its page, each with its source, URL and last run.
+    const url = 'https://93.184.216.34/hashes.csv';
+    const feed = await gw.request('POST', `/api/v1/hash-banks/${bankId}/feeds`, {
+      key: alice.key,
+      body: { source: 'file', url },
+    });
+    expect(feed.status).toBe(201);
+    await page.goto(`${gw.url}/console/hash-banks/${bankId}`);
+    const row = page.locator(`table.hash-feeds tr[data-id="${(feed.body.data as { id: string }).id}"]`);
+    expect(await row.textContent()).toContain(url);
+    expect(await row.textContent()).toContain('file');
+    await ctx.close();
+  });
+
   it('refuses forms a page of another origin of the same site posts (another port of this host), sign-in included', async () => {
     // Another program on this host, say, serving a page that signs the visitor in as the attacker (login CSRF) and
     // posts the appeal form: same site as the console (ports do not count), so Chromium sends SameSite cookies along.

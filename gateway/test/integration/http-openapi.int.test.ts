@@ -101,6 +101,11 @@ describe('openapi', () => {
         'get /api/v1/hash-quarantines',
         'post /api/v1/hash-quarantines/{hashId}/release',
         'post /api/v1/hash-quarantines/{hashId}/dismiss',
+        'get /api/v1/hash-banks/{id}/feeds',
+        'post /api/v1/hash-banks/{id}/feeds',
+        'patch /api/v1/hash-banks/{id}/feeds/{feedId}',
+        'delete /api/v1/hash-banks/{id}/feeds/{feedId}',
+        'post /api/v1/hash-banks/{id}/feeds/{feedId}/run',
         'get /openapi.json',
       ].sort(),
     );

@@ -8,8 +8,10 @@ import { INGEST_DEAD_LETTERS_USAGE, ingestDeadLettersCommand, operatorKafka } fr
 import { REBUILD_USAGE, rebuildTransparencyCounts } from '../transparency/rebuild-counts';
 import { HASH_BANKS_USAGE, hashBanksCommand } from '../hash-banks/hash-banks-command';
 import { operatorHashBanks } from '../hash-banks/hash-banks.module';
+import { HASH_FEEDS_USAGE, hashFeedsCommand } from '../hash-banks/feeds/hash-feeds-command';
+import { operatorHashFeeds } from '../hash-banks/feeds/feeds.module';
 
-const USAGE = [DEAD_LETTERS_USAGE, INGEST_DEAD_LETTERS_USAGE, REBUILD_USAGE, HASH_BANKS_USAGE]
+const USAGE = [DEAD_LETTERS_USAGE, INGEST_DEAD_LETTERS_USAGE, REBUILD_USAGE, HASH_BANKS_USAGE, HASH_FEEDS_USAGE]
   .map((usage, index) => (index === 0 ? usage : usage.replace(/^usage:\n/, '')))
   .join('\n');
 
@@ -22,7 +24,8 @@ const READ_TIMEOUT_MS = 30_000;
  * - `dead-letters list|replay <eventId>`: the outbox's dead letters (reads MONGO_URL and MONGO_DB like the service);
  * - `ingest-dead-letters list|replay <id>`: the ingest consumer's, in Kafka (also KAFKA_BROKERS, KAFKA_TOPIC_PREFIX);
  * - `transparency-counts rebuild <tenantId> [--before YYYY-MM-DD]`: recounts closed days from the stored events;
- * - `hash-banks list|create|import|hashes|set|withdraw|lookup …`: a tenant's hash banks (docs/hash-banks.md).
+ * - `hash-banks list|create|import|hashes|set|withdraw|lookup …`: a tenant's hash banks (docs/hash-banks.md);
+ * - `hash-feeds list|add|run|enable|disable|delete …`: a bank's scheduled feeds (also SECRETS_ENCRYPTION_KEY).
  */
 async function main(): Promise<void> {
   const [noun, ...rest] = process.argv.slice(2);
@@ -31,6 +34,17 @@ async function main(): Promise<void> {
     const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
     try {
       const result = await hashBanksCommand(operatorHashBanks(mongo.db(env.MONGO_DB)), rest);
+      process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    } finally {
+      await mongo.close();
+    }
+    return;
+  }
+  if (noun === 'hash-feeds') {
+    const env = loadConfigOf(['MONGO_URL', 'MONGO_DB', 'SECRETS_ENCRYPTION_KEY', 'HASH_FEED_ALLOWED_CIDRS']);
+    const mongo = new MongoClient(env.MONGO_URL, { serverSelectionTimeoutMS: 5000 });
+    try {
+      const result = await hashFeedsCommand(operatorHashFeeds(mongo.db(env.MONGO_DB), env), rest);
       process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     } finally {
       await mongo.close();

@@ -15,7 +15,7 @@ export interface GrpcModule extends ModeratorModule {
 export function grpcModule(
   config: GrpcServerConfig,
   { log, versions, metrics }: SharedParts,
-  deps: Pick<GrpcServerDeps, 'useCases' | 'queries' | 'tenants' | 'hashBanks' | 'hashQuarantine'>,
+  deps: Pick<GrpcServerDeps, 'useCases' | 'queries' | 'tenants' | 'hashBanks' | 'hashQuarantine' | 'hashFeeds'>,
 ): GrpcModule {
   let server: GrpcServer | undefined;
   const started = (): GrpcServer => {

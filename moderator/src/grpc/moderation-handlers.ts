@@ -1,6 +1,7 @@
 import type { ModerationServiceHandlers } from '@vigil/proto';
 import { createHashBankHandlers } from '../hash-banks/hash-bank-handlers';
 import { quarantineHandlers } from '../hash-banks/quarantine/quarantine-handlers';
+import { createHashFeedHandlers } from '../hash-banks/feeds/feed-handlers';
 import { appealHandlers } from './appeals.handlers';
 import { recordHandlers } from './records.handlers';
 import { reportHandlers } from './reports.handlers';
@@ -17,6 +18,7 @@ export function createModerationHandlers(deps: HandlerDeps): ModerationServiceHa
   return {
     ...createHashBankHandlers(deps),
     ...quarantineHandlers(deps),
+    ...createHashFeedHandlers(deps),
     ...recordHandlers(deps),
     ...userHandlers(deps),
     ...appealHandlers(deps),

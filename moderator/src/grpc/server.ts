@@ -6,6 +6,7 @@ import type { Histogram } from 'prom-client';
 import type { Config } from '../config';
 import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
 import type { QuarantineUseCases } from '../hash-banks/quarantine/quarantine-use-cases';
+import type { FeedUseCases } from '../hash-banks/feeds/feed-use-cases';
 import type { ModeratorMetrics } from '../metrics';
 import type { UseCases } from '../service/use-cases';
 import type { Queries } from '../service/queries';
@@ -39,6 +40,8 @@ export interface GrpcServerDeps {
   /** Hash banks' API (its methods answer failed_precondition without it). */
   hashBanks?: HashBankUseCases;
   hashQuarantine?: QuarantineUseCases;
+  /** Hash feeds' API (its methods answer failed_precondition without it). */
+  hashFeeds?: FeedUseCases;
 }
 
 export interface GrpcServer {
@@ -56,7 +59,7 @@ const SERVICE_NAME = 'vigil.moderation.v1.ModerationService';
  * calls are limited per tenant (KeyedLimit, TenantActivity), and each call's duration is measured.
  */
 export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer> {
-  const { config, useCases, queries, tenants, versions, log, metrics, hashBanks, hashQuarantine } = deps;
+  const { config, useCases, queries, tenants, versions, log, metrics, hashBanks, hashQuarantine, hashFeeds } = deps;
   const health = new HealthImplementation({
     '': 'NOT_SERVING',
     [SERVICE_NAME]: 'NOT_SERVING',
@@ -72,6 +75,7 @@ export async function startGrpcServer(deps: GrpcServerDeps): Promise<GrpcServer>
   const handlers = createModerationHandlers({
     hashBanks,
     hashQuarantine,
+    hashFeeds,
     useCases,
     queries,
     tenants,

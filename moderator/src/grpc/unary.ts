@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';
 import type { QuarantineUseCases } from '../hash-banks/quarantine/quarantine-use-cases';
+import type { FeedUseCases } from '../hash-banks/feeds/feed-use-cases';
 import type { Queries } from '../service/queries';
 import type { UseCases } from '../service/use-cases';
 import type { KnownTenants } from '../store/known-tenants';
@@ -23,6 +24,8 @@ export interface HandlerDeps {
   hashBanks?: HashBankUseCases;
   /** The hash banks' flood quarantine (hash-banks/quarantine/), with them. */
   hashQuarantine?: QuarantineUseCases;
+  /** Hash feeds (hash-banks/feeds/): without them, their methods answer failed_precondition. */
+  hashFeeds?: FeedUseCases;
   useCases: UseCases;
   queries: Queries;
   tenants: KnownTenants;

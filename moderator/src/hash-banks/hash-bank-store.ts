@@ -264,6 +264,28 @@ export class HashBankStore {
     });
   }
 
+  /**
+   * Withdraws many hashes of a bank at once (a feed's withdrawals): one change per 500 ids; ids the bank does not hold
+   * are skipped. Each hash is deleted by `_id` (an `$in` would be applied by FerretDB to the whole collection).
+   */
+  async withdrawHashes(tenantId: string, bankId: string, hashIds: readonly string[]): Promise<number> {
+    await this.getBank(tenantId, bankId);
+    let withdrawn = 0;
+    for (let from = 0; from < hashIds.length; from += 500) {
+      const held = (await this.hashesById(hashIds.slice(from, from + 500)))
+        .filter((hash) => hash.tenantId === tenantId && hash.bankId === bankId)
+        .map((hash) => hash._id);
+      if (held.length === 0) continue;
+      await this.change(tenantId, { bankId, removed: held }, async () => {
+        for (let at = 0; at < held.length; at += 50) {
+          await guarded(() => Promise.all(held.slice(at, at + 50).map((_id) => this.hashes.deleteOne({ _id }))));
+        }
+      });
+      withdrawn += held.length;
+    }
+    return withdrawn;
+  }
+
   // What replicas read to keep their indexes
 
   /** The last change number written for the tenant (0 when none). */

@@ -32,6 +32,7 @@ describe('Moderate', () => {
       'event-store',
       'engine',
       'hash-banks',
+      'hash-feeds',
       'outbox-relay',
       'rule-precision',
       'transparency-counts',

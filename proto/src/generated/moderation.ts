@@ -8,6 +8,7 @@ import type { BankHash as _vigil_moderation_v1_BankHash, BankHash__Output as _vi
 import type { Content as _vigil_moderation_v1_Content, Content__Output as _vigil_moderation_v1_Content__Output } from './vigil/moderation/v1/Content';
 import type { CreateAppealRequest as _vigil_moderation_v1_CreateAppealRequest, CreateAppealRequest__Output as _vigil_moderation_v1_CreateAppealRequest__Output } from './vigil/moderation/v1/CreateAppealRequest';
 import type { CreateHashBankRequest as _vigil_moderation_v1_CreateHashBankRequest, CreateHashBankRequest__Output as _vigil_moderation_v1_CreateHashBankRequest__Output } from './vigil/moderation/v1/CreateHashBankRequest';
+import type { CreateHashFeedRequest as _vigil_moderation_v1_CreateHashFeedRequest, CreateHashFeedRequest__Output as _vigil_moderation_v1_CreateHashFeedRequest__Output } from './vigil/moderation/v1/CreateHashFeedRequest';
 import type { CreateReportRequest as _vigil_moderation_v1_CreateReportRequest, CreateReportRequest__Output as _vigil_moderation_v1_CreateReportRequest__Output } from './vigil/moderation/v1/CreateReportRequest';
 import type { CreateReportResponse as _vigil_moderation_v1_CreateReportResponse, CreateReportResponse__Output as _vigil_moderation_v1_CreateReportResponse__Output } from './vigil/moderation/v1/CreateReportResponse';
 import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, DecideAppealRequest__Output as _vigil_moderation_v1_DecideAppealRequest__Output } from './vigil/moderation/v1/DecideAppealRequest';
@@ -15,6 +16,7 @@ import type { DecideReportComplaintRequest as _vigil_moderation_v1_DecideReportC
 import type { DecideReportRequest as _vigil_moderation_v1_DecideReportRequest, DecideReportRequest__Output as _vigil_moderation_v1_DecideReportRequest__Output } from './vigil/moderation/v1/DecideReportRequest';
 import type { DeleteHashBankRequest as _vigil_moderation_v1_DeleteHashBankRequest, DeleteHashBankRequest__Output as _vigil_moderation_v1_DeleteHashBankRequest__Output } from './vigil/moderation/v1/DeleteHashBankRequest';
 import type { DeleteHashBankResponse as _vigil_moderation_v1_DeleteHashBankResponse, DeleteHashBankResponse__Output as _vigil_moderation_v1_DeleteHashBankResponse__Output } from './vigil/moderation/v1/DeleteHashBankResponse';
+import type { DeleteHashFeedResponse as _vigil_moderation_v1_DeleteHashFeedResponse, DeleteHashFeedResponse__Output as _vigil_moderation_v1_DeleteHashFeedResponse__Output } from './vigil/moderation/v1/DeleteHashFeedResponse';
 import type { DismissHashQuarantineRequest as _vigil_moderation_v1_DismissHashQuarantineRequest, DismissHashQuarantineRequest__Output as _vigil_moderation_v1_DismissHashQuarantineRequest__Output } from './vigil/moderation/v1/DismissHashQuarantineRequest';
 import type { DismissHashQuarantineResponse as _vigil_moderation_v1_DismissHashQuarantineResponse, DismissHashQuarantineResponse__Output as _vigil_moderation_v1_DismissHashQuarantineResponse__Output } from './vigil/moderation/v1/DismissHashQuarantineResponse';
 import type { FileReportComplaintRequest as _vigil_moderation_v1_FileReportComplaintRequest, FileReportComplaintRequest__Output as _vigil_moderation_v1_FileReportComplaintRequest__Output } from './vigil/moderation/v1/FileReportComplaintRequest';
@@ -30,6 +32,9 @@ import type { GetUserEventsRequest as _vigil_moderation_v1_GetUserEventsRequest,
 import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsResponse, GetUserEventsResponse__Output as _vigil_moderation_v1_GetUserEventsResponse__Output } from './vigil/moderation/v1/GetUserEventsResponse';
 import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from './vigil/moderation/v1/GetUserRequest';
 import type { HashBank as _vigil_moderation_v1_HashBank, HashBank__Output as _vigil_moderation_v1_HashBank__Output } from './vigil/moderation/v1/HashBank';
+import type { HashFeed as _vigil_moderation_v1_HashFeed, HashFeed__Output as _vigil_moderation_v1_HashFeed__Output } from './vigil/moderation/v1/HashFeed';
+import type { HashFeedRequest as _vigil_moderation_v1_HashFeedRequest, HashFeedRequest__Output as _vigil_moderation_v1_HashFeedRequest__Output } from './vigil/moderation/v1/HashFeedRequest';
+import type { HashFeedRun as _vigil_moderation_v1_HashFeedRun, HashFeedRun__Output as _vigil_moderation_v1_HashFeedRun__Output } from './vigil/moderation/v1/HashFeedRun';
 import type { HashMatch as _vigil_moderation_v1_HashMatch, HashMatch__Output as _vigil_moderation_v1_HashMatch__Output } from './vigil/moderation/v1/HashMatch';
 import type { HashQuarantine as _vigil_moderation_v1_HashQuarantine, HashQuarantine__Output as _vigil_moderation_v1_HashQuarantine__Output } from './vigil/moderation/v1/HashQuarantine';
 import type { ImageHashSet as _vigil_moderation_v1_ImageHashSet, ImageHashSet__Output as _vigil_moderation_v1_ImageHashSet__Output } from './vigil/moderation/v1/ImageHashSet';
@@ -39,6 +44,8 @@ import type { ListBankHashesRequest as _vigil_moderation_v1_ListBankHashesReques
 import type { ListBankHashesResponse as _vigil_moderation_v1_ListBankHashesResponse, ListBankHashesResponse__Output as _vigil_moderation_v1_ListBankHashesResponse__Output } from './vigil/moderation/v1/ListBankHashesResponse';
 import type { ListHashBanksRequest as _vigil_moderation_v1_ListHashBanksRequest, ListHashBanksRequest__Output as _vigil_moderation_v1_ListHashBanksRequest__Output } from './vigil/moderation/v1/ListHashBanksRequest';
 import type { ListHashBanksResponse as _vigil_moderation_v1_ListHashBanksResponse, ListHashBanksResponse__Output as _vigil_moderation_v1_ListHashBanksResponse__Output } from './vigil/moderation/v1/ListHashBanksResponse';
+import type { ListHashFeedsRequest as _vigil_moderation_v1_ListHashFeedsRequest, ListHashFeedsRequest__Output as _vigil_moderation_v1_ListHashFeedsRequest__Output } from './vigil/moderation/v1/ListHashFeedsRequest';
+import type { ListHashFeedsResponse as _vigil_moderation_v1_ListHashFeedsResponse, ListHashFeedsResponse__Output as _vigil_moderation_v1_ListHashFeedsResponse__Output } from './vigil/moderation/v1/ListHashFeedsResponse';
 import type { ListHashQuarantinesRequest as _vigil_moderation_v1_ListHashQuarantinesRequest, ListHashQuarantinesRequest__Output as _vigil_moderation_v1_ListHashQuarantinesRequest__Output } from './vigil/moderation/v1/ListHashQuarantinesRequest';
 import type { ListHashQuarantinesResponse as _vigil_moderation_v1_ListHashQuarantinesResponse, ListHashQuarantinesResponse__Output as _vigil_moderation_v1_ListHashQuarantinesResponse__Output } from './vigil/moderation/v1/ListHashQuarantinesResponse';
 import type { ListRecordsRequest as _vigil_moderation_v1_ListRecordsRequest, ListRecordsRequest__Output as _vigil_moderation_v1_ListRecordsRequest__Output } from './vigil/moderation/v1/ListRecordsRequest';
@@ -67,6 +74,7 @@ import type { SetUserStatusRequest as _vigil_moderation_v1_SetUserStatusRequest,
 import type { StoredEvent as _vigil_moderation_v1_StoredEvent, StoredEvent__Output as _vigil_moderation_v1_StoredEvent__Output } from './vigil/moderation/v1/StoredEvent';
 import type { UpdateBankHashRequest as _vigil_moderation_v1_UpdateBankHashRequest, UpdateBankHashRequest__Output as _vigil_moderation_v1_UpdateBankHashRequest__Output } from './vigil/moderation/v1/UpdateBankHashRequest';
 import type { UpdateHashBankRequest as _vigil_moderation_v1_UpdateHashBankRequest, UpdateHashBankRequest__Output as _vigil_moderation_v1_UpdateHashBankRequest__Output } from './vigil/moderation/v1/UpdateHashBankRequest';
+import type { UpdateHashFeedRequest as _vigil_moderation_v1_UpdateHashFeedRequest, UpdateHashFeedRequest__Output as _vigil_moderation_v1_UpdateHashFeedRequest__Output } from './vigil/moderation/v1/UpdateHashFeedRequest';
 import type { User as _vigil_moderation_v1_User, User__Output as _vigil_moderation_v1_User__Output } from './vigil/moderation/v1/User';
 import type { UserInput as _vigil_moderation_v1_UserInput, UserInput__Output as _vigil_moderation_v1_UserInput__Output } from './vigil/moderation/v1/UserInput';
 import type { WithdrawBankHashRequest as _vigil_moderation_v1_WithdrawBankHashRequest, WithdrawBankHashRequest__Output as _vigil_moderation_v1_WithdrawBankHashRequest__Output } from './vigil/moderation/v1/WithdrawBankHashRequest';
@@ -87,6 +95,7 @@ export interface ProtoGrpcType {
         Content: MessageTypeDefinition<_vigil_moderation_v1_Content, _vigil_moderation_v1_Content__Output>
         CreateAppealRequest: MessageTypeDefinition<_vigil_moderation_v1_CreateAppealRequest, _vigil_moderation_v1_CreateAppealRequest__Output>
         CreateHashBankRequest: MessageTypeDefinition<_vigil_moderation_v1_CreateHashBankRequest, _vigil_moderation_v1_CreateHashBankRequest__Output>
+        CreateHashFeedRequest: MessageTypeDefinition<_vigil_moderation_v1_CreateHashFeedRequest, _vigil_moderation_v1_CreateHashFeedRequest__Output>
         CreateReportRequest: MessageTypeDefinition<_vigil_moderation_v1_CreateReportRequest, _vigil_moderation_v1_CreateReportRequest__Output>
         CreateReportResponse: MessageTypeDefinition<_vigil_moderation_v1_CreateReportResponse, _vigil_moderation_v1_CreateReportResponse__Output>
         DecideAppealRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideAppealRequest, _vigil_moderation_v1_DecideAppealRequest__Output>
@@ -94,6 +103,7 @@ export interface ProtoGrpcType {
         DecideReportRequest: MessageTypeDefinition<_vigil_moderation_v1_DecideReportRequest, _vigil_moderation_v1_DecideReportRequest__Output>
         DeleteHashBankRequest: MessageTypeDefinition<_vigil_moderation_v1_DeleteHashBankRequest, _vigil_moderation_v1_DeleteHashBankRequest__Output>
         DeleteHashBankResponse: MessageTypeDefinition<_vigil_moderation_v1_DeleteHashBankResponse, _vigil_moderation_v1_DeleteHashBankResponse__Output>
+        DeleteHashFeedResponse: MessageTypeDefinition<_vigil_moderation_v1_DeleteHashFeedResponse, _vigil_moderation_v1_DeleteHashFeedResponse__Output>
         DismissHashQuarantineRequest: MessageTypeDefinition<_vigil_moderation_v1_DismissHashQuarantineRequest, _vigil_moderation_v1_DismissHashQuarantineRequest__Output>
         DismissHashQuarantineResponse: MessageTypeDefinition<_vigil_moderation_v1_DismissHashQuarantineResponse, _vigil_moderation_v1_DismissHashQuarantineResponse__Output>
         FileReportComplaintRequest: MessageTypeDefinition<_vigil_moderation_v1_FileReportComplaintRequest, _vigil_moderation_v1_FileReportComplaintRequest__Output>
@@ -109,6 +119,9 @@ export interface ProtoGrpcType {
         GetUserEventsResponse: MessageTypeDefinition<_vigil_moderation_v1_GetUserEventsResponse, _vigil_moderation_v1_GetUserEventsResponse__Output>
         GetUserRequest: MessageTypeDefinition<_vigil_moderation_v1_GetUserRequest, _vigil_moderation_v1_GetUserRequest__Output>
         HashBank: MessageTypeDefinition<_vigil_moderation_v1_HashBank, _vigil_moderation_v1_HashBank__Output>
+        HashFeed: MessageTypeDefinition<_vigil_moderation_v1_HashFeed, _vigil_moderation_v1_HashFeed__Output>
+        HashFeedRequest: MessageTypeDefinition<_vigil_moderation_v1_HashFeedRequest, _vigil_moderation_v1_HashFeedRequest__Output>
+        HashFeedRun: MessageTypeDefinition<_vigil_moderation_v1_HashFeedRun, _vigil_moderation_v1_HashFeedRun__Output>
         HashMatch: MessageTypeDefinition<_vigil_moderation_v1_HashMatch, _vigil_moderation_v1_HashMatch__Output>
         HashQuarantine: MessageTypeDefinition<_vigil_moderation_v1_HashQuarantine, _vigil_moderation_v1_HashQuarantine__Output>
         ImageHashSet: MessageTypeDefinition<_vigil_moderation_v1_ImageHashSet, _vigil_moderation_v1_ImageHashSet__Output>
@@ -118,6 +131,8 @@ export interface ProtoGrpcType {
         ListBankHashesResponse: MessageTypeDefinition<_vigil_moderation_v1_ListBankHashesResponse, _vigil_moderation_v1_ListBankHashesResponse__Output>
         ListHashBanksRequest: MessageTypeDefinition<_vigil_moderation_v1_ListHashBanksRequest, _vigil_moderation_v1_ListHashBanksRequest__Output>
         ListHashBanksResponse: MessageTypeDefinition<_vigil_moderation_v1_ListHashBanksResponse, _vigil_moderation_v1_ListHashBanksResponse__Output>
+        ListHashFeedsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListHashFeedsRequest, _vigil_moderation_v1_ListHashFeedsRequest__Output>
+        ListHashFeedsResponse: MessageTypeDefinition<_vigil_moderation_v1_ListHashFeedsResponse, _vigil_moderation_v1_ListHashFeedsResponse__Output>
         ListHashQuarantinesRequest: MessageTypeDefinition<_vigil_moderation_v1_ListHashQuarantinesRequest, _vigil_moderation_v1_ListHashQuarantinesRequest__Output>
         ListHashQuarantinesResponse: MessageTypeDefinition<_vigil_moderation_v1_ListHashQuarantinesResponse, _vigil_moderation_v1_ListHashQuarantinesResponse__Output>
         ListRecordsRequest: MessageTypeDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsRequest__Output>
@@ -146,6 +161,7 @@ export interface ProtoGrpcType {
         StoredEvent: MessageTypeDefinition<_vigil_moderation_v1_StoredEvent, _vigil_moderation_v1_StoredEvent__Output>
         UpdateBankHashRequest: MessageTypeDefinition<_vigil_moderation_v1_UpdateBankHashRequest, _vigil_moderation_v1_UpdateBankHashRequest__Output>
         UpdateHashBankRequest: MessageTypeDefinition<_vigil_moderation_v1_UpdateHashBankRequest, _vigil_moderation_v1_UpdateHashBankRequest__Output>
+        UpdateHashFeedRequest: MessageTypeDefinition<_vigil_moderation_v1_UpdateHashFeedRequest, _vigil_moderation_v1_UpdateHashFeedRequest__Output>
         User: MessageTypeDefinition<_vigil_moderation_v1_User, _vigil_moderation_v1_User__Output>
         UserInput: MessageTypeDefinition<_vigil_moderation_v1_UserInput, _vigil_moderation_v1_UserInput__Output>
         WithdrawBankHashRequest: MessageTypeDefinition<_vigil_moderation_v1_WithdrawBankHashRequest, _vigil_moderation_v1_WithdrawBankHashRequest__Output>

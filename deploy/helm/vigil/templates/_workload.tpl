@@ -86,9 +86,7 @@ spec:
         {{- if or (eq $name "gateway") (eq $name "moderator") }}
         {{- $token = $root.Values.moderatorAuth.token }}
         {{- end }}
-        {{- if or (eq $name "gateway") (eq $name "notifier") }}
         {{- $token = printf "%s%s" $token $root.Values.secretsEncryption.key }}
-        {{- end }}
         checksum/config: {{ printf "%s%s%s" $configmap (include "vigil.mongoSecret" $root) $token | sha256sum }}
         {{- with $svc.podAnnotations }}
         {{- toYaml . | nindent 8 }}
@@ -136,12 +134,10 @@ spec:
                 secretKeyRef:
                   {{- include "vigil.moderatorTokenSecretRef" $root | nindent 18 }}
             {{- end }}
-            {{- if or (eq $name "gateway") (eq $name "notifier") }}
             - name: SECRETS_ENCRYPTION_KEY
               valueFrom:
                 secretKeyRef:
                   {{- include "vigil.secretsEncryptionSecretRef" $root | nindent 18 }}
-            {{- end }}
           livenessProbe:
             httpGet:
               path: /livez

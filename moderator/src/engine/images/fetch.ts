@@ -16,7 +16,7 @@ export interface ImageFetcherOptions {
   maxBytes: number;
 }
 
-class RefusedAddress extends Error {
+export class RefusedAddress extends Error {
   readonly code = 'ERR_IMAGE_ADDRESS_REFUSED';
 }
 
@@ -24,7 +24,7 @@ class RefusedAddress extends Error {
  * A `lookup` for the agent: resolves every address and refuses the connection if any is off limits, then hands the
  * checked addresses to the socket, so the address connected to is the one checked (no DNS rebinding window).
  */
-function guardedLookup(policy: AddressPolicy): LookupFunction {
+export function guardedLookup(policy: AddressPolicy): LookupFunction {
   return ((hostname: string, options: object, callback: (...args: unknown[]) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err);

@@ -8,6 +8,7 @@ import type { Appeal as _vigil_moderation_v1_Appeal, Appeal__Output as _vigil_mo
 import type { BankHash as _vigil_moderation_v1_BankHash, BankHash__Output as _vigil_moderation_v1_BankHash__Output } from '../../../vigil/moderation/v1/BankHash';
 import type { CreateAppealRequest as _vigil_moderation_v1_CreateAppealRequest, CreateAppealRequest__Output as _vigil_moderation_v1_CreateAppealRequest__Output } from '../../../vigil/moderation/v1/CreateAppealRequest';
 import type { CreateHashBankRequest as _vigil_moderation_v1_CreateHashBankRequest, CreateHashBankRequest__Output as _vigil_moderation_v1_CreateHashBankRequest__Output } from '../../../vigil/moderation/v1/CreateHashBankRequest';
+import type { CreateHashFeedRequest as _vigil_moderation_v1_CreateHashFeedRequest, CreateHashFeedRequest__Output as _vigil_moderation_v1_CreateHashFeedRequest__Output } from '../../../vigil/moderation/v1/CreateHashFeedRequest';
 import type { CreateReportRequest as _vigil_moderation_v1_CreateReportRequest, CreateReportRequest__Output as _vigil_moderation_v1_CreateReportRequest__Output } from '../../../vigil/moderation/v1/CreateReportRequest';
 import type { CreateReportResponse as _vigil_moderation_v1_CreateReportResponse, CreateReportResponse__Output as _vigil_moderation_v1_CreateReportResponse__Output } from '../../../vigil/moderation/v1/CreateReportResponse';
 import type { DecideAppealRequest as _vigil_moderation_v1_DecideAppealRequest, DecideAppealRequest__Output as _vigil_moderation_v1_DecideAppealRequest__Output } from '../../../vigil/moderation/v1/DecideAppealRequest';
@@ -15,6 +16,7 @@ import type { DecideReportComplaintRequest as _vigil_moderation_v1_DecideReportC
 import type { DecideReportRequest as _vigil_moderation_v1_DecideReportRequest, DecideReportRequest__Output as _vigil_moderation_v1_DecideReportRequest__Output } from '../../../vigil/moderation/v1/DecideReportRequest';
 import type { DeleteHashBankRequest as _vigil_moderation_v1_DeleteHashBankRequest, DeleteHashBankRequest__Output as _vigil_moderation_v1_DeleteHashBankRequest__Output } from '../../../vigil/moderation/v1/DeleteHashBankRequest';
 import type { DeleteHashBankResponse as _vigil_moderation_v1_DeleteHashBankResponse, DeleteHashBankResponse__Output as _vigil_moderation_v1_DeleteHashBankResponse__Output } from '../../../vigil/moderation/v1/DeleteHashBankResponse';
+import type { DeleteHashFeedResponse as _vigil_moderation_v1_DeleteHashFeedResponse, DeleteHashFeedResponse__Output as _vigil_moderation_v1_DeleteHashFeedResponse__Output } from '../../../vigil/moderation/v1/DeleteHashFeedResponse';
 import type { DismissHashQuarantineRequest as _vigil_moderation_v1_DismissHashQuarantineRequest, DismissHashQuarantineRequest__Output as _vigil_moderation_v1_DismissHashQuarantineRequest__Output } from '../../../vigil/moderation/v1/DismissHashQuarantineRequest';
 import type { DismissHashQuarantineResponse as _vigil_moderation_v1_DismissHashQuarantineResponse, DismissHashQuarantineResponse__Output as _vigil_moderation_v1_DismissHashQuarantineResponse__Output } from '../../../vigil/moderation/v1/DismissHashQuarantineResponse';
 import type { FileReportComplaintRequest as _vigil_moderation_v1_FileReportComplaintRequest, FileReportComplaintRequest__Output as _vigil_moderation_v1_FileReportComplaintRequest__Output } from '../../../vigil/moderation/v1/FileReportComplaintRequest';
@@ -30,12 +32,16 @@ import type { GetUserEventsRequest as _vigil_moderation_v1_GetUserEventsRequest,
 import type { GetUserEventsResponse as _vigil_moderation_v1_GetUserEventsResponse, GetUserEventsResponse__Output as _vigil_moderation_v1_GetUserEventsResponse__Output } from '../../../vigil/moderation/v1/GetUserEventsResponse';
 import type { GetUserRequest as _vigil_moderation_v1_GetUserRequest, GetUserRequest__Output as _vigil_moderation_v1_GetUserRequest__Output } from '../../../vigil/moderation/v1/GetUserRequest';
 import type { HashBank as _vigil_moderation_v1_HashBank, HashBank__Output as _vigil_moderation_v1_HashBank__Output } from '../../../vigil/moderation/v1/HashBank';
+import type { HashFeed as _vigil_moderation_v1_HashFeed, HashFeed__Output as _vigil_moderation_v1_HashFeed__Output } from '../../../vigil/moderation/v1/HashFeed';
+import type { HashFeedRequest as _vigil_moderation_v1_HashFeedRequest, HashFeedRequest__Output as _vigil_moderation_v1_HashFeedRequest__Output } from '../../../vigil/moderation/v1/HashFeedRequest';
 import type { ListAppealsRequest as _vigil_moderation_v1_ListAppealsRequest, ListAppealsRequest__Output as _vigil_moderation_v1_ListAppealsRequest__Output } from '../../../vigil/moderation/v1/ListAppealsRequest';
 import type { ListAppealsResponse as _vigil_moderation_v1_ListAppealsResponse, ListAppealsResponse__Output as _vigil_moderation_v1_ListAppealsResponse__Output } from '../../../vigil/moderation/v1/ListAppealsResponse';
 import type { ListBankHashesRequest as _vigil_moderation_v1_ListBankHashesRequest, ListBankHashesRequest__Output as _vigil_moderation_v1_ListBankHashesRequest__Output } from '../../../vigil/moderation/v1/ListBankHashesRequest';
 import type { ListBankHashesResponse as _vigil_moderation_v1_ListBankHashesResponse, ListBankHashesResponse__Output as _vigil_moderation_v1_ListBankHashesResponse__Output } from '../../../vigil/moderation/v1/ListBankHashesResponse';
 import type { ListHashBanksRequest as _vigil_moderation_v1_ListHashBanksRequest, ListHashBanksRequest__Output as _vigil_moderation_v1_ListHashBanksRequest__Output } from '../../../vigil/moderation/v1/ListHashBanksRequest';
 import type { ListHashBanksResponse as _vigil_moderation_v1_ListHashBanksResponse, ListHashBanksResponse__Output as _vigil_moderation_v1_ListHashBanksResponse__Output } from '../../../vigil/moderation/v1/ListHashBanksResponse';
+import type { ListHashFeedsRequest as _vigil_moderation_v1_ListHashFeedsRequest, ListHashFeedsRequest__Output as _vigil_moderation_v1_ListHashFeedsRequest__Output } from '../../../vigil/moderation/v1/ListHashFeedsRequest';
+import type { ListHashFeedsResponse as _vigil_moderation_v1_ListHashFeedsResponse, ListHashFeedsResponse__Output as _vigil_moderation_v1_ListHashFeedsResponse__Output } from '../../../vigil/moderation/v1/ListHashFeedsResponse';
 import type { ListHashQuarantinesRequest as _vigil_moderation_v1_ListHashQuarantinesRequest, ListHashQuarantinesRequest__Output as _vigil_moderation_v1_ListHashQuarantinesRequest__Output } from '../../../vigil/moderation/v1/ListHashQuarantinesRequest';
 import type { ListHashQuarantinesResponse as _vigil_moderation_v1_ListHashQuarantinesResponse, ListHashQuarantinesResponse__Output as _vigil_moderation_v1_ListHashQuarantinesResponse__Output } from '../../../vigil/moderation/v1/ListHashQuarantinesResponse';
 import type { ListRecordsRequest as _vigil_moderation_v1_ListRecordsRequest, ListRecordsRequest__Output as _vigil_moderation_v1_ListRecordsRequest__Output } from '../../../vigil/moderation/v1/ListRecordsRequest';
@@ -56,6 +62,7 @@ import type { Report as _vigil_moderation_v1_Report, Report__Output as _vigil_mo
 import type { SetUserStatusRequest as _vigil_moderation_v1_SetUserStatusRequest, SetUserStatusRequest__Output as _vigil_moderation_v1_SetUserStatusRequest__Output } from '../../../vigil/moderation/v1/SetUserStatusRequest';
 import type { UpdateBankHashRequest as _vigil_moderation_v1_UpdateBankHashRequest, UpdateBankHashRequest__Output as _vigil_moderation_v1_UpdateBankHashRequest__Output } from '../../../vigil/moderation/v1/UpdateBankHashRequest';
 import type { UpdateHashBankRequest as _vigil_moderation_v1_UpdateHashBankRequest, UpdateHashBankRequest__Output as _vigil_moderation_v1_UpdateHashBankRequest__Output } from '../../../vigil/moderation/v1/UpdateHashBankRequest';
+import type { UpdateHashFeedRequest as _vigil_moderation_v1_UpdateHashFeedRequest, UpdateHashFeedRequest__Output as _vigil_moderation_v1_UpdateHashFeedRequest__Output } from '../../../vigil/moderation/v1/UpdateHashFeedRequest';
 import type { User as _vigil_moderation_v1_User, User__Output as _vigil_moderation_v1_User__Output } from '../../../vigil/moderation/v1/User';
 import type { WithdrawBankHashRequest as _vigil_moderation_v1_WithdrawBankHashRequest, WithdrawBankHashRequest__Output as _vigil_moderation_v1_WithdrawBankHashRequest__Output } from '../../../vigil/moderation/v1/WithdrawBankHashRequest';
 import type { WithdrawBankHashResponse as _vigil_moderation_v1_WithdrawBankHashResponse, WithdrawBankHashResponse__Output as _vigil_moderation_v1_WithdrawBankHashResponse__Output } from '../../../vigil/moderation/v1/WithdrawBankHashResponse';
@@ -87,6 +94,15 @@ export interface ModerationServiceClient extends grpc.Client {
   createHashBank(argument: _vigil_moderation_v1_CreateHashBankRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_HashBank__Output>): grpc.ClientUnaryCall;
   createHashBank(argument: _vigil_moderation_v1_CreateHashBankRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashBank__Output>): grpc.ClientUnaryCall;
   createHashBank(argument: _vigil_moderation_v1_CreateHashBankRequest, callback: grpc.requestCallback<_vigil_moderation_v1_HashBank__Output>): grpc.ClientUnaryCall;
+  
+  CreateHashFeed(argument: _vigil_moderation_v1_CreateHashFeedRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  CreateHashFeed(argument: _vigil_moderation_v1_CreateHashFeedRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  CreateHashFeed(argument: _vigil_moderation_v1_CreateHashFeedRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  CreateHashFeed(argument: _vigil_moderation_v1_CreateHashFeedRequest, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  createHashFeed(argument: _vigil_moderation_v1_CreateHashFeedRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  createHashFeed(argument: _vigil_moderation_v1_CreateHashFeedRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  createHashFeed(argument: _vigil_moderation_v1_CreateHashFeedRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  createHashFeed(argument: _vigil_moderation_v1_CreateHashFeedRequest, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
   
   CreateReport(argument: _vigil_moderation_v1_CreateReportRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
   CreateReport(argument: _vigil_moderation_v1_CreateReportRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_CreateReportResponse__Output>): grpc.ClientUnaryCall;
@@ -132,6 +148,15 @@ export interface ModerationServiceClient extends grpc.Client {
   deleteHashBank(argument: _vigil_moderation_v1_DeleteHashBankRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashBankResponse__Output>): grpc.ClientUnaryCall;
   deleteHashBank(argument: _vigil_moderation_v1_DeleteHashBankRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashBankResponse__Output>): grpc.ClientUnaryCall;
   deleteHashBank(argument: _vigil_moderation_v1_DeleteHashBankRequest, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashBankResponse__Output>): grpc.ClientUnaryCall;
+  
+  DeleteHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashFeedResponse__Output>): grpc.ClientUnaryCall;
+  DeleteHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashFeedResponse__Output>): grpc.ClientUnaryCall;
+  DeleteHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashFeedResponse__Output>): grpc.ClientUnaryCall;
+  DeleteHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashFeedResponse__Output>): grpc.ClientUnaryCall;
+  deleteHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashFeedResponse__Output>): grpc.ClientUnaryCall;
+  deleteHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashFeedResponse__Output>): grpc.ClientUnaryCall;
+  deleteHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashFeedResponse__Output>): grpc.ClientUnaryCall;
+  deleteHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, callback: grpc.requestCallback<_vigil_moderation_v1_DeleteHashFeedResponse__Output>): grpc.ClientUnaryCall;
   
   DismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
   DismissHashQuarantine(argument: _vigil_moderation_v1_DismissHashQuarantineRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_DismissHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
@@ -250,6 +275,15 @@ export interface ModerationServiceClient extends grpc.Client {
   listHashBanks(argument: _vigil_moderation_v1_ListHashBanksRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashBanksResponse__Output>): grpc.ClientUnaryCall;
   listHashBanks(argument: _vigil_moderation_v1_ListHashBanksRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashBanksResponse__Output>): grpc.ClientUnaryCall;
   
+  ListHashFeeds(argument: _vigil_moderation_v1_ListHashFeedsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashFeedsResponse__Output>): grpc.ClientUnaryCall;
+  ListHashFeeds(argument: _vigil_moderation_v1_ListHashFeedsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashFeedsResponse__Output>): grpc.ClientUnaryCall;
+  ListHashFeeds(argument: _vigil_moderation_v1_ListHashFeedsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashFeedsResponse__Output>): grpc.ClientUnaryCall;
+  ListHashFeeds(argument: _vigil_moderation_v1_ListHashFeedsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashFeedsResponse__Output>): grpc.ClientUnaryCall;
+  listHashFeeds(argument: _vigil_moderation_v1_ListHashFeedsRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashFeedsResponse__Output>): grpc.ClientUnaryCall;
+  listHashFeeds(argument: _vigil_moderation_v1_ListHashFeedsRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashFeedsResponse__Output>): grpc.ClientUnaryCall;
+  listHashFeeds(argument: _vigil_moderation_v1_ListHashFeedsRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashFeedsResponse__Output>): grpc.ClientUnaryCall;
+  listHashFeeds(argument: _vigil_moderation_v1_ListHashFeedsRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashFeedsResponse__Output>): grpc.ClientUnaryCall;
+  
   ListHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
   ListHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
   ListHashQuarantines(argument: _vigil_moderation_v1_ListHashQuarantinesRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ListHashQuarantinesResponse__Output>): grpc.ClientUnaryCall;
@@ -322,6 +356,15 @@ export interface ModerationServiceClient extends grpc.Client {
   releaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
   releaseHashQuarantine(argument: _vigil_moderation_v1_ReleaseHashQuarantineRequest, callback: grpc.requestCallback<_vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>): grpc.ClientUnaryCall;
   
+  RunHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  RunHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  RunHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  RunHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  runHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  runHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  runHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  runHashFeed(argument: _vigil_moderation_v1_HashFeedRequest, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  
   SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
   SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
   SetUserStatus(argument: _vigil_moderation_v1_SetUserStatusRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_User__Output>): grpc.ClientUnaryCall;
@@ -349,6 +392,15 @@ export interface ModerationServiceClient extends grpc.Client {
   updateHashBank(argument: _vigil_moderation_v1_UpdateHashBankRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashBank__Output>): grpc.ClientUnaryCall;
   updateHashBank(argument: _vigil_moderation_v1_UpdateHashBankRequest, callback: grpc.requestCallback<_vigil_moderation_v1_HashBank__Output>): grpc.ClientUnaryCall;
   
+  UpdateHashFeed(argument: _vigil_moderation_v1_UpdateHashFeedRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  UpdateHashFeed(argument: _vigil_moderation_v1_UpdateHashFeedRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  UpdateHashFeed(argument: _vigil_moderation_v1_UpdateHashFeedRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  UpdateHashFeed(argument: _vigil_moderation_v1_UpdateHashFeedRequest, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  updateHashFeed(argument: _vigil_moderation_v1_UpdateHashFeedRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  updateHashFeed(argument: _vigil_moderation_v1_UpdateHashFeedRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  updateHashFeed(argument: _vigil_moderation_v1_UpdateHashFeedRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  updateHashFeed(argument: _vigil_moderation_v1_UpdateHashFeedRequest, callback: grpc.requestCallback<_vigil_moderation_v1_HashFeed__Output>): grpc.ClientUnaryCall;
+  
   WithdrawBankHash(argument: _vigil_moderation_v1_WithdrawBankHashRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_WithdrawBankHashResponse__Output>): grpc.ClientUnaryCall;
   WithdrawBankHash(argument: _vigil_moderation_v1_WithdrawBankHashRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_vigil_moderation_v1_WithdrawBankHashResponse__Output>): grpc.ClientUnaryCall;
   WithdrawBankHash(argument: _vigil_moderation_v1_WithdrawBankHashRequest, options: grpc.CallOptions, callback: grpc.requestCallback<_vigil_moderation_v1_WithdrawBankHashResponse__Output>): grpc.ClientUnaryCall;
@@ -367,6 +419,8 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   
   CreateHashBank: grpc.handleUnaryCall<_vigil_moderation_v1_CreateHashBankRequest__Output, _vigil_moderation_v1_HashBank>;
   
+  CreateHashFeed: grpc.handleUnaryCall<_vigil_moderation_v1_CreateHashFeedRequest__Output, _vigil_moderation_v1_HashFeed>;
+  
   CreateReport: grpc.handleUnaryCall<_vigil_moderation_v1_CreateReportRequest__Output, _vigil_moderation_v1_CreateReportResponse>;
   
   DecideAppeal: grpc.handleUnaryCall<_vigil_moderation_v1_DecideAppealRequest__Output, _vigil_moderation_v1_Appeal>;
@@ -376,6 +430,8 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   DecideReportComplaint: grpc.handleUnaryCall<_vigil_moderation_v1_DecideReportComplaintRequest__Output, _vigil_moderation_v1_Report>;
   
   DeleteHashBank: grpc.handleUnaryCall<_vigil_moderation_v1_DeleteHashBankRequest__Output, _vigil_moderation_v1_DeleteHashBankResponse>;
+  
+  DeleteHashFeed: grpc.handleUnaryCall<_vigil_moderation_v1_HashFeedRequest__Output, _vigil_moderation_v1_DeleteHashFeedResponse>;
   
   DismissHashQuarantine: grpc.handleUnaryCall<_vigil_moderation_v1_DismissHashQuarantineRequest__Output, _vigil_moderation_v1_DismissHashQuarantineResponse>;
   
@@ -403,6 +459,8 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   
   ListHashBanks: grpc.handleUnaryCall<_vigil_moderation_v1_ListHashBanksRequest__Output, _vigil_moderation_v1_ListHashBanksResponse>;
   
+  ListHashFeeds: grpc.handleUnaryCall<_vigil_moderation_v1_ListHashFeedsRequest__Output, _vigil_moderation_v1_ListHashFeedsResponse>;
+  
   ListHashQuarantines: grpc.handleUnaryCall<_vigil_moderation_v1_ListHashQuarantinesRequest__Output, _vigil_moderation_v1_ListHashQuarantinesResponse>;
   
   ListRecords: grpc.handleUnaryCall<_vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse>;
@@ -419,11 +477,15 @@ export interface ModerationServiceHandlers extends grpc.UntypedServiceImplementa
   
   ReleaseHashQuarantine: grpc.handleUnaryCall<_vigil_moderation_v1_ReleaseHashQuarantineRequest__Output, _vigil_moderation_v1_ReleaseHashQuarantineResponse>;
   
+  RunHashFeed: grpc.handleUnaryCall<_vigil_moderation_v1_HashFeedRequest__Output, _vigil_moderation_v1_HashFeed>;
+  
   SetUserStatus: grpc.handleUnaryCall<_vigil_moderation_v1_SetUserStatusRequest__Output, _vigil_moderation_v1_User>;
   
   UpdateBankHash: grpc.handleUnaryCall<_vigil_moderation_v1_UpdateBankHashRequest__Output, _vigil_moderation_v1_BankHash>;
   
   UpdateHashBank: grpc.handleUnaryCall<_vigil_moderation_v1_UpdateHashBankRequest__Output, _vigil_moderation_v1_HashBank>;
+  
+  UpdateHashFeed: grpc.handleUnaryCall<_vigil_moderation_v1_UpdateHashFeedRequest__Output, _vigil_moderation_v1_HashFeed>;
   
   WithdrawBankHash: grpc.handleUnaryCall<_vigil_moderation_v1_WithdrawBankHashRequest__Output, _vigil_moderation_v1_WithdrawBankHashResponse>;
   
@@ -433,11 +495,13 @@ export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
   AddBankHashes: MethodDefinition<_vigil_moderation_v1_AddBankHashesRequest, _vigil_moderation_v1_AddBankHashesResponse, _vigil_moderation_v1_AddBankHashesRequest__Output, _vigil_moderation_v1_AddBankHashesResponse__Output>
   CreateAppeal: MethodDefinition<_vigil_moderation_v1_CreateAppealRequest, _vigil_moderation_v1_Appeal, _vigil_moderation_v1_CreateAppealRequest__Output, _vigil_moderation_v1_Appeal__Output>
   CreateHashBank: MethodDefinition<_vigil_moderation_v1_CreateHashBankRequest, _vigil_moderation_v1_HashBank, _vigil_moderation_v1_CreateHashBankRequest__Output, _vigil_moderation_v1_HashBank__Output>
+  CreateHashFeed: MethodDefinition<_vigil_moderation_v1_CreateHashFeedRequest, _vigil_moderation_v1_HashFeed, _vigil_moderation_v1_CreateHashFeedRequest__Output, _vigil_moderation_v1_HashFeed__Output>
   CreateReport: MethodDefinition<_vigil_moderation_v1_CreateReportRequest, _vigil_moderation_v1_CreateReportResponse, _vigil_moderation_v1_CreateReportRequest__Output, _vigil_moderation_v1_CreateReportResponse__Output>
   DecideAppeal: MethodDefinition<_vigil_moderation_v1_DecideAppealRequest, _vigil_moderation_v1_Appeal, _vigil_moderation_v1_DecideAppealRequest__Output, _vigil_moderation_v1_Appeal__Output>
   DecideReport: MethodDefinition<_vigil_moderation_v1_DecideReportRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_DecideReportRequest__Output, _vigil_moderation_v1_Report__Output>
   DecideReportComplaint: MethodDefinition<_vigil_moderation_v1_DecideReportComplaintRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_DecideReportComplaintRequest__Output, _vigil_moderation_v1_Report__Output>
   DeleteHashBank: MethodDefinition<_vigil_moderation_v1_DeleteHashBankRequest, _vigil_moderation_v1_DeleteHashBankResponse, _vigil_moderation_v1_DeleteHashBankRequest__Output, _vigil_moderation_v1_DeleteHashBankResponse__Output>
+  DeleteHashFeed: MethodDefinition<_vigil_moderation_v1_HashFeedRequest, _vigil_moderation_v1_DeleteHashFeedResponse, _vigil_moderation_v1_HashFeedRequest__Output, _vigil_moderation_v1_DeleteHashFeedResponse__Output>
   DismissHashQuarantine: MethodDefinition<_vigil_moderation_v1_DismissHashQuarantineRequest, _vigil_moderation_v1_DismissHashQuarantineResponse, _vigil_moderation_v1_DismissHashQuarantineRequest__Output, _vigil_moderation_v1_DismissHashQuarantineResponse__Output>
   FileReportComplaint: MethodDefinition<_vigil_moderation_v1_FileReportComplaintRequest, _vigil_moderation_v1_Report, _vigil_moderation_v1_FileReportComplaintRequest__Output, _vigil_moderation_v1_Report__Output>
   GetBankHash: MethodDefinition<_vigil_moderation_v1_GetBankHashRequest, _vigil_moderation_v1_BankHash, _vigil_moderation_v1_GetBankHashRequest__Output, _vigil_moderation_v1_BankHash__Output>
@@ -451,6 +515,7 @@ export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
   ListAppeals: MethodDefinition<_vigil_moderation_v1_ListAppealsRequest, _vigil_moderation_v1_ListAppealsResponse, _vigil_moderation_v1_ListAppealsRequest__Output, _vigil_moderation_v1_ListAppealsResponse__Output>
   ListBankHashes: MethodDefinition<_vigil_moderation_v1_ListBankHashesRequest, _vigil_moderation_v1_ListBankHashesResponse, _vigil_moderation_v1_ListBankHashesRequest__Output, _vigil_moderation_v1_ListBankHashesResponse__Output>
   ListHashBanks: MethodDefinition<_vigil_moderation_v1_ListHashBanksRequest, _vigil_moderation_v1_ListHashBanksResponse, _vigil_moderation_v1_ListHashBanksRequest__Output, _vigil_moderation_v1_ListHashBanksResponse__Output>
+  ListHashFeeds: MethodDefinition<_vigil_moderation_v1_ListHashFeedsRequest, _vigil_moderation_v1_ListHashFeedsResponse, _vigil_moderation_v1_ListHashFeedsRequest__Output, _vigil_moderation_v1_ListHashFeedsResponse__Output>
   ListHashQuarantines: MethodDefinition<_vigil_moderation_v1_ListHashQuarantinesRequest, _vigil_moderation_v1_ListHashQuarantinesResponse, _vigil_moderation_v1_ListHashQuarantinesRequest__Output, _vigil_moderation_v1_ListHashQuarantinesResponse__Output>
   ListRecords: MethodDefinition<_vigil_moderation_v1_ListRecordsRequest, _vigil_moderation_v1_ListRecordsResponse, _vigil_moderation_v1_ListRecordsRequest__Output, _vigil_moderation_v1_ListRecordsResponse__Output>
   ListReports: MethodDefinition<_vigil_moderation_v1_ListReportsRequest, _vigil_moderation_v1_ListReportsResponse, _vigil_moderation_v1_ListReportsRequest__Output, _vigil_moderation_v1_ListReportsResponse__Output>
@@ -459,8 +524,10 @@ export interface ModerationServiceDefinition extends grpc.ServiceDefinition {
   Moderate: MethodDefinition<_vigil_moderation_v1_ModerateRequest, _vigil_moderation_v1_ModerateResponse, _vigil_moderation_v1_ModerateRequest__Output, _vigil_moderation_v1_ModerateResponse__Output>
   ModerateRecordManually: MethodDefinition<_vigil_moderation_v1_ModerateRecordManuallyRequest, _vigil_moderation_v1_Record, _vigil_moderation_v1_ModerateRecordManuallyRequest__Output, _vigil_moderation_v1_Record__Output>
   ReleaseHashQuarantine: MethodDefinition<_vigil_moderation_v1_ReleaseHashQuarantineRequest, _vigil_moderation_v1_ReleaseHashQuarantineResponse, _vigil_moderation_v1_ReleaseHashQuarantineRequest__Output, _vigil_moderation_v1_ReleaseHashQuarantineResponse__Output>
+  RunHashFeed: MethodDefinition<_vigil_moderation_v1_HashFeedRequest, _vigil_moderation_v1_HashFeed, _vigil_moderation_v1_HashFeedRequest__Output, _vigil_moderation_v1_HashFeed__Output>
   SetUserStatus: MethodDefinition<_vigil_moderation_v1_SetUserStatusRequest, _vigil_moderation_v1_User, _vigil_moderation_v1_SetUserStatusRequest__Output, _vigil_moderation_v1_User__Output>
   UpdateBankHash: MethodDefinition<_vigil_moderation_v1_UpdateBankHashRequest, _vigil_moderation_v1_BankHash, _vigil_moderation_v1_UpdateBankHashRequest__Output, _vigil_moderation_v1_BankHash__Output>
   UpdateHashBank: MethodDefinition<_vigil_moderation_v1_UpdateHashBankRequest, _vigil_moderation_v1_HashBank, _vigil_moderation_v1_UpdateHashBankRequest__Output, _vigil_moderation_v1_HashBank__Output>
+  UpdateHashFeed: MethodDefinition<_vigil_moderation_v1_UpdateHashFeedRequest, _vigil_moderation_v1_HashFeed, _vigil_moderation_v1_UpdateHashFeedRequest__Output, _vigil_moderation_v1_HashFeed__Output>
   WithdrawBankHash: MethodDefinition<_vigil_moderation_v1_WithdrawBankHashRequest, _vigil_moderation_v1_WithdrawBankHashResponse, _vigil_moderation_v1_WithdrawBankHashRequest__Output, _vigil_moderation_v1_WithdrawBankHashResponse__Output>
 }
