@@ -49,8 +49,7 @@ export type ModeratorConfig = Pick<
 export interface ModeratorDeps {
   config: ModeratorConfig;
   log: Logger;
-  /** Connected or not: the driver connects on first use. */
-  mongo: MongoClient;
+  mongo: MongoClient; // connected or not: the driver connects on first use
   kafka: Kafka;
   registry?: Registry;
   /** Defaults to the rule engine configured from `config`. */
@@ -62,14 +61,11 @@ export interface ModeratorDeps {
 export interface Moderator {
   grpcPort: number;
   store: EventStore;
-  /** The use cases' shared parts: the first argument of each use case (`service/`). */
-  useCases: UseCases;
+  useCases: UseCases; // the first argument of each use case (`service/`)
   relay: OutboxRelay;
   deadLetters: DeadLetterStore;
-  /** The feature modules, in the order they start. */
-  modules: readonly string[];
-  /** Dependencies answer: readiness. */
-  ready(): Promise<boolean>;
+  modules: readonly string[]; // the feature modules, in the order they start
+  ready(): Promise<boolean>; // dependencies answer
   /** Shutdown phase 1: NOT_SERVING, gRPC server closed, consumers left their groups, timers stopped. */
   stopIntake(): Promise<void>;
   /** Shutdown phase 2: shadow judgements done, outbox flushed, producer disconnected, pools closed. */
@@ -101,8 +97,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const tenantConfig = new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, parts.versions);
   const knownTenants = new KnownTenants(db, config.KNOWN_TENANT_TTL_MS);
 
-  // The engine's image fetcher also serves the hash banks' lookups by URL; each fetched image is matched against the
-  // tenant's banks before the classifier judges it.
+  // The engine's image fetcher also serves the hash banks' lookups; fetched images meet the banks before the model.
   const fetcher = deps.engine ? undefined : imageFetcherFor(config);
   const outbox = await outboxModule(config, parts, store.outbox);
   const hashBanks = hashBanksModule(config, parts, {
