@@ -13,7 +13,8 @@
 // - recall on 10,000 near duplicates of real photos (the PDQ fixtures), resized, recompressed and lightly cropped
 //   with sharp, their originals among the bank's hashes: every copy within 31 of its original must find it. Copies
 //   that an edit moved further than 31 are counted apart: that is the hash's robustness, not the index's recall.
-// Then, once: the time from adding a hash through the store (HashBankStore: the hash and a numbered change) to
+//   `BENCH_NEAR_DUPLICATES` (10,000) sets how many copies, for a short run.
+// First, once: the time from adding a hash through the store (HashBankStore: the hash and a numbered change) to
 // another replica's index (BankIndexes) matching it, on a bank in MONGO_URL (servers are started when it is unset).
 // Goals (docs/hash-banks.md): >= 500 lookups/s at 1M and >= 100 at 10M per core, <= 150 MB per million, add to match
 // <= 1 s, recall 100 %.
