@@ -46,10 +46,14 @@ export interface MatchOutcome {
 /**
  * One tenant's banks in memory: exact hashes in maps by value, PDQ hashes in a multi-index (PdqIndex), each change
  * applied in place. Disabled banks keep their hashes indexed (enabling one again costs nothing) but never match.
+ * A PDQ hash's bank is its tag in the PdqIndex (a number per bank), so a PDQ hash costs no object or Map entry.
  */
 export class BankIndex {
   private readonly banks = new Map<string, BankInfo>();
-  /** Each hash's bank id (the bank's own string, shared by all its hashes: no copy per hash). */
+  /** Each bank's number (a PDQ hash's tag), and back; a removed bank's number is taken again. */
+  private readonly numbers = new Map<string, number>();
+  private readonly numbered: (string | undefined)[] = [];
+  /** Each exact hash's bank id (the bank's own string, shared by all its hashes: no copy per hash). */
   private readonly bankIdOf = new Map<string, string>();
   /** The values of exact hashes (a PDQ hash's value is in the PdqIndex only). */
   private readonly exactValues = new Map<string, string>();
@@ -61,7 +65,12 @@ export class BankIndex {
   }
 
   get hashCount(): number {
-    return this.bankIdOf.size;
+    return this.bankIdOf.size + this.pdq.size;
+  }
+
+  /** Bytes the PDQ index holds in typed arrays (the bench's cross-check of its memory figure). */
+  get pdqByteLength(): number {
+    return this.pdq.byteLength;
   }
 
   /** Whether any bank acts: with none, images need not be hashed for matching. */
@@ -78,21 +87,31 @@ export class BankIndex {
     const before = this.banks.get(bank.id);
     if (before && before.kind !== bank.kind) this.dropHashesOf(bank.id);
     this.banks.set(bank.id, bank);
+    if (!this.numbers.has(bank.id)) {
+      let number = this.numbered.indexOf(undefined);
+      if (number < 0) number = this.numbered.length;
+      this.numbered[number] = bank.id;
+      this.numbers.set(bank.id, number);
+    }
   }
 
   removeBank(id: string): void {
     this.dropHashesOf(id);
     this.banks.delete(id);
+    const number = this.numbers.get(id);
+    if (number === undefined) return;
+    this.numbers.delete(id);
+    this.numbered[number] = undefined;
   }
 
   putHash(entry: HashEntry): void {
     const bank = this.banks.get(entry.bankId);
     if (!bank) return;
     this.removeHash(entry.id);
-    this.bankIdOf.set(entry.id, bank.id);
     if (bank.kind === 'pdq') {
-      this.pdq.add(entry.id, entry.value);
+      this.pdq.add(entry.id, entry.value, this.numbers.get(bank.id));
     } else {
+      this.bankIdOf.set(entry.id, bank.id);
       this.exactValues.set(entry.id, entry.value);
       const key = exactKey(bank.kind, entry.value);
       const ids = this.exact.get(key) ?? new Set<string>();
@@ -107,8 +126,7 @@ export class BankIndex {
   }
 
   removeHash(id: string): void {
-    if (!this.bankIdOf.delete(id)) return;
-    this.pdq.remove(id);
+    if (this.pdq.remove(id) || !this.bankIdOf.delete(id)) return;
     const value = this.exactValues.get(id);
     if (value === undefined) return;
     this.exactValues.delete(id);
@@ -138,7 +156,7 @@ export class BankIndex {
       const widest = this.widestPdqDistance();
       if (widest >= 0) {
         for (const { key, distance } of this.pdq.near(query.pdq, widest)) {
-          const bank = this.bankOf(key);
+          const bank = this.pdqBankOf(key);
           if (bank?.enabled && distance <= bank.distance) hits.push({ bank, hashId: key, kind: 'pdq', distance });
         }
       }
@@ -167,6 +185,12 @@ export class BankIndex {
     return bankId === undefined ? undefined : this.banks.get(bankId);
   }
 
+  private pdqBankOf(hashId: string): BankInfo | undefined {
+    const number = this.pdq.tagOf(hashId);
+    const bankId = number === undefined ? undefined : this.numbered[number];
+    return bankId === undefined ? undefined : this.banks.get(bankId);
+  }
+
   private widestPdqDistance(): number {
     let widest = -1;
     for (const bank of this.banks.values()) {
@@ -176,6 +200,8 @@ export class BankIndex {
   }
 
   private dropHashesOf(bankId: string): void {
+    const number = this.numbers.get(bankId);
+    if (number !== undefined) this.pdq.removeTagged(number);
     for (const [id, of] of [...this.bankIdOf]) if (of === bankId) this.removeHash(id);
   }
 }

@@ -1,10 +1,23 @@
 import { hashWords } from '../engine/images/pdq/hamming';
+import { SlotKeys } from './slot-keys';
 
 /** Chunks a 256-bit hash is cut into for the index: 16 of 16 bits. */
 const CHUNKS = 16;
-const CHUNK_VALUES = 1 << 16;
 /** The largest distance the index answers for: up to 3 flipped bits per chunk probed (697 buckets a chunk). */
 export const MAX_INDEX_DISTANCE = CHUNKS * 4 - 1;
+/** Bucket values (of one chunk) whose postings share one array: 32 consecutive values. */
+const GROUP_BITS = 5;
+const GROUP = 1 << GROUP_BITS;
+const GROUP_MASK = GROUP - 1;
+const GROUPS_PER_CHUNK = 1 << (16 - GROUP_BITS);
+/** A group's array starts with the start of each of its buckets, then its length; its postings follow. */
+const HEADER = GROUP + 1;
+/** Slots a page of hashes and tags holds. */
+const PAGE_BITS = 16;
+const PAGE = 1 << PAGE_BITS;
+const PAGE_MASK = PAGE - 1;
+/** The largest tag add takes: tags are kept plus one in a Uint16Array, 0 marking a free slot. */
+const MAX_TAG = 0xfffe;
 
 /** A near match in the index: the slot's key and its distance to the query. */
 export interface PdqHit<K> {
@@ -16,68 +29,69 @@ export interface PdqHit<K> {
  * PDQ hashes indexed for near lookups by multi-index hashing (Norouzi, Punjani and Fleet): each hash is cut into 16
  * chunks of 16 bits and filed under each chunk's value. Two hashes within distance d have, by the pigeonhole
  * principle, a chunk within ⌊d/16⌋ bits of each other, so a lookup probes, in each chunk, the buckets of the values
- * within that many bits (at distance 31: 17 a chunk, 272 in all) and checks each hash found there in full. A hash is
- * added or removed in place: no rebuild, whatever the size.
+ * within that many bits (at distance 31: 17 a chunk, 272 in all) and checks each hash found there in full.
  *
- * Layout, without an object per hash: the hashes in one typed array (32 bytes a slot), and each chunk's buckets as
- * chains through a typed array of next slots (4 bytes a slot and chunk, 64 in all). A bucket's first slot is kept in a
- * Map while the index is small and in a 65,536-entry typed array (256 KiB a chunk) once it holds SMALL_INDEX slots.
+ * Layout, without an object per hash: a hash is a slot (an integer). Its 256 bits are in pages of a Uint32Array
+ * (32 bytes a slot), its tag (the caller's small integer, a bank) in pages of a Uint16Array, its key in SlotKeys.
+ * A bucket's postings (its slots) are contiguous, so a lookup reads them in order: the buckets of 32 consecutive
+ * values of a chunk share one Uint32Array (a group), sorted by value, behind a header of where each bucket starts.
+ * Adding or removing a hash moves the postings after it within its 16 groups (1/2048 of each chunk's), in place:
+ * no rebuild, whatever the size. A group's array grows by a sixteenth, so postings cost about 68 bytes a hash.
  */
 export class PdqIndex<K> {
-  private capacity = 0;
-  private words = new Uint32Array(0);
-  /** Per chunk, the next slot in the same bucket (-1 at a chain's end). */
-  private next: Int32Array[] = [];
-  private heads: Map<number, number>[] | Int32Array[] = Array.from({ length: CHUNKS }, () => new Map<number, number>());
-  private keys: (K | undefined)[] = [];
+  private wordPages: Uint32Array[] = [];
+  private tagPages: Uint16Array[] = [];
+  private readonly groups: (Uint32Array | undefined)[] = new Array<Uint32Array | undefined>(CHUNKS * GROUPS_PER_CHUNK);
+  private readonly keys = new SlotKeys<K>();
   private readonly free: number[] = [];
-  private readonly slotOf = new Map<K, number>();
+  /** Slots ever used: every live slot is below. */
+  private end = 0;
+  private count = 0;
 
   get size(): number {
-    return this.slotOf.size;
+    return this.count;
   }
 
   has(key: K): boolean {
-    return this.slotOf.has(key);
+    return this.keys.slotOf(key) !== undefined;
   }
 
-  /** Files `hex` (64 hex digits) under `key`, replacing what the key held. */
-  add(key: K, hex: string): void {
+  /** Files `hex` (64 hex digits) under `key` with `tag` (0 to MAX_TAG), replacing what the key held. */
+  add(key: K, hex: string, tag = 0): void {
+    if (!Number.isInteger(tag) || tag < 0 || tag > MAX_TAG) throw new RangeError(`tag must be 0 to ${MAX_TAG}`);
     const words = hashWords(hex);
     this.remove(key);
-    const slot = this.free.pop() ?? this.keys.length;
-    if (slot >= this.capacity) this.grow(Math.max(64, this.capacity * 2));
-    if (slot >= SMALL_INDEX && !(this.heads[0] instanceof Int32Array)) this.denseHeads();
-    this.words.set(words, slot * 8);
-    this.keys[slot] = key;
-    this.slotOf.set(key, slot);
-    for (let chunk = 0; chunk < CHUNKS; chunk++) {
-      const value = chunkOf(words, chunk);
-      this.next[chunk]![slot] = this.headOf(chunk, value);
-      this.setHead(chunk, value, slot);
-    }
+    const slot = this.free.pop() ?? this.end++;
+    this.ensurePages(slot);
+    this.wordPages[slot >>> PAGE_BITS]!.set(words, (slot & PAGE_MASK) << 3);
+    this.tagPages[slot >>> PAGE_BITS]![slot & PAGE_MASK] = tag + 1;
+    this.keys.set(key, slot);
+    for (let chunk = 0; chunk < CHUNKS; chunk++) this.post(chunk, chunkOf(words, chunk), slot);
+    this.count++;
   }
 
   remove(key: K): boolean {
-    const slot = this.slotOf.get(key);
+    const slot = this.keys.slotOf(key);
     if (slot === undefined) return false;
-    for (let chunk = 0; chunk < CHUNKS; chunk++) {
-      const value = chunkOf(this.words, chunk, slot * 8);
-      const next = this.next[chunk]!;
-      let at = this.headOf(chunk, value);
-      if (at === slot) {
-        this.setHead(chunk, value, next[slot]!);
-      } else {
-        while (at !== -1 && next[at] !== slot) at = next[at]!;
-        if (at !== -1) next[at] = next[slot]!;
-      }
-      next[slot] = -1;
-    }
-    this.words.fill(0, slot * 8, slot * 8 + 8);
-    this.keys[slot] = undefined;
-    this.slotOf.delete(key);
-    this.free.push(slot);
+    this.removeSlot(key, slot);
     return true;
+  }
+
+  /** The tag `key` was added with, or undefined when it is not indexed. */
+  tagOf(key: K): number | undefined {
+    const slot = this.keys.slotOf(key);
+    return slot === undefined ? undefined : this.tagPages[slot >>> PAGE_BITS]![slot & PAGE_MASK]! - 1;
+  }
+
+  /** Removes every hash added with `tag` (a visit of every slot); returns how many. */
+  removeTagged(tag: number): number {
+    let removed = 0;
+    for (let slot = 0; slot < this.end; slot++) {
+      if (this.tagPages[slot >>> PAGE_BITS]![slot & PAGE_MASK] !== tag + 1) continue;
+      this.removeSlot(this.keys.keyOf(slot)!, slot);
+      removed++;
+    }
+    return removed;
   }
 
   /** Every hash within `maxDistance` (0 to MAX_INDEX_DISTANCE) of `hex`, nearest first. */
@@ -86,28 +100,44 @@ export class PdqIndex<K> {
       throw new RangeError(`distance must be 0 to ${MAX_INDEX_DISTANCE}`);
     }
     const query = hashWords(hex);
-    const radius = Math.floor(maxDistance / CHUNKS);
+    const [q0, q1, q2, q3, q4, q5, q6, q7] = Array.from(query, (word) => word | 0) as Words;
+    const masks = MASKS_WITHIN[maxDistance >>> 4]!;
+    const pages = this.wordPages;
+    const groups = this.groups;
     // A hash near the query usually shares several chunks with it: it is checked once per shared bucket (cheaper than
     // remembering every candidate), and only the hits are deduplicated.
-    const hitSlots = new Set<number>();
+    let hitSlots: Set<number> | undefined;
     const hits: PdqHit<K>[] = [];
-    const words = this.words;
     for (let chunk = 0; chunk < CHUNKS; chunk++) {
-      const next = this.next[chunk];
-      if (!next) break;
-      forEachWithin(chunkOf(query, chunk), radius, (probe) => {
-        for (let slot = this.headOf(chunk, probe); slot !== -1; slot = next[slot]!) {
-          const base = slot * 8;
-          let distance = 0;
-          for (let i = 0; i < 8 && distance <= maxDistance; i++) {
-            distance += popcount32((query[i]! ^ words[base + i]!) >>> 0);
-          }
-          if (distance <= maxDistance && !hitSlots.has(slot)) {
-            hitSlots.add(slot);
-            hits.push({ key: this.keys[slot]!, distance });
-          }
+      const value = chunkOf(query, chunk);
+      const groupBase = chunk * GROUPS_PER_CHUNK;
+      for (let m = 0; m < masks.length; m++) {
+        const probe = value ^ masks[m]!;
+        const group = groups[groupBase + (probe >>> GROUP_BITS)];
+        if (group === undefined) continue;
+        const lo = probe & GROUP_MASK;
+        const stop = HEADER + group[lo + 1]!;
+        for (let at = HEADER + group[lo]!; at < stop; at++) {
+          const slot = group[at]!;
+          const words = pages[slot >>> PAGE_BITS]!;
+          const base = (slot & PAGE_MASK) << 3;
+          // Most candidates are far: two words (64 bits) usually rule them out, four always do for distances < 64.
+          let distance = popcount32(q0 ^ words[base]!) + popcount32(q1 ^ words[base + 1]!);
+          if (distance > maxDistance) continue;
+          distance += popcount32(q2 ^ words[base + 2]!) + popcount32(q3 ^ words[base + 3]!);
+          if (distance > maxDistance) continue;
+          distance +=
+            popcount32(q4 ^ words[base + 4]!) +
+            popcount32(q5 ^ words[base + 5]!) +
+            popcount32(q6 ^ words[base + 6]!) +
+            popcount32(q7 ^ words[base + 7]!);
+          if (distance > maxDistance) continue;
+          hitSlots ??= new Set<number>();
+          if (hitSlots.has(slot)) continue;
+          hitSlots.add(slot);
+          hits.push({ key: this.keys.keyOf(slot)!, distance });
         }
-      });
+      }
     }
     return hits.sort((a, b) => a.distance - b.distance);
   }
@@ -116,81 +146,126 @@ export class PdqIndex<K> {
   scan(hex: string, maxDistance: number): PdqHit<K>[] {
     const query = hashWords(hex);
     const hits: PdqHit<K>[] = [];
-    for (const [key, slot] of this.slotOf) {
+    for (let slot = 0; slot < this.end; slot++) {
+      if (this.tagPages[slot >>> PAGE_BITS]![slot & PAGE_MASK] === 0) continue;
       const distance = this.distanceTo(query, slot);
-      if (distance <= maxDistance) hits.push({ key, distance });
+      if (distance <= maxDistance) hits.push({ key: this.keys.keyOf(slot)!, distance });
     }
     return hits.sort((a, b) => a.distance - b.distance);
   }
 
   /** The distance between two indexed hashes, or undefined when either is not indexed. */
   distanceBetween(a: K, b: K): number | undefined {
-    const slotA = this.slotOf.get(a);
-    const slotB = this.slotOf.get(b);
+    const slotA = this.keys.slotOf(a);
+    const slotB = this.keys.slotOf(b);
     if (slotA === undefined || slotB === undefined) return undefined;
-    return this.distanceTo(this.words.subarray(slotA * 8, slotA * 8 + 8), slotB);
+    const base = (slotA & PAGE_MASK) << 3;
+    return this.distanceTo(this.wordPages[slotA >>> PAGE_BITS]!.subarray(base, base + 8), slotB);
+  }
+
+  /** Bytes the index holds in typed arrays (hashes, tags, postings, keys), for the bench's cross-check. */
+  get byteLength(): number {
+    let bytes = this.keys.byteLength;
+    for (const page of this.wordPages) bytes += page.byteLength;
+    for (const page of this.tagPages) bytes += page.byteLength;
+    for (const group of this.groups) bytes += group?.byteLength ?? 0;
+    return bytes;
+  }
+
+  private removeSlot(key: K, slot: number): void {
+    const words = this.wordPages[slot >>> PAGE_BITS]!;
+    const base = (slot & PAGE_MASK) << 3;
+    for (let chunk = 0; chunk < CHUNKS; chunk++) this.unpost(chunk, chunkOf(words, chunk, base), slot);
+    this.tagPages[slot >>> PAGE_BITS]![slot & PAGE_MASK] = 0;
+    this.keys.delete(key, slot);
+    this.free.push(slot);
+    this.count--;
+  }
+
+  /** Files `slot` at the end of the bucket of `value` in `chunk`. */
+  private post(chunk: number, value: number, slot: number): void {
+    const which = chunk * GROUPS_PER_CHUNK + (value >>> GROUP_BITS);
+    let group = this.groups[which] ?? new Uint32Array(HEADER + 4);
+    const length = group[GROUP]!;
+    if (HEADER + length >= group.length) {
+      const grown = new Uint32Array(HEADER + length + (length >>> 4) + 4);
+      grown.set(group);
+      group = grown;
+    }
+    this.groups[which] = group;
+    const lo = value & GROUP_MASK;
+    const at = HEADER + group[lo + 1]!;
+    group.copyWithin(at + 1, at, HEADER + length);
+    group[at] = slot;
+    for (let i = lo + 1; i <= GROUP; i++) group[i]!++;
+  }
+
+  private unpost(chunk: number, value: number, slot: number): void {
+    const which = chunk * GROUPS_PER_CHUNK + (value >>> GROUP_BITS);
+    let group = this.groups[which];
+    if (!group) return;
+    const lo = value & GROUP_MASK;
+    const stop = HEADER + group[lo + 1]!;
+    let at = HEADER + group[lo]!;
+    while (at < stop && group[at] !== slot) at++;
+    if (at === stop) return;
+    const length = group[GROUP]!;
+    group.copyWithin(at, at + 1, HEADER + length);
+    for (let i = lo + 1; i <= GROUP; i++) group[i]!--;
+    if (length === 1) {
+      this.groups[which] = undefined;
+      return;
+    }
+    // Give memory back once a group is less than half full (its postings were removed).
+    if (HEADER + 2 * length < group.length - 8) {
+      group = group.slice(0, HEADER + length + (length >>> 4) + 4);
+      this.groups[which] = group;
+    }
+  }
+
+  private ensurePages(slot: number): void {
+    const page = slot >>> PAGE_BITS;
+    while (this.wordPages.length <= page) {
+      this.wordPages.push(new Uint32Array(0));
+      this.tagPages.push(new Uint16Array(0));
+    }
+    const within = slot & PAGE_MASK;
+    if (within < this.tagPages[page]!.length) return;
+    // The first page doubles from 64 slots (a small bank stays small); later pages are allocated whole.
+    const slots = page === 0 ? Math.min(PAGE, Math.max(64, this.tagPages[0]!.length * 2)) : PAGE;
+    const words = new Uint32Array(slots * 8);
+    words.set(this.wordPages[page]!);
+    this.wordPages[page] = words;
+    const tags = new Uint16Array(slots);
+    tags.set(this.tagPages[page]!);
+    this.tagPages[page] = tags;
   }
 
   private distanceTo(query: Uint32Array, slot: number): number {
-    const base = slot * 8;
+    const words = this.wordPages[slot >>> PAGE_BITS]!;
+    const base = (slot & PAGE_MASK) << 3;
     let distance = 0;
-    for (let i = 0; i < 8; i++) distance += popcount32((query[i]! ^ this.words[base + i]!) >>> 0);
+    for (let i = 0; i < 8; i++) distance += popcount32(query[i]! ^ words[base + i]!);
     return distance;
-  }
-
-  private headOf(chunk: number, value: number): number {
-    const heads = this.heads[chunk]!;
-    return heads instanceof Int32Array ? heads[value]! : (heads.get(value) ?? -1);
-  }
-
-  private setHead(chunk: number, value: number, slot: number): void {
-    const heads = this.heads[chunk]!;
-    if (heads instanceof Int32Array) heads[value] = slot;
-    else if (slot === -1) heads.delete(value);
-    else heads.set(value, slot);
-  }
-
-  private denseHeads(): void {
-    this.heads = (this.heads as Map<number, number>[]).map((map) => {
-      const dense = new Int32Array(CHUNK_VALUES).fill(-1);
-      for (const [value, slot] of map) dense[value] = slot;
-      return dense;
-    });
-  }
-
-  private grow(capacity: number): void {
-    const words = new Uint32Array(capacity * 8);
-    words.set(this.words);
-    this.words = words;
-    this.next = Array.from({ length: CHUNKS }, (_, chunk) => {
-      const next = new Int32Array(capacity).fill(-1);
-      const old = this.next[chunk];
-      if (old) next.set(old);
-      return next;
-    });
-    this.capacity = capacity;
   }
 }
 
-/** Slots from which the bucket heads are a typed array (4 MiB in all) rather than Maps. */
-const SMALL_INDEX = 8192;
+type Words = [number, number, number, number, number, number, number, number];
 
 /** The 16-bit chunk `chunk` of a hash's words (starting at `base`): chunk 0 is the first four hex digits. */
 function chunkOf(words: Uint32Array, chunk: number, base = 0): number {
   const word = words[base + (chunk >> 1)]!;
-  return chunk % 2 === 0 ? word >>> 16 : word & 0xffff;
+  return (chunk & 1) === 0 ? word >>> 16 : word & 0xffff;
 }
 
-/** Calls `visit` with every 16-bit value within `radius` flipped bits of `value` (itself included). */
-function forEachWithin(value: number, radius: number, visit: (probe: number) => void): void {
-  const flip = (from: number, start: number, left: number): void => {
-    visit(from);
-    if (left === 0) return;
-    for (let bit = start; bit < 16; bit++) flip(from ^ (1 << bit), bit + 1, left - 1);
-  };
-  flip(value, 0, radius);
-}
+/** For radius r (0 to 3), every 16-bit mask of at most r set bits: a chunk's probes are its value XOR each. */
+const MASKS_WITHIN: Uint16Array[] = [0, 1, 2, 3].map((radius) => {
+  const masks: number[] = [];
+  for (let mask = 0; mask < 1 << 16; mask++) if (popcount32(mask) <= radius) masks.push(mask);
+  return Uint16Array.from(masks.sort((a, b) => popcount32(a) - popcount32(b) || a - b));
+});
 
+/** Set bits of a 32-bit word (signed or not), by the usual SWAR steps. */
 function popcount32(word: number): number {
   let v = word - ((word >>> 1) & 0x55555555);
   v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
