@@ -8,6 +8,9 @@ const TILT_STEP_DEG = 0.5;
 /** Ink pixels sampled at most (every n-th row and column of a larger image): enough for the lines' direction. */
 const SAMPLED_PIXELS = 250_000;
 
+/** Rows of ink are summed over this height (pixels) when tilts are compared: thin straight edges weigh less. */
+const SMOOTH_PX = 16;
+
 /** A row of the straightened profile belongs to a line of text when it holds this share of the fullest row's ink. */
 const LINE_ROW_SHARE = 0.15;
 
@@ -21,7 +24,8 @@ export interface TextLayout {
 /**
  * The tilt and line height of the text in an ink image (black ink, 0, on white), by projection profiles: the ink is
  * counted per row as if turned by each tilt tried, and the tilt whose rows are fullest and emptiest (the largest sum of
- * squares) lines the text up. The rows of ink at that tilt give the lines' height. About 10 ms for a megapixel.
+ * squares, of rows summed over SMOOTH_PX, so that the edge of a level band behind tilted text does not win) lines the
+ * text up. The rows of ink at that tilt give the lines' height. About 10 ms for a megapixel.
  */
 export function textLayout({ data, width, height }: Grey): TextLayout {
   const stride = Math.max(1, Math.round(Math.sqrt((width * height) / SAMPLED_PIXELS)));
@@ -54,8 +58,15 @@ export function textLayout({ data, width, height }: Grey): TextLayout {
   let best = -1;
   for (let step = -MAX_TILT_DEG / TILT_STEP_DEG; step <= MAX_TILT_DEG / TILT_STEP_DEG; step += 1) {
     const deg = step * TILT_STEP_DEG;
+    const counts = profile(deg);
     let score = 0;
-    for (const count of profile(deg)) score += count * count;
+    // Rows summed over SMOOTH_PX: a thin straight edge (a band's, a frame's) weighs less than lines of text.
+    const width = Math.max(1, Math.round(SMOOTH_PX / stride));
+    let window = 0;
+    for (let i = 0; i < counts.length; i += 1) {
+      window += (counts[i] ?? 0) - (i >= width ? (counts[i - width] ?? 0) : 0);
+      score += window * window;
+    }
     // Ties (an image of a single blob) keep the tilt nearest to level.
     if (score > best || (score === best && Math.abs(deg) < Math.abs(tiltDeg))) {
       best = score;
