@@ -9,7 +9,7 @@
 //    image of the set each and an `image-text` rule, one image thread), BENCH_OCR_ROUNDS rounds of each in turn, for
 //    its p99.
 // Goals: recall >= 0.95; <= 0.5 s an image; text p99 with OCR load <= 1.2 x without.
-// BENCH_OCR_SKIP_SERVICE=1 runs part 1 only.
+// BENCH_OCR_SKIP_SERVICE=1 runs part 1 only, BENCH_OCR_SKIP_RECALL=1 part 2 only.
 const http = require('node:http');
 const os = require('node:os');
 const autocannon = require('autocannon');
@@ -21,7 +21,7 @@ const { percentile } = require('./percentile');
 const { waitUntil } = require('../local/util');
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
-const ROUNDS = Number(process.env.BENCH_OCR_ROUNDS || 3);
+const ROUNDS = Number(process.env.BENCH_OCR_ROUNDS || 5);
 const IMAGE_CONNECTIONS = 4;
 const TEXT_CONNECTIONS = 16;
 const TEXT = 'a quiet afternoon by the river, with coffee and music '.repeat(18);
@@ -251,6 +251,18 @@ async function beside(set) {
 async function main() {
   const { set, seconds } = await renderSet();
   process.stdout.write(`${set.length} images rendered in ${seconds.toFixed(1)} s\n`);
+  if (!process.env.BENCH_OCR_SKIP_RECALL) await recallTable(set);
+  if (process.env.BENCH_OCR_SKIP_SERVICE) return;
+  const [loadBefore = 0] = os.loadavg();
+  process.stdout.write(`\nOCR beside text moderation (${DURATION_S} s runs, one image thread)\n`);
+  process.stdout.write(await beside(set));
+  process.stdout.write(
+    `  load average (1 min): ${loadBefore.toFixed(1)} before, ${(os.loadavg()[0] ?? 0).toFixed(1)} after\n`,
+  );
+}
+
+/** Part 1: recall and seconds an image, as a table by kind of image. */
+async function recallTable(set) {
   const [loadBefore = 0] = os.loadavg();
   const { by, misses, loadSeconds } = await recall(set);
   const rows = Object.fromEntries(
@@ -274,9 +286,6 @@ async function main() {
   if (process.env.BENCH_OCR_MISSES) {
     for (const miss of misses) process.stdout.write(`${miss.id}: missed ${miss.missed.join(', ')} in "${miss.text}"\n`);
   }
-  if (process.env.BENCH_OCR_SKIP_SERVICE) return;
-  process.stdout.write(`\nOCR beside text moderation (${DURATION_S} s runs, one image thread)\n`);
-  process.stdout.write(await beside(set));
 }
 
 module.exports = { main };
