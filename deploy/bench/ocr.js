@@ -235,10 +235,21 @@ async function beside(set) {
     const withLoad = pooled(besides);
     const readRate =
       readBeside.reduce((sum, run) => sum + run.count, 0) / readBeside.reduce((sum, run) => sum + run.seconds, 0);
+    // Each round beside OCR against the round alone just before it, then the median of those ratios: a burst of other
+    // work on a shared machine spoils one pair, where it decides a pooled p99 on its own.
+    const paired = alones
+      .map((run, i) => (besides[i]?.p99 ?? 0) / Math.max(1, run.p99))
+      .sort((a, b) => a - b)
+      .map((ratio) => ratio.toFixed(2));
+    const median =
+      paired.length % 2
+        ? Number(paired[(paired.length - 1) / 2])
+        : (Number(paired[paired.length / 2 - 1]) + Number(paired[paired.length / 2])) / 2;
     return (
       `  text-only /moderate at ${rate} req/s (half of ${Math.round(textMax.requests.average)}): p99 ${alone.p99} ms ` +
       `alone, ${withLoad.p99} ms beside OCR load (ratio ${(withLoad.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ` +
       `≤ 1.2; ${ROUNDS} rounds of each in turn, p99 per round ${alone.rounds} alone, ${withLoad.rounds} beside); ` +
+      `ratio of paired rounds: median ${median.toFixed(2)} (${paired.join(', ')}); ` +
       `non-2xx ${alone.non2xx + withLoad.non2xx}; images read meanwhile ${readRate.toFixed(1)}/s\n` +
       `  peak RSS: moderator ${peakRssMb(stack.pids.moderator)} MB, gateway ${peakRssMb(stack.pids.gateway)} MB\n`
     );
