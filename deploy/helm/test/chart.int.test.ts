@@ -487,7 +487,7 @@ describe('vigil chart', () => {
     test('the OCR values give the moderator the memory of an image thread that reads text', async () => {
       const rendered = await renderChart(CONNECTION, ['-f', path.join(CHART_DIR, '..', 'values-ocr.yaml')]);
       const moderator = container(named(rendered, 'Deployment', 'vigil-moderator'));
-      expect(moderator.resources).toEqual({ requests: { cpu: '500m', memory: '640Mi' }, limits: { memory: '768Mi' } });
+      expect(moderator.resources).toEqual({ requests: { cpu: '500m', memory: '768Mi' }, limits: { memory: '1Gi' } });
       expect(named(rendered, 'ConfigMap', 'vigil-moderator').data).toMatchObject({
         IMAGE_THREADS: '1',
         IMAGE_OCR: 'true',
