@@ -52,7 +52,8 @@ async function portFrom(child, msg, what) {
       port = child.lines.find((line) => line.msg === msg)?.port;
       return typeof port === 'number';
     },
-    { timeoutMs: 60000, what },
+    // A fresh store's indexes and a loaded machine can hold a service's start past a minute.
+    { timeoutMs: Number(process.env.BENCH_START_TIMEOUT_MS || 180000), what },
   );
   return /** @type {number} */ (port);
 }

@@ -191,6 +191,12 @@ export const WebhookRecordView = z.object({
   protected: z.boolean(),
   metadata: Metadata.optional(),
   user: WebhookNestedUser.optional(),
+  /**
+   * The record's text with the contact details a masking `pii` strategy found replaced by `[contact removed]`, as
+   * `POST /moderate` answers it. Only for a record whose content is kept (the text is stored anyway, and this copy holds
+   * no detail): never for a passthrough record. Absent when nothing was masked.
+   */
+  maskedContent: z.string().optional(),
 });
 export type WebhookRecordView = z.infer<typeof WebhookRecordView>;
 

@@ -480,6 +480,23 @@ describe('vigil chart', () => {
       ]);
     });
 
+    test('the OCR values give the moderator the memory of an image thread that reads text', async () => {
+      const rendered = await renderChart(CONNECTION, ['-f', path.join(CHART_DIR, '..', 'values-ocr.yaml')]);
+      const moderator = container(named(rendered, 'Deployment', 'vigil-moderator'));
+      expect(moderator.resources).toEqual({ requests: { cpu: '500m', memory: '768Mi' }, limits: { memory: '1Gi' } });
+      expect(named(rendered, 'ConfigMap', 'vigil-moderator').data).toMatchObject({
+        IMAGE_THREADS: '1',
+        IMAGE_OCR: 'true',
+      });
+      // The other services keep their defaults.
+      expect(container(named(rendered, 'Deployment', 'vigil-notifier')).resources).toEqual({
+        requests: { cpu: '100m', memory: '128Mi' },
+        limits: { memory: '256Mi' },
+      });
+      const result = await validateManifests(rendered.text);
+      expect(result.output).toMatch(/Invalid: 0, Errors: 0/);
+    });
+
     test('the spread is configurable: zones too, as a rule, replaced for one service, or off', async () => {
       const zones = valuesFile(
         'zones.yaml',

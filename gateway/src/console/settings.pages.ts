@@ -15,10 +15,24 @@ import { putRules } from '../use-cases/put-rules';
 import { rollBackVersion } from '../use-cases/roll-back-version';
 import { saveDraft } from '../use-cases/save-draft';
 import { setShadowVersion } from '../use-cases/set-shadow-version';
+import type { Strategy } from '@vigil/proto/rules';
 import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { errorNotice, when } from './views';
 import { SUBMISSIONS_SHOWN, transparencySection } from './transparency.view';
 import { formOf } from './security';
+
+/** Each strategy type of a rule set, with a word on what it reads when its name does not say (the type forbids gaps). */
+const STRATEGY_NOTES: Record<Strategy['type'], string> = {
+  blocklist: '',
+  patterns: '',
+  links: '',
+  pii: 'contact details',
+  'openai-moderation': '',
+  prompt: '',
+  images: 'the bundled image model',
+  'image-text': 'text read in images',
+};
+const STRATEGY_LIST = Object.entries(STRATEGY_NOTES);
 
 /** The shadow version's counters per rule (docs/rules-safely.md, "Shadow versions"). */
 function shadowCard(version: number, rows: PrecisionReport['shadow']): Html {
@@ -120,9 +134,14 @@ export function settingsPages({ router, deps, change, adminOnly }: ConsolePages)
           <h2>Rule set</h2>
           <p class="hint">The same JSON as <code>PUT /api/v1/rules</code>, checked the same way.</p>
           <p class="hint">
-            Strategies: <code>blocklist</code>, <code>patterns</code>, <code>links</code>,
-            <code>openai-moderation</code>, <code>prompt</code> and <code>images</code> (the bundled image model). The
-            whole set's budget: ${RULE_SET_BUDGET.strategies} strategies, ${RULE_SET_BUDGET.words} blocklist words,
+            Strategies:
+            ${STRATEGY_LIST.map(
+              ([type, what], index) =>
+                html`${index === 0 ? '' : index === STRATEGY_LIST.length - 1 ? ' and ' : ', '}<code>${type}</code>${
+                  what ? ` (${what})` : ''
+                }`,
+            )}.
+            The whole set's budget: ${RULE_SET_BUDGET.strategies} strategies, ${RULE_SET_BUDGET.words} blocklist words,
             ${RULE_SET_BUDGET.patterns} patterns compiling to ${RULE_SET_BUDGET.patternInstructions} RE2 instructions,
             ${RULE_SET_BUDGET.domains} domains and ${RULE_SET_BUDGET.prompts} prompt strategies in all.
           </p>

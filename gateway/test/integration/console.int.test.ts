@@ -568,6 +568,19 @@ describe('console review', () => {
     const page = await browser.get('/console/settings');
     expect(page.status).toBe(200);
     expect(page.text).toContain('1000 blocklist words');
+    // Every strategy type is named, those that read contact details and the text in images too.
+    for (const type of [
+      'blocklist',
+      'patterns',
+      'links',
+      'pii',
+      'openai-moderation',
+      'prompt',
+      'images',
+      'image-text',
+    ]) {
+      expect(page.text).toContain(`<code>${type}</code>`);
+    }
     const overBudget = {
       rules: Array.from({ length: 3 }, (_, r) => ({
         id: `r${r}`,

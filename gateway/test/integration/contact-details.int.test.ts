@@ -81,6 +81,26 @@ describe('contact details', () => {
     expect(moderator.output()).not.toContain('jenny_22');
   });
 
+  it('finds contact details in the name and metadata too, and masks the text alone', async () => {
+    const reply = await call('POST', '/moderate', {
+      clientId: 'c4',
+      name: 'add me on snap: jenny_22',
+      entity: 'message',
+      content: 'hi there',
+      metadata: { bio: 'mail me at jane.doe@example.com' },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({
+      status: 'Flagged',
+      reasons: expect.arrayContaining([
+        expect.stringMatching(/^Name contains contact details \(handle\): \d+-\d+$/),
+        'Metadata contains contact details (email)',
+      ]),
+    });
+    // The text has no detail to hide: no masked copy.
+    expect(reply.body).not.toHaveProperty('maskedContent');
+  });
+
   it('refuses an unknown category with 400 validation_error', async () => {
     const put = await call('PUT', '/rules', {
       rules: [{ id: 'contact', name: 'Contact', strategies: [{ type: 'pii', categories: ['fax'] }] }],

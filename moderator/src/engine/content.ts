@@ -20,10 +20,14 @@ export class Content {
   private profaneFound?: readonly string[];
   private readonly hiddenSpans: { start: number; end: number }[] = [];
 
+  /** Every string in metadata (recursively), in order. */
+  readonly metadataStrings: readonly string[];
+
   constructor(private readonly input: ContentInput) {
-    const fields = [input.name, input.text].filter((field) => field.length > 0);
-    if (input.metadata) collectStrings(input.metadata, fields, 0);
-    this.fields = fields;
+    const strings: string[] = [];
+    if (input.metadata) collectStrings(input.metadata, strings, 0);
+    this.metadataStrings = strings;
+    this.fields = [...[input.name, input.text].filter((field) => field.length > 0), ...strings];
   }
 
   /** Host names (lower case, punycode, no trailing dot) of every link in the fields, externalUrls and imageUrls. */
@@ -47,9 +51,14 @@ export class Content {
     return this.profaneFound;
   }
 
-  /** The record's text alone (the field whose spans `pii` strategies report). */
+  /** The record's text alone (the field whose spans `pii` strategies report, and mask). */
   get text(): string {
     return this.input.text;
+  }
+
+  /** The record's name alone. */
+  get name(): string {
+    return this.input.name;
   }
 
   /** Spans of the text that a masking strategy asks to hide from the masked copy (see `pii`). */

@@ -288,28 +288,41 @@ describe('moderate', () => {
     expect(stored).toContain('Content contains blocked word');
   });
 
-  it.each([true, false])('answers the masked content and stores none of it (passthrough: %s)', async (passthrough) => {
-    const masked: EngineResult = {
-      status: 'Flagged',
-      reasons: ['Content contains contact details (phone): 5-17'],
-      rules: ['contact'],
-      maskedText: 'call [contact removed] now',
-    };
-    const engine = { moderate: () => Promise.resolve(masked) };
-    const { store, deps } = setup({ suspensionThreshold: 5 }, engine);
-    const text = 'call 212-555-0199 now';
-    const result = await moderate(
-      deps,
-      input({ passthrough, user: undefined, content: { text, imageUrls: [], externalUrls: [] } }),
-    );
-    expect(result.maskedContent).toBe('call [contact removed] now');
-    expect(result.reasons).toEqual(masked.reasons);
-    const stored = JSON.stringify(store.events);
-    expect(stored).not.toContain('[contact removed]');
-    expect(stored).not.toContain('maskedText');
-    expect(stored).toContain(passthrough ? '"Content contains contact details (phone)"' : '(phone): 5-17');
-    if (passthrough) expect(stored).not.toContain(text);
-  });
+  it.each([true, false])(
+    'answers the masked content, on the webhook view of a kept record only (passthrough: %s)',
+    async (passthrough) => {
+      const masked: EngineResult = {
+        status: 'Flagged',
+        reasons: ['Content contains contact details (phone): 5-17'],
+        rules: ['contact'],
+        maskedText: 'call [contact removed] now',
+      };
+      const engine = { moderate: () => Promise.resolve(masked) };
+      const { store, deps } = setup({ suspensionThreshold: 5 }, engine);
+      const text = 'call 212-555-0199 now';
+      const result = await moderate(
+        deps,
+        input({ passthrough, user: undefined, content: { text, imageUrls: [], externalUrls: [] } }),
+      );
+      expect(result.maskedContent).toBe('call [contact removed] now');
+      expect(result.reasons).toEqual(masked.reasons);
+      const moderated = store.events.find((event) => event.type === 'RecordModerated');
+      if (moderated?.type !== 'RecordModerated') throw new Error('no moderation stored');
+      // The webhook shows what the answer shows, for a record whose text is kept anyway; a passthrough record's events
+      // hold no content, masked or not.
+      expect(moderated.data.view?.maskedContent).toBe(passthrough ? undefined : 'call [contact removed] now');
+      const stored = JSON.stringify(store.events);
+      expect(stored).not.toContain('maskedText');
+      expect(stored).toContain(passthrough ? '"Content contains contact details (phone)"' : '(phone): 5-17');
+      if (passthrough) {
+        expect(stored).not.toContain('[contact removed]');
+        expect(stored).not.toContain(text);
+      } else {
+        // The masked copy is on the webhook view alone, not in the stored outcome.
+        expect(stored.split('[contact removed]')).toHaveLength(2);
+      }
+    },
+  );
 
   it('stores a record the roll-out left out without a moderation and without judging it', async () => {
     const engine = engineFlaggingSpam();

@@ -400,24 +400,42 @@ function stageModeration(
     context,
   );
   const staged = outcome
-    ? stageRecord(
-        upserted,
-        {
-          type: 'ModerateRecord',
-          moderationId,
-          outcome: storedOutcome(outcome, input.passthrough),
-          testMode,
-          commandId: input.commandId,
-          ruleSetVersion,
-          basis,
-          ...(suspendsUser ? { suspendsUser } : {}),
-        },
-        context,
-        // The user as this commit leaves it goes into the webhook's view.
-        stagedUser?.state ?? user?.state,
+    ? withMaskedContent(
+        stageRecord(
+          upserted,
+          {
+            type: 'ModerateRecord',
+            moderationId,
+            outcome: storedOutcome(outcome, input.passthrough),
+            testMode,
+            commandId: input.commandId,
+            ruleSetVersion,
+            basis,
+            ...(suspendsUser ? { suspendsUser } : {}),
+          },
+          context,
+          // The user as this commit leaves it goes into the webhook's view.
+          stagedUser?.state ?? user?.state,
+        ),
+        moderationId,
+        input.passthrough ? undefined : outcome.maskedText,
       )
     : upserted;
   return [...(stagedUser ? [stagedUser] : []), staged];
+}
+
+/**
+ * The moderation's webhook view with the masked copy of the text (see WebhookRecordView.maskedContent), so that the
+ * webhook carries it as the answer does. `masked` is undefined for a passthrough record: its view never holds content.
+ */
+function withMaskedContent<S extends Loaded<RecordState>>(staged: S, moderationId: string, masked?: string): S {
+  if (masked === undefined) return staged;
+  const events = staged.events.map((event) =>
+    event.type === 'RecordModerated' && event.data.moderationId === moderationId && event.data.view
+      ? { ...event, data: { ...event.data, view: { ...event.data.view, maskedContent: masked } } }
+      : event,
+  );
+  return { ...staged, events };
 }
 
 /**

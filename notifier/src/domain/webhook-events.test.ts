@@ -120,6 +120,12 @@ describe('payloads and body', () => {
     );
   });
 
+  it('writes the masked copy of the text after metadata when the moderation masked contact details', () => {
+    const masked = { ...record, maskedContent: 'call [contact removed] now' };
+    const body = webhookBody(recordTrigger, recordPayload(recordTrigger, masked, null), sentAt);
+    expect(body).toContain('"metadata":{"a":"1"},"maskedContent":"call [contact removed] now","status":"Flagged"');
+  });
+
   it('omits name for passthrough records and user when the record has none', () => {
     const passthrough = { ...record, name: undefined, clientUrl: undefined, metadata: undefined };
     const parsed = JSON.parse(webhookBody(recordTrigger, recordPayload(recordTrigger, passthrough, null), sentAt)) as {

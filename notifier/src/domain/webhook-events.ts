@@ -302,10 +302,12 @@ export function nestedUserOf(userId: string, view: WebhookNestedUser): NestedUse
 /** Iffy's record payload. The status fields come from the event, so a later moderation cannot leak into it. */
 export function recordPayload(
   trigger: Extract<WebhookTrigger, { kind: 'record' }>,
-  record: Pick<RecordDoc, '_id' | 'clientId' | 'clientUrl' | 'name' | 'entity' | 'protected' | 'metadata'>,
+  record: Pick<RecordDoc, '_id' | 'clientId' | 'clientUrl' | 'name' | 'entity' | 'protected' | 'metadata'> &
+    Pick<WebhookRecordView, 'maskedContent'>,
   user: NestedUser | null,
 ): Record<string, unknown> {
-  // Key order is Iffy's; JSON.stringify leaves out the undefined ones (passthrough records have no name).
+  // Key order is Iffy's; JSON.stringify leaves out the undefined ones (passthrough records have no name). The masked
+  // copy of the text comes from the moderation's view only (the projection holds none).
   return {
     id: record._id,
     clientId: record.clientId,
@@ -314,6 +316,7 @@ export function recordPayload(
     entity: record.entity,
     protected: record.protected,
     metadata: record.metadata,
+    maskedContent: record.maskedContent,
     status: trigger.status,
     statusUpdatedAt: ms(trigger.at),
     statusUpdatedVia: trigger.via,

@@ -409,7 +409,8 @@ describe('notifier deliveries', () => {
     const readUser = recordModerated(
       tenant,
       { _id: recordIdFor(tenant.tenantId, 'view-2'), userId: stored._id } as Parameters<typeof recordModerated>[1],
-      { view: { clientId: 'view-2', entity: 'Post', protected: false } },
+      // A masking `pii` strategy's copy of the text rides on the view, as /moderate answers it.
+      { view: { clientId: 'view-2', entity: 'Post', protected: false, maskedContent: 'call [contact removed]' } },
     );
     const userId = userIdFor(tenant.tenantId, 'vu-3');
     const banned = userStatusChanged(tenant, { _id: userId } as Parameters<typeof userStatusChanged>[1], {
@@ -444,8 +445,11 @@ describe('notifier deliveries', () => {
     });
     expect(byId.get((readUser.data as { moderationId: string }).moderationId)).toMatchObject({
       clientId: 'view-2',
+      maskedContent: 'call [contact removed]',
       user: { id: stored._id, clientId: 'vu-2', status: 'Compliant' },
     });
+    // A view without a masked copy sends none.
+    expect(byId.get((withUser.data as { moderationId: string }).moderationId)).not.toHaveProperty('maskedContent');
     expect(byId.get((banned.data as { actionId: string }).actionId)).toEqual({
       id: userId,
       clientId: 'vu-3',

@@ -23,7 +23,8 @@ export const ModerateResponse = z.object({
     .meta({
       description:
         'The content with each contact detail replaced by `[contact removed]`, when a `pii` strategy with `mask: true` ' +
-        'found some (docs/engine.md). Answered only: never stored, and absent when the call repeats an applied one.',
+        "found some in the text (docs/engine.md). A kept record's webhook carries it too (docs/webhooks.md); a " +
+        "passthrough record's is answered only, never stored. Absent when the call repeats an applied one.",
     }),
   message: z.literal('Success'),
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+import { textLayout, type Grey } from './text-layout';
 
 /** Characters of read text kept per image: enough for any caption or flyer, bounded for the rules and the store. */
 export const MAX_TEXT_CHARS = 2000;
@@ -65,38 +66,51 @@ export class TextReader {
 
   /**
    * The text in one image (its first frame), whitespace collapsed, at most MAX_TEXT_CHARS. The image is decoded by
-   * sharp (refused before decoding when its header announces more than `maxPixels`), made grey and scaled into
-   * OCR_MAX_PIXELS (or up, when small), and read twice: as it is (a page), and as ink where it departs from its
-   * surroundings (see localInk; sparse text), for text over a photo, which tesseract's own thresholding loses among the
-   * picture's shapes. The second reading adds the words the first did not find.
+   * sharp (refused before decoding when its header announces more than `maxPixels`), made grey, cleared of grain (a
+   * 3 × 3 median) and scaled into OCR_MAX_PIXELS (or up, when small). Its ink (see localInk) gives the text's tilt and
+   * line height (see textLayout); small text is scaled up again to lines of TEXT_LINE_PX. Then it is read twice, each
+   * time turned level by that tilt: as it is (a page), and as ink (sparse text), for text over a photo, which
+   * tesseract's own thresholding loses among the picture's shapes. The second reading adds the words the first did not
+   * find.
    */
   async read(bytes: Uint8Array, maxPixels: number): Promise<ReadResult> {
-    let grey: { data: Buffer; width: number; height: number };
+    let grey: Grey;
+    let ink: Grey;
+    let tiltDeg: number;
     try {
       const image = sharp(bytes, { limitInputPixels: maxPixels, failOn: 'error' });
       const { width = 0, height = 0 } = await image.metadata();
       if (width === 0 || height === 0) return { failure: 'undecodable' };
-      const scale = scaleFor(width, height);
-      const { data, info } = await image
-        .resize(Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)), { fit: 'fill' })
+      const clean = await image
         .flatten({ background: '#ffffff' })
         .grayscale()
         .extractChannel(0)
         .raw()
         .toBuffer({ resolveWithObject: true });
-      grey = { data, width: info.width, height: info.height };
+      const original: Grey = { data: clean.data, width: clean.info.width, height: clean.info.height };
+      const scale = scaleFor(width, height);
+      grey = await scaled(original, scale);
+      ink = await localInk(grey);
+      const layout = textLayout(ink);
+      tiltDeg = layout.tiltDeg;
+      const up = upscaleFor(layout.lineHeight, grey.width, grey.height);
+      if (up > 1) {
+        grey = await scaled(original, scale * up);
+        ink = await localInk(grey);
+      }
     } catch (err) {
       const message = err instanceof Error ? err.message : '';
       return { failure: /pixel limit/i.test(message) ? 'too_many_pixels' : 'undecodable' };
     }
     const worker = await this.start();
-    // Each reading straightens the page first by the skew tesseract finds (`rotateAuto`): tilted text read far worse.
+    // tesseract turns the image by the angle given before it reads: the text's tilt undone.
+    const level = { rotateRadians: (-tiltDeg * Math.PI) / 180 };
     await worker.setParameters({ tessedit_pageseg_mode: PSM.AUTO });
-    const asIs = cleanText((await worker.recognize(await png(grey), { rotateAuto: true })).data.text);
+    const asIs = cleanText((await worker.recognize(await png(grey), level)).data.text);
     // The ink is scattered text without a page's layout: read as sparse text.
     await worker.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT });
-    const ink = cleanText((await worker.recognize(await png(await localInk(grey)), { rotateAuto: true })).data.text);
-    return { text: mergeReadings(asIs, ink) };
+    const inked = cleanText((await worker.recognize(await png(ink), level)).data.text);
+    return { text: mergeReadings(asIs, inked) };
   }
 
   async close(): Promise<void> {
@@ -106,7 +120,16 @@ export class TextReader {
   }
 }
 
-type Grey = { data: Buffer; width: number; height: number };
+/** The grey image cleared of grain (a 3 × 3 median, which keeps strokes' edges) and scaled by `scale`. */
+async function scaled({ data, width, height }: Grey, scale: number): Promise<Grey> {
+  const out = await sharp(data, { raw: { width, height, channels: 1 } })
+    .median(3)
+    .resize(Math.max(1, Math.round(width * scale)), Math.max(1, Math.round(height * scale)), { fit: 'fill' })
+    .extractChannel(0)
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data: out.data, width: out.info.width, height: out.info.height };
+}
 
 /** A grey image as an uncompressed PNG, which tesseract.js reads. */
 function png({ data, width, height }: Grey): Promise<Buffer> {
@@ -118,20 +141,34 @@ function png({ data, width, height }: Grey): Promise<Buffer> {
 /** Grey levels a pixel must depart from its surroundings' mean by to be ink (text is lighter or darker than them). */
 const INK_CONTRAST = 40;
 
+/** How far the surroundings of a pixel reach (the sigma of a Gaussian, pixels): wider than a bold stroke. */
+const SURROUNDINGS_SIGMA = 25;
+
 /**
- * Black where a pixel departs from the mean of its surroundings (a Gaussian of sigma 15 px) by more than INK_CONTRAST,
- * lighter or darker, white elsewhere: light and dark text alike become dark on white, and the smooth shapes of a
- * photo behind it white.
+ * The text's ink, black on white: the pixels that depart from the mean of their surroundings by more than
+ * INK_CONTRAST, on the side where the image departs most (light text over a photo, or dark text on a light band).
+ * Light and dark text alike become dark on white, the smooth shapes of a photo behind it white, and so do the dark
+ * fringes that light text leaves in its surroundings' mean (and a shadow beside it).
  */
 export async function localInk(grey: Grey): Promise<Grey> {
   const { data, width, height } = grey;
   const mean = await sharp(data, { raw: { width, height, channels: 1 } })
-    .blur(15)
+    .blur(SURROUNDINGS_SIGMA)
     .extractChannel(0)
     .raw()
     .toBuffer();
+  let lighter = 0;
+  let darker = 0;
+  for (let i = 0; i < data.length; i += 1) {
+    const departs = (data[i] ?? 0) - (mean[i] ?? 0);
+    if (departs > INK_CONTRAST) lighter += departs - INK_CONTRAST;
+    else if (departs < -INK_CONTRAST) darker += -departs - INK_CONTRAST;
+  }
+  const side = lighter >= darker ? 1 : -1;
   const ink = Buffer.alloc(data.length);
-  for (let i = 0; i < data.length; i += 1) ink[i] = Math.abs((data[i] ?? 0) - (mean[i] ?? 0)) > INK_CONTRAST ? 0 : 255;
+  for (let i = 0; i < data.length; i += 1) {
+    ink[i] = side * ((data[i] ?? 0) - (mean[i] ?? 0)) > INK_CONTRAST ? 0 : 255;
+  }
   return { data: ink, width, height };
 }
 
@@ -149,6 +186,19 @@ export function scaleFor(width: number, height: number): number {
   const shorter = Math.min(width, height);
   if (shorter >= SMALL_SIDE) return 1;
   return Math.min(SMALL_SIDE / shorter, down, 4);
+}
+
+/** Lines of text this high (pixels) read well; smaller ones are scaled up to it, at most twice. */
+export const TEXT_LINE_PX = 32;
+
+/**
+ * How much more an image whose lines of ink are `lineHeight` high is scaled up: to TEXT_LINE_PX, at most 2 and within
+ * OCR_MAX_PIXELS; 1 when no line was found, the lines are high enough or the gain too small to pay for.
+ */
+export function upscaleFor(lineHeight: number, width: number, height: number): number {
+  if (lineHeight <= 0 || lineHeight >= TEXT_LINE_PX) return 1;
+  const up = Math.min(2, TEXT_LINE_PX / lineHeight, Math.sqrt(OCR_MAX_PIXELS / (width * height)));
+  return up > 1.15 ? up : 1;
 }
 
 /** Whitespace collapsed to single spaces (lines become one field's words), trimmed, at most MAX_TEXT_CHARS. */

@@ -11,25 +11,40 @@ export const PII_MASK = '[contact removed]';
 /** Reasons one strategy reports at most (the mask covers every match). */
 export const MAX_PII_REASONS = 20;
 
-/** The reason of one match: category and span, never the matched text. */
-export function piiReason(match: PiiMatch): string {
-  const what = match.category === 'asking' ? 'Content asks for contact details' : 'Content contains contact details';
-  return `${what} (${match.category}): ${match.start}-${match.end}`;
+/** Where a match was found: the record's text, its name, or a string of its metadata. */
+type Field = 'Content' | 'Name' | 'Metadata';
+
+/**
+ * The reason of one match: field, category and span (in that field; none for metadata, whose strings are read without
+ * their keys), never the matched text.
+ */
+export function piiReason(match: PiiMatch, field: Field = 'Content'): string {
+  const what = `${field} ${match.category === 'asking' ? 'asks for' : 'contains'} contact details (${match.category})`;
+  return field === 'Metadata' ? what : `${what}: ${match.start}-${match.end}`;
 }
 
 /**
- * The `pii` strategy: reads the record's text (not its name or metadata, so that every span points into one string).
- * With `mask`, the spans of details given (every category but `asking`) are handed to the content to hide.
+ * The `pii` strategy: reads the record's text, then its name and every string of its metadata, as the other text
+ * rules do; each reason names its field, and spans point into that field. With `mask`, the spans of details given in
+ * the text (every category but `asking`) are handed to the content to hide: the masked copy is of the text alone.
  */
 export function compilePii(strategy: Extract<Strategy, { type: 'pii' }>): LocalCheck {
   const categories = new Set<PiiCategory>(strategy.categories ?? PII_CATEGORIES);
   const regions = (strategy.regions?.length ? strategy.regions : DEFAULT_REGIONS) as readonly CountryCode[];
   const mask = strategy.mask ?? false;
   return (content) => {
-    if (!content.text) return [];
-    const matches = detectPii(content.text, { categories, regions });
-    if (mask) content.hide(matches.filter((match) => match.category !== 'asking'));
-    return matches.slice(0, MAX_PII_REASONS).map(piiReason);
+    const reasons: string[] = [];
+    const read = (text: string, field: Field): void => {
+      if (!text || reasons.length >= MAX_PII_REASONS) return;
+      const matches = detectPii(text, { categories, regions });
+      for (const match of matches.slice(0, MAX_PII_REASONS - reasons.length)) reasons.push(piiReason(match, field));
+    };
+    const inText = content.text ? detectPii(content.text, { categories, regions }) : [];
+    if (mask) content.hide(inText.filter((match) => match.category !== 'asking'));
+    for (const match of inText.slice(0, MAX_PII_REASONS)) reasons.push(piiReason(match));
+    read(content.name, 'Name');
+    for (const text of content.metadataStrings) read(text, 'Metadata');
+    return reasons;
   };
 }
 

@@ -1,6 +1,6 @@
 import { PII_CATEGORIES, PiiStrategy, type PiiCategory } from '@vigil/proto/rules';
 import { Content } from '../content';
-import { compilePii, detectPii, DEFAULT_REGIONS, maskText, PII_MASK, piiReason } from '.';
+import { compilePii, detectPii, DEFAULT_REGIONS, maskText, MAX_PII_REASONS, PII_MASK, piiReason } from '.';
 import labelled from './labelled-set.json';
 
 const ALL = { categories: new Set<PiiCategory>(PII_CATEGORIES), regions: DEFAULT_REGIONS };
@@ -158,19 +158,51 @@ describe('compilePii', () => {
     expect(record.hidden).toEqual([]);
   });
 
-  it('reads the text only, not the name or metadata', () => {
+  it('reads the name and every metadata string too, as the other text rules do, and masks the text alone', () => {
     const record = new Content({
-      name: '212-555-0199',
+      name: 'call 212-555-0199',
+      text: 'hello, email me at jane@example.com',
+      imageUrls: [],
+      externalUrls: [],
+      metadata: { bio: 'snap: x_1', links: ['nothing here', { note: "what's your number?" }], age: 30 },
+    });
+    expect(compilePii(PiiStrategy.parse({ type: 'pii', mask: true }))(record)).toEqual([
+      'Content contains contact details (email): 19-35',
+      'Name contains contact details (phone): 5-17',
+      'Metadata contains contact details (handle)',
+      'Metadata asks for contact details (asking)',
+    ]);
+    expect(maskText(record.text, record.hidden)).toBe(`hello, email me at ${PII_MASK}`);
+  });
+
+  it('finds nothing in a name and metadata without contact details, and keeps to the reasons bound', () => {
+    const clean = new Content({
+      name: 'Order 20231115',
       text: 'hello',
       imageUrls: [],
       externalUrls: [],
-      metadata: { a: 'snap: x_1' },
+      metadata: { price: '$19.99', date: '2024-05-01' },
     });
-    expect(compilePii(PiiStrategy.parse({ type: 'pii' }))(record)).toEqual([]);
+    expect(compilePii(PiiStrategy.parse({ type: 'pii' }))(clean)).toEqual([]);
+    const many = new Content({
+      name: 'call 212-555-0199',
+      text: Array.from({ length: 25 }, (_, i) => `mail${i}@example.com`).join(' '),
+      imageUrls: [],
+      externalUrls: [],
+    });
+    const reasons = compilePii(PiiStrategy.parse({ type: 'pii' }))(many);
+    expect(reasons).toHaveLength(MAX_PII_REASONS);
+    expect(reasons.every((reason) => reason.startsWith('Content '))).toBe(true);
   });
 
   it('formats reasons without the matched text', () => {
     expect(piiReason({ category: 'email', start: 3, end: 9 })).toBe('Content contains contact details (email): 3-9');
+    expect(piiReason({ category: 'asking', start: 0, end: 9 }, 'Name')).toBe(
+      'Name asks for contact details (asking): 0-9',
+    );
+    expect(piiReason({ category: 'phone', start: 0, end: 9 }, 'Metadata')).toBe(
+      'Metadata contains contact details (phone)',
+    );
   });
 });
 
