@@ -6,7 +6,11 @@ import {
   type TdbSubmissionDoc,
   type UserDoc,
 } from '@vigil/proto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { MongoClient } from 'mongodb';
+import { startMongo, type LocalMongo } from '../local/mongo';
 import { ensureTopics } from '../local/topics';
 import { startStoreRelay, droppedTotal, type StoreFault, type StoreRelay } from '../test-support/store-relay';
 import { startStripe, type StripeServer } from '../test-support/stripe';
@@ -34,8 +38,9 @@ import {
 // decision (a flag, a suspension) is stored once in the local Transparency Database; no service died; and the only
 // 5xx answers are the store or the moderator being unavailable (503) or late (504), for requests not counted.
 //
-// Kafka is the run's (KAFKA_BROKERS), with topics and groups of this test; the store is the run's, in a database of
-// its own.
+// Kafka is the run's (KAFKA_BROKERS), with topics and groups of this test. The store is a MongoDB-wire server of this
+// test's own (the kind the run uses): a connection the relay cuts mid-command can leave FerretDB v1 holding a
+// PostgreSQL connection for good, and a store shared with the rest of the suite must not be left hung.
 
 /** Requests a second through the gateway; two in three are ingests, one in three /moderate. */
 const RATE = 12;
@@ -81,7 +86,9 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
   const db = uniqueName('e2e_store_chaos');
   const prefix = `${uniqueName('storechaos')}.`;
   const encryptionKey = randomBytes(32).toString('base64');
-  const direct = new MongoClient(servers.mongoUrl);
+  let store: LocalMongo | undefined;
+  let storeDir: string | undefined;
+  let direct: MongoClient;
   const services: Array<{ name: string; service: ServiceProcess }> = [];
   let relay: StoreRelay | undefined;
   let receiver: Awaited<ReturnType<typeof startReceiver>> | undefined;
@@ -97,11 +104,9 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
     await mail?.close();
     await stripe?.close();
     await tdb?.close();
-    await direct
-      .db(db)
-      .dropDatabase()
-      .catch(() => undefined);
-    await direct.close();
+    await direct?.close();
+    await store?.stop();
+    if (storeDir) fs.rmSync(storeDir, { recursive: true, force: true });
   });
 
   it('stores, delivers, acts on and submits everything accepted, once', async () => {
@@ -111,8 +116,11 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
       events.push({ what, at: Math.round((Date.now() - started) / 1000) });
       process.stdout.write(`store chaos: ${events.at(-1)!.at} s ${what}\n`);
     };
+    storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-store-chaos-'));
+    store = await startMongo({ dir: storeDir, ephemeral: true, durable: false });
+    direct = new MongoClient(store.url);
     [relay, receiver, mail, stripe, tdb] = await Promise.all([
-      startStoreRelay({ mongoUrl: servers.mongoUrl, delayMs: DELAY_MS }),
+      startStoreRelay({ mongoUrl: store.url, delayMs: DELAY_MS }),
       startReceiver(),
       startMailReceiver(),
       startStripe(),

@@ -41,7 +41,10 @@ interface Process {
   scheduler: DeliveryScheduler;
 }
 
-function startProcess(world: World, options: { maxCandidates: number; maxPerGroup: number }): Process {
+function startProcess(
+  world: World,
+  options: { maxCandidates: number; maxPerGroup: number; finalWritesMs: number },
+): Process {
   const conn = new SimConnection(world.store);
   const store = new DeliveryStore(conn.db(), {
     ...TIMING,
@@ -145,7 +148,12 @@ async function simulate(seed: number): Promise<Outcome> {
     world.endpoints.set(id, { doc, behaviour });
   });
   // Caps low enough that the dead receivers' backlog reaches them (a closed queue would starve everyone else).
-  const caps = { maxCandidates: 60 + Math.floor(rng() * 60), maxPerGroup: 15 + Math.floor(rng() * 20) };
+  const caps = {
+    maxCandidates: 60 + Math.floor(rng() * 60),
+    maxPerGroup: 15 + Math.floor(rng() * 20),
+    // Outcomes written at once, or together within up to a second (DELIVERY_OUTCOME_WRITE_MS).
+    finalWritesMs: rng() < 0.3 ? 0 : 100 + Math.floor(rng() * 900),
+  };
   const processes: Process[] = [];
   const count = 1 + Math.floor(rng() * 3);
   for (let i = 0; i < count; i += 1) processes.push(startProcess(world, caps));
@@ -197,7 +205,13 @@ async function simulate(seed: number): Promise<Outcome> {
     await jest.advanceTimersByTimeAsync(100);
   }
   for (const process of processes) process.conn.killed = true;
-  const stopping = Promise.all([...stopped, ...processes.map((p) => p.scheduler.stop())]);
+  const stopping = Promise.all([
+    ...stopped,
+    ...processes.map(async (p) => {
+      await p.scheduler.stop();
+      await p.store.flush();
+    }),
+  ]);
   await jest.advanceTimersByTimeAsync(5_000);
   await stopping;
 
