@@ -105,7 +105,7 @@ export class BankIndexes {
   }
 }
 
-export function bankInfo(bank: BankDoc): BankInfo {
+function bankInfo(bank: BankDoc): BankInfo {
   return {
     id: bank._id,
     name: bank.name,

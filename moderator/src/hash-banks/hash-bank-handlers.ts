@@ -122,7 +122,7 @@ export function createHashBankHandlers(deps: HandlerDeps): Pick<ModerationServic
   };
 }
 
-export function toBankMessage(bank: BankDoc): HashBank {
+function toBankMessage(bank: BankDoc): HashBank {
   return {
     id: bank._id,
     name: bank.name,
@@ -138,7 +138,7 @@ export function toBankMessage(bank: BankDoc): HashBank {
   };
 }
 
-export function toHashMessage(hash: HashDoc): BankHash {
+function toHashMessage(hash: HashDoc): BankHash {
   return {
     id: hash._id,
     bankId: hash.bankId,

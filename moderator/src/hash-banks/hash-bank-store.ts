@@ -325,7 +325,7 @@ export class HashBankStore {
 export const changeId = (tenantId: string, n: number): string => `${tenantId}#${n}`;
 
 /** A hash's id in its bank: a digest keyed by the bank's salt (the same hash added twice is one hash). */
-export function hashIdOf(bank: Pick<BankDoc, 'salt'>, value: string): string {
+function hashIdOf(bank: Pick<BankDoc, 'salt'>, value: string): string {
   return `hsh_${createHmac('sha256', bank.salt).update(value).digest('base64url').slice(0, 22)}`;
 }
 
