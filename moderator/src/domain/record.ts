@@ -60,7 +60,7 @@ export function reviewOf(flag: RuleFlag | undefined, confirmed: boolean): RuleRe
   };
 }
 
-export interface RecordInput {
+interface RecordInput {
   clientId: string;
   clientUrl?: string;
   name: string;
@@ -70,7 +70,7 @@ export interface RecordInput {
   userId?: string;
 }
 
-export interface ModerationOutcome {
+interface ModerationOutcome {
   status: RecordStatus;
   reasons: string[];
   rules: string[];

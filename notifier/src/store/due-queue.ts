@@ -91,7 +91,7 @@ const MAX_TAKEOVER_CHAIN = 8;
 /** Callers' inserts sent together at most (see WriteGroups). */
 const MAX_INSERT_GROUP = 64;
 
-export const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms / bucketMs);
+const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms / bucketMs);
 
 /**
  * A durable queue of jobs due at a time, shared by every notifier process, that finds due work without reading what is
