@@ -31,9 +31,19 @@ async function ensureDeps() {
   fs.writeFileSync(marker, depsFingerprint());
 }
 
+/**
+ * Writes the gRPC types from the .proto files (`npm run generate -w proto`) into a fresh proto/src/generated: they are
+ * build output, not kept in git, and a message removed from a .proto must not leave its file behind.
+ */
+async function generateTypes() {
+  fs.rmSync(path.join(ROOT, 'proto', 'src', 'generated'), { recursive: true, force: true });
+  await run('npm', ['run', 'generate', '--workspace', 'proto', '--silent'], { cwd: ROOT, echo: true });
+}
+
 async function ensureBuild() {
   await ensureDeps();
-  say('building TypeScript (tsc -b)');
+  say('generating the gRPC types and building TypeScript (tsc -b)');
+  await generateTypes();
   await run(path.join(ROOT, 'node_modules', '.bin', 'tsc'), ['-b'], { cwd: ROOT, echo: true });
 }
 

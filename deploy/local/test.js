@@ -58,7 +58,8 @@ async function runChecks() {
     ['type-check', bin('tsc'), ['-p', 'tsconfig.check.json']],
     ['type-check deploy scripts', bin('tsc'), ['-p', 'tsconfig.deploy.json']],
     ['lint', bin('eslint'), ['.']],
-    ['unused exports', bin('knip'), ['--workspace', 'proto', '--include', 'exports,types', '--no-progress']],
+    // Every workspace but the root (its deploy scripts are read for what they import, not held to it).
+    ['unused exports', bin('knip'), ['--workspace', '!vigil', '--include', 'exports,types', '--no-progress']],
     ['format', bin('prettier'), ['--check', '.']],
   ];
   const failed = [];

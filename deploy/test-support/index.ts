@@ -184,6 +184,18 @@ export function spawnModerator(stack: TestStack, env: Record<string, string> = {
   return spawnService('moderator', { ...stackEnv(stack), GRPC_PORT: '0', KAFKA_GROUP_ID: uniqueName('grp'), ...env });
 }
 
+/**
+ * Spawns the built gateway for the stack, its HTTP port picked by the system, calling the moderator at
+ * `moderatorAddress`; `env` adds or overrides.
+ */
+export function spawnGateway(
+  stack: TestStack,
+  moderatorAddress: string,
+  env: Record<string, string> = {},
+): ServiceProcess {
+  return spawnService('gateway', { ...stackEnv(stack), HTTP_PORT: '0', MODERATOR_ADDRESS: moderatorAddress, ...env });
+}
+
 /** The address of a spawned moderator's gRPC server, once it listens. */
 export async function grpcAddressOf(moderator: ServiceProcess): Promise<string> {
   return `127.0.0.1:${await loggedPort(moderator, 'grpc server listening')}`;

@@ -5,6 +5,7 @@ import { notingPartitioner, TenantVersions, topicNames, ulid } from '@vigil/prot
 import {
   connectStore,
   createServiceClients,
+  ensureTopics,
   installShutdown,
   ModuleList,
   runMain,
@@ -18,7 +19,6 @@ import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
 import { createModerationClient, ModeratorClient } from './grpc/moderator-client';
 import { CommandProducer } from './kafka/command-producer';
-import { ensureTopics } from './kafka/topics-setup';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
 import { MemberStore } from './store/member-store';
 import { RateLimitStore } from './store/rate-limit-store';

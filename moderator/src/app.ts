@@ -1,5 +1,5 @@
 import { topicNames, TenantVersions, type DomainEvent } from '@vigil/proto';
-import { connectStore, ModuleList, runReactions, untilDone, type Reaction } from '@vigil/proto/platform';
+import { connectStore, ensureTopics, ModuleList, runReactions, untilDone, type Reaction } from '@vigil/proto/platform';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -15,7 +15,6 @@ import { hashRetroModule, type HashRetroConfig } from './hash-banks/retro/hash-r
 import { hashFeedsModule, type HashFeedsConfig } from './hash-banks/feeds/feeds.module';
 import type { GrpcServerConfig } from './grpc/server';
 import { ingestModule, type IngestConfig } from './ingest/ingest.module';
-import { ensureTopics } from './kafka/topics-setup';
 import { createMetrics } from './metrics';
 import type { OutboxRelay } from './outbox/outbox-relay';
 import { outboxModule, type OutboxConfig } from './outbox/outbox.module';
@@ -93,7 +92,13 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
   const store = new EventStore(db);
   await connectStore(log, mongo);
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
-  await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
+  await untilDone(log, 'kafka topics', () =>
+    ensureTopics(
+      kafka,
+      [topics.ingest, topics.ingestDeadLetter, topics.events, topics.backtests],
+      config.KAFKA_TOPIC_PARTITIONS,
+    ),
+  );
   const tenantConfig = new TenantConfigCache(db, config.TENANT_CONFIG_TTL_MS, log, parts.versions);
   const knownTenants = new KnownTenants(db, config.KNOWN_TENANT_TTL_MS);
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { specServiceEnv } from '../../deploy/test-support/service-config-spec';
+import { specConsumerEnv } from '../../deploy/test-support/service-config-spec';
 import { loadConfig } from './config';
 import { signatureHeaders } from './delivery/sign';
 import { JITTER } from './domain/retry-policy';
@@ -8,7 +8,11 @@ import { JITTER } from './domain/retry-policy';
 const base = { MONGO_URL: 'mongodb://localhost/', KAFKA_BROKERS: 'localhost:9092' };
 
 describe('loadConfig', () => {
-  specServiceEnv(loadConfig, base);
+  specConsumerEnv(loadConfig, base, [
+    [{ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0' }, 'WEBHOOK_ALLOWED_CIDRS'],
+    [{ WEBHOOK_RETRY_SCHEDULE_S: '5,soon' }, 'WEBHOOK_RETRY_SCHEDULE_S'],
+    [{ DELIVERY_CONCURRENCY: '0' }, 'DELIVERY_CONCURRENCY'],
+  ]);
 
   it('reads the retry schedule and the allow-list', () => {
     const config = loadConfig({
@@ -20,17 +24,6 @@ describe('loadConfig', () => {
     expect(config.WEBHOOK_ALLOWED_CIDRS).toEqual(['127.0.0.1/32', '::1/128']);
     expect(config.WEBHOOK_TIMEOUT_MS).toBe(15000);
     expect(config.WEBHOOK_DISABLE_AFTER_S).toBe(432000);
-  });
-
-  it.each([
-    [{ WEBHOOK_ALLOWED_CIDRS: '10.0.0.0' }, 'WEBHOOK_ALLOWED_CIDRS'],
-    [{ WEBHOOK_RETRY_SCHEDULE_S: '5,soon' }, 'WEBHOOK_RETRY_SCHEDULE_S'],
-    [{ DELIVERY_CONCURRENCY: '0' }, 'DELIVERY_CONCURRENCY'],
-    [{ KAFKA_BROKERS: 'kafka:65536' }, 'KAFKA_BROKERS'],
-    [{ MONGO_URL: 'mongo:27017' }, 'MONGO_URL'],
-    [{ MONGO_URL: 'mongodb+srv://cluster.example:27017/' }, 'MONGO_URL'],
-  ])('rejects %j naming the variable', (env, name) => {
-    expect(() => loadConfig({ ...base, ...env })).toThrow(name);
   });
 });
 

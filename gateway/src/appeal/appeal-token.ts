@@ -1,6 +1,6 @@
-import { AppealTokens, type AppealClaims, type TokenProblem } from '@vigil/proto';
+import { AppealTokens, type AppealClaims } from '@vigil/proto';
 
-export { AppealTokens, type AppealClaims, type TokenProblem };
+export { AppealTokens, type AppealClaims };
 
 /** The `appealUrl` of a user: a fresh link while they are suspended or banned, null otherwise or when appeals are off. */
 export class AppealLinks {

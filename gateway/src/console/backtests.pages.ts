@@ -9,7 +9,7 @@ import { createBacktest } from '../use-cases/create-backtest';
 import { html, type Html } from './html';
 import { actorOf, callMeta, csrfOf, render, tenantOf, type ConsolePages } from './page';
 import { formOf } from './security';
-import { when } from './views';
+import { dataTable, when } from './views';
 
 const BacktestForm = z.object({ version: z.coerce.number().int().nonnegative().max(999_999_999) });
 
@@ -74,29 +74,20 @@ function resultView(result: BacktestResult): Html {
     </section>
     <section class="card">
       <h2>Per rule</h2>
-      <table class="backtest-rules">
-        <thead>
-          <tr>
-            <th>Rule</th>
-            <th>Would flag</th>
-            <th>Confirmed by humans</th>
-            <th>Overturned by humans</th>
-            <th>Examples</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${result.rules.map(
-            (rule) =>
-              html`<tr class="rule" data-rule="${rule.ruleId}">
-                <td>${rule.ruleId}</td>
-                <td class="flags">${rule.flags}</td>
-                <td>${rule.humanConfirmed}</td>
-                <td>${rule.humanOverturned}</td>
-                <td>${examples(rule.examples)}</td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
+      ${dataTable(
+        ['Rule', 'Would flag', 'Confirmed by humans', 'Overturned by humans', 'Examples'],
+        result.rules.map(
+          (rule) =>
+            html`<tr class="rule" data-rule="${rule.ruleId}">
+              <td>${rule.ruleId}</td>
+              <td class="flags">${rule.flags}</td>
+              <td>${rule.humanConfirmed}</td>
+              <td>${rule.humanOverturned}</td>
+              <td>${examples(rule.examples)}</td>
+            </tr>`,
+        ),
+        { className: 'backtest-rules' },
+      )}
     </section>`;
 }
 

@@ -31,7 +31,7 @@ import { userPages } from './users.pages';
 import { errorPage } from './views';
 import { webhookPages } from './webhooks.pages';
 
-export { CONSOLE_PREFIX, type ConsoleDeps, type ConsoleSettings } from './page';
+export { type ConsoleDeps, type ConsoleSettings } from './page';
 
 /** The console: server-rendered pages for a tenant's members, calling the same moderator RPCs and stores as the API. */
 export function consoleRoutes(deps: ConsoleDeps, settings: ConsoleSettings): Router {

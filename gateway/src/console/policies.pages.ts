@@ -6,7 +6,7 @@ import { parseWith } from '../http/validate';
 import { html } from './html';
 import { csrfOf, param, render, tenantOf, type ConsolePages } from './page';
 import { formOf } from './security';
-import { badge } from './views';
+import { dataTable, badge } from './views';
 
 const blankToUndefined = (value: unknown) => (value === '' ? undefined : value);
 
@@ -35,42 +35,32 @@ export function policyPages({ router, deps, change, adminOnly }: ConsolePages): 
           A rule or a decision names a policy; its statement of reasons gives the policy's ground, category and
           explanation.
         </p>
-        <table class="policies">
-          <thead>
-            <tr>
-              <th>Id</th>
-              <th>Name</th>
-              <th>Ground</th>
-              <th>Category</th>
-              <th>Explanation</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${withDefaultPolicy(policies).map(
-              (policy) =>
-                html`<tr data-row data-id="${policy.id}">
-                  <td><code>${policy.id}</code></td>
-                  <td>${policy.name}</td>
-                  <td>
-                    ${badge(policy.ground === 'ILLEGAL_CONTENT' ? 'Illegal content' : 'Against the terms')}
-                    ${policy.legalGround ?? ''}
-                  </td>
-                  <td><code>${policy.category}</code></td>
-                  <td>${policy.explanation}</td>
-                  <td>
-                    ${
-                      policies.some((stored) => stored.id === policy.id)
-                        ? html`<form method="post" action="/console/policies/${policy.id}/delete">
-                            ${csrfOf(ctx)}<button type="submit" class="secondary">Delete</button>
-                          </form>`
-                        : null
-                    }
-                  </td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
+        ${dataTable(
+          ['Id', 'Name', 'Ground', 'Category', 'Explanation', ''],
+          withDefaultPolicy(policies).map(
+            (policy) =>
+              html`<tr data-row data-id="${policy.id}">
+                <td><code>${policy.id}</code></td>
+                <td>${policy.name}</td>
+                <td>
+                  ${badge(policy.ground === 'ILLEGAL_CONTENT' ? 'Illegal content' : 'Against the terms')}
+                  ${policy.legalGround ?? ''}
+                </td>
+                <td><code>${policy.category}</code></td>
+                <td>${policy.explanation}</td>
+                <td>
+                  ${
+                    policies.some((stored) => stored.id === policy.id)
+                      ? html`<form method="post" action="/console/policies/${policy.id}/delete">
+                          ${csrfOf(ctx)}<button type="submit" class="secondary">Delete</button>
+                        </form>`
+                      : null
+                  }
+                </td>
+              </tr>`,
+          ),
+          { className: 'policies' },
+        )}
         <form method="post" action="/console/policies" class="card decision" id="new-policy">
           <h2>New policy</h2>
           ${csrfOf(ctx)}

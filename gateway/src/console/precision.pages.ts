@@ -4,6 +4,7 @@ import { PrecisionQuery, type PrecisionReport } from '../routes/precision/precis
 import { precisionOf } from '../use-cases/get-precision-report';
 import { html, type Html } from './html';
 import { render, tenantOf, type ConsolePages } from './page';
+import { dataTable } from './views';
 
 const WIDTH = 720;
 const HEIGHT = 220;
@@ -175,30 +176,18 @@ export function precisionPages({ router, deps }: ConsolePages): void {
         </section>
         <section class="card">
           <h2>Per rule and version</h2>
-          <table class="precision-rules">
-            <thead>
-              <tr>
-                <th>Rule</th>
-                <th>Version</th>
-                <th>Flags</th>
-                <th>Reviewed</th>
-                <th>Confirmed</th>
-                <th>Overturned</th>
-                <th>Precision</th>
-                <th>Overturn rate</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${report.rules.map(
-                (row) =>
-                  html`<tr data-rule="${row.ruleId}" data-version="${row.ruleSetVersion}">
-                    <td>${row.ruleId}${row.name ? html` <span class="muted">${row.name}</span>` : null}</td>
-                    <td>${row.ruleSetVersion === 0 ? 'default' : `v${row.ruleSetVersion}`}</td>
-                    ${countCells(row)}
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
+          ${dataTable(
+            ['Rule', 'Version', 'Flags', 'Reviewed', 'Confirmed', 'Overturned', 'Precision', 'Overturn rate'],
+            report.rules.map(
+              (row) =>
+                html`<tr data-rule="${row.ruleId}" data-version="${row.ruleSetVersion}">
+                  <td>${row.ruleId}${row.name ? html` <span class="muted">${row.name}</span>` : null}</td>
+                  <td>${row.ruleSetVersion === 0 ? 'default' : `v${row.ruleSetVersion}`}</td>
+                  ${countCells(row)}
+                </tr>`,
+            ),
+            { className: 'precision-rules' },
+          )}
           ${report.truncated ? html`<p class="hint">Only the 500 rows with the most flags are shown.</p>` : null}
         </section>
         ${
@@ -209,35 +198,32 @@ export function precisionPages({ router, deps }: ConsolePages): void {
                 <p class="hint">
                   They run beside the live rules without acting. Agreement with live results and people.
                 </p>
-                <table class="precision-shadow">
-                  <thead>
-                    <tr>
-                      <th>Rule</th>
-                      <th>Version</th>
-                      <th>Judged</th>
-                      <th>Would flag</th>
-                      <th>Agrees with live</th>
-                      <th>Differs from live</th>
-                      <th>Agrees with people</th>
-                      <th>Differs from people</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${report.shadow.map(
-                      (row) =>
-                        html`<tr data-rule="${row.ruleId}">
-                          <td>${row.ruleId}</td>
-                          <td>${row.ruleSetVersion === 0 ? 'default' : `v${row.ruleSetVersion}`}</td>
-                          <td>${row.runs}</td>
-                          <td>${row.wouldFlag}</td>
-                          <td>${row.agreeLive}</td>
-                          <td>${row.disagreeLive}</td>
-                          <td>${row.agreeHuman}</td>
-                          <td>${row.disagreeHuman}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
+                ${dataTable(
+                  [
+                    'Rule',
+                    'Version',
+                    'Judged',
+                    'Would flag',
+                    'Agrees with live',
+                    'Differs from live',
+                    'Agrees with people',
+                    'Differs from people',
+                  ],
+                  report.shadow.map(
+                    (row) =>
+                      html`<tr data-rule="${row.ruleId}">
+                        <td>${row.ruleId}</td>
+                        <td>${row.ruleSetVersion === 0 ? 'default' : `v${row.ruleSetVersion}`}</td>
+                        <td>${row.runs}</td>
+                        <td>${row.wouldFlag}</td>
+                        <td>${row.agreeLive}</td>
+                        <td>${row.disagreeLive}</td>
+                        <td>${row.agreeHuman}</td>
+                        <td>${row.disagreeHuman}</td>
+                      </tr>`,
+                  ),
+                  { className: 'precision-shadow' },
+                )}
               </section>`
         }
         ${

@@ -21,7 +21,7 @@ import {
   deciderOf,
 } from './page';
 import { formOf, safeNext } from './security';
-import { badge, historyTable, imageScores, links, metadataTable, when } from './views';
+import { dataTable, badge, historyTable, imageScores, links, metadataTable, when } from './views';
 
 const InboxQuery = z.object({
   status: z.enum(['Flagged', 'Compliant', 'all']).default('Flagged'),
@@ -101,54 +101,43 @@ export function recordPages({ router, deps, change }: ConsolePages): void {
         ${
           records.length === 0
             ? html`<p class="empty">Nothing to review.</p>`
-            : html`<table class="inbox" data-keyboard="rows">
-                <thead>
-                  <tr>
-                    <th>Record</th>
-                    <th>Status</th>
-                    <th>Entity</th>
-                    <th>Reasons</th>
-                    <th>User</th>
-                    <th>Created</th>
-                    <th>Actions</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${records.map(
-                    (r) =>
-                      html`<tr data-row data-id="${r.id}">
-                        <td><a class="open" href="/console/records/${r.id}">${r.name ?? r.clientId}</a></td>
-                        <td>${badge(r.moderationStatus)}</td>
-                        <td>${r.entity}</td>
-                        <td>${r.reasons.join('; ')}</td>
-                        <td>
-                          ${r.user ? html`<a href="/console/users/${r.user}">${r.user}</a>` : html`<span class="muted">–</span>`}
-                        </td>
-                        <td>${when(r.createdAt)}</td>
-                        <td class="actions">
-                          <form method="post" action="/console/records/${r.id}/moderation">
-                            ${csrfOf(ctx)}${decisionId()}<input type="hidden" name="back" value="${back}" />
-                            <input type="hidden" name="status" value="Compliant" /><input
-                              type="hidden"
-                              name="reason"
-                              value="Approved in review"
-                            />
-                            <button type="submit" data-key="a">Approve</button>
-                          </form>
-                          <form method="post" action="/console/records/${r.id}/moderation">
-                            ${csrfOf(ctx)}${decisionId()}<input type="hidden" name="back" value="${back}" />
-                            <input type="hidden" name="status" value="Flagged" /><input
-                              type="hidden"
-                              name="reason"
-                              value="Confirmed in review"
-                            />
-                            <button type="submit" data-key="f" class="secondary">Flag</button>
-                          </form>
-                        </td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+            : dataTable(
+                ['Record', 'Status', 'Entity', 'Reasons', 'User', 'Created', 'Actions'],
+                records.map(
+                  (r) =>
+                    html`<tr data-row data-id="${r.id}">
+                      <td><a class="open" href="/console/records/${r.id}">${r.name ?? r.clientId}</a></td>
+                      <td>${badge(r.moderationStatus)}</td>
+                      <td>${r.entity}</td>
+                      <td>${r.reasons.join('; ')}</td>
+                      <td>
+                        ${r.user ? html`<a href="/console/users/${r.user}">${r.user}</a>` : html`<span class="muted">–</span>`}
+                      </td>
+                      <td>${when(r.createdAt)}</td>
+                      <td class="actions">
+                        <form method="post" action="/console/records/${r.id}/moderation">
+                          ${csrfOf(ctx)}${decisionId()}<input type="hidden" name="back" value="${back}" />
+                          <input type="hidden" name="status" value="Compliant" /><input
+                            type="hidden"
+                            name="reason"
+                            value="Approved in review"
+                          />
+                          <button type="submit" data-key="a">Approve</button>
+                        </form>
+                        <form method="post" action="/console/records/${r.id}/moderation">
+                          ${csrfOf(ctx)}${decisionId()}<input type="hidden" name="back" value="${back}" />
+                          <input type="hidden" name="status" value="Flagged" /><input
+                            type="hidden"
+                            name="reason"
+                            value="Confirmed in review"
+                          />
+                          <button type="submit" data-key="f" class="secondary">Flag</button>
+                        </form>
+                      </td>
+                    </tr>`,
+                ),
+                { className: 'inbox', keyboardRows: true },
+              )
         }
         <nav class="pager">
           ${newer && first ? html`<a rel="prev" href="/console/records${queryString({ ...filters, before: first.id })}">← Newer</a>` : null}

@@ -19,7 +19,7 @@ type Report = z.infer<typeof ReportView>;
  * reports, then the oldest. Each kind is read oldest first through the `tenant_sort` index, so the queue holds the 100
  * oldest open reports of each kind, ordered here.
  */
-export function queueOrder(reports: Report[]): Report[] {
+function queueOrder(reports: Report[]): Report[] {
   return [...reports].sort(
     (a, b) =>
       Number(b.reporter.type === 'trusted_flagger') - Number(a.reporter.type === 'trusted_flagger') ||

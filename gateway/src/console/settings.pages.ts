@@ -17,7 +17,7 @@ import { saveDraft } from '../use-cases/save-draft';
 import { setShadowVersion } from '../use-cases/set-shadow-version';
 import type { Strategy } from '@vigil/proto/rules';
 import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
-import { errorNotice, when } from './views';
+import { dataTable, errorNotice, when } from './views';
 import { SUBMISSIONS_SHOWN, transparencySection } from './transparency.view';
 import { formOf } from './security';
 
@@ -45,33 +45,30 @@ function shadowCard(version: number, rows: PrecisionReport['shadow']): Html {
     ${
       rows.length === 0
         ? html`<p class="muted">Nothing judged yet.</p>`
-        : html`<table class="shadow-counts">
-            <thead>
-              <tr>
-                <th>Rule</th>
-                <th>Judged</th>
-                <th>Would flag</th>
-                <th>Agrees with live</th>
-                <th>Differs from live</th>
-                <th>Agrees with people</th>
-                <th>Differs from people</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${rows.map(
-                (row) =>
-                  html`<tr data-rule="${row.ruleId}">
-                    <td>${row.ruleId}</td>
-                    <td class="runs">${row.runs}</td>
-                    <td class="would-flag">${row.wouldFlag}</td>
-                    <td class="agree-live">${row.agreeLive}</td>
-                    <td class="disagree-live">${row.disagreeLive}</td>
-                    <td class="agree-human">${row.agreeHuman}</td>
-                    <td class="disagree-human">${row.disagreeHuman}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        : dataTable(
+            [
+              'Rule',
+              'Judged',
+              'Would flag',
+              'Agrees with live',
+              'Differs from live',
+              'Agrees with people',
+              'Differs from people',
+            ],
+            rows.map(
+              (row) =>
+                html`<tr data-rule="${row.ruleId}">
+                  <td>${row.ruleId}</td>
+                  <td class="runs">${row.runs}</td>
+                  <td class="would-flag">${row.wouldFlag}</td>
+                  <td class="agree-live">${row.agreeLive}</td>
+                  <td class="disagree-live">${row.disagreeLive}</td>
+                  <td class="agree-human">${row.agreeHuman}</td>
+                  <td class="disagree-human">${row.disagreeHuman}</td>
+                </tr>`,
+            ),
+            { className: 'shadow-counts' },
+          )
     }
   </section>`;
 }
@@ -171,76 +168,64 @@ ${draft ? draft.text : JSON.stringify({ rules: live.rules }, null, 2)}</textarea
           ${
             versions.docs.length === 0
               ? html`<p class="muted">No version written yet: the default rule set judges.</p>`
-              : html`<table class="rule-versions">
-                  <thead>
-                    <tr>
-                      <th>Version</th>
-                      <th>Kind</th>
-                      <th>Author</th>
-                      <th>Note</th>
-                      <th>Written</th>
-                      <th></th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${versions.docs.map(
-                      (doc) =>
-                        html`<tr class="version" data-version="${doc.version}">
-                          <td>
-                            v${doc.version}${doc.version === live.version ? html` <strong>live</strong>` : null}${
-                              doc.version === shadowVersion ? html` <strong class="shadow-mark">shadow</strong>` : null
-                            }
-                            ${doc.basedOn !== undefined ? html`<span class="muted">(from v${doc.basedOn})</span>` : null}
-                          </td>
-                          <td>${doc.kind}</td>
-                          <td>${doc.author}</td>
-                          <td>${doc.note ?? ''}</td>
-                          <td>${when(doc.createdAt.toISOString())}</td>
-                          <td>
-                            ${
-                              doc.version === live.version
-                                ? null
-                                : html`<form
-                                    method="post"
-                                    action="/console/rules/versions/${doc.version}/${
-                                      doc.kind === 'draft' ? 'promote' : 'rollback'
-                                    }"
-                                  >
-                                    ${csrfOf(ctx)}
-                                    <button type="submit">
-                                      ${doc.kind === 'draft' ? 'Promote' : 'Roll back to it'}
-                                    </button>
-                                  </form>`
-                            }
-                            ${
-                              doc.version === live.version
-                                ? null
-                                : html`<form
-                                    method="post"
-                                    action="/console/rules/versions/${doc.version}/${
-                                      doc.version === shadowVersion ? 'unshadow' : 'shadow'
-                                    }"
-                                  >
-                                    ${csrfOf(ctx)}
-                                    <button type="submit" class="shadow-toggle">
-                                      ${doc.version === shadowVersion ? 'Stop shadow' : 'Run in shadow'}
-                                    </button>
-                                  </form>`
-                            }
-                            ${
-                              doc.kind === 'draft'
-                                ? html`<form method="post" action="/console/backtests">
-                                    ${csrfOf(ctx)}
-                                    <input type="hidden" name="version" value="${doc.version}" />
-                                    <button type="submit">Backtest this draft</button>
-                                  </form>`
-                                : null
-                            }
-                          </td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>`
+              : dataTable(
+                  ['Version', 'Kind', 'Author', 'Note', 'Written', ''],
+                  versions.docs.map(
+                    (doc) =>
+                      html`<tr class="version" data-version="${doc.version}">
+                        <td>
+                          v${doc.version}${doc.version === live.version ? html` <strong>live</strong>` : null}${
+                            doc.version === shadowVersion ? html` <strong class="shadow-mark">shadow</strong>` : null
+                          }
+                          ${doc.basedOn !== undefined ? html`<span class="muted">(from v${doc.basedOn})</span>` : null}
+                        </td>
+                        <td>${doc.kind}</td>
+                        <td>${doc.author}</td>
+                        <td>${doc.note ?? ''}</td>
+                        <td>${when(doc.createdAt.toISOString())}</td>
+                        <td>
+                          ${
+                            doc.version === live.version
+                              ? null
+                              : html`<form
+                                  method="post"
+                                  action="/console/rules/versions/${doc.version}/${
+                                    doc.kind === 'draft' ? 'promote' : 'rollback'
+                                  }"
+                                >
+                                  ${csrfOf(ctx)}
+                                  <button type="submit">${doc.kind === 'draft' ? 'Promote' : 'Roll back to it'}</button>
+                                </form>`
+                          }
+                          ${
+                            doc.version === live.version
+                              ? null
+                              : html`<form
+                                  method="post"
+                                  action="/console/rules/versions/${doc.version}/${
+                                    doc.version === shadowVersion ? 'unshadow' : 'shadow'
+                                  }"
+                                >
+                                  ${csrfOf(ctx)}
+                                  <button type="submit" class="shadow-toggle">
+                                    ${doc.version === shadowVersion ? 'Stop shadow' : 'Run in shadow'}
+                                  </button>
+                                </form>`
+                          }
+                          ${
+                            doc.kind === 'draft'
+                              ? html`<form method="post" action="/console/backtests">
+                                  ${csrfOf(ctx)}
+                                  <input type="hidden" name="version" value="${doc.version}" />
+                                  <button type="submit">Backtest this draft</button>
+                                </form>`
+                              : null
+                          }
+                        </td>
+                      </tr>`,
+                  ),
+                  { className: 'rule-versions' },
+                )
           }
         </section>
         ${shadowVersion === null ? null : shadowCard(shadowVersion, shadowRows)}`,

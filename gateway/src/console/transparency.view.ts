@@ -1,6 +1,6 @@
 import type { TdbSettingsView, TdbSubmissionRecord } from '../store/tdb-store';
 import { html, type Html } from './html';
-import { when } from './views';
+import { dataTable, when } from './views';
 
 /** Submissions listed on the page, newest first. */
 export const SUBMISSIONS_SHOWN = 20;
@@ -25,31 +25,21 @@ export function transparencySection(view: TdbSettingsView, submissions: readonly
     ${
       submissions.length === 0
         ? null
-        : html`<table class="tdb-submissions">
-            <thead>
-              <tr>
-                <th>Statement</th>
-                <th>Subject</th>
-                <th>Status</th>
-                <th>Calls</th>
-                <th>Last error</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${submissions.map(
-                (doc) =>
-                  html`<tr class="submission" data-status="${doc.state}">
-                    <td><code>${doc.statementId}</code></td>
-                    <td>${doc.subject.type} <code>${doc.subject.id}</code></td>
-                    <td>${doc.state}${doc.alreadyStored ? ' (already stored)' : ''}</td>
-                    <td>${doc.attemptCount}</td>
-                    <td>${doc.state === 'submitted' ? '' : (doc.lastError ?? doc.skipReason ?? '')}</td>
-                    <td>${when(doc.createdAt.toISOString())}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
+        : dataTable(
+            ['Statement', 'Subject', 'Status', 'Calls', 'Last error', 'Created'],
+            submissions.map(
+              (doc) =>
+                html`<tr class="submission" data-status="${doc.state}">
+                  <td><code>${doc.statementId}</code></td>
+                  <td>${doc.subject.type} <code>${doc.subject.id}</code></td>
+                  <td>${doc.state}${doc.alreadyStored ? ' (already stored)' : ''}</td>
+                  <td>${doc.attemptCount}</td>
+                  <td>${doc.state === 'submitted' ? '' : (doc.lastError ?? doc.skipReason ?? '')}</td>
+                  <td>${when(doc.createdAt.toISOString())}</td>
+                </tr>`,
+            ),
+            { className: 'tdb-submissions' },
+          )
     }
   </section>`;
 }

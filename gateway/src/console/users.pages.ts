@@ -18,7 +18,7 @@ import {
   deciderOf,
 } from './page';
 import { formOf } from './security';
-import { badge, historyTable, metadataTable, when } from './views';
+import { dataTable, badge, historyTable, metadataTable, when } from './views';
 
 const UsersQuery = z.object({
   status: z.union([UserStatus, z.literal('all')]).default('all'),
@@ -61,29 +61,20 @@ export function userPages({ router, deps, change }: ConsolePages): void {
           <label>Email <input name="email" value="${q.email ?? ''}" maxlength="${LIMITS.queryEmail}" /></label>
           <button type="submit">Filter</button>
         </form>
-        <table data-keyboard="rows">
-          <thead>
-            <tr>
-              <th>User</th>
-              <th>Status</th>
-              <th>Flagged records</th>
-              <th>Protected</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${users.map(
-              (u) =>
-                html`<tr data-row data-id="${u.id}">
-                  <td><a class="open" href="/console/users/${u.id}">${u.username ?? u.clientId}</a></td>
-                  <td>${badge(u.actionStatus)}</td>
-                  <td>${u.flaggedRecordsCount}</td>
-                  <td>${u.protected ? 'yes' : ''}</td>
-                  <td>${when(u.createdAt)}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>
+        ${dataTable(
+          ['User', 'Status', 'Flagged records', 'Protected', 'Created'],
+          users.map(
+            (u) =>
+              html`<tr data-row data-id="${u.id}">
+                <td><a class="open" href="/console/users/${u.id}">${u.username ?? u.clientId}</a></td>
+                <td>${badge(u.actionStatus)}</td>
+                <td>${u.flaggedRecordsCount}</td>
+                <td>${u.protected ? 'yes' : ''}</td>
+                <td>${when(u.createdAt)}</td>
+              </tr>`,
+          ),
+          { keyboardRows: true },
+        )}
         <nav class="pager">
           ${
             result.hasMore && last
@@ -201,38 +192,26 @@ export function userPages({ router, deps, change }: ConsolePages): void {
             ? null
             : html`<section class="card">
                 <h2>Payments</h2>
-                <table class="payments">
-                  <thead>
-                    <tr>
-                      <th>Action</th>
-                      <th>Outcome</th>
-                      <th>Account</th>
-                      <th>Attempts</th>
-                      <th>Stripe request</th>
-                      <th>When</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${payments.docs.map(toPaymentActionView).map(
-                      (p) =>
-                        html`<tr>
-                          <td>${p.action === 'pause' ? 'Pause charges' : 'Resume charges and payouts'}</td>
-                          <td>
-                            ${badge(p.status)}
-                            ${p.skipReason ?? (p.status === 'failed' || p.status === 'pending' ? p.lastError : null)}
-                          </td>
-                          <td>
-                            ${p.accountId ? html`<code>${p.accountId}</code>` : html`<span class="muted">–</span>`}
-                          </td>
-                          <td>${p.attemptCount}</td>
-                          <td>
-                            ${p.stripeRequestId ? html`<code>${p.stripeRequestId}</code>` : html`<span class="muted">–</span>`}
-                          </td>
-                          <td>${when(p.completedAt ?? p.createdAt)}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
+                ${dataTable(
+                  ['Action', 'Outcome', 'Account', 'Attempts', 'Stripe request', 'When'],
+                  payments.docs.map(toPaymentActionView).map(
+                    (p) =>
+                      html`<tr>
+                        <td>${p.action === 'pause' ? 'Pause charges' : 'Resume charges and payouts'}</td>
+                        <td>
+                          ${badge(p.status)}
+                          ${p.skipReason ?? (p.status === 'failed' || p.status === 'pending' ? p.lastError : null)}
+                        </td>
+                        <td>${p.accountId ? html`<code>${p.accountId}</code>` : html`<span class="muted">–</span>`}</td>
+                        <td>${p.attemptCount}</td>
+                        <td>
+                          ${p.stripeRequestId ? html`<code>${p.stripeRequestId}</code>` : html`<span class="muted">–</span>`}
+                        </td>
+                        <td>${when(p.completedAt ?? p.createdAt)}</td>
+                      </tr>`,
+                  ),
+                  { className: 'payments' },
+                )}
               </section>`
         }
         <section class="card">

@@ -1,4 +1,5 @@
-import { imageScores } from './views';
+import { html } from './html';
+import { dataTable, imageScores } from './views';
 
 /** The table's text, tags dropped and whitespace collapsed. */
 const textOf = (markup: string) =>
@@ -29,5 +30,31 @@ describe('imageScores', () => {
     expect(judged).toContain('<th>Neutral</th>');
     expect(judged).not.toContain('Text read');
     expect(imageScores([])).toBeNull();
+  });
+});
+
+describe('dataTable', () => {
+  it('writes one header cell per heading, escaped, and the rows as they are', () => {
+    const markup = dataTable(
+      ['Name', '', 'A <b>'],
+      [
+        html`<tr>
+          <td>x</td>
+        </tr>`,
+        html`<tr>
+          <td>y</td>
+        </tr>`,
+      ],
+    ).value;
+    expect(markup).toMatch(/^<table>/);
+    expect(markup.match(/<th>(.*?)<\/th>/g)).toEqual(['<th>Name</th>', '<th></th>', '<th>A &lt;b&gt;</th>']);
+    expect(textOf(markup)).toBe('Name A &lt;b&gt; x y');
+  });
+
+  it('sets the class and the keyboard attribute only when asked', () => {
+    expect(dataTable(['A'], [], { className: 'inbox', keyboardRows: true }).value).toMatch(
+      /^<table class="inbox" data-keyboard="rows">/,
+    );
+    expect(dataTable(['A'], [], { className: 'policies' }).value).toMatch(/^<table class="policies">/);
   });
 });

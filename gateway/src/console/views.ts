@@ -111,6 +111,29 @@ export const links = (urls: string[]): Html =>
         ${urls.map((u) => html`<li>${safeLink(u)}</li>`)}
       </ul>`;
 
+/**
+ * A table with one header row, `headings` in order ('' for a column without one), then `rows` as they are. `className`
+ * styles it; `keyboardRows` lets the console's script move between its rows with the keyboard.
+ */
+export function dataTable(
+  headings: readonly string[],
+  rows: Html | readonly Html[],
+  options: { className?: string; keyboardRows?: boolean } = {},
+): Html {
+  return html`<table${options.className ? html` class="${options.className}"` : null}${
+    options.keyboardRows ? html` data-keyboard="rows"` : null
+  }>
+    <thead>
+      <tr>
+        ${headings.map((heading) => html`<th>${heading}</th>`)}
+      </tr>
+    </thead>
+    <tbody>
+      ${rows}
+    </tbody>
+  </table>`;
+}
+
 export function metadataTable(metadata: Record<string, unknown>): Html {
   const entries = Object.entries(metadata);
   if (entries.length === 0) return html`<p class="muted">No metadata.</p>`;
@@ -203,23 +226,16 @@ export function imageScores(images: unknown): Html | null {
 
 /** A record's or user's events, in the order the moderator returned them. */
 export function historyTable(events: Array<{ type: string; occurredAt: string; dataJson: string }>): Html {
-  return html`<table class="history">
-    <thead>
-      <tr>
-        <th>When</th>
-        <th>Event</th>
-        <th>Detail</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${events.map(
-        (event) =>
-          html`<tr class="event ${event.type}">
-            <td>${when(event.occurredAt)}</td>
-            <td>${event.type}</td>
-            <td>${eventSummary(event.type, parseMetadata(event.dataJson))}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return dataTable(
+    ['When', 'Event', 'Detail'],
+    events.map(
+      (event) =>
+        html`<tr class="event ${event.type}">
+          <td>${when(event.occurredAt)}</td>
+          <td>${event.type}</td>
+          <td>${eventSummary(event.type, parseMetadata(event.dataJson))}</td>
+        </tr>`,
+    ),
+    { className: 'history' },
+  );
 }

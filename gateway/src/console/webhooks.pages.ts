@@ -16,7 +16,7 @@ import {
   type ConsolePages,
 } from './page';
 import { formOf, safeNext } from './security';
-import { when } from './views';
+import { dataTable, when } from './views';
 
 /** Webhook endpoints, their delivery log, retries and replays (admins). */
 export function webhookPages({ router, deps, change, adminOnly }: ConsolePages): void {
@@ -27,29 +27,20 @@ export function webhookPages({ router, deps, change, adminOnly }: ConsolePages):
       ctx,
       'Webhooks',
       html`<p class="hint">Endpoints are registered through <code>POST /api/v1/webhook-endpoints</code>.</p>
-        <table>
-          <thead>
-            <tr>
-              <th>URL</th>
-              <th>Events</th>
-              <th>State</th>
-              <th>Created</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${docs.map((doc, i) => {
-              const state = states[i];
-              return html`<tr>
-                <td><a href="/console/webhooks/${doc._id}">${doc.url}</a></td>
-                <td>${doc.events.length > 0 ? doc.events.join(', ') : 'all'}</td>
-                <td>
-                  ${!doc.enabled || state?.disabledAt ? html`<span class="badge Flagged">disabled</span> ${state?.disabledReason ?? ''}` : state?.failingSince ? html`<span class="badge Suspended">failing</span>` : html`<span class="badge Compliant">enabled</span>`}
-                </td>
-                <td>${when(doc.createdAt.toISOString())}</td>
-              </tr>`;
-            })}
-          </tbody>
-        </table>`,
+        ${dataTable(
+          ['URL', 'Events', 'State', 'Created'],
+          docs.map((doc, i) => {
+            const state = states[i];
+            return html`<tr>
+              <td><a href="/console/webhooks/${doc._id}">${doc.url}</a></td>
+              <td>${doc.events.length > 0 ? doc.events.join(', ') : 'all'}</td>
+              <td>
+                ${!doc.enabled || state?.disabledAt ? html`<span class="badge Flagged">disabled</span> ${state?.disabledReason ?? ''}` : state?.failingSince ? html`<span class="badge Suspended">failing</span>` : html`<span class="badge Compliant">enabled</span>`}
+              </td>
+              <td>${when(doc.createdAt.toISOString())}</td>
+            </tr>`;
+          }),
+        )}`,
       '/console/webhooks',
     );
   });
@@ -77,45 +68,34 @@ export function webhookPages({ router, deps, change, adminOnly }: ConsolePages):
             Re-enable a disabled endpoint before replaying.
           </p>
         </section>
-        <table class="deliveries">
-          <thead>
-            <tr>
-              <th>Created</th>
-              <th>Event</th>
-              <th>State</th>
-              <th>Attempts</th>
-              <th>Last status</th>
-              <th>Last duration</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${page.docs.map((d) => {
-              const attempts = (d.attempts as Array<{ durationMs?: number }> | undefined) ?? [];
-              const lastAttempt = attempts[attempts.length - 1];
-              return html`<tr class="delivery" data-state="${String(d.state)}">
-                <td>${when(d.createdAt instanceof Date ? d.createdAt.toISOString() : null)}</td>
-                <td>${String(d.event)}</td>
-                <td>${String(d.state)}</td>
-                <td>${Number(d.attemptCount ?? 0)}</td>
-                <td>
-                  ${typeof d.lastStatusCode === 'number' ? d.lastStatusCode : typeof d.lastError === 'string' ? d.lastError : '–'}
-                </td>
-                <td>${lastAttempt?.durationMs !== undefined ? `${lastAttempt.durationMs} ms` : '–'}</td>
-                <td>
-                  <form method="post" action="/console/deliveries/${d._id}/retry">
-                    ${csrfOf(ctx)} <input type="hidden" name="back" value="${ctx.originalUrl}" /><button
-                      type="submit"
-                      class="secondary"
-                    >
-                      Retry
-                    </button>
-                  </form>
-                </td>
-              </tr>`;
-            })}
-          </tbody>
-        </table>
+        ${dataTable(
+          ['Created', 'Event', 'State', 'Attempts', 'Last status', 'Last duration', ''],
+          page.docs.map((d) => {
+            const attempts = (d.attempts as Array<{ durationMs?: number }> | undefined) ?? [];
+            const lastAttempt = attempts[attempts.length - 1];
+            return html`<tr class="delivery" data-state="${String(d.state)}">
+              <td>${when(d.createdAt instanceof Date ? d.createdAt.toISOString() : null)}</td>
+              <td>${String(d.event)}</td>
+              <td>${String(d.state)}</td>
+              <td>${Number(d.attemptCount ?? 0)}</td>
+              <td>
+                ${typeof d.lastStatusCode === 'number' ? d.lastStatusCode : typeof d.lastError === 'string' ? d.lastError : '–'}
+              </td>
+              <td>${lastAttempt?.durationMs !== undefined ? `${lastAttempt.durationMs} ms` : '–'}</td>
+              <td>
+                <form method="post" action="/console/deliveries/${d._id}/retry">
+                  ${csrfOf(ctx)} <input type="hidden" name="back" value="${ctx.originalUrl}" /><button
+                    type="submit"
+                    class="secondary"
+                  >
+                    Retry
+                  </button>
+                </form>
+              </td>
+            </tr>`;
+          }),
+          { className: 'deliveries' },
+        )}
         <nav class="pager">
           ${page.hasMore && last ? html`<a rel="next" href="/console/webhooks/${doc._id}?after=${last._id}">Older →</a>` : null}
         </nav>`,

@@ -12,7 +12,7 @@ import { type Rule } from '@vigil/proto/rules';
 import { DEFAULT_WINDOW_DAYS, type PrecisionQuery, type PrecisionReport } from '../routes/precision/precision.schema';
 
 /** Rows at most in one report (a tenant's versions in a window times their rules). */
-export const MAX_ROWS = 500;
+const MAX_ROWS = 500;
 
 const DAY_MS = 86_400_000;
 const dayText = (ms: number): string => new Date(ms).toISOString().slice(0, 10);

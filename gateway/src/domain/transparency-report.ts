@@ -180,7 +180,7 @@ export function transparencyReport(
   };
 }
 
-export const CSV_HEADER = ['section', 'measure', 'breakdown', 'key', 'value'] as const;
+const CSV_HEADER = ['section', 'measure', 'breakdown', 'key', 'value'] as const;
 
 /**
  * The report as CSV (RFC 4180, by csv-stringify): one row per figure, `section,measure,breakdown,key,value`, in the

@@ -65,7 +65,7 @@ export function fromGrpcError(err: grpc.ServiceError): AppError {
  * A client interceptor adding `authorization: Bearer <token>` to every call. grpc-js refuses call credentials on an
  * insecure channel (in-cluster traffic is plain HTTP/2), so the token travels as call metadata set here.
  */
-export function bearerTokenInterceptor(token: string): grpc.Interceptor {
+function bearerTokenInterceptor(token: string): grpc.Interceptor {
   const value = `Bearer ${token}`;
   return (options, nextCall) =>
     new grpc.InterceptingCall(nextCall(options), {
@@ -105,7 +105,7 @@ const READ_METHODS = [
  * cannot apply twice (passthrough, or carrying its moderation id). A decision carries no such id. A call that never
  * reached a moderator is retried by grpc-js in any case (its transparent retry).
  */
-export const MODERATOR_SERVICE_CONFIG = {
+const MODERATOR_SERVICE_CONFIG = {
   loadBalancingConfig: [{ round_robin: {} }],
   methodConfig: [
     {

@@ -4,7 +4,7 @@ import type { z } from 'zod';
 import { jsonBody, refuseUnstorableValues } from './json-body';
 import { refuseUndecodableUrl } from './url-text';
 
-export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface RouteSpec {
   method: Method;

@@ -2,7 +2,7 @@ import type { Socket } from 'node:net';
 import type { Context, Next } from 'koa';
 
 /** How long, and how many bytes of it, a refused upload is read and dropped after the answer (nginx: 30 s and 5 s). */
-export const LINGER = { totalMs: 10_000, idleMs: 2_000, bytes: 64 * 1024 * 1024 } as const;
+const LINGER = { totalMs: 10_000, idleMs: 2_000, bytes: 64 * 1024 * 1024 } as const;
 
 /**
  * An answer given before the request's body was read (a refused key, a body over the limit, a wrong content type, a

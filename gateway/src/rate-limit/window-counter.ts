@@ -26,12 +26,12 @@ export interface Verdict {
  * Share of a key's limit this instance may admit between two exchanges before it asks for the next one at once: what
  * the others cannot have seen of it, so what they may over-admit on its account.
  */
-export const UNSEEN_SHARE = 0.01;
+const UNSEEN_SHARE = 0.01;
 /** Share of a key's limit, counting the others' last reports, from which every exchange comes at the fast pace. */
-export const NEAR_SHARE = 0.5;
+const NEAR_SHARE = 0.5;
 
 /** Slots per window: a limit is checked against the last `SLOTS` slots plus the current one. */
-export const SLOTS = 10;
+const SLOTS = 10;
 
 export const slotMsOf = (windowMs: number): number => windowMs / SLOTS;
 

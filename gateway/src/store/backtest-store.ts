@@ -17,7 +17,7 @@ export type BacktestState = BatchJobState<BacktestJobDoc, BacktestRunDoc, Backte
  * Backtests: a tenant may run `maxRunning` at once, one slot each (`<tenantId>#<n>`); jobs and their runs live until
  * `expiresAt`. Listed at most 50, read without their rules and results.
  */
-export const BACKTEST_KIND: BatchJobKind<BacktestJobDoc, BacktestRunDoc, BacktestStatus, BacktestFailure> = {
+const BACKTEST_KIND: BatchJobKind<BacktestJobDoc, BacktestRunDoc, BacktestStatus, BacktestFailure> = {
   collections: { jobs: COLLECTIONS.backtests, slots: COLLECTIONS.backtestSlots, runs: COLLECTIONS.backtestRuns },
   terminal: TERMINAL_BACKTEST_STATUSES,
   slot: { id: (tenantId, n) => `${tenantId}#${n}`, withTenant: true },

@@ -56,10 +56,10 @@ export interface SessionDoc {
   expiresAt: Date;
 }
 
-export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 const lockId = (memberId: string, ip: string): string => hashToken(`${memberId}\0${lockAddress(ip)}`);
 const randomToken = (): string => randomBytes(32).toString('base64url');
-export const normalizeEmail = (email: string): string => email.trim().toLowerCase();
+const normalizeEmail = (email: string): string => email.trim().toLowerCase();
 
 /** Console members and their server-side sessions (the gateway is their only writer). */
 export class MemberStore {

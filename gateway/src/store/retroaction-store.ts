@@ -19,12 +19,7 @@ export type RetroactionState = BatchJobState<
 >;
 
 /** Retroactions: one running at a time per tenant (its slot's `_id` is the tenant), kept until deleted. */
-export const RETROACTION_KIND: BatchJobKind<
-  RetroactionJobDoc,
-  RetroactionRunDoc,
-  RetroactionStatus,
-  RetroactionFailure
-> = {
+const RETROACTION_KIND: BatchJobKind<RetroactionJobDoc, RetroactionRunDoc, RetroactionStatus, RetroactionFailure> = {
   collections: {
     jobs: COLLECTIONS.retroactions,
     slots: COLLECTIONS.retroactionSlots,

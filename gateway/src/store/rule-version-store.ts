@@ -6,7 +6,7 @@ import { LimitExceededError } from '../errors';
 import { RevisedDocs } from './revised-docs';
 
 /** How a version came to be: written live (PUT, a preset added, a roll-back) or saved as a draft beside the live one. */
-export type RuleVersionKind = 'live' | 'draft';
+type RuleVersionKind = 'live' | 'draft';
 
 /** One rule set a tenant wrote, never changed once stored. */
 export interface RuleVersionDoc {

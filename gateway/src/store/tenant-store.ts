@@ -30,7 +30,7 @@ export interface ApiKeyDoc {
   revokedAt?: Date;
 }
 
-export const KEY_PREFIX = 'vgl_';
+const KEY_PREFIX = 'vgl_';
 /** `vgl_` + 64 hex characters. */
 export const KEY_PATTERN = /^vgl_[0-9a-f]{64}$/;
 

@@ -11,7 +11,7 @@ export interface DeliveryView {
   [field: string]: unknown;
 }
 
-export const newSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
+const newSecret = (): string => `whsec_${randomBytes(24).toString('base64')}`;
 
 export interface EndpointInput {
   url: string;

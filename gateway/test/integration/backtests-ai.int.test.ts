@@ -1,29 +1,31 @@
 import { FakeChatApi, verdict } from '../../../moderator/test/integration/fake-chat-api';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { waitFor } from '../../../deploy/test-support';
+import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 /**
  * AI strategies in backtests: skipped unless the job opts in, and bounded by its `maxCalls` when it does. The moderator
  * (built dist) asks a local stand-in of an OpenAI-compatible chat completions API, which counts what it is asked.
  */
 const llm = new FakeChatApi();
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
 
 beforeAll(async () => {
-  const stack = { dbName: uniqueName('gwbtai'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, {
-    LLM_BASE_URL: await llm.start(),
-    LLM_API_KEY: 'test-key',
-    LLM_MODEL: 'big-model',
-    LLM_TIMEOUT_MS: '5000',
-    TENANT_CONFIG_TTL_MS: '0',
+  stack = await startModeratorStack({
+    name: 'gwbtai',
+    moderatorEnv: {
+      LLM_BASE_URL: await llm.start(),
+      LLM_API_KEY: 'test-key',
+      LLM_MODEL: 'big-model',
+      LLM_TIMEOUT_MS: '5000',
+      TENANT_CONFIG_TTL_MS: '0',
+    },
+    gateway: { promptRulesEnabled: true },
   });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack, promptRulesEnabled: true });
+  ({ gw } = stack);
 });
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
   await llm.stop();
 });
 

@@ -1,29 +1,27 @@
 import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
+import { grpcAddressOf, uniqueName, waitFor } from '../../../deploy/test-support';
 import { apiCaller, errorOf, type Tenant } from './api-support';
-import { startGateway, type Gateway } from './harness';
+import { startGateway, startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 /**
  * Backtests through the API, run by the real moderator (built dist) from the `backtests` topic, on the gateway's
  * database. The moderator judges at most 4 records a second, so that a job lasts long enough to be seen running.
  */
-const stack = { dbName: uniqueName('gwbt'), topicPrefix: `${uniqueName('t')}.` };
-const group = uniqueName('grp');
-const spawn = () => spawnModerator(stack, { KAFKA_GROUP_ID: group, BACKTEST_RATE_PER_S: '4' });
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
 
 beforeAll(async () => {
-  moderator = spawn();
-  gw = await startGateway({
-    moderatorAddress: await grpcAddressOf(moderator),
-    ...stack,
-    console: { backtests: { maxRunning: 1, maxPerHour: 100, maxRecords: 50, maxAiCalls: 20, ttlSeconds: 3600 } },
+  stack = await startModeratorStack({
+    name: 'gwbt',
+    moderatorEnv: { KAFKA_GROUP_ID: uniqueName('grp'), BACKTEST_RATE_PER_S: '4' },
+    gateway: {
+      console: { backtests: { maxRunning: 1, maxPerHour: 100, maxRecords: 50, maxAiCalls: 20, ttlSeconds: 3600 } },
+    },
   });
+  ({ gw } = stack);
 });
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
 });
 
 const call = apiCaller(() => gw);
@@ -199,8 +197,8 @@ describe('backtests', () => {
 
   it('bounds how often a tenant creates backtests: past BACKTEST_MAX_PER_HOUR, 429 rate_limited with Retry-After', async () => {
     const paced = await startGateway({
-      moderatorAddress: await grpcAddressOf(moderator),
-      ...stack,
+      moderatorAddress: await grpcAddressOf(stack.moderator),
+      ...stack.names,
       console: { backtests: { maxRunning: 1, maxPerHour: 2, maxRecords: 50, maxAiCalls: 20, ttlSeconds: 3600 } },
     });
     try {
@@ -248,8 +246,7 @@ describe('backtests', () => {
       async () => ((await call(tenant, 'GET', `/backtests/${id}`)).body.data.status === 'running' ? true : undefined),
       { timeoutMs: 30_000 },
     );
-    await moderator.stop('SIGKILL');
-    moderator = spawn();
+    await stack.replaceModerator('SIGKILL');
     const job = await settled(tenant, id, 90_000);
     expect(job).toMatchObject({ status: 'succeeded', result: { judged: 16 } });
     const run = await gw.db.collection(COLLECTIONS.backtestRuns).findOne({ _id: id as never });

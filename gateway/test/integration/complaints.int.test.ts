@@ -1,10 +1,9 @@
 import { COLLECTIONS } from '@vigil/proto';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { ensureChromium } from '../../../deploy/local/chromium';
+import type { Page } from 'playwright-core';
 import type { Receiver } from '../../../deploy/e2e/support';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
-import { emailEnv, startServiceStack, type Gateway, type ServiceStack } from './harness';
-import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
+import { expiryDays, signIn, startMailingStack, type MailingStack, type ReceivedHook } from './console-support';
+import type { Gateway } from './harness';
 
 // Reporters told of outcomes, and their complaints about decisions not to act (Art. 16(5), 20 DSA), against the real
 // stack: the gateway in process, the moderator and the notifier as processes, Kafka and the MongoDB-wire store, a
@@ -14,27 +13,13 @@ const WAIT = 60_000;
 const APPEAL_SECRET = 'test-appeal-secret-of-at-least-32-characters';
 const DAY_MS = 86_400_000;
 
-const smtp = smtpReceiver();
-const mails = smtp.received;
-
-let stack: ServiceStack;
+let stack: MailingStack;
 let gw: Gateway;
-let browser: Browser;
 let receiver: Receiver;
 let alice: { tenantId: string; key: string };
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
-  const smtpPort = await smtp.listen();
-  stack = await startServiceStack({
-    name: 'gwcmp',
-    moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' },
-    notifierEnv: (gateway) => ({
-      WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1',
-      ...emailEnv(smtpPort, gateway, APPEAL_SECRET),
-    }),
-    readyMs: WAIT,
-  });
+  stack = await startMailingStack({ name: 'gwcmp', appealSecret: APPEAL_SECRET, readyMs: WAIT });
   ({ gw, receiver } = stack);
   alice = await gw.newTenant();
   const endpoint = await gw.request('POST', '/api/v1/webhook-endpoints', {
@@ -47,56 +32,22 @@ beforeAll(async () => {
     body: { emails: { enabled: true } },
   });
   expect(settings.status).toBe(200);
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
   await stack?.close();
-  await smtp.close();
 });
 
-async function context(): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  ctx.setDefaultTimeout(WAIT);
-  return ctx;
-}
-
-interface Webhook {
-  event: string;
-  id: string;
+type Webhook = ReceivedHook & {
   payload: {
     id: string;
     outcome: string;
     complaint?: { id: string; decisionId: string | null };
     statement?: Record<string, unknown>;
   };
-}
-const webhooks = () => receiver.received.map((hook) => JSON.parse(hook.body) as Webhook);
-const webhookFor = (event: string, reportId: string) =>
-  waitFor(() => webhooks().find((hook) => hook.event === event && hook.payload.id === reportId), {
-    timeoutMs: WAIT,
-    what: `${event} of ${reportId}`,
-  });
-const mailTo = (address: string, subject: string) =>
-  waitFor(
-    () =>
-      mails.find(
-        (mail) =>
-          (Array.isArray(mail.to) ? mail.to : [mail.to]).some((to) => to?.text === address) &&
-          (mail.subject ?? '').includes(subject),
-      ),
-    { timeoutMs: WAIT, what: `the "${subject}" email to the reporter` },
-  );
-/** Days until a link's token expires (its payload's `e`, seconds). */
-function expiryDays(token: string | undefined): number {
-  const payload = JSON.parse(Buffer.from((token ?? '').split('.')[0] ?? '', 'base64url').toString()) as { e: number };
-  return (payload.e * 1000 - Date.now()) / DAY_MS;
-}
+};
+const webhookFor = (event: string, reportId: string) => stack.webhookFor<Webhook>(event, reportId);
+const mailTo = (address: string, subject: string) => stack.mailTo(address, subject);
 
 /** A fresh record of alice's, reported by an end user with an address, and the report decided with no action. */
 async function reportedAndLeft(email: string | undefined, reporterId = uniqueName('reader')) {
@@ -124,14 +75,10 @@ async function reportedAndLeft(email: string | undefined, reporterId = uniqueNam
   return { recordId: posted.body.id as string, reportId };
 }
 
-async function signIn(page: Page): Promise<void> {
+/** An admin of alice's signed in on the reports page. */
+async function signInAdmin(page: Page): Promise<void> {
   const admin = await gw.newMember(alice.tenantId, 'admin');
-  await page.goto(`${gw.url}/console/reports`);
-  await page.waitForURL(/\/console\/sign-in/);
-  await page.fill('input[name=email]', admin.email);
-  await page.fill('input[name=password]', admin.password);
-  await page.click('button[type=submit]');
-  await page.waitForURL(/\/console\/reports/);
+  await signIn(page, gw, admin, { from: '/console/reports', landing: /\/console\/reports/ });
 }
 
 describe('the outcome of a report, told to its reporter', () => {
@@ -237,7 +184,7 @@ describe('the outcome of a report, told to its reporter', () => {
       { timeoutMs: WAIT, what: 'the skipped email' },
     );
     expect(skipped.skipReason).toBe('no_email');
-    expect(mails.some((mail) => mail.text?.includes(reportId))).toBe(false);
+    expect(stack.smtp.received.some((mail) => mail.text?.includes(reportId))).toBe(false);
     await gw.request('PATCH', '/api/v1/settings', { key: alice.key, body: { reporterEmailRetentionDays: 213 } });
   });
 });
@@ -379,7 +326,7 @@ describe('complaints about a decision not to act (Art. 20)', () => {
     const link = /(https?:\/\/\S+\/complaint\?token=[A-Za-z0-9_.-]+)/.exec(outcome.text ?? '')?.[1];
     expect(link).toBeDefined();
 
-    const reporterCtx = await context();
+    const reporterCtx = await stack.newContext();
     const page = await reporterCtx.newPage();
     await page.goto(link!);
     expect(await page.locator('#outcome').innerText()).toBe('No action');
@@ -396,9 +343,9 @@ describe('complaints about a decision not to act (Art. 20)', () => {
     expect(forged?.status()).toBe(403);
     await reporterCtx.close();
 
-    const moderatorCtx = await context();
+    const moderatorCtx = await stack.newContext();
     const consolePage = await moderatorCtx.newPage();
-    await signIn(consolePage);
+    await signInAdmin(consolePage);
     const card = consolePage.locator(`#complaints article[data-id="${reportId}"]`);
     expect(await card.locator('.complaint-text').innerText()).toBe('they sell fakes, I bought one');
     await card.locator('textarea[name=reason]').fill('the seller proved the shoes are genuine');
@@ -428,7 +375,7 @@ describe('complaints about a decision not to act (Art. 20)', () => {
     expect(mail.text).not.toContain('Ground:');
 
     // The reporter's page now shows the outcome, in the browser.
-    const laterCtx = await context();
+    const laterCtx = await stack.newContext();
     const later = await laterCtx.newPage();
     await later.goto(link!);
     expect(await later.locator('#complaint-status').innerText()).toBe('Rejected');

@@ -1,7 +1,7 @@
 import { recordIdFor } from '@vigil/proto';
 import type { Browser, Page } from 'playwright-core';
 import { waitFor } from '../../../deploy/test-support';
-import { newContext, signIn, startConsoleStack, type ConsoleStack } from './console-support';
+import { collectErrors, newContext, signIn, startConsoleStack, type ConsoleStack } from './console-support';
 import type { Gateway } from './harness';
 
 // The console's precision page in a real headless Chromium against the real moderator process, Kafka and the
@@ -58,12 +58,7 @@ describe('the precision page in a browser', () => {
   it("shows a console decision in the rule's counts, precision and chart, per rule on request", async () => {
     const ctx = await newContext(browser, WAIT);
     const page = await ctx.newPage();
-    const errors: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-        errors.push(message.text());
-      }
-    });
+    const errors = collectErrors(page);
     await signIn(page, gw, member);
 
     // A moderator overturns one of spam's flags on the record's page.

@@ -1,7 +1,9 @@
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { ensureChromium } from '../../../deploy/local/chromium';
-import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import type { ParsedMail } from 'mailparser';
+import { waitFor, type ServiceProcess } from '../../../deploy/test-support';
+import { smtpReceiver, type SmtpReceiver } from '../../../deploy/test-support/smtp-receiver';
+import { emailEnv, startModeratorStack, startServiceStack, type Gateway, type ServiceStack } from './harness';
 
 // The console's browser tests' shared set-up: headless Chromium, the moderator process with the gateway in process,
 // a signed-in page.
@@ -39,26 +41,113 @@ export async function startConsoleStack(
   moderatorEnv: Record<string, string> = {},
 ): Promise<ConsoleStack> {
   ensureChromium();
-  const stack = { dbName: uniqueName(name), topicPrefix: `${uniqueName('t')}.` };
-  const moderator = spawnModerator(stack, moderatorEnv);
-  let gw: Gateway | undefined;
+  const stack = await startModeratorStack({ name, moderatorEnv });
   let browser: Browser;
   try {
-    gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
     browser = await launchBrowser();
   } catch (err) {
-    await gw?.close();
-    await moderator.stop();
+    await stack.close();
     throw err;
   }
   return {
-    moderator,
-    gw,
+    moderator: stack.moderator,
+    gw: stack.gw,
     browser,
     close: async () => {
       await browser.close();
-      await gw.close();
-      await moderator.stop();
+      await stack.close();
+    },
+  };
+}
+
+/** A webhook's body, as far as every event shares it. */
+export interface ReceivedHook {
+  event: string;
+  id: string;
+  payload: { id: string };
+}
+
+/** Days until a signed link's token expires (its payload's `e`, seconds). */
+export function expiryDays(token: string | undefined): number {
+  const payload = JSON.parse(Buffer.from((token ?? '').split('.')[0] ?? '', 'base64url').toString()) as { e: number };
+  return (payload.e * 1000 - Date.now()) / 86_400_000;
+}
+
+/** The whole stack with an SMTP server and a browser (see startMailingStack). */
+export interface MailingStack extends ServiceStack {
+  smtp: SmtpReceiver;
+  browser: Browser;
+  /** The first webhook of `event` about `id` (its payload's id) the receiver got, within `readyMs`. */
+  webhookFor<T extends ReceivedHook>(event: string, id: string): Promise<T>;
+  /** A browser context of the usual size, its actions bounded by `readyMs`. */
+  newContext(): Promise<BrowserContext>;
+  /** The first email to `address` with `subject` in its subject line, within `readyMs`. */
+  mailTo(address: string, subject: string): Promise<ParsedMail>;
+  /** Closes the browser, the services and the SMTP server. */
+  close(): Promise<void>;
+}
+
+/**
+ * startServiceStack for the email and statement tests, with an SMTP server on 127.0.0.1 and a browser: the notifier
+ * sends emails through that server (links signed with `appealSecret`) and retries webhooks within seconds, the
+ * moderator reads tenant settings afresh. Chromium is looked for first, so that its absence fails before anything
+ * starts.
+ */
+export async function startMailingStack(options: {
+  name: string;
+  appealSecret: string;
+  readyMs: number;
+}): Promise<MailingStack> {
+  ensureChromium();
+  const smtp = smtpReceiver();
+  const smtpPort = await smtp.listen();
+  let stack: ServiceStack | undefined;
+  let browser: Browser;
+  try {
+    stack = await startServiceStack({
+      name: options.name,
+      moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' },
+      notifierEnv: (gateway) => ({
+        WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1',
+        ...emailEnv(smtpPort, gateway, options.appealSecret),
+      }),
+      readyMs: options.readyMs,
+    });
+    browser = await launchBrowser();
+  } catch (err) {
+    await stack?.close();
+    await smtp.close();
+    throw err;
+  }
+  const services = stack;
+  const timeoutMs = options.readyMs;
+  return {
+    ...services,
+    smtp,
+    browser,
+    newContext: () => newContext(browser, timeoutMs),
+    webhookFor: <T extends ReceivedHook>(event: string, id: string) =>
+      waitFor(
+        () =>
+          services.receiver.received
+            .map((hook) => JSON.parse(hook.body) as T)
+            .find((hook) => hook.event === event && hook.payload.id === id),
+        { timeoutMs, what: `${event} of ${id}` },
+      ),
+    mailTo: (address: string, subject: string) =>
+      waitFor(
+        () =>
+          smtp.received.find(
+            (mail) =>
+              (Array.isArray(mail.to) ? mail.to : [mail.to]).some((to) => to?.text === address) &&
+              (mail.subject ?? '').includes(subject),
+          ),
+        { timeoutMs, what: `the "${subject}" email` },
+      ),
+    close: async () => {
+      await browser.close();
+      await services.close();
+      await smtp.close();
     },
   };
 }

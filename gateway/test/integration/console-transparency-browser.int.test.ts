@@ -3,7 +3,7 @@ import path from 'node:path';
 import { recordIdFor } from '@vigil/proto';
 import { parse } from 'csv-parse/sync';
 import type { Browser, Page } from 'playwright-core';
-import { newContext, signIn, startConsoleStack, type ConsoleStack } from './console-support';
+import { collectErrors, newContext, signIn, startConsoleStack, type ConsoleStack } from './console-support';
 import type { Gateway } from './harness';
 
 // The console's transparency report page in a real headless Chromium against the real moderator process, Kafka and
@@ -59,12 +59,7 @@ describe('the transparency report page in a browser', () => {
   it('shows notices, restrictions, complaints and accuracy with charts, a console decision included, and its CSV', async () => {
     const ctx = await newContext(browser, WAIT);
     const page = await ctx.newPage();
-    const errors: string[] = [];
-    page.on('console', (message) => {
-      if (message.type() === 'error' && !message.text().startsWith('Failed to load resource')) {
-        errors.push(message.text());
-      }
-    });
+    const errors = collectErrors(page);
     await signIn(page, gw, member);
 
     await page.click('nav.top a[href="/console/transparency-report"]');

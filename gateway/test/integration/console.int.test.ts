@@ -1,10 +1,10 @@
 import http from 'node:http';
 import { COLLECTIONS } from '@vigil/proto';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { uniqueName, waitFor } from '../../../deploy/test-support';
+import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 /** The console and the appeal page over plain HTTP, with the real moderator behind the gateway. */
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
 let alice: { tenantId: string; key: string };
 let bob: { tenantId: string; key: string };
@@ -107,24 +107,24 @@ async function signedInMember(tenantId: string, role?: Parameters<Gateway['newMe
 }
 
 beforeAll(async () => {
-  const stack = { dbName: uniqueName('gwcon'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  gw = await startGateway({
-    moderatorAddress: await grpcAddressOf(moderator),
-    ...stack,
-    console: {
-      consoleLockoutAttempts: 3,
-      consoleLockoutSeconds: 60,
-      consoleSignInPerMinute: 0,
-      publicUrl: 'http://localhost:8080',
+  stack = await startModeratorStack({
+    name: 'gwcon',
+    moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' },
+    gateway: {
+      console: {
+        consoleLockoutAttempts: 3,
+        consoleLockoutSeconds: 60,
+        consoleSignInPerMinute: 0,
+        publicUrl: 'http://localhost:8080',
+      },
     },
   });
+  ({ gw } = stack);
   alice = await gw.newTenant();
   bob = await gw.newTenant();
 });
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
 });
 
 async function flaggedRecord(key: string, clientId: string, userClientId = 'u-1') {

@@ -1,10 +1,9 @@
 import { recordIdFor } from '@vigil/proto';
-import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 // The `pii` strategy through POST /api/v1/moderate: the gateway in process, the moderator as a process (its engine
 // workers included), Kafka and the MongoDB-wire store.
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
 let tenant: { tenantId: string; key: string };
 
@@ -14,9 +13,8 @@ const call = (method: string, path: string, body?: unknown) =>
   gw.request(method, `/api/v1${path}`, { key: tenant.key, ...(body === undefined ? {} : { body }) });
 
 beforeAll(async () => {
-  const stack = { dbName: uniqueName('gwpii'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  stack = await startModeratorStack({ name: 'gwpii', moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' } });
+  ({ gw } = stack);
   tenant = await gw.newTenant();
   const put = await call('PUT', '/rules', {
     rules: [{ id: 'contact', name: 'Contact details', strategies: [{ type: 'pii', mask: true }] }],
@@ -25,8 +23,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
 });
 
 describe('contact details', () => {
@@ -78,7 +75,7 @@ describe('contact details', () => {
     expect(reply.status).toBe(200);
     expect(reply.body).toMatchObject({ status: 'Compliant', reasons: [] });
     expect(reply.body).not.toHaveProperty('maskedContent');
-    expect(moderator.output()).not.toContain('jenny_22');
+    expect(stack.moderator.output()).not.toContain('jenny_22');
   });
 
   it('finds contact details in the name and metadata too, and masks the text alone', async () => {

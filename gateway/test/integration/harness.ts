@@ -1,10 +1,14 @@
+import { execFile } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { Writable } from 'node:stream';
+import { promisify } from 'node:util';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { notingPartitioner, TenantVersions, topicNames, type Topics } from '@vigil/proto';
+import { ensureTopics } from '@vigil/proto/platform';
 import { appSettings, createApp, type AppDeps } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { hashPassword } from '../../src/console/password';
@@ -12,13 +16,13 @@ import { MemberStore, type MemberRole } from '../../src/store/member-store';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
 import { createModerationClient, ModeratorClient } from '../../src/grpc/moderator-client';
 import { CommandProducer } from '../../src/kafka/command-producer';
-import { ensureTopics } from '../../src/kafka/topics-setup';
 import { SharedRateLimiter } from '../../src/rate-limit/shared-rate-limiter';
 import type { ResolveHost } from '../../src/routes/webhook-endpoints/endpoint-url';
 import { RateLimitStore } from '../../src/store/rate-limit-store';
 import { TenantStore } from '../../src/store/tenant-store';
 import { startReceiver, type Receiver } from '../../../deploy/e2e/support';
 import {
+  ROOT,
   TopicReaders,
   grpcAddressOf,
   grpcToken,
@@ -29,6 +33,8 @@ import {
   waitFor,
   type ServiceProcess,
 } from '../../../deploy/test-support';
+
+const execFileAsync = promisify(execFile);
 
 export interface GatewayOptions {
   /** Defaults to a closed local port: for tests that never reach the moderator. */
@@ -92,7 +98,7 @@ export interface Reply {
  * Webhook hosts at registration without DNS (test machines may have none): `localhost` is loopback, names under
  * `internal.test` resolve to a private address, names under `missing.test` do not exist, any other name is public.
  */
-export const testResolve: ResolveHost = (hostname) => {
+const testResolve: ResolveHost = (hostname) => {
   const name = hostname.toLowerCase().replace(/\.$/, '');
   if (name === 'localhost') return Promise.resolve([{ address: '127.0.0.1' }, { address: '::1' }]);
   if (name.endsWith('internal.test')) return Promise.resolve([{ address: '10.0.0.7' }]);
@@ -100,6 +106,23 @@ export const testResolve: ResolveHost = (hostname) => {
     return Promise.reject(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }));
   return Promise.resolve([{ address: '93.184.215.14' }]);
 };
+
+/** The gateway's admin CLI (built dist) on this run's store, in the database `dbName`. */
+export function adminCli(dbName: string): {
+  /** Runs it with `args`; rejects when it exits with an error (the rejection carries its stderr). */
+  exec: (...args: string[]) => Promise<{ stdout: string; stderr: string }>;
+  /** Runs it with `args` and parses the JSON it prints. */
+  json: (...args: string[]) => Promise<Record<string, unknown> & Array<Record<string, unknown>>>;
+} {
+  const env = { ...process.env, MONGO_URL: testServers().mongoUrl, MONGO_DB: dbName };
+  const cli = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
+  const exec = (...args: string[]) => execFileAsync(process.execPath, [cli, ...args], { env });
+  return {
+    exec,
+    json: async (...args) =>
+      JSON.parse((await exec(...args)).stdout) as Record<string, unknown> & Array<Record<string, unknown>>,
+  };
+}
 
 /** A local port nothing listens on. */
 export async function closedPort(): Promise<number> {
@@ -289,12 +312,71 @@ async function compose(
   };
 }
 
+/** A record the API accepts, for the tests of everything around it. */
+export const sampleRecord = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
+
+/**
+ * The gateway of the HTTP edge tests, with a tenant: bodies up to 2 KiB, so that size limits are cheap to reach, and
+ * no rate limit.
+ */
+export const startEdgeGateway = () => startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 });
+
 /** A gateway in process and a tenant of it, for a file whose tests share them (close the gateway after them). */
-export async function startGatewayWithTenant(
+async function startGatewayWithTenant(
   options: GatewayOptions = {},
 ): Promise<{ gw: Gateway; tenantId: string; key: string }> {
   const gw = await startGateway(options);
   return { gw, ...(await gw.newTenant()) };
+}
+
+/** A moderator process and the gateway in process in front of it (see startModeratorStack). */
+export interface ModeratorStack {
+  moderator: ServiceProcess;
+  gw: Gateway;
+  /** The database and topic prefix they share, for another process or gateway on the same stack. */
+  names: { dbName: string; topicPrefix: string };
+  /**
+   * Stops the moderator with `signal` and spawns another with the same environment on the same store and topics (give
+   * it a KAFKA_GROUP_ID to join the same group). The gateway keeps calling the first one's address.
+   */
+  replaceModerator(signal: NodeJS.Signals): Promise<void>;
+  /** Closes the gateway, then stops the moderator. */
+  close(): Promise<void>;
+}
+
+/**
+ * The moderator as a process (with `moderatorEnv`), on a database and topics of its own named after `name`, and the
+ * gateway in process in front of it (with `gateway`'s options).
+ */
+export async function startModeratorStack(options: {
+  name: string;
+  moderatorEnv?: Record<string, string>;
+  gateway?: GatewayOptions;
+}): Promise<ModeratorStack> {
+  const names = { dbName: uniqueName(options.name), topicPrefix: `${uniqueName('t')}.` };
+  let moderator = spawnModerator(names, options.moderatorEnv);
+  let gw: Gateway;
+  try {
+    gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...names, ...options.gateway });
+  } catch (err) {
+    await moderator.stop();
+    throw err;
+  }
+  return {
+    get moderator() {
+      return moderator;
+    },
+    gw,
+    names,
+    async replaceModerator(signal) {
+      await moderator.stop(signal);
+      moderator = spawnModerator(names, options.moderatorEnv);
+    },
+    async close() {
+      await gw.close();
+      await moderator.stop();
+    },
+  };
 }
 
 /** The real stack of a gateway test (see startServiceStack). */

@@ -1,14 +1,12 @@
 import http from 'node:http';
-import { startGatewayWithTenant, type Gateway } from './harness';
+import { sampleRecord, startEdgeGateway, type Gateway } from './harness';
 
 // Authentication in front of the API: which requests are refused before any routing or body read.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+beforeAll(async () => ({ gw, key } = await startEdgeGateway()));
 afterAll(() => gw.close());
-
-const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 
 describe('authentication', () => {
   it.each([
@@ -19,7 +17,7 @@ describe('authentication', () => {
     ['an unknown key', `Bearer vgl_${'0'.repeat(64)}`],
   ])('returns 401 unauthorized for %s', async (_name, authorization) => {
     const reply = await gw.request('POST', '/api/v1/moderate', {
-      body: record,
+      body: sampleRecord,
       headers: authorization === undefined ? {} : { authorization },
     });
     expect(reply.status).toBe(401);

@@ -1,16 +1,14 @@
 import { gzipSync } from 'node:zlib';
 import { LIMITS } from '@vigil/proto';
-import { startGatewayWithTenant, type Gateway } from './harness';
+import { sampleRecord, startEdgeGateway, type Gateway } from './harness';
 
 // What the gateway takes as a request body and as text: JSON only, UTF-8 only, bounded in size and depth, no repeated
 // or __proto__ keys, no NUL or lone surrogate, no number out of range, percent-escapes that decode as UTF-8.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+beforeAll(async () => ({ gw, key } = await startEdgeGateway()));
 afterAll(() => gw.close());
-
-const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 
 describe('request bodies and text', () => {
   it('returns 400 invalid_json for a malformed body', async () => {
@@ -181,7 +179,7 @@ describe('request bodies and text', () => {
     async (charset) => {
       const reply = await gw.request('POST', '/api/v1/moderate', {
         key,
-        body: record,
+        body: sampleRecord,
         headers: { 'content-type': `application/json; charset=${charset}` },
       });
       expect(reply.status).toBe(415);
@@ -213,7 +211,7 @@ describe('request bodies and text', () => {
   it('returns 413 payload_too_large above the body limit', async () => {
     const reply = await gw.request('POST', '/api/v1/moderate', {
       key,
-      body: { ...record, content: { text: 'x'.repeat(4096) } },
+      body: { ...sampleRecord, content: { text: 'x'.repeat(4096) } },
     });
     expect(reply.status).toBe(413);
     expect(reply.body.error.code).toBe('payload_too_large');

@@ -1,26 +1,24 @@
 import { LIMITS } from '@vigil/proto';
-import { startGatewayWithTenant, type Gateway } from './harness';
+import { sampleRecord, startEdgeGateway, type Gateway } from './harness';
 
 // Every input has a bound, enforced with 400 validation_error naming the field and published in the OpenAPI document.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+beforeAll(async () => ({ gw, key } = await startEdgeGateway()));
 afterAll(() => gw.close());
-
-const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 /** A string `levels` levels below the value returned (0: the string itself). */
 const nested = (levels: number): unknown => (levels === 0 ? 'x' : { d: nested(levels - 1) });
 
 describe('input bounds', () => {
   it.each([
-    ['POST', '/api/v1/ingest', { ...record, clientId: 'c'.repeat(257) }, 'clientId'],
+    ['POST', '/api/v1/ingest', { ...sampleRecord, clientId: 'c'.repeat(257) }, 'clientId'],
     ['DELETE', '/api/v1/ingest', { clientId: 'c'.repeat(257) }, 'clientId'],
     ['POST', '/api/v1/ingest/user', { clientId: 'u', email: 'e'.repeat(321) }, 'email'],
-    ['POST', '/api/v1/moderate', { ...record, entity: 'e'.repeat(101) }, 'entity'],
-    ['POST', '/api/v1/moderate', { ...record, metadata: { 'a.b': 1 } }, 'metadata.a.b'],
-    ['POST', '/api/v1/moderate', { ...record, metadata: { $where: 1 } }, 'metadata.$where'],
-    ['POST', '/api/v1/moderate', { ...record, metadata: { a: nested(LIMITS.metadataDepth) } }, 'metadata.a'],
+    ['POST', '/api/v1/moderate', { ...sampleRecord, entity: 'e'.repeat(101) }, 'entity'],
+    ['POST', '/api/v1/moderate', { ...sampleRecord, metadata: { 'a.b': 1 } }, 'metadata.a.b'],
+    ['POST', '/api/v1/moderate', { ...sampleRecord, metadata: { $where: 1 } }, 'metadata.$where'],
+    ['POST', '/api/v1/moderate', { ...sampleRecord, metadata: { a: nested(LIMITS.metadataDepth) } }, 'metadata.a'],
     [
       'POST',
       '/api/v1/ingest/user',
@@ -30,7 +28,7 @@ describe('input bounds', () => {
     [
       'POST',
       '/api/v1/moderate',
-      { ...record, user: { clientId: 'u', metadata: { a: nested(LIMITS.metadataDepth) } } },
+      { ...sampleRecord, user: { clientId: 'u', metadata: { a: nested(LIMITS.metadataDepth) } } },
       'user.metadata.a',
     ],
     ['POST', '/api/v1/users/usr_x/appeals', { text: 't'.repeat(1001) }, 'text'],

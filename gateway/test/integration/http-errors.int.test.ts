@@ -1,14 +1,12 @@
-import { startGatewayWithTenant, type Gateway } from './harness';
+import { sampleRecord, startEdgeGateway, type Gateway } from './harness';
 
 // The error envelope: validation issues with their paths, unknown fields, unknown routes and methods, an unreachable
 // moderator, request ids.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+beforeAll(async () => ({ gw, key } = await startEdgeGateway()));
 afterAll(() => gw.close());
-
-const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 
 describe('errors', () => {
   it('returns 400 validation_error listing every issue with its path', async () => {
@@ -40,7 +38,7 @@ describe('errors', () => {
 
   it('returns 400 validation_error when metadata has 51 keys', async () => {
     const metadata = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
-    const reply = await gw.request('POST', '/api/v1/ingest', { key, body: { ...record, metadata } });
+    const reply = await gw.request('POST', '/api/v1/ingest', { key, body: { ...sampleRecord, metadata } });
     expect(reply.status).toBe(400);
     expect(reply.body.error.details).toEqual([expect.objectContaining({ path: ['metadata'] })]);
   });
@@ -82,7 +80,7 @@ describe('errors', () => {
   });
 
   it('returns 503 unavailable when the moderator cannot be reached', async () => {
-    const reply = await gw.request('POST', '/api/v1/moderate', { key, body: record });
+    const reply = await gw.request('POST', '/api/v1/moderate', { key, body: sampleRecord });
     expect(reply.status).toBe(503);
     expect(reply.body.error.code).toBe('unavailable');
   });

@@ -1,13 +1,11 @@
-import { startGatewayWithTenant, type Gateway } from './harness';
+import { sampleRecord, startEdgeGateway, type Gateway } from './harness';
 
 // The OpenAPI document: served without a key, generated from the schemas the routes enforce.
 let gw: Gateway;
 let key: string;
 
-beforeAll(async () => ({ gw, key } = await startGatewayWithTenant({ bodyLimitBytes: 2048, rateLimitPoints: 0 })));
+beforeAll(async () => ({ gw, key } = await startEdgeGateway()));
 afterAll(() => gw.close());
-
-const record = { clientId: 'c1', name: 'Post', entity: 'post', content: { text: 'hello' } };
 
 describe('openapi', () => {
   it('lists every route with its schemas, without authentication', async () => {
@@ -143,7 +141,7 @@ describe('openapi', () => {
   });
 
   it('refuses a record with neither content nor the legacy text, as its OpenAPI schema says', async () => {
-    const bare = { clientId: record.clientId, name: record.name, entity: record.entity };
+    const bare = { clientId: sampleRecord.clientId, name: sampleRecord.name, entity: sampleRecord.entity };
     for (const path of ['/api/v1/moderate', '/api/v1/ingest']) {
       const reply = await gw.request('POST', path, { key, body: bare });
       expect(reply.status).toBe(400);

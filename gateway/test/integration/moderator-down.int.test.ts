@@ -1,22 +1,17 @@
-import { execFile } from 'node:child_process';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { MongoClient } from 'mongodb';
 import {
-  ROOT,
   adminPortOf,
   loggedPort,
-  spawnService,
+  spawnGateway,
   testServers,
   uniqueName,
   waitFor,
   type ServiceProcess,
 } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { adminCli, startGateway, type Gateway } from './harness';
 
-const run = promisify(execFile);
 const servers = testServers();
 
 /**
@@ -52,15 +47,8 @@ describe('the gateway process with no moderator answering', () => {
     silent = await silentServer();
     mongo = new MongoClient(servers.mongoUrl);
     await mongo.connect();
-    gateway = spawnService('gateway', {
-      HTTP_PORT: '0',
-      ADMIN_PORT: '0',
+    gateway = spawnGateway({ dbName, topicPrefix: `${uniqueName('t')}.` }, silent.address, {
       ADMIN_HOST: '127.0.0.1',
-      MONGO_URL: servers.mongoUrl,
-      MONGO_DB: dbName,
-      KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-      KAFKA_TOPIC_PREFIX: `${uniqueName('t')}.`,
-      MODERATOR_ADDRESS: silent.address,
       // A call that waited for its deadline would take this long: the answers below must come well before.
       MODERATE_TIMEOUT_MS: '60000',
       GRPC_TIMEOUT_MS: '60000',
@@ -80,11 +68,7 @@ describe('the gateway process with no moderator answering', () => {
       what: 'the gateway to be ready without a moderator',
     });
 
-    const env = { ...process.env, MONGO_URL: servers.mongoUrl, MONGO_DB: dbName };
-    const cli = async (...args: string[]) =>
-      JSON.parse(
-        (await run(process.execPath, [path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js'), ...args], { env })).stdout,
-      ) as Record<string, unknown>;
+    const cli = adminCli(dbName).json;
     const name = uniqueName('acme');
     await cli('tenant', 'create', name);
     const key = (await cli('key', 'create', name)).key as string;

@@ -1,9 +1,9 @@
 import { recordIdFor, userIdFor } from '@vigil/proto';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { grpcAddressOf, waitFor } from '../../../deploy/test-support';
+import { startGateway, startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 /** The real moderator (built dist), sharing the gateway's database and topics. */
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
 let impatient: Gateway;
 let mistrusted: Gateway;
@@ -15,20 +15,18 @@ const PROFANE = 'you are a fucking idiot';
 const postBody = (clientId: string) => ({ clientId, name: 'n', entity: 'post', content: 'fine' });
 
 beforeAll(async () => {
-  const stack = { dbName: uniqueName('gwmod'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { TENANT_CONFIG_TTL_MS: '0' });
-  const moderatorAddress = await grpcAddressOf(moderator);
-  gw = await startGateway({ moderatorAddress, ...stack });
-  impatient = await startGateway({ moderatorAddress, ...stack, moderateTimeoutMs: 1 });
-  mistrusted = await startGateway({ moderatorAddress, ...stack, moderatorToken: WRONG_TOKEN });
+  stack = await startModeratorStack({ name: 'gwmod', moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' } });
+  ({ gw } = stack);
+  const moderatorAddress = await grpcAddressOf(stack.moderator);
+  impatient = await startGateway({ moderatorAddress, ...stack.names, moderateTimeoutMs: 1 });
+  mistrusted = await startGateway({ moderatorAddress, ...stack.names, moderatorToken: WRONG_TOKEN });
   tenant = await gw.newTenant();
   other = await gw.newTenant();
 });
 afterAll(async () => {
   await impatient?.close();
   await mistrusted?.close();
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
 });
 
 describe('with the moderator', () => {
@@ -472,7 +470,7 @@ describe('with the moderator', () => {
     expect(reply.body.error.code).toBe('unavailable');
     expect((await mistrusted.request('GET', '/api/v1/users', { key: tenant.key })).status).toBe(503);
     expect(mistrusted.logText()).not.toContain(WRONG_TOKEN);
-    expect(moderator.output()).not.toContain(WRONG_TOKEN);
+    expect(stack.moderator.output()).not.toContain(WRONG_TOKEN);
   });
 
   it("answers 403 forbidden when the moderator does not know the key's tenant", async () => {

@@ -1,29 +1,18 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { MongoClient } from 'mongodb';
 import {
-  ROOT,
   adminPortOf,
   loggedPort,
-  spawnService,
+  spawnGateway,
   testServers,
   uniqueName,
   waitFor,
   type ServiceProcess,
 } from '../../../deploy/test-support';
-import { closedPort } from './harness';
+import { adminCli, closedPort } from './harness';
 
-const run = promisify(execFile);
 const servers = testServers();
 const dbName = uniqueName('gwcli');
-const env = { ...process.env, MONGO_URL: servers.mongoUrl, MONGO_DB: dbName };
-const cli = async (...args: string[]) => {
-  const { stdout } = await run(process.execPath, [path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js'), ...args], {
-    env,
-  });
-  return JSON.parse(stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
-};
+const cli = adminCli(dbName).json;
 
 let gateway: ServiceProcess;
 let mongo: MongoClient;
@@ -31,14 +20,7 @@ let mongo: MongoClient;
 beforeAll(async () => {
   mongo = new MongoClient(servers.mongoUrl);
   await mongo.connect();
-  gateway = spawnService('gateway', {
-    HTTP_PORT: '0',
-    ADMIN_PORT: '0',
-    MONGO_URL: servers.mongoUrl,
-    MONGO_DB: dbName,
-    KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-    KAFKA_TOPIC_PREFIX: `${uniqueName('t')}.`,
-    MODERATOR_ADDRESS: `127.0.0.1:${await closedPort()}`,
+  gateway = spawnGateway({ dbName, topicPrefix: `${uniqueName('t')}.` }, `127.0.0.1:${await closedPort()}`, {
     API_KEY_CACHE_TTL_MS: '0',
   });
 });

@@ -1,30 +1,21 @@
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { promisify } from 'node:util';
 import { MongoClient } from 'mongodb';
 import {
-  ROOT,
   adminPortOf,
   loggedPort,
-  spawnService,
+  spawnGateway,
   testServers,
   uniqueName,
   waitFor,
   type ServiceProcess,
 } from '../../../deploy/test-support';
 import { decodeCounts } from '../../src/store/rate-limit-store';
-import { closedPort } from './harness';
+import { adminCli, closedPort } from './harness';
 
 /** Two gateway processes on one store, as two replicas behind a load balancer. */
-const run = promisify(execFile);
 const servers = testServers();
 const dbName = uniqueName('gwrl');
-const cliEnv = { ...process.env, MONGO_URL: servers.mongoUrl, MONGO_DB: dbName };
-const cliPath = path.join(ROOT, 'gateway', 'dist', 'admin', 'cli.js');
-const cli = async (...args: string[]) => {
-  const { stdout } = await run(process.execPath, [cliPath, ...args], { env: cliEnv });
-  return JSON.parse(stdout) as Record<string, unknown> & Array<Record<string, unknown>>;
-};
+const admin = adminCli(dbName);
+const cli = admin.json;
 
 interface Replica {
   process: ServiceProcess;
@@ -41,16 +32,9 @@ beforeAll(async () => {
   const moderatorAddress = `127.0.0.1:${await closedPort()}`;
   const topicPrefix = `${uniqueName('t')}.`;
   const processes = [0, 1].map(() =>
-    spawnService('gateway', {
+    spawnGateway({ dbName, topicPrefix }, moderatorAddress, {
       HTTP_HOST: '127.0.0.1',
-      HTTP_PORT: '0',
       ADMIN_HOST: '127.0.0.1',
-      ADMIN_PORT: '0',
-      MONGO_URL: servers.mongoUrl,
-      MONGO_DB: dbName,
-      KAFKA_BROKERS: servers.kafkaBrokers.join(','),
-      KAFKA_TOPIC_PREFIX: topicPrefix,
-      MODERATOR_ADDRESS: moderatorAddress,
       API_KEY_CACHE_TTL_MS: '500',
       RATE_LIMIT_SYNC_MS: '100',
       CONSOLE_SIGN_IN_PER_MINUTE: '6',
@@ -209,7 +193,7 @@ describe('rate limit across gateway replicas', () => {
   it('refuses bad `tenant rate-limit` arguments with a usage error and changes nothing', async () => {
     const tenant = await newTenant();
     for (const args of [['5'], ['-1', '10'], ['5', '0'], ['5', '86401'], ['1000000001', '10'], ['5', '10', '1']]) {
-      const failure = run(process.execPath, [cliPath, 'tenant', 'rate-limit', tenant.name, ...args], { env: cliEnv });
+      const failure = admin.exec('tenant', 'rate-limit', tenant.name, ...args);
       await expect(failure).rejects.toMatchObject({
         code: 2,
         stderr: expect.stringMatching(/<requests> .* <windowSeconds>/) as unknown,
@@ -220,8 +204,9 @@ describe('rate limit across gateway replicas', () => {
   });
 
   it('refuses to set the limit of a tenant that does not exist', async () => {
-    await expect(
-      run(process.execPath, [cliPath, 'tenant', 'rate-limit', 'no-such-tenant', '5', '10'], { env: cliEnv }),
-    ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('no tenant') as unknown });
+    await expect(admin.exec('tenant', 'rate-limit', 'no-such-tenant', '5', '10')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no tenant') as unknown,
+    });
   });
 });

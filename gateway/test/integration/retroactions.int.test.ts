@@ -1,31 +1,28 @@
 import { COLLECTIONS, recordIdFor } from '@vigil/proto';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
+import { uniqueName, waitFor } from '../../../deploy/test-support';
 import { apiCaller, errorOf, type Tenant } from './api-support';
-import { startGateway, type Gateway } from './harness';
+import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 /**
  * Retroactions through the API (a promoted version applied from a backtest), run by the real moderator (built dist)
  * from the `backtests` topic on the gateway's database. Backtests judge at most 20 records a second and retroactions
  * apply at most 8, so that a job lasts long enough to be seen running, cancelled or interrupted.
  */
-const stack = { dbName: uniqueName('gwra'), topicPrefix: `${uniqueName('t')}.` };
-const group = uniqueName('grp');
-const spawn = () =>
-  spawnModerator(stack, { KAFKA_GROUP_ID: group, BACKTEST_RATE_PER_S: '20', RETROACTION_RATE_PER_S: '8' });
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
 
 beforeAll(async () => {
-  moderator = spawn();
-  gw = await startGateway({
-    moderatorAddress: await grpcAddressOf(moderator),
-    ...stack,
-    console: { backtests: { maxRunning: 1, maxPerHour: 100, maxRecords: 200, maxAiCalls: 20, ttlSeconds: 3600 } },
+  stack = await startModeratorStack({
+    name: 'gwra',
+    moderatorEnv: { KAFKA_GROUP_ID: uniqueName('grp'), BACKTEST_RATE_PER_S: '20', RETROACTION_RATE_PER_S: '8' },
+    gateway: {
+      console: { backtests: { maxRunning: 1, maxPerHour: 100, maxRecords: 200, maxAiCalls: 20, ttlSeconds: 3600 } },
+    },
   });
+  ({ gw } = stack);
 });
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
 });
 
 type Data = Record<string, unknown> & { id: string; status: string };
@@ -232,8 +229,7 @@ describe('retroactions', () => {
     expect(applied.status).toBe(202);
     const id = (applied.body.data as Data).id;
     await until(tenant, `/retroactions/${id}`, (data) => (data.progress as { processed: number }).processed >= 20);
-    await moderator.stop('SIGKILL');
-    moderator = spawn();
+    await stack.replaceModerator('SIGKILL');
     const done = await until(tenant, `/retroactions/${id}`, (data) => ended(data.status), 120_000);
     expect(done).toMatchObject({ status: 'succeeded', progress: { processed: 60 }, counts: { toFlagged: 60 } });
     const run = await gw.db.collection(COLLECTIONS.retroactionRuns).findOne({ _id: id as never });

@@ -1,10 +1,9 @@
 import { COLLECTIONS, recordIdFor } from '@vigil/proto';
-import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
 import { errorOf } from './api-support';
-import { startGateway, type Gateway } from './harness';
+import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 /** Rule set versions through the API, judged by the real moderator (built dist) on the gateway's database. */
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
 let tenant: { tenantId: string; key: string; keyId: string };
 let other: { tenantId: string; key: string };
@@ -14,15 +13,13 @@ const words = (id: string, list: string[]) => ({
 });
 
 beforeAll(async () => {
-  const stack = { dbName: uniqueName('gwver'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack);
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  stack = await startModeratorStack({ name: 'gwver' });
+  ({ gw } = stack);
   tenant = await gw.newTenant();
   other = await gw.newTenant();
 });
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
 });
 
 const call = (method: string, path: string, body?: unknown, key = tenant.key) =>

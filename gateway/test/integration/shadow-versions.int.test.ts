@@ -1,29 +1,20 @@
 import { recordIdFor } from '@vigil/proto';
-import {
-  adminPortOf,
-  grpcAddressOf,
-  spawnModerator,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../../../deploy/test-support';
+import { adminPortOf, waitFor } from '../../../deploy/test-support';
 import { apiCaller, errorOf } from './api-support';
-import { startGateway, type Gateway } from './harness';
+import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 // A whole rule set version run in shadow beside the live one, against the real stack: the gateway in process, the
 // moderator as a process, Kafka and the MongoDB-wire store. Nothing sleeps.
 const WAIT = 30_000;
-const stack = { dbName: uniqueName('gwsv'), topicPrefix: `${uniqueName('t')}.` };
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
 
 beforeAll(async () => {
-  moderator = spawnModerator(stack);
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  stack = await startModeratorStack({ name: 'gwsv' });
+  ({ gw } = stack);
 });
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
 });
 
 const call = apiCaller(() => gw);
@@ -94,7 +85,7 @@ describe('shadow versions', () => {
       moderationStatus: 'Flagged',
     });
 
-    const metrics = await fetch(`http://127.0.0.1:${await adminPortOf(moderator)}/metrics`).then((r) => r.text());
+    const metrics = await fetch(`http://127.0.0.1:${await adminPortOf(stack.moderator)}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^moderator_shadow_version_rule_verdicts_total\{live="agree"\} [1-9]/m);
     expect(metrics).toMatch(/^moderator_shadow_version_rule_verdicts_total\{live="disagree"\} [1-9]/m);
 

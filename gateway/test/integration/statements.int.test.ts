@@ -1,10 +1,8 @@
 import { userIdFor } from '@vigil/proto';
-import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { ensureChromium } from '../../../deploy/local/chromium';
 import type { Receiver } from '../../../deploy/e2e/support';
-import { uniqueName, waitFor } from '../../../deploy/test-support';
-import { emailEnv, startServiceStack, type Gateway, type ServiceStack } from './harness';
-import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
+import { uniqueName } from '../../../deploy/test-support';
+import { expiryDays, startMailingStack, type MailingStack, type ReceivedHook } from './console-support';
+import type { Gateway } from './harness';
 
 // Policies and statements of reasons against the real stack: the gateway in process, the moderator and the notifier as
 // processes, Kafka and the MongoDB-wire store, a webhook receiver and an SMTP server on 127.0.0.1, and the appeal and
@@ -12,28 +10,14 @@ import { smtpReceiver } from '../../../deploy/test-support/smtp-receiver';
 const WAIT = 60_000;
 const APPEAL_SECRET = 'test-appeal-secret-of-at-least-32-characters';
 
-const smtp = smtpReceiver();
-const mails = smtp.received;
-
-let stack: ServiceStack;
+let stack: MailingStack;
 let gw: Gateway;
-let browser: Browser;
 let receiver: Receiver;
 let alice: { tenantId: string; key: string };
 let bob: { tenantId: string; key: string };
 
 beforeAll(async () => {
-  const executablePath = ensureChromium();
-  const smtpPort = await smtp.listen();
-  stack = await startServiceStack({
-    name: 'gwsor',
-    moderatorEnv: { TENANT_CONFIG_TTL_MS: '0' },
-    notifierEnv: (gateway) => ({
-      WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1',
-      ...emailEnv(smtpPort, gateway, APPEAL_SECRET),
-    }),
-    readyMs: WAIT,
-  });
+  stack = await startMailingStack({ name: 'gwsor', appealSecret: APPEAL_SECRET, readyMs: WAIT });
   ({ gw, receiver } = stack);
   alice = await gw.newTenant();
   bob = await gw.newTenant();
@@ -44,41 +28,16 @@ beforeAll(async () => {
     });
     expect(endpoint.status).toBe(201);
   }
-  browser = await chromium.launch({
-    executablePath,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
   await stack?.close();
-  await smtp.close();
 });
 
-async function context(): Promise<BrowserContext> {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  ctx.setDefaultTimeout(WAIT);
-  return ctx;
-}
-
-interface Webhook {
-  event: string;
-  id: string;
+type Webhook = ReceivedHook & {
   payload: { id: string; statement?: Record<string, unknown> };
-}
-const webhooks = () => receiver.received.map((hook) => JSON.parse(hook.body) as Webhook);
-const webhookFor = (event: string, subject: string) =>
-  waitFor(() => webhooks().find((hook) => hook.event === event && hook.payload.id === subject), {
-    timeoutMs: WAIT,
-    what: `${event} of ${subject}`,
-  });
-/** Days until an appeal link's token expires (its payload's `e`, seconds). */
-function expiryDays(token: string | undefined): number {
-  const payload = JSON.parse(Buffer.from((token ?? '').split('.')[0] ?? '', 'base64url').toString()) as { e: number };
-  return (payload.e * 1000 - Date.now()) / 86_400_000;
-}
+};
+const webhookFor = (event: string, subject: string) => stack.webhookFor<Webhook>(event, subject);
 const paths = (details: Array<{ path: unknown[] }>) => details.map((detail) => detail.path.join('.')).sort();
 
 const FRAUD = {
@@ -333,16 +292,7 @@ describe('statements of reasons', () => {
       body: { status: 'Suspended', reason: 'sold fakes twice', policy: 'fraud' },
     });
     expect(suspended.status).toBe(200);
-    const mailTo = (kind: string) =>
-      waitFor(
-        () =>
-          mails.find(
-            (mail) =>
-              (Array.isArray(mail.to) ? mail.to : [mail.to]).some((to) => to?.text === email) &&
-              (mail.subject ?? '').includes(kind),
-          ),
-        { timeoutMs: WAIT, what: `the ${kind} email` },
-      );
+    const mailTo = (kind: string) => stack.mailTo(email, kind);
     const suspension = await mailTo('suspended');
     expect(suspension.text).toContain('Statement of reasons');
     expect(suspension.text).toContain('Selling fakes is fraud under Fraud and fakes');
@@ -365,7 +315,7 @@ describe('statements of reasons', () => {
     // The appeal page shows the statement, in a real browser.
     const user = await gw.request('GET', `/api/v1/users/${userId}`, { key: alice.key });
     const link = new URL(user.body.data.appealUrl as string);
-    const ctx = await context();
+    const ctx = await stack.newContext();
     const page = await ctx.newPage();
     await page.goto(`${gw.url}${link.pathname}${link.search}`);
     const section = page.locator('#statement');
@@ -387,7 +337,7 @@ describe('statements of reasons', () => {
 describe('policies in the console', () => {
   it('adds a policy through the form, and a report decided in the queue names it', async () => {
     const admin = await gw.newMember(bob.tenantId, 'admin');
-    const ctx = await context();
+    const ctx = await stack.newContext();
     const page = await ctx.newPage();
     await page.goto(`${gw.url}/console/records`);
     await page.waitForURL(/\/console\/sign-in/);

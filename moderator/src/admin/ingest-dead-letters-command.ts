@@ -11,8 +11,8 @@ export const INGEST_DEAD_LETTERS_USAGE = `usage:
   ingest-dead-letters replay <id> [--force]  send the command back to the ingest topic (--force: even over a change
                                              of its record or user stored after the command was issued)`;
 
-export const LIST_DEFAULT = 100;
-export const LIST_MAX = 10_000;
+const LIST_DEFAULT = 100;
+const LIST_MAX = 10_000;
 
 /** Dead letters are listed without the consumer group of anyone else: each read joins a group of its own. */
 const GROUP_PREFIX = 'vigil-moderator-admin';

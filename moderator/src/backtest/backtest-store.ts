@@ -17,7 +17,7 @@ import type { UserNow } from './backtest-tally';
 import { BatchRunStore, type RunEnd } from './batch-job';
 
 /** Ids a selection reads per cursor batch: FerretDB streams the matches, a batch per getMore. */
-export const SELECT_BATCH = 1000;
+const SELECT_BATCH = 1000;
 
 /** Where a runner picking a job up stands. */
 export type Begin = { run: true; attempt: number } | { run: false; why: 'gone' | 'finished' | BacktestFailure };

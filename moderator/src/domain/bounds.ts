@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { ValidationError } from './errors';
 
 /** One problem of an input, as the gateway reports it (`details.issues`). */
-export interface Issue {
+interface Issue {
   path: Array<string | number>;
   message: string;
 }

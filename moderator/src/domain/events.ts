@@ -17,7 +17,7 @@ export function withEnvelope(pending: PendingEvent, envelope: Envelope): DomainE
 }
 
 /** How many recent command ids a stream remembers to drop redeliveries (commands of one key arrive in order). */
-export const RECENT_COMMANDS = 50;
+const RECENT_COMMANDS = 50;
 
 export function rememberCommand(recent: readonly string[], commandId: string | undefined): string[] {
   if (!commandId) return [...recent];

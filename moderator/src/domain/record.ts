@@ -60,7 +60,7 @@ export function reviewOf(flag: RuleFlag | undefined, confirmed: boolean): RuleRe
   };
 }
 
-export interface RecordInput {
+interface RecordInput {
   clientId: string;
   clientUrl?: string;
   name: string;

@@ -69,8 +69,7 @@ export interface ReportState {
 }
 
 /** Why a complaint cannot be filed: the `reason` in a 409's details, which the gateway answers with its own code. */
-export type ComplaintRefusal =
-  'report_not_decided' | 'report_actioned' | 'complaint_exists' | 'complaint_window_closed';
+type ComplaintRefusal = 'report_not_decided' | 'report_actioned' | 'complaint_exists' | 'complaint_window_closed';
 
 export interface ComplaintDecision {
   outcome: ComplaintOutcome;
@@ -151,7 +150,7 @@ const refused = (reason: ComplaintRefusal, message: string, reportId: string) =>
  * Whether the reporter may complain about this report's decision now (Art. 20 DSA): a decision not to act, no
  * complaint yet, and the tenant's appeal window after the decision still open. Throws otherwise.
  */
-export function checkComplaint(state: ReportState | null, now: Date, windowDays: number): ReportState {
+function checkComplaint(state: ReportState | null, now: Date, windowDays: number): ReportState {
   if (!state) throw new NotFoundError('report not found');
   const { decision } = state;
   if (!decision) throw refused('report_not_decided', 'the report is not decided yet', state._id);

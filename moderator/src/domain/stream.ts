@@ -49,7 +49,7 @@ const newUlid = monotonicUlid();
  * Gives pending events their envelopes (next versions, ids after the stream's newest) and folds them, after any
  * events already staged on `loaded`.
  */
-export function stage<S extends { version: number; lastEventId: string }>(
+function stage<S extends { version: number; lastEventId: string }>(
   loaded: Loaded<S>,
   pending: PendingEvent[],
   context: StageContext,
@@ -124,12 +124,12 @@ function withViews<S>(
 }
 
 /** What a webhook shows of a user (the fields of Iffy's payload that the projection holds). */
-export function userView(user: UserState): WebhookUserView {
+function userView(user: UserState): WebhookUserView {
   return { clientId: user.clientId, clientUrl: user.clientUrl, protected: user.protected, metadata: user.metadata };
 }
 
 /** What a record webhook shows of the record, with its user when `user` is that user. */
-export function recordView(record: RecordState, user?: UserState | null): WebhookRecordView {
+function recordView(record: RecordState, user?: UserState | null): WebhookRecordView {
   const nested: WebhookNestedUser | undefined =
     user && record.userId === user._id
       ? { ...userView(user), status: user.status, statusUpdatedAt: user.statusUpdatedAt?.toISOString() }

@@ -77,7 +77,7 @@ export type UserCommand =
 export type RecordBankSuspension = BankSuspension & { recordId: string };
 
 /** The reason of a suspension by a bank's match: it names the bank (never the hash's metadata). */
-export function bankSuspensionReason(bank: Pick<BankSuspension, 'bankId' | 'bankName'>): string {
+function bankSuspensionReason(bank: Pick<BankSuspension, 'bankId' | 'bankName'>): string {
   return `Matched hash bank "${bank.bankName}" (${bank.bankId}), whose action suspends the user`;
 }
 

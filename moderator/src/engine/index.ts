@@ -1,11 +1,10 @@
 // What the rest of the moderator uses of the engine. The engine itself is rule-engine.ts.
-export { ANSWER_RESERVE_MS, createEngine, type EngineOptions } from './rule-engine';
+export { createEngine } from './rule-engine';
 export { ProviderError } from './types';
 export type { EngineInput, EngineResult, ModerationEngine, PriorDecision } from './types';
-export type { ProviderOptions } from './provider';
 export type { LlmOptions } from './llm';
 export { OffLoopPool, workerFile } from './off-loop';
 export { ActivityGate } from './activity-gate';
 export { ImageFetcher } from './images/fetch';
 export { VerdictCache } from './images/judge-images';
-export type { ImageOptions, ImageOutcome } from './images/judge-images';
+export type { ImageOptions } from './images/judge-images';

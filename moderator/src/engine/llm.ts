@@ -21,7 +21,7 @@ export interface LlmOptions {
   tenantConcurrency: number;
 }
 
-export interface PromptJob {
+interface PromptJob {
   tenantId: string;
   topic: string;
   prompt: string;

@@ -2,7 +2,7 @@ import { Content, type ContentInput } from './content';
 import type { CompiledChecks } from './rule-set';
 
 /** Reasons per rule and strategy of a plan (undefined: not local, or the rule does not apply to the entity). */
-export type LocalFindings = (string[] | undefined)[][];
+type LocalFindings = (string[] | undefined)[][];
 
 /** What the local checks of one record found: reasons, and the spans of the text a masking strategy hides. */
 export interface LocalResult {

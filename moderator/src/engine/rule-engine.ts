@@ -51,7 +51,7 @@ function imageTextContent(text: string): ContentInput {
 }
 
 /** A local reason about an image's text: "Content contains …" becomes "Image 2's text contains …". */
-export function inImageText(reason: string, position: number): string {
+function inImageText(reason: string, position: number): string {
   const where = `Image ${position}'s text`;
   return reason.startsWith('Content ') ? `${where} ${reason.slice('Content '.length)}` : `${reason} (in ${where})`;
 }
@@ -70,7 +70,7 @@ const INLINE_RULE_SET_CHARS = 64 * 1024;
  * which leaves time to store the moderation and answer, and fetched by twice as long before it, which leaves the model
  * as much time again.
  */
-export const ANSWER_RESERVE_MS = 1000;
+const ANSWER_RESERVE_MS = 1000;
 
 const NOTHING_LOCAL: LocalResult = { findings: [], hidden: [] };
 

@@ -12,7 +12,7 @@ export type PlannedStrategy =
   | { kind: 'images'; thresholds: Partial<Record<ImageClass, number>>; onFetchError: 'ignore' | 'flag' }
   | { kind: 'image-text'; onTimeout: 'ignore' | 'flag' };
 
-export interface PlannedRule {
+interface PlannedRule {
   id: string;
   /** Undefined: the rule applies to every entity. */
   entities: ReadonlySet<string> | undefined;
@@ -89,7 +89,7 @@ function enabledRules(ruleSet: RuleSet): RuleSet['rules'] {
 }
 
 /** Compiles the local strategies of the enabled rules of `rules` (a plan's `json`), in plan order. */
-export function compileChecks(rules: RuleSet['rules']): CompiledChecks {
+function compileChecks(rules: RuleSet['rules']): CompiledChecks {
   return {
     rules: rules.map((rule) => ({
       entities: rule.entities && rule.entities.length > 0 ? new Set(rule.entities) : undefined,

@@ -15,7 +15,7 @@ function escapeRegExp(text: string): string {
 }
 
 /** A tenant word or phrase as regex source: literal, any run of whitespace inside a phrase matches any other. */
-export function wordSource(word: string, wholeWord: boolean): string {
+function wordSource(word: string, wholeWord: boolean): string {
   const literal = word.trim().split(/\s+/u).map(escapeRegExp).join('\\s+');
   return wholeWord ? `${NOT_AFTER_WORD}${literal}${NOT_BEFORE_WORD}` : literal;
 }
@@ -112,7 +112,7 @@ export function compilePatterns(strategy: Of<'patterns'>): LocalCheck {
 }
 
 /** A configured domain as a host name ("https://Shop.Example.com/x", "*.example.com." → "shop.example.com"). */
-export function normaliseDomain(domain: string): string | undefined {
+function normaliseDomain(domain: string): string | undefined {
   const bare = domain.trim().replace(/^\*?\.+/, '');
   if (!bare) return undefined;
   return hostOf(/^https?:\/\//i.test(bare) ? bare : `http://${bare}`);

@@ -15,13 +15,13 @@ import {
 } from './unary';
 
 /** Bytes of record text per unit of a Moderate call's weight in `moderateLimit`. */
-export const MODERATE_WEIGHT_BYTES = 8 * 1024;
+const MODERATE_WEIGHT_BYTES = 8 * 1024;
 
 /**
  * A Moderate call's share of its tenant's in-flight capacity: one unit, and one more per 8 KiB of text and metadata
  * (what the gateway parses, the engine reads and the store writes, each in proportion to its size).
  */
-export function moderateWeight(request: { content?: { text?: string } | null; metadataJson?: string }): number {
+function moderateWeight(request: { content?: { text?: string } | null; metadataJson?: string }): number {
   const bytes = (request.content?.text?.length ?? 0) + (request.metadataJson?.length ?? 0);
   return 1 + Math.floor(bytes / MODERATE_WEIGHT_BYTES);
 }

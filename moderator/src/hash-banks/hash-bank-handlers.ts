@@ -130,7 +130,7 @@ export function createHashBankHandlers(deps: HandlerDeps): Pick<ModerationServic
   };
 }
 
-export function toBankMessage(bank: BankDoc): HashBank {
+function toBankMessage(bank: BankDoc): HashBank {
   return {
     id: bank._id,
     name: bank.name,
@@ -148,7 +148,7 @@ export function toBankMessage(bank: BankDoc): HashBank {
   };
 }
 
-export function toRetroPassMessage(pass: RetroPassDoc): RetroPass {
+function toRetroPassMessage(pass: RetroPassDoc): RetroPass {
   return {
     id: pass._id,
     state: pass.state,
@@ -165,7 +165,7 @@ export function toRetroPassMessage(pass: RetroPassDoc): RetroPass {
   };
 }
 
-export function toHashMessage(hash: HashDoc): BankHash {
+function toHashMessage(hash: HashDoc): BankHash {
   return {
     id: hash._id,
     bankId: hash.bankId,

@@ -15,7 +15,7 @@ import type { IngestHandler, Verdict } from './ingest-consumer';
 type Applied<F> = F extends (deps: never, ...args: infer A) => infer R ? (...args: A) => R : never;
 
 /** The use cases commands apply (see `ingest.module.ts`), as the spec fakes them. */
-export interface IngestUseCases {
+interface IngestUseCases {
   moderate: Applied<typeof moderate>;
   rerunModeration: Applied<typeof rerunModeration>;
   deleteRecord: Applied<typeof deleteRecord>;

@@ -106,7 +106,7 @@ function offerShadow(
  * Reasons without the matched text after `: ` (blocked word, pattern, domain): stored for passthrough records, whose
  * content must leave no trace, not even the word that matched.
  */
-export function withoutDetails(reasons: string[]): string[] {
+function withoutDetails(reasons: string[]): string[] {
   return [...new Set(reasons.map((reason) => reason.split(': ')[0] ?? reason))];
 }
 
@@ -443,7 +443,7 @@ function withMaskedContent<S extends Loaded<RecordState>>(staged: S, moderationI
  * passthrough record must not leave behind and a stored one already holds), and for a passthrough record the reasons
  * without their details and the images without the text read in them.
  */
-export function storedOutcome(outcome: EngineResult, passthrough: boolean): EngineResult {
+function storedOutcome(outcome: EngineResult, passthrough: boolean): EngineResult {
   const kept: EngineResult = { ...outcome };
   delete kept.maskedText;
   if (passthrough) {

@@ -143,7 +143,7 @@ const suspendsUser = (
   countsAsFlagged(state) && state.suspendsUser !== undefined;
 
 /** Whether a record counts towards its user's flagged count. */
-export const countsAsFlagged = (state: RecordState | null): state is RecordState =>
+const countsAsFlagged = (state: RecordState | null): state is RecordState =>
   !!state && !state.deleted && state.status === 'Flagged';
 
 /** Users whose flagged count, or whose bank suspension, a record change may have moved. */

@@ -11,12 +11,10 @@ import { Projections } from './projections';
 import { ReportClaims } from './report-claims';
 
 // The names this module has always exported, from the files that now hold them.
-export { eventOf, type EventDoc } from './event-doc';
+export { type EventDoc } from './event-doc';
 export { StreamConflict } from './event-streams';
 export type { FlaggedCountDoc } from './flagged-counts';
 export type { AppealDoc } from './projections';
-export type { ReportClaimDoc, ReportContactDoc } from './report-claims';
-
 /**
  * The moderator's event store: its pieces, which callers use directly (event streams in event-streams.ts, their
  * projections in projections.ts, users' flagged counts in flagged-counts.ts, report claims and contacts in

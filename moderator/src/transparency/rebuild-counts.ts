@@ -5,7 +5,7 @@ import { eventOf } from '../store/event-doc';
 import { transparencyWritesOf } from './transparency-counter';
 
 /** The writer name of rebuilt documents: no process takes it (theirs are ULIDs). */
-export const REBUILD_WRITER = 'rebuild';
+const REBUILD_WRITER = 'rebuild';
 
 export const REBUILD_USAGE = `usage:
   transparency-counts rebuild <tenantId> [--before YYYY-MM-DD]

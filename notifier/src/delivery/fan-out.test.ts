@@ -1,10 +1,11 @@
-import { TenantVersions, type DomainEvent, type WebhookEndpointDoc } from '@vigil/proto';
+import { TenantVersions, type WebhookEndpointDoc } from '@vigil/proto';
 import pino from 'pino';
 import { deliveryIdOf, webhookIdOf } from '../domain/webhook-events';
 import type { DeliveryDoc } from '../store/delivery-store';
 import type { UpstreamReads } from '../store/upstream-reads';
 import type { EndpointCache } from './endpoint-cache';
 import { FanOut } from './fan-out';
+import { recordModerated } from '../../../deploy/test-support/events';
 
 const log = pino({ level: 'silent' });
 
@@ -43,30 +44,12 @@ function setup(endpoints: WebhookEndpointDoc[]) {
   return { fanOut, taken, deliveries: () => taken.flat(), endpointReads };
 }
 
-function moderated(id: string, data: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) {
-  return {
-    id,
-    tenantId: 'ten_1',
-    stream: 'record-rec_1',
-    version: 3,
-    occurredAt: '2026-01-02T03:04:05.678Z',
-    correlationId: 'cor_1',
-    type: 'RecordModerated',
-    data: {
-      recordId: 'rec_1',
-      moderationId: `mod_${id}`,
-      status: 'Flagged',
-      previousStatus: 'Compliant',
-      via: 'AI',
-      reasons: ['r'],
-      rules: ['x'],
-      testMode: false,
-      userId: 'usr_1',
-      ...data,
-    },
-    ...envelope,
-  } as unknown as DomainEvent;
-}
+/** `rec_1` of tenant `ten_1` moderated Flagged with a reason and a user, as event `id`. */
+const moderated = (id: string, data: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) =>
+  recordModerated(
+    { moderationId: `mod_${id}`, reasons: ['r'], rules: ['x'], userId: 'usr_1', ...data },
+    { id, tenantId: 'ten_1', version: 3, ...envelope },
+  );
 
 describe('FanOut', () => {
   it('takes in one delivery per endpoint subscribed to the event, all with the event’s one webhook-id', async () => {

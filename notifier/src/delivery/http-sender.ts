@@ -1,14 +1,15 @@
 import { Agent, request } from 'undici';
-import { type AddressPolicy, SsrfRefusedError, checkLiteralHost, guardedLookup } from './ssrf';
+import { callFailureOf } from './call-failure';
+import { type AddressPolicy, checkLiteralHost, guardedLookup } from './ssrf';
 
 /**
  * Response bodies, where the operator keeps them (`keepResponseBody`), are truncated: enough to read an error, never a
  * whole page.
  */
-export const RESPONSE_BODY_LIMIT = 1024;
+const RESPONSE_BODY_LIMIT = 1024;
 
 /** Bounded set, used as a metric label and stored as the attempt's `error`. */
-export type SendError = 'timeout' | 'network_error' | 'ssrf_refused' | 'invalid_url';
+type SendError = 'timeout' | 'network_error' | 'ssrf_refused' | 'invalid_url';
 
 export interface SendResult {
   statusCode?: number;
@@ -71,7 +72,7 @@ export function createHttpSender(options: {
           retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
         };
       } catch (err) {
-        return { error: classify(err, signal), durationMs: elapsed() };
+        return { error: callFailureOf(err, signal), durationMs: elapsed() };
       }
     },
     close: () => agent.close(),
@@ -90,17 +91,4 @@ async function readTruncated(body: AsyncIterable<Buffer> & { destroy(): unknown 
     }
   }
   return Buffer.concat(chunks).subarray(0, RESPONSE_BODY_LIMIT).toString('utf8');
-}
-
-function classify(err: unknown, signal: AbortSignal): SendError {
-  for (let cause: unknown = err, depth = 0; cause && depth < 5; depth += 1) {
-    if (cause instanceof SsrfRefusedError || (cause as { code?: string }).code === 'ERR_SSRF_REFUSED')
-      return 'ssrf_refused';
-    const code = (cause as { code?: string }).code;
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      return 'timeout';
-    }
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return signal.aborted ? 'timeout' : 'network_error';
 }

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { RenderedEmail } from '../domain/email-render';
 
-export interface SmtpResult {
+interface SmtpResult {
   ok: boolean;
   /** Worth another attempt later (a 4xx reply, a network failure); a 5xx reply is final. */
   retriable: boolean;

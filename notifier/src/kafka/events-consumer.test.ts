@@ -4,6 +4,7 @@ import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { EventsConsumer } from './events-consumer';
+import { recordModerated } from '../../../deploy/test-support/events';
 
 const topics = topicNames('t.');
 
@@ -74,30 +75,12 @@ function setup(options: { topic?: string; failures?: Error[] } = {}) {
   return { consumer, deliver, committed, ids, commands, setAside, reactions, statuses };
 }
 
-function moderated(id: string, data: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) {
-  return {
-    id,
-    tenantId: 'ten_1',
-    stream: 'record-rec_1',
-    version: 3,
-    occurredAt: '2026-01-02T03:04:05.678Z',
-    correlationId: 'cor_1',
-    type: 'RecordModerated',
-    data: {
-      recordId: 'rec_1',
-      moderationId: `mod_${id}`,
-      status: 'Flagged',
-      previousStatus: 'Compliant',
-      via: 'AI',
-      reasons: ['r'],
-      rules: ['x'],
-      testMode: false,
-      userId: 'usr_1',
-      ...data,
-    },
-    ...envelope,
-  };
-}
+/** `rec_1` of tenant `ten_1` moderated Flagged with a reason and a user, as event `id`. */
+const moderated = (id: string, data: Record<string, unknown> = {}, envelope: Record<string, unknown> = {}) =>
+  recordModerated(
+    { moderationId: `mod_${id}`, reasons: ['r'], rules: ['x'], userId: 'usr_1', ...data },
+    { id, tenantId: 'ten_1', version: 3, ...envelope },
+  );
 
 function message(value: unknown, offset: string): KafkaMessage {
   return {

@@ -1,10 +1,9 @@
 import { ConsumerMetrics, type DomainEvent } from '@vigil/proto';
-import { untilDone, type Reaction } from '@vigil/proto/platform';
+import { ensureTopics, untilDone, type Reaction } from '@vigil/proto/platform';
 import type { Config } from '../config';
 import { counterIn, type NotifierModule, type NotifierParts } from '../notifier-module';
 import { DeadLetterStore } from '../store/dead-letter-store';
 import { EventsConsumer, type WebhookCommandHandler } from './events-consumer';
-import { ensureTopics } from './topics-setup';
 
 export type KafkaConfig = Pick<Config, 'KAFKA_GROUP_ID' | 'KAFKA_COMMIT_INTERVAL_MS' | 'KAFKA_TOPIC_PARTITIONS'>;
 
@@ -26,7 +25,9 @@ export async function kafkaModule(
   features: KafkaFeatures,
 ): Promise<NotifierModule> {
   const { log, kafka, registry, topics } = parts;
-  await untilDone(log, 'kafka topics', () => ensureTopics(kafka, topics, config.KAFKA_TOPIC_PARTITIONS));
+  await untilDone(log, 'kafka topics', () =>
+    ensureTopics(kafka, [topics.events, topics.webhookCommands], config.KAFKA_TOPIC_PARTITIONS),
+  );
   const deadLetters = counterIn(
     parts,
     'notifier_events_dead_letters_total',

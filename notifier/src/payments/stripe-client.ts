@@ -3,9 +3,9 @@ import type { PaymentAction } from '@vigil/proto';
 import { parseRetryAfter } from '../domain/retry-policy';
 
 /** Bounded set, stored as the attempt's `error` and used as a metric label. */
-export type StripeError = 'rate_limited' | 'server_error' | 'rejected' | 'unauthorized' | 'timeout' | 'network_error';
+type StripeError = 'rate_limited' | 'server_error' | 'rejected' | 'unauthorized' | 'timeout' | 'network_error';
 
-export interface StripeResult {
+interface StripeResult {
   ok: boolean;
   /** Worth another attempt later: 429, 409 (Stripe's lock or idempotency conflict), 5xx, no answer. */
   retriable: boolean;

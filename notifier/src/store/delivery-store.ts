@@ -4,7 +4,7 @@ import type { WebhookTrigger } from '../domain/webhook-events';
 import { DueQueue, type DueQueueTiming } from './due-queue';
 import { storableText } from './storable-text';
 
-export type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
+type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
 
 /** One HTTP attempt, as shown in the delivery log. */
 export interface DeliveryAttempt {

@@ -108,7 +108,7 @@ interface FinalWrite {
   update: UpdateFilter<QueuedDoc>;
 }
 
-export const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms / bucketMs);
+const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms / bucketMs);
 
 /**
  * A durable queue of jobs due at a time, shared by every notifier process, that finds due work without reading what is

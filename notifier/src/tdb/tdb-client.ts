@@ -1,10 +1,11 @@
 import { Agent, request } from 'undici';
 import type { TdbStatement } from '@vigil/proto';
 import { parseRetryAfter } from '../domain/retry-policy';
-import { checkLiteralHost, guardedLookup, SsrfRefusedError, type AddressPolicy } from '../delivery/ssrf';
+import { callFailureOf } from '../delivery/call-failure';
+import { checkLiteralHost, guardedLookup, type AddressPolicy } from '../delivery/ssrf';
 
 /** Bounded set, stored as an attempt's `error` and used as a metric label. */
-export type TdbCallError =
+type TdbCallError =
   | 'unauthorized'
   | 'rate_limited'
   | 'server_error'
@@ -104,7 +105,7 @@ export function createTdbClient(options: { timeoutMs: number; policy: AddressPol
           ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         };
       } catch (err) {
-        return { kind: 'failed', durationMs: elapsed(), error: classify(err, signal) };
+        return { kind: 'failed', durationMs: elapsed(), error: callFailureOf(err, signal) };
       }
     },
     async exists({ baseUrl, token, puid }) {
@@ -194,17 +195,4 @@ function refusalsOf(text: string): Map<number, Record<string, string[]>> {
 export function onlyPuidRefused(fields: Record<string, string[]>): boolean {
   const keys = Object.keys(fields);
   return keys.length === 1 && keys[0] === 'puid';
-}
-
-function classify(err: unknown, signal: AbortSignal): TdbCallError {
-  for (let cause: unknown = err, depth = 0; cause && depth < 5; depth += 1) {
-    if (cause instanceof SsrfRefusedError || (cause as { code?: string }).code === 'ERR_SSRF_REFUSED')
-      return 'ssrf_refused';
-    const code = (cause as { code?: string }).code;
-    if (code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      return 'timeout';
-    }
-    cause = (cause as { cause?: unknown }).cause;
-  }
-  return signal.aborted ? 'timeout' : 'network_error';
 }

@@ -31,10 +31,10 @@ import type { DeliveryDoc, DeliveryStore } from '../../src/store/delivery-store'
 import { EndpointStateStore } from '../../src/store/endpoint-states';
 import { UpstreamReads } from '../../src/store/upstream-reads';
 
-export const RETRY_SCHEDULE = '0.2,0.5,1';
+const RETRY_SCHEDULE = '0.2,0.5,1';
 
 /** The notifier's config for tests: compressed retries, short timeout, loopback allowed. */
-export function testConfig(
+function testConfig(
   dbName: string,
   prefix: string,
   overrides: Partial<Record<string, string>> = {},
@@ -266,7 +266,7 @@ export function userStatusChanged(
   };
 }
 
-export interface Received {
+interface Received {
   headers: http.IncomingHttpHeaders;
   body: string;
   at: number;

@@ -2,6 +2,7 @@
 // timer patch, environment parsing, metrics, the admin server, ordered shutdown, retries, offset commits and bounded
 // concurrency.
 export * from './admin-server';
+export * from './ensure-topics';
 export * from './env';
 export * from './feature-modules';
 export * from './group-consumer';

@@ -1,31 +1,25 @@
 import type { ApiRouter } from '../../http/api-router';
-import { body, query } from '../../http/validate';
+import { body } from '../../http/validate';
 import { idParam } from '../../http/params';
 import { decide } from '../../use-cases/decide';
 import { deciderOf, callModerator, type RouteDeps } from '../deps';
 import { AppealData, AppealDecisionBody, AppealList, ListAppealsQuery } from './appeals.schema';
+import { listRoute } from '../shared/list-route';
 import { toAppealView } from '../shared/presenters';
 
 export function appealRoutes(api: ApiRouter, deps: RouteDeps): void {
-  api.route(
+  listRoute(
+    api,
     {
-      method: 'get',
       path: '/appeals',
       tag: 'appeals',
       summary: 'List appeals with cursor pagination and filters.',
       query: ListAppealsQuery,
-      status: 200,
       response: AppealList,
     },
-    async (ctx) => {
-      const q = query(ctx, ListAppealsQuery);
-      const result = await callModerator(deps, ctx, 'listAppeals', {
-        limit: q.limit,
-        startingAfter: q.starting_after,
-        status: q.status,
-        userId: q.user,
-      });
-      ctx.body = { data: result.appeals.map(toAppealView), has_more: result.hasMore };
+    async (ctx, q, page) => {
+      const result = await callModerator(deps, ctx, 'listAppeals', { ...page, status: q.status, userId: q.user });
+      return { data: result.appeals.map(toAppealView), hasMore: result.hasMore };
     },
   );
 

@@ -6,7 +6,7 @@ import { dataOf } from '../shared/paging.schema';
 export const CreatePolicyBody = Policy;
 /** The fields given replace the stored ones; `legalGround: null` removes it. */
 export const PolicyPatchBody = PolicyPatch;
-export const PolicyView = Policy.meta({ description: 'The grounds a restriction rests on (Art. 17(3) DSA).' });
+const PolicyView = Policy.meta({ description: 'The grounds a restriction rests on (Art. 17(3) DSA).' });
 export const PolicyList = z.object({
   data: z.array(PolicyView).meta({
     description: "The tenant's policies; `default` (built in, or the tenant's own) is always listed.",

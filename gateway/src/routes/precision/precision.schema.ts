@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The longest window a precision report covers, days (four months of daily counters at most are read). */
-export const MAX_WINDOW_DAYS = 92;
+const MAX_WINDOW_DAYS = 92;
 /** The window when none is given: the last 30 days, today included. */
 export const DEFAULT_WINDOW_DAYS = 30;
 

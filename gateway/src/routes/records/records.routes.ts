@@ -1,11 +1,12 @@
 import { ulid } from '@vigil/proto';
 import type { ApiRouter } from '../../http/api-router';
-import { body, query } from '../../http/validate';
+import { body } from '../../http/validate';
 import { requestIdOf } from '../../http/request-id';
 import { idParam } from '../../http/params';
 import { decide } from '../../use-cases/decide';
 import { deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
+import { listRoute } from '../shared/list-route';
 import { toRecordView } from '../shared/presenters';
 import {
   ListRecordsQuery,
@@ -18,28 +19,25 @@ import {
 } from './records.schema';
 
 export function recordRoutes(api: ApiRouter, deps: RouteDeps): void {
-  api.route(
+  listRoute(
+    api,
     {
-      method: 'get',
       path: '/records',
       tag: 'records',
       summary: 'List records, oldest first, with cursor pagination and filters.',
       query: ListRecordsQuery,
-      status: 200,
       response: RecordList,
     },
-    async (ctx) => {
-      const q = query(ctx, ListRecordsQuery);
+    async (ctx, q, page) => {
       const result = await callModerator(deps, ctx, 'listRecords', {
-        limit: q.limit,
-        startingAfter: q.starting_after,
-        endingBefore: q.starting_after ? undefined : q.ending_before,
+        ...page,
+        endingBefore: page.startingAfter ? undefined : q.ending_before,
         clientId: q.clientId,
         entity: q.entity,
         status: q.status,
         userId: q.user,
       });
-      ctx.body = { data: result.records.map(toRecordView), has_more: result.hasMore };
+      return { data: result.records.map(toRecordView), hasMore: result.hasMore };
     },
   );
 

@@ -41,7 +41,7 @@ export const RecordView = z.object({
   updatedAt: z.string(),
 });
 
-export const RecordEventView = z.object({
+const RecordEventView = z.object({
   id: z.string(),
   type: z.string(),
   version: z.number(),

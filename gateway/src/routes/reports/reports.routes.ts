@@ -1,12 +1,13 @@
 import { statementsOf, type DomainEvent } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
-import { body, query } from '../../http/validate';
+import { body } from '../../http/validate';
 import { idParam } from '../../http/params';
 import { decide } from '../../use-cases/decide';
 import { fileComplaint } from '../../use-cases/file-complaint';
 import { callerOf, deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
 import { parseMetadata } from '../shared/paging.schema';
+import { listRoute } from '../shared/list-route';
 import { toReportView } from '../shared/presenters';
 import { StatementList } from '../statements/statements.schema';
 import {
@@ -75,21 +76,18 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
   );
 
-  api.route(
+  listRoute(
+    api,
     {
-      method: 'get',
       path: '/reports',
       tag: 'reports',
       summary: 'List reports with cursor pagination and filters (status, target, trusted).',
       query: ListReportsQuery,
-      status: 200,
       response: ReportList,
     },
-    async (ctx) => {
-      const q = query(ctx, ListReportsQuery);
+    async (ctx, q, page) => {
       const result = await callModerator(deps, ctx, 'listReports', {
-        limit: q.limit,
-        startingAfter: q.starting_after,
+        ...page,
         endingBefore: q.ending_before,
         status: q.status,
         targetId: q.target,
@@ -97,10 +95,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
         complaint: q.complaint,
       });
       const options = await viewOptions(ctx, false);
-      ctx.body = {
-        data: result.reports.map((report) => toReportView(report, options)),
-        has_more: result.hasMore,
-      };
+      return { data: result.reports.map((report) => toReportView(report, options)), hasMore: result.hasMore };
     },
   );
 

@@ -102,7 +102,7 @@ export const SettingsView = TenantSettings.extend({
 });
 
 /** A preset as listed: what adding it copies into the tenant's rule set. */
-export const PresetView = z.object({
+const PresetView = z.object({
   id: z.string(),
   version: z.number().int(),
   name: z.string(),

@@ -4,12 +4,12 @@ import { body } from '../../http/validate';
 import { principalOf, type RouteDeps } from '../deps';
 import { setShadowVersion } from '../../use-cases/set-shadow-version';
 
-export const ShadowVersionBody = z.strictObject({
+const ShadowVersionBody = z.strictObject({
   version: z.number().int().min(1).max(999_999_999).nullable().meta({
     description: 'The rule set version to run in shadow beside the live one (a draft, say); null: none.',
   }),
 });
-export const ShadowVersionView = z.object({
+const ShadowVersionView = z.object({
   data: z.object({
     version: z.number().int().nullable().meta({
       description: 'The version run in shadow; null: none. Its counts are in GET /rules/precision under its number.',

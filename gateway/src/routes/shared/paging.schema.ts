@@ -22,5 +22,3 @@ export function parseMetadata(json: string | undefined): Record<string, unknown>
     return {};
   }
 }
-
-export const IdParam = z.string().min(1).max(200);

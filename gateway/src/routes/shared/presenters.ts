@@ -192,7 +192,7 @@ export function toEndpointView(doc: WebhookEndpointDoc, state: EndpointStateDoc 
  * What the delivery log shows of a delivery (the notifier's document also holds its scheduling and the event that
  * caused it, which are its own business and may change).
  */
-export const DELIVERY_VIEW_FIELDS = [
+const DELIVERY_VIEW_FIELDS = [
   'endpointId',
   'webhookId',
   'event',

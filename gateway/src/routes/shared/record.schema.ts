@@ -1,13 +1,6 @@
 import { z } from 'zod';
 import { LIMITS, jsonBytes, metadataIssues } from '@vigil/proto';
 
-/** Metadata limits (spec §8, Iffy's `isValidMetadata`), the same for records and users. */
-export const METADATA_LIMITS = {
-  maxKeys: LIMITS.metadataKeys,
-  maxKeyLength: LIMITS.metadataKeyLength,
-  maxValueLength: LIMITS.metadataValueLength,
-} as const;
-
 /**
  * Free-form metadata, checked by the rules the moderator applies again (`metadataIssues`). Each value counts by the
  * length of its JSON text, so a string's quotes and escapes count too.
@@ -37,7 +30,7 @@ const Url = z.url().max(LIMITS.url);
 const Text = bounded(LIMITS.text);
 
 /** Content as an object. Unknown keys inside it are dropped (Iffy's behaviour). */
-export const ContentObject = z.object({
+const ContentObject = z.object({
   text: Text,
   imageUrls: z.array(Url).max(LIMITS.imageUrls).optional(),
   externalUrls: z.array(Url).max(LIMITS.externalUrls).optional(),
@@ -72,7 +65,7 @@ const wholeRecord = { message: `the whole record is at most ${LIMITS.recordBytes
 const withinRecordBytes = (value: unknown): boolean => jsonBytes(value) <= LIMITS.recordBytes;
 
 /** Nested in a record: unknown keys are dropped. */
-export const UserObject = z.object(userShape).transform(withoutAlias);
+const UserObject = z.object(userShape).transform(withoutAlias);
 /** The body of `POST /ingest/user`: unknown keys are refused. */
 export const UserBody = z
   .strictObject(userShape)

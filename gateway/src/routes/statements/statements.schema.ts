@@ -9,7 +9,7 @@ import {
 } from '@vigil/proto';
 
 /** A statement of reasons (Art. 17 DSA) as the API shows it; TDB field values where the TDB has one. */
-export const StatementView = z
+const StatementView = z
   .object({
     id: z.string().meta({ description: '`sor_` and the decision event id (the event id is the TDB `puid`).' }),
     eventId: z.string(),

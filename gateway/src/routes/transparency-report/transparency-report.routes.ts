@@ -7,7 +7,7 @@ import { csvFileName, transparencyCsv } from '../../domain/transparency-report';
 import { TransparencyReport, TransparencyReportQuery } from './transparency-report.schema';
 
 /** Whether the caller asked for CSV: `format=csv`, or an `Accept` header that prefers `text/csv`. */
-export function wantsCsv(ctx: Context, format: TransparencyReportQuery['format']): boolean {
+function wantsCsv(ctx: Context, format: TransparencyReportQuery['format']): boolean {
   if (format) return format === 'csv';
   return ctx.accepts('application/json', 'text/csv') === 'text/csv';
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The longest period a report covers, days: a year (a leap year's). */
-export const MAX_PERIOD_DAYS = 366;
+const MAX_PERIOD_DAYS = 366;
 
 const DAY_MS = 86_400_000;
 

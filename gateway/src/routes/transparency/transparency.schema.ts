@@ -63,7 +63,7 @@ const AttemptView = z.object({
     }),
 });
 
-export const TdbSubmissionView = z.object({
+const TdbSubmissionView = z.object({
   id: z.string(),
   statementId: z.string().meta({ description: 'The statement of reasons (`sor_…`); its event id is the `puid`.' }),
   eventId: z.string(),

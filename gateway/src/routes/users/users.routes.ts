@@ -9,6 +9,7 @@ import { idParam } from '../../http/params';
 import { decide } from '../../use-cases/decide';
 import { fileAppeal } from '../../use-cases/file-appeal';
 import { callerOf, deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
+import { listRoute } from '../shared/list-route';
 import { toAppealView, toPaymentActionView, toUserView } from '../shared/presenters';
 import {
   CreateAppealBody,
@@ -42,27 +43,24 @@ export function userRoutes(api: ApiRouter, deps: RouteDeps): void {
   const view = (ctx: Parameters<typeof principalOf>[0], user: RpcResponse<'getUser'>) =>
     toUserView(user, deps.appealLinks.urlFor(principalOf(ctx).tenantId, user));
 
-  api.route(
+  listRoute(
+    api,
     {
-      method: 'get',
       path: '/users',
       tag: 'users',
       summary: 'List users, oldest first, with cursor pagination and filters.',
       query: ListUsersQuery,
-      status: 200,
       response: UserList,
     },
-    async (ctx) => {
-      const q = query(ctx, ListUsersQuery);
+    async (ctx, q, page) => {
       const result = await callModerator(deps, ctx, 'listUsers', {
-        limit: q.limit,
-        startingAfter: q.starting_after,
-        endingBefore: q.starting_after ? undefined : q.ending_before,
+        ...page,
+        endingBefore: page.startingAfter ? undefined : q.ending_before,
         clientId: q.clientId,
         email: q.email,
         status: q.status,
       });
-      ctx.body = { data: result.users.map((user) => view(ctx, user)), has_more: result.hasMore };
+      return { data: result.users.map((user) => view(ctx, user)), hasMore: result.hasMore };
     },
   );
 

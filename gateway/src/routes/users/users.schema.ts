@@ -53,7 +53,7 @@ export const EmailLogQuery = z.object({
 });
 
 /** One email to the user: what and when, never the address or the content. */
-export const EmailMessageView = z.object({
+const EmailMessageView = z.object({
   id: z.string(),
   kind: EmailKind,
   status: z.enum(['pending', 'sending', 'sent', 'failed', 'skipped']),
@@ -76,7 +76,7 @@ export const PaymentActionLogQuery = z.object({
 });
 
 /** One call to Stripe, or a check that stood in for one (`user_unavailable`, `key_unreadable`). */
-export const PaymentAttemptView = z.object({
+const PaymentAttemptView = z.object({
   at: z.string(),
   durationMs: z.number().int(),
   statusCode: z.number().int().nullable().meta({ description: "HTTP status of Stripe's answer; null without one." }),

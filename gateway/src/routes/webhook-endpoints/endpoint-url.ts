@@ -23,7 +23,7 @@ function nameProblem(hostname: string): string | undefined {
   return undefined;
 }
 
-export interface UrlCheckOptions {
+interface UrlCheckOptions {
   /** The body field the URL came in, named by the error's details. Default `url`. */
   field?: string;
   /** What the URL is, in the error's message. Default `webhook url`. */

@@ -95,7 +95,7 @@ const DeliveryAttemptView = z.object({
 });
 
 /** A delivery of one webhook event to one endpoint (fields absent until they apply). */
-export const DeliveryView = z.object({
+const DeliveryView = z.object({
   id: z.string(),
   endpointId: z.string(),
   webhookId: z.string().describe('The webhook-id header: the same on every attempt of this event to any endpoint'),

@@ -4,7 +4,7 @@ import { pdqHash, type PdqHash } from './pdq/pdq-hash';
 import type { Pixels } from './pdq/pixels';
 
 /** Why an image has no PDQ hash: a bounded set (metric label). Its byte digests are always given. */
-export type PdqFailure = 'too_many_pixels' | 'undecodable';
+type PdqFailure = 'too_many_pixels' | 'undecodable';
 
 /**
  * The hashes hash banks match an image by: MD5 and SHA-256 of its bytes (hex), and its PDQ hash, or why it has none.

@@ -49,7 +49,7 @@ export interface ImageText {
   failure?: Exclude<TextOutcome, 'read' | 'empty'>;
 }
 
-export type ImageFailure = FetchFailure | 'too_many_pixels' | 'undecodable' | 'budget' | 'no_model';
+type ImageFailure = FetchFailure | 'too_many_pixels' | 'undecodable' | 'budget' | 'no_model';
 /** `cached`: judged from a verdict kept for the same bytes, without running the model. */
 export type ImageOutcome = 'fetched' | 'judged' | 'cached' | ImageFailure;
 

@@ -21,7 +21,7 @@ export type ReadResult = { text: string } | { failure: 'too_many_pixels' | 'unde
  * The English model of `@tesseract.js-data/eng` ("best int": LSTM with integer weights, 2.9 MB gzipped), from the
  * package's files: nothing is downloaded.
  */
-export function englishModelPath(): string {
+function englishModelPath(): string {
   return path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
 }
 

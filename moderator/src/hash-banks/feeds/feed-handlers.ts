@@ -51,7 +51,7 @@ export function createHashFeedHandlers(deps: HandlerDeps): Pick<ModerationServic
   };
 }
 
-export function toFeedMessage(feed: FeedDoc): HashFeed {
+function toFeedMessage(feed: FeedDoc): HashFeed {
   const run = feed.lastRun;
   return {
     id: feed._id,

@@ -80,7 +80,7 @@ export interface FeedbackDoc {
 }
 
 /** Width of the time buckets that polls read by equality, milliseconds. */
-export const FEED_BUCKET_MS = 60_000;
+const FEED_BUCKET_MS = 60_000;
 export const bucketOf = (at: Date): number => Math.floor(at.getTime() / FEED_BUCKET_MS);
 
 /** Claims of a feed older than this are deleted when it finishes a run (a late duplicate claim needs none older). */

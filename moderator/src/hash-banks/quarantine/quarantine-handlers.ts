@@ -26,7 +26,7 @@ export function quarantineHandlers(deps: HandlerDeps): Pick<ModerationServiceHan
   };
 }
 
-export function toQuarantineMessage({ quarantine, metadata, held }: QuarantineView): HashQuarantine {
+function toQuarantineMessage({ quarantine, metadata, held }: QuarantineView): HashQuarantine {
   return {
     hashId: quarantine._id,
     bankId: quarantine.bankId,

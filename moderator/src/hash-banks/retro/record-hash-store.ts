@@ -7,7 +7,7 @@ import { guarded } from '../../store/mongo-errors';
 export const RECORD_HASH_BUCKETS = 64;
 
 /** What a pass compares of one image. */
-export type StoredImageHashes = Pick<ImageHashRecord, 'position' | 'md5' | 'sha256' | 'pdq'>;
+type StoredImageHashes = Pick<ImageHashRecord, 'position' | 'md5' | 'sha256' | 'pdq'>;
 
 export interface RecordHashDoc {
   /** The record's id. */

@@ -2,7 +2,7 @@ import { COLLECTIONS, insertUnlessExists } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import { guarded } from '../../store/mongo-errors';
 
-export type RetroPassState = 'queued' | 'running' | 'succeeded' | 'failed';
+type RetroPassState = 'queued' | 'running' | 'succeeded' | 'failed';
 /** What started a pass: hashes added (one by one or imported), or a hash enabled or reconfirmed again. */
 export type RetroTrigger = 'added' | 'enabled' | 'confirmed';
 /** Why a pass failed: each of its attempts stopped (a store outage, a failure matching a record, a runner lost). */

@@ -1,8 +1,9 @@
 import type { Kafka } from 'kafkajs';
-import { retry } from '@vigil/proto/platform';
+import { retry } from './retry';
 
 /**
- * Creates the topics the gateway produces to when missing (a no-op when ops created them already). A topic just
+ * Creates the topics a service produces to or reads when missing (a no-op when ops or another service created them
+ * already), so that a consumer can join before the first producer wrote. A topic just
  * created (here or by another process) can be missing from the broker's metadata for a moment, and kafkajs's wait for
  * its leaders gives up on that ("does not host this topic-partition"): retriable errors are tried again, a few times.
  */
