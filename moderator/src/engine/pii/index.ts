@@ -9,7 +9,7 @@ export { detectPii, DEFAULT_REGIONS, type PiiMatch } from './detect';
 export const PII_MASK = '[contact removed]';
 
 /** Reasons one strategy reports at most (the mask covers every match). */
-const MAX_PII_REASONS = 20;
+export const MAX_PII_REASONS = 20;
 
 /** Where a match was found: the record's text, its name, or a string of its metadata. */
 type Field = 'Content' | 'Name' | 'Metadata';
