@@ -39,8 +39,8 @@ import {
 // 5xx answers are the store or the moderator being unavailable (503) or late (504), for requests not counted.
 //
 // Kafka is the run's (KAFKA_BROKERS), with topics and groups of this test. The store is a MongoDB-wire server of this
-// test's own (the kind the run uses): a connection the relay cuts mid-command can leave FerretDB v1 holding a
-// PostgreSQL connection for good, and a store shared with the rest of the suite must not be left hung.
+// test's own (the kind the run uses), so that what the relay does to its connections cannot reach the rest of the
+// suite's store.
 
 /** Requests a second through the gateway; two in three are ingests, one in three /moderate. */
 const RATE = 12;

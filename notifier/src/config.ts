@@ -33,12 +33,6 @@ const schema = z.object({
   DELIVERY_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(16),
   /** Idle poll interval of the delivery scheduler, milliseconds (new work wakes it early). Default 500. */
   DELIVERY_POLL_MS: z.coerce.number().int().positive().default(500),
-  /**
-   * How long a delivery's outcome (delivered, or failed for good) may wait to be stored together with others',
-   * milliseconds: one store command for all the outcomes of that time instead of one each. The delivery log shows the
-   * attempt this much later at most; the delivery stays leased meanwhile. 0 stores each at once. Default 1000.
-   */
-  DELIVERY_OUTCOME_WRITE_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
   /** A claimed delivery's lease is the attempt timeout plus this, milliseconds; then another worker may take it. Default 15000. */
   DELIVERY_LEASE_MARGIN_MS: z.coerce.number().int().positive().default(15000),
   /**

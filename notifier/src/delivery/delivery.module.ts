@@ -26,7 +26,6 @@ export type DeliveryConfig = Pick<
   | 'DELIVERY_CONCURRENCY_PER_ENDPOINT'
   | 'DELIVERY_POLL_MS'
   | 'DELIVERY_LEASE_MARGIN_MS'
-  | 'DELIVERY_OUTCOME_WRITE_MS'
   | 'DELIVERY_PROJECTION_WAIT_MS'
   | 'ENDPOINT_CACHE_MS'
 >;
@@ -46,8 +45,7 @@ export interface DeliveryModule extends NotifierModule {
  */
 export async function deliveryModule(config: DeliveryConfig, parts: NotifierParts): Promise<DeliveryModule> {
   const { db, log } = parts;
-  const timing = { ...parts.timing, finalWritesMs: config.DELIVERY_OUTCOME_WRITE_MS };
-  const store = await indexed(parts, 'delivery indexes', new DeliveryStore(db, timing));
+  const store = await indexed(parts, 'delivery indexes', new DeliveryStore(db, parts.timing));
   const endpointStates = new EndpointStateStore(db);
   const reads = new UpstreamReads(db, endpointStates);
   const { versions } = parts;
@@ -104,7 +102,6 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
     start: () => scheduler?.start(),
     drain: async () => {
       await scheduler?.stop();
-      await store.flush();
       await sender?.close();
     },
   };

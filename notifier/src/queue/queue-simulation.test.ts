@@ -41,10 +41,7 @@ interface Process {
   scheduler: DeliveryScheduler;
 }
 
-function startProcess(
-  world: World,
-  options: { maxCandidates: number; maxPerGroup: number; finalWritesMs: number },
-): Process {
+function startProcess(world: World, options: { maxCandidates: number; maxPerGroup: number }): Process {
   const conn = new SimConnection(world.store);
   const store = new DeliveryStore(conn.db(), {
     ...TIMING,
@@ -148,12 +145,7 @@ async function simulate(seed: number): Promise<Outcome> {
     world.endpoints.set(id, { doc, behaviour });
   });
   // Caps low enough that the dead receivers' backlog reaches them (a closed queue would starve everyone else).
-  const caps = {
-    maxCandidates: 60 + Math.floor(rng() * 60),
-    maxPerGroup: 15 + Math.floor(rng() * 20),
-    // Outcomes written at once, or together within up to a second (DELIVERY_OUTCOME_WRITE_MS).
-    finalWritesMs: rng() < 0.3 ? 0 : 100 + Math.floor(rng() * 900),
-  };
+  const caps = { maxCandidates: 60 + Math.floor(rng() * 60), maxPerGroup: 15 + Math.floor(rng() * 20) };
   const processes: Process[] = [];
   const count = 1 + Math.floor(rng() * 3);
   for (let i = 0; i < count; i += 1) processes.push(startProcess(world, caps));
@@ -205,13 +197,7 @@ async function simulate(seed: number): Promise<Outcome> {
     await jest.advanceTimersByTimeAsync(100);
   }
   for (const process of processes) process.conn.killed = true;
-  const stopping = Promise.all([
-    ...stopped,
-    ...processes.map(async (p) => {
-      await p.scheduler.stop();
-      await p.store.flush();
-    }),
-  ]);
+  const stopping = Promise.all([...stopped, ...processes.map((p) => p.scheduler.stop())]);
   await jest.advanceTimersByTimeAsync(5_000);
   await stopping;
 

@@ -104,11 +104,6 @@ export class DeliveryStore {
     await this.deliveries.createIndex({ tenantId: 1, createdAt: -1 }, { name: 'tenant_log' });
   }
 
-  /** Writes the outcomes still waiting to be stored together (DELIVERY_OUTCOME_WRITE_MS). */
-  flush(): Promise<void> {
-    return this.queue.flush();
-  }
-
   /** Bucket reads made by the due queue (tests, metrics). */
   get dueReads(): number {
     return this.queue.reads;

@@ -1,12 +1,5 @@
 import { type Collection } from 'mongodb';
-import {
-  DueQueue,
-  type DueCursorDoc,
-  type DueQueueTiming,
-  type LeaseDoc,
-  type QueueIncident,
-  type QueuedDoc,
-} from './due-queue';
+import { DueQueue, type DueCursorDoc, type LeaseDoc, type QueuedDoc } from './due-queue';
 import { random, SimConnection, SimStore } from './testing/sim-store';
 
 interface Job extends QueuedDoc {
@@ -18,19 +11,18 @@ const LEASE_MS = 30_000;
 
 /** Collections in memory, shared by the queues of a test as the store is shared by notifier processes. */
 function collections() {
-  const sim = new SimStore(random(1), { latency: false });
-  const conn = new SimConnection(sim);
-  return { sim, jobs: conn.collection('jobs'), leases: conn.collection('leases'), cursors: conn.collection('cursors') };
+  const conn = new SimConnection(new SimStore(random(1), { latency: false }));
+  return { jobs: conn.collection('jobs'), leases: conn.collection('leases'), cursors: conn.collection('cursors') };
 }
 
 /** A queue over shared collections: several of them stand for several notifier processes. */
-function queue(store: ReturnType<typeof collections>, timing: DueQueueTiming = TIMING): DueQueue<Job> {
+function queue(store: ReturnType<typeof collections>): DueQueue<Job> {
   return new DueQueue<Job>(
     store.jobs as unknown as Collection<Job>,
     store.leases as unknown as Collection<LeaseDoc>,
     store.cursors as unknown as Collection<DueCursorDoc>,
     'deliveries',
-    timing,
+    TIMING,
   );
 }
 
@@ -120,68 +112,6 @@ describe('DueQueue', () => {
     // The dead claimant's late outcome writes nothing over the new lease.
     await dead.finish(claimed!, { state: 'succeeded' });
     expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'sending', leaseId: taken!.leaseId });
-  });
-
-  describe('final states written together (finalWritesMs)', () => {
-    it('writes the final states of a while in one command, and nothing before flush or the while is up', async () => {
-      const store = collections();
-      const q = queue(store, { ...TIMING, finalWritesMs: 60_000 });
-      for (const id of ['job_1', 'job_2', 'job_3']) await q.insertNew(job(id, new Date()));
-      const claimed = await q.claim(inMs(1), LEASE_MS, 10);
-      expect(claimed).toHaveLength(3);
-      const before = store.jobs.docs.get('job_1')!.leaseId;
-      const commands = store.sim.commands;
-      for (const doc of claimed) await q.finish(doc, { state: 'succeeded' });
-      // Still leased to this worker: nobody else takes them meanwhile.
-      expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'sending', leaseId: before });
-      await q.flush();
-      expect(store.sim.commands - commands).toBe(1);
-      for (const id of ['job_1', 'job_2', 'job_3']) {
-        expect(store.jobs.docs.get(id)).toMatchObject({ state: 'succeeded' });
-        expect(store.jobs.docs.get(id)?.leaseId).toBeUndefined();
-      }
-    });
-
-    it('writes a pending state (a retry) at once', async () => {
-      const store = collections();
-      const q = queue(store, { ...TIMING, finalWritesMs: 60_000 });
-      await q.insertNew(job('job_1', new Date()));
-      const [claimed] = await q.claim(inMs(1), LEASE_MS, 10);
-      await q.finish(claimed!, { state: 'pending', dueAt: inMs(5_000) });
-      expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'pending' });
-    });
-
-    it('writes nothing over a lease taken over, and reports a job its failed write left leased', async () => {
-      const store = collections();
-      const incidents: QueueIncident[] = [];
-      const timing = { ...TIMING, finalWritesMs: 60_000, onIncident: (i: QueueIncident) => incidents.push(i) };
-      const q = queue(store, timing);
-      await q.insertNew(job('job_1', new Date()));
-      await q.insertNew(job('job_2', new Date()));
-      const [first, second] = await q.claim(inMs(1), 1_000, 10);
-      // job_1's lease is taken over by another worker before the group is written.
-      store.jobs.docs.get(first!._id)!.leaseId = 'someone-else';
-      await q.finish(first!, { state: 'succeeded' });
-      await q.finish(second!, { state: 'succeeded' });
-      await q.flush();
-      expect(store.jobs.docs.get(first!._id)).toMatchObject({ state: 'sending', leaseId: 'someone-else' });
-      expect(store.jobs.docs.get(second!._id)).toMatchObject({ state: 'succeeded' });
-      expect(incidents).toEqual([]);
-      // A group whose write stops part way: a job left leased is reported, and handed out again once its lease ends.
-      await q.insertNew(job('job_3', inMs(2)));
-      await q.insertNew(job('job_4', inMs(2)));
-      const group = await q.claim(inMs(3), 1_000, 10);
-      expect(group).toHaveLength(2);
-      for (const doc of group) await q.finish(doc, { state: 'succeeded' });
-      store.sim.faults.partial = 1;
-      await q.flush();
-      store.sim.faults.partial = 0;
-      const left = ['job_3', 'job_4'].filter((id) => store.jobs.docs.get(id)?.state === 'sending');
-      expect(left.length).toBeGreaterThan(0);
-      expect(incidents.map((i) => [i.kind, i.jobId])).toEqual(left.map((id) => ['finish_failed', id]));
-      const later = inMs(3 + 1_000 + TIMING.bucketMs + TIMING.graceMs + 1_000);
-      expect((await q.claim(later, LEASE_MS, 10)).map((doc) => doc._id)).toEqual(expect.arrayContaining(left));
-    });
   });
 
   it('reads none of the jobs scheduled for later when it polls', async () => {

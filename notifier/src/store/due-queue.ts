@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { COLLECTIONS, insertEach, upsertRetried, WriteGroups, type InsertsMany } from '@vigil/proto';
-import { MongoServerError, type Collection, type Db, type Filter, type UpdateFilter } from 'mongodb';
+import { MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
 import { insertIgnoringDuplicates } from './insert-new';
 import { Candidates, type Candidate } from '../queue/candidates';
 
@@ -57,12 +57,6 @@ export interface DueQueueTiming {
   maxPerGroup?: number;
   /** Told of each job the queue could not move on as planned (see QueueIncident): the owner logs and counts it. */
   onIncident?: (incident: QueueIncident) => void;
-  /**
-   * How long a final state (`finish` to anything but `pending`) may wait to be written together with others',
-   * milliseconds: one command for every job finished in that time instead of one each. The job stays leased in the
-   * store meanwhile, so nobody else takes it; `flush` writes what waits. 0 or absent: each at once.
-   */
-  finalWritesMs?: number;
 }
 
 /**
@@ -72,12 +66,10 @@ export interface DueQueueTiming {
  * - `takeover_reset`: MAX_TAKEOVER_CHAIN claimants in a row died between their lease key and their state write (or lost
  *   the reply); the job is made due again now under a new key.
  * - `park_failed`: moving a paused group's jobs to a later bucket failed; they stay where they are and are read again.
- * - `finish_failed`: a group of final states (`finalWritesMs`) was not written, or not all of it; a job left leased is
- *   taken over once its lease ends, and attempted again.
  */
 export interface QueueIncident {
   queue: string;
-  kind: 'lease_failed' | 'takeover_reset' | 'park_failed' | 'finish_failed';
+  kind: 'lease_failed' | 'takeover_reset' | 'park_failed';
   jobId?: string;
   err?: unknown;
 }
@@ -98,15 +90,6 @@ const MAX_OPENED_PER_REFRESH = 60;
 const MAX_TAKEOVER_CHAIN = 8;
 /** Callers' inserts sent together at most (see WriteGroups). */
 const MAX_INSERT_GROUP = 64;
-/** Final states written together at most (`finalWritesMs`). */
-const MAX_FINAL_GROUP = 100;
-
-/** A final state waiting to be written (`finalWritesMs`): the job's lease filter and its update. */
-interface FinalWrite {
-  doc: QueuedDoc;
-  filter: Filter<QueuedDoc>;
-  update: UpdateFilter<QueuedDoc>;
-}
 
 const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms / bucketMs);
 
@@ -143,10 +126,6 @@ export class DueQueue<T extends QueuedDoc> {
   /** Bucket reads made, for tests and metrics. */
   reads = 0;
   private readonly resweepMs: number;
-  /** Final states waiting to be written together (`finalWritesMs`), the timer that writes them, the group writing. */
-  private finalsWaiting: FinalWrite[] = [];
-  private finalsTimer?: NodeJS.Timeout;
-  private finalsWriting: Promise<void> = Promise.resolve();
 
   constructor(
     jobs: Collection<T>,
@@ -355,23 +334,16 @@ export class DueQueue<T extends QueuedDoc> {
       ...(pending ? {} : { due: '' }),
     };
     for (const key of Object.keys(update.$set ?? {})) delete unset[key];
-    const filter: Filter<QueuedDoc> = { _id: doc._id, leaseId: doc.leaseId };
-    const write: UpdateFilter<QueuedDoc> = {
-      ...(update.$push ? { $push: update.$push } : {}),
-      ...(update.$inc ? { $inc: update.$inc } : {}),
-      $set: { ...update.$set, ...scheduling, updatedAt: now },
-      $unset: unset,
-    };
-    const within = this.timing.finalWritesMs ?? 0;
-    if (!pending && within > 0) {
-      // Written with the others finished meanwhile; the job stays leased until then (see `finalWritesMs`).
-      this.finalsWaiting.push({ doc, filter, update: write });
-      if (this.finalsWaiting.length >= MAX_FINAL_GROUP) void this.writeWaiting();
-      else this.finalsTimer ??= setTimeout(() => void this.writeWaiting(), within).unref();
-      return;
-    }
     try {
-      await this.jobs.updateOne(filter, write);
+      await this.jobs.updateOne(
+        { _id: doc._id, leaseId: doc.leaseId },
+        {
+          ...(update.$push ? { $push: update.$push } : {}),
+          ...(update.$inc ? { $inc: update.$inc } : {}),
+          $set: { ...update.$set, ...scheduling, updatedAt: now },
+          $unset: unset,
+        },
+      );
     } catch (err) {
       // The write may have run (its reply lost), into a bucket swept since: the job is read back and followed.
       const current = await this.jobs.findOne({ _id: doc._id }).catch(() => null);
@@ -379,49 +351,6 @@ export class DueQueue<T extends QueuedDoc> {
       throw err;
     }
     if (pending) this.offer({ ...doc, ...scheduling });
-  }
-
-  /** Writes the final states waiting (`finalWritesMs`) now, and resolves once every one of them was tried. */
-  async flush(): Promise<void> {
-    await this.writeWaiting();
-  }
-
-  /** The waiting final states as one group, after the group being written (one at a time). */
-  private writeWaiting(): Promise<void> {
-    clearTimeout(this.finalsTimer);
-    this.finalsTimer = undefined;
-    const group = this.finalsWaiting;
-    this.finalsWaiting = [];
-    if (group.length > 0) this.finalsWriting = this.finalsWriting.then(() => this.writeFinals(group));
-    return this.finalsWriting;
-  }
-
-  /**
-   * One group of final states, one unordered bulk write. Each write names its lease, so one whose lease was taken over
-   * matches nothing. When the group failed, or matched fewer jobs than it named, each job is read back: one still
-   * leased is remembered for the sweep (taken over once its lease ends), and reported.
-   */
-  private async writeFinals(writes: readonly FinalWrite[]): Promise<void> {
-    let matched = -1;
-    let error: unknown;
-    try {
-      const result = await this.jobs.bulkWrite(
-        writes.map(({ filter, update }) => ({ updateOne: { filter, update } })),
-        { ordered: false },
-      );
-      matched = result.matchedCount;
-    } catch (err) {
-      error = err;
-    }
-    if (matched === writes.length) return;
-    for (const { doc } of writes) {
-      const current = await this.jobs.findOne({ _id: doc._id }).catch(() => null);
-      if (!current) continue;
-      this.remember(current);
-      if (current.state === 'sending' && current.leaseId === doc.leaseId) {
-        this.timing.onIncident?.({ queue: this.name, kind: 'finish_failed', jobId: doc._id, err: error });
-      }
-    }
   }
 
   /** Deletes lease documents older than `before` (their attempts are long recorded). */

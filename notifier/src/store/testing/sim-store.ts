@@ -208,20 +208,6 @@ export class SimCollection {
     });
   }
 
-  /** Unordered `updateOne`s in one command; it can stop part way (those before applied), as an insert can. */
-  bulkWrite(ops: Array<{ updateOne: { filter: Filter; update: Update } }>) {
-    return this.conn.run(async () => {
-      const store = this.conn.store;
-      const stopAt = ops.length > 1 && store.rng() < store.faults.partial ? Math.floor(store.rng() * ops.length) : -1;
-      let matchedCount = 0;
-      for (const [index, { updateOne }] of ops.entries()) {
-        if (index === stopAt) throw new Error('bulk write stopped part way');
-        matchedCount += (await this.readThenWrite(updateOne.filter, updateOne.update, false)).length;
-      }
-      return { matchedCount, modifiedCount: matchedCount };
-    });
-  }
-
   updateMany(filter: Filter, update: Update) {
     return this.conn.run(async () => {
       const matched = await this.readThenWrite(filter, update, true);
