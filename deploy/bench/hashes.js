@@ -81,7 +81,7 @@ function flipped(hex, bits, next) {
 async function memory() {
   for (let i = 0; i < 3; i += 1) {
     gc();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const usage = process.memoryUsage();
   return usage.heapUsed + usage.arrayBuffers;

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { hasCredentials, literalHost, type AddressPolicy } from '@vigil/proto';
-import { Agent, request } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
 
 /** Why an image was not fetched: a bounded set (metric label, reason text). */
 export type FetchFailure =
@@ -43,6 +43,32 @@ export function guardedLookup(policy: AddressPolicy): LookupFunction {
  * failure), a content type that is an image, at most `maxBytes` (announced or read), within the caller's deadline.
  * The bytes stay in memory: never stored, logged or published.
  */
+/**
+ * A response's body, read whole unless its announced or actual length passes `maxBytes`: then it is dropped (the
+ * connection destroyed) and the answer is undefined.
+ */
+export async function readWithin(
+  response: Dispatcher.ResponseData,
+  maxBytes: number,
+): Promise<{ chunks: Buffer[]; size: number } | undefined> {
+  const announced = Number(response.headers['content-length']);
+  if (Number.isFinite(announced) && announced > maxBytes) {
+    response.body.destroy();
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) {
+      response.body.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  return { chunks, size };
+}
+
 export class ImageFetcher {
   private readonly agent: Agent;
 
@@ -83,21 +109,9 @@ export class ImageFetcher {
         close();
         return { ok: false, failure: 'not_an_image' };
       }
-      const announced = Number(response.headers['content-length']);
-      if (Number.isFinite(announced) && announced > this.options.maxBytes) {
-        close();
-        return { ok: false, failure: 'too_large' };
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > this.options.maxBytes) {
-          close();
-          return { ok: false, failure: 'too_large' };
-        }
-        chunks.push(chunk);
-      }
+      const read = await readWithin(response, this.options.maxBytes);
+      if (!read) return { ok: false, failure: 'too_large' };
+      const { chunks, size } = read;
       // A buffer of its own (Buffer.concat may hand out a slice of Node's shared pool), so it can move to a worker.
       const bytes = new Uint8Array(size);
       let offset = 0;

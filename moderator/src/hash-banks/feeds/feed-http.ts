@@ -1,6 +1,6 @@
 import { hasCredentials, literalHost, type AddressPolicy, type FeedFailure } from '@vigil/proto';
 import { Agent, request } from 'undici';
-import { guardedLookup, RefusedAddress } from '../../engine/images/fetch';
+import { guardedLookup, readWithin, RefusedAddress } from '../../engine/images/fetch';
 
 export interface FeedHttpOptions {
   /** Public unicast, plus HASH_FEED_ALLOWED_CIDRS (never metadata addresses): the image and webhook rules. */
@@ -88,22 +88,14 @@ export class FeedHttp {
         close();
         return { ok: false, failure: 'http_status', status };
       }
-      const announced = Number(response.headers['content-length']);
-      if (Number.isFinite(announced) && announced > this.options.maxBytes) {
-        close();
-        return { ok: false, failure: 'too_large' };
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of response.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > this.options.maxBytes) {
-          close();
-          return { ok: false, failure: 'too_large' };
-        }
-        chunks.push(chunk);
-      }
-      return { ok: true, status, text: Buffer.concat(chunks).toString('utf8'), headers: headersOf(response.headers) };
+      const read = await readWithin(response, this.options.maxBytes);
+      if (!read) return { ok: false, failure: 'too_large' };
+      return {
+        ok: true,
+        status,
+        text: Buffer.concat(read.chunks).toString('utf8'),
+        headers: headersOf(response.headers),
+      };
     } catch (err) {
       if (deadline.aborted) return { ok: false, failure: 'timeout' };
       if (err instanceof RefusedAddress || (err as { cause?: unknown }).cause instanceof RefusedAddress) {
