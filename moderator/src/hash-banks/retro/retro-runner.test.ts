@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { UnavailableError } from '../../domain/errors';
 import type { BankDoc, HashDoc } from '../hash-bank-store';
+import { bankDoc, hashDoc } from '../testing/docs';
 import { bucketId, bucketOf, RECORD_HASH_BUCKETS, type RecordHashDoc } from './record-hash-store';
 import type { RetroMatchInput, RetroOutcome } from './retro-match';
 import { zeroRetroCounts, type RetroPassCounts, type RetroPassDoc } from './retro-pass-store';
@@ -15,34 +16,9 @@ function flipped(bits: number): string {
   return words.map((word) => word.toString(16)).join('');
 }
 
-const bank = (over: Partial<BankDoc> = {}): BankDoc => ({
-  _id: 'bnk_1',
-  tenantId: TENANT,
-  name: 'NCII',
-  kind: 'pdq',
-  distance: 31,
-  action: 'flag',
-  negative: false,
-  enabled: true,
-  salt: 's',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  ...over,
-});
+const bank = bankDoc;
 
-const hash = (over: Partial<HashDoc> = {}): HashDoc => ({
-  _id: 'hsh_1',
-  tenantId: TENANT,
-  bankId: 'bnk_1',
-  value: PDQ,
-  metadata: {},
-  enabled: true,
-  review: 'unreviewed',
-  change: `${TENANT}#1`,
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  ...over,
-});
+const hash = (over: Partial<HashDoc> = {}): HashDoc => hashDoc(PDQ, { change: `${TENANT}#1`, ...over });
 
 /** The pass store in memory, with the real one's rules: one claim per attempt, progress only by the latest attempt. */
 class MemoryPasses {

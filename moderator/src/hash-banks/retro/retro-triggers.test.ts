@@ -2,6 +2,7 @@ import pino from 'pino';
 import type { DomainEvent } from '@vigil/proto';
 import { HashBankUseCases } from '../hash-bank-use-cases';
 import type { BankDoc, HashBankStore, HashDoc } from '../hash-bank-store';
+import { bankDoc, hashDoc } from '../testing/docs';
 import { UnavailableError } from '../../domain/errors';
 import { recordHashReaction, recordHashRefill } from './record-hash-reaction';
 import type { RecordState } from '../../domain/record';
@@ -10,34 +11,9 @@ import type { RetroPassDoc } from './retro-pass-store';
 
 const PDQ = 'ab'.repeat(32);
 
-const bank = (over: Partial<BankDoc> = {}): BankDoc => ({
-  _id: 'bnk_1',
-  tenantId: 'ten_1',
-  name: 'NCII',
-  kind: 'pdq',
-  distance: 31,
-  action: 'flag',
-  negative: false,
-  enabled: true,
-  salt: 's',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  ...over,
-});
+const bank = bankDoc;
 
-const hash = (over: Partial<HashDoc> = {}): HashDoc => ({
-  _id: 'hsh_1',
-  tenantId: 'ten_1',
-  bankId: 'bnk_1',
-  value: PDQ,
-  metadata: {},
-  enabled: true,
-  review: 'unreviewed',
-  change: 'ten_1#4',
-  createdAt: new Date(0),
-  updatedAt: new Date(0),
-  ...over,
-});
+const hash = (over: Partial<HashDoc> = {}): HashDoc => hashDoc(PDQ, { change: 'ten_1#4', ...over });
 
 /** The use cases over a store in memory holding one bank and its hashes, with the passes they queue. */
 function useCasesWith(theBank: BankDoc, stored: HashDoc[] = []) {
