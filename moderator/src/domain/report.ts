@@ -16,25 +16,28 @@ import type {
 import { ConflictError, NotFoundError, ValidationError } from './errors';
 import type { PendingEvent } from './events';
 
-/**
- * A report stream folded: the `reports` projection document. `targetId`, `status` and `trusted` sit at the top level
- * because FerretDB serves only equalities on top-level fields from an index (the queue and the open counts filter on
- * them).
- */
-export interface ReportState {
-  _id: string;
-  tenantId: string;
+export interface ReportInput {
   target: ReportTarget;
-  targetId: string;
   reporter: ReportReporter;
-  /** The reporter is a trusted flagger (Art. 22 DSA): first in the review queue. */
-  trusted: boolean;
   category: ReportCategory;
   ground: ReportGround;
   explanation: string;
   legalGround?: string;
   url?: string;
   goodFaith: boolean;
+}
+
+/**
+ * A report stream folded: the `reports` projection document. `targetId`, `status` and `trusted` sit at the top level
+ * because FerretDB serves only equalities on top-level fields from an index (the queue and the open counts filter on
+ * them).
+ */
+export interface ReportState extends ReportInput {
+  _id: string;
+  tenantId: string;
+  targetId: string;
+  /** The reporter is a trusted flagger (Art. 22 DSA): first in the review queue. */
+  trusted: boolean;
   status: ReportStatus;
   decision?: {
     outcome: ReportOutcome;
@@ -79,17 +82,6 @@ export interface ComplaintDecision {
   policy?: string;
 }
 
-export interface ReportInput {
-  target: ReportTarget;
-  reporter: ReportReporter;
-  category: ReportCategory;
-  ground: ReportGround;
-  explanation: string;
-  legalGround?: string;
-  url?: string;
-  goodFaith: boolean;
-}
-
 export interface ReportDecision {
   outcome: ReportOutcome;
   action?: ReportAction;
@@ -117,21 +109,34 @@ const invalid = (path: string, message: string) =>
   new ValidationError(message, { issues: [{ path: [path], message }] });
 
 /**
+ * Throws unless a decision that `acts` names an action allowed on the report's target, one that does not act names
+ * none (`noActionMessage` says so), and either gives its reason.
+ */
+function checkAction(
+  state: ReportState,
+  decision: { action?: ReportAction; reason: string },
+  acts: boolean,
+  noActionMessage: string,
+): void {
+  if (acts) {
+    const allowed: readonly string[] = ACTIONS_ON[state.target.type];
+    if (decision.action === undefined || !allowed.includes(decision.action)) {
+      throw invalid('action', `acting on a reported ${state.target.type} is one of ${allowed.join(', ')}`);
+    }
+  } else if (decision.action !== undefined) {
+    throw invalid('action', noActionMessage);
+  }
+  if (decision.reason.trim() === '') throw invalid('reason', 'a decision gives its reason');
+}
+
+/**
  * Whether `decision` is new on this report (`new`), or the one already made (`repeat`: a form sent twice, a retried
  * call); throws when it cannot be made. The use case asks before it acts on the target, so that a refused decision
  * changes nothing.
  */
 export function checkDecision(state: ReportState | null, decision: ReportDecision): 'new' | 'repeat' {
   if (!state) throw new NotFoundError('report not found');
-  if (decision.outcome === 'Actioned') {
-    const allowed: readonly string[] = ACTIONS_ON[state.target.type];
-    if (decision.action === undefined || !allowed.includes(decision.action)) {
-      throw invalid('action', `acting on a reported ${state.target.type} is one of ${allowed.join(', ')}`);
-    }
-  } else if (decision.action !== undefined) {
-    throw invalid('action', 'no action is taken with NoAction');
-  }
-  if (decision.reason.trim() === '') throw invalid('reason', 'a decision gives its reason');
+  checkAction(state, decision, decision.outcome === 'Actioned', 'no action is taken with NoAction');
   const made = state.decision;
   if (!made) return 'new';
   if (made.outcome === decision.outcome && made.action === decision.action) return 'repeat';
@@ -170,15 +175,7 @@ export function checkComplaintDecision(state: ReportState | null, decision: Comp
   if (!state) throw new NotFoundError('report not found');
   const { complaint } = state;
   if (!complaint) throw new NotFoundError('the report has no complaint', { reportId: state._id });
-  if (decision.outcome === 'Upheld') {
-    const allowed: readonly string[] = ACTIONS_ON[state.target.type];
-    if (decision.action === undefined || !allowed.includes(decision.action)) {
-      throw invalid('action', `acting on a reported ${state.target.type} is one of ${allowed.join(', ')}`);
-    }
-  } else if (decision.action !== undefined) {
-    throw invalid('action', 'no action is taken when a complaint is rejected');
-  }
-  if (decision.reason.trim() === '') throw invalid('reason', 'a decision gives its reason');
+  checkAction(state, decision, decision.outcome === 'Upheld', 'no action is taken when a complaint is rejected');
   if (complaint.status === 'Open') return 'new';
   if (complaint.status === decision.outcome && complaint.action === decision.action) return 'repeat';
   throw new ConflictError('the complaint is already decided', { reason: 'complaint_decided', reportId: state._id });
@@ -311,12 +308,8 @@ export function evolveReport(state: ReportState | null, event: DomainEvent): Rep
       const { data } = event;
       const decision: NonNullable<ReportState['decision']> = {
         outcome: data.outcome,
-        reason: data.reason,
-        decidedAt: at,
+        ...decidedBy(data, at),
       };
-      if (data.action !== undefined) decision.action = data.action;
-      if (data.decisionId !== undefined) decision.decisionId = data.decisionId;
-      if (data.actor !== undefined) decision.actor = data.actor;
       return {
         ...state,
         status: 'Decided',
@@ -343,12 +336,8 @@ export function evolveReport(state: ReportState | null, event: DomainEvent): Rep
       const complaint: NonNullable<ReportState['complaint']> = {
         ...state.complaint,
         status: data.outcome,
-        reason: data.reason,
-        decidedAt: at,
+        ...decidedBy(data, at),
       };
-      if (data.action !== undefined) complaint.action = data.action;
-      if (data.decisionId !== undefined) complaint.decisionId = data.decisionId;
-      if (data.actor !== undefined) complaint.actor = data.actor;
       return {
         ...state,
         complaint,
@@ -361,6 +350,17 @@ export function evolveReport(state: ReportState | null, event: DomainEvent): Rep
     default:
       throw new Error(`event ${event.type} does not belong to a report stream`);
   }
+}
+
+/** A decision's reason and time, and its action, id and actor where it has them (a projection stores no undefined). */
+function decidedBy(data: { reason: string; action?: ReportAction; decisionId?: string; actor?: string }, at: Date) {
+  return {
+    reason: data.reason,
+    decidedAt: at,
+    ...(data.action !== undefined ? { action: data.action } : {}),
+    ...(data.decisionId !== undefined ? { decisionId: data.decisionId } : {}),
+    ...(data.actor !== undefined ? { actor: data.actor } : {}),
+  };
 }
 
 /**

@@ -12,6 +12,20 @@ import { createReport, decideComplaint, decideReport, fileComplaint } from '../s
 import { toReportMessage, toStoredEvent } from './mappers';
 import { correlation, listAnswer, oneOf, required, unary, type HandlerDeps } from './unary';
 
+/** A decision request's fields as the use cases take them, its outcome one of `outcomes`. */
+function decisionOf<O extends string>(
+  outcomes: Parameters<typeof oneOf<O>>[0],
+  request: { outcome: string; action?: string; reason: string; actor: string; policy?: string },
+) {
+  return {
+    outcome: oneOf(outcomes, request.outcome, 'outcome'),
+    action: request.action ? oneOf(ReportAction, request.action, 'action') : undefined,
+    reason: request.reason,
+    actor: request.actor,
+    ...(request.policy ? { policy: request.policy } : {}),
+  };
+}
+
 /** Reports (notices) and the complaints about their decisions: receive, read, list, their events, decide. */
 export function reportHandlers(
   deps: HandlerDeps,
@@ -26,6 +40,16 @@ export function reportHandlers(
   | 'DecideReportComplaint'
 > {
   const { useCases, queries } = deps;
+  /** A call that changes one report (`run`), answered with the report as it then stands. */
+  const onReport = <Req extends { tenantId?: string; reportId?: string }>(
+    method: string,
+    run: (request: Req, ids: { tenantId: string; reportId: string; correlationId: string }) => Promise<unknown>,
+  ) =>
+    unary(deps, method, async (request: Req, tenantId) => {
+      const reportId = required(request.reportId, 'report_id');
+      await run(request, { tenantId, reportId, correlationId: correlation() });
+      return toReportMessage(await queries.getReport(tenantId, reportId));
+    });
   return {
     CreateReport: unary(deps, 'CreateReport', async (request, tenantId) => {
       const { report, duplicate } = await createReport(useCases, {
@@ -64,49 +88,16 @@ export function reportHandlers(
       return { events: events.map(toStoredEvent) };
     }),
 
-    DecideReport: unary(deps, 'DecideReport', async (request, tenantId) => {
-      const reportId = required(request.reportId, 'report_id');
-      await decideReport(useCases, {
-        tenantId,
-        reportId,
-        decision: {
-          outcome: oneOf(ReportOutcome, request.outcome, 'outcome'),
-          action: request.action ? oneOf(ReportAction, request.action, 'action') : undefined,
-          reason: request.reason,
-          actor: request.actor,
-          ...(request.policy ? { policy: request.policy } : {}),
-        },
-        correlationId: correlation(),
-      });
-      return toReportMessage(await queries.getReport(tenantId, reportId));
-    }),
+    DecideReport: onReport('DecideReport', (request, ids) =>
+      decideReport(useCases, { ...ids, decision: decisionOf(ReportOutcome, request) }),
+    ),
 
-    FileReportComplaint: unary(deps, 'FileReportComplaint', async (request, tenantId) => {
-      const reportId = required(request.reportId, 'report_id');
-      await fileComplaint(useCases, {
-        tenantId,
-        reportId,
-        text: required(request.text, 'text'),
-        correlationId: correlation(),
-      });
-      return toReportMessage(await queries.getReport(tenantId, reportId));
-    }),
+    FileReportComplaint: onReport('FileReportComplaint', (request, ids) =>
+      fileComplaint(useCases, { ...ids, text: required(request.text, 'text') }),
+    ),
 
-    DecideReportComplaint: unary(deps, 'DecideReportComplaint', async (request, tenantId) => {
-      const reportId = required(request.reportId, 'report_id');
-      await decideComplaint(useCases, {
-        tenantId,
-        reportId,
-        decision: {
-          outcome: oneOf(ComplaintOutcome, request.outcome, 'outcome'),
-          action: request.action ? oneOf(ReportAction, request.action, 'action') : undefined,
-          reason: request.reason,
-          actor: request.actor,
-          ...(request.policy ? { policy: request.policy } : {}),
-        },
-        correlationId: correlation(),
-      });
-      return toReportMessage(await queries.getReport(tenantId, reportId));
-    }),
+    DecideReportComplaint: onReport('DecideReportComplaint', (request, ids) =>
+      decideComplaint(useCases, { ...ids, decision: decisionOf(ComplaintOutcome, request) }),
+    ),
   };
 }

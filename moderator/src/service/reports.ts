@@ -2,8 +2,6 @@ import {
   recordIdFor,
   ulid,
   userIdFor,
-  type ReportCategory,
-  type ReportGround,
   type ReporterType,
   type ReportTarget,
   type ReportTargetType,
@@ -17,6 +15,7 @@ import {
   reportClaimKey,
   type ComplaintDecision,
   type ReportDecision,
+  type ReportInput,
   type ReportState,
 } from '../domain/report';
 import { stageReport, type StageContext } from '../domain/stream';
@@ -26,17 +25,12 @@ import { moderateManually } from './record-decisions';
 import type { UseCases } from './use-cases';
 import { setUserStatus } from './user-decisions';
 
-export interface CreateReportInput {
+/** A report as received: its target and reporter as named in the request, resolved by createReport. */
+export interface CreateReportInput extends Omit<ReportInput, 'target' | 'reporter'> {
   tenantId: string;
   correlationId: string;
   target: { type: ReportTargetType; id?: string; clientId?: string };
   reporter: { type: ReporterType; id: string; email?: string };
-  category: ReportCategory;
-  ground: ReportGround;
-  explanation: string;
-  legalGround?: string;
-  url?: string;
-  goodFaith: boolean;
 }
 
 /** Rounds of claiming a reporter's open report on a target: each lost one means a claim was released meanwhile. */
@@ -116,14 +110,7 @@ export async function decideReport(
   deps: UseCases,
   input: { tenantId: string; reportId: string; decision: ReportDecision; correlationId: string },
 ): Promise<ReportState> {
-  checkLength(input.decision.reason, LIMITS.reason, 'reason');
-  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
-  const loadOwn = async () => {
-    const loaded = await deps.store.streams.loadReport(input.reportId);
-    if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
-    return loaded;
-  };
-  const first = await loadOwn();
+  const { context, loadOwn, first } = await openDecision(deps, input);
   let decisionId: string | undefined;
   if (checkDecision(first.state, input.decision) === 'new' && input.decision.outcome === 'Actioned') {
     decisionId = await act(deps, first.state as ReportState, input.decision, input.correlationId);
@@ -155,8 +142,7 @@ export async function fileComplaint(
   const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
   const complaintId = `cmp_${ulid()}`;
   return deps.writer.retrying(async () => {
-    const loaded = await deps.store.streams.loadReport(input.reportId);
-    if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
+    const loaded = await loadOwnReport(deps, input.tenantId, input.reportId);
     const staged = stageReport(
       loaded,
       { type: 'FileComplaint', complaintId, text: input.text, now: new Date(), windowDays: settings.appealWindowDays },
@@ -175,14 +161,7 @@ export async function decideComplaint(
   deps: UseCases,
   input: { tenantId: string; reportId: string; decision: ComplaintDecision; correlationId: string },
 ): Promise<ReportState> {
-  checkLength(input.decision.reason, LIMITS.reason, 'reason');
-  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
-  const loadOwn = async () => {
-    const loaded = await deps.store.streams.loadReport(input.reportId);
-    if (loaded.state && loaded.state.tenantId !== input.tenantId) throw new NotFoundError('report not found');
-    return loaded;
-  };
-  const first = await loadOwn();
+  const { context, loadOwn, first } = await openDecision(deps, input);
   const { settings } = await deps.tenants.get(input.tenantId);
   // An unknown policy is refused before anything acts.
   const basis = manualBasis(settings, input.decision.policy);
@@ -206,6 +185,27 @@ export async function decideComplaint(
     await deps.writer.commit(staged);
     return staged.state as ReportState;
   });
+}
+
+/**
+ * What a decision on a report starts from: its reason checked, the report's stream as it is (the tenant's own) and
+ * how to load it afresh for a retried commit.
+ */
+async function openDecision(
+  deps: UseCases,
+  input: { tenantId: string; reportId: string; decision: { reason: string }; correlationId: string },
+) {
+  checkLength(input.decision.reason, LIMITS.reason, 'reason');
+  const context: StageContext = { tenantId: input.tenantId, correlationId: input.correlationId };
+  const loadOwn = () => loadOwnReport(deps, input.tenantId, input.reportId);
+  return { context, loadOwn, first: await loadOwn() };
+}
+
+/** The report's stream, refused as not found when the report is another tenant's. */
+async function loadOwnReport(deps: UseCases, tenantId: string, reportId: string) {
+  const loaded = await deps.store.streams.loadReport(reportId);
+  if (loaded.state && loaded.state.tenantId !== tenantId) throw new NotFoundError('report not found');
+  return loaded;
 }
 
 /** Flags the reported record, or suspends or bans the reported user, by hand; returns the decision's id. */
