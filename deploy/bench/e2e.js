@@ -13,12 +13,11 @@
 //    endpoints answer (the reference), B once one refuses connections with BENCH_E2E_DEAD (default 50,000) retries
 //    pending and the other never answers (the retries deleted before the last A); the p99 of both rounds of each
 //    kind; the idle stack's CPU before and after the retries are written, and the burst again beside them.
-const http = require('node:http');
 const net = require('node:net');
 const { MongoClient } = require('mongodb');
 const { startStack } = require('./stack');
 const { load, summary } = require('./moderate');
-const { ingestBody, ingestAt, waitForWebhooks, figures } = require('./webhook-runs');
+const { ingestBody, ingestAt, waitForWebhooks, figures, startReceiver } = require('./webhook-runs');
 const { costSnapshot, costPer, commandDetail, formatCost, idleCost, quiet } = require('./cost');
 
 const DURATION_S = Number(process.env.BENCH_E2E_DURATION_S || 60);
@@ -38,31 +37,6 @@ const IDLE_S = 20;
 const SEEDED_WINDOWS = 6;
 /** The notifier's default time bucket, in which seeded retries are written (DUE_BUCKET_MS). */
 const BUCKET_MS = 10000;
-
-/** A webhook receiver that notes when each record's first webhook arrived. */
-async function startReceiver() {
-  const received = new Map(); // clientId → epoch ms
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      try {
-        const event = JSON.parse(body);
-        const clientId = event.payload?.clientId;
-        if (clientId && !received.has(clientId)) received.set(clientId, Date.now());
-      } catch {
-        // not ours
-      }
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  return {
-    received,
-    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
 
 /** A receiver that accepts connections and never answers (the notifier's timeout ends each attempt). */
 async function startHangingReceiver() {
@@ -403,4 +377,4 @@ async function tenantIdOf(stack, endpointId) {
   }
 }
 
-module.exports = { main, startReceiver };
+module.exports = { main };

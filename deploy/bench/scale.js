@@ -11,11 +11,10 @@
 // BENCH_SCALE_LOADS (default 0.25,0.6: fractions of the peer), BENCH_SCALE_RATE (a fixed rate in ingests/s instead),
 // BENCH_SCALE_DURATION_S (default 60), BENCH_SCALE_WARM_S (default 30), BENCH_SCALE_IDLE_S (default 20),
 // BENCH_SCALE_SESSION_TIMEOUT_MS (default: the services' own KAFKA_SESSION_TIMEOUT_MS).
-const http = require('node:http');
 const { startStack } = require('./stack');
 const { startRoundRobinProxy } = require('../local/round-robin-proxy');
 const { load, summary, text1k } = require('./moderate');
-const { ingestAt, waitForWebhooks, figures } = require('./webhook-runs');
+const { ingestAt, waitForWebhooks, figures, startReceiver } = require('./webhook-runs');
 const { costSnapshot, costPer, formatCost, idleCost, quiet } = require('./cost');
 
 const LOADS = (process.env.BENCH_SCALE_LOADS ?? '0.25,0.6').split(',').filter(Boolean).map(Number);
@@ -27,34 +26,6 @@ const DOWN_S = Number(process.env.BENCH_SCALE_DOWN_S || 15);
 /** The moderator is killed this long into the second steady run. */
 const KILL_AFTER_S = 15;
 const SESSION_TIMEOUT_MS = process.env.BENCH_SCALE_SESSION_TIMEOUT_MS;
-
-/** A webhook receiver noting when each record's first webhook arrived, and every arrival in order. */
-async function startReceiver() {
-  const received = new Map(); // clientId → epoch ms
-  /** @type {number[]} */
-  const arrivals = [];
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      arrivals.push(Date.now());
-      try {
-        const clientId = JSON.parse(body).payload?.clientId;
-        if (clientId && !received.has(clientId)) received.set(clientId, Date.now());
-      } catch {
-        // not ours
-      }
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
-  return {
-    received,
-    arrivals,
-    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
-    close: () => new Promise((resolve) => server.close(resolve)),
-  };
-}
 
 /** The longest time between two arrivals in [from, to), counting from `from` and up to `to`, in ms. */
 function longestGap(arrivals, from, to) {

@@ -19,8 +19,7 @@ const { MongoClient } = require('mongodb');
 const { ROOT, waitUntil } = require('../local/util');
 const { startStack } = require('./stack');
 const { load, summary } = require('./moderate');
-const { startReceiver } = require('./e2e');
-const { ingestBody, ingestAt, waitForWebhooks, figures } = require('./webhook-runs');
+const { ingestBody, ingestAt, waitForWebhooks, figures, startReceiver } = require('./webhook-runs');
 const { percentile } = require('./percentile');
 const { costSnapshot, costPer, formatCost, quiet } = require('./cost');
 

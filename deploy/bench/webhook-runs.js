@@ -1,6 +1,7 @@
 'use strict';
 // The open-loop ingest runs of the end-to-end benchmarks (e2e, scale, tdb): ingests at a rate, a bounded wait for
-// their webhooks, and the latencies and rates of what arrived.
+// their webhooks at a local receiver, and the latencies and rates of what arrived.
+const http = require('node:http');
 const { waitUntil } = require('../local/util');
 const { text1k } = require('./moderate');
 const { paced } = require('./paced');
@@ -58,4 +59,32 @@ function figures(sentAt, received) {
   };
 }
 
-module.exports = { ingestBody, ingestAt, waitForWebhooks, figures };
+/** A webhook receiver noting when each record's first webhook arrived, and every arrival in order. */
+async function startReceiver() {
+  const received = new Map(); // clientId → epoch ms
+  /** @type {number[]} */
+  const arrivals = [];
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      arrivals.push(Date.now());
+      try {
+        const clientId = JSON.parse(body).payload?.clientId;
+        if (clientId && !received.has(clientId)) received.set(clientId, Date.now());
+      } catch {
+        // not ours
+      }
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
+  return {
+    received,
+    arrivals,
+    url: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/hook`,
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
+
+module.exports = { ingestBody, ingestAt, waitForWebhooks, figures, startReceiver };
