@@ -1,6 +1,7 @@
 'use strict';
-// One seeded pseudo-random source for the benchmarks and the labelled sets they generate, so that a seed gives the
-// same run, and the same set, every time.
+// One seeded pseudo-random source for the benchmarks, the labelled sets they generate and the notifier's queue
+// simulation (notifier/src/store/testing/sim-store.ts), so that a seed gives the same run, and the same set, every
+// time.
 
 /**
  * mulberry32: a small seeded generator of numbers in [0, 1).

@@ -6,17 +6,8 @@ import { MongoNetworkError, type Db } from 'mongodb';
 // stop part way; a command can fail before it runs or lose its reply after; latency can spike. All of it is driven by
 // a seeded generator, so a run can be replayed.
 
-/** mulberry32: a small seeded generator, so a seed replays the same run. */
-export function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator that drives a simulated run (a seed replays it). */
+export { random } from '../../../../deploy/bench/seeded-random';
 
 export type Doc = { _id: string } & Record<string, unknown>;
 type Filter = Record<string, unknown>;
