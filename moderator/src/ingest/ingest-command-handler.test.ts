@@ -5,6 +5,7 @@ import { ConflictError, NotFoundError, UnknownTenantError, ValidationError } fro
 import type { ModerateInput, ModerateResult } from '../service/moderate';
 import type { ReplayCheck } from '../service/replay-check';
 import { IngestCommandHandler } from './ingest-command-handler';
+import { ingestCommand } from './testing/commands';
 
 const log = pino({ level: 'silent' });
 
@@ -47,17 +48,6 @@ function setup(options: { failures?: Error[]; replay?: ReplayCheck; deleteFails?
   return { handler, moderated, deleted, replayChecks, versions };
 }
 
-const ingest = (overrides: Record<string, unknown> = {}) => ({
-  id: 'cmd_1',
-  type: 'IngestRecord',
-  tenantId: 'ten_1',
-  issuedAt: '2026-01-01T00:00:00.000Z',
-  correlationId: 'corr_1',
-  moderationId: 'mod_1',
-  data: { clientId: 'post-1', name: 'Hello', entity: 'post', content: { text: 'hello' } },
-  ...overrides,
-});
-
 const message = (value: unknown, headers: IHeaders = {}) => ({
   value: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
   headers,
@@ -66,7 +56,7 @@ const message = (value: unknown, headers: IHeaders = {}) => ({
 describe('IngestCommandHandler', () => {
   it('applies a valid ingest command through the moderation use case, noting its configuration version', async () => {
     const t = setup();
-    const verdict = await t.handler.handle(message(ingest({ configVersion: 7 })), log);
+    const verdict = await t.handler.handle(message(ingestCommand({ configVersion: 7 })), log);
     expect(verdict).toEqual({ kind: 'done' });
     expect(t.moderated).toHaveLength(1);
     expect(t.moderated[0]).toMatchObject({ tenantId: 'ten_1', clientId: 'post-1', commandId: 'cmd_1', sampled: true });
@@ -77,11 +67,11 @@ describe('IngestCommandHandler', () => {
   it("confirms a confirmed command's version as of when the gateway accepted it, never later than now", async () => {
     const t = setup();
     const issuedAt = new Date(Date.now() - 5_000).toISOString();
-    await t.handler.handle(message(ingest({ configVersion: 7, configConfirmed: true, issuedAt })), log);
+    await t.handler.handle(message(ingestCommand({ configVersion: 7, configConfirmed: true, issuedAt })), log);
     expect(t.versions.confirmedAt('ten_1', 7)).toBe(Date.parse(issuedAt));
     const future = new Date(Date.now() + 60_000).toISOString();
     await t.handler.handle(
-      message(ingest({ id: 'cmd_2', configVersion: 7, configConfirmed: true, issuedAt: future })),
+      message(ingestCommand({ id: 'cmd_2', configVersion: 7, configConfirmed: true, issuedAt: future })),
       log,
     );
     expect(t.versions.confirmedAt('ten_1', 7)).toBeLessThan(Date.parse(future));
@@ -91,10 +81,10 @@ describe('IngestCommandHandler', () => {
     ['invalid JSON', '{"id": "cmd_1", ', 'invalid_json'],
     [
       'an invalid command',
-      { ...ingest(), data: { name: 'no clientId' } },
+      { ...ingestCommand(), data: { name: 'no clientId' } },
       'invalid_command: data.clientId,data.entity,data.content',
     ],
-    ['a command of an unknown tenant', ingest({ tenantId: 'ten_gone' }), 'unknown_tenant'],
+    ['a command of an unknown tenant', ingestCommand({ tenantId: 'ten_gone' }), 'unknown_tenant'],
   ])('sets aside %s with its reason and applies nothing', async (_name, value, reason) => {
     const t = setup();
     expect(await t.handler.handle(message(value), log)).toEqual({ kind: 'dead', reason });
@@ -103,7 +93,7 @@ describe('IngestCommandHandler', () => {
 
   it('sets aside a replay older than a change stored since as stale_replay', async () => {
     const t = setup({ replay: { kind: 'newer', stream: 's', type: 'RecordUpserted', version: 3, occurredAt: 'x' } });
-    const verdict = await t.handler.handle(message(ingest(), { [HEADERS.replayOf]: 'ten_1/post-1@2' }), log);
+    const verdict = await t.handler.handle(message(ingestCommand(), { [HEADERS.replayOf]: 'ten_1/post-1@2' }), log);
     expect(verdict).toEqual({ kind: 'dead', reason: 'stale_replay' });
     expect(t.replayChecks).toHaveLength(1);
     expect(t.moderated).toHaveLength(0);
@@ -114,29 +104,31 @@ describe('IngestCommandHandler', () => {
       replay: { kind: 'newer', stream: 's', type: 'RecordUpserted', version: 3, occurredAt: 'x' },
     });
     const headers = { [HEADERS.replayOf]: 'x', [HEADERS.replayForce]: 'true' };
-    expect(await forced.handler.handle(message(ingest(), headers), log)).toEqual({ kind: 'done' });
+    expect(await forced.handler.handle(message(ingestCommand(), headers), log)).toEqual({ kind: 'done' });
     expect(forced.replayChecks).toHaveLength(0);
     expect(forced.moderated).toHaveLength(1);
     const fresh = setup();
-    expect(await fresh.handler.handle(message(ingest(), { [HEADERS.replayOf]: 'x' }), log)).toEqual({ kind: 'done' });
+    expect(await fresh.handler.handle(message(ingestCommand(), { [HEADERS.replayOf]: 'x' }), log)).toEqual({
+      kind: 'done',
+    });
     expect(fresh.replayChecks).toHaveLength(1);
     expect(fresh.moderated).toHaveLength(1);
   });
 
   it('throws a conflict with concurrent writers, to be retried, rather than setting the command aside', async () => {
     const t = setup({ failures: [new ConflictError('busy')] });
-    await expect(t.handler.handle(message(ingest()), log)).rejects.toBeInstanceOf(ConflictError);
-    expect(await t.handler.handle(message(ingest()), log)).toEqual({ kind: 'done' });
+    await expect(t.handler.handle(message(ingestCommand()), log)).rejects.toBeInstanceOf(ConflictError);
+    expect(await t.handler.handle(message(ingestCommand()), log)).toEqual({ kind: 'done' });
   });
 
   it('sets aside a command the use case rejects for good, with the error code as its reason', async () => {
     const t = setup({ failures: [new ValidationError('name too long')] });
-    expect(await t.handler.handle(message(ingest()), log)).toEqual({ kind: 'dead', reason: 'validation_error' });
+    expect(await t.handler.handle(message(ingestCommand()), log)).toEqual({ kind: 'dead', reason: 'validation_error' });
   });
 
   it('counts a delete of a record that does not exist as done', async () => {
     const t = setup({ deleteFails: new NotFoundError('record not found') });
-    const remove = ingest({ type: 'DeleteRecord', data: { clientId: 'post-1' } });
+    const remove = ingestCommand({ type: 'DeleteRecord', data: { clientId: 'post-1' } });
     expect(await t.handler.handle(message(remove), log)).toEqual({ kind: 'done' });
   });
 });

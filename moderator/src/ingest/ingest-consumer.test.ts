@@ -4,6 +4,7 @@ import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import { ConflictError } from '../domain/errors';
 import { IngestConsumer, type Verdict } from './ingest-consumer';
+import { ingestCommand } from './testing/commands';
 
 const topics = topicNames('t.');
 
@@ -59,17 +60,6 @@ function setup(options: { verdicts?: (Verdict | Error)[]; room?: boolean[]; maxU
   return { consumer, deliver, committed, handled, deadLetters, reasons, outcomes, roomAsks: () => roomAsks };
 }
 
-const ingest = (overrides: Record<string, unknown> = {}) => ({
-  id: 'cmd_1',
-  type: 'IngestRecord',
-  tenantId: 'ten_1',
-  issuedAt: '2026-01-01T00:00:00.000Z',
-  correlationId: 'corr_1',
-  moderationId: 'mod_1',
-  data: { clientId: 'post-1', name: 'Hello', entity: 'post', content: { text: 'hello' } },
-  ...overrides,
-});
-
 function message(value: unknown, offset = '0', headers: IHeaders = {}): KafkaMessage {
   return {
     key: Buffer.from('ten_1/post-1'),
@@ -85,7 +75,7 @@ describe('IngestConsumer', () => {
   it('hands a command to the handler and commits after it', async () => {
     const t = setup();
     await t.consumer.start();
-    await t.deliver([message(ingest(), '41')]);
+    await t.deliver([message(ingestCommand(), '41')]);
     expect(t.handled).toEqual(['41']);
     expect(t.outcomes).toEqual(['applied']);
     expect(t.deadLetters).toHaveLength(0);
@@ -95,7 +85,7 @@ describe('IngestConsumer', () => {
   it('sends a command the handler sets aside to the dead-letter topic with its reason, and moves on', async () => {
     const t = setup({ verdicts: [{ kind: 'dead', reason: 'invalid_command: data.clientId' }] });
     await t.consumer.start();
-    await t.deliver([message(ingest(), '7')]);
+    await t.deliver([message(ingestCommand(), '7')]);
     expect(t.reasons()).toEqual(['invalid_command: data.clientId']);
     expect(t.deadLetters[0]?.topic).toBe(topics.ingestDeadLetter);
     expect(t.deadLetters[0]?.messages[0]?.headers).toMatchObject({
@@ -108,7 +98,7 @@ describe('IngestConsumer', () => {
   it('retries a command that lost to concurrent writers (conflict) until it applies, never dead-lettering it', async () => {
     const t = setup({ verdicts: [new ConflictError('busy'), new ConflictError('busy'), new ConflictError('busy')] });
     await t.consumer.start();
-    await t.deliver([message(ingest(), '5')]);
+    await t.deliver([message(ingestCommand(), '5')]);
     expect(t.outcomes).toEqual(['retry', 'retry', 'retry', 'applied']);
     expect(t.deadLetters).toHaveLength(0);
     expect(t.committed).toEqual([{ topic: topics.ingest, partition: 0, offset: '6' }]);
@@ -117,7 +107,7 @@ describe('IngestConsumer', () => {
   it('dead-letters a command that keeps failing for an unknown reason while the store answers', async () => {
     const t = setup({ verdicts: [new Error('odd'), new Error('odd')], maxUnexpectedAttempts: 2 });
     await t.consumer.start();
-    await t.deliver([message(ingest(), '9')]);
+    await t.deliver([message(ingestCommand(), '9')]);
     expect(t.reasons()).toEqual(['unexpected_error']);
     expect(t.outcomes).toEqual(['retry', 'dead_letter']);
     expect(t.committed).toEqual([{ topic: topics.ingest, partition: 0, offset: '10' }]);
@@ -126,7 +116,7 @@ describe('IngestConsumer', () => {
   it('waits for room (back-pressure) before handing on a command, asking again while there is none', async () => {
     const t = setup({ room: [false, false] });
     await t.consumer.start();
-    await t.deliver([message(ingest(), '3')]);
+    await t.deliver([message(ingestCommand(), '3')]);
     expect(t.roomAsks()).toBe(3);
     expect(t.handled).toEqual(['3']);
   });
