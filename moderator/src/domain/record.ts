@@ -60,7 +60,8 @@ export function reviewOf(flag: RuleFlag | undefined, confirmed: boolean): RuleRe
   };
 }
 
-interface RecordInput {
+/** A record's own fields as a client sends them (with its user's id once resolved). */
+export interface RecordInput {
   clientId: string;
   clientUrl?: string;
   name: string;

@@ -1,16 +1,10 @@
-import type { ContentData, UserData } from '@vigil/proto';
-import type { Metadata } from '../domain/metadata';
+import type { UserData } from '@vigil/proto';
+import type { RecordInput } from '../domain/record';
 
 /** What a moderation is asked to judge and store: one record, from a Moderate call or an ingest command. */
-export interface ModerateInput {
+export interface ModerateInput extends Omit<RecordInput, 'userId'> {
   tenantId: string;
   correlationId: string;
-  clientId: string;
-  clientUrl?: string;
-  name: string;
-  entity: string;
-  content: ContentData;
-  metadata?: Metadata;
   user?: UserData;
   passthrough: boolean;
   /** Set for ingest commands: a command id is applied once. */
