@@ -1,25 +1,20 @@
 import type Router from '@koa/router';
 import Koa from 'koa';
-import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import type { TenantVersions, Topics } from '@vigil/proto';
 import type { FeatureModule } from '@vigil/proto/platform';
-import type { AppSettings } from './app-settings';
 import { appealTokensOf, type AppealTokenPair } from './appeal/appeal-token';
 import { appealPageRoutes } from './appeal/appeal-page.routes';
 import { requireApiKey, type ApiKeyAuthenticator } from './auth/api-key-auth';
 import { consoleRoutes } from './console/console.routes';
 import { MethodNotAllowedError } from './errors';
-import type { ModeratorClient } from './grpc/moderator-client';
 import { isApiPath } from './http/api-path';
 import { ApiRouter } from './http/api-router';
 import { errorHandler } from './http/error-handler';
 import { httpMetrics } from './http/metrics';
-import { apiKeyRateLimit, type KeyLimiter } from './http/rate-limit';
+import { apiKeyRateLimit } from './http/rate-limit';
 import { requestId } from './http/request-id';
 import { closeOnUnreadBody } from './http/unread-body';
-import type { OutgoingCommand } from './kafka/command-producer';
 import { appealRoutes } from './routes/appeals/appeals.routes';
 import { hashBankRoutes } from './routes/hash-banks/hash-banks.routes';
 import { hashFeedRoutes } from './routes/hash-banks/hash-feeds.routes';
@@ -38,35 +33,21 @@ import { statementRoutes } from './routes/statements/statements.routes';
 import { transparencyReportRoutes } from './routes/transparency-report/transparency-report.routes';
 import { transparencyRoutes } from './routes/transparency/transparency.routes';
 import { userRoutes } from './routes/users/users.routes';
-import type { ResolveHost } from './routes/webhook-endpoints/endpoint-url';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints/webhook-endpoints.routes';
 import { MemberStore } from './store/member-store';
 import type { UseCaseDeps } from './use-cases/deps';
-import { useCaseDeps } from './use-cases/wiring';
+import { useCaseDeps, type UseCaseClients } from './use-cases/wiring';
 
 export { appSettings, type AppSettings } from './app-settings';
 
 export const API_PREFIX = '/api/v1';
 
-export interface AppDeps {
+/** The clients the use cases are built from (the tokens and the cache TTL are derived here), and the app's own. */
+export interface AppDeps extends Omit<UseCaseClients, 'configTtlMs' | 'appealTokens' | 'complaintTokens'> {
   log: Logger;
   /** Where request metrics go; none when absent. */
   registry?: Registry;
-  db: Db;
   authenticator: ApiKeyAuthenticator;
-  /**
-   * The tenants' configuration versions this process knows (the authenticator reads them, this app's changes raise
-   * them); stamped on commands and moderator calls.
-   */
-  versions: TenantVersions;
-  moderator: ModeratorClient;
-  commands: { send(command: OutgoingCommand): Promise<void> };
-  topics: Topics;
-  /** How webhook hosts are resolved at registration; the system resolver when absent (tests pass their own). */
-  resolveHost?: ResolveHost;
-  /** Decides the per-key rate limit (a `SharedRateLimiter`, started by the caller). */
-  rateLimiter: KeyLimiter;
-  settings: AppSettings;
 }
 
 /**

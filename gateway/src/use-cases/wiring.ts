@@ -23,13 +23,19 @@ import type { UseCaseDeps } from './deps';
 /** The clients and settings the use cases' parts are built from (the app's own, see `AppDeps`). */
 export interface UseCaseClients {
   db: Db;
+  /**
+   * The tenants' configuration versions this process knows (the authenticator reads them, this app's changes raise
+   * them); stamped on commands and moderator calls.
+   */
   versions: TenantVersions;
   /** How long an authenticated key's tenant configuration may be cached, ms (the authenticator's TTL). */
   configTtlMs: number;
   moderator: ModeratorClient;
   commands: { send(command: OutgoingCommand): Promise<void> };
   topics: Topics;
+  /** How webhook hosts are resolved at registration; the system resolver when absent (tests pass their own). */
   resolveHost?: ResolveHost;
+  /** Decides the per-key rate limit (a `SharedRateLimiter`, started by the caller). */
   rateLimiter: KeyLimiter;
   settings: AppSettings;
   /** Appeal and complaint links, when the appeal secret is set. */
