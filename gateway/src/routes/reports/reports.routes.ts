@@ -1,4 +1,4 @@
-import { statementsOf, type DomainEvent } from '@vigil/proto';
+import { statementsOf } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
@@ -6,7 +6,7 @@ import { idParam } from '../../http/params';
 import { decide } from '../../use-cases/decide';
 import { fileComplaint } from '../../use-cases/file-complaint';
 import { callerOf, deciderOf, callModerator, principalOf, type RouteDeps } from '../deps';
-import { parseMetadata } from '../shared/paging.schema';
+import { eventsOf } from '../shared/stored-events';
 import { listRoute } from '../shared/list-route';
 import { toReportView } from '../shared/presenters';
 import { StatementList } from '../statements/statements.schema';
@@ -114,6 +114,23 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     },
   );
 
+  /** Answers a decision on the report (`method`) or its complaint with the report as it then stands. */
+  const decideOn =
+    (
+      method: 'decideReport' | 'decideReportComplaint',
+      schema: typeof ReportDecisionBody | typeof ComplaintDecisionBody,
+    ) =>
+    async (ctx: Context) => {
+      const input = body(ctx, schema);
+      const report = await decide(deps, deciderOf(ctx), method, idParam(ctx), {
+        outcome: input.outcome,
+        action: input.action,
+        reason: input.reason,
+        policy: input.policy ?? '',
+      });
+      ctx.body = { data: toReportView(report, await viewOptions(ctx, true)) };
+    };
+
   api.route(
     {
       method: 'post',
@@ -126,16 +143,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
       status: 200,
       response: ReportData,
     },
-    async (ctx) => {
-      const input = body(ctx, ReportDecisionBody);
-      const report = await decide(deps, deciderOf(ctx), 'decideReport', idParam(ctx), {
-        outcome: input.outcome,
-        action: input.action,
-        reason: input.reason,
-        policy: input.policy ?? '',
-      });
-      ctx.body = { data: toReportView(report, await viewOptions(ctx, true)) };
-    },
+    decideOn('decideReport', ReportDecisionBody),
   );
 
   api.route(
@@ -176,16 +184,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
         409: 'conflict: the complaint was decided otherwise already.',
       },
     },
-    async (ctx) => {
-      const input = body(ctx, ComplaintDecisionBody);
-      const report = await decide(deps, deciderOf(ctx), 'decideReportComplaint', idParam(ctx), {
-        outcome: input.outcome,
-        action: input.action,
-        reason: input.reason,
-        policy: input.policy ?? '',
-      });
-      ctx.body = { data: toReportView(report, await viewOptions(ctx, true)) };
-    },
+    decideOn('decideReportComplaint', ComplaintDecisionBody),
   );
 
   api.route(
@@ -203,20 +202,7 @@ export function reportRoutes(api: ApiRouter, deps: RouteDeps): void {
     async (ctx) => {
       const tenantId = principalOf(ctx).tenantId;
       const result = await callModerator(deps, ctx, 'getReportEvents', { reportId: idParam(ctx) });
-      const events = result.events.map(
-        (event) =>
-          ({
-            id: event.id,
-            type: event.type,
-            version: event.version,
-            occurredAt: event.occurredAt,
-            tenantId,
-            stream: '',
-            correlationId: '',
-            data: parseMetadata(event.dataJson),
-          }) as unknown as DomainEvent,
-      );
-      ctx.body = { data: statementsOf(events, { appealWindowDays: 0 }), has_more: false };
+      ctx.body = { data: statementsOf(eventsOf(tenantId, result), { appealWindowDays: 0 }), has_more: false };
     },
   );
 }

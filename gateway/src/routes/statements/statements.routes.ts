@@ -1,35 +1,16 @@
-import { statementsOf, type DomainEvent, type Statement } from '@vigil/proto';
+import { statementsOf, type Statement } from '@vigil/proto';
 import { mapInTurns } from '@vigil/proto/platform';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { idParam } from '../../http/params';
 import { callModerator, principalOf, type RouteDeps } from '../deps';
-import { parseMetadata } from '../shared/paging.schema';
+import { eventsOf } from '../shared/stored-events';
 import { StatementList } from './statements.schema';
 
 /** Flagged records of a user whose statements `GET /users/{id}/statements` lists. */
 const USER_RECORDS = 50;
 /** Record event reads in flight at once for one user's statements. */
 const RECORD_READS_AT_ONCE = 8;
-
-type StoredEvents = { events: { id: string; type: string; version: number; occurredAt: string; dataJson: string }[] };
-
-/** The stored events as the statement builder reads them (what it needs: id, type, time, data). */
-function eventsOf(tenantId: string, result: StoredEvents): DomainEvent[] {
-  return result.events.map(
-    (event) =>
-      ({
-        id: event.id,
-        type: event.type,
-        version: event.version,
-        occurredAt: event.occurredAt,
-        tenantId,
-        stream: '',
-        correlationId: '',
-        data: parseMetadata(event.dataJson),
-      }) as unknown as DomainEvent,
-  );
-}
 
 /**
  * Statements of reasons, computed on read from the decision events the moderator stores: a record's or user's events
