@@ -8,7 +8,7 @@ import {
 import type { RerunOutcome } from '../service/rerun';
 import { BatchJobInterrupted } from './batch-job';
 import { RetroactionRunner } from './retroaction-runner';
-import type { RetroactionStore } from './retroaction-store';
+import { firstRetroactionRun, type RetroactionStore } from './retroaction-store';
 
 const job: RetroactionJobDoc = {
   _id: 'ra_1',
@@ -24,17 +24,7 @@ const job: RetroactionJobDoc = {
 
 /** An in-memory RetroactionStore holding one run; `ids` is what the backtest's selection reads. */
 function fakeStore(ids: string[], run?: Partial<RetroactionRunDoc>) {
-  let state: RetroactionRunDoc | undefined = run && {
-    _id: job._id,
-    tenantId: job.tenantId,
-    status: 'running',
-    attempts: 1,
-    processed: 0,
-    counts: zeroRetroactionCounts(),
-    startedAt: new Date(),
-    heartbeatAt: new Date(),
-    ...run,
-  };
+  let state: RetroactionRunDoc | undefined = run && { ...fakeRun(), ...run };
   let items: string[] = run ? ids : [];
   let cancelAfter = Infinity;
   let checks = 0;
@@ -62,16 +52,7 @@ function fakeStore(ids: string[], run?: Partial<RetroactionRunDoc>) {
     cancelAfterChecks: (n: number) => (cancelAfter = n),
   };
 }
-const fakeRun = (): RetroactionRunDoc => ({
-  _id: job._id,
-  tenantId: job.tenantId,
-  status: 'running',
-  attempts: 1,
-  processed: 0,
-  counts: zeroRetroactionCounts(),
-  startedAt: new Date(),
-  heartbeatAt: new Date(),
-});
+const fakeRun = (): RetroactionRunDoc => firstRetroactionRun(job, new Date());
 
 const runner = (store: RetroactionStore, retroact: (recordId: string) => RerunOutcome, seen: string[] = []) =>
   new RetroactionRunner({

@@ -18,6 +18,20 @@ export type RetroBegin =
   | { run: true; attempt: number; state: RetroactionRunDoc }
   | { run: false; why: 'gone' | 'finished' | 'too_many_attempts' };
 
+/** A job's run as its first attempt starts it, at `now`. */
+export function firstRetroactionRun(job: Pick<RetroactionJobDoc, '_id' | 'tenantId'>, now: Date): RetroactionRunDoc {
+  return {
+    _id: job._id,
+    tenantId: job.tenantId,
+    status: 'running',
+    attempts: 1,
+    processed: 0,
+    counts: zeroRetroactionCounts(),
+    startedAt: now,
+    heartbeatAt: now,
+  };
+}
+
 /**
  * What a retroaction's runner reads and writes besides the records it moderates: the gateway's job (`retroactions`),
  * and its own run (`retroaction_runs`) and selection (`retroaction_items`). Only the runner holding the job's Kafka
@@ -45,16 +59,7 @@ export class RetroactionStore extends BatchRunStore<RetroactionJobDoc, Retroacti
     const now = this.now();
     const existing = await guarded(() => this.runs.findOne({ _id: job._id }));
     if (!existing) {
-      const state: RetroactionRunDoc = {
-        _id: job._id,
-        tenantId: job.tenantId,
-        status: 'running',
-        attempts: 1,
-        processed: 0,
-        counts: zeroRetroactionCounts(),
-        startedAt: now,
-        heartbeatAt: now,
-      };
+      const state = firstRetroactionRun(job, now);
       const inserted = await this.insertRun(state);
       return inserted ? { run: true, attempt: 1, state } : this.begin(job);
     }
