@@ -57,6 +57,22 @@ interface ClaimDoc {
 /** Passes of a bank kept once ended (the newest), so that what a bank shows does not grow with its history. */
 const KEPT_PER_BANK = 5;
 
+/** A pass as it is asked for, before it is queued. */
+type NewRetroPass = Omit<RetroPassDoc, 'open' | 'state' | 'attempt' | 'bucket' | 'counts' | 'bucketCounts'>;
+
+/** A pass as it is queued: open, not begun, nothing counted. */
+export function queuedPass(pass: NewRetroPass): RetroPassDoc {
+  return {
+    ...pass,
+    open: true,
+    state: 'queued',
+    attempt: 0,
+    bucket: 0,
+    counts: zeroRetroCounts(),
+    bucketCounts: zeroRetroCounts(),
+  };
+}
+
 /**
  * The retroactive passes (`hash_retro_passes`) and their claims (`hash_retro_claims`). A pass is claimed attempt by
  * attempt through a unique insert of `<passId>#<attempt>` (conditional updates are not atomic on FerretDB v1), so two
@@ -82,16 +98,8 @@ export class RetroPassStore {
   }
 
   /** Queues a pass; the bank's ended passes beyond the newest few are forgotten. */
-  async create(pass: Omit<RetroPassDoc, 'open' | 'state' | 'attempt' | 'bucket' | 'counts' | 'bucketCounts'>) {
-    const doc: RetroPassDoc = {
-      ...pass,
-      open: true,
-      state: 'queued',
-      attempt: 0,
-      bucket: 0,
-      counts: zeroRetroCounts(),
-      bucketCounts: zeroRetroCounts(),
-    };
+  async create(pass: NewRetroPass) {
+    const doc = queuedPass(pass);
     // A retried insert that landed before finds itself: the same pass.
     await guarded(() => insertUnlessExists(this.passes, doc));
     const ended = (await this.ofBank(pass.bankId)).filter((other) => !other.open).slice(KEPT_PER_BANK);

@@ -4,7 +4,7 @@ import type { BankDoc, HashDoc } from '../hash-bank-store';
 import { bankDoc, hashDoc } from '../testing/docs';
 import { bucketId, bucketOf, RECORD_HASH_BUCKETS, type RecordHashDoc } from './record-hash-store';
 import type { RetroMatchInput, RetroOutcome } from './retro-match';
-import { zeroRetroCounts, type RetroPassCounts, type RetroPassDoc } from './retro-pass-store';
+import { queuedPass, type RetroPassCounts, type RetroPassDoc } from './retro-pass-store';
 import { RetroRunner, type RetroRunnerOptions } from './retro-runner';
 
 const TENANT = 'ten_1';
@@ -28,19 +28,15 @@ class MemoryPasses {
 
   add(over: Partial<RetroPassDoc> = {}): RetroPassDoc {
     const pass: RetroPassDoc = {
-      _id: 'hrp_1',
-      tenantId: TENANT,
-      bankId: 'bnk_1',
-      trigger: 'added',
-      hashIds: ['hsh_1'],
-      change: `${TENANT}#1`,
-      open: true,
-      state: 'queued',
-      attempt: 0,
-      bucket: 0,
-      counts: zeroRetroCounts(),
-      bucketCounts: zeroRetroCounts(),
-      createdAt: new Date(0),
+      ...queuedPass({
+        _id: 'hrp_1',
+        tenantId: TENANT,
+        bankId: 'bnk_1',
+        trigger: 'added',
+        hashIds: ['hsh_1'],
+        change: `${TENANT}#1`,
+        createdAt: new Date(0),
+      }),
       ...over,
     };
     this.passes.set(pass._id, pass);
