@@ -185,17 +185,7 @@ export class HashBankStore {
       const _id = hashIdOf(bank, row.value);
       if (seen.has(_id)) continue;
       seen.add(_id);
-      docs.push({
-        _id,
-        tenantId,
-        bankId,
-        value: row.value,
-        metadata: row.metadata,
-        enabled: true,
-        review: 'unreviewed',
-        createdAt: now,
-        updatedAt: now,
-      });
+      docs.push(newHash(tenantId, bankId, _id, row, now));
     }
     const added: HashDoc[] = [];
     await this.change(tenantId, { bankId, hashes: true }, async (change) => {
@@ -350,6 +340,27 @@ export class HashBankStore {
 }
 
 export const changeId = (tenantId: string, n: number): string => `${tenantId}#${n}`;
+
+/** A hash as it is added to a bank at `now` (its change is stamped when it is written): enabled, not reviewed. */
+export function newHash(
+  tenantId: string,
+  bankId: string,
+  _id: string,
+  row: { value: string; metadata: HashMetadata },
+  now: Date,
+): Omit<HashDoc, 'change'> {
+  return {
+    _id,
+    tenantId,
+    bankId,
+    value: row.value,
+    metadata: row.metadata,
+    enabled: true,
+    review: 'unreviewed',
+    createdAt: now,
+    updatedAt: now,
+  };
+}
 
 /** A hash's id in its bank: a digest keyed by the bank's salt (the same hash added twice is one hash). */
 export function hashIdOf(bank: Pick<BankDoc, 'salt'>, value: string): string {

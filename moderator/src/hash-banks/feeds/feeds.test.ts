@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { addressPolicy, SecretBox, type DomainEvent, type HashMetadata } from '@vigil/proto';
 import { NotFoundError } from '../../domain/errors';
-import { hashIdOf, type BankDoc, type HashBankStore, type HashDoc } from '../hash-bank-store';
+import { hashIdOf, newHash, type BankDoc, type HashBankStore, type HashDoc } from '../hash-bank-store';
 import { FeedError, FeedHttp, type FeedAnswer, type FeedCall } from './feed-http';
 import { DeltaBuilder } from './feed-pull';
 import { credentialsContext, FeedRunner } from './feed-runner';
@@ -140,18 +140,7 @@ class MemoryBanks {
     for (const row of rows) {
       const _id = hashIdOf(bank, row.value);
       if (this.hashes.has(_id)) continue;
-      const doc: HashDoc = {
-        _id,
-        tenantId,
-        bankId,
-        value: row.value,
-        metadata: row.metadata,
-        enabled: true,
-        review: 'unreviewed',
-        change: 'c',
-        createdAt: new Date(0),
-        updatedAt: new Date(0),
-      };
+      const doc: HashDoc = { ...newHash(tenantId, bankId, _id, row, new Date(0)), change: 'c' };
       this.hashes.set(_id, doc);
       added.push(doc);
     }
