@@ -13,7 +13,7 @@ import {
 } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
-import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
+import { DueJobs, dueNow, type DueJobsSettings } from '../queue/due-jobs';
 import { emailMessageIdOf, type EmailStore } from '../store/email-store';
 import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
@@ -86,11 +86,7 @@ export class UserEmails {
         eventId: event.id,
         kind,
         state: 'pending',
-        attemptCount: 0,
-        attempts: [],
-        dueAt: now,
-        createdAt: now,
-        updatedAt: now,
+        ...dueNow(now),
       };
       const statement = statementOf(event, { appealWindowDays: settings.appealWindowDays });
       if (statement) doc.statement = statement;
@@ -123,11 +119,7 @@ export class UserEmails {
       eventId: event.id,
       kind: event.type === 'ReportDecided' ? 'ReportDecided' : 'ComplaintDecided',
       state: 'pending',
-      attemptCount: 0,
-      attempts: [],
-      dueAt: now,
-      createdAt: now,
-      updatedAt: now,
+      ...dueNow(now),
     };
     if (event.type === 'ReportDecided') {
       const outcome = [`Report: ${data.reportId}.`];

@@ -10,7 +10,7 @@ import {
   type SecretBox,
 } from '@vigil/proto';
 import type { Logger } from 'pino';
-import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
+import { DueJobs, dueNow, type DueJobsSettings } from '../queue/due-jobs';
 import { paymentActionIdOf, type PaymentStore } from '../store/payment-store';
 import type { StripeClient } from './stripe-client';
 
@@ -66,11 +66,7 @@ export class PaymentActions {
         action,
         state: secrets ? 'pending' : 'skipped',
         ...(secrets ? {} : { skipReason: 'not_configured', completedAt: now }),
-        attemptCount: 0,
-        attempts: [],
-        dueAt: now,
-        createdAt: now,
-        updatedAt: now,
+        ...dueNow(now),
       };
       if (await store.insertNew(doc)) created += 1;
       if (!secrets) {

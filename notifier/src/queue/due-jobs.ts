@@ -34,6 +34,11 @@ export interface DueJobsOptions<T extends { _id: string }> extends DueJobsSettin
   close?(): Promise<void> | void;
 }
 
+/** A new job's fields as a due queue keeps them: no attempt yet, due `now`. */
+export function dueNow(now: Date) {
+  return { attemptCount: 0, attempts: [], dueAt: now, createdAt: now, updatedAt: now };
+}
+
 /** A job's next state after a failed attempt. */
 export type AfterFailure = { state: 'pending'; dueAt: Date; delayMs: number } | { state: 'failed' };
 
