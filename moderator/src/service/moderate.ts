@@ -13,7 +13,7 @@ import { type RuleSet } from '@vigil/proto/rules';
 import { checkRecordBounds } from '../domain/bounds';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
 import type { ModerateInput } from './moderate-input';
-import type { RecordState } from '../domain/record';
+import type { RecordInput, RecordState } from '../domain/record';
 import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
 import type { RecordBankSuspension, UserState } from '../domain/user';
 import type { EventStore } from '../store/event-store';
@@ -174,16 +174,20 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
   }
 }
 
-function checkInput(input: ModerateInput): void {
-  checkRecordBounds({
+/** The record's own fields of a moderation's input (without its tenant, user and call options). */
+function recordFieldsOf(input: ModerateInput): Omit<RecordInput, 'userId'> {
+  return {
     clientId: input.clientId,
     clientUrl: input.clientUrl,
     name: input.name,
     entity: input.entity,
     content: input.content,
     metadata: input.metadata,
-    user: input.user,
-  });
+  };
+}
+
+function checkInput(input: ModerateInput): void {
+  checkRecordBounds({ ...recordFieldsOf(input), user: input.user });
   if (input.metadata) validateMetadata(input.metadata, ['metadata']);
   if (input.user?.metadata) validateMetadata(input.user.metadata, ['user', 'metadata']);
 }
@@ -385,15 +389,7 @@ function stageModeration(
     {
       type: 'UpsertRecord',
       recordId,
-      input: {
-        clientId: input.clientId,
-        clientUrl: input.clientUrl,
-        name: input.name,
-        entity: input.entity,
-        content: input.content,
-        metadata: input.metadata,
-        userId,
-      },
+      input: { ...recordFieldsOf(input), userId },
       passthrough: input.passthrough,
       commandId: input.commandId,
     },
