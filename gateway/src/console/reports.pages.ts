@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Context } from 'koa';
 import { LIMITS, POLICY_ID, ReportAction, withDefaultPolicy } from '@vigil/proto';
 import { parseWith } from '../http/validate';
 import type { ReportView } from '../routes/reports/reports.schema';
@@ -176,27 +177,29 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
     );
   });
 
-  router.post('/reports/:id/decision', ...change, async (ctx) => {
-    // "No action" sends outcome twice (the hidden Actioned, then its own, in form order); formOf keeps the last one.
-    const input = parseWith(DecisionForm, formOf(ctx), 'decision form');
-    await decide(deps, deciderOf(ctx), 'decideReport', param(ctx, 'id'), {
+  /** Decides on the report of the path (`method`) or its complaint as the form says, then back to the queue. */
+  async function decideOn(
+    ctx: Context,
+    method: 'decideReport' | 'decideReportComplaint',
+    input: { outcome: string; action?: string; reason: string; policy?: string },
+  ) {
+    await decide(deps, deciderOf(ctx), method, param(ctx, 'id'), {
       outcome: input.outcome,
       action: input.action,
       reason: input.reason,
       policy: input.policy ?? '',
     });
     ctx.redirect('/console/reports');
+  }
+
+  router.post('/reports/:id/decision', ...change, async (ctx) => {
+    // "No action" sends outcome twice (the hidden Actioned, then its own, in form order); formOf keeps the last one.
+    await decideOn(ctx, 'decideReport', parseWith(DecisionForm, formOf(ctx), 'decision form'));
   });
 
   router.post('/reports/:id/complaint/decision', ...change, async (ctx) => {
     // "Reject" sends outcome twice (the hidden Upheld, then its own); formOf keeps the last one.
-    const input = parseWith(ComplaintDecisionForm, formOf(ctx), 'complaint decision form');
-    await decide(deps, deciderOf(ctx), 'decideReportComplaint', param(ctx, 'id'), {
-      outcome: input.outcome,
-      action: input.action,
-      reason: input.reason,
-      policy: input.policy ?? '',
-    });
-    ctx.redirect('/console/reports');
+    const form = parseWith(ComplaintDecisionForm, formOf(ctx), 'complaint decision form');
+    await decideOn(ctx, 'decideReportComplaint', form);
   });
 }
