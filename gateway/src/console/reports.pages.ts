@@ -57,6 +57,14 @@ const targetLink = (report: Report) =>
     ? html`<a href="/console/records/${report.target.id}">record ${report.target.clientId}</a>`
     : html`<a href="/console/users/${report.target.id}">user ${report.target.clientId}</a>`;
 
+/** A report's ground and category, and the reporter's explanation. */
+const groundAndText = (report: Report) =>
+  html`<p>
+      ${badge(report.ground === 'ILLEGAL_CONTENT' ? 'Illegal content' : 'Against the terms')}
+      <code>${report.category}</code>
+    </p>
+    <blockquote class="report-text">${report.explanation}</blockquote>`;
+
 /** The reports queue, and a decision on each report: act on its target, or no action with a reason. */
 export function reportPages({ router, deps, change }: ConsolePages): void {
   router.get('/reports', async (ctx) => {
@@ -78,6 +86,13 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
     ]);
     const complaints = complained.reports.map((report) => toReportView(report, { withEmail: false }));
     const policies = withDefaultPolicy(settings.policies);
+    // The policy a decision rests on, in both kinds of decision form.
+    const policyField = html`<label
+      >Policy
+      <select name="policy">
+        ${policies.map((policy) => html`<option value="${policy.id}">${policy.name}</option>`)}
+      </select>
+    </label>`;
     const reports = queueOrder(
       [...trusted.reports, ...others.reports].map((report) => toReportView(report, { withEmail: false })),
     );
@@ -99,11 +114,7 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
                       >
                       · ${targetLink(report)} · filed ${when(report.complaint?.filedAt ?? report.updatedAt)}
                     </header>
-                    <p>
-                      ${badge(report.ground === 'ILLEGAL_CONTENT' ? 'Illegal content' : 'Against the terms')}
-                      <code>${report.category}</code>
-                    </p>
-                    <blockquote class="report-text">${report.explanation}</blockquote>
+                    ${groundAndText(report)}
                     <p>No action was taken: <q>${report.decision?.reason ?? ''}</q></p>
                     <blockquote class="complaint-text">${report.complaint?.text ?? ''}</blockquote>
                     <form method="post" action="/console/reports/${report.id}/complaint/decision" class="decision">
@@ -111,12 +122,7 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
                       <label
                         >Reason <textarea name="reason" required maxlength="${LIMITS.reason}" rows="2"></textarea>
                       </label>
-                      <label
-                        >Policy
-                        <select name="policy">
-                          ${policies.map((policy) => html`<option value="${policy.id}">${policy.name}</option>`)}
-                        </select>
-                      </label>
+                      ${policyField}
                       <input type="hidden" name="outcome" value="Upheld" />
                       ${actionsOn(report).map(
                         ([action, label]) =>
@@ -145,11 +151,7 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
             · ${targetLink(report)} · <span class="open-count">${report.targetOpenReports} open</span> ·
             ${when(report.createdAt)}
           </header>
-          <p>
-            ${badge(report.ground === 'ILLEGAL_CONTENT' ? 'Illegal content' : 'Against the terms')}
-            <code>${report.category}</code>
-          </p>
-          <blockquote class="report-text">${report.explanation}</blockquote>
+          ${groundAndText(report)}
           ${
             report.legalGround
               ? html`<p>Legal ground: ${report.legalGround} · URL: <code>${report.url ?? ''}</code></p>`
@@ -158,12 +160,7 @@ export function reportPages({ router, deps, change }: ConsolePages): void {
           <form method="post" action="/console/reports/${report.id}/decision" class="decision">
             ${csrfOf(ctx)}
             <label>Reason <textarea name="reason" required maxlength="${LIMITS.reason}" rows="2"></textarea></label>
-            <label
-              >Policy
-              <select name="policy">
-                ${policies.map((policy) => html`<option value="${policy.id}">${policy.name}</option>`)}
-              </select>
-            </label>
+            ${policyField}
             <input type="hidden" name="outcome" value="Actioned" />
             ${actions.map(
               ([action, label]) => html`<button type="submit" name="action" value="${action}">${label}</button>`,
