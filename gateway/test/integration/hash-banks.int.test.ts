@@ -1,17 +1,11 @@
-import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
-import { grpcAddressOf, spawnModerator, uniqueName, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
+import { KNOWN_ABUSE_POLICY, ORIGINAL, startPhotoServer, type PhotoServer } from './hash-support';
 
 // Hash banks end to end: the real moderator (built dist, with its hash worker pool) and the gateway in process, the
 // images served by a local HTTP server. `npm run build` first.
 
-const PHOTOS = path.resolve(__dirname, '../../../moderator/src/engine/images/pdq/fixtures/photos/bridge-mods');
-/** The reference's PDQ hashes of the fixture photos (fixtures/reference.json). */
-const ORIGINAL = 'd8f8f0cee0f4a84f0637022a078f67f0b36e2ed596621e1d33e6339c4e9c9b22';
+/** The reference's PDQ hash of `bridge-mods/shrink-a-lot.jpg` (fixtures/reference.json). */
 const SHRUNK = 'd0f8f1ccc0f4a84d0a370a3a228f67f0b36e2ed5b6623e1d33e6339c4e9c9b22';
 
 /** Bits in which two hex hashes differ. */
@@ -27,30 +21,26 @@ function distance(a: string, b: string): number {
   return bits;
 }
 
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
-let images: http.Server;
+let images: PhotoServer;
 let base: string;
 let tenant: { tenantId: string; key: string };
 
 beforeAll(async () => {
-  images = http.createServer((req, res) => {
-    const file = path.join(PHOTOS, path.basename(req.url ?? ''));
-    if (!existsSync(file)) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'image/jpeg' }).end(readFileSync(file));
+  images = await startPhotoServer(['bridge-mods']);
+  base = images.base;
+  stack = await startModeratorStack({
+    name: 'hashbanks',
+    moderatorEnv: { IMAGE_ALLOWED_CIDRS: '127.0.0.0/8', HASH_THREADS: '1' },
   });
-  await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
-  const stack = { dbName: uniqueName('hashbanks'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, { IMAGE_ALLOWED_CIDRS: '127.0.0.0/8', HASH_THREADS: '1' });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  gw = stack.gw;
   tenant = await gw.newTenant();
 }, 120_000);
 
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
-  await new Promise((resolve) => images?.close(resolve));
+  await stack?.close();
+  await images?.close();
 });
 
 const api = (method: string, route: string, body?: unknown) =>
@@ -67,14 +57,7 @@ describe('hash banks', () => {
   let hashId: string;
 
   it('creates a PDQ bank with its policy, HMA’s default distance and the flag action', async () => {
-    const policy = await api('POST', '/policies', {
-      id: 'known-abuse',
-      name: 'Known abuse imagery',
-      ground: 'ILLEGAL_CONTENT',
-      legalGround: 'Penal code §184b',
-      category: 'STATEMENT_CATEGORY_PROTECTION_OF_MINORS',
-      explanation: 'The image matches known abuse imagery ({{policy}}).',
-    });
+    const policy = await api('POST', '/policies', KNOWN_ABUSE_POLICY);
     expect(policy.status).toBe(201);
     const reply = await api('POST', '/hash-banks', { name: 'Known', kind: 'pdq', policy: 'known-abuse' });
     expect(reply.status).toBe(201);
@@ -317,14 +300,7 @@ describe("a flag_and_suspend bank's match", () => {
   beforeAll(async () => {
     other = await gw.newTenant();
     expect((await call('PATCH', '/settings', { suspensionThreshold: 5 })).status).toBe(200);
-    const policy = await call('POST', '/policies', {
-      id: 'known-abuse',
-      name: 'Known abuse imagery',
-      ground: 'ILLEGAL_CONTENT',
-      legalGround: 'Penal code §184b',
-      category: 'STATEMENT_CATEGORY_PROTECTION_OF_MINORS',
-      explanation: 'The image matches known abuse imagery ({{policy}}).',
-    });
+    const policy = await call('POST', '/policies', KNOWN_ABUSE_POLICY);
     expect(policy.status).toBe(201);
     const created = await call('POST', '/hash-banks', {
       name: 'Exchange',

@@ -1,7 +1,3 @@
-import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { COLLECTIONS } from '@vigil/proto';
 import {
@@ -12,22 +8,20 @@ import {
   type NcmecStandIn,
   type StopNciiStandIn,
 } from '../../../deploy/test-support/hash-exchanges';
-import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
-import { startGateway, type Gateway } from './harness';
+import { uniqueName, waitFor } from '../../../deploy/test-support';
+import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
+import { ORIGINAL, startPhotoServer, type PhotoServer } from './hash-support';
 
 // Hash feeds end to end: the real moderator (built dist) runs the feeds against stand-in servers on 127.0.0.1 (a hash
 // file server, StopNCII's and NCMEC's APIs), the gateway in process. The moderator polls every 200 ms and retries a
 // failed run after 300 ms, so the deadlines below hold on a busy machine. `npm run build` first.
 
 const WAIT = 30_000;
-const PHOTOS = path.resolve(__dirname, '../../../moderator/src/engine/images/pdq/fixtures/photos/bridge-mods');
-/** The reference's PDQ hash of the fixture photo aaa-orig.jpg (fixtures/reference.json). */
-const ORIGINAL = 'd8f8f0cee0f4a84f0637022a078f67f0b36e2ed596621e1d33e6339c4e9c9b22';
 const md5 = (n: number) => n.toString(16).padStart(32, '0');
 
-let moderator: ServiceProcess;
+let stack: ModeratorStack;
 let gw: Gateway;
-let images: http.Server;
+let images: PhotoServer;
 let imageBase: string;
 let tenant: { tenantId: string; key: string };
 let files: HashFileServer;
@@ -35,37 +29,33 @@ let stopncii: StopNciiStandIn;
 let ncmec: NcmecStandIn;
 
 beforeAll(async () => {
-  images = http.createServer((req, res) => {
-    const file = path.join(PHOTOS, path.basename(req.url ?? ''));
-    if (!existsSync(file)) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'image/jpeg' }).end(readFileSync(file));
-  });
-  await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
-  imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+  images = await startPhotoServer(['bridge-mods']);
+  imageBase = images.base;
   [files, stopncii, ncmec] = await Promise.all([
     startHashFileServer(`hash,source\n${md5(1)},file\n${md5(2)},file\n`),
     startStopNcii(),
     startNcmec(),
   ]);
-  const stack = { dbName: uniqueName('hashfeeds'), topicPrefix: `${uniqueName('t')}.` };
-  moderator = spawnModerator(stack, {
-    IMAGE_ALLOWED_CIDRS: '127.0.0.0/8',
-    HASH_THREADS: '1',
-    HASH_FEED_ALLOWED_CIDRS: '127.0.0.0/8',
-    HASH_FEED_POLL_MS: '200',
-    HASH_FEED_RETRY_MS: '300',
-    HASH_FEED_MAX_BYTES: '8192',
-    SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  stack = await startModeratorStack({
+    name: 'hashfeeds',
+    moderatorEnv: {
+      IMAGE_ALLOWED_CIDRS: '127.0.0.0/8',
+      HASH_THREADS: '1',
+      HASH_FEED_ALLOWED_CIDRS: '127.0.0.0/8',
+      HASH_FEED_POLL_MS: '200',
+      HASH_FEED_RETRY_MS: '300',
+      HASH_FEED_MAX_BYTES: '8192',
+      SECRETS_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    },
   });
-  gw = await startGateway({ moderatorAddress: await grpcAddressOf(moderator), ...stack });
+  gw = stack.gw;
   tenant = await gw.newTenant();
 }, 120_000);
 
 afterAll(async () => {
-  await gw?.close();
-  await moderator?.stop();
+  await stack?.close();
   await Promise.all([files?.close(), stopncii?.close(), ncmec?.close()]);
-  await new Promise((resolve) => images?.close(resolve));
+  await images?.close();
 });
 
 const api = (method: string, route: string, body?: unknown) =>

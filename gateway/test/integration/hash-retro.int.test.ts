@@ -1,38 +1,28 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
 import type { Receiver } from '../../../deploy/e2e/support';
 import { grpcAddressOf, spawnModerator, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
 import { startGateway, startServiceStack, type Gateway, type ServiceStack } from './harness';
+import { KNOWN_ABUSE_POLICY, ORIGINAL, PHOTOS, startPhotoServer, type PhotoServer } from './hash-support';
 
 // Retroactive matching end to end: records with images moderated first (their hashes kept), then a hash added to a
 // bank flags the earlier records through the ordinary moderation path. The moderator and the notifier are processes
 // (`npm run build` first), the images served by a local HTTP server, webhooks received on 127.0.0.1. Nothing sleeps.
 
 const WAIT = 60_000;
-const PHOTOS = path.resolve(__dirname, '../../../moderator/src/engine/images/pdq/fixtures/photos');
-/** The photos served, by file name. */
-const SERVED = ['bridge-mods', 'misc-images'].map((dir) => path.join(PHOTOS, dir));
-/** The reference's PDQ hash of `aaa-orig.jpg` (fixtures/reference.json); `shrink-a-lot.jpg` is near it. */
-const ORIGINAL = 'd8f8f0cee0f4a84f0637022a078f67f0b36e2ed596621e1d33e6339c4e9c9b22';
+// `shrink-a-lot.jpg` is near ORIGINAL (`aaa-orig.jpg`).
 
-let images: http.Server;
+let images: PhotoServer;
 let base: string;
 
 beforeAll(async () => {
-  images = http.createServer((req, res) => {
-    const file = SERVED.map((dir) => path.join(dir, path.basename(req.url ?? ''))).find((name) => existsSync(name));
-    if (!file) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'image/jpeg' }).end(readFileSync(file));
-  });
-  await new Promise<void>((resolve) => images.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
+  images = await startPhotoServer(['bridge-mods', 'misc-images']);
+  base = images.base;
 });
 
-afterAll(() => new Promise((resolve) => images?.close(resolve)));
+afterAll(() => images?.close());
 
 interface Webhook {
   event: string;
@@ -94,14 +84,7 @@ describe('retroactive matching', () => {
     api = tenantApi(gw, tenant);
     const endpoint = await api.call('POST', '/webhook-endpoints', { url: receiver.url, events: ['record.flagged'] });
     expect(endpoint.status).toBe(201);
-    const policy = await api.call('POST', '/policies', {
-      id: 'known-abuse',
-      name: 'Known abuse imagery',
-      ground: 'ILLEGAL_CONTENT',
-      legalGround: 'Penal code §184b',
-      category: 'STATEMENT_CATEGORY_PROTECTION_OF_MINORS',
-      explanation: 'The image matches known abuse imagery ({{policy}}).',
-    });
+    const policy = await api.call('POST', '/policies', KNOWN_ABUSE_POLICY);
     expect(policy.status).toBe(201);
     // An enabled bank, still empty: the tenant's images are fetched and hashed from now on.
     const bank = await api.call('POST', '/hash-banks', { name: 'Known', kind: 'pdq', policy: 'known-abuse' });
