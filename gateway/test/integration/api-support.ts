@@ -12,6 +12,20 @@ export const apiCaller =
   (tenant: Tenant, method: string, path: string, body?: unknown): Promise<Reply> =>
     gw().request(method, `/api/v1${path}`, { key: tenant.key, ...(body === undefined ? {} : { body }) });
 
+/** Moderates a text post as `tenant` through `call` (an `apiCaller`), expecting 200. */
+export const moderateWith =
+  (call: ReturnType<typeof apiCaller>) =>
+  async (tenant: Tenant, clientId: string, text: string, extra: Record<string, unknown> = {}): Promise<void> => {
+    const reply = await call(tenant, 'POST', '/moderate', {
+      clientId,
+      name: 'n',
+      entity: 'post',
+      content: text,
+      ...extra,
+    });
+    expect(reply.status).toBe(200);
+  };
+
 /** An error reply's status and code, for one `toEqual`. */
 export const errorOf = (reply: { status: number; body: unknown }) => [
   reply.status,

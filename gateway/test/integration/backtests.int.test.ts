@@ -1,6 +1,6 @@
 import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
 import { grpcAddressOf, uniqueName, waitFor } from '../../../deploy/test-support';
-import { apiCaller, errorOf, type Tenant } from './api-support';
+import { apiCaller, errorOf, moderateWith, type Tenant } from './api-support';
 import { startGateway, startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 /**
@@ -28,16 +28,7 @@ const call = apiCaller(() => gw);
 const words = (id: string, list: string[]) => ({
   rules: [{ id, name: id, strategies: [{ type: 'blocklist', words: list }] }],
 });
-const moderate = async (tenant: Tenant, clientId: string, text: string, extra: Record<string, unknown> = {}) => {
-  const reply = await call(tenant, 'POST', '/moderate', {
-    clientId,
-    name: 'n',
-    entity: 'post',
-    content: text,
-    ...extra,
-  });
-  expect(reply.status).toBe(200);
-};
+const moderate = moderateWith(call);
 /** Waits for a job to reach a status that ends it, and returns it. */
 const settled = async (tenant: Tenant, id: string, timeoutMs = 60_000) =>
   waitFor(

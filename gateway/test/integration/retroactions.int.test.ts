@@ -1,6 +1,6 @@
 import { COLLECTIONS, recordIdFor } from '@vigil/proto';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
-import { apiCaller, errorOf, type Tenant } from './api-support';
+import { apiCaller, errorOf, moderateWith, type Tenant } from './api-support';
 import { startModeratorStack, type Gateway, type ModeratorStack } from './harness';
 
 /**
@@ -30,16 +30,7 @@ const call = apiCaller(() => gw);
 const words = (list: string[]) => ({
   rules: [{ id: 'animals', name: 'animals', strategies: [{ type: 'blocklist', words: list }] }],
 });
-const moderate = async (tenant: Tenant, clientId: string, text: string, extra: Record<string, unknown> = {}) => {
-  const reply = await call(tenant, 'POST', '/moderate', {
-    clientId,
-    name: 'n',
-    entity: 'post',
-    content: text,
-    ...extra,
-  });
-  expect(reply.status).toBe(200);
-};
+const moderate = moderateWith(call);
 const ended = (status: string) => ['succeeded', 'failed', 'cancelled'].includes(status);
 /** Waits until `path` answers a job that satisfies `done`, and returns it. */
 const until = (tenant: Tenant, path: string, done: (data: Data) => boolean, timeoutMs = 60_000) =>
@@ -73,6 +64,22 @@ const backtest = async (tenant: Tenant, version: number, limit = 100) => {
   expect(created.status).toBe(202);
   return until(tenant, `/backtests/${(created.body.data as Data).id}`, (data) => ended(data.status));
 };
+
+/**
+ * A tenant whose 60 otter records a fish rule left compliant, and the retroaction of a promoted otter version applied
+ * from its backtest: the tenant, the version and the retroaction's id.
+ */
+async function otterRetroaction(): Promise<{ tenant: Tenant; draft: number; id: string }> {
+  const tenant = await gw.newTenant();
+  expect((await call(tenant, 'PUT', '/rules', words(['fish']))).status).toBe(200);
+  for (let i = 0; i < 60; i += 1) await moderate(tenant, `r${i}`, 'an otter');
+  const draft = await saveDraft(tenant, ['otter']);
+  const bt = await backtest(tenant, draft);
+  expect((await call(tenant, 'POST', `/rules/versions/${draft}/promote`)).status).toBe(200);
+  const applied = await call(tenant, 'POST', `/backtests/${bt.id}/apply`);
+  expect(applied.status).toBe(202);
+  return { tenant, draft, id: (applied.body.data as Data).id };
+}
 
 describe('retroactions', () => {
   it('applies a promoted version to exactly the records its backtest predicted, under that version', async () => {
@@ -196,15 +203,7 @@ describe('retroactions', () => {
   }, 150_000);
 
   it('stops as failed (version_replaced) when another version goes live while it runs', async () => {
-    const tenant = await gw.newTenant();
-    expect((await call(tenant, 'PUT', '/rules', words(['fish']))).status).toBe(200);
-    for (let i = 0; i < 60; i += 1) await moderate(tenant, `r${i}`, 'an otter');
-    const draft = await saveDraft(tenant, ['otter']);
-    const bt = await backtest(tenant, draft);
-    expect((await call(tenant, 'POST', `/rules/versions/${draft}/promote`)).status).toBe(200);
-    const applied = await call(tenant, 'POST', `/backtests/${bt.id}/apply`);
-    expect(applied.status).toBe(202);
-    const id = (applied.body.data as Data).id;
+    const { tenant, draft, id } = await otterRetroaction();
     await until(tenant, `/retroactions/${id}`, (data) => (data.progress as { processed: number }).processed > 0);
     expect((await call(tenant, 'PUT', '/rules', words(['fish']))).status).toBe(200);
     const failed = await until(tenant, `/retroactions/${id}`, (data) => ended(data.status));
@@ -219,15 +218,7 @@ describe('retroactions', () => {
   }, 150_000);
 
   it('resumes after its moderator is killed mid-job, writing no record twice', async () => {
-    const tenant = await gw.newTenant();
-    expect((await call(tenant, 'PUT', '/rules', words(['fish']))).status).toBe(200);
-    for (let i = 0; i < 60; i += 1) await moderate(tenant, `r${i}`, 'an otter');
-    const draft = await saveDraft(tenant, ['otter']);
-    const bt = await backtest(tenant, draft);
-    expect((await call(tenant, 'POST', `/rules/versions/${draft}/promote`)).status).toBe(200);
-    const applied = await call(tenant, 'POST', `/backtests/${bt.id}/apply`);
-    expect(applied.status).toBe(202);
-    const id = (applied.body.data as Data).id;
+    const { tenant, id } = await otterRetroaction();
     await until(tenant, `/retroactions/${id}`, (data) => (data.progress as { processed: number }).processed >= 20);
     await stack.replaceModerator('SIGKILL');
     const done = await until(tenant, `/retroactions/${id}`, (data) => ended(data.status), 120_000);
