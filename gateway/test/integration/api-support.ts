@@ -1,3 +1,4 @@
+import { uniqueName } from '../../../deploy/test-support';
 import type { Gateway, Reply } from './harness';
 
 /** A tenant as `Gateway.newTenant` returns it: its id and API key. */
@@ -31,3 +32,23 @@ export const errorOf = (reply: { status: number; body: unknown }) => [
   reply.status,
   (reply.body as { error?: { code?: string } }).error?.code,
 ];
+
+/**
+ * Moderates a fine post as `tenant` and reports it (`report`: the reporter, category, explanation and the rest of the
+ * body but the target). Returns both replies.
+ */
+export async function reportNewPost(
+  gw: Gateway,
+  tenant: Tenant,
+  report: Record<string, unknown>,
+): Promise<{ posted: Reply; report: Reply }> {
+  const posted = await gw.request('POST', '/api/v1/moderate', {
+    key: tenant.key,
+    body: { clientId: uniqueName('post'), name: 'A post', entity: 'post', content: 'a lovely day' },
+  });
+  const reported = await gw.request('POST', '/api/v1/reports', {
+    key: tenant.key,
+    body: { target: { type: 'record', id: posted.body.id }, ...report },
+  });
+  return { posted, report: reported };
+}

@@ -4,6 +4,7 @@ import type { Receiver } from '../../../deploy/e2e/support';
 import { uniqueName, waitFor } from '../../../deploy/test-support';
 import { expiryDays, signIn, startMailingStack, type MailingStack, type ReceivedHook } from './console-support';
 import type { Gateway } from './harness';
+import { reportNewPost } from './api-support';
 
 // Reporters told of outcomes, and their complaints about decisions not to act (Art. 16(5), 20 DSA), against the real
 // stack: the gateway in process, the moderator and the notifier as processes, Kafka and the MongoDB-wire store, a
@@ -51,20 +52,12 @@ const mailTo = (address: string, subject: string) => stack.mailTo(address, subje
 
 /** A fresh record of alice's, reported by an end user with an address, and the report decided with no action. */
 async function reportedAndLeft(email: string | undefined, reporterId = uniqueName('reader')) {
-  const posted = await gw.request('POST', '/api/v1/moderate', {
-    key: alice.key,
-    body: { clientId: uniqueName('post'), name: 'A post', entity: 'post', content: 'a lovely day' },
+  const { posted, report } = await reportNewPost(gw, alice, {
+    reporter: { type: 'user', id: reporterId, ...(email ? { email } : {}) },
+    category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+    explanation: 'a fake shop selling counterfeit shoes',
   });
   expect(posted.status).toBe(200);
-  const report = await gw.request('POST', '/api/v1/reports', {
-    key: alice.key,
-    body: {
-      target: { type: 'record', id: posted.body.id },
-      reporter: { type: 'user', id: reporterId, ...(email ? { email } : {}) },
-      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-      explanation: 'a fake shop selling counterfeit shoes',
-    },
-  });
   expect(report.status).toBe(202);
   const reportId = report.body.data.id as string;
   const decided = await gw.request('POST', `/api/v1/reports/${reportId}/decision`, {
@@ -108,18 +101,10 @@ describe('the outcome of a report, told to its reporter', () => {
 
   it('emails an action taken without a complaint link, and nothing to a reporter without an address', async () => {
     const email = `${uniqueName('r')}@example.com`;
-    const posted = await gw.request('POST', '/api/v1/moderate', {
-      key: alice.key,
-      body: { clientId: uniqueName('post'), name: 'A post', entity: 'post', content: 'a lovely day' },
-    });
-    const report = await gw.request('POST', '/api/v1/reports', {
-      key: alice.key,
-      body: {
-        target: { type: 'record', id: posted.body.id },
-        reporter: { type: 'user', id: uniqueName('reader'), email },
-        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-        explanation: 'a fake shop',
-      },
+    const { report } = await reportNewPost(gw, alice, {
+      reporter: { type: 'user', id: uniqueName('reader'), email },
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      explanation: 'a fake shop',
     });
     await gw.request('POST', `/api/v1/reports/${report.body.data.id}/decision`, {
       key: alice.key,
@@ -148,18 +133,10 @@ describe('the outcome of a report, told to its reporter', () => {
     expect(refused.status).toBe(400);
 
     const email = `${uniqueName('r')}@example.com`;
-    const posted = await gw.request('POST', '/api/v1/moderate', {
-      key: alice.key,
-      body: { clientId: uniqueName('post'), name: 'A post', entity: 'post', content: 'a lovely day' },
-    });
-    const report = await gw.request('POST', '/api/v1/reports', {
-      key: alice.key,
-      body: {
-        target: { type: 'record', id: posted.body.id },
-        reporter: { type: 'user', id: uniqueName('reader'), email },
-        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-        explanation: 'a fake shop',
-      },
+    const { report } = await reportNewPost(gw, alice, {
+      reporter: { type: 'user', id: uniqueName('reader'), email },
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      explanation: 'a fake shop',
     });
     const reportId = report.body.data.id as string;
     const contacts = gw.db.collection<{ _id: string; expiresAt: Date; eraseDay: string }>(COLLECTIONS.reportContacts);
@@ -199,18 +176,10 @@ describe('complaints about a decision not to act (Art. 20)', () => {
     expect(bounded.status).toBe(400);
     expect(bounded.body.error.code).toBe('validation_error');
 
-    const posted = await gw.request('POST', '/api/v1/moderate', {
-      key: alice.key,
-      body: { clientId: uniqueName('post'), name: 'A post', entity: 'post', content: 'a lovely day' },
-    });
-    const open = await gw.request('POST', '/api/v1/reports', {
-      key: alice.key,
-      body: {
-        target: { type: 'record', id: posted.body.id },
-        reporter: { type: 'user', id: uniqueName('reader') },
-        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-        explanation: 'a fake shop',
-      },
+    const { report: open } = await reportNewPost(gw, alice, {
+      reporter: { type: 'user', id: uniqueName('reader') },
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      explanation: 'a fake shop',
     });
     const notDecided = await complain(open.body.data.id as string);
     expect([notDecided.status, notDecided.body.error.code]).toEqual([409, 'report_not_decided']);

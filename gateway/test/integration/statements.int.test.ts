@@ -3,6 +3,7 @@ import type { Receiver } from '../../../deploy/e2e/support';
 import { uniqueName } from '../../../deploy/test-support';
 import { expiryDays, startMailingStack, type MailingStack, type ReceivedHook } from './console-support';
 import type { Gateway } from './harness';
+import { reportNewPost } from './api-support';
 
 // Policies and statements of reasons against the real stack: the gateway in process, the moderator and the notifier as
 // processes, Kafka and the MongoDB-wire store, a webhook receiver and an SMTP server on 127.0.0.1, and the appeal and
@@ -236,22 +237,14 @@ describe('statements of reasons', () => {
       key: alice.key,
       body: { trustedFlaggers: [{ id: 'hotline', name: 'The Hotline' }] },
     });
-    const posted = await gw.request('POST', '/api/v1/moderate', {
-      key: alice.key,
-      body: { clientId: uniqueName('r'), name: 'A post', entity: 'post', content: 'a lovely day' },
-    });
-    const report = await gw.request('POST', '/api/v1/reports', {
-      key: alice.key,
-      body: {
-        target: { type: 'record', id: posted.body.id },
-        reporter: { type: 'trusted_flagger', id: 'hotline' },
-        category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-        ground: 'ILLEGAL_CONTENT',
-        legalGround: 'Penal code §263',
-        url: 'https://platform.example/p',
-        goodFaith: true,
-        explanation: 'fake watches',
-      },
+    const { posted, report } = await reportNewPost(gw, alice, {
+      reporter: { type: 'trusted_flagger', id: 'hotline' },
+      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
+      ground: 'ILLEGAL_CONTENT',
+      legalGround: 'Penal code §263',
+      url: 'https://platform.example/p',
+      goodFaith: true,
+      explanation: 'fake watches',
     });
     expect(report.status).toBe(202);
     const decided = await gw.request('POST', `/api/v1/reports/${report.body.data.id}/decision`, {
@@ -357,18 +350,10 @@ describe('policies in the console', () => {
     expect(listed.body.data.map((policy: { id: string }) => policy.id)).toEqual(['default', 'hate']);
 
     // A report decided in the queue names the policy; the flag's statement rests on it.
-    const posted = await gw.request('POST', '/api/v1/moderate', {
-      key: bob.key,
-      body: { clientId: uniqueName('q'), name: 'A post', entity: 'post', content: 'a lovely day' },
-    });
-    const report = await gw.request('POST', '/api/v1/reports', {
-      key: bob.key,
-      body: {
-        target: { type: 'record', id: posted.body.id },
-        reporter: { type: 'user', id: 'reader-9' },
-        category: 'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
-        explanation: 'hateful',
-      },
+    const { posted, report } = await reportNewPost(gw, bob, {
+      reporter: { type: 'user', id: 'reader-9' },
+      category: 'STATEMENT_CATEGORY_ILLEGAL_OR_HARMFUL_SPEECH',
+      explanation: 'hateful',
     });
     await page.goto(`${gw.url}/console/reports`);
     const card = page.locator(`article[data-id="${report.body.data.id}"]`);
