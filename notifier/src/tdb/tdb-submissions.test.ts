@@ -148,6 +148,14 @@ const created = (uuids: Array<[string, string]> = []): TdbCallResult => ({
   uuids: new Map(uuids),
 });
 
+/** Three flags of tenant A and one of tenant B, in one call's batch. */
+const twoTenants = () => [
+  flagged('A1', 'ten_a'),
+  flagged('A2', 'ten_a'),
+  flagged('A3', 'ten_a'),
+  flagged('B1', 'ten_b'),
+];
+
 describe('TdbSubmissions.submit', () => {
   it('submits restrictions of tenants with submission on, and nothing for test mode, lifts or other tenants', async () => {
     const { store, recorded, retries } = fakeStore(['ten_on']);
@@ -356,12 +364,7 @@ describe('TdbSubmissions isolation', () => {
     });
     const { client } = fakeClient((puids) => (puids[0]!.startsWith('A') ? refusedCategory(1) : created()));
     const { options: opts, counts, lines } = observed(store, client);
-    await new TdbSubmissions(opts).submit([
-      flagged('A1', 'ten_a'),
-      flagged('A2', 'ten_a'),
-      flagged('A3', 'ten_a'),
-      flagged('B1', 'ten_b'),
-    ]);
+    await new TdbSubmissions(opts).submit(twoTenants());
     const byId = new Map(recorded.map((doc) => [doc._id, doc]));
     expect(byId.get('tdb_A2')).toMatchObject({
       state: 'failed',
@@ -387,12 +390,7 @@ describe('TdbSubmissions isolation', () => {
     });
     const { client } = fakeClient(created());
     const { options: opts, counts, lines } = observed(store, client);
-    await new TdbSubmissions(opts).submit([
-      flagged('A1', 'ten_a'),
-      flagged('A2', 'ten_a'),
-      flagged('A3', 'ten_a'),
-      flagged('B1', 'ten_b'),
-    ]);
+    await new TdbSubmissions(opts).submit(twoTenants());
     expect(recorded.map((doc) => [doc._id, doc.state]).sort()).toEqual([
       ['tdb_A1', 'submitted'],
       ['tdb_A3', 'submitted'],
