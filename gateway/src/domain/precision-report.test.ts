@@ -25,6 +25,16 @@ const prompt = (id: string, presetId?: string): Rule => ({
   ...(presetId ? { presetId, presetVersion: 1 } : {}),
 });
 
+/** The counts and rates of one flag that no one reviewed. */
+const FLAGGED_ONCE_UNREVIEWED = {
+  flags: 1,
+  reviewed: 0,
+  confirmed: 0,
+  overturned: 0,
+  precision: null,
+  overturnRate: null,
+};
+
 describe('precision report', () => {
   const docs = [
     doc('2026-03-01', 2, { spam: { flags: 4, reviewed: 2, confirmed: 1, overturned: 1 }, scam: { flags: 1 } }),
@@ -63,24 +73,14 @@ describe('precision report', () => {
         ruleSetVersion: 2,
         name: 'Rule scam',
         presetId: 'scams',
-        flags: 1,
-        reviewed: 0,
-        confirmed: 0,
-        overturned: 0,
-        precision: null,
-        overturnRate: null,
+        ...FLAGGED_ONCE_UNREVIEWED,
       },
     ]);
     expect(report.presets).toEqual([
       {
         presetId: 'scams',
         ruleSetVersion: 2,
-        flags: 1,
-        reviewed: 0,
-        confirmed: 0,
-        overturned: 0,
-        precision: null,
-        overturnRate: null,
+        ...FLAGGED_ONCE_UNREVIEWED,
       },
     ]);
     expect(report.series.map((point) => [point.day, point.flags, point.precision])).toEqual([
