@@ -28,6 +28,16 @@ const bank = {
   updatedAt: '2026-01-01T00:00:00.000Z',
 };
 
+/** A quarantine's window and counts, the same in the moderator's answer and in the view. */
+const QUARANTINE_COUNTS = {
+  threshold: 3,
+  windowSeconds: 60,
+  count: 4,
+  held: 2,
+  overflow: 0,
+  since: '2026-01-01T00:00:00.000Z',
+};
+
 describe('hash bank use cases', () => {
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
     ['null removes', { description: null, policy: null }, { clearDescription: true, clearPolicy: true }],
@@ -69,12 +79,7 @@ describe('hash bank use cases', () => {
           kind: 'pdq',
           state: 'quarantined',
           number: 1,
-          threshold: 3,
-          windowSeconds: 60,
-          count: 4,
-          held: 2,
-          overflow: 0,
-          since: '2026-01-01T00:00:00.000Z',
+          ...QUARANTINE_COUNTS,
           metadataJson: '{"label":"meme"}',
         },
       ],
@@ -86,12 +91,7 @@ describe('hash bank use cases', () => {
         kind: 'pdq',
         state: 'quarantined',
         quarantine: 1,
-        threshold: 3,
-        windowSeconds: 60,
-        count: 4,
-        held: 2,
-        overflow: 0,
-        since: '2026-01-01T00:00:00.000Z',
+        ...QUARANTINE_COUNTS,
         metadata: { label: 'meme' },
       },
     ]);
