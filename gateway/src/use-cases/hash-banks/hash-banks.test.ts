@@ -1,20 +1,7 @@
-import type { ModeratorClient } from '../../grpc/moderator-client';
 import { listHashQuarantines } from './list-hash-quarantines';
 import { lookupHashes } from './lookup-hashes';
 import { updateHashBank } from './update-hash-bank';
-import type { BankCaller } from './views';
-
-/** A moderator client that records each call and answers `answer`. */
-function fakeCaller(answer: unknown): { caller: BankCaller; calls: unknown[][] } {
-  const calls: unknown[][] = [];
-  const moderator = {
-    call: (method: string, request: unknown, options: unknown) => {
-      calls.push([method, request, options]);
-      return Promise.resolve(answer);
-    },
-  } as unknown as ModeratorClient;
-  return { caller: { moderator, tenantId: 'ten_1', requestId: 'req-1' }, calls };
-}
+import { fakeCaller } from './testing/fake-caller';
 
 const bank = {
   id: 'bnk_1',

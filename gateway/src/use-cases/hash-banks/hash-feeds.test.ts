@@ -1,19 +1,7 @@
-import type { ModeratorClient } from '../../grpc/moderator-client';
 import { CreateHashFeedBody, UpdateHashFeedBody } from '../../routes/hash-banks/hash-feeds.schema';
 import { createHashFeed } from './create-hash-feed';
 import { updateHashFeed } from './update-hash-feed';
-import type { BankCaller } from './views';
-
-function fakeCaller(answer: unknown): { caller: BankCaller; calls: unknown[][] } {
-  const calls: unknown[][] = [];
-  const moderator = {
-    call: (method: string, request: unknown) => {
-      calls.push([method, request]);
-      return Promise.resolve(answer);
-    },
-  } as unknown as ModeratorClient;
-  return { caller: { moderator, tenantId: 'ten_1', requestId: 'req-1' }, calls };
-}
+import { fakeCaller } from './testing/fake-caller';
 
 const feed = {
   id: 'fed_1',
@@ -57,6 +45,7 @@ describe('hash feed use cases', () => {
         enabled: true,
         credentialsJson: '{"subscriptionKey":"sub","fetchFunctionKey":"fetch"}',
       },
+      { requestId: 'req-1' },
     ]);
     expect(view).toEqual({
       id: 'fed_1',
