@@ -9,8 +9,8 @@ import { endpointUrlGuard, type ResolveHost } from '../routes/webhook-endpoints/
 import { BacktestStore } from '../store/backtest-store';
 import { ConfigStore } from '../store/config-store';
 import { ConfigVersionStore } from '../store/config-version-store';
-import { EmailLogStore } from '../store/email-log-store';
-import { PaymentActionLogStore } from '../store/payment-action-log-store';
+import { emailLogStore } from '../store/email-log-store';
+import { paymentActionLogStore } from '../store/payment-action-log-store';
 import { PaymentKeyStore } from '../store/payment-key-store';
 import { RetroactionStore } from '../store/retroaction-store';
 import { RulePrecisionStore } from '../store/rule-precision-store';
@@ -64,9 +64,9 @@ export function useCaseDeps(clients: UseCaseClients): UseCaseDeps {
     maxEndpointsPerTenant: settings.webhookMaxEndpointsPerTenant,
     promptRulesEnabled: settings.promptRulesEnabled,
     appealLinks: new AppealLinks(clients.appealTokens, settings.publicUrl, clients.complaintTokens),
-    emailLog: new EmailLogStore(db),
+    emailLog: emailLogStore(db),
     paymentKeys: new PaymentKeyStore(db, secrets),
-    paymentLog: new PaymentActionLogStore(db),
+    paymentLog: paymentActionLogStore(db),
     tdb: new TdbStore(db, configVersions, secrets),
     rateLimiter: clients.rateLimiter,
     backtests: new BacktestStore(db),
