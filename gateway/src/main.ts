@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { notingPartitioner, TenantVersions, topicNames, ulid } from '@vigil/proto';
+import { TenantVersions, topicNames, ulid } from '@vigil/proto';
 import {
   connectStore,
   createServiceClients,
@@ -18,7 +18,7 @@ import { RetroactionStore } from './store/retroaction-store';
 import { ApiKeyAuthenticator } from './auth/api-key-auth';
 import { loadConfig } from './config';
 import { createModerationClient, ModeratorClient } from './grpc/moderator-client';
-import { CommandProducer } from './kafka/command-producer';
+import { CommandProducer, commandProducers } from './kafka/command-producer';
 import { SharedRateLimiter } from './rate-limit/shared-rate-limiter';
 import { MemberStore } from './store/member-store';
 import { RateLimitStore } from './store/rate-limit-store';
@@ -37,13 +37,7 @@ runMain('gateway', async () => {
   const db = mongo.db(config.MONGO_DB);
   const topics = topicNames(config.KAFKA_TOPIC_PREFIX);
   const commands = new CommandProducer(
-    () =>
-      kafka.producer({
-        idempotent: true,
-        maxInFlightRequests: 1,
-        allowAutoTopicCreation: false,
-        createPartitioner: notingPartitioner,
-      }),
+    commandProducers(kafka),
     { batchMax: config.KAFKA_BATCH_MAX, lingerMs: config.KAFKA_LINGER_MS, sendTimeoutMs: config.KAFKA_SEND_TIMEOUT_MS },
     log,
   );

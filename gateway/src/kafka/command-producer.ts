@@ -1,5 +1,5 @@
-import { assertConfirmed } from '@vigil/proto';
-import type { Message, Producer, TopicMessages } from 'kafkajs';
+import { assertConfirmed, notingPartitioner } from '@vigil/proto';
+import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../errors';
 
@@ -64,6 +64,18 @@ export interface CommandProducerOptions {
   /** A send that has not settled by then fails the waiting requests, ms. */
   sendTimeoutMs: number;
 }
+
+/**
+ * The producers a CommandProducer makes over `kafka`: idempotent, one request in flight (see CommandProducer), never
+ * creating a topic, and noting the partition of each key.
+ */
+export const commandProducers = (kafka: Kafka) => (): Producer =>
+  kafka.producer({
+    idempotent: true,
+    maxInFlightRequests: 1,
+    allowAutoTopicCreation: false,
+    createPartitioner: notingPartitioner,
+  });
 
 /**
  * Produces commands and resolves each `send` only once Kafka acknowledged it (acks from every in-sync replica).

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { Kafka, logLevel, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
-import { notingPartitioner, TenantVersions, topicNames, type Topics } from '@vigil/proto';
+import { TenantVersions, topicNames, type Topics } from '@vigil/proto';
 import { ensureTopics } from '@vigil/proto/platform';
 import { appSettings, createApp, type AppDeps } from '../../src/app';
 import { loadConfig } from '../../src/config';
@@ -15,7 +15,7 @@ import { hashPassword } from '../../src/console/password';
 import { MemberStore, type MemberRole } from '../../src/store/member-store';
 import { ApiKeyAuthenticator } from '../../src/auth/api-key-auth';
 import { createModerationClient, ModeratorClient } from '../../src/grpc/moderator-client';
-import { CommandProducer } from '../../src/kafka/command-producer';
+import { CommandProducer, commandProducers } from '../../src/kafka/command-producer';
 import { SharedRateLimiter } from '../../src/rate-limit/shared-rate-limiter';
 import type { ResolveHost } from '../../src/routes/webhook-endpoints/endpoint-url';
 import { RateLimitStore } from '../../src/store/rate-limit-store';
@@ -178,13 +178,7 @@ async function compose(
   if (options.createTopics ?? !fastFail)
     await ensureTopics(kafka, [topics.ingest, topics.webhookCommands, topics.backtests], 3);
   const commands = new CommandProducer(
-    () =>
-      kafka.producer({
-        idempotent: true,
-        maxInFlightRequests: 1,
-        allowAutoTopicCreation: false,
-        createPartitioner: notingPartitioner,
-      }),
+    commandProducers(kafka),
     { batchMax: 100, lingerMs: 2, sendTimeoutMs: options.kafkaSendTimeoutMs ?? 10000 },
     log,
   );
