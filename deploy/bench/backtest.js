@@ -3,9 +3,8 @@
 // default rules, next to the persisted /moderate maximum of the same run; then live /moderate p99 at half that maximum,
 // without a backtest and while one runs; and what a backtested record costs (store commands and CPU). The records are
 // preloaded through the driver, shaped as the moderator stores them (1 KB of text, one in ten Flagged, 500 users).
-const { MongoClient } = require('mongodb');
 const { waitUntil } = require('../local/util');
-const { startStack } = require('./stack');
+const { withStackDb } = require('./stack');
 const { measure, outboxDrained, storedRecord, text1k } = require('./moderate');
 const { paced } = require('./paced');
 const { costSnapshot, costPer, formatCost, quiet } = require('./cost');
@@ -58,11 +57,7 @@ async function api(base, key, method, path, body) {
 }
 
 async function main() {
-  const stack = await startStack({ services: ['moderator', 'gateway'] });
-  const client = new MongoClient(stack.servers.mongoUrl);
-  await client.connect();
-  try {
-    const db = client.db(stack.common.MONGO_DB);
+  await withStackDb(['moderator', 'gateway'], async (stack, db) => {
     const base = `http://127.0.0.1:${stack.ports.gateway}`;
     const name = `backtest${Date.now()}`;
     const key = await stack.createTenant(name);
@@ -159,10 +154,7 @@ async function main() {
       `goals: throughput ≥ 0.5× the live maximum (${(throughput / peer.max.rps).toFixed(2)}), ` +
         `live p99 within 1.2× while a backtest runs (${(beside.p99 / Math.max(1, without.p99)).toFixed(2)})\n`,
     );
-  } finally {
-    await client.close();
-    await stack.stop();
-  }
+  });
 }
 
 module.exports = { main };

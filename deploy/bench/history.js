@@ -3,8 +3,7 @@
 // then BENCH_HISTORY_LARGE (100,000) records with their events, in one run. A hot path whose cost grows with history
 // shows as a lower figure at the larger size. The preload writes records and events through the driver in batches,
 // shaped as the moderator stores them, for other tenants' users and for the benchmark tenant alike.
-const { MongoClient } = require('mongodb');
-const { startStack } = require('./stack');
+const { withStackDb } = require('./stack');
 const { measure, outboxDrained, storedRecord, text1k } = require('./moderate');
 
 const SMALL = Number(process.env.BENCH_HISTORY_SMALL || 1000);
@@ -54,11 +53,7 @@ async function preload(db, from, to) {
 }
 
 async function main() {
-  const stack = await startStack({ services: ['moderator', 'gateway'] });
-  const client = new MongoClient(stack.servers.mongoUrl);
-  await client.connect();
-  try {
-    const db = client.db(stack.common.MONGO_DB);
+  await withStackDb(['moderator', 'gateway'], async (stack, db) => {
     const auth = { authorization: `Bearer ${stack.apiKey}` };
     const base = `http://127.0.0.1:${stack.ports.gateway}/api/v1/moderate`;
     let n = 0;
@@ -105,10 +100,7 @@ async function main() {
         `goal: throughput at ${LARGE} ≥ 0.8× throughput at ${SMALL} (${(large.max.rps / small.max.rps).toFixed(2)})\n`,
       );
     }
-  } finally {
-    await client.close();
-    await stack.stop();
-  }
+  });
 }
 
 module.exports = { main };

@@ -6,6 +6,7 @@ const net = require('node:net');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
+const { MongoClient } = require('mongodb');
 const { ROOT, say, waitUntil, run, stopProcess } = require('../local/util');
 const { serviceArgs } = require('../local/service-command');
 
@@ -226,4 +227,24 @@ async function startStack({ services, env = {}, replicas = 1 }) {
   return stack;
 }
 
-module.exports = { startStack, spawnNode, portFrom, peakRssMb };
+/**
+ * Starts a stack of `services`, connects to its database and runs `fn` with both; closes the client and stops the
+ * stack after.
+ * @template T
+ * @param {string[]} services
+ * @param {(stack: Awaited<ReturnType<typeof startStack>>, db: import('mongodb').Db) => Promise<T>} fn
+ * @returns {Promise<T>}
+ */
+async function withStackDb(services, fn) {
+  const stack = await startStack({ services });
+  const client = new MongoClient(stack.servers.mongoUrl);
+  try {
+    await client.connect();
+    return await fn(stack, client.db(stack.common.MONGO_DB));
+  } finally {
+    await client.close();
+    await stack.stop();
+  }
+}
+
+module.exports = { startStack, withStackDb, spawnNode, portFrom, peakRssMb };
