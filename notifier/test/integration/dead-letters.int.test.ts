@@ -1,8 +1,8 @@
 import { COLLECTIONS, HEADERS, type DomainEvent } from '@vigil/proto';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
-import { testServers, waitFor } from '../../../deploy/test-support';
+import type { Producer } from 'kafkajs';
+import { waitFor } from '../../../deploy/test-support';
 import type { EventDeadLetterDoc } from '../../src/store/dead-letter-store';
-import { createReceiver, createWorld, recordModerated, type Receiver, type World } from './harness';
+import { connectedProducer, createReceiver, createWorld, recordModerated, type Receiver, type World } from './harness';
 
 let world: World;
 let hook: Receiver;
@@ -12,13 +12,7 @@ beforeAll(async () => {
   world = await createWorld();
   await world.start();
   hook = await createReceiver();
-  const kafka = new Kafka({
-    clientId: 'notifier-dl-test',
-    brokers: testServers().kafkaBrokers,
-    logLevel: logLevel.NOTHING,
-  });
-  producer = kafka.producer();
-  await producer.connect();
+  producer = await connectedProducer('notifier-dl-test');
 });
 
 afterAll(async () => {

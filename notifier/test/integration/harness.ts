@@ -275,6 +275,13 @@ interface Received {
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, received: Received) => void;
 
 /** A real webhook receiver on 127.0.0.1, port 0 unless given; `handler` answers (default 200). */
+/** A producer connected to the test Kafka, for messages a test writes by hand (its own headers, malformed values). */
+export async function connectedProducer(clientId: string): Promise<Producer> {
+  const producer = new Kafka({ clientId, brokers: testServers().kafkaBrokers, logLevel: logLevel.NOTHING }).producer();
+  await producer.connect();
+  return producer;
+}
+
 export interface Receiver {
   url: string;
   port: number;

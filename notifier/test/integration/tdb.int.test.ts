@@ -9,15 +9,15 @@ import {
   type TdbConfigDoc,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
-import { Kafka, logLevel, type Producer } from 'kafkajs';
+import type { Producer } from 'kafkajs';
 import type { Db } from 'mongodb';
 import pino from 'pino';
-import { scratchDb, testServers, waitFor } from '../../../deploy/test-support';
+import { scratchDb, waitFor } from '../../../deploy/test-support';
 import { startTdb, type TdbServer } from '../../../deploy/test-support/tdb';
 import { TdbStore } from '../../src/store/tdb-store';
 import type { TdbClient } from '../../src/tdb/tdb-client';
 import { TdbSubmissions } from '../../src/tdb/tdb-submissions';
-import { createWorld, recordModerated, type Tenant, type World } from './harness';
+import { connectedProducer, createWorld, recordModerated, type Tenant, type World } from './harness';
 
 /**
  * Submission to the Transparency Database in the notifier, on the real store: one tenant's answers cannot be stored as
@@ -40,13 +40,7 @@ beforeAll(async () => {
     TDB_TIMEOUT_MS: '5000',
     TDB_RETRY_SCHEDULE_S: '0.3,0.5',
   });
-  const kafka = new Kafka({
-    clientId: 'notifier-tdb-test',
-    brokers: testServers().kafkaBrokers,
-    logLevel: logLevel.NOTHING,
-  });
-  producer = kafka.producer();
-  await producer.connect();
+  producer = await connectedProducer('notifier-tdb-test');
 });
 
 afterAll(async () => {
