@@ -3,15 +3,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../admin/dead-letters-command';
 import { hashBanksCommand } from './hash-banks-command';
+import { callRecorder } from './testing/call-recorder';
 
 function fakeBanks() {
-  const calls: unknown[][] = [];
-  const record =
-    (name: string, result: unknown = {}) =>
-    (...args: unknown[]) => {
-      calls.push([name, ...args]);
-      return Promise.resolve(result);
-    };
+  const { calls, record } = callRecorder({});
   return {
     calls,
     banks: {

@@ -3,17 +3,12 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { UsageError } from '../../admin/dead-letters-command';
 import { hashFeedsCommand } from './hash-feeds-command';
+import { callRecorder } from '../testing/call-recorder';
 
 const feed = { _id: 'fed_1', bankId: 'bnk_1', source: 'file', credentials: 'v1.sealed', url: 'https://x/h.csv' };
 
 function fakeFeeds() {
-  const calls: unknown[][] = [];
-  const record =
-    (name: string, result: unknown = feed) =>
-    (...args: unknown[]) => {
-      calls.push([name, ...args]);
-      return Promise.resolve(result);
-    };
+  const { calls, record } = callRecorder(feed);
   return {
     calls,
     feeds: {
