@@ -2,7 +2,7 @@ import type { ContentData } from '@vigil/proto';
 import { NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
 import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
-import { stamp } from './test-kit';
+import { runStream } from './test-kit';
 
 const content: ContentData = { text: 'hello', imageUrls: [], externalUrls: [] };
 let commandSeq = 0;
@@ -36,15 +36,7 @@ const manual = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
 });
 
 /** Runs commands in order from nothing; returns the final state and the events of the last command. */
-function run(commands: RecordCommand[]): { state: RecordState | null; last: PendingEvent[] } {
-  let state: RecordState | null = null;
-  let last: PendingEvent[] = [];
-  for (const command of commands) {
-    last = decideRecord(state, command);
-    for (const event of stamp('record-rec_1', last, (state?.version ?? 0) + 1)) state = evolveRecord(state, event);
-  }
-  return { state, last };
-}
+const run = (commands: RecordCommand[]) => runStream('record-rec_1', decideRecord, evolveRecord, commands);
 
 describe('record stream', () => {
   it.each([

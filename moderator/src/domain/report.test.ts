@@ -10,9 +10,8 @@ import {
   type ReportCommand,
   type ReportDecision,
   type ReportInput,
-  type ReportState,
 } from './report';
-import { stamp } from './test-kit';
+import { runStream } from './test-kit';
 
 const input = (extra: Partial<ReportInput> = {}): ReportInput => ({
   target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
@@ -66,15 +65,7 @@ function refusal(commands: ReportCommand[]): string {
   return 'accepted';
 }
 
-function run(commands: ReportCommand[]): { state: ReportState | null; last: PendingEvent[] } {
-  let state: ReportState | null = null;
-  let last: PendingEvent[] = [];
-  for (const command of commands) {
-    last = decideReport(state, command);
-    for (const event of stamp('report-rpt_1', last, (state?.version ?? 0) + 1)) state = evolveReport(state, event);
-  }
-  return { state, last };
-}
+const run = (commands: ReportCommand[]) => runStream('report-rpt_1', decideReport, evolveReport, commands);
 
 const summary = (events: PendingEvent[]) =>
   events.map((event) =>

@@ -15,3 +15,22 @@ export function stamp(stream: string, pending: PendingEvent[], fromVersion = 1):
     });
   });
 }
+
+/**
+ * Runs `commands` in order on a stream from nothing, as the store would (decide, stamp, evolve); returns the final
+ * state and the events of the last command.
+ */
+export function runStream<S extends { version: number }, C>(
+  stream: string,
+  decide: (state: S | null, command: C) => PendingEvent[],
+  evolve: (state: S | null, event: DomainEvent) => S,
+  commands: C[],
+): { state: S | null; last: PendingEvent[] } {
+  let state: S | null = null;
+  let last: PendingEvent[] = [];
+  for (const command of commands) {
+    last = decide(state, command);
+    for (const event of stamp(stream, last, (state?.version ?? 0) + 1)) state = evolve(state, event);
+  }
+  return { state, last };
+}

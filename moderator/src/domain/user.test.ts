@@ -1,8 +1,8 @@
 import type { UserStatus } from '@vigil/proto';
 import { ConflictError, FailedPreconditionError, NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
-import { stamp } from './test-kit';
-import { decideUser, evolveUser, type UserCommand, type UserState } from './user';
+import { runStream } from './test-kit';
+import { decideUser, evolveUser, type UserCommand } from './user';
 
 const create = (extra: { protected?: boolean; email?: string } = {}, passthrough = false): UserCommand => ({
   type: 'UpsertUser',
@@ -34,15 +34,7 @@ const decide = (decision: 'Approved' | 'Rejected', appealId = 'apl_1'): UserComm
   actionId: 'act_a',
 });
 
-function run(commands: UserCommand[]): { state: UserState | null; last: PendingEvent[] } {
-  let state: UserState | null = null;
-  let last: PendingEvent[] = [];
-  for (const command of commands) {
-    last = decideUser(state, command);
-    for (const event of stamp('user-usr_1', last, (state?.version ?? 0) + 1)) state = evolveUser(state, event);
-  }
-  return { state, last };
-}
+const run = (commands: UserCommand[]) => runStream('user-usr_1', decideUser, evolveUser, commands);
 
 const summary = (events: PendingEvent[]) =>
   events.map((event) =>
