@@ -1,8 +1,8 @@
 import type { ContentData, DomainEvent, UserData } from '@vigil/proto';
-import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
+import { decideRecord, evolveRecord, type RecordCommand } from './record';
 import { newerRecordChange, newerUserChange } from './replay';
-import { stamp } from './test-kit';
-import { decideUser, evolveUser, type UserState } from './user';
+import { runStream } from './test-kit';
+import { decideUser, evolveUser, type UserCommand, type UserState } from './user';
 
 const content: ContentData = { text: 'hello', imageUrls: [], externalUrls: [] };
 const upsert = (commandId: string): RecordCommand => ({
@@ -28,17 +28,8 @@ const manual: RecordCommand = {
 };
 
 /** The events of the commands, the n-th stored at second n of 2026-01-01 (see `stamp`). */
-function recordEvents(commands: RecordCommand[]): DomainEvent[] {
-  let state: RecordState | null = null;
-  const events: DomainEvent[] = [];
-  for (const command of commands) {
-    for (const event of stamp('record-rec_1', decideRecord(state, command), events.length + 1)) {
-      state = evolveRecord(state, event);
-      events.push(event);
-    }
-  }
-  return events;
-}
+const recordEvents = (commands: RecordCommand[]): DomainEvent[] =>
+  runStream('record-rec_1', decideRecord, evolveRecord, commands).events;
 
 const at = (seconds: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, 0, seconds * 1000)).toISOString();
 
@@ -70,15 +61,13 @@ describe('newerUserChange', () => {
   const ann = (email: string): UserData => ({ clientId: 'u1', email });
   /** A user upserted with a@x at second 1, then b@x at second 2. */
   function user(): { events: DomainEvent[]; state: UserState } {
-    let state: UserState | null = null;
-    const events: DomainEvent[] = [];
-    for (const input of [ann('a@x'), ann('b@x')]) {
-      const pending = decideUser(state, { type: 'UpsertUser', userId: 'usr_1', input, passthrough: false });
-      for (const event of stamp('user-usr_1', pending, events.length + 1)) {
-        state = evolveUser(state, event);
-        events.push(event);
-      }
-    }
+    const upserts = [ann('a@x'), ann('b@x')].map((input): UserCommand => ({
+      type: 'UpsertUser',
+      userId: 'usr_1',
+      input,
+      passthrough: false,
+    }));
+    const { events, state } = runStream('user-usr_1', decideUser, evolveUser, upserts);
     return { events, state: state! };
   }
 

@@ -18,19 +18,23 @@ export function stamp(stream: string, pending: PendingEvent[], fromVersion = 1):
 
 /**
  * Runs `commands` in order on a stream from nothing, as the store would (decide, stamp, evolve); returns the final
- * state and the events of the last command.
+ * state, the events of the last command, and every event stamped (the n-th stored at second n of 2026-01-01).
  */
 export function runStream<S extends { version: number }, C>(
   stream: string,
   decide: (state: S | null, command: C) => PendingEvent[],
   evolve: (state: S | null, event: DomainEvent) => S,
   commands: C[],
-): { state: S | null; last: PendingEvent[] } {
+): { state: S | null; last: PendingEvent[]; events: DomainEvent[] } {
   let state: S | null = null;
   let last: PendingEvent[] = [];
+  const events: DomainEvent[] = [];
   for (const command of commands) {
     last = decide(state, command);
-    for (const event of stamp(stream, last, (state?.version ?? 0) + 1)) state = evolve(state, event);
+    for (const event of stamp(stream, last, (state?.version ?? 0) + 1)) {
+      state = evolve(state, event);
+      events.push(event);
+    }
   }
-  return { state, last };
+  return { state, last, events };
 }

@@ -1,7 +1,7 @@
 import type { ContentData, DomainEvent, RuleCounts } from '@vigil/proto';
-import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from '../domain/record';
-import { stamp } from '../domain/test-kit';
-import { decideUser, evolveUser, type UserCommand, type UserState } from '../domain/user';
+import { decideRecord, evolveRecord, type RecordCommand } from '../domain/record';
+import { runStream } from '../domain/test-kit';
+import { decideUser, evolveUser, type UserCommand } from '../domain/user';
 import { countsOf, isDegraded, writesOf, type CountDelta } from './precision-counts';
 
 const content: ContentData = { text: 'hello', imageUrls: [], externalUrls: [] };
@@ -28,27 +28,11 @@ const manual = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
 });
 
 /** Every event of the commands on one record, stamped as the store would. */
-function recordEvents(commands: RecordCommand[]): DomainEvent[] {
-  let state: RecordState | null = null;
-  const all: DomainEvent[] = [];
-  for (const command of commands) {
-    const events = stamp('record-rec_1', decideRecord(state, command), (state?.version ?? 0) + 1);
-    for (const event of events) state = evolveRecord(state, event);
-    all.push(...events);
-  }
-  return all;
-}
+const recordEvents = (commands: RecordCommand[]): DomainEvent[] =>
+  runStream('record-rec_1', decideRecord, evolveRecord, commands).events;
 
-function userEvents(commands: UserCommand[]): DomainEvent[] {
-  let state: UserState | null = null;
-  const all: DomainEvent[] = [];
-  for (const command of commands) {
-    const events = stamp('user-usr_1', decideUser(state, command), (state?.version ?? 0) + 1);
-    for (const event of events) state = evolveUser(state, event);
-    all.push(...events);
-  }
-  return all;
-}
+const userEvents = (commands: UserCommand[]): DomainEvent[] =>
+  runStream('user-usr_1', decideUser, evolveUser, commands).events;
 
 /** The deltas summed per `version/rule`, zero fields left out. */
 function totals(deltas: CountDelta[]): Record<string, Partial<RuleCounts>> {
