@@ -2,7 +2,7 @@ import type { ContentData } from '@vigil/proto';
 import { NotFoundError, ProtectedError } from './errors';
 import type { PendingEvent } from './events';
 import { decideRecord, evolveRecord, type RecordCommand, type RecordState } from './record';
-import { runStream } from './test-kit';
+import { manualModeration, runStream } from './test-kit';
 
 const content: ContentData = { text: 'hello', imageUrls: [], externalUrls: [] };
 let commandSeq = 0;
@@ -26,14 +26,8 @@ const auto = (status: 'Compliant' | 'Flagged', commandId?: string): RecordComman
   commandId,
 });
 let decisions = 0;
-/** A manual decision, each with an id of its own (one sent again with the same id is recorded once). */
-const manual = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
-  type: 'ModerateRecordManually',
-  moderationId: `mod_m${(decisions += 1)}`,
-  status,
-  reason: 'reviewed',
-  actor: 'alice',
-});
+/** A manual decision, each with an id of its own. */
+const manual = (status: 'Compliant' | 'Flagged') => manualModeration(status, `mod_m${(decisions += 1)}`);
 
 /** Runs commands in order from nothing; returns the final state and the events of the last command. */
 const run = (commands: RecordCommand[]) => runStream('record-rec_1', decideRecord, evolveRecord, commands);

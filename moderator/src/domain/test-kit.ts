@@ -1,5 +1,6 @@
 import type { DomainEvent } from '@vigil/proto';
 import { withEnvelope, type PendingEvent } from './events';
+import type { RecordCommand } from './record';
 
 /** Gives pending events envelopes in order, as the store would (ids sort in append order). */
 export function stamp(stream: string, pending: PendingEvent[], fromVersion = 1): DomainEvent[] {
@@ -38,3 +39,12 @@ export function runStream<S extends { version: number }, C>(
   }
   return { state, last, events };
 }
+
+/** Alice's manual decision on a record, with its moderation id (one sent again with the same id is recorded once). */
+export const manualModeration = (status: 'Compliant' | 'Flagged', moderationId: string): RecordCommand => ({
+  type: 'ModerateRecordManually',
+  moderationId,
+  status,
+  reason: 'reviewed',
+  actor: 'alice',
+});

@@ -1,6 +1,6 @@
 import type { ContentData, DomainEvent, RuleCounts } from '@vigil/proto';
 import { decideRecord, evolveRecord, type RecordCommand } from '../domain/record';
-import { runStream } from '../domain/test-kit';
+import { manualModeration, runStream } from '../domain/test-kit';
 import { decideUser, evolveUser, type UserCommand } from '../domain/user';
 import { countsOf, isDegraded, writesOf, type CountDelta } from './precision-counts';
 
@@ -19,13 +19,7 @@ const auto = (rules: string[], ruleSetVersion = 3, testMode = false): RecordComm
   testMode,
   ruleSetVersion,
 });
-const manual = (status: 'Compliant' | 'Flagged'): RecordCommand => ({
-  type: 'ModerateRecordManually',
-  moderationId: `mod_m${(seq += 1)}`,
-  status,
-  reason: 'reviewed',
-  actor: 'alice',
-});
+const manual = (status: 'Compliant' | 'Flagged') => manualModeration(status, `mod_m${(seq += 1)}`);
 
 /** Every event of the commands on one record, stamped as the store would. */
 const recordEvents = (commands: RecordCommand[]): DomainEvent[] =>
