@@ -8,7 +8,7 @@ import {
 } from '../errors';
 import type { RetroactionState } from '../store/retroaction-store';
 import type { UseCaseDeps } from './deps';
-import { handOverJob } from './hand-over-job';
+import { handOverJob, jobCommand } from './hand-over-job';
 
 /**
  * Applies a backtest's version to the records it selected (docs/rules-safely.md, "Apply"): the backtest's id is the
@@ -51,13 +51,9 @@ export async function applyBacktest(
   if (!(await deps.retroactions.create(job))) {
     throw new RetroactionRunningError('another retroaction of the tenant has not ended: cancel it or wait', {});
   }
-  const id = ulid();
   const command: StartRetroaction = {
     type: 'StartRetroaction',
-    id,
-    tenantId: ctx.tenantId,
-    jobId: job._id,
-    issuedAt: now.toISOString(),
+    ...jobCommand(job, now),
     configVersion: deps.versions.of(ctx.tenantId),
   };
   await handOverJob(deps, command, () => deps.retroactions.discard(job));

@@ -5,7 +5,7 @@ import { consumeOrRefuse } from '../http/rate-limit';
 import type { CreateBacktestBody } from '../routes/backtests/backtests.schema';
 import type { BacktestState } from '../store/backtest-store';
 import type { UseCaseDeps } from './deps';
-import { handOverJob } from './hand-over-job';
+import { handOverJob, jobCommand } from './hand-over-job';
 import { candidateRules } from './rule-checks';
 
 /** Records a backtest judges when the request names no `limit`. */
@@ -74,14 +74,7 @@ export async function createBacktest(
     await deps.backtests.discard(job);
     throw err;
   }
-  const id = ulid();
-  const command: StartBacktest = {
-    type: 'StartBacktest',
-    id,
-    tenantId: ctx.tenantId,
-    jobId: job._id,
-    issuedAt: now.toISOString(),
-  };
+  const command: StartBacktest = { type: 'StartBacktest', ...jobCommand(job, now) };
   await handOverJob(deps, command, () => deps.backtests.discard(job));
   return { job, run: null, status: 'queued' };
 }

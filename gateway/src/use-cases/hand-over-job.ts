@@ -1,5 +1,10 @@
-import type { StartBacktest, StartRetroaction } from '@vigil/proto';
+import { ulid, type StartBacktest, type StartRetroaction } from '@vigil/proto';
 import type { UseCaseDeps } from './deps';
+
+/** What a start command of either kind says of its job: a fresh command id, the job's tenant and id, and when. */
+export function jobCommand(job: { _id: string; tenantId: string }, now: Date) {
+  return { id: ulid(), tenantId: job.tenantId, jobId: job._id, issuedAt: now.toISOString() };
+}
 
 /**
  * Sends a job's start command on the backtests' topic, keyed by tenant: a job of either kind (backtest, retroaction)
