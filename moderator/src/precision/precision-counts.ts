@@ -34,42 +34,33 @@ export interface ShadowDelta {
   counts: Partial<ShadowCounts>;
 }
 
-/** A shadow judgement's counts: each shadow rule ran, maybe would have flagged, and agreed with the live result or not. */
-export function shadowRunCounts(
-  verdict: Pick<ShadowVerdictDoc, 'tenantId' | 'ruleSetVersion' | 'ran' | 'flagged'>,
-  liveFlagged: boolean,
-  day: string,
-): ShadowDelta[] {
-  const flagged = new Set(verdict.flagged);
-  return verdict.ran.map((ruleId) => {
-    const would = flagged.has(ruleId);
-    return {
-      tenantId: verdict.tenantId,
-      ruleSetVersion: verdict.ruleSetVersion,
-      ruleId,
-      day,
-      counts: {
-        runs: 1,
-        ...(would ? { wouldFlag: 1 } : {}),
-        [would === liveFlagged ? 'agreeLive' : 'disagreeLive']: 1,
-      },
-    };
-  });
-}
+type ShadowSeen = Pick<ShadowVerdictDoc, 'tenantId' | 'ruleSetVersion' | 'ran' | 'flagged'>;
 
-/** A person's decision on a record a shadow judgement saw: each shadow rule that ran agreed with it or not. */
-export function shadowHumanCounts(
-  verdict: Pick<ShadowVerdictDoc, 'tenantId' | 'ruleSetVersion' | 'ran' | 'flagged'>,
-  humanFlagged: boolean,
-  day: string,
-): ShadowDelta[] {
+/** One delta per shadow rule that ran on the day, its counts from whether that rule would have flagged. */
+function perShadowRule(verdict: ShadowSeen, day: string, counts: (would: boolean) => ShadowDelta['counts']) {
   const flagged = new Set(verdict.flagged);
-  return verdict.ran.map((ruleId) => ({
+  return verdict.ran.map((ruleId): ShadowDelta => ({
     tenantId: verdict.tenantId,
     ruleSetVersion: verdict.ruleSetVersion,
     ruleId,
     day,
-    counts: { [flagged.has(ruleId) === humanFlagged ? 'agreeHuman' : 'disagreeHuman']: 1 },
+    counts: counts(flagged.has(ruleId)),
+  }));
+}
+
+/** A shadow judgement's counts: each shadow rule ran, maybe would have flagged, and agreed with the live result or not. */
+export function shadowRunCounts(verdict: ShadowSeen, liveFlagged: boolean, day: string): ShadowDelta[] {
+  return perShadowRule(verdict, day, (would) => ({
+    runs: 1,
+    ...(would ? { wouldFlag: 1 } : {}),
+    [would === liveFlagged ? 'agreeLive' : 'disagreeLive']: 1,
+  }));
+}
+
+/** A person's decision on a record a shadow judgement saw: each shadow rule that ran agreed with it or not. */
+export function shadowHumanCounts(verdict: ShadowSeen, humanFlagged: boolean, day: string): ShadowDelta[] {
+  return perShadowRule(verdict, day, (would) => ({
+    [would === humanFlagged ? 'agreeHuman' : 'disagreeHuman']: 1,
   }));
 }
 
@@ -161,24 +152,16 @@ export function writesOf(
       write.inc[path] = (write.inc[path] ?? 0) + by;
     }
   };
-  for (const delta of shadow) {
-    const { tenantId, ruleSetVersion, day } = delta;
-    add(
+  /** A delta's day document of this writer: its id and what an insert sets. */
+  const dayDoc = ({ tenantId, ruleSetVersion, day }: CountDelta | ShadowDelta) =>
+    [
       `${precisionDocId(tenantId, ruleSetVersion, day)}|${writer}`,
       { tenantId, ruleSetVersion, day, month: monthKeyOf(tenantId, day) },
-      delta.ruleId,
-      delta.counts,
-      'shadow',
-    );
-  }
+    ] as const;
+  for (const delta of shadow) add(...dayDoc(delta), delta.ruleId, delta.counts, 'shadow');
   for (const delta of deltas) {
-    const { tenantId, ruleSetVersion, day } = delta;
-    add(
-      `${precisionDocId(tenantId, ruleSetVersion, day)}|${writer}`,
-      { tenantId, ruleSetVersion, day, month: monthKeyOf(tenantId, day) },
-      delta.ruleId,
-      delta.counts,
-    );
+    const { tenantId, ruleSetVersion } = delta;
+    add(...dayDoc(delta), delta.ruleId, delta.counts);
     add(
       `${precisionDocId(tenantId, ruleSetVersion, 'all')}|${writer}`,
       { tenantId, ruleSetVersion, day: 'all', totals: totalsKeyOf(tenantId, ruleSetVersion) },
