@@ -4,7 +4,7 @@ import { PrecisionQuery, type PrecisionReport } from '../routes/precision/precis
 import { precisionOf } from '../use-cases/get-precision-report';
 import { html, type Html } from './html';
 import { render, tenantOf, type ConsolePages } from './page';
-import { dataTable } from './views';
+import { dataTable, SHADOW_COLUMNS } from './views';
 
 const WIDTH = 720;
 const HEIGHT = 220;
@@ -199,16 +199,7 @@ export function precisionPages({ router, deps }: ConsolePages): void {
                   They run beside the live rules without acting. Agreement with live results and people.
                 </p>
                 ${dataTable(
-                  [
-                    'Rule',
-                    'Version',
-                    'Judged',
-                    'Would flag',
-                    'Agrees with live',
-                    'Differs from live',
-                    'Agrees with people',
-                    'Differs from people',
-                  ],
+                  ['Rule', 'Version', ...SHADOW_COLUMNS],
                   report.shadow.map(
                     (row) =>
                       html`<tr data-rule="${row.ruleId}">

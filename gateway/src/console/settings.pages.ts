@@ -17,7 +17,7 @@ import { saveDraft } from '../use-cases/save-draft';
 import { setShadowVersion } from '../use-cases/set-shadow-version';
 import type { Strategy } from '@vigil/proto/rules';
 import { actorOf, csrfOf, render, tenantOf, type ConsolePages } from './page';
-import { dataTable, errorNotice, when } from './views';
+import { dataTable, errorNotice, SHADOW_COLUMNS, when } from './views';
 import { SUBMISSIONS_SHOWN, transparencySection } from './transparency.view';
 import { formOf } from './security';
 
@@ -46,15 +46,7 @@ function shadowCard(version: number, rows: PrecisionReport['shadow']): Html {
       rows.length === 0
         ? html`<p class="muted">Nothing judged yet.</p>`
         : dataTable(
-            [
-              'Rule',
-              'Judged',
-              'Would flag',
-              'Agrees with live',
-              'Differs from live',
-              'Agrees with people',
-              'Differs from people',
-            ],
+            ['Rule', ...SHADOW_COLUMNS],
             rows.map(
               (row) =>
                 html`<tr data-rule="${row.ruleId}">

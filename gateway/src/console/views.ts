@@ -111,6 +111,16 @@ export const links = (urls: string[]): Html =>
         ${urls.map((u) => html`<li>${safeLink(u)}</li>`)}
       </ul>`;
 
+/** The columns of a shadow rule's counts, after its name (and version), on the precision and settings pages. */
+export const SHADOW_COLUMNS = [
+  'Judged',
+  'Would flag',
+  'Agrees with live',
+  'Differs from live',
+  'Agrees with people',
+  'Differs from people',
+];
+
 /**
  * A table with one header row, `headings` in order ('' for a column without one), then `rows` as they are. `className`
  * styles it; `keyboardRows` lets the console's script move between its rows with the keyboard.
