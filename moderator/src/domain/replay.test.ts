@@ -27,7 +27,7 @@ const manual: RecordCommand = {
   actor: 'alice',
 };
 
-/** The events of the commands, the n-th stored at second n of 2026-01-01 (see `stamp`). */
+/** The events of the commands, the n-th stored at second n of 2026-01-01 (see `runStream`). */
 const recordEvents = (commands: RecordCommand[]): DomainEvent[] =>
   runStream('record-rec_1', decideRecord, evolveRecord, commands).events;
 

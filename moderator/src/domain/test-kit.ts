@@ -3,7 +3,7 @@ import { withEnvelope, type PendingEvent } from './events';
 import type { RecordCommand } from './record';
 
 /** Gives pending events envelopes in order, as the store would (ids sort in append order). */
-export function stamp(stream: string, pending: PendingEvent[], fromVersion = 1): DomainEvent[] {
+function stamp(stream: string, pending: PendingEvent[], fromVersion = 1): DomainEvent[] {
   return pending.map((event, index) => {
     const version = fromVersion + index;
     return withEnvelope(event, {

@@ -219,7 +219,7 @@ describe('the appeal window', () => {
   });
 
   it('takes an appeal on the last day of the window and refuses one after it', () => {
-    // `stamp` dates the events on 2026-01-01 (a second per version): the suspension is decided then.
+    // `runStream` dates the events on 2026-01-01 (a second per version): the suspension is decided then.
     expect(run([create(), set('Suspended'), appealAt(183)]).last.map((e) => e.type)).toEqual(['AppealCreated']);
     expect(() => run([create(), set('Suspended'), appealAt(184)])).toThrow(FailedPreconditionError);
   });

@@ -19,7 +19,7 @@ export interface RetroPassCounts {
   heldByHumans: number;
 }
 
-export const zeroRetroCounts = (): RetroPassCounts => ({ scanned: 0, matched: 0, flagged: 0, heldByHumans: 0 });
+const zeroRetroCounts = (): RetroPassCounts => ({ scanned: 0, matched: 0, flagged: 0, heldByHumans: 0 });
 
 export interface RetroPassDoc {
   _id: string;
