@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
-import { notingPartitioner, TenantVersions, topicNames, ulid } from '@vigil/proto';
+import { TenantVersions, topicNames, ulid } from '@vigil/proto';
 import {
   connectStore,
   createServiceClients,
@@ -11,6 +11,7 @@ import {
   runMain,
   startAdminServer,
   untilDone,
+  notingPartitioner,
 } from '@vigil/proto/platform';
 import { appSettings, createApp } from './app';
 import { BacktestStore } from './store/backtest-store';

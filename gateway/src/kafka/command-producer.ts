@@ -1,4 +1,4 @@
-import { assertConfirmed } from '@vigil/proto';
+import { assertConfirmed } from '@vigil/proto/platform';
 import type { Message, Producer, TopicMessages } from 'kafkajs';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../errors';

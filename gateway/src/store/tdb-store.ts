@@ -3,12 +3,12 @@ import {
   maskToken,
   tdbEnabledSince,
   tdbTokenContext,
-  upsertRetried,
   type SecretBox,
   type TdbConfigDoc,
   type TdbSettings,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
+import { upsertRetried } from '@vigil/proto/platform';
 import type { Collection, Db, Filter } from 'mongodb';
 import { SecretsNotConfiguredError, ValidationError } from '../errors';
 import type { ConfigVersionStore } from './config-version-store';

@@ -2,8 +2,6 @@ import { createHmac, randomBytes } from 'node:crypto';
 import {
   COLLECTIONS,
   HASH_BANK_LIMITS,
-  insertEach,
-  insertUnlessExists,
   ulid,
   type BankAction,
   type FloodLimit,
@@ -11,6 +9,7 @@ import {
   type HashMetadata,
   type HashReview,
 } from '@vigil/proto';
+import { insertEach, insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { ConflictError, NotFoundError, UnavailableError } from '../domain/errors';
 import { guarded } from '../store/mongo-errors';

@@ -1,5 +1,4 @@
-import { ConfirmedProducer, ConsumerMetrics, notingPartitioner } from '@vigil/proto';
-import { untilDone } from '@vigil/proto/platform';
+import { untilDone, ConfirmedProducer, ConsumerMetrics, notingPartitioner } from '@vigil/proto/platform';
 import type { Config } from '../config';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
 import type { KnownTenants } from '../store/known-tenants';

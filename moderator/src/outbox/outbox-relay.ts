@@ -2,7 +2,7 @@ import type { DomainEvent } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
-import { backoffMs } from '@vigil/proto/platform';
+import { backoffMs, assertConfirmed } from '@vigil/proto/platform';
 import type { OutboxSignal } from '../service/outbox-signal';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
@@ -10,7 +10,6 @@ import { HandOver, toMessage } from './hand-over';
 import { RemovalQueue } from './removal-queue';
 import type { IngestBackpressure } from '../ingest/ingest-consumer';
 import { messageRejection } from '../kafka/kafka-errors';
-import { assertConfirmed } from '@vigil/proto';
 
 /** While events handed over in memory keep the relay busy, the store's outbox is swept once per this many polls. */
 const SWEEP_UNDER_LOAD = 10;

@@ -1,5 +1,4 @@
-import { notingPartitioner } from '@vigil/proto';
-import { untilDone } from '@vigil/proto/platform';
+import { untilDone, notingPartitioner } from '@vigil/proto/platform';
 import type { Config } from '../config';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
 import { DeadLetterStore } from '../store/dead-letter-store';

@@ -5,13 +5,13 @@ import {
   monotonicUlid,
   ruleStreamOf,
   ulid,
-  WriteGroups,
   zeroCounts,
   type DomainEvent,
   type RuleCounts,
   type RulePrecisionDoc,
   type ShadowVerdictDoc,
 } from '@vigil/proto';
+import { WriteGroups } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from 'pino';

@@ -1,12 +1,5 @@
-import {
-  COLLECTIONS,
-  insertEach,
-  recordStream,
-  reportStream,
-  userStream,
-  WriteGroups,
-  type DomainEvent,
-} from '@vigil/proto';
+import { COLLECTIONS, recordStream, reportStream, userStream, type DomainEvent } from '@vigil/proto';
+import { insertEach, WriteGroups } from '@vigil/proto/platform';
 import { type Collection, type Db } from 'mongodb';
 import type { RecordState } from '../domain/record';
 import type { ReportState } from '../domain/report';

@@ -4,11 +4,11 @@ import {
   transparencyDocId,
   transparencyMonthKey,
   ulid,
-  WriteGroups,
   type DomainEvent,
   type TransparencyCount,
   type TransparencyCountsDoc,
 } from '@vigil/proto';
+import { WriteGroups } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';

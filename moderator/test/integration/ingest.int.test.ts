@@ -1,12 +1,5 @@
-import {
-  COLLECTIONS,
-  CONSUMER_TIMING_DEFAULTS,
-  HEADERS,
-  recordIdFor,
-  recordStream,
-  userIdFor,
-  type Command,
-} from '@vigil/proto';
+import { COLLECTIONS, HEADERS, recordIdFor, recordStream, userIdFor, type Command } from '@vigil/proto';
+import { CONSUMER_TIMING_DEFAULTS } from '@vigil/proto/platform';
 import type { KafkaMessage, Producer } from 'kafkajs';
 import { TopicReaders, uniqueName, waitFor } from '../../../deploy/test-support';
 import type { Db } from 'mongodb';
