@@ -1,6 +1,5 @@
 import {
   COLLECTIONS,
-  maskToken,
   tdbEnabledSince,
   tdbTokenContext,
   type SecretBox,
@@ -8,6 +7,7 @@ import {
   type TdbSettings,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
+import { maskToken } from '../routes/transparency/tdb-token';
 import { upsertRetried } from '@vigil/proto/platform';
 import type { Collection, Db, Filter } from 'mongodb';
 import { SecretsNotConfiguredError, ValidationError } from '../errors';

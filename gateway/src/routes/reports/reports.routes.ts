@@ -1,4 +1,5 @@
-import { statementsOf, type DomainEvent } from '@vigil/proto';
+import { type DomainEvent } from '@vigil/proto';
+import { statementsOf } from '../../domain/statements-of';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';
