@@ -1,7 +1,6 @@
 import {
   COLLECTIONS,
   transparencyCountsOf,
-  transparencyDocId,
   transparencyMonthKey,
   ulid,
   type DomainEvent,
@@ -14,6 +13,9 @@ import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { writeCounters, type CounterWrite } from '../store/counter-writes';
 import { guarded } from '../store/mongo-errors';
+
+/** The `_id` of one writer's counters of a tenant's day (see TransparencyCountsDoc). */
+const transparencyDocId = (tenantId: string, day: string, writer: string): string => `${tenantId}|${day}|${writer}`;
 
 /** Counts written at most this many events' worth per command. */
 const MAX_GROUP = 10_000;
