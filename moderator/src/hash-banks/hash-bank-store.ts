@@ -4,11 +4,11 @@ import {
   HASH_BANK_LIMITS,
   ulid,
   type BankAction,
-  type FloodLimit,
   type HashKind,
   type HashMetadata,
   type HashReview,
 } from '@vigil/proto';
+import { type FloodLimit } from './bank-rules';
 import { insertEach, insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { ConflictError, NotFoundError, UnavailableError } from '../domain/errors';

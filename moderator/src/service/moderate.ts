@@ -1,6 +1,5 @@
 import { bankSuspensionOf, ruleBasis, type DecisionBasis } from '../domain/decision-basis';
 import {
-  acts,
   recordIdFor,
   ulid,
   userIdFor,
@@ -9,6 +8,7 @@ import {
   type RecordStatus,
   type TenantSettings,
 } from '@vigil/proto';
+import { acts } from '../hash-banks/bank-rules';
 import { type RuleSet } from '@vigil/proto/rules';
 import { checkRecordBounds } from '../domain/bounds';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';

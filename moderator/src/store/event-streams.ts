@@ -1,4 +1,5 @@
-import { COLLECTIONS, recordStream, reportStream, userStream, type DomainEvent } from '@vigil/proto';
+import { COLLECTIONS, type DomainEvent } from '@vigil/proto';
+import { recordStream, reportStream, userStream } from '../domain/stream-names';
 import type { Collection, Db } from 'mongodb';
 import { evolveRecord, type RecordState } from '../domain/record';
 import { evolveReport, type ReportState } from '../domain/report';

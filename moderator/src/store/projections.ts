@@ -1,4 +1,5 @@
-import { COLLECTIONS, recordStream, reportStream, userStream, type DomainEvent } from '@vigil/proto';
+import { COLLECTIONS, type DomainEvent } from '@vigil/proto';
+import { recordStream, reportStream, userStream } from '../domain/stream-names';
 import { insertEach, WriteGroups } from '@vigil/proto/platform';
 import { type Collection, type Db } from 'mongodb';
 import type { RecordState } from '../domain/record';

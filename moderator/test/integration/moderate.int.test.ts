@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { COLLECTIONS, recordIdFor, recordStream, userIdFor, userStream } from '@vigil/proto';
+import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
+import { recordStream, userStream } from '../../src/domain/stream-names';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
 import type { Record__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/Record';
 import type { User__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/User';
