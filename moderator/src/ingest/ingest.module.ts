@@ -1,4 +1,5 @@
-import { untilDone, ConfirmedProducer, ConsumerMetrics, notingPartitioner } from '@vigil/proto/platform';
+import { untilDone, ConsumerMetrics, notingPartitioner } from '@vigil/proto/platform';
+import { ConfirmedProducer } from './confirmed-producer';
 import type { Config } from '../config';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
 import type { KnownTenants } from '../store/known-tenants';
