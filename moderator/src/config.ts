@@ -65,6 +65,14 @@ const schema = z.object({
   OUTBOX_MIN_GAP_MS: z.coerce.number().int().min(0).default(10),
   /** Events the outbox relay publishes per Kafka request (and takes out of the outbox in one delete). Default 100. */
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(100),
+  /**
+   * A moderation's first attempt assumes its record is new and does not read it: one store read less per new record.
+   * Only for a record without images whose tenant's rules judge in-process (blocklists, patterns, links, PII).
+   * An existing record's append then conflicts, its outbox copies are taken out again, and the next attempt reads it
+   * (the judgement is used again when what the engine saw is the same). Set false where most moderations update
+   * records that exist. Default true.
+   */
+  MODERATE_ASSUME_NEW: bool.default(true),
   /** Ingest partitions processed at once. Default 6 (the default partition count). */
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(6),
   /** Records of one ingest partition moderated at once; the commands of one record stay in order. Default 8. */
