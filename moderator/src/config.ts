@@ -57,10 +57,11 @@ const schema = z.object({
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(1000),
   /**
    * Longest interval of the outbox sweep while it finds nothing, milliseconds: each empty sweep doubles the interval
-   * from OUTBOX_POLL_MS up to this, and an append or a sweep that publishes brings it back. Bounds how long a crashed
-   * instance's events wait on a quiet one. Default 8000.
+   * from OUTBOX_POLL_MS up to this, and a wake-up or a sweep that publishes brings it back (this instance's own
+   * appends are published from memory and do not). Bounds how long a crashed instance's events wait for another to
+   * publish them. Default 8000.
    */
-  OUTBOX_IDLE_POLL_MAX_MS: z.coerce.number().int().positive().max(600_000).default(8000),
+  OUTBOX_SWEEP_MAX_MS: z.coerce.number().int().positive().max(600_000).default(8000),
   /** Pause between back-to-back outbox batches under load, milliseconds (bigger batches, fewer scans). Default 10. */
   OUTBOX_MIN_GAP_MS: z.coerce.number().int().min(0).default(10),
   /** Events the outbox relay publishes per Kafka request (and takes out of the outbox in one delete). Default 100. */

@@ -14,8 +14,8 @@ function relayWorld({
   memoryBytes,
   held = false,
   pollMs = 3_600_000,
-  idlePollMaxMs,
-}: { memoryBytes?: number; held?: boolean; pollMs?: number; idlePollMaxMs?: number } = {}) {
+  sweepMaxMs,
+}: { memoryBytes?: number; held?: boolean; pollMs?: number; sweepMaxMs?: number } = {}) {
   const sent: string[] = [];
   const sweeps: number[] = [];
   const removals: string[][] = [];
@@ -51,7 +51,7 @@ function relayWorld({
     topic: 'events',
     log: pino({ level: 'silent' }),
     pollMs,
-    idlePollMaxMs,
+    sweepMaxMs,
     minGapMs: 0,
     batchSize: 1,
     memoryBytes,
@@ -113,9 +113,9 @@ describe('outbox relay removals', () => {
 });
 
 describe('outbox relay sweeps', () => {
-  it('backs off while its sweeps find nothing, up to the longest interval, and sweeps at the usual pace after an append', async () => {
+  it('backs off while its sweeps find nothing, up to the longest interval, its own appends or not, until woken', async () => {
     jest.useFakeTimers({ now: 1_000_000 });
-    const world = relayWorld({ pollMs: 100, idlePollMaxMs: 800 });
+    const world = relayWorld({ pollMs: 100, sweepMaxMs: 800 });
     try {
       world.relay.start();
       await jest.advanceTimersByTimeAsync(5_000);
@@ -124,10 +124,17 @@ describe('outbox relay sweeps', () => {
       expect(gaps.slice(0, 4)).toEqual([200, 400, 800, 800]);
       expect(world.relay.sweepIntervalMs()).toBe(800);
       expect(world.sweeps.length).toBeLessThan(10);
+      // Its own appends go out from memory, and the sweep keeps its pace.
       world.relay.appended([sizedEvent(100)]);
-      expect(world.relay.sweepIntervalMs()).toBe(100);
       await jest.advanceTimersByTimeAsync(1_000);
       expect(world.sent).toHaveLength(1);
+      expect(world.relay.sweepIntervalMs()).toBe(800);
+      // A wake-up (a replay put events back) sweeps now, and at the usual pace after.
+      const sweeps = world.sweeps.length;
+      world.relay.wake();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(world.sweeps.length).toBe(sweeps + 1);
+      expect(world.relay.sweepIntervalMs()).toBeLessThanOrEqual(200);
     } finally {
       const stopping = world.relay.stop();
       await jest.advanceTimersByTimeAsync(2_000);

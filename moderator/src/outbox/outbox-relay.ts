@@ -52,11 +52,12 @@ export interface OutboxRelayOptions {
   pollMs: number;
   /**
    * Longest interval of the sweep while sweeps find nothing, milliseconds (default `pollMs`: no backing off). Each
-   * empty routine sweep doubles the interval from `pollMs` up to this; an append here, a wake-up, or a sweep that
-   * publishes brings it back to `pollMs`. A quiet process then reads the store every few seconds, not every second,
-   * and a crashed process's events are picked up within this plus the grace for others' fresh appends.
+   * empty routine sweep doubles the interval from `pollMs` up to this; a wake-up or a sweep that publishes brings it
+   * back to `pollMs`. This process's own appends do not: they are published from memory, and the sweep is for what
+   * others left. A process then reads the store's outbox every few seconds, not every second, busy or quiet, and a
+   * crashed process's events are picked up within this plus the grace for others' fresh appends.
    */
-  idlePollMaxMs?: number;
+  sweepMaxMs?: number;
   /** Pause between back-to-back batches, milliseconds. */
   minGapMs: number;
   batchSize: number;
@@ -108,7 +109,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
    */
   private readonly appendedIds = new Set<string>();
   private lastSweep = 0;
-  /** Routine sweeps in a row that found nothing to publish (see `idlePollMaxMs`). */
+  /** Routine sweeps in a row that found nothing to publish (see `sweepMaxMs`). */
   private emptySweeps = 0;
   private backlog = false;
   /** Copies of published (or set-aside) events still to take out of the store's outbox, oldest first. */
@@ -134,7 +135,6 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
 
   /** Takes events this process just appended, to publish them without reading them back from the store. */
   appended(events: readonly DomainEvent[]): void {
-    this.emptySweeps = 0;
     for (const event of events) this.appendedIds.add(event.id);
     for (const id of this.appendedIds) {
       if (this.appendedIds.size <= APPENDED_IDS) break;
@@ -345,10 +345,10 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       .catch((err: unknown) => this.options.log.warn({ err }, 'outbox producer disconnect failed'));
   }
 
-  /** The routine sweep's interval now: `pollMs`, doubled per empty sweep in a row up to `idlePollMaxMs`. */
+  /** The routine sweep's interval now: `pollMs`, doubled per empty sweep in a row up to `sweepMaxMs`. */
   sweepIntervalMs(): number {
-    const { pollMs, idlePollMaxMs = pollMs } = this.options;
-    return Math.max(pollMs, Math.min(idlePollMaxMs, pollMs * 2 ** Math.min(this.emptySweeps, 20)));
+    const { pollMs, sweepMaxMs = pollMs } = this.options;
+    return Math.max(pollMs, Math.min(sweepMaxMs, pollMs * 2 ** Math.min(this.emptySweeps, 20)));
   }
 
   private async run(): Promise<void> {
