@@ -242,9 +242,10 @@ const schema = z.object({
   HASH_RETRO_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30000),
   /**
    * How often an idle moderator looks for retroactive passes queued elsewhere (the admin CLI, another replica) or
-   * left by a runner that died, milliseconds; a pass queued through this moderator starts at once. Default 5000.
+   * left by a runner that died, milliseconds; a pass queued through this moderator starts at once. Half the lease: a
+   * dead runner's pass is taken over within the lease and this. Default 15000.
    */
-  HASH_RETRO_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  HASH_RETRO_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(15000),
   /** Running time of one image's decoding and classification, milliseconds. Default 5000. */
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**
