@@ -68,6 +68,15 @@ export class EventStreams {
     return migrateLegacyOutbox(this.events, this.outbox);
   }
 
+  /**
+   * A record's stream as if it had no event yet, read from nowhere: the guess of a moderation that assumes its record
+   * is new. A wrong guess costs no wrong write: the stream's first version exists, so the append conflicts, like that
+   * of any stale snapshot, and the moderation loads and decides again.
+   */
+  assumedNewRecord(recordId: string): Loaded<RecordState> {
+    return { kind: 'record', stream: recordStream(recordId), state: null, tail: [], events: [], created: true };
+  }
+
   loadRecord(recordId: string, fresh: boolean): Promise<Loaded<RecordState>> {
     return this.load('record', recordStream(recordId), recordId, fresh) as Promise<Loaded<RecordState>>;
   }
