@@ -1,4 +1,4 @@
-import { CONSUMER_TIMING_DEFAULTS } from '@vigil/proto';
+import { CONSUMER_TIMING_DEFAULTS } from '@vigil/proto/platform';
 
 /** What a service's `loadConfig` answers for the variables every service reads (proto's `serviceEnv`). */
 interface ServiceConfig {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { CidrList, EncryptionKeyList, GrpcTarget } from '@vigil/proto';
+import { CidrList, EncryptionKeyList } from '@vigil/proto';
 import { envBool as bool, envPort as port, parseEnv, serviceEnv } from '@vigil/proto/platform';
+import { GrpcTarget } from './grpc/grpc-target';
 
 const schema = z.object({
   ...serviceEnv,

@@ -34,7 +34,12 @@ import { transparencyModule } from './transparency/transparency.module';
 /** The settings the moderator runs with: the shared parts' and each module's slice (defaults in `config.ts`). */
 export type ModeratorConfig = Pick<
   Config,
-  'MONGO_DB' | 'KAFKA_TOPIC_PREFIX' | 'KAFKA_TOPIC_PARTITIONS' | 'TENANT_CONFIG_TTL_MS' | 'KNOWN_TENANT_TTL_MS'
+  | 'MONGO_DB'
+  | 'KAFKA_TOPIC_PREFIX'
+  | 'KAFKA_TOPIC_PARTITIONS'
+  | 'TENANT_CONFIG_TTL_MS'
+  | 'KNOWN_TENANT_TTL_MS'
+  | 'MODERATE_ASSUME_NEW'
 > &
   EngineConfig &
   HashBanksConfig &
@@ -149,6 +154,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     afterCommit: runReactions(reactions),
     shadow: shadow.runner,
     textActivity: engine.textActivity,
+    assumeNew: config.MODERATE_ASSUME_NEW,
   });
   const queries = new Queries(store, new ReadModel(db));
 

@@ -55,10 +55,25 @@ const schema = z.object({
    * the instance that made it, so this only paces the pick-up of events a crashed instance left. Default 1000.
    */
   OUTBOX_POLL_MS: z.coerce.number().int().positive().default(1000),
+  /**
+   * Longest interval of the outbox sweep while it finds nothing, milliseconds: each empty sweep doubles the interval
+   * from OUTBOX_POLL_MS up to this, and a wake-up or a sweep that publishes brings it back (this instance's own
+   * appends are published from memory and do not). Bounds how long a crashed instance's events wait for another to
+   * publish them. Default 8000.
+   */
+  OUTBOX_SWEEP_MAX_MS: z.coerce.number().int().positive().max(600_000).default(8000),
   /** Pause between back-to-back outbox batches under load, milliseconds (bigger batches, fewer scans). Default 10. */
   OUTBOX_MIN_GAP_MS: z.coerce.number().int().min(0).default(10),
   /** Events the outbox relay publishes per Kafka request (and takes out of the outbox in one delete). Default 100. */
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(100),
+  /**
+   * A moderation's first attempt assumes its record is new and does not read it: one store read less per new record.
+   * Only for a record without images whose tenant's rules judge in-process (blocklists, patterns, links, PII).
+   * An existing record's append then conflicts, its outbox copies are taken out again, and the next attempt reads it
+   * (the judgement is used again when what the engine saw is the same). Set false where most moderations update
+   * records that exist. Default true.
+   */
+  MODERATE_ASSUME_NEW: bool.default(true),
   /** Ingest partitions processed at once. Default 6 (the default partition count). */
   INGEST_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(6),
   /** Records of one ingest partition moderated at once; the commands of one record stay in order. Default 8. */
@@ -227,9 +242,10 @@ const schema = z.object({
   HASH_RETRO_LEASE_MS: z.coerce.number().int().min(1000).max(3_600_000).default(30000),
   /**
    * How often an idle moderator looks for retroactive passes queued elsewhere (the admin CLI, another replica) or
-   * left by a runner that died, milliseconds; a pass queued through this moderator starts at once. Default 5000.
+   * left by a runner that died, milliseconds; a pass queued through this moderator starts at once. Half the lease: a
+   * dead runner's pass is taken over within the lease and this. Default 15000.
    */
-  HASH_RETRO_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(5000),
+  HASH_RETRO_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(15000),
   /** Running time of one image's decoding and classification, milliseconds. Default 5000. */
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**

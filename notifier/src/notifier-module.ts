@@ -1,4 +1,5 @@
-import type { ConsumerTiming, DomainEvent, TenantVersions, Topics } from '@vigil/proto';
+import type { DomainEvent, TenantVersions, Topics } from '@vigil/proto';
+import type { ConsumerTiming } from '@vigil/proto/platform';
 import { untilDone, type FeatureModule, type Reaction } from '@vigil/proto/platform';
 import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';

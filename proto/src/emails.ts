@@ -69,14 +69,6 @@ export const DEFAULT_EMAIL_TEMPLATES: Readonly<Record<EmailKind, EmailTemplate>>
   },
 };
 
-/** Which email a status change sends, if any: Compliant only when it ends a suspension (not after a ban), as Iffy. */
-export function emailKindFor(status: string, previousStatus: string | null): EmailKind | undefined {
-  if (status === previousStatus) return undefined;
-  if (status === 'Suspended' || status === 'Banned') return status;
-  if (status === 'Compliant' && previousStatus === 'Suspended') return 'Compliant';
-  return undefined;
-}
-
 /**
  * Emails to a reporter who gave an address (Art. 16(5) and 20(5) DSA): the outcome of their report, and of their
  * complaint about a decision not to act. The address is read at send time from the report's contact, which is erased
@@ -84,21 +76,6 @@ export function emailKindFor(status: string, previousStatus: string | null): Ema
  */
 export const ReporterEmailKind = z.enum(['ReportDecided', 'ComplaintDecided']);
 export type ReporterEmailKind = z.infer<typeof ReporterEmailKind>;
-
-export const REPORTER_EMAIL_TEMPLATES: Readonly<Record<ReporterEmailKind, EmailTemplate>> = {
-  ReportDecided: {
-    subject: 'Your report to {{platformName}} was decided',
-    heading: 'Your report was decided',
-    body: 'Hello,\n\nThank you for your report to {{platformName}}. A moderator has reviewed it; the decision follows.',
-  },
-  ComplaintDecided: {
-    subject: 'Your complaint to {{platformName}} was decided',
-    heading: 'Your complaint was decided',
-    body:
-      'Hello,\n\nA moderator of {{platformName}} has reviewed your complaint about the decision on your report; ' +
-      'the decision follows.',
-  },
-};
 
 type EmailState = 'pending' | 'sending' | 'sent' | 'failed' | 'skipped';
 

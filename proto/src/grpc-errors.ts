@@ -3,7 +3,7 @@ import * as grpc from '@grpc/grpc-js';
 /**
  * How a failed ModerationService call says what went wrong: a gRPC status for generic clients, and in the trailers a
  * stable application code (and JSON details) that the gateway maps to its HTTP errors. The moderator sets them from
- * here (`grpcErrorTrailers`), the gateway reads them from here (`grpcErrorOf`).
+ * here (`grpcErrorTrailers`), the gateway reads them with `grpcErrorOf` (gateway/src/grpc/grpc-error-of.ts).
  */
 export const GRPC_ERROR_TRAILERS = {
   /** The application code, one of `GrpcErrorCode`. */
@@ -36,58 +36,10 @@ export const GRPC_ERROR_STATUS = {
 
 export type GrpcErrorCode = keyof typeof GRPC_ERROR_STATUS;
 
-const isGrpcErrorCode = (value: unknown): value is GrpcErrorCode =>
-  typeof value === 'string' && Object.hasOwn(GRPC_ERROR_STATUS, value);
-
-/**
- * The code of a status that came without one in its trailers: raised by gRPC itself (a deadline, a lost connection, a
- * message over a limit) or by a server that is not the moderator.
- */
-function codeOfStatus(status: grpc.status): GrpcErrorCode {
-  switch (status) {
-    case grpc.status.INVALID_ARGUMENT:
-      return 'validation_error';
-    case grpc.status.NOT_FOUND:
-      return 'not_found';
-    case grpc.status.ALREADY_EXISTS:
-    case grpc.status.ABORTED:
-      return 'conflict';
-    case grpc.status.FAILED_PRECONDITION:
-      return 'failed_precondition';
-    case grpc.status.PERMISSION_DENIED:
-      return 'unknown_tenant';
-    case grpc.status.UNAUTHENTICATED:
-      return 'unauthenticated';
-    case grpc.status.UNAVAILABLE:
-    case grpc.status.RESOURCE_EXHAUSTED:
-    case grpc.status.CANCELLED:
-      return 'unavailable';
-    case grpc.status.DEADLINE_EXCEEDED:
-      return 'deadline_exceeded';
-    default:
-      return 'internal';
-  }
-}
-
 /** The trailers of a failed call: its code, and its details as JSON when there are any. */
 export function grpcErrorTrailers(code: GrpcErrorCode, details?: Record<string, unknown>): grpc.Metadata {
   const metadata = new grpc.Metadata();
   metadata.set(GRPC_ERROR_TRAILERS.code, code);
   if (details) metadata.set(GRPC_ERROR_TRAILERS.details, JSON.stringify(details));
   return metadata;
-}
-
-/** The code and details of a failed call: from its trailers, or from its status when the trailers have no code. */
-export function grpcErrorOf(err: grpc.ServiceError): { code: GrpcErrorCode; details: unknown } {
-  const code = err.metadata?.get(GRPC_ERROR_TRAILERS.code)[0];
-  const raw = err.metadata?.get(GRPC_ERROR_TRAILERS.details)[0];
-  let details: unknown;
-  if (typeof raw === 'string') {
-    try {
-      details = JSON.parse(raw) as unknown;
-    } catch {
-      details = undefined;
-    }
-  }
-  return { code: isGrpcErrorCode(code) ? code : codeOfStatus(err.code), details };
 }

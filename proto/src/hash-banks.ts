@@ -51,26 +51,10 @@ export const HASH_BANK_LIMITS = {
 /** A bank's flood window when its threshold is set without one: an hour, seconds. */
 export const DEFAULT_FLOOD_WINDOW_SECONDS = 3600;
 
-/**
- * A bank's flood quarantine (docs/hash-banks.md, "Flood quarantine"): a hash that matches more than `threshold` times
- * in one window of `windowSeconds` stops acting and is held for review. Absent on a bank: off.
- */
-export interface FloodLimit {
-  threshold: number;
-  windowSeconds: number;
-}
-
 /** HMA's default distance for PDQ matches (its `PDQ_CONFIDENT_MATCH_THRESHOLD`). */
 export const DEFAULT_PDQ_DISTANCE = 31;
 /** The largest match distance a PDQ bank may set (the index probes up to three bits a 16-bit chunk). */
 export const MAX_PDQ_DISTANCE = 63;
-
-/** The text form of each kind: lowercase hex of 256, 128 and 256 bits. */
-export const HASH_PATTERN: Record<HashKind, RegExp> = {
-  pdq: /^[0-9a-f]{64}$/,
-  md5: /^[0-9a-f]{32}$/,
-  sha256: /^[0-9a-f]{64}$/,
-};
 
 /** A hash's metadata: string values, as HMA's CSV files carry them (a source, a case id, a label). */
 export const HashMetadata = z
@@ -117,11 +101,6 @@ export const HashMatchRecord = z.object({
 });
 export type HashMatchRecord = z.infer<typeof HashMatchRecord>;
 
-/** Whether a match acts (flags, suspends): neither cancelled by a negative bank nor held by a flood quarantine. */
-export function acts(match: Pick<HashMatchRecord, 'cancelledBy' | 'quarantined'>): boolean {
-  return match.cancelledBy === undefined && match.quarantined !== true;
-}
-
 /**
  * A record flagged by the match of a `flag_and_suspend` bank: while the record stays flagged, its user is suspended
  * whatever their flagged count. `grounds`: the bank's policy, which the user's statement of reasons rests on.
@@ -133,16 +112,3 @@ export const BankSuspension = z.object({
   grounds: PolicyGrounds.optional(),
 });
 export type BankSuspension = z.infer<typeof BankSuspension>;
-
-/** The match that suspends the record's user: the first acting match of a `flag_and_suspend` bank. */
-export function suspendingMatch(matches: readonly HashMatchRecord[] | undefined): HashMatchRecord | undefined {
-  return matches?.find((match) => match.action === 'flag_and_suspend' && acts(match));
-}
-
-/** The stream of a hash's `HashQuarantined` events: one a quarantine, numbered from 1. */
-export const hashStreamOf = (tenantId: string, hashId: string): string => `hash-${tenantId}-${hashId}`;
-
-/** The reason a bank match gives, naming the bank and the distance (the metadata is on the match). */
-export function hashReason(match: Pick<HashMatchRecord, 'position' | 'bankName' | 'bankId' | 'kind' | 'distance'>) {
-  return `Image ${match.position} matched hash bank "${match.bankName}" (${match.bankId}, ${match.kind} distance ${match.distance})`;
-}

@@ -45,15 +45,6 @@ export const StopNciiCredentials = z.strictObject({
 /** NCMEC's hash-sharing account (HTTP basic authentication). */
 export const NcmecCredentials = z.strictObject({ username: Secret, password: Secret });
 
-export const FEED_CREDENTIALS = {
-  file: FileFeedCredentials,
-  stopncii: StopNciiCredentials,
-  ncmec: NcmecCredentials,
-} as const;
-
-export type FeedCredentials =
-  z.infer<typeof FileFeedCredentials> | z.infer<typeof StopNciiCredentials> | z.infer<typeof NcmecCredentials>;
-
 /** How a feed's last run ended: hashes taken, nothing changed upstream, or a failure (retried with backoff). */
 export const FeedRunState = z.enum(['ok', 'unchanged', 'failed']);
 export type FeedRunState = z.infer<typeof FeedRunState>;

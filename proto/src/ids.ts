@@ -21,11 +21,6 @@ function derive(prefix: string, tenantId: string, clientId: string): string {
 export const recordIdFor = (tenantId: string, clientId: string): string => derive('rec', tenantId, clientId);
 export const userIdFor = (tenantId: string, clientId: string): string => derive('usr', tenantId, clientId);
 
-/** Stream names of the event store: one per record, one per user and one per report. */
-export const recordStream = (recordId: string): string => `record-${recordId}`;
-export const userStream = (userId: string): string => `user-${userId}`;
-export const reportStream = (reportId: string): string => `report-${reportId}`;
-
 /** Random bytes drawn from by `randomFraction`, refilled from the OS's generator when used up. */
 const RANDOM_POOL = Buffer.alloc(4096);
 let poolUsed = RANDOM_POOL.length;

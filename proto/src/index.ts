@@ -21,16 +21,7 @@ export type {
   ModerationServiceClient,
   ModerationServiceHandlers,
 } from './generated/vigil/moderation/v1/ModerationService';
-export * from './upsert';
-export * from './store-errors';
-export * from './insert-results';
-export * from './write-groups';
 export * from './tenant-versions';
-export * from './service-addresses';
-export * from './batch-heartbeat';
-export * from './consumer-timing';
-export * from './consumer-metrics';
-export * from './confirmed-send';
 export * from './backtests';
 export * from './retroactions';
 export * from './rule-precision';

@@ -1,23 +1,10 @@
 import { z } from 'zod';
-import type { UserStatus } from './events';
 
 /**
  * Payment enforcement (Iffy's Stripe step, §6 and §7.7): when a user with a payments account becomes Suspended or
  * Banned, charges on their Stripe connected account are paused; when they are reinstated, charges and payouts resume.
  * The gateway stores each tenant's Stripe key (sealed with SecretBox); the notifier performs the actions.
  */
-
-/**
- * A Stripe secret (`sk_test_…`, `sk_live_…`) or restricted (`rk_test_…`, `rk_live_…`) key. A restricted key needs
- * write access to Connect accounts.
- */
-export const StripeSecretKey = z
-  .string()
-  .max(255)
-  .regex(
-    /^(sk|rk)_(test|live)_[0-9A-Za-z]{16,247}$/,
-    'must be a Stripe secret key (sk_test_…, sk_live_…) or restricted key (rk_test_…, rk_live_…)',
-  );
 
 /** How a stored key is shown: its kind and mode and its last four characters, never more. */
 export function maskSecretKey(key: string): string {
@@ -42,25 +29,6 @@ export interface PaymentKeyDoc {
 
 export const PaymentAction = z.enum(['pause', 'resume']);
 export type PaymentAction = z.infer<typeof PaymentAction>;
-
-/**
- * What a status change asks of the user's payments: Suspended or Banned pauses charges; Compliant after Suspended or
- * Banned resumes charges and payouts. A first Compliant (no earlier status) touches nothing: Vigil never paused it.
- */
-export function paymentActionFor(status: UserStatus, previousStatus: UserStatus | null): PaymentAction | undefined {
-  if (status === previousStatus) return undefined;
-  if (status === 'Suspended' || status === 'Banned') return 'pause';
-  if (status === 'Compliant' && (previousStatus === 'Suspended' || previousStatus === 'Banned')) return 'resume';
-  return undefined;
-}
-
-/** Whether the user's current status still calls for the action (a later change may have turned it around). */
-export function paymentActionStillDue(action: PaymentAction, status: UserStatus | undefined): boolean {
-  return action === 'pause' ? status === 'Suspended' || status === 'Banned' : status === 'Compliant';
-}
-
-/** Stripe connected account ids; anything else is not sent (it would land in the request path). */
-export const STRIPE_ACCOUNT_ID = /^acct_[0-9A-Za-z]{1,250}$/;
 
 /** States of a payment action; `pending` and `sending` are the queue's, the others final. */
 export const PaymentActionState = z.enum(['pending', 'sending', 'succeeded', 'failed', 'skipped', 'superseded']);

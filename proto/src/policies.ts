@@ -131,17 +131,6 @@ export const PolicyGrounds = z.object({
 });
 export type PolicyGrounds = z.infer<typeof PolicyGrounds>;
 
-/** The tenant's policy `id`; the default policy when `id` is absent or names none (a policy deleted since). */
-export function policyOf(policies: readonly Policy[], id: string | undefined): Policy {
-  const named = id === undefined ? undefined : policies.find((policy) => policy.id === id);
-  return named ?? policies.find((policy) => policy.id === 'default') ?? DEFAULT_POLICY;
-}
-
-/** The tenant's policy list with the default first when the tenant has not replaced it: what the API lists. */
-export function withDefaultPolicy(policies: readonly Policy[]): Policy[] {
-  return policies.some((policy) => policy.id === 'default') ? [...policies] : [DEFAULT_POLICY, ...policies];
-}
-
 export function groundsOf(policy: Policy): PolicyGrounds {
   return {
     policyId: policy.id,
@@ -152,19 +141,6 @@ export function groundsOf(policy: Policy): PolicyGrounds {
     explanation: policy.explanation,
     ...(policy.referenceUrl !== undefined ? { referenceUrl: policy.referenceUrl } : {}),
   };
-}
-
-/**
- * The policy a rule-based flag rests on: that of the first matched rule (in rule set order) that names one, else the
- * default policy.
- */
-export function policyForRules(
-  policies: readonly Policy[],
-  rules: readonly { id: string; policy?: string | undefined }[],
-  matched: readonly string[],
-): Policy {
-  const hit = rules.find((rule) => rule.policy !== undefined && matched.includes(rule.id));
-  return policyOf(policies, hit?.policy);
 }
 
 /** Fills a policy's explanation; unknown placeholders were refused when the policy was written. */

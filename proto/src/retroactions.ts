@@ -37,13 +37,6 @@ export const RetroactionCounts = z.object({
   skipped: z.number().int().meta({ description: 'Records gone, deleted or passthrough since the backtest.' }),
 });
 export type RetroactionCounts = z.infer<typeof RetroactionCounts>;
-export const zeroRetroactionCounts = (): RetroactionCounts => ({
-  toFlagged: 0,
-  toCompliant: 0,
-  unchanged: 0,
-  heldByHumans: 0,
-  skipped: 0,
-});
 
 /** The backtest's prediction, copied into the job when it is created: the backtest may expire before it ends. */
 type RetroactionPrediction = Pick<BacktestResult, 'judged' | 'truncated' | 'changes' | 'users'>;
@@ -81,13 +74,6 @@ export interface RetroactionRunDoc {
   heartbeatAt: Date;
   finishedAt?: Date;
   error?: RetroactionFailure;
-}
-
-/** One chunk of a run's selected record ids (`COLLECTIONS.retroactionItems`, `_id`: `<jobId>#<n>`). */
-export interface RetroactionItemsDoc {
-  _id: string;
-  jobId: string;
-  ids: string[];
 }
 
 /** The command on the `backtests` topic (key: the tenant), beside StartBacktest. */

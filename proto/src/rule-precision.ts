@@ -39,30 +39,6 @@ export const SHADOW_COUNT_FIELDS = [
   'disagreeHuman',
 ] as const;
 
-export const zeroShadowCounts = (): ShadowCounts => ({
-  runs: 0,
-  wouldFlag: 0,
-  agreeLive: 0,
-  disagreeLive: 0,
-  agreeHuman: 0,
-  disagreeHuman: 0,
-});
-
-/**
- * A shadow judgement of a record, kept so that a person's later decision can be compared with it (collection
- * `shadow_verdicts`, `_id` = record id): the shadow rules that ran, those that matched, under which version.
- */
-export interface ShadowVerdictDoc {
-  _id: string;
-  tenantId: string;
-  ruleSetVersion: number;
-  ran: string[];
-  flagged: string[];
-  at: Date;
-  /** The tenant's shadow version's verdict (a whole rule set version run in shadow), when it has one. */
-  version?: { ruleSetVersion: number; ran: string[]; flagged: string[] };
-}
-
 export interface RulePrecisionDoc {
   _id: string;
   tenantId: string;
@@ -80,14 +56,6 @@ export const RULE_COUNT_FIELDS = ['flags', 'reviewed', 'confirmed', 'overturned'
 
 export const dayOf = (at: Date | string): string => new Date(at).toISOString().slice(0, 10);
 export const monthKeyOf = (tenantId: string, day: string): string => `${tenantId}|${day.slice(0, 7)}`;
-export const precisionDocId = (tenantId: string, ruleSetVersion: number, day: string): string =>
-  `${tenantId}|${ruleSetVersion}|${day}`;
-
-/** Precision (confirmed ÷ reviewed) and overturn rate; null until something was reviewed. */
-export function ratesOf(counts: RuleCounts): { precision: number | null; overturnRate: number | null } {
-  if (counts.reviewed <= 0) return { precision: null, overturnRate: null };
-  return { precision: counts.confirmed / counts.reviewed, overturnRate: counts.overturned / counts.reviewed };
-}
 
 export const zeroCounts = (): RuleCounts => ({ flags: 0, reviewed: 0, confirmed: 0, overturned: 0 });
 
@@ -96,7 +64,3 @@ export function addCounts(into: RuleCounts, more: Partial<RuleCounts>): RuleCoun
   for (const field of RULE_COUNT_FIELDS) into[field] += more[field] ?? 0;
   return into;
 }
-
-/** The stream of a rule's `RuleDegraded` event: one per tenant, rule set version and rule. */
-export const ruleStreamOf = (tenantId: string, ruleSetVersion: number, ruleId: string): string =>
-  `rule-${tenantId}-${ruleSetVersion}-${ruleId}`;

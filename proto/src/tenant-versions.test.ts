@@ -1,4 +1,4 @@
-import { parseConfigVersion, TenantVersions, VersionedCache } from './tenant-versions';
+import { TenantVersions, VersionedCache } from './tenant-versions';
 
 describe('TenantVersions', () => {
   it('keeps the newest version seen per tenant and says when one is newer', () => {
@@ -64,21 +64,6 @@ describe('TenantVersions.confirm', () => {
     const versions = new TenantVersions();
     versions.confirm('ten_a', value, 100);
     expect(versions.confirmedAt('ten_a', 0)).toBe(0);
-  });
-});
-
-describe('parseConfigVersion', () => {
-  it.each([
-    ['12', 12],
-    ['0', 0],
-    ['', undefined],
-    ['-1', undefined],
-    ['1e3', undefined],
-    ['1234567890123456', undefined],
-    [undefined, undefined],
-    [Buffer.from('7'), undefined],
-  ])('reads %p as %p', (value, expected) => {
-    expect(parseConfigVersion(value)).toBe(expected);
   });
 });
 

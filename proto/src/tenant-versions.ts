@@ -92,12 +92,6 @@ export class TenantVersions {
   }
 }
 
-/** The version in a call's metadata value (a decimal string), or undefined when absent or malformed. */
-export function parseConfigVersion(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !/^\d{1,15}$/.test(value)) return undefined;
-  return Number(value);
-}
-
 /**
  * Values read per tenant, kept until a newer configuration version of the tenant is seen or `ttlMs` has passed since
  * the value was read or its version last confirmed (`TenantVersions.confirm`), at most `maxTenants` of them (the least

@@ -143,16 +143,6 @@ export const tdbEnabledSince = (config: TdbConfigDoc): Date => config.enabledAt 
 /** The SecretBox context of a tenant's database token. */
 export const tdbTokenContext = (tenantId: string): string => `tdb:token:${tenantId}`;
 
-/** A token as shown: its length and last four characters. */
-export const maskToken = (token: string): string => `…${token.slice(-4)} (${token.length} characters)`;
-
-/** A token as the database generates it (`X|ybqk…`): printable, without spaces. */
-export const TdbToken = z
-  .string()
-  .min(8)
-  .max(512)
-  .regex(/^[\x21-\x7e]+$/, 'printable characters without spaces');
-
 /** One statement as `POST /api/v1/statements` takes it. */
 export interface TdbStatement {
   decision_visibility?: string[];
@@ -236,27 +226,3 @@ export interface TdbSubmissionDoc {
   createdAt: Date;
   updatedAt: Date;
 }
-
-/**
- * Collection `tdb_retries`, the notifier's: a call to make again, with the statements (up to 100, one tenant's) that a
- * failed call carried, or that waited while the tenant's database was failing. A job of the notifier's DueQueue;
- * deleted once every statement in it has its outcome.
- */
-export interface TdbRetryDoc {
-  _id: string;
-  tenantId: string;
-  /** The statements' `tdb_submissions` ids, in the order of `payloads`. */
-  submissionIds: string[];
-  payloads: TdbStatement[];
-  state: 'pending' | 'sending';
-  /** Calls already made for these statements. */
-  attemptCount: number;
-  dueAt: Date;
-  due?: string;
-  leaseUntil?: Date;
-  leaseId?: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export const tdbSubmissionIdOf = (eventId: string): string => `tdb_${eventId}`;

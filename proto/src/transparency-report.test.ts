@@ -1,14 +1,7 @@
 import { ulid } from 'ulid';
 import { recordModerated, userStatusChanged } from '../../deploy/test-support/events';
 import type { DomainEvent } from './events';
-import {
-  flattenCounts,
-  medianOfBuckets,
-  timeBucketOf,
-  timeOfId,
-  transparencyCountsOf,
-  type CountTree,
-} from './transparency-report';
+import { timeBucketOf, timeOfId, transparencyCountsOf } from './transparency-report';
 
 const at = '2026-03-01T10:00:00.000Z';
 const AT_MS = Date.parse(at);
@@ -215,7 +208,7 @@ describe('transparencyCountsOf', () => {
   });
 });
 
-describe('time buckets and their median', () => {
+describe('time buckets and id times', () => {
   it.each([
     [0, 't0'],
     [99_999, 't99'],
@@ -225,47 +218,6 @@ describe('time buckets and their median', () => {
     [-5, 't0'],
   ])('%d ms is %s', (ms, bucket) => {
     expect(timeBucketOf(ms)).toBe(bucket);
-  });
-
-  it('takes the middle value, or the mean of the two middle values', () => {
-    expect(medianOfBuckets(new Map())).toBeNull();
-    expect(medianOfBuckets(new Map([['t5', 1]]))).toBe(5);
-    expect(
-      medianOfBuckets(
-        new Map([
-          ['t100', 1],
-          ['t5', 2],
-        ]),
-      ),
-    ).toBe(5);
-    expect(
-      medianOfBuckets(
-        new Map([
-          ['t100', 1],
-          ['t5', 1],
-        ]),
-      ),
-    ).toBe(52.5);
-    expect(
-      medianOfBuckets(
-        new Map([
-          ['t1', 2],
-          ['t3', 0],
-          ['t9', 2],
-        ]),
-      ),
-    ).toBe(5);
-  });
-
-  it('sums trees of counters by dotted path', () => {
-    const a: CountTree = { notices: { received: { user: 2 } }, reviews: { confirmed: 1 } };
-    const b: CountTree = { notices: { received: { user: 3, trusted_flagger: 1 } } };
-    const flat = flattenCounts(b, flattenCounts(a));
-    expect(Object.fromEntries(flat)).toEqual({
-      'notices.received.user': 5,
-      'notices.received.trusted_flagger': 1,
-      'reviews.confirmed': 1,
-    });
   });
 
   it('reads the time of a ULID id, and none of another', () => {

@@ -36,8 +36,6 @@ export interface TransparencyCount {
   by: number;
 }
 
-export const transparencyDocId = (tenantId: string, day: string, writer: string): string =>
-  `${tenantId}|${day}|${writer}`;
 export const transparencyMonthKey = monthKeyOf;
 
 /**
@@ -49,39 +47,6 @@ export function timeBucketOf(ms: number): string {
   if (seconds < 100) return `t${seconds}`;
   const scale = 10 ** (Math.floor(Math.log10(seconds)) - 1);
   return `t${Math.floor(seconds / scale) * scale}`;
-}
-
-/** The median of a histogram of time buckets, in seconds (the mean of the two middle values when even); null if empty. */
-export function medianOfBuckets(buckets: ReadonlyMap<string, number>): number | null {
-  const sorted = [...buckets.entries()]
-    .map(([key, count]) => [Number(key.slice(1)), count] as const)
-    .filter(([seconds, count]) => Number.isFinite(seconds) && count > 0)
-    .sort(([a], [b]) => a - b);
-  const total = sorted.reduce((sum, [, count]) => sum + count, 0);
-  if (total === 0) return null;
-  const valueAt = (rank: number): number => {
-    let seen = 0;
-    for (const [seconds, count] of sorted) {
-      seen += count;
-      if (rank < seen) return seconds;
-    }
-    return sorted[sorted.length - 1]![0];
-  };
-  return total % 2 === 1 ? valueAt((total - 1) / 2) : (valueAt(total / 2 - 1) + valueAt(total / 2)) / 2;
-}
-
-/** Every counter of a tree, by its dotted path. */
-export function flattenCounts(
-  tree: CountTree | undefined,
-  into = new Map<string, number>(),
-  prefix = '',
-): Map<string, number> {
-  for (const [key, value] of Object.entries(tree ?? {})) {
-    const path = prefix === '' ? key : `${prefix}.${key}`;
-    if (typeof value === 'number') into.set(path, (into.get(path) ?? 0) + value);
-    else if (value && typeof value === 'object') flattenCounts(value, into, path);
-  }
-  return into;
 }
 
 /** When an id of the form `<prefix>_<ULID>` was made (reports and appeals: when they were received); null otherwise. */

@@ -1,14 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  COLLECTIONS,
-  recordIdFor,
-  recordStream,
-  TenantVersions,
-  userIdFor,
-  type WebhookEndpointDoc,
-} from '@vigil/proto';
+import { COLLECTIONS, recordIdFor, TenantVersions, userIdFor, type WebhookEndpointDoc } from '@vigil/proto';
+import { recordStream } from '../../../moderator/src/domain/stream-names';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
 import { ulid } from 'ulid';

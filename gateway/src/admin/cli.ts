@@ -1,5 +1,5 @@
 import { MongoClient } from 'mongodb';
-import { isDuplicateKeyError } from '@vigil/proto';
+import { isDuplicateKeyError } from '@vigil/proto/platform';
 import { z } from 'zod';
 import { loadConfigOf } from '../config';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, generatePassword, hashPassword } from '../console/password';

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { z } from 'zod';
-import { BankAction, DEFAULT_FLOOD_WINDOW_SECONDS, HASH_BANK_LIMITS, HashKind, withDefaultPolicy } from '@vigil/proto';
+import { BankAction, DEFAULT_FLOOD_WINDOW_SECONDS, HASH_BANK_LIMITS, HashKind } from '@vigil/proto';
+import { withDefaultPolicy } from '../domain/default-policy';
 import { NotFoundError } from '../errors';
 import { requestIdOf } from '../http/request-id';
 import { parseWith } from '../http/validate';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { LIMITS, Policy, ReportCategory, withDefaultPolicy } from '@vigil/proto';
+import { LIMITS, Policy, ReportCategory } from '@vigil/proto';
+import { withDefaultPolicy } from '../domain/default-policy';
 import { addPolicy } from '../use-cases/add-policy';
 import { deletePolicy } from '../use-cases/delete-policy';
 import { parseWith } from '../http/validate';

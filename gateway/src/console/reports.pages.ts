@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Context } from 'koa';
-import { LIMITS, POLICY_ID, ReportAction, withDefaultPolicy } from '@vigil/proto';
+import { LIMITS, POLICY_ID, ReportAction } from '@vigil/proto';
+import { withDefaultPolicy } from '../domain/default-policy';
 import { parseWith } from '../http/validate';
 import type { ReportView } from '../routes/reports/reports.schema';
 import { toReportView } from '../routes/shared/presenters';

@@ -1,15 +1,28 @@
 import {
   addCounts,
-  ratesOf,
   SHADOW_COUNT_FIELDS,
   zeroCounts,
-  zeroShadowCounts,
   type RuleCounts,
   type RulePrecisionDoc,
   type ShadowCounts,
 } from '@vigil/proto';
 import { type Rule } from '@vigil/proto/rules';
 import { DEFAULT_WINDOW_DAYS, type PrecisionQuery, type PrecisionReport } from '../routes/precision/precision.schema';
+
+const zeroShadowCounts = (): ShadowCounts => ({
+  runs: 0,
+  wouldFlag: 0,
+  agreeLive: 0,
+  disagreeLive: 0,
+  agreeHuman: 0,
+  disagreeHuman: 0,
+});
+
+/** Precision (confirmed ÷ reviewed) and overturn rate; null until something was reviewed. */
+function ratesOf(counts: RuleCounts): { precision: number | null; overturnRate: number | null } {
+  if (counts.reviewed <= 0) return { precision: null, overturnRate: null };
+  return { precision: counts.confirmed / counts.reviewed, overturnRate: counts.overturned / counts.reviewed };
+}
 
 /** Rows at most in one report (a tenant's versions in a window times their rules). */
 const MAX_ROWS = 500;

@@ -3,12 +3,11 @@ import {
   DecisionAccount,
   DecisionMonetary,
   DecisionVisibility,
-  flattenCounts,
-  medianOfBuckets,
   ReportCategory,
   ReportGround,
   type TransparencyCountsDoc,
 } from '@vigil/proto';
+import { flattenCounts, medianOfBuckets } from './report-counts';
 import { stringify } from 'csv-stringify/sync';
 import type {
   TransparencyReport,

@@ -3,12 +3,12 @@ import {
   CONFIG_CONFIRMED_METADATA,
   CONFIG_VERSION_METADATA,
   GRPC_ERROR_TRAILERS,
-  grpcErrorOf,
   loadModerationPackage,
   type GrpcErrorCode,
   type ModerationServiceClient,
   type TenantVersions,
 } from '@vigil/proto';
+import { grpcErrorOf } from './grpc-error-of';
 import {
   AppError,
   COMPLAINT_REFUSALS,

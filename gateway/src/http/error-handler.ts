@@ -1,5 +1,5 @@
 import type { Context, Next } from 'koa';
-import { isStoreUnavailable } from '@vigil/proto';
+import { isStoreUnavailable } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import { requestIdOf } from './request-id';
 import {

@@ -1,4 +1,4 @@
-import { assertConfirmed, notingPartitioner } from '@vigil/proto';
+import { assertConfirmed, notingPartitioner } from '@vigil/proto/platform';
 import type { Kafka, Message, Producer, TopicMessages } from 'kafkajs';
 import type { Logger } from 'pino';
 import { UnavailableError } from '../errors';

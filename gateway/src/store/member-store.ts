@@ -1,7 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Collection, Db } from 'mongodb';
 import ipaddr from 'ipaddr.js';
-import { COLLECTIONS, ulid, upsertRetried } from '@vigil/proto';
+import { COLLECTIONS, ulid } from '@vigil/proto';
+import { upsertRetried } from '@vigil/proto/platform';
 
 export type MemberRole = 'moderator' | 'admin';
 

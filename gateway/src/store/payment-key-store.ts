@@ -1,11 +1,5 @@
-import {
-  COLLECTIONS,
-  maskSecretKey,
-  paymentKeyContext,
-  upsertRetried,
-  type PaymentKeyDoc,
-  type SecretBox,
-} from '@vigil/proto';
+import { COLLECTIONS, maskSecretKey, paymentKeyContext, type PaymentKeyDoc, type SecretBox } from '@vigil/proto';
+import { upsertRetried } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { PaymentsNotConfiguredError } from '../errors';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { COLLECTIONS, insertUnlessExists } from '@vigil/proto';
+import { COLLECTIONS } from '@vigil/proto';
 import { BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
 import { ConflictError } from '../errors';
-import { backoffMs, sleep } from '@vigil/proto/platform';
+import { backoffMs, sleep, insertUnlessExists } from '@vigil/proto/platform';
 
 /** Claims kept per document: a claim older than this many revisions is deleted when a newer one lands. */
 const KEEP = 20;

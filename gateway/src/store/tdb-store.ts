@@ -1,14 +1,14 @@
 import {
   COLLECTIONS,
-  maskToken,
   tdbEnabledSince,
   tdbTokenContext,
-  upsertRetried,
   type SecretBox,
   type TdbConfigDoc,
   type TdbSettings,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
+import { maskToken } from '../routes/transparency/tdb-token';
+import { upsertRetried } from '@vigil/proto/platform';
 import type { Collection, Db, Filter } from 'mongodb';
 import { SecretsNotConfiguredError, ValidationError } from '../errors';
 import type { ConfigVersionStore } from './config-version-store';

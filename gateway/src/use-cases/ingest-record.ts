@@ -1,4 +1,5 @@
-import { inRollout, recordIdFor, ulid, userIdFor } from '@vigil/proto';
+import { recordIdFor, ulid, userIdFor } from '@vigil/proto';
+import { inRollout } from '../domain/rollout';
 import type { IngestBody } from '../routes/shared/record.schema';
 import type { Caller, UseCaseDeps } from './deps';
 import { sendIngestCommand, type IngestDeps } from './send-ingest-command';

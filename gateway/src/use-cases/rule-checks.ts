@@ -1,6 +1,11 @@
-import { DEFAULT_RULES, RuleSet, usesPrompts, type Rule } from '@vigil/proto/rules';
+import { DEFAULT_RULES, RuleSet, type Rule } from '@vigil/proto/rules';
 import { InvalidRuleSetError, NotFoundError, PromptRulesDisabledError, UnknownRuleVersionError } from '../errors';
 import type { UseCaseDeps } from './deps';
+
+/** Whether a rule set needs the moderator's LLM (a prompt strategy in any rule, enabled or not). */
+function usesPrompts(ruleSet: RuleSet): boolean {
+  return ruleSet.rules.some((rule) => rule.strategies.some((strategy) => strategy.type === 'prompt'));
+}
 
 // The checks a rule set passes before it is stored, promoted, backtested or run in shadow: shared by the use cases
 // that take a rule set version, the API's rule routes and the console's rule pages.

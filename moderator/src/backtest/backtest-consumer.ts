@@ -1,11 +1,5 @@
-import {
-  StartBacktest,
-  StartRetroaction,
-  type BatchHeartbeat,
-  type ConsumerTiming,
-  type TenantVersions,
-} from '@vigil/proto';
-import { GroupConsumer } from '@vigil/proto/platform';
+import { StartBacktest, StartRetroaction, type TenantVersions } from '@vigil/proto';
+import { GroupConsumer, type BatchHeartbeat, type ConsumerTiming } from '@vigil/proto/platform';
 import { z } from 'zod';
 import type { EachMessagePayload, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';

@@ -1,10 +1,6 @@
 import pino from 'pino';
-import {
-  zeroRetroactionCounts,
-  type RetroactionCounts,
-  type RetroactionJobDoc,
-  type RetroactionRunDoc,
-} from '@vigil/proto';
+import { type RetroactionCounts, type RetroactionJobDoc, type RetroactionRunDoc } from '@vigil/proto';
+import { zeroRetroactionCounts } from './retroaction-docs';
 import type { RerunOutcome } from '../service/rerun';
 import { BatchJobInterrupted } from './batch-job';
 import { RetroactionRunner } from './retroaction-runner';

@@ -2,13 +2,12 @@ import {
   COLLECTIONS,
   RETROACTION_LIMITS,
   TERMINAL_RETROACTION_STATUSES,
-  zeroRetroactionCounts,
   type RetroactionCounts,
   type RetroactionFailure,
-  type RetroactionItemsDoc,
   type RetroactionJobDoc,
   type RetroactionRunDoc,
 } from '@vigil/proto';
+import { zeroRetroactionCounts, type RetroactionItemsDoc } from './retroaction-docs';
 import type { Collection, Db } from 'mongodb';
 import { guarded } from '../store/mongo-errors';
 import { BatchRunStore, type RunEnd } from './batch-job';

@@ -1,17 +1,36 @@
 import {
+  DEFAULT_POLICY,
   groundsOf,
-  suspendingMatch,
+  type Policy,
   type BankSuspension,
   type HashMatchRecord,
-  policyForRules,
-  policyOf,
   type DecisionNotice,
   type DecisionVisibility,
   type PolicyGrounds,
   type TenantSettings,
 } from '@vigil/proto';
+import { suspendingMatch } from '../hash-banks/bank-rules';
 import { type RuleSet } from '@vigil/proto/rules';
 import { ValidationError } from './errors';
+
+/** The tenant's policy `id`; the default policy when `id` is absent or names none (a policy deleted since). */
+function policyOf(policies: readonly Policy[], id: string | undefined): Policy {
+  const named = id === undefined ? undefined : policies.find((policy) => policy.id === id);
+  return named ?? policies.find((policy) => policy.id === 'default') ?? DEFAULT_POLICY;
+}
+
+/**
+ * The policy a rule-based flag rests on: that of the first matched rule (in rule set order) that names one, else the
+ * default policy.
+ */
+function policyForRules(
+  policies: readonly Policy[],
+  rules: readonly { id: string; policy?: string | undefined }[],
+  matched: readonly string[],
+): Policy {
+  const hit = rules.find((rule) => rule.policy !== undefined && matched.includes(rule.id));
+  return policyOf(policies, hit?.policy);
+}
 
 /**
  * What a decision's statement of reasons rests on, stamped on its event when it is stored (see proto's statements.ts):

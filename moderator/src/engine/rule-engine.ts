@@ -1,4 +1,5 @@
-import { acts, hashReason, type HashMatchRecord, type ImageHashRecord, type ImageJudgement } from '@vigil/proto';
+import { type HashMatchRecord, type ImageHashRecord, type ImageJudgement } from '@vigil/proto';
+import { acts, hashReason } from '../hash-banks/bank-rules';
 import { type RuleSet } from '@vigil/proto/rules';
 import { Content, type ContentInput } from './content';
 import { createProviderClient, judgeScores, type ProviderOptions, type ScoreFn, type Scores } from './provider';

@@ -1,11 +1,6 @@
 import type * as grpc from '@grpc/grpc-js';
-import {
-  CONFIG_CONFIRMED_METADATA,
-  CONFIG_VERSION_METADATA,
-  parseConfigVersion,
-  ulid,
-  type TenantVersions,
-} from '@vigil/proto';
+import { CONFIG_CONFIRMED_METADATA, CONFIG_VERSION_METADATA, ulid, type TenantVersions } from '@vigil/proto';
+import { parseConfigVersion } from './config-version';
 import type { Logger } from 'pino';
 import { UnavailableError, ValidationError } from '../domain/errors';
 import type { HashBankUseCases } from '../hash-banks/hash-bank-use-cases';

@@ -1,4 +1,5 @@
-import type { BankAction, FloodLimit, HashKind } from '@vigil/proto';
+import type { BankAction, HashKind } from '@vigil/proto';
+import type { FloodLimit } from './bank-rules';
 import { PdqIndex, type PdqHit } from './pdq-index';
 
 /** What matching needs of a bank. */

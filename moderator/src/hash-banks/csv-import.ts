@@ -1,5 +1,6 @@
 import { parse } from 'csv-parse/sync';
-import { HASH_BANK_LIMITS, HASH_PATTERN, type HashKind, type HashMetadata } from '@vigil/proto';
+import { HASH_BANK_LIMITS, type HashKind, type HashMetadata } from '@vigil/proto';
+import { HASH_PATTERN } from './bank-rules';
 import { ValidationError } from '../domain/errors';
 
 /** One row of an import: the hash (lowercase) and its metadata. */

@@ -1,4 +1,5 @@
-import { HASH_BANK_LIMITS, type FloodLimit } from '@vigil/proto';
+import { HASH_BANK_LIMITS } from '@vigil/proto';
+import { type FloodLimit } from './bank-rules';
 import { ValidationError } from '../domain/errors';
 import { floodOf } from './hash-bank-use-cases';
 

@@ -2,15 +2,14 @@ import { createHmac, randomBytes } from 'node:crypto';
 import {
   COLLECTIONS,
   HASH_BANK_LIMITS,
-  insertEach,
-  insertUnlessExists,
   ulid,
   type BankAction,
-  type FloodLimit,
   type HashKind,
   type HashMetadata,
   type HashReview,
 } from '@vigil/proto';
+import { type FloodLimit } from './bank-rules';
+import { insertEach, insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { ConflictError, NotFoundError, UnavailableError } from '../domain/errors';
 import { guarded } from '../store/mongo-errors';

@@ -3,16 +3,15 @@ import {
   DEFAULT_FLOOD_WINDOW_SECONDS,
   DEFAULT_PDQ_DISTANCE,
   HASH_BANK_LIMITS,
-  HASH_PATTERN,
   HashKind,
   HashMetadata,
   HashReview,
   MAX_PDQ_DISTANCE,
-  type FloodLimit,
   type HashMatchRecord,
   type ImageHashRecord,
   type Policy,
 } from '@vigil/proto';
+import { HASH_PATTERN, type FloodLimit } from './bank-rules';
 import { ValidationError } from '../domain/errors';
 import type { ImageFetcher } from '../engine/images/fetch';
 import type { HashBankMatcher } from './bank-matcher';

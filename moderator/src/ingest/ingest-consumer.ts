@@ -1,8 +1,15 @@
-import { HEADERS, type BatchHeartbeat, type ConsumerMetrics, type ConsumerTiming, type Topics } from '@vigil/proto';
+import { HEADERS, type Topics } from '@vigil/proto';
 import type { EachBatchPayload, IHeaders, Kafka, KafkaMessage, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { AppError } from '../domain/errors';
-import { GroupConsumer, retry, sleep } from '@vigil/proto/platform';
+import {
+  GroupConsumer,
+  retry,
+  sleep,
+  type BatchHeartbeat,
+  type ConsumerMetrics,
+  type ConsumerTiming,
+} from '@vigil/proto/platform';
 import { isKafkaRetriable, messageRejection } from '../kafka/kafka-errors';
 
 /** What became of one command: applied, or to dead-letter with its reason (a bounded kind, then details after `:`). */

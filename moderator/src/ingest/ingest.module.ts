@@ -1,5 +1,5 @@
-import { ConfirmedProducer, ConsumerMetrics, notingPartitioner } from '@vigil/proto';
-import { untilDone } from '@vigil/proto/platform';
+import { untilDone, ConsumerMetrics, notingPartitioner } from '@vigil/proto/platform';
+import { ConfirmedProducer } from './confirmed-producer';
 import type { Config } from '../config';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
 import type { KnownTenants } from '../store/known-tenants';

@@ -10,8 +10,14 @@ import { OutboxRelay } from './outbox-relay';
  * The relay's own logic around a broker and a store in memory. With `held`, the broker's sends wait until released,
  * so what decides back-pressure (the relay's queue) holds still; the store takes every removal and records it.
  */
-function relayWorld({ memoryBytes, held = false }: { memoryBytes?: number; held?: boolean } = {}) {
+function relayWorld({
+  memoryBytes,
+  held = false,
+  pollMs = 3_600_000,
+  sweepMaxMs,
+}: { memoryBytes?: number; held?: boolean; pollMs?: number; sweepMaxMs?: number } = {}) {
   const sent: string[] = [];
+  const sweeps: number[] = [];
   const removals: string[][] = [];
   let release: () => void = () => undefined;
   const gate = held ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve();
@@ -31,7 +37,10 @@ function relayWorld({ memoryBytes, held = false }: { memoryBytes?: number; held?
       removals.push(entries.map((entry) => entry._id));
       return Promise.resolve();
     },
-    unpublished: () => Promise.resolve([]),
+    unpublished: () => {
+      sweeps.push(Date.now());
+      return Promise.resolve([]);
+    },
     storedIds: (ids: string[]) => Promise.resolve(new Set(ids)),
     slot: () => Promise.resolve([]),
   } as unknown as OutboxStore;
@@ -41,12 +50,13 @@ function relayWorld({ memoryBytes, held = false }: { memoryBytes?: number; held?
     createProducer: () => producer,
     topic: 'events',
     log: pino({ level: 'silent' }),
-    pollMs: 3_600_000,
+    pollMs,
+    sweepMaxMs,
     minGapMs: 0,
     batchSize: 1,
     memoryBytes,
   });
-  return { relay, sent, removals, release: () => release() };
+  return { relay, sent, removals, sweeps, release: () => release() };
 }
 
 describe('outbox relay back-pressure', () => {
@@ -99,5 +109,53 @@ describe('outbox relay removals', () => {
     await waitFor(() => world.sent.length === 1, { timeoutMs: 10_000, intervalMs: 10, what: 'the batch sent' });
     await world.relay.stop();
     expect(world.removals).toEqual([[event.id]]);
+  });
+});
+
+describe('outbox relay sweeps', () => {
+  it('backs off while its sweeps find nothing, up to the longest interval, its own appends or not, until woken', async () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    const world = relayWorld({ pollMs: 100, sweepMaxMs: 800 });
+    try {
+      world.relay.start();
+      await jest.advanceTimersByTimeAsync(5_000);
+      const gaps = world.sweeps.slice(1).map((at, index) => at - world.sweeps[index]!);
+      // 200, 400, then 800 each: under ten sweeps in 5 s instead of fifty.
+      expect(gaps.slice(0, 4)).toEqual([200, 400, 800, 800]);
+      expect(world.relay.sweepIntervalMs()).toBe(800);
+      expect(world.sweeps.length).toBeLessThan(10);
+      // Its own appends go out from memory, and the sweep keeps its pace.
+      world.relay.appended([sizedEvent(100)]);
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(world.sent).toHaveLength(1);
+      expect(world.relay.sweepIntervalMs()).toBe(800);
+      // A wake-up (a replay put events back) sweeps now, and at the usual pace after.
+      const sweeps = world.sweeps.length;
+      world.relay.wake();
+      await jest.advanceTimersByTimeAsync(0);
+      expect(world.sweeps.length).toBe(sweeps + 1);
+      expect(world.relay.sweepIntervalMs()).toBeLessThanOrEqual(200);
+    } finally {
+      const stopping = world.relay.stop();
+      await jest.advanceTimersByTimeAsync(2_000);
+      await stopping;
+      jest.useRealTimers();
+    }
+  });
+
+  it('sweeps every poll interval when no longest interval is set', async () => {
+    jest.useFakeTimers({ now: 1_000_000 });
+    const world = relayWorld({ pollMs: 100 });
+    try {
+      world.relay.start();
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(world.relay.sweepIntervalMs()).toBe(100);
+      expect(world.sweeps.length).toBeGreaterThanOrEqual(9);
+    } finally {
+      const stopping = world.relay.stop();
+      await jest.advanceTimersByTimeAsync(2_000);
+      await stopping;
+      jest.useRealTimers();
+    }
   });
 });

@@ -2,7 +2,7 @@ import type { DomainEvent } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
-import { backoffMs } from '@vigil/proto/platform';
+import { backoffMs, assertConfirmed } from '@vigil/proto/platform';
 import type { OutboxSignal } from '../service/outbox-signal';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
@@ -10,7 +10,6 @@ import { HandOver, toMessage } from './hand-over';
 import { RemovalQueue } from './removal-queue';
 import type { IngestBackpressure } from '../ingest/ingest-consumer';
 import { messageRejection } from '../kafka/kafka-errors';
-import { assertConfirmed } from '@vigil/proto';
 
 /** While events handed over in memory keep the relay busy, the store's outbox is swept once per this many polls. */
 const SWEEP_UNDER_LOAD = 10;
@@ -50,6 +49,14 @@ export interface OutboxRelayOptions {
    * in-process path did not publish (events of a crashed or stopped process, a failed send). `wake()` cuts it short.
    */
   pollMs: number;
+  /**
+   * Longest interval of the sweep while sweeps find nothing, milliseconds (default `pollMs`: no backing off). Each
+   * empty routine sweep doubles the interval from `pollMs` up to this; a wake-up or a sweep that publishes brings it
+   * back to `pollMs`. This process's own appends do not: they are published from memory, and the sweep is for what
+   * others left. A process then reads the store's outbox every few seconds, not every second, busy or quiet, and a
+   * crashed process's events are picked up within this plus the grace for others' fresh appends.
+   */
+  sweepMaxMs?: number;
   /** Pause between back-to-back batches, milliseconds. */
   minGapMs: number;
   batchSize: number;
@@ -101,6 +108,8 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
    */
   private readonly appendedIds = new Set<string>();
   private lastSweep = 0;
+  /** Routine sweeps in a row that found nothing to publish (see `sweepMaxMs`). */
+  private emptySweeps = 0;
   private backlog = false;
   /** Copies of published (or set-aside) events still to take out of the store's outbox, oldest first. */
   private readonly removals: RemovalQueue;
@@ -119,6 +128,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   /** Publish soon: called after local appends. */
   wake(): void {
     this.pending = true;
+    this.emptySweeps = 0;
     this.wakeUp?.();
   }
 
@@ -334,6 +344,12 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       .catch((err: unknown) => this.options.log.warn({ err }, 'outbox producer disconnect failed'));
   }
 
+  /** The routine sweep's interval now: `pollMs`, doubled per empty sweep in a row up to `sweepMaxMs`. */
+  sweepIntervalMs(): number {
+    const { pollMs, sweepMaxMs = pollMs } = this.options;
+    return Math.max(pollMs, Math.min(sweepMaxMs, pollMs * 2 ** Math.min(this.emptySweeps, 20)));
+  }
+
   private async run(): Promise<void> {
     let failures = 0;
     while (this.running) {
@@ -356,7 +372,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         const sweep =
           woken ||
           (!this.handOver.overflowing &&
-            ((published === 0 && (this.backlog || sinceSweep >= this.options.pollMs)) ||
+            ((published === 0 && (this.backlog || sinceSweep >= this.sweepIntervalMs())) ||
               sinceSweep >= this.options.pollMs * SWEEP_UNDER_LOAD));
         if (sweep) {
           this.lastSweep = Date.now();
@@ -367,6 +383,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
           published += swept;
           // A full sweep means more is waiting (a crashed process's events): the next idle turn sweeps again.
           this.backlog = swept === this.options.batchSize;
+          this.emptySweeps = swept === 0 && published === 0 ? this.emptySweeps + 1 : 0;
           full ||= this.backlog;
         }
         failures = 0;
@@ -384,7 +401,9 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       }
       // After failures the wait grows from twice the poll interval up to 5 s (with jitter); `wake()` still cuts it short.
       const delay = Math.min(
-        failures > 0 ? backoffMs({ initialMs: this.options.pollMs * 2, maxMs: 5000 }, failures) : this.options.pollMs,
+        failures > 0
+          ? backoffMs({ initialMs: this.options.pollMs * 2, maxMs: 5000 }, failures)
+          : Math.max(0, this.lastSweep + this.sweepIntervalMs() - Date.now()),
         this.removals.dueIn(),
       );
       await new Promise<void>((resolve) => {

@@ -1,5 +1,4 @@
-import { notingPartitioner } from '@vigil/proto';
-import { untilDone } from '@vigil/proto/platform';
+import { untilDone, notingPartitioner } from '@vigil/proto/platform';
 import type { Config } from '../config';
 import type { ModeratorModule, SharedParts } from '../shared-parts';
 import { DeadLetterStore } from '../store/dead-letter-store';
@@ -7,7 +6,10 @@ import type { OutboxStore } from '../store/outbox-store';
 import { OutboxRelay } from './outbox-relay';
 
 /** The variables the outbox relay reads (see `config.ts`). */
-export type OutboxConfig = Pick<Config, 'OUTBOX_POLL_MS' | 'OUTBOX_MIN_GAP_MS' | 'OUTBOX_BATCH_SIZE'>;
+export type OutboxConfig = Pick<
+  Config,
+  'OUTBOX_POLL_MS' | 'OUTBOX_SWEEP_MAX_MS' | 'OUTBOX_MIN_GAP_MS' | 'OUTBOX_BATCH_SIZE'
+>;
 
 export interface OutboxModule extends ModeratorModule {
   relay: OutboxRelay;
@@ -34,6 +36,7 @@ export async function outboxModule(
     topic: topics.events,
     log: log.child({ component: 'outbox-relay' }),
     pollMs: config.OUTBOX_POLL_MS,
+    sweepMaxMs: config.OUTBOX_SWEEP_MAX_MS,
     minGapMs: config.OUTBOX_MIN_GAP_MS,
     batchSize: config.OUTBOX_BATCH_SIZE,
     onPublished: (count) => metrics?.published.inc(count),

@@ -1,17 +1,19 @@
 import {
   dayOf,
   monthKeyOf,
-  precisionDocId,
   RULE_COUNT_FIELDS,
   SHADOW_COUNT_FIELDS,
   type DomainEvent,
   type ShadowCounts,
-  type ShadowVerdictDoc,
   type RuleCounts,
   type RuleReview,
   type TenantSettings,
 } from '@vigil/proto';
+import { type ShadowVerdictDoc } from './shadow-verdicts';
 import type { CounterWrite as CounterWrites } from '../store/counter-writes';
+
+const precisionDocId = (tenantId: string, ruleSetVersion: number, day: string): string =>
+  `${tenantId}|${ruleSetVersion}|${day}`;
 
 /** What one committed event adds to one rule's counters on one day. */
 export interface CountDelta {

@@ -1,4 +1,5 @@
-import type { DomainEvent, DomainEventType, ShadowVerdictDoc } from '@vigil/proto';
+import type { DomainEvent, DomainEventType } from '@vigil/proto';
+import type { ShadowVerdictDoc } from './shadow-verdicts';
 import { untilDone } from '@vigil/proto/platform';
 import type { OutboxSignal } from '../service/outbox-signal';
 import type { ReactingModule, SharedParts } from '../shared-parts';

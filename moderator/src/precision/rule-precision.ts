@@ -3,15 +3,14 @@ import {
   COLLECTIONS,
   dayOf,
   monotonicUlid,
-  ruleStreamOf,
   ulid,
-  WriteGroups,
   zeroCounts,
   type DomainEvent,
   type RuleCounts,
   type RulePrecisionDoc,
-  type ShadowVerdictDoc,
 } from '@vigil/proto';
+import { type ShadowVerdictDoc } from './shadow-verdicts';
+import { WriteGroups } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { Counter, type Registry } from 'prom-client';
 import type { Logger } from 'pino';
@@ -28,6 +27,10 @@ import {
   type DegradedThreshold,
   type ShadowDelta,
 } from './precision-counts';
+
+/** The stream of a rule's `RuleDegraded` event: one per tenant, rule set version and rule. */
+const ruleStreamOf = (tenantId: string, ruleSetVersion: number, ruleId: string): string =>
+  `rule-${tenantId}-${ruleSetVersion}-${ruleId}`;
 
 type CounterDoc = RulePrecisionDoc & { totals?: string };
 

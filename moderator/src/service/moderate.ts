@@ -1,6 +1,5 @@
 import { bankSuspensionOf, ruleBasis, type DecisionBasis } from '../domain/decision-basis';
 import {
-  acts,
   recordIdFor,
   ulid,
   userIdFor,
@@ -9,6 +8,7 @@ import {
   type RecordStatus,
   type TenantSettings,
 } from '@vigil/proto';
+import { acts } from '../hash-banks/bank-rules';
 import { type RuleSet } from '@vigil/proto/rules';
 import { checkRecordBounds } from '../domain/bounds';
 import { mergeMetadata, validateMetadata, type Metadata } from '../domain/metadata';
@@ -16,7 +16,7 @@ import type { ModerateInput } from './moderate-input';
 import type { RecordInput, RecordState } from '../domain/record';
 import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
 import type { RecordBankSuspension, UserState } from '../domain/user';
-import type { EventStore } from '../store/event-store';
+import { StreamConflict, type EventStore } from '../store/event-store';
 import type { TenantConfig, TenantConfigCache } from '../store/tenant-config';
 import type { ShadowRunner } from '../shadow/shadow-runner';
 import { shadowVersionRules, splitRules } from '../shadow/shadow-rules';
@@ -67,6 +67,13 @@ export interface ModerationDeps {
   shadow?: ShadowRunner;
   /** Marks each moderation of a record without images while it runs: image inference yields to them. */
   textActivity?: ActivityGate;
+  /**
+   * The first attempt of a moderation assumes its record is new and reads nothing (`MODERATE_ASSUME_NEW`): a new
+   * record then costs one store read less. Only for a record without images judged by in-process rules (blocklists,
+   * patterns, links, PII), where judging again costs less than the read. An existing record's append conflicts, and the next attempt reads it; the
+   * judgement is used again when what the engine saw is the same (no metadata of the record's, no person's decision).
+   */
+  assumeNew?: boolean;
 }
 
 /** Hands the record to the shadow rules, when the rule set has any: the moderation does not wait for them. */
@@ -155,15 +162,29 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
   const plan = await planOf(deps, input);
   // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.
   let judged: Judgement | undefined = input.commandId ? deps.carry?.take(input.commandId) : undefined;
+  let attempts = 0;
+  let guessed = false;
   try {
     return await deps.writer.retrying(async (fresh) => {
-      const streams = await load(deps.store, plan, fresh);
+      // Only where judging again after a wrong guess costs less than the read it saves: no images, no provider calls.
+      const guess =
+        attempts === 0 &&
+        deps.assumeNew === true &&
+        !input.content.imageUrls?.length &&
+        judgedInProcess(splitRules(plan.rules).live);
+      // The attempt after a wrong guess reads the snapshot as usual: the conflict was with the guess, not a fresher writer.
+      const afterGuess = attempts === 1 && guessed;
+      guessed = guess;
+      attempts += 1;
+      const streams = await load(deps.store, plan, fresh && !afterGuess, guess);
       if (input.commandId && streams.record.state?.recentCommands.includes(input.commandId)) {
         return finishApplied(deps, plan, streams, streams.record.state);
       }
       const judgement = await judgeRecord(deps.engine, input, plan, streams, judged);
       judged = judgement.judged;
       const staged = await decide(deps.store, input, plan, streams, judgement.verdict);
+      // A user's flagged count is stored before the events: never one decided on a guess, which may be wrong.
+      if (guess && staged.some((loaded) => loaded.flaggedCount !== undefined)) throw new StreamConflict();
       return commitDecision(deps, input, plan, streams, staged, judgement.verdict);
     });
   } catch (err) {
@@ -208,9 +229,28 @@ async function planOf(deps: ModerationDeps, input: ModerateInput): Promise<Plan>
   };
 }
 
-/** Load: the record's stream and, when a user came with it, the user's, in one call to the store. */
-function load(store: EventStore, plan: Plan, fresh: boolean): Promise<Streams> {
-  return store.loadRecordAndUser(plan.recordId, plan.userId, fresh);
+const inProcess = new WeakMap<RuleSet, boolean>();
+/** Strategies that judge text in this process, without a call to a provider (which a second judgement would repeat). */
+const IN_PROCESS_STRATEGIES: ReadonlySet<string> = new Set(['blocklist', 'patterns', 'links', 'pii']);
+
+/** Whether every enabled strategy of the rule set judges text in this process (cached per rule set). */
+function judgedInProcess(rules: RuleSet): boolean {
+  let known = inProcess.get(rules);
+  if (known === undefined) {
+    known = rules.rules.every(
+      (rule) => rule.enabled === false || rule.strategies.every((strategy) => IN_PROCESS_STRATEGIES.has(strategy.type)),
+    );
+    inProcess.set(rules, known);
+  }
+  return known;
+}
+
+/**
+ * Load: the record's stream and, when a user came with it, the user's, in one call to the store; with `assumeNew`,
+ * the record's is not read (see ModerationDeps.assumeNew).
+ */
+function load(store: EventStore, plan: Plan, fresh: boolean, assumeNew: boolean): Promise<Streams> {
+  return store.loadRecordAndUser(plan.recordId, plan.userId, fresh, { assumeNew });
 }
 
 /** The command was applied before: only what a crash may have left unprojected is written. */

@@ -1,5 +1,6 @@
 import { encodeTime } from 'ulid';
-import { ComplaintStatus, recordStream, reportStream, userStream, type DomainEvent } from '@vigil/proto';
+import { ComplaintStatus, type DomainEvent } from '@vigil/proto';
+import { recordStream, reportStream, userStream } from '../domain/stream-names';
 import { NotFoundError, ValidationError } from '../domain/errors';
 import { evolveRecord, type RecordState } from '../domain/record';
 import type { UserState } from '../domain/user';

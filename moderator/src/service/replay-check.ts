@@ -1,4 +1,5 @@
-import { recordIdFor, recordStream, userIdFor, userStream, type Command, type UserData } from '@vigil/proto';
+import { recordIdFor, userIdFor, type Command, type UserData } from '@vigil/proto';
+import { recordStream, userStream } from '../domain/stream-names';
 import { newerRecordChange, newerUserChange } from '../domain/replay';
 import type { EventStore } from '../store/event-store';
 

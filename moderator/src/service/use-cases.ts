@@ -25,6 +25,8 @@ export interface UseCaseOptions {
   versions?: TenantVersions;
   /** Marks each moderation of a record without images while it runs: image inference yields to them. */
   textActivity?: ActivityGate;
+  /** A moderation's first attempt assumes its record is new (see ModerationDeps.assumeNew). */
+  assumeNew?: boolean;
 }
 
 /** What every use case works with: one per process, built once, passed as the first argument of each use case. */
@@ -61,5 +63,6 @@ export function createUseCases(options: UseCaseOptions): UseCases {
     carry: new JudgementCarry({ max: CARRIED_JUDGEMENTS, ttlMs: CARRIED_JUDGEMENT_TTL_MS }),
     shadow: options.shadow,
     textActivity: options.textActivity,
+    assumeNew: options.assumeNew,
   };
 }

@@ -1,4 +1,5 @@
-import { COLLECTIONS, dayOf, type ShadowVerdictDoc } from '@vigil/proto';
+import { COLLECTIONS, dayOf } from '@vigil/proto';
+import { type ShadowVerdictDoc } from '../precision/shadow-verdicts';
 import { type RuleSet } from '@vigil/proto/rules';
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from 'pino';

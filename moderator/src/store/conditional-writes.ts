@@ -1,4 +1,4 @@
-import { isDuplicateKeyError } from '@vigil/proto';
+import { isDuplicateKeyError } from '@vigil/proto/platform';
 
 /**
  * True once a one-document write is done, false when it met a duplicate key (a document with its `_id` was already

@@ -1,4 +1,5 @@
-import { COLLECTIONS, upsertRetried } from '@vigil/proto';
+import { COLLECTIONS } from '@vigil/proto';
+import { upsertRetried } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';

@@ -1,4 +1,4 @@
-import { insertInOrder, WriteGroups } from '@vigil/proto';
+import { insertInOrder, WriteGroups } from '@vigil/proto/platform';
 import { type Collection } from 'mongodb';
 import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';

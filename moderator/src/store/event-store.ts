@@ -54,14 +54,18 @@ export class EventStore {
     await this.streams.migrateOutbox();
   }
 
-  /** A record's stream and, when `userId` is given, its user's, loaded side by side. */
+  /**
+   * A record's stream and, when `userId` is given, its user's, loaded side by side. `assumeNew`: the record's stream is
+   * not read but taken to have no event yet (see EventStreams.assumedNewRecord).
+   */
   async loadRecordAndUser(
     recordId: string,
     userId: string | undefined,
     fresh: boolean,
+    { assumeNew = false }: { assumeNew?: boolean } = {},
   ): Promise<{ record: Loaded<RecordState>; user?: Loaded<UserState> }> {
     const [record, user] = await Promise.all([
-      this.streams.loadRecord(recordId, fresh),
+      assumeNew ? this.streams.assumedNewRecord(recordId) : this.streams.loadRecord(recordId, fresh),
       userId ? this.streams.loadUser(userId, fresh) : undefined,
     ]);
     return user ? { record, user } : { record };

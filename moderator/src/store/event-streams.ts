@@ -1,4 +1,5 @@
-import { COLLECTIONS, recordStream, reportStream, userStream, type DomainEvent } from '@vigil/proto';
+import { COLLECTIONS, type DomainEvent } from '@vigil/proto';
+import { recordStream, reportStream, userStream } from '../domain/stream-names';
 import type { Collection, Db } from 'mongodb';
 import { evolveRecord, type RecordState } from '../domain/record';
 import { evolveReport, type ReportState } from '../domain/report';
@@ -65,6 +66,15 @@ export class EventStreams {
   /** Gives the events of the previous release's outbox flag their outbox copies (see outbox-migration.ts). */
   migrateOutbox(): Promise<void> {
     return migrateLegacyOutbox(this.events, this.outbox);
+  }
+
+  /**
+   * A record's stream as if it had no event yet, read from nowhere: the guess of a moderation that assumes its record
+   * is new. A wrong guess costs no wrong write: the stream's first version exists, so the append conflicts, like that
+   * of any stale snapshot, and the moderation loads and decides again.
+   */
+  assumedNewRecord(recordId: string): Loaded<RecordState> {
+    return { kind: 'record', stream: recordStream(recordId), state: null, tail: [], events: [], created: true };
   }
 
   loadRecord(recordId: string, fresh: boolean): Promise<Loaded<RecordState>> {

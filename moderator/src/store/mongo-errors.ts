@@ -1,4 +1,4 @@
-import { isStoreUnavailable } from '@vigil/proto';
+import { isStoreUnavailable } from '@vigil/proto/platform';
 import { AppError, UnavailableError } from '../domain/errors';
 
 /**

@@ -1,4 +1,5 @@
-import { COLLECTIONS, insertEach, ulid } from '@vigil/proto';
+import { COLLECTIONS, ulid } from '@vigil/proto';
+import { insertEach } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { decodeTime } from 'ulid';
 import type { EventDoc } from './event-doc';

@@ -1,12 +1,6 @@
-import {
-  COLLECTIONS,
-  insertEach,
-  recordStream,
-  reportStream,
-  userStream,
-  WriteGroups,
-  type DomainEvent,
-} from '@vigil/proto';
+import { COLLECTIONS, type DomainEvent } from '@vigil/proto';
+import { recordStream, reportStream, userStream } from '../domain/stream-names';
+import { insertEach, WriteGroups } from '@vigil/proto/platform';
 import { type Collection, type Db } from 'mongodb';
 import type { RecordState } from '../domain/record';
 import type { ReportState } from '../domain/report';

@@ -1,4 +1,5 @@
-import { COLLECTIONS, DEFAULT_REPORTER_EMAIL_RETENTION_DAYS, upsertRetried } from '@vigil/proto';
+import { COLLECTIONS, DEFAULT_REPORTER_EMAIL_RETENTION_DAYS } from '@vigil/proto';
+import { upsertRetried } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { writtenUnlessDuplicate } from './conditional-writes';
 import { guarded } from './mongo-errors';

@@ -1,19 +1,21 @@
 import {
   COLLECTIONS,
   transparencyCountsOf,
-  transparencyDocId,
   transparencyMonthKey,
   ulid,
-  WriteGroups,
   type DomainEvent,
   type TransparencyCount,
   type TransparencyCountsDoc,
 } from '@vigil/proto';
+import { WriteGroups } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
 import { writeCounters, type CounterWrite } from '../store/counter-writes';
 import { guarded } from '../store/mongo-errors';
+
+/** The `_id` of one writer's counters of a tenant's day (see TransparencyCountsDoc). */
+const transparencyDocId = (tenantId: string, day: string, writer: string): string => `${tenantId}|${day}|${writer}`;
 
 /** Counts written at most this many events' worth per command. */
 const MAX_GROUP = 10_000;

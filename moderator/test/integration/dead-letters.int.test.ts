@@ -1,4 +1,5 @@
-import { COLLECTIONS, HEADERS, recordIdFor, recordStream } from '@vigil/proto';
+import { COLLECTIONS, HEADERS, recordIdFor } from '@vigil/proto';
+import { recordStream } from '../../src/domain/stream-names';
 import type { Admin, KafkaMessage } from 'kafkajs';
 import { waitFor } from '../../../deploy/test-support';
 import { deadLettersCommand } from '../../src/admin/dead-letters-command';

@@ -1,4 +1,5 @@
-import { COLLECTIONS, HEADERS, recordIdFor, recordStream, topicNames, type Command } from '@vigil/proto';
+import { COLLECTIONS, HEADERS, recordIdFor, topicNames, type Command } from '@vigil/proto';
+import { recordStream } from '../../src/domain/stream-names';
 import type { KafkaMessage, Producer } from 'kafkajs';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

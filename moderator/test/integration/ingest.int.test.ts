@@ -1,12 +1,6 @@
-import {
-  COLLECTIONS,
-  CONSUMER_TIMING_DEFAULTS,
-  HEADERS,
-  recordIdFor,
-  recordStream,
-  userIdFor,
-  type Command,
-} from '@vigil/proto';
+import { COLLECTIONS, HEADERS, recordIdFor, userIdFor, type Command } from '@vigil/proto';
+import { recordStream } from '../../src/domain/stream-names';
+import { CONSUMER_TIMING_DEFAULTS } from '@vigil/proto/platform';
 import type { KafkaMessage, Producer } from 'kafkajs';
 import { TopicReaders, uniqueName, waitFor } from '../../../deploy/test-support';
 import type { Db } from 'mongodb';

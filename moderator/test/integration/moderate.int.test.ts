@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
-import { COLLECTIONS, recordIdFor, recordStream, userIdFor, userStream } from '@vigil/proto';
+import { COLLECTIONS, recordIdFor, userIdFor } from '@vigil/proto';
+import { recordStream, userStream } from '../../src/domain/stream-names';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
 import type { Record__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/Record';
 import type { User__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/User';
@@ -332,6 +333,52 @@ describe('Moderate', () => {
         .countDocuments({ stream: recordStream(recordId), type: 'RecordDeleted' });
       expect(deletes).toBe(1);
     }
+  });
+
+  it('reads nothing to moderate a new record, and moderates an existing one again after its guess conflicts', async () => {
+    const tenantId = await tenant();
+    const recordReads = async () => {
+      const metric = await h.registry.getSingleMetric('moderator_store_commands_total')?.get();
+      return (metric?.values ?? [])
+        .filter((value) => value.labels.command === 'find' && value.labels.collection === COLLECTIONS.records)
+        .reduce((sum, value) => sum + value.value, 0);
+    };
+    const readsBefore = await recordReads();
+    const first = await moderate({
+      tenantId,
+      clientId: 'guessed',
+      name: 'n',
+      entity: 'post',
+      content: content(PROFANE),
+    });
+    expect(first.status).toBe('Flagged');
+    expect((await recordReads()) - readsBefore).toBe(0);
+
+    // The record exists now: the guess that it is new conflicts, and the moderation reads it and decides again.
+    const second = await moderate({
+      tenantId,
+      clientId: 'guessed',
+      name: 'n',
+      entity: 'post',
+      content: content('fine'),
+    });
+    expect(second.recordId).toBe(first.recordId);
+    expect(second.status).toBe('Compliant');
+    expect((await recordReads()) - readsBefore).toBeGreaterThanOrEqual(1);
+    const record = await h.call<unknown, Record__Output>('GetRecord', { tenantId, recordId: first.recordId });
+    expect(record).toMatchObject({ status: 'Compliant', version: 4 });
+    const events = await h.db
+      .collection(COLLECTIONS.events)
+      .find({ stream: recordStream(first.recordId) })
+      .toArray();
+    expect(events.map((event) => event.version as number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4]);
+    // The outbox copies of the guessed events were taken out again: every copy left has its event.
+    const eventIds = new Set(events.map((event) => String(event._id)));
+    const copies = await h.db
+      .collection(COLLECTIONS.outbox)
+      .find({ stream: recordStream(first.recordId) } as never)
+      .toArray();
+    expect(copies.filter((copy) => !eventIds.has(String(copy._id)))).toEqual([]);
   });
 
   it('answers INVALID_ARGUMENT for bad metadata, a bad cursor and a missing client id', async () => {

@@ -1,4 +1,5 @@
-import { COLLECTIONS, reportStream, type DomainEvent } from '@vigil/proto';
+import { COLLECTIONS, type DomainEvent } from '@vigil/proto';
+import { reportStream } from '../../src/domain/stream-names';
 import type { CreateReportResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/CreateReportResponse';
 import type { ListReportsResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ListReportsResponse';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';

@@ -1,10 +1,5 @@
-import {
-  DEFAULT_EMAIL_TEMPLATES,
-  EmailTemplate,
-  REPORTER_EMAIL_TEMPLATES,
-  emailKindFor,
-  unknownPlaceholders,
-} from '@vigil/proto';
+import { DEFAULT_EMAIL_TEMPLATES, EmailTemplate, unknownPlaceholders } from '@vigil/proto';
+import { REPORTER_EMAIL_TEMPLATES, emailKindFor } from '../email/email-kinds';
 import { renderEmail } from './email-render';
 
 describe('renderEmail', () => {

@@ -1,16 +1,15 @@
 import {
-  statementLines,
   statementOf,
   AppealTokens,
   DEFAULT_EMAIL_TEMPLATES,
-  REPORTER_EMAIL_TEMPLATES,
   type EmailKind,
-  emailKindFor,
   type DomainEvent,
   type DomainEventType,
   type EmailAttempt,
   type EmailMessageDoc,
 } from '@vigil/proto';
+import { statementLines } from './statement-lines';
+import { REPORTER_EMAIL_TEMPLATES, emailKindFor } from './email-kinds';
 import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
 import { DueJobs, dueNow, type DueJobsSettings } from '../queue/due-jobs';

@@ -1,15 +1,15 @@
+import { DomainEvent, HEADERS, WebhookCommand, type Topics } from '@vigil/proto';
+import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
+import type { Logger } from 'pino';
 import {
-  DomainEvent,
-  HEADERS,
-  WebhookCommand,
+  GroupConsumer,
+  retry,
+  runReactions,
+  type Reaction,
   type BatchHeartbeat,
   type ConsumerMetrics,
   type ConsumerTiming,
-  type Topics,
-} from '@vigil/proto';
-import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import type { Logger } from 'pino';
-import { GroupConsumer, retry, runReactions, type Reaction } from '@vigil/proto/platform';
+} from '@vigil/proto/platform';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { isRetriable } from '../store/store-errors';
 

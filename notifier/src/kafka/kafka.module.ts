@@ -1,5 +1,5 @@
-import { ConsumerMetrics, type DomainEvent } from '@vigil/proto';
-import { ensureTopics, untilDone, type Reaction } from '@vigil/proto/platform';
+import { type DomainEvent } from '@vigil/proto';
+import { ensureTopics, untilDone, type Reaction, ConsumerMetrics } from '@vigil/proto/platform';
 import type { Config } from '../config';
 import { counterIn, type NotifierModule, type NotifierParts } from '../notifier-module';
 import { DeadLetterStore } from '../store/dead-letter-store';

@@ -1,14 +1,12 @@
 import {
-  paymentActionFor,
-  paymentActionStillDue,
   paymentKeyContext,
-  STRIPE_ACCOUNT_ID,
   type DomainEvent,
   type DomainEventType,
   type PaymentActionDoc,
   type PaymentAttempt,
   type SecretBox,
 } from '@vigil/proto';
+import { paymentActionFor, paymentActionStillDue, STRIPE_ACCOUNT_ID } from './payment-rules';
 import type { Logger } from 'pino';
 import { DueJobs, dueNow, type DueJobsSettings } from '../queue/due-jobs';
 import { paymentActionIdOf, type PaymentStore } from '../store/payment-store';

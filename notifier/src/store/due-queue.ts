@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { COLLECTIONS, insertEach, upsertRetried, WriteGroups, type InsertsMany } from '@vigil/proto';
+import { COLLECTIONS } from '@vigil/proto';
+import { insertEach, upsertRetried, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
 import { MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
 import { insertIgnoringDuplicates } from './insert-new';
 import { Candidates, type Candidate } from '../queue/candidates';

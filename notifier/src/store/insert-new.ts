@@ -1,4 +1,4 @@
-import { insertEach, upsertRetried, type InsertsMany } from '@vigil/proto';
+import { insertEach, upsertRetried, type InsertsMany } from '@vigil/proto/platform';
 import { type Collection, type Filter, type UpdateFilter } from 'mongodb';
 
 /** Inserts documents unordered; returns the ids this call inserted, the rest having existed (duplicate key). */

@@ -1,4 +1,4 @@
-import { isStoreUnavailable } from '@vigil/proto';
+import { isStoreUnavailable } from '@vigil/proto/platform';
 import { MongoError } from 'mongodb';
 import { AppError, StoreFailedError, UnavailableError } from '../errors';
 

@@ -4,10 +4,10 @@ import {
   VersionedCache,
   type TdbAttempt,
   type TdbConfigDoc,
-  type TdbRetryDoc,
   type TdbSubmissionDoc,
   type TenantVersions,
 } from '@vigil/proto';
+import { type TdbRetryDoc } from '../tdb/tdb-docs';
 import { randomUUID } from 'node:crypto';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { DueQueue, type DueQueueTiming } from './due-queue';

@@ -1,8 +1,14 @@
-import { DomainEvent, HEADERS, type BatchHeartbeat, type ConsumerMetrics, type ConsumerTiming } from '@vigil/proto';
+import { DomainEvent, HEADERS } from '@vigil/proto';
 import type { EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { GroupConsumer, retry } from '@vigil/proto/platform';
+import {
+  GroupConsumer,
+  retry,
+  type BatchHeartbeat,
+  type ConsumerMetrics,
+  type ConsumerTiming,
+} from '@vigil/proto/platform';
 import { SUBMITTED_EVENT_TYPES } from './tdb-submissions';
 
 /** Messages decoded between two turns of the event loop: a batch of a few seconds must not hold the webhooks. */

@@ -1,11 +1,5 @@
-import {
-  SecretBox,
-  tdbTokenContext,
-  type DomainEvent,
-  type TdbConfigDoc,
-  type TdbRetryDoc,
-  type TdbSubmissionDoc,
-} from '@vigil/proto';
+import { SecretBox, tdbTokenContext, type DomainEvent, type TdbConfigDoc, type TdbSubmissionDoc } from '@vigil/proto';
+import { type TdbRetryDoc } from './tdb-docs';
 import { MongoNetworkError, MongoServerError } from 'mongodb';
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';

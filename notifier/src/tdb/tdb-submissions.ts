@@ -3,16 +3,15 @@ import {
   statementOf,
   TDB_LIMITS,
   tdbEnabledSince,
-  tdbSubmissionIdOf,
   tdbTokenContext,
   type DomainEvent,
   type SecretBox,
   type TdbAttempt,
   type TdbConfigDoc,
-  type TdbRetryDoc,
   type TdbStatement,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
+import { tdbSubmissionIdOf, type TdbRetryDoc } from './tdb-docs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { mapInTurns } from '@vigil/proto/platform';

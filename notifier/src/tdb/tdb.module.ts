@@ -1,5 +1,5 @@
-import { ConsumerMetrics, SecretBox } from '@vigil/proto';
-import { untilDone } from '@vigil/proto/platform';
+import { SecretBox } from '@vigil/proto';
+import { untilDone, ConsumerMetrics } from '@vigil/proto/platform';
 import type { Config } from '../config';
 import { addressPolicy } from '../delivery/ssrf';
 import { counterIn, indexed, type NotifierModule, type NotifierParts } from '../notifier-module';

@@ -3,12 +3,12 @@ import {
   COLLECTIONS,
   HEADERS,
   SecretBox,
-  tdbSubmissionIdOf,
   tdbTokenContext,
   type DomainEvent,
   type TdbConfigDoc,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
+import { tdbSubmissionIdOf } from '../../src/tdb/tdb-docs';
 import type { Producer } from 'kafkajs';
 import type { Db } from 'mongodb';
 import pino from 'pino';

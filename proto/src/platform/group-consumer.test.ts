@@ -1,7 +1,7 @@
 import type { EachBatchPayload, KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
-import type { ConsumerMetrics } from '../consumer-metrics';
+import type { ConsumerMetrics } from './consumer-metrics';
 import { GroupConsumer, type GroupConsumerHandler } from './group-consumer';
 
 const timing = { sessionTimeoutMs: 6000, heartbeatIntervalMs: 1000, rebalanceTimeoutMs: 10000 };

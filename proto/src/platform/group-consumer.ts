@@ -1,8 +1,8 @@
 import type { Consumer, ConsumerConfig, EachBatchPayload, EachMessagePayload, Kafka } from 'kafkajs';
 import type { Logger } from 'pino';
-import { BatchHeartbeat } from '../batch-heartbeat';
-import type { ConsumerMetrics } from '../consumer-metrics';
-import { consumerTimingOptions, type ConsumerTiming } from '../consumer-timing';
+import { BatchHeartbeat } from './batch-heartbeat';
+import type { ConsumerMetrics } from './consumer-metrics';
+import { consumerTimingOptions, type ConsumerTiming } from './consumer-timing';
 import { OffsetCommits } from './offset-commits';
 
 /**

@@ -2,7 +2,7 @@
 // ones every Kafka consumer reads (`...consumerEnv`). Each service declares the rest itself, its admin port included
 // (each has its own default). deploy/tools/env-docs.js lists these with each service's own variables.
 import { z } from 'zod';
-import { BrokerList } from '../service-addresses';
+import { BrokerList } from './service-addresses';
 import { MongoUrl } from './env';
 
 /** A boolean spelled out; `z.coerce.boolean()` would read "false" as true. */

@@ -319,8 +319,3 @@ export const DEFAULT_RULES: RuleSet = {
     },
   ],
 };
-
-/** Whether a rule set needs the moderator's LLM (a prompt strategy in any rule, enabled or not). */
-export function usesPrompts(ruleSet: RuleSet): boolean {
-  return ruleSet.rules.some((rule) => rule.strategies.some((strategy) => strategy.type === 'prompt'));
-}

@@ -1,5 +1,5 @@
 import { scratchDb } from '../../../deploy/test-support';
-import { insertEach, insertInOrder, insertUnlessExists } from '../../src/insert-results';
+import { insertEach, insertInOrder, insertUnlessExists } from '../../src/platform/insert-results';
 
 // What the store itself answers, read through the shared insert helpers: duplicates are proven per document, and a
 // batch the store refuses part way (PostgreSQL stores no NUL byte, SQLSTATE 22P05) throws instead of counting as done.

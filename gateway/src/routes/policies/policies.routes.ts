@@ -1,4 +1,5 @@
-import { LIMITS, Policy, withDefaultPolicy, type Policy as PolicyType } from '@vigil/proto';
+import { LIMITS, Policy, type Policy as PolicyType } from '@vigil/proto';
+import { withDefaultPolicy } from '../../domain/default-policy';
 import type { Context } from 'koa';
 import { LimitExceededError, NotFoundError, ValidationError } from '../../errors';
 import type { ApiRouter } from '../../http/api-router';

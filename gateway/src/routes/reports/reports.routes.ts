@@ -1,4 +1,4 @@
-import { statementsOf } from '@vigil/proto';
+import { statementsOf } from '../../domain/statements-of';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
 import { body } from '../../http/validate';

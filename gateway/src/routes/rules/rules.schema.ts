@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { EmailTemplate, StripeSecretKey, TenantSettings } from '@vigil/proto';
+import { EmailTemplate, TenantSettings } from '@vigil/proto';
+import { StripeSecretKey } from './stripe-secret-key';
 import { Rule, RuleSet, RuleSetChange, StoredRuleSet, Strategy } from '@vigil/proto/rules';
 import { dataOf, listOf, paging } from '../shared/paging.schema';
 

@@ -1,4 +1,5 @@
-import { statementsOf, type Statement } from '@vigil/proto';
+import { type Statement } from '@vigil/proto';
+import { statementsOf } from '../../domain/statements-of';
 import { mapInTurns } from '@vigil/proto/platform';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { TdbSettings, TdbSubmissionState, TdbToken } from '@vigil/proto';
+import { TdbSettings, TdbSubmissionState } from '@vigil/proto';
+import { TdbToken } from './tdb-token';
 import { listOf, paging } from '../shared/paging.schema';
 
 /** Turns submission on, or changes it. */

@@ -1,4 +1,5 @@
-import { FEED_CREDENTIALS, type FeedCredentials, type FeedFailure, type SecretBox } from '@vigil/proto';
+import { type FeedFailure, type SecretBox } from '@vigil/proto';
+import { FEED_CREDENTIALS, type FeedCredentials } from './feed-credentials';
 import { backoffMs, type BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import { AppError, NotFoundError } from '../../domain/errors';

@@ -1,11 +1,5 @@
-import {
-  COLLECTIONS,
-  insertEach,
-  insertUnlessExists,
-  type FeedFailure,
-  type FeedRunState,
-  type FeedSource,
-} from '@vigil/proto';
+import { COLLECTIONS, type FeedFailure, type FeedRunState, type FeedSource } from '@vigil/proto';
+import { insertEach, insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { guarded } from '../../store/mongo-errors';
 

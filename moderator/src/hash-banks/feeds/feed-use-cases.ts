@@ -1,4 +1,5 @@
-import { FEED_CREDENTIALS, FEED_DEFAULT_URLS, FeedSource, HASH_FEED_LIMITS, ulid, type SecretBox } from '@vigil/proto';
+import { FEED_DEFAULT_URLS, FeedSource, HASH_FEED_LIMITS, ulid, type SecretBox } from '@vigil/proto';
+import { FEED_CREDENTIALS } from './feed-credentials';
 import { ConflictError, FailedPreconditionError, NotFoundError, ValidationError } from '../../domain/errors';
 import type { HashBankStore } from '../hash-bank-store';
 import type { FeedHttp } from './feed-http';

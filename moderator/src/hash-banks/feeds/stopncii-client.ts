@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { HASH_PATTERN, type HashKind } from '@vigil/proto';
+import { type HashKind } from '@vigil/proto';
+import { HASH_PATTERN } from '../bank-rules';
 import { FeedError, type FeedHttp } from './feed-http';
 import { DeltaBuilder, type FeedPull, type PullBank } from './feed-pull';
 

@@ -1,4 +1,5 @@
-import { hashReason, ulid, type HashMatchRecord } from '@vigil/proto';
+import { ulid, type HashMatchRecord } from '@vigil/proto';
+import { hashReason } from '../bank-rules';
 import { bankSuspensionOf, ruleBasis } from '../../domain/decision-basis';
 import type { ModerationOutcome, RecordState } from '../../domain/record';
 import { stageRecord, type StageContext } from '../../domain/stream';

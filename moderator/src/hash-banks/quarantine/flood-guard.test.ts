@@ -1,4 +1,5 @@
-import { HASH_BANK_LIMITS, type DomainEvent, type FloodLimit, type HashMatchRecord } from '@vigil/proto';
+import { HASH_BANK_LIMITS, type DomainEvent, type HashMatchRecord } from '@vigil/proto';
+import { type FloodLimit } from '../bank-rules';
 import { FloodGuard, passes, windowStart, type FloodStore } from './flood-guard';
 import type { QuarantineDoc } from './quarantine-store';
 

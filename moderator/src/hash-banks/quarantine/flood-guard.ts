@@ -1,4 +1,5 @@
-import { hashStreamOf, type DomainEvent, type FloodLimit, type HashMatchRecord } from '@vigil/proto';
+import { type DomainEvent, type HashMatchRecord } from '@vigil/proto';
+import { hashStreamOf, type FloodLimit } from '../bank-rules';
 import type { QuarantineDoc, QuarantineStore } from './quarantine-store';
 
 /** What the guard needs of the store (QuarantineStore; an in-memory fake in its spec). */

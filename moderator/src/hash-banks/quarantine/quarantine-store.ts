@@ -1,4 +1,5 @@
-import { COLLECTIONS, HASH_BANK_LIMITS, insertUnlessExists, type HashKind, type HashMatchRecord } from '@vigil/proto';
+import { COLLECTIONS, HASH_BANK_LIMITS, type HashKind, type HashMatchRecord } from '@vigil/proto';
+import { insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { UnavailableError } from '../../domain/errors';
 import { guarded } from '../../store/mongo-errors';

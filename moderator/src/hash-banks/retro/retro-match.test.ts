@@ -1,4 +1,5 @@
-import { DEFAULT_SETTINGS, hashReason, type DomainEvent, type HashMatchRecord } from '@vigil/proto';
+import { DEFAULT_SETTINGS, type DomainEvent, type HashMatchRecord } from '@vigil/proto';
+import { hashReason } from '../bank-rules';
 import { DEFAULT_RULES } from '@vigil/proto/rules';
 import type { RecordState } from '../../domain/record';
 import { stageRecord, type Loaded } from '../../domain/stream';

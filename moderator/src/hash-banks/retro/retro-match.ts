@@ -1,4 +1,4 @@
-import { hashReason } from '@vigil/proto';
+import { hashReason } from '../bank-rules';
 import { bankSuspensionOf, ruleBasis } from '../../domain/decision-basis';
 import type { RecordState } from '../../domain/record';
 import { stageRecord, type StageContext } from '../../domain/stream';

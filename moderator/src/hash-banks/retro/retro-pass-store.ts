@@ -1,4 +1,5 @@
-import { COLLECTIONS, insertUnlessExists } from '@vigil/proto';
+import { COLLECTIONS } from '@vigil/proto';
+import { insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
 import { guarded } from '../../store/mongo-errors';
 

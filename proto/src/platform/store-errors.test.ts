@@ -1,6 +1,6 @@
 import { MongoNetworkError, MongoServerError, MongoServerSelectionError, MongoTopologyClosedError } from 'mongodb';
 import { isStoreUnavailable, isUnavailableServerError } from './store-errors';
-import { brokenInsertError } from './testing/driver-errors';
+import { brokenInsertError } from '../testing/driver-errors';
 
 const serverError = (code: number, message: string, labels: string[] = []) =>
   Object.assign(new Error(message), { code, hasErrorLabel: (label: string) => labels.includes(label) });

@@ -1,5 +1,5 @@
 import { MongoBulkWriteError, MongoNetworkError, MongoServerError } from 'mongodb';
-import { driverBulkError, type BulkReply } from './testing/driver-errors';
+import { driverBulkError, type BulkReply } from '../testing/driver-errors';
 import {
   insertEach,
   insertInOrder,

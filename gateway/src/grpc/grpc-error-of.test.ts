@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { GRPC_ERROR_STATUS, grpcErrorOf, grpcErrorTrailers, type GrpcErrorCode } from './grpc-errors';
+import { GRPC_ERROR_STATUS, grpcErrorTrailers, type GrpcErrorCode } from '@vigil/proto';
+import { grpcErrorOf } from './grpc-error-of';
 
 function serviceError(code: grpc.status, metadata = new grpc.Metadata()): grpc.ServiceError {
   return Object.assign(new Error('message'), { code, details: 'message', metadata });

@@ -9,7 +9,7 @@ const BRACKETED_IPV6 = /^\[[0-9A-Fa-f:.]+\]$/;
  * Why `address` is not `host:port` with a port of 1–65535, or undefined when it is. `ipv6` admits a bracketed IPv6
  * literal as the host.
  */
-function hostPortProblem(address: string, { ipv6 = false } = {}): string | undefined {
+export function hostPortProblem(address: string, { ipv6 = false } = {}): string | undefined {
   const colon = address.lastIndexOf(':');
   if (colon < 0) return `"${address}" has no port (host:port)`;
   const host = address.slice(0, colon);
@@ -45,23 +45,3 @@ export const BrokerList = z
       if (problem) ctx.addIssue({ code: 'custom', message: `must be comma-separated host:port: ${problem}` });
     }
   });
-
-/**
- * A gRPC target the gateway can balance over (`MODERATOR_ADDRESS`): `host:port`, or with the DNS resolver named,
- * `dns:///host:port` or `dns://authority/host:port`, or a fixed list of addresses, `ipv4:a:port,b:port` (gRPC's
- * `ipv4:`/`ipv6:` schemes, which a local run of several moderators uses). Without a port gRPC would dial 443, so one
- * is required.
- */
-export const GrpcTarget = z.string().superRefine((target, ctx) => {
-  const list = /^(ipv4|ipv6):(.*)$/.exec(target);
-  const addresses = list ? (list[2] ?? '').split(',') : [/^dns:(?:\/\/[^/]*\/)?(.*)$/.exec(target)?.[1] ?? target];
-  for (const address of addresses) {
-    const problem = hostPortProblem(address, { ipv6: list?.[1] !== 'ipv4' });
-    if (problem) {
-      ctx.addIssue({
-        code: 'custom',
-        message: `must be host:port, dns:///host:port or ipv4:host:port,…: ${problem}`,
-      });
-    }
-  }
-});

@@ -1,48 +1,7 @@
-import type { Message, PartitionMetadata, Producer, ProducerRecord } from 'kafkajs';
-import { assertConfirmed, ConfirmedProducer, notingPartitioner, UnconfirmedSendError } from './confirmed-send';
-
-const partitionMetadata = Array.from({ length: 6 }, (_, partitionId) => ({
-  partitionId,
-  leader: 1,
-})) as PartitionMetadata[];
-
-function routed(topic: string, keys: string[]): { messages: Message[]; partitions: number[] } {
-  const partitioner = notingPartitioner();
-  const messages = keys.map((key) => ({ key, value: 'v' }));
-  const partitions = messages.map((message) => partitioner({ topic, partitionMetadata, message }));
-  return { messages, partitions };
-}
-
-const answer = (topicName: string, partition: number) => ({ topicName, partition, errorCode: 0, baseOffset: '0' });
-
-describe('confirmed sends', () => {
-  it('chooses the partitions kafkajs would (DefaultPartitioner) and accepts a send confirmed for each of them', () => {
-    const { messages, partitions } = routed('t', ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
-    expect(new Set(partitions).size).toBeGreaterThan(1);
-    const answers = [...new Set(partitions)].map((partition) => answer('t', partition));
-    expect(() => assertConfirmed([{ topic: 't', messages }], answers)).not.toThrow();
-  });
-
-  it('refuses a send whose answers leave out a partition that had messages', () => {
-    const { messages, partitions } = routed('t', ['a', 'b', 'c', 'd', 'e', 'f', 'g']);
-    const [left, ...rest] = [...new Set(partitions)];
-    const attempt = () =>
-      assertConfirmed(
-        [{ topic: 't', messages }],
-        rest.map((p) => answer('t', p)),
-      );
-    expect(attempt).toThrow(UnconfirmedSendError);
-    expect(attempt).toThrow(`t#${left}`);
-  });
-
-  it('passes messages no noting partitioner saw, and refuses answers of another topic', () => {
-    const { messages, partitions } = routed('t', ['a']);
-    expect(() => assertConfirmed([{ topic: 't', messages: [{ key: 'x', value: 'v' }] }], [])).not.toThrow();
-    expect(() => assertConfirmed([{ topic: 't', messages }], [answer('other', partitions[0]!)])).toThrow(
-      UnconfirmedSendError,
-    );
-  });
-});
+import { notingPartitioner, UnconfirmedSendError } from '@vigil/proto/platform';
+import { answer, partitionMetadata, routed } from '@vigil/proto/dist/testing/partitioned-sends';
+import type { Producer, ProducerRecord } from 'kafkajs';
+import { ConfirmedProducer } from './confirmed-producer';
 
 /**
  * A kafkajs producer as far as ConfirmedProducer uses it: routes each message with a noting partitioner, as kafkajs
