@@ -40,6 +40,11 @@ const schema = z.object({
    */
   RATE_LIMIT_SYNC_MS: z.coerce.number().int().min(10).max(60000).default(250),
   /**
+   * How often a gateway with no busy key exchanges its rate limit counts, milliseconds (the 5 s above; never more often
+   * than RATE_LIMIT_SYNC_MS). Default 5000.
+   */
+  RATE_LIMIT_RELAXED_SYNC_MS: z.coerce.number().int().min(10).max(60000).default(5000),
+  /**
    * How long a verified (or unknown) API key stays cached in memory, milliseconds. A configuration change answers
    * (and the admin CLI returns) this long after it is stored, so that it applies at once on every replica; every
    * gateway must use the same value. At most 1000. Default 1000.

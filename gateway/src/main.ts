@@ -62,7 +62,11 @@ runMain('gateway', async () => {
   const rateLimiter = new SharedRateLimiter(
     new RateLimitStore(db),
     log,
-    { instanceId: `${hostname().slice(0, 64)}:${ulid()}`, syncIntervalMs: config.RATE_LIMIT_SYNC_MS },
+    {
+      instanceId: `${hostname().slice(0, 64)}:${ulid()}`,
+      syncIntervalMs: config.RATE_LIMIT_SYNC_MS,
+      relaxedSyncMs: config.RATE_LIMIT_RELAXED_SYNC_MS,
+    },
     registry,
   );
 

@@ -106,12 +106,82 @@ export interface ImageTree {
   env: Record<string, string>;
 }
 
+const sameInstruction = (a: Instruction, b: Instruction) =>
+  a.keyword === b.keyword && a.args === b.args && JSON.stringify(a.flags) === JSON.stringify(b.flags);
+
+/**
+ * Docker's build cache for the build-stage steps that several Dockerfiles share: the build folder as it stands after
+ * their longest common run of instructions (up to its last RUN) is kept once, and later builds start from a copy of
+ * it, so the three images run their common `npm ci` once. The checkout does not change while the tests run, so equal
+ * instructions make equal folders, as Docker keys a COPY on the checksums of the files it copies.
+ */
+export class SharedLayers {
+  /** The build-stage instructions the images share, ending on a RUN (empty when they share none). */
+  readonly prefix: Instruction[];
+  private readonly args: string;
+  private kept = false;
+
+  constructor(
+    private readonly dir: string,
+    dockerfiles: Dockerfile[],
+  ) {
+    const [first, ...others] = dockerfiles;
+    this.args = JSON.stringify(first?.args ?? {});
+    let length = 0;
+    const build = first?.build ?? [];
+    while (
+      length < build.length &&
+      others.every((other) => {
+        const a = build[length];
+        const b = other.build[length];
+        return a && b && sameInstruction(a, b) && JSON.stringify(other.args) === this.args;
+      })
+    ) {
+      length++;
+    }
+    // Up to the last RUN: only RUN steps cost enough to be worth a copy.
+    while (length > 0 && build[length - 1]?.keyword !== 'RUN') length--;
+    this.prefix = build.slice(0, length);
+  }
+
+  /** The number of `dockerfile`'s build instructions the kept folder stands for (0 when it does not apply). */
+  private covered(dockerfile: Dockerfile): number {
+    const applies =
+      this.prefix.length > 0 &&
+      JSON.stringify(dockerfile.args) === this.args &&
+      this.prefix.every((instruction, i) => {
+        const own = dockerfile.build[i];
+        return own !== undefined && sameInstruction(instruction, own);
+      });
+    return applies ? this.prefix.length : 0;
+  }
+
+  /** Copies the kept folder to `buildRoot` when it applies; returns the number of instructions it stands for. */
+  async restore(dockerfile: Dockerfile, buildRoot: string): Promise<number> {
+    const count = this.covered(dockerfile);
+    if (!this.kept || count === 0) return 0;
+    fs.mkdirSync(buildRoot, { recursive: true });
+    await exec('cp', ['-a', `${this.dir}/.`, buildRoot]);
+    return count;
+  }
+
+  /** Keeps a copy of `buildRoot` once `done` instructions of `dockerfile` ran and they are the shared ones. */
+  async keep(dockerfile: Dockerfile, done: number, buildRoot: string): Promise<void> {
+    if (this.kept || done === 0 || done !== this.covered(dockerfile)) return;
+    fs.mkdirSync(this.dir, { recursive: true });
+    await exec('cp', ['-a', `${buildRoot}/.`, this.dir]);
+    this.kept = true;
+  }
+}
+
 /**
  * Assembles the image of `service` under `scratch`. RUN steps run with `sh -c` in the build folder; npm prefers its
- * local cache. Only `/app` paths are supported, which is all these Dockerfiles use.
+ * local cache. Only `/app` paths are supported, which is all these Dockerfiles use. `layers` skips the steps shared
+ * with images assembled before, as Docker's build cache does.
  */
-export async function assembleImage(service: string, scratch: string): Promise<ImageTree> {
-  const { build, runtime } = readDockerfile(service);
+export async function assembleImage(service: string, scratch: string, layers?: SharedLayers): Promise<ImageTree> {
+  const dockerfile = readDockerfile(service);
+  const { build, runtime } = dockerfile;
   const buildRoot = path.join(scratch, 'build');
   const appRoot = path.join(scratch, 'runtime');
   const local = (root: string, workdir: string, target: string) => {
@@ -127,9 +197,12 @@ export async function assembleImage(service: string, scratch: string): Promise<I
 
   let workdir = '/';
   const buildEnv: Record<string, string> = {};
-  for (const instruction of build) {
+  // Instructions before `restored` are in the folder already (their COPY and RUN steps are skipped).
+  const restored = (await layers?.restore(dockerfile, buildRoot)) ?? 0;
+  for (const [index, instruction] of build.entries()) {
     if (instruction.keyword === 'WORKDIR') workdir = path.posix.resolve(workdir, instruction.args);
     if (instruction.keyword === 'ENV') Object.assign(buildEnv, parseEnv(instruction.args));
+    if (index < restored) continue;
     if (instruction.keyword === 'COPY') {
       const { sources, destination } = copyParts(instruction);
       for (const source of sources) copy(path.join(ROOT, source), local(buildRoot, workdir, destination), inContext);
@@ -148,6 +221,7 @@ export async function assembleImage(service: string, scratch: string): Promise<I
         maxBuffer: 64 * 1024 * 1024,
       });
     }
+    await layers?.keep(dockerfile, index + 1, buildRoot);
   }
 
   workdir = '/';

@@ -15,6 +15,7 @@ import {
   last,
   only,
   readDockerfile,
+  SharedLayers,
   type Instruction,
 } from './dockerfile';
 
@@ -183,9 +184,12 @@ describe('assembled images start with the chart environment', () => {
   const { kafkaBrokers, mongoUrl } = testServers();
   const children: ChildProcess[] = [];
   let scratch: string;
+  let layers: SharedLayers;
 
   beforeAll(() => {
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'vigil-images-'));
+    // The images' common first steps (manifests, `npm ci`) run once, as on a Docker host with a build cache.
+    layers = new SharedLayers(path.join(scratch, 'shared-layers'), SERVICES.map(readDockerfile));
   });
 
   afterAll(() => {
@@ -193,11 +197,16 @@ describe('assembled images start with the chart environment', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
+  test('the images share their dependency install, which runs once for the three', () => {
+    expect(layers.prefix.map((instruction) => instruction.keyword)).toContain('COPY');
+    expect(last(layers.prefix)?.args).toMatch(/^npm ci\b/);
+  });
+
   test.each(SERVICES)(
     '%s: built by its Dockerfile steps, /livez answers 200 on the admin port, SIGTERM exits 0',
     async (service: Service) => {
       // The Dockerfile's own steps (npm ci, tsc -b, production install), then only the runtime stage's files.
-      const image = await assembleImage(service, path.join(scratch, service));
+      const image = await assembleImage(service, path.join(scratch, service), layers);
       expect(image.command).toEqual(['node', ...SERVICE_NODE_FLAGS, 'dist/main.js']);
       expect(fs.existsSync(path.join(image.appRoot, 'src'))).toBe(false);
       expect(fs.existsSync(path.join(image.cwd, 'src'))).toBe(false);

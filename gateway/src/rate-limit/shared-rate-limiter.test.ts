@@ -189,6 +189,26 @@ describe('shared rate limiter', () => {
     }
   });
 
+  it('exchanges at the configured relaxed pace while no key is busy, never faster than the usual one', async () => {
+    jest.useFakeTimers({ now: T0 });
+    try {
+      const paced = async (syncIntervalMs: number, relaxedSyncMs: number) => {
+        const exchange = memoryExchange();
+        const a = new SharedRateLimiter(exchange, logCapture().log, { instanceId: 'a', syncIntervalMs, relaxedSyncMs });
+        a.start();
+        await jest.advanceTimersByTimeAsync(10_000);
+        await a.stop();
+        return exchange.calls.read;
+      };
+      // One exchange per 500 ms over 10 s (20, and the one on stop), where the default pace makes two.
+      expect(await paced(100, 500)).toBeGreaterThanOrEqual(20);
+      expect(await paced(100, 500)).toBeLessThanOrEqual(21);
+      expect(await paced(1_000, 100)).toBeLessThanOrEqual(11);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('exchanges at the usual pace while a request finds its key at half its limit or more', async () => {
     jest.useFakeTimers({ now: T0 });
     try {

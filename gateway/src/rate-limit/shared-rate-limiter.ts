@@ -14,6 +14,8 @@ export interface SharedRateLimiterOptions {
   instanceId: string;
   /** Time between two exchanges with the store, milliseconds (`RATE_LIMIT_SYNC_MS`). */
   syncIntervalMs: number;
+  /** Time between two exchanges at the relaxed pace, milliseconds (`RATE_LIMIT_RELAXED_SYNC_MS`). Default 5000. */
+  relaxedSyncMs?: number;
   /** Most slot counts one report carries (bounds the document; the largest go first). Default 50,000. */
   maxReportedWindows?: number;
   now?: () => number;
@@ -24,16 +26,17 @@ const REPUBLISH_MS = 5_000;
 /** How often an instance sweeps the documents of stopped instances. */
 const SWEEP_MS = 30_000;
 /**
- * The relaxed pace: while no key moved by UNSEEN_SHARE of its limit since the last exchange nor stands at NEAR_SHARE
- * of it (`WindowCounter.exchangeDue`), counts are exchanged once per RELAXED_SYNC_MS. A quiet or lightly used gateway
- * then reads the store once per 5 s, not four times a second; a request that makes an exchange due brings it at once.
+ * The relaxed pace (default): while no key moved by UNSEEN_SHARE of its limit since the last exchange nor stands at
+ * NEAR_SHARE of it (`WindowCounter.exchangeDue`), counts are exchanged once per RELAXED_SYNC_MS. A quiet or lightly
+ * used gateway then reads the store once per 5 s, not four times a second; a request that makes an exchange due brings
+ * it at once.
  */
 const RELAXED_SYNC_MS = 5_000;
 
 /**
  * The per-key rate limit held across gateway replicas. Requests are decided in memory (`consume`, no store round trip);
  * this instance writes its own counts to the store and reads the sum of the other instances' (see `WindowCounter`)
- * every `syncIntervalMs` while a key is busy, and every RELAXED_SYNC_MS otherwise. So the instances together admit at
+ * every `syncIntervalMs` while a key is busy, and every `relaxedSyncMs` otherwise. So the instances together admit at
  * most the limit plus, for each other instance, 1 % of the limit (UNSEEN_SHARE) or what it admitted in its last
  * `syncIntervalMs`. While the store is out of reach it keeps deciding on its own counts plus the last ones it read,
  * and logs the outage once.
@@ -73,7 +76,7 @@ export class SharedRateLimiter {
     return verdict;
   }
 
-  /** Starts exchanging counts (every `syncIntervalMs` while one is due, else every RELAXED_SYNC_MS). */
+  /** Starts exchanging counts (every `syncIntervalMs` while one is due, else every `relaxedSyncMs`). */
   start(): void {
     this.stopped = false;
     this.schedule();
@@ -126,7 +129,7 @@ export class SharedRateLimiter {
     if (this.stopped) return;
     this.relaxedWait = !this.counter.exchangeDue;
     const delay = this.relaxedWait
-      ? Math.max(RELAXED_SYNC_MS, this.options.syncIntervalMs)
+      ? Math.max(this.options.relaxedSyncMs ?? RELAXED_SYNC_MS, this.options.syncIntervalMs)
       : this.options.syncIntervalMs;
     this.timer = setTimeout(() => {
       this.running = this.sync().finally(() => {
