@@ -235,8 +235,8 @@ const schema = z.object({
   /**
    * Read the text in images for `image-text` strategies (OCR: tesseract.js and its English model from npm, offline),
    * in processes of their own (IMAGE_OCR_PROCESSES), all their threads under SCHED_IDLE (IMAGE_SCHED_IDLE; else nice
-   * 19), so that reading takes no CPU time text moderation wants. Each loads the model at start (about 180 MB of
-   * resident memory, 1 s; readiness waits). Default false: `image-text` strategies read nothing.
+   * 19), so that reading takes no CPU time text moderation wants. Each loads the model at start (readiness waits) and
+   * peaked at about 400 MB of resident memory. Default false: `image-text` strategies read nothing.
    */
   IMAGE_OCR: bool.default(false),
   /**
@@ -245,8 +245,8 @@ const schema = z.object({
    */
   IMAGE_OCR_PROCESSES: z.coerce.number().int().min(1).max(16).default(1),
   /**
-   * Running time of one image's decoding and OCR (two readings, about 0.4 s of CPU), milliseconds; a reading over it
-   * ends its process, which starts again. Default 5000.
+   * CPU time of one image's decoding and OCR in its OCR process (two readings, about 0.36 s), milliseconds; a reading
+   * over it, or waiting 4 times as long for CPU time, ends its process, which starts again. Default 5000.
    */
   IMAGE_OCR_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**

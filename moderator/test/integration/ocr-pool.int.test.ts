@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { FONTS } from '../../../deploy/ocr/generate-set';
+import { waitFor } from '../../../deploy/test-support';
 import { TenantBusyError } from '../../src/domain/errors';
 import { OcrPool } from '../../src/engine';
 import type { ReadResult } from '../../src/engine/images/read-text';
@@ -102,6 +103,22 @@ describe('OCR processes', () => {
     expect(exits).toEqual(['SIGKILL']);
     expect(ocr.pids).toHaveLength(1);
     expect(ocr.pids[0]).not.toBe(first);
+  }, 120_000);
+
+  it('counts the process’s CPU time against the budget, not the time it waited for a core', async () => {
+    const ocr = pool({ priority: 'normal' });
+    await ocr.ready();
+    const [pid] = ocr.pids;
+    if (pid === undefined) throw new Error('no OCR process');
+    const budgetMs = 3000;
+    const started = Date.now();
+    const reading = ocr.read('a', { bytes: casino, maxPixels: 4e7 }, { budgetMs });
+    // Stopped, as a process under SCHED_IDLE is on a busy machine, past its budget of wall time.
+    process.kill(pid, 'SIGSTOP');
+    await waitFor(() => Date.now() - started > budgetMs + 300, { what: 'a budget of wall time', timeoutMs: 10_000 });
+    process.kill(pid, 'SIGCONT');
+    expect(textOf(await reading)).toMatch(/casino bonus tonight/i);
+    expect(ocr.pids).toEqual([pid]);
   }, 120_000);
 
   it('takes tenants in turn, bounds each one’s queue, and drops a waiting reading whose caller gave up', async () => {

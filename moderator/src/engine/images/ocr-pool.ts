@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { TenantBusyError } from '../../domain/errors';
 import type { OffLoopOutcome } from '../off-loop';
@@ -25,7 +25,10 @@ export interface OcrPoolOptions {
 }
 
 export interface ReadOptions {
-  /** Reading time allowed (waiting for a process does not count), milliseconds. */
+  /**
+   * CPU time allowed for the reading (the process's, where Linux's /proc tells it; else wall time), milliseconds.
+   * Waiting for a process does not count. A reading also ends after 4 budgets of wall time.
+   */
   budgetMs: number;
   /**
    * The caller's deadline: a reading still waiting is dropped (the caller rejected with the signal's reason); a
@@ -58,6 +61,12 @@ interface Slot {
   running?: { id: number; job: Job; timer: NodeJS.Timeout; startedAt: bigint };
 }
 
+/** How often a running reading's CPU time is compared with its budget, milliseconds. */
+const BUDGET_CHECK_MS = 100;
+
+/** A reading ends when its wall time reaches this many budgets, however little CPU time it got. */
+const STARVED_BUDGETS = 4;
+
 /** A process that ends this soon after it started, before it was ready, is started again only after a pause. */
 const RESTART_PAUSE_MS = 1000;
 
@@ -68,8 +77,8 @@ const RESTART_PAUSE_MS = 1000;
  * libvips' threads, V8's garbage collection and WebAssembly compilation). Its memory (tesseract's WebAssembly memory
  * and model, about 170 MB) is its own, so a reading's peak ends with it.
  * - tenants take turns (round robin over per-tenant queues, each bounded);
- * - a reading still running when its budget ends is stopped with its process (SIGKILL), which starts again; the
- *   caller gets `{ ok: false, reason: 'budget' }`;
+ * - a reading whose process spent its budget of CPU time on it (or that waited 4 budgets, starved) is stopped with
+ *   its process (SIGKILL), which starts again; the caller gets `{ ok: false, reason: 'budget' }`;
  * - readings wait for a ready process: one that is starting or starting again loads the model first.
  */
 export class OcrPool {
@@ -145,7 +154,7 @@ export class OcrPool {
       this.slots.map(async (slot) => {
         const running = slot.running;
         if (running) {
-          clearTimeout(running.timer);
+          clearInterval(running.timer);
           slot.running = undefined;
           running.job.reject(new Error('OCR pool closed'));
         }
@@ -180,7 +189,7 @@ export class OcrPool {
       if (this.closed) return;
       this.options.onExit?.({ code, signal });
       if (running) {
-        clearTimeout(running.timer);
+        clearInterval(running.timer);
         this.options.onTask?.(secondsSince(running.startedAt), 'error');
         running.job.reject(new Error(`OCR process ended (${signal ?? code ?? 'unknown'})`));
       }
@@ -205,7 +214,7 @@ export class OcrPool {
     }
     const running = slot.running;
     if (!running || running.id !== reply.id) return;
-    clearTimeout(running.timer);
+    clearInterval(running.timer);
     slot.running = undefined;
     if (reply.type === 'result') {
       this.options.onTask?.(secondsSince(running.startedAt), 'ok');
@@ -253,18 +262,47 @@ export class OcrPool {
     this.nextId += 1;
     const id = this.nextId;
     const startedAt = process.hrtime.bigint();
-    const timer = setTimeout(() => {
+    const pid = slot.child.pid;
+    const cpuAtStart = pid === undefined ? undefined : cpuMsOf(pid);
+    const overBudget = () => {
       if (slot.running?.id !== id) return;
       slot.running = undefined;
+      clearInterval(timer);
       // Nothing more is sent to it; its exit starts it again, and readings wait for the new one to be ready.
       slot.ready = false;
       this.options.onTask?.(secondsSince(startedAt), 'budget');
       job.resolve({ ok: false, reason: 'budget' });
       slot.child.kill('SIGKILL');
-    }, job.budgetMs);
+    };
+    // The budget is the process's CPU time (Linux): under SCHED_IDLE a reading waits whenever other work wants the
+    // cores, and that wait is not its cost. A reading starved for STARVED_BUDGETS budgets of wall time ends too.
+    const timer = setInterval(
+      () => {
+        const wallMs = secondsSince(startedAt) * 1000;
+        const cpuNow = pid === undefined || cpuAtStart === undefined ? undefined : cpuMsOf(pid);
+        const spentMs = cpuNow === undefined || cpuAtStart === undefined ? wallMs : cpuNow - cpuAtStart;
+        if (spentMs > job.budgetMs || wallMs > job.budgetMs * STARVED_BUDGETS) overBudget();
+      },
+      Math.min(BUDGET_CHECK_MS, job.budgetMs),
+    );
     slot.running = { id, job, timer, startedAt };
     const request: OcrRequest = { type: 'read', id, bytes: job.task.bytes, maxPixels: job.task.maxPixels };
     slot.child.send(request);
+  }
+}
+
+/**
+ * CPU time a process and its threads used so far (user and system, Linux /proc: clock ticks of 10 ms), milliseconds;
+ * undefined where it cannot be read.
+ */
+function cpuMsOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
   }
 }
 
