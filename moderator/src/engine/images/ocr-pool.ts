@@ -75,7 +75,7 @@ const RESTART_PAUSE_MS = 1000;
  * and within a time budget per image. A process's threads all run under SCHED_IDLE (see lowerPriority): the reading,
  * and also the work a thread of the moderator would share with text moderation at normal priority (sharp's and
  * libvips' threads, V8's garbage collection and WebAssembly compilation). Its memory (tesseract's WebAssembly memory
- * and model, about 170 MB) is its own, so a reading's peak ends with it.
+ * and model: 290-375 MB resident at its peak over the labelled set) is its own, outside the moderator's.
  * - tenants take turns (round robin over per-tenant queues, each bounded);
  * - a reading whose process spent its budget of CPU time on it (or that waited 4 budgets, starved) is stopped with
  *   its process (SIGKILL), which starts again; the caller gets `{ ok: false, reason: 'budget' }`;
@@ -100,13 +100,6 @@ export class OcrPool {
     return this.slots.flatMap((slot) => (slot.child.pid === undefined ? [] : [slot.child.pid]));
   }
 
-  /** Readings waiting for a process, all tenants. */
-  get queued(): number {
-    let count = 0;
-    for (const queue of this.queues.values()) count += queue.length;
-    return count;
-  }
-
   /** Resolves once every process loaded the model and read once (readiness waits for it). */
   ready(): Promise<void> {
     if (this.allReady()) return Promise.resolve();
@@ -114,7 +107,7 @@ export class OcrPool {
   }
 
   /**
-   * Reads the text in one image for `tenantId` within `options.budgetMs` of reading time. Rejects when the signal
+   * Reads the text in one image for `tenantId` within `options.budgetMs` of CPU time. Rejects when the signal
    * aborts first (with its reason), when the tenant's queue is full, or when the process failed or died reading.
    */
   read(tenantId: string, task: ReadTask, options: ReadOptions): Promise<OffLoopOutcome<ReadResult>> {
