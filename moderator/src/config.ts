@@ -236,7 +236,7 @@ const schema = z.object({
    * Read the text in images for `image-text` strategies (OCR: tesseract.js and its English model from npm, offline),
    * in processes of their own (IMAGE_OCR_PROCESSES), all their threads under SCHED_IDLE (IMAGE_SCHED_IDLE; else nice
    * 19), so that reading takes no CPU time text moderation wants. Each loads the model at start (readiness waits) and
-   * peaked at 290-375 MB of resident memory. Default false: `image-text` strategies read nothing.
+   * peaked at 290-405 MB of resident memory. Default false: `image-text` strategies read nothing.
    */
   IMAGE_OCR: bool.default(false),
   /**

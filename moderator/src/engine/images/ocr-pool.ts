@@ -75,7 +75,7 @@ const RESTART_PAUSE_MS = 1000;
  * and within a time budget per image. A process's threads all run under SCHED_IDLE (see lowerPriority): the reading,
  * and also the work a thread of the moderator would share with text moderation at normal priority (sharp's and
  * libvips' threads, V8's garbage collection and WebAssembly compilation). Its memory (tesseract's WebAssembly memory
- * and model: 290-375 MB resident at its peak over the labelled set) is its own, outside the moderator's.
+ * and model: 290-405 MB resident at its peak over the labelled set) is its own, outside the moderator's.
  * - tenants take turns (round robin over per-tenant queues, each bounded);
  * - a reading whose process spent its budget of CPU time on it (or that waited 4 budgets, starved) is stopped with
  *   its process (SIGKILL), which starts again; the caller gets `{ ok: false, reason: 'budget' }`;
