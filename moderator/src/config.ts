@@ -198,11 +198,11 @@ const schema = z.object({
    */
   IMAGE_NICE: z.coerce.number().int().min(0).max(19).default(19),
   /**
-   * Run the image threads under Linux's SCHED_IDLE policy (set with util-linux's `chrt`, part of every Debian image):
-   * they get only CPU time that no other thread of the machine wants, below every nice value. A text-only /moderate
-   * at half its maximum had its p99 at 1.6-2.9× beside image load with nice 19 alone, 1.3-1.6× under SCHED_IDLE in
-   * most runs; on a machine saturated for long, images then wait and may run out of IMAGE_BUDGET_MS. `false` keeps
-   * IMAGE_NICE alone. Default true.
+   * Run the image threads and the OCR processes under Linux's SCHED_IDLE policy (set with util-linux's `chrt`, part
+   * of every Debian image): they get only CPU time that no other thread of the machine wants, below every nice value.
+   * A text-only /moderate at half its maximum had its p99 at 1.6-2.9× beside image load with nice 19 alone, 1.3-1.6×
+   * under SCHED_IDLE in most runs; on a machine saturated for long, images then wait and may run out of
+   * IMAGE_BUDGET_MS. `false` keeps IMAGE_NICE alone (nice 19 for the OCR processes). Default true.
    */
   IMAGE_SCHED_IDLE: bool.default(true),
   /**
@@ -250,12 +250,20 @@ const schema = z.object({
   IMAGE_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**
    * Read the text in images for `image-text` strategies (OCR: tesseract.js and its English model from npm, offline),
-   * in the image threads (IMAGE_THREADS): each starts a tesseract worker thread at start and keeps it (about 130 MB of
-   * resident memory more per image thread, 0.5 s; readiness waits). Default false: `image-text` strategies read
-   * nothing.
+   * in processes of their own (IMAGE_OCR_PROCESSES), all their threads under SCHED_IDLE (IMAGE_SCHED_IDLE; else nice
+   * 19), so that reading takes no CPU time text moderation wants. Each loads the model at start (readiness waits) and
+   * peaked at 290-405 MB of resident memory. Default false: `image-text` strategies read nothing.
    */
   IMAGE_OCR: bool.default(false),
-  /** Running time of one image's decoding and OCR (two readings, about 0.3 s on 2 cores), milliseconds. Default 5000. */
+  /**
+   * OCR processes (IMAGE_OCR), each reading one image at a time; a tenant's waiting readings are bounded by
+   * ENGINE_QUEUE_PER_TENANT. Default 1.
+   */
+  IMAGE_OCR_PROCESSES: z.coerce.number().int().min(1).max(16).default(1),
+  /**
+   * CPU time of one image's decoding and OCR in its OCR process (two readings, about 0.36 s), milliseconds; a reading
+   * over it, or waiting 4 times as long for CPU time, ends its process, which starts again. Default 5000.
+   */
   IMAGE_OCR_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**
    * Verdicts of the image model kept in memory by the SHA-256 of the image's bytes, so that an image seen again (the

@@ -6,6 +6,7 @@ import {
   ActivityGate,
   createEngine,
   ImageFetcher,
+  OcrPool,
   OffLoopPool,
   VerdictCache,
   workerFile,
@@ -36,6 +37,7 @@ export type EngineConfig = Pick<
   | 'IMAGE_ALLOWED_CIDRS'
   | 'IMAGE_OCR'
   | 'IMAGE_OCR_BUDGET_MS'
+  | 'IMAGE_OCR_PROCESSES'
   | 'OPENAI_BASE_URL'
   | 'OPENAI_API_KEY'
   | 'OPENAI_MODERATION_MODEL'
@@ -96,15 +98,27 @@ export function engineModule(
           threads: imageThreads,
           tenantThreads: Math.max(1, imageThreads - 1),
           maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
-          workerData: { model: config.IMAGE_MODEL, schedIdle: config.IMAGE_SCHED_IDLE, ocr: config.IMAGE_OCR },
+          workerData: { model: config.IMAGE_MODEL, schedIdle: config.IMAGE_SCHED_IDLE },
           niceIncrement: config.IMAGE_NICE,
           onTask,
           yieldTo: { gate: textActivity, maxDelayMs: config.IMAGE_YIELD_MS },
         })
       : undefined;
+  // OCR (`image-text` strategies) runs in processes of its own, all their threads under SCHED_IDLE.
+  const ocrPool =
+    !given && config.IMAGE_OCR
+      ? new OcrPool({
+          processes: config.IMAGE_OCR_PROCESSES,
+          maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
+          priority: config.IMAGE_SCHED_IDLE ? 'idle' : 'nice',
+          onTask: (seconds, outcome) => metrics?.offLoop.observe({ task: 'read', outcome }, seconds),
+          onExit: ({ code, signal }) => log.warn({ code, signal }, 'OCR process ended; starting it again'),
+        })
+      : undefined;
   // Images are fetched for the bundled model and for the AI providers (which receive them as data URLs).
   const imageFetcher = given ? undefined : (fetcher ?? imageFetcherFor(config));
   let modelsLoaded = !imagePool;
+  let ocrLoaded = !ocrPool;
   const engine =
     given ??
     createEngine({
@@ -130,11 +144,9 @@ export function engineModule(
                 }
               : undefined,
             onImage: (outcome) => metrics?.images.inc({ outcome }),
-            // OCR (`image-text` strategies) runs in the image threads.
-            ocr:
-              imagePool && config.IMAGE_OCR
-                ? { pool: imagePool, budgetMs: config.IMAGE_OCR_BUDGET_MS, maxPixels: config.IMAGE_MAX_PIXELS }
-                : undefined,
+            ocr: ocrPool
+              ? { pool: ocrPool, budgetMs: config.IMAGE_OCR_BUDGET_MS, maxPixels: config.IMAGE_MAX_PIXELS }
+              : undefined,
             onText: (outcome) => metrics?.imageTexts.inc({ outcome }),
           }
         : undefined,
@@ -176,14 +188,21 @@ export function engineModule(
       (err: unknown) => log.error({ err }, 'image model failed to load'),
     );
   }
+  if (ocrPool) {
+    void ocrPool.ready().then(() => {
+      ocrLoaded = true;
+      log.info({ processes: config.IMAGE_OCR_PROCESSES, scheduling: ocrPool.scheduling }, 'OCR model loaded');
+    });
+  }
   return {
     name: 'engine',
     engine,
     textActivity,
-    ready: () => modelsLoaded,
+    ready: () => modelsLoaded && ocrLoaded,
     async drain() {
       await pool?.close();
       await imagePool?.close();
+      await ocrPool?.close();
       await imageFetcher?.close();
     },
   };

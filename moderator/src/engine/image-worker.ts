@@ -6,20 +6,16 @@ import '@tensorflow/tfjs-backend-wasm';
 import { load, type NSFWJS } from 'nsfwjs';
 import sharp from 'sharp';
 import { bundledWeightShards } from './images/bundled-weights';
-import { TextReader, type ReadResult } from './images/read-text';
 
 /**
  * The image worker thread (run by OffLoopPool through piscina): decodes an image with sharp and classifies it with
  * the nsfwjs model bundled in its npm package (no download), on TensorFlow.js's WebAssembly backend (its `.wasm`
  * files ship in @tensorflow/tfjs-backend-wasm). The model is loaded once, when the worker starts; every task waits
- * for it, and the `ready` task tells the moderator's readiness when it is. The `read` task reads an image's text
- * (OCR) with tesseract.js, whose own worker thread this thread starts on the first read and keeps: one per image
- * thread, and stopped with it (a read over its budget ends this thread, and so the tesseract thread too).
+ * for it, and the `ready` task tells the moderator's readiness when it is. (The text in images is read in processes
+ * of their own, see OcrPool.)
  */
 export interface ImageWorkerData {
   model: 'MobileNetV2' | 'MobileNetV2Mid' | 'InceptionV3';
-  /** Read text too (`read` tasks): the tesseract worker starts with the thread, and `ready` waits for it as well. */
-  ocr?: boolean;
   /** Run this thread under Linux's SCHED_IDLE policy (below every nice level), set with util-linux's `chrt`. */
   schedIdle?: boolean;
 }
@@ -35,11 +31,7 @@ export interface JudgeTask {
 
 export type JudgeResult = { scores: Record<string, number> } | { failure: 'too_many_pixels' | 'undecodable' };
 
-const {
-  model: modelName,
-  schedIdle = false,
-  ocr = false,
-} = (workerData ?? { model: 'MobileNetV2Mid' }) as ImageWorkerData;
+const { model: modelName, schedIdle = false } = (workerData ?? { model: 'MobileNetV2Mid' }) as ImageWorkerData;
 /** The input size the nsfwjs models take. InceptionV3 takes 299 × 299, the MobileNets 224 × 224. */
 const SIZE = modelName === 'InceptionV3' ? 299 : 224;
 
@@ -66,8 +58,6 @@ function idleScheduling(): ImageThreadScheduling {
 }
 
 const scheduling = idleScheduling();
-/** Reads text (`read` tasks); started by `ready` when the thread reads text, else on the first read. */
-const reader = new TextReader();
 
 async function loadModel(): Promise<NSFWJS> {
   await tf.setBackend('wasm');
@@ -93,13 +83,9 @@ const model = loadModel();
 // A failure is reported by every task (and by readiness), not as an unhandled rejection.
 model.catch(() => undefined);
 
-/**
- * Resolves once the model is loaded, and the OCR's when asked for (the moderator's readiness waits for one per thread),
- * with the scheduling.
- */
+/** Resolves once the model is loaded (the moderator's readiness waits for one per thread), with the scheduling. */
 export async function ready(): Promise<{ scheduling: ImageThreadScheduling }> {
   await model;
-  if (ocr) await reader.ready();
   return { scheduling };
 }
 
@@ -124,16 +110,3 @@ export async function judge(task: JudgeTask): Promise<JudgeResult> {
     tensor.dispose();
   }
 }
-
-export interface ReadTask {
-  bytes: Uint8Array;
-  /** Decoded pixels at most: an image whose header announces more is refused before it is decoded. */
-  maxPixels: number;
-}
-
-/** Reads the text in one image (its first frame). */
-export function read(task: ReadTask): Promise<ReadResult> {
-  return reader.read(task.bytes, task.maxPixels);
-}
-
-export type { ReadResult };

@@ -6,5 +6,6 @@ export type { LlmOptions } from './llm';
 export { OffLoopPool, workerFile } from './off-loop';
 export { ActivityGate } from './activity-gate';
 export { ImageFetcher } from './images/fetch';
+export { OcrPool } from './images/ocr-pool';
 export { VerdictCache } from './images/judge-images';
 export type { ImageOptions } from './images/judge-images';

@@ -4,13 +4,13 @@ import { addressPolicy } from '@vigil/proto';
 import { type Rule, type RuleSet, type Strategy } from '@vigil/proto/rules';
 import sharp from 'sharp';
 import { FONTS } from '../../../deploy/ocr/generate-set';
-import { createEngine, ImageFetcher, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';
+import { createEngine, ImageFetcher, OcrPool, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';
 import type { EngineInput } from '../../src/engine';
 import type { TextOutcome } from '../../src/engine/images/judge-images';
 
-// Text in images read by the real tesseract.js (English model of @tesseract.js-data/eng) in the built image worker
-// (dist/engine/image-worker.js, `npm run build` first), from images made here and served by a local HTTP server; the
-// text goes through the rule set's local strategies, each image's text a field of its own.
+// Text in images read by the real tesseract.js (English model of @tesseract.js-data/eng) in the built OCR process
+// (dist/engine/images/ocr-process.js, `npm run build` first), from images made here and served by a local HTTP server;
+// the text goes through the rule set's local strategies, each image's text a field of its own.
 
 /** A PNG of dark text on a light background, in a font from npm (Roboto). */
 async function textImage(lines: string[], background = '#f4f1e8'): Promise<Buffer> {
@@ -34,9 +34,10 @@ async function textImage(lines: string[], background = '#f4f1e8'): Promise<Buffe
 
 let server: http.Server;
 let base: string;
-const pools: OffLoopPool[] = [];
+const pools: (OffLoopPool | OcrPool)[] = [];
 const fetchers: ImageFetcher[] = [];
 let imagePool: OffLoopPool;
+let ocrPool: OcrPool;
 
 beforeAll(async () => {
   const images: Record<string, Buffer> = {
@@ -59,11 +60,13 @@ beforeAll(async () => {
     threads: 1,
     tenantThreads: 1,
     maxQueuedPerTenant: 100,
-    workerData: { model: 'MobileNetV2Mid', ocr: true },
+    workerData: { model: 'MobileNetV2Mid' },
   });
-  pools.push(imagePool);
+  ocrPool = new OcrPool({ processes: 1, maxQueuedPerTenant: 100, priority: 'idle' });
+  pools.push(imagePool, ocrPool);
   const ready = await imagePool.run('ready', 'ready', {}, { budgetMs: 5 * 60_000 });
   expect(ready.ok).toBe(true);
+  await ocrPool.ready();
 }, 5 * 60_000);
 
 afterAll(async () => {
@@ -79,7 +82,7 @@ function options(overrides: Partial<ImageOptions> = {}): ImageOptions {
     maxPerRecord: 3,
     fetchTimeoutMs: 5000,
     model: { pool: imagePool, budgetMs: 60_000, maxPixels: 40_000_000 },
-    ocr: { pool: imagePool, budgetMs: 60_000, maxPixels: 40_000_000 },
+    ocr: { pool: ocrPool, budgetMs: 60_000, maxPixels: 40_000_000 },
     ...overrides,
   };
 }
@@ -144,9 +147,9 @@ describe('text in images', () => {
   }, 120_000);
 
   it('judges a record whose OCR ran out of its budget on what finished, and says so', async () => {
-    // A pool whose every read ends over its budget: the worker running it is stopped.
+    // A pool whose every read ends over its budget: the process reading it is stopped (and starts again).
     const engine = createEngine({
-      images: options({ ocr: { pool: imagePool, budgetMs: 1, maxPixels: 40_000_000 } }),
+      images: options({ ocr: { pool: ocrPool, budgetMs: 1, maxPixels: 40_000_000 } }),
     });
     const rules: RuleSet = { rules: [rule('text-in-images', READ), rule('gambling', CASINO)] };
     const result = await engine.moderate(record([`${base}/casino.png`], 'casino night'), rules);

@@ -1,9 +1,10 @@
 import { createHash, webcrypto } from 'node:crypto';
 import type { ImageClass } from '@vigil/proto/rules';
 import { LRUCache } from 'lru-cache';
-import type { JudgeResult, JudgeTask, ReadResult, ReadTask } from '../image-worker';
+import type { JudgeResult, JudgeTask } from '../image-worker';
 import type { OffLoopPool } from '../off-loop';
 import type { FetchedImage, FetchFailure, ImageFetcher } from './fetch';
+import type { OcrPool, ReadTask } from './ocr-pool';
 
 export interface ImageOptions {
   fetcher: ImageFetcher;
@@ -22,11 +23,11 @@ export interface ImageOptions {
     cache?: VerdictCache;
   };
   /**
-   * Reading the text in images (the `image-text` strategy), with tesseract.js in the image pool's threads. Without it,
+   * Reading the text in images (the `image-text` strategy), with tesseract.js in the OCR processes. Without it,
    * `image-text` strategies read nothing.
    */
   ocr?: {
-    pool: OffLoopPool;
+    pool: OcrPool;
     /** Running time of one image's decoding and OCR, milliseconds. */
     budgetMs: number;
     /** Decoded pixels of one image at most (checked from its header, before decoding). */
@@ -191,9 +192,9 @@ export async function judgeFetched(
 }
 
 /**
- * Reads the text in each fetched image with tesseract.js in the image pool, each within the OCR budget, all at once.
- * The worker always gets a copy of the bytes (the model and the providers may need them too). `by` (epoch ms): an image
- * not read by then is a `timeout`, as in judgeFetched.
+ * Reads the text in each fetched image with tesseract.js in the OCR processes, each within the OCR budget, all at
+ * once. The process gets a copy of the bytes (the model and the providers may need them too). `by` (epoch ms): an image not read by then is
+ * a `timeout`, as in judgeFetched.
  */
 export async function readFetched(
   samples: readonly FetchedSample[],
@@ -211,14 +212,10 @@ export async function readFetched(
       };
       if (!fetched.ok) return done({ position, failure: fetched.failure });
       if (!ocr) return done({ position, failure: 'no_ocr' });
-      const bytes = fetched.bytes.slice();
-      const task: ReadTask = { bytes, maxPixels: ocr.maxPixels };
+      // A copy: the model's task may move the image's buffer to its thread while this reading waits.
+      const task: ReadTask = { bytes: fetched.bytes.slice(), maxPixels: ocr.maxPixels };
       const outcome = await inTime(by, signal, (jobSignal) =>
-        ocr.pool.run<ReadResult>(tenantId, 'read', task, {
-          budgetMs: ocr.budgetMs,
-          signal: jobSignal,
-          transferList: [bytes.buffer],
-        }),
+        ocr.pool.read(tenantId, task, { budgetMs: ocr.budgetMs, signal: jobSignal }),
       );
       if (outcome === 'late') return done({ position, failure: 'timeout' });
       if (!outcome.ok) return done({ position, failure: 'budget' });
