@@ -4,6 +4,9 @@ import type { Collection, Db } from 'mongodb';
 import { UnavailableError } from '../../domain/errors';
 import { guarded } from '../../store/mongo-errors';
 
+/** How long one match keeps claiming a slot of its window while other matches take them first. */
+const CLAIM_DEADLINE_MS = 10_000;
+
 /** One match of a hash in a flood window: slot `n` of the window (`_id`: `<hashId>#<window start, ms>#<n>`). */
 interface SlotDoc {
   _id: string;
@@ -85,7 +88,10 @@ export class QuarantineStore {
   async countMatch(tenantId: string, hashId: string, window: Date): Promise<number> {
     const key = `${hashId}#${window.getTime()}`;
     let n = this.nextSlot.get(key) ?? (await this.firstFree(key));
-    for (let attempt = 0; attempt < 20; attempt++) {
+    // Each slot lost went to another match, so the count moves on every round: a match loses at most once per match
+    // counted beside it. Bounded by time, not by rounds, so that a burst of many at once still gets through.
+    const deadline = Date.now() + CLAIM_DEADLINE_MS;
+    for (let attempt = 0; attempt < 20 || Date.now() < deadline; attempt++) {
       const slot: SlotDoc = { _id: `${key}#${n}`, tenantId, hashId, n, window };
       if (await guarded(() => insertUnlessExists(this.counts, slot))) {
         if (this.nextSlot.size >= 10_000) this.nextSlot.clear();
