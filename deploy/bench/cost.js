@@ -149,16 +149,27 @@ function coresUsed(before, after, ms) {
   return used / ms;
 }
 
+/**
+ * Waits until what `cpuMs` reads (CPU milliseconds used so far) grows by less than `maxCores` cores over a window of
+ * `windowMs`, at most 2 min: the window is the measurement, a use of CPU over time.
+ * @param {() => number} cpuMs
+ * @param {{ windowMs: number; maxCores: number; what: string }} options
+ */
+function untilIdle(cpuMs, { windowMs, maxCores, what }) {
+  return waitUntil(
+    async () => {
+      const before = cpuMs();
+      await new Promise((resolve) => setTimeout(resolve, windowMs));
+      return (cpuMs() - before) / windowMs < maxCores;
+    },
+    { timeoutMs: 120000, what },
+  );
+}
+
 /** Waits until the stack uses under a quarter of a core (the work an earlier phase left is done), at most 2 min. */
 async function quiet(stack) {
-  await waitUntil(
-    async () => {
-      const before = cpuSnapshot(stack);
-      await new Promise((resolve) => setTimeout(resolve, 2000));
-      return coresUsed(before, cpuSnapshot(stack), 2000) < 0.25;
-    },
-    { timeoutMs: 120000, what: 'the stack to go quiet' },
-  ).catch(() => undefined);
+  const cpuMs = () => coresUsed({}, cpuSnapshot(stack), 1);
+  await untilIdle(cpuMs, { windowMs: 2000, maxCores: 0.25, what: 'the stack to go quiet' }).catch(() => undefined);
 }
 
 /**
@@ -193,4 +204,14 @@ async function idleCost(stack, seconds) {
   };
 }
 
-module.exports = { cpuSnapshot, costSnapshot, costPer, commandDetail, formatCost, coresUsed, quiet, idleCost };
+module.exports = {
+  cpuSnapshot,
+  costSnapshot,
+  costPer,
+  commandDetail,
+  formatCost,
+  coresUsed,
+  quiet,
+  untilIdle,
+  idleCost,
+};

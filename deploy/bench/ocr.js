@@ -17,7 +17,7 @@ const autocannon = require('autocannon');
 const { items, render, wordsRead } = require('../ocr/generate-set');
 const { startStack, peakRssMb } = require('./stack');
 const { pacedInChild } = require('./paced-child');
-const { quiet } = require('./cost');
+const { quiet, untilIdle } = require('./cost');
 const { percentile } = require('./percentile');
 const { waitUntil } = require('../local/util');
 
@@ -222,7 +222,6 @@ async function beside(set) {
         },
         stack.apiKey,
       );
-    // The OCR process (the moderator's child): its CPU time is not the moderator's until it exits.
     // The OCR processes (the moderator's children; one started again after a reading over its budget is another):
     // their CPU time, the live ones' and the ended ones' that the moderator reaped, and the highest peak RSS seen.
     const ocrPids = () => childPids(stack.pids.moderator).filter((pid) => /ocr-process/.test(commandLine(pid)));
@@ -243,14 +242,7 @@ async function beside(set) {
     if (ocrPids().length === 0) throw new Error('no OCR process under the moderator');
     // Readings still queued when a round beside OCR ends go on: the round alone waits until they are done.
     const ocrQuiet = () =>
-      waitUntil(
-        async () => {
-          const before = ocrCpu();
-          await new Promise((resolve) => setTimeout(resolve, 1000));
-          return ocrCpu() - before < 0.05;
-        },
-        { timeoutMs: 120000, what: 'the OCR process to go quiet' },
-      );
+      untilIdle(() => ocrCpu() * 1000, { windowMs: 1000, maxCores: 0.05, what: 'the OCR process to go quiet' });
     // Warm-up, not counted: the text path at the paced rate once.
     await textLoad();
     const outcomesBefore = await outcomes();
