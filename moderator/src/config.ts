@@ -68,7 +68,7 @@ const schema = z.object({
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(100),
   /**
    * A moderation's first attempt assumes its record is new and does not read it: one store read less per new record.
-   * Only for a record without images whose tenant's rules judge in-process (blocklists, patterns, links, PII).
+   * Only for a record without images or user whose tenant's rules judge in-process (blocklists, patterns, links, PII).
    * An existing record's append then conflicts, its outbox copies are taken out again, and the next attempt reads it
    * (the judgement is used again when what the engine saw is the same). For streams of new records (posts, messages):
    * where many moderations update records that exist, each wrong guess costs a removal, a read and a commit group

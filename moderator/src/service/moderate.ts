@@ -16,13 +16,14 @@ import type { ModerateInput } from './moderate-input';
 import type { RecordInput, RecordState } from '../domain/record';
 import { stageRecord, stageUser, type Loaded, type StageContext } from '../domain/stream';
 import type { RecordBankSuspension, UserState } from '../domain/user';
-import { StreamConflict, type EventStore } from '../store/event-store';
+import type { EventStore } from '../store/event-store';
 import type { TenantConfig, TenantConfigCache } from '../store/tenant-config';
 import type { ShadowRunner } from '../shadow/shadow-runner';
 import { shadowVersionRules, splitRules } from '../shadow/shadow-rules';
 import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { ActivityGate, EngineResult, ModerationEngine } from '../engine';
 import { judge, priorOf } from './judge';
+import { worthGuessing } from './new-record-guess';
 import type { StreamWriter } from './stream-writer';
 import {
   bankSuspensionAfter,
@@ -69,9 +70,9 @@ export interface ModerationDeps {
   textActivity?: ActivityGate;
   /**
    * The first attempt of a moderation assumes its record is new and reads nothing (`MODERATE_ASSUME_NEW`): a new
-   * record then costs one store read less. Only for a record without images judged by in-process rules (blocklists,
-   * patterns, links, PII), where judging again costs less than the read. An existing record's append conflicts, and the next attempt reads it; the
-   * judgement is used again when what the engine saw is the same (no metadata of the record's, no person's decision).
+   * record then costs one store read less. Only where judging again costs less than the read (see
+   * new-record-guess.ts). An existing record's append conflicts, and the next attempt reads it; the judgement is used
+   * again when what the engine saw is the same (no metadata of the record's, no person's decision).
    */
   assumeNew?: boolean;
 }
@@ -162,19 +163,13 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
   const plan = await planOf(deps, input);
   // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.
   let judged: Judgement | undefined = input.commandId ? deps.carry?.take(input.commandId) : undefined;
+  const guessFirst = deps.assumeNew === true && worthGuessing(input, splitRules(plan.rules).live);
   let attempts = 0;
-  let guessed = false;
   try {
     return await deps.writer.retrying(async (fresh) => {
-      // Only where judging again after a wrong guess costs less than the read it saves: no images, no provider calls.
-      const guess =
-        attempts === 0 &&
-        deps.assumeNew === true &&
-        !input.content.imageUrls?.length &&
-        judgedInProcess(splitRules(plan.rules).live);
+      const guess = guessFirst && attempts === 0;
       // The attempt after a wrong guess reads the snapshot as usual: the conflict was with the guess, not a fresher writer.
-      const afterGuess = attempts === 1 && guessed;
-      guessed = guess;
+      const afterGuess = guessFirst && attempts === 1;
       attempts += 1;
       const streams = await load(deps.store, plan, fresh && !afterGuess, guess);
       if (input.commandId && streams.record.state?.recentCommands.includes(input.commandId)) {
@@ -183,8 +178,6 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
       const judgement = await judgeRecord(deps.engine, input, plan, streams, judged);
       judged = judgement.judged;
       const staged = await decide(deps.store, input, plan, streams, judgement.verdict);
-      // A user's flagged count is stored before the events: never one decided on a guess, which may be wrong.
-      if (guess && staged.some((loaded) => loaded.flaggedCount !== undefined)) throw new StreamConflict();
       return commitDecision(deps, input, plan, streams, staged, judgement.verdict);
     });
   } catch (err) {
@@ -227,22 +220,6 @@ async function planOf(deps: ModerationDeps, input: ModerateInput): Promise<Plan>
     testMode: settings.testMode,
     context: { tenantId: input.tenantId, correlationId: input.correlationId },
   };
-}
-
-const inProcess = new WeakMap<RuleSet, boolean>();
-/** Strategies that judge text in this process, without a call to a provider (which a second judgement would repeat). */
-const IN_PROCESS_STRATEGIES: ReadonlySet<string> = new Set(['blocklist', 'patterns', 'links', 'pii']);
-
-/** Whether every enabled strategy of the rule set judges text in this process (cached per rule set). */
-function judgedInProcess(rules: RuleSet): boolean {
-  let known = inProcess.get(rules);
-  if (known === undefined) {
-    known = rules.rules.every(
-      (rule) => rule.enabled === false || rule.strategies.every((strategy) => IN_PROCESS_STRATEGIES.has(strategy.type)),
-    );
-    inProcess.set(rules, known);
-  }
-  return known;
 }
 
 /**
