@@ -226,7 +226,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
           (minAgeMs === 0 || decodeTime(doc._id) <= now - minAgeMs),
       )
       .slice(0, batchSize);
-    const docs = await this.stored(copies);
+    const docs = [...(await this.stored(copies))];
     // Oldest slots first, each read whole, until a batch is gathered.
     const markers = found
       .filter((doc) => isMarker(doc) && !this.removals.has(doc._id))
