@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { CidrList, EncryptionKeyList } from '@vigil/proto';
 import { z } from 'zod';
-import { consumerEnv, envBool as bool, envPort as port, parseEnv, serviceEnv } from '@vigil/proto/platform';
+import { consumerEnv, envBool as bool, envPort as port, envLoaders, serviceEnv } from '@vigil/proto/platform';
 
 /** One engine thread per core the process may use, at most 4. */
 const ENGINE_THREADS_DEFAULT = Math.min(4, availableParallelism());
@@ -310,16 +310,5 @@ const schema = z.object({
 
 export type Config = Readonly<z.infer<typeof schema>>;
 
-/** Parses the environment once; throws one error that lists every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return parseEnv(schema, env);
-}
-
-/** Only the variables `keys` names, parsed as `loadConfig` parses them: for the CLIs, which need a few. */
-export function loadConfigOf<K extends keyof Config>(
-  keys: readonly K[],
-  env: NodeJS.ProcessEnv = process.env,
-): Pick<Config, K> {
-  const mask: { [P in keyof Config]?: true } = Object.fromEntries(keys.map((key) => [key, true]));
-  return parseEnv(schema.pick(mask), env);
-}
+/** The environment through `schema`: all of it (`loadConfig`), or the variables a CLI names (`loadConfigOf`). */
+export const { loadConfig, loadConfigOf } = envLoaders(schema);
