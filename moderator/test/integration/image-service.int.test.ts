@@ -5,7 +5,7 @@ import { COLLECTIONS } from '@vigil/proto';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
 import { startImageServer, waitFor, type ImageServer } from '../../../deploy/test-support';
 import { startHarness, type Harness } from './harness';
-import { textImage } from './text-image';
+import { textImage } from './image-support';
 
 // The moderator as deployed with IMAGE_THREADS=1 and IMAGE_OCR=true: the bundled model and the OCR load in the built
 // image worker at start (readiness waits for them), and a Moderate call's images are fetched, judged and read.

@@ -1,9 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addressPolicy } from '@vigil/proto';
 import { type Rule, type RuleSet, type Strategy } from '@vigil/proto/rules';
 import sharp from 'sharp';
-import { textImage } from './text-image';
+import { imageOptions, textImage } from './image-support';
 import { createEngine, ImageFetcher, OcrPool, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';
 import type { EngineInput } from '../../src/engine';
 import type { TextOutcome } from '../../src/engine/images/judge-images';
@@ -66,18 +65,8 @@ afterAll(async () => {
   await Promise.all([...pools.map((pool) => pool.close()), ...fetchers.map((fetcher) => fetcher.close())]);
 });
 
-function options(overrides: Partial<ImageOptions> = {}): ImageOptions {
-  const fetcher = new ImageFetcher({ policy: addressPolicy(['127.0.0.0/8']), maxBytes: 1024 * 1024 });
-  fetchers.push(fetcher);
-  return {
-    fetcher,
-    maxPerRecord: 3,
-    fetchTimeoutMs: 5000,
-    model: { pool: imagePool, budgetMs: 60_000, maxPixels: 40_000_000 },
-    ocr: { pool: ocrPool, budgetMs: 60_000, maxPixels: 40_000_000 },
-    ...overrides,
-  };
-}
+const options = (overrides: Partial<ImageOptions> = {}): ImageOptions =>
+  imageOptions(fetchers, imagePool, { ocr: { pool: ocrPool, budgetMs: 60_000, maxPixels: 40_000_000 }, ...overrides });
 
 function record(imageUrls: string[], text = 'look at this'): EngineInput {
   return { entity: 'post', name: '', text, imageUrls, externalUrls: [], tenantId: 'tenant-a' };

@@ -4,7 +4,7 @@ import { TenantBusyError } from '../../src/domain/errors';
 import { OcrPool } from '../../src/engine';
 import type { ReadResult } from '../../src/engine/images/read-text';
 import type { OffLoopOutcome } from '../../src/engine/off-loop';
-import { textImage } from './text-image';
+import { textImage } from './image-support';
 
 // The OCR processes with the real tesseract.js and its English model (the built dist/engine/images/ocr-process.js,
 // `npm run build` first): where they run, their queue and their budget.

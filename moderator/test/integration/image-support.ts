@@ -1,5 +1,32 @@
+import { addressPolicy } from '@vigil/proto';
 import sharp from 'sharp';
 import { FONTS } from '../../../deploy/ocr/generate-set';
+import { ImageFetcher, type ImageOptions, type OffLoopPool } from '../../src/engine';
+
+// What the tests of the image engine share: its options, and images of text drawn here.
+
+/**
+ * The engine's image options as the tests set them (3 images a record, 5 s fetches, a 60 s budget on `model`), with a
+ * fetcher of their own that may fetch from loopback unless `allowLoopback` is false; `fetchers` keeps it, to close.
+ */
+export function imageOptions(
+  fetchers: ImageFetcher[],
+  model: OffLoopPool,
+  { allowLoopback = true, ...overrides }: Partial<ImageOptions> & { allowLoopback?: boolean } = {},
+): ImageOptions {
+  const fetcher = new ImageFetcher({
+    policy: addressPolicy(allowLoopback ? ['127.0.0.0/8'] : []),
+    maxBytes: 1024 * 1024,
+  });
+  fetchers.push(fetcher);
+  return {
+    fetcher,
+    maxPerRecord: 3,
+    fetchTimeoutMs: 5000,
+    model: { pool: model, budgetMs: 60_000, maxPixels: 40_000_000 },
+    ...overrides,
+  };
+}
 
 /** Where the text stands on its image, and in what colours and font (a name of deploy/ocr's fonts from npm). */
 export interface TextLayout {
