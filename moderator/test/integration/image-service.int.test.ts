@@ -63,18 +63,17 @@ async function imagesTenant(...strategies: Record<string, unknown>[]): Promise<s
   return tenantId;
 }
 
+/** A Moderate call for a passthrough post of one image at `url`. */
+function moderateImagePost(tenantId: string, clientId: string, name: string, url: string) {
+  const post = { clientId, name, entity: 'post', content: { text: 'look', imageUrls: [url] }, passthrough: true };
+  return h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', { tenantId, ...post });
+}
+
 describe('the moderator with the image model', () => {
   it('becomes ready once the model is loaded, then judges a record’s image and keeps neither bytes nor URLs', async () => {
     const tenantId = await imagesTenant({ type: 'images', thresholds: { Neutral: 0 }, onFetchError: 'ignore' });
     const url = `${base}/photo.png`;
-    const res = await h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', {
-      tenantId,
-      clientId: 'post-1',
-      name: 'A photo',
-      entity: 'post',
-      content: { text: 'look', imageUrls: [url] },
-      passthrough: true,
-    });
+    const res = await moderateImagePost(tenantId, 'post-1', 'A photo', url);
     expect(res.status).toBe('Flagged');
     expect(res.reasons).toEqual([expect.stringMatching(/^Image 1 classified as Neutral \(\d\.\d\d\)$/)]);
 
@@ -124,14 +123,7 @@ describe('the moderator with the image model', () => {
       { type: 'patterns', patterns: ['c[a]sino'] },
     );
     const url = `http://127.0.0.1:${(textImages.address() as AddressInfo).port}/text.png`;
-    const res = await h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', {
-      tenantId,
-      clientId: 'post-text',
-      name: 'A sign',
-      entity: 'post',
-      content: { text: 'look', imageUrls: [url] },
-      passthrough: true,
-    });
+    const res = await moderateImagePost(tenantId, 'post-text', 'A sign', url);
     expect(res.status).toBe('Flagged');
     // Answered with the pattern, stored without it (a passthrough record's reasons keep no details).
     expect(res.reasons).toEqual(["Image 1's text matches pattern: c[a]sino"]);
