@@ -120,7 +120,9 @@ export function parseDockerfile(text: string, buildArgs: Record<string, string> 
 
 /** The image of `service`, as `docker build --build-arg SERVICE=<service>` builds it. */
 export function readDockerfile(service: string): Dockerfile {
-  return parseDockerfile(fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8'), { SERVICE: service });
+  return parseDockerfile(fs.readFileSync(path.join(ROOT, 'deploy', 'images', 'Dockerfile'), 'utf8'), {
+    SERVICE: service,
+  });
 }
 
 export function only(stage: Instruction[], keyword: string): Instruction[] {

@@ -160,7 +160,7 @@ test.each(['proto', ...SERVICES])('%s declares every package its built code requ
 });
 
 test('the Dockerfile builds no image without a SERVICE', () => {
-  const text = fs.readFileSync(path.join(ROOT, 'Dockerfile'), 'utf8');
+  const text = fs.readFileSync(path.join(ROOT, 'deploy', 'images', 'Dockerfile'), 'utf8');
   expect(() => parseDockerfile(text)).toThrow(/FROM without a base/);
   expect(() => parseDockerfile(text, { SERVICE: 'gateway', OTHER: 'x' })).toThrow(/OTHER not declared/);
 });
