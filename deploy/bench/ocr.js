@@ -7,9 +7,11 @@
 //    CPU time, which other work on a shared machine does not inflate.
 // 2. Text-only /moderate at a steady half of its maximum rate, without and with OCR load beside it (records with one
 //    image of the set each and an `image-text` rule, one OCR process under SCHED_IDLE), BENCH_OCR_ROUNDS rounds (8) of
-//    each in turn after a warm-up, for its p99: pooled over the rounds, and the median of the rounds' paired ratios.
+//    each in turn after a warm-up, for its p99: pooled over the rounds, and the median of the rounds' paired ratios;
+//    and, as a peer, the same text load beside a busy loop under SCHED_IDLE (any idle-priority work on the machine).
 // Goals: recall >= 0.95; <= 0.5 s an image; text p99 with OCR load <= 1.2 x without.
 // BENCH_OCR_SKIP_SERVICE=1 runs part 1 only, BENCH_OCR_SKIP_RECALL=1 part 2 only.
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -25,6 +27,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const ROUNDS = Number(process.env.BENCH_OCR_ROUNDS || 8);
 const IMAGE_CONNECTIONS = 4;
 const TEXT_CONNECTIONS = 16;
+/** The peer's busy loop: arithmetic on a few registers, no memory to speak of. */
+const SPIN = 'let x = 0; for (;;) x = (x * 1.0000001 + 1) % 1e9;';
 const TEXT = 'a quiet afternoon by the river, with coffee and music '.repeat(18);
 
 /** The set's images, rendered once. */
@@ -266,19 +270,33 @@ async function beside(set) {
       readBeside.push({ count: (await reads()) - before, seconds, cpu: ocrCpu() - cpuBefore });
       return withOcr;
     };
-    // Rounds alone and beside OCR in turn, the pair's order swapped each round (alone first, then beside first), so
-    // that a drift of the machine's other work favours neither.
+    // The peer: a busy loop with a small working set under SCHED_IDLE, beside the same text load. It takes all the CPU
+    // time text moderation leaves, as OCR could, with none of OCR's memory traffic: what any idle-priority work on the
+    // machine's other core costs text moderation here (caches, the hypervisor's sharing of the cores).
+    const spinLoad = async () => {
+      const spinner = spawn('chrt', ['--idle', '0', process.execPath, '-e', SPIN], { stdio: 'ignore' });
+      try {
+        return await textLoad();
+      } finally {
+        spinner.kill('SIGKILL');
+        await new Promise((resolve) =>
+          spinner.exitCode === null ? spinner.once('exit', resolve) : resolve(undefined),
+        );
+      }
+    };
+    const spins = [];
+    // Rounds alone, beside OCR and beside the busy loop in turn, their order turned each round, so that a drift of the
+    // machine's other work favours none of them.
     for (let round = 0; round < ROUNDS; round += 1) {
-      await ocrQuiet();
-      await quiet(stack);
-      if (round % 2 === 0) {
-        alones.push(await textLoad());
-        besides.push(await ocrLoad(round));
-      } else {
-        besides.push(await ocrLoad(round));
+      const kinds = [
+        async () => alones.push(await textLoad()),
+        async () => besides.push(await ocrLoad(round)),
+        async () => spins.push(await spinLoad()),
+      ];
+      for (let k = 0; k < kinds.length; k += 1) {
         await ocrQuiet();
         await quiet(stack);
-        alones.push(await textLoad());
+        await kinds[(k + round) % kinds.length]?.();
       }
     }
     const outcomesAfter = await outcomes();
@@ -307,16 +325,22 @@ async function beside(set) {
       .map((run, i) => run.p99 / Math.max(1, alones[i]?.p99 ?? 1))
       .sort((a, b) => a - b)
       .map((ratio) => ratio.toFixed(2));
-    // Each round beside OCR against the round alone just before it, then the median of those ratios: a burst of other
-    // work on a shared machine spoils one pair, where it decides a pooled p99 on its own.
-    const paired = alones
-      .map((run, i) => (besides[i]?.p99 ?? 0) / Math.max(1, run.p99))
-      .sort((a, b) => a - b)
-      .map((ratio) => ratio.toFixed(2));
-    const median =
-      paired.length % 2
-        ? Number(paired[(paired.length - 1) / 2])
-        : (Number(paired[paired.length / 2 - 1]) + Number(paired[paired.length / 2])) / 2;
+    // Each round beside OCR (or the busy loop) against the round alone of the same turn, then the median of those
+    // ratios: a burst of other work on a shared machine spoils one pair, where it decides a pooled p99 on its own.
+    const pairedWith = (others) => {
+      const ratios = alones
+        .map((run, i) => (others[i]?.p99 ?? 0) / Math.max(1, run.p99))
+        .sort((a, b) => a - b)
+        .map((ratio) => ratio.toFixed(2));
+      const middle =
+        ratios.length % 2
+          ? Number(ratios[(ratios.length - 1) / 2])
+          : (Number(ratios[ratios.length / 2 - 1]) + Number(ratios[ratios.length / 2])) / 2;
+      return { ratios, median: middle };
+    };
+    const { ratios: paired, median } = pairedWith(besides);
+    const spin = pooled(spins);
+    const spinPaired = pairedWith(spins);
     return (
       `  text-only /moderate at ${rate} req/s (half of ${Math.round(textMax.requests.average)}): p99 ${alone.p99} ms ` +
       `alone, ${withLoad.p99} ms beside OCR load (ratio ${(withLoad.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ` +
@@ -324,6 +348,9 @@ async function beside(set) {
       `ratio of paired rounds: median ${median.toFixed(2)} (${paired.join(', ')}); ` +
       `non-2xx ${alone.non2xx + withLoad.non2xx}; images read meanwhile ${readRate.toFixed(1)}/s, the OCR process ` +
       `using ${ocrCores.toFixed(2)} cores (SCHED_IDLE); image texts by outcome: ${imageOutcomes}\n` +
+      `  peer, beside a busy loop under SCHED_IDLE instead: p99 ${spin.p99} ms (ratio ` +
+      `${(spin.p99 / Math.max(1, alone.p99)).toFixed(2)}; per round ${spin.rounds}); ratio of paired rounds: median ` +
+      `${spinPaired.median.toFixed(2)} (${spinPaired.ratios.join(', ')})\n` +
       `  noise: each round alone against the round alone before it, ratio ${drift.join(', ')}\n` +
       `  peak RSS: moderator ${peakRssMb(stack.pids.moderator)} MB, its OCR process ${ocrPeakMb} MB, ` +
       `gateway ${peakRssMb(stack.pids.gateway)} MB\n`

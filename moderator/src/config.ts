@@ -64,7 +64,7 @@ const schema = z.object({
   OUTBOX_SWEEP_MAX_MS: z.coerce.number().int().positive().max(600_000).default(8000),
   /** Pause between back-to-back outbox batches under load, milliseconds (bigger batches, fewer scans). Default 10. */
   OUTBOX_MIN_GAP_MS: z.coerce.number().int().min(0).default(10),
-  /** Events the outbox relay publishes per Kafka request (and takes out of the outbox in one delete). Default 100. */
+  /** Events the outbox relay publishes per Kafka request (and a sweep gathers from the outbox at most). Default 100. */
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(100),
   /**
    * A moderation's first attempt assumes its record is new and does not read it: one store read less per new record.
