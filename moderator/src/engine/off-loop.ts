@@ -10,8 +10,13 @@ export type OffLoopOutcome<T> = { ok: true; value: T } | { ok: false; reason: 'b
 export interface OffLoopOptions {
   /** The worker module (compiled JavaScript); see workerFile. */
   filename: string;
-  /** Worker threads, created at start and kept. */
+  /** Worker threads, created at start (or at the first task, with `lazy`) and kept. */
   threads: number;
+  /**
+   * The threads start with the first task rather than with the pool: for work most deployments never ask for (image
+   * hashing), whose threads would otherwise hold memory (a worker thread and its modules, 20-30 MB) for nothing.
+   */
+  lazy?: boolean;
   /** Threads one tenant may hold at once; the rest stay free for the others. */
   tenantThreads: number;
   /** Tasks one tenant may have waiting; more are refused with TenantBusyError. */
@@ -63,7 +68,7 @@ const BUDGET_EXCEEDED = Symbol('budget exceeded');
  * Only as many tasks as there are threads are handed to piscina, so its own queue stays empty and the order is ours.
  */
 export class OffLoopPool {
-  private readonly pool: Piscina;
+  private piscina?: Piscina;
   private readonly queues = new Map<string, Job[]>();
   private readonly runningByTenant = new Map<string, number>();
   private running = 0;
@@ -72,7 +77,12 @@ export class OffLoopPool {
   private yielding?: { since: number; timer: NodeJS.Timeout; cancel: () => void };
 
   constructor(private readonly options: OffLoopOptions) {
-    this.pool = new Piscina({
+    if (!options.lazy) this.piscina = this.createPiscina();
+  }
+
+  private createPiscina(): Piscina {
+    const { options } = this;
+    return new Piscina({
       filename: options.filename,
       minThreads: options.threads,
       maxThreads: options.threads,
@@ -81,6 +91,17 @@ export class OffLoopPool {
       workerData: options.workerData,
       niceIncrement: options.niceIncrement ?? 0,
     });
+  }
+
+  /** The worker threads, started here on the first task of a lazy pool. */
+  private get pool(): Piscina {
+    this.piscina ??= this.createPiscina();
+    return this.piscina;
+  }
+
+  /** Whether the worker threads run (always, unless the pool is lazy and has had no task yet). */
+  get started(): boolean {
+    return this.piscina !== undefined;
   }
 
   get threads(): number {
@@ -140,7 +161,7 @@ export class OffLoopPool {
       for (const job of queue) job.reject(new Error('off-loop pool closed'));
     }
     this.queues.clear();
-    await this.pool.close();
+    await this.piscina?.close();
   }
 
   private dispatch(): void {
