@@ -14,12 +14,13 @@ function packagesLoadedBy(...files: string[]): string[] {
 }
 
 describe('start-up of the moderator', () => {
-  it('does not load the contact detector until a rule set needs it', () => {
+  it('loads neither the contact detector nor the image and feed HTTP client until a record or feed needs them', () => {
     const loaded = packagesLoadedBy(path.join(DIST, 'app.js'), path.join(DIST, 'engine', 'engine-worker.js'));
     // Loaded at all: the list is the one the assertions below read.
     expect(loaded).toEqual(expect.arrayContaining(['mongodb', 'obscenity']));
     expect(loaded).not.toContain('libphonenumber-js');
     expect(loaded).not.toContain('card-validator');
+    expect(loaded).not.toContain('undici');
   });
 
   it('loads the contact detector with the first rule set that has a pii strategy', () => {
