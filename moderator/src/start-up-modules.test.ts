@@ -15,12 +15,20 @@ function packagesLoadedBy(...files: string[]): string[] {
 
 describe('start-up of the moderator', () => {
   it('loads neither the contact detector nor the image and feed HTTP client until a record or feed needs them', () => {
-    const loaded = packagesLoadedBy(path.join(DIST, 'app.js'), path.join(DIST, 'engine', 'engine-worker.js'));
+    const loaded = packagesLoadedBy(path.join(DIST, 'app.js'));
     // Loaded at all: the list is the one the assertions below read.
     expect(loaded).toEqual(expect.arrayContaining(['mongodb', 'obscenity']));
     expect(loaded).not.toContain('libphonenumber-js');
     expect(loaded).not.toContain('card-validator');
     expect(loaded).not.toContain('undici');
+  });
+
+  it('starts an engine thread without zod (the rule schemas) or the contact detector', () => {
+    const loaded = packagesLoadedBy(path.join(DIST, 'engine', 'engine-worker.js'));
+    expect(loaded).toEqual(expect.arrayContaining(['obscenity', 're2js']));
+    expect(loaded).not.toContain('zod');
+    expect(loaded).not.toContain('libphonenumber-js');
+    expect(loaded).not.toContain('card-validator');
   });
 
   it('loads the contact detector with the first rule set that has a pii strategy', () => {

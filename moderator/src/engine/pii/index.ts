@@ -1,4 +1,5 @@
-import { PII_CATEGORIES, type PiiCategory, type Strategy } from '@vigil/proto/rules';
+import type { Strategy } from '@vigil/proto/rules';
+import { PII_CATEGORIES, type PiiCategory } from '@vigil/proto/rules/pattern';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { LocalCheck } from '../strategies';
 import type * as Detector from './detect';
