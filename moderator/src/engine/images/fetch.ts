@@ -25,7 +25,7 @@ export class RefusedAddress extends Error {
  * A `lookup` for the agent: resolves every address and refuses the connection if any is off limits, then hands the
  * checked addresses to the socket, so the address connected to is the one checked (no DNS rebinding window).
  */
-export function guardedLookup(policy: AddressPolicy): LookupFunction {
+function guardedLookup(policy: AddressPolicy): LookupFunction {
   return ((hostname: string, options: object, callback: (...args: unknown[]) => void) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
       if (err) return callback(err);
