@@ -14,18 +14,20 @@ function packagesLoadedBy(...files: string[]): string[] {
 }
 
 describe('start-up of the moderator', () => {
-  it('loads neither the contact detector nor the image and feed HTTP client until a record or feed needs them', () => {
+  it('loads no text matcher, image or feed HTTP client on its main thread', () => {
     const loaded = packagesLoadedBy(path.join(DIST, 'app.js'));
     // Loaded at all: the list is the one the assertions below read.
-    expect(loaded).toEqual(expect.arrayContaining(['mongodb', 'obscenity']));
+    expect(loaded).toEqual(expect.arrayContaining(['mongodb', 'zod']));
+    expect(loaded).not.toContain('obscenity');
     expect(loaded).not.toContain('libphonenumber-js');
     expect(loaded).not.toContain('card-validator');
     expect(loaded).not.toContain('undici');
   });
 
-  it('starts an engine thread without zod (the rule schemas) or the contact detector', () => {
+  it('starts an engine thread without zod (the rule schemas), the profanity matcher or the contact detector', () => {
     const loaded = packagesLoadedBy(path.join(DIST, 'engine', 'engine-worker.js'));
-    expect(loaded).toEqual(expect.arrayContaining(['obscenity', 're2js']));
+    expect(loaded).toEqual(expect.arrayContaining(['re2js', 'lru-cache']));
+    expect(loaded).not.toContain('obscenity');
     expect(loaded).not.toContain('zod');
     expect(loaded).not.toContain('libphonenumber-js');
     expect(loaded).not.toContain('card-validator');
