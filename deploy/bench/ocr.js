@@ -11,7 +11,7 @@
 //    and, as a peer, the same text load beside a busy loop under SCHED_IDLE (any idle-priority work on the machine).
 // Goals: recall >= 0.95; <= 0.5 s an image; text p99 with OCR load <= 1.2 x without.
 // BENCH_OCR_SKIP_SERVICE=1 runs part 1 only, BENCH_OCR_SKIP_RECALL=1 part 2 only.
-const { spawn } = require('node:child_process');
+const { execFile, spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
@@ -290,9 +290,42 @@ async function main() {
   const [loadBefore = 0] = os.loadavg();
   process.stdout.write(`\nOCR beside text moderation (${DURATION_S} s runs, one OCR process under SCHED_IDLE)\n`);
   process.stdout.write(await beside(set));
+  process.stdout.write(await coreSharing());
   process.stdout.write(
     `  load average (1 min): ${loadBefore.toFixed(1)} before, ${(os.loadavg()[0] ?? 0).toFixed(1)} after\n`,
   );
+}
+
+/**
+ * What the machine's cores share: a fixed piece of work (hashing and sorting, a few milliseconds) timed by its own CPU
+ * time in a process of its own, alone and then beside the busy loop under SCHED_IDLE. The scheduler never lets the
+ * loop take the work's CPU time, so any rise is the cores slowing each other (hyperthreads of one physical core,
+ * shared caches): a cost no scheduling policy inside the machine removes.
+ */
+async function coreSharing() {
+  const JOB =
+    "const { createHash } = require('node:crypto'); const buf = Buffer.alloc(65536, 7); const cpu = [];" +
+    'for (let n = 0; n < 300; n += 1) { const c0 = process.cpuUsage();' +
+    " for (let i = 0; i < 60; i += 1) createHash('sha256').update(buf).digest();" +
+    ' const a = Array.from({ length: 20000 }, (_, i) => ({ i })); a.sort((x, y) => y.i - x.i);' +
+    ' const c = process.cpuUsage(c0); cpu.push((c.user + c.system) / 1000);' +
+    ' const until = Date.now() + 3; while (Date.now() < until); }' +
+    ' cpu.sort((x, y) => x - y); process.stdout.write(String(cpu[150]));';
+  const medianMs = () =>
+    new Promise((resolve, reject) =>
+      execFile(process.execPath, ['-e', JOB], (err, stdout) => (err ? reject(err) : resolve(Number(stdout)))),
+    );
+  const alone = /** @type {number} */ (await medianMs());
+  const spinner = spawn('chrt', ['--idle', '0', process.execPath, '-e', SPIN], { stdio: 'ignore' });
+  try {
+    const besideLoop = /** @type {number} */ (await medianMs());
+    return (
+      `  the cores: a fixed job's CPU time, median of 300, ${alone.toFixed(2)} ms alone and ${besideLoop.toFixed(2)} ms ` +
+      `beside the busy loop under SCHED_IDLE (${(besideLoop / alone).toFixed(2)}×)\n`
+    );
+  } finally {
+    spinner.kill('SIGKILL');
+  }
 }
 
 /** Part 1: recall and seconds an image, as a table by kind of image. */
