@@ -25,6 +25,7 @@ export type DeliveryConfig = Pick<
   | 'DELIVERY_CONCURRENCY'
   | 'DELIVERY_CONCURRENCY_PER_ENDPOINT'
   | 'DELIVERY_POLL_MS'
+  | 'DELIVERY_FIRST_ATTEMPT_WAIT_MS'
   | 'DELIVERY_LEASE_MARGIN_MS'
   | 'DELIVERY_PROJECTION_WAIT_MS'
   | 'ENDPOINT_CACHE_MS'
@@ -87,7 +88,9 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
     endpoints,
     versions,
     reads,
-    intake: new DeliveryIntake(store, scheduler, wake),
+    intake: new DeliveryIntake(store, scheduler, wake, {
+      firstAttemptWaitMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS,
+    }),
     statementContext: async (tenantId) => ({
       appealWindowDays: (await parts.settings.settingsOf(tenantId)).appealWindowDays,
     }),

@@ -12,9 +12,15 @@ import {
 } from '@vigil/proto/platform';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { isRetriable } from '../store/store-errors';
+import { markFirstRead } from './first-read';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
+/**
+ * Header the moderator sets on an event it publishes again (its outbox sweep publishing what another process may have
+ * published already). Absent: the event's first publication.
+ */
+const REPLAYED_HEADER = 'vigil-replayed';
 
 /** What the consumer hands decoded webhook commands to (WebhookCommands). Idempotent. */
 export interface WebhookCommandHandler {
@@ -51,16 +57,27 @@ class Stopping extends Error {}
 /**
  * Decodes stored events and webhook commands, hands them to the features' reactions and to WebhookCommands, and
  * commits. Each message only writes to MongoDB (idempotent: deliveries have derived ids, commands are state resets), so a partition
- * is held only while MongoDB is unreachable, never by a webhook waiting for its retry.
+ * is held only while MongoDB is unreachable, never by a webhook waiting for its retry (a fresh webhook's first attempt
+ * holds its batch for DELIVERY_FIRST_ATTEMPT_WAIT_MS at most, see DeliveryIntake).
  */
 export class EventsConsumer extends GroupConsumer {
   private readonly react: (events: DomainEvent[]) => Promise<void>;
+  /** Joins to the group so far: each may have moved partitions between members. */
+  private generation = 0;
+  /**
+   * Per partition, the offset below which its events may have been handled before (by this consumer before a
+   * rejoin, or by the member that had it): the high watermark of its first batch after the last join.
+   */
+  private readonly rereadBelow = new Map<string, { generation: number; offset: bigint }>();
 
   constructor(private readonly options: EventsConsumerOptions) {
     super({
       ...options,
       topics: [options.topics.events, options.topics.webhookCommands],
       concurrency: 4,
+      onJoin: () => {
+        this.generation += 1;
+      },
       // One attempt can outlast the session (a store that answers slowly, the projection wait): heartbeats keep
       // running while the batch is worked on, and a failed one ends the retries.
       handler: {
@@ -83,6 +100,7 @@ export class EventsConsumer extends GroupConsumer {
     if (!last) return;
     const log = this.options.log.child({ topic, partition });
     const { retryInitialMs = 200, retryMaxMs = 5000 } = this.options;
+    const rereadBelow = this.rereadOffset(topic, partition, payload.batch.highWatermark);
     await retry(
       async (attempt) => {
         if (this.moving(payload, beat)) throw new Stopping('consumer stopping or partition moving');
@@ -97,11 +115,11 @@ export class EventsConsumer extends GroupConsumer {
           } else if (isolate) {
             for (const message of messages) {
               await this.isolated(true, topic, partition, message, log, () =>
-                this.handleEvents(topic, partition, [message], log),
+                this.handleEvents(topic, partition, [message], rereadBelow, log),
               );
             }
           } else {
-            await this.handleEvents(topic, partition, messages, log);
+            await this.handleEvents(topic, partition, messages, rereadBelow, log);
           }
           await this.handled(payload);
         } catch (err) {
@@ -120,6 +138,20 @@ export class EventsConsumer extends GroupConsumer {
         },
       },
     );
+  }
+
+  /**
+   * The offset below which the partition's events may have been handled before: the high watermark of the first
+   * batch handled since this member last joined the group. Everything a previous owner (or this consumer, before it
+   * committed) may have read was written by then.
+   */
+  private rereadOffset(topic: string, partition: number, highWatermark: string): bigint {
+    const key = `${topic}/${partition}`;
+    const known = this.rereadBelow.get(key);
+    if (known && known.generation === this.generation) return known.offset;
+    const mark = { generation: this.generation, offset: BigInt(highWatermark) };
+    this.rereadBelow.set(key, mark);
+    return mark.offset;
   }
 
   /** Runs `work` for one message; when isolating, a failure of its own sets the message aside instead of throwing. */
@@ -170,13 +202,23 @@ export class EventsConsumer extends GroupConsumer {
 
   /**
    * Decodes the events, hands the valid ones to the reactions, then sets aside those that are not a known event (once the batch's other work held, so a batch retried for another reason records them once).
+   * Events at or past `rereadBelow` and not republished are marked read for the first time (see `markFirstRead`).
    */
-  private async handleEvents(topic: string, partition: number, messages: KafkaMessage[], log: Logger): Promise<void> {
+  private async handleEvents(
+    topic: string,
+    partition: number,
+    messages: KafkaMessage[],
+    rereadBelow: bigint,
+    log: Logger,
+  ): Promise<void> {
     const invalid: KafkaMessage[] = [];
     const valid: DomainEvent[] = [];
     for (const message of messages) {
       const parsed = DomainEvent.safeParse(safeJson(message.value?.toString() ?? ''));
       if (parsed.success) {
+        if (BigInt(message.offset) >= rereadBelow && message.headers?.[REPLAYED_HEADER] === undefined) {
+          markFirstRead(parsed.data);
+        }
         valid.push(parsed.data);
         continue;
       }
