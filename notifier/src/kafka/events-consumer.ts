@@ -12,15 +12,10 @@ import {
 } from '@vigil/proto/platform';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { isRetriable } from '../store/store-errors';
-import { markFirstRead } from './first-read';
+import { markFirstRead, REPLAYED_HEADER } from './first-read';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
-/**
- * Header the moderator sets on an event it publishes again (its outbox sweep publishing what another process may have
- * published already). Absent: the event's first publication.
- */
-const REPLAYED_HEADER = 'vigil-replayed';
 
 /** What the consumer hands decoded webhook commands to (WebhookCommands). Idempotent. */
 export interface WebhookCommandHandler {

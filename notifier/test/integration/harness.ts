@@ -26,6 +26,7 @@ import { loadConfig } from '../../src/config';
 import { EndpointCache } from '../../src/delivery/endpoint-cache';
 import { createHttpSender } from '../../src/delivery/http-sender';
 import { DeliveryScheduler, type SchedulerOptions } from '../../src/delivery/scheduler';
+import { REPLAYED_HEADER } from '../../src/kafka/first-read';
 import { addressPolicy } from '../../src/delivery/ssrf';
 import type { DeliveryDoc, DeliveryStore } from '../../src/store/delivery-store';
 import { EndpointStateStore } from '../../src/store/endpoint-states';
@@ -78,8 +79,12 @@ export interface World {
   /** A fresh tenant: its endpoints see only its events. */
   tenant(): Tenant;
   publish(...events: DomainEvent[]): Promise<void>;
+  /** Publishes the events again, as the moderator's outbox sweep does: with the `vigil-replayed` header. */
+  republish(...events: DomainEvent[]): Promise<void>;
   command(command: WebhookCommand): Promise<void>;
   deliveries(filter?: Record<string, unknown>): Promise<DeliveryDoc[]>;
+  /** The names of the commands sent on `collection` through the world's client (the in-process notifier's) so far. */
+  commandsOn(collection: string): string[];
   close(): Promise<void>;
 }
 
@@ -90,7 +95,11 @@ export async function createWorld(): Promise<World> {
   const dbName = uniqueName('notifier');
   const prefix = `${uniqueName('nt')}.`;
   const topics = topicNames(prefix);
-  const mongo = new MongoClient(servers.mongoUrl);
+  const mongo = new MongoClient(servers.mongoUrl, { monitorCommands: true });
+  const commands: { name: string; collection: unknown }[] = [];
+  mongo.on('commandStarted', (event) => {
+    commands.push({ name: event.commandName, collection: event.command[event.commandName] });
+  });
   await mongo.connect();
   const db = mongo.db(dbName, { ignoreUndefined: true });
   const kafka = new Kafka({ clientId: 'notifier-test', brokers: servers.kafkaBrokers, logLevel: logLevel.NOTHING });
@@ -126,6 +135,17 @@ export async function createWorld(): Promise<World> {
         })),
       });
     },
+    async republish(...events) {
+      await producer.send({
+        topic: topics.events,
+        acks: -1,
+        messages: events.map((event) => ({
+          key: event.stream,
+          value: JSON.stringify(event),
+          headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type, [REPLAYED_HEADER]: '1' },
+        })),
+      });
+    },
     async command(command) {
       const key = 'deliveryId' in command ? command.deliveryId : command.endpointId;
       await producer.send({
@@ -134,6 +154,7 @@ export async function createWorld(): Promise<World> {
         messages: [{ key, value: JSON.stringify(command) }],
       });
     },
+    commandsOn: (collection) => commands.filter((c) => c.collection === collection).map((c) => c.name),
     deliveries: (filter = {}) =>
       db.collection<DeliveryDoc>(COLLECTIONS.deliveries).find(filter).sort({ createdAt: 1 }).toArray(),
     async close() {
