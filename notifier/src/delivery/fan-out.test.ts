@@ -133,4 +133,15 @@ describe('FanOut', () => {
     expect(t.fresh).toEqual([[deliveryIdOf('evt_first', 'we_all')]]);
     expect(t.deliveries()).toHaveLength(3);
   });
+  it('builds the same bytes for an event read again, its timestamp being the event’s', async () => {
+    const view = { record: { id: 'rec_1', clientId: 'post-1', status: 'Flagged' } };
+    const event = moderated('evt_view', { view }, { occurredAt: '2026-03-04T05:06:07.089Z' });
+    const first = setup([endpoint('we_all', [])]);
+    await first.fanOut.handle([event], log);
+    const again = setup([endpoint('we_all', [])]);
+    await again.fanOut.handle([structuredClone(event)], log);
+    const [body] = first.deliveries().map((doc) => doc.body);
+    expect(again.deliveries().map((doc) => doc.body)).toEqual([body]);
+    expect(JSON.parse(body!)).toMatchObject({ timestamp: String(Date.parse('2026-03-04T05:06:07.089Z')) });
+  });
 });
