@@ -176,4 +176,13 @@ describe('EventsConsumer', () => {
     ]);
     expect(t.firstRead()).toEqual(['evt_5']);
   });
+  it('marks no event read for the first time when its batch is handled again', async () => {
+    const t = setup({ failures: [new Error('store down')] });
+    await t.consumer.start();
+    // Past what the partition held (its high watermark was 5): a first read, but its first try fails, after its
+    // webhooks may have been sent and stored. The second try is not a first read.
+    await t.deliver([message(moderated('evt_5'), '5')], '5');
+    expect(t.ids()).toEqual([['evt_5']]);
+    expect(t.firstRead()).toEqual([]);
+  });
 });

@@ -110,11 +110,13 @@ export class EventsConsumer extends GroupConsumer {
           } else if (isolate) {
             for (const message of messages) {
               await this.isolated(true, topic, partition, message, log, () =>
-                this.handleEvents(topic, partition, [message], rereadBelow, log),
+                this.handleEvents(topic, partition, [message], false, log),
               );
             }
           } else {
-            await this.handleEvents(topic, partition, messages, rereadBelow, log);
+            // A batch handled again may have had its webhooks sent and stored by the try before (another reaction
+            // failed): only the first try marks events read for the first time.
+            await this.handleEvents(topic, partition, messages, attempt === 0 && rereadBelow, log);
           }
           await this.handled(payload);
         } catch (err) {
@@ -197,13 +199,14 @@ export class EventsConsumer extends GroupConsumer {
 
   /**
    * Decodes the events, hands the valid ones to the reactions, then sets aside those that are not a known event (once the batch's other work held, so a batch retried for another reason records them once).
-   * Events at or past `rereadBelow` and not republished are marked read for the first time (see `markFirstRead`).
+   * Events at or past `rereadBelow` and not republished are marked read for the first time (see `markFirstRead`);
+   * none when it is false.
    */
   private async handleEvents(
     topic: string,
     partition: number,
     messages: KafkaMessage[],
-    rereadBelow: bigint,
+    rereadBelow: bigint | false,
     log: Logger,
   ): Promise<void> {
     const invalid: KafkaMessage[] = [];
@@ -211,7 +214,11 @@ export class EventsConsumer extends GroupConsumer {
     for (const message of messages) {
       const parsed = DomainEvent.safeParse(safeJson(message.value?.toString() ?? ''));
       if (parsed.success) {
-        if (BigInt(message.offset) >= rereadBelow && message.headers?.[REPLAYED_HEADER] === undefined) {
+        if (
+          rereadBelow !== false &&
+          BigInt(message.offset) >= rereadBelow &&
+          message.headers?.[REPLAYED_HEADER] === undefined
+        ) {
           markFirstRead(parsed.data);
         }
         valid.push(parsed.data);
