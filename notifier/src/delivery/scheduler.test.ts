@@ -54,6 +54,7 @@ async function attemptOnce(
   result: SendResult | undefined,
   secrets: WebhookEndpointDoc['secrets'],
   first?: FirstAttemptFate,
+  fields: Partial<DeliveryDoc> = {},
 ) {
   const recorded: Recorded[] = [];
   const disabled: string[] = [];
@@ -109,7 +110,7 @@ async function attemptOnce(
     onAttempt: (attemptResult) => results.push(attemptResult),
   });
   scheduler.start();
-  const doc = delivery();
+  const doc = { ...delivery(), ...fields };
   expect(scheduler.reserve(doc.endpointId)).toBe(true);
   // A first attempt is made before the delivery is stored; `first` is what then became of the delivery.
   let answered: DeliveryDoc | undefined;
@@ -234,6 +235,12 @@ describe('DeliveryScheduler', () => {
         attempt: expect.objectContaining({ error: 'no_active_secret' }),
         next: expect.objectContaining({ state: 'pending' }),
       },
+    ]);
+  });
+  it('writes the outcome under its lease when a first attempt’s leased insert existed (an earlier try’s, its reply lost)', async () => {
+    const run = await attemptOnce({ statusCode: 204, durationMs: 2 }, activeSecret, 'existed', { leaseId: 'lease_1' });
+    expect(run.recorded).toEqual([
+      { attempt: expect.objectContaining({ statusCode: 204 }), next: { state: 'succeeded' } },
     ]);
   });
 });

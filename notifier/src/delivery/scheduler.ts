@@ -180,7 +180,12 @@ export class DeliveryScheduler implements LeaseHolder {
       this.undecided.delete(decide);
       if (fate === 'stored' || fate === 'existed') {
         endpointDone();
-        if (outcome) await outcome.after();
+        if (!outcome) return;
+        // Found stored after an insert that went in leased: the lease may be this one's (an earlier try's insert
+        // whose reply was lost). The write is conditioned on it, so it changes another notifier's delivery in no way.
+        if (fate === 'existed' && doc.leaseId)
+          await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
+        await outcome.after();
       } else if (fate === 'leased') {
         if (!outcome) return this.process(doc, endpointDone);
         endpointDone();
