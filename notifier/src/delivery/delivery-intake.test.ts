@@ -13,7 +13,13 @@ function holder(slots: number, answer: 'succeeded' | 'pending' | 'never' | 'unse
   let free = slots;
   const fates = new Map<string, FirstAttemptFate>();
   const waiting: (() => void)[] = [];
+  const slow = new Set<string>();
   const h: LeaseHolder = {
+    isSlow: (endpointId) => slow.has(endpointId),
+    markSlow: (endpointId) => {
+      calls.push(`slow ${endpointId}`);
+      slow.add(endpointId);
+    },
     sendFirst: (d) => {
       calls.push(`send ${d._id}`);
       const outcome = { ...d, state: answer, attemptCount: 1 } as DeliveryDoc;
@@ -44,7 +50,14 @@ function holder(slots: number, answer: 'succeeded' | 'pending' | 'never' | 'unse
       calls.push(`release ${endpointId}`);
     },
   };
-  return { holder: h, calls, fates, free: () => free, answerNow: () => waiting.forEach((resolve) => resolve()) };
+  return {
+    holder: h,
+    calls,
+    fates,
+    slow,
+    free: () => free,
+    answerNow: () => waiting.forEach((resolve) => resolve()),
+  };
 }
 
 /** A store in memory: `existing` ids were inserted before; `failure` fails the insert. */
@@ -152,7 +165,7 @@ describe('DeliveryIntake', () => {
     expect(result.withOutcome).toEqual(new Set(['dlv_1']));
   });
 
-  it('stores the delivery leased when its receiver does not answer within the wait, and waits no more for that endpoint', async () => {
+  it('stores the delivery leased when its receiver does not answer within the wait, and waits no more for that endpoint for a while', async () => {
     const h = holder(5, 'never');
     const s = store();
     const intake = wait(h, s, 50);
@@ -163,10 +176,14 @@ describe('DeliveryIntake', () => {
     expect(h.fates.get('dlv_1')).toBe('leased');
     expect(result).toMatchObject({ adopted: new Set(['dlv_1']), withOutcome: new Set() });
     h.answerNow();
-    // The endpoint's next fresh delivery is claimed before it is sent.
+    // The endpoint's next fresh delivery is claimed before it is sent, until one of its attempts answers in time.
+    expect(h.calls).toContain('slow we_slow');
     await intake.take([doc('dlv_2', 'we_slow', '{}')], new Set(['dlv_2']));
     expect(h.calls).not.toContain('send dlv_2');
     expect(h.calls).toContain('adopt dlv_2');
+    h.slow.delete('we_slow');
+    await intake.take([doc('dlv_3', 'we_slow', '{}')], new Set(['dlv_3']));
+    expect(h.calls).toContain('send dlv_3');
   });
 
   it('stores leased a fresh delivery that could not be sent, for the usual path to record why', async () => {

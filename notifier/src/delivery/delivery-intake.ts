@@ -31,6 +31,10 @@ export interface LeaseHolder {
   release(endpointId: string): void;
   /** Makes the first attempt of a delivery not stored yet, in the reserved slot. */
   sendFirst(doc: DeliveryDoc): FirstAttempt;
+  /** Whether the endpoint's last attempt took longer than the first attempt's wait, or missed it and is still out. */
+  isSlow(endpointId: string): boolean;
+  /** A first attempt to the endpoint missed the wait: slow until one of its attempts answers within it. */
+  markSlow(endpointId: string): void;
 }
 
 export interface DeliveryIntakeOptions {
@@ -41,8 +45,6 @@ export interface DeliveryIntakeOptions {
   firstAttemptWaitMs: number;
 }
 
-/** An endpoint whose first attempt was not answered within the wait gets none before its delivery is stored, this long. */
-const SLOW_ENDPOINT_MS = 60_000;
 /** A first attempt whose delivery could not be stored waits this long for the batch to be handled again. */
 const UNSTORED_KEEP_MS = 30_000;
 
@@ -55,11 +57,11 @@ const UNSTORED_KEEP_MS = 30_000;
  * batch's commit follows, so a crash before it leaves the event to be read again: nothing is lost.
  *
  * The wait holds the batch, so it is short, and an endpoint that did not answer within it gets no first attempt
- * before its delivery is stored for a while: a slow receiver costs the events behind it one wait a minute at most.
+ * before its delivery is stored until one of its attempts (they go on, claimed first) answers within it: a slow
+ * receiver holds the events behind it for one wait, not one per batch.
  * Endpoint slots and breakers apply as to every attempt, so one tenant's receivers never take another's slots.
  */
 export class DeliveryIntake {
-  private readonly slowUntil = new Map<string, number>();
   /** First attempts made whose delivery could not be stored yet, kept for the batch's next try: it sends nothing again. */
   private readonly unstored = new Map<string, { doc: DeliveryDoc; first: FirstAttempt; timer: NodeJS.Timeout }>();
 
@@ -96,7 +98,7 @@ export class DeliveryIntake {
         continue;
       }
       if (!holder || !doc.body || !holder.reserve(doc.endpointId)) continue;
-      if (fresh.has(doc._id) && this.options.firstAttemptWaitMs > 0 && !this.slow(doc.endpointId, now)) {
+      if (fresh.has(doc._id) && this.options.firstAttemptWaitMs > 0 && !holder.isSlow(doc.endpointId)) {
         firsts.set(doc._id, holder.sendFirst(doc));
       } else reserved.add(doc._id);
     }
@@ -112,7 +114,7 @@ export class DeliveryIntake {
       }
       if (firsts.has(doc._id)) {
         leased.add(doc._id);
-        if (!answers.has(doc._id)) this.slowUntil.set(doc.endpointId, now + SLOW_ENDPOINT_MS);
+        if (!answers.has(doc._id)) holder?.markSlow(doc.endpointId);
       }
       return doc;
     });
@@ -146,14 +148,6 @@ export class DeliveryIntake {
     }
     if ([...inserted].some((id) => !adopted.has(id) && !withOutcome.has(id))) this.onWork();
     return { inserted, adopted, withOutcome };
-  }
-
-  private slow(endpointId: string, now: number): boolean {
-    const until = this.slowUntil.get(endpointId);
-    if (until === undefined) return false;
-    if (until > now) return true;
-    this.slowUntil.delete(endpointId);
-    return false;
   }
 
   /**

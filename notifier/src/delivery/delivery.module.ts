@@ -76,6 +76,7 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
       pollMs: config.DELIVERY_POLL_MS,
       leaseMs: config.WEBHOOK_TIMEOUT_MS + config.DELIVERY_LEASE_MARGIN_MS,
       projectionWaitMs: config.DELIVERY_PROJECTION_WAIT_MS,
+      slowAttemptMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS,
       onAttempt: (result: AttemptResult, durationMs: number) => {
         metrics?.attempts.inc({ result });
         metrics?.duration.observe({ result }, durationMs / 1000);

@@ -107,6 +107,7 @@ async function attemptOnce(
     pollMs: 60_000,
     leaseMs: 30_000,
     projectionWaitMs: 10_000,
+    slowAttemptMs: 10,
     onAttempt: (attemptResult) => results.push(attemptResult),
   });
   scheduler.start();
@@ -120,7 +121,8 @@ async function attemptOnce(
     attempt.decide(first);
   } else scheduler.adopt(doc);
   await scheduler.stop();
-  return { recorded, disabled, succeeded, sent, results, doc, answered, slots: scheduler.slots };
+  const slow = scheduler.isSlow(doc.endpointId);
+  return { recorded, disabled, succeeded, sent, results, doc, answered, slow, slots: scheduler.slots };
 }
 
 const activeSecret = [{ secret: SECRET, createdAt: new Date('2026-01-01T00:00:00Z') }];
@@ -242,5 +244,9 @@ describe('DeliveryScheduler', () => {
     expect(run.recorded).toEqual([
       { attempt: expect.objectContaining({ statusCode: 204 }), next: { state: 'succeeded' } },
     ]);
+  });
+  it('marks an endpoint slow when an attempt took longer than the first attempt’s wait, and not when it was quick', async () => {
+    expect((await attemptOnce({ statusCode: 200, durationMs: 11 }, activeSecret)).slow).toBe(true);
+    expect((await attemptOnce({ statusCode: 200, durationMs: 9 }, activeSecret)).slow).toBe(false);
   });
 });

@@ -41,6 +41,11 @@ export interface SchedulerOptions {
   /** How long a claimed delivery stays ours: the HTTP timeout plus a margin for the database writes. */
   leaseMs: number;
   projectionWaitMs: number;
+  /**
+   * An attempt answered after this long marks its endpoint slow, one answered sooner clears it (see `isSlow`),
+   * milliseconds: the first attempt's wait (DeliveryIntake). Absent, no endpoint is slow.
+   */
+  slowAttemptMs?: number;
   onAttempt?: (result: AttemptResult, durationMs: number) => void;
 }
 
@@ -76,6 +81,8 @@ export class DeliveryScheduler implements LeaseHolder {
   private readonly loop: WorkLoop<DeliveryDoc>;
   private readonly perEndpoint = new Map<string, number>();
   private readonly breakers = new EndpointBreakers();
+  /** Endpoints whose last attempt took longer than `slowAttemptMs` (or missed the first attempt's wait, still out). */
+  private readonly slow = new Set<string>();
   /** First attempts whose delivery is not stored yet (see `sendFirst`): a stop drops them. */
   private readonly undecided = new Set<(fate: FirstAttemptFate) => void>();
 
@@ -200,6 +207,14 @@ export class DeliveryScheduler implements LeaseHolder {
         decide(fate);
       },
     };
+  }
+
+  isSlow(endpointId: string): boolean {
+    return this.slow.has(endpointId);
+  }
+
+  markSlow(endpointId: string): void {
+    this.slow.add(endpointId);
   }
 
   /** Stops claiming and waits for the attempts in flight to be recorded (first attempts not stored are dropped). */
@@ -334,6 +349,8 @@ export class DeliveryScheduler implements LeaseHolder {
       ...(result.error !== undefined ? { error: result.error } : {}),
       ...(result.responseBody !== undefined ? { responseBody: result.responseBody } : {}),
     };
+    if (result.durationMs > (this.options.slowAttemptMs ?? Infinity)) this.slow.add(endpoint._id);
+    else this.slow.delete(endpoint._id);
     const code = result.statusCode;
     const succeeded = code !== undefined && code >= 200 && code < 300;
     // The breaker hears of the attempt, then the endpoint's slot goes back (a 410 disables the endpoint instead).

@@ -7,10 +7,11 @@ let world: World;
 let hook: Receiver;
 const processes: ServiceProcess[] = [];
 
-function spawnNotifier(): ServiceProcess {
+function spawnNotifier(env: Record<string, string> = {}): ServiceProcess {
   const servers = testServers();
   const child = spawnService('notifier', {
     ...world.env,
+    ...env,
     MONGO_URL: servers.mongoUrl,
     KAFKA_BROKERS: servers.kafkaBrokers.join(','),
     ADMIN_PORT: '0',
@@ -126,7 +127,8 @@ it('sends again, after a restart, a webhook whose notifier was SIGKILLed between
   const record = await tenant.record('killed-1');
   let victim: ServiceProcess | undefined;
   hook.handler = (_req, res) => res.writeHead(200).end();
-  const notifier = spawnNotifier();
+  // A first attempt's wait that holds on a busy machine: the delivery is stored only once the receiver answers.
+  const notifier = spawnNotifier({ DELIVERY_FIRST_ATTEMPT_WAIT_MS: '5000' });
   await adminPortOf(notifier);
   // The record's partition has had its first batch since the notifier joined: the next event is read for the first
   // time, and its webhook is sent before its delivery is stored.
