@@ -221,4 +221,13 @@ describe('DeliveryIntake', () => {
     await wait(h, s, 0).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
     expect(h.calls).toEqual(['reserve we_1', 'adopt dlv_1']);
   });
+  it('claims first a fresh delivery it took in lately: its event was published again', async () => {
+    const h = holder(5);
+    const s = store();
+    const intake = wait(h, s);
+    await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
+    expect(h.calls.slice(-2)).toEqual(['reserve we_1', 'release we_1']);
+  });
 });

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 
 /**
@@ -47,6 +48,13 @@ export interface DeliveryIntakeOptions {
 
 /** A first attempt whose delivery could not be stored waits this long for the batch to be handled again. */
 const UNSTORED_KEEP_MS = 30_000;
+/**
+ * Deliveries this process took in lately, at most this many for at most this long: an event published again soon (the
+ * moderator's outbox sweep, a producer replaced after a broker failed) lands on the same partition, usually still
+ * this consumer's, and is claimed first rather than sent again. About 2 MB at the most.
+ */
+const RECENT_MAX = 20_000;
+const RECENT_MS = 120_000;
 
 /**
  * How new deliveries come in. Each delivery with a body gets a slot of this process's scheduler if one is free. A
@@ -64,6 +72,8 @@ const UNSTORED_KEEP_MS = 30_000;
 export class DeliveryIntake {
   /** First attempts made whose delivery could not be stored yet, kept for the batch's next try: it sends nothing again. */
   private readonly unstored = new Map<string, { doc: DeliveryDoc; first: FirstAttempt; timer: NodeJS.Timeout }>();
+  /** Ids of the deliveries taken in lately (stored, or found stored). */
+  private readonly recent = new LRUCache<string, true>({ max: RECENT_MAX, ttl: RECENT_MS });
 
   constructor(
     private readonly store: Pick<DeliveryStore, 'insertNew'>,
@@ -98,7 +108,12 @@ export class DeliveryIntake {
         continue;
       }
       if (!holder || !doc.body || !holder.reserve(doc.endpointId)) continue;
-      if (fresh.has(doc._id) && this.options.firstAttemptWaitMs > 0 && !holder.isSlow(doc.endpointId)) {
+      const first =
+        fresh.has(doc._id) &&
+        this.options.firstAttemptWaitMs > 0 &&
+        !holder.isSlow(doc.endpointId) &&
+        !this.recent.has(doc._id);
+      if (first) {
         firsts.set(doc._id, holder.sendFirst(doc));
       } else reserved.add(doc._id);
     }
@@ -132,6 +147,7 @@ export class DeliveryIntake {
     // Adopt, or say what became of the first attempts.
     const adopted = new Set<string>();
     for (const doc of docs) {
+      this.recent.set(doc._id, true);
       const first = firsts.get(doc._id);
       const isNew = inserted.has(doc._id);
       if (first) {
