@@ -6,6 +6,7 @@ const moduleNameMapper = {
   '^@vigil/proto$': '<rootDir>/proto/src/index.ts',
   '^@vigil/proto/platform$': '<rootDir>/proto/src/platform/index.ts',
   '^@vigil/proto/rules$': '<rootDir>/proto/src/rules/index.ts',
+  '^@vigil/proto/rules/pattern$': '<rootDir>/proto/src/rules/pattern.ts',
   // Specs' support in proto/src/testing (not built into dist).
   '^@vigil/proto/dist/testing/(.*)$': '<rootDir>/proto/src/testing/$1',
 };

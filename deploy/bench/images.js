@@ -6,20 +6,15 @@
 // rounds of each in turn, the text load from a process of its own), for its p99. Goals: service ≥ 0.8 × raw model; text p99 with image load ≤ 1.5 × without.
 const http = require('node:http');
 const { crc32 } = require('node:zlib');
-const autocannon = require('autocannon');
 // The package's types are its ES module's (`types` points at index.d.mts); require gives the same function.
 const sharp = /** @type {typeof import('sharp').default} */ (/** @type {unknown} */ (require('sharp')));
-const { waitUntil } = require('../local/util');
 const { startStack, peakRssMb } = require('./stack');
-const { pacedInChild } = require('./paced-child');
 const { quiet } = require('./cost');
-const { percentile } = require('./percentile');
+const { halfRateText, imagePath, pooled } = require('./beside-images');
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const IMAGE_CONNECTIONS = Number(process.env.BENCH_IMAGE_CONNECTIONS || 4);
-const TEXT_CONNECTIONS = 16;
 const ROUNDS = Number(process.env.BENCH_IMAGE_ROUNDS || 3);
-const TEXT = 'a quiet afternoon by the river, with coffee and music '.repeat(18);
 
 /** The PNG with a tEXt chunk holding `text` inserted before its IEND chunk (the last 12 bytes). */
 function withText(png, text) {
@@ -79,23 +74,6 @@ async function rawModel(png) {
   };
 }
 
-function closedLoop(url, { body, headers, connections, durationS }) {
-  return new Promise((resolve, reject) => {
-    let n = 0;
-    autocannon(
-      {
-        url,
-        method: 'POST',
-        connections,
-        duration: durationS,
-        headers: { 'content-type': 'application/json', ...headers },
-        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(n++)) }) }],
-      },
-      (err, result) => (err ? reject(err) : resolve(result)),
-    );
-  });
-}
-
 async function main() {
   const images = await imageServer();
   const stack = await startStack({
@@ -103,37 +81,15 @@ async function main() {
     env: { IMAGE_THREADS: '1', IMAGE_ALLOWED_CIDRS: '127.0.0.0/8' },
   });
   try {
-    const api = `http://127.0.0.1:${stack.ports.gateway}/api/v1`;
-    const headers = { authorization: `Bearer ${stack.apiKey}` };
-    const json = { ...headers, 'content-type': 'application/json' };
     // Every image flags as Neutral, so that each judged image shows in the answer.
-    const rules = {
+    const { imageLoad } = await imagePath(stack, {
       rules: [
         { id: 'profanity', name: 'Profanity', strategies: [{ type: 'blocklist', profanity: true }] },
         { id: 'images', name: 'Images', strategies: [{ type: 'images', thresholds: { Neutral: 0 } }] },
       ],
-    };
-    const put = await fetch(`${api}/rules`, { method: 'PUT', headers: json, body: JSON.stringify(rules) });
-    if (put.status !== 200) throw new Error(`PUT /rules answered ${put.status}`);
-    const imageRecord = (i) => ({
-      clientId: `img-${i}`,
-      name: `Image post ${i}`,
-      entity: 'post',
-      content: { text: 'look at this', imageUrls: [`${images.base}/image-${i}.png`] },
-      passthrough: true,
+      imageUrl: (i) => `${images.base}/image-${i}.png`,
+      probe: { image: -1, reason: 'Image 1', what: 'the moderator to judge images (model loaded, rules applied)' },
     });
-    await waitUntil(
-      async () => {
-        const res = await fetch(`${api}/moderate`, {
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify(imageRecord(-1)),
-        });
-        const body = /** @type {{ reasons?: string[] }} */ (await res.json());
-        return (body.reasons ?? []).some((reason) => reason.startsWith('Image 1'));
-      },
-      { timeoutMs: 180000, what: 'the moderator to judge images (model loaded, rules applied)' },
-    );
 
     // Images the model judged (and answers from the verdict cache, which should be none), from the moderator's metric.
     const outcomes = async () => {
@@ -156,14 +112,7 @@ async function main() {
         raws.push(await model.rate(DURATION_S));
         const before = await outcomes();
         const started = performance.now();
-        const served = /** @type {import('autocannon').Result} */ (
-          await closedLoop(`${api}/moderate`, {
-            body: (i) => imageRecord(1000000 * (round + 1) + i),
-            headers,
-            connections: IMAGE_CONNECTIONS,
-            durationS: DURATION_S,
-          })
-        );
+        const served = await imageLoad(1000000 * (round + 1), IMAGE_CONNECTIONS, DURATION_S);
         const seconds = (performance.now() - started) / 1000;
         const after = await outcomes();
         serviceRounds.push({ count: after.judged - before.judged, seconds });
@@ -180,28 +129,7 @@ async function main() {
     const serviceRate = perSecond(serviceRounds);
     const perRound = (runs) => runs.map((run) => (run.count / run.seconds).toFixed(1)).join(', ');
 
-    const textRecord = (i) => ({ clientId: `txt-${i % 2000}`, name: `Post ${i}`, entity: 'post', content: TEXT });
-    const textMax = await closedLoop(`${api}/moderate`, {
-      body: textRecord,
-      headers,
-      connections: TEXT_CONNECTIONS,
-      durationS: 5,
-    });
-    const rate = Math.max(1, Math.floor(textMax.requests.average / 2));
-    // The text load runs in a process of its own: this one serves the images and sends the image load.
-    const textLoad = () =>
-      pacedInChild(
-        {
-          url: `${api}/moderate`,
-          rate,
-          durationS: DURATION_S,
-          connections: TEXT_CONNECTIONS,
-          clientIdPrefix: 'txt-',
-          clientIds: 2000,
-          content: TEXT,
-        },
-        stack.apiKey,
-      );
+    const textOnly = await halfRateText(stack, DURATION_S);
     // Alone and beside image load in turns, so that both see the same drift of the machine; p99 over all rounds. What
     // an image round left (images still queued for the image thread) is done before the next text round alone.
     const alones = [];
@@ -210,17 +138,12 @@ async function main() {
     const judgedBeside = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       await quiet(stack);
-      alones.push(await textLoad());
+      alones.push(await textOnly.run());
       const before = await outcomes();
       const started = performance.now();
       const [beside] = await Promise.all([
-        textLoad(),
-        closedLoop(`${api}/moderate`, {
-          body: (i) => imageRecord(100000 * (round + 1) + i),
-          headers,
-          connections: IMAGE_CONNECTIONS,
-          durationS: DURATION_S + 1,
-        }),
+        textOnly.run(),
+        imageLoad(100000 * (round + 1), IMAGE_CONNECTIONS, DURATION_S + 1),
       ]);
       judgedBeside.push({
         count: (await outcomes()).judged - before.judged,
@@ -228,17 +151,6 @@ async function main() {
       });
       besides.push(beside);
     }
-    const pooled = (runs) => ({
-      p99: Math.round(
-        percentile(
-          runs.flatMap((run) => run.latencies).sort((a, b) => a - b),
-          99,
-        ),
-      ),
-      non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
-      errors: runs.reduce((sum, run) => sum + run.errors, 0),
-      rounds: runs.map((run) => run.p99).join(', '),
-    });
     const alone = pooled(alones);
     const beside = pooled(besides);
 
@@ -249,7 +161,7 @@ async function main() {
         `(per round ${perRound(serviceRounds)}), p99 per round ${servedP99.join(', ')} ms, non-2xx ${servedNon2xx}, ` +
         `from the verdict cache ${cachedCount} (ratio ${(serviceRate / raw).toFixed(2)}, goal ≥ 0.8; ${ROUNDS} rounds ` +
         `of each in turn)\n` +
-        `  text-only /moderate at ${rate} req/s (half of ${Math.round(textMax.requests.average)}): p99 ${alone.p99} ms alone, ` +
+        `  text-only /moderate at ${textOnly.rate} req/s (half of ${textOnly.maxRate}): p99 ${alone.p99} ms alone, ` +
         `${beside.p99} ms beside image load (ratio ${(beside.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ≤ 1.5; ` +
         `${ROUNDS} rounds of each in turn, p99 per round ${alone.rounds} alone, ${beside.rounds} beside); ` +
         `non-2xx ${alone.non2xx + beside.non2xx}, errors ${alone.errors + beside.errors}; images judged meanwhile ` +

@@ -7,25 +7,24 @@
 //    CPU time, which other work on a shared machine does not inflate.
 // 2. Text-only /moderate at a steady half of its maximum rate, without and with OCR load beside it (records with one
 //    image of the set each and an `image-text` rule, one OCR process under SCHED_IDLE), BENCH_OCR_ROUNDS rounds (8) of
-//    each in turn after a warm-up, for its p99: pooled over the rounds, and the median of the rounds' paired ratios.
+//    each in turn after a warm-up, for its p99: pooled over the rounds, and the median of the rounds' paired ratios;
+//    and, as a peer, the same text load beside a busy loop under SCHED_IDLE (any idle-priority work on the machine).
 // Goals: recall >= 0.95; <= 0.5 s an image; text p99 with OCR load <= 1.2 x without.
 // BENCH_OCR_SKIP_SERVICE=1 runs part 1 only, BENCH_OCR_SKIP_RECALL=1 part 2 only.
+const { spawn } = require('node:child_process');
 const fs = require('node:fs');
 const http = require('node:http');
 const os = require('node:os');
-const autocannon = require('autocannon');
 const { items, render, wordsRead } = require('../ocr/generate-set');
 const { startStack, peakRssMb } = require('./stack');
-const { pacedInChild } = require('./paced-child');
 const { quiet, untilIdle } = require('./cost');
-const { percentile } = require('./percentile');
-const { waitUntil } = require('../local/util');
+const { halfRateText, imagePath, pooled } = require('./beside-images');
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const ROUNDS = Number(process.env.BENCH_OCR_ROUNDS || 8);
 const IMAGE_CONNECTIONS = 4;
-const TEXT_CONNECTIONS = 16;
-const TEXT = 'a quiet afternoon by the river, with coffee and music '.repeat(18);
+/** The peer's busy loop: arithmetic on a few registers, no memory to speak of. */
+const SPIN = 'let x = 0; for (;;) x = (x * 1.0000001 + 1) % 1e9;';
 
 /** The set's images, rendered once. */
 async function renderSet() {
@@ -116,23 +115,6 @@ async function recall(set) {
   }
 }
 
-function closedLoop(url, { body, headers, connections, durationS }) {
-  return new Promise((resolve, reject) => {
-    let n = 0;
-    autocannon(
-      {
-        url,
-        method: 'POST',
-        connections,
-        duration: durationS,
-        headers: { 'content-type': 'application/json', ...headers },
-        requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify(body(n++)) }) }],
-      },
-      (err, result) => (err ? reject(err) : resolve(result)),
-    );
-  });
-}
-
 /** Serves the set's images at /<index>/<anything> (each URL distinct, the bytes of image index mod set size). */
 async function imageServer(set) {
   const server = http.createServer((req, res) => {
@@ -153,10 +135,9 @@ async function beside(set) {
     env: { IMAGE_THREADS: '1', IMAGE_OCR: 'true', IMAGE_ALLOWED_CIDRS: '127.0.0.0/8' },
   });
   try {
-    const api = `http://127.0.0.1:${stack.ports.gateway}/api/v1`;
-    const headers = { authorization: `Bearer ${stack.apiKey}` };
-    const json = { ...headers, 'content-type': 'application/json' };
-    const rules = {
+    // An image of the set that says "whatsapp": flagged once the OCR reads it.
+    const probe = set.findIndex(({ item }) => item.words.includes('whatsapp') && item.background !== 'photo');
+    const { imageLoad } = await imagePath(stack, {
       rules: [
         {
           id: 'words',
@@ -165,30 +146,9 @@ async function beside(set) {
         },
         { id: 'text-in-images', name: 'Text in images', strategies: [{ type: 'image-text' }] },
       ],
-    };
-    const put = await fetch(`${api}/rules`, { method: 'PUT', headers: json, body: JSON.stringify(rules) });
-    if (put.status !== 200) throw new Error(`PUT /rules answered ${put.status}`);
-    const imageRecord = (i) => ({
-      clientId: `img-${i}`,
-      name: `Image post ${i}`,
-      entity: 'post',
-      content: { text: 'look at this', imageUrls: [`${images.base}/${i}/image.png`] },
-      passthrough: true,
+      imageUrl: (i) => `${images.base}/${i}/image.png`,
+      probe: { image: probe, reason: "Image 1's text", what: 'the moderator to read text in images (rules applied)' },
     });
-    // An image of the set that says "whatsapp": flagged once the OCR reads it.
-    const probe = set.findIndex(({ item }) => item.words.includes('whatsapp') && item.background !== 'photo');
-    await waitUntil(
-      async () => {
-        const res = await fetch(`${api}/moderate`, {
-          method: 'POST',
-          headers: json,
-          body: JSON.stringify(imageRecord(probe)),
-        });
-        const body = /** @type {{ reasons?: string[] }} */ (await res.json());
-        return (body.reasons ?? []).some((reason) => reason.startsWith("Image 1's text"));
-      },
-      { timeoutMs: 180000, what: 'the moderator to read text in images (rules applied)' },
-    );
     /** The moderator's image texts so far by outcome: `read` and `empty` (read), `timeout`, `budget`, … */
     const outcomes = async () => {
       const text = await (await fetch(`http://127.0.0.1:${stack.adminPorts.moderator}/metrics`)).text();
@@ -201,27 +161,7 @@ async function beside(set) {
       return (count.read ?? 0) + (count.empty ?? 0);
     };
 
-    const textRecord = (i) => ({ clientId: `txt-${i % 2000}`, name: `Post ${i}`, entity: 'post', content: TEXT });
-    const textMax = await closedLoop(`${api}/moderate`, {
-      body: textRecord,
-      headers,
-      connections: TEXT_CONNECTIONS,
-      durationS: 5,
-    });
-    const rate = Math.max(1, Math.floor(textMax.requests.average / 2));
-    const textLoad = () =>
-      pacedInChild(
-        {
-          url: `${api}/moderate`,
-          rate,
-          durationS: DURATION_S,
-          connections: TEXT_CONNECTIONS,
-          clientIdPrefix: 'txt-',
-          clientIds: 2000,
-          content: TEXT,
-        },
-        stack.apiKey,
-      );
+    const textOnly = await halfRateText(stack, DURATION_S);
     // The OCR processes (the moderator's children; one started again after a reading over its budget is another):
     // their CPU time, the live ones' and the ended ones' that the moderator reaped, and the highest peak RSS seen.
     const ocrPids = () => childPids(stack.pids.moderator).filter((pid) => /ocr-process/.test(commandLine(pid)));
@@ -244,7 +184,7 @@ async function beside(set) {
     const ocrQuiet = () =>
       untilIdle(() => ocrCpu() * 1000, { windowMs: 1000, maxCores: 0.05, what: 'the OCR process to go quiet' });
     // Warm-up, not counted: the text path at the paced rate once.
-    await textLoad();
+    await textOnly.run();
     const outcomesBefore = await outcomes();
     const alones = [];
     const besides = [];
@@ -254,31 +194,40 @@ async function beside(set) {
       const started = performance.now();
       const cpuBefore = ocrCpu();
       const [withOcr] = await Promise.all([
-        textLoad(),
-        closedLoop(`${api}/moderate`, {
-          body: (i) => imageRecord(100000 * (round + 1) + i),
-          headers,
-          connections: IMAGE_CONNECTIONS,
-          durationS: DURATION_S + 1,
-        }),
+        textOnly.run(),
+        imageLoad(100000 * (round + 1), IMAGE_CONNECTIONS, DURATION_S + 1),
       ]);
       const seconds = (performance.now() - started) / 1000;
       readBeside.push({ count: (await reads()) - before, seconds, cpu: ocrCpu() - cpuBefore });
       return withOcr;
     };
-    // Rounds alone and beside OCR in turn, the pair's order swapped each round (alone first, then beside first), so
-    // that a drift of the machine's other work favours neither.
+    // The peer: a busy loop with a small working set under SCHED_IDLE, beside the same text load. It takes all the CPU
+    // time text moderation leaves, as OCR could, with none of OCR's memory traffic: what any idle-priority work on the
+    // machine's other core costs text moderation here (caches, the hypervisor's sharing of the cores).
+    const spinLoad = async () => {
+      const spinner = spawn('chrt', ['--idle', '0', process.execPath, '-e', SPIN], { stdio: 'ignore' });
+      try {
+        return await textOnly.run();
+      } finally {
+        spinner.kill('SIGKILL');
+        await new Promise((resolve) =>
+          spinner.exitCode === null ? spinner.once('exit', resolve) : resolve(undefined),
+        );
+      }
+    };
+    const spins = [];
+    // Rounds alone, beside OCR and beside the busy loop in turn, their order turned each round, so that a drift of the
+    // machine's other work favours none of them.
     for (let round = 0; round < ROUNDS; round += 1) {
-      await ocrQuiet();
-      await quiet(stack);
-      if (round % 2 === 0) {
-        alones.push(await textLoad());
-        besides.push(await ocrLoad(round));
-      } else {
-        besides.push(await ocrLoad(round));
+      const kinds = [
+        async () => alones.push(await textOnly.run()),
+        async () => besides.push(await ocrLoad(round)),
+        async () => spins.push(await spinLoad()),
+      ];
+      for (let k = 0; k < kinds.length; k += 1) {
         await ocrQuiet();
         await quiet(stack);
-        alones.push(await textLoad());
+        await kinds[(k + round) % kinds.length]?.();
       }
     }
     const outcomesAfter = await outcomes();
@@ -286,16 +235,6 @@ async function beside(set) {
       .map(([outcome, count]) => `${outcome} ${count - (outcomesBefore[outcome] ?? 0)}`)
       .filter((entry) => !entry.endsWith(' 0'))
       .join(', ');
-    const pooled = (runs) => ({
-      p99: Math.round(
-        percentile(
-          runs.flatMap((run) => run.latencies).sort((a, b) => a - b),
-          99,
-        ),
-      ),
-      non2xx: runs.reduce((sum, run) => sum + run.non2xx, 0),
-      rounds: runs.map((run) => run.p99).join(', '),
-    });
     const alone = pooled(alones);
     const withLoad = pooled(besides);
     const besideSeconds = readBeside.reduce((sum, run) => sum + run.seconds, 0);
@@ -307,23 +246,32 @@ async function beside(set) {
       .map((run, i) => run.p99 / Math.max(1, alones[i]?.p99 ?? 1))
       .sort((a, b) => a - b)
       .map((ratio) => ratio.toFixed(2));
-    // Each round beside OCR against the round alone just before it, then the median of those ratios: a burst of other
-    // work on a shared machine spoils one pair, where it decides a pooled p99 on its own.
-    const paired = alones
-      .map((run, i) => (besides[i]?.p99 ?? 0) / Math.max(1, run.p99))
-      .sort((a, b) => a - b)
-      .map((ratio) => ratio.toFixed(2));
-    const median =
-      paired.length % 2
-        ? Number(paired[(paired.length - 1) / 2])
-        : (Number(paired[paired.length / 2 - 1]) + Number(paired[paired.length / 2])) / 2;
+    // Each round beside OCR (or the busy loop) against the round alone of the same turn, then the median of those
+    // ratios: a burst of other work on a shared machine spoils one pair, where it decides a pooled p99 on its own.
+    const pairedWith = (others) => {
+      const ratios = alones
+        .map((run, i) => (others[i]?.p99 ?? 0) / Math.max(1, run.p99))
+        .sort((a, b) => a - b)
+        .map((ratio) => ratio.toFixed(2));
+      const middle =
+        ratios.length % 2
+          ? Number(ratios[(ratios.length - 1) / 2])
+          : (Number(ratios[ratios.length / 2 - 1]) + Number(ratios[ratios.length / 2])) / 2;
+      return { ratios, median: middle };
+    };
+    const { ratios: paired, median } = pairedWith(besides);
+    const spin = pooled(spins);
+    const spinPaired = pairedWith(spins);
     return (
-      `  text-only /moderate at ${rate} req/s (half of ${Math.round(textMax.requests.average)}): p99 ${alone.p99} ms ` +
+      `  text-only /moderate at ${textOnly.rate} req/s (half of ${textOnly.maxRate}): p99 ${alone.p99} ms ` +
       `alone, ${withLoad.p99} ms beside OCR load (ratio ${(withLoad.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ` +
       `≤ 1.2; ${ROUNDS} rounds of each in turn, p99 per round ${alone.rounds} alone, ${withLoad.rounds} beside); ` +
       `ratio of paired rounds: median ${median.toFixed(2)} (${paired.join(', ')}); ` +
       `non-2xx ${alone.non2xx + withLoad.non2xx}; images read meanwhile ${readRate.toFixed(1)}/s, the OCR process ` +
       `using ${ocrCores.toFixed(2)} cores (SCHED_IDLE); image texts by outcome: ${imageOutcomes}\n` +
+      `  peer, beside a busy loop under SCHED_IDLE instead: p99 ${spin.p99} ms (ratio ` +
+      `${(spin.p99 / Math.max(1, alone.p99)).toFixed(2)}; per round ${spin.rounds}); ratio of paired rounds: median ` +
+      `${spinPaired.median.toFixed(2)} (${spinPaired.ratios.join(', ')})\n` +
       `  noise: each round alone against the round alone before it, ratio ${drift.join(', ')}\n` +
       `  peak RSS: moderator ${peakRssMb(stack.pids.moderator)} MB, its OCR process ${ocrPeakMb} MB, ` +
       `gateway ${peakRssMb(stack.pids.gateway)} MB\n`

@@ -7,6 +7,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const { MongoClient } = require('mongodb');
+const YAML = require('yaml');
 const { ROOT, say, waitUntil, run, stopProcess } = require('../local/util');
 const { serviceArgs } = require('../local/service-command');
 
@@ -83,6 +84,24 @@ function peakRssMb(pid) {
 }
 
 /**
+ * The NODE_OPTIONS the Helm chart gives service `name` by default: `--max-old-space-size` of its `maxOldSpaceMB`
+ * (deploy/helm/vigil/values.yaml, about 70 % of its memory limit), none when that is 0. The benchmarks run each service
+ * so, as a deployment does: without it V8 sizes the old generation from the machine's memory and collects garbage
+ * late, so the resident memory measured would be the machine's, not the service's. `BENCH_CHART_HEAP=0` runs them
+ * with Node's default instead.
+ * @param {string} name
+ * @returns {Record<string, string>}
+ */
+function chartHeapEnv(name) {
+  if (process.env.BENCH_CHART_HEAP === '0') return {};
+  const values = YAML.parse(fs.readFileSync(path.join(ROOT, 'deploy', 'helm', 'vigil', 'values.yaml'), 'utf8'));
+  const mb = Number(values?.services?.[name]?.maxOldSpaceMB ?? 0);
+  if (!mb) return {};
+  const given = process.env.NODE_OPTIONS ? `${process.env.NODE_OPTIONS} ` : '';
+  return { NODE_OPTIONS: `${given}--max-old-space-size=${mb}` };
+}
+
+/**
  * `env`: variables for every service, and under `notifier` the notifier's own. `replicas` (default 1) starts that many
  * of each service, named `moderator`, `moderator-2`, …: gateway k calls moderator k first (a pick-first gRPC list),
  * and `ports.gateways` lists every gateway's HTTP port. `restart(name)` SIGKILLs one and starts it again on its ports.
@@ -120,6 +139,7 @@ async function startStack({ services, env = {}, replicas = 1 }) {
     const startOne = async (service, extra, msg, name = service) => {
       const adminPort = stack.adminPorts[name] ?? (await freePort());
       const child = spawnNode(serviceArgs(ROOT, service), {
+        ...chartHeapEnv(service),
         ...common,
         LOG_LEVEL: 'info',
         ADMIN_PORT: String(adminPort),
@@ -247,4 +267,4 @@ async function withStackDb(services, fn) {
   }
 }
 
-module.exports = { startStack, withStackDb, spawnNode, portFrom, peakRssMb };
+module.exports = { startStack, withStackDb, spawnNode, portFrom, peakRssMb, chartHeapEnv };

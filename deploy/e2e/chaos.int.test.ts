@@ -282,11 +282,15 @@ describe('two replicas of every service and three Kafka nodes under SIGKILLs', (
             .findOne({ clientId }, { projection: { _id: 1, status: 1, moderationId: 1 } });
           const stream = record ? `record-${record._id}` : '';
           const events = await database
-            .collection<{ _id: string; type: string; version: number }>(COLLECTIONS.events)
-            .find({ stream }, { projection: { _id: 1, type: 1, version: 1 } })
+            .collection<{ _id: string; type: string; version: number; slot?: string }>(COLLECTIONS.events)
+            .find({ stream }, { projection: { _id: 1, type: 1, version: 1, slot: 1 } })
             .toArray();
           const ids = events.map((event) => event._id);
-          const outbox = await database.collection(COLLECTIONS.outbox).countDocuments({ stream });
+          // The outbox markers of the slots its events were appended in (and copies of them, from a replay).
+          const slots = events.flatMap((event) => (event.slot ? [event.slot] : []));
+          const outbox = await database
+            .collection<{ _id: string; stream?: string }>(COLLECTIONS.outbox)
+            .countDocuments({ $or: [{ stream }, { _id: { $in: slots } }] });
           const deliveries = await database
             .collection<{ state: string; attemptCount?: number; eventId: string }>(COLLECTIONS.deliveries)
             .find({ eventId: { $in: ids } }, { projection: { state: 1, attemptCount: 1, eventId: 1 } })

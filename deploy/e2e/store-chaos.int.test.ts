@@ -373,11 +373,15 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
             .findOne({ clientId }, { projection: { _id: 1, status: 1, moderationId: 1 } });
           const stream = record ? `record-${record._id}` : '';
           const streamEvents = await database
-            .collection<{ _id: string; type: string; version: number }>(COLLECTIONS.events)
-            .find({ stream }, { projection: { _id: 1, type: 1, version: 1 } })
+            .collection<{ _id: string; type: string; version: number; slot?: string }>(COLLECTIONS.events)
+            .find({ stream }, { projection: { _id: 1, type: 1, version: 1, slot: 1 } })
             .toArray();
           const ids = streamEvents.map((event) => event._id);
-          const outbox = await database.collection(COLLECTIONS.outbox).countDocuments({ stream });
+          // The outbox markers of the slots its events were appended in (and copies of them, from a replay).
+          const slots = streamEvents.flatMap((event) => (event.slot ? [event.slot] : []));
+          const outbox = await database
+            .collection<{ _id: string; stream?: string }>(COLLECTIONS.outbox)
+            .countDocuments({ $or: [{ stream }, { _id: { $in: slots } }] });
           const deliveries = await database
             .collection(COLLECTIONS.deliveries)
             .find(

@@ -3,9 +3,18 @@
 // of several on this machine (`npm run up -- --brokers 3`, the chaos test).
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
-const { CACHE_DIR, say, freePort, canConnect, childListens, waitUntil, run, stopProcess } = require('./util');
+const {
+  CACHE_DIR,
+  say,
+  freePort,
+  canConnect,
+  childListens,
+  waitUntil,
+  run,
+  stopProcess,
+  startServer,
+} = require('./util');
 
 // 3.9 is the last line that keeps every protocol version kafkajs 2.2.4 speaks (4.0 removed the old ones).
 const KAFKA_VERSION = '3.9.1';
@@ -125,28 +134,15 @@ async function formatOnce(dir, config, java, clusterId) {
  * Spawns the node and resolves once it listens on `port`; rejects if it exits first.
  * @returns {Promise<import('node:child_process').ChildProcess>}
  */
-async function spawnNode(dir, config, java, port, detached) {
-  const out = fs.openSync(path.join(dir, 'stdout.log'), 'a');
-  const child = spawn('java', [...java, '-cp', classpath(), 'kafka.Kafka', config], {
-    stdio: ['ignore', out, out],
+function spawnNode(dir, config, java, port, detached) {
+  return startServer('java', [...java, '-cp', classpath(), 'kafka.Kafka', config], {
+    name: 'Kafka',
+    port,
+    logFile: path.join(dir, 'stdout.log'),
     detached,
+    timeoutMs: 90000,
+    ready: (child) => childListens(child, port),
   });
-  fs.closeSync(out);
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  try {
-    await waitUntil(
-      async () => {
-        if (exited) throw new Error(`Kafka exited during start; see ${path.join(dir, 'stdout.log')}`);
-        return childListens(child, port);
-      },
-      { timeoutMs: 90000, what: `Kafka on port ${port}` },
-    );
-  } catch (err) {
-    await stopProcess(child, 5000);
-    throw err;
-  }
-  return child;
 }
 
 /** Kept ports still free, or fresh ones (another process holds a kept port now: another stack, a leftover). */

@@ -4,8 +4,7 @@
 // pushed-down filters use an index).
 const fs = require('node:fs');
 const path = require('node:path');
-const { spawn } = require('node:child_process');
-const { CACHE_DIR, say, freePort, canConnect, childListens, waitUntil, run, onPath, stopProcess } = require('./util');
+const { CACHE_DIR, say, freePort, canConnect, childListens, run, onPath, stopProcess, startServer } = require('./util');
 const { ensurePostgres, startPostgres } = require('./postgres');
 
 /** The local FerretDB's garbage collector target (Go's GOGC), unless GOGC is set. */
@@ -103,26 +102,18 @@ async function startWire({ dir, port, kind, postgres, detached }) {
     args = ['-listen', `127.0.0.1:${port}`, '-postgresql-url', postgres.url, '-log-level', 'error'];
   }
   const started = Date.now();
-  const out = fs.openSync(path.join(dir, 'server.log'), 'a');
   // FerretDB decodes every document it reads into Go values, so its garbage collector runs often at Go's default
   // GOGC of 100: at 400 it used about a fifth less CPU per ingested record, for a peak of about 80 MB resident.
   const env = kind === 'mongod' ? process.env : { ...process.env, GOGC: process.env.GOGC ?? String(FERRETDB_GOGC) };
-  const child = spawn(command, args, { stdio: ['ignore', out, out], detached, env });
-  fs.closeSync(out);
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  try {
-    await waitUntil(
-      async () => {
-        if (exited) throw new Error(`${kind} exited during start; see ${path.join(dir, 'server.log')}`);
-        return childListens(child, port);
-      },
-      { timeoutMs: 60000, what: `${kind} on port ${port}` },
-    );
-  } catch (err) {
-    await stopProcess(child, 5000);
-    throw err;
-  }
+  const child = await startServer(command, args, {
+    name: kind,
+    port,
+    logFile: path.join(dir, 'server.log'),
+    detached,
+    env,
+    timeoutMs: 60000,
+    ready: (started) => childListens(started, port),
+  });
   say(`${kind} listening on 127.0.0.1:${port} (started in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return {
     url: `mongodb://127.0.0.1:${port}/`,

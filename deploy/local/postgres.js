@@ -7,7 +7,7 @@ const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { CACHE_DIR, say, freePort, canConnect, waitUntil, run } = require('./util');
+const { CACHE_DIR, say, freePort, canConnect, run, startServer } = require('./util');
 
 const PG_PACKAGE_VERSION = '17.10.0-beta.17';
 const PG_USER = 'vigil-pg';
@@ -236,7 +236,6 @@ async function startPostgres({ dir, ephemeral = false, durable = true, settings,
   if (!(await isFree(port))) port = await freePort();
   fs.writeFileSync(portFile, JSON.stringify({ port }));
   const logFile = path.join(dir, 'postgres.log');
-  const out = fs.openSync(logFile, 'a');
   const { command, args } = pgCommand(identity, binary('postgres'), [
     '-D',
     dataDir,
@@ -244,17 +243,14 @@ async function startPostgres({ dir, ephemeral = false, durable = true, settings,
     String(port),
     ...serverSettings({ durable, extra: settings }),
   ]);
-  const child = spawn(command, args, { stdio: ['ignore', out, out], detached });
-  fs.closeSync(out);
-  let exited = false;
-  child.once('exit', () => (exited = true));
-  await waitUntil(
-    async () => {
-      if (exited) throw new Error(`PostgreSQL exited during start; see ${logFile}`);
-      return canConnect(port);
-    },
-    { timeoutMs: 60000, what: `PostgreSQL on port ${port}` },
-  );
+  const child = await startServer(command, args, {
+    name: 'PostgreSQL',
+    port,
+    logFile,
+    detached,
+    timeoutMs: 60000,
+    ready: () => canConnect(port),
+  });
   return {
     url: `postgres://postgres@127.0.0.1:${port}/${PG_DATABASE}`,
     port,

@@ -25,3 +25,20 @@ export function run(command: string, args: string[], options?: SpawnOptions & { 
 export function onPath(name: string): boolean;
 /** Stops a child process: SIGTERM, then SIGKILL after `graceMs`. Resolves once it has exited. */
 export function stopProcess(child: ChildProcess | null | undefined, graceMs?: number): Promise<void>;
+/**
+ * Spawns the server `name` with its output appended to `logFile`, and resolves once `ready(child)` holds. If it exits
+ * first, or `timeoutMs` passes, it is stopped and the start rejects, naming the log.
+ */
+export function startServer(
+  command: string,
+  args: string[],
+  options: {
+    name: string;
+    port: number;
+    logFile: string;
+    detached?: boolean;
+    env?: NodeJS.ProcessEnv;
+    timeoutMs: number;
+    ready: (child: ChildProcess) => boolean | Promise<boolean>;
+  },
+): Promise<ChildProcess>;

@@ -140,6 +140,32 @@ function stopProcess(child, graceMs = 10000) {
   });
 }
 
+/**
+ * Spawns the server `name` with its output appended to `logFile`, and resolves once `ready(child)` holds. If it exits
+ * first, or `timeoutMs` passes, it is stopped and the start rejects, naming the log.
+ * @returns {Promise<import('node:child_process').ChildProcess>}
+ */
+async function startServer(command, args, { name, port, logFile, detached, env, timeoutMs, ready }) {
+  const out = fs.openSync(logFile, 'a');
+  const child = spawn(command, args, { stdio: ['ignore', out, out], detached, env });
+  fs.closeSync(out);
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  try {
+    await waitUntil(
+      async () => {
+        if (exited) throw new Error(`${name} exited during start; see ${logFile}`);
+        return ready(child);
+      },
+      { timeoutMs, what: `${name} on port ${port}` },
+    );
+  } catch (err) {
+    await stopProcess(child, 5000);
+    throw err;
+  }
+  return child;
+}
+
 module.exports = {
   ROOT,
   CACHE_DIR,
@@ -152,4 +178,5 @@ module.exports = {
   run,
   onPath,
   stopProcess,
+  startServer,
 };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CidrList, EncryptionKeyList } from '@vigil/proto';
-import { envBool as bool, envPort as port, parseEnv, serviceEnv } from '@vigil/proto/platform';
+import { envBool as bool, envPort as port, envLoaders, serviceEnv } from '@vigil/proto/platform';
 import { GrpcTarget } from './grpc/grpc-target';
 
 const schema = z.object({
@@ -141,16 +141,5 @@ const schema = z.object({
 
 export type Config = Readonly<z.infer<typeof schema>>;
 
-/** Parses the environment once; throws one error that lists every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return parseEnv(schema, env);
-}
-
-/** Only the variables `keys` names, parsed as `loadConfig` parses them: for the CLIs, which need a few. */
-export function loadConfigOf<K extends keyof Config>(
-  keys: readonly K[],
-  env: NodeJS.ProcessEnv = process.env,
-): Pick<Config, K> {
-  const mask: { [P in keyof Config]?: true } = Object.fromEntries(keys.map((key) => [key, true]));
-  return parseEnv(schema.pick(mask), env);
-}
+/** The environment through `schema`: all of it (`loadConfig`), or the variables a CLI names (`loadConfigOf`). */
+export const { loadConfig, loadConfigOf } = envLoaders(schema);

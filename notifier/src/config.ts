@@ -1,6 +1,6 @@
 import { CidrList, EncryptionKeyList } from '@vigil/proto';
 import { z } from 'zod';
-import { consumerEnv, envBool as bool, envPort as port, parseEnv, serviceEnv } from '@vigil/proto/platform';
+import { consumerEnv, envBool as bool, envPort as port, envLoaders, serviceEnv } from '@vigil/proto/platform';
 
 const schema = z.object({
   ...serviceEnv,
@@ -158,6 +158,4 @@ const schema = z.object({
 export type Config = Readonly<z.infer<typeof schema>>;
 
 /** Parses the environment once; throws one error that lists every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  return parseEnv(schema, env);
-}
+export const { loadConfig } = envLoaders(schema);

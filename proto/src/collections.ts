@@ -149,8 +149,10 @@ export const COLLECTION_MAP = {
    */
   userFlaggedCounts: { name: 'user_flagged_counts', owner: 'moderator', readers: [] },
   /**
-   * The outbox: a copy of each stored event until the relay has published it (`_id`: the event id). It holds only
-   * what is still to publish, so reading and emptying it costs little; an event document is never updated to say so.
+   * The outbox: a marker per moderator process and second in which it appended (`_id`: the slot the events carry),
+   * until the relay has published the slot's events, and copies of events put back by a replay or left by earlier
+   * releases (`_id`: the event id). It holds only what is still to publish, so reading and emptying it costs little; an
+   * event document is never updated to say so.
    */
   outbox: { name: 'outbox', owner: 'moderator', readers: [] },
   /**

@@ -1,3 +1,5 @@
+import type { DomainEvent, RuleReview } from './events';
+
 /**
  * Per-rule counters of flags and human reviews (collection `rule_precision`). The moderator adds to them as it commits
  * events; the gateway reads them. Nothing scans records or events to answer a question about precision.
@@ -56,6 +58,22 @@ export const RULE_COUNT_FIELDS = ['flags', 'reviewed', 'confirmed', 'overturned'
 
 export const dayOf = (at: Date | string): string => new Date(at).toISOString().slice(0, 10);
 export const monthKeyOf = (tenantId: string, day: string): string => `${tenantId}|${day.slice(0, 7)}`;
+
+/**
+ * The review an event carries: a person's decision on a record or user whose standing flag came from rules (a manual
+ * moderation, a status change, an appeal's decision). Precision counts it, and so does the transparency report.
+ */
+export function reviewOf(event: DomainEvent): RuleReview | undefined {
+  switch (event.type) {
+    case 'RecordModerated':
+      return event.data.via === 'Manual' ? event.data.review : undefined;
+    case 'UserStatusChanged':
+    case 'AppealDecided':
+      return event.data.review;
+    default:
+      return undefined;
+  }
+}
 
 export const zeroCounts = (): RuleCounts => ({ flags: 0, reviewed: 0, confirmed: 0, overturned: 0 });
 

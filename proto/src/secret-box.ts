@@ -1,5 +1,6 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { CommaList } from './comma-list';
 
 /**
  * Tenant secrets at rest (a tenant's payments key), a contract between the gateway (which seals them) and the
@@ -61,24 +62,16 @@ function keyIdOf(key: Buffer): string {
  * `SECRETS_ENCRYPTION_KEY`: comma-separated base64 of 32 random bytes each (`openssl rand -base64 32`), the sealing
  * key first. Shared by the gateway's and the notifier's configuration so both read it alike.
  */
-export const EncryptionKeyList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((part) => part.trim())
-      .filter(Boolean),
-  )
-  .pipe(
-    z
-      .array(
-        z
-          .string()
-          .max(64)
-          .regex(/^[A-Za-z0-9+/_-]+={0,2}$/, 'must be base64')
-          .transform((text) => Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64'))
-          .refine((key) => key.length === 32, 'each key must be 32 bytes (openssl rand -base64 32)'),
-      )
-      .min(1)
-      .max(8),
-  );
+export const EncryptionKeyList = CommaList.pipe(
+  z
+    .array(
+      z
+        .string()
+        .max(64)
+        .regex(/^[A-Za-z0-9+/_-]+={0,2}$/, 'must be base64')
+        .transform((text) => Buffer.from(text, text.includes('-') || text.includes('_') ? 'base64url' : 'base64'))
+        .refine((key) => key.length === 32, 'each key must be 32 bytes (openssl rand -base64 32)'),
+    )
+    .min(1)
+    .max(8),
+);

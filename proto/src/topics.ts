@@ -42,4 +42,10 @@ export const HEADERS = {
    * the moderator sets such a replay aside (`stale_replay`).
    */
   replayForce: 'replay-force',
+  /**
+   * `1` on an event of `vigil.events.v1` that the moderator's outbox sweep published, not the process that appended
+   * it: the same event (same `event-id`) may have gone out before, so a consumer takes the path that is safe for a
+   * duplicate. Absent on events published from the appending process's memory.
+   */
+  replayed: 'vigil-replayed',
 } as const;

@@ -1,5 +1,11 @@
 import { ulid } from 'ulid';
-import { recordModerated, userStatusChanged } from '../../deploy/test-support/events';
+import {
+  recordModerated,
+  reportComplaintDecided,
+  reportDecided,
+  reportReceived,
+  userStatusChanged,
+} from '../../deploy/test-support/events';
 import type { DomainEvent } from './events';
 import { timeBucketOf, timeOfId, transparencyCountsOf } from './transparency-report';
 
@@ -76,23 +82,14 @@ describe('transparencyCountsOf', () => {
     ],
     [
       "a reporter's complaint upheld 90 s after it was received: the decision not to act is reversed",
-      {
-        ...envelope,
-        stream: 'report-rpt_1',
-        type: 'ReportComplaintDecided',
-        data: {
-          reportId: 'rpt_1',
-          complaintId: `cmp_${ulid(AT_MS - 90_000)}`,
-          target: { type: 'record', id: 'rec_1', clientId: 'c1' },
-          reporter: { type: 'user', id: 'u1', hasEmail: false },
-          category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-          ground: 'INCOMPATIBLE_CONTENT',
-          trusted: false,
-          outcome: 'Upheld',
-          action: 'Flag',
-          reason: 'on second look',
-        },
-      },
+      reportComplaintDecided({
+        complaintId: `cmp_${ulid(AT_MS - 90_000)}`,
+        target: { type: 'record', id: 'rec_1', clientId: 'c1' },
+        reporter: { type: 'user', id: 'u1', hasEmail: false },
+        outcome: 'Upheld',
+        action: 'Flag',
+        reason: 'on second look',
+      }),
       [`${DAY} complaints.decided.report.reversed 1`, `${DAY} complaints.time.report.t90 1`],
     ],
     [
@@ -168,36 +165,24 @@ describe('transparencyCountsOf', () => {
     ],
     [
       'a report received from a user',
-      {
-        ...envelope,
-        stream: 'report-rpt_1',
-        type: 'ReportReceived',
-        data: {
-          reportId: 'rpt_1',
-          target: { type: 'record', id: 'rec_1', clientId: 'c' },
-          reporter: { type: 'user', id: 'u1', hasEmail: false },
-          category: 'STATEMENT_CATEGORY_VIOLENCE',
-          ground: 'ILLEGAL_CONTENT',
-          explanation: 'x',
-        },
-      },
+      reportReceived({
+        target: { type: 'record', id: 'rec_1', clientId: 'c' },
+        reporter: { type: 'user', id: 'u1', hasEmail: false },
+        category: 'STATEMENT_CATEGORY_VIOLENCE',
+        ground: 'ILLEGAL_CONTENT',
+        explanation: 'x',
+      }),
       [`${DAY} notices.received.user.ILLEGAL_CONTENT.STATEMENT_CATEGORY_VIOLENCE 1`],
     ],
     [
       'a report decided an hour after it was received',
-      {
-        ...envelope,
-        stream: 'report-rpt_1',
-        type: 'ReportDecided',
-        data: {
-          reportId: `rpt_${ulid(AT_MS - 3_600_000)}`,
-          target: { type: 'record', id: 'rec_1', clientId: 'c' },
-          reporter: { type: 'trusted_flagger', id: 'tf' },
-          category: 'STATEMENT_CATEGORY_VIOLENCE',
-          outcome: 'NoAction',
-          reason: 'fine',
-        },
-      },
+      reportDecided({
+        reportId: `rpt_${ulid(AT_MS - 3_600_000)}`,
+        target: { type: 'record', id: 'rec_1', clientId: 'c' },
+        reporter: { type: 'trusted_flagger', id: 'tf' },
+        category: 'STATEMENT_CATEGORY_VIOLENCE',
+        reason: 'fine',
+      }),
       [
         `${DAY} notices.decided.trusted_flagger.STATEMENT_CATEGORY_VIOLENCE.NoAction 1`,
         `${DAY} notices.time.trusted_flagger.t3600 1`,

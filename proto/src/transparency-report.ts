@@ -1,6 +1,6 @@
 import { decodeTime, isValid } from 'ulid';
 import type { DomainEvent } from './events';
-import { dayOf, monthKeyOf } from './rule-precision';
+import { dayOf, monthKeyOf, reviewOf } from './rule-precision';
 import { isRestriction, statementOf } from './statements';
 
 /**
@@ -59,19 +59,6 @@ export function timeOfId(id: string): number | null {
 function triggerOf(via: string): 'appeal' | 'manual' | 'automatic' {
   if (via === 'Automation Appeal Approved') return 'appeal';
   return via === 'Manual' ? 'manual' : 'automatic';
-}
-
-/** The review a person's decision carries of an automated flag (or the suspension it caused): see precision. */
-function reviewOf(event: DomainEvent) {
-  switch (event.type) {
-    case 'RecordModerated':
-      return event.data.via === 'Manual' ? event.data.review : undefined;
-    case 'UserStatusChanged':
-    case 'AppealDecided':
-      return event.data.review;
-    default:
-      return undefined;
-  }
 }
 
 interface Complaint {

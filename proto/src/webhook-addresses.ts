@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import ipaddr from 'ipaddr.js';
+import { CommaList } from './comma-list';
 
 /**
  * Where webhooks may be sent: the one rule the gateway applies when an endpoint is registered and the notifier applies
@@ -82,12 +82,7 @@ export function literalHost(url: URL): string | undefined {
  * A comma-separated list of CIDRs from the environment (`WEBHOOK_ALLOWED_CIDRS`, read by the gateway and the
  * notifier alike), as an array; refused unless every entry is a CIDR.
  */
-export const CidrList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean),
-  )
-  .refine((cidrs) => cidrs.every(isCidr), 'must be comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32');
+export const CidrList = CommaList.refine(
+  (cidrs) => cidrs.every(isCidr),
+  'must be comma-separated CIDRs, e.g. 10.0.0.0/8,127.0.0.1/32',
+);

@@ -1,6 +1,7 @@
-// Reads the service Dockerfiles and assembles their images' file trees without a Docker daemon: the build stage's
-// COPY and RUN steps run in a scratch folder standing for /app, then the runtime stage's COPY steps pick from it.
-// Covers the instructions these Dockerfiles use (ARG, FROM, WORKDIR, ENV, COPY [--from], RUN, USER, EXPOSE, CMD).
+// Reads the services' Dockerfile and assembles their images' file trees without a Docker daemon: the build stage's
+// COPY and RUN steps run in a scratch folder standing for /app, then the runtime stages' COPY steps pick from it.
+// Covers the instructions this Dockerfile uses (ARG, FROM, WORKDIR, ENV, COPY [--from], RUN, USER, EXPOSE, CMD), and
+// `${NAME}` of the ARGs in scope.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,50 +18,111 @@ export interface Instruction {
 }
 
 export interface Dockerfile {
-  /** ARGs declared before the first FROM, with their defaults. */
+  /** ARGs declared before the first FROM, with their values (the build's, else the defaults). */
   args: Record<string, string>;
+  /** The stage named `build`. */
   build: Instruction[];
+  /**
+   * The image's stages from its base image on, as one: the last stage, preceded by the stages it is built `FROM`
+   * (their own FROM lines dropped), so that `runtime[0]` is the FROM of the base image.
+   */
   runtime: Instruction[];
+}
+
+interface Stage {
+  /** The name after AS, if any. */
+  name?: string;
+  /** The image or stage it is built FROM. */
+  base: string;
+  instructions: Instruction[];
+  /** The ARGs the stage declared so far, with their values. */
+  scope: Record<string, string>;
 }
 
 const FLAG = /^--([\w-]+)=(\S+)\s+/;
 
-/** Splits a two-stage Dockerfile into instructions (continuations joined, comments dropped). */
-export function parseDockerfile(text: string): Dockerfile {
+/** `${NAME}` and `$NAME` replaced by the values of `args`; a name not in `args` is left as written. */
+function substitute(text: string, args: Record<string, string>): string {
+  return text.replace(/\$\{(\w+)\}|\$(\w+)/g, (whole, braced?: string, bare?: string) => {
+    const value = args[braced ?? bare ?? ''];
+    return value ?? whole;
+  });
+}
+
+/**
+ * Splits a multi-stage Dockerfile into instructions (continuations joined, comments dropped) and picks the stages of
+ * the image it builds with `buildArgs`. ARGs are substituted where Docker substitutes them: the global ones in FROM
+ * lines, a stage's own (redeclared) ones in the instructions after their ARG line.
+ */
+export function parseDockerfile(text: string, buildArgs: Record<string, string> = {}): Dockerfile {
   const logical = text
     .replace(/\\\r?\n/g, ' ')
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
   const args: Record<string, string> = {};
-  const stages: Instruction[][] = [];
+  const declared = new Set<string>();
+  const stages: Stage[] = [];
   for (const line of logical) {
     const match = /^(\S+)\s+(.*)$/.exec(line);
     if (!match?.[1] || match[2] === undefined) throw new Error(`unparsable Dockerfile line: ${line}`);
+    const keyword = match[1].toUpperCase();
+    const current = stages[stages.length - 1];
+    let remaining =
+      keyword === 'FROM' ? substitute(match[2], args) : current ? substitute(match[2], current.scope) : match[2];
     const flags: Record<string, string> = {};
-    let remaining = match[2];
     for (let flag = FLAG.exec(remaining); flag?.[1] && flag[2]; flag = FLAG.exec(remaining)) {
       flags[flag[1]] = flag[2];
       remaining = remaining.slice(flag[0].length);
     }
-    const instruction: Instruction = { keyword: match[1].toUpperCase(), flags, args: remaining };
-    if (instruction.keyword === 'FROM') stages.push([]);
-    const current = stages[stages.length - 1];
-    if (current) {
-      current.push(instruction);
+    if (keyword === 'ARG') {
+      const [name = '', ...value] = remaining.split('=');
+      // The build's value, else the ARG's default, else (in a stage) the global ARG's.
+      const resolved = buildArgs[name] ?? (value.length > 0 ? value.join('=') : (args[name] ?? ''));
+      declared.add(name);
+      if (!current) {
+        args[name] = resolved;
+        continue;
+      }
+      current.scope[name] = resolved;
+      // Resolved, so that two builds given different values differ at this step, as Docker's cache keys do.
+      current.instructions.push({ keyword, flags, args: `${name}=${resolved}` });
       continue;
     }
-    if (instruction.keyword !== 'ARG') throw new Error(`${instruction.keyword} before the first FROM`);
-    const [name = '', value = ''] = remaining.split('=');
-    args[name] = value;
+    const instruction: Instruction = { keyword, flags, args: remaining };
+    if (keyword === 'FROM') {
+      const [base = '', as, name] = remaining.split(/\s+/);
+      if (base === '') throw new Error(`FROM without a base: ${line}`);
+      stages.push({
+        base,
+        name: as?.toUpperCase() === 'AS' ? name : undefined,
+        instructions: [instruction],
+        scope: {},
+      });
+      continue;
+    }
+    if (!current) throw new Error(`${keyword} before the first FROM`);
+    current.instructions.push(instruction);
   }
-  const [build, runtime, ...rest] = stages;
-  if (!build || !runtime || rest.length > 0) throw new Error(`expected two stages, found ${stages.length}`);
+  for (const name of Object.keys(buildArgs)) if (!declared.has(name)) throw new Error(`build arg ${name} not declared`);
+  const named = (name: string) => stages.find((stage) => stage.name === name);
+  const build = named('build')?.instructions;
+  if (!build) throw new Error('no stage named build');
+  // From the last stage back along the stages it is built FROM, to the one on a base image.
+  const chain: Stage[] = [];
+  for (let stage = stages[stages.length - 1]; stage; stage = named(stage.base)) {
+    if (chain.includes(stage)) throw new Error(`stages built FROM each other: ${stage.name ?? ''}`);
+    chain.unshift(stage);
+  }
+  const runtime = chain.flatMap((stage, i) => (i === 0 ? stage.instructions : stage.instructions.slice(1)));
   return { args, build, runtime };
 }
 
+/** The image of `service`, as `docker build --build-arg SERVICE=<service>` builds it. */
 export function readDockerfile(service: string): Dockerfile {
-  return parseDockerfile(fs.readFileSync(path.join(ROOT, service, 'Dockerfile'), 'utf8'));
+  return parseDockerfile(fs.readFileSync(path.join(ROOT, 'deploy', 'images', 'Dockerfile'), 'utf8'), {
+    SERVICE: service,
+  });
 }
 
 export function only(stage: Instruction[], keyword: string): Instruction[] {
@@ -110,23 +172,22 @@ const sameInstruction = (a: Instruction, b: Instruction) =>
   a.keyword === b.keyword && a.args === b.args && JSON.stringify(a.flags) === JSON.stringify(b.flags);
 
 /**
- * Docker's build cache for the build-stage steps that several Dockerfiles share: the build folder as it stands after
+ * Docker's build cache for the build-stage steps that several images share: the build folder as it stands after
  * their longest common run of instructions (up to its last RUN) is kept once, and later builds start from a copy of
- * it, so the three images run their common `npm ci` once. The checkout does not change while the tests run, so equal
+ * it, so the three images run their common `npm ci` and type generation once. The checkout does not change while the tests run, so equal
  * instructions make equal folders, as Docker keys a COPY on the checksums of the files it copies.
  */
 export class SharedLayers {
   /** The build-stage instructions the images share, ending on a RUN (empty when they share none). */
   readonly prefix: Instruction[];
-  private readonly args: string;
   private kept = false;
 
   constructor(
     private readonly dir: string,
     dockerfiles: Dockerfile[],
   ) {
+    // The FROM lines and the stages' ARG steps carry the values of the arguments, so equal steps are equal builds.
     const [first, ...others] = dockerfiles;
-    this.args = JSON.stringify(first?.args ?? {});
     let length = 0;
     const build = first?.build ?? [];
     while (
@@ -134,7 +195,7 @@ export class SharedLayers {
       others.every((other) => {
         const a = build[length];
         const b = other.build[length];
-        return a && b && sameInstruction(a, b) && JSON.stringify(other.args) === this.args;
+        return a && b && sameInstruction(a, b);
       })
     ) {
       length++;
@@ -148,7 +209,6 @@ export class SharedLayers {
   private covered(dockerfile: Dockerfile): number {
     const applies =
       this.prefix.length > 0 &&
-      JSON.stringify(dockerfile.args) === this.args &&
       this.prefix.every((instruction, i) => {
         const own = dockerfile.build[i];
         return own !== undefined && sameInstruction(instruction, own);
@@ -176,7 +236,7 @@ export class SharedLayers {
 
 /**
  * Assembles the image of `service` under `scratch`. RUN steps run with `sh -c` in the build folder; npm prefers its
- * local cache. Only `/app` paths are supported, which is all these Dockerfiles use. `layers` skips the steps shared
+ * local cache. Only `/app` paths are supported, which is all the Dockerfile uses. `layers` skips the steps shared
  * with images assembled before, as Docker's build cache does.
  */
 export async function assembleImage(service: string, scratch: string, layers?: SharedLayers): Promise<ImageTree> {
@@ -202,6 +262,8 @@ export async function assembleImage(service: string, scratch: string, layers?: S
   for (const [index, instruction] of build.entries()) {
     if (instruction.keyword === 'WORKDIR') workdir = path.posix.resolve(workdir, instruction.args);
     if (instruction.keyword === 'ENV') Object.assign(buildEnv, parseEnv(instruction.args));
+    // A RUN step sees the stage's ARGs in its environment, as in Docker.
+    if (instruction.keyword === 'ARG') Object.assign(buildEnv, parseEnv(instruction.args));
     if (index < restored) continue;
     if (instruction.keyword === 'COPY') {
       const { sources, destination } = copyParts(instruction);

@@ -14,14 +14,16 @@ import {
   filesUnder,
   last,
   only,
+  parseDockerfile,
   readDockerfile,
   SharedLayers,
   type Instruction,
 } from './dockerfile';
 
-// The service images, checked without a Docker daemon: each Dockerfile is parsed and held to the image rules (build
-// from the repository root, two stages, only built output in the runtime stage, non-root, exec-form CMD), and each
-// built service is started the way its image starts it, with the environment the chart gives it.
+// The service images, checked without a Docker daemon: the Dockerfile is parsed for each service (SERVICE=<service>)
+// and held to the image rules (build from the repository root, a build stage and the runtime stages, only built output
+// in the runtime stages, non-root, exec-form CMD), and each built service is started the way its image starts it,
+// with the environment the chart gives it.
 const SERVICES = ['gateway', 'moderator', 'notifier'] as const;
 type Service = (typeof SERVICES)[number];
 const BASE_IMAGE = 'node:20-bookworm-slim';
@@ -29,10 +31,10 @@ const BASE_IMAGE = 'node:20-bookworm-slim';
 describe.each(SERVICES)('%s image', (service) => {
   const dockerfile = readDockerfile(service);
   const { build, runtime } = dockerfile;
-  const baseOf = (stage: Instruction[]) =>
-    (stage[0]?.args.split(/\s+/)[0] ?? '').replace(/^\$\{(\w+)\}$/, (_, name: string) => dockerfile.args[name] ?? '');
+  const baseOf = (stage: Instruction[]) => stage[0]?.args.split(/\s+/)[0];
 
-  test(`two stages on ${BASE_IMAGE}: build with tsc, run the built output`, () => {
+  test(`a build and a runtime on ${BASE_IMAGE}: build with tsc, run the built output`, () => {
+    expect(dockerfile.args.SERVICE).toBe(service);
     expect(build[0]?.args).toMatch(/\sAS build$/i);
     expect([baseOf(build), baseOf(runtime)]).toEqual([BASE_IMAGE, BASE_IMAGE]);
     const runs = only(build, 'RUN').map((instruction) => instruction.args);
@@ -157,6 +159,12 @@ test.each(['proto', ...SERVICES])('%s declares every package its built code requ
   expect(undeclared).toEqual([]);
 });
 
+test('the Dockerfile builds no image without a SERVICE', () => {
+  const text = fs.readFileSync(path.join(ROOT, 'deploy', 'images', 'Dockerfile'), 'utf8');
+  expect(() => parseDockerfile(text)).toThrow(/FROM without a base/);
+  expect(() => parseDockerfile(text, { SERVICE: 'gateway', OTHER: 'x' })).toThrow(/OTHER not declared/);
+});
+
 test('the moderator image holds the script the chart topics Job runs', async () => {
   const { runtime } = readDockerfile('moderator');
   const rendered = await renderChart({ 'mongo.url': 'mongodb://m:27017', 'kafka.brokers': 'k:9092' });
@@ -197,9 +205,12 @@ describe('assembled images start with the chart environment', () => {
     fs.rmSync(scratch, { recursive: true, force: true });
   });
 
-  test('the images share their dependency install, which runs once for the three', () => {
+  test('the images share their dependency install and type generation, which run once for the three', () => {
     expect(layers.prefix.map((instruction) => instruction.keyword)).toContain('COPY');
-    expect(last(layers.prefix)?.args).toMatch(/^npm ci\b/);
+    expect(only(layers.prefix, 'RUN').map((instruction) => instruction.args)).toEqual([
+      expect.stringMatching(/^npm ci\b/),
+      'npm run generate --workspace proto',
+    ]);
   });
 
   test.each(SERVICES)(

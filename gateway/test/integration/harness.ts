@@ -27,6 +27,7 @@ import {
   grpcAddressOf,
   grpcToken,
   spawnModerator,
+  spawnGateway,
   spawnNotifier,
   testServers,
   uniqueName,
@@ -131,6 +132,39 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * Built gateway processes on a database of their own (`dbName`) and one topic prefix, as replicas of one deployment,
+ * with a client on that database for the tests' checks (`db`). `close` stops them all, drops the database and closes
+ * the client.
+ */
+export class GatewayProcesses {
+  readonly dbName: string;
+  private readonly topicPrefix = `${uniqueName('t')}.`;
+  private readonly client = new MongoClient(testServers().mongoUrl);
+  private readonly started: ServiceProcess[] = [];
+
+  constructor(name: string) {
+    this.dbName = uniqueName(name);
+  }
+
+  get db(): Db {
+    return this.client.db(this.dbName);
+  }
+
+  /** Starts one, HTTP on port 0, calling the moderator at `moderatorAddress`; `env` adds or overrides. */
+  spawn(moderatorAddress: string, env: Record<string, string> = {}): ServiceProcess {
+    const gateway = spawnGateway({ dbName: this.dbName, topicPrefix: this.topicPrefix }, moderatorAddress, env);
+    this.started.push(gateway);
+    return gateway;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.started.map((gateway) => gateway.stop()));
+    await this.db.dropDatabase();
+    await this.client.close();
+  }
 }
 
 /** The gateway, composed as in main.ts, in process on port 0 against the real servers. */

@@ -91,6 +91,13 @@ async function feedOf(bankId: string, feedId: string): Promise<FeedView> {
 }
 
 /** Waits for a run after `after` (an ISO time, or none) and answers the feed then. */
+/** Adds an hourly feed of `source` at `url` to the bank; returns its id. */
+async function newFeed(bankId: string, source: string, url: string, credentials: unknown): Promise<string> {
+  const created = await api('POST', `/hash-banks/${bankId}/feeds`, { source, url, intervalSeconds: 3600, credentials });
+  expect(created.status).toBe(201);
+  return (created.body.data as FeedView).id;
+}
+
 async function nextRun(bankId: string, feedId: string, after?: string): Promise<FeedView> {
   let seen: FeedView | undefined;
   await waitFor(
@@ -218,14 +225,7 @@ describe('hash feeds', () => {
     stopncii.set(ORIGINAL, 'Active');
     stopncii.set(other, 'Received');
     stopncii.set('cd'.repeat(32), 'Active', 'VideoMD5');
-    const created = await api('POST', `/hash-banks/${bankId}/feeds`, {
-      source: 'stopncii',
-      url: stopncii.base,
-      intervalSeconds: 3600,
-      credentials: stopncii.keys,
-    });
-    expect(created.status).toBe(201);
-    const feedId = (created.body.data as FeedView).id;
+    const feedId = await newFeed(bankId, 'stopncii', stopncii.base, stopncii.keys);
     const first = await nextRun(bankId, feedId);
     expect(first.lastRun).toMatchObject({ state: 'ok', added: 2, withdrawn: 0 });
     // Two pages of two records (the stand-in's page size), read from the first checkpoint.
@@ -263,14 +263,7 @@ describe('hash feeds', () => {
     ncmec.add({ id: 'e2', kind: 'image', fingerprints: { md5: md5(102) }, classification: 'A1' });
     ncmec.add({ id: 'e3', kind: 'video', fingerprints: { md5: md5(103) } });
     ncmec.add({ id: 'e4', kind: 'image', fingerprints: { pdq: 'ef'.repeat(32) } });
-    const created = await api('POST', `/hash-banks/${bankId}/feeds`, {
-      source: 'ncmec',
-      url: ncmec.base,
-      intervalSeconds: 3600,
-      credentials: ncmec.account,
-    });
-    expect(created.status).toBe(201);
-    const feedId = (created.body.data as FeedView).id;
+    const feedId = await newFeed(bankId, 'ncmec', ncmec.base, ncmec.account);
     const first = await nextRun(bankId, feedId);
     expect(first.lastRun).toMatchObject({ state: 'ok', added: 3, withdrawn: 0 });
     expect(ncmec.calls.length).toBe(2);

@@ -1,18 +1,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { MongoClient } from 'mongodb';
-import {
-  adminPortOf,
-  loggedPort,
-  spawnGateway,
-  testServers,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../../../deploy/test-support';
-import { adminCli, startGateway, type Gateway } from './harness';
-
-const servers = testServers();
+import { adminPortOf, loggedPort, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
+import { adminCli, GatewayProcesses, startGateway, type Gateway } from './harness';
 
 /**
  * A moderator address that takes connections and never answers: gRPC's channel stays CONNECTING, as for a pod that
@@ -38,16 +27,13 @@ async function silentServer(): Promise<{ address: string; close(): Promise<void>
 const record = (clientId: string) => ({ clientId, name: 'A post', entity: 'post', content: { text: 'hello' } });
 
 describe('the gateway process with no moderator answering', () => {
-  const dbName = uniqueName('gwdown');
+  const gateways = new GatewayProcesses('gwdown');
   let gateway: ServiceProcess;
   let silent: Awaited<ReturnType<typeof silentServer>>;
-  let mongo: MongoClient;
 
   beforeAll(async () => {
     silent = await silentServer();
-    mongo = new MongoClient(servers.mongoUrl);
-    await mongo.connect();
-    gateway = spawnGateway({ dbName, topicPrefix: `${uniqueName('t')}.` }, silent.address, {
+    gateway = gateways.spawn(silent.address, {
       ADMIN_HOST: '127.0.0.1',
       // A call that waited for its deadline would take this long: the answers below must come well before.
       MODERATE_TIMEOUT_MS: '60000',
@@ -55,10 +41,8 @@ describe('the gateway process with no moderator answering', () => {
     });
   });
   afterAll(async () => {
-    await gateway.stop();
+    await gateways.close();
     await silent.close();
-    await mongo.db(dbName).dropDatabase();
-    await mongo.close();
   });
 
   it('becomes ready, accepts ingests, and answers /moderate and moderator reads 503 unavailable at once', async () => {
@@ -68,7 +52,7 @@ describe('the gateway process with no moderator answering', () => {
       what: 'the gateway to be ready without a moderator',
     });
 
-    const cli = adminCli(dbName).json;
+    const cli = adminCli(gateways.dbName).json;
     const name = uniqueName('acme');
     await cli('tenant', 'create', name);
     const key = (await cli('key', 'create', name)).key as string;

@@ -1,34 +1,15 @@
-import { MongoClient } from 'mongodb';
-import {
-  adminPortOf,
-  loggedPort,
-  spawnGateway,
-  testServers,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../../../deploy/test-support';
-import { adminCli, closedPort } from './harness';
+import { loggedPort, uniqueName, waitFor, adminPortOf, type ServiceProcess } from '../../../deploy/test-support';
+import { adminCli, closedPort, GatewayProcesses } from './harness';
 
-const servers = testServers();
-const dbName = uniqueName('gwcli');
-const cli = adminCli(dbName).json;
+const gateways = new GatewayProcesses('gwcli');
+const cli = adminCli(gateways.dbName).json;
 
 let gateway: ServiceProcess;
-let mongo: MongoClient;
 
 beforeAll(async () => {
-  mongo = new MongoClient(servers.mongoUrl);
-  await mongo.connect();
-  gateway = spawnGateway({ dbName, topicPrefix: `${uniqueName('t')}.` }, `127.0.0.1:${await closedPort()}`, {
-    API_KEY_CACHE_TTL_MS: '0',
-  });
+  gateway = gateways.spawn(`127.0.0.1:${await closedPort()}`, { API_KEY_CACHE_TTL_MS: '0' });
 });
-afterAll(async () => {
-  await gateway.stop();
-  await mongo.db(dbName).dropDatabase();
-  await mongo.close();
-});
+afterAll(() => gateways.close());
 
 describe('admin CLI and the gateway process', () => {
   it('creates a tenant and a key that the running gateway accepts until it is revoked', async () => {
@@ -40,10 +21,7 @@ describe('admin CLI and the gateway process', () => {
     expect(key).toMatch(/^vgl_[0-9a-f]{64}$/);
 
     // Only a hash and a short prefix are stored.
-    const stored = await mongo
-      .db(dbName)
-      .collection('api_keys')
-      .findOne({ _id: created.id as never });
+    const stored = await gateways.db.collection('api_keys').findOne({ _id: created.id as never });
     expect(JSON.stringify(stored)).not.toContain(key);
     expect(stored?.prefix).toBe(key.slice(0, 10));
     const listed = await cli('key', 'list', tenant.id as string);

@@ -1,20 +1,10 @@
-import { MongoClient } from 'mongodb';
-import {
-  adminPortOf,
-  loggedPort,
-  spawnGateway,
-  testServers,
-  uniqueName,
-  waitFor,
-  type ServiceProcess,
-} from '../../../deploy/test-support';
+import { adminPortOf, loggedPort, uniqueName, waitFor, type ServiceProcess } from '../../../deploy/test-support';
 import { decodeCounts } from '../../src/store/rate-limit-store';
-import { adminCli, closedPort } from './harness';
+import { adminCli, closedPort, GatewayProcesses } from './harness';
 
 /** Two gateway processes on one store, as two replicas behind a load balancer. */
-const servers = testServers();
-const dbName = uniqueName('gwrl');
-const admin = adminCli(dbName);
+const gateways = new GatewayProcesses('gwrl');
+const admin = adminCli(gateways.dbName);
 const cli = admin.json;
 
 interface Replica {
@@ -24,15 +14,11 @@ interface Replica {
 }
 
 let replicas: Replica[] = [];
-let mongo: MongoClient;
 
 beforeAll(async () => {
-  mongo = new MongoClient(servers.mongoUrl);
-  await mongo.connect();
   const moderatorAddress = `127.0.0.1:${await closedPort()}`;
-  const topicPrefix = `${uniqueName('t')}.`;
   const processes = [0, 1].map(() =>
-    spawnGateway({ dbName, topicPrefix }, moderatorAddress, {
+    gateways.spawn(moderatorAddress, {
       HTTP_HOST: '127.0.0.1',
       ADMIN_HOST: '127.0.0.1',
       API_KEY_CACHE_TTL_MS: '500',
@@ -50,11 +36,7 @@ beforeAll(async () => {
     })),
   );
 });
-afterAll(async () => {
-  await Promise.all(replicas.map((replica) => replica.process.stop()));
-  await mongo.db(dbName).dropDatabase();
-  await mongo.close();
-});
+afterAll(() => gateways.close());
 
 const call = (replica: Replica, key: string) =>
   fetch(`${replica.url}/api/v1/settings`, { headers: { authorization: `Bearer ${key}` } });
@@ -133,11 +115,7 @@ describe('rate limit across gateway replicas', () => {
     expect(answer.headers.get('ratelimit-remaining')).toBe('0');
 
     // Each replica wrote its own document (a count per slot of the window); together they hold what was admitted.
-    const docs = await mongo
-      .db(dbName)
-      .collection<{ _id: string; counts: string }>('rate_limit_counts')
-      .find()
-      .toArray();
+    const docs = await gateways.db.collection<{ _id: string; counts: string }>('rate_limit_counts').find().toArray();
     const counts = docs.flatMap((doc) =>
       decodeCounts(doc.counts)
         .filter((c) => c.key === tenant.keyId)

@@ -54,4 +54,35 @@ describe('hash worker', () => {
     expect((await running).ok).toBe(true);
     expect(turns).toBeGreaterThan(0);
   });
+
+  it('starts the threads of a lazy pool with its first task, not before', async () => {
+    const lazy = new OffLoopPool({
+      filename: workerFile('hash-worker'),
+      threads: 1,
+      tenantThreads: 1,
+      maxQueuedPerTenant: 10,
+      lazy: true,
+    });
+    try {
+      expect(lazy.started).toBe(false);
+      const where = await lazy.run<{ threadId: number; isMainThread: boolean }>('tenant-a', 'thread', {}, budget);
+      expect(lazy.started).toBe(true);
+      expect(where).toEqual({ ok: true, value: { threadId: expect.any(Number), isMainThread: false } });
+    } finally {
+      await lazy.close();
+    }
+  });
+
+  it('closes a lazy pool that never had a task without starting its threads', async () => {
+    const lazy = new OffLoopPool({
+      filename: workerFile('hash-worker'),
+      threads: 1,
+      tenantThreads: 1,
+      maxQueuedPerTenant: 10,
+      lazy: true,
+    });
+    await lazy.close();
+    expect(lazy.started).toBe(false);
+    await expect(lazy.run('tenant-a', 'thread', {}, budget)).rejects.toThrow('off-loop pool closed');
+  });
 });

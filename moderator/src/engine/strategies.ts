@@ -1,4 +1,5 @@
-import { compilePattern, type Strategy } from '@vigil/proto/rules';
+import type { Strategy } from '@vigil/proto/rules';
+import { compilePattern } from '@vigil/proto/rules/pattern';
 import { hostOf, type Content } from './content';
 
 type Of<T extends Strategy['type']> = Extract<Strategy, { type: T }>;

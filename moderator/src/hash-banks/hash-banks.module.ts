@@ -75,9 +75,11 @@ export function hashBanksModule(
         onHeld: (held) => metrics?.hashHeldMatches.inc({ outcome: held ? 'held' : 'not_kept' }),
       })
     : undefined;
+  // Its threads start with the first image hashed: a deployment whose tenants keep no hash bank never runs them.
   const pool = new OffLoopPool({
     filename: workerFile('hash-worker'),
     threads: config.HASH_THREADS,
+    lazy: true,
     tenantThreads: Math.max(1, config.HASH_THREADS - 1),
     maxQueuedPerTenant: config.ENGINE_QUEUE_PER_TENANT,
     onTask: (name, seconds, outcome) => metrics?.offLoop.observe({ task: name, outcome }, seconds),

@@ -10,14 +10,15 @@ export interface Queued {
   bytes: number;
 }
 
-/** The Kafka message of a stored event: key = stream, the event's id and type as headers. */
-export function toMessage(doc: EventDoc): Message {
+/**
+ * The Kafka message of a stored event: key = stream, the event's id and type as headers; `replayed` (published by a
+ * sweep, maybe not for the first time) adds the `vigil-replayed` header.
+ */
+export function toMessage(doc: EventDoc, replayed = false): Message {
   const event = eventOf(doc);
-  return {
-    key: event.stream,
-    value: JSON.stringify(event),
-    headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type },
-  };
+  const headers: Record<string, string> = { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type };
+  if (replayed) headers[HEADERS.replayed] = '1';
+  return { key: event.stream, value: JSON.stringify(event), headers };
 }
 
 /**
@@ -39,14 +40,15 @@ export class HandOver {
 
   constructor(
     private readonly memoryBytes: number,
-    private readonly slotOf: (eventId: string) => string,
+    /** The outbox slot of an appended event not yet published (undefined: none to read it back from). */
+    private readonly slotOf: (eventId: string) => string | undefined,
   ) {}
 
   /** Takes appended events: into memory while under the bound, else (and until caught up) as overflow slots. */
   add(events: readonly DomainEvent[]): void {
     if (this.overflow) return this.spill(events);
     const queued = events.map((event): Queued => {
-      const doc: OutboxDoc = { ...event, _id: event.id, slot: this.slotOf(event.id) };
+      const doc: OutboxDoc = { ...event, _id: event.id };
       const message = toMessage(doc);
       return { doc, message, bytes: Buffer.byteLength(message.value as string) };
     });
@@ -65,7 +67,7 @@ export class HandOver {
   private spill(events: readonly DomainEvent[]): void {
     for (const event of events) {
       const slot = this.slotOf(event.id);
-      if (this.overflowSet.has(slot)) continue;
+      if (slot === undefined || this.overflowSet.has(slot)) continue;
       this.overflowSet.add(slot);
       this.overflowSlots.push(slot);
     }

@@ -1,9 +1,12 @@
+import { HEADERS, type DomainEvent } from '@vigil/proto';
 import type { Producer } from 'kafkajs';
 import pino from 'pino';
 import { waitFor } from '../../../deploy/test-support';
 import { sizedEvent } from '../../test/support/events';
 import type { DeadLetterStore } from '../store/dead-letter-store';
+import type { EventDoc } from '../store/event-doc';
 import type { OutboxStore } from '../store/outbox-store';
+import { SlotBook } from '../store/outbox-slots';
 import { OutboxRelay } from './outbox-relay';
 
 /**
@@ -15,8 +18,12 @@ function relayWorld({
   held = false,
   pollMs = 3_600_000,
   sweepMaxMs,
-}: { memoryBytes?: number; held?: boolean; pollMs?: number; sweepMaxMs?: number } = {}) {
+  now,
+}: { memoryBytes?: number; held?: boolean; pollMs?: number; sweepMaxMs?: number; now?: () => number } = {}) {
   const sent: string[] = [];
+  const replayed: string[] = [];
+  /** The store's outbox documents, and the events of each slot. */
+  const stored = { outbox: [] as Array<{ _id: string }>, slots: new Map<string, EventDoc[]>() };
   const sweeps: number[] = [];
   const removals: string[][] = [];
   let release: () => void = () => undefined;
@@ -24,26 +31,43 @@ function relayWorld({
   const producer = {
     connect: () => Promise.resolve(),
     disconnect: () => Promise.resolve(),
-    send: async ({ messages }: { messages: Array<{ key: string }> }) => {
+    send: async ({ messages }: { messages: Array<{ key: string; headers: Record<string, string> }> }) => {
       await gate;
       sent.push(...messages.map((message) => message.key));
+      replayed.push(
+        ...messages.filter((m) => m.headers[HEADERS.replayed] === '1').map((m) => m.headers[HEADERS.eventId]!),
+      );
       return [];
     },
   } as unknown as Producer;
+  const clock = { now: 1_000_000_000_500 };
+  const slots = new SlotBook('test', now ?? (() => clock.now));
   const outbox = {
     instanceId: 'test',
-    slotOf: (id: string) => `test:${id.slice(0, 9)}`,
+    slots,
     removeEntries: (entries: Array<{ _id: string }>) => {
       removals.push(entries.map((entry) => entry._id));
+      const gone = new Set(entries.map((entry) => entry._id));
+      stored.outbox = stored.outbox.filter((doc) => !gone.has(doc._id));
       return Promise.resolve();
     },
     unpublished: () => {
       sweeps.push(Date.now());
-      return Promise.resolve([]);
+      return Promise.resolve([...stored.outbox]);
     },
     storedIds: (ids: string[]) => Promise.resolve(new Set(ids)),
-    slot: () => Promise.resolve([]),
+    slotEvents: (slot: string) => Promise.resolve(stored.slots.get(slot) ?? []),
   } as unknown as OutboxStore;
+  /** Appends events through the book, as EventAppends does: the slot's marker first, then the events in it. */
+  const append = async (events: readonly DomainEvent[]) => {
+    const slot = await slots.begin(() => Promise.resolve());
+    slots.end(
+      slot,
+      events.map((event) => event.id),
+      true,
+    );
+    return slot;
+  };
   const relay = new OutboxRelay({
     outbox,
     deadLetters: {} as DeadLetterStore,
@@ -56,7 +80,7 @@ function relayWorld({
     batchSize: 1,
     memoryBytes,
   });
-  return { relay, sent, removals, sweeps, release: () => release() };
+  return { relay, sent, replayed, removals, sweeps, clock, stored, slots, append, release: () => release() };
 }
 
 describe('outbox relay back-pressure', () => {
@@ -86,29 +110,51 @@ describe('outbox relay back-pressure', () => {
 });
 
 describe('outbox relay removals', () => {
-  it('takes the copies of several published batches out of the outbox in one removal', async () => {
+  it('takes the markers of the slots of several published batches out in one removal, once their seconds are over', async () => {
     const world = relayWorld();
     world.relay.start();
     try {
       const events = [sizedEvent(100), sizedEvent(100), sizedEvent(100)];
-      world.relay.appended(events);
+      const first = await world.append(events.slice(0, 2));
+      world.relay.appended(events.slice(0, 2));
+      world.clock.now += 1_000;
+      const second = await world.append(events.slice(2));
+      world.relay.appended(events.slice(2));
       await waitFor(() => world.sent.length === 3, { timeoutMs: 10_000, intervalMs: 10, what: 'three batches sent' });
+      // The first slot is closed and published, the second still open: its second is not over.
+      world.clock.now += 1_000;
+      world.relay.wake();
       await waitFor(() => world.removals.length > 0, { timeoutMs: 10_000, intervalMs: 10, what: 'a removal' });
-      expect(world.removals).toEqual([events.map((event) => event.id)]);
+      expect(world.removals).toEqual([[first, second]]);
     } finally {
       await world.relay.stop();
     }
     expect(world.removals).toHaveLength(1);
   });
 
+  it('keeps the marker of a slot with an event not published yet', async () => {
+    const world = relayWorld();
+    world.relay.start();
+    const events = [sizedEvent(100), sizedEvent(100)];
+    await world.append(events);
+    // Only one of the two handed over (the other's commit failed after its append): the slot waits for a sweep.
+    world.relay.appended(events.slice(0, 1));
+    await waitFor(() => world.sent.length === 1, { timeoutMs: 10_000, intervalMs: 10, what: 'the batch sent' });
+    world.clock.now += 1_000;
+    await world.relay.stop();
+    expect(world.removals).toEqual([]);
+  });
+
   it('takes out what it published when it stops, whatever the removal delay left', async () => {
     const world = relayWorld();
     world.relay.start();
     const event = sizedEvent(100);
+    const slot = await world.append([event]);
     world.relay.appended([event]);
     await waitFor(() => world.sent.length === 1, { timeoutMs: 10_000, intervalMs: 10, what: 'the batch sent' });
+    world.clock.now += 1_000;
     await world.relay.stop();
-    expect(world.removals).toEqual([[event.id]]);
+    expect(world.removals).toEqual([[slot]]);
   });
 });
 
@@ -151,6 +197,62 @@ describe('outbox relay sweeps', () => {
       await jest.advanceTimersByTimeAsync(1_000);
       expect(world.relay.sweepIntervalMs()).toBe(100);
       expect(world.sweeps.length).toBeGreaterThanOrEqual(9);
+    } finally {
+      const stopping = world.relay.stop();
+      await jest.advanceTimersByTimeAsync(2_000);
+      await stopping;
+      jest.useRealTimers();
+    }
+  });
+});
+
+describe('outbox relay sweeps of slots', () => {
+  it('leaves a slot of its own alone while its append is in flight, and reads it a minute after its second', async () => {
+    jest.useFakeTimers({ now: 1_000_000_000_000 });
+    const world = relayWorld({ pollMs: 100, sweepMaxMs: 1_000, now: () => Date.now() });
+    try {
+      // An append failed without proof of what it stored: its event is there, its process never heard so.
+      const slot = await world.slots.begin(() => Promise.resolve());
+      const event = sizedEvent(100);
+      world.stored.outbox.push({ _id: slot });
+      world.stored.slots.set(slot, [{ ...event, _id: event.id, slot }]);
+      world.relay.start();
+      await jest.advanceTimersByTimeAsync(90_000);
+      // In flight: never read, whatever its age.
+      expect(world.sent).toEqual([]);
+      world.slots.end(slot, [], false);
+      await jest.advanceTimersByTimeAsync(30_000);
+      expect(world.replayed).toEqual([event.id]);
+      // Its marker stays until no append of it can land any more, and the event is not published again meanwhile.
+      expect(world.removals).toEqual([]);
+      await jest.advanceTimersByTimeAsync(5 * 60_000);
+      expect(world.removals).toEqual([[slot]]);
+      expect(world.sent).toHaveLength(1);
+      expect(world.slots.has(slot)).toBe(false);
+    } finally {
+      const stopping = world.relay.stop();
+      await jest.advanceTimersByTimeAsync(2_000);
+      await stopping;
+      jest.useRealTimers();
+    }
+  });
+
+  it("reads another process's slot once its second is three seconds over, publishing its events marked replayed", async () => {
+    jest.useFakeTimers({ now: 1_000_000_000_000 });
+    const world = relayWorld({ pollMs: 100, sweepMaxMs: 200, now: () => Date.now() });
+    try {
+      const slot = `other:${Math.floor(Date.now() / 1000)}`;
+      const events = [sizedEvent(100), sizedEvent(100)];
+      world.stored.outbox.push({ _id: slot });
+      world.stored.slots.set(
+        slot,
+        events.map((event) => ({ ...event, _id: event.id, slot })),
+      );
+      world.relay.start();
+      await jest.advanceTimersByTimeAsync(2_500);
+      expect(world.sent).toEqual([]);
+      await jest.advanceTimersByTimeAsync(2_000);
+      expect(world.replayed).toEqual(events.map((event) => event.id));
     } finally {
       const stopping = world.relay.stop();
       await jest.advanceTimersByTimeAsync(2_000);

@@ -5,7 +5,8 @@ import { decodeTime } from 'ulid';
 import { backoffMs, assertConfirmed } from '@vigil/proto/platform';
 import type { OutboxSignal } from '../service/outbox-signal';
 import type { DeadLetterStore } from '../store/dead-letter-store';
-import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
+import { isMarker, type OutboxDoc, type OutboxStore } from '../store/outbox-store';
+import { SLOT_MS, slotEnd } from '../store/outbox-slots';
 import { HandOver, toMessage } from './hand-over';
 import { RemovalQueue } from './removal-queue';
 import type { IngestBackpressure } from '../ingest/ingest-consumer';
@@ -15,23 +16,25 @@ import { messageRejection } from '../kafka/kafka-errors';
 const SWEEP_UNDER_LOAD = 10;
 /** Default bound on the events waiting in memory, bytes of their messages. */
 const MEMORY_BYTES = 8 * 1024 * 1024;
-/** Ids of events this process appended and has not published yet, remembered at most (about 40 bytes each). */
-const APPENDED_IDS = 200_000;
 /**
- * An outbox copy without its event is dropped once it is this old: its append failed (a conflict, a crash between the
- * two writes). A younger one may belong to an append still in flight, and waits.
+ * An append lands in the store within this long after its slot began (a command in flight longer is taken as lost).
+ * A sweep takes out a slot it cannot know closed (another process's, or one of this process's appends failed without
+ * proof) only once it is this old, reading the slot again until then; an outbox copy without its event is dropped
+ * once this old (the previous release's copies went in before their events).
  */
-const ORPHAN_AGE_MS = 5 * 60 * 1000;
+const APPEND_BOUND_MS = 5 * 60 * 1000;
 /**
- * This process's own outbox entries are published from memory or from its overflow slots; a routine sweep takes them
- * only once this old (an append whose hand-over never came: its projection write failed after the append).
+ * This process's own slots are published from memory or from its overflow slots; a routine sweep reads one only once
+ * its second is this long over (an append whose hand-over never came: its projection write failed after the append).
  */
 const OWN_GRACE_MS = 60_000;
 /**
- * A routine sweep takes another process's copies only once this old (or `pollMs`, if longer): younger ones are most
- * likely published or in flight there, their removal waiting (RemovalQueue).
+ * A routine sweep reads another process's slots only once their second is this long over (or `pollMs`, if longer):
+ * before, they are most likely published there, their removal waiting (RemovalQueue).
  */
 const OTHERS_GRACE_MS = 3_000;
+/** Slots a sweep published events of and keeps reading until APPEND_BOUND_MS, remembered at most. */
+const SWEPT_SLOTS = 10_000;
 
 export interface OutboxRelayOptions {
   outbox: OutboxStore;
@@ -66,24 +69,27 @@ export interface OutboxRelayOptions {
    */
   memoryBytes?: number;
   onPublished?: (count: number) => void;
+  /** See APPEND_BOUND_MS (the default); tests shorten it. */
+  appendBoundMs?: number;
   /** An event was set aside; `reason` is from a bounded set. */
   onDeadLetter?: (reason: string) => void;
 }
 
 /**
  * Events appended by this process are handed over in memory (`appended`, the service's OutboxSignal) and published
- * without reading them back. The store's outbox collection (a copy of each event until it is published; see
- * EventStore.append) stays the record of what is still to publish: the periodic sweep publishes whatever the in-memory
- * path did not, leaving alone the events in flight here. Taking a published event out is a delete from that small
- * collection, not an update of the event: on FerretDB v1 an update costs about three times a delete, and marking two
- * events per record was a fifth of a record's store time. Several processes may publish the same event (their sweeps
- * race), which consumers dedupe. Memory is bounded (`memoryBytes`): a relay that falls behind leaves further appends in
- * the outbox and sweeps them from there, in order, until it has caught up.
+ * without reading them back. The store's outbox (see OutboxStore) stays the record of what is still to publish: a
+ * marker per process and second in which it appended (a slot), inserted before the slot's first event, which the
+ * events carry. Once a slot's second is over, no append of it is in flight and all its events are published, its
+ * marker is removed (RemovalQueue: the markers of a second or so in one delete). So a record costs no outbox write of
+ * its own. The periodic sweep reads the markers and publishes the events of the slots the in-memory path did not see
+ * to (a crashed or stopped process, a failed send or append), read by equality on their slot, marked `vigil-replayed`;
+ * it leaves alone the slots and events in flight here. Several processes may publish the same event (their sweeps
+ * race), which consumers dedupe. Memory is bounded (`memoryBytes`): a relay that falls behind reads further appends
+ * back from the store, slot by slot, in order, until it has caught up.
  *
- * Publishes outbox entries in `_id` order (which is stream order: see EventStore.stage) to the events topic, key =
- * stream, then takes them out of the outbox. The producer is idempotent with one request in flight, so a batch lands
- * in order; a crash between send and removal publishes the same events again with the same ids, which consumers
- * dedupe.
+ * Publishes events in `_id` order (which is stream order: see EventStore.stage) to the events topic, key = stream. The
+ * producer is idempotent with one request in flight, so a batch lands in order; a crash between send and the marker's
+ * removal publishes the same events again with the same ids, which consumers dedupe.
  *
  * No event can hold the outbox: when the broker refuses a batch because of a message in it (too large, invalid), the
  * batch is sent again one event at a time, in order, so the refused events are found without blaming their
@@ -103,20 +109,20 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   /** Events appended by this process, waiting in memory (bounded), or the outbox slots past the bound. */
   private readonly handOver: HandOver;
   /**
-   * Ids of events this process appended (so they are stored) and has not published yet: the sweep publishes their
-   * outbox copies without looking the events up. Insertion order, the oldest forgotten past APPENDED_IDS.
+   * Events a sweep here published, by the slot it read them from, while the slot's marker stays (see APPEND_BOUND_MS):
+   * the next sweep publishes only what came since. Insertion order, the oldest forgotten past SWEPT_SLOTS.
    */
-  private readonly appendedIds = new Set<string>();
+  private readonly swept = new Map<string, Set<string>>();
   private lastSweep = 0;
   /** Routine sweeps in a row that found nothing to publish (see `sweepMaxMs`). */
   private emptySweeps = 0;
   private backlog = false;
-  /** Copies of published (or set-aside) events still to take out of the store's outbox, oldest first. */
+  /** Markers and copies still to take out of the store's outbox, oldest first. */
   private readonly removals: RemovalQueue;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.removals = new RemovalQueue(options.outbox, options.log);
-    this.handOver = new HandOver(options.memoryBytes ?? MEMORY_BYTES, (id) => options.outbox.slotOf(id));
+    this.handOver = new HandOver(options.memoryBytes ?? MEMORY_BYTES, (id) => options.outbox.slots.slotOf(id));
   }
 
   start(): void {
@@ -134,11 +140,6 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
 
   /** Takes events this process just appended, to publish them without reading them back from the store. */
   appended(events: readonly DomainEvent[]): void {
-    for (const event of events) this.appendedIds.add(event.id);
-    for (const id of this.appendedIds) {
-      if (this.appendedIds.size <= APPENDED_IDS) break;
-      this.appendedIds.delete(id);
-    }
     if (!this.running || events.length === 0) {
       this.wake();
       return;
@@ -148,21 +149,23 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   }
 
   /**
-   * One batch from the oldest overflow slot (an equality read of a few dozen entries); a slot that gives less than a
-   * batch is done. Returns how many events it took out. The memory bound is lifted once every slot is done.
+   * One batch from the oldest overflow slot (an equality read of a second's events, of which those not published yet);
+   * a slot that gives less than a batch is done. Returns how many events it took out. The memory bound is lifted once
+   * every slot is done.
    */
   private async publishOverflow(): Promise<number> {
+    const { outbox } = this.options;
     const slot = this.handOver.oldestSlot();
     if (slot === undefined) {
       this.handOver.liftIfCaughtUp();
       return 0;
     }
-    const docs = (await this.options.outbox.slot(slot)).filter(
-      (doc) => !this.handOver.has(doc._id) && !this.removals.has(doc._id),
+    const docs = (await outbox.slotEvents(slot)).filter(
+      (doc) => outbox.slots.isPending(doc._id) && !this.handOver.has(doc._id),
     );
     const batch = docs.slice(0, this.options.batchSize);
     if (docs.length <= this.options.batchSize) this.handOver.slotDone();
-    const published = await this.publishDocs(await this.stored(batch));
+    const published = await this.publishDocs(batch);
     this.handOver.liftIfCaughtUp();
     return published;
   }
@@ -196,46 +199,99 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     this.running = false;
     this.wakeUp?.();
     await this.loop;
+    // The current second's slot closes when it ends; its marker goes with the others rather than wait for a sweep.
+    const closesIn = this.options.outbox.slots.closesIn();
+    if (flush && closesIn <= SLOT_MS) await new Promise((resolve) => setTimeout(resolve, closesIn + 1));
+    this.queueRemovableMarkers();
     await this.removals.remove({ all: true });
     await this.resetProducer();
   }
 
   /**
-   * One batch read from the store's outbox; returns how many events it took out (published or set aside). With
-   * `minAgeMs`, events younger than that are left for now: they are most likely in flight in the process that
-   * appended them.
+   * One sweep of the store's outbox: the events of the slots its markers name, and the copies in it, published marked
+   * `vigil-replayed`; returns how many events it took out (published or set aside). With `minAgeMs`, slots whose
+   * second ended less than that ago and copies younger than that are left for now: they are most likely in flight in
+   * the process that appended them; this process's own slots wait OWN_GRACE_MS.
    */
   async publishBatch({ minAgeMs = 0 }: { minAgeMs?: number } = {}): Promise<number> {
     const { outbox, batchSize } = this.options;
-    const found = await outbox.unpublished(batchSize + this.handOver.localCount);
     const now = Date.now();
-    const own = `${outbox.instanceId}:`;
-    const docs = found
+    const found = await outbox.unpublished(batchSize + this.handOver.localCount);
+    const copies = found
+      .filter((doc): doc is OutboxDoc => !isMarker(doc))
       .filter(
         (doc) =>
           !this.handOver.has(doc._id) &&
           !this.removals.has(doc._id) &&
-          (minAgeMs === 0 || decodeTime(doc._id) <= now - minAgeMs) &&
-          // Left to the memory and overflow paths, unless stranded (see OWN_GRACE_MS).
-          (minAgeMs === 0 || !doc.slot?.startsWith(own) || decodeTime(doc._id) <= now - OWN_GRACE_MS),
+          (minAgeMs === 0 || decodeTime(doc._id) <= now - minAgeMs),
       )
       .slice(0, batchSize);
-    return this.publishDocs(await this.stored(docs));
+    const docs = [...(await this.stored(copies))];
+    // Oldest slots first, each read whole, until a batch is gathered.
+    const markers = found
+      .filter((doc) => isMarker(doc) && !this.removals.has(doc._id))
+      .map((doc) => ({ slot: doc._id, end: slotEnd(doc._id) }))
+      .sort((a, b) => a.end - b.end || (a.slot < b.slot ? -1 : 1));
+    const read: SweptSlot[] = [];
+    for (const { slot, end } of markers) {
+      if (docs.length >= batchSize) break;
+      const own = outbox.slots.has(slot);
+      if (own && (outbox.slots.inFlight(slot) || (minAgeMs > 0 && end > now - OWN_GRACE_MS))) continue;
+      if (!own && end > now - minAgeMs) continue;
+      // A slot tracked here with every append proven: only its events not published yet. Otherwise, all but those
+      // published from here already.
+      const tracked = own && !outbox.slots.uncertain(slot);
+      const seen = this.swept.get(slot);
+      let local = false;
+      const events = (await outbox.slotEvents(slot)).filter((doc) => {
+        if (doc.deadLetteredAt) return false;
+        if (this.handOver.has(doc._id)) return !(local = true);
+        return tracked ? outbox.slots.isPending(doc._id) : !seen?.has(doc._id);
+      });
+      docs.push(...events);
+      read.push({ slot, end, tracked, local, ids: events.map((doc) => doc._id) });
+    }
+    docs.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+    const published = await this.publishDocs(docs, { replayed: true, copies: new Set(copies.map((doc) => doc._id)) });
+    for (const slot of read) this.sweptSlot(slot, now);
+    return published;
   }
 
   /**
-   * The outbox copies whose events are stored. Those this process appended are; others (another process's, or from
-   * before a restart) are looked up. A copy without its event is dropped once ORPHAN_AGE_MS old, left for later before
-   * that. Leaving one out cannot reorder its stream: the stream's next version is only appended after it is stored.
+   * After a sweep published a slot's events: a slot this process tracks goes with its others; one it cannot know
+   * closed is taken out once APPEND_BOUND_MS old (no append of it can land any more) and nothing of it was in flight
+   * here, and is read again by later sweeps until then.
+   */
+  private sweptSlot({ slot, end, tracked, local, ids }: SweptSlot, now: number): void {
+    if (tracked) return;
+    const bound = this.options.appendBoundMs ?? APPEND_BOUND_MS;
+    if (!local && end <= now - bound) {
+      this.swept.delete(slot);
+      this.options.outbox.slots.forget(slot);
+      this.removals.add([{ _id: slot }]);
+      return;
+    }
+    const seen = this.swept.get(slot) ?? new Set<string>();
+    for (const id of ids) seen.add(id);
+    this.swept.delete(slot);
+    this.swept.set(slot, seen);
+    for (const old of this.swept.keys()) {
+      if (this.swept.size <= SWEPT_SLOTS) break;
+      this.swept.delete(old);
+    }
+  }
+
+  /**
+   * The outbox copies whose events are stored (each looked up). A copy without its event is dropped once
+   * APPEND_BOUND_MS old, left for later before that. Leaving one out cannot reorder its stream: the stream's next
+   * version is only appended after it is stored.
    */
   private async stored(docs: OutboxDoc[]): Promise<OutboxDoc[]> {
-    const unknown = docs.filter((doc) => !this.appendedIds.has(doc._id)).map((doc) => doc._id);
-    if (unknown.length === 0) return docs;
-    const stored = await this.options.outbox.storedIds(unknown);
-    const missing = unknown.filter((id) => !stored.has(id));
-    const orphans = docs.filter(
-      (doc) => missing.includes(doc._id) && decodeTime(doc._id) <= Date.now() - ORPHAN_AGE_MS,
-    );
+    if (docs.length === 0) return docs;
+    const stored = await this.options.outbox.storedIds(docs.map((doc) => doc._id));
+    const missing = docs.filter((doc) => !stored.has(doc._id));
+    const bound = this.options.appendBoundMs ?? APPEND_BOUND_MS;
+    const orphans = missing.filter((doc) => decodeTime(doc._id) <= Date.now() - bound);
     if (orphans.length > 0) {
       await this.options.outbox.removeEntries(orphans);
       this.options.log.warn(
@@ -243,8 +299,12 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         'outbox copies without an event dropped',
       );
     }
-    const left = new Set(missing);
-    return docs.filter((doc) => !left.has(doc._id));
+    return docs.filter((doc) => stored.has(doc._id));
+  }
+
+  /** Markers of this process's slots that are closed and published, queued for removal. */
+  private queueRemovableMarkers(): void {
+    this.removals.add(this.options.outbox.slots.takeRemovable().map((slot) => ({ _id: slot })));
   }
 
   /** One batch of the events handed over in memory; on failure they stay in the store's outbox for the sweep. */
@@ -253,14 +313,25 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     try {
       return await this.publishDocs(
         entries.map((entry) => entry.doc),
-        entries.map((entry) => entry.message),
+        { messages: entries.map((entry) => entry.message) },
       );
     } finally {
       this.handOver.release(entries);
     }
   }
 
-  private async publishDocs(docs: OutboxDoc[], messages = docs.map(toMessage)): Promise<number> {
+  /**
+   * Publishes events in one batch. `replayed`: a sweep's (see toMessage); `copies`: the ids of those read from outbox
+   * copies, which are taken out once published (the others leave their slot's marker when their slot is done).
+   */
+  private async publishDocs(
+    docs: OutboxDoc[],
+    {
+      replayed = false,
+      copies = new Set<string>(),
+      messages = docs.map((doc) => toMessage(doc, replayed)),
+    }: { replayed?: boolean; copies?: ReadonlySet<string>; messages?: Message[] } = {},
+  ): Promise<number> {
     const { log } = this.options;
     if (docs.length === 0) return 0;
     log.debug({ count: docs.length, first: docs[0]?._id }, 'outbox batch found');
@@ -275,22 +346,20 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       await this.resetProducer();
       if (!messageRejection(err)) throw err;
       log.warn({ err, count: docs.length }, 'outbox batch refused by the broker, sending its events one by one');
-      return this.publishEach(docs, messages);
+      return this.publishEach(docs, messages, copies);
     }
-    this.removals.add(docs);
-    for (const doc of docs) this.appendedIds.delete(doc._id);
+    this.done(docs, copies);
     log.debug({ count: docs.length }, 'outbox batch published');
     this.options.onPublished?.(docs.length);
     return docs.length;
   }
 
   /** Sends each event alone, in order, setting aside those the broker refuses. */
-  private async publishEach(docs: OutboxDoc[], messages: Message[]): Promise<number> {
+  private async publishEach(docs: OutboxDoc[], messages: Message[], copies: ReadonlySet<string>): Promise<number> {
     const { log } = this.options;
     const sent: OutboxDoc[] = [];
     const flush = () => {
-      this.removals.add(sent);
-      for (const doc of sent) this.appendedIds.delete(doc._id);
+      this.done(sent, copies);
       this.options.onPublished?.(sent.length);
       sent.length = 0;
     };
@@ -310,7 +379,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         }
         const bytes = Buffer.byteLength(message.value as string);
         await this.options.deadLetters.setAside({ event: doc, reason, error: errorType(err), bytes });
-        this.appendedIds.delete(doc._id);
+        this.options.outbox.slots.published([doc._id]);
         // Ids, type, size and reason only: the event's content stays in the store.
         log.error(
           { eventId: doc._id, tenantId: doc.tenantId, stream: doc.stream, type: doc.type, bytes, reason },
@@ -321,6 +390,12 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     }
     flush();
     return docs.length;
+  }
+
+  /** Published events: their copies queued for removal, their slots told (see SlotBook.published). */
+  private done(docs: readonly OutboxDoc[], copies: ReadonlySet<string>): void {
+    this.removals.add(docs.filter((doc) => copies.has(doc._id)));
+    this.options.outbox.slots.published(docs.map((doc) => doc._id));
   }
 
   private async send(messages: Message[]): Promise<void> {
@@ -382,7 +457,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
           });
           published += swept;
           // A full sweep means more is waiting (a crashed process's events): the next idle turn sweeps again.
-          this.backlog = swept === this.options.batchSize;
+          this.backlog = swept >= this.options.batchSize;
           this.emptySweeps = swept === 0 && published === 0 ? this.emptySweeps + 1 : 0;
           full ||= this.backlog;
         }
@@ -392,6 +467,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         this.options.log.warn({ err, failures }, 'outbox relay batch failed');
       }
       this.handOver.releaseWaiters();
+      this.queueRemovableMarkers();
       await this.removals.remove();
       if (!this.running) break;
       if (failures === 0 && (full || this.pending || this.handOver.overflowing || this.handOver.length > 0)) {
@@ -405,6 +481,8 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
           ? backoffMs({ initialMs: this.options.pollMs * 2, maxMs: 5000 }, failures)
           : Math.max(0, this.lastSweep + this.sweepIntervalMs() - Date.now()),
         this.removals.dueIn(),
+        // The current second's slot, when done but for its second, closes then.
+        this.options.outbox.slots.closesIn(),
       );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delay);
@@ -415,9 +493,18 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       });
       this.wakeUp = undefined;
     }
-    // Not published from memory: the store's outbox still has them for the next sweep, here or elsewhere.
+    // Not published from memory: their slots' markers stay for the next sweep, here or elsewhere.
     this.handOver.clear();
   }
+}
+
+/** A slot a sweep read: its events it publishes, and whether any was left to this process's memory (`local`). */
+interface SweptSlot {
+  slot: string;
+  end: number;
+  tracked: boolean;
+  local: boolean;
+  ids: string[];
 }
 
 /** The broker's error name when there is one (`MESSAGE_TOO_LARGE`), else the error's class name. */

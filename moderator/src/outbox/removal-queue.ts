@@ -2,19 +2,18 @@ import type { Logger } from 'pino';
 import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
 
 /**
- * Published events' outbox copies are taken out together, once the oldest has waited this long (or REMOVAL_BATCH of
- * them wait): one delete per outbox slot (a second of appends), not one per batch. At a few records a second a batch
- * is one record, and its removal was a fifth of what the moderator sent the store per record.
+ * Markers of published slots (and published copies) are taken out together, once the oldest has waited this long (or
+ * REMOVAL_BATCH of them wait): one delete for the markers of a second or two of appends.
  */
 const REMOVAL_DELAY_MS = 1_000;
-/** Copies waiting to be taken out that make a removal due at once. */
+/** Markers and copies waiting to be taken out that make a removal due at once. */
 const REMOVAL_BATCH = 500;
-/** Copies waiting to be taken out remembered at most; past it the oldest are left to a later sweep (published twice). */
+/** Markers and copies waiting to be taken out, remembered at most; past it the oldest are left to a later sweep. */
 const REMOVALS_HELD = 100_000;
 
 type Entry = Pick<OutboxDoc, '_id' | 'slot'>;
 
-/** The copies of published (or set-aside) events still to take out of the store's outbox, oldest first. */
+/** The markers of published slots and the copies of published (or set-aside) events still to take out, oldest first. */
 export class RemovalQueue {
   private readonly entries = new Map<string, Entry>();
   /** When the oldest entry was queued (epoch ms). */
@@ -25,7 +24,7 @@ export class RemovalQueue {
     private readonly log: Logger,
   ) {}
 
-  /** Whether the copy of this event waits to be taken out (it is published: a sweep leaves it alone). */
+  /** Whether this marker or copy waits to be taken out (it is published: a sweep leaves it alone). */
   has(id: string): boolean {
     return this.entries.has(id);
   }
@@ -47,8 +46,9 @@ export class RemovalQueue {
   }
 
   /**
-   * Takes the queued copies out of the store's outbox once due (or `all` now). A failed removal keeps them queued for
-   * the next turn; a copy left behind by a crash is published again by a sweep, which consumers dedupe.
+   * Takes the queued markers and copies out of the store's outbox once due (or `all` now). A failed removal keeps them
+   * queued for the next turn; one left behind by a crash has its events published again by a sweep, which consumers
+   * dedupe.
    */
   async remove({ all = false }: { all?: boolean } = {}): Promise<void> {
     if (this.entries.size === 0 || (!all && this.dueIn() > 0)) return;
@@ -58,7 +58,7 @@ export class RemovalQueue {
       for (const { _id } of entries) this.entries.delete(_id);
       this.since = Date.now();
     } catch (err) {
-      this.log.warn({ err, count: entries.length }, 'outbox copies not taken out; trying again');
+      this.log.warn({ err, count: entries.length }, 'outbox markers not taken out; trying again');
     }
   }
 }

@@ -1,6 +1,7 @@
 import {
   dayOf,
   monthKeyOf,
+  reviewOf,
   RULE_COUNT_FIELDS,
   SHADOW_COUNT_FIELDS,
   type DomainEvent,
@@ -66,19 +67,6 @@ export function shadowHumanCounts(verdict: ShadowSeen, humanFlagged: boolean, da
   }));
 }
 
-/** The review an event carries: a person's decision on a record or user whose standing flag came from rules. */
-function reviewIn(event: DomainEvent): RuleReview | undefined {
-  switch (event.type) {
-    case 'RecordModerated':
-      return event.data.via === 'Manual' ? event.data.review : undefined;
-    case 'UserStatusChanged':
-    case 'AppealDecided':
-      return event.data.review;
-    default:
-      return undefined;
-  }
-}
-
 /** A review's changes: one more reviewed flag, or a changed decision moving one count to the other. */
 function reviewCounts(review: RuleReview): Partial<RuleCounts> {
   const counts: Partial<RuleCounts> = { [review.outcome]: 1 };
@@ -102,7 +90,7 @@ export function countsOf(events: readonly DomainEvent[]): CountDelta[] {
         deltas.push({ ...base, ruleSetVersion, ruleId, counts: { flags: 1 } });
       continue;
     }
-    const review = reviewIn(event);
+    const review = reviewOf(event);
     if (!review || review.previous === review.outcome) continue;
     const counts = reviewCounts(review);
     for (const ruleId of new Set(review.rules)) {

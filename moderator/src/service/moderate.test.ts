@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, type DomainEvent, type TenantSettings } from '@vigil/proto';
+import { DEFAULT_SETTINGS, recordIdFor, type DomainEvent, type TenantSettings } from '@vigil/proto';
 import { DEFAULT_RULES } from '@vigil/proto/rules';
 import { ProviderError, type EngineInput, type EngineResult, type ModerationEngine } from '../engine';
 import { UnavailableError } from '../domain/errors';
@@ -9,6 +9,7 @@ import { StreamConflict, type EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
 import { JudgementCarry } from './judgement-carry';
 import { moderate, type ModerateInput, type ModerationDeps } from './moderate';
+import { NewRecordGuess } from './new-record-guess';
 import { StreamWriter } from './stream-writer';
 import { UserReconciliation } from './user-reconciliation';
 
@@ -41,14 +42,34 @@ class MemoryEventStore {
       this.findBankSuspension(tenantId, userId, exceptRecordId),
   };
 
+  /** Records read, by id (a guess that the record is new reads none). */
+  readonly recordReads: string[] = [];
+
   loadRecordAndUser(
     recordId: string,
     userId: string | undefined,
+    _fresh?: boolean,
+    { assumeNew = false }: { assumeNew?: boolean } = {},
   ): Promise<{ record: Loaded<RecordState>; user?: Loaded<UserState> }> {
     this.calls.push('loadRecordAndUser');
-    return Promise.all([this.loadRecord(recordId), userId ? this.loadUser(userId) : undefined]).then(
-      ([record, user]) => (user ? { record, user } : { record }),
+    const record = assumeNew
+      ? Promise.resolve<Loaded<RecordState>>({
+          kind: 'record',
+          stream: `record:${recordId}`,
+          state: null,
+          tail: [],
+          events: [],
+          created: true,
+        })
+      : this.readRecord(recordId);
+    return Promise.all([record, userId ? this.loadUser(userId) : undefined]).then(([record, user]) =>
+      user ? { record, user } : { record },
     );
+  }
+
+  private readRecord(recordId: string): Promise<Loaded<RecordState>> {
+    this.recordReads.push(recordId);
+    return this.loadRecord(recordId);
   }
 
   loadRecord(recordId: string): Promise<Loaded<RecordState>> {
@@ -350,6 +371,57 @@ describe('moderate', () => {
     const result = await moderate(deps, input({ commandId: 'cmd_3' }));
     expect(result.status).toBe('Flagged');
     expect(engine.calls).toHaveLength(1);
+  });
+
+  it('guesses a new record without reading it, reads it to update it, and reads another writer’s record after one wrong guess', async () => {
+    const { store, deps } = setup();
+    const guessing: ModerationDeps = { ...deps, newRecords: new NewRecordGuess() };
+    const post = (clientId: string, text: string) =>
+      input({ clientId, user: undefined, content: { text, imageUrls: [], externalUrls: [] } });
+    // Each moderation commits once, and once more after a wrong guess.
+    let moderations = 0;
+    const run = async (on: ModerationDeps, request: ModerateInput) => {
+      moderations += 1;
+      return moderate(on, request);
+    };
+    const conflicts = () => store.calls.filter((call) => call === 'commit').length - moderations;
+
+    expect((await run(guessing, post('new', 'buy spam now'))).status).toBe('Flagged');
+    expect(store.recordReads).toEqual([]);
+    expect((await run(guessing, post('new', 'hello'))).status).toBe('Compliant');
+    expect(store.recordReads).toHaveLength(1);
+    expect(conflicts()).toBe(0);
+
+    // Another process (its own guess) moderated this record: this one's first guess is wrong, its next are not made.
+    await run({ ...deps, newRecords: new NewRecordGuess() }, post('elsewhere', 'hello'));
+    for (const text of ['buy spam now', 'hello', 'spam again']) await run(guessing, post('elsewhere', text));
+    expect(conflicts()).toBe(1);
+    expect(store.recordReads).toHaveLength(4);
+    const versions = store.events.filter((event) => event.stream.endsWith(recordIdFor('ten_1', 'elsewhere')));
+    expect(versions.map((event) => event.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('stops guessing while most guesses are wrong, and guesses again once most records read are new', async () => {
+    const { store, deps } = setup();
+    const guessing: ModerationDeps = { ...deps, newRecords: new NewRecordGuess() };
+    const other: ModerationDeps = { ...deps, newRecords: new NewRecordGuess() };
+    const post = (clientId: string) =>
+      input({ clientId, user: undefined, content: { text: 'hello', imageUrls: [], externalUrls: [] } });
+    const commits = () => store.calls.filter((call) => call === 'commit').length;
+
+    // Another process made 40 records; this one updates them: its guesses are wrong until the valve closes.
+    for (let index = 0; index < 40; index += 1) await moderate(other, post(`old-${index}`));
+    const before = commits();
+    for (let index = 0; index < 40; index += 1) await moderate(guessing, post(`old-${index}`));
+    // 40 commits and one wrong guess each for the first 20 (the valve weighs none fewer), then none.
+    expect(commits() - before).toBe(60);
+
+    // New records: read while the valve is closed, each read tells it so, and it opens again.
+    const reads = store.recordReads.length;
+    for (let index = 0; index < 100; index += 1) await moderate(guessing, post(`new-${index}`));
+    // The window of 100 held the 40 wrong ones: 60 reads fill it, 20 more push out half of them (20 %, open again).
+    expect(store.recordReads.length - reads).toBe(80);
+    expect(store.recordReads.at(-1)).toBe(recordIdFor('ten_1', 'new-79'));
   });
 
   it('loads again and decides again when another writer took the stream version first', async () => {

@@ -23,7 +23,7 @@ import { shadowVersionRules, splitRules } from '../shadow/shadow-rules';
 import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { ActivityGate, EngineResult, ModerationEngine } from '../engine';
 import { judge, priorOf } from './judge';
-import { worthGuessing } from './new-record-guess';
+import { NO_GUESS, type NewRecordGuess } from './new-record-guess';
 import type { StreamWriter } from './stream-writer';
 import {
   bankSuspensionAfter,
@@ -70,11 +70,12 @@ export interface ModerationDeps {
   textActivity?: ActivityGate;
   /**
    * The first attempt of a moderation assumes its record is new and reads nothing (`MODERATE_ASSUME_NEW`): a new
-   * record then costs one store read less. Only where judging again costs less than the read (see
-   * new-record-guess.ts). An existing record's append conflicts, and the next attempt reads it; the judgement is used
-   * again when what the engine saw is the same (no metadata of the record's, no person's decision).
+   * record then costs one store read less. Only where judging again costs less than the read, for a record this
+   * process has not moderated lately, while recent guesses were mostly right (see new-record-guess.ts). An existing
+   * record's append conflicts, and the next attempt reads it; the judgement is used again when what the engine saw is
+   * the same (no metadata of the record's, no person's decision).
    */
-  assumeNew?: boolean;
+  newRecords?: NewRecordGuess;
 }
 
 /** Hands the record to the shadow rules, when the rule set has any: the moderation does not wait for them. */
@@ -163,15 +164,21 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
   const plan = await planOf(deps, input);
   // A retry of an ingest command whose earlier attempt was judged and then failed starts from that judgement.
   let judged: Judgement | undefined = input.commandId ? deps.carry?.take(input.commandId) : undefined;
-  const guessFirst = deps.assumeNew === true && worthGuessing(input, splitRules(plan.rules).live);
+  const live = splitRules(plan.rules).live;
+  const { candidate, guess: guessFirst } = deps.newRecords?.plan(plan.recordId, input, live) ?? NO_GUESS;
   let attempts = 0;
+  // Whether the record existed before this moderation, once a load said so: the outcome of a candidate's guess.
+  let existed: boolean | undefined;
   try {
-    return await deps.writer.retrying(async (fresh) => {
+    const result = await deps.writer.retrying(async (fresh) => {
       const guess = guessFirst && attempts === 0;
       // The attempt after a wrong guess reads the snapshot as usual: the conflict was with the guess, not a fresher writer.
       const afterGuess = guessFirst && attempts === 1;
       attempts += 1;
       const streams = await load(deps.store, plan, fresh && !afterGuess, guess);
+      // A guess conflicts only on the record's first version (it comes without a user): the record existed.
+      if (afterGuess) existed = true;
+      else if (!guess) existed ??= streams.record.state !== null;
       if (input.commandId && streams.record.state?.recentCommands.includes(input.commandId)) {
         return finishApplied(deps, plan, streams, streams.record.state);
       }
@@ -180,7 +187,12 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
       const staged = await decide(deps.store, input, plan, streams, judgement.verdict);
       return commitDecision(deps, input, plan, streams, staged, judgement.verdict);
     });
+    // A guess that committed on its first attempt was right: the record was new.
+    if (candidate) deps.newRecords?.learnt(plan.recordId, existed ?? false);
+    deps.newRecords?.moderated(plan.recordId);
+    return result;
   } catch (err) {
+    if (candidate && existed !== undefined) deps.newRecords?.learnt(plan.recordId, existed);
     // Failed after the engine judged (a store outage, say): the command's retry starts from that judgement.
     // Calls without a command id (`/moderate`) keep nothing: their caller answers the failure.
     if (input.commandId && judged) deps.carry?.keep(input.commandId, judged);
@@ -224,7 +236,7 @@ async function planOf(deps: ModerationDeps, input: ModerateInput): Promise<Plan>
 
 /**
  * Load: the record's stream and, when a user came with it, the user's, in one call to the store; with `assumeNew`,
- * the record's is not read (see ModerationDeps.assumeNew).
+ * the record's is not read (see ModerationDeps.newRecords).
  */
 function load(store: EventStore, plan: Plan, fresh: boolean, assumeNew: boolean): Promise<Streams> {
   return store.loadRecordAndUser(plan.recordId, plan.userId, fresh, { assumeNew });

@@ -5,6 +5,7 @@ import type { EventStore } from '../store/event-store';
 import type { TenantConfigCache } from '../store/tenant-config';
 import { JudgementCarry } from './judgement-carry';
 import type { ModerationDeps } from './moderate';
+import { NewRecordGuess } from './new-record-guess';
 import type { OutboxSignal } from './outbox-signal';
 import { StreamWriter } from './stream-writer';
 import { UserReconciliation } from './user-reconciliation';
@@ -25,7 +26,7 @@ export interface UseCaseOptions {
   versions?: TenantVersions;
   /** Marks each moderation of a record without images while it runs: image inference yields to them. */
   textActivity?: ActivityGate;
-  /** A moderation's first attempt assumes its record is new (see ModerationDeps.assumeNew). */
+  /** A moderation's first attempt may assume its record is new (see ModerationDeps.newRecords). */
   assumeNew?: boolean;
 }
 
@@ -63,6 +64,6 @@ export function createUseCases(options: UseCaseOptions): UseCases {
     carry: new JudgementCarry({ max: CARRIED_JUDGEMENTS, ttlMs: CARRIED_JUDGEMENT_TTL_MS }),
     shadow: options.shadow,
     textActivity: options.textActivity,
-    assumeNew: options.assumeNew,
+    newRecords: options.assumeNew ? new NewRecordGuess() : undefined,
   };
 }

@@ -12,10 +12,9 @@ type GroupAppend = { kind: 'stored' } | { kind: 'conflict'; stored: number } | {
 
 /**
  * The append of EventStore's commits, a group commit (see WriteGroups): the events of every commit asked for while a
- * group is in flight go in one ordered insert when it returns, their outbox copies in one insert before it, so that no
- * event is stored without one. The copies of events a conflict kept out are removed again; one left behind (a crash
- * between the two writes, a failed removal) has no event, which the relay checks before publishing a copy it did not
- * see appended (`storedIds`).
+ * group is in flight go in one ordered insert when it returns. Every insert of events opens an outbox slot first
+ * (OutboxStore.openAppend: the slot's marker is durable before any event carrying it can be), and the events carry
+ * it, so that a sweep finds any of them the relay did not publish.
  */
 export class EventAppends {
   private readonly groups: WriteGroups<EventDoc[], GroupAppend>;
@@ -32,20 +31,15 @@ export class EventAppends {
   async append(docs: EventDoc[]): Promise<number> {
     const outcome = await this.groups.write(docs);
     if (outcome.kind === 'stored') return docs.length;
-    // Another commit of the group conflicted before this one's turn: its copies are in, its events go now, alone.
-    const stored = outcome.kind === 'conflict' ? outcome.stored : await this.insertEvents(docs);
-    if (stored === docs.length) return stored;
-    const left = docs.slice(stored).map((doc) => ({ _id: doc._id, slot: this.outbox.slotOf(doc._id) }));
-    await this.outbox.removeEntries(left).catch(() => undefined);
-    return stored;
+    // Another commit of the group conflicted before this one's turn: its events go now, alone.
+    return outcome.kind === 'conflict' ? outcome.stored : this.insertEvents(docs);
   }
 
   /**
-   * One group's appends: every outbox copy, then every event in one ordered insert, which stops at the first version
-   * taken; the commits before it are stored, the one it belongs to conflicts, and the ones after were not reached.
+   * One group's appends in one ordered insert, which stops at the first version taken; the commits before it are
+   * stored, the one it belongs to conflicts, and the ones after were not reached.
    */
   private async appendGroup(groups: readonly EventDoc[][]): Promise<GroupAppend[]> {
-    await this.outbox.insertCopies(groups.flat());
     const stored = await this.insertEvents(groups.flat());
     let end = 0;
     return groups.map((docs) => {
@@ -56,9 +50,30 @@ export class EventAppends {
     });
   }
 
-  /** Inserts events in order; how many went in before a version already taken (all of them when none was). */
-  private insertEvents(docs: EventDoc[]): Promise<number> {
-    // Ordered: the events before the first version taken are stored; any other failure proves nothing and throws.
-    return guarded(() => insertInOrder(this.events, docs));
+  /**
+   * Inserts events in order, in an outbox slot; how many went in before a version already taken (all of them when none
+   * was). Ordered: the events before the first version taken are stored; any other failure proves nothing and throws,
+   * and the slot is left to a sweep.
+   */
+  private async insertEvents(docs: EventDoc[]): Promise<number> {
+    const slot = await this.outbox.openAppend();
+    let stored = 0;
+    let certain = false;
+    try {
+      stored = await guarded(() =>
+        insertInOrder(
+          this.events,
+          docs.map((doc) => ({ ...doc, slot })),
+        ),
+      );
+      certain = true;
+      return stored;
+    } finally {
+      this.outbox.closeAppend(
+        slot,
+        docs.slice(0, stored).map((doc) => doc._id),
+        certain,
+      );
+    }
   }
 }

@@ -22,7 +22,7 @@ export type { AppealDoc } from './projections';
  * in the domain, then `commit`s: one append of every stream's events, then their projections.
  */
 export class EventStore {
-  /** The copies of appended events still to publish (the outbox relay's side of the store). */
+  /** The outbox slots of appended events still to publish (the outbox relay's side of the store). */
   readonly outbox: OutboxStore;
   /** The streams themselves: loads, reads, appends without a projection. */
   readonly streams: EventStreams;

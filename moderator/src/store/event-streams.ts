@@ -41,7 +41,7 @@ export class StreamConflict extends Error {
  */
 export class EventStreams {
   private readonly events: Collection<EventDoc>;
-  /** Appends events, with their outbox copies, together with concurrent commits'. */
+  /** Appends events, each in an outbox slot, together with concurrent commits'. */
   private readonly appends: EventAppends;
 
   constructor(
@@ -60,6 +60,8 @@ export class EventStreams {
       await this.events.createIndex({ stream: 1, version: 1 }, { unique: true, name: 'stream_version' });
       // Finds the events stored before the outbox collection existed (see outbox-migration.ts).
       await this.events.createIndex({ published: 1, _id: 1 }, { name: 'outbox' });
+      // A sweep reads the events of an outbox slot by equality on `slot` (see OutboxStore.slotEvents).
+      await this.events.createIndex({ slot: 1 }, { name: 'slot' });
     });
   }
 

@@ -1,59 +1,80 @@
 import { COLLECTIONS, ulid } from '@vigil/proto';
-import { insertEach } from '@vigil/proto/platform';
+import { insertEach, insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
-import { decodeTime } from 'ulid';
 import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
+import { SlotBook } from './outbox-slots';
 
-/** Outbox entries removed per command in `removeEntries`. */
+/** Outbox documents removed per command in `removeEntries`. */
 const REMOVE_CHUNK = 100;
 /** Event lookups in flight at once in `storedIds`. */
 const STORED_AT_ONCE = 16;
-/** Width of an outbox slot, milliseconds of event-id time (see OutboxDoc). */
-const SLOT_MS = 1_000;
 
 /**
- * An outbox entry: a copy of an event still to publish. `slot` (the appending store's instance and a second of
- * event-id time) is the equality key the entry is read and removed by, a second's appends per slot, so that neither
- * costs more with a longer outbox: FerretDB v1 runs any other filter over the whole collection. Entries copied back by
- * a replay or from the previous release have none.
+ * A document of the `outbox` collection: a slot marker, or a copy of one event still to publish.
+ *
+ * - A marker (`_id`: the slot, see SlotBook) says that events carrying that slot may be stored and not published. It is
+ *   inserted before the first append of its slot and removed once every event of the slot is published.
+ * - A copy (`_id`: the event id, the whole event) comes from a replay of a dead letter, from events of the release
+ *   before the outbox collection, or from the previous release, which copied every event (`slot` then names that
+ *   release's slot of the copy, the equality it removed copies by).
  */
 export type OutboxDoc = EventDoc & { slot?: string };
+export type MarkerDoc = { _id: string };
+
+/** Whether an outbox document is a slot marker (its `_id` names a slot; an event id has no `:`). */
+export function isMarker(doc: { _id: string }): boolean {
+  return doc._id.includes(':');
+}
 
 /**
- * The `outbox` collection: a copy of each stored event until the relay has published it. EventStore writes the copies
- * of its appends; the relay reads and removes them; DeadLetterStore takes a refused event out and puts a replayed one
- * back. It holds only what is still to publish, so reading and emptying it costs little.
+ * The `outbox` collection, and the slot field of stored events. EventAppends opens a slot (its marker durable) before
+ * it appends events carrying it; the relay publishes them from memory, or a sweep reads a slot's events by equality
+ * on `slot` (indexed in `events`), and the marker goes once all are published. So a record costs no outbox write of
+ * its own: one marker insert and one removal per process and second. The collection holds only markers of slots
+ * still to publish and a few copies, so reading it whole costs little.
  */
 export class OutboxStore {
-  private readonly outbox: Collection<OutboxDoc>;
+  private readonly outbox: Collection<OutboxDoc | MarkerDoc>;
   private readonly events: Collection<EventDoc>;
   /** Names this store's outbox slots; unique per process. */
   readonly instanceId: string;
+  /** This process's open slots: markers, appends in flight, events not published yet. */
+  readonly slots: SlotBook;
 
-  constructor(db: Db, { instanceId = ulid() }: { instanceId?: string } = {}) {
+  constructor(db: Db, { instanceId = ulid(), now }: { instanceId?: string; now?: () => number } = {}) {
     this.instanceId = instanceId;
-    this.outbox = db.collection<OutboxDoc>(COLLECTIONS.outbox, { ignoreUndefined: true });
+    this.slots = new SlotBook(instanceId, now);
+    this.outbox = db.collection<OutboxDoc | MarkerDoc>(COLLECTIONS.outbox, { ignoreUndefined: true });
     this.events = db.collection<EventDoc>(COLLECTIONS.events);
   }
 
   async ensureIndexes(): Promise<void> {
+    // The previous release's copies are taken out by their slot.
     await guarded(() => this.outbox.createIndex({ slot: 1 }, { name: 'slot' }));
   }
 
-  /** The outbox slot of an event this store appends. */
-  slotOf(eventId: string): string {
-    return `${this.instanceId}:${Math.floor(decodeTime(eventId) / SLOT_MS)}`;
+  /**
+   * Opens an append: the slot its events carry, once the slot's marker is durable (inserted once per slot; one already
+   * there, from an insert whose reply was lost, is as good). Close it with `closeAppend`.
+   */
+  openAppend(): Promise<string> {
+    return this.slots.begin((slot) =>
+      guarded(async () => {
+        await insertUnlessExists(this.outbox, { _id: slot });
+      }),
+    );
   }
 
-  /** Copies of events about to be appended here, each in its slot. */
-  async insertCopies(docs: EventDoc[]): Promise<void> {
-    await guarded(() =>
-      this.outbox.insertMany(
-        docs.map((doc) => ({ ...doc, slot: this.slotOf(doc._id) })),
-        { ordered: false },
-      ),
-    );
+  /** Closes an append of `slot`: the ids it stored, and whether the store proved that (see SlotBook.end). */
+  closeAppend(slot: string, stored: readonly string[], certain: boolean): void {
+    this.slots.end(slot, stored, certain);
+  }
+
+  /** The events a slot holds, in `_id` order (an equality on the indexed `slot` field: a second's appends). */
+  async slotEvents(slot: string): Promise<EventDoc[]> {
+    const docs = await guarded(() => this.events.find({ slot }).toArray());
+    return docs.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
   }
 
   /** Copies without a slot (a replay, events of the previous release); one already there is left as it is. */
@@ -62,28 +83,24 @@ export class OutboxStore {
       const copy: OutboxDoc = { ...doc };
       delete copy.published;
       delete copy.deadLetteredAt;
+      delete copy.slot;
       return copy;
     });
     await guarded(() => insertEach(this.outbox, copies));
   }
 
   /**
-   * The oldest entries, in `_id` order. The collection holds only what is still to publish, so this reads little
-   * however many events are stored.
+   * The first markers and copies, in `_id` order. The collection holds only what is still to publish, so this reads
+   * little however many events are stored.
    */
-  unpublished(limit: number): Promise<OutboxDoc[]> {
+  unpublished(limit: number): Promise<Array<OutboxDoc | MarkerDoc>> {
     return guarded(() => this.outbox.find({}).sort({ _id: 1 }).limit(limit).batchSize(limit).toArray());
   }
 
-  /** The entries of one slot, in `_id` order (an equality read: a few dozen entries). */
-  async slot(slot: string): Promise<OutboxDoc[]> {
-    const docs = await guarded(() => this.outbox.find({ slot }).toArray());
-    return docs.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
-  }
-
   /**
-   * Takes published (or set aside) events out: one delete per slot (by slot equality, so it reads only that slot's
-   * entries), one per entry without a slot.
+   * Takes markers and published (or set aside) copies out: copies of the previous release by their slot (an equality,
+   * so it reads only that slot's copies), markers and other copies by `_id` together. A list of ids is matched in Go
+   * against the whole collection, which holds a few markers and copies.
    */
   async removeEntries(entries: Array<Pick<OutboxDoc, '_id' | 'slot'>>): Promise<void> {
     const bySlot = new Map<string, string[]>();
@@ -100,7 +117,14 @@ export class OutboxStore {
         await guarded(() => this.outbox.deleteMany({ slot, _id: { $in: chunk } }));
       }
     }
-    for (const _id of loose) await guarded(() => this.outbox.deleteOne({ _id }));
+    for (let start = 0; start < loose.length; start += REMOVE_CHUNK) {
+      const chunk = loose.slice(start, start + REMOVE_CHUNK);
+      await guarded(() =>
+        chunk.length === 1
+          ? this.outbox.deleteOne({ _id: chunk[0]! })
+          : this.outbox.deleteMany({ _id: { $in: chunk } }),
+      );
+    }
   }
 
   /** Which of these event ids are stored events (one `_id` lookup each, a few at once). */

@@ -2,11 +2,10 @@ import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { COLLECTIONS } from '@vigil/proto';
-import sharp from 'sharp';
-import { FONTS } from '../../../deploy/ocr/generate-set';
 import type { ModerateResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/ModerateResponse';
 import { startImageServer, waitFor, type ImageServer } from '../../../deploy/test-support';
 import { startHarness, type Harness } from './harness';
+import { textImage } from './image-support';
 
 // The moderator as deployed with IMAGE_THREADS=1 and IMAGE_OCR=true: the bundled model and the OCR load in the built
 // image worker at start (readiness waits for them), and a Moderate call's images are fetched, judged and read.
@@ -26,20 +25,14 @@ beforeAll(async () => {
   base = images.base;
   hanging = http.createServer(() => undefined);
   await new Promise<void>((resolve) => hanging.listen(0, '127.0.0.1', resolve));
-  const text = await sharp({
-    text: {
-      text: `<span foreground="#101010">${marker} casino</span>`,
-      font: `${FONTS[0]?.name ?? 'Roboto'} 40px`,
-      fontfile: FONTS[0]?.file,
-      rgba: true,
-    },
-  })
-    .png()
-    .toBuffer();
-  const png = await sharp({ create: { width: 800, height: 300, channels: 3, background: '#ffffff' } })
-    .composite([{ input: text, left: 40, top: 100 }])
-    .png()
-    .toBuffer();
+  const png = await textImage(`${marker} casino`, {
+    width: 800,
+    height: 300,
+    left: 40,
+    top: 100,
+    ink: '#101010',
+    background: '#ffffff',
+  });
   textImages = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/png' }).end(png));
   await new Promise<void>((resolve) => textImages.listen(0, '127.0.0.1', resolve));
   // A reading takes about 0.3 s; the budget leaves room for a machine busy with other tests.
@@ -70,18 +63,17 @@ async function imagesTenant(...strategies: Record<string, unknown>[]): Promise<s
   return tenantId;
 }
 
+/** A Moderate call for a passthrough post of one image at `url`. */
+function moderateImagePost(tenantId: string, clientId: string, name: string, url: string) {
+  const post = { clientId, name, entity: 'post', content: { text: 'look', imageUrls: [url] }, passthrough: true };
+  return h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', { tenantId, ...post });
+}
+
 describe('the moderator with the image model', () => {
   it('becomes ready once the model is loaded, then judges a record’s image and keeps neither bytes nor URLs', async () => {
     const tenantId = await imagesTenant({ type: 'images', thresholds: { Neutral: 0 }, onFetchError: 'ignore' });
     const url = `${base}/photo.png`;
-    const res = await h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', {
-      tenantId,
-      clientId: 'post-1',
-      name: 'A photo',
-      entity: 'post',
-      content: { text: 'look', imageUrls: [url] },
-      passthrough: true,
-    });
+    const res = await moderateImagePost(tenantId, 'post-1', 'A photo', url);
     expect(res.status).toBe('Flagged');
     expect(res.reasons).toEqual([expect.stringMatching(/^Image 1 classified as Neutral \(\d\.\d\d\)$/)]);
 
@@ -131,14 +123,7 @@ describe('the moderator with the image model', () => {
       { type: 'patterns', patterns: ['c[a]sino'] },
     );
     const url = `http://127.0.0.1:${(textImages.address() as AddressInfo).port}/text.png`;
-    const res = await h.call<Record<string, unknown>, ModerateResponse__Output>('Moderate', {
-      tenantId,
-      clientId: 'post-text',
-      name: 'A sign',
-      entity: 'post',
-      content: { text: 'look', imageUrls: [url] },
-      passthrough: true,
-    });
+    const res = await moderateImagePost(tenantId, 'post-text', 'A sign', url);
     expect(res.status).toBe('Flagged');
     // Answered with the pattern, stored without it (a passthrough record's reasons keep no details).
     expect(res.reasons).toEqual(["Image 1's text matches pattern: c[a]sino"]);

@@ -1,9 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addressPolicy } from '@vigil/proto';
 import { type Rule, type RuleSet, type Strategy } from '@vigil/proto/rules';
 import sharp from 'sharp';
-import { FONTS } from '../../../deploy/ocr/generate-set';
+import { imageOptions, textImage } from './image-support';
 import { createEngine, ImageFetcher, OcrPool, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';
 import type { EngineInput } from '../../src/engine';
 import type { TextOutcome } from '../../src/engine/images/judge-images';
@@ -12,25 +11,17 @@ import type { TextOutcome } from '../../src/engine/images/judge-images';
 // (dist/engine/images/ocr-process.js, `npm run build` first), from images made here and served by a local HTTP server;
 // the text goes through the rule set's local strategies, each image's text a field of its own.
 
-/** A PNG of dark text on a light background, in a font from npm (Roboto). */
-async function textImage(lines: string[], background = '#f4f1e8'): Promise<Buffer> {
-  const font = FONTS.find((candidate) => candidate.name === 'Roboto Bold') ?? FONTS[0];
-  if (!font) throw new Error('no font');
-  const text = await sharp({
-    text: {
-      text: `<span foreground="#202020">${lines.join('\n')}</span>`,
-      font: `${font.name} 40px`,
-      fontfile: font.file,
-      rgba: true,
-    },
-  })
-    .png()
-    .toBuffer();
-  return sharp({ create: { width: 800, height: 400, channels: 3, background } })
-    .composite([{ input: text, left: 40, top: 80 }])
-    .png()
-    .toBuffer();
-}
+/** A PNG of dark text on a light background, in a font from npm (Roboto Bold). */
+const linesImage = (lines: string[], background = '#f4f1e8'): Promise<Buffer> =>
+  textImage(lines.join('\n'), {
+    width: 800,
+    height: 400,
+    left: 40,
+    top: 80,
+    ink: '#202020',
+    background,
+    font: 'Roboto Bold',
+  });
 
 let server: http.Server;
 let base: string;
@@ -41,9 +32,9 @@ let ocrPool: OcrPool;
 
 beforeAll(async () => {
   const images: Record<string, Buffer> = {
-    '/casino.png': await textImage(['casino bonus tonight', 'no deposit needed']),
-    '/contact.png': await textImage(['add me on telegram', 'visit www.winprize.example.net']),
-    '/caption.png': await textImage(['our garden this spring']),
+    '/casino.png': await linesImage(['casino bonus tonight', 'no deposit needed']),
+    '/contact.png': await linesImage(['add me on telegram', 'visit www.winprize.example.net']),
+    '/caption.png': await linesImage(['our garden this spring']),
     '/blank.png': await sharp({ create: { width: 320, height: 200, channels: 3, background: '#4477aa' } })
       .png()
       .toBuffer(),
@@ -74,18 +65,8 @@ afterAll(async () => {
   await Promise.all([...pools.map((pool) => pool.close()), ...fetchers.map((fetcher) => fetcher.close())]);
 });
 
-function options(overrides: Partial<ImageOptions> = {}): ImageOptions {
-  const fetcher = new ImageFetcher({ policy: addressPolicy(['127.0.0.0/8']), maxBytes: 1024 * 1024 });
-  fetchers.push(fetcher);
-  return {
-    fetcher,
-    maxPerRecord: 3,
-    fetchTimeoutMs: 5000,
-    model: { pool: imagePool, budgetMs: 60_000, maxPixels: 40_000_000 },
-    ocr: { pool: ocrPool, budgetMs: 60_000, maxPixels: 40_000_000 },
-    ...overrides,
-  };
-}
+const options = (overrides: Partial<ImageOptions> = {}): ImageOptions =>
+  imageOptions(fetchers, imagePool, { ocr: { pool: ocrPool, budgetMs: 60_000, maxPixels: 40_000_000 }, ...overrides });
 
 function record(imageUrls: string[], text = 'look at this'): EngineInput {
   return { entity: 'post', name: '', text, imageUrls, externalUrls: [], tenantId: 'tenant-a' };

@@ -2,11 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { crc32 } from 'node:zlib';
-import { addressPolicy } from '@vigil/proto';
 import { type Rule, type RuleSet, type Strategy } from '@vigil/proto/rules';
 import sharp from 'sharp';
 import { createEngine, ImageFetcher, OffLoopPool, workerFile, type ImageOptions } from '../../src/engine';
 import type { EngineInput } from '../../src/engine';
+import { imageOptions } from './image-support';
 import {
   fetchImages,
   judgeFetched,
@@ -118,21 +118,8 @@ afterAll(async () => {
   await Promise.all([...pools.map((pool) => pool.close()), ...fetchers.map((fetcher) => fetcher.close())]);
 });
 
-function options(overrides: Partial<ImageOptions> & { allowLoopback?: boolean } = {}): ImageOptions {
-  const { allowLoopback = true, ...rest } = overrides;
-  const fetcher = new ImageFetcher({
-    policy: addressPolicy(allowLoopback ? ['127.0.0.0/8'] : []),
-    maxBytes: 1024 * 1024,
-  });
-  fetchers.push(fetcher);
-  return {
-    fetcher,
-    maxPerRecord: 3,
-    fetchTimeoutMs: 5000,
-    model: { pool: imagePool, budgetMs: 60_000, maxPixels: 40_000_000 },
-    ...rest,
-  };
-}
+const options = (overrides: Partial<ImageOptions> & { allowLoopback?: boolean } = {}): ImageOptions =>
+  imageOptions(fetchers, imagePool, overrides);
 
 function record(imageUrls: string[]): EngineInput {
   return { entity: 'post', name: '', text: 'hello', imageUrls, externalUrls: [], tenantId: 'tenant-a' };

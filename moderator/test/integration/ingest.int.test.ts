@@ -12,6 +12,7 @@ import { moderate } from '../../src/service/moderate';
 import { OutboxRelay } from '../../src/outbox/outbox-relay';
 import { DeadLetterStore } from '../../src/store/dead-letter-store';
 import { EventStore, type EventDoc } from '../../src/store/event-store';
+import { isMarker } from '../../src/store/outbox-store';
 import { content, ingestCommand, startHarness, type Harness } from './harness';
 
 let h: Harness;
@@ -234,9 +235,17 @@ describe('outbox relay', () => {
       expect(message.headers?.[HEADERS.eventId]?.toString()).toBe(envelopes[index]?.id);
       expect(message.headers?.[HEADERS.eventType]?.toString()).toBe(envelopes[index]?.type);
     }
-    await waitFor(async () => (await h.db.collection(COLLECTIONS.outbox).countDocuments({ stream })) === 0, {
-      what: 'outbox copies removed',
+    // The markers of the slots the events were appended in go once the slots are published.
+    const slots = (await h.db.collection<EventDoc>(COLLECTIONS.events).distinct('slot', { stream })).filter(
+      (slot): slot is string => typeof slot === 'string',
+    );
+    expect(slots.length).toBeGreaterThan(0);
+    const outbox = h.db.collection<{ _id: string }>(COLLECTIONS.outbox);
+    await waitFor(async () => (await outbox.countDocuments({ _id: { $in: slots } })) === 0, {
+      what: 'outbox markers removed',
     });
+    // Published from memory, not by a sweep.
+    expect(ofStream().filter((message) => message.headers?.[HEADERS.replayed] !== undefined)).toEqual([]);
     // Events themselves are never rewritten to say they went out.
     expect(await h.db.collection(COLLECTIONS.events).countDocuments({ stream, published: { $exists: true } })).toBe(0);
   });
@@ -262,7 +271,7 @@ function relayOn(
 }
 
 describe('outbox relay with a backlog', () => {
-  it('publishes 300 events of another process in one batch, looking each up, and empties the outbox', async () => {
+  it('publishes 300 outbox copies of the previous release in one batch, looking each up, and empties the outbox', async () => {
     const tenantId = await tenant();
     for (let start = 0; start < 150; start += 10) {
       await Promise.all(
@@ -292,8 +301,10 @@ describe('outbox relay with a backlog', () => {
       const store = new EventStore(db);
       const events = db.collection<EventDoc>(COLLECTIONS.events);
       const outbox = db.collection<EventDoc>(COLLECTIONS.outbox);
-      await events.insertMany(docs.map((doc) => ({ ...doc })));
-      await outbox.insertMany(docs.map((doc) => ({ ...doc })));
+      // As the previous release stored them: events without a slot, each copied into the outbox in a slot of its own.
+      const slot = `${ulid()}:${Math.floor(Date.now() / 1000)}`;
+      await events.insertMany(docs.map(({ slot: _, ...doc }) => doc));
+      await outbox.insertMany(docs.map(({ slot: _, ...doc }) => ({ ...doc, slot })));
       const relay = relayOn(db, store, topic, { pollMs: 100, batchSize: 300 });
       expect(await relay.publishBatch()).toBe(300);
       await relay.stop();
@@ -357,12 +368,16 @@ describe('outbox relay, events handed over in memory', () => {
         timeoutMs: 30000,
         what: 'the handed-over events on the topic',
       });
-      await waitFor(async () => (await w.outbox.countDocuments({})) === 5, {
+      // The markers of this process's slots go once their seconds are over; the other process's stay.
+      const othersSlot = `${elsewhere.outbox.instanceId}:`;
+      await waitFor(async () => (await w.outbox.find({}).toArray()).every((doc) => doc._id.startsWith(othersSlot)), {
         timeoutMs: 30000,
-        what: 'the handed-over events out of the outbox',
+        what: "this process's markers out of the outbox",
       });
-      const left = await w.outbox.find({}).toArray();
-      expect(left.map((doc) => (doc.type === 'RecordUpserted' ? doc.data.clientId : doc.type)).sort()).toEqual([
+      const left = (await w.outbox.find({}).toArray()).map((doc) => doc._id);
+      expect(left.length).toBeGreaterThan(0);
+      const unpublished = await w.events.find({ slot: { $in: left } }).toArray();
+      expect(unpublished.map((doc) => (doc.type === 'RecordUpserted' ? doc.data.clientId : doc.type)).sort()).toEqual([
         'other-0',
         'other-1',
         'other-2',
@@ -370,9 +385,15 @@ describe('outbox relay, events handed over in memory', () => {
         'other-4',
       ]);
 
-      // A wake (a replay, say) sweeps at once, whatever the age.
+      // A wake (a replay, say) sweeps at once, whatever the age, and marks what it published as replayed.
+      const seen = await h.collect(w.topic);
       w.relay.wake();
       await waitFor(async () => (await w.high()) === 15, { timeoutMs: 30000, what: 'the swept events on the topic' });
+      await waitFor(() => seen.length >= 15, { timeoutMs: 30000, what: 'the topic read' });
+      const replayed = seen.filter((message) => message.headers?.[HEADERS.replayed]?.toString() === '1');
+      expect(replayed.map((message) => String(message.headers?.[HEADERS.eventId])).sort()).toEqual(
+        unpublished.map((doc) => doc._id).sort(),
+      );
     } finally {
       await w.close();
     }
@@ -432,7 +453,8 @@ describe('the outbox collection', () => {
       const [winner] = await store.commit(stageOne(tenantId, 'raced', loaded));
       const loser = stageOne(tenantId, 'raced', loaded);
       await expect(store.commit(loser)).rejects.toThrow('stream version taken');
-      expect((await outbox.find({}).toArray()).map((doc) => doc._id)).toEqual([winner!.id]);
+      // The outbox holds the markers of the appends' slots, no copy.
+      expect((await outbox.find({}).toArray()).filter((doc) => !isMarker(doc))).toEqual([]);
 
       // Copies whose appends never happened (a crash between the two writes): one from ten minutes ago, one fresh.
       const orphan = (clientId: string, at: number): EventDoc => {
@@ -453,7 +475,9 @@ describe('the outbox collection', () => {
       await waitFor(() => seen.length >= 1, { what: 'the stored event on the topic' });
       expect(seen.map((message) => String(message.headers?.[HEADERS.eventId]))).toEqual([winner!.id]);
       // The old copy is dropped, the young one waits: its append may still be in flight.
-      expect((await outbox.find({}).toArray()).map((doc) => doc._id)).toEqual([young._id]);
+      expect((await outbox.find({}).toArray()).filter((doc) => !isMarker(doc)).map((doc) => doc._id)).toEqual([
+        young._id,
+      ]);
     } finally {
       await readers.disconnect();
       await admin.deleteTopics({ topics: [topic] }).catch(() => undefined);

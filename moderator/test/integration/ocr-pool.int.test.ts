@@ -1,35 +1,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import sharp from 'sharp';
-import { FONTS } from '../../../deploy/ocr/generate-set';
 import { waitFor } from '../../../deploy/test-support';
 import { TenantBusyError } from '../../src/domain/errors';
 import { OcrPool } from '../../src/engine';
 import type { ReadResult } from '../../src/engine/images/read-text';
 import type { OffLoopOutcome } from '../../src/engine/off-loop';
+import { textImage } from './image-support';
 
 // The OCR processes with the real tesseract.js and its English model (the built dist/engine/images/ocr-process.js,
 // `npm run build` first): where they run, their queue and their budget.
 
 /** A PNG of dark text on white, in a font from npm (Roboto). */
-async function textImage(words: string): Promise<Uint8Array> {
-  const font = FONTS[0];
-  if (!font) throw new Error('no font');
-  const text = await sharp({
-    text: {
-      text: `<span foreground="#101010">${words}</span>`,
-      font: `${font.name} 40px`,
-      fontfile: font.file,
-      rgba: true,
-    },
-  })
-    .png()
-    .toBuffer();
-  const png = await sharp({ create: { width: 700, height: 200, channels: 3, background: '#ffffff' } })
-    .composite([{ input: text, left: 30, top: 60 }])
-    .png()
-    .toBuffer();
-  return new Uint8Array(png);
-}
+const wordsImage = async (words: string): Promise<Uint8Array> =>
+  new Uint8Array(
+    await textImage(words, { width: 700, height: 200, left: 30, top: 60, ink: '#101010', background: '#ffffff' }),
+  );
 
 /** Each thread of a process: its scheduling policy (5 is SCHED_IDLE) and nice value, from /proc. */
 function threadsOf(pid: number): { policy: number; nice: number }[] {
@@ -50,8 +34,8 @@ let casino: Uint8Array;
 let garden: Uint8Array;
 
 beforeAll(async () => {
-  casino = await textImage('casino bonus tonight');
-  garden = await textImage('our garden this spring');
+  casino = await wordsImage('casino bonus tonight');
+  garden = await wordsImage('our garden this spring');
 });
 
 afterAll(async () => {

@@ -1,5 +1,11 @@
 import type { DomainEvent } from '@vigil/proto';
-import { recordModerated, reportComplaintDecided, userStatusChanged } from '../../../deploy/test-support/events';
+import {
+  recordModerated,
+  reportComplaintDecided,
+  reportDecided,
+  reportReceived,
+  userStatusChanged,
+} from '../../../deploy/test-support/events';
 import {
   deliveryIdOf,
   hashPayload,
@@ -153,23 +159,19 @@ describe('payloads and body', () => {
 });
 
 describe('report.decided', () => {
-  const decided = (data: Partial<Extract<DomainEvent, { type: 'ReportDecided' }>['data']> = {}): DomainEvent => ({
-    ...envelope,
-    stream: 'report-rpt_1',
-    type: 'ReportDecided',
-    data: {
-      reportId: 'rpt_1',
-      target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
-      reporter: { type: 'user', id: 'reader-1' },
-      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-      outcome: 'Actioned',
-      action: 'Flag',
-      decisionId: 'mod_9',
-      reason: 'a fake shop',
-      actor: 'api_key:key_1',
-      ...data,
-    },
-  });
+  const decided = (data: Partial<Extract<DomainEvent, { type: 'ReportDecided' }>['data']> = {}): DomainEvent =>
+    reportDecided(
+      {
+        reporter: { type: 'user', id: 'reader-1' },
+        outcome: 'Actioned',
+        action: 'Flag',
+        decisionId: 'mod_9',
+        reason: 'a fake shop',
+        actor: 'api_key:key_1',
+        ...data,
+      },
+      envelope,
+    );
 
   it('turns a decided report into report.decided, under the report id', () => {
     const decision = triggerOf(decided());
@@ -213,19 +215,14 @@ describe('report.decided', () => {
   });
 
   it('makes no webhook of a received report', () => {
-    const received: DomainEvent = {
-      ...envelope,
-      stream: 'report-rpt_1',
-      type: 'ReportReceived',
-      data: {
-        reportId: 'rpt_1',
+    const received = reportReceived(
+      {
         target: { type: 'user', id: 'usr_1', clientId: 'u-1' },
-        reporter: { type: 'user', id: 'reader-1', hasEmail: true },
         category: 'STATEMENT_CATEGORY_VIOLENCE',
-        ground: 'INCOMPATIBLE_CONTENT',
         explanation: 'threats',
       },
-    };
+      envelope,
+    );
     expect(triggerOf(received)).toEqual({ kind: 'none' });
   });
 });

@@ -3,7 +3,7 @@ import pino from 'pino';
 import type { EmailStore } from '../store/email-store';
 import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
-import { userStatusChanged } from '../../../deploy/test-support/events';
+import { reportDecided, userStatusChanged } from '../../../deploy/test-support/events';
 import { UserEmails } from './user-emails';
 
 const DAY_MS = 86_400_000;
@@ -117,28 +117,12 @@ describe('UserEmails sending', () => {
 });
 
 describe("a reporter's outcome emails", () => {
-  const reportDecided = (data: Record<string, unknown>): DomainEvent => ({
-    id: 'evt_r',
-    tenantId: 'ten_1',
-    stream: 'report-rpt_1',
-    version: 2,
-    occurredAt: '2026-03-01T10:00:00.000Z',
-    correlationId: 'c',
-    type: 'ReportDecided',
-    data: {
-      reportId: 'rpt_1',
-      target: { type: 'record', id: 'rec_1', clientId: 'post-1' },
-      reporter: { type: 'user', id: 'reader-1', hasEmail: true },
-      category: 'STATEMENT_CATEGORY_SCAMS_AND_FRAUD',
-      outcome: 'NoAction',
-      reason: 'genuine',
-      ...data,
-    },
-  });
+  const decided = (data: Record<string, unknown>): DomainEvent =>
+    reportDecided(data, { id: 'evt_r', tenantId: 'ten_1' });
 
   it('plans a decision not to act with the complaint window, and no address', async () => {
     const { store, inserted } = fakeStore();
-    await emails(store).plan([reportDecided({})]);
+    await emails(store).plan([decided({})]);
     const doc = inserted.get('eml_evt_r');
     expect(doc).toMatchObject({ kind: 'ReportDecided', reportId: 'rpt_1', userId: '', state: 'pending' });
     expect(doc?.complaintOpenUntil?.toISOString()).toBe('2026-08-31T10:00:00.000Z');
@@ -152,7 +136,7 @@ describe("a reporter's outcome emails", () => {
     ['an event of an earlier release, without hasEmail', { reporter: { type: 'user', id: 'reader-1' } }],
   ])('plans nothing for %s', async (_name, data) => {
     const { store, inserted } = fakeStore();
-    await emails(store).plan([reportDecided(data)]);
+    await emails(store).plan([decided(data)]);
     expect(inserted.size).toBe(0);
   });
 

@@ -1,4 +1,4 @@
-import { DomainEvent, topicNames, type WebhookCommand } from '@vigil/proto';
+import { DomainEvent, HEADERS, topicNames, type WebhookCommand } from '@vigil/proto';
 import type { KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
@@ -172,7 +172,7 @@ describe('EventsConsumer', () => {
     await t.deliver([message(moderated('evt_4'), '4')], '5');
     await t.deliver([
       message(moderated('evt_5'), '5'),
-      message(moderated('evt_6'), '6', { 'vigil-replayed': Buffer.from('1') }),
+      message(moderated('evt_6'), '6', { [HEADERS.replayed]: Buffer.from('1') }),
     ]);
     expect(t.firstRead()).toEqual(['evt_5']);
   });

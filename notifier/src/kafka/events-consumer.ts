@@ -12,7 +12,7 @@ import {
 } from '@vigil/proto/platform';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { isRetriable } from '../store/store-errors';
-import { markFirstRead, REPLAYED_HEADER } from './first-read';
+import { markFirstRead } from './first-read';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
@@ -217,7 +217,8 @@ export class EventsConsumer extends GroupConsumer {
         if (
           rereadBelow !== false &&
           BigInt(message.offset) >= rereadBelow &&
-          message.headers?.[REPLAYED_HEADER] === undefined
+          // Set, whatever its value, on an event the moderator's outbox sweep published (maybe not the first time).
+          message.headers?.[HEADERS.replayed] === undefined
         ) {
           markFirstRead(parsed.data);
         }

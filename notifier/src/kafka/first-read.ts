@@ -1,11 +1,5 @@
 import type { DomainEvent } from '@vigil/proto';
 
-/**
- * Header the moderator sets on an event it publishes again (its outbox sweep publishing what another process may have
- * published already), whatever its value. Absent: the event's first publication.
- */
-export const REPLAYED_HEADER = 'vigil-replayed';
-
 /** A symbol key: it stays on the decoded event in memory and goes into no JSON or BSON written from it. */
 const FIRST_READ = Symbol('firstRead');
 

@@ -26,7 +26,6 @@ import { loadConfig } from '../../src/config';
 import { EndpointCache } from '../../src/delivery/endpoint-cache';
 import { createHttpSender } from '../../src/delivery/http-sender';
 import { DeliveryScheduler, type SchedulerOptions } from '../../src/delivery/scheduler';
-import { REPLAYED_HEADER } from '../../src/kafka/first-read';
 import { addressPolicy } from '../../src/delivery/ssrf';
 import type { DeliveryDoc, DeliveryStore } from '../../src/store/delivery-store';
 import { EndpointStateStore } from '../../src/store/endpoint-states';
@@ -142,7 +141,7 @@ export async function createWorld(): Promise<World> {
         messages: events.map((event) => ({
           key: event.stream,
           value: JSON.stringify(event),
-          headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type, [REPLAYED_HEADER]: '1' },
+          headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type, [HEADERS.replayed]: '1' },
         })),
       });
     },

@@ -1,4 +1,5 @@
-import { MongoUrl } from './env';
+import { z } from 'zod';
+import { envLoaders, MongoUrl } from './env';
 
 describe('MongoUrl (MONGO_URL)', () => {
   it.each([
@@ -30,5 +31,27 @@ describe('MongoUrl (MONGO_URL)', () => {
     expect(message).toContain('MongoDB connection string');
     expect(message).not.toContain('s3cret-pw');
     expect(message).not.toContain('admin:');
+  });
+});
+
+describe('envLoaders', () => {
+  const { loadConfig, loadConfigOf } = envLoaders(
+    z.object({
+      PORT: z.coerce.number().int().default(8080),
+      NAME: z.string().min(1),
+      LEVEL: z.enum(['info', 'debug']),
+    }),
+  );
+
+  it('parses the whole environment, frozen, and names every bad variable at once', () => {
+    const config = loadConfig({ NAME: 'vigil', LEVEL: 'debug' });
+    expect(config).toEqual({ PORT: 8080, NAME: 'vigil', LEVEL: 'debug' });
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(() => loadConfig({ PORT: 'x', LEVEL: 'loud' })).toThrow(/PORT[\s\S]*NAME[\s\S]*LEVEL/);
+  });
+
+  it('parses only the variables named, with their defaults, whatever the others hold', () => {
+    expect(loadConfigOf(['PORT', 'NAME'], { NAME: 'vigil', LEVEL: 'loud' })).toEqual({ PORT: 8080, NAME: 'vigil' });
+    expect(() => loadConfigOf(['LEVEL'], { NAME: 'vigil', LEVEL: 'loud' })).toThrow(/LEVEL/);
   });
 });

@@ -4,13 +4,31 @@ import { MongoClient } from 'mongodb';
 import { z } from 'zod';
 
 /** Parses `env` with `schema`, frozen; throws one error that lists every bad variable. */
-export function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): Readonly<z.output<T>> {
+function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): Readonly<z.output<T>> {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new Error(`invalid configuration:\n${lines.join('\n')}`);
   }
   return Object.freeze(parsed.data);
+}
+
+/** A service's two readers of the environment through its config schema. */
+export function envLoaders<S extends z.ZodObject>(schema: S) {
+  type Config = Readonly<z.output<S>>;
+  return {
+    /** Parses the environment once; throws one error that lists every bad variable. */
+    loadConfig: (env: NodeJS.ProcessEnv = process.env): Config => parseEnv(schema, env),
+    /** Only the variables `keys` names, parsed as `loadConfig` parses them: for the CLIs, which need a few. */
+    loadConfigOf: <K extends keyof Config & string>(
+      keys: readonly K[],
+      env: NodeJS.ProcessEnv = process.env,
+    ): Pick<Config, K> => {
+      const mask: Record<string, true> = Object.fromEntries(keys.map((key) => [key, true]));
+      // zod types a picked schema from a literal mask only; `K` types the result instead.
+      return parseEnv((schema as z.ZodObject).pick(mask), env) as Pick<Config, K>;
+    },
+  };
 }
 
 /**

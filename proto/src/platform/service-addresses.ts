@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { CommaList } from '../comma-list';
 
 /** A host name or IPv4 address: labels of letters, digits, `-` and `_`, dot-separated. */
 const HOST = /^[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*$/;
@@ -28,20 +28,12 @@ export function hostPortProblem(address: string, { ipv6 = false } = {}): string 
  * what it cannot reach for ever, so a value like `3.9.1` (no port) would leave a service never ready; it is refused
  * at start instead, naming the entry.
  */
-export const BrokerList = z
-  .string()
-  .transform((value) =>
-    value
-      .split(',')
-      .map((broker) => broker.trim())
-      .filter(Boolean),
-  )
-  .superRefine((brokers, ctx) => {
-    if (brokers.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one broker, host:port' });
-    for (const broker of brokers) {
-      // kafkajs splits a broker address at its first `:`, so an IPv6 literal cannot be given (a name resolving to one
-      // can).
-      const problem = hostPortProblem(broker);
-      if (problem) ctx.addIssue({ code: 'custom', message: `must be comma-separated host:port: ${problem}` });
-    }
-  });
+export const BrokerList = CommaList.superRefine((brokers, ctx) => {
+  if (brokers.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one broker, host:port' });
+  for (const broker of brokers) {
+    // kafkajs splits a broker address at its first `:`, so an IPv6 literal cannot be given (a name resolving to one
+    // can).
+    const problem = hostPortProblem(broker);
+    if (problem) ctx.addIssue({ code: 'custom', message: `must be comma-separated host:port: ${problem}` });
+  }
+});

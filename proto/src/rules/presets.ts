@@ -1,4 +1,5 @@
-import { PII_CATEGORIES, type Rule } from './rules';
+import { PII_CATEGORIES } from './pattern';
+import type { Rule } from './rules';
 
 /**
  * A ready-made rule a tenant can add by id (`POST /api/v1/rules/presets/{id}`). Adding one copies it into the

@@ -27,8 +27,6 @@ export interface DetectOptions {
   regions: readonly CountryCode[];
 }
 
-export const DEFAULT_REGIONS: readonly CountryCode[] = ['US', 'GB', 'CA', 'AU', 'IN'];
-
 /**
  * Fixed expressions run on RE2 (re2js), as tenant patterns do: matching is linear in the text whatever it holds, so
  * no record can make the detector backtrack. Each is applied only when a cheap check finds what it needs in the text.

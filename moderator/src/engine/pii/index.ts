@@ -1,9 +1,31 @@
-import { PII_CATEGORIES, type PiiCategory, type Strategy } from '@vigil/proto/rules';
+import type { Strategy } from '@vigil/proto/rules';
+import { PII_CATEGORIES, type PiiCategory } from '@vigil/proto/rules/pattern';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { LocalCheck } from '../strategies';
-import { DEFAULT_REGIONS, detectPii, type PiiMatch } from './detect';
+import type * as Detector from './detect';
+import type { DetectOptions, PiiMatch } from './detect';
 
-export { detectPii, DEFAULT_REGIONS, type PiiMatch } from './detect';
+export type { PiiMatch } from './detect';
+
+export const DEFAULT_REGIONS: readonly CountryCode[] = ['US', 'GB', 'CA', 'AU', 'IN'];
+
+let detector: typeof Detector | undefined;
+
+/**
+ * The detector, loaded by the first `pii` strategy compiled (or the first `detectPii`): libphonenumber's metadata and
+ * the detector's expressions cost about 9 MB in each thread that loads them (the moderator's and each engine
+ * thread), and the default rule set and most tenants' have no `pii` strategy.
+ */
+function loadDetector(): typeof Detector {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  detector ??= require('./detect') as typeof Detector;
+  return detector;
+}
+
+/** Every contact detail (or request for one) in `text`: see `./detect`. */
+export function detectPii(text: string, options: DetectOptions): PiiMatch[] {
+  return loadDetector().detectPii(text, options);
+}
 
 /** What replaces each detail a masking strategy hides. */
 export const PII_MASK = '[contact removed]';
@@ -32,6 +54,7 @@ export function compilePii(strategy: Extract<Strategy, { type: 'pii' }>): LocalC
   const categories = new Set<PiiCategory>(strategy.categories ?? PII_CATEGORIES);
   const regions = (strategy.regions?.length ? strategy.regions : DEFAULT_REGIONS) as readonly CountryCode[];
   const mask = strategy.mask ?? false;
+  const { detectPii } = loadDetector();
   return (content) => {
     const reasons: string[] = [];
     const read = (text: string, field: Field): void => {

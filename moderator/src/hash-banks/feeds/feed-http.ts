@@ -1,6 +1,5 @@
 import { hasCredentials, literalHost, type AddressPolicy, type FeedFailure } from '@vigil/proto';
-import { Agent, request } from 'undici';
-import { guardedLookup, readWithin, RefusedAddress } from '../../engine/images/fetch';
+import { GuardedAgent, readWithin, RefusedAddress } from '../../engine/images/fetch';
 
 export interface FeedHttpOptions {
   /** Public unicast, plus HASH_FEED_ALLOWED_CIDRS (never metadata addresses): the image and webhook rules. */
@@ -38,10 +37,10 @@ export class FeedError extends Error {
  * Credentials travel in headers the caller sets; nothing here logs a header or a body.
  */
 export class FeedHttp {
-  private readonly agent: Agent;
+  private readonly agent: GuardedAgent;
 
   constructor(private readonly options: FeedHttpOptions) {
-    this.agent = new Agent({ connect: { lookup: guardedLookup(options.policy) } });
+    this.agent = new GuardedAgent(options.policy);
   }
 
   /** Why the URL may not be fetched, or undefined when it may. */
@@ -66,11 +65,10 @@ export class FeedHttp {
     const deadline = AbortSignal.timeout(this.options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, deadline]) : deadline;
     try {
-      const response = await request(url, {
+      const response = await this.agent.request(url, {
         method: call.method ?? 'GET',
         headers: call.headers,
         body: call.body,
-        dispatcher: this.agent,
         signal: combined,
       });
       response.body.on('error', () => undefined);
