@@ -10,7 +10,13 @@ export function fakeKafka(topic: string) {
   const committed: { topic: string; partition: number; offset: string }[] = [];
   const calls: string[] = [];
   const made: { config?: ConsumerConfig; run?: ConsumerRunConfig; subscribed?: unknown } = {};
+  const listeners = new Map<string, (() => void)[]>();
   const consumer = {
+    events: { GROUP_JOIN: 'consumer.group_join' },
+    on: (event: string, listener: () => void) => {
+      listeners.set(event, [...(listeners.get(event) ?? []), listener]);
+      return () => {};
+    },
     connect: () => {
       calls.push('connect');
       return Promise.resolve();
@@ -42,10 +48,19 @@ export function fakeKafka(topic: string) {
       return consumer;
     },
   } as unknown as Kafka;
-  /** Hands `messages` to the consumer as one batch of partition 0 of `topic`, as kafkajs would. */
-  const deliver = async (messages: KafkaMessage[]) => {
+  /**
+   * Hands `messages` to the consumer as one batch of partition 0 of `topic`, as kafkajs would; the partition's high
+   * watermark is `highWatermark`, by default the offset after the batch's last message.
+   */
+  const deliver = async (messages: KafkaMessage[], highWatermark?: string) => {
+    const last = messages[messages.length - 1];
     const payload = {
-      batch: { topic, partition: 0, messages },
+      batch: {
+        topic,
+        partition: 0,
+        messages,
+        highWatermark: highWatermark ?? (last ? String(BigInt(last.offset) + 1n) : '0'),
+      },
       heartbeat: () => Promise.resolve(),
       resolveOffset: () => {},
       isRunning: () => true,
@@ -53,5 +68,9 @@ export function fakeKafka(topic: string) {
     } as unknown as EachBatchPayload;
     await handler.eachBatch!(payload);
   };
-  return { kafka, deliver, committed, calls, made };
+  /** The member (re)joined its group, as kafkajs tells after each rebalance. */
+  const join = () => {
+    for (const listener of listeners.get(consumer.events.GROUP_JOIN) ?? []) listener();
+  };
+  return { kafka, deliver, join, committed, calls, made };
 }

@@ -33,6 +33,14 @@ const schema = z.object({
   DELIVERY_CONCURRENCY_PER_ENDPOINT: z.coerce.number().int().positive().default(16),
   /** Idle poll interval of the delivery scheduler, milliseconds (new work wakes it early). Default 500. */
   DELIVERY_POLL_MS: z.coerce.number().int().positive().default(500),
+  /**
+   * How long the events consumer waits for the first attempt of a fresh event's webhook before storing the delivery,
+   * milliseconds. Answered within it, the delivery is stored once with its outcome; otherwise it is stored leased and
+   * the outcome written when the receiver answers (two writes). It holds the batch; an endpoint that missed it is not
+   * waited for again until one of its attempts answers within it. 0 stores every delivery before its first attempt.
+   * Default 500.
+   */
+  DELIVERY_FIRST_ATTEMPT_WAIT_MS: z.coerce.number().int().min(0).max(5000).default(500),
   /** A claimed delivery's lease is the attempt timeout plus this, milliseconds; then another worker may take it. Default 15000. */
   DELIVERY_LEASE_MARGIN_MS: z.coerce.number().int().positive().default(15000),
   /**

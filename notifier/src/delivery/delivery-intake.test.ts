@@ -1,14 +1,40 @@
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
-import { DeliveryIntake, type LeaseHolder } from './delivery-intake';
+import { DeliveryIntake, type FirstAttemptFate, type LeaseHolder } from './delivery-intake';
 
 const doc = (id: string, endpointId: string, body?: string): DeliveryDoc =>
   ({ _id: id, endpointId, state: 'pending', ...(body !== undefined ? { body } : {}) }) as DeliveryDoc;
 
-/** A scheduler with `slots` free slots, recording what it was asked. */
-function holder(slots: number) {
+/**
+ * A scheduler with `slots` free slots, recording what it was asked. A first attempt is answered as `answer` says: at
+ * once with that state, never ('never'), or not sent ('unsent'); `answerNow` answers the ones left waiting.
+ */
+function holder(slots: number, answer: 'succeeded' | 'pending' | 'never' | 'unsent' = 'succeeded') {
   const calls: string[] = [];
   let free = slots;
+  const fates = new Map<string, FirstAttemptFate>();
+  const waiting: (() => void)[] = [];
+  const slow = new Set<string>();
   const h: LeaseHolder = {
+    isSlow: (endpointId) => slow.has(endpointId),
+    markSlow: (endpointId) => {
+      calls.push(`slow ${endpointId}`);
+      slow.add(endpointId);
+    },
+    sendFirst: (d) => {
+      calls.push(`send ${d._id}`);
+      const outcome = { ...d, state: answer, attemptCount: 1 } as DeliveryDoc;
+      const answered =
+        answer === 'never'
+          ? new Promise<DeliveryDoc | undefined>((resolve) => waiting.push(() => resolve(outcome)))
+          : Promise.resolve(answer === 'unsent' ? undefined : outcome);
+      return {
+        answered,
+        decide: (fate) => {
+          calls.push(`${fate} ${d._id}`);
+          fates.set(d._id, fate);
+        },
+      };
+    },
     leaseMs: 30_000,
     reserve: (endpointId) => {
       calls.push(`reserve ${endpointId}`);
@@ -24,16 +50,24 @@ function holder(slots: number) {
       calls.push(`release ${endpointId}`);
     },
   };
-  return { holder: h, calls, free: () => free };
+  return {
+    holder: h,
+    calls,
+    fates,
+    slow,
+    free: () => free,
+    answerNow: () => waiting.forEach((resolve) => resolve()),
+  };
 }
 
 /** A store in memory: `existing` ids were inserted before; `failure` fails the insert. */
 function store(existing: string[] = [], failure?: Error) {
   const stored = new Map<string, DeliveryDoc>();
   const leases: { ids: string[]; until: Date }[] = [];
+  let failing = failure;
   const s = {
     insertNew: (docs: DeliveryDoc[], leased?: { ids: ReadonlySet<string>; until: Date }) => {
-      if (failure) return Promise.reject(failure);
+      if (failing) return Promise.reject(failing);
       if (leased) leases.push({ ids: [...leased.ids], until: leased.until });
       const inserted = new Set<string>();
       for (const d of docs) {
@@ -44,7 +78,7 @@ function store(existing: string[] = [], failure?: Error) {
       return Promise.resolve(inserted);
     },
   } as unknown as DeliveryStore;
-  return { store: s, stored, leases };
+  return { store: s, stored, leases, recover: () => (failing = undefined) };
 }
 
 describe('DeliveryIntake', () => {
@@ -57,7 +91,11 @@ describe('DeliveryIntake', () => {
     expect(h.calls).toEqual(['reserve we_1', 'reserve we_2', 'adopt dlv_1', 'adopt dlv_2']);
     expect(s.leases).toEqual([{ ids: ['dlv_1', 'dlv_2'], until: expect.any(Date) as Date }]);
     expect(s.leases[0]!.until.getTime()).toBeGreaterThan(Date.now() + 25_000);
-    expect(result).toEqual({ inserted: new Set(['dlv_1', 'dlv_2']), adopted: new Set(['dlv_1', 'dlv_2']) });
+    expect(result).toEqual({
+      inserted: new Set(['dlv_1', 'dlv_2']),
+      adopted: new Set(['dlv_1', 'dlv_2']),
+      withOutcome: new Set(),
+    });
     // Every new delivery is the scheduler's: the due queue has nothing new to look at.
     expect(woken).toBe(0);
   });
@@ -99,8 +137,97 @@ describe('DeliveryIntake', () => {
     let woken = 0;
     const intake = new DeliveryIntake(s.store, undefined, () => (woken += 1));
     const result = await intake.take([doc('dlv_1', 'we_1', '{}')]);
-    expect(result).toEqual({ inserted: new Set(['dlv_1']), adopted: new Set() });
+    expect(result).toEqual({ inserted: new Set(['dlv_1']), adopted: new Set(), withOutcome: new Set() });
     expect(s.leases).toEqual([]);
     expect(woken).toBe(1);
+  });
+  const wait = (h: ReturnType<typeof holder>, s: ReturnType<typeof store>, firstAttemptWaitMs = 200) =>
+    new DeliveryIntake(s.store, h.holder, () => {}, { firstAttemptWaitMs });
+
+  it('stores a fresh delivery once, with the outcome of the attempt made before it', async () => {
+    const h = holder(5);
+    const s = store();
+    const result = await wait(h, s).take([doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2', '{}')], new Set(['dlv_1']));
+    // dlv_2's event may have been handled before: it is claimed first (inserted leased), as always.
+    expect(h.calls).toEqual(['reserve we_1', 'send dlv_1', 'reserve we_2', 'stored dlv_1', 'adopt dlv_2']);
+    expect(s.stored.get('dlv_1')).toMatchObject({ state: 'succeeded', attemptCount: 1 });
+    expect(s.leases).toEqual([{ ids: ['dlv_2'], until: expect.any(Date) as Date }]);
+    expect(result.withOutcome).toEqual(new Set(['dlv_1']));
+    expect(result.adopted).toEqual(new Set(['dlv_2']));
+  });
+
+  it('stores a failed first attempt pending its retry, in the same insert', async () => {
+    const h = holder(5, 'pending');
+    const s = store();
+    const result = await wait(h, s).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    expect(s.stored.get('dlv_1')).toMatchObject({ state: 'pending', attemptCount: 1 });
+    expect(s.leases).toEqual([]);
+    expect(result.withOutcome).toEqual(new Set(['dlv_1']));
+  });
+
+  it('stores the delivery leased when its receiver does not answer within the wait, and waits no more for that endpoint for a while', async () => {
+    const h = holder(5, 'never');
+    const s = store();
+    const intake = wait(h, s, 50);
+    const started = Date.now();
+    const result = await intake.take([doc('dlv_1', 'we_slow', '{}')], new Set(['dlv_1']));
+    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    expect(s.leases[0]?.ids).toEqual(['dlv_1']);
+    expect(h.fates.get('dlv_1')).toBe('leased');
+    expect(result).toMatchObject({ adopted: new Set(['dlv_1']), withOutcome: new Set() });
+    h.answerNow();
+    // The endpoint's next fresh delivery is claimed before it is sent, until one of its attempts answers in time.
+    expect(h.calls).toContain('slow we_slow');
+    await intake.take([doc('dlv_2', 'we_slow', '{}')], new Set(['dlv_2']));
+    expect(h.calls).not.toContain('send dlv_2');
+    expect(h.calls).toContain('adopt dlv_2');
+    h.slow.delete('we_slow');
+    await intake.take([doc('dlv_3', 'we_slow', '{}')], new Set(['dlv_3']));
+    expect(h.calls).toContain('send dlv_3');
+  });
+
+  it('stores leased a fresh delivery that could not be sent, for the usual path to record why', async () => {
+    const h = holder(5, 'unsent');
+    const s = store();
+    await wait(h, s).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    expect(s.leases[0]?.ids).toEqual(['dlv_1']);
+    expect(h.fates.get('dlv_1')).toBe('leased');
+  });
+
+  it('says a fresh delivery existed when another notifier stored it first', async () => {
+    const h = holder(5);
+    const s = store(['dlv_1']);
+    const result = await wait(h, s).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    expect(h.fates.get('dlv_1')).toBe('existed');
+    expect(result).toEqual({ inserted: new Set(), adopted: new Set(), withOutcome: new Set() });
+  });
+
+  it('sends nothing again when the batch is handled again after its insert failed', async () => {
+    const h = holder(5);
+    const s = store([], new Error('store down'));
+    const intake = wait(h, s);
+    await expect(intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']))).rejects.toThrow('store down');
+    expect(h.fates.has('dlv_1')).toBe(false);
+    s.recover();
+    const result = await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
+    expect(h.fates.get('dlv_1')).toBe('stored');
+    expect(result.withOutcome).toEqual(new Set(['dlv_1']));
+  });
+
+  it('sends nothing before storing when the wait is 0', async () => {
+    const h = holder(5);
+    const s = store();
+    await wait(h, s, 0).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    expect(h.calls).toEqual(['reserve we_1', 'adopt dlv_1']);
+  });
+  it('claims first a fresh delivery it took in lately: its event was published again', async () => {
+    const h = holder(5);
+    const s = store();
+    const intake = wait(h, s);
+    await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
+    expect(h.calls.slice(-2)).toEqual(['reserve we_1', 'release we_1']);
   });
 });

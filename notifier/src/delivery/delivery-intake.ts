@@ -1,4 +1,24 @@
+import { LRUCache } from 'lru-cache';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+
+/**
+ * What became of a delivery whose first attempt was made before it was stored: `stored` with the attempt's outcome,
+ * `leased` before the receiver answered (the outcome is written under the lease when it comes), `existed` (another
+ * notifier, or an earlier try of this batch, stored it), or `dropped` (not stored: the batch is handled again later).
+ */
+export type FirstAttemptFate = 'stored' | 'leased' | 'existed' | 'dropped';
+
+/** A first attempt under way for a delivery not stored yet (see LeaseHolder.sendFirst). */
+export interface FirstAttempt {
+  /**
+   * Settles once the receiver answered: the delivery as it is to be stored with the outcome, or undefined when it was
+   * not sent (its endpoint gone, disabled or without a secret; the usual path records why once it is stored leased).
+   * Never rejects.
+   */
+  readonly answered: Promise<DeliveryDoc | undefined>;
+  /** Says what became of the delivery; until then the worker's slot stays taken. */
+  decide(fate: FirstAttemptFate): void;
+}
 
 /** A worker that takes deliveries as they are inserted (the local scheduler), within the slots it has free. */
 export interface LeaseHolder {
@@ -10,49 +30,173 @@ export interface LeaseHolder {
   adopt(doc: DeliveryDoc): void;
   /** The reserved slot is not needed (the insert failed, or the delivery existed). */
   release(endpointId: string): void;
+  /** Makes the first attempt of a delivery not stored yet, in the reserved slot. */
+  sendFirst(doc: DeliveryDoc): FirstAttempt;
+  /** Whether the endpoint's last attempt took longer than the first attempt's wait, or missed it and is still out. */
+  isSlow(endpointId: string): boolean;
+  /** A first attempt to the endpoint missed the wait: slow until one of its attempts answers within it. */
+  markSlow(endpointId: string): void;
 }
 
+export interface DeliveryIntakeOptions {
+  /**
+   * How long a batch waits for the first attempts of its fresh deliveries before storing them, milliseconds. Those
+   * answered within it are stored once, with their outcome; the others are stored leased, as when 0.
+   */
+  firstAttemptWaitMs: number;
+}
+
+/** A first attempt whose delivery could not be stored waits this long for the batch to be handled again. */
+const UNSTORED_KEEP_MS = 30_000;
 /**
- * How new deliveries come in: reserve a slot of this process's scheduler for each that has a body, insert them all
- * (the reserved ones leased to the scheduler), then hand it those that were new, so their first attempt costs no
- * claim. A slot not needed (the insert failed, or the delivery existed: a re-consumed event belongs to whoever holds
- * it) goes back. When some new deliveries were left to the due queue, `onWork` says so.
+ * Deliveries this process took in lately, at most this many for at most this long: an event published again soon (the
+ * moderator's outbox sweep, a producer replaced after a broker failed) lands on the same partition, usually still
+ * this consumer's, and is claimed first rather than sent again. About 2 MB at the most.
+ */
+const RECENT_MAX = 20_000;
+const RECENT_MS = 120_000;
+
+/**
+ * How new deliveries come in. Each delivery with a body gets a slot of this process's scheduler if one is free. A
+ * fresh one (its event read for the first time, see `take`) is sent at once, before it is stored: answered within
+ * `firstAttemptWaitMs`, it is inserted once with its outcome (one write instead of an insert and an update). The
+ * others, and those not answered in time, are inserted leased to the scheduler (the claim), which sends them or goes
+ * on with their attempt and writes the outcome. The rest wait in the due queue. All go in one insertMany, which the
+ * batch's commit follows, so a crash before it leaves the event to be read again: nothing is lost.
+ *
+ * The wait holds the batch, so it is short, and an endpoint that did not answer within it gets no first attempt
+ * before its delivery is stored until one of its attempts (they go on, claimed first) answers within it: a slow
+ * receiver holds the events behind it for one wait, not one per batch.
+ * Endpoint slots and breakers apply as to every attempt, so one tenant's receivers never take another's slots.
  */
 export class DeliveryIntake {
+  /** First attempts made whose delivery could not be stored yet, kept for the batch's next try: it sends nothing again. */
+  private readonly unstored = new Map<string, { doc: DeliveryDoc; first: FirstAttempt; timer: NodeJS.Timeout }>();
+  /** Ids of the deliveries taken in lately (stored, or found stored). */
+  private readonly recent = new LRUCache<string, true>({ max: RECENT_MAX, ttl: RECENT_MS });
+
   constructor(
     private readonly store: Pick<DeliveryStore, 'insertNew'>,
     /** This process's scheduler, if it runs one. */
     private readonly holder: LeaseHolder | undefined,
     private readonly onWork: () => void,
+    private readonly options: DeliveryIntakeOptions = { firstAttemptWaitMs: 0 },
   ) {}
 
-  /** Returns the ids that were new, and which of them the scheduler adopted. */
-  async take(docs: DeliveryDoc[]): Promise<{ inserted: Set<string>; adopted: Set<string> }> {
+  /**
+   * Takes the deliveries in; `fresh` names those whose event this consumer reads for the first time (not re-read
+   * after a partition was assigned to it, nor republished), which may be sent before they are stored. Returns the ids
+   * that were new, those the scheduler adopted (leased to it), and those stored with their first attempt's outcome.
+   */
+  async take(
+    given: DeliveryDoc[],
+    fresh: ReadonlySet<string> = new Set(),
+  ): Promise<{ inserted: Set<string>; adopted: Set<string>; withOutcome: Set<string> }> {
     const { holder } = this;
-    // Reserve.
+    const now = Date.now();
+    const until = new Date(now + (holder?.leaseMs ?? 0));
+    // A delivery whose first attempt an earlier try of the batch made goes in as that try had it.
+    const docs = given.map((doc) => this.unstored.get(doc._id)?.doc ?? doc);
+    const firsts = new Map<string, FirstAttempt>();
     const reserved = new Set<string>();
-    const until = new Date(Date.now() + (holder?.leaseMs ?? 0));
-    if (holder) {
-      for (const doc of docs) if (doc.body && holder.reserve(doc.endpointId)) reserved.add(doc._id);
+    for (const doc of docs) {
+      const earlier = this.unstored.get(doc._id);
+      if (earlier) {
+        clearTimeout(earlier.timer);
+        this.unstored.delete(doc._id);
+        firsts.set(doc._id, earlier.first);
+        continue;
+      }
+      if (!holder || !doc.body || !holder.reserve(doc.endpointId)) continue;
+      const first =
+        fresh.has(doc._id) &&
+        this.options.firstAttemptWaitMs > 0 &&
+        !holder.isSlow(doc.endpointId) &&
+        !this.recent.has(doc._id);
+      if (first) {
+        firsts.set(doc._id, holder.sendFirst(doc));
+      } else reserved.add(doc._id);
     }
-    // Insert.
+    const answers = await this.answersWithin(firsts, this.options.firstAttemptWaitMs);
+    // Those answered in time go in with their outcome; the others, leased.
+    const leased = new Set(reserved);
+    const withOutcome = new Set<string>();
+    const toInsert = docs.map((doc) => {
+      const answer = answers.get(doc._id);
+      if (answer) {
+        withOutcome.add(doc._id);
+        return answer;
+      }
+      if (firsts.has(doc._id)) {
+        leased.add(doc._id);
+        if (!answers.has(doc._id)) holder?.markSlow(doc.endpointId);
+      }
+      return doc;
+    });
     let inserted: Set<string>;
     try {
-      inserted = await this.store.insertNew(docs, reserved.size > 0 ? { ids: reserved, until } : undefined);
+      inserted = await this.store.insertNew(toInsert, leased.size > 0 ? { ids: leased, until } : undefined);
     } catch (err) {
       for (const doc of docs) if (reserved.has(doc._id)) holder?.release(doc.endpointId);
+      for (const doc of docs) {
+        const first = firsts.get(doc._id);
+        if (first) this.keepUnstored(doc, first);
+      }
       throw err;
     }
-    // Adopt.
+    // Adopt, or say what became of the first attempts.
     const adopted = new Set<string>();
     for (const doc of docs) {
+      this.recent.set(doc._id, true);
+      const first = firsts.get(doc._id);
+      const isNew = inserted.has(doc._id);
+      if (first) {
+        first.decide(!isNew ? 'existed' : withOutcome.has(doc._id) ? 'stored' : 'leased');
+        if (isNew && !withOutcome.has(doc._id)) adopted.add(doc._id);
+        if (!isNew) withOutcome.delete(doc._id);
+        continue;
+      }
       if (!reserved.has(doc._id)) continue;
-      if (inserted.has(doc._id)) {
+      if (isNew) {
         holder?.adopt(doc);
         adopted.add(doc._id);
       } else holder?.release(doc.endpointId);
     }
-    if ([...inserted].some((id) => !adopted.has(id))) this.onWork();
-    return { inserted, adopted };
+    if ([...inserted].some((id) => !adopted.has(id) && !withOutcome.has(id))) this.onWork();
+    return { inserted, adopted, withOutcome };
+  }
+
+  /**
+   * The first attempts answered within `waitMs`: the delivery to store with its outcome, or undefined for one that was
+   * not sent. Those still waiting are absent.
+   */
+  private async answersWithin(
+    firsts: ReadonlyMap<string, FirstAttempt>,
+    waitMs: number,
+  ): Promise<Map<string, DeliveryDoc | undefined>> {
+    const answers = new Map<string, DeliveryDoc | undefined>();
+    if (firsts.size === 0) return answers;
+    const all = Promise.all(
+      [...firsts].map(async ([id, first]) => {
+        const answer = await first.answered;
+        answers.set(id, answer);
+      }),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    await Promise.race([all, deadline]);
+    clearTimeout(timer);
+    // A copy: answers that come after the deadline do not change what was decided.
+    return new Map(answers);
+  }
+
+  /** The batch's insert failed: its first attempts wait for its next try, or are dropped after UNSTORED_KEEP_MS. */
+  private keepUnstored(doc: DeliveryDoc, first: FirstAttempt): void {
+    const timer = setTimeout(() => {
+      this.unstored.delete(doc._id);
+      first.decide('dropped');
+    }, UNSTORED_KEEP_MS);
+    timer.unref();
+    this.unstored.set(doc._id, { doc, first, timer });
   }
 }

@@ -25,6 +25,7 @@ export type DeliveryConfig = Pick<
   | 'DELIVERY_CONCURRENCY'
   | 'DELIVERY_CONCURRENCY_PER_ENDPOINT'
   | 'DELIVERY_POLL_MS'
+  | 'DELIVERY_FIRST_ATTEMPT_WAIT_MS'
   | 'DELIVERY_LEASE_MARGIN_MS'
   | 'DELIVERY_PROJECTION_WAIT_MS'
   | 'ENDPOINT_CACHE_MS'
@@ -75,6 +76,7 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
       pollMs: config.DELIVERY_POLL_MS,
       leaseMs: config.WEBHOOK_TIMEOUT_MS + config.DELIVERY_LEASE_MARGIN_MS,
       projectionWaitMs: config.DELIVERY_PROJECTION_WAIT_MS,
+      slowAttemptMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS,
       onAttempt: (result: AttemptResult, durationMs: number) => {
         metrics?.attempts.inc({ result });
         metrics?.duration.observe({ result }, durationMs / 1000);
@@ -87,7 +89,9 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
     endpoints,
     versions,
     reads,
-    intake: new DeliveryIntake(store, scheduler, wake),
+    intake: new DeliveryIntake(store, scheduler, wake, {
+      firstAttemptWaitMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS,
+    }),
     statementContext: async (tenantId) => ({
       appealWindowDays: (await parts.settings.settingsOf(tenantId)).appealWindowDays,
     }),

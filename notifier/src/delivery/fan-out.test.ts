@@ -1,6 +1,7 @@
 import { TenantVersions, type WebhookEndpointDoc } from '@vigil/proto';
 import pino from 'pino';
 import { deliveryIdOf, webhookIdOf } from '../domain/webhook-events';
+import { markFirstRead } from '../kafka/first-read';
 import type { DeliveryDoc } from '../store/delivery-store';
 import type { UpstreamReads } from '../store/upstream-reads';
 import type { EndpointCache } from './endpoint-cache';
@@ -22,10 +23,17 @@ const endpoint = (id: string, events: string[], tenantId = 'ten_1'): WebhookEndp
 /** A fan-out whose endpoint cache, projections and intake are in memory; what it takes in is recorded. */
 function setup(endpoints: WebhookEndpointDoc[]) {
   const taken: DeliveryDoc[][] = [];
+  const fresh: string[][] = [];
   const intake = {
-    take: (docs: DeliveryDoc[]) => {
+    take: (docs: DeliveryDoc[], freshIds: ReadonlySet<string> = new Set()) => {
       taken.push(docs);
-      return Promise.resolve({ inserted: new Set(docs.map((doc) => doc._id)), adopted: new Set<string>() });
+      fresh.push([...freshIds].sort());
+      const withOutcome = new Set<string>();
+      return Promise.resolve({
+        inserted: new Set(docs.map((doc) => doc._id)),
+        adopted: new Set<string>(),
+        withOutcome,
+      });
     },
   };
   // The projections are not there yet: bodies are left to the scheduler, unless the event carries its view.
@@ -41,7 +49,7 @@ function setup(endpoints: WebhookEndpointDoc[]) {
     },
   } as unknown as EndpointCache;
   const fanOut = new FanOut({ endpoints: cache, versions: new TenantVersions(), reads, intake });
-  return { fanOut, taken, deliveries: () => taken.flat(), endpointReads };
+  return { fanOut, taken, fresh, deliveries: () => taken.flat(), endpointReads };
 }
 
 /** `rec_1` of tenant `ten_1` moderated Flagged with a reason and a user, as event `id`. */
@@ -113,5 +121,27 @@ describe('FanOut', () => {
     const byEvent = new Map(t.deliveries().map((doc) => [doc.eventId, doc]));
     expect(byEvent.get('evt_bare')?.body).toBeUndefined();
     expect(JSON.parse(byEvent.get('evt_view')?.body ?? '{}')).toMatchObject({ event: 'record.flagged' });
+  });
+  it('names fresh the deliveries of events read for the first time, and of no event also read again in the batch', async () => {
+    const t = setup([endpoint('we_all', [])]);
+    const first = moderated('evt_first');
+    const republishedFresh = moderated('evt_twice');
+    markFirstRead(first);
+    markFirstRead(republishedFresh);
+    // evt_twice comes again in the batch, republished: its delivery may have been sent already.
+    await t.fanOut.handle([first, moderated('evt_again'), republishedFresh, moderated('evt_twice')], log);
+    expect(t.fresh).toEqual([[deliveryIdOf('evt_first', 'we_all')]]);
+    expect(t.deliveries()).toHaveLength(3);
+  });
+  it('builds the same bytes for an event read again, its timestamp being the event’s', async () => {
+    const view = { record: { id: 'rec_1', clientId: 'post-1', status: 'Flagged' } };
+    const event = moderated('evt_view', { view }, { occurredAt: '2026-03-04T05:06:07.089Z' });
+    const first = setup([endpoint('we_all', [])]);
+    await first.fanOut.handle([event], log);
+    const again = setup([endpoint('we_all', [])]);
+    await again.fanOut.handle([structuredClone(event)], log);
+    const [body] = first.deliveries().map((doc) => doc.body);
+    expect(again.deliveries().map((doc) => doc.body)).toEqual([body]);
+    expect(JSON.parse(body!)).toMatchObject({ timestamp: String(Date.parse('2026-03-04T05:06:07.089Z')) });
   });
 });

@@ -14,6 +14,7 @@ import {
   type SubjectView,
   type WebhookTrigger,
 } from '../domain/webhook-events';
+import { isFirstRead } from '../kafka/first-read';
 import { newDelivery, type DeliveryDoc } from '../store/delivery-store';
 import type { UpstreamReads } from '../store/upstream-reads';
 import type { DeliveryIntake } from './delivery-intake';
@@ -53,10 +54,10 @@ export class FanOut {
   async handle(events: DomainEvent[], log: Logger): Promise<void> {
     const wanted = await this.select(events, log);
     const built = await this.buildBodies(wanted);
-    const docs = this.deliveries(wanted, built);
+    const { docs, fresh } = this.deliveries(wanted, built);
     if (docs.length === 0) return;
-    const { inserted } = await this.options.intake.take(docs);
-    log.info({ deliveries: docs.length, inserted: inserted.size }, 'deliveries created');
+    const { inserted, withOutcome } = await this.options.intake.take(docs, fresh);
+    log.info({ deliveries: docs.length, inserted: inserted.size, withOutcome: withOutcome.size }, 'deliveries created');
   }
 
   /** The events that make a webhook, each with the tenant's endpoints subscribed to it and its statement of reasons. */
@@ -124,10 +125,15 @@ export class FanOut {
     return built;
   }
 
-  /** One delivery per (event, endpoint); the same event twice in one batch (a re-publish) is one delivery. */
-  private deliveries(wanted: Wanted[], built: BuiltBody[]): DeliveryDoc[] {
+  /**
+   * One delivery per (event, endpoint); the same event twice in one batch (a re-publish) is one delivery. `fresh`:
+   * those whose event every copy of which was read for the first time (see `isFirstRead`).
+   */
+  private deliveries(wanted: Wanted[], built: BuiltBody[]): { docs: DeliveryDoc[]; fresh: Set<string> } {
     const now = new Date();
     const docs = new Map<string, DeliveryDoc>();
+    const fresh = new Set<string>();
+    const repeated = new Set<string>();
     wanted.forEach(({ event, trigger, endpoints }, index) => {
       const body = built[index];
       const webhookId = webhookIdOf(event.id);
@@ -147,8 +153,11 @@ export class FanOut {
           now,
         );
         docs.set(doc._id, doc);
+        if (isFirstRead(event)) fresh.add(doc._id);
+        else repeated.add(doc._id);
       }
     });
-    return [...docs.values()];
+    for (const id of repeated) fresh.delete(id);
+    return { docs: [...docs.values()], fresh };
   }
 }

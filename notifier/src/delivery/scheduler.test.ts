@@ -6,6 +6,7 @@ import type { EndpointStateStore } from '../store/endpoint-states';
 import type { UpstreamReads } from '../store/upstream-reads';
 import type { EndpointCache } from './endpoint-cache';
 import type { HttpSender, SendResult } from './http-sender';
+import type { FirstAttemptFate } from './delivery-intake';
 import { DeliveryScheduler, type AttemptResult } from './scheduler';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
@@ -49,7 +50,12 @@ interface Recorded {
  * Runs one delivery through a scheduler whose store, endpoint cache and HTTP sender are in memory: the delivery is
  * handed over as one inserted already leased (reserve, adopt), and `stop` waits until its outcome is recorded.
  */
-async function attemptOnce(result: SendResult | undefined, secrets: WebhookEndpointDoc['secrets']) {
+async function attemptOnce(
+  result: SendResult | undefined,
+  secrets: WebhookEndpointDoc['secrets'],
+  first?: FirstAttemptFate,
+  fields: Partial<DeliveryDoc> = {},
+) {
   const recorded: Recorded[] = [];
   const disabled: string[] = [];
   const succeeded: string[] = [];
@@ -101,14 +107,22 @@ async function attemptOnce(result: SendResult | undefined, secrets: WebhookEndpo
     pollMs: 60_000,
     leaseMs: 30_000,
     projectionWaitMs: 10_000,
+    slowAttemptMs: 10,
     onAttempt: (attemptResult) => results.push(attemptResult),
   });
   scheduler.start();
-  const doc = delivery();
+  const doc = { ...delivery(), ...fields };
   expect(scheduler.reserve(doc.endpointId)).toBe(true);
-  scheduler.adopt(doc);
+  // A first attempt is made before the delivery is stored; `first` is what then became of the delivery.
+  let answered: DeliveryDoc | undefined;
+  if (first) {
+    const attempt = scheduler.sendFirst(doc);
+    answered = await attempt.answered;
+    attempt.decide(first);
+  } else scheduler.adopt(doc);
   await scheduler.stop();
-  return { recorded, disabled, succeeded, sent, results, doc, slots: scheduler.slots };
+  const slow = scheduler.isSlow(doc.endpointId);
+  return { recorded, disabled, succeeded, sent, results, doc, answered, slow, slots: scheduler.slots };
 }
 
 const activeSecret = [{ secret: SECRET, createdAt: new Date('2026-01-01T00:00:00Z') }];
@@ -172,5 +186,67 @@ describe('DeliveryScheduler', () => {
       },
     ]);
     expect(run.results).toEqual(['no_active_secret']);
+  });
+  it('makes a first attempt before the delivery is stored, and leaves its outcome to the insert', async () => {
+    const run = await attemptOnce({ statusCode: 200, durationMs: 7 }, activeSecret, 'stored');
+    expect(run.sent).toHaveLength(1);
+    expect(run.answered).toMatchObject({
+      _id: 'dlv_1',
+      state: 'succeeded',
+      attemptCount: 1,
+      cycleAttempts: 1,
+      lastStatusCode: 200,
+      attempts: [expect.objectContaining({ statusCode: 200, durationMs: 7 })],
+    });
+    expect(run.answered?.completedAt).toBeInstanceOf(Date);
+    // Nothing written to the delivery: the insert carries the outcome. The endpoint's health is written after it.
+    expect(run.recorded).toEqual([]);
+    expect(run.succeeded).toEqual(['we_1']);
+    expect(run.results).toEqual(['success']);
+    expect(run.slots).toEqual({ workers: 0, endpoints: 0 });
+  });
+
+  it('gives a failed first attempt its retry time, to be stored pending', async () => {
+    const run = await attemptOnce({ statusCode: 500, durationMs: 3 }, activeSecret, 'stored');
+    expect(run.answered).toMatchObject({ state: 'pending', attemptCount: 1, lastError: 'http_500' });
+    const delay = run.answered!.dueAt.getTime() - run.answered!.attempts[0]!.at.getTime();
+    expect(delay).toBeGreaterThanOrEqual(5_000 * 0.85);
+    expect(run.recorded).toEqual([]);
+  });
+
+  it('writes the first attempt’s outcome under the lease when the delivery was stored leased before the answer', async () => {
+    const run = await attemptOnce({ statusCode: 204, durationMs: 2 }, activeSecret, 'leased');
+    expect(run.recorded).toEqual([
+      { attempt: expect.objectContaining({ statusCode: 204 }), next: { state: 'succeeded' } },
+    ]);
+  });
+
+  it('writes nothing for a first attempt whose delivery another notifier stored', async () => {
+    const run = await attemptOnce({ statusCode: 204, durationMs: 2 }, activeSecret, 'existed');
+    expect(run.recorded).toEqual([]);
+    expect(run.slots).toEqual({ workers: 0, endpoints: 0 });
+  });
+
+  it('sends no first attempt without an active secret, and records why once the delivery is stored leased', async () => {
+    const expired = [{ secret: SECRET, createdAt: new Date(0), expiresAt: new Date(Date.now() - 1000) }];
+    const run = await attemptOnce({ statusCode: 200, durationMs: 1 }, expired, 'leased');
+    expect(run.answered).toBeUndefined();
+    expect(run.sent).toHaveLength(0);
+    expect(run.recorded).toEqual([
+      {
+        attempt: expect.objectContaining({ error: 'no_active_secret' }),
+        next: expect.objectContaining({ state: 'pending' }),
+      },
+    ]);
+  });
+  it('writes the outcome under its lease when a first attempt’s leased insert existed (an earlier try’s, its reply lost)', async () => {
+    const run = await attemptOnce({ statusCode: 204, durationMs: 2 }, activeSecret, 'existed', { leaseId: 'lease_1' });
+    expect(run.recorded).toEqual([
+      { attempt: expect.objectContaining({ statusCode: 204 }), next: { state: 'succeeded' } },
+    ]);
+  });
+  it('marks an endpoint slow when an attempt took longer than the first attempt’s wait, and not when it was quick', async () => {
+    expect((await attemptOnce({ statusCode: 200, durationMs: 11 }, activeSecret)).slow).toBe(true);
+    expect((await attemptOnce({ statusCode: 200, durationMs: 9 }, activeSecret)).slow).toBe(false);
   });
 });

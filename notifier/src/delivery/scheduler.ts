@@ -1,9 +1,9 @@
-import type { WebhookEndpointDoc } from '@vigil/proto';
+import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
 import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
-import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
-import type { LeaseHolder } from './delivery-intake';
+import { withFirstOutcome, type DeliveryAttempt, type DeliveryDoc, type DeliveryStore } from '../store/delivery-store';
+import type { FirstAttempt, FirstAttemptFate, LeaseHolder } from './delivery-intake';
 import type { EndpointStateStore } from '../store/endpoint-states';
 import type { UpstreamReads } from '../store/upstream-reads';
 import { EndpointBreakers } from './endpoint-breakers';
@@ -41,10 +41,31 @@ export interface SchedulerOptions {
   /** How long a claimed delivery stays ours: the HTTP timeout plus a margin for the database writes. */
   leaseMs: number;
   projectionWaitMs: number;
+  /**
+   * An attempt answered after this long marks its endpoint slow, one answered sooner clears it (see `isSlow`),
+   * milliseconds: the first attempt's wait (DeliveryIntake). Absent, no endpoint is slow.
+   */
+  slowAttemptMs?: number;
   onAttempt?: (result: AttemptResult, durationMs: number) => void;
 }
 
 const USER_AGENT = 'Vigil-Webhooks/1';
+
+/** What an attempt came to, before it is written: the attempt, the delivery's next state, and what follows the write. */
+interface Outcome {
+  attempt: DeliveryAttempt;
+  next: { state: 'pending'; dueAt: Date } | { state: 'succeeded' | 'failed' };
+  /** Endpoint health writes and the log line, once the outcome is stored. */
+  after(): Promise<void>;
+}
+
+/** An endpoint and the body to send it, once nothing stops the attempt. */
+interface Ready {
+  endpoint: WebhookEndpointDoc;
+  state: EndpointStateDoc | null;
+  body: string;
+}
+
 /** How soon a delivery waiting for its projection is looked at again. */
 const PROJECTION_RECHECK_MS = 200;
 /** Deliveries claimed per database write. */
@@ -60,6 +81,10 @@ export class DeliveryScheduler implements LeaseHolder {
   private readonly loop: WorkLoop<DeliveryDoc>;
   private readonly perEndpoint = new Map<string, number>();
   private readonly breakers = new EndpointBreakers();
+  /** Endpoints whose last attempt took longer than `slowAttemptMs` (or missed the first attempt's wait, still out). */
+  private readonly slow = new Set<string>();
+  /** First attempts whose delivery is not stored yet (see `sendFirst`): a stop drops them. */
+  private readonly undecided = new Set<(fate: FirstAttemptFate) => void>();
 
   constructor(private readonly options: SchedulerOptions) {
     this.loop = new WorkLoop({
@@ -127,8 +152,78 @@ export class DeliveryScheduler implements LeaseHolder {
     this.unload(endpointId);
   }
 
-  /** Stops claiming and waits for the attempts in flight to be recorded. */
+  /**
+   * The first attempt of a delivery that is not stored yet, in the slot `reserve` promised: it is sent at once, and
+   * `answered` gives the delivery as it is to be stored with the outcome (or undefined when it cannot be sent from
+   * what it carries: its endpoint is gone or disabled, or has no secret). The caller then says what became of it
+   * (`decide`): stored with its outcome, stored leased before the answer (the outcome is then written under the
+   * lease, or the usual path records why it was not sent), found stored already, or not stored (`dropped`). Until
+   * then the worker's slot and the endpoint's stay taken.
+   */
+  sendFirst(doc: DeliveryDoc): FirstAttempt {
+    let answer!: (stored: DeliveryDoc | undefined) => void;
+    const answered = new Promise<DeliveryDoc | undefined>((resolve) => (answer = resolve));
+    let decide!: (fate: FirstAttemptFate) => void;
+    const decided = new Promise<FirstAttemptFate>((resolve) => (decide = resolve));
+    this.undecided.add(decide);
+    let held = true;
+    const endpointDone = () => {
+      if (!held) return;
+      held = false;
+      this.unload(doc.endpointId);
+    };
+    const log = this.logOf(doc);
+    this.loop.adoptTask(doc._id, async () => {
+      let outcome: Outcome | undefined;
+      try {
+        const ready = await this.ready(doc, log, { write: false });
+        // The endpoint's slot is held until the delivery is stored, not given back at the answer: a notifier that
+        // dies then leaves at most the endpoint's slots of webhooks sent and not stored, which the event read again
+        // sends again.
+        outcome = ready ? await this.attempt(doc, ready, () => {}, log) : undefined;
+      } catch (err) {
+        // The endpoint or its health could not be read: the delivery goes in leased, and the usual path tries again.
+        log.warn({ err }, 'first attempt not made');
+      }
+      answer(outcome && withFirstOutcome(doc, outcome.attempt, outcome.next));
+      const fate = await decided;
+      this.undecided.delete(decide);
+      if (fate === 'stored' || fate === 'existed') {
+        endpointDone();
+        if (!outcome) return;
+        // Found stored after an insert that went in leased: the lease may be this one's (an earlier try's insert
+        // whose reply was lost). The write is conditioned on it, so it changes another notifier's delivery in no way.
+        if (fate === 'existed' && doc.leaseId)
+          await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
+        await outcome.after();
+      } else if (fate === 'leased') {
+        if (!outcome) return this.process(doc, endpointDone);
+        endpointDone();
+        await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
+        await outcome.after();
+      } else endpointDone();
+    });
+    return {
+      answered,
+      decide: (fate) => {
+        this.undecided.delete(decide);
+        decide(fate);
+      },
+    };
+  }
+
+  isSlow(endpointId: string): boolean {
+    return this.slow.has(endpointId);
+  }
+
+  markSlow(endpointId: string): void {
+    this.slow.add(endpointId);
+  }
+
+  /** Stops claiming and waits for the attempts in flight to be recorded (first attempts not stored are dropped). */
   async stop(): Promise<void> {
+    for (const decide of [...this.undecided]) decide('dropped');
+    this.undecided.clear();
     await this.loop.stop();
   }
 
@@ -168,48 +263,81 @@ export class DeliveryScheduler implements LeaseHolder {
     else this.perEndpoint.set(endpointId, left);
   }
 
+  private logOf(doc: DeliveryDoc): Logger {
+    return this.options.log.child({ deliveryId: doc._id, endpointId: doc.endpointId, webhookId: doc.webhookId });
+  }
+
   private async process(doc: DeliveryDoc, endpointDone: () => void): Promise<void> {
+    const log = this.logOf(doc);
+    const ready = await this.ready(doc, log, { write: true });
+    if (!ready) return;
+    const outcome = await this.attempt(doc, ready, endpointDone, log);
+    await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
+    await outcome.after();
+  }
+
+  /**
+   * The endpoint and body of an attempt, or undefined when there is nothing to send now. With `write`, that case is
+   * recorded here (abandoned, deferred, failed without a call); without it (a first attempt whose delivery is not
+   * stored yet), nothing is written and the caller takes the usual path.
+   */
+  private async ready(doc: DeliveryDoc, log: Logger, { write }: { write: boolean }): Promise<Ready | undefined> {
     const { store } = this.options;
-    const log = this.options.log.child({ deliveryId: doc._id, endpointId: doc.endpointId, webhookId: doc.webhookId });
     const view = await this.options.endpoints.get(doc.tenantId, doc.endpointId);
     if (!view) {
+      if (!write) return undefined;
       await store.abandon(doc, 'endpoint_deleted');
       log.info('delivery abandoned: endpoint deleted');
-      return;
+      return undefined;
     }
     const { endpoint, state } = view;
     if (!endpoint.enabled || state?.disabledAt) {
+      if (!write) return undefined;
       await store.abandon(doc, 'endpoint_disabled');
       log.info('delivery abandoned: endpoint disabled');
-      return;
+      return undefined;
     }
 
     let body = doc.body;
     if (body === undefined) {
+      if (!write) return undefined;
       const built = await buildBody(this.options.reads, doc.trigger, {
         mayWait: Date.now() - doc.createdAt.getTime() < this.options.projectionWaitMs,
       });
       if (built.kind === 'wait') {
         await store.defer(doc, new Date(Date.now() + PROJECTION_RECHECK_MS));
-        return;
+        return undefined;
       }
       if (built.kind === 'unavailable') {
-        await this.failed(doc, endpoint, { at: new Date(), error: 'payload_unavailable', durationMs: 0 }, log);
-        return;
+        await this.failedWithoutCall(doc, endpoint, 'payload_unavailable', log);
+        return undefined;
       }
-      if (!(await store.setBody(doc, built.body))) return;
+      if (!(await store.setBody(doc, built.body))) return undefined;
       body = built.body;
     }
-
-    const now = new Date();
-    const secrets = endpoint.secrets
-      .filter((s) => !s.expiresAt || s.expiresAt.getTime() > now.getTime())
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
-      .map((s) => s.secret);
-    if (secrets.length === 0) {
-      await this.failed(doc, endpoint, { at: now, error: 'no_active_secret', durationMs: 0 }, log);
-      return;
+    if (activeSecrets(endpoint, Date.now()).length === 0) {
+      if (write) await this.failedWithoutCall(doc, endpoint, 'no_active_secret', log);
+      return undefined;
     }
+    return { endpoint, state, body };
+  }
+
+  private async failedWithoutCall(
+    doc: DeliveryDoc,
+    endpoint: WebhookEndpointDoc,
+    error: 'payload_unavailable' | 'no_active_secret',
+    log: Logger,
+  ): Promise<void> {
+    const outcome = await this.failed(doc, endpoint, { at: new Date(), error, durationMs: 0 }, log);
+    await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
+    await outcome.after();
+  }
+
+  /** Sends the delivery and decides what came of it; writes nothing to the delivery. */
+  private async attempt(doc: DeliveryDoc, ready: Ready, endpointDone: () => void, log: Logger): Promise<Outcome> {
+    const { endpoint, state, body } = ready;
+    const now = new Date();
+    const secrets = activeSecrets(endpoint, now.getTime());
     const headers = {
       'content-type': 'application/json',
       accept: 'application/json',
@@ -224,6 +352,8 @@ export class DeliveryScheduler implements LeaseHolder {
       ...(result.error !== undefined ? { error: result.error } : {}),
       ...(result.responseBody !== undefined ? { responseBody: result.responseBody } : {}),
     };
+    if (result.durationMs > (this.options.slowAttemptMs ?? Infinity)) this.slow.add(endpoint._id);
+    else this.slow.delete(endpoint._id);
     const code = result.statusCode;
     const succeeded = code !== undefined && code >= 200 && code < 300;
     // The breaker hears of the attempt, then the endpoint's slot goes back (a 410 disables the endpoint instead).
@@ -232,32 +362,39 @@ export class DeliveryScheduler implements LeaseHolder {
     endpointDone();
     if (succeeded) {
       this.options.onAttempt?.('success', result.durationMs);
-      await store.recordAttempt(doc, attempt, { state: 'succeeded' });
-      const written = await this.options.endpointStates.endpointSucceeded(endpoint, state, new Date());
-      if (written) this.options.endpoints.changed(endpoint, written, ['failingSince']);
-      log.info({ statusCode: code, durationMs: result.durationMs }, 'webhook delivered');
-      return;
+      return {
+        attempt,
+        next: { state: 'succeeded' },
+        after: async () => {
+          const written = await this.options.endpointStates.endpointSucceeded(endpoint, state, new Date());
+          if (written) this.options.endpoints.changed(endpoint, written, ['failingSince']);
+          log.info({ statusCode: code, durationMs: result.durationMs }, 'webhook delivered');
+        },
+      };
     }
     if (code === 410) {
       this.options.onAttempt?.('gone', result.durationMs);
-      await store.recordAttempt(doc, attempt, { state: 'failed' });
-      const disabled = await this.options.endpointStates.disableEndpoint(endpoint, 'gone', new Date());
-      this.options.endpoints.changed(endpoint, disabled);
-      log.warn('endpoint disabled: gone');
-      return;
+      return {
+        attempt,
+        next: { state: 'failed' },
+        after: async () => {
+          const disabled = await this.options.endpointStates.disableEndpoint(endpoint, 'gone', new Date());
+          this.options.endpoints.changed(endpoint, disabled);
+          log.warn('endpoint disabled: gone');
+        },
+      };
     }
-    await this.failed(doc, endpoint, attempt, log, result);
+    return this.failed(doc, endpoint, attempt, log, result);
   }
 
-  /** Records a failed attempt and schedules the next one, or gives up after the last. */
+  /** Decides what follows a failed attempt: the next one by the schedule, or none after the last. */
   private async failed(
     doc: DeliveryDoc,
     endpoint: WebhookEndpointDoc,
     attempt: DeliveryAttempt,
     log: Logger,
     result?: SendResult,
-  ): Promise<void> {
-    const { store } = this.options;
+  ): Promise<Outcome> {
     const label: AttemptResult = (attempt.error as AttemptResult | undefined) ?? 'http_error';
     this.options.onAttempt?.(label, attempt.durationMs);
     const now = new Date();
@@ -270,24 +407,47 @@ export class DeliveryScheduler implements LeaseHolder {
     const failingSince = known ?? (await this.options.endpointStates.endpointFailed(endpoint, now));
     if (!known) this.options.endpoints.changed(endpoint, { failingSince });
     if (now.getTime() - failingSince.getTime() >= this.options.disableAfterMs) {
-      await store.recordAttempt(doc, attempt, { state: 'failed' });
-      const disabled = await this.options.endpointStates.disableEndpoint(endpoint, 'failing', now);
-      this.options.endpoints.changed(endpoint, disabled);
-      log.warn({ failingSince }, 'endpoint disabled: failing');
-      return;
+      return {
+        attempt,
+        next: { state: 'failed' },
+        after: async () => {
+          const disabled = await this.options.endpointStates.disableEndpoint(endpoint, 'failing', now);
+          this.options.endpoints.changed(endpoint, disabled);
+          log.warn({ failingSince }, 'endpoint disabled: failing');
+        },
+      };
     }
     if (delay === null) {
-      await store.recordAttempt(doc, attempt, { state: 'failed' });
-      log.warn(
-        { statusCode: attempt.statusCode, error: attempt.error, attempts: doc.attemptCount + 1 },
-        'webhook failed',
-      );
-      return;
+      return {
+        attempt,
+        next: { state: 'failed' },
+        after: () => {
+          log.warn(
+            { statusCode: attempt.statusCode, error: attempt.error, attempts: doc.attemptCount + 1 },
+            'webhook failed',
+          );
+          return Promise.resolve();
+        },
+      };
     }
-    await store.recordAttempt(doc, attempt, { state: 'pending', dueAt: new Date(now.getTime() + delay) });
-    log.info(
-      { statusCode: attempt.statusCode, error: attempt.error, delayMs: delay },
-      'webhook attempt failed, retrying',
-    );
+    return {
+      attempt,
+      next: { state: 'pending', dueAt: new Date(now.getTime() + delay) },
+      after: () => {
+        log.info(
+          { statusCode: attempt.statusCode, error: attempt.error, delayMs: delay },
+          'webhook attempt failed, retrying',
+        );
+        return Promise.resolve();
+      },
+    };
   }
+}
+
+/** The endpoint's secrets that have not expired, newest first: each signs the request. */
+function activeSecrets(endpoint: WebhookEndpointDoc, now: number): string[] {
+  return endpoint.secrets
+    .filter((s) => !s.expiresAt || s.expiresAt.getTime() > now)
+    .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+    .map((s) => s.secret);
 }

@@ -411,6 +411,6 @@ export function hashPayload(trigger: Extract<WebhookTrigger, { kind: 'hash' }>):
 }
 
 /** The exact bytes sent: compact JSON with Iffy's key order `event, timestamp, id, payload`. */
-export function webhookBody(trigger: WebhookTrigger, payload: Record<string, unknown>, sentAt: Date): string {
-  return JSON.stringify({ event: trigger.event, timestamp: ms(sentAt), id: trigger.subjectId, payload });
+export function webhookBody(trigger: WebhookTrigger, payload: Record<string, unknown>, at: Date): string {
+  return JSON.stringify({ event: trigger.event, timestamp: ms(at), id: trigger.subjectId, payload });
 }

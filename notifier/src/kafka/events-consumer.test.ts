@@ -1,9 +1,10 @@
-import { DomainEvent, topicNames, type WebhookCommand } from '@vigil/proto';
+import { DomainEvent, HEADERS, topicNames, type WebhookCommand } from '@vigil/proto';
 import type { KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { EventsConsumer } from './events-consumer';
+import { isFirstRead } from './first-read';
 import { recordModerated } from '../../../deploy/test-support/events';
 
 const topics = topicNames('t.');
@@ -14,7 +15,7 @@ const topics = topicNames('t.');
  * batches here never hold) would record its own, and the command handler the commands.
  */
 function setup(options: { topic?: string; failures?: Error[] } = {}) {
-  const { kafka, deliver, committed } = fakeKafka(options.topic ?? topics.events);
+  const { kafka, deliver, join, committed } = fakeKafka(options.topic ?? topics.events);
   const failures = [...(options.failures ?? [])];
   const fannedOut: DomainEvent[][] = [];
   const commands: WebhookCommand[] = [];
@@ -72,7 +73,12 @@ function setup(options: { topic?: string; failures?: Error[] } = {}) {
     retryMaxMs: 2,
   });
   const ids = () => fannedOut.map((events) => events.map((event) => event.id));
-  return { consumer, deliver, committed, ids, commands, setAside, reactions, statuses };
+  const firstRead = () =>
+    fannedOut
+      .flat()
+      .filter(isFirstRead)
+      .map((event) => event.id);
+  return { consumer, deliver, join, committed, ids, firstRead, commands, setAside, reactions, statuses };
 }
 
 /** `rec_1` of tenant `ten_1` moderated Flagged with a reason and a user, as event `id`. */
@@ -82,12 +88,12 @@ const moderated = (id: string, data: Record<string, unknown> = {}, envelope: Rec
     { id, tenantId: 'ten_1', version: 3, ...envelope },
   );
 
-function message(value: unknown, offset: string): KafkaMessage {
+function message(value: unknown, offset: string, headers: KafkaMessage['headers'] = {}): KafkaMessage {
   return {
     key: Buffer.from('rec_1'),
     value: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
     offset,
-    headers: {},
+    headers,
     timestamp: '0',
     attributes: 0,
   };
@@ -144,5 +150,39 @@ describe('EventsConsumer', () => {
     expect(t.commands).toEqual([expect.objectContaining({ id: 'cmd_1', type: 'RetryDelivery' })]);
     expect(t.setAside).toEqual([expect.objectContaining({ reason: 'invalid_command', offset: '2' })]);
     expect(t.committed).toEqual([{ topic: topics.webhookCommands, partition: 0, offset: '3' }]);
+  });
+  it('marks read for the first time only the events past what the partition held when this member joined', async () => {
+    const t = setup();
+    await t.consumer.start();
+    t.join();
+    // The first batch after the join: the partition held offsets up to 11, which another member may have handled.
+    await t.deliver([message(moderated('evt_10'), '10'), message(moderated('evt_11'), '11')], '12');
+    await t.deliver([message(moderated('evt_12'), '12'), message(moderated('evt_13'), '13')], '20');
+    expect(t.firstRead()).toEqual(['evt_12', 'evt_13']);
+    // After a rebalance, the partition's offsets up to the next batch's high watermark may have been handled again.
+    t.join();
+    await t.deliver([message(moderated('evt_14'), '14')], '30');
+    await t.deliver([message(moderated('evt_30'), '30')], '31');
+    expect(t.firstRead()).toEqual(['evt_12', 'evt_13', 'evt_30']);
+  });
+
+  it('does not mark read for the first time an event the moderator published again', async () => {
+    const t = setup();
+    await t.consumer.start();
+    await t.deliver([message(moderated('evt_4'), '4')], '5');
+    await t.deliver([
+      message(moderated('evt_5'), '5'),
+      message(moderated('evt_6'), '6', { [HEADERS.replayed]: Buffer.from('1') }),
+    ]);
+    expect(t.firstRead()).toEqual(['evt_5']);
+  });
+  it('marks no event read for the first time when its batch is handled again', async () => {
+    const t = setup({ failures: [new Error('store down')] });
+    await t.consumer.start();
+    // Past what the partition held (its high watermark was 5): a first read, but its first try fails, after its
+    // webhooks may have been sent and stored. The second try is not a first read.
+    await t.deliver([message(moderated('evt_5'), '5')], '5');
+    expect(t.ids()).toEqual([['evt_5']]);
+    expect(t.firstRead()).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import {
 } from '@vigil/proto/platform';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
 import { isRetriable } from '../store/store-errors';
+import { markFirstRead } from './first-read';
 
 /** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
 const ISOLATE_AFTER_ATTEMPTS = 5;
@@ -51,16 +52,27 @@ class Stopping extends Error {}
 /**
  * Decodes stored events and webhook commands, hands them to the features' reactions and to WebhookCommands, and
  * commits. Each message only writes to MongoDB (idempotent: deliveries have derived ids, commands are state resets), so a partition
- * is held only while MongoDB is unreachable, never by a webhook waiting for its retry.
+ * is held only while MongoDB is unreachable, never by a webhook waiting for its retry (a fresh webhook's first attempt
+ * holds its batch for DELIVERY_FIRST_ATTEMPT_WAIT_MS at most, see DeliveryIntake).
  */
 export class EventsConsumer extends GroupConsumer {
   private readonly react: (events: DomainEvent[]) => Promise<void>;
+  /** Joins to the group so far: each may have moved partitions between members. */
+  private generation = 0;
+  /**
+   * Per partition, the offset below which its events may have been handled before (by this consumer before a
+   * rejoin, or by the member that had it): the high watermark of its first batch after the last join.
+   */
+  private readonly rereadBelow = new Map<string, { generation: number; offset: bigint }>();
 
   constructor(private readonly options: EventsConsumerOptions) {
     super({
       ...options,
       topics: [options.topics.events, options.topics.webhookCommands],
       concurrency: 4,
+      onJoin: () => {
+        this.generation += 1;
+      },
       // One attempt can outlast the session (a store that answers slowly, the projection wait): heartbeats keep
       // running while the batch is worked on, and a failed one ends the retries.
       handler: {
@@ -83,6 +95,7 @@ export class EventsConsumer extends GroupConsumer {
     if (!last) return;
     const log = this.options.log.child({ topic, partition });
     const { retryInitialMs = 200, retryMaxMs = 5000 } = this.options;
+    const rereadBelow = this.rereadOffset(topic, partition, payload.batch.highWatermark);
     await retry(
       async (attempt) => {
         if (this.moving(payload, beat)) throw new Stopping('consumer stopping or partition moving');
@@ -97,11 +110,13 @@ export class EventsConsumer extends GroupConsumer {
           } else if (isolate) {
             for (const message of messages) {
               await this.isolated(true, topic, partition, message, log, () =>
-                this.handleEvents(topic, partition, [message], log),
+                this.handleEvents(topic, partition, [message], false, log),
               );
             }
           } else {
-            await this.handleEvents(topic, partition, messages, log);
+            // A batch handled again may have had its webhooks sent and stored by the try before (another reaction
+            // failed): only the first try marks events read for the first time.
+            await this.handleEvents(topic, partition, messages, attempt === 0 && rereadBelow, log);
           }
           await this.handled(payload);
         } catch (err) {
@@ -120,6 +135,20 @@ export class EventsConsumer extends GroupConsumer {
         },
       },
     );
+  }
+
+  /**
+   * The offset below which the partition's events may have been handled before: the high watermark of the first
+   * batch handled since this member last joined the group. Everything a previous owner (or this consumer, before it
+   * committed) may have read was written by then.
+   */
+  private rereadOffset(topic: string, partition: number, highWatermark: string): bigint {
+    const key = `${topic}/${partition}`;
+    const known = this.rereadBelow.get(key);
+    if (known && known.generation === this.generation) return known.offset;
+    const mark = { generation: this.generation, offset: BigInt(highWatermark) };
+    this.rereadBelow.set(key, mark);
+    return mark.offset;
   }
 
   /** Runs `work` for one message; when isolating, a failure of its own sets the message aside instead of throwing. */
@@ -170,13 +199,29 @@ export class EventsConsumer extends GroupConsumer {
 
   /**
    * Decodes the events, hands the valid ones to the reactions, then sets aside those that are not a known event (once the batch's other work held, so a batch retried for another reason records them once).
+   * Events at or past `rereadBelow` and not republished are marked read for the first time (see `markFirstRead`);
+   * none when it is false.
    */
-  private async handleEvents(topic: string, partition: number, messages: KafkaMessage[], log: Logger): Promise<void> {
+  private async handleEvents(
+    topic: string,
+    partition: number,
+    messages: KafkaMessage[],
+    rereadBelow: bigint | false,
+    log: Logger,
+  ): Promise<void> {
     const invalid: KafkaMessage[] = [];
     const valid: DomainEvent[] = [];
     for (const message of messages) {
       const parsed = DomainEvent.safeParse(safeJson(message.value?.toString() ?? ''));
       if (parsed.success) {
+        if (
+          rereadBelow !== false &&
+          BigInt(message.offset) >= rereadBelow &&
+          // Set, whatever its value, on an event the moderator's outbox sweep published (maybe not the first time).
+          message.headers?.[HEADERS.replayed] === undefined
+        ) {
+          markFirstRead(parsed.data);
+        }
         valid.push(parsed.data);
         continue;
       }

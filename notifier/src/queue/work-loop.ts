@@ -78,6 +78,12 @@ export class WorkLoop<T extends { _id: string }> {
     this.track(job);
   }
 
+  /** Runs `work` in the slot `reserve` promised (a job's own path, such as a first attempt before it is stored). */
+  adoptTask(jobId: string, work: () => Promise<void>): void {
+    this.reserved -= 1;
+    this.runTask(jobId, work);
+  }
+
   release(): void {
     this.reserved -= 1;
   }
@@ -128,11 +134,14 @@ export class WorkLoop<T extends { _id: string }> {
   }
 
   private track(job: T): void {
-    const task = this.options
-      .process(job)
+    this.runTask(job._id, () => this.options.process(job));
+  }
+
+  private runTask(jobId: string, work: () => Promise<void>): void {
+    const task = work()
       .catch((err: unknown) => {
         // The lease expires and another pass retries it; nothing is lost.
-        this.options.log.error({ err, jobId: job._id }, 'job processing failed');
+        this.options.log.error({ err, jobId }, 'job processing failed');
       })
       .finally(() => {
         this.inFlight.delete(task);

@@ -154,10 +154,8 @@ export class DeliveryStore {
     made: DeliveryAttempt,
     next: { state: 'pending'; dueAt: Date } | { state: 'succeeded' | 'failed' },
   ): Promise<void> {
-    const now = new Date();
     const attempt = storableAttempt(made);
-    const ok = next.state === 'succeeded';
-    const lastError = ok ? undefined : (attempt.error ?? `http_${attempt.statusCode ?? 0}`);
+    const { lastError, ...fields } = outcomeFields(attempt, next, new Date());
     // An attempt cut short by a notifier that stopped (its lease ran out) is in the log too, in the same write.
     const attempts: DeliveryAttempt[] = doc.interruptedAt
       ? [{ at: doc.interruptedAt, error: 'interrupted', durationMs: 0 }, attempt]
@@ -165,12 +163,7 @@ export class DeliveryStore {
     await this.queue.finish(doc, next, {
       $push: { attempts: attempts.length === 1 ? attempt : { $each: attempts } },
       $inc: { attemptCount: attempts.length, cycleAttempts: attempts.length },
-      $set: {
-        ...(next.state === 'pending' ? {} : { completedAt: now }),
-        lastAttemptAt: attempt.at,
-        ...(attempt.statusCode !== undefined ? { lastStatusCode: attempt.statusCode } : {}),
-        ...(lastError !== undefined ? { lastError } : {}),
-      },
+      $set: { ...fields, ...(lastError !== undefined ? { lastError } : {}) },
       ...(lastError === undefined ? { $unset: { lastError: '' } } : {}),
     });
   }
@@ -214,6 +207,52 @@ export class DeliveryStore {
   pruneLeases(before: Date): Promise<number> {
     return this.queue.pruneLeases(before);
   }
+}
+
+/**
+ * A delivery not stored yet whose first attempt was made, as it is to be inserted with that attempt's outcome (one
+ * insert instead of an insert and `recordAttempt`'s update): the same fields that update would set, on a new object.
+ * A pending one gets its due queue bucket when inserted.
+ */
+export function withFirstOutcome(
+  doc: DeliveryDoc,
+  made: DeliveryAttempt,
+  next: { state: 'pending'; dueAt: Date } | { state: 'succeeded' | 'failed' },
+): DeliveryDoc {
+  const now = new Date();
+  const attempt = storableAttempt(made);
+  const { lastError, ...fields } = outcomeFields(attempt, next, now);
+  // Lease fields a claim may have put on the object since the attempt began are not the outcome's.
+  const unleased: DeliveryDoc = { ...doc };
+  delete unleased.leaseId;
+  delete unleased.leaseUntil;
+  delete unleased.due;
+  return {
+    ...unleased,
+    state: next.state,
+    ...(next.state === 'pending' ? { dueAt: next.dueAt } : {}),
+    attempts: [...unleased.attempts, attempt],
+    attemptCount: unleased.attemptCount + 1,
+    cycleAttempts: unleased.cycleAttempts + 1,
+    ...fields,
+    ...(lastError !== undefined ? { lastError } : {}),
+    updatedAt: now,
+  };
+}
+
+/** The summary fields an attempt's outcome sets on its delivery (`lastError` undefined: to be cleared). */
+function outcomeFields(
+  attempt: DeliveryAttempt,
+  next: { state: DeliveryState },
+  now: Date,
+): Pick<DeliveryDoc, 'completedAt' | 'lastAttemptAt' | 'lastStatusCode' | 'lastError'> {
+  const lastError = next.state === 'succeeded' ? undefined : (attempt.error ?? `http_${attempt.statusCode ?? 0}`);
+  return {
+    ...(next.state === 'pending' ? {} : { completedAt: now }),
+    lastAttemptAt: attempt.at,
+    ...(attempt.statusCode !== undefined ? { lastStatusCode: attempt.statusCode } : {}),
+    lastError,
+  };
 }
 
 /**

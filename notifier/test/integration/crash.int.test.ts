@@ -1,15 +1,17 @@
 import { Webhook } from 'standardwebhooks';
 import { adminPortOf, spawnService, testServers, waitFor, type ServiceProcess } from '../../../deploy/test-support';
+import { webhookIdOf } from '../../src/domain/webhook-events';
 import { SECRET, createReceiver, createWorld, recordModerated, type Receiver, type World } from './harness';
 
 let world: World;
 let hook: Receiver;
 const processes: ServiceProcess[] = [];
 
-function spawnNotifier(): ServiceProcess {
+function spawnNotifier(env: Record<string, string> = {}): ServiceProcess {
   const servers = testServers();
   const child = spawnService('notifier', {
     ...world.env,
+    ...env,
     MONGO_URL: servers.mongoUrl,
     KAFKA_BROKERS: servers.kafkaBrokers.join(','),
     ADMIN_PORT: '0',
@@ -43,10 +45,15 @@ it('delivers every webhook with the same webhook-id after the notifier is SIGKIL
   const first = spawnNotifier();
   await adminPortOf(first);
   await world.publish(...before);
-  await waitFor(() => hook.received.length >= 3, { what: 'deliveries in flight' });
+  // Deliveries stored leased (claimed before their attempt, or not answered within the first attempt's wait).
+  await waitFor(async () => (await world.deliveries({ tenantId: tenant.tenantId, state: 'sending' })).length >= 3, {
+    what: 'deliveries in flight, stored',
+  });
   first.child.kill('SIGKILL');
   await first.exited;
-  const inFlight = new Set(hook.received.map((r) => r.headers['webhook-id']));
+  const inFlight = new Set(
+    (await world.deliveries({ tenantId: tenant.tenantId, state: 'sending' })).map((doc) => doc.webhookId),
+  );
 
   // Events published while no notifier runs are consumed after the restart.
   const during = await Promise.all(
@@ -86,7 +93,8 @@ it('delivers every webhook with the same webhook-id after the notifier is SIGKIL
     expect(doc.attemptCount).toBe(2);
     expect(doc.attempts.map((attempt) => attempt.error ?? attempt.statusCode)).toEqual(['interrupted', 200]);
   }
-  // Those published while no notifier ran were attempted once.
+  // Those published while no notifier ran were attempted once; so were those the dead process sent without storing
+  // them, which the receiver had twice.
   const later = new Set(during.map((e) => (e.data as { moderationId: string }).moderationId));
   const fresh = delivered.filter((doc) => later.has(doc.subjectId));
   expect(fresh).toHaveLength(during.length);
@@ -111,4 +119,52 @@ it('delivers every webhook with the same webhook-id after the notifier is SIGKIL
 
   // A graceful stop exits 0.
   expect(await second.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+});
+
+it('sends again, after a restart, a webhook whose notifier was SIGKILLed between its attempt and its insert', async () => {
+  const tenant = world.tenant();
+  await tenant.endpoint(hook.url);
+  const record = await tenant.record('killed-1');
+  let victim: ServiceProcess | undefined;
+  hook.handler = (_req, res) => res.writeHead(200).end();
+  // A first attempt's wait that holds on a busy machine: the delivery is stored only once the receiver answers.
+  const notifier = spawnNotifier({ DELIVERY_FIRST_ATTEMPT_WAIT_MS: '5000' });
+  await adminPortOf(notifier);
+  // The record's partition has had its first batch since the notifier joined: the next event is read for the first
+  // time, and its webhook is sent before its delivery is stored.
+  const primer = recordModerated(tenant, record);
+  await world.publish(primer);
+  await waitFor(async () => (await world.deliveries({ eventId: primer.id, state: 'succeeded' })).length === 1, {
+    what: 'the primer delivered',
+    timeoutMs: 30_000,
+  });
+  const event = recordModerated(tenant, record, { status: 'Compliant', previousStatus: 'Flagged' });
+  const webhookId = webhookIdOf(event.id);
+  // The receiver has the request, and the notifier dies before it hears the answer: nothing is stored yet.
+  hook.handler = (_req, res, received) => {
+    if (received.headers['webhook-id'] === webhookId && !victim) {
+      victim = notifier;
+      notifier.child.kill('SIGKILL');
+      return;
+    }
+    res.writeHead(200).end();
+  };
+  await world.publish(event);
+  await waitFor(() => victim !== undefined, { what: 'the attempt made' });
+  await notifier.exited;
+  expect(await world.deliveries({ eventId: event.id })).toEqual([]);
+
+  // The event's offset was not committed: the next notifier reads it again and delivers it.
+  hook.handler = (_req, res) => res.writeHead(200).end();
+  spawnNotifier();
+  await waitFor(async () => (await world.deliveries({ eventId: event.id, state: 'succeeded' })).length === 1, {
+    what: 'the webhook delivered again',
+    timeoutMs: 60_000,
+  });
+  const sent = hook.received.filter((request) => request.headers['webhook-id'] === webhookId);
+  expect(sent).toHaveLength(2);
+  // The same bytes both times: the body is built from the event alone.
+  expect(sent[1]!.body).toBe(sent[0]!.body);
+  const [doc] = await world.deliveries({ eventId: event.id });
+  expect(doc!.attempts.map((attempt) => attempt.statusCode)).toEqual([200]);
 });

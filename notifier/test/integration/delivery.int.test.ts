@@ -349,9 +349,10 @@ describe('notifier deliveries', () => {
       'record.flagged',
     ]);
 
-    // Re-published later (a relay retry after a crash), in a batch of its own: still nothing new.
+    // Re-published later (the outbox sweep after a crash, which marks it so), in a batch of its own: still nothing
+    // new, and nothing sent again.
     const second = recordModerated(tenant, record, { status: 'Flagged', previousStatus: 'Compliant' });
-    await world.publish(event);
+    await world.republish(event);
     await world.publish(second);
     await waitFor(() => hook.received.length >= 3, { what: 'third webhook' });
     await waitFor(async () => (await world.deliveries({ tenantId: tenant.tenantId, state: 'succeeded' })).length === 3);

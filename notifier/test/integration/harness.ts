@@ -78,8 +78,12 @@ export interface World {
   /** A fresh tenant: its endpoints see only its events. */
   tenant(): Tenant;
   publish(...events: DomainEvent[]): Promise<void>;
+  /** Publishes the events again, as the moderator's outbox sweep does: with the `vigil-replayed` header. */
+  republish(...events: DomainEvent[]): Promise<void>;
   command(command: WebhookCommand): Promise<void>;
   deliveries(filter?: Record<string, unknown>): Promise<DeliveryDoc[]>;
+  /** The names of the commands sent on `collection` through the world's client (the in-process notifier's) so far. */
+  commandsOn(collection: string): string[];
   close(): Promise<void>;
 }
 
@@ -90,7 +94,11 @@ export async function createWorld(): Promise<World> {
   const dbName = uniqueName('notifier');
   const prefix = `${uniqueName('nt')}.`;
   const topics = topicNames(prefix);
-  const mongo = new MongoClient(servers.mongoUrl);
+  const mongo = new MongoClient(servers.mongoUrl, { monitorCommands: true });
+  const commands: { name: string; collection: unknown }[] = [];
+  mongo.on('commandStarted', (event) => {
+    commands.push({ name: event.commandName, collection: event.command[event.commandName] });
+  });
   await mongo.connect();
   const db = mongo.db(dbName, { ignoreUndefined: true });
   const kafka = new Kafka({ clientId: 'notifier-test', brokers: servers.kafkaBrokers, logLevel: logLevel.NOTHING });
@@ -126,6 +134,17 @@ export async function createWorld(): Promise<World> {
         })),
       });
     },
+    async republish(...events) {
+      await producer.send({
+        topic: topics.events,
+        acks: -1,
+        messages: events.map((event) => ({
+          key: event.stream,
+          value: JSON.stringify(event),
+          headers: { [HEADERS.eventId]: event.id, [HEADERS.eventType]: event.type, [HEADERS.replayed]: '1' },
+        })),
+      });
+    },
     async command(command) {
       const key = 'deliveryId' in command ? command.deliveryId : command.endpointId;
       await producer.send({
@@ -134,6 +153,7 @@ export async function createWorld(): Promise<World> {
         messages: [{ key, value: JSON.stringify(command) }],
       });
     },
+    commandsOn: (collection) => commands.filter((c) => c.collection === collection).map((c) => c.name),
     deliveries: (filter = {}) =>
       db.collection<DeliveryDoc>(COLLECTIONS.deliveries).find(filter).sort({ createdAt: 1 }).toArray(),
     async close() {

@@ -31,6 +31,8 @@ export interface GroupConsumerOptions {
   /** Fetch options beyond the timing's: more data per fetch, or a longer fetch wait. */
   fetch?: Pick<ConsumerConfig, 'minBytes' | 'maxWaitTimeInMs'>;
   handler: GroupConsumerHandler;
+  /** Told each time this member has joined the group (a new generation: partitions may have moved between members). */
+  onJoin?: () => void;
 }
 
 /**
@@ -56,6 +58,8 @@ export class GroupConsumer {
       ...group.fetch,
     });
     group.metrics?.attach(this.consumer);
+    const { onJoin } = group;
+    if (onJoin) this.consumer.on(this.consumer.events.GROUP_JOIN, () => onJoin());
     const { handler } = group;
     if ('eachBatch' in handler) {
       this.commits = new OffsetCommits(this.consumer, handler.commitIntervalMs ?? 0, group.log);
