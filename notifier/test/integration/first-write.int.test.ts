@@ -67,7 +67,7 @@ async function claimedElsewhere(event: DomainEvent, endpointId: string, tenantId
     leaseId: 'elsewhere',
     createdAt: now,
     updatedAt: now,
-  } as DeliveryDoc);
+  });
 }
 
 // The notifier starts in the first test, once the events it is to read again are published.
