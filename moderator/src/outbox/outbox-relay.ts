@@ -2,7 +2,7 @@ import type { DomainEvent } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
-import { backoffMs, assertConfirmed } from '@vigil/proto/platform';
+import { backoffMs, assertConfirmed, WakeablePause } from '@vigil/proto/platform';
 import type { OutboxSignal } from '../service/outbox-signal';
 import type { DeadLetterStore } from '../store/dead-letter-store';
 import { isMarker, type OutboxDoc, type OutboxStore } from '../store/outbox-store';
@@ -103,7 +103,7 @@ export interface OutboxRelayOptions {
 export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   private running = false;
   private loop?: Promise<void>;
-  private wakeUp?: () => void;
+  private readonly pause = new WakeablePause();
   private pending = false;
   private producer?: Producer;
   /** Events appended by this process, waiting in memory (bounded), or the outbox slots past the bound. */
@@ -135,7 +135,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   wake(): void {
     this.pending = true;
     this.emptySweeps = 0;
-    this.wakeUp?.();
+    this.pause.wake();
   }
 
   /** Takes events this process just appended, to publish them without reading them back from the store. */
@@ -145,7 +145,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       return;
     }
     this.handOver.add(events);
-    this.wakeUp?.();
+    this.pause.wake();
   }
 
   /**
@@ -197,7 +197,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       }
     }
     this.running = false;
-    this.wakeUp?.();
+    this.pause.wake();
     await this.loop;
     // The current second's slot closes when it ends; its marker goes with the others rather than wait for a sweep.
     const closesIn = this.options.outbox.slots.closesIn();
@@ -484,14 +484,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         // The current second's slot, when done but for its second, closes then.
         this.options.outbox.slots.closesIn(),
       );
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeUp = undefined;
+      await this.pause.sleep(delay);
     }
     // Not published from memory: their slots' markers stay for the next sweep, here or elsewhere.
     this.handOver.clear();

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { backoffMs } from '@vigil/proto/platform';
+import { backoffMs, WakeablePause } from '@vigil/proto/platform';
 
 export interface WorkLoopOptions<T extends { _id: string }> {
   log: Logger;
@@ -32,7 +32,7 @@ const LEASE_KEEP_MS = 60 * 60 * 1000;
 export class WorkLoop<T extends { _id: string }> {
   private running = false;
   private loop?: Promise<void>;
-  private wakeUp?: () => void;
+  private readonly pause = new WakeablePause();
   private woken = false;
   private readonly inFlight = new Set<Promise<void>>();
   /** Slots promised to jobs leased to this process outside `claim` (see reserve). */
@@ -58,7 +58,7 @@ export class WorkLoop<T extends { _id: string }> {
 
   wake(): void {
     this.woken = true;
-    this.wakeUp?.();
+    this.pause.wake();
   }
 
   /**
@@ -91,7 +91,7 @@ export class WorkLoop<T extends { _id: string }> {
   /** Claims nothing more and waits for the jobs in flight. */
   async stop(): Promise<void> {
     this.running = false;
-    this.wakeUp?.();
+    this.pause.wake();
     await this.loop;
     await Promise.allSettled([...this.inFlight]);
   }
@@ -112,14 +112,7 @@ export class WorkLoop<T extends { _id: string }> {
       if (!this.running) break;
       if (this.woken && failures === 0) continue;
       const delay = failures > 0 ? backoffMs({ initialMs: pollMs * 2, maxMs: 5000 }, failures) : pollMs;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeUp = undefined;
+      await this.pause.sleep(delay);
     }
   }
 

@@ -2,7 +2,15 @@ import { COLLECTIONS, type DomainEvent } from '@vigil/proto';
 import { waitFor } from '../../../deploy/test-support';
 import { deliveryIdOf, webhookIdOf } from '../../src/domain/webhook-events';
 import type { DeliveryDoc } from '../../src/store/delivery-store';
-import { createReceiver, createWorld, recordModerated, type Receiver, type Tenant, type World } from './harness';
+import {
+  createReceiver,
+  createWorld,
+  dueDelivery,
+  recordModerated,
+  type Receiver,
+  type Tenant,
+  type World,
+} from './harness';
 
 let world: World;
 let hook: Receiver;
@@ -37,36 +45,16 @@ async function delivered(tenant: Tenant, event: DomainEvent): Promise<DeliveryDo
 /** A delivery another notifier claimed and is sending now, as its insert before sending stores it. */
 async function claimedElsewhere(event: DomainEvent, endpointId: string, tenantId: string): Promise<void> {
   const now = new Date();
-  const subjectId = (event.data as { moderationId: string }).moderationId;
   await world.db.collection<DeliveryDoc>(COLLECTIONS.deliveries).insertOne({
+    ...dueDelivery(tenantId, endpointId, now, {}),
     _id: deliveryIdOf(event.id, endpointId),
-    tenantId,
-    endpointId,
     webhookId: webhookIdOf(event.id),
     eventId: event.id,
-    event: 'record.flagged',
-    subjectId,
-    trigger: {
-      kind: 'record',
-      event: 'record.flagged',
-      subjectId,
-      tenantId,
-      recordId: 'rec_x',
-      status: 'Flagged',
-      via: 'Automation',
-      at: now,
-      version: 1,
-    },
-    body: '{}',
+    subjectId: (event.data as { moderationId: string }).moderationId,
     state: 'sending',
-    attemptCount: 0,
-    cycleAttempts: 0,
-    attempts: [],
     dueAt: now,
     leaseUntil: new Date(now.getTime() + 3_600_000),
     leaseId: 'elsewhere',
-    createdAt: now,
-    updatedAt: now,
   });
 }
 

@@ -1,7 +1,7 @@
 // The runtime glue every service uses, imported as `@vigil/proto/platform`: logging, the kafkajs log bridge and
 // timer patch, environment parsing, metrics, the admin server, ordered shutdown, retries, bounded concurrency, the
 // Kafka helpers (group consumer, offset commits, heartbeats, consumer timing and metrics, confirmed sends) and the
-// store helpers (error classes, retried upserts, insert outcomes, write groups).
+// store helpers (error classes, retried upserts, insert outcomes, write groups), and the poll loops' wakeable pause.
 export * from './admin-server';
 export * from './batch-heartbeat';
 export * from './confirmed-send';
@@ -27,3 +27,4 @@ export * from './store-errors';
 export * from './store-metrics';
 export * from './upsert';
 export * from './write-groups';
+export * from './wakeable-pause';
