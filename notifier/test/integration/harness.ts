@@ -232,33 +232,42 @@ function tenantIn(db: Db, tenantId: string): Tenant {
   };
 }
 
+/** A new event of `type` at version 2 of `stream`, in the tenant's name. */
+function versionTwo<T extends DomainEvent['type']>(
+  tenantId: string,
+  stream: string,
+  type: T,
+  data: Extract<DomainEvent, { type: T }>['data'],
+): DomainEvent {
+  const envelope = {
+    id: ulid(),
+    tenantId,
+    stream,
+    version: 2,
+    occurredAt: new Date().toISOString(),
+    correlationId: ulid(),
+  };
+  return { ...envelope, type, data } as DomainEvent;
+}
+
 /** A RecordModerated event at version 2 of the record's stream. */
 export function recordModerated(
   world: Pick<Tenant, 'tenantId'>,
   record: RecordDoc,
   data: Partial<Extract<DomainEvent, { type: 'RecordModerated' }>['data']> = {},
 ): DomainEvent {
-  return {
-    id: ulid(),
-    tenantId: world.tenantId,
-    stream: `record-${record._id}`,
-    version: 2,
-    occurredAt: new Date().toISOString(),
-    correlationId: ulid(),
-    type: 'RecordModerated',
-    data: {
-      recordId: record._id,
-      moderationId: `mod_${ulid()}`,
-      status: 'Flagged',
-      previousStatus: 'Compliant',
-      via: 'Automation',
-      reasons: ['blocklist'],
-      rules: ['default'],
-      testMode: false,
-      ...(record.userId ? { userId: record.userId } : {}),
-      ...data,
-    },
-  };
+  return versionTwo(world.tenantId, `record-${record._id}`, 'RecordModerated', {
+    recordId: record._id,
+    moderationId: `mod_${ulid()}`,
+    status: 'Flagged',
+    previousStatus: 'Compliant',
+    via: 'Automation',
+    reasons: ['blocklist'],
+    rules: ['default'],
+    testMode: false,
+    ...(record.userId ? { userId: record.userId } : {}),
+    ...data,
+  });
 }
 
 export function userStatusChanged(
@@ -266,24 +275,15 @@ export function userStatusChanged(
   user: UserDoc,
   data: Partial<Extract<DomainEvent, { type: 'UserStatusChanged' }>['data']> = {},
 ): DomainEvent {
-  return {
-    id: ulid(),
-    tenantId: world.tenantId,
-    stream: `user-${user._id}`,
-    version: 2,
-    occurredAt: new Date().toISOString(),
-    correlationId: ulid(),
-    type: 'UserStatusChanged',
-    data: {
-      userId: user._id,
-      actionId: `act_${ulid()}`,
-      status: 'Suspended',
-      previousStatus: 'Compliant',
-      via: 'Manual',
-      testMode: false,
-      ...data,
-    },
-  };
+  return versionTwo(world.tenantId, `user-${user._id}`, 'UserStatusChanged', {
+    userId: user._id,
+    actionId: `act_${ulid()}`,
+    status: 'Suspended',
+    previousStatus: 'Compliant',
+    via: 'Manual',
+    testMode: false,
+    ...data,
+  });
 }
 
 interface Received {
