@@ -55,14 +55,18 @@ describe('hash worker', () => {
     expect(turns).toBeGreaterThan(0);
   });
 
-  it('starts the threads of a lazy pool with its first task, not before', async () => {
-    const lazy = new OffLoopPool({
+  /** A pool of one hash thread that starts it with its first task. */
+  const lazyPool = () =>
+    new OffLoopPool({
       filename: workerFile('hash-worker'),
       threads: 1,
       tenantThreads: 1,
       maxQueuedPerTenant: 10,
       lazy: true,
     });
+
+  it('starts the threads of a lazy pool with its first task, not before', async () => {
+    const lazy = lazyPool();
     try {
       expect(lazy.started).toBe(false);
       const where = await lazy.run<{ threadId: number; isMainThread: boolean }>('tenant-a', 'thread', {}, budget);
@@ -74,13 +78,7 @@ describe('hash worker', () => {
   });
 
   it('closes a lazy pool that never had a task without starting its threads', async () => {
-    const lazy = new OffLoopPool({
-      filename: workerFile('hash-worker'),
-      threads: 1,
-      tenantThreads: 1,
-      maxQueuedPerTenant: 10,
-      lazy: true,
-    });
+    const lazy = lazyPool();
     await lazy.close();
     expect(lazy.started).toBe(false);
     await expect(lazy.run('tenant-a', 'thread', {}, budget)).rejects.toThrow('off-loop pool closed');
