@@ -1,13 +1,13 @@
 import type { DomainEvent } from '@vigil/proto';
 import type { Message, Producer } from 'kafkajs';
 import type { Logger } from 'pino';
-import { decodeTime } from 'ulid';
 import { backoffMs, assertConfirmed, WakeablePause } from '@vigil/proto/platform';
 import type { OutboxSignal } from '../service/outbox-signal';
 import type { DeadLetterStore } from '../store/dead-letter-store';
-import { isMarker, type OutboxDoc, type OutboxStore } from '../store/outbox-store';
-import { SLOT_MS, slotEnd } from '../store/outbox-slots';
+import type { OutboxDoc, OutboxStore } from '../store/outbox-store';
+import { SLOT_MS } from '../store/outbox-slots';
 import { HandOver, toMessage } from './hand-over';
+import { APPEND_BOUND_MS, OutboxSweep } from './outbox-sweep';
 import { RemovalQueue } from './removal-queue';
 import type { IngestBackpressure } from '../ingest/ingest-consumer';
 import { messageRejection } from '../kafka/kafka-errors';
@@ -17,24 +17,10 @@ const SWEEP_UNDER_LOAD = 10;
 /** Default bound on the events waiting in memory, bytes of their messages. */
 const MEMORY_BYTES = 8 * 1024 * 1024;
 /**
- * An append lands in the store within this long after its slot began (a command in flight longer is taken as lost).
- * A sweep takes out a slot it cannot know closed (another process's, or one of this process's appends failed without
- * proof) only once it is this old, reading the slot again until then; an outbox copy without its event is dropped
- * once this old (the previous release's copies went in before their events).
- */
-const APPEND_BOUND_MS = 5 * 60 * 1000;
-/**
- * This process's own slots are published from memory or from its overflow slots; a routine sweep reads one only once
- * its second is this long over (an append whose hand-over never came: its projection write failed after the append).
- */
-const OWN_GRACE_MS = 60_000;
-/**
  * A routine sweep reads another process's slots only once their second is this long over (or `pollMs`, if longer):
  * before, they are most likely published there, their removal waiting (RemovalQueue).
  */
 const OTHERS_GRACE_MS = 3_000;
-/** Slots a sweep published events of and keeps reading until APPEND_BOUND_MS, remembered at most. */
-const SWEPT_SLOTS = 10_000;
 
 export interface OutboxRelayOptions {
   outbox: OutboxStore;
@@ -108,21 +94,26 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
   private producer?: Producer;
   /** Events appended by this process, waiting in memory (bounded), or the outbox slots past the bound. */
   private readonly handOver: HandOver;
-  /**
-   * Events a sweep here published, by the slot it read them from, while the slot's marker stays (see APPEND_BOUND_MS):
-   * the next sweep publishes only what came since. Insertion order, the oldest forgotten past SWEPT_SLOTS.
-   */
-  private readonly swept = new Map<string, Set<string>>();
   private lastSweep = 0;
   /** Routine sweeps in a row that found nothing to publish (see `sweepMaxMs`). */
   private emptySweeps = 0;
   private backlog = false;
   /** Markers and copies still to take out of the store's outbox, oldest first. */
   private readonly removals: RemovalQueue;
+  /** What a sweep reads from the store's outbox: slots' events and old copies. */
+  private readonly sweep: OutboxSweep;
 
   constructor(private readonly options: OutboxRelayOptions) {
     this.removals = new RemovalQueue(options.outbox, options.log);
     this.handOver = new HandOver(options.memoryBytes ?? MEMORY_BYTES, (id) => options.outbox.slots.slotOf(id));
+    this.sweep = new OutboxSweep({
+      outbox: options.outbox,
+      handOver: this.handOver,
+      removals: this.removals,
+      batchSize: options.batchSize,
+      appendBoundMs: options.appendBoundMs ?? APPEND_BOUND_MS,
+      log: options.log,
+    });
   }
 
   start(): void {
@@ -214,92 +205,11 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
    * the process that appended them; this process's own slots wait OWN_GRACE_MS.
    */
   async publishBatch({ minAgeMs = 0 }: { minAgeMs?: number } = {}): Promise<number> {
-    const { outbox, batchSize } = this.options;
     const now = Date.now();
-    const found = await outbox.unpublished(batchSize + this.handOver.localCount);
-    const copies = found
-      .filter((doc): doc is OutboxDoc => !isMarker(doc))
-      .filter(
-        (doc) =>
-          !this.handOver.has(doc._id) &&
-          !this.removals.has(doc._id) &&
-          (minAgeMs === 0 || decodeTime(doc._id) <= now - minAgeMs),
-      )
-      .slice(0, batchSize);
-    const docs = [...(await this.stored(copies))];
-    // Oldest slots first, each read whole, until a batch is gathered.
-    const markers = found
-      .filter((doc) => isMarker(doc) && !this.removals.has(doc._id))
-      .map((doc) => ({ slot: doc._id, end: slotEnd(doc._id) }))
-      .sort((a, b) => a.end - b.end || (a.slot < b.slot ? -1 : 1));
-    const read: SweptSlot[] = [];
-    for (const { slot, end } of markers) {
-      if (docs.length >= batchSize) break;
-      const own = outbox.slots.has(slot);
-      if (own && (outbox.slots.inFlight(slot) || (minAgeMs > 0 && end > now - OWN_GRACE_MS))) continue;
-      if (!own && end > now - minAgeMs) continue;
-      // A slot tracked here with every append proven: only its events not published yet. Otherwise, all but those
-      // published from here already.
-      const tracked = own && !outbox.slots.uncertain(slot);
-      const seen = this.swept.get(slot);
-      let local = false;
-      const events = (await outbox.slotEvents(slot)).filter((doc) => {
-        if (doc.deadLetteredAt) return false;
-        if (this.handOver.has(doc._id)) return !(local = true);
-        return tracked ? outbox.slots.isPending(doc._id) : !seen?.has(doc._id);
-      });
-      docs.push(...events);
-      read.push({ slot, end, tracked, local, ids: events.map((doc) => doc._id) });
-    }
-    docs.sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
-    const published = await this.publishDocs(docs, { replayed: true, copies: new Set(copies.map((doc) => doc._id)) });
-    for (const slot of read) this.sweptSlot(slot, now);
+    const { docs, copies, read } = await this.sweep.gather(minAgeMs, now);
+    const published = await this.publishDocs(docs, { replayed: true, copies });
+    this.sweep.settle(read, now);
     return published;
-  }
-
-  /**
-   * After a sweep published a slot's events: a slot this process tracks goes with its others; one it cannot know
-   * closed is taken out once APPEND_BOUND_MS old (no append of it can land any more) and nothing of it was in flight
-   * here, and is read again by later sweeps until then.
-   */
-  private sweptSlot({ slot, end, tracked, local, ids }: SweptSlot, now: number): void {
-    if (tracked) return;
-    const bound = this.options.appendBoundMs ?? APPEND_BOUND_MS;
-    if (!local && end <= now - bound) {
-      this.swept.delete(slot);
-      this.options.outbox.slots.forget(slot);
-      this.removals.add([{ _id: slot }]);
-      return;
-    }
-    const seen = this.swept.get(slot) ?? new Set<string>();
-    for (const id of ids) seen.add(id);
-    this.swept.delete(slot);
-    this.swept.set(slot, seen);
-    for (const old of this.swept.keys()) {
-      if (this.swept.size <= SWEPT_SLOTS) break;
-      this.swept.delete(old);
-    }
-  }
-
-  /**
-   * The outbox copies whose events are stored (each looked up). A copy without its event is dropped once
-   * APPEND_BOUND_MS old, left for later before that. Leaving one out cannot reorder its stream: the stream's next
-   * version is only appended after it is stored.
-   */
-  private async stored(docs: OutboxDoc[]): Promise<OutboxDoc[]> {
-    if (docs.length === 0) return docs;
-    const stored = await this.options.outbox.storedIds(docs.map((doc) => doc._id));
-    const missing = docs.filter((doc) => !stored.has(doc._id));
-    const bound = this.options.appendBoundMs ?? APPEND_BOUND_MS;
-    const orphans = missing.filter((doc) => decodeTime(doc._id) <= Date.now() - bound);
-    if (orphans.length > 0) {
-      await this.options.outbox.removeEntries(orphans);
-      this.options.log.warn(
-        { count: orphans.length, first: orphans[0]?._id },
-        'outbox copies without an event dropped',
-      );
-    }
-    return docs.filter((doc) => stored.has(doc._id));
   }
 
   /** Markers of this process's slots that are closed and published, queued for removal. */
@@ -489,15 +399,6 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     // Not published from memory: their slots' markers stay for the next sweep, here or elsewhere.
     this.handOver.clear();
   }
-}
-
-/** A slot a sweep read: its events it publishes, and whether any was left to this process's memory (`local`). */
-interface SweptSlot {
-  slot: string;
-  end: number;
-  tracked: boolean;
-  local: boolean;
-  ids: string[];
 }
 
 /** The broker's error name when there is one (`MESSAGE_TOO_LARGE`), else the error's class name. */
