@@ -77,6 +77,7 @@ export async function createNotifier(deps: NotifierDeps): Promise<Notifier> {
   const events = await kafkaModule(config, parts, {
     reactions: features.flatMap((feature) => feature.reactions ?? []),
     commands: delivery.commands,
+    writeBehind: delivery.writeBehind,
   });
   const modules = new ModuleList(log, [storeModule(parts), ...features, events]);
   await modules.start();

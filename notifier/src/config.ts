@@ -41,6 +41,13 @@ const schema = z.object({
    * Default 500.
    */
   DELIVERY_FIRST_ATTEMPT_WAIT_MS: z.coerce.number().int().min(0).max(5000).default(500),
+  /**
+   * How long a delivery stored with its first attempt's outcome waits for others to share its insert, milliseconds
+   * (at most 64 share one). Its webhook is out already: what waits is its batch's offset commit, and its row in the
+   * delivery log, which appears up to this much later. 0 inserts each batch's deliveries before it is committed.
+   * Default 200.
+   */
+  DELIVERY_WRITE_WINDOW_MS: z.coerce.number().int().min(0).max(5000).default(200),
   /** A claimed delivery's lease is the attempt timeout plus this, milliseconds; then another worker may take it. Default 15000. */
   DELIVERY_LEASE_MARGIN_MS: z.coerce.number().int().positive().default(15000),
   /**

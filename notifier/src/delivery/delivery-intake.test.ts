@@ -230,4 +230,108 @@ describe('DeliveryIntake', () => {
     expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
     expect(h.calls.slice(-2)).toEqual(['reserve we_1', 'release we_1']);
   });
+
+  describe('with an outcome writer (write-behind)', () => {
+    /** A writer recording what it was handed; `full` keeps `room` waiting until `makeRoom`. */
+    function writer(full = false) {
+      const added: string[] = [];
+      let open: () => void = () => {};
+      const room = full ? new Promise<void>((resolve) => (open = resolve)) : Promise.resolve();
+      return {
+        added,
+        makeRoom: () => open(),
+        writer: {
+          room: () => room,
+          add: (docs: readonly DeliveryDoc[]) => {
+            added.push(...docs.map((d) => d._id));
+          },
+          has: (id: string) => added.includes(id),
+        },
+      };
+    }
+    const behind = (h: ReturnType<typeof holder>, s: ReturnType<typeof store>, w: ReturnType<typeof writer>) =>
+      new DeliveryIntake(s.store, h.holder, () => {}, { firstAttemptWaitMs: 200 }, w.writer);
+
+    it('hands the deliveries answered in time to the writer and inserts only the others before returning', async () => {
+      const h = holder(5);
+      const s = store();
+      const w = writer();
+      const result = await behind(h, s, w).take(
+        [doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2', '{}')],
+        new Set(['dlv_1']),
+      );
+      expect(w.added).toEqual(['dlv_1']);
+      expect(s.stored.has('dlv_1')).toBe(false);
+      expect(s.leases).toEqual([{ ids: ['dlv_2'], until: expect.any(Date) as Date }]);
+      // Its slots go back as it is handed over.
+      expect(h.fates.get('dlv_1')).toBe('stored');
+      expect(result).toEqual({
+        inserted: new Set(['dlv_1', 'dlv_2']),
+        adopted: new Set(['dlv_2']),
+        withOutcome: new Set(['dlv_1']),
+      });
+    });
+
+    it('inserts nothing when every delivery went to the writer', async () => {
+      const h = holder(5);
+      let inserts = 0;
+      const s = store();
+      const counting = {
+        insertNew: (docs: DeliveryDoc[]) => {
+          inserts += 1;
+          return s.store.insertNew(docs);
+        },
+      } as unknown as DeliveryStore;
+      const w = writer();
+      await new DeliveryIntake(counting, h.holder, () => {}, { firstAttemptWaitMs: 200 }, w.writer).take(
+        [doc('dlv_1', 'we_1', '{}')],
+        new Set(['dlv_1']),
+      );
+      expect(inserts).toBe(0);
+      expect(w.added).toEqual(['dlv_1']);
+    });
+
+    it('leaves to the writer a delivery it holds when the batch is read again, and sends nothing again', async () => {
+      const h = holder(5);
+      const s = store();
+      const w = writer();
+      const intake = behind(h, s, w);
+      await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+      // Read again after a rejoin (not fresh): claimed first, were it not held by the writer.
+      const again = await intake.take([doc('dlv_1', 'we_1', '{}')]);
+      expect(again.inserted).toEqual(new Set());
+      expect(s.stored.has('dlv_1')).toBe(false);
+      expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
+      expect(w.added).toEqual(['dlv_1']);
+    });
+
+    it('sends nothing before the writer has room', async () => {
+      const h = holder(5);
+      const s = store();
+      const w = writer(true);
+      const taken = behind(h, s, w).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+      for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
+      expect(h.calls).toEqual([]);
+      w.makeRoom();
+      await taken;
+      expect(h.calls).toContain('send dlv_1');
+      expect(w.added).toEqual(['dlv_1']);
+    });
+
+    it('keeps the first attempts handed over out of a failed insert of the others', async () => {
+      const h = holder(5, 'succeeded');
+      const s = store([], new Error('store down'));
+      const w = writer();
+      const intake = behind(h, s, w);
+      // dlv_2 has no body: it goes in the batch's insert, which fails; dlv_1 is the writer's already.
+      await expect(
+        intake.take([doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2')], new Set(['dlv_1', 'dlv_2'])),
+      ).rejects.toThrow('store down');
+      s.recover();
+      await intake.take([doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2')], new Set(['dlv_1', 'dlv_2']));
+      expect(w.added).toEqual(['dlv_1']);
+      expect([...s.stored.keys()]).toEqual(['dlv_2']);
+      expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
+    });
+  });
 });

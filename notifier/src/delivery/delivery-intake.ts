@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import type { OutcomeWriter } from './outcome-writer';
 
 /**
  * What became of a delivery whose first attempt was made before it was stored: `stored` with the attempt's outcome,
@@ -16,7 +17,10 @@ export interface FirstAttempt {
    * Never rejects.
    */
   readonly answered: Promise<DeliveryDoc | undefined>;
-  /** Says what became of the delivery; until then the worker's slot stays taken. */
+  /**
+   * Says what became of the delivery; until then the worker's slot stays taken. `stored` is said once the delivery
+   * is handed to the outcome writer, when there is one (see DeliveryIntake).
+   */
   decide(fate: FirstAttemptFate): void;
 }
 
@@ -68,6 +72,12 @@ const RECENT_MS = 120_000;
  * before its delivery is stored until one of its attempts (they go on, claimed first) answers within it: a slow
  * receiver holds the events behind it for one wait, not one per batch.
  * Endpoint slots and breakers apply as to every attempt, so one tenant's receivers never take another's slots.
+ *
+ * With an outcome writer (write-behind), those answered in time are not inserted by the batch: they are handed to the
+ * writer, which inserts them with other batches' within its window, and the batch's offsets wait for that insert
+ * (OutcomeWriter.settled), not the batch. Their slots go back as they are handed over: the writer's bound, not the
+ * slots, limits the webhooks sent and not stored yet. A batch waits for room in the writer before it sends anything.
+ * A delivery the writer holds is taken in already: a batch read again meanwhile leaves it to the writer.
  */
 export class DeliveryIntake {
   /** First attempts made whose delivery could not be stored yet, kept for the batch's next try: it sends nothing again. */
@@ -81,22 +91,28 @@ export class DeliveryIntake {
     private readonly holder: LeaseHolder | undefined,
     private readonly onWork: () => void,
     private readonly options: DeliveryIntakeOptions = { firstAttemptWaitMs: 0 },
+    /** Where the deliveries stored with their outcome go, when their insert may follow the batch. */
+    private readonly writer?: Pick<OutcomeWriter, 'room' | 'add' | 'has'>,
   ) {}
 
   /**
    * Takes the deliveries in; `fresh` names those whose event this consumer reads for the first time (not re-read
    * after a partition was assigned to it, nor republished), which may be sent before they are stored. Returns the ids
    * that were new, those the scheduler adopted (leased to it), and those stored with their first attempt's outcome.
+   * With an outcome writer, those handed to it count as new and stored with their outcome (written soon after).
    */
   async take(
     given: DeliveryDoc[],
     fresh: ReadonlySet<string> = new Set(),
   ): Promise<{ inserted: Set<string>; adopted: Set<string>; withOutcome: Set<string> }> {
-    const { holder } = this;
+    const { holder, writer } = this;
+    // Sent webhooks not stored yet stay within the writer's bound: the batch waits for room before it sends.
+    if (writer && fresh.size > 0 && this.options.firstAttemptWaitMs > 0) await writer.room();
     const now = Date.now();
     const until = new Date(now + (holder?.leaseMs ?? 0));
-    // A delivery whose first attempt an earlier try of the batch made goes in as that try had it.
-    const docs = given.map((doc) => this.unstored.get(doc._id)?.doc ?? doc);
+    // A delivery whose first attempt an earlier try of the batch made goes in as that try had it; one the writer holds
+    // (an earlier try, or the batch before a rejoin, handed it over) is taken in already.
+    const docs = given.filter((doc) => !writer?.has(doc._id)).map((doc) => this.unstored.get(doc._id)?.doc ?? doc);
     const firsts = new Map<string, FirstAttempt>();
     const reserved = new Set<string>();
     for (const doc of docs) {
@@ -133,12 +149,25 @@ export class DeliveryIntake {
       }
       return doc;
     });
+    // Those with their outcome go to the writer, when there is one: the batch inserts the rest.
+    const behind = writer ? toInsert.filter((doc) => withOutcome.has(doc._id)) : [];
+    if (writer && behind.length > 0) {
+      writer.add(behind);
+      for (const doc of behind) {
+        this.recent.set(doc._id, true);
+        firsts.get(doc._id)?.decide('stored');
+      }
+    }
+    const rest = behind.length > 0 ? toInsert.filter((doc) => !withOutcome.has(doc._id)) : toInsert;
     let inserted: Set<string>;
     try {
-      inserted = await this.store.insertNew(toInsert, leased.size > 0 ? { ids: leased, until } : undefined);
+      inserted =
+        rest.length > 0 || !writer
+          ? await this.store.insertNew(rest, leased.size > 0 ? { ids: leased, until } : undefined)
+          : new Set();
     } catch (err) {
       for (const doc of docs) if (reserved.has(doc._id)) holder?.release(doc.endpointId);
-      for (const doc of docs) {
+      for (const doc of rest) {
         const first = firsts.get(doc._id);
         if (first) this.keepUnstored(doc, first);
       }
@@ -146,7 +175,7 @@ export class DeliveryIntake {
     }
     // Adopt, or say what became of the first attempts.
     const adopted = new Set<string>();
-    for (const doc of docs) {
+    for (const doc of rest) {
       this.recent.set(doc._id, true);
       const first = firsts.get(doc._id);
       const isNew = inserted.has(doc._id);
@@ -163,6 +192,7 @@ export class DeliveryIntake {
       } else holder?.release(doc.endpointId);
     }
     if ([...inserted].some((id) => !adopted.has(id) && !withOutcome.has(id))) this.onWork();
+    for (const doc of behind) inserted.add(doc._id);
     return { inserted, adopted, withOutcome };
   }
 

@@ -9,6 +9,7 @@ import { DeliveryIntake } from './delivery-intake';
 import { EndpointCache } from './endpoint-cache';
 import { FanOut } from './fan-out';
 import { createHttpSender } from './http-sender';
+import { OUTCOME_WRITER_BOUNDS, OutcomeWriter } from './outcome-writer';
 import { DeliveryScheduler, type AttemptResult } from './scheduler';
 import { addressPolicy } from './ssrf';
 import { WebhookCommands } from './webhook-commands';
@@ -26,6 +27,7 @@ export type DeliveryConfig = Pick<
   | 'DELIVERY_CONCURRENCY_PER_ENDPOINT'
   | 'DELIVERY_POLL_MS'
   | 'DELIVERY_FIRST_ATTEMPT_WAIT_MS'
+  | 'DELIVERY_WRITE_WINDOW_MS'
   | 'DELIVERY_LEASE_MARGIN_MS'
   | 'DELIVERY_PROJECTION_WAIT_MS'
   | 'ENDPOINT_CACHE_MS'
@@ -37,12 +39,18 @@ const EVENT_TYPES = DomainEvent.options.map((schema) => schema.shape.type.value)
 export interface DeliveryModule extends NotifierModule {
   /** Applies the gateway's webhook commands (retry, replay, re-enable), for the events consumer. */
   readonly commands: WebhookCommands;
+  /**
+   * Inserts of deliveries stored with their first attempt's outcome, gathered across batches (absent when
+   * DELIVERY_WRITE_WINDOW_MS is 0, or when no first attempt is made before a delivery is stored): the events
+   * consumer commits a batch once they are written.
+   */
+  readonly writeBehind?: OutcomeWriter;
 }
 
 /**
  * Webhooks: the fan-out turns events into deliveries (its reaction), and where the delivery worker runs, the scheduler
- * sends them and retries the failed ones from the due queue. Shutdown: the scheduler claims nothing more, the attempts
- * in flight are recorded, then the HTTP agent closes.
+ * sends them and retries the failed ones from the due queue. Shutdown: the outcome writer's gathered inserts are
+ * written, the scheduler claims nothing more, the attempts in flight are recorded, then the HTTP agent closes.
  */
 export async function deliveryModule(config: DeliveryConfig, parts: NotifierParts): Promise<DeliveryModule> {
   const { db, log } = parts;
@@ -85,13 +93,25 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
   }
   // New or re-opened deliveries exist: the scheduler looks now.
   const wake = () => scheduler?.wake();
+  const writer =
+    scheduler && config.DELIVERY_FIRST_ATTEMPT_WAIT_MS > 0 && config.DELIVERY_WRITE_WINDOW_MS > 0
+      ? new OutcomeWriter(store, {
+          ...OUTCOME_WRITER_BOUNDS,
+          windowMs: config.DELIVERY_WRITE_WINDOW_MS,
+          log: log.child({ component: 'delivery' }),
+        })
+      : undefined;
   const fanOut = new FanOut({
     endpoints,
     versions,
     reads,
-    intake: new DeliveryIntake(store, scheduler, wake, {
-      firstAttemptWaitMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS,
-    }),
+    intake: new DeliveryIntake(
+      store,
+      scheduler,
+      wake,
+      { firstAttemptWaitMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS },
+      writer,
+    ),
     statementContext: async (tenantId) => ({
       appealWindowDays: (await parts.settings.settingsOf(tenantId)).appealWindowDays,
     }),
@@ -100,11 +120,14 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
   return {
     name: 'webhooks',
     commands: new WebhookCommands({ store, endpointStates, endpoints, onWork: wake }),
+    writeBehind: writer,
     reactions: [
       { name: 'webhooks', applicableEvents: EVENT_TYPES, react: (events) => fanOut.handle(events, eventsLog) },
     ],
     start: () => scheduler?.start(),
     drain: async () => {
+      // The events consumer wrote what waited as it stopped (within the writer's deadline); this is a no-op then.
+      await writer?.close();
       await scheduler?.stop();
       await sender?.close();
     },

@@ -158,7 +158,9 @@ export class DeliveryScheduler implements LeaseHolder {
    * what it carries: its endpoint is gone or disabled, or has no secret). The caller then says what became of it
    * (`decide`): stored with its outcome, stored leased before the answer (the outcome is then written under the
    * lease, or the usual path records why it was not sent), found stored already, or not stored (`dropped`). Until
-   * then the worker's slot and the endpoint's stay taken.
+   * then the worker's slot and the endpoint's stay taken. With write-behind, `stored` is said as the delivery is
+   * handed to the outcome writer (OutcomeWriter), so a window of gathered inserts holds no slot: a busy endpoint's
+   * slots turn over at the pace of its answers, and the writer's bound limits what is sent and not stored yet.
    */
   sendFirst(doc: DeliveryDoc): FirstAttempt {
     let answer!: (stored: DeliveryDoc | undefined) => void;
@@ -177,9 +179,9 @@ export class DeliveryScheduler implements LeaseHolder {
       let outcome: Outcome | undefined;
       try {
         const ready = await this.ready(doc, log, { write: false });
-        // The endpoint's slot is held until the delivery is stored, not given back at the answer: a notifier that
-        // dies then leaves at most the endpoint's slots of webhooks sent and not stored, which the event read again
-        // sends again.
+        // The endpoint's slot is held until the delivery is stored (or handed to the outcome writer, whose bound
+        // then limits the webhooks sent and not stored), not given back at the answer: a notifier that dies leaves at
+        // most those of webhooks sent and not stored, which the event read again sends again.
         outcome = ready ? await this.attempt(doc, ready, () => {}, log) : undefined;
       } catch (err) {
         // The endpoint or its health could not be read: the delivery goes in leased, and the usual path tries again.

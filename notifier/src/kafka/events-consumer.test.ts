@@ -3,9 +3,10 @@ import type { KafkaMessage } from 'kafkajs';
 import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
-import { EventsConsumer } from './events-consumer';
+import { EventsConsumer, type WriteBehind } from './events-consumer';
 import { isFirstRead } from './first-read';
 import { recordModerated } from '../../../deploy/test-support/events';
+import { waitFor } from '../../../deploy/test-support';
 
 const topics = topicNames('t.');
 
@@ -14,8 +15,8 @@ const topics = topicNames('t.');
  * (failing with `failures` first), the moderations reaction those of its one type, the statuses reaction (a type the
  * batches here never hold) would record its own, and the command handler the commands.
  */
-function setup(options: { topic?: string; failures?: Error[] } = {}) {
-  const { kafka, deliver, join, committed } = fakeKafka(options.topic ?? topics.events);
+function setup(options: { topic?: string; failures?: Error[]; writeBehind?: WriteBehind } = {}) {
+  const { kafka, deliver, join, committed, calls } = fakeKafka(options.topic ?? topics.events);
   const failures = [...(options.failures ?? [])];
   const fannedOut: DomainEvent[][] = [];
   const commands: WebhookCommand[] = [];
@@ -71,6 +72,8 @@ function setup(options: { topic?: string; failures?: Error[] } = {}) {
     log: pino({ level: 'silent' }),
     retryInitialMs: 1,
     retryMaxMs: 2,
+    commitIntervalMs: 0,
+    writeBehind: options.writeBehind,
   });
   const ids = () => fannedOut.map((events) => events.map((event) => event.id));
   const firstRead = () =>
@@ -78,7 +81,7 @@ function setup(options: { topic?: string; failures?: Error[] } = {}) {
       .flat()
       .filter(isFirstRead)
       .map((event) => event.id);
-  return { consumer, deliver, join, committed, ids, firstRead, commands, setAside, reactions, statuses };
+  return { consumer, deliver, join, committed, calls, ids, firstRead, commands, setAside, reactions, statuses };
 }
 
 /** `rec_1` of tenant `ten_1` moderated Flagged with a reason and a user, as event `id`. */
@@ -184,5 +187,46 @@ describe('EventsConsumer', () => {
     await t.deliver([message(moderated('evt_5'), '5')], '5');
     expect(t.ids()).toEqual([['evt_5']]);
     expect(t.firstRead()).toEqual([]);
+  });
+
+  it('returns from a batch before the writes its reactions handed over, and commits it once they are done', async () => {
+    const calls: string[] = [];
+    let write!: () => void;
+    const writeBehind: WriteBehind = {
+      settled: () => new Promise<void>((resolve) => (write = resolve)),
+      close: () => {
+        calls.push('close writer');
+        return Promise.resolve();
+      },
+    };
+    const t = setup({ writeBehind });
+    await t.consumer.start();
+    await t.deliver([message(moderated('evt_1'), '10')]);
+    expect(t.ids()).toEqual([['evt_1']]);
+    expect(t.committed).toEqual([]);
+    write();
+    await waitFor(() => t.committed.length > 0, { timeoutMs: 5_000, intervalMs: 2, what: 'the commit' });
+    expect(t.committed).toEqual([{ topic: topics.events, partition: 0, offset: '11' }]);
+    await t.consumer.stop();
+    expect(calls).toEqual(['close writer']);
+  });
+
+  it('on stop closes the writer and commits what waited for it before leaving the group', async () => {
+    let write!: () => void;
+    const written = new Promise<void>((resolve) => (write = resolve));
+    const writeBehind: WriteBehind = {
+      settled: () => written,
+      close: () => {
+        write();
+        return written;
+      },
+    };
+    const t = setup({ writeBehind });
+    await t.consumer.start();
+    await t.deliver([message(moderated('evt_1'), '10')]);
+    expect(t.committed).toEqual([]);
+    await t.consumer.stop();
+    expect(t.committed).toEqual([{ topic: topics.events, partition: 0, offset: '11' }]);
+    expect(t.calls.slice(-2)).toEqual(['commit', 'disconnect']);
   });
 });

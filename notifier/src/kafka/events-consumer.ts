@@ -45,6 +45,20 @@ export interface EventsConsumerOptions {
   onDeadLetter?: (reason: string) => void;
   /** Offsets of handled batches are committed together every this many milliseconds; 0 commits each batch. */
   commitIntervalMs?: number;
+  /**
+   * Writes the reactions hand over to finish after the batch (the webhooks' outcomes, OutcomeWriter): a batch of
+   * events has its offset committed only once what was handed over until it was handled is written, and a stop writes
+   * what waits (within its deadline) before the offsets are committed and the group is left.
+   */
+  writeBehind?: WriteBehind;
+}
+
+/** Writes handed over by the reactions and finished after their batch (see EventsConsumerOptions.writeBehind). */
+export interface WriteBehind {
+  /** Settles once everything handed over so far is written (undefined when it is); rejects if it never will be. */
+  settled(): Promise<void> | undefined;
+  /** Writes what waits now; settles once written, or given up at its deadline. */
+  close(): Promise<void>;
 }
 
 class Stopping extends Error {}
@@ -84,7 +98,8 @@ export class EventsConsumer extends GroupConsumer {
   }
 
   /**
-   * A batch is handled as a unit: its deliveries go in one insertMany, then one commit. Handling is idempotent, so a
+   * A batch is handled as a unit: its deliveries go in one insertMany (those stored with their first attempt's
+   * outcome, with other batches' in the outcome writer's window), then one commit. Handling is idempotent, so a
    * failure retries the whole batch (and a crash re-delivers it) without duplicates. After a few failed attempts the
    * batch is handled one message at a time: a message that still fails for a reason of its own (a tenant's bad data,
    * not MongoDB being away) is set aside, so one tenant's failure never holds another's webhooks.
@@ -118,7 +133,12 @@ export class EventsConsumer extends GroupConsumer {
             // failed): only the first try marks events read for the first time.
             await this.handleEvents(topic, partition, messages, attempt === 0 && rereadBelow, log);
           }
-          await this.handled(payload);
+          // A batch of events may have handed writes over (its webhooks went out, their outcomes are stored soon):
+          // its offset waits for them, the partition's next batch does not.
+          await this.handled(
+            payload,
+            topic === this.options.topics.events ? this.options.writeBehind?.settled() : undefined,
+          );
         } catch (err) {
           if (this.stopping) throw new Stopping('consumer stopping');
           throw err;
@@ -135,6 +155,13 @@ export class EventsConsumer extends GroupConsumer {
         },
       },
     );
+  }
+
+  /** Writes what the reactions handed over (within its deadline) first, so that their batches' offsets are committed. */
+  override async stop(): Promise<void> {
+    const written = this.options.writeBehind?.close();
+    await super.stop();
+    await written;
   }
 
   /**

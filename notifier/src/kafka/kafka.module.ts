@@ -3,7 +3,7 @@ import { ensureTopics, untilDone, type Reaction, ConsumerMetrics } from '@vigil/
 import type { Config } from '../config';
 import { counterIn, type NotifierModule, type NotifierParts } from '../notifier-module';
 import { DeadLetterStore } from '../store/dead-letter-store';
-import { EventsConsumer, type WebhookCommandHandler } from './events-consumer';
+import { EventsConsumer, type WebhookCommandHandler, type WriteBehind } from './events-consumer';
 
 export type KafkaConfig = Pick<Config, 'KAFKA_GROUP_ID' | 'KAFKA_COMMIT_INTERVAL_MS' | 'KAFKA_TOPIC_PARTITIONS'>;
 
@@ -12,6 +12,8 @@ export interface KafkaFeatures {
   reactions: readonly Reaction<DomainEvent>[];
   /** Applies the webhook commands. */
   commands: WebhookCommandHandler;
+  /** Writes the reactions finish after their batch, which its offset commit waits for. */
+  writeBehind?: WriteBehind;
 }
 
 /**
@@ -43,6 +45,7 @@ export async function kafkaModule(
     topics,
     reactions: features.reactions,
     commands: features.commands,
+    writeBehind: features.writeBehind,
     deadLetters: new DeadLetterStore(parts.db),
     log: log.child({ component: 'events' }),
     onDeadLetter: (reason) => deadLetters?.inc({ reason }),

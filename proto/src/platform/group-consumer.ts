@@ -114,13 +114,15 @@ export class GroupConsumer {
   /**
    * Notes the batch as handled: its next offset is committed (at once, or with the others within the commit interval;
    * a failed commit at once is thrown, so kafkajs rejoins and re-delivers), and the fetch position moves past it.
+   * `written`: work of the batch still being finished (writes gathered across batches); the offset is committed only
+   * once it is done, after the partition's earlier batches, while the fetch position moves on now (see OffsetCommits).
    */
-  async handled(payload: Pick<EachBatchPayload, 'batch' | 'resolveOffset'>): Promise<void> {
+  async handled(payload: Pick<EachBatchPayload, 'batch' | 'resolveOffset'>, written?: Promise<void>): Promise<void> {
     const { topic, partition, messages } = payload.batch;
     const last = messages[messages.length - 1];
     if (!last) return;
     if (!this.commits) throw new Error('a consumer of single messages has its offsets committed by kafkajs');
-    await this.commits.handled(topic, partition, (BigInt(last.offset) + 1n).toString());
+    await this.commits.handled(topic, partition, (BigInt(last.offset) + 1n).toString(), written);
     // Without auto-resolve the fetch position only moves with resolved offsets.
     payload.resolveOffset(last.offset);
   }

@@ -87,3 +87,85 @@ describe('offset commits gathered per interval', () => {
     expect(requests).toHaveLength(2);
   });
 });
+
+/** A promise settled from outside: the work a batch handed over. */
+function work() {
+  let done!: () => void;
+  let fail!: (err: Error) => void;
+  const written = new Promise<void>((resolve, reject) => {
+    done = resolve;
+    fail = reject;
+  });
+  return { written, done, fail };
+}
+
+describe('offset commits of batches whose work goes on after them', () => {
+  it('notes a batch only once its work is done, and never a later batch of the partition before an earlier one', async () => {
+    const { requests, consumer } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 0, log);
+    const first = work();
+    const second = work();
+    // Each returns at once: the handler does not wait for the work.
+    await commits.handled('events', 0, '5', first.written);
+    await commits.handled('events', 0, '9', second.written);
+    // A batch without work of its own waits behind them too; another partition does not.
+    await commits.handled('events', 0, '12');
+    await commits.handled('events', 1, '3');
+    expect(requests).toEqual([[{ topic: 'events', partition: 1, offset: '3' }]]);
+    second.done();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(requests).toHaveLength(1);
+    first.done();
+    await waitFor(() => requests.length === 4, { timeoutMs: 5_000, intervalMs: 5, what: 'the commits in order' });
+    expect(requests.slice(1)).toEqual([
+      [{ topic: 'events', partition: 0, offset: '5' }],
+      [{ topic: 'events', partition: 0, offset: '9' }],
+      [{ topic: 'events', partition: 0, offset: '12' }],
+    ]);
+  });
+
+  it('with an interval, notes them in order for the gathered commit', async () => {
+    const { requests, consumer } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 60_000, log);
+    const first = work();
+    await commits.handled('events', 0, '5', first.written);
+    await commits.handled('events', 0, '9');
+    await commits.flush();
+    expect(requests).toEqual([]);
+    first.done();
+    await new Promise((resolve) => setImmediate(resolve));
+    await commits.flush();
+    expect(requests).toEqual([[{ topic: 'events', partition: 0, offset: '9' }]]);
+  });
+
+  it("notes nothing more of a partition once a batch's work failed for good: its messages are read again", async () => {
+    const { requests, consumer } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 0, log);
+    const first = work();
+    await commits.handled('events', 0, '5', first.written);
+    await commits.handled('events', 0, '9', Promise.resolve());
+    first.fail(new Error('not written'));
+    await commits.close();
+    await commits.handled('events', 0, '12');
+    await commits.handled('events', 1, '4');
+    expect(requests).toEqual([[{ topic: 'events', partition: 1, offset: '4' }]]);
+  });
+
+  it('on close waits for the work handed over, and a batch handled while closing returns once committed', async () => {
+    const { requests, consumer } = recordingConsumer();
+    const commits = new OffsetCommits(consumer, 60_000, log);
+    const first = work();
+    await commits.handled('events', 0, '5', first.written);
+    const closed = commits.close();
+    const late = work();
+    const lateHandled = commits.handled('events', 2, '7', late.written);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(requests).toEqual([]);
+    first.done();
+    await closed;
+    expect(requests).toEqual([[{ topic: 'events', partition: 0, offset: '5' }]]);
+    late.done();
+    await lateHandled;
+    expect(requests[1]).toEqual([{ topic: 'events', partition: 2, offset: '7' }]);
+  });
+});
