@@ -244,6 +244,7 @@ describe('DeliveryIntake', () => {
           room: () => room,
           add: (docs: readonly DeliveryDoc[]) => {
             added.push(...docs.map((d) => d._id));
+            return Promise.resolve();
           },
           has: (id: string) => added.includes(id),
         },

@@ -19,9 +19,11 @@ export interface FirstAttempt {
   readonly answered: Promise<DeliveryDoc | undefined>;
   /**
    * Says what became of the delivery; until then the worker's slot stays taken. `stored` is said once the delivery
-   * is handed to the outcome writer, when there is one (see DeliveryIntake).
+   * is handed to the outcome writer, when there is one (see DeliveryIntake), with `written`, which settles once the
+   * writer inserted it (rejects if it never will): what follows the outcome (the endpoint's health, the log line)
+   * waits for it, the slots do not.
    */
-  decide(fate: FirstAttemptFate): void;
+  decide(fate: FirstAttemptFate, written?: Promise<void>): void;
 }
 
 /** A worker that takes deliveries as they are inserted (the local scheduler), within the slots it has free. */
@@ -152,10 +154,10 @@ export class DeliveryIntake {
     // Those with their outcome go to the writer, when there is one: the batch inserts the rest.
     const behind = writer ? toInsert.filter((doc) => withOutcome.has(doc._id)) : [];
     if (writer && behind.length > 0) {
-      writer.add(behind);
+      const written = writer.add(behind);
       for (const doc of behind) {
         this.recent.set(doc._id, true);
-        firsts.get(doc._id)?.decide('stored');
+        firsts.get(doc._id)?.decide('stored', written);
       }
     }
     const rest = behind.length > 0 ? toInsert.filter((doc) => !withOutcome.has(doc._id)) : toInsert;

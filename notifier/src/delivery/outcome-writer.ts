@@ -84,8 +84,11 @@ export class OutcomeWriter {
     while (!this.givenUp && this.full()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
   }
 
-  /** Takes the deliveries to write. Those given after the writer gave up (see `close`) are never written. */
-  add(docs: readonly DeliveryDoc[]): void {
+  /**
+   * Takes the deliveries to write; settles once they are written. Those given after the writer gave up (see `close`)
+   * are never written: it rejects then.
+   */
+  add(docs: readonly DeliveryDoc[]): Promise<void> {
     for (const doc of docs) {
       if (this.ids.has(doc._id)) continue;
       const bytes = sizeOf(doc);
@@ -95,6 +98,10 @@ export class OutcomeWriter {
       this.added += 1;
     }
     this.schedule();
+    const written = this.settled() ?? Promise.resolve();
+    // A caller may leave it: a rejection here is also the one `settled` gives the batch's offset commit.
+    written.catch(() => undefined);
+    return written;
   }
 
   /**

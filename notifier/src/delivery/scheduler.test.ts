@@ -8,6 +8,7 @@ import type { EndpointCache } from './endpoint-cache';
 import type { HttpSender, SendResult } from './http-sender';
 import type { FirstAttemptFate } from './delivery-intake';
 import { DeliveryScheduler, type AttemptResult } from './scheduler';
+import { waitFor } from '../../../deploy/test-support';
 
 const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 const SCHEDULE_S = [5, 300, 1800];
@@ -55,6 +56,8 @@ async function attemptOnce(
   secrets: WebhookEndpointDoc['secrets'],
   first?: FirstAttemptFate,
   fields: Partial<DeliveryDoc> = {},
+  /** Handed to the outcome writer: what the slots and the endpoint's health were before its insert was confirmed. */
+  behind?: { written: Promise<void>; confirm: () => void },
 ) {
   const recorded: Recorded[] = [];
   const disabled: string[] = [];
@@ -115,14 +118,20 @@ async function attemptOnce(
   expect(scheduler.reserve(doc.endpointId)).toBe(true);
   // A first attempt is made before the delivery is stored; `first` is what then became of the delivery.
   let answered: DeliveryDoc | undefined;
+  let beforeInsert: { slots: { workers: number; endpoints: number }; succeeded: string[] } | undefined;
   if (first) {
     const attempt = scheduler.sendFirst(doc);
     answered = await attempt.answered;
-    attempt.decide(first);
+    attempt.decide(first, behind?.written);
+    if (behind) {
+      await waitFor(() => scheduler.slots.workers === 0, { timeoutMs: 5_000, intervalMs: 2, what: 'the slots back' });
+      beforeInsert = { slots: scheduler.slots, succeeded: [...succeeded] };
+      behind.confirm();
+    }
   } else scheduler.adopt(doc);
   await scheduler.stop();
   const slow = scheduler.isSlow(doc.endpointId);
-  return { recorded, disabled, succeeded, sent, results, doc, answered, slow, slots: scheduler.slots };
+  return { recorded, disabled, succeeded, sent, results, doc, answered, slow, slots: scheduler.slots, beforeInsert };
 }
 
 const activeSecret = [{ secret: SECRET, createdAt: new Date('2026-01-01T00:00:00Z') }];
@@ -204,6 +213,15 @@ describe('DeliveryScheduler', () => {
     expect(run.succeeded).toEqual(['we_1']);
     expect(run.results).toEqual(['success']);
     expect(run.slots).toEqual({ workers: 0, endpoints: 0 });
+  });
+
+  it('gives the slots back as a first attempt is handed to the outcome writer, and writes its endpoint’s health once the writer inserted it', async () => {
+    let confirm!: () => void;
+    const written = new Promise<void>((resolve) => (confirm = resolve));
+    const run = await attemptOnce({ statusCode: 200, durationMs: 7 }, activeSecret, 'stored', {}, { written, confirm });
+    expect(run.beforeInsert).toEqual({ slots: { workers: 0, endpoints: 0 }, succeeded: [] });
+    expect(run.succeeded).toEqual(['we_1']);
+    expect(run.recorded).toEqual([]);
   });
 
   it('gives a failed first attempt its retry time, to be stored pending', async () => {

@@ -85,6 +85,8 @@ export class DeliveryScheduler implements LeaseHolder {
   private readonly slow = new Set<string>();
   /** First attempts whose delivery is not stored yet (see `sendFirst`): a stop drops them. */
   private readonly undecided = new Set<(fate: FirstAttemptFate) => void>();
+  /** What follows first attempts handed to the outcome writer, once it wrote them (see `sendFirst`). */
+  private readonly followUps = new Set<Promise<void>>();
 
   constructor(private readonly options: SchedulerOptions) {
     this.loop = new WorkLoop({
@@ -165,8 +167,10 @@ export class DeliveryScheduler implements LeaseHolder {
   sendFirst(doc: DeliveryDoc): FirstAttempt {
     let answer!: (stored: DeliveryDoc | undefined) => void;
     const answered = new Promise<DeliveryDoc | undefined>((resolve) => (answer = resolve));
-    let decide!: (fate: FirstAttemptFate) => void;
-    const decided = new Promise<FirstAttemptFate>((resolve) => (decide = resolve));
+    let decide!: (fate: FirstAttemptFate, written?: Promise<void>) => void;
+    const decided = new Promise<{ fate: FirstAttemptFate; written?: Promise<void> }>(
+      (resolve) => (decide = (fate, written) => resolve({ fate, written })),
+    );
     this.undecided.add(decide);
     let held = true;
     const endpointDone = () => {
@@ -188,11 +192,27 @@ export class DeliveryScheduler implements LeaseHolder {
         log.warn({ err }, 'first attempt not made');
       }
       answer(outcome && withFirstOutcome(doc, outcome.attempt, outcome.next));
-      const fate = await decided;
+      const { fate, written } = await decided;
       this.undecided.delete(decide);
       if (fate === 'stored' || fate === 'existed') {
         endpointDone();
         if (!outcome) return;
+        if (written) {
+          // Handed to the outcome writer: the endpoint's health and the log line follow its insert, and the worker's
+          // slot is free now. A delivery the writer gave up on (a stop) is sent again after the restart.
+          const made = outcome;
+          const followUp = written
+            .then(
+              () => made.after(),
+              () => undefined,
+            )
+            .catch((err: unknown) => {
+              log.warn({ err }, 'what follows a first attempt not recorded');
+            })
+            .finally(() => this.followUps.delete(followUp));
+          this.followUps.add(followUp);
+          return;
+        }
         // Found stored after an insert that went in leased: the lease may be this one's (an earlier try's insert
         // whose reply was lost). The write is conditioned on it, so it changes another notifier's delivery in no way.
         if (fate === 'existed' && doc.leaseId)
@@ -207,9 +227,9 @@ export class DeliveryScheduler implements LeaseHolder {
     });
     return {
       answered,
-      decide: (fate) => {
+      decide: (fate, written) => {
         this.undecided.delete(decide);
-        decide(fate);
+        decide(fate, written);
       },
     };
   }
@@ -222,11 +242,15 @@ export class DeliveryScheduler implements LeaseHolder {
     this.slow.add(endpointId);
   }
 
-  /** Stops claiming and waits for the attempts in flight to be recorded (first attempts not stored are dropped). */
+  /**
+   * Stops claiming and waits for the attempts in flight to be recorded (first attempts not stored are dropped), and
+   * for what follows those the outcome writer wrote (stop the writer first: see DeliveryModule's drain).
+   */
   async stop(): Promise<void> {
     for (const decide of [...this.undecided]) decide('dropped');
     this.undecided.clear();
     await this.loop.stop();
+    await Promise.all([...this.followUps]);
   }
 
   /**

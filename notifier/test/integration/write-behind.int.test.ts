@@ -181,11 +181,11 @@ describe('deliveries written behind their batch', () => {
     const event = recordModerated(tenant, record, { status: 'Compliant', previousStatus: 'Flagged' });
     const webhookId = webhookIdOf(event.id);
     const offset = await publish(event);
-    // Answered, and handed to the writer (its outcome is logged then), which waits for its window.
-    await waitFor(
-      () => notifier.logs().some((line) => line.msg === 'webhook delivered' && line.webhookId === webhookId),
-      { what: 'the webhook delivered, its delivery waiting to be written' },
-    );
+    // Answered, and handed to the writer (the batch says so as it is done), which waits for its window.
+    await waitFor(() => notifier.logs().some((line) => line.msg === 'deliveries created' && line.withOutcome === 1), {
+      what: 'the webhook delivered, its delivery waiting to be written',
+    });
+    expect(webhookIds(webhookId)).toHaveLength(1);
     notifier.child.kill('SIGKILL');
     await notifier.exited;
     expect(await world.deliveries({ eventId: event.id })).toEqual([]);
