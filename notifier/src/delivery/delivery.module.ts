@@ -60,7 +60,16 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
   const { versions } = parts;
   const endpoints = new EndpointCache(reads, endpointStates, config.ENDPOINT_CACHE_MS, versions);
   let scheduler: DeliveryScheduler | undefined;
-  const metrics = parts.registry ? deliveryMetrics(parts.registry, store, () => scheduler) : undefined;
+  // Where a first attempt is made (the worker runs, with a wait), its delivery's insert may be written behind.
+  const writer =
+    config.DELIVERY_WORKER_ENABLED && config.DELIVERY_FIRST_ATTEMPT_WAIT_MS > 0 && config.DELIVERY_WRITE_WINDOW_MS > 0
+      ? new OutcomeWriter(store, {
+          ...OUTCOME_WRITER_BOUNDS,
+          windowMs: config.DELIVERY_WRITE_WINDOW_MS,
+          log: log.child({ component: 'delivery' }),
+        })
+      : undefined;
+  const metrics = parts.registry ? deliveryMetrics(parts.registry, store, () => scheduler, writer) : undefined;
   const sender = config.DELIVERY_WORKER_ENABLED
     ? createHttpSender({
         timeoutMs: config.WEBHOOK_TIMEOUT_MS,
@@ -93,14 +102,6 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
   }
   // New or re-opened deliveries exist: the scheduler looks now.
   const wake = () => scheduler?.wake();
-  const writer =
-    scheduler && config.DELIVERY_FIRST_ATTEMPT_WAIT_MS > 0 && config.DELIVERY_WRITE_WINDOW_MS > 0
-      ? new OutcomeWriter(store, {
-          ...OUTCOME_WRITER_BOUNDS,
-          windowMs: config.DELIVERY_WRITE_WINDOW_MS,
-          log: log.child({ component: 'delivery' }),
-        })
-      : undefined;
   const fanOut = new FanOut({
     endpoints,
     versions,
@@ -134,7 +135,12 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
   };
 }
 
-function deliveryMetrics(registry: Registry, store: DeliveryStore, scheduler: () => DeliveryScheduler | undefined) {
+function deliveryMetrics(
+  registry: Registry,
+  store: DeliveryStore,
+  scheduler: () => DeliveryScheduler | undefined,
+  writer: OutcomeWriter | undefined,
+) {
   return {
     attempts: new Counter({
       name: 'notifier_deliveries_total',
@@ -164,6 +170,15 @@ function deliveryMetrics(registry: Registry, store: DeliveryStore, scheduler: ()
       registers: [registry],
       collect() {
         this.set(scheduler()?.slots.workers ?? 0);
+      },
+    }),
+    // Webhooks sent whose deliveries wait for their insert; at the writer's bound, batches wait (the store is slow).
+    writesPending: new Gauge({
+      name: 'notifier_delivery_writes_pending',
+      help: 'Deliveries stored with their first attempt that wait for their insert (gathered per DELIVERY_WRITE_WINDOW_MS)',
+      registers: [registry],
+      collect() {
+        this.set(writer?.pending ?? 0);
       },
     }),
     endpointSlots: new Gauge({
