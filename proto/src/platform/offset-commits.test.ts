@@ -144,6 +144,9 @@ describe('offset commits of batches whose work goes on after them', () => {
     const first = work();
     await commits.handled('events', 0, '5', first.written);
     await commits.handled('events', 0, '9', Promise.resolve());
+    // Failed already while an earlier batch waits: not an unhandled rejection.
+    await commits.handled('events', 0, '10', Promise.reject(new Error('not written')));
+    await new Promise((resolve) => setImmediate(resolve));
     first.fail(new Error('not written'));
     await commits.close();
     await commits.handled('events', 0, '12');

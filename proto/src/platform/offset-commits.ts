@@ -49,6 +49,8 @@ export class OffsetCommits {
    */
   async handled(topic: string, partition: number, offset: string, written?: Promise<void>): Promise<void> {
     const key = `${topic}\u0000${partition}`;
+    // Its failure is handled once the earlier batches are noted; until then it must not count as unhandled.
+    written?.catch(() => undefined);
     const before = this.queued.get(key);
     if (!written && !before) {
       if (!this.broken.has(key)) await this.note(key, { topic, partition, offset });
