@@ -92,9 +92,9 @@ describe('OutcomeWriter', () => {
     const s = store();
     const w = writer(s, { windowMs: 80 });
     const started = Date.now();
-    w.add([doc('dlv_1')]);
+    void w.add([doc('dlv_1')]);
     const first = w.settled();
-    w.add([doc('dlv_2'), doc('dlv_3')]);
+    void w.add([doc('dlv_2'), doc('dlv_3')]);
     const second = w.settled();
     expect(w.has('dlv_2')).toBe(true);
     expect(s.inserts).toEqual([]);
@@ -109,9 +109,9 @@ describe('OutcomeWriter', () => {
   it('writes at once when a group is full, without waiting for the window', async () => {
     const s = store();
     const w = writer(s, { maxGroup: 3 });
-    w.add([doc('dlv_1'), doc('dlv_2')]);
+    void w.add([doc('dlv_1'), doc('dlv_2')]);
     expect(await stateOf(w.settled())).toBe('pending');
-    w.add([doc('dlv_3'), doc('dlv_4')]);
+    void w.add([doc('dlv_3'), doc('dlv_4')]);
     // The full group goes at once; the fourth waits for its own window.
     await waitFor(() => s.inserts.length === 1, { timeoutMs: 5_000, intervalMs: 5, what: 'the full group' });
     expect(s.inserts).toEqual([['dlv_1', 'dlv_2', 'dlv_3']]);
@@ -124,7 +124,7 @@ describe('OutcomeWriter', () => {
     const s = store();
     const w = writer(s, { windowMs: 1 });
     s.failNext(3);
-    w.add([doc('dlv_1')]);
+    void w.add([doc('dlv_1')]);
     const settled = w.settled();
     await waitFor(() => s.inserts.length >= 2, { timeoutMs: 5_000, intervalMs: 2, what: 'a retry' });
     expect(await stateOf(settled)).toBe('pending');
@@ -137,7 +137,7 @@ describe('OutcomeWriter', () => {
     const s = store();
     const w = writer(s, { windowMs: 1, backoff: { initialMs: 200, maxMs: 200, jitter: 0 } });
     s.failNext(1, true);
-    w.add([doc('dlv_1')]);
+    void w.add([doc('dlv_1')]);
     const settled = w.settled();
     await waitFor(() => s.stored.has('dlv_1'), { timeoutMs: 5_000, intervalMs: 2, what: 'the applied insert' });
     // Applied, but its reply never came: not counted until the retry finds it stored.
@@ -152,10 +152,10 @@ describe('OutcomeWriter', () => {
     // No window: each delivery would be written at once, were an insert not in flight.
     const w = writer(s, { windowMs: 0 });
     s.hold();
-    w.add([doc('dlv_1')]);
+    void w.add([doc('dlv_1')]);
     await waitFor(() => s.inserts.length === 1, { timeoutMs: 5_000, intervalMs: 2, what: 'the first insert' });
     const first = w.settled();
-    w.add([doc('dlv_2')]);
+    void w.add([doc('dlv_2')]);
     const second = w.settled();
     await turns();
     expect(s.inserts).toEqual([['dlv_1']]);
@@ -169,7 +169,7 @@ describe('OutcomeWriter', () => {
     const s = store();
     const w = writer(s, { windowMs: 1, maxPending: 2 });
     s.hold();
-    w.add([doc('dlv_1'), doc('dlv_2')]);
+    void w.add([doc('dlv_1'), doc('dlv_2')]);
     const room = w.room();
     expect(await stateOf(room)).toBe('pending');
     s.let();
@@ -180,7 +180,7 @@ describe('OutcomeWriter', () => {
   it('bounds the bytes waiting too', async () => {
     const s = store();
     const w = writer(s, { windowMs: 60_000, maxPendingBytes: 10_000 });
-    w.add([doc('dlv_1', 'x'.repeat(20_000))]);
+    void w.add([doc('dlv_1', 'x'.repeat(20_000))]);
     const room = w.room();
     expect(await stateOf(room)).toBe('pending');
     await w.close();
@@ -190,11 +190,11 @@ describe('OutcomeWriter', () => {
   it('on close writes what waits at once, then each delivery as it comes', async () => {
     const s = store();
     const w = writer(s);
-    w.add([doc('dlv_1')]);
+    void w.add([doc('dlv_1')]);
     const settled = w.settled();
     await w.close();
     await settled;
-    w.add([doc('dlv_2')]);
+    void w.add([doc('dlv_2')]);
     await w.settled();
     expect(s.inserts).toEqual([['dlv_1'], ['dlv_2']]);
   });
@@ -203,7 +203,7 @@ describe('OutcomeWriter', () => {
     const s = store();
     const w = writer(s, { windowMs: 1, closeDeadlineMs: 100 });
     s.failNext(1_000);
-    w.add([doc('dlv_1')]);
+    void w.add([doc('dlv_1')]);
     const settled = w.settled();
     const room = w.room();
     await w.close();
