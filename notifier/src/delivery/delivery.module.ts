@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import { indexed, type NotifierModule, type NotifierParts } from '../notifier-module';
 import { DeliveryStore } from '../store/delivery-store';
 import { EndpointStateStore } from '../store/endpoint-states';
+import { isRetriable } from '../store/store-errors';
 import { UpstreamReads } from '../store/upstream-reads';
 import { DeliveryIntake } from './delivery-intake';
 import { EndpointCache } from './endpoint-cache';
@@ -66,6 +67,8 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
       ? new OutcomeWriter(store, {
           ...OUTCOME_WRITER_BOUNDS,
           windowMs: config.DELIVERY_WRITE_WINDOW_MS,
+          retriable: isRetriable,
+          onDropped: () => metrics?.writesDropped.inc(),
           log: log.child({ component: 'delivery' }),
         })
       : undefined;
@@ -180,6 +183,11 @@ function deliveryMetrics(
       collect() {
         this.set(writer?.pending ?? 0);
       },
+    }),
+    writesDropped: new Counter({
+      name: 'notifier_delivery_writes_dropped_total',
+      help: 'Deliveries whose webhook was sent and which the store refused for a reason of their own (not written)',
+      registers: [registry],
     }),
     endpointSlots: new Gauge({
       name: 'notifier_endpoint_slots_in_use',

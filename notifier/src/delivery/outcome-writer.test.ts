@@ -70,6 +70,7 @@ function writer(s: ReturnType<typeof store>, options: Partial<OutcomeWriterOptio
     maxPendingBytes: 1024 * 1024,
     backoff: { initialMs: 5, maxMs: 20, jitter: 0 },
     closeDeadlineMs: 5_000,
+    isolateAfterAttempts: 5,
     log,
     ...options,
   });
@@ -87,7 +88,79 @@ async function stateOf(promise: Promise<void> | undefined): Promise<'resolved' |
   return state;
 }
 
+/** A store that refuses every insert holding `bad` (a reason of the delivery's own), or fails `away` times first. */
+function refusing(bad: string, away = 0) {
+  const stored = new Map<string, DeliveryDoc>();
+  const inserts: string[][] = [];
+  let failures = away;
+  const s = {
+    insertNew: (docs: DeliveryDoc[]) => {
+      inserts.push(docs.map((d) => d._id));
+      if (failures > 0) {
+        failures -= 1;
+        return Promise.reject(new StoreAway('store down'));
+      }
+      if (docs.some((d) => d._id === bad)) return Promise.reject(new Error('document refused'));
+      for (const d of docs) stored.set(d._id, d);
+      return Promise.resolve(new Set(docs.map((d) => d._id)));
+    },
+  } as unknown as DeliveryStore;
+  return { store: s, stored, inserts };
+}
+
+class StoreAway extends Error {}
+
 describe('OutcomeWriter', () => {
+  it('after failed tries inserts one delivery at a time, and drops one the store refuses so the others are written', async () => {
+    const r = refusing('dlv_bad');
+    const dropped: string[] = [];
+    const w = new OutcomeWriter(r.store, {
+      windowMs: 1,
+      maxGroup: 8,
+      maxPending: 100,
+      maxPendingBytes: 1024 * 1024,
+      backoff: { initialMs: 2, maxMs: 5, jitter: 0 },
+      closeDeadlineMs: 5_000,
+      isolateAfterAttempts: 3,
+      retriable: (err) => err instanceof StoreAway,
+      onDropped: () => dropped.push('dropped'),
+      log,
+    });
+    void w.add([doc('dlv_1'), doc('dlv_bad'), doc('dlv_2')]);
+    await w.settled();
+    expect(r.inserts.slice(0, 3)).toEqual([
+      ['dlv_1', 'dlv_bad', 'dlv_2'],
+      ['dlv_1', 'dlv_bad', 'dlv_2'],
+      ['dlv_1', 'dlv_bad', 'dlv_2'],
+    ]);
+    expect(r.inserts.slice(3)).toEqual([['dlv_1'], ['dlv_bad'], ['dlv_2']]);
+    expect([...r.stored.keys()]).toEqual(['dlv_1', 'dlv_2']);
+    expect(dropped).toEqual(['dropped']);
+    expect(w.pending).toBe(0);
+  });
+
+  it('drops nothing while the store is away, even past the tries before isolation', async () => {
+    const r = refusing('none', 6);
+    const dropped: string[] = [];
+    const w = new OutcomeWriter(r.store, {
+      windowMs: 1,
+      maxGroup: 8,
+      maxPending: 100,
+      maxPendingBytes: 1024 * 1024,
+      backoff: { initialMs: 2, maxMs: 5, jitter: 0 },
+      closeDeadlineMs: 5_000,
+      isolateAfterAttempts: 2,
+      retriable: (err) => err instanceof StoreAway,
+      onDropped: () => dropped.push('dropped'),
+      log,
+    });
+    void w.add([doc('dlv_1'), doc('dlv_2')]);
+    await w.settled();
+    expect([...r.stored.keys()]).toEqual(['dlv_1', 'dlv_2']);
+    expect(dropped).toEqual([]);
+    expect(r.inserts.length).toBeGreaterThan(6);
+  });
+
   it('writes the deliveries of several batches in one insert once the window of the first has passed', async () => {
     const s = store();
     const w = writer(s, { windowMs: 80 });

@@ -15,6 +15,15 @@ export interface OutcomeWriterOptions {
   backoff: BackoffPolicy;
   /** Once `close` is called, how long the writes go on before what is left is given up, milliseconds. */
   closeDeadlineMs: number;
+  /**
+   * Failed tries of an insert after which its deliveries are inserted one at a time, and one the store refuses for a
+   * reason of its own (not `retriable`) is dropped.
+   */
+  isolateAfterAttempts: number;
+  /** Whether a failure may pass (the store away, a reply lost). Default: every failure, so nothing is dropped. */
+  retriable?: (err: unknown) => boolean;
+  /** A delivery the store refused was dropped: its webhook went out, its row is not in the delivery log. */
+  onDropped?: () => void;
   log: Logger;
 }
 
@@ -25,6 +34,7 @@ export const OUTCOME_WRITER_BOUNDS = {
   maxPendingBytes: 16 * 1024 * 1024,
   backoff: { initialMs: 100, maxMs: 5_000 },
   closeDeadlineMs: 5_000,
+  isolateAfterAttempts: 5,
 } satisfies Omit<OutcomeWriterOptions, 'windowMs' | 'log'>;
 
 /** Bytes counted for a delivery besides its body and attempts' text (ids, trigger, dates). */
@@ -40,7 +50,8 @@ class GivenUp extends Error {}
  *
  * An insert that failed, or whose reply was lost, is tried again with backoff until it is confirmed: the insert is
  * idempotent (derived ids; a delivery found stored already is done). Nothing is counted written before its insert
- * answered. The deliveries waiting are bounded (`maxPending`, `maxPendingBytes`): past the bound `room` waits, so a
+ * answered. After `isolateAfterAttempts` failed tries its deliveries go in one at a time, so that one the store refuses
+ * for a reason of its own (not `retriable`) is dropped, logged and counted, and does not hold the others' offsets. The deliveries waiting are bounded (`maxPending`, `maxPendingBytes`): past the bound `room` waits, so a
  * store outage holds the batches (as an insert in the batch would) instead of growing memory. `close` writes what
  * waits at once and, after `closeDeadlineMs`, gives up the rest: their offsets are not committed, their events are read
  * again and their deliveries claimed first (the webhook may go out again, with the same webhook id).
@@ -175,14 +186,22 @@ export class OutcomeWriter {
     this.writing = true;
     const group = this.waiting.splice(0, this.options.maxGroup);
     try {
-      await retry(() => this.store.insertNew(group.map(({ doc }) => doc)), {
-        backoff: this.options.backoff,
-        retriable: () => !this.givenUp,
-        onRetry: (err, attempt) => {
-          this.options.log.warn({ err, attempt, deliveries: group.length }, 'delivery outcomes not written, retrying');
+      const docs = group.map(({ doc }) => doc);
+      await retry<unknown>(
+        (attempt) =>
+          attempt >= this.options.isolateAfterAttempts ? this.insertEach(docs) : this.store.insertNew(docs),
+        {
+          backoff: this.options.backoff,
+          retriable: () => !this.givenUp,
+          onRetry: (err, attempt) => {
+            this.options.log.warn(
+              { err, attempt, deliveries: group.length },
+              'delivery outcomes not written, retrying',
+            );
+          },
+          sleep: (ms) => this.sleepUnlessGivenUp(ms),
         },
-        sleep: (ms) => this.sleepUnlessGivenUp(ms),
-      });
+      );
     } catch {
       // Given up (see close): the barriers were rejected, nothing more is written.
       return;
@@ -200,6 +219,23 @@ export class OutcomeWriter {
     // Each waiter looks at the bounds again.
     if (!this.full()) for (const wake of this.roomWaiters.splice(0)) wake();
     this.schedule();
+  }
+
+  /** Inserts each delivery on its own; one refused for a reason of its own is dropped, any other failure thrown. */
+  private async insertEach(docs: readonly DeliveryDoc[]): Promise<void> {
+    const { retriable = () => true } = this.options;
+    for (const doc of docs) {
+      try {
+        await this.store.insertNew([doc]);
+      } catch (err) {
+        if (retriable(err)) throw err;
+        this.options.log.error(
+          { err, deliveryId: doc._id, tenantId: doc.tenantId, endpointId: doc.endpointId },
+          'delivery refused by the store, dropped: its webhook was sent, its outcome is not in the delivery log',
+        );
+        this.options.onDropped?.();
+      }
+    }
   }
 
   private async sleepUnlessGivenUp(ms: number): Promise<void> {
