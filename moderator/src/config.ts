@@ -268,6 +268,25 @@ const schema = z.object({
    */
   IMAGE_OCR_BUDGET_MS: z.coerce.number().int().positive().default(5000),
   /**
+   * Text first: the OCR processes stop (SIGSTOP) while a moderation of a record without images runs in this moderator,
+   * and go on (SIGCONT) when none has run for IMAGE_OCR_TEXT_FIRST_LINGER_MS, within the share cap below. Any busy work
+   * on a 2-vCPU machine's other vCPU slows text moderation, whatever its priority. A record with images never pauses
+   * OCR. Linux and other systems with SIGSTOP; ignored on Windows. Default false.
+   */
+  IMAGE_OCR_TEXT_FIRST: bool.default(false),
+  /**
+   * How long OCR stays stopped after the last text-only moderation left (IMAGE_OCR_TEXT_FIRST), milliseconds: at half
+   * the maximum rate, the next one often comes within it. Default 5.
+   */
+  IMAGE_OCR_TEXT_FIRST_LINGER_MS: z.coerce.number().int().min(0).max(1000).default(5),
+  /**
+   * The share cap of IMAGE_OCR_TEXT_FIRST: OCR is stopped for at most this long in each window of
+   * IMAGE_OCR_TEXT_FIRST_WINDOW_MS, and reads for the rest of it, milliseconds; below the window. Default 500.
+   */
+  IMAGE_OCR_TEXT_FIRST_MAX_PAUSED_MS: z.coerce.number().int().min(0).max(59_000).default(500),
+  /** The share cap's window (IMAGE_OCR_TEXT_FIRST_MAX_PAUSED_MS), milliseconds. Default 1000. */
+  IMAGE_OCR_TEXT_FIRST_WINDOW_MS: z.coerce.number().int().min(10).max(60_000).default(1000),
+  /**
    * Verdicts of the image model kept in memory by the SHA-256 of the image's bytes, so that an image seen again (the
    * same picture on many records, a record judged again) is not decoded and classified again; 0 keeps none. Each
    * entry is a few hundred bytes. Default 10000.
