@@ -9,6 +9,9 @@
 //    image of the set each and an `image-text` rule, one OCR process under SCHED_IDLE), BENCH_OCR_ROUNDS rounds (8) of
 //    each in turn after a warm-up, for its p99: pooled over the rounds, and the median of the rounds' paired ratios;
 //    and, as a peer, the same text load beside a busy loop under SCHED_IDLE (any idle-priority work on the machine).
+// 3. The same with text first (IMAGE_OCR_TEXT_FIRST: the OCR process stopped while text-only moderations run), on a
+//    stack of its own started after the first one: rounds alone and beside OCR in turn, and the OCR process's pauses.
+//    BENCH_OCR_TEXT_FIRST=off runs part 2 only, =on part 3 only.
 // Goals: recall >= 0.95; <= 0.5 s an image; text p99 with OCR load <= 1.2 x without.
 // BENCH_OCR_SKIP_SERVICE=1 runs part 1 only, BENCH_OCR_SKIP_RECALL=1 part 2 only.
 const { execFile, spawn } = require('node:child_process');
@@ -127,12 +130,20 @@ async function imageServer(set) {
   return { server, base: `http://127.0.0.1:${port}` };
 }
 
-/** Text-only /moderate p99 at half its maximum, alone and beside OCR load, through gateway and moderator. */
-async function beside(set) {
+/**
+ * Text-only /moderate p99 at half its maximum, alone and beside OCR load, through gateway and moderator; without text
+ * first also beside the busy loop, with it (IMAGE_OCR_TEXT_FIRST) the OCR process's pauses.
+ */
+async function beside(set, textFirst) {
   const images = await imageServer(set);
   const stack = await startStack({
     services: ['moderator', 'gateway'],
-    env: { IMAGE_THREADS: '1', IMAGE_OCR: 'true', IMAGE_ALLOWED_CIDRS: '127.0.0.0/8' },
+    env: {
+      IMAGE_THREADS: '1',
+      IMAGE_OCR: 'true',
+      IMAGE_ALLOWED_CIDRS: '127.0.0.0/8',
+      IMAGE_OCR_TEXT_FIRST: textFirst ? 'true' : 'false',
+    },
   });
   try {
     // An image of the set that says "whatsapp": flagged once the OCR reads it.
@@ -155,6 +166,20 @@ async function beside(set) {
       return Object.fromEntries(
         [...text.matchAll(/^moderator_image_texts_total\{outcome="(\w+)"\} (\d+)/gm)].map((m) => [m[1], Number(m[2])]),
       );
+    };
+    /** The OCR process's pauses for text so far: how many by how they ended, and their seconds in all. */
+    const pauses = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${stack.adminPorts.moderator}/metrics`)).text();
+      const count = Object.fromEntries(
+        [...text.matchAll(/^moderator_image_ocr_pause_duration_seconds_count\{end="(\w+)"\} (\d+)/gm)].map((m) => [
+          m[1],
+          Number(m[2]),
+        ]),
+      );
+      const seconds = [...text.matchAll(/^moderator_image_ocr_pause_duration_seconds_sum\{end="\w+"\} ([\d.e+-]+)/gm)]
+        .map((m) => Number(m[1]))
+        .reduce((sum, value) => sum + value, 0);
+      return { count, seconds };
     };
     const reads = async () => {
       const count = await outcomes();
@@ -186,6 +211,7 @@ async function beside(set) {
     // Warm-up, not counted: the text path at the paced rate once.
     await textOnly.run();
     const outcomesBefore = await outcomes();
+    const pausesBefore = await pauses();
     const alones = [];
     const besides = [];
     const readBeside = [];
@@ -222,7 +248,7 @@ async function beside(set) {
       const kinds = [
         async () => alones.push(await textOnly.run()),
         async () => besides.push(await ocrLoad(round)),
-        async () => spins.push(await spinLoad()),
+        ...(textFirst ? [] : [async () => spins.push(await spinLoad())]),
       ];
       for (let k = 0; k < kinds.length; k += 1) {
         await ocrQuiet();
@@ -231,6 +257,7 @@ async function beside(set) {
       }
     }
     const outcomesAfter = await outcomes();
+    const pausesAfter = await pauses();
     const imageOutcomes = Object.entries(outcomesAfter)
       .map(([outcome, count]) => `${outcome} ${count - (outcomesBefore[outcome] ?? 0)}`)
       .filter((entry) => !entry.endsWith(' 0'))
@@ -262,16 +289,25 @@ async function beside(set) {
     const { ratios: paired, median } = pairedWith(besides);
     const spin = pooled(spins);
     const spinPaired = pairedWith(spins);
+    const pausesBy = Object.entries(pausesAfter.count)
+      .map(([end, count]) => `${end} ${count - (pausesBefore.count[end] ?? 0)}`)
+      .join(', ');
+    const pausedShare = (pausesAfter.seconds - pausesBefore.seconds) / besideSeconds;
+    const peer = textFirst
+      ? `  text first: the OCR process paused ${(pausedShare * 100).toFixed(0)} % of the time beside OCR load; ` +
+        `pauses by how they ended: ${pausesBy}\n`
+      : `  peer, beside a busy loop under SCHED_IDLE instead: p99 ${spin.p99} ms (ratio ` +
+        `${(spin.p99 / Math.max(1, alone.p99)).toFixed(2)}; per round ${spin.rounds}); ratio of paired rounds: median ` +
+        `${spinPaired.median.toFixed(2)} (${spinPaired.ratios.join(', ')})\n`;
     return (
       `  text-only /moderate at ${textOnly.rate} req/s (half of ${textOnly.maxRate}): p99 ${alone.p99} ms ` +
-      `alone, ${withLoad.p99} ms beside OCR load (ratio ${(withLoad.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ` +
+      `alone, ${withLoad.p99} ms beside OCR load${textFirst ? ', text first' : ''} ` +
+      `(ratio ${(withLoad.p99 / Math.max(1, alone.p99)).toFixed(2)}, goal ` +
       `≤ 1.2; ${ROUNDS} rounds of each in turn, p99 per round ${alone.rounds} alone, ${withLoad.rounds} beside); ` +
       `ratio of paired rounds: median ${median.toFixed(2)} (${paired.join(', ')}); ` +
       `non-2xx ${alone.non2xx + withLoad.non2xx}; images read meanwhile ${readRate.toFixed(1)}/s, the OCR process ` +
       `using ${ocrCores.toFixed(2)} cores (SCHED_IDLE); image texts by outcome: ${imageOutcomes}\n` +
-      `  peer, beside a busy loop under SCHED_IDLE instead: p99 ${spin.p99} ms (ratio ` +
-      `${(spin.p99 / Math.max(1, alone.p99)).toFixed(2)}; per round ${spin.rounds}); ratio of paired rounds: median ` +
-      `${spinPaired.median.toFixed(2)} (${spinPaired.ratios.join(', ')})\n` +
+      peer +
       `  noise: each round alone against the round alone before it, ratio ${drift.join(', ')}\n` +
       `  peak RSS: moderator ${peakRssMb(stack.pids.moderator)} MB, its OCR process ${ocrPeakMb} MB, ` +
       `gateway ${peakRssMb(stack.pids.gateway)} MB\n`
@@ -288,8 +324,20 @@ async function main() {
   if (!process.env.BENCH_OCR_SKIP_RECALL) await recallTable(set);
   if (process.env.BENCH_OCR_SKIP_SERVICE) return;
   const [loadBefore = 0] = os.loadavg();
-  process.stdout.write(`\nOCR beside text moderation (${DURATION_S} s runs, one OCR process under SCHED_IDLE)\n`);
-  process.stdout.write(await beside(set));
+  const which = process.env.BENCH_OCR_TEXT_FIRST || 'both';
+  if (which !== 'on') {
+    process.stdout.write(`\nOCR beside text moderation (${DURATION_S} s runs, one OCR process under SCHED_IDLE)\n`);
+    process.stdout.write(await beside(set, false));
+    process.stdout.write(`  load average (1 min): ${(os.loadavg()[0] ?? 0).toFixed(1)}\n`);
+  }
+  if (which !== 'off') {
+    process.stdout.write(
+      `\nOCR beside text moderation, text first (${DURATION_S} s runs, one OCR process under SCHED_IDLE, stopped ` +
+        `while text-only moderations run), on a stack of its own\n`,
+    );
+    process.stdout.write(await beside(set, true));
+    process.stdout.write(`  load average (1 min): ${(os.loadavg()[0] ?? 0).toFixed(1)}\n`);
+  }
   process.stdout.write(await coreSharing());
   process.stdout.write(
     `  load average (1 min): ${loadBefore.toFixed(1)} before, ${(os.loadavg()[0] ?? 0).toFixed(1)} after\n`,

@@ -71,6 +71,13 @@ export function createMetrics(registry: Registry) {
       labelNames: ['outcome'],
       registers: [registry],
     }),
+    ocrPauses: new Histogram({
+      name: 'moderator_image_ocr_pause_duration_seconds',
+      help: 'Pauses of the OCR processes for text-only moderations (IMAGE_OCR_TEXT_FIRST), by how they ended: text_idle, share_cap, no_reading (the reading ended), closed',
+      labelNames: ['end'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
     heavyYields: new Histogram({
       name: 'moderator_moderate_heavy_yield_seconds',
       help: "Waits of heavy Moderate calls (over 8 KiB) for a moment without other tenants' calls, by outcome (idle: there was one; bound: MODERATE_HEAVY_YIELD_MS ran out; aborted: the caller gave up)",

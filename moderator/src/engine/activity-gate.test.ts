@@ -30,4 +30,21 @@ describe('ActivityGate', () => {
     expect(gate.activeWithin(1000)).toBe(true);
     expect(gate.activeWithin(1000, Date.now() + 2000)).toBe(false);
   });
+
+  it('tells its change listeners each time it turns busy and idle, until they unsubscribe', () => {
+    const gate = new ActivityGate();
+    const heard: boolean[] = [];
+    const unsubscribe = gate.onChange((busy) => heard.push(busy));
+    const first = gate.enter();
+    const second = gate.enter();
+    first();
+    expect(heard).toEqual([true]);
+    second();
+    expect(heard).toEqual([true, false]);
+    gate.enter()();
+    expect(heard).toEqual([true, false, true, false]);
+    unsubscribe();
+    gate.enter()();
+    expect(heard).toEqual([true, false, true, false]);
+  });
 });

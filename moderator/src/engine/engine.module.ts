@@ -38,6 +38,10 @@ export type EngineConfig = Pick<
   | 'IMAGE_OCR'
   | 'IMAGE_OCR_BUDGET_MS'
   | 'IMAGE_OCR_PROCESSES'
+  | 'IMAGE_OCR_TEXT_FIRST'
+  | 'IMAGE_OCR_TEXT_FIRST_LINGER_MS'
+  | 'IMAGE_OCR_TEXT_FIRST_MAX_PAUSED_MS'
+  | 'IMAGE_OCR_TEXT_FIRST_WINDOW_MS'
   | 'OPENAI_BASE_URL'
   | 'OPENAI_API_KEY'
   | 'OPENAI_MODERATION_MODEL'
@@ -54,7 +58,10 @@ export type EngineConfig = Pick<
 
 export interface EngineModule extends ModeratorModule {
   engine: ModerationEngine;
-  /** Moderations of records without images in flight: image inference starts between them (IMAGE_YIELD_MS). */
+  /**
+   * Moderations of records without images in flight: image inference starts between them (IMAGE_YIELD_MS), and OCR
+   * stops while they run (IMAGE_OCR_TEXT_FIRST).
+   */
   textActivity: ActivityGate;
 }
 
@@ -104,7 +111,8 @@ export function engineModule(
           yieldTo: { gate: textActivity, maxDelayMs: config.IMAGE_YIELD_MS },
         })
       : undefined;
-  // OCR (`image-text` strategies) runs in processes of its own, all their threads under SCHED_IDLE.
+  // OCR (`image-text` strategies) runs in processes of its own, all their threads under SCHED_IDLE, and with text
+  // first, stopped while text-only moderations run.
   const ocrPool =
     !given && config.IMAGE_OCR
       ? new OcrPool({
@@ -113,6 +121,15 @@ export function engineModule(
           priority: config.IMAGE_SCHED_IDLE ? 'idle' : 'nice',
           onTask: (seconds, outcome) => metrics?.offLoop.observe({ task: 'read', outcome }, seconds),
           onExit: ({ code, signal }) => log.warn({ code, signal }, 'OCR process ended; starting it again'),
+          textFirst: config.IMAGE_OCR_TEXT_FIRST
+            ? {
+                gate: textActivity,
+                lingerMs: config.IMAGE_OCR_TEXT_FIRST_LINGER_MS,
+                maxPausedMs: config.IMAGE_OCR_TEXT_FIRST_MAX_PAUSED_MS,
+                windowMs: config.IMAGE_OCR_TEXT_FIRST_WINDOW_MS,
+                onPause: (ms, end) => metrics?.ocrPauses.observe({ end }, ms / 1000),
+              }
+            : undefined,
         })
       : undefined;
   // Images are fetched for the bundled model and for the AI providers (which receive them as data URLs).

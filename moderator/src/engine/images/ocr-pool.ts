@@ -5,6 +5,7 @@ import { TenantBusyError } from '../../domain/errors';
 import type { OffLoopOutcome } from '../off-loop';
 import type { OcrPriority, OcrProcessOptions, OcrReply, OcrRequest } from './ocr-process';
 import type { ReadResult } from './read-text';
+import { TextFirst, type TextFirstOptions } from './text-first';
 
 export interface OcrPoolOptions {
   /** OCR processes, started at once and kept; each reads one image at a time. */
@@ -22,6 +23,11 @@ export interface OcrPoolOptions {
   onTask?: (seconds: number, outcome: 'ok' | 'budget' | 'error') => void;
   /** A process ended other than by close: its exit code or signal (a reading over its budget is SIGKILLed). */
   onExit?: (exit: { code: number | null; signal: NodeJS.Signals | null }) => void;
+  /**
+   * Text first: the processes reading are stopped while text-only moderations are in flight (see TextFirst). Ignored
+   * on Windows, which has no SIGSTOP.
+   */
+  textFirst?: TextFirstOptions;
 }
 
 export interface ReadOptions {
@@ -58,13 +64,14 @@ interface Slot {
   ready: boolean;
   /** It was ready once (a process that ends before is started again after a pause). */
   started: boolean;
-  running?: { id: number; job: Job; timer: NodeJS.Timeout; startedAt: bigint };
+  /** The reading it runs: `pausedAtStart` is TextFirst's paused time when it started, milliseconds. */
+  running?: { id: number; job: Job; timer: NodeJS.Timeout; startedAt: bigint; pausedAtStart: number };
 }
 
 /** How often a running reading's CPU time is compared with its budget, milliseconds. */
 const BUDGET_CHECK_MS = 100;
 
-/** A reading ends when its wall time reaches this many budgets, however little CPU time it got. */
+/** A reading ends when its wall time (less its pauses for text) reaches this many budgets, however little CPU it got. */
 const STARVED_BUDGETS = 4;
 
 /** A process that ends this soon after it started, before it was ready, is started again only after a pause. */
@@ -77,8 +84,10 @@ const RESTART_PAUSE_MS = 1000;
  * libvips' threads, V8's garbage collection and WebAssembly compilation). Its memory (tesseract's WebAssembly memory
  * and model: 290-405 MB resident at its peak over the labelled set) is its own, outside the moderator's.
  * - tenants take turns (round robin over per-tenant queues, each bounded);
- * - a reading whose process spent its budget of CPU time on it (or that waited 4 budgets, starved) is stopped with
- *   its process (SIGKILL), which starts again; the caller gets `{ ok: false, reason: 'budget' }`;
+ * - a reading whose process spent its budget of CPU time on it (or that waited 4 budgets, starved, not counting its
+ *   pauses for text) is stopped with its process (SIGKILL), which starts again; the caller gets
+ *   `{ ok: false, reason: 'budget' }`;
+ * - with `textFirst`, the processes reading are stopped while text-only moderations are in flight (TextFirst);
  * - readings wait for a ready process: one that is starting or starting again loads the model first.
  */
 export class OcrPool {
@@ -88,10 +97,12 @@ export class OcrPool {
   private nextId = 0;
   private lastServed?: string;
   private closed = false;
+  private readonly textFirst?: TextFirst;
   /** The scheduling each process reported when ready: `idle`, `nice` or `unchanged`. */
   readonly scheduling: string[] = [];
 
   constructor(private readonly options: OcrPoolOptions) {
+    if (options.textFirst && process.platform !== 'win32') this.textFirst = new TextFirst(options.textFirst);
     for (let index = 0; index < options.processes; index += 1) this.slots.push(this.spawn(index));
   }
 
@@ -135,9 +146,16 @@ export class OcrPool {
     });
   }
 
+  /** Whether the processes reading are stopped for text now. */
+  get paused(): boolean {
+    return this.textFirst?.paused ?? false;
+  }
+
   /** Refuses waiting readings, and ends the processes (a running reading is refused too). */
   async close(): Promise<void> {
     this.closed = true;
+    // A stopped process would not see its channel close.
+    this.textFirst?.close();
     for (const queue of this.queues.values()) {
       for (const job of queue) job.reject(new Error('OCR pool closed'));
     }
@@ -183,7 +201,8 @@ export class OcrPool {
       this.options.onExit?.({ code, signal });
       if (running) {
         clearInterval(running.timer);
-        this.options.onTask?.(secondsSince(running.startedAt), 'error');
+        this.readersChanged();
+        this.options.onTask?.(this.readingSeconds(running), 'error');
         running.job.reject(new Error(`OCR process ended (${signal ?? code ?? 'unknown'})`));
       }
       const restart = () => {
@@ -209,11 +228,12 @@ export class OcrPool {
     if (!running || running.id !== reply.id) return;
     clearInterval(running.timer);
     slot.running = undefined;
+    this.readersChanged();
     if (reply.type === 'result') {
-      this.options.onTask?.(secondsSince(running.startedAt), 'ok');
+      this.options.onTask?.(this.readingSeconds(running), 'ok');
       running.job.resolve({ ok: true, value: reply.result });
     } else {
-      this.options.onTask?.(secondsSince(running.startedAt), 'error');
+      this.options.onTask?.(this.readingSeconds(running), 'error');
       running.job.reject(new Error(reply.message));
     }
     this.dispatch();
@@ -250,35 +270,55 @@ export class OcrPool {
     return job;
   }
 
+  /** Tells TextFirst which processes run a reading now. */
+  private readersChanged(): void {
+    this.textFirst?.setReaders(
+      this.slots.flatMap((slot) => (slot.running && slot.child.pid !== undefined ? [slot.child.pid] : [])),
+    );
+  }
+
+  /** Seconds a reading has run, not counting its pauses for text. */
+  private readingSeconds(running: { startedAt: bigint; pausedAtStart: number }): number {
+    const pausedMs = (this.textFirst?.pausedMs() ?? 0) - running.pausedAtStart;
+    return Math.max(0, secondsSince(running.startedAt) - pausedMs / 1000);
+  }
+
   private start(slot: Slot, job: Job): void {
     if (job.onAbort) job.signal?.removeEventListener('abort', job.onAbort);
     this.nextId += 1;
     const id = this.nextId;
     const startedAt = process.hrtime.bigint();
+    const pausedAtStart = this.textFirst?.pausedMs() ?? 0;
     const pid = slot.child.pid;
     const cpuAtStart = pid === undefined ? undefined : cpuMsOf(pid);
     const overBudget = () => {
       if (slot.running?.id !== id) return;
+      const running = slot.running;
       slot.running = undefined;
       clearInterval(timer);
       // Nothing more is sent to it; its exit starts it again, and readings wait for the new one to be ready.
       slot.ready = false;
-      this.options.onTask?.(secondsSince(startedAt), 'budget');
+      this.options.onTask?.(this.readingSeconds(running), 'budget');
       job.resolve({ ok: false, reason: 'budget' });
+      // SIGKILL ends a stopped process too.
       slot.child.kill('SIGKILL');
+      this.readersChanged();
     };
     // The budget is the process's CPU time (Linux): under SCHED_IDLE a reading waits whenever other work wants the
-    // cores, and that wait is not its cost. A reading starved for STARVED_BUDGETS budgets of wall time ends too.
+    // cores, and that wait is not its cost. A reading starved for STARVED_BUDGETS budgets of wall time ends too; its
+    // pauses for text do not count (a stopped process spends no CPU time, so they never count in the budget).
     const timer = setInterval(
       () => {
-        const wallMs = secondsSince(startedAt) * 1000;
+        const pausedMs = (this.textFirst?.pausedMs() ?? 0) - pausedAtStart;
+        const wallMs = secondsSince(startedAt) * 1000 - pausedMs;
         const cpuNow = pid === undefined || cpuAtStart === undefined ? undefined : cpuMsOf(pid);
         const spentMs = cpuNow === undefined || cpuAtStart === undefined ? wallMs : cpuNow - cpuAtStart;
         if (spentMs > job.budgetMs || wallMs > job.budgetMs * STARVED_BUDGETS) overBudget();
       },
       Math.min(BUDGET_CHECK_MS, job.budgetMs),
     );
-    slot.running = { id, job, timer, startedAt };
+    slot.running = { id, job, timer, startedAt, pausedAtStart };
+    this.readersChanged();
     const request: OcrRequest = { type: 'read', id, bytes: job.task.bytes, maxPixels: job.task.maxPixels };
     slot.child.send(request);
   }
