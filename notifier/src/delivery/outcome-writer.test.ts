@@ -110,22 +110,28 @@ function refusing(bad: string, away = 0) {
 
 class StoreAway extends Error {}
 
+/** A writer that isolates after `isolateAfterAttempts` tries and drops what the store refuses (not StoreAway). */
+function isolating(s: DeliveryStore, isolateAfterAttempts: number) {
+  const dropped: string[] = [];
+  const w = new OutcomeWriter(s, {
+    windowMs: 1,
+    maxGroup: 8,
+    maxPending: 100,
+    maxPendingBytes: 1024 * 1024,
+    backoff: { initialMs: 2, maxMs: 5, jitter: 0 },
+    closeDeadlineMs: 5_000,
+    isolateAfterAttempts,
+    retriable: (err) => err instanceof StoreAway,
+    onDropped: () => dropped.push('dropped'),
+    log,
+  });
+  return { w, dropped };
+}
+
 describe('OutcomeWriter', () => {
   it('after failed tries inserts one delivery at a time, and drops one the store refuses so the others are written', async () => {
     const r = refusing('dlv_bad');
-    const dropped: string[] = [];
-    const w = new OutcomeWriter(r.store, {
-      windowMs: 1,
-      maxGroup: 8,
-      maxPending: 100,
-      maxPendingBytes: 1024 * 1024,
-      backoff: { initialMs: 2, maxMs: 5, jitter: 0 },
-      closeDeadlineMs: 5_000,
-      isolateAfterAttempts: 3,
-      retriable: (err) => err instanceof StoreAway,
-      onDropped: () => dropped.push('dropped'),
-      log,
-    });
+    const { w, dropped } = isolating(r.store, 3);
     void w.add([doc('dlv_1'), doc('dlv_bad'), doc('dlv_2')]);
     await w.settled();
     expect(r.inserts.slice(0, 3)).toEqual([
@@ -141,19 +147,7 @@ describe('OutcomeWriter', () => {
 
   it('drops nothing while the store is away, even past the tries before isolation', async () => {
     const r = refusing('none', 6);
-    const dropped: string[] = [];
-    const w = new OutcomeWriter(r.store, {
-      windowMs: 1,
-      maxGroup: 8,
-      maxPending: 100,
-      maxPendingBytes: 1024 * 1024,
-      backoff: { initialMs: 2, maxMs: 5, jitter: 0 },
-      closeDeadlineMs: 5_000,
-      isolateAfterAttempts: 2,
-      retriable: (err) => err instanceof StoreAway,
-      onDropped: () => dropped.push('dropped'),
-      log,
-    });
+    const { w, dropped } = isolating(r.store, 2);
     void w.add([doc('dlv_1'), doc('dlv_2')]);
     await w.settled();
     expect([...r.stored.keys()]).toEqual(['dlv_1', 'dlv_2']);
