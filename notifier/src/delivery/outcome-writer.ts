@@ -1,6 +1,7 @@
 import { retry, type BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import { ISOLATE_AFTER_ATTEMPTS } from '../store/store-errors';
 
 export interface OutcomeWriterOptions {
   /** How long the first delivery waiting is kept for others to join its insert, milliseconds. */
@@ -34,7 +35,7 @@ export const OUTCOME_WRITER_BOUNDS = {
   maxPendingBytes: 16 * 1024 * 1024,
   backoff: { initialMs: 100, maxMs: 5_000 },
   closeDeadlineMs: 5_000,
-  isolateAfterAttempts: 5,
+  isolateAfterAttempts: ISOLATE_AFTER_ATTEMPTS,
 } satisfies Omit<OutcomeWriterOptions, 'windowMs' | 'log'>;
 
 /** Bytes counted for a delivery besides its body and attempts' text (ids, trigger, dates). */

@@ -11,11 +11,8 @@ import {
   type ConsumerTiming,
 } from '@vigil/proto/platform';
 import type { DeadLetterStore, EventDeadLetter } from '../store/dead-letter-store';
-import { isRetriable } from '../store/store-errors';
+import { ISOLATE_AFTER_ATTEMPTS, isRetriable } from '../store/store-errors';
 import { markFirstRead } from './first-read';
-
-/** Failed attempts of a batch before its messages are handled one by one and the failing ones set aside. */
-const ISOLATE_AFTER_ATTEMPTS = 5;
 
 /** What the consumer hands decoded webhook commands to (WebhookCommands). Idempotent. */
 export interface WebhookCommandHandler {

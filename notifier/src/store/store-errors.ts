@@ -14,6 +14,12 @@ export function fromStore(err: unknown): unknown {
 }
 
 /**
+ * Failed tries of a write of several items (a batch of events, a group of deliveries) after which its items are
+ * written one at a time, so that one failing for a reason of its own (not `isRetriable`) is set aside alone.
+ */
+export const ISOLATE_AFTER_ATTEMPTS = 5;
+
+/**
  * A failure that would hit every message alike (the store out of reach): work waits for it. Any other failure (the
  * store refused this write, a bug) is the work's own, so it is set aside instead of holding the work behind it.
  */
