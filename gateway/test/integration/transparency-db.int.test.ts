@@ -349,13 +349,21 @@ describe('Transparency Database submission', () => {
     const subjects = new Set(records.flatMap((ids) => [ids.recordId, ids.userId]));
     // The restarted notifier waits out the killed member's session in each of its groups before it reads; on a busy
     // 2-core machine that, and the statements' retries, did not finish within 60 s twice in six clean-clone runs.
+    let last: Json[] = [];
     const done = await waitFor(
       async () => {
-        const list = (await submissions()).filter((s) => subjects.has(s.subject.id as string));
+        const list = (last = (await submissions()).filter((s) => subjects.has(s.subject.id as string)));
         return list.length === 24 && list.every((s) => s.status === 'submitted') ? list : undefined;
       },
       { timeoutMs: 100000, what: 'every statement of the killed run submitted' },
-    );
+    ).catch((err: unknown) => {
+      // What the restarted notifier did, and where each statement stood.
+      process.stderr.write(
+        `${JSON.stringify(last.map((s) => ({ id: s.id, status: s.status, attempts: s.attempts })))}\n` +
+          `${notifier.output().slice(-20000)}\n`,
+      );
+      throw err;
+    });
     for (const submission of done) expect(storedWith(submission.eventId as string)).toHaveLength(1);
   }, 120000);
 

@@ -105,6 +105,12 @@ export class HandOver {
     return entries;
   }
 
+  /** Events taken and not published go back to the front of the queue, in their order; they stay local. */
+  putBack(entries: readonly Queued[]): void {
+    this.queue.unshift(...entries);
+    for (const entry of entries) this.queuedBytes += entry.bytes;
+  }
+
   /** Events taken are published, or left to the sweep. */
   release(entries: readonly Queued[]): void {
     for (const entry of entries) this.local.delete(entry.doc._id);

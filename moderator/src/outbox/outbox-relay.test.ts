@@ -19,7 +19,16 @@ function relayWorld({
   pollMs = 3_600_000,
   sweepMaxMs,
   now,
-}: { memoryBytes?: number; held?: boolean; pollMs?: number; sweepMaxMs?: number; now?: () => number } = {}) {
+  failSends = [],
+}: {
+  memoryBytes?: number;
+  held?: boolean;
+  pollMs?: number;
+  sweepMaxMs?: number;
+  now?: () => number;
+  /** The sends (counted from 0) that fail as with a broker away (nothing about a message). */
+  failSends?: number[];
+} = {}) {
   const sent: string[] = [];
   const replayed: string[] = [];
   /** The store's outbox documents, and the events of each slot. */
@@ -27,12 +36,17 @@ function relayWorld({
   const sweeps: number[] = [];
   const removals: string[][] = [];
   let release: () => void = () => undefined;
+  let sends = 0;
   const gate = held ? new Promise<void>((resolve) => (release = resolve)) : Promise.resolve();
   const producer = {
     connect: () => Promise.resolve(),
     disconnect: () => Promise.resolve(),
     send: async ({ messages }: { messages: Array<{ key: string; headers: Record<string, string> }> }) => {
       await gate;
+      sends += 1;
+      if (failSends.includes(sends - 1)) {
+        throw Object.assign(new Error('connection refused'), { retriable: true });
+      }
       sent.push(...messages.map((message) => message.key));
       replayed.push(
         ...messages.filter((m) => m.headers[HEADERS.replayed] === '1').map((m) => m.headers[HEADERS.eventId]!),
@@ -143,6 +157,56 @@ describe('outbox relay removals', () => {
     world.clock.now += 1_000;
     await world.relay.stop();
     expect(world.removals).toEqual([]);
+  });
+
+  it('sends the events of a failed send again from memory, in order, and then takes their marker out', async () => {
+    // A short poll interval makes the backoff after a failure short; the sweep leaves own slots alone for a minute.
+    const world = relayWorld({ pollMs: 10, failSends: [0, 1] });
+    world.relay.start();
+    try {
+      const events = [sizedEvent(100), sizedEvent(100), sizedEvent(100)];
+      const slot = await world.append(events);
+      world.relay.appended(events);
+      await waitFor(() => world.sent.length === 3, { timeoutMs: 10_000, intervalMs: 10, what: 'three events sent' });
+      expect(world.sent).toEqual(events.map((event) => event.stream));
+      expect(world.replayed).toEqual([]);
+      expect(world.relay.memoryQueued).toBe(0);
+      world.clock.now += 1_000;
+      world.relay.wake();
+      await waitFor(() => world.removals.length > 0, { timeoutMs: 10_000, intervalMs: 10, what: 'the removal' });
+      expect(world.removals).toEqual([[slot]]);
+    } finally {
+      await world.relay.stop();
+    }
+  });
+
+  it('reads an overflow slot again after its publish failed, and publishes it in order', async () => {
+    // Slots on real time, as the sweep's: a routine sweep leaves this process's slot alone for a minute.
+    const world = relayWorld({ pollMs: 10, memoryBytes: 600, failSends: [2], now: () => Date.now() });
+    const events = [sizedEvent(100), sizedEvent(100), sizedEvent(100)];
+    // Appended in one second: past the memory bound, the second and third are read back from their slot, and the
+    // publish of the slot's last batch fails.
+    const slot = await world.append(events);
+    world.stored.outbox.push({ _id: slot });
+    world.stored.slots.set(
+      slot,
+      events.map((event) => ({ ...event, _id: event.id, slot })),
+    );
+    world.relay.start();
+    try {
+      world.relay.appended(events.slice(0, 1));
+      expect(world.relay.memoryQueued).toBeGreaterThan(0);
+      world.relay.appended(events.slice(1));
+      await waitFor(() => world.sent.length === 3, { timeoutMs: 10_000, intervalMs: 10, what: 'three events sent' });
+      expect(world.sent).toEqual(events.map((event) => event.stream));
+      // Sent by the overflow path, not left to a sweep.
+      expect(world.replayed).toEqual([]);
+      // The marker goes once the slot's second is over.
+      await waitFor(() => world.removals.length > 0, { timeoutMs: 10_000, intervalMs: 10, what: 'the removal' });
+      expect(world.removals).toEqual([[slot]]);
+    } finally {
+      await world.relay.stop();
+    }
   });
 
   it('takes out what it published when it stops, whatever the removal delay left', async () => {

@@ -155,8 +155,9 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
       (doc) => outbox.slots.isPending(doc._id) && !this.handOver.has(doc._id),
     );
     const batch = docs.slice(0, this.options.batchSize);
-    if (docs.length <= this.options.batchSize) this.handOver.slotDone();
+    // A failed publish leaves the slot first in line: the next turn reads it again.
     const published = await this.publishDocs(batch);
+    if (docs.length <= this.options.batchSize) this.handOver.slotDone();
     this.handOver.liftIfCaughtUp();
     return published;
   }
@@ -217,16 +218,27 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     this.removals.add(this.options.outbox.slots.takeRemovable().map((slot) => ({ _id: slot })));
   }
 
-  /** One batch of the events handed over in memory; on failure they stay in the store's outbox for the sweep. */
+  /**
+   * One batch of the events handed over in memory. On failure, those not published go back to the front of the
+   * queue, in order, and the next turn (after its backoff) sends them again: a broker away for a moment holds them in
+   * memory rather than leave them to a sweep, which waits out OWN_GRACE_MS. A send that failed may have written them
+   * all the same; the second copy has the same event ids, which consumers dedupe.
+   */
   private async publishQueued(): Promise<number> {
     const entries = this.handOver.take(this.options.batchSize);
     try {
-      return await this.publishDocs(
+      const published = await this.publishDocs(
         entries.map((entry) => entry.doc),
         { messages: entries.map((entry) => entry.message) },
       );
-    } finally {
       this.handOver.release(entries);
+      return published;
+    } catch (err) {
+      const { slots } = this.options.outbox;
+      const unpublished = entries.filter((entry) => slots.isPending(entry.doc._id));
+      this.handOver.release(entries.filter((entry) => !slots.isPending(entry.doc._id)));
+      this.handOver.putBack(unpublished);
+      throw err;
     }
   }
 

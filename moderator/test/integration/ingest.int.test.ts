@@ -1,6 +1,6 @@
 import { COLLECTIONS, HEADERS, recordIdFor, userIdFor, type Command } from '@vigil/proto';
 import { recordStream } from '../../src/domain/stream-names';
-import { CONSUMER_TIMING_DEFAULTS } from '@vigil/proto/platform';
+import { CONSUMER_TIMING_DEFAULTS, ensureTopics } from '@vigil/proto/platform';
 import type { KafkaMessage, Producer } from 'kafkajs';
 import { TopicReaders, uniqueName, waitFor } from '../../../deploy/test-support';
 import type { Db } from 'mongodb';
@@ -297,7 +297,7 @@ describe('outbox relay with a backlog', () => {
     const admin = h.kafka.admin();
     await admin.connect();
     try {
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      await ensureTopics(h.kafka, [topic], 1);
       const store = new EventStore(db);
       const events = db.collection<EventDoc>(COLLECTIONS.events);
       const outbox = db.collection<EventDoc>(COLLECTIONS.outbox);
@@ -326,7 +326,7 @@ describe('outbox relay, events handed over in memory', () => {
     const topic = uniqueName('handover');
     const admin = h.kafka.admin();
     await admin.connect();
-    await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+    await ensureTopics(h.kafka, [topic], 1);
     // One store for the appends and the relay, as in the service: the relay knows the slots of its appends.
     const store = new EventStore(db);
     const relay = relayOn(db, store, topic, options);
@@ -443,7 +443,7 @@ describe('the outbox collection', () => {
     await admin.connect();
     const readers = new TopicReaders(h.kafka);
     try {
-      await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+      await ensureTopics(h.kafka, [topic], 1);
       const store = new EventStore(db);
       await store.ensureIndexes();
       const outbox = db.collection<EventDoc>(COLLECTIONS.outbox);

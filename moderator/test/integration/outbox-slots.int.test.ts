@@ -1,4 +1,5 @@
 import { COLLECTIONS, HEADERS, recordIdFor } from '@vigil/proto';
+import { ensureTopics } from '@vigil/proto/platform';
 import { Kafka, logLevel, type Admin, type KafkaMessage } from 'kafkajs';
 import { MongoClient, type Db } from 'mongodb';
 import pino from 'pino';
@@ -43,7 +44,7 @@ afterAll(async () => {
 async function world(): Promise<{ db: Db; topic: string; seen: KafkaMessage[]; tenantId: string }> {
   const db = mongo.db(uniqueName('slots'));
   const topic = uniqueName('slots');
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  await ensureTopics(kafka, [topic], 1);
   cleanups.push(
     () => db.dropDatabase(),
     () => admin.deleteTopics({ topics: [topic] }),
