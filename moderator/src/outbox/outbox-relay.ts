@@ -406,6 +406,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
         // The current second's slot, when done but for its second, closes then.
         this.options.outbox.slots.closesIn(),
       );
+      this.options.log.debug({ delayMs: delay, slots: this.options.outbox.slots.size }, 'outbox relay waiting');
       await this.pause.sleep(delay);
     }
     // Not published from memory: their slots' markers stay for the next sweep, here or elsewhere.

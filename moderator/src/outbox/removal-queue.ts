@@ -55,6 +55,7 @@ export class RemovalQueue {
     const entries = [...this.entries.values()];
     try {
       await this.outbox.removeEntries(entries);
+      this.log.debug({ count: entries.length }, 'outbox markers taken out');
       for (const { _id } of entries) this.entries.delete(_id);
       this.since = Date.now();
     } catch (err) {

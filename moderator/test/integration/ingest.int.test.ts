@@ -256,7 +256,7 @@ function relayOn(
   db: Db,
   store: EventStore,
   topic: string,
-  options: { pollMs: number; batchSize?: number; memoryBytes?: number },
+  options: { pollMs: number; batchSize?: number; memoryBytes?: number; log?: pino.Logger },
 ): OutboxRelay {
   return new OutboxRelay({
     outbox: store.outbox,
@@ -329,7 +329,10 @@ describe('outbox relay, events handed over in memory', () => {
     await ensureTopics(h.kafka, [topic], 1);
     // One store for the appends and the relay, as in the service: the relay knows the slots of its appends.
     const store = new EventStore(db);
-    const relay = relayOn(db, store, topic, options);
+    // The relay's log, kept to be shown when a wait times out.
+    const logged: string[] = [];
+    const log = pino({ level: 'debug' }, { write: (line: string) => logged.push(line) });
+    const relay = relayOn(db, store, topic, { ...options, log });
     await store.ensureIndexes();
     const tenantId = `ten_${uniqueName('t')}`;
     return {
@@ -340,6 +343,12 @@ describe('outbox relay, events handed over in memory', () => {
       events: db.collection<EventDoc>(COLLECTIONS.events),
       outbox: db.collection<EventDoc>(COLLECTIONS.outbox),
       high: async () => Number((await admin.fetchTopicOffsets(topic))[0]?.high ?? 0),
+      /** Waits for `condition`; on a time-out, the relay's log goes to stderr with the error. */
+      waitLogged: (condition: () => Promise<boolean>, what: string) =>
+        waitFor(condition, { timeoutMs: 30000, what }).catch((err: unknown) => {
+          process.stderr.write(`relay log:\n${logged.slice(-200).join('')}`);
+          throw err;
+        }),
       /** Appends one record's upsert, through this world's store or (`from`) another process's. */
       append: async (clientId: string, from = store) => {
         const loaded = await from.streams.loadRecord(recordIdFor(tenantId, clientId), false);
@@ -370,10 +379,10 @@ describe('outbox relay, events handed over in memory', () => {
       });
       // The markers of this process's slots go once their seconds are over; the other process's stay.
       const othersSlot = `${elsewhere.outbox.instanceId}:`;
-      await waitFor(async () => (await w.outbox.find({}).toArray()).every((doc) => doc._id.startsWith(othersSlot)), {
-        timeoutMs: 30000,
-        what: "this process's markers out of the outbox",
-      });
+      await w.waitLogged(
+        async () => (await w.outbox.find({}).toArray()).every((doc) => doc._id.startsWith(othersSlot)),
+        "this process's markers out of the outbox",
+      );
       const left = (await w.outbox.find({}).toArray()).map((doc) => doc._id);
       expect(left.length).toBeGreaterThan(0);
       const unpublished = await w.events.find({ slot: { $in: left } }).toArray();
@@ -421,10 +430,7 @@ describe('outbox relay, events handed over in memory', () => {
       expect(peak).toBeGreaterThan(0);
       expect(peak).toBeLessThanOrEqual(bound);
       await waitFor(() => seen.length >= 20, { timeoutMs: 30000, what: 'every append on the topic' });
-      await waitFor(async () => (await w.outbox.countDocuments({})) === 0, {
-        timeoutMs: 30000,
-        what: 'every append out of the outbox',
-      });
+      await w.waitLogged(async () => (await w.outbox.countDocuments({})) === 0, 'every append out of the outbox');
       expect(seen.map((message) => String(message.headers?.[HEADERS.eventId]))).toEqual(
         appended.map((event) => event.id),
       );
