@@ -35,12 +35,13 @@ export class EventStore {
 
   constructor(
     private readonly db: Db,
-    { instanceId }: { instanceId?: string } = {},
+    /** `atomicWrites`: whether the store's conditional writes are atomic (see Projections); asked when not given. */
+    { instanceId, atomicWrites }: { instanceId?: string; atomicWrites?: boolean } = {},
   ) {
     this.outbox = new OutboxStore(db, { instanceId });
     // The streams load from the projections' snapshots; the projections catch up by reading the streams.
     this.streams = new EventStreams(db, this.outbox, { snapshot: (kind, id) => this.projections.snapshot(kind, id) });
-    this.projections = new Projections(db, this.streams);
+    this.projections = new Projections(db, this.streams, atomicWrites);
     this.flagged = new FlaggedCounts(db);
     this.reportClaims = new ReportClaims(db);
   }

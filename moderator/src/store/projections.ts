@@ -45,10 +45,16 @@ export class Projections implements Snapshots {
   /** Concurrent commits' record projections replaced together: true replaced, false a version as new was there. */
   private readonly recordReplaces: WriteGroups<RecordState, boolean>;
 
+  /** Whether the store applies a conditional write atomically (see `conditionalWritesAtomic`); asked once. */
+  private atomic?: Promise<boolean>;
+
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly streams: StreamReads,
+    /** Whether conditional writes are atomic; when not given, the store is asked (see `conditionalWritesAtomic`). */
+    atomicWrites?: boolean,
   ) {
+    if (atomicWrites !== undefined) this.atomic = Promise.resolve(atomicWrites);
     // Optional fields stay absent: stored `null`s would not parse as the optional fields of the event schemas.
     const options = { ignoreUndefined: true };
     this.records = db.collection<RecordState>(COLLECTIONS.records, options);
@@ -57,6 +63,32 @@ export class Projections implements Snapshots {
     this.reports = db.collection<ReportState>(COLLECTIONS.reports, options);
     this.recordInserts = new WriteGroups((docs) => this.insertRecords(docs), MAX_GROUP);
     this.recordReplaces = new WriteGroups((docs) => this.replaceRecords(docs), MAX_GROUP);
+  }
+
+  /**
+   * Whether the store applies a write's filter and the write as one step. MongoDB does: a replace conditioned on an
+   * older version can never land over a newer one, so a projection written (or found newer) is the newest, with no
+   * read to check it. FerretDB v1 does not (it reads, filters, then writes by `_id`; see projectRecord), and says so in
+   * `buildInfo.ferretdbVersion`. Asked once per process; a failed question is asked again at the next write.
+   */
+  private conditionalWritesAtomic(): Promise<boolean> {
+    this.atomic ??= guarded(() => this.db.admin().command({ buildInfo: 1 })).then(
+      (info) => typeof info.ferretdbVersion !== 'string',
+      (err: unknown) => {
+        this.atomic = undefined;
+        throw err;
+      },
+    );
+    return this.atomic;
+  }
+
+  /**
+   * After a conditional write of `version` (not an insert into nothing): whether the stream has no event past it, so
+   * that the projection stands. Without atomic writes, one read of the stream's next version.
+   */
+  private async newest(stream: string, version: number): Promise<boolean> {
+    if (await this.conditionalWritesAtomic()) return true;
+    return !(await this.streams.hasEventAfter(stream, version));
   }
 
   /** Idempotent: creating an index that exists is a no-op. */
@@ -164,7 +196,7 @@ export class Projections implements Snapshots {
       );
       // Inserted: there was no document, so every other writer's write comes after this one and reads it first; an
       // older one then leaves it, a newer one replaces it and checks for itself.
-      if (inserted || !(await this.streams.hasEventAfter(recordStream(target._id), target.version))) return;
+      if (inserted || (await this.newest(recordStream(target._id), target.version))) return;
       current = (await this.streams.loadRecord(target._id, true)).state;
       insertFirst = false;
     }
@@ -188,7 +220,7 @@ export class Projections implements Snapshots {
           insertFirst,
         ),
       );
-      if (inserted || !(await this.streams.hasEventAfter(reportStream(target._id), target.version))) return;
+      if (inserted || (await this.newest(reportStream(target._id), target.version))) return;
       current = (await this.streams.loadReport(target._id)).state;
       insertFirst = false;
     }
@@ -218,7 +250,7 @@ export class Projections implements Snapshots {
       });
       // As in projectRecord; appeals have conditional writes of their own, so their streams are always checked.
       const appeals = tail.some((event) => event.type === 'AppealCreated' || event.type === 'AppealDecided');
-      if ((inserted && !appeals) || !(await this.streams.hasEventAfter(userStream(_id), target.version))) return;
+      if ((inserted && !appeals) || (await this.newest(userStream(_id), target.version))) return;
       const loaded = await this.streams.loadUser(_id, true);
       current = loaded.state;
       tail = loaded.tail;

@@ -11,7 +11,7 @@ import type { Appeal__Output } from '@vigil/proto/dist/generated/vigil/moderatio
 import { waitFor } from '../../../deploy/test-support';
 import { evolveRecord, type RecordState } from '../../src/domain/record';
 import { stageRecord, stageUser } from '../../src/domain/stream';
-import { StreamConflict } from '../../src/store/event-store';
+import { EventStore, StreamConflict } from '../../src/store/event-store';
 import { rebuildProjections } from '../../src/store/rebuild-projections';
 import { moderate as moderateUseCase } from '../../src/service/moderate';
 import { NewRecordGuess } from '../../src/service/new-record-guess';
@@ -368,56 +368,6 @@ describe('Moderate', () => {
       });
   };
 
-  it('replaces the projections of concurrent commits in one command, and leaves a newer one another writer stored', async () => {
-    const tenantId = await tenant();
-    const { store } = h.moderator;
-    const context = { tenantId, correlationId: 'group-replace' };
-    const made: Array<{ recordId: string }> = [];
-    for (const clientId of ['r1', 'r2', 'r3', 'r4']) {
-      made.push(await moderate({ tenantId, clientId, name: 'n', entity: 'post', content: content('fine') }));
-    }
-    const records = h.db.collection(COLLECTIONS.records);
-    /** Renames the four records in concurrent commits; the replace commands of their projections. */
-    const renameAll = async (name: string, afterLoad?: () => Promise<unknown>) => {
-      const loaded = await Promise.all(made.map((res) => store.streams.loadRecord(res.recordId, false)));
-      await afterLoad?.();
-      const before = await commandsTo('update', COLLECTIONS.records);
-      await Promise.all(
-        loaded.map((stream) => {
-          const input = { clientId: stream.state!.clientId, name, entity: 'post', content: content('fine') };
-          const command = { type: 'UpsertRecord' as const, recordId: stream.state!._id, input, passthrough: false };
-          return store.commit(stageRecord(stream, command, context));
-        }),
-      );
-      return (await commandsTo('update', COLLECTIONS.records)) - before;
-    };
-    // The four appends go in one group, and so do their four projections.
-    expect(await renameAll('first')).toBe(1);
-    const versions = async () =>
-      Promise.all(made.map(async (res) => (await records.findOne({ _id: res.recordId } as never))?.version as number));
-    const renamed = await versions();
-    for (const [index, res] of made.entries()) {
-      const { state } = await store.streams.loadRecord(res.recordId, true);
-      expect(state).toMatchObject({ version: renamed[index], name: 'first' });
-    }
-
-    // A projection newer than this process knows of (another writer's, landed first): the group's replace misses it,
-    // each is replaced alone, and that one stays as it is.
-    const newer = renamed[1]! + 5;
-    const landFirst = () => records.updateOne({ _id: made[1]!.recordId } as never, { $set: { version: newer } });
-    expect(await renameAll('second', landFirst)).toBeGreaterThan(1);
-    expect(await versions()).toEqual(renamed.map((version, index) => (index === 1 ? newer : version + 1)));
-    const names = await Promise.all(
-      made.map(async (res) => (await records.findOne({ _id: res.recordId } as never))?.name),
-    );
-    expect(names).toEqual(['second', 'first', 'second', 'second']);
-    // The stand-in for the other writer's projection goes: the record's projection is its stream's again.
-    const stream = await store.streams.readStream(recordStream(made[1]!.recordId), tenantId);
-    const folded = stream.reduce<RecordState | null>((state, event) => evolveRecord(state, event), null);
-    await records.replaceOne({ _id: made[1]!.recordId } as never, folded!);
-    expect(folded).toMatchObject({ name: 'second' });
-  });
-
   it('reads nothing to moderate a new record, and moderates an existing one again after its guess conflicts', async () => {
     const tenantId = await tenant();
     const readsBefore = await recordReads();
@@ -547,6 +497,77 @@ describe('Moderate', () => {
     const before = await list({ limit: 2, endingBefore: ids[4] });
     expect(before.records.map((record) => record.id)).toEqual(ids.slice(2, 4));
     expect(before.hasMore).toBe(true);
+  });
+
+  it('replaces the projections of concurrent commits in one command, and leaves a newer one another writer stored', async () => {
+    const tenantId = await tenant();
+    const { store } = h.moderator;
+    const context = { tenantId, correlationId: 'group-replace' };
+    const made: Array<{ recordId: string }> = [];
+    for (const clientId of ['r1', 'r2', 'r3', 'r4']) {
+      made.push(await moderate({ tenantId, clientId, name: 'n', entity: 'post', content: content('fine') }));
+    }
+    const records = h.db.collection(COLLECTIONS.records);
+    /** Renames the four records in concurrent commits; the replace commands of their projections. */
+    const renameAll = async (name: string, afterLoad?: () => Promise<unknown>) => {
+      const loaded = await Promise.all(made.map((res) => store.streams.loadRecord(res.recordId, false)));
+      await afterLoad?.();
+      const before = await commandsTo('update', COLLECTIONS.records);
+      await Promise.all(
+        loaded.map((stream) => {
+          const input = { clientId: stream.state!.clientId, name, entity: 'post', content: content('fine') };
+          const command = { type: 'UpsertRecord' as const, recordId: stream.state!._id, input, passthrough: false };
+          return store.commit(stageRecord(stream, command, context));
+        }),
+      );
+      return (await commandsTo('update', COLLECTIONS.records)) - before;
+    };
+    // The four appends go in one group, and so do their four projections.
+    expect(await renameAll('first')).toBe(1);
+    const versions = async () =>
+      Promise.all(made.map(async (res) => (await records.findOne({ _id: res.recordId } as never))?.version as number));
+    const renamed = await versions();
+    for (const [index, res] of made.entries()) {
+      const { state } = await store.streams.loadRecord(res.recordId, true);
+      expect(state).toMatchObject({ version: renamed[index], name: 'first' });
+    }
+
+    // A projection newer than this process knows of (another writer's, landed first): the group's replace misses it,
+    // each is replaced alone, and that one stays as it is.
+    const newer = renamed[1]! + 5;
+    const landFirst = () => records.updateOne({ _id: made[1]!.recordId } as never, { $set: { version: newer } });
+    expect(await renameAll('second', landFirst)).toBeGreaterThan(1);
+    expect(await versions()).toEqual(renamed.map((version, index) => (index === 1 ? newer : version + 1)));
+    const names = await Promise.all(
+      made.map(async (res) => (await records.findOne({ _id: res.recordId } as never))?.name),
+    );
+    expect(names).toEqual(['second', 'first', 'second', 'second']);
+    // The stand-in for the other writer's projection goes: the record's projection is its stream's again.
+    const stream = await store.streams.readStream(recordStream(made[1]!.recordId), tenantId);
+    const folded = stream.reduce<RecordState | null>((state, event) => evolveRecord(state, event), null);
+    await records.replaceOne({ _id: made[1]!.recordId } as never, folded!);
+    expect(folded).toMatchObject({ name: 'second' });
+  });
+
+  it('checks that a projection it wrote is the newest on FerretDB, and trusts the write where writes are atomic', async () => {
+    const tenantId = await tenant();
+    const context = { tenantId, correlationId: 'atomic' };
+    const res = await moderate({ tenantId, clientId: 'atomic', name: 'n', entity: 'post', content: content('fine') });
+    /** Renames the record through `store`: the reads of the events collection that cost. */
+    const renameThrough = async (store: EventStore, name: string) => {
+      const loaded = await store.streams.loadRecord(res.recordId, false);
+      const input = { clientId: 'atomic', name, entity: 'post', content: content('fine') };
+      const before = await commandsTo('find', COLLECTIONS.events);
+      await store.commit(
+        stageRecord(loaded, { type: 'UpsertRecord', recordId: res.recordId, input, passthrough: false }, context),
+      );
+      return (await commandsTo('find', COLLECTIONS.events)) - before;
+    };
+    // The store here is FerretDB: asked, it says so, and each replace is followed by a read of the next version.
+    expect(await renameThrough(new EventStore(h.db), 'asked')).toBe(1);
+    expect(await renameThrough(new EventStore(h.db, { atomicWrites: true }), 'trusted')).toBe(0);
+    const record = await h.call<unknown, Record__Output>('GetRecord', { tenantId, recordId: res.recordId });
+    expect(record).toMatchObject({ name: 'trusted' });
   });
 });
 
