@@ -112,9 +112,11 @@ export function unary<Req extends { tenantId?: string }, Res>(
   return (call, callback) => {
     // The caller's deadline passed or it cancelled: work still waiting for it (engine checks in a queue) is dropped.
     const gone = new AbortController();
-    call.once('cancelled', () =>
-      gone.abort(new UnavailableError('the caller gave up (deadline passed or cancelled)', { method })),
-    );
+    // grpc-js also tells of a call's end after its answer: nothing waits then, and no error (with its stack) is made.
+    let answered = false;
+    call.once('cancelled', () => {
+      if (!answered) gone.abort(new UnavailableError('the caller gave up (deadline passed or cancelled)', { method }));
+    });
     Promise.resolve()
       .then(() => required(call.request.tenantId, 'tenant_id'))
       .then(async (tenantId) => {
@@ -131,8 +133,14 @@ export function unary<Req extends { tenantId?: string }, Res>(
         }
       })
       .then(
-        (response) => callback(null, response),
-        (err: unknown) => callback(toServiceError(err, log, method)),
+        (response) => {
+          answered = true;
+          callback(null, response);
+        },
+        (err: unknown) => {
+          answered = true;
+          callback(toServiceError(err, log, method));
+        },
       );
   };
 }
