@@ -42,8 +42,6 @@ export class Projections implements Snapshots {
   private readonly reports: Collection<ReportState>;
   /** Concurrent commits' new record projections inserted together: true inserted, false already there. */
   private readonly recordInserts: WriteGroups<RecordState, boolean>;
-  /** Concurrent commits' record projections replaced together: true replaced, false a version as new was there. */
-  private readonly recordReplaces: WriteGroups<RecordState, boolean>;
 
   /** Whether the store applies a conditional write atomically (see `conditionalWritesAtomic`); asked once. */
   private atomic?: Promise<boolean>;
@@ -62,7 +60,6 @@ export class Projections implements Snapshots {
     this.appeals = db.collection<AppealDoc>(COLLECTIONS.appeals, options);
     this.reports = db.collection<ReportState>(COLLECTIONS.reports, options);
     this.recordInserts = new WriteGroups((docs) => this.insertRecords(docs), MAX_GROUP);
-    this.recordReplaces = new WriteGroups((docs) => this.replaceRecords(docs), MAX_GROUP);
   }
 
   /**
@@ -129,42 +126,6 @@ export class Projections implements Snapshots {
     );
   }
 
-  /**
-   * Record projections, each replaced unless a version as new is stored, in one command: per document, replaced or
-   * not. The store answers a group's write with totals only, so when not every document was replaced (a newer version
-   * there, or none: rare), or the command failed, each is replaced again alone, to learn which (one replaced above
-   * now meets its own version, as it would a newer one) and so that one document's failure fails no other.
-   */
-  private async replaceRecords(docs: readonly RecordState[]): Promise<Array<boolean | Error>> {
-    if (docs.length > 1) {
-      try {
-        const result = await guarded(() =>
-          this.records.bulkWrite(
-            docs.map((doc) => ({
-              replaceOne: { filter: { _id: doc._id, version: { $lt: doc.version } }, replacement: doc },
-            })),
-            { ordered: false },
-          ),
-        );
-        if (result.matchedCount === docs.length) return docs.map(() => true);
-      } catch {
-        // Each alone below: its own answer, or its own error.
-      }
-    }
-    return Promise.all(
-      docs.map((doc) =>
-        this.replaceRecord(doc).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err)))),
-      ),
-    );
-  }
-
-  private async replaceRecord(doc: RecordState): Promise<boolean> {
-    return guarded(
-      async () =>
-        (await this.records.replaceOne({ _id: doc._id, version: { $lt: doc.version } }, doc)).matchedCount > 0,
-    );
-  }
-
   /** New record projections in one unordered insert: per document, inserted or already there. */
   private insertRecords(docs: readonly RecordState[]): Promise<boolean[]> {
     // Anything but proven duplicates fails the whole group, as it would each insert on its own.
@@ -190,7 +151,9 @@ export class Projections implements Snapshots {
       const inserted = await guarded(() =>
         replaceOrInsert(
           () => this.recordInserts.write(target),
-          () => this.recordReplaces.write(target),
+          async () =>
+            (await this.records.replaceOne({ _id: target._id, version: { $lt: target.version } }, target))
+              .matchedCount > 0,
           insertFirst,
         ),
       );

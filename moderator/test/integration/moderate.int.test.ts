@@ -9,7 +9,6 @@ import type { ListRecordsResponse__Output } from '@vigil/proto/dist/generated/vi
 import type { GetRecordEventsResponse__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/GetRecordEventsResponse';
 import type { Appeal__Output } from '@vigil/proto/dist/generated/vigil/moderation/v1/Appeal';
 import { waitFor } from '../../../deploy/test-support';
-import { evolveRecord, type RecordState } from '../../src/domain/record';
 import { stageRecord, stageUser } from '../../src/domain/stream';
 import { EventStore, StreamConflict } from '../../src/store/event-store';
 import { rebuildProjections } from '../../src/store/rebuild-projections';
@@ -497,56 +496,6 @@ describe('Moderate', () => {
     const before = await list({ limit: 2, endingBefore: ids[4] });
     expect(before.records.map((record) => record.id)).toEqual(ids.slice(2, 4));
     expect(before.hasMore).toBe(true);
-  });
-
-  it('replaces the projections of concurrent commits in one command, and leaves a newer one another writer stored', async () => {
-    const tenantId = await tenant();
-    const { store } = h.moderator;
-    const context = { tenantId, correlationId: 'group-replace' };
-    const made: Array<{ recordId: string }> = [];
-    for (const clientId of ['r1', 'r2', 'r3', 'r4']) {
-      made.push(await moderate({ tenantId, clientId, name: 'n', entity: 'post', content: content('fine') }));
-    }
-    const records = h.db.collection(COLLECTIONS.records);
-    /** Renames the four records in concurrent commits; the replace commands of their projections. */
-    const renameAll = async (name: string, afterLoad?: () => Promise<unknown>) => {
-      const loaded = await Promise.all(made.map((res) => store.streams.loadRecord(res.recordId, false)));
-      await afterLoad?.();
-      const before = await commandsTo('update', COLLECTIONS.records);
-      await Promise.all(
-        loaded.map((stream) => {
-          const input = { clientId: stream.state!.clientId, name, entity: 'post', content: content('fine') };
-          const command = { type: 'UpsertRecord' as const, recordId: stream.state!._id, input, passthrough: false };
-          return store.commit(stageRecord(stream, command, context));
-        }),
-      );
-      return (await commandsTo('update', COLLECTIONS.records)) - before;
-    };
-    // The four appends go in one group, and so do their four projections.
-    expect(await renameAll('first')).toBe(1);
-    const versions = async () =>
-      Promise.all(made.map(async (res) => (await records.findOne({ _id: res.recordId } as never))?.version as number));
-    const renamed = await versions();
-    for (const [index, res] of made.entries()) {
-      const { state } = await store.streams.loadRecord(res.recordId, true);
-      expect(state).toMatchObject({ version: renamed[index], name: 'first' });
-    }
-
-    // A projection newer than this process knows of (another writer's, landed first): the group's replace misses it,
-    // each is replaced alone, and that one stays as it is.
-    const newer = renamed[1]! + 5;
-    const landFirst = () => records.updateOne({ _id: made[1]!.recordId } as never, { $set: { version: newer } });
-    expect(await renameAll('second', landFirst)).toBeGreaterThan(1);
-    expect(await versions()).toEqual(renamed.map((version, index) => (index === 1 ? newer : version + 1)));
-    const names = await Promise.all(
-      made.map(async (res) => (await records.findOne({ _id: res.recordId } as never))?.name),
-    );
-    expect(names).toEqual(['second', 'first', 'second', 'second']);
-    // The stand-in for the other writer's projection goes: the record's projection is its stream's again.
-    const stream = await store.streams.readStream(recordStream(made[1]!.recordId), tenantId);
-    const folded = stream.reduce<RecordState | null>((state, event) => evolveRecord(state, event), null);
-    await records.replaceOne({ _id: made[1]!.recordId } as never, folded!);
-    expect(folded).toMatchObject({ name: 'second' });
   });
 
   it('checks that a projection it wrote is the newest on FerretDB, and trusts the write where writes are atomic', async () => {
