@@ -161,7 +161,7 @@ export class RulePrecision {
 
   /** One bulk write of `$inc` upserts on this writer's documents (see writeCounters). */
   private async write(deltas: CountDelta[], shadow: ShadowDelta[]): Promise<void> {
-    await writeCounters(this.counters, writesOf(deltas, this.writer, shadow));
+    await writeCounters(this.deps.db, this.counters, writesOf(deltas, this.writer, shadow));
   }
 
   /** A rule set version's totals for the given rules, summed over every writer's document (read by equality). */

@@ -1,5 +1,5 @@
-import { retry } from '@vigil/proto/platform';
-import type { AnyBulkWriteOperation, Collection, Document } from 'mongodb';
+import { retry, statementChunks, storeTraits } from '@vigil/proto/platform';
+import type { AnyBulkWriteOperation, Collection, Db, Document } from 'mongodb';
 import { UnavailableError } from '../domain/errors';
 import { guarded } from './mongo-errors';
 
@@ -28,19 +28,23 @@ export function counterUpserts<T extends Document>(writes: readonly CounterWrite
 }
 
 /**
- * Adds the writes to the counters in one bulk write, retried as a whole, a few times, and only while the store is out
- * of reach. A reply lost after the write applied would count that group twice: rare, and a count off by a group is
- * better than a commit that waits on its counters. Each writer updates its own documents, so no two writers contend.
+ * Adds the writes to the counters in one bulk write (on FerretDB, a few statements to a command: see
+ * statementChunks), each command retried as a whole, a few times, and only while the store is out of reach. A reply
+ * lost after a command applied would count its writes twice: rare, and a count off by a few is better than a commit
+ * that waits on its counters. Each writer updates its own documents, so no two writers contend.
  */
 export async function writeCounters<T extends Document>(
+  db: Db,
   counters: Collection<T>,
   writes: readonly CounterWrite[],
 ): Promise<void> {
   if (writes.length === 0) return;
-  const ops = counterUpserts<T>(writes);
-  await retry(() => guarded(() => counters.bulkWrite(ops, { ordered: true })), {
-    backoff: { initialMs: 50, maxMs: 1000, jitter: 1 },
-    maxAttempts: 3,
-    retriable: (err) => err instanceof UnavailableError,
-  });
+  const chunks = statementChunks(await guarded(() => storeTraits(db)), counterUpserts<T>(writes));
+  for (const ops of chunks) {
+    await retry(() => guarded(() => counters.bulkWrite(ops, { ordered: true })), {
+      backoff: { initialMs: 50, maxMs: 1000, jitter: 1 },
+      maxAttempts: 3,
+      retriable: (err) => err instanceof UnavailableError,
+    });
+  }
 }

@@ -1,6 +1,6 @@
 import { COLLECTIONS, type DomainEvent } from '@vigil/proto';
 import { recordStream, reportStream, userStream } from '../domain/stream-names';
-import { insertEach, WriteGroups } from '@vigil/proto/platform';
+import { insertEach, storeTraits, WriteGroups } from '@vigil/proto/platform';
 import { type Collection, type Db } from 'mongodb';
 import type { RecordState } from '../domain/record';
 import type { ReportState } from '../domain/report';
@@ -43,8 +43,8 @@ export class Projections implements Snapshots {
   /** Concurrent commits' new record projections inserted together: true inserted, false already there. */
   private readonly recordInserts: WriteGroups<RecordState, boolean>;
 
-  /** Whether the store applies a conditional write atomically (see `conditionalWritesAtomic`); asked once. */
-  private atomic?: Promise<boolean>;
+  /** Whether the store applies a conditional write atomically, when told (else see `conditionalWritesAtomic`). */
+  private readonly atomic?: Promise<boolean>;
 
   constructor(
     private readonly db: Db,
@@ -66,17 +66,10 @@ export class Projections implements Snapshots {
    * Whether the store applies a write's filter and the write as one step. MongoDB does: a replace conditioned on an
    * older version can never land over a newer one, so a projection written (or found newer) is the newest, with no
    * read to check it. FerretDB v1 does not (it reads, filters, then writes by `_id`; see projectRecord), and says so in
-   * `buildInfo.ferretdbVersion`. Asked once per process; a failed question is asked again at the next write.
+   * `buildInfo.ferretdbVersion` (see storeTraits: asked once per client).
    */
   private conditionalWritesAtomic(): Promise<boolean> {
-    this.atomic ??= guarded(() => this.db.admin().command({ buildInfo: 1 })).then(
-      (info) => typeof info.ferretdbVersion !== 'string',
-      (err: unknown) => {
-        this.atomic = undefined;
-        throw err;
-      },
-    );
-    return this.atomic;
+    return this.atomic ?? guarded(async () => !(await storeTraits(this.db)).ferretdb);
   }
 
   /**

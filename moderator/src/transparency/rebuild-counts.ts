@@ -1,5 +1,6 @@
 import { COLLECTIONS, transparencyCountsOf, type TransparencyCountsDoc } from '@vigil/proto';
 import type { Db } from 'mongodb';
+import { statementChunks, storeTraits } from '@vigil/proto/platform';
 import { counterUpserts } from '../store/counter-writes';
 import { eventOf } from '../store/event-doc';
 import { transparencyWritesOf } from './transparency-counter';
@@ -42,8 +43,9 @@ export async function rebuildTransparencyCounts(
     await counters.deleteMany({ month, day: { $lt: before } });
   }
   // `$inc` on fresh documents builds each one's tree from the dotted paths, as the moderator's writes do.
-  if (writes.length > 0) {
-    await counters.bulkWrite(counterUpserts(writes), { ordered: true });
+  // On FerretDB a few statements to a command (see statementChunks): a year of days in one would stall the store.
+  for (const ops of statementChunks(await storeTraits(db), counterUpserts<TransparencyCountsDoc>(writes))) {
+    if (ops.length > 0) await counters.bulkWrite(ops, { ordered: true });
   }
   return { events: seen, days: writes.length };
 }

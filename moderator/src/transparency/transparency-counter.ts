@@ -62,7 +62,7 @@ export class TransparencyCounter {
   private readonly failures?: Counter;
 
   constructor(
-    db: Db,
+    private readonly db: Db,
     private readonly log: Logger,
     registry?: Registry,
   ) {
@@ -102,6 +102,6 @@ export class TransparencyCounter {
 
   /** One bulk write of `$inc` upserts on this writer's documents (see writeCounters). */
   private async write(items: readonly Counted[]): Promise<void> {
-    await writeCounters(this.counters, transparencyWritesOf(items, this.writer));
+    await writeCounters(this.db, this.counters, transparencyWritesOf(items, this.writer));
   }
 }

@@ -9,6 +9,7 @@ import {
 } from '@vigil/proto';
 import { type TdbRetryDoc } from '../tdb/tdb-docs';
 import { randomUUID } from 'node:crypto';
+import { statementChunks, storeTraits } from '@vigil/proto/platform';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { DueQueue, type DueQueueTiming } from './due-queue';
 import { insertIgnoringDuplicates } from './insert-new';
@@ -41,7 +42,11 @@ export class TdbStore {
    * With `versions`, a tenant's settings are read once per configuration version (the gateway raises it with every
    * change of them, and the events that follow carry it), or again after CONFIG_TTL_MS.
    */
-  constructor(db: Db, timing: DueQueueTiming, versions?: TenantVersions) {
+  constructor(
+    private readonly db: Db,
+    timing: DueQueueTiming,
+    versions?: TenantVersions,
+  ) {
     this.submissions = db.collection(COLLECTIONS.tdbSubmissions);
     this.retries = db.collection(COLLECTIONS.tdbRetries);
     this.queue = DueQueue.in(db, this.retries, COLLECTIONS.tdbLeases, timing);
@@ -102,7 +107,10 @@ export class TdbStore {
         update: outcomeUpdate(outcome, attempt && { ...attempt, ...(error !== undefined ? { error } : {}) }, now),
       },
     }));
-    if (ops.length > 0) await this.submissions.bulkWrite(ops, { ordered: false });
+    // On FerretDB a few statements to a command (see statementChunks): a call's hundred in one would stall the store.
+    for (const chunk of statementChunks(await storeTraits(this.db), ops)) {
+      if (chunk.length > 0) await this.submissions.bulkWrite(chunk, { ordered: false });
+    }
   }
 
   /** Ends a retry's turn: due again with the statements still pending, or deleted. */

@@ -135,3 +135,28 @@ it("records a retry's refusal holding a NUL character without it, and the same o
   expect(after.get('M2')).toMatchObject({ state: 'pending', attemptCount: 1, lastError: 'batch_refused' });
   expect(after.get('M2')?.attempts).toHaveLength(1);
 });
+
+it("records the outcomes of a call's hundred statements, and the store answers after it", async () => {
+  // FerretDB stops answering for good when one command carries about 50 update statements: they go a few at a time.
+  const store = new TdbStore(db, TIMING);
+  await store.ensureIndexes();
+  const docs = Array.from({ length: 100 }, (_, index) => logDoc(`H${index}`, 'ten_h'));
+  const job = retryOf('ten_h', docs, 1, new Date(Date.now() - 10));
+  await store.queueRetry(job);
+  await store.record(docs.map((doc) => ({ ...doc, batchId: job._id })));
+  const [claimed] = (await store.claim(new Date(), 60000, 10)).filter((doc) => doc._id === job._id);
+  expect(claimed).toBeDefined();
+  const attempt = { at: new Date(), durationMs: 5, batchSize: 100, statusCode: 201 };
+  const outcomes: Outcomes = docs.map((doc) => ({ id: doc._id, outcome: { state: 'submitted' } }));
+  let stalled: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    stalled = setTimeout(() => reject(new Error('the store did not answer within 20 s')), 20000);
+  });
+  try {
+    await Promise.race([store.recordOutcomes(claimed!, attempt, outcomes), deadline]);
+    await Promise.race([db.command({ ping: 1 }), deadline]);
+  } finally {
+    clearTimeout(stalled);
+  }
+  expect(await store.submissions.countDocuments({ tenantId: 'ten_h', state: 'submitted' })).toBe(100);
+}, 60000);

@@ -26,5 +26,6 @@ export * from './shutdown';
 export * from './store-errors';
 export * from './store-metrics';
 export * from './upsert';
+export * from './store-traits';
 export * from './write-groups';
 export * from './wakeable-pause';
