@@ -356,11 +356,14 @@ describe('Transparency Database submission', () => {
         return list.length === 24 && list.every((s) => s.status === 'submitted') ? list : undefined;
       },
       { timeoutMs: 100000, what: 'every statement of the killed run submitted' },
-    ).catch((err: unknown) => {
-      // What the restarted notifier did, and where each statement stood.
+    ).catch(async (err: unknown) => {
+      // What the restarted notifier did, where each statement stood, and the retries and leases the store holds.
+      const retries = await gw.db.collection(COLLECTIONS.tdbRetries).find({}).toArray();
+      const leases = await gw.db.collection(COLLECTIONS.tdbLeases).find({}).toArray();
       process.stderr.write(
         `${JSON.stringify(last.map((s) => ({ id: s.id, status: s.status, attempts: s.attempts })))}\n` +
-          `${notifier.output().slice(-20000)}\n`,
+          `retries: ${JSON.stringify(retries.map(({ payloads: _payloads, ...job }) => job))}\n` +
+          `leases: ${JSON.stringify(leases)}\n${notifier.output().slice(-20000)}\n`,
       );
       throw err;
     });
