@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb|pii|hashes|ocr>`: starts what it needs, prints figures, stops everything.
+// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb|pii|hashes|ocr|commands>`: starts what it needs, prints figures, stops everything.
 const benches = {
   moderate: () => require('./moderate').main(),
   ingest: () => require('./ingest').main(),
@@ -14,6 +14,7 @@ const benches = {
   pii: () => require('./pii').main(),
   hashes: () => require('./hashes').main(),
   ocr: () => require('./ocr').main(),
+  commands: () => require('./commands').main(),
 };
 
 const name = process.argv[2];
