@@ -43,16 +43,12 @@ export class Projections implements Snapshots {
   /** Concurrent commits' new record projections inserted together: true inserted, false already there. */
   private readonly recordInserts: WriteGroups<RecordState, boolean>;
 
-  /** Whether the store applies a conditional write atomically, when told (else see `conditionalWritesAtomic`). */
-  private readonly atomic?: Promise<boolean>;
-
   constructor(
     private readonly db: Db,
     private readonly streams: StreamReads,
     /** Whether conditional writes are atomic; when not given, the store is asked (see `conditionalWritesAtomic`). */
-    atomicWrites?: boolean,
+    private readonly atomicWrites?: boolean,
   ) {
-    if (atomicWrites !== undefined) this.atomic = Promise.resolve(atomicWrites);
     // Optional fields stay absent: stored `null`s would not parse as the optional fields of the event schemas.
     const options = { ignoreUndefined: true };
     this.records = db.collection<RecordState>(COLLECTIONS.records, options);
@@ -68,8 +64,8 @@ export class Projections implements Snapshots {
    * read to check it. FerretDB v1 does not (it reads, filters, then writes by `_id`; see projectRecord), and says so in
    * `buildInfo.ferretdbVersion` (see storeTraits: asked once per client).
    */
-  private conditionalWritesAtomic(): Promise<boolean> {
-    return this.atomic ?? guarded(async () => !(await storeTraits(this.db)).ferretdb);
+  private async conditionalWritesAtomic(): Promise<boolean> {
+    return this.atomicWrites ?? !(await guarded(() => storeTraits(this.db))).ferretdb;
   }
 
   /**

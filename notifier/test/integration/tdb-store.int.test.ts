@@ -110,21 +110,30 @@ it('records refusals and database ids holding NUL characters without them, with 
   expect(after.get('N3')?.tdbUuid).toBe('uuid-3');
 });
 
-it("records a retry's refusal holding a NUL character without it, and the same outcomes written again add no attempt", async () => {
-  const store = new TdbStore(db, TIMING);
-  const docs = ['M1', 'M2'].map((id) => logDoc(id, 'ten_m'));
-  const job = retryOf('ten_m', docs, 1, new Date(Date.now() - 10));
+/** A retry of `docs`, due, with their log documents naming it, claimed by `store`. */
+async function claimedRetry(store: TdbStore, tenantId: string, docs: TdbSubmissionDoc[]) {
+  const job = retryOf(tenantId, docs, 1, new Date(Date.now() - 10));
   await store.queueRetry(job);
   await store.record(docs.map((doc) => ({ ...doc, batchId: job._id })));
   const [claimed] = (await store.claim(new Date(), 60000, 10)).filter((doc) => doc._id === job._id);
   expect(claimed).toBeDefined();
+  return claimed!;
+}
+
+it("records a retry's refusal holding a NUL character without it, and the same outcomes written again add no attempt", async () => {
+  const store = new TdbStore(db, TIMING);
+  const claimed = await claimedRetry(
+    store,
+    'ten_m',
+    ['M1', 'M2'].map((id) => logDoc(id, 'ten_m')),
+  );
   const attempt = { at: new Date(), durationMs: 5, batchSize: 2, statusCode: 422 };
   const outcomes: Outcomes = [
     { id: 'M1', outcome: { state: 'failed', rejection: { 'decision\u0000_facts': ['Too\u0000 long.'] } } },
     { id: 'M2', outcome: { state: 'pending', dueAt: new Date(Date.now() + 60000) }, error: 'batch_refused' },
   ];
-  await store.recordOutcomes(claimed!, attempt, outcomes);
-  await store.recordOutcomes(claimed!, attempt, outcomes);
+  await store.recordOutcomes(claimed, attempt, outcomes);
+  await store.recordOutcomes(claimed, attempt, outcomes);
   const after = new Map((await store.submissions.find({ tenantId: 'ten_m' }).toArray()).map((doc) => [doc._id, doc]));
   expect(after.get('M1')).toMatchObject({
     state: 'failed',
@@ -138,25 +147,14 @@ it("records a retry's refusal holding a NUL character without it, and the same o
 
 it("records the outcomes of a call's hundred statements, and the store answers after it", async () => {
   // FerretDB stops answering for good when one command carries about 50 update statements: they go a few at a time.
+  // Were they one command, the store would hang here and the test fail at its own time-out.
   const store = new TdbStore(db, TIMING);
   await store.ensureIndexes();
   const docs = Array.from({ length: 100 }, (_, index) => logDoc(`H${index}`, 'ten_h'));
-  const job = retryOf('ten_h', docs, 1, new Date(Date.now() - 10));
-  await store.queueRetry(job);
-  await store.record(docs.map((doc) => ({ ...doc, batchId: job._id })));
-  const [claimed] = (await store.claim(new Date(), 60000, 10)).filter((doc) => doc._id === job._id);
-  expect(claimed).toBeDefined();
+  const claimed = await claimedRetry(store, 'ten_h', docs);
   const attempt = { at: new Date(), durationMs: 5, batchSize: 100, statusCode: 201 };
   const outcomes: Outcomes = docs.map((doc) => ({ id: doc._id, outcome: { state: 'submitted' } }));
-  let stalled: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    stalled = setTimeout(() => reject(new Error('the store did not answer within 20 s')), 20000);
-  });
-  try {
-    await Promise.race([store.recordOutcomes(claimed!, attempt, outcomes), deadline]);
-    await Promise.race([db.command({ ping: 1 }), deadline]);
-  } finally {
-    clearTimeout(stalled);
-  }
+  await store.recordOutcomes(claimed, attempt, outcomes);
+  expect((await db.command({ ping: 1 })).ok).toBe(1);
   expect(await store.submissions.countDocuments({ tenantId: 'ten_h', state: 'submitted' })).toBe(100);
-}, 60000);
+}, 30000);
