@@ -58,19 +58,21 @@ function relayOn(
   db: Db,
   store: EventStore,
   topic: string,
-  options: { appendBoundMs: number; pollMs?: number },
+  options: { appendBoundMs: number; pollMs?: number; logged?: string[] },
 ): OutboxRelay {
+  const { logged, ...timing } = options;
   const relay = new OutboxRelay({
     outbox: store.outbox,
     deadLetters: new DeadLetterStore(db),
     createProducer: () => kafka.producer({ idempotent: true, maxInFlightRequests: 1 }),
     topic,
-    log: pino({ level: 'silent' }),
+    // With `logged`, the relay's log down to debug is kept there, to be shown when a wait times out.
+    log: logged ? pino({ level: 'debug' }, { write: (line: string) => logged.push(line) }) : pino({ level: 'silent' }),
     pollMs: 100,
     sweepMaxMs: 200,
     minGapMs: 0,
     batchSize: 100,
-    ...options,
+    ...timing,
   });
   cleanups.push(() => relay.stop());
   return relay;
@@ -151,7 +153,8 @@ describe('the outbox of slot markers', () => {
       () => client.close(),
     );
     const store = new EventStore(client.db(w.db.databaseName));
-    const relay = relayOn(w.db, store, w.topic, { appendBoundMs: 60_000, pollMs: 60_000 });
+    const logged: string[] = [];
+    const relay = relayOn(w.db, store, w.topic, { appendBoundMs: 60_000, pollMs: 60_000, logged });
     relay.start();
 
     storeRelay.setFault('drop');
@@ -180,6 +183,10 @@ describe('the outbox of slot markers', () => {
     await waitFor(async () => (await outboxOf(w.db).countDocuments({})) === 0, {
       timeoutMs: 30_000,
       what: 'every marker out of the outbox',
+    }).catch(async (err: unknown) => {
+      const left = (await outboxOf(w.db).find({}).toArray()).map((doc) => doc._id);
+      process.stderr.write(`markers left: ${JSON.stringify(left)}\nrelay log:\n${logged.slice(-200).join('')}`);
+      throw err;
     });
   });
 
