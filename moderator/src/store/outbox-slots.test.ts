@@ -102,4 +102,15 @@ describe('the slot book of a process', () => {
     expect(w.book.takeRemovable()).toEqual([slot]);
     expect(w.book.closesIn()).toBe(Number.POSITIVE_INFINITY);
   });
+
+  it('says a slot done while current, whose second ended before its marker was taken, closes now', async () => {
+    const w = bookWorld();
+    const slot = await w.book.begin(w.insert);
+    w.book.end(slot, [], true);
+    // The relay took the removable slots while this one was current; then its second ended.
+    expect(w.book.takeRemovable()).toEqual([]);
+    w.clock.now += 700;
+    expect(w.book.closesIn()).toBe(0);
+    expect(w.book.takeRemovable()).toEqual([slot]);
+  });
 });

@@ -137,12 +137,19 @@ export class SlotBook {
     this.slots.delete(slot);
   }
 
-  /** Milliseconds until a slot waiting only for its second to end can go; Infinity when none waits so. */
+  /**
+   * Milliseconds until the first slot waiting only for its second to end can go (0 when one's second is over already);
+   * Infinity when none waits so. Every slot counts, not only the current one: a slot that was current when the relay
+   * last took the removable ones may have closed since, and the relay must not sleep past it.
+   */
   closesIn(): number {
-    const current = this.current();
-    const open = this.slots.get(current);
-    if (!open || open.inFlight > 0 || open.uncertain || open.pending.size > 0) return Number.POSITIVE_INFINITY;
-    return Math.max(0, slotEnd(current) - this.now());
+    const now = this.now();
+    let soonest = Number.POSITIVE_INFINITY;
+    for (const [slot, open] of this.slots) {
+      if (open.inFlight > 0 || open.uncertain || open.pending.size > 0) continue;
+      soonest = Math.min(soonest, Math.max(0, slotEnd(slot) - now));
+    }
+    return soonest;
   }
 
   /** Slots tracked here. */
