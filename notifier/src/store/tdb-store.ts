@@ -84,6 +84,23 @@ export class TdbStore {
     await this.queue.insertMany([job]);
   }
 
+  /**
+   * Queues a call to make again, held by this process until `holdMs` from now (leased, as if claimed), while its
+   * statements' log documents are written: a retry made before them would find no document to record its outcome in,
+   * and they would then be written pending, with no retry left to carry them. `releaseRetry` makes it due; a process
+   * that dies first leaves it to be taken over once the hold ends. Returns the job as stored.
+   */
+  async queueHeldRetry(job: TdbRetryDoc, holdMs: number): Promise<TdbRetryDoc> {
+    const held: TdbRetryDoc = { ...job, ...this.queue.leaseFields(new Date(Date.now() + holdMs)) };
+    await this.queue.insertMany([held]);
+    return held;
+  }
+
+  /** Makes a held retry (see queueHeldRetry) due at `dueAt`; a retry taken over since is left alone. */
+  releaseRetry(job: TdbRetryDoc, dueAt: Date): Promise<void> {
+    return this.queue.finish(job, { state: 'pending', dueAt });
+  }
+
   claim(now: Date, leaseMs: number, limit: number): Promise<TdbRetryDoc[]> {
     return this.queue.claim(now, leaseMs, limit);
   }

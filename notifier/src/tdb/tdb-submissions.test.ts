@@ -42,6 +42,8 @@ function fakeStore(on: string[], enabledAt = new Date('2026-01-01T00:00:00Z'), r
     outcomes: Map<string, { state: string } & Record<string, unknown>>;
   }> = [];
   const finished: Array<{ job: string; pending: string[] }> = [];
+  /** The queue and log writes, in order. */
+  const steps: string[] = [];
   const store = {
     configOf: (tenantId: string) => {
       const refused = refuse.configOf?.(tenantId);
@@ -52,10 +54,19 @@ function fakeStore(on: string[], enabledAt = new Date('2026-01-01T00:00:00Z'), r
       const refused = refuse.record?.(docs);
       if (refused) return Promise.reject(refused);
       recorded.push(...docs);
+      steps.push(`record ${docs.map((doc) => doc._id).join(',')}`);
       return Promise.resolve();
     },
-    queueRetry: (job: TdbRetryDoc) => {
-      retries.push(job);
+    queueHeldRetry: (job: TdbRetryDoc) => {
+      const held = { ...job, state: 'sending' as const, leaseId: `lease_${job._id}` };
+      retries.push(held);
+      steps.push(`hold ${job._id}`);
+      return Promise.resolve(held);
+    },
+    releaseRetry: (job: TdbRetryDoc, dueAt: Date) => {
+      const queued = retries.find((entry) => entry._id === job._id && entry.leaseId === job.leaseId);
+      if (queued) Object.assign(queued, { state: 'pending', dueAt, leaseId: undefined });
+      steps.push(`release ${job._id}`);
       return Promise.resolve();
     },
     recordOutcomes: (job: TdbRetryDoc, attempt: { error?: string } | undefined, outcomes: Outcome[]) => {
@@ -76,7 +87,7 @@ function fakeStore(on: string[], enabledAt = new Date('2026-01-01T00:00:00Z'), r
     claim: () => Promise.resolve([]),
     pruneLeases: () => Promise.resolve(0),
   };
-  return { store: store as unknown as TdbStore, recorded, retries, settled, finished };
+  return { store: store as unknown as TdbStore, recorded, retries, settled, finished, steps };
 }
 
 /** What the store says when it refuses a document of its own accord (FerretDB: a key, a NUL): not retriable. */
@@ -235,6 +246,24 @@ describe('TdbSubmissions.submit', () => {
     expect(byId.get('tdb_E2')).toMatchObject({ state: 'pending', lastError: 'batch_refused' });
     expect(retries.map((job) => job.submissionIds)).toEqual([['tdb_E2']]);
     expect(retries[0]!.dueAt.getTime()).toBeLessThanOrEqual(Date.now());
+  });
+
+  it("holds a failed call's retry until its statements are logged, so that it never runs before their documents exist", async () => {
+    const { store, retries, steps } = fakeStore(['ten_on']);
+    const { client } = fakeClient({ kind: 'refused', durationMs: 1, statusCode: 422, errors: new Map() });
+    await new TdbSubmissions(options(store, client)).submit([flagged('E1'), flagged('E2')]);
+    const id = retries[0]!._id;
+    expect(steps).toEqual([`hold ${id}`, 'record tdb_E1,tdb_E2', `release ${id}`]);
+    expect(retries[0]).toMatchObject({ state: 'pending', submissionIds: ['tdb_E1', 'tdb_E2'] });
+  });
+
+  it('leaves a retry held when its log cannot be written: it is taken over when the hold ends', async () => {
+    const unreachable = () => new MongoNetworkError('store away');
+    const { store, retries, steps } = fakeStore(['ten_on'], undefined, { record: unreachable });
+    const { client } = fakeClient({ kind: 'failed', durationMs: 1, statusCode: 503, error: 'server_error' });
+    await expect(new TdbSubmissions(options(store, client)).submit([flagged('E1')])).rejects.toThrow('store away');
+    expect(steps).toEqual([`hold ${retries[0]!._id}`]);
+    expect(retries[0]).toMatchObject({ state: 'sending' });
   });
 
   it('records statements as skipped without the encryption key', async () => {

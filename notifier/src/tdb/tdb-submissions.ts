@@ -210,27 +210,26 @@ export class TdbSubmissions {
 
   /**
    * One call for up to 100 new statements of a tenant, then their log documents in one insert; those to send again go
-   * to a retry first (so that a crash in between leaves nothing pending without one).
+   * to a retry first (so that a crash in between leaves nothing pending without one), held until the log documents are
+   * written (so that the retry never runs before the documents it records its outcome in exist).
    */
   private async submitNew(config: TdbConfigDoc, docs: TdbSubmissionDoc[]): Promise<void> {
     const { store } = this.options;
     const tenantId = config._id;
     const items = docs.map((doc) => ({ id: doc._id, payload: doc.payload, attemptCount: 0 }));
-    const held = this.heldUntil.get(tenantId);
+    const heldUntil = this.heldUntil.get(tenantId);
     const result: CallOutcome =
-      held !== undefined && held > Date.now()
-        ? { outcomes: items.map(() => ({ outcome: { state: 'pending', dueAt: new Date(held) } })) }
+      heldUntil !== undefined && heldUntil > Date.now()
+        ? { outcomes: items.map(() => ({ outcome: { state: 'pending', dueAt: new Date(heldUntil) } })) }
         : await this.call(config, items);
     const now = new Date();
     const pending = docs.filter((_, index) => result.outcomes[index]!.outcome.state === 'pending');
     const firstPending = result.outcomes.find((entry) => entry.outcome.state === 'pending')?.outcome;
-    let batchId: string | undefined;
+    let retry: TdbRetryDoc | undefined;
     if (firstPending?.state === 'pending') {
       const job = retryOf(tenantId, pending, result.attempt ? 1 : 0, firstPending.dueAt);
       try {
-        await store.queueRetry(job);
-        batchId = job._id;
-        if (firstPending.dueAt.getTime() <= Date.now()) this.jobs.wake();
+        retry = await store.queueHeldRetry(job, this.options.leaseMs);
       } catch (err) {
         if (isRetriable(err)) throw err;
         this.setAside(
@@ -241,6 +240,7 @@ export class TdbSubmissions {
         );
       }
     }
+    const batchId = retry?._id;
     const logged = docs.flatMap((doc, index): TdbSubmissionDoc[] => {
       const { outcome, error } = result.outcomes[index]!;
       // Set aside above: a pending entry without its retry would wait for nothing.
@@ -262,6 +262,24 @@ export class TdbSubmissions {
       (list) => store.record(list),
       docWithoutAnswer,
     );
+    if (retry && firstPending?.state === 'pending') await this.release(retry, firstPending.dueAt);
+  }
+
+  /**
+   * Makes a held retry due once its statements' log documents are written. A failed release is left to the hold's end,
+   * when the retry is taken over: the statements go later, none is lost.
+   */
+  private async release(job: TdbRetryDoc, dueAt: Date): Promise<void> {
+    try {
+      await this.options.store.releaseRetry(job, dueAt);
+    } catch (err) {
+      this.options.log.warn(
+        { tenantId: job.tenantId, retryId: job._id, error: errorName(err) },
+        'transparency database retry not released; it is taken over when its hold ends',
+      );
+      return;
+    }
+    if (dueAt.getTime() <= Date.now()) this.jobs.wake();
   }
 
   /** Makes a queued retry's call (a job of its DueJobs) and records its outcome. */

@@ -110,6 +110,26 @@ it('records refusals and database ids holding NUL characters without them, with 
   expect(after.get('N3')?.tdbUuid).toBe('uuid-3');
 });
 
+it('holds a retry while its log is written: no claim takes it before its release, and a hold that ends is taken over', async () => {
+  const store = new TdbStore(db, TIMING);
+  await store.ensureIndexes();
+  const docs = ['G1', 'G2'].map((id) => logDoc(id, 'ten_g'));
+  const held = await store.queueHeldRetry(retryOf('ten_g', docs, 1, new Date(Date.now() - 10)), 60000);
+  const claimedNow = async (at = new Date()) =>
+    (await store.claim(at, 60000, 10)).filter((doc) => doc._id === held._id);
+  expect(await claimedNow()).toEqual([]);
+  await store.record(docs.map((doc) => ({ ...doc, batchId: held._id })));
+  await store.releaseRetry(held, new Date(Date.now() - 10));
+  expect(await claimedNow()).toEqual([expect.objectContaining({ submissionIds: ['G1', 'G2'], state: 'sending' })]);
+
+  // A process that died holding its retry: another takes it over once the hold has ended.
+  const orphan = await store.queueHeldRetry(retryOf('ten_g', docs, 1, new Date()), 1000);
+  const other = new TdbStore(db, TIMING);
+  expect((await other.claim(new Date(), 60000, 10)).filter((doc) => doc._id === orphan._id)).toEqual([]);
+  const later = new Date(Date.now() + 1000 + TIMING.bucketMs * 2 + TIMING.graceMs);
+  expect((await other.claim(later, 60000, 10)).filter((doc) => doc._id === orphan._id)).toHaveLength(1);
+});
+
 /** A retry of `docs`, due, with their log documents naming it, claimed by `store`. */
 async function claimedRetry(store: TdbStore, tenantId: string, docs: TdbSubmissionDoc[]) {
   const job = retryOf(tenantId, docs, 1, new Date(Date.now() - 10));
