@@ -175,27 +175,23 @@ export class DeliveryStore {
 
   /** A manual retry: due now with a fresh schedule. Not while a worker holds it. */
   async retry(tenantId: string, deliveryId: string, now: Date): Promise<boolean> {
+    const scheduling = this.queue.pendingFields(now);
     const result = await this.deliveries.updateOne(
       { _id: deliveryId, tenantId, state: { $in: ['failed', 'succeeded', 'pending'] } },
-      {
-        $set: { ...this.queue.pendingFields(now), cycleAttempts: 0, updatedAt: now },
-        $unset: { completedAt: '' },
-      },
+      { $set: { ...scheduling, cycleAttempts: 0, updatedAt: now }, $unset: { completedAt: '' } },
     );
-    this.queue.touch(now);
+    await this.queue.written(scheduling.due, { _id: deliveryId });
     return result.matchedCount === 1;
   }
 
   /** Failed deliveries of the endpoint created since `since`: due now with a fresh schedule. */
   async replay(tenantId: string, endpointId: string, since: Date, now: Date): Promise<number> {
+    const scheduling = this.queue.pendingFields(now);
     const result = await this.deliveries.updateMany(
       { tenantId, endpointId, state: 'failed', createdAt: { $gte: since } },
-      {
-        $set: { ...this.queue.pendingFields(now), cycleAttempts: 0, updatedAt: now },
-        $unset: { completedAt: '' },
-      },
+      { $set: { ...scheduling, cycleAttempts: 0, updatedAt: now }, $unset: { completedAt: '' } },
     );
-    this.queue.touch(now);
+    await this.queue.written(scheduling.due, { endpointId });
     return result.modifiedCount;
   }
 

@@ -114,6 +114,42 @@ describe('DueQueue', () => {
     expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'sending', leaseId: taken!.leaseId });
   });
 
+  it('moves a job whose insert was answered after other processes swept its bucket, so that none loses it', async () => {
+    // The clock is the test's; the store's turns of the event loop are real.
+    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+    try {
+      const store = collections();
+      let answer!: () => void;
+      const slowStore = new Promise<void>((resolve) => (answer = resolve));
+      // The writer's insert waits on a slow store before it runs.
+      const slowJobs = Object.assign(Object.create(store.jobs) as typeof store.jobs, {
+        insertMany: async (docs: Parameters<typeof store.jobs.insertMany>[0]) => {
+          await slowStore;
+          return store.jobs.insertMany(docs);
+        },
+      });
+      const writer = queue({ ...store, jobs: slowJobs });
+      const other = queue(store);
+      await Promise.all([writer.claim(new Date(), LEASE_MS, 10), other.claim(new Date(), LEASE_MS, 10)]);
+      const inserting = writer.insertNew(job('job_1', new Date()));
+      // Past the bucket's end and the grace, the other process sweeps it for the last time: empty.
+      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
+      expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+      answer();
+      expect(await inserting).toBe(true);
+      // The writer stops before it works the job: the other process finds it all the same.
+      const found: string[] = [];
+      for (let bucket = 2; bucket <= 4 && found.length === 0; bucket += 1) {
+        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
+        found.push(...(await other.claim(new Date(), LEASE_MS, 10)).map((claimed) => claimed._id));
+      }
+      expect(found).toEqual(['job_1']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('reads none of the jobs scheduled for later when it polls', async () => {
     const store = collections();
     const q = queue(store);

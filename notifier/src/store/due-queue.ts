@@ -214,15 +214,64 @@ export class DueQueue<T extends QueuedDoc> {
     for (const doc of docs)
       if (doc.state === 'pending' && doc.due === undefined) Object.assign(doc, this.pendingFields(doc.dueAt));
     const flags = docs.length === 0 ? [] : await this.inserts.write(docs);
-    const inserted = new Set(docs.filter((_, index) => flags[index]).map((doc) => doc._id));
-    for (const doc of docs) if (inserted.has(doc._id)) this.offer(doc);
+    const inserted = docs.filter((_, index) => flags[index]);
+    await this.keepFindable(inserted);
+    for (const doc of inserted) this.offer(doc);
     // A job that existed may be this caller's own earlier insert whose reply was lost, stored in a bucket computed
     // then and perhaps swept since: it is read back (a rare path: a re-consumed event, a lost reply) and followed.
-    const existing = docs.filter((doc) => !inserted.has(doc._id));
-    for (const doc of await Promise.all(existing.map((job) => this.jobs.findOne({ _id: job._id })))) {
-      if (doc) this.remember(doc);
+    const ids = new Set(inserted.map((doc) => doc._id));
+    const existing = docs.filter((doc) => !ids.has(doc._id));
+    const found = (await Promise.all(existing.map((job) => this.jobs.findOne({ _id: job._id })))).filter(
+      (doc): doc is QueuedDoc => doc !== null,
+    );
+    await this.keepFindable(found);
+    for (const doc of found) this.remember(doc);
+    return ids;
+  }
+
+  /**
+   * A write outside the queue (a manual retry, a replay) put the jobs `filter` names in bucket `due` (from
+   * `pendingFields`): this process reads it again at its next claim, and they are kept findable by every process (see
+   * keepFindable).
+   */
+  async written(due: string, filter: Filter<QueuedDoc>): Promise<void> {
+    this.touched.add(Number(due));
+    await this.moveIfSwept(Number(due), filter);
+  }
+
+  /**
+   * Pending jobs written by this process whose write was answered only once other processes may have swept their
+   * bucket for the last time (a write that waited on a slow store past the bucket's end and the grace) go to the
+   * current bucket, which every process still reads. Otherwise only this process would know of them, and one that
+   * stops before it works them would leave them where no process reads again. The documents given follow the move.
+   */
+  private async keepFindable(docs: QueuedDoc[]): Promise<void> {
+    const byBucket = new Map<string, QueuedDoc[]>();
+    for (const doc of docs) {
+      if (doc.state !== 'pending' || doc.due === undefined || !this.sweptByOthers(Number(doc.due))) continue;
+      byBucket.set(doc.due, [...(byBucket.get(doc.due) ?? []), doc]);
     }
-    return inserted;
+    for (const [due, list] of byBucket) {
+      const to = await this.moveIfSwept(Number(due), { _id: { $in: list.map((doc) => doc._id) } });
+      for (const doc of list) doc.due = String(to);
+    }
+  }
+
+  /** Moves the pending jobs `filter` names out of `bucket` while it is one others may have swept; the bucket they end in. */
+  private async moveIfSwept(bucket: number, filter: Filter<QueuedDoc>): Promise<number> {
+    let from = bucket;
+    while (this.sweptByOthers(from)) {
+      const to = this.bucket(Date.now());
+      await this.jobs.updateMany({ ...filter, due: String(from), state: 'pending' }, { $set: { due: String(to) } });
+      this.touched.add(to);
+      from = to;
+    }
+    return from;
+  }
+
+  /** Whether other processes may have read the bucket for the last time: its end and the grace are past. */
+  private sweptByOthers(bucket: number): boolean {
+    return Date.now() >= (bucket + 1) * this.timing.bucketMs + this.timing.graceMs;
   }
 
   /** One group's inserts (see WriteGroups): every caller's jobs in one unordered insert, answered per caller. */
@@ -348,10 +397,17 @@ export class DueQueue<T extends QueuedDoc> {
     } catch (err) {
       // The write may have run (its reply lost), into a bucket swept since: the job is read back and followed.
       const current = await this.jobs.findOne({ _id: doc._id }).catch(() => null);
-      if (current) this.remember(current);
+      if (current) {
+        await this.keepFindable([current]).catch(() => undefined);
+        this.remember(current);
+      }
       throw err;
     }
-    if (pending) this.offer({ ...doc, ...scheduling });
+    if (pending) {
+      const written = { ...doc, ...scheduling };
+      await this.keepFindable([written]);
+      this.offer(written);
+    }
   }
 
   /** Deletes lease documents older than `before` (their attempts are long recorded). */
@@ -548,7 +604,7 @@ export class DueQueue<T extends QueuedDoc> {
     const again = { ...this.pendingFields(dueAt), updatedAt: now };
     await this.jobs.updateOne(sameAttemptFilter(candidate), { $set: again, $unset: { leaseUntil: '', leaseId: '' } });
     this.timing.onIncident?.({ queue: this.name, kind: 'takeover_reset', jobId: candidate.id });
-    this.touch(dueAt);
+    await this.written(again.due, { _id: candidate.id });
     return undefined;
   }
 }
