@@ -4,6 +4,7 @@ import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import { ConflictError } from '../domain/errors';
 import { IngestConsumer, type Verdict } from './ingest-consumer';
+import { ingestFetch } from './ingest.module';
 import { ingestCommand } from './testing/commands';
 
 const topics = topicNames('t.');
@@ -12,8 +13,15 @@ const topics = topicNames('t.');
  * A consumer whose handler is in memory: it answers `verdicts` in turn (`done` after them), throwing the errors among
  * them; `room` answers the back-pressure asks in turn (true after them).
  */
-function setup(options: { verdicts?: (Verdict | Error)[]; room?: boolean[]; maxUnexpectedAttempts?: number } = {}) {
-  const { kafka, deliver, committed } = fakeKafka(topics.ingest);
+function setup(
+  options: {
+    verdicts?: (Verdict | Error)[];
+    room?: boolean[];
+    maxUnexpectedAttempts?: number;
+    fetchWaitMs?: number;
+  } = {},
+) {
+  const { kafka, deliver, committed, made } = fakeKafka(topics.ingest);
   const verdicts = [...(options.verdicts ?? [])];
   const handled: string[] = [];
   const room = [...(options.room ?? [])];
@@ -52,12 +60,13 @@ function setup(options: { verdicts?: (Verdict | Error)[]; room?: boolean[]; maxU
     retryMaxMs: 2,
     maxUnexpectedAttempts: options.maxUnexpectedAttempts ?? 3,
     onOutcome: (outcome) => outcomes.push(outcome),
+    fetch: ingestFetch(options.fetchWaitMs ?? 0),
   });
   const reasons = () =>
     deadLetters.flatMap((record) =>
       record.messages.map((m) => String((m.headers as IHeaders)[HEADERS.deadLetterReason])),
     );
-  return { consumer, deliver, committed, handled, deadLetters, reasons, outcomes, roomAsks: () => roomAsks };
+  return { consumer, deliver, committed, made, handled, deadLetters, reasons, outcomes, roomAsks: () => roomAsks };
 }
 
 function message(value: unknown, offset = '0', headers: IHeaders = {}): KafkaMessage {
@@ -72,6 +81,13 @@ function message(value: unknown, offset = '0', headers: IHeaders = {}): KafkaMes
 }
 
 describe('IngestConsumer', () => {
+  it("fetches with a wait for more commands when INGEST_FETCH_WAIT_MS is set, and with kafkajs' own at 0", () => {
+    expect(setup({ fetchWaitMs: 15 }).made.config).toMatchObject({ minBytes: 1024 * 1024, maxWaitTimeInMs: 15 });
+    const plain = setup({ fetchWaitMs: 0 }).made.config;
+    expect(plain?.minBytes).toBeUndefined();
+    expect(plain?.maxWaitTimeInMs).toBe(60_000);
+  });
+
   it('hands a command to the handler and commits after it', async () => {
     const t = setup();
     await t.consumer.start();

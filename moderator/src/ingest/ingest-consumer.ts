@@ -9,6 +9,7 @@ import {
   type BatchHeartbeat,
   type ConsumerMetrics,
   type ConsumerTiming,
+  type GroupConsumerOptions,
 } from '@vigil/proto/platform';
 import { isKafkaRetriable, messageRejection } from '../kafka/kafka-errors';
 
@@ -43,6 +44,8 @@ export interface IngestConsumerOptions {
   log: Logger;
   /** Partitions worked at once. */
   concurrency: number;
+  /** Fetch options beyond the timing's (see ingestFetch): a fetch that waits for more commands. */
+  fetch?: GroupConsumerOptions['fetch'];
   /**
    * Keys (records) of one partition's batch worked at once; the commands of one key stay in order. Default 8.
    */
