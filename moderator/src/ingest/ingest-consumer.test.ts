@@ -4,7 +4,6 @@ import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import { ConflictError } from '../domain/errors';
 import { IngestConsumer, type Verdict } from './ingest-consumer';
-import { ingestFetch } from './ingest.module';
 import { ingestCommand } from './testing/commands';
 
 const topics = topicNames('t.');
@@ -18,10 +17,10 @@ function setup(
     verdicts?: (Verdict | Error)[];
     room?: boolean[];
     maxUnexpectedAttempts?: number;
-    fetchWaitMs?: number;
+    gatherMs?: number;
   } = {},
 ) {
-  const { kafka, deliver, committed, made } = fakeKafka(topics.ingest);
+  const { kafka, deliver, committed } = fakeKafka(topics.ingest);
   const verdicts = [...(options.verdicts ?? [])];
   const handled: string[] = [];
   const room = [...(options.room ?? [])];
@@ -60,13 +59,13 @@ function setup(
     retryMaxMs: 2,
     maxUnexpectedAttempts: options.maxUnexpectedAttempts ?? 3,
     onOutcome: (outcome) => outcomes.push(outcome),
-    fetch: ingestFetch(options.fetchWaitMs ?? 0),
+    gatherMs: options.gatherMs ?? 0,
   });
   const reasons = () =>
     deadLetters.flatMap((record) =>
       record.messages.map((m) => String((m.headers as IHeaders)[HEADERS.deadLetterReason])),
     );
-  return { consumer, deliver, committed, made, handled, deadLetters, reasons, outcomes, roomAsks: () => roomAsks };
+  return { consumer, deliver, committed, handled, deadLetters, reasons, outcomes, roomAsks: () => roomAsks };
 }
 
 function message(value: unknown, offset = '0', headers: IHeaders = {}): KafkaMessage {
@@ -81,11 +80,22 @@ function message(value: unknown, offset = '0', headers: IHeaders = {}): KafkaMes
 }
 
 describe('IngestConsumer', () => {
-  it("fetches with a wait for more commands when INGEST_FETCH_WAIT_MS is set, and with kafkajs' own at 0", () => {
-    expect(setup({ fetchWaitMs: 15 }).made.config).toMatchObject({ minBytes: 1024 * 1024, maxWaitTimeInMs: 15 });
-    const plain = setup({ fetchWaitMs: 0 }).made.config;
-    expect(plain?.minBytes).toBeUndefined();
-    expect(plain?.maxWaitTimeInMs).toBe(60_000);
+  it('holds a batch done sooner than INGEST_GATHER_MS until it is over, after committing it', async () => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    try {
+      const t = setup({ gatherMs: 15 });
+      await t.consumer.start();
+      let done = false;
+      const delivered = t.deliver([message(ingestCommand(), '41')]).then(() => (done = true));
+      await jest.advanceTimersByTimeAsync(14);
+      expect(t.committed).toEqual([{ topic: topics.ingest, partition: 0, offset: '42' }]);
+      expect(done).toBe(false);
+      await jest.advanceTimersByTimeAsync(1);
+      await delivered;
+      expect(done).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('hands a command to the handler and commits after it', async () => {

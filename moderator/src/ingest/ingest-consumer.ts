@@ -9,7 +9,6 @@ import {
   type BatchHeartbeat,
   type ConsumerMetrics,
   type ConsumerTiming,
-  type GroupConsumerOptions,
 } from '@vigil/proto/platform';
 import { isKafkaRetriable, messageRejection } from '../kafka/kafka-errors';
 
@@ -44,8 +43,11 @@ export interface IngestConsumerOptions {
   log: Logger;
   /** Partitions worked at once. */
   concurrency: number;
-  /** Fetch options beyond the timing's (see ingestFetch): a fetch that waits for more commands. */
-  fetch?: GroupConsumerOptions['fetch'];
+  /**
+   * Shortest time a batch is worked on, milliseconds (INGEST_GATHER_MS): a batch done sooner holds its fetch that long,
+   * so that the commands arriving meanwhile come in the next fetch together and share their group commits. 0: none.
+   */
+  gatherMs?: number;
   /**
    * Keys (records) of one partition's batch worked at once; the commands of one key stay in order. Default 8.
    */
@@ -93,6 +95,7 @@ export class IngestConsumer extends GroupConsumer {
   }
 
   private async handleBatch(payload: EachBatchPayload, beat: BatchHeartbeat): Promise<void> {
+    const started = Date.now();
     const { topic, partition, messages } = payload.batch;
     const last = messages[messages.length - 1];
     if (!last) return;
@@ -132,6 +135,11 @@ export class IngestConsumer extends GroupConsumer {
     // its command ids make it a no-op. Retrying the commit here would keep this handler, and so the whole consumer,
     // from rejoining.
     await this.handled(payload);
+    // kafkajs fetches again once the fetch's batches are done: held until `gatherMs` is over, the next fetch brings
+    // what arrived meanwhile in one batch, whose commands are moderated side by side and share their group commits.
+    // Only a fetch that brought commands is held; an idle consumer's fetches wait on the broker as before.
+    const left = started + (this.options.gatherMs ?? 0) - Date.now();
+    if (left > 0 && !this.moving(payload, beat)) await sleep(left);
   }
 
   /** Waits while the outbox relay has no room, heartbeating each second so the group keeps the partition here. */

@@ -12,18 +12,6 @@ import { upsertUser } from '../service/user-decisions';
 import { IngestCommandHandler } from './ingest-command-handler';
 import { IngestConsumer, type IngestBackpressure, type IngestConsumerOptions } from './ingest-consumer';
 
-/** A fetch of ingest commands returns at once past this much; below it, after INGEST_FETCH_WAIT_MS. */
-const INGEST_FETCH_MIN_BYTES = 1024 * 1024;
-
-/**
- * The ingest consumer's fetch: it waits up to `waitMs` (INGEST_FETCH_WAIT_MS) for more commands, so that those of the
- * wait are moderated side by side and share their store writes (group commits); with 0, kafkajs' own (a fetch returns
- * with the first command).
- */
-export function ingestFetch(waitMs: number): IngestConsumerOptions['fetch'] {
-  return waitMs > 0 ? { minBytes: INGEST_FETCH_MIN_BYTES, maxWaitTimeInMs: waitMs } : undefined;
-}
-
 /** The variables the ingest consumer reads (see `config.ts`). */
 export type IngestConfig = Pick<
   Config,
@@ -35,7 +23,7 @@ export type IngestConfig = Pick<
   | 'KAFKA_COMMIT_INTERVAL_MS'
   | 'INGEST_CONCURRENCY'
   | 'INGEST_KEY_CONCURRENCY'
-  | 'INGEST_FETCH_WAIT_MS'
+  | 'INGEST_GATHER_MS'
   | 'INGEST_RETRY_INITIAL_MS'
   | 'INGEST_RETRY_MAX_MS'
   | 'INGEST_MAX_UNEXPECTED_ATTEMPTS'
@@ -94,7 +82,7 @@ export async function ingestModule(
     log: log.child({ component: 'ingest' }),
     concurrency: config.INGEST_CONCURRENCY,
     keyConcurrency: config.INGEST_KEY_CONCURRENCY,
-    fetch: ingestFetch(config.INGEST_FETCH_WAIT_MS),
+    gatherMs: config.INGEST_GATHER_MS,
     retryInitialMs: config.INGEST_RETRY_INITIAL_MS,
     retryMaxMs: config.INGEST_RETRY_MAX_MS,
     maxUnexpectedAttempts: config.INGEST_MAX_UNEXPECTED_ATTEMPTS,
