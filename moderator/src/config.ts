@@ -81,13 +81,13 @@ const schema = z.object({
   /** Records of one ingest partition moderated at once; the commands of one record stay in order. Default 8. */
   INGEST_KEY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
   /**
-   * Shortest time a fetch of ingest commands is worked on before the next fetch, milliseconds. Default 30: while commands
-   * flow, those that arrive meanwhile come in the next fetch together, are moderated side by side and share their
-   * store writes (group commits). At 0.8 of the maximum rate a record costs about a fifth less CPU, and its webhook
-   * about 15 ms more at the median (docs/performance.md). An idle consumer is not held: its fetches wait on the broker
-   * as before. 0: none.
+   * Shortest time a fetch of ingest commands is worked on before the next fetch, milliseconds. Default 0 (none). With
+   * 30, while commands flow, those that arrive meanwhile come in the next fetch together, are moderated side by side and
+   * share their store writes (group commits): with one moderator, a record at 0.8 of the maximum rate costs about a
+   * fifth less CPU, and its webhook about 15 ms more at the median; with two, the p99 of webhooks rose
+   * (docs/performance.md). An idle consumer is never held: its fetches wait on the broker as before.
    */
-  INGEST_GATHER_MS: z.coerce.number().int().min(0).max(500).default(30),
+  INGEST_GATHER_MS: z.coerce.number().int().min(0).max(500).default(0),
   /** First retry delay of an ingest command that failed transiently, milliseconds; doubles per attempt. Default 200. */
   INGEST_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(200),
   /** Longest retry delay of an ingest command, milliseconds. Default 30000. */
