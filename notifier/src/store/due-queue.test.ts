@@ -68,8 +68,9 @@ describe('DueQueue', () => {
     // Both start (and so read the current bucket) before the job exists; it is written by a third process.
     await Promise.all([a.claim(new Date(), LEASE_MS, 10), b.claim(new Date(), LEASE_MS, 10)]);
     await queue(store).insertNew(job('job_1', new Date()));
-    a.touch(new Date());
-    b.touch(new Date());
+    const due = a.pendingFields(new Date()).due;
+    await a.written(due, { _id: 'job_1' });
+    await b.written(due, { _id: 'job_1' });
     const [fromA, fromB] = await Promise.all([a.claim(inMs(1), LEASE_MS, 10), b.claim(inMs(1), LEASE_MS, 10)]);
     expect([...fromA, ...fromB].map((claimed) => claimed._id)).toEqual(['job_1']);
   });

@@ -230,9 +230,9 @@ export class DueQueue<T extends QueuedDoc> {
   }
 
   /**
-   * A write outside the queue (a manual retry, a replay) put the jobs `filter` names in bucket `due` (from
-   * `pendingFields`): this process reads it again at its next claim, and they are kept findable by every process (see
-   * keepFindable).
+   * A write outside the queue (a manual retry, a replay, another process's insert) put the jobs `filter` names in bucket
+   * `due` (from `pendingFields`): this process reads it again at its next claim, and they are kept findable by every
+   * process (see keepFindable).
    */
   async written(due: string, filter: Filter<QueuedDoc>): Promise<void> {
     this.touched.add(Number(due));
@@ -246,12 +246,12 @@ export class DueQueue<T extends QueuedDoc> {
    * stops before it works them would leave them where no process reads again. The documents given follow the move.
    */
   private async keepFindable(docs: QueuedDoc[]): Promise<void> {
-    const byBucket = new Map<string, QueuedDoc[]>();
-    for (const doc of docs) {
-      if (doc.state !== 'pending' || doc.due === undefined || !this.sweptByOthers(Number(doc.due))) continue;
-      byBucket.set(doc.due, [...(byBucket.get(doc.due) ?? []), doc]);
-    }
-    for (const [due, list] of byBucket) {
+    const late = docs.filter(
+      (doc): doc is QueuedDoc & { due: string } =>
+        doc.state === 'pending' && doc.due !== undefined && this.sweptByOthers(Number(doc.due)),
+    );
+    for (const due of new Set(late.map((doc) => doc.due))) {
+      const list = late.filter((doc) => doc.due === due);
       const to = await this.moveIfSwept(Number(due), { _id: { $in: list.map((doc) => doc._id) } });
       for (const doc of list) doc.due = String(to);
     }
@@ -293,11 +293,6 @@ export class DueQueue<T extends QueuedDoc> {
       return;
     }
     this.remember(doc);
-  }
-
-  /** A bulk write made jobs due in the bucket of `at`: read it again at the next claim. */
-  touch(at: Date): void {
-    this.touched.add(this.bucket(at));
   }
 
   /**
@@ -404,9 +399,9 @@ export class DueQueue<T extends QueuedDoc> {
       throw err;
     }
     if (pending) {
-      const written = { ...doc, ...scheduling };
-      await this.keepFindable([written]);
-      this.offer(written);
+      const rescheduled = { ...doc, ...scheduling };
+      await this.keepFindable([rescheduled]);
+      this.offer(rescheduled);
     }
   }
 
