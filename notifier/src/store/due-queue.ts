@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { COLLECTIONS } from '@vigil/proto';
-import { insertEach, upsertRetried, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
+import { insertEach, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
 import { MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
+import { BucketSweeper } from './bucket-sweeper';
 import { insertIgnoringDuplicates } from './insert-new';
-import { Candidates, type Candidate } from '../queue/candidates';
+import type { Candidate } from '../queue/candidates';
 
 /** The fields every queued job document has (webhook deliveries, user emails, payment actions). */
 export interface QueuedDoc {
@@ -75,35 +76,19 @@ export interface QueueIncident {
   err?: unknown;
 }
 
-/**
- * Candidates kept in memory at most, in all and per group; past them, jobs are left in the store and their bucket is
- * read again (a bucket counts as empty only when a read finds nothing), so one group's backlog never closes the queue.
- */
-const MAX_CANDIDATES = 100_000;
-const MAX_PER_GROUP = 1_000;
-/** A closed bucket that still held jobs is swept again after this long. */
-const RESWEEP_MS = 5_000;
-/** Cursor writes at most this often (it is a restart hint; buckets before it are known empty). */
-const CURSOR_SAVE_MS = 60_000;
-/** Buckets read at their start by one refresh at most (a catch-up after downtime continues at the next poll). */
-const MAX_OPENED_PER_REFRESH = 60;
 /** Claims of a job whose previous claimant died between its lease insert and its state write. */
 const MAX_TAKEOVER_CHAIN = 8;
 /** Callers' inserts sent together at most (see WriteGroups). */
 const MAX_INSERT_GROUP = 64;
-
-const bucketOf = (ms: number, bucketMs: number): number => Math.floor(ms / bucketMs);
 
 /**
  * A durable queue of jobs due at a time, shared by every notifier process, that finds due work without reading what is
  * not due. Each job document carries `due`, the index of the time bucket in which it next needs attention, and a poll
  * reads a bucket by equality (`find({due})`): the one index lookup FerretDB v1 pushes down to PostgreSQL (a range or
  * sort there is evaluated in Go over every document the equality matched, so `{state: 'pending', dueAt: {$lte}}` read
- * every pending job on every poll). A bucket is read when it starts (its jobs are due within one bucket width) and once
- * more after it ended plus a grace (whatever is left: jobs of a crashed worker, a late write); jobs read are kept as
- * small candidates in memory and claimed fairly between tenants and groups when due. Jobs this process schedules into
- * a bucket it has already read are offered to it directly. So an idle queue reads two empty buckets per bucket width,
- * whatever it holds for later.
+ * every pending job on every poll). Finding due work is the BucketSweeper's: it reads a bucket when it starts and once
+ * more after it closed, and keeps the jobs read as small candidates in memory, so an idle queue reads two empty buckets
+ * per bucket width, whatever it holds for later. The queue runs each job's life: insert, claim, finish.
  *
  * Exclusivity comes from unique `_id` inserts into the leases collection (conditional updates are not atomic on
  * FerretDB v1): the key names the job and the time it became claimable, so a stale candidate finds its key taken. A
@@ -114,34 +99,27 @@ export class DueQueue<T extends QueuedDoc> {
   private readonly jobs: Collection<QueuedDoc>;
   /** New jobs of concurrent callers inserted together. */
   private readonly inserts: WriteGroups<T[], boolean[]>;
-  private readonly candidates: Candidates;
-  private readonly sweptAt = new Map<number, number>();
-  /** Buckets to read again at the next refresh (a bulk write made jobs due in them). */
-  private readonly touched = new Set<number>();
-  /** Buckets read at their start and not yet found empty after they closed. */
-  private readonly unconfirmed = new Set<number>();
-  private cursor?: number;
-  private openedUpTo = -1;
-  private savedCursor = -1;
-  private savedAt = 0;
-  /** Bucket reads made, for tests and metrics. */
-  reads = 0;
-  private readonly resweepMs: number;
+  /** Finds the due jobs: reads their buckets and keeps them as candidates. */
+  private readonly sweeper: BucketSweeper;
 
   constructor(
     jobs: Collection<T>,
     private readonly leases: Collection<LeaseDoc>,
-    private readonly cursors: Collection<DueCursorDoc>,
+    cursors: Collection<DueCursorDoc>,
     private readonly name: string,
     private readonly timing: DueQueueTiming,
-    private readonly groupOf: (doc: QueuedDoc) => string = (doc) => doc.tenantId,
-    private readonly groupField?: string,
+    groupOf: (doc: QueuedDoc) => string = (doc) => doc.tenantId,
+    groupField?: string,
   ) {
     // The queue touches only the fields of QueuedDoc.
     this.jobs = jobs as unknown as Collection<QueuedDoc>;
     this.inserts = new WriteGroups((lists) => this.insertGroup(lists), MAX_INSERT_GROUP);
-    this.resweepMs = timing.resweepMs ?? RESWEEP_MS;
-    this.candidates = new Candidates(timing.maxCandidates ?? MAX_CANDIDATES, timing.maxPerGroup ?? MAX_PER_GROUP);
+    this.sweeper = new BucketSweeper(this.jobs, cursors, name, timing, groupOf, groupField);
+  }
+
+  /** Bucket reads made, for tests and metrics. */
+  get reads(): number {
+    return this.sweeper.reads;
   }
 
   /**
@@ -162,7 +140,7 @@ export class DueQueue<T extends QueuedDoc> {
 
   /**
    * Creates the indexes and, on a database written by a release without time buckets, gives every unfinished job its
-   * bucket (see `start`). That release's `{state, dueAt}` index, which every write paid for, is dropped.
+   * bucket (see BucketSweeper.start). That release's `{state, dueAt}` index, which every write paid for, is dropped.
    */
   async ensureIndexes(): Promise<void> {
     // A collection that does not exist yet has no index to list (error 26, NamespaceNotFound).
@@ -177,11 +155,11 @@ export class DueQueue<T extends QueuedDoc> {
     if (legacy) await this.jobs.dropIndex('due');
     await this.jobs.createIndex({ due: 1 }, { name: 'due_bucket', sparse: true });
     await this.leases.createIndex({ createdAt: 1 }, { name: 'created' });
-    if (this.cursor === undefined) await this.start(Date.now());
+    if (!this.sweeper.started) await this.sweeper.start(Date.now());
   }
 
   bucket(at: Date | number): number {
-    return bucketOf(typeof at === 'number' ? at : at.getTime(), this.timing.bucketMs);
+    return this.sweeper.bucket(at);
   }
 
   /** The scheduling fields of a job due at `dueAt` (pending). */
@@ -197,7 +175,7 @@ export class DueQueue<T extends QueuedDoc> {
 
   /** Due candidates in memory (the backlog this process knows of), without reading the store. */
   dueCount(now: number): number {
-    return this.candidates.dueCount(now);
+    return this.sweeper.dueCount(now);
   }
 
   /** Inserts the job unless it exists (a re-consumed event); true if this call inserted it. */
@@ -225,7 +203,7 @@ export class DueQueue<T extends QueuedDoc> {
       (doc): doc is QueuedDoc => doc !== null,
     );
     await this.keepFindable(found);
-    for (const doc of found) this.remember(doc);
+    for (const doc of found) this.sweeper.remember(doc);
     return ids;
   }
 
@@ -235,7 +213,7 @@ export class DueQueue<T extends QueuedDoc> {
    * process (see keepFindable).
    */
   async written(due: string, filter: Filter<QueuedDoc>): Promise<void> {
-    this.touched.add(Number(due));
+    this.sweeper.readAgain(Number(due));
     await this.moveIfSwept(Number(due), filter);
   }
 
@@ -263,7 +241,7 @@ export class DueQueue<T extends QueuedDoc> {
     while (this.sweptByOthers(from)) {
       const to = this.bucket(Date.now());
       await this.jobs.updateMany({ ...filter, due: String(from), state: 'pending' }, { $set: { due: String(to) } });
-      this.touched.add(to);
+      this.sweeper.readAgain(to);
       from = to;
     }
     return from;
@@ -283,16 +261,7 @@ export class DueQueue<T extends QueuedDoc> {
 
   /** Tells the queue of a pending job this process just wrote, so that it need not be read back to be found. */
   offer(doc: QueuedDoc): void {
-    if (doc.state !== 'pending' || doc.due === undefined) return;
-    // Soon-due work is kept here so that it runs on time (a deferral of 200 ms must not wait for the next bucket's
-    // read); later work is found when its bucket is read. Reading it again then changes nothing.
-    if (
-      Number(doc.due) > this.openedUpTo &&
-      doc.dueAt.getTime() - Date.now() > this.timing.bucketMs + this.timing.graceMs
-    ) {
-      return;
-    }
-    this.remember(doc);
+    this.sweeper.offer(doc);
   }
 
   /**
@@ -310,9 +279,9 @@ export class DueQueue<T extends QueuedDoc> {
     capacity?: (group: string) => number,
     pausedUntil?: (group: string) => number | undefined,
   ): Promise<T[]> {
-    await this.refresh(now.getTime());
-    if (pausedUntil) await this.park(now.getTime(), pausedUntil);
-    const chosen = this.candidates.take(limit, now.getTime(), capacity);
+    await this.sweeper.refresh(now.getTime());
+    if (pausedUntil) await this.sweeper.park(now.getTime(), pausedUntil);
+    const chosen = this.sweeper.take(limit, now.getTime(), capacity);
     if (chosen.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + leaseMs);
     const keyed = chosen.map((candidate) => ({ candidate, key: leaseKey(candidate) }));
@@ -324,7 +293,7 @@ export class DueQueue<T extends QueuedDoc> {
       );
     } catch (err) {
       // Nothing is known leased: every job stays a candidate (a key this write did store is taken over once expired).
-      for (const { candidate } of keyed) this.candidates.restore(candidate);
+      for (const { candidate } of keyed) this.sweeper.restore(candidate);
       throw err;
     }
     const settled = await Promise.allSettled(
@@ -349,7 +318,7 @@ export class DueQueue<T extends QueuedDoc> {
       }
       // What was leased is returned; this one stays a candidate, and is taken over once its lease key expires.
       const { candidate } = keyed[index]!;
-      this.candidates.restore(candidate);
+      this.sweeper.restore(candidate);
       this.timing.onIncident?.({ queue: this.name, kind: 'lease_failed', jobId: candidate.id, err: outcome.reason });
     });
     return result;
@@ -394,7 +363,7 @@ export class DueQueue<T extends QueuedDoc> {
       const current = await this.jobs.findOne({ _id: doc._id }).catch(() => null);
       if (current) {
         await this.keepFindable([current]).catch(() => undefined);
-        this.remember(current);
+        this.sweeper.remember(current);
       }
       throw err;
     }
@@ -408,171 +377,6 @@ export class DueQueue<T extends QueuedDoc> {
   /** Deletes lease documents older than `before` (their attempts are long recorded). */
   async pruneLeases(before: Date): Promise<number> {
     return (await this.leases.deleteMany({ createdAt: { $lt: before } })).deletedCount;
-  }
-
-  /** Reads the buckets due for a read: new buckets as they start, closed ones once more (and until found empty). */
-  private async refresh(now: number): Promise<void> {
-    if (this.cursor === undefined) await this.start(now);
-    const current = this.bucket(now);
-    for (const bucket of [...this.touched]) {
-      this.touched.delete(bucket);
-      if (bucket <= this.openedUpTo) await this.read(bucket);
-    }
-    // Catching up after a pause reads each bucket once here, a bounded number per poll so that a claim never waits
-    // for a long catch-up; the sweep below confirms them empty.
-    let opened = 0;
-    while (this.openedUpTo < current && opened++ < MAX_OPENED_PER_REFRESH) {
-      this.openedUpTo = Math.max(this.openedUpTo + 1, this.cursor!);
-      this.unconfirmed.add(this.openedUpTo);
-      await this.read(this.openedUpTo);
-    }
-    // Closed buckets are swept once more each, then every resweepMs until a read finds them empty, whatever this
-    // process holds of them: a job can leave memory without leaving its bucket (a claim or a finish that failed, the
-    // candidate caps, another replica's write, a replica that stopped), and this read is what finds it again.
-    const lastClosed = this.bucket(now - this.timing.graceMs) - 1;
-    for (const bucket of [...this.unconfirmed].sort((a, b) => a - b)) {
-      if (bucket > lastClosed) break;
-      const swept = this.sweptAt.get(bucket);
-      if (swept !== undefined && now - swept < this.resweepMs) continue;
-      this.sweptAt.set(bucket, now);
-      if ((await this.read(bucket)) > 0) continue;
-      this.sweptAt.delete(bucket);
-      this.unconfirmed.delete(bucket);
-      this.candidates.read(bucket);
-    }
-    this.cursor = this.unconfirmed.size > 0 ? Math.min(...this.unconfirmed) : this.openedUpTo + 1;
-    if (this.cursor > this.savedCursor && now - this.savedAt >= CURSOR_SAVE_MS) {
-      this.savedAt = now;
-      this.savedCursor = this.cursor!;
-      await upsertRetried(() =>
-        this.cursors.updateOne(
-          { _id: this.name },
-          { $max: { bucket: this.cursor! }, $set: { updatedAt: new Date(now) } },
-          { upsert: true },
-        ),
-      );
-    }
-  }
-
-  /**
-   * The first refresh: resumes from the saved cursor. Without one (a new database, or jobs written by a release that
-   * had no buckets) it gives every unfinished job its bucket once, which reads them all this one time.
-   */
-  private async start(now: number): Promise<void> {
-    const saved = await this.cursors.findOne({ _id: this.name });
-    if (saved) {
-      this.cursor = saved.bucket;
-    } else {
-      // Writers put work in the bucket of their own clock's now at the earliest; grace covers their lag and skew.
-      let lowest = this.bucket(now - this.timing.graceMs) - 1;
-      for (const state of ['pending', 'sending']) {
-        const docs = await this.jobs
-          .find({ state }, { projection: { _id: 1, state: 1, dueAt: 1, leaseUntil: 1, due: 1 } })
-          .toArray();
-        for (const doc of docs) {
-          const at = state === 'pending' ? doc.dueAt : (doc.leaseUntil ?? doc.dueAt);
-          const bucket = this.bucket(at);
-          lowest = Math.min(lowest, bucket);
-          if (doc.due === undefined) await this.jobs.updateOne({ _id: doc._id }, { $set: { due: String(bucket) } });
-        }
-      }
-      this.cursor = lowest;
-      await upsertRetried(() =>
-        this.cursors.updateOne(
-          { _id: this.name },
-          { $max: { bucket: lowest }, $set: { updatedAt: new Date(now) } },
-          { upsert: true },
-        ),
-      );
-    }
-    this.openedUpTo = this.cursor - 1;
-    this.savedCursor = this.cursor;
-    this.savedAt = now;
-  }
-
-  /** Reads one bucket by equality and keeps its jobs as candidates; returns how many it held. */
-  private async read(bucket: number): Promise<number> {
-    this.reads += 1;
-    const projection: Record<string, 1> = { _id: 1, tenantId: 1, state: 1, dueAt: 1, leaseUntil: 1, due: 1 };
-    if (this.groupField) projection[this.groupField] = 1;
-    const docs = await this.jobs.find({ due: String(bucket) }, { projection }).toArray();
-    this.candidates.read(bucket);
-    for (const doc of docs) this.remember(doc);
-    return docs.length;
-  }
-
-  /** Keeps the job as a candidate (a cap may leave it in the store: its bucket is then read again). */
-  private remember(doc: QueuedDoc): void {
-    if (doc.state !== 'pending' && doc.state !== 'sending') return;
-    if (doc.state === 'sending' && !doc.leaseUntil) return;
-    const dueAt = doc.dueAt.getTime();
-    const leaseUntil = doc.leaseUntil?.getTime();
-    const bucket = Number(doc.due ?? this.bucket(dueAt));
-    // A job in a bucket already opened (a write that landed late, after its bucket was swept) keeps that bucket swept
-    // until it is found empty, whatever becomes of this candidate.
-    if (bucket <= this.openedUpTo) this.unconfirmed.add(bucket);
-    this.candidates.keep({
-      id: doc._id,
-      tenantId: doc.tenantId,
-      group: this.groupOf(doc),
-      state: doc.state,
-      dueAt,
-      ...(leaseUntil !== undefined ? { leaseUntil } : {}),
-      bucket,
-      readyAt: doc.state === 'pending' ? dueAt : leaseUntil!,
-    });
-  }
-
-  /**
-   * Moves the pending jobs of paused groups out of the buckets this process has read into the bucket of the pause's
-   * end: one write per bucket and group, by equality on the bucket (the indexed field). A group paused for less than a
-   * bucket is left as it is. A job another process leased meanwhile may get the later bucket too (FerretDB v1 updates
-   * read then write): it is then found when that bucket is read, its lease long over, and taken over.
-   */
-  private async park(now: number, pausedUntil: (group: string) => number | undefined): Promise<void> {
-    const field = this.groupField ?? 'tenantId';
-    const moves = new Map<string, { until: number; buckets: Set<number>; candidates: Candidate[] }>();
-    const paused = (group: string) => {
-      const until = pausedUntil(group);
-      return until !== undefined && until - now > this.timing.bucketMs ? until : undefined;
-    };
-    for (const [group, candidates] of this.candidates.groups()) {
-      const until = paused(group);
-      if (until === undefined) continue;
-      for (const candidate of candidates) {
-        if (candidate.state !== 'pending' || candidate.bucket >= this.bucket(until)) continue;
-        const move = moves.get(group) ?? { until, buckets: new Set<number>(), candidates: [] };
-        move.buckets.add(candidate.bucket);
-        move.candidates.push(candidate);
-        moves.set(group, move);
-      }
-    }
-    for (const [bucket, groups] of this.candidates.overflow()) {
-      for (const group of groups) {
-        const until = moves.get(group)?.until ?? paused(group);
-        if (until === undefined || bucket >= this.bucket(until)) continue;
-        const move = moves.get(group) ?? { until, buckets: new Set<number>(), candidates: [] };
-        move.buckets.add(bucket);
-        moves.set(group, move);
-      }
-    }
-    for (const [group, move] of moves) {
-      const target = String(this.bucket(move.until));
-      try {
-        for (const bucket of move.buckets) {
-          await this.jobs.updateMany(
-            { due: String(bucket), [field]: group, state: 'pending' },
-            {
-              $set: { due: target },
-            },
-          );
-          this.candidates.read(bucket, group);
-        }
-        for (const candidate of move.candidates) this.candidates.forget(candidate);
-      } catch (err) {
-        this.timing.onIncident?.({ queue: this.name, kind: 'park_failed', err });
-      }
-    }
   }
 
   /**
