@@ -3,23 +3,21 @@ import {
   statementOf,
   TDB_LIMITS,
   tdbEnabledSince,
-  tdbTokenContext,
   type DomainEvent,
   type SecretBox,
   type TdbAttempt,
   type TdbConfigDoc,
-  type TdbStatement,
   type TdbSubmissionDoc,
 } from '@vigil/proto';
 import { tdbSubmissionIdOf, type TdbRetryDoc } from './tdb-docs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import type { Logger } from 'pino';
 import { mapInTurns } from '@vigil/proto/platform';
 import { submitsToTdb, tdbStatementOf } from './tdb-statement';
 import { DueJobs, type DueJobsSettings } from '../queue/due-jobs';
 import { isRetriable } from '../store/store-errors';
 import { outcomeFields, retryOf, type TdbOutcome, type TdbStore } from '../store/tdb-store';
-import { onlyPuidRefused, type TdbClient } from './tdb-client';
+import type { TdbClient } from './tdb-client';
+import { errorName, TdbCalls, type CallOutcome } from './tdb-calls';
 import { docWithoutAnswer, outcomeWithoutAnswer, writeLogEntries } from './tdb-log-writes';
 
 /** `concurrency` bounds the calls in flight at once: per batch of events, and for retries. */
@@ -45,19 +43,6 @@ export interface TdbSubmissionsOptions extends DueJobsSettings {
  */
 export type SetAsideReason = 'unbuildable' | 'not_queued' | 'not_logged' | 'processing_failed' | 'answer_not_logged';
 
-/** One statement to send: its log document's id, what is sent, and the calls already made for it. */
-interface Item {
-  id: string;
-  payload: TdbStatement;
-  attemptCount: number;
-}
-
-/** A call's result for each of its statements, in order, and the attempt to record (none when no call was made). */
-interface CallOutcome {
-  attempt?: TdbAttempt;
-  outcomes: Array<{ outcome: TdbOutcome; error?: string }>;
-}
-
 /** The events whose statements can go to the database: moderations and changes of a user's status. */
 export const SUBMITTED_EVENT_TYPES: ReadonlySet<string> = new Set(['RecordModerated', 'UserStatusChanged']);
 type SubmittedEvent = Extract<DomainEvent, { type: 'RecordModerated' | 'UserStatusChanged' }>;
@@ -65,8 +50,6 @@ const isSubmitted = (event: DomainEvent): event is SubmittedEvent => SUBMITTED_E
 
 /** Statements built between two turns of the event loop: a batch of a few seconds must not hold the webhooks. */
 const BUILT_PER_TURN = 32;
-/** Tenants whose calls are held back after a failure, remembered at most (the oldest is forgotten first). */
-const MAX_HELD_TENANTS = 10_000;
 
 /**
  * Submission of statements of reasons to the Transparency Database (Art. 24(5) DSA) for the tenants that turned it on.
@@ -88,11 +71,12 @@ const MAX_HELD_TENANTS = 10_000;
  */
 export class TdbSubmissions {
   private readonly jobs: DueJobs<TdbRetryDoc>;
-  /** Tenant → until when its new statements join retries rather than calls (its last call failed). */
-  private readonly heldUntil = new Map<string, number>();
+  /** The calls themselves, and the hold on a tenant whose last call failed. */
+  private readonly calls: TdbCalls;
 
   constructor(private readonly options: TdbSubmissionsOptions) {
     this.jobs = new DueJobs({ ...options, run: (job) => this.retry(job), close: () => options.client.close() });
+    this.calls = new TdbCalls({ ...options, schedule: this.jobs });
   }
 
   /** Starts making the queued retries. */
@@ -217,11 +201,11 @@ export class TdbSubmissions {
     const { store } = this.options;
     const tenantId = config._id;
     const items = docs.map((doc) => ({ id: doc._id, payload: doc.payload, attemptCount: 0 }));
-    const heldUntil = this.heldUntil.get(tenantId);
+    const heldUntil = this.calls.heldBackUntil(tenantId);
     const result: CallOutcome =
-      heldUntil !== undefined && heldUntil > Date.now()
+      heldUntil !== undefined
         ? { outcomes: items.map(() => ({ outcome: { state: 'pending', dueAt: new Date(heldUntil) } })) }
-        : await this.call(config, items);
+        : await this.calls.call(config, items);
     const now = new Date();
     const pending = docs.filter((_, index) => result.outcomes[index]!.outcome.state === 'pending');
     const firstPending = result.outcomes.find((entry) => entry.outcome.state === 'pending')?.outcome;
@@ -296,7 +280,7 @@ export class TdbSubmissions {
       log.info({ tenantId: job.tenantId, statements: ids.length, reason: outcome.reason }, 'statements not submitted');
     } else {
       const items = ids.map((id, index) => ({ id, payload: job.payloads[index]!, attemptCount: job.attemptCount }));
-      const result = await this.call(config, items);
+      const result = await this.calls.call(config, items);
       attempt = result.attempt;
       outcomes = ids.map((id, index) => ({ id, ...result.outcomes[index]! }));
     }
@@ -337,133 +321,4 @@ export class TdbSubmissions {
     this.options.log.error({ tenantId, submissionIds, reason, error: errorName(err) }, 'statements set aside');
     this.options.onSetAside?.(reason, submissionIds.length);
   }
-
-  /**
-   * One call with a tenant's statements; what became of each. Never throws: an answer that cannot be processed counts
-   * as a failed call (`processing_failed`), made again on the schedule like any other.
-   */
-  private async call(config: TdbConfigDoc, items: Item[]): Promise<CallOutcome> {
-    const at = new Date();
-    try {
-      return await this.callOnce(config, items, at);
-    } catch (err) {
-      const log = this.options.log.child({ tenantId: config._id, statements: items.length });
-      log.error({ error: errorName(err) }, 'transparency database answer could not be processed');
-      const attempt = {
-        at,
-        durationMs: Date.now() - at.getTime(),
-        batchSize: items.length,
-        error: 'processing_failed',
-      };
-      return this.failed(config._id, items, attempt, log);
-    }
-  }
-
-  private async callOnce(config: TdbConfigDoc, items: Item[], at: Date): Promise<CallOutcome> {
-    const { client, secrets } = this.options;
-    const tenantId = config._id;
-    const log = this.options.log.child({ tenantId, statements: items.length });
-    const opened = secrets!.open(config.sealed, tdbTokenContext(tenantId));
-    if (!opened.ok) {
-      log.error({ problem: opened.problem }, 'transparency database token cannot be opened (SECRETS_ENCRYPTION_KEY)');
-      return this.failed(
-        tenantId,
-        items,
-        { at, durationMs: 0, batchSize: items.length, error: 'token_unreadable' },
-        log,
-      );
-    }
-    const target = { baseUrl: config.baseUrl, token: opened.plaintext };
-    const result = await client.submit({ ...target, statements: items.map((item) => item.payload) });
-    const attempt: TdbAttempt = {
-      at,
-      durationMs: result.durationMs,
-      batchSize: items.length,
-      ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
-    };
-    if (result.kind === 'created') {
-      this.heldUntil.delete(tenantId);
-      this.options.onResult?.('submitted', items.length);
-      log.info({ durationMs: result.durationMs }, 'statements submitted');
-      const outcomes = items.map((item): { outcome: TdbOutcome } => {
-        const tdbUuid = result.uuids.get(item.payload.puid);
-        return { outcome: { state: 'submitted', ...(tdbUuid ? { tdbUuid } : {}) } };
-      });
-      return { attempt, outcomes };
-    }
-    if (result.kind === 'failed') {
-      return this.failed(tenantId, items, { ...attempt, error: result.error }, log, result.retryAfterMs);
-    }
-    // Refused: the database stored none of the call's statements. Those refused for their puid alone are stored
-    // already; those refused for anything else are failed (retrying sends the same statement); the others go again at
-    // once (the attempt still counts towards the schedule).
-    let rejected = 0;
-    const outcomes = await Promise.all(
-      items.map(async (item, index): Promise<{ outcome: TdbOutcome; error?: string }> => {
-        const fields = result.errors.get(index);
-        if (!fields) {
-          return { outcome: this.nextState(item, true), error: 'batch_refused' };
-        }
-        if (onlyPuidRefused(fields) && (await client.exists({ ...target, puid: item.payload.puid })) === true) {
-          return { outcome: { state: 'submitted', alreadyStored: true }, error: 'duplicate' };
-        }
-        rejected += 1;
-        return { outcome: { state: 'failed', rejection: fields }, error: 'rejected' };
-      }),
-    );
-    if (rejected > 0) {
-      this.options.onResult?.('rejected', rejected);
-      log.warn({ rejected }, 'statements refused by the transparency database');
-    }
-    return { attempt, outcomes };
-  }
-
-  /** After a failed call: each statement again after the schedule's delay, or failed once it is spent. */
-  private failed(
-    tenantId: string,
-    items: Item[],
-    attempt: TdbAttempt,
-    log: Logger,
-    retryAfterMs?: number,
-  ): CallOutcome {
-    this.options.onResult?.(attempt.error ?? 'error', items.length);
-    let exhausted = 0;
-    const outcomes = items.map((item) => {
-      const outcome = this.nextState(item, false, retryAfterMs);
-      if (outcome.state === 'failed') exhausted += 1;
-      return { outcome };
-    });
-    // The tenant's next statements wait for the retry instead of calling a database that just failed.
-    const until = outcomes.find((entry) => entry.outcome.state === 'pending')?.outcome;
-    if (until?.state === 'pending') this.hold(tenantId, until.dueAt.getTime());
-    log.info(
-      { error: attempt.error, statusCode: attempt.statusCode, failed: exhausted },
-      exhausted > 0 ? 'statements failed after their retries' : 'transparency database call failed, retrying',
-    );
-    return { attempt, outcomes };
-  }
-
-  private hold(tenantId: string, until: number): void {
-    this.heldUntil.delete(tenantId);
-    if (this.heldUntil.size >= MAX_HELD_TENANTS) {
-      const oldest = this.heldUntil.keys().next();
-      if (!oldest.done) this.heldUntil.delete(oldest.value);
-    }
-    this.heldUntil.set(tenantId, until);
-  }
-
-  /**
-   * The next state after a failed attempt: pending after the schedule's delay (or at once, `now`, while the schedule
-   * lasts), failed once it is spent.
-   */
-  private nextState(item: Item, now: boolean, retryAfterMs?: number): TdbOutcome {
-    const next = this.jobs.afterFailure(item.attemptCount + 1, true, retryAfterMs);
-    if (next.state === 'failed') return next;
-    return { state: 'pending', dueAt: now ? new Date() : next.dueAt };
-  }
-}
-
-/** An error's class name for a log line: never its message, which may quote what a server answered. */
-function errorName(err: unknown): string {
-  return err instanceof Error ? err.name : typeof err;
 }
