@@ -14,7 +14,7 @@ import type { RemovalQueue } from './removal-queue';
 export const APPEND_BOUND_MS = 5 * 60 * 1000;
 /**
  * This process's own slots are published from memory or from its overflow slots; a routine sweep reads one only once
- * its second is this long over (an append whose hand-over never came: its projection write failed after the append).
+ * its second is this long over (an append whose hand-over never came: a writer that stopped between the two).
  */
 const OWN_GRACE_MS = 60_000;
 /** Slots a sweep published events of and keeps reading until APPEND_BOUND_MS, remembered at most. */

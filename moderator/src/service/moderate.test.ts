@@ -81,6 +81,10 @@ class MemoryEventStore {
   }
 
   commit(...streams: Loaded<State>[]): Promise<DomainEvent[]> {
+    return this.commitTelling(() => undefined, ...streams);
+  }
+
+  commitTelling(stored: (events: DomainEvent[]) => void, ...streams: Loaded<State>[]): Promise<DomainEvent[]> {
     this.calls.push('commit');
     const failure = this.failures.shift();
     if (failure) return Promise.reject(failure);
@@ -99,6 +103,7 @@ class MemoryEventStore {
     for (const stream of streams)
       if (stream.state && stream.events.length) this.states.set(stream.stream, stream.state);
     this.events.push(...appended);
+    if (appended.length > 0) stored(appended);
     return Promise.resolve(appended);
   }
 

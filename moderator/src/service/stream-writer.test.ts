@@ -5,12 +5,30 @@ import { ConflictError } from '../domain/errors';
 import { StreamConflict, type EventStore } from '../store/event-store';
 import { StreamWriter } from './stream-writer';
 
-/** Only `commit` is reached by the writer; it fails with the given errors in turn, then appends `appended`. */
+/**
+ * Only `commitTelling` is reached by the writer; it fails with the given errors in turn (telling the events a conflict
+ * carries as stored), then appends `appended`.
+ */
 function storeFailing(failures: Error[], appended: DomainEvent[] = []): EventStore {
   return {
-    commit: () => {
+    commitTelling: (stored: (events: DomainEvent[]) => void) => {
       const failure = failures.shift();
-      return failure === undefined ? Promise.resolve(appended) : Promise.reject(failure);
+      if (failure === undefined) {
+        if (appended.length > 0) stored(appended);
+        return Promise.resolve(appended);
+      }
+      if (failure instanceof StreamConflict && failure.appended.length > 0) stored(failure.appended);
+      return Promise.reject(failure);
+    },
+  } as unknown as EventStore;
+}
+
+/** Appends `appended`, then fails as a projection write after the append would. */
+function storeFailingAfterAppend(appended: DomainEvent[], failure: Error): EventStore {
+  return {
+    commitTelling: (stored: (events: DomainEvent[]) => void) => {
+      stored(appended);
+      return Promise.reject(failure);
     },
   } as unknown as EventStore;
 }
@@ -67,6 +85,42 @@ describe('StreamWriter', () => {
     );
     await writer.retrying(() => writer.commit());
     expect(woken).toEqual([[event], [event]]);
+  });
+
+  it('hands the events over and runs the reactions when a write after their append fails, then throws', async () => {
+    const failure = new Error('projection write failed');
+    const woken: DomainEvent[][] = [];
+    const reacted: DomainEvent[][] = [];
+    const writer = new StreamWriter(
+      storeFailingAfterAppend([event], failure),
+      { appended: (e) => woken.push([...e]) },
+      8,
+      undefined,
+      (e) => {
+        reacted.push([...e]);
+        return Promise.resolve();
+      },
+    );
+    await expect(writer.commit()).rejects.toBe(failure);
+    expect(woken).toEqual([[event]]);
+    expect(reacted).toEqual([[event]]);
+  });
+
+  it('runs the reactions of the events stored before a conflict, and of the retry', async () => {
+    const reacted: DomainEvent[][] = [];
+    const later = { id: 'evt_2' } as unknown as DomainEvent;
+    const writer = new StreamWriter(
+      storeFailing([new StreamConflict([event])], [later]),
+      { appended: () => {} },
+      8,
+      undefined,
+      (e) => {
+        reacted.push([...e]);
+        return Promise.resolve();
+      },
+    );
+    await writer.retrying(() => writer.commit());
+    expect(reacted).toEqual([[event], [later]]);
   });
 
   it("stamps each new event with its tenant's newest configuration version seen, never lowering one", async () => {

@@ -43,20 +43,27 @@ export class StreamWriter {
         if (version > 0) event.configVersion = Math.max(event.configVersion ?? 0, version);
       }
     }
-    let appended: DomainEvent[];
-    try {
-      appended = await this.store.commit(...streams);
-    } catch (err) {
-      if (err instanceof StreamConflict && err.appended.length > 0) {
-        this.outbox.appended(err.appended);
-        await this.afterCommit?.(err.appended);
-      }
-      throw err;
-    }
-    if (appended.length > 0) {
+    // What the store appended, known even when a write after the append fails (a projection): the relay and the
+    // after-commit reactions get those events before the failure goes up, since the retry finds the command applied
+    // and appends nothing, so nothing else would hand them over.
+    let appended: DomainEvent[] = [];
+    const handOver = async () => {
+      if (appended.length === 0) return;
       this.outbox.appended(appended);
       await this.afterCommit?.(appended);
+    };
+    try {
+      await this.store.commitTelling(
+        (events) => {
+          appended = events;
+        },
+        ...streams,
+      );
+    } catch (err) {
+      await handOver();
+      throw err;
     }
+    await handOver();
   }
 
   /**

@@ -77,7 +77,16 @@ export class EventStore {
    * stream in one insertMany (StreamConflict if another writer took a version first), then projects each stream that
    * has events to project: its new ones, or a tail read past a stale snapshot. Returns the events appended.
    */
-  async commit(...streams: Loaded<AnyState>[]): Promise<DomainEvent[]> {
+  commit(...streams: Loaded<AnyState>[]): Promise<DomainEvent[]> {
+    return this.commitTelling(() => undefined, ...streams);
+  }
+
+  /**
+   * As `commit`, and `stored` hears of the events as soon as they are known appended (those before a conflict too),
+   * before their projections are written: a projection write that fails after a successful append must not hide that
+   * the events exist, since a retry then finds its command applied and appends nothing.
+   */
+  async commitTelling(stored: (events: DomainEvent[]) => void, ...streams: Loaded<AnyState>[]): Promise<DomainEvent[]> {
     for (const stream of streams) {
       if (stream.kind === 'user' && stream.flaggedCount !== undefined && stream.state) {
         await this.flagged.setFlaggedCount(stream.state._id, stream.flaggedCount);
@@ -88,12 +97,16 @@ export class EventStore {
       await this.streams.append(events);
     } catch (err) {
       if (!(err instanceof StreamConflict) || err.appended.length === 0) throw err;
+      stored(err.appended);
       // The streams whose events all went in before the conflict are committed: project them now, or nobody might
       // (a writer that gives up after its retries leaves them to the next writer of the stream).
-      const stored = new Set(err.appended.map((event) => event.id));
-      await this.projections.project(streams.filter((loaded) => loaded.events.every((event) => stored.has(event.id))));
+      const appended = new Set(err.appended.map((event) => event.id));
+      await this.projections.project(
+        streams.filter((loaded) => loaded.events.every((event) => appended.has(event.id))),
+      );
       throw err;
     }
+    if (events.length > 0) stored(events);
     await this.projections.project(streams);
     return events;
   }

@@ -102,15 +102,15 @@ describe('an ingest command whose commit fails after its moderation was judged',
   it('is retried with the judgement it had, not judged again', async () => {
     const tenantId = await h.newTenant();
     const { store } = h.moderator;
-    const commit = store.commit.bind(store);
+    const commit = store.commitTelling.bind(store);
     let failures = 0;
     // The store refuses the record's first commit, as it does in an outage; the command is retried.
-    store.commit = (...streams) => {
+    store.commitTelling = (stored, ...streams) => {
       if (failures === 0 && streams.some((stream) => stream.state?.tenantId === tenantId)) {
         failures += 1;
         return Promise.reject(new UnavailableError('database unavailable'));
       }
-      return commit(...streams);
+      return commit(stored, ...streams);
     };
     const producer = h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
@@ -132,7 +132,49 @@ describe('an ingest command whose commit fails after its moderation was judged',
       expect(failures).toBe(1);
       expect(judged.filter((name) => name === `carried-${tenantId}`)).toHaveLength(1);
     } finally {
-      store.commit = commit;
+      store.commitTelling = commit;
+      await producer.disconnect();
+    }
+  });
+
+  it('hands its events to the relay at once when the projection write after their append fails', async () => {
+    const tenantId = await h.newTenant();
+    const { store } = h.moderator;
+    const project = store.projections.project.bind(store.projections);
+    let failures = 0;
+    // The append goes in; the record's projection write that follows fails once, as in an outage starting between.
+    store.projections.project = (streams) => {
+      if (failures === 0 && streams.some((stream) => stream.events.some((event) => event.tenantId === tenantId))) {
+        failures += 1;
+        return Promise.reject(new UnavailableError('database unavailable'));
+      }
+      return project(streams);
+    };
+    const events = await h.collect(h.topics.events);
+    const producer = h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      await producer.send({
+        topic: h.topics.ingest,
+        acks: -1,
+        messages: [{ key: 'unprojected-1', value: JSON.stringify(ingestCommand(tenantId, 'unprojected-1', 'fine')) }],
+      });
+      const recordId = recordIdFor(tenantId, 'unprojected-1');
+      // Published from memory, not by a sweep of the slot, which waits a minute for this process's own slots.
+      const moderated = () =>
+        events.find((message) => {
+          const event = JSON.parse(message.value?.toString() ?? '{}') as { type?: string; stream?: string };
+          return event.type === 'RecordModerated' && event.stream === `record-${recordId}`;
+        });
+      await waitFor(moderated, { timeoutMs: 30000, what: 'the moderation event' });
+      expect(failures).toBe(1);
+      expect(moderated()?.headers?.[HEADERS.replayed]).toBeUndefined();
+      await waitFor(() => h.db.collection(COLLECTIONS.records).findOne({ _id: recordId } as never), {
+        timeoutMs: 30000,
+        what: 'the record projected by the retry',
+      });
+    } finally {
+      store.projections.project = project;
       await producer.disconnect();
     }
   });
