@@ -5,7 +5,7 @@ import type { Kafka } from 'kafkajs';
 import type { Db } from 'mongodb';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';
-import type { DueQueueTiming } from './store/due-queue';
+import type { DueQueueTiming } from './store/queued-doc';
 import type { TenantSettingsReads } from './store/tenant-settings';
 
 /** What `app.ts` builds once and hands to every module factory. */

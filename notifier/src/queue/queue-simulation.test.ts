@@ -4,7 +4,7 @@ import type { EndpointCache } from '../delivery/endpoint-cache';
 import type { HttpSender } from '../delivery/http-sender';
 import { DeliveryScheduler } from '../delivery/scheduler';
 import { DeliveryStore, type DeliveryDoc } from '../store/delivery-store';
-import type { QueueIncident } from '../store/due-queue';
+import type { QueueIncident } from '../store/queued-doc';
 import type { EndpointStateStore } from '../store/endpoint-states';
 import type { UpstreamReads } from '../store/upstream-reads';
 import { copy, random, SimConnection, SimStore } from '../store/testing/sim-store';

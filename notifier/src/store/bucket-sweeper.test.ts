@@ -1,6 +1,6 @@
 import { type Collection } from 'mongodb';
 import { BucketSweeper } from './bucket-sweeper';
-import { type DueCursorDoc, type QueuedDoc } from './due-queue';
+import type { DueCursorDoc, QueuedDoc } from './queued-doc';
 import { random, SimConnection, SimStore } from './testing/sim-store';
 
 const TIMING = { bucketMs: 10_000, graceMs: 2_000 };

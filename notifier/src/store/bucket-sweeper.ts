@@ -1,7 +1,7 @@
 import { upsertRetried } from '@vigil/proto/platform';
 import type { Collection } from 'mongodb';
 import { Candidates, type Candidate } from '../queue/candidates';
-import type { DueCursorDoc, DueQueueTiming, QueuedDoc } from './due-queue';
+import type { DueCursorDoc, DueQueueTiming, QueuedDoc } from './queued-doc';
 
 /**
  * Candidates kept in memory at most, in all and per group; past them, jobs are left in the store and their bucket is

@@ -1,7 +1,8 @@
 import { COLLECTIONS, type WebhookEventName } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
-import { DueQueue, type DueQueueTiming } from './due-queue';
+import { DueQueue } from './due-queue';
+import type { DueQueueTiming } from './queued-doc';
 import { storableText } from './storable-text';
 
 type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';

@@ -1,5 +1,6 @@
 import { type Collection } from 'mongodb';
-import { DueQueue, type DueCursorDoc, type LeaseDoc, type QueuedDoc } from './due-queue';
+import { DueQueue, type LeaseDoc } from './due-queue';
+import type { DueCursorDoc, QueuedDoc } from './queued-doc';
 import { random, SimConnection, SimStore } from './testing/sim-store';
 
 interface Job extends QueuedDoc {

@@ -5,75 +5,13 @@ import { MongoServerError, type Collection, type Db, type Filter } from 'mongodb
 import { BucketSweeper } from './bucket-sweeper';
 import { insertIgnoringDuplicates } from './insert-new';
 import type { Candidate } from '../queue/candidates';
-
-/** The fields every queued job document has (webhook deliveries, user emails, payment actions). */
-export interface QueuedDoc {
-  _id: string;
-  tenantId: string;
-  /** `pending` (waiting for `dueAt`) and `sending` (leased) belong to the queue; every other state is final. */
-  state: string;
-  attemptCount: number;
-  dueAt: Date;
-  /**
-   * The time bucket in which the job next needs looking at: `dueAt`'s for `pending`, the lease end's for `sending`,
-   * absent once final. Polls select by equality on it (see DueQueue).
-   */
-  due?: string;
-  leaseUntil?: Date;
-  leaseId?: string;
-  updatedAt: Date;
-  /**
-   * Set on a job `claim` returns when it took the job over from a worker whose lease ran out (it stopped mid-attempt):
-   * when that worker had leased it. Never stored.
-   */
-  interruptedAt?: Date;
-}
+import type { DueCursorDoc, DueQueueTiming, QueuedDoc } from './queued-doc';
 
 /** One worker's claim on one attempt of one job, kept until pruned so that a late duplicate claim fails. */
 export interface LeaseDoc {
   _id: string;
   leaseUntil: Date;
   createdAt: Date;
-}
-
-/** Where the queue's sweep of closed buckets has reached, kept so a restart resumes there. */
-export interface DueCursorDoc {
-  _id: string;
-  /** Every bucket before this one was found empty after it closed. */
-  bucket: number;
-  updatedAt: Date;
-}
-
-export interface DueQueueTiming {
-  /** Width of a time bucket, milliseconds. */
-  bucketMs: number;
-  /**
-   * How long after a bucket's end a job may still be written into it (a write computed just before its bucket ended,
-   * clock skew between processes), milliseconds; the bucket is swept once more after that.
-   */
-  graceMs: number;
-  /** A closed bucket that still held jobs is read again after this long, milliseconds. Default 5 s. */
-  resweepMs?: number;
-  /** Candidates kept in memory at most, in all and per group (an endpoint, a tenant). Defaults 100,000 and 1,000. */
-  maxCandidates?: number;
-  maxPerGroup?: number;
-  /** Told of each job the queue could not move on as planned (see QueueIncident): the owner logs and counts it. */
-  onIncident?: (incident: QueueIncident) => void;
-}
-
-/**
- * What the queue tells its owner about a job it could not move on as planned. None loses the job: each says how it is
- * found again.
- * - `lease_failed`: a claim's lease write failed; the job stays a candidate (taken over once the lease key expires).
- * - `takeover_reset`: MAX_TAKEOVER_CHAIN claimants in a row died between their lease key and their state write (or lost
- *   the reply); the job is made due again now under a new key.
- * - `park_failed`: moving a paused group's jobs to a later bucket failed; they stay where they are and are read again.
- */
-export interface QueueIncident {
-  queue: string;
-  kind: 'lease_failed' | 'takeover_reset' | 'park_failed';
-  jobId?: string;
-  err?: unknown;
 }
 
 /** Claims of a job whose previous claimant died between its lease insert and its state write. */

@@ -11,7 +11,8 @@ import { type TdbRetryDoc } from '../tdb/tdb-docs';
 import { randomUUID } from 'node:crypto';
 import { statementChunks, storeTraits } from '@vigil/proto/platform';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
-import { DueQueue, type DueQueueTiming } from './due-queue';
+import { DueQueue } from './due-queue';
+import type { DueQueueTiming } from './queued-doc';
 import { insertIgnoringDuplicates } from './insert-new';
 import { storableText } from './storable-text';
 
