@@ -34,6 +34,21 @@ async function setTopicMaxBytes(bytes: number, topic = h.topics.events): Promise
       { type: 2 /* TOPIC */, name: topic, configEntries: [{ name: 'max.message.bytes', value: `${bytes}` }] },
     ],
   });
+  // The broker applies a topic's new configuration after it answered the change: until it reports the value, a
+  // message over the new bound can still be accepted.
+  await waitFor(
+    async () => {
+      const { resources } = await admin.describeConfigs({
+        includeSynonyms: false,
+        resources: [{ type: 2 /* TOPIC */, name: topic, configNames: ['max.message.bytes'] }],
+      });
+      return resources[0]?.configEntries.find((entry) => entry.configName === 'max.message.bytes')?.configValue ===
+        `${bytes}`
+        ? true
+        : undefined;
+    },
+    { what: `max.message.bytes ${bytes} in effect on ${topic}` },
+  );
 }
 
 const moderate = (tenantId: string, clientId: string, text: string) =>
