@@ -20,7 +20,7 @@ import { BatchRunStore, type RunEnd } from './batch-job';
 const SELECT_BATCH = 1000;
 
 /** Where a runner picking a job up stands. */
-export type Begin = { run: true; attempt: number } | { run: false; why: 'gone' | 'finished' | BacktestFailure };
+export type Begin = { run: true; attempt: number } | { run: false; why: 'gone' | 'finished' | 'cancelled' | BacktestFailure };
 
 /**
  * What a backtest reads and writes. It reads the gateway's jobs (`backtests`) and the projections, and writes only its
@@ -54,6 +54,24 @@ export class BacktestStore extends BatchRunStore<BacktestJobDoc, BacktestRunDoc,
     await this.forgetExpired(job.tenantId);
     const existing = await guarded(() => this.runs.findOne({ _id: job._id }));
     if (!existing) {
+      // Cancelled while queued: the gateway answered `cancelled` at once, and takes the tenant's slot back. The run
+      // is recorded as cancelled, never started, so its status does not turn to `running` after the cancel.
+      const stored = await this.job(job._id);
+      if (!stored) return { run: false, why: 'gone' };
+      if (stored.cancelRequestedAt) {
+        const inserted = await this.insertRun({
+          _id: job._id,
+          tenantId: job.tenantId,
+          status: 'cancelled',
+          attempts: 0,
+          processed: 0,
+          startedAt: now,
+          heartbeatAt: now,
+          finishedAt: now,
+          expiresAt: job.expiresAt,
+        });
+        return inserted ? { run: false, why: 'cancelled' } : this.begin(job);
+      }
       const inserted = await this.insertRun({
         _id: job._id,
         tenantId: job.tenantId,
