@@ -51,7 +51,7 @@ export async function hashRetroModule(
     registry && new Counter({ name, help, labelNames: ['outcome'], registers: [registry] });
   const passCounter = counter(
     'moderator_hash_retro_passes_total',
-    'Retroactive hash pass attempts by outcome (succeeded, failed, interrupted: left for the next runner, lost: taken over)',
+    'Retroactive hash pass attempts by outcome (succeeded, failed, interrupted: left for the next runner, lost: taken over, unrecorded: claimed but never recorded, taken over after the lease)',
   );
   const recordCounter = counter(
     'moderator_hash_retro_records_total',

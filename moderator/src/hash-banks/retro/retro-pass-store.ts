@@ -1,6 +1,7 @@
 import { COLLECTIONS } from '@vigil/proto';
 import { insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
+import { claimInChain } from '../../store/claim-chain';
 import { guarded } from '../../store/mongo-errors';
 
 type RetroPassState = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -77,7 +78,8 @@ export function queuedPass(pass: NewRetroPass): RetroPassDoc {
 /**
  * The retroactive passes (`hash_retro_passes`) and their claims (`hash_retro_claims`). A pass is claimed attempt by
  * attempt through a unique insert of `<passId>#<attempt>` (conditional updates are not atomic on FerretDB v1), so two
- * moderators never both hold one attempt; a holder that finds a later attempt on the pass stops. Runners select passes
+ * moderators never both hold one attempt; a holder that finds a later attempt on the pass stops. A claim that its
+ * runner never recorded on the pass is taken over after the lease (claim-chain.ts). Runners select passes
  * by equality on `open`, and a bank's passes by `bankId`: the filters FerretDB takes to an index.
  */
 export class RetroPassStore {
@@ -127,18 +129,40 @@ export class RetroPassStore {
     return guarded(() => this.passes.findOne({ _id: passId }));
   }
 
-  /** Takes attempt `attempt` of the pass; false when another runner took it first. */
-  async claim(pass: RetroPassDoc, attempt: number): Promise<boolean> {
+  /**
+   * Takes the pass's next attempt (`pass.attempt + 1`) and records it on the pass; `held` when another runner holds it,
+   * `spent` when no attempt is left. An attempt whose claim was stored but never recorded on the pass (the claim's
+   * reply lost, the record failed, the runner died between the two) is dead once older than the lease: the attempt
+   * after it is claimed instead, and counts it (`deadClaims`).
+   */
+  async claim(
+    pass: RetroPassDoc,
+    limits: { leaseMs: number; maxAttempts: number },
+  ): Promise<{ attempt: number; deadClaims: number } | 'held' | 'spent'> {
     const now = this.now();
-    const claim: ClaimDoc = { _id: `${pass._id}#${attempt}`, passId: pass._id, at: now };
-    if (!(await guarded(() => insertUnlessExists(this.claims, claim)))) return false;
+    const first = pass.attempt + 1;
+    const claimed = await guarded(() =>
+      claimInChain(this.claims, {
+        key: (step) => `${pass._id}#${first + step}`,
+        fields: { passId: pass._id },
+        now,
+        leaseMs: limits.leaseMs,
+        steps: limits.maxAttempts - pass.attempt,
+        unrecorded: async () => {
+          const current = await this.get(pass._id);
+          return current?.open === true && current.attempt === pass.attempt;
+        },
+      }),
+    );
+    if (!claimed.won) return claimed.spent ? 'spent' : 'held';
+    const attempt = first + claimed.deadClaims;
     await guarded(() =>
       this.passes.updateOne(
         { _id: pass._id, open: true },
         { $set: { state: 'running', attempt, startedAt: pass.startedAt ?? now, heartbeatAt: now } },
       ),
     );
-    return true;
+    return { attempt, deadClaims: claimed.deadClaims };
   }
 
   /**

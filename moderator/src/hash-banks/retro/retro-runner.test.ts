@@ -1,6 +1,8 @@
 import pino from 'pino';
 import { UnavailableError } from '../../domain/errors';
 import type { BankDoc, HashDoc } from '../hash-bank-store';
+import { claimInChain } from '../../store/claim-chain';
+import { MemoryClaims } from '../../store/testing/memory-claims';
 import { bankDoc, hashDoc } from '../testing/docs';
 import { bucketId, bucketOf, RECORD_HASH_BUCKETS, type RecordHashDoc } from './record-hash-store';
 import type { RetroMatchInput, RetroOutcome } from './retro-match';
@@ -20,10 +22,15 @@ const bank = bankDoc;
 
 const hash = (over: Partial<HashDoc> = {}): HashDoc => hashDoc(PDQ, { change: `${TENANT}#1`, ...over });
 
-/** The pass store in memory, with the real one's rules: one claim per attempt, progress only by the latest attempt. */
+/**
+ * The pass store in memory, with the real one's rules: one claim per attempt (a dead one taken over after the lease),
+ * progress only by the latest attempt.
+ */
 class MemoryPasses {
   readonly passes = new Map<string, RetroPassDoc>();
-  readonly claims = new Set<string>();
+  readonly claims = new MemoryClaims<{ _id: string; passId: string; at: Date }>();
+  /** Writes of a claim onto its pass that fail (after the claim was stored). */
+  failedRecords = 0;
   readonly progressWrites: { attempt: number; bucket: number }[] = [];
 
   add(over: Partial<RetroPassDoc> = {}): RetroPassDoc {
@@ -49,12 +56,23 @@ class MemoryPasses {
 
   openPasses = () => Promise.resolve([...this.passes.values()].filter((pass) => pass.open).map((p) => ({ ...p })));
 
-  claim = (pass: RetroPassDoc, attempt: number) => {
-    const key = `${pass._id}#${attempt}`;
-    if (this.claims.has(key)) return Promise.resolve(false);
-    this.claims.add(key);
+  claim = async (pass: RetroPassDoc, limits: { leaseMs: number; maxAttempts: number }) => {
+    const claimed = await claimInChain(this.claims, {
+      key: (step) => `${pass._id}#${pass.attempt + 1 + step}`,
+      fields: { passId: pass._id },
+      now: new Date(),
+      leaseMs: limits.leaseMs,
+      steps: limits.maxAttempts - pass.attempt,
+      unrecorded: () => Promise.resolve(this.pass(pass._id).open && this.pass(pass._id).attempt === pass.attempt),
+    });
+    if (!claimed.won) return claimed.spent ? ('spent' as const) : ('held' as const);
+    if (this.failedRecords > 0) {
+      this.failedRecords -= 1;
+      throw new UnavailableError('database unavailable');
+    }
+    const attempt = pass.attempt + 1 + claimed.deadClaims;
     Object.assign(this.pass(pass._id), { state: 'running', attempt, heartbeatAt: new Date() });
-    return Promise.resolve(true);
+    return { attempt, deadClaims: claimed.deadClaims };
   };
 
   progress = (passId: string, attempt: number, progress: Pick<RetroPassDoc, 'bucket' | 'counts' | 'bucketCounts'>) => {
@@ -119,6 +137,7 @@ function runnerWith(
   } = {},
 ) {
   const acted: string[] = [];
+  const ended: string[] = [];
   const hashes = options.hashes ?? [hash()];
   const runnerOptions: RetroRunnerOptions = {
     passes,
@@ -139,8 +158,9 @@ function runnerWith(
     pollMs: 60_000,
     maxAttempts: options.maxAttempts ?? 5,
     chunk: 1,
+    onPass: (outcome) => ended.push(outcome),
   };
-  return { runner: new RetroRunner(runnerOptions), acted };
+  return { runner: new RetroRunner(runnerOptions), acted, ended };
 }
 
 describe('RetroRunner', () => {
@@ -217,7 +237,7 @@ describe('RetroRunner', () => {
       counts: { ...before, scanned: 9 },
       heartbeatAt: new Date(Date.now() - 60_000),
     });
-    passes.claims.add('hrp_1#1');
+    passes.claims.docs.set('hrp_1#1', { _id: 'hrp_1#1', passId: 'hrp_1', at: new Date(0) });
     const records = recordsOf([{ id: 'rec_near', pdq: PDQ }]);
     const { runner } = runnerWith(passes, records);
     await runner.runDue();
@@ -332,6 +352,39 @@ describe('RetroRunner', () => {
     await runner.runDue();
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
     expect(passes.pass().counts.scanned).toBe(10);
+  });
+
+  it.each([
+    ['whose reply was lost', (passes: MemoryPasses) => passes.claims.loseNextReply()],
+    ['that the pass never recorded (its write failed)', (passes: MemoryPasses) => (passes.failedRecords = 1)],
+  ])('runs a pass after a claim %s, once that claim is older than the lease', async (_name, fault) => {
+    const passes = new MemoryPasses();
+    passes.add();
+    fault(passes);
+    const records = recordsOf([{ id: 'rec_near', pdq: PDQ }]);
+    const { runner, acted, ended } = runnerWith(passes, records);
+    await expect(runner.runDue()).rejects.toThrow();
+    // Within the lease the claimant may still record it: the pass is left alone.
+    await runner.runDue();
+    expect(acted).toEqual([]);
+    passes.claims.age('hrp_1#1', 31_000);
+    await runner.runDue();
+    expect(acted).toEqual(['rec_near']);
+    expect(passes.pass()).toMatchObject({ state: 'succeeded', attempt: 2 });
+    expect(ended).toEqual(['unrecorded', 'succeeded']);
+  });
+
+  it('fails a pass whose every attempt left was claimed by a runner that died before recording it', async () => {
+    const passes = new MemoryPasses();
+    passes.add({ state: 'running', attempt: 1, heartbeatAt: new Date(0) });
+    for (const attempt of [2, 3]) {
+      passes.claims.docs.set(`hrp_1#${attempt}`, { _id: `hrp_1#${attempt}`, passId: 'hrp_1', at: new Date(0) });
+    }
+    const records = recordsOf([{ id: 'rec_near', pdq: PDQ }]);
+    const { runner } = runnerWith(passes, records, { maxAttempts: 3 });
+    await runner.runDue();
+    expect(passes.pass()).toMatchObject({ state: 'failed', error: 'too_many_attempts', open: false });
+    expect(records.reads).toEqual([]);
   });
 
   it('two runners never run one attempt: the second finds it claimed', async () => {

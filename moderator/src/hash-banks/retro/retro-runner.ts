@@ -30,7 +30,8 @@ export interface RetroRunnerOptions {
   maxAttempts: number;
   /** Records read at once, and between two progress writes. */
   chunk: number;
-  onPass?: (outcome: 'succeeded' | 'failed' | 'interrupted' | 'lost') => void;
+  /** Each attempt's end; `unrecorded`: one claimed by a runner that never recorded it, taken over after the lease. */
+  onPass?: (outcome: 'succeeded' | 'failed' | 'interrupted' | 'lost' | 'unrecorded') => void;
   onRecord?: (outcome: RetroOutcome | 'error') => void;
 }
 
@@ -99,14 +100,33 @@ export class RetroRunner {
       const silent = pass.state === 'queued' || (pass.heartbeatAt?.getTime() ?? 0) <= Date.now() - leaseMs;
       if (!silent) continue;
       if (pass.attempt >= maxAttempts) {
-        await passes.finish(pass._id, pass.attempt, 'failed', { error: 'too_many_attempts' });
-        this.options.onPass?.('failed');
+        await this.failSpent(pass);
         continue;
       }
-      const attempt = pass.attempt + 1;
-      if (!(await passes.claim(pass, attempt))) continue;
-      await this.run({ ...pass, attempt });
+      const claimed = await passes.claim(pass, { leaseMs, maxAttempts });
+      if (claimed === 'held') continue;
+      if (claimed === 'spent') {
+        await this.failSpent(pass);
+        continue;
+      }
+      if (claimed.deadClaims > 0) this.deadClaims(pass, claimed);
+      await this.run({ ...pass, attempt: claimed.attempt });
     }
+  }
+
+  private async failSpent(pass: RetroPassDoc): Promise<void> {
+    await this.options.passes.finish(pass._id, pass.attempt, 'failed', { error: 'too_many_attempts' });
+    this.options.onPass?.('failed');
+    this.options.log.warn({ passId: pass._id, tenantId: pass.tenantId }, 'hash retro pass failed after its attempts');
+  }
+
+  /** Attempts claimed by runners that never recorded them (a lost reply, a failed write, a crash between the two). */
+  private deadClaims(pass: RetroPassDoc, claimed: { attempt: number; deadClaims: number }): void {
+    for (let n = 0; n < claimed.deadClaims; n += 1) this.options.onPass?.('unrecorded');
+    this.options.log.warn(
+      { passId: pass._id, tenantId: pass.tenantId, attempt: claimed.attempt, deadClaims: claimed.deadClaims },
+      'hash retro pass taken over from claims never recorded',
+    );
   }
 
   private async run(pass: RetroPassDoc): Promise<void> {
