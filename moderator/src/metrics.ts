@@ -65,6 +65,12 @@ export function createMetrics(registry: Registry) {
       labelNames: ['source', 'state', 'failure'],
       registers: [registry],
     }),
+    hashFeedDeadClaims: new Counter({
+      name: 'moderator_hash_feed_dead_claims_total',
+      help: 'Claims of hash feed runs (job: run) and feedback (job: feedback) that their replica never recorded (a lost reply, a failed write, a crash), taken over after the lease',
+      labelNames: ['job'],
+      registers: [registry],
+    }),
     imageTexts: new Counter({
       name: 'moderator_image_texts_total',
       help: 'Record images whose text an image-text strategy asked for, by outcome: read (text found), empty (none), or why not (a fetch failure, too_many_pixels, undecodable, budget, no_ocr)',

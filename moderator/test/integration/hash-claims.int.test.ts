@@ -1,6 +1,7 @@
 import { MongoClient, type Db } from 'mongodb';
 import { scratchDb, testServers } from '../../../deploy/test-support';
 import { startStoreRelay, type StoreRelay } from '../../../deploy/test-support/store-relay';
+import { FeedStore, type FeedbackDoc, type FeedDoc } from '../../src/hash-banks/feeds/feed-store';
 import { RetroPassStore } from '../../src/hash-banks/retro/retro-pass-store';
 
 // The hash banks' claims on the real store: a claim insert that lands but whose reply is lost (the store relay drops
@@ -8,24 +9,26 @@ import { RetroPassStore } from '../../src/hash-banks/retro/retro-pass-store';
 
 const scratch = scratchDb('hash_claims');
 const LEASE_MS = 30_000;
-let storeRelay: StoreRelay;
-let relayed: MongoClient;
+const cleanups: Array<() => Promise<unknown>> = [];
 
-beforeAll(async () => {
-  storeRelay = await startStoreRelay({ mongoUrl: testServers().mongoUrl, delayMs: 1, dropCommands: ['insert'] });
-  relayed = new MongoClient(storeRelay.url, { serverSelectionTimeoutMS: 5000, retryWrites: false });
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
 });
 
-afterAll(async () => {
-  await relayed.close();
-  await storeRelay.close();
-  await scratch.drop();
-});
+afterAll(() => scratch.drop());
 
-/** The database through the relay, whose next insert's reply is lost: the insert lands, its caller hears an error. */
-function losingNextInsertReply(db: Db): Db {
-  storeRelay.setFault('drop');
-  return relayed.db(db.databaseName);
+/**
+ * The database through a store relay of its own, and the relay: while its `drop` fault is on, an insert lands and its
+ * caller hears an error (the relay resets the connection, so the client is used for that one call).
+ */
+async function throughRelay(db: Db): Promise<{ db: Db; relay: StoreRelay }> {
+  const relay = await startStoreRelay({ mongoUrl: testServers().mongoUrl, delayMs: 1, dropCommands: ['insert'] });
+  const client = new MongoClient(relay.url, { serverSelectionTimeoutMS: 5000, retryWrites: false });
+  cleanups.push(
+    () => relay.close(),
+    () => client.close(),
+  );
+  return { db: client.db(db.databaseName), relay };
 }
 
 describe('a retroactive pass claim whose reply was lost', () => {
@@ -44,10 +47,12 @@ describe('a retroactive pass claim whose reply was lost', () => {
     });
     const limits = { leaseMs: LEASE_MS, maxAttempts: 5 };
 
-    const lossy = new RetroPassStore(losingNextInsertReply(scratch.db), now);
+    const { db, relay } = await throughRelay(scratch.db);
+    const lossy = new RetroPassStore(db, now);
+    relay.setFault('drop');
     await expect(lossy.claim(pass, limits)).rejects.toThrow();
-    storeRelay.setFault(undefined);
-    expect(storeRelay.counts().dropped).toEqual({ insert: 1 });
+    relay.setFault(undefined);
+    expect(relay.counts().dropped).toEqual({ insert: 1 });
     expect(await store.get(pass._id)).toMatchObject({ state: 'queued', attempt: 0 });
 
     // Within the lease its claimant may still record it.
@@ -63,5 +68,71 @@ describe('a retroactive pass claim whose reply was lost', () => {
     // A runner that read the pass before the takeover finds it recorded.
     clock.now = new Date(clock.now.getTime() + LEASE_MS + 1);
     expect(await store.claim(pass, limits)).toBe('held');
+  });
+});
+
+describe('a feed run or feedback claim whose reply was lost', () => {
+  const at = new Date('2026-01-01T00:00:00Z');
+  const feed: FeedDoc = {
+    _id: 'fed_lost',
+    tenantId: 'ten_1',
+    bankId: 'bnk_1',
+    source: 'file',
+    url: 'https://lists.example.org/h.csv',
+    intervalS: 3600,
+    enabled: true,
+    dueAt: at,
+    due: 0,
+    failures: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const job: FeedbackDoc = {
+    _id: 'fed_lost:hsh_1',
+    tenantId: 'ten_1',
+    feedId: feed._id,
+    hashId: 'hsh_1',
+    value: 'Blocked',
+    state: 'pending',
+    attempts: 0,
+    dueAt: at,
+    due: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+  const later = (ms: number) => new Date(at.getTime() + ms);
+
+  it.each([
+    [
+      'a run',
+      (store: FeedStore, now: Date) => store.claimRun(feed, now, LEASE_MS),
+      (store: FeedStore, dueAt: Date) => store.set(feed._id, { dueAt }),
+    ],
+    [
+      'a feedback attempt',
+      (store: FeedStore, now: Date) => store.claimFeedback(job, now, LEASE_MS),
+      (store: FeedStore, dueAt: Date) => store.setFeedback(job._id, { dueAt }),
+    ],
+  ])('%s is taken over after the lease by one of two moderators', async (_name, claim, moveDue) => {
+    const store = new FeedStore(scratch.db);
+    await store.ensureIndexes();
+    await store.insert(feed);
+    await store.queueFeedback(job);
+    const { db, relay } = await throughRelay(scratch.db);
+    relay.setFault('drop');
+    await expect(claim(new FeedStore(db), at)).rejects.toThrow();
+    relay.setFault(undefined);
+    expect(relay.counts().dropped).toEqual({ insert: 1 });
+
+    // Within the lease its claimant may still move the due time.
+    expect(await claim(store, later(LEASE_MS - 1))).toBe('held');
+    const now = later(LEASE_MS + 1);
+    const claims = await Promise.all([claim(store, now), claim(new FeedStore(scratch.db), now)]);
+    expect(claims).toContainEqual({ deadClaims: 1 });
+    expect(claims).toContain('held');
+    // The winner moves the due time: a candidate read before finds nothing to take, even after another lease.
+    await moveDue(store, new Date(now.getTime() + LEASE_MS));
+    expect(await claim(store, later(3 * LEASE_MS))).toBe('held');
+    await store.delete(feed._id);
   });
 });

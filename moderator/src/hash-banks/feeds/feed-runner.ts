@@ -33,6 +33,8 @@ export interface FeedRunnerOptions {
   leaseMs: number;
   /** Told of each run's outcome (metrics). */
   onRun?: (source: string, state: string, failure?: FeedFailure) => void;
+  /** Told of claims of runs or feedback that their replica never recorded, taken over after the lease (metrics). */
+  onDeadClaims?: (job: 'run' | 'feedback', count: number) => void;
   now?: () => Date;
 }
 
@@ -46,10 +48,11 @@ export const credentialsContext = (feed: Pick<FeedDoc, 'tenantId' | '_id'>): str
 /**
  * Runs the feeds that are due, on every moderator replica, each run on one: a poll reads the current and the previous
  * time bucket of due feeds (and, every ten minutes, every enabled feed), claims each due feed by a unique insert keyed
- * by its due time, moves its due time to the lease's end (so a replica that dies mid-run leaves it due again), reads
- * its source, writes the hashes through the bank store (whose numbered changes reach every replica's index), and
- * records the outcome on the feed with its next due time: the interval after a run that worked, a growing backoff
- * after a failure. It also sends the feedback owed to exchanges (StopNCII `Blocked`) the same way.
+ * by its due time (taking over, after the lease, a claim whose replica never moved the due time), moves its due time
+ * to the lease's end (so a replica that dies mid-run leaves it due again), reads its source, writes the hashes through
+ * the bank store (whose numbered changes reach every replica's index), and records the outcome on the feed with its
+ * next due time: the interval after a run that worked, a growing backoff after a failure. It also sends the feedback
+ * owed to exchanges (StopNCII `Blocked`) the same way.
  */
 export class FeedRunner {
   private timer?: NodeJS.Timeout;
@@ -135,7 +138,9 @@ export class FeedRunner {
   async runClaimed(feed: FeedDoc): Promise<boolean> {
     const { feeds, log } = this.options;
     const started = this.now();
-    if (!(await feeds.claim(feed._id, feed.dueAt, started))) return false;
+    const claimed = await feeds.claimRun(feed, started, this.options.leaseMs);
+    if (claimed === 'held') return false;
+    this.tookOver('run', feed, claimed.deadClaims);
     const leaseEnd = new Date(started.getTime() + this.options.leaseMs);
     await feeds.set(feed._id, { dueAt: leaseEnd, due: bucketOf(leaseEnd) });
     log.info({ feedId: feed._id, tenantId: feed.tenantId, source: feed.source }, 'hash feed run claimed');
@@ -264,10 +269,19 @@ export class FeedRunner {
     return { added, withdrawn, duplicates };
   }
 
+  /** Logs and counts the claims a claim passed, whose replicas never recorded them (see FeedStore.claimRun). */
+  private tookOver(job: 'run' | 'feedback', of: { _id: string; tenantId: string }, deadClaims: number): void {
+    if (deadClaims === 0) return;
+    this.options.log.warn({ job, id: of._id, tenantId: of.tenantId, deadClaims }, 'hash feed claim taken over');
+    this.options.onDeadClaims?.(job, deadClaims);
+  }
+
   /** Claims one attempt of a feedback job and makes it: sent, due again after a backoff, or failed once spent. */
   async sendClaimed(job: FeedbackDoc): Promise<boolean> {
     const { feeds, banks, log } = this.options;
-    if (!(await feeds.claim(job._id, job.dueAt, this.now()))) return false;
+    const claimed = await feeds.claimFeedback(job, this.now(), this.options.leaseMs);
+    if (claimed === 'held') return false;
+    this.tookOver('feedback', job, claimed.deadClaims);
     const leaseEnd = new Date(this.now().getTime() + this.options.leaseMs);
     await feeds.setFeedback(job._id, { dueAt: leaseEnd, due: bucketOf(leaseEnd) });
     try {

@@ -1,6 +1,7 @@
 import { COLLECTIONS, type FeedFailure, type FeedRunState, type FeedSource } from '@vigil/proto';
 import { insertEach, insertUnlessExists } from '@vigil/proto/platform';
 import type { Collection, Db } from 'mongodb';
+import { claimInChain } from '../../store/claim-chain';
 import { guarded } from '../../store/mongo-errors';
 
 /** The result of a feed's last run, as the API shows it. */
@@ -84,7 +85,8 @@ const CLAIM_KEEP_MS = 24 * 3600_000;
  * The feeds of the hash banks and their bookkeeping, owned by the moderator. Polls select by equality on `due` (the
  * index FerretDB pushes down), so an idle schedule reads two small buckets a poll; the feeds themselves are
  * configuration (at most a few per bank), read whole only by the periodic sweep. Exclusivity of a run comes from a
- * unique claim insert keyed by the feed and the due time it claims (conditional updates are not atomic on FerretDB v1).
+ * unique claim insert keyed by the feed and the due time it claims (conditional updates are not atomic on FerretDB v1);
+ * a claim its replica never recorded is taken over after the lease.
  */
 export class FeedStore {
   private readonly feeds: Collection<FeedDoc>;
@@ -150,11 +152,52 @@ export class FeedStore {
   }
 
   /**
-   * Claims the run of `of` due at `dueAt`: true for exactly one caller. A candidate read before another replica ran
-   * the feed carries the old due time, whose claim is taken.
+   * Claims the run of the feed due at its `dueAt`: won by exactly one caller (with the dead claims it passed), `held`
+   * for the others. A candidate read before another replica ran the feed carries the old due time, whose claim is taken.
    */
-  claim(of: string, dueAt: Date, now: Date): Promise<boolean> {
-    return guarded(() => insertUnlessExists(this.claims, { _id: `${of}@${dueAt.getTime()}`, of, at: now }));
+  claimRun(feed: Pick<FeedDoc, '_id' | 'dueAt'>, now: Date, leaseMs: number): Promise<{ deadClaims: number } | 'held'> {
+    return this.claimDue(feed._id, feed.dueAt, now, leaseMs, async () => {
+      const current = await this.get(feed._id);
+      return current?.enabled === true && current.dueAt.getTime() === feed.dueAt.getTime();
+    });
+  }
+
+  /** Claims the attempt of a feedback job due at its `dueAt`, as `claimRun` claims a feed's run. */
+  claimFeedback(
+    job: Pick<FeedbackDoc, '_id' | 'dueAt'>,
+    now: Date,
+    leaseMs: number,
+  ): Promise<{ deadClaims: number } | 'held'> {
+    return this.claimDue(job._id, job.dueAt, now, leaseMs, async () => {
+      const current = await this.getFeedback(job._id);
+      return current?.state === 'pending' && current.dueAt.getTime() === job.dueAt.getTime();
+    });
+  }
+
+  /**
+   * A claim keyed `<of>@<dueAt>`. Its claimant then moves `dueAt` to its lease's end: a claim older than the lease whose
+   * job is still due at `dueAt` was never recorded (its reply lost, the move failed, the replica died between them),
+   * and the next key of its chain, `<of>@<dueAt>#<n>`, is claimed instead (claim-chain.ts). The chain grows by one key
+   * a lease only while the move keeps failing, and a walk reads each key once.
+   */
+  private async claimDue(
+    of: string,
+    dueAt: Date,
+    now: Date,
+    leaseMs: number,
+    stillDue: () => Promise<boolean>,
+  ): Promise<{ deadClaims: number } | 'held'> {
+    const key = `${of}@${dueAt.getTime()}`;
+    const claimed = await guarded(() =>
+      claimInChain(this.claims, {
+        key: (step) => (step === 0 ? key : `${key}#${step}`),
+        fields: { of },
+        now,
+        leaseMs,
+        unrecorded: stillDue,
+      }),
+    );
+    return claimed.won ? { deadClaims: claimed.deadClaims } : 'held';
   }
 
   /** Deletes a feed's (or job's) claims older than a day. */

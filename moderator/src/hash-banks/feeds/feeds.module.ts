@@ -62,6 +62,7 @@ export function hashFeedsModule(
     // Every call of a run at its deadline, and a margin for the store's writes (10 pages of 30 s: 6 minutes).
     leaseMs: config.HASH_FEED_TIMEOUT_MS * (MAX_PAGES + 2),
     onRun: (source, state, failure) => metrics?.hashFeedRuns.inc({ source, state, failure: failure ?? '' }),
+    onDeadClaims: (job, count) => metrics?.hashFeedDeadClaims.inc({ job }, count),
   });
   const useCases = new FeedUseCases({ feeds, banks, http, box, wake: () => runner.wake() });
   return {

@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { addressPolicy, SecretBox, type DomainEvent, type HashMetadata } from '@vigil/proto';
-import { NotFoundError } from '../../domain/errors';
+import { NotFoundError, UnavailableError } from '../../domain/errors';
+import { claimInChain } from '../../store/claim-chain';
+import { MemoryClaims } from '../../store/testing/memory-claims';
 import { hashIdOf, newHash, type BankDoc, type HashBankStore, type HashDoc } from '../hash-bank-store';
 import { FeedError, FeedHttp, type FeedAnswer, type FeedCall } from './feed-http';
 import { DeltaBuilder } from './feed-pull';
@@ -15,10 +17,15 @@ import { StopNciiClient } from './stopncii-client';
 // The feeds' unit specs: the runner, the use cases, the exchange clients and the feedback reaction over in-memory
 // fakes of the stores and a scripted HTTP client (the integration test, hash-feeds.int.test.ts, runs them for real).
 
-/** FeedStore in memory, with the store's claim semantics (one winner per key), for the feeds' unit specs. */
+/**
+ * FeedStore in memory, with the store's claim semantics (one winner per key, a claim never recorded taken over after
+ * the lease), for the feeds' unit specs.
+ */
 class MemoryFeedStore {
   readonly feeds = new Map<string, FeedDoc>();
-  readonly claims = new Set<string>();
+  readonly claims = new MemoryClaims<{ _id: string; of: string; at: Date }>();
+  /** Writes of feeds and feedback jobs that fail (nothing written), the next ones first. */
+  failedSets = 0;
   readonly items = new Map<string, Set<string>>();
   readonly feedback = new Map<string, FeedbackDoc>();
 
@@ -38,6 +45,7 @@ class MemoryFeedStore {
     return Promise.resolve([...this.feeds.values()].filter((feed) => feed.bankId === bankId).map((f) => ({ ...f })));
   }
   set(id: string, fields: Partial<FeedDoc>, unset: (keyof FeedDoc)[] = []) {
+    if (this.failedWrite()) return Promise.reject(new UnavailableError('database unavailable'));
     const feed = this.feeds.get(id);
     if (feed) {
       Object.assign(feed, fields);
@@ -56,11 +64,33 @@ class MemoryFeedStore {
   allEnabled() {
     return Promise.resolve([...this.feeds.values()].filter((feed) => feed.enabled).map((f) => ({ ...f })));
   }
-  claim(of: string, dueAt: Date) {
+  claimRun(feed: FeedDoc, now: Date, leaseMs: number) {
+    return this.claimDue(feed._id, feed.dueAt, now, leaseMs, () => {
+      const current = this.feeds.get(feed._id);
+      return current?.enabled === true && current.dueAt.getTime() === feed.dueAt.getTime();
+    });
+  }
+  claimFeedback(job: FeedbackDoc, now: Date, leaseMs: number) {
+    return this.claimDue(job._id, job.dueAt, now, leaseMs, () => {
+      const current = this.feedback.get(job._id);
+      return current?.state === 'pending' && current.dueAt.getTime() === job.dueAt.getTime();
+    });
+  }
+  private async claimDue(of: string, dueAt: Date, now: Date, leaseMs: number, stillDue: () => boolean) {
     const key = `${of}@${dueAt.getTime()}`;
-    if (this.claims.has(key)) return Promise.resolve(false);
-    this.claims.add(key);
-    return Promise.resolve(true);
+    const claimed = await claimInChain(this.claims, {
+      key: (step) => (step === 0 ? key : `${key}#${step}`),
+      fields: { of },
+      now,
+      leaseMs,
+      unrecorded: () => Promise.resolve(stillDue()),
+    });
+    return claimed.won ? { deadClaims: claimed.deadClaims } : ('held' as const);
+  }
+  private failedWrite(): boolean {
+    if (this.failedSets === 0) return false;
+    this.failedSets -= 1;
+    return true;
   }
   pruneClaims() {
     return Promise.resolve();
@@ -93,6 +123,7 @@ class MemoryFeedStore {
     return Promise.resolve(this.feedback.get(id) ?? null);
   }
   setFeedback(id: string, fields: Partial<FeedbackDoc>, unset: (keyof FeedbackDoc)[] = []) {
+    if (this.failedWrite()) return Promise.reject(new UnavailableError('database unavailable'));
     const job = this.feedback.get(id);
     if (job) {
       Object.assign(job, fields);
@@ -211,6 +242,8 @@ function setup(answer: (url: string, call: FeedCall) => FeedAnswer, at = new Dat
   const http = new ScriptedHttp(answer);
   const box = new SecretBox([randomBytes(32)]);
   const clock = { now: at };
+  /** The claims taken over from replicas that never recorded them, by job. */
+  const deadClaims: string[] = [];
   const runner = (): FeedRunner =>
     new FeedRunner({
       feeds: feeds.asStore(),
@@ -223,6 +256,7 @@ function setup(answer: (url: string, call: FeedCall) => FeedAnswer, at = new Dat
       maxPages: 3,
       feedbackAttempts: 2,
       leaseMs: 60_000,
+      onDeadClaims: (job, count) => deadClaims.push(...Array<string>(count).fill(job)),
       now: () => clock.now,
     });
   const useCases = new FeedUseCases({
@@ -233,7 +267,7 @@ function setup(answer: (url: string, call: FeedCall) => FeedAnswer, at = new Dat
     wake: () => undefined,
     now: () => clock.now,
   });
-  return { feeds, banks, http, box, clock, runner, useCases };
+  return { feeds, banks, http, box, clock, deadClaims, runner, useCases };
 }
 
 describe('FeedRunner', () => {
@@ -255,6 +289,32 @@ describe('FeedRunner', () => {
     const feed = await useCases.create(TENANT, 'bnk_1', { source: 'file', url: 'https://x/h.csv', intervalS: 60 });
     const stale = structuredClone(feeds.feeds.get(feed._id)!);
     expect(await runner().runClaimed(stale)).toBe(true);
+    expect(await runner().runClaimed(stale)).toBe(false);
+    expect(http.calls).toHaveLength(1);
+  });
+
+  const lostClaimReply = (feeds: MemoryFeedStore) => feeds.claims.loseNextReply();
+  const failedDueWrite = (feeds: MemoryFeedStore) => (feeds.failedSets = 1);
+  it.each([
+    ['whose reply was lost', lostClaimReply],
+    ['whose due time was never moved (its write failed)', failedDueWrite],
+  ])('runs a feed after a claim %s, once that claim is older than the lease, on one replica', async (_name, fault) => {
+    const { banks, useCases, runner, http, feeds, clock, deadClaims } = setup(() => ok(`${md5(1)}\n`));
+    banks.addBank('bnk_1', TENANT, 'md5');
+    const feed = await useCases.create(TENANT, 'bnk_1', { source: 'file', url: 'https://x/h.csv', intervalS: 3600 });
+    const stale = structuredClone(feeds.feeds.get(feed._id)!);
+    fault(feeds);
+    await expect(runner().poll()).rejects.toThrow();
+    // Within the lease the claimant may still move the due time: the feed is left alone.
+    clock.now = new Date(clock.now.getTime() + 59_000);
+    await runner().poll();
+    expect(http.calls).toHaveLength(0);
+    clock.now = new Date(clock.now.getTime() + 2_000);
+    await Promise.all([runner().poll(), runner().poll()]);
+    expect(http.calls).toHaveLength(1);
+    expect(feeds.feeds.get(feed._id)!.lastRun).toMatchObject({ state: 'ok', added: 1 });
+    expect(deadClaims).toEqual(['run']);
+    // A candidate read before the run finds nothing left to take.
     expect(await runner().runClaimed(stale)).toBe(false);
     expect(http.calls).toHaveLength(1);
   });
@@ -388,6 +448,49 @@ describe('FeedRunner', () => {
     await runner().sendClaimed(feeds.feedback.get(id)!);
     expect(feeds.feedback.get(id)).toMatchObject({ state: 'failed', attempts: 2 });
     expect(feeds.feedback.get(id)!.due).toBeUndefined();
+  });
+});
+
+describe('FeedRunner feedback after a dead claim', () => {
+  it.each([
+    ['whose reply was lost', (feeds: MemoryFeedStore) => feeds.claims.loseNextReply()],
+    ['whose due time was never moved (its write failed)', (feeds: MemoryFeedStore) => (feeds.failedSets = 1)],
+  ])('sends feedback after a claim %s, once that claim is older than the lease', async (_name, fault) => {
+    const { banks, useCases, runner, feeds, http, clock, deadClaims } = setup(() => ok('{}'));
+    banks.addBank('bnk_1', TENANT, 'pdq');
+    const keys = { subscriptionKey: 's', fetchFunctionKey: 'f', feedbackFunctionKey: 'b' };
+    const feed = await useCases.create(TENANT, 'bnk_1', {
+      source: 'stopncii',
+      url: 'https://stopncii.test',
+      intervalS: 3600,
+      credentialsJson: JSON.stringify(keys),
+    });
+    await feeds.set(feed._id, { due: undefined, dueAt: new Date(clock.now.getTime() + 3600_000) });
+    const [hash] = (await banks.addHashes(TENANT, 'bnk_1', [{ value: 'ab'.repeat(32), metadata: {} }])).added;
+    const id = `${feed._id}:${hash!._id}`;
+    await feeds.queueFeedback({
+      _id: id,
+      tenantId: TENANT,
+      feedId: feed._id,
+      hashId: hash!._id,
+      value: 'Blocked',
+      state: 'pending',
+      attempts: 0,
+      dueAt: clock.now,
+      due: bucketOf(clock.now),
+      createdAt: clock.now,
+      updatedAt: clock.now,
+    });
+    const sent = () => http.calls.filter((call) => call.url.endsWith('/SubmitFeedback')).length;
+    fault(feeds);
+    await expect(runner().sendClaimed(feeds.feedback.get(id)!)).rejects.toThrow();
+    clock.now = new Date(clock.now.getTime() + 59_000);
+    expect(await runner().sendClaimed(feeds.feedback.get(id)!)).toBe(false);
+    clock.now = new Date(clock.now.getTime() + 2_000);
+    await runner().poll();
+    expect(sent()).toBe(1);
+    expect(feeds.feedback.get(id)).toMatchObject({ state: 'sent', attempts: 1 });
+    expect(deadClaims).toEqual(['feedback']);
   });
 });
 
