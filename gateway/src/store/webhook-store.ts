@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Collection, Db, Filter } from 'mongodb';
 import { COLLECTIONS, type EndpointStateDoc, ulid, type WebhookEndpointDoc, type WebhookEventName } from '@vigil/proto';
 import type { ConfigVersionStore } from './config-version-store';
+import { RevisedDocs } from './revised-docs';
 
 /** The notifier's delivery log entry, as far as the API shows it (the notifier owns the collection). */
 export interface DeliveryView {
@@ -20,15 +21,21 @@ export interface EndpointInput {
   enabled: boolean;
 }
 
+/** The endpoint is gone, or another tenant's: a change refused inside its revision. */
+class NoEndpoint extends Error {}
+
 /**
  * Webhook endpoints (written here only), with read access to the notifier's state and delivery log. Every change
  * raises the tenant's configuration version before it returns, so the notifier reloads the tenant's endpoints before
- * it fans out any event of a request that starts after the answer.
+ * it fans out any event of a request that starts after the answer. Changes go through RevisedDocs: FerretDB v1 writes
+ * an update as the whole document it read, so a conditional update or a `$set` of other fields could drop a secret a
+ * concurrent rotation had just answered with.
  */
 export class WebhookStore {
   private readonly endpoints: Collection<WebhookEndpointDoc>;
   private readonly states: Collection<EndpointStateDoc>;
   private readonly deliveries: Collection<DeliveryView>;
+  private readonly revised: RevisedDocs<WebhookEndpointDoc>;
 
   constructor(
     db: Db,
@@ -37,6 +44,7 @@ export class WebhookStore {
     this.endpoints = db.collection(COLLECTIONS.webhookEndpoints);
     this.states = db.collection(COLLECTIONS.endpointStates);
     this.deliveries = db.collection(COLLECTIONS.deliveries);
+    this.revised = new RevisedDocs(db, COLLECTIONS.webhookEndpoints);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -87,11 +95,7 @@ export class WebhookStore {
   }
 
   async update(tenantId: string, id: string, patch: Partial<EndpointInput>): Promise<WebhookEndpointDoc | null> {
-    const doc = await this.endpoints.findOneAndUpdate(
-      { _id: id, tenantId },
-      { $set: { ...patch, updatedAt: new Date() } },
-      { returnDocument: 'after' },
-    );
+    const doc = await this.change(tenantId, id, (current) => ({ ...current, ...patch, updatedAt: new Date() }));
     if (doc) await this.configVersions.changed(tenantId);
     return doc;
   }
@@ -105,8 +109,8 @@ export class WebhookStore {
 
   /**
    * Adds a new signing secret; the current ones stay valid for `overlapSeconds` (never longer than they already were)
-   * and expired ones are dropped. Guarded by `updatedAt` so two concurrent rotations cannot lose a secret: the loser
-   * gets `null` back as for a conflict.
+   * and expired ones are dropped. Concurrent rotations all land, each on top of the one before it; null when the
+   * endpoint is gone.
    */
   async rotateSecret(
     endpoint: WebhookEndpointDoc,
@@ -114,23 +118,41 @@ export class WebhookStore {
   ): Promise<{ doc: WebhookEndpointDoc; secret: string; previousExpiresAt: Date } | null> {
     const now = new Date();
     const previousExpiresAt = new Date(now.getTime() + overlapSeconds * 1000);
-    const kept = endpoint.secrets
-      .filter((entry) => entry.expiresAt === undefined || entry.expiresAt > now)
-      .map((entry) => ({
-        ...entry,
-        expiresAt: entry.expiresAt && entry.expiresAt < previousExpiresAt ? entry.expiresAt : previousExpiresAt,
-      }))
-      .filter((entry) => entry.expiresAt > now);
     const secret = newSecret();
-    const secrets = [{ secret, createdAt: now }, ...kept];
-    const doc = await this.endpoints.findOneAndUpdate(
-      { _id: endpoint._id, tenantId: endpoint.tenantId, updatedAt: endpoint.updatedAt },
-      { $set: { secrets, updatedAt: now } },
-      { returnDocument: 'after' },
-    );
+    const doc = await this.change(endpoint.tenantId, endpoint._id, (current) => {
+      const kept = current.secrets
+        .filter((entry) => entry.expiresAt === undefined || entry.expiresAt > now)
+        .map((entry) => ({
+          ...entry,
+          expiresAt: entry.expiresAt && entry.expiresAt < previousExpiresAt ? entry.expiresAt : previousExpiresAt,
+        }))
+        .filter((entry) => entry.expiresAt > now);
+      return { ...current, secrets: [{ secret, createdAt: now }, ...kept], updatedAt: now };
+    });
     if (!doc) return null;
     await this.configVersions.changed(endpoint.tenantId);
     return { doc, secret, previousExpiresAt };
+  }
+
+  /** The tenant's endpoint as `apply` makes it from the stored one, stored as its next revision; null when gone. */
+  private async change(
+    tenantId: string,
+    id: string,
+    apply: (current: WebhookEndpointDoc) => WebhookEndpointDoc,
+  ): Promise<WebhookEndpointDoc | null> {
+    try {
+      return await this.revised.revise(id, (current) => {
+        if (!current || current.tenantId !== tenantId) throw new NoEndpoint();
+        // The revision's own fields are written by RevisedDocs, not carried in the content.
+        const { epoch, revision, ...stored } = current;
+        void epoch;
+        void revision;
+        return apply(stored);
+      });
+    } catch (err) {
+      if (err instanceof NoEndpoint) return null;
+      throw err;
+    }
   }
 
   state(id: string): Promise<EndpointStateDoc | null> {

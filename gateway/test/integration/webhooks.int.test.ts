@@ -165,6 +165,25 @@ describe('webhook endpoints', () => {
     expect(new Date(rotated.body.previousSecretExpiresAt as string).getTime()).toBe(expiry);
   });
 
+  it('keeps every secret a rotation answered with when rotations and patches of the endpoint run at once', async () => {
+    const { id } = await aliceEndpoint({ url: 'https://hooks.example.com/d' });
+    const rotate = () =>
+      gw.request('POST', `/api/v1/webhook-endpoints/${id}/rotate-secret`, {
+        key: alice.key,
+        body: { overlapSeconds: 3600 },
+      });
+    const patch = (i: number) =>
+      gw.request('PATCH', `/api/v1/webhook-endpoints/${id}`, { key: alice.key, body: { description: `d${i}` } });
+    const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => [rotate(), patch(i)]).flat());
+    const answered = replies.filter((reply) => typeof reply.body.secret === 'string').map((r) => r.body.secret);
+    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    expect(answered).toHaveLength(6);
+    const doc = await gw.db.collection(COLLECTIONS.webhookEndpoints).findOne({ _id: id as never });
+    const stored = (doc!.secrets as Array<{ secret: string }>).map((entry) => entry.secret);
+    for (const secret of answered) expect(stored).toContain(secret);
+    expect(doc!.description).toMatch(/^d\d$/);
+  });
+
   it('lists deliveries newest first for the endpoint only, and queues retry, replay and enable commands', async () => {
     const { id } = await aliceEndpoint({ url: 'https://hooks.example.com/d', enabled: false });
     const deliveries = gw.db.collection<{

@@ -1,7 +1,7 @@
 import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
 import type { Context } from 'koa';
 import type { ApiRouter } from '../../http/api-router';
-import { ConflictError, LimitExceededError, NotFoundError, ValidationError } from '../../errors';
+import { LimitExceededError, NotFoundError, ValidationError } from '../../errors';
 import { body, query } from '../../http/validate';
 import { idParam } from '../../http/params';
 import { enableEndpoint } from '../../use-cases/enable-endpoint';
@@ -166,7 +166,7 @@ export function webhookEndpointRoutes(api: ApiRouter, deps: RouteDeps): void {
       const input = body(ctx, RotateSecretBody);
       const doc = await endpointOf(ctx);
       const rotated = await webhooks.rotateSecret(doc, input.overlapSeconds);
-      if (!rotated) throw new ConflictError('the endpoint changed meanwhile, try again');
+      if (!rotated) throw new NotFoundError('webhook endpoint not found');
       ctx.body = {
         id: doc._id,
         secret: rotated.secret,
