@@ -47,6 +47,12 @@ export class BankIndexes {
     return held.index;
   }
 
+  /** Whether the tenant's index, brought up to date, has applied change `n`: a match then sees what it wrote. */
+  async applied(tenantId: string, n: number): Promise<boolean> {
+    await this.current(tenantId);
+    return (this.entries.get(tenantId)?.n ?? -1) >= n;
+  }
+
   /** Tenants whose index is held in memory. */
   get size(): number {
     return this.entries.size;

@@ -4,7 +4,7 @@ import type { OffLoopPool } from '../engine/off-loop';
 import type { BankMatcher } from '../engine/types';
 import type { BankHit, QueryHashes } from './bank-index';
 import type { BankIndexes } from './bank-indexes';
-import type { HashBankStore, HashDoc } from './hash-bank-store';
+import { changeNumber, type HashBankStore, type HashDoc } from './hash-bank-store';
 import type { FloodGuard } from './quarantine/flood-guard';
 
 export interface HashBankMatcherOptions {
@@ -32,6 +32,11 @@ export class HashBankMatcher implements BankMatcher {
 
   async active(tenantId: string): Promise<boolean> {
     return (await this.options.indexes.current(tenantId)).active;
+  }
+
+  /** Whether this moderator's index of the tenant has applied the change (its id): a match sees its hashes. */
+  applied(tenantId: string, change: string): Promise<boolean> {
+    return this.options.indexes.applied(tenantId, changeNumber(change));
   }
 
   async hash(tenantId: string, bytes: Uint8Array, signal?: AbortSignal): Promise<ImageHashes | undefined> {

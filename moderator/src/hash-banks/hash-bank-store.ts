@@ -65,6 +65,18 @@ export interface ChangeDoc {
   removed?: string[];
   done: boolean;
   at: Date;
+  /**
+   * An add of hashes whose writer owes a follow-up (a retroactive pass, a feed's items): `<bankId>/<writer>` until the
+   * follow-up is made. A later add by the same writer takes over the hashes still carrying the change (see addHashes).
+   */
+  followUp?: string;
+}
+
+/** What the writer of an add does with the hashes it wrote, once they are in: see HashBankStore.addHashes. */
+export interface AddFollowUp {
+  /** Who adds (`api`, a feed's id): a later add by the same writer takes over what an earlier one left owed. */
+  writer: string;
+  run: (added: HashDoc[]) => Promise<void>;
 }
 
 interface HeadDoc {
@@ -111,6 +123,7 @@ export class HashBankStore {
     await guarded(() => this.hashes.createIndex({ tenantId: 1 }, { name: 'tenant' }));
     await guarded(() => this.hashes.createIndex({ bankId: 1 }, { name: 'bank' }));
     await guarded(() => this.hashes.createIndex({ change: 1 }, { name: 'change' }));
+    await guarded(() => this.changes.createIndex({ followUp: 1 }, { name: 'follow_up' }));
   }
 
   // Banks
@@ -170,11 +183,21 @@ export class HashBankStore {
 
   // Hashes
 
-  /** Adds hashes to a bank; a hash the bank holds already keeps its metadata and state (counted as a duplicate). */
+  /**
+   * Adds hashes to a bank; a hash the bank holds already keeps its metadata and state (counted as a duplicate).
+   *
+   * With a follow-up, the change stays owed (`followUp`) until `followUp.run` has made it, after the change is done.
+   * An add that failed part way (a reply lost, its follow-up failed) leaves hashes that a retry finds as duplicates. So
+   * an add takes over the hashes that an owed change of the same writer on the bank wrote: those it was asked for, and
+   * all of them once the change is older than OPEN_CHANGE_MS (its writer is taken as gone, as readers take it). They
+   * are stamped with this change, count as added, and get this follow-up. A hash an earlier add followed up is a
+   * duplicate. A concurrent add of the same writer and hashes may take over some of the other's: both follow them up.
+   */
   async addHashes(
     tenantId: string,
     bankId: string,
     rows: readonly { value: string; metadata: HashMetadata }[],
+    followUp?: AddFollowUp,
   ): Promise<{ added: HashDoc[]; duplicates: number }> {
     const bank = await this.getBank(tenantId, bankId);
     const now = this.now();
@@ -186,13 +209,52 @@ export class HashBankStore {
       seen.add(_id);
       docs.push(newHash(tenantId, bankId, _id, row, now));
     }
-    const added: HashDoc[] = [];
-    await this.change(tenantId, { bankId, hashes: true }, async (change) => {
+    const owedKey = followUp && `${bankId}/${followUp.writer}`;
+    const written: HashDoc[] = [];
+    const settled: string[] = [];
+    const own = await this.change(tenantId, { bankId, hashes: true, followUp: owedKey }, async (change) => {
       const stamped = docs.map((doc) => ({ ...doc, change }));
       const inserted = await guarded(() => insertEach(this.hashes, stamped));
-      stamped.forEach((doc, index) => inserted[index] && added.push(doc));
+      stamped.forEach((doc, index) => inserted[index] && written.push(doc));
+      if (!owedKey) return;
+      const duplicates = new Set(stamped.filter((_, index) => !inserted[index]).map((doc) => doc._id));
+      const owed = await guarded(() => this.changes.find({ followUp: owedKey }).toArray());
+      for (const earlier of owed.filter((doc) => doc._id !== change)) {
+        const gone = now.getTime() - earlier.at.getTime() >= OPEN_CHANGE_MS;
+        const held = await this.hashesOfChange(earlier);
+        const taken = held.filter((hash) => gone || duplicates.has(hash._id));
+        const moved = await this.restamp(taken, earlier._id, change);
+        written.push(...moved);
+        if (gone && moved.length === held.length) settled.push(earlier._id);
+      }
     });
+    if (followUp) {
+      await followUp.run(written);
+      for (const _id of [own, ...settled]) {
+        await guarded(() => this.changes.updateOne({ _id }, { $unset: { followUp: '' } }));
+      }
+    }
+    const added = written.filter((hash) => seen.has(hash._id));
     return { added, duplicates: rows.length - added.length };
+  }
+
+  /**
+   * Moves hashes that still carry change `from` to change `to`; returns those moved. Each write is conditional on
+   * `from` (read, then written by `_id` on FerretDB: a hash rewritten meanwhile by another change may be moved anyway,
+   * and is then applied with `to`).
+   */
+  private async restamp(hashes: readonly HashDoc[], from: string, to: string): Promise<HashDoc[]> {
+    const moved: HashDoc[] = [];
+    for (let at = 0; at < hashes.length; at += 50) {
+      const slice = hashes.slice(at, at + 50);
+      const results = await guarded(() =>
+        Promise.all(
+          slice.map((hash) => this.hashes.updateOne({ _id: hash._id, change: from }, { $set: { change: to } })),
+        ),
+      );
+      slice.forEach((hash, index) => results[index]?.modifiedCount === 1 && moved.push({ ...hash, change: to }));
+    }
+    return moved;
   }
 
   async getHash(tenantId: string, bankId: string, hashId: string): Promise<HashDoc> {
@@ -312,9 +374,9 @@ export class HashBankStore {
    */
   private async change(
     tenantId: string,
-    what: Pick<ChangeDoc, 'bankId' | 'bank' | 'hashes' | 'removed'>,
+    what: Pick<ChangeDoc, 'bankId' | 'bank' | 'hashes' | 'removed' | 'followUp'>,
     write: (changeId: string) => Promise<void>,
-  ): Promise<void> {
+  ): Promise<string> {
     let n = (await this.head(tenantId)) + 1;
     let doc: ChangeDoc | undefined;
     for (let attempt = 0; attempt < 100; attempt++, n++) {
@@ -335,10 +397,13 @@ export class HashBankStore {
     await write(doc._id);
     await guarded(() => this.changes.updateOne({ _id: doc._id }, { $set: { done: true } }));
     await guarded(() => this.heads.updateOne({ _id: tenantId }, { $max: { n } }, { upsert: true }));
+    return doc._id;
   }
 }
 
 export const changeId = (tenantId: string, n: number): string => `${tenantId}#${n}`;
+/** The number of a change, from its id. */
+export const changeNumber = (id: string): number => Number(id.slice(id.lastIndexOf('#') + 1));
 
 /** A hash as it is added to a bank at `now` (its change is stamped when it is written): enabled, not reviewed. */
 export function newHash(

@@ -152,9 +152,20 @@ export class HashBankUseCases {
         metadata: metadataOf(hash.metadataJson, ['hashes', index, 'metadata']),
       }));
     }
-    const result = await this.deps.store.addHashes(tenantId, bankId, rows);
-    await this.deps.retro?.queue(bank, result.added, 'added');
-    return result;
+    const { retro } = this.deps;
+    // The pass is the add's follow-up: hashes an add left without one (it failed after writing them) get it when
+    // they are added again, instead of counting as duplicates.
+    return this.deps.store.addHashes(
+      tenantId,
+      bankId,
+      rows,
+      retro && {
+        writer: 'api',
+        run: async (added) => {
+          await retro.queue(bank, added, 'added');
+        },
+      },
+    );
   }
 
   /** The bank's newest retroactive pass, if any. */

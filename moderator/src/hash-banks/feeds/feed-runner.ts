@@ -241,7 +241,8 @@ export class FeedRunner {
    * and the hashes this feed brought before that left the file are withdrawn. A delta: its hashes are added and its
    * withdrawals delete the hash from the bank, whoever added it. Nothing is written before the whole pull was read
    * and checked; a failure part way leaves the validators and checkpoint as they were, so the next run writes again
-   * what is missing (adds of held hashes and withdrawals of absent ones change nothing).
+   * what is missing (withdrawals of absent hashes change nothing; held hashes stay as they are, but those a failed run
+   * wrote without recording them as the feed's become its items then).
    */
   private async apply(feed: FeedDoc, bank: BankDoc, pull: FeedPull) {
     const { feeds, banks } = this.options;
@@ -249,11 +250,15 @@ export class FeedRunner {
     let added = 0;
     let duplicates = 0;
     if (pull.rows.length > 0) {
-      const result = await banks.addHashes(feed.tenantId, bank._id, pull.rows);
-      await feeds.addItems(
-        feed._id,
-        result.added.map((hash) => hash._id),
-      );
+      // The items are the add's follow-up: hashes a failed run wrote without them are taken over by the next run.
+      const result = await banks.addHashes(feed.tenantId, bank._id, pull.rows, {
+        writer: feed._id,
+        run: (hashes) =>
+          feeds.addItems(
+            feed._id,
+            hashes.map((hash) => hash._id),
+          ),
+      });
       added = result.added.length;
       duplicates = result.duplicates;
     }

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { addressPolicy, SecretBox, type DomainEvent, type HashMetadata } from '@vigil/proto';
+import { addressPolicy, COLLECTIONS, SecretBox, type DomainEvent, type HashMetadata } from '@vigil/proto';
 import { NotFoundError, UnavailableError } from '../../domain/errors';
 import { claimInChain } from '../../store/claim-chain';
 import { MemoryClaims } from '../../store/testing/memory-claims';
-import { hashIdOf, newHash, type BankDoc, type HashBankStore, type HashDoc } from '../hash-bank-store';
+import { hashIdOf, HashBankStore, newHash, type AddFollowUp, type BankDoc, type HashDoc } from '../hash-bank-store';
+import { MemoryDb } from '../testing/memory-db';
 import { FeedError, FeedHttp, type FeedAnswer, type FeedCall } from './feed-http';
 import { DeltaBuilder } from './feed-pull';
 import { credentialsContext, FeedRunner } from './feed-runner';
@@ -165,7 +166,12 @@ class MemoryBanks {
     if (!bank || bank.tenantId !== tenantId) return Promise.reject(new NotFoundError('hash bank not found'));
     return Promise.resolve(bank);
   }
-  async addHashes(tenantId: string, bankId: string, rows: readonly { value: string; metadata: HashMetadata }[]) {
+  async addHashes(
+    tenantId: string,
+    bankId: string,
+    rows: readonly { value: string; metadata: HashMetadata }[],
+    followUp?: AddFollowUp,
+  ) {
     const bank = await this.getBank(tenantId, bankId);
     const added: HashDoc[] = [];
     for (const row of rows) {
@@ -175,6 +181,7 @@ class MemoryBanks {
       this.hashes.set(_id, doc);
       added.push(doc);
     }
+    await followUp?.run(added);
     return { added, duplicates: rows.length - added.length };
   }
   withdrawHashes(_tenantId: string, bankId: string, ids: readonly string[]) {
@@ -236,7 +243,11 @@ const TENANT = 'ten_1';
 const md5 = (n: number) => n.toString(16).padStart(32, '0');
 const silent = pino({ level: 'silent' });
 
-function setup(answer: (url: string, call: FeedCall) => FeedAnswer, at = new Date('2026-01-01T00:00:00Z')) {
+function setup(
+  answer: (url: string, call: FeedCall) => FeedAnswer,
+  at = new Date('2026-01-01T00:00:00Z'),
+  bankStore?: (now: () => Date) => HashBankStore,
+) {
   const feeds = new MemoryFeedStore();
   const banks = new MemoryBanks();
   const http = new ScriptedHttp(answer);
@@ -244,10 +255,11 @@ function setup(answer: (url: string, call: FeedCall) => FeedAnswer, at = new Dat
   const clock = { now: at };
   /** The claims taken over from replicas that never recorded them, by job. */
   const deadClaims: string[] = [];
+  const store = bankStore?.(() => clock.now) ?? banks.asStore();
   const runner = (): FeedRunner =>
     new FeedRunner({
       feeds: feeds.asStore(),
-      banks: banks.asStore(),
+      banks: store,
       http: http.asHttp(),
       box,
       log: silent,
@@ -261,13 +273,13 @@ function setup(answer: (url: string, call: FeedCall) => FeedAnswer, at = new Dat
     });
   const useCases = new FeedUseCases({
     feeds: feeds.asStore(),
-    banks: banks.asStore(),
+    banks: store,
     http: http.asHttp(),
     box,
     wake: () => undefined,
     now: () => clock.now,
   });
-  return { feeds, banks, http, box, clock, deadClaims, runner, useCases };
+  return { feeds, banks, store, http, box, clock, deadClaims, runner, useCases };
 }
 
 describe('FeedRunner', () => {
@@ -332,6 +344,51 @@ describe('FeedRunner', () => {
     expect(banks.values('bnk_1')).toEqual([md5(2), md5(3), md5(4)]);
     expect(feeds.feeds.get(feed._id)!.lastRun).toMatchObject({ state: 'ok', added: 1, withdrawn: 1, duplicates: 1 });
     expect(feeds.feeds.get(feed._id)!.etag).toBe('"v1"');
+  });
+
+  it.each<[string, (db: MemoryDb, feeds: MemoryFeedStore) => void]>([
+    ["the insert's reply is lost", (db) => db.fail(COLLECTIONS.bankHashes, 'insertMany', 'lost')],
+    [
+      'the items are not recorded',
+      (_db, feeds) => {
+        const addItems = feeds.addItems.bind(feeds);
+        feeds.addItems = () => {
+          feeds.addItems = addItems;
+          return Promise.reject(new UnavailableError('database unavailable'));
+        };
+      },
+    ],
+  ])('withdraws a hash a failed run wrote when %s, once the file drops it', async (_name, fault) => {
+    const db = new MemoryDb();
+    let file = `${md5(1)}\n${md5(2)}\n${md5(3)}\n`;
+    const { store, useCases, runner, feeds, clock } = setup(
+      () => ok(file),
+      undefined,
+      (now) => new HashBankStore(db.asDb(), now),
+    );
+    const bank = await store.createBank(TENANT, {
+      name: 'B',
+      kind: 'md5',
+      distance: 0,
+      action: 'flag',
+      negative: false,
+      enabled: true,
+    });
+    // Added by hand: not the feed's to withdraw.
+    await store.addHashes(TENANT, bank._id, [{ value: md5(3), metadata: {} }]);
+    const feed = await useCases.create(TENANT, bank._id, { source: 'file', url: 'https://x/h.csv', intervalS: 60 });
+    fault(db, feeds);
+    await runner().runClaimed(feeds.feeds.get(feed._id)!);
+    expect(feeds.feeds.get(feed._id)!.lastRun).toMatchObject({ state: 'failed', failure: 'store' });
+
+    // The next run, after the backoff: the file no longer holds md5(1) nor md5(3).
+    file = `${md5(2)}\n`;
+    clock.now = new Date(clock.now.getTime() + 61_000);
+    await runner().runClaimed(feeds.feeds.get(feed._id)!);
+    expect(feeds.feeds.get(feed._id)!.lastRun).toMatchObject({ state: 'ok', withdrawn: 1 });
+    const values = (await store.snapshot(TENANT)).hashes.map((hash) => hash.value).sort();
+    expect(values).toEqual([md5(2), md5(3)]);
+    expect(await feeds.itemsOf(feed._id)).toEqual([hashIdOf(bank, md5(2))]);
   });
 
   it('sends the stored validators and records a 304 as unchanged, writing nothing', async () => {

@@ -65,6 +65,7 @@ export async function hashRetroModule(
     passes: deps.banks.retro.store,
     records,
     hashes: deps.banks.store,
+    applied: (tenantId, change) => deps.banks.matcher.applied(tenantId, change),
     act: (input) => retroMatch(deps.moderation(), deps.banks.matcher, input),
     log: moduleLog,
     scanRatePerSecond: config.HASH_RETRO_RATE_PER_S,

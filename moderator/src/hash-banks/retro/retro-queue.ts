@@ -38,8 +38,9 @@ export class RetroQueue {
       ...(change && hashes.every((hash) => hash.change === change) ? { change } : {}),
       createdAt: this.now(),
     };
-    // The hashes are written already: a store blip must not lose their pass (adding them again finds duplicates and
-    // queues none). The same id each attempt, so an insert that landed unanswered is not made twice.
+    // The hashes are written already: a store blip is retried here rather than failing the add (whose hashes the next
+    // add would take over for their pass). The same id each attempt, so an insert that landed unanswered is not made
+    // twice.
     const pass = await retry(() => this.passes.create(fields), {
       backoff: QUEUE_BACKOFF,
       maxAttempts: QUEUE_ATTEMPTS,

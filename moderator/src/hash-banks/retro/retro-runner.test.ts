@@ -134,6 +134,7 @@ function runnerWith(
     act?: (input: RetroMatchInput) => Promise<RetroOutcome>;
     maxAttempts?: number;
     scanRatePerSecond?: number;
+    applied?: RetroRunnerOptions['applied'];
   } = {},
 ) {
   const acted: string[] = [];
@@ -147,6 +148,7 @@ function runnerWith(
       hashesOfChange: (change) => Promise.resolve(hashes.filter((h) => h.change === change._id)),
       hashesById: (ids) => Promise.resolve(hashes.filter((h) => ids.includes(h._id))),
     },
+    applied: options.applied ?? (() => Promise.resolve(true)),
     act: async (input) => {
       acted.push(input.recordId);
       return options.act ? options.act(input) : 'flagged';
@@ -213,6 +215,29 @@ describe('RetroRunner', () => {
     await runner.runDue();
     expect(acted).toEqual([]);
     expect(passes.pass()).toMatchObject({ state: 'succeeded', counts: { matched: 0, flagged: 0 } });
+  });
+
+  it('leaves a pass queued while the live index has not applied its change, and runs it once it has', async () => {
+    const passes = new MemoryPasses();
+    passes.add({ change: `${TENANT}#7` });
+    let applied = false;
+    const asked: string[] = [];
+    const { runner, acted } = runnerWith(passes, recordsOf([{ id: 'rec_same', pdq: PDQ }]), {
+      hashes: [hash({ change: `${TENANT}#7` })],
+      applied: (tenantId, change) => {
+        asked.push(`${tenantId} ${change}`);
+        return Promise.resolve(applied);
+      },
+    });
+    // An earlier change still open holds the live index back: a match now would miss the pass's hash.
+    await runner.runDue();
+    expect(acted).toEqual([]);
+    expect(passes.pass()).toMatchObject({ state: 'queued', attempt: 0, open: true });
+    applied = true;
+    await runner.runDue();
+    expect(acted).toEqual(['rec_same']);
+    expect(passes.pass()).toMatchObject({ state: 'succeeded', attempt: 1 });
+    expect(asked).toEqual([`${TENANT} ${TENANT}#7`, `${TENANT} ${TENANT}#7`]);
   });
 
   it('reads a hash rewritten by a later change by its id', async () => {

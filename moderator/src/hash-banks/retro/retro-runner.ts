@@ -13,6 +13,10 @@ export interface RetroRunnerOptions {
   passes: Pick<RetroPassStore, 'openPasses' | 'claim' | 'progress' | 'release' | 'finish'>;
   records: Pick<RecordHashStore, 'bucket'>;
   hashes: Pick<HashBankStore, 'bankById' | 'hashesById' | 'hashesOfChange'>;
+  /**
+   * Whether this moderator's live index of the tenant has applied a change (retro-match.ts matches through that index).
+   */
+  applied: (tenantId: string, change: string) => Promise<boolean>;
   /** Acts on one candidate record (retro-match.ts). */
   act: (input: RetroMatchInput) => Promise<RetroOutcome>;
   log: Logger;
@@ -103,6 +107,9 @@ export class RetroRunner {
         await this.failSpent(pass);
         continue;
       }
+      // A pass whose change the live index has not applied yet would match none of its hashes: a change still open
+      // (its writer not done, or failed less than OPEN_CHANGE_MS ago) holds the index back. It waits for a later look.
+      if (pass.change && !(await this.options.applied(pass.tenantId, pass.change))) continue;
       const claimed = await passes.claim(pass, { leaseMs, maxAttempts });
       if (claimed === 'held') continue;
       if (claimed === 'spent') {

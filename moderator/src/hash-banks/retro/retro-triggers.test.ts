@@ -1,7 +1,7 @@
 import pino from 'pino';
 import type { DomainEvent } from '@vigil/proto';
 import { HashBankUseCases } from '../hash-bank-use-cases';
-import type { BankDoc, HashBankStore, HashDoc } from '../hash-bank-store';
+import type { AddFollowUp, BankDoc, HashBankStore, HashDoc } from '../hash-bank-store';
 import { bankDoc, hashDoc } from '../testing/docs';
 import { UnavailableError } from '../../domain/errors';
 import { recordHashReaction, recordHashRefill } from './record-hash-reaction';
@@ -31,9 +31,10 @@ function useCasesWith(theBank: BankDoc, stored: HashDoc[] = []) {
   const hashes = new Map(stored.map((doc) => [doc._id, doc]));
   const store = {
     getBank: () => Promise.resolve(theBank),
-    addHashes: (_t: string, _b: string, rows: { value: string }[]) => {
+    addHashes: async (_t: string, _b: string, rows: { value: string }[], followUp?: AddFollowUp) => {
       const added = rows.map((row, n) => hash({ _id: `hsh_new${n}`, value: row.value, change: 'ten_1#5' }));
-      return Promise.resolve({ added, duplicates: 0 });
+      await followUp?.run(added);
+      return { added, duplicates: 0 };
     },
     getHash: (_t: string, _b: string, id: string) => Promise.resolve(hashes.get(id)!),
     updateHash: (_t: string, _b: string, id: string, patch: Partial<HashDoc>) => {
