@@ -36,6 +36,13 @@ export interface CreateReportInput extends Omit<ReportInput, 'target' | 'reporte
 /** Rounds of claiming a reporter's open report on a target: each lost one means a claim was released meanwhile. */
 const CLAIM_ROUNDS = 4;
 
+/**
+ * How long after a report a duplicate still stores its reporter's missing contact, milliseconds. No contact is erased
+ * within a day of its report (the erase day follows an expiry at least a day later), so one missing then was never
+ * stored, and an erased address is never written again.
+ */
+const CONTACT_REPAIR_MS = 24 * 60 * 60 * 1000;
+
 const invalid = (path: string[], message: string) => new ValidationError(message, { issues: [{ path, message }] });
 
 /**
@@ -84,15 +91,20 @@ export async function createReport(
       await deps.store.reportClaims.releaseReportClaim(key, id);
       continue;
     }
-    // The email is kept only once the report it belongs to exists; a duplicate's email is not kept (the first report's
-    // reporter is the same person, and gave or withheld theirs then).
-    if (!result.duplicate && input.reporter.email) {
+    // The email is kept only once the report it belongs to exists, and only when the report says its reporter gave
+    // one: a duplicate from a reporter who withheld it the first time keeps none. A duplicate may be the retry of a
+    // request that committed the report and then failed before the contact was stored, so it stores the contact too
+    // (insert-if-absent: one stored already stays as it is).
+    const email = input.reporter.email;
+    const { createdAt, reporter } = result.report;
+    if (email && reporter.hasEmail && (!result.duplicate || Date.now() - createdAt.getTime() < CONTACT_REPAIR_MS)) {
       const { settings } = await deps.tenants.get(input.tenantId);
       await deps.store.reportClaims.saveReportContact(
         id,
         input.tenantId,
-        input.reporter.email,
+        email,
         settings.reporterEmailRetentionDays,
+        createdAt,
       );
     }
     return result;

@@ -70,11 +70,17 @@ export class ReportClaims {
   }
 
   /**
-   * Keeps an end user's email for a report (see COLLECTIONS.reportContacts) for `retentionDays`; a second write keeps
-   * the first.
+   * Keeps an end user's email for a report (see COLLECTIONS.reportContacts) for `retentionDays` after the report came
+   * (`receivedAt`); a second write keeps the first.
    */
-  async saveReportContact(reportId: string, tenantId: string, email: string, retentionDays: number): Promise<void> {
-    const createdAt = new Date();
+  async saveReportContact(
+    reportId: string,
+    tenantId: string,
+    email: string,
+    retentionDays: number,
+    receivedAt: Date = new Date(),
+  ): Promise<void> {
+    const createdAt = receivedAt;
     const expiresAt = new Date(createdAt.getTime() + retentionDays * DAY_MS);
     const eraseDay = utcDay(new Date(expiresAt.getTime() + DAY_MS));
     await guarded(() =>
