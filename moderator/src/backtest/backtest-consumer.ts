@@ -32,6 +32,7 @@ export interface BacktestConsumerOptions {
  * The offset moves past a job only once it ended (succeeded, failed, cancelled): a runner that dies or loses the
  * partition mid-job leaves it uncommitted, and the next holder of the partition starts it again (BacktestStore.begin
  * bounds how often, and fails one whose runner went silent too long). Heartbeats keep the partition here meanwhile.
+ * A job that throws (the store out of reach, see runBatchJob) is kafkajs' to deliver again, after its backoff.
  */
 export class BacktestConsumer extends GroupConsumer {
   constructor(private readonly options: BacktestConsumerOptions) {

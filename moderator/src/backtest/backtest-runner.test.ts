@@ -3,6 +3,7 @@ import { DEFAULT_SETTINGS, type BacktestJobDoc } from '@vigil/proto';
 import { type RuleSet } from '@vigil/proto/rules';
 import { ActivityGate, type EngineInput, type ModerationEngine } from '../engine';
 import type { RecordState } from '../domain/record';
+import { UnavailableError } from '../domain/errors';
 import { aiCallsPerRecord, BacktestRunner, withoutAi } from './backtest-runner';
 import { BatchJobInterrupted } from './batch-job';
 import type { BacktestStore } from './backtest-store';
@@ -180,6 +181,15 @@ describe('BacktestRunner', () => {
     stop = true;
     await expect(run).rejects.toBeInstanceOf(BatchJobInterrupted);
     expect(written.map((w) => w.what)).not.toContain('succeeded');
+  });
+
+  it('lets go of the job, writing no end, when a record read finds the store out of reach', async () => {
+    const { store, written } = fakeStore([1, 2, 3, 4].map((i) => record(i)));
+    (store as unknown as { record: () => Promise<never> }).record = () =>
+      Promise.reject(new UnavailableError('database unavailable'));
+    const { engine } = fakeEngine();
+    await expect(runner(store, engine).run('bt_1', () => false)).rejects.toBeInstanceOf(UnavailableError);
+    expect(written.map((w) => w.what)).toEqual(['selection paced', 'progress']);
   });
 });
 

@@ -6,7 +6,7 @@ import type { RecordState } from '../domain/record';
 import type { TenantConfigCache } from '../store/tenant-config';
 import type { BacktestStore } from './backtest-store';
 import { BacktestTally } from './backtest-tally';
-import { BatchJobInterrupted, runBatchJob } from './batch-job';
+import { BatchJobInterrupted, runBatchJob, type JobOutcome } from './batch-job';
 import { Pacer, type LivePriority } from './pacer';
 
 export interface BacktestRunnerOptions {
@@ -27,7 +27,7 @@ export interface BacktestRunnerOptions {
   /** Hears each record gone through (metrics). */
   onRecord?: (outcome: 'judged' | 'passthrough' | 'gone') => void;
   /** Hears each run's end (metrics). */
-  onJob?: (outcome: 'succeeded' | 'failed' | 'cancelled' | 'interrupted') => void;
+  onJob?: (outcome: JobOutcome) => void;
 }
 
 const isAi = (type: string) => type === 'openai-moderation' || type === 'prompt';

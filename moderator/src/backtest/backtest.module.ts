@@ -71,7 +71,7 @@ export async function backtestModule(
     registry &&
     new Counter({
       name: 'moderator_backtest_jobs_total',
-      help: 'Backtest runs by outcome (succeeded, failed, cancelled, interrupted: left for the next runner)',
+      help: 'Backtest runs by outcome (succeeded, failed, cancelled; interrupted: left for the next runner; unrecorded: a failure not stored)',
       labelNames: ['outcome'],
       registers: [registry],
     });
@@ -100,7 +100,7 @@ export async function backtestModule(
     registry &&
     new Counter({
       name: 'moderator_retroaction_jobs_total',
-      help: 'Retroaction runs by outcome (succeeded, failed, cancelled, interrupted: resumed by the next runner)',
+      help: 'Retroaction runs by outcome (succeeded, failed, cancelled; interrupted: resumed by the next runner; unrecorded: a failure not stored)',
       labelNames: ['outcome'],
       registers: [registry],
     });

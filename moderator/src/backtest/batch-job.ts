@@ -1,5 +1,6 @@
 import type { Collection, Document } from 'mongodb';
 import type { Logger } from 'pino';
+import { AppError } from '../domain/errors';
 import { guarded } from '../store/mongo-errors';
 
 /** The job stopped because its runner must let go (shutdown, lost partition): it is left for the next runner. */
@@ -7,6 +8,12 @@ export class BatchJobInterrupted extends Error {}
 
 /** How a run ended. */
 export type RunEnd = 'succeeded' | 'failed' | 'cancelled';
+
+/**
+ * How one pick-up of a job ended, as `onJob` hears it: a run end; `interrupted` (left for the next runner); or
+ * `unrecorded`, a failure whose end the store did not take.
+ */
+export type JobOutcome = RunEnd | 'interrupted' | 'unrecorded';
 
 /** A document keyed by a string `_id`. */
 type KeyedDoc = { _id: string } & Document;
@@ -93,9 +100,12 @@ interface RunnableStore<Job, Begin> {
 }
 
 /**
- * Runs one batch job of `kind` to its end (succeeded, failed or cancelled), or rethrows BatchJobInterrupted when its
- * runner must let go, leaving the run for the next runner. A job that is gone or will not start is logged and left;
- * one whose work throws is failed (`engine_error`).
+ * Runs one batch job of `kind` to its end (succeeded, failed or cancelled), or throws when its runner must let go,
+ * leaving the run for the next runner: BatchJobInterrupted, or a retriable AppError (the store out of reach) met by
+ * the work. A job that is gone or will not start is logged and left. One whose work throws anything else is failed
+ * (`engine_error`). When that end is not stored, the run would stay `running` with its tenant's slot held. So a
+ * retriable failure of it is thrown too, and the message comes again (`begin` bounds the attempts). A refusal is
+ * logged and counted (`unrecorded`) and the job set aside, so the jobs behind it run.
  */
 export async function runBatchJob<
   Job extends { tenantId: string },
@@ -105,7 +115,7 @@ export async function runBatchJob<
     kind: string;
     store: RunnableStore<Job, Begin>;
     log: Logger;
-    onJob?: (outcome: RunEnd | 'interrupted') => void;
+    onJob?: (outcome: JobOutcome) => void;
   },
   jobId: string,
   work: (job: Job, begin: Extract<Begin, { run: true }>) => Promise<RunEnd>,
@@ -118,18 +128,38 @@ export async function runBatchJob<
     log.info({ jobId, tenantId: job.tenantId, why: begin.why }, `${kind} not started`);
     return;
   }
-  log.info({ jobId, tenantId: job.tenantId, attempt: begin.attempt }, `${kind} started`);
+  const { tenantId } = job;
+  log.info({ jobId, tenantId, attempt: begin.attempt }, `${kind} started`);
+  let failure: unknown;
   try {
     const outcome = await work(job, begin as Extract<Begin, { run: true }>);
     options.onJob?.(outcome);
-    log.info({ jobId, tenantId: job.tenantId, outcome }, `${kind} finished`);
+    log.info({ jobId, tenantId, outcome }, `${kind} finished`);
+    return;
   } catch (err) {
-    if (err instanceof BatchJobInterrupted) {
+    if (err instanceof BatchJobInterrupted || retriable(err)) {
       options.onJob?.('interrupted');
+      if (!(err instanceof BatchJobInterrupted)) log.warn({ err, jobId, tenantId }, `${kind} left for the next runner`);
       throw err;
     }
-    options.onJob?.('failed');
-    log.error({ err, jobId, tenantId: job.tenantId }, `${kind} failed`);
-    await store.finish(jobId, 'failed', { error: 'engine_error' }).catch(() => undefined);
+    failure = err;
   }
+  log.error({ err: failure, jobId, tenantId }, `${kind} failed`);
+  try {
+    await store.finish(jobId, 'failed', { error: 'engine_error' });
+  } catch (err) {
+    options.onJob?.('unrecorded');
+    if (retriable(err)) {
+      log.error({ err, jobId, tenantId }, `${kind} failure not stored, left for the next runner`);
+      throw err;
+    }
+    log.error({ err, jobId, tenantId }, `${kind} failure not stored, set aside`);
+    return;
+  }
+  options.onJob?.('failed');
+}
+
+/** A failure worth trying again later (the store out of reach), never one of the job itself. */
+function retriable(err: unknown): boolean {
+  return err instanceof AppError && err.retriable;
 }

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { type RetroactionCounts, type RetroactionJobDoc, type RetroactionRunDoc } from '@vigil/proto';
 import { zeroRetroactionCounts } from './retroaction-docs';
+import { UnavailableError } from '../domain/errors';
 import type { RerunOutcome } from '../service/rerun';
 import { BatchJobInterrupted } from './batch-job';
 import { RetroactionRunner } from './retroaction-runner';
@@ -116,5 +117,22 @@ describe('RetroactionRunner', () => {
       BatchJobInterrupted,
     );
     expect(stopped.ends).toEqual([]);
+  });
+
+  it('lets go when a record finds the store out of reach, and the next runner resumes after the last stored batch', async () => {
+    const fake = fakeStore([]);
+    const down = runner(fake.store, (id) => {
+      if (id === 'r3') throw new UnavailableError('database unavailable');
+      return 'toFlagged';
+    });
+    await expect(down.run('ra_1', () => false)).rejects.toBeInstanceOf(UnavailableError);
+    expect(fake.ends).toEqual([]);
+    expect(fake.state()).toMatchObject({ processed: 2, counts: { toFlagged: 2 } });
+
+    const seen: string[] = [];
+    await runner(fake.store, () => 'toFlagged', seen).run('ra_1', () => false);
+    expect(seen).toEqual(['r3', 'r4', 'r5']);
+    expect(fake.ends).toEqual(['succeeded']);
+    expect(fake.state()).toMatchObject({ attempts: 2, processed: 5, counts: { toFlagged: 5 } });
   });
 });

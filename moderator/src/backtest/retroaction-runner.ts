@@ -8,7 +8,7 @@ import {
 import type { Logger } from 'pino';
 import type { RerunOutcome, RetroactOptions } from '../service/rerun';
 import type { BacktestStore } from './backtest-store';
-import { BatchJobInterrupted, runBatchJob } from './batch-job';
+import { BatchJobInterrupted, runBatchJob, type JobOutcome } from './batch-job';
 import type { RetroactionStore } from './retroaction-store';
 import { Pacer, type LivePriority } from './pacer';
 
@@ -33,7 +33,7 @@ export interface RetroactionRunnerOptions {
   /** Hears each record gone through (metrics). */
   onRecord?: (outcome: keyof RetroactionCounts) => void;
   /** Hears each run's end (metrics). */
-  onJob?: (outcome: 'succeeded' | 'failed' | 'cancelled' | 'interrupted') => void;
+  onJob?: (outcome: JobOutcome) => void;
 }
 
 const COUNTED: Record<Exclude<RerunOutcome, 'version_replaced' | 'recorded'>, keyof RetroactionCounts> = {
