@@ -1,7 +1,5 @@
 import type Router from '@koa/router';
 import Koa from 'koa';
-import type { Logger } from 'pino';
-import type { Registry } from 'prom-client';
 import type { FeatureModule } from '@vigil/proto/platform';
 import { appealTokensOf, type AppealTokenPair } from './appeal/appeal-token';
 import { appealPageRoutes } from './appeal/appeal-page.routes';
@@ -44,9 +42,6 @@ export const API_PREFIX = '/api/v1';
 
 /** The clients the use cases are built from (the tokens and the cache TTL are derived here), and the app's own. */
 export interface AppDeps extends Omit<UseCaseClients, 'configTtlMs' | 'appealTokens' | 'complaintTokens'> {
-  log: Logger;
-  /** Where request metrics go; none when absent. */
-  registry?: Registry;
   authenticator: ApiKeyAuthenticator;
 }
 

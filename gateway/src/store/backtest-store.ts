@@ -8,7 +8,7 @@ import {
   type BacktestStatus,
 } from '@vigil/proto';
 import type { Db } from 'mongodb';
-import { BatchJobStore, type BatchJobKind, type BatchJobState } from './batch-job-store';
+import { BatchJobStore, type BatchJobKind, type BatchJobState, type BatchJobStoreOptions } from './batch-job-store';
 
 /** A job with its run, as the API shows it. */
 export type BacktestState = BatchJobState<BacktestJobDoc, BacktestRunDoc, BacktestStatus, BacktestFailure>;
@@ -40,7 +40,7 @@ const BACKTEST_KIND: BatchJobKind<BacktestJobDoc, BacktestRunDoc, BacktestStatus
 
 /** Backtest jobs (the gateway writes them, a moderator reads them) and their running slots. */
 export class BacktestStore extends BatchJobStore<BacktestJobDoc, BacktestRunDoc, BacktestStatus, BacktestFailure> {
-  constructor(db: Db, now?: () => Date) {
-    super(db, BACKTEST_KIND, now);
+  constructor(db: Db, options?: BatchJobStoreOptions) {
+    super(db, BACKTEST_KIND, options);
   }
 }

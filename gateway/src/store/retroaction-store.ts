@@ -8,7 +8,7 @@ import {
   type RetroactionStatus,
 } from '@vigil/proto';
 import type { Db } from 'mongodb';
-import { BatchJobStore, type BatchJobKind, type BatchJobState } from './batch-job-store';
+import { BatchJobStore, type BatchJobKind, type BatchJobState, type BatchJobStoreOptions } from './batch-job-store';
 
 /** A job with its run, as the API shows it. */
 export type RetroactionState = BatchJobState<
@@ -46,7 +46,7 @@ export class RetroactionStore extends BatchJobStore<
   RetroactionStatus,
   RetroactionFailure
 > {
-  constructor(db: Db, now?: () => Date) {
-    super(db, RETROACTION_KIND, now);
+  constructor(db: Db, options?: BatchJobStoreOptions) {
+    super(db, RETROACTION_KIND, options);
   }
 }

@@ -56,6 +56,6 @@ export async function applyBacktest(
     ...jobCommand(job, now),
     configVersion: deps.versions.of(ctx.tenantId),
   };
-  await handOverJob(deps, command, () => deps.retroactions.discard(job));
+  await handOverJob(deps, command, deps.retroactions, job);
   return { job, run: null, status: 'queued' };
 }

@@ -13,6 +13,9 @@ function fakes(settings: Partial<BacktestSettings> = {}) {
   const running = new Map<string, Set<string>>();
   const discarded: string[] = [];
   const sent: string[] = [];
+  /** Jobs the store was told were handed over. */
+  const noted: string[] = [];
+  let sending = (): Promise<void> => Promise.resolve();
   const deps = {
     backtestSettings: {
       maxRunning: 1,
@@ -26,9 +29,9 @@ function fakes(settings: Partial<BacktestSettings> = {}) {
     topics: { backtests: 'vigil.backtests.v1' } as Topics,
     rateLimiter: { consume: (key, limit) => counter.consume(key, limit, now) },
     commands: {
-      send: (command) => {
+      send: async (command) => {
+        await sending();
         sent.push(command.id);
-        return Promise.resolve();
       },
     },
     backtests: {
@@ -41,8 +44,9 @@ function fakes(settings: Partial<BacktestSettings> = {}) {
       discard: (job: BacktestJobDoc) => {
         discarded.push(job._id);
         running.get(job.tenantId)?.delete(job._id);
-        return Promise.resolve();
+        return Promise.resolve(true);
       },
+      sent: (job: BacktestJobDoc) => Promise.resolve(void noted.push(job._id)),
     },
   } as Partial<UseCaseDeps> as UseCaseDeps;
   /** The tenant's running backtest ends (succeeds, or is cancelled): its slot is free. */
@@ -55,7 +59,8 @@ function fakes(settings: Partial<BacktestSettings> = {}) {
       },
       (err: unknown) => ({ refused: err }),
     );
-  return { deps, create, finish, discarded, sent, running, advance: (ms: number) => (now += ms) };
+  const failSends = (err: Error) => (sending = () => Promise.reject(err));
+  return { deps, create, finish, discarded, sent, noted, running, failSends, advance: (ms: number) => (now += ms) };
 }
 
 describe('how often a tenant creates backtests', () => {
@@ -105,5 +110,25 @@ describe('how often a tenant creates backtests', () => {
   it('has no bound with BACKTEST_MAX_PER_HOUR=0', async () => {
     const { create } = fakes({ maxPerHour: 0 });
     for (let i = 0; i < 50; i += 1) expect(await create('ten_a')).toHaveProperty('created');
+  });
+});
+
+describe('handing a backtest over to the moderators', () => {
+  it('notes a job whose start command was sent, so that its slot is never released as unsent', async () => {
+    const { create, noted } = fakes();
+    const made = (await create('ten_a')) as { created: string };
+    expect(noted).toEqual([made.created]);
+  });
+
+  it('discards a job whose start command could not be sent, freeing its slot, and never notes it sent', async () => {
+    const { deps, discarded, noted, running, failSends } = fakes();
+    const broker = new Error('broker away');
+    failSends(broker);
+    await expect(
+      createBacktest(deps, { tenantId: 'ten_a', author: 'api_key:k', requestId: 'r' }, { version: 0 }),
+    ).rejects.toBe(broker);
+    expect(discarded).toHaveLength(1);
+    expect(noted).toEqual([]);
+    expect(running.get('ten_a')?.size ?? 0).toBe(0);
   });
 });

@@ -75,6 +75,6 @@ export async function createBacktest(
     throw err;
   }
   const command: StartBacktest = { type: 'StartBacktest', ...jobCommand(job, now) };
-  await handOverJob(deps, command, () => deps.backtests.discard(job));
+  await handOverJob(deps, command, deps.backtests, job);
   return { job, run: null, status: 'queued' };
 }

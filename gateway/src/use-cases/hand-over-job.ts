@@ -6,15 +6,22 @@ export function jobCommand(job: { _id: string; tenantId: string }, now: Date) {
   return { id: ulid(), tenantId: job.tenantId, jobId: job._id, issuedAt: now.toISOString() };
 }
 
+/** What a hand-over needs of its kind's store (`BatchJobStore`): neither throws, each reports its own failure. */
+interface HandOverStore<Job> {
+  sent(job: Job): Promise<void>;
+  discard(job: Job): Promise<boolean>;
+}
+
 /**
  * Sends a job's start command on the backtests' topic, keyed by tenant: a job of either kind (backtest, retroaction)
  * runs off the live path, one after another per tenant. A job not handed over is discarded, since nothing would run
- * it (and its slot is free again).
+ * it (and its slot is free again); one handed over is noted `sent`, so that its slot is never released as unsent.
  */
-export async function handOverJob(
+export async function handOverJob<Job>(
   deps: Pick<UseCaseDeps, 'commands' | 'topics'>,
   command: StartBacktest | StartRetroaction,
-  discard: () => Promise<unknown>,
+  store: HandOverStore<Job>,
+  job: Job,
 ): Promise<void> {
   try {
     await deps.commands.send({
@@ -25,7 +32,8 @@ export async function handOverJob(
       value: command,
     });
   } catch (err) {
-    await discard().catch(() => undefined);
+    await store.discard(job);
     throw err;
   }
+  await store.sent(job);
 }

@@ -1,4 +1,6 @@
 import type { Db } from 'mongodb';
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
 import { SecretBox, type TenantVersions, type Topics } from '@vigil/proto';
 import type { AppSettings } from '../app-settings';
 import { AppealLinks, type AppealTokens } from '../appeal/appeal-token';
@@ -7,6 +9,7 @@ import type { KeyLimiter } from '../http/rate-limit';
 import type { OutgoingCommand } from '../kafka/command-producer';
 import { endpointUrlGuard, type ResolveHost } from '../routes/webhook-endpoints/endpoint-url';
 import { BacktestStore } from '../store/backtest-store';
+import type { BatchJobStoreOptions } from '../store/batch-job-store';
 import { ConfigStore } from '../store/config-store';
 import { ConfigVersionStore } from '../store/config-version-store';
 import { emailLogStore } from '../store/email-log-store';
@@ -23,6 +26,9 @@ import type { UseCaseDeps } from './deps';
 /** The clients and settings the use cases' parts are built from (the app's own, see `AppDeps`). */
 export interface UseCaseClients {
   db: Db;
+  log: Logger;
+  /** Where metrics go (requests, batch job writes that failed); none when absent. */
+  registry?: Registry;
   /**
    * The tenants' configuration versions this process knows (the authenticator reads them, this app's changes raise
    * them); stamped on commands and moderator calls.
@@ -49,6 +55,7 @@ export function useCaseDeps(clients: UseCaseClients): UseCaseDeps {
   const configVersions = new ConfigVersionStore(db, clients.versions, clients.configTtlMs);
   const ruleVersions = new RuleVersionStore(db);
   const secrets = settings.secretsEncryptionKey?.length ? new SecretBox(settings.secretsEncryptionKey) : undefined;
+  const jobWriteFailed = jobWriteFailures(clients.log, clients.registry);
   return {
     moderator: clients.moderator,
     commands: clients.commands,
@@ -69,10 +76,28 @@ export function useCaseDeps(clients: UseCaseClients): UseCaseDeps {
     paymentLog: paymentActionLogStore(db),
     tdb: new TdbStore(db, configVersions, secrets),
     rateLimiter: clients.rateLimiter,
-    backtests: new BacktestStore(db),
+    backtests: new BacktestStore(db, { onWriteFailed: jobWriteFailed('backtest') }),
     backtestSettings: settings.backtests,
-    retroactions: new RetroactionStore(db),
+    retroactions: new RetroactionStore(db, { onWriteFailed: jobWriteFailed('retroaction') }),
     rulePrecision: new RulePrecisionStore(db, ruleVersions),
     transparencyCounts: new TransparencyCountStore(db),
   };
+}
+
+/**
+ * Logs and counts a batch job's hand-over write that failed. The request goes on without it: an unsent slot is
+ * released later (UNSENT_RELEASE_MS), so this is what tells an operator why a job sat `queued` meanwhile.
+ */
+function jobWriteFailures(log: Logger, registry: Registry | undefined) {
+  const failed = new Counter({
+    name: 'gateway_batch_job_writes_failed_total',
+    help: 'Hand-over writes of batch jobs that failed, by kind (backtest, retroaction) and write (discard, sent).',
+    labelNames: ['kind', 'write'],
+    registers: registry ? [registry] : [],
+  });
+  return (kind: 'backtest' | 'retroaction'): BatchJobStoreOptions['onWriteFailed'] =>
+    (write, job, err) => {
+      failed.inc({ kind, write });
+      log.error({ err, kind, write, jobId: job._id, tenantId: job.tenantId }, 'batch job write failed');
+    };
 }
