@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, recordIdFor } from '@vigil/proto';
+import { DEFAULT_SETTINGS, recordIdFor, type DomainEvent } from '@vigil/proto';
 import { UnavailableError } from '../domain/errors';
 import type { RecordState } from '../domain/record';
 import type { ReportState } from '../domain/report';
@@ -42,14 +42,17 @@ function memoryStore() {
         });
       },
     },
-    commit: (...streams: Loaded<ReportState>[]) => {
+    commitTelling: (stored: (events: DomainEvent[]) => void, ...streams: Loaded<ReportState>[]) => {
       const before = takeFailure('commit');
       if (before) return Promise.reject(before);
       for (const stream of streams)
         if (stream.state && stream.events.length) reports.set(stream.state._id, stream.state);
       // Committed, then its reply is lost.
       const lost = takeFailure('commitLost');
-      return lost ? Promise.reject(lost) : Promise.resolve(streams.flatMap((stream) => stream.events));
+      if (lost) return Promise.reject(lost);
+      const events = streams.flatMap((stream) => stream.events);
+      if (events.length > 0) stored(events);
+      return Promise.resolve(events);
     },
     reportClaims: {
       claimReport: (key: string, _tenantId: string, reportId: string) => {
