@@ -20,7 +20,8 @@ import { BatchRunStore, type RunEnd } from './batch-job';
 const SELECT_BATCH = 1000;
 
 /** Where a runner picking a job up stands. */
-export type Begin = { run: true; attempt: number } | { run: false; why: 'gone' | 'finished' | 'cancelled' | BacktestFailure };
+export type Begin =
+  { run: true; attempt: number } | { run: false; why: 'gone' | 'finished' | 'cancelled' | BacktestFailure };
 
 /**
  * What a backtest reads and writes. It reads the gateway's jobs (`backtests`) and the projections, and writes only its
