@@ -101,6 +101,7 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
         metrics?.attempts.inc({ result });
         metrics?.duration.observe({ result }, durationMs / 1000);
       },
+      onOutcomeNotRecorded: () => metrics?.outcomesNotRecorded.inc(),
     });
   }
   // New or re-opened deliveries exist: the scheduler looks now.
@@ -183,6 +184,11 @@ function deliveryMetrics(
       collect() {
         this.set(writer?.pending ?? 0);
       },
+    }),
+    outcomesNotRecorded: new Counter({
+      name: 'notifier_delivery_lost_outcomes_total',
+      help: 'Attempt outcomes not written because the delivery was no longer leased to the worker (taken over, or stored by another notifier)',
+      registers: [registry],
     }),
     writesDropped: new Counter({
       name: 'notifier_delivery_writes_dropped_total',

@@ -58,16 +58,19 @@ async function attemptOnce(
   fields: Partial<DeliveryDoc> = {},
   /** Handed to the outcome writer: what the slots and the endpoint's health were before its insert was confirmed. */
   behind?: { written: Promise<void>; confirm: () => void },
+  /** `leaseLost`: the store takes no outcome (the delivery's lease is another's). */
+  faults: { leaseLost?: boolean } = {},
 ) {
   const recorded: Recorded[] = [];
+  const notRecorded: Recorded[] = [];
   const disabled: string[] = [];
   const succeeded: string[] = [];
   const store = {
     claim: () => Promise.resolve([]),
     pruneLeases: () => Promise.resolve(0),
     recordAttempt: (_doc: DeliveryDoc, attempt: DeliveryAttempt, next: Recorded['next']) => {
-      recorded.push({ attempt, next });
-      return Promise.resolve();
+      (faults.leaseLost ? notRecorded : recorded).push({ attempt, next });
+      return Promise.resolve(!faults.leaseLost);
     },
   } as unknown as DeliveryStore;
   const endpointStates = {
@@ -95,6 +98,7 @@ async function attemptOnce(
     close: () => Promise.resolve(),
   };
   const results: AttemptResult[] = [];
+  let outcomesNotRecorded = 0;
   const scheduler = new DeliveryScheduler({
     store,
     endpointStates,
@@ -112,6 +116,7 @@ async function attemptOnce(
     projectionWaitMs: 10_000,
     slowAttemptMs: 10,
     onAttempt: (attemptResult) => results.push(attemptResult),
+    onOutcomeNotRecorded: () => (outcomesNotRecorded += 1),
   });
   scheduler.start();
   const doc = { ...delivery(), ...fields };
@@ -131,7 +136,20 @@ async function attemptOnce(
   } else scheduler.adopt(doc);
   await scheduler.stop();
   const slow = scheduler.isSlow(doc.endpointId);
-  return { recorded, disabled, succeeded, sent, results, doc, answered, slow, slots: scheduler.slots, beforeInsert };
+  return {
+    recorded,
+    notRecorded,
+    outcomesNotRecorded,
+    disabled,
+    succeeded,
+    sent,
+    results,
+    doc,
+    answered,
+    slow,
+    slots: scheduler.slots,
+    beforeInsert,
+  };
 }
 
 const activeSecret = [{ secret: SECRET, createdAt: new Date('2026-01-01T00:00:00Z') }];
@@ -262,6 +280,17 @@ describe('DeliveryScheduler', () => {
     expect(run.recorded).toEqual([
       { attempt: expect.objectContaining({ statusCode: 204 }), next: { state: 'succeeded' } },
     ]);
+  });
+  it('counts an outcome the store did not take because the delivery’s lease is another’s, and still writes the endpoint’s health', async () => {
+    const run = await attemptOnce({ statusCode: 204, durationMs: 2 }, activeSecret, undefined, {}, undefined, {
+      leaseLost: true,
+    });
+    expect(run.notRecorded).toEqual([
+      { attempt: expect.objectContaining({ statusCode: 204 }), next: { state: 'succeeded' } },
+    ]);
+    expect(run.outcomesNotRecorded).toBe(1);
+    expect(run.succeeded).toEqual(['we_1']);
+    expect(run.slots).toEqual({ workers: 0, endpoints: 0 });
   });
   it('marks an endpoint slow when an attempt took longer than the first attempt’s wait, and not when it was quick', async () => {
     expect((await attemptOnce({ statusCode: 200, durationMs: 11 }, activeSecret)).slow).toBe(true);

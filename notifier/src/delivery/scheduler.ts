@@ -47,6 +47,8 @@ export interface SchedulerOptions {
    */
   slowAttemptMs?: number;
   onAttempt?: (result: AttemptResult, durationMs: number) => void;
+  /** An attempt's outcome was not written: the delivery was no longer leased to this worker (see `record`). */
+  onOutcomeNotRecorded?: () => void;
 }
 
 const USER_AGENT = 'Vigil-Webhooks/1';
@@ -215,14 +217,12 @@ export class DeliveryScheduler implements LeaseHolder {
         }
         // Found stored after an insert that went in leased: the lease may be this one's (an earlier try's insert
         // whose reply was lost). The write is conditioned on it, so it changes another notifier's delivery in no way.
-        if (fate === 'existed' && doc.leaseId)
-          await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
-        await outcome.after();
+        if (fate === 'existed' && doc.leaseId) await this.record(doc, outcome, log);
+        else await outcome.after();
       } else if (fate === 'leased') {
         if (!outcome) return this.process(doc, endpointDone);
         endpointDone();
-        await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
-        await outcome.after();
+        await this.record(doc, outcome, log);
       } else endpointDone();
     });
     return {
@@ -298,7 +298,22 @@ export class DeliveryScheduler implements LeaseHolder {
     const ready = await this.ready(doc, log, { write: true });
     if (!ready) return;
     const outcome = await this.attempt(doc, ready, endpointDone, log);
-    await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
+    await this.record(doc, outcome, log);
+  }
+
+  /**
+   * Writes the attempt's outcome under the delivery's lease, then what follows it. An outcome the store did not take
+   * (the lease was taken over after it ran out, or another notifier stored the delivery) is logged and counted: the
+   * attempt is not in the delivery log. What follows still runs: the receiver did answer.
+   */
+  private async record(doc: DeliveryDoc, outcome: Outcome, log: Logger): Promise<void> {
+    if (!(await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next))) {
+      log.warn(
+        { statusCode: outcome.attempt.statusCode, error: outcome.attempt.error, next: outcome.next.state },
+        'attempt outcome not recorded: the delivery is no longer leased to this worker',
+      );
+      this.options.onOutcomeNotRecorded?.();
+    }
     await outcome.after();
   }
 
@@ -355,8 +370,7 @@ export class DeliveryScheduler implements LeaseHolder {
     log: Logger,
   ): Promise<void> {
     const outcome = await this.failed(doc, endpoint, { at: new Date(), error, durationMs: 0 }, log);
-    await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next);
-    await outcome.after();
+    await this.record(doc, outcome, log);
   }
 
   /** Sends the delivery and decides what came of it; writes nothing to the delivery. */

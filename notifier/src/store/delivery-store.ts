@@ -115,10 +115,17 @@ export class DeliveryStore {
    * in `leased` go in already leased until `leased.until` (`sending`, in the bucket of the lease's end), their lease
    * fields set on the documents given; the rest wait in the due queue. A crash leaves the leased ones to be swept and
    * taken over after their lease, like any lease.
+   *
+   * A document given again (a batch tried again after its insert failed) keeps the lease id it was given: an earlier
+   * try's insert may have landed with it, its reply lost, and the outcome of the attempt is written under that lease.
    */
   async insertNew(docs: DeliveryDoc[], leased?: { ids: ReadonlySet<string>; until: Date }): Promise<Set<string>> {
     if (leased) {
-      for (const doc of docs) if (leased.ids.has(doc._id)) Object.assign(doc, this.queue.leaseFields(leased.until));
+      for (const doc of docs) {
+        if (!leased.ids.has(doc._id)) continue;
+        const fields = this.queue.leaseFields(leased.until);
+        Object.assign(doc, fields, { leaseId: doc.leaseId ?? fields.leaseId });
+      }
     }
     return this.queue.insertMany(docs);
   }
@@ -149,19 +156,22 @@ export class DeliveryStore {
     await this.queue.finish(doc, { state: 'pending', dueAt });
   }
 
-  /** Records an attempt (its text as the store can hold it) and the outcome: `pending` again at `dueAt`, or final. */
+  /**
+   * Records an attempt (its text as the store can hold it) and the outcome: `pending` again at `dueAt`, or final. False
+   * when nothing was recorded: the delivery is no longer under the lease `doc` names (taken over, or stored by another).
+   */
   async recordAttempt(
     doc: DeliveryDoc,
     made: DeliveryAttempt,
     next: { state: 'pending'; dueAt: Date } | { state: 'succeeded' | 'failed' },
-  ): Promise<void> {
+  ): Promise<boolean> {
     const attempt = storableAttempt(made);
     const { lastError, ...fields } = outcomeFields(attempt, next, new Date());
     // An attempt cut short by a notifier that stopped (its lease ran out) is in the log too, in the same write.
     const attempts: DeliveryAttempt[] = doc.interruptedAt
       ? [{ at: doc.interruptedAt, error: 'interrupted', durationMs: 0 }, attempt]
       : [attempt];
-    await this.queue.finish(doc, next, {
+    return this.queue.finish(doc, next, {
       $push: { attempts: attempts.length === 1 ? attempt : { $each: attempts } },
       $inc: { attemptCount: attempts.length, cycleAttempts: attempts.length },
       $set: { ...fields, ...(lastError !== undefined ? { lastError } : {}) },

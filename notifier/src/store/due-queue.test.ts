@@ -111,8 +111,8 @@ describe('DueQueue', () => {
     const [taken] = await other.claim(later, LEASE_MS, 10);
     expect(taken).toMatchObject({ _id: 'job_1', state: 'sending', interruptedAt: claimed!.updatedAt });
     expect(taken!.leaseId).not.toBe(claimed!.leaseId);
-    // The dead claimant's late outcome writes nothing over the new lease.
-    await dead.finish(claimed!, { state: 'succeeded' });
+    // The dead claimant's late outcome writes nothing over the new lease, and says so.
+    expect(await dead.finish(claimed!, { state: 'succeeded' })).toBe(false);
     expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'sending', leaseId: taken!.leaseId });
   });
 

@@ -264,7 +264,8 @@ export class DueQueue<T extends QueuedDoc> {
 
   /**
    * Ends the worker's lease with the next state: `pending` again at `dueAt`, or a final state. `update` adds the job's
-   * own fields; a worker whose lease was taken over writes nothing (the filter names its lease).
+   * own fields; a worker whose lease was taken over writes nothing (the filter names its lease). True when the write
+   * matched the job under that lease, false when it wrote nothing.
    */
   async finish(
     doc: T,
@@ -275,7 +276,7 @@ export class DueQueue<T extends QueuedDoc> {
       $push?: Record<string, unknown>;
       $inc?: Record<string, number>;
     } = {},
-  ): Promise<void> {
+  ): Promise<boolean> {
     const now = new Date();
     const pending = 'dueAt' in next && next.state === 'pending';
     const scheduling = pending ? this.pendingFields(next.dueAt) : { state: next.state };
@@ -286,8 +287,9 @@ export class DueQueue<T extends QueuedDoc> {
       ...(pending ? {} : { due: '' }),
     };
     for (const key of Object.keys(update.$set ?? {})) delete unset[key];
+    let matched: boolean;
     try {
-      await this.jobs.updateOne(
+      const result = await this.jobs.updateOne(
         { _id: doc._id, leaseId: doc.leaseId },
         {
           ...(update.$push ? { $push: update.$push } : {}),
@@ -296,6 +298,7 @@ export class DueQueue<T extends QueuedDoc> {
           $unset: unset,
         },
       );
+      matched = result.matchedCount === 1;
     } catch (err) {
       // The write may have run (its reply lost), into a bucket swept since: the job is read back and followed.
       const current = await this.jobs.findOne({ _id: doc._id }).catch(() => null);
@@ -305,11 +308,13 @@ export class DueQueue<T extends QueuedDoc> {
       }
       throw err;
     }
+    if (!matched) return false;
     if (pending) {
       const rescheduled = { ...doc, ...scheduling };
       await this.keepFindable([rescheduled]);
       this.offer(rescheduled);
     }
+    return true;
   }
 
   /** Deletes lease documents older than `before` (their attempts are long recorded). */

@@ -98,8 +98,8 @@ export class TdbStore {
   }
 
   /** Makes a held retry (see queueHeldRetry) due at `dueAt`; a retry taken over since is left alone. */
-  releaseRetry(job: TdbRetryDoc, dueAt: Date): Promise<void> {
-    return this.queue.finish(job, { state: 'pending', dueAt });
+  async releaseRetry(job: TdbRetryDoc, dueAt: Date): Promise<void> {
+    await this.queue.finish(job, { state: 'pending', dueAt });
   }
 
   claim(now: Date, leaseMs: number, limit: number): Promise<TdbRetryDoc[]> {

@@ -19,7 +19,7 @@ class HeldOutcomes extends DeliveryStore {
   private open!: () => void;
   private readonly gate = new Promise<void>((resolve) => (this.open = resolve));
 
-  override async recordAttempt(...args: Parameters<DeliveryStore['recordAttempt']>): Promise<void> {
+  override async recordAttempt(...args: Parameters<DeliveryStore['recordAttempt']>): Promise<boolean> {
     this.held += 1;
     await this.gate;
     return super.recordAttempt(...args);
