@@ -1,7 +1,7 @@
-import { type Collection } from 'mongodb';
+import { MongoNetworkError, type Collection } from 'mongodb';
 import { DueQueue, type LeaseDoc } from './due-queue';
-import type { DueCursorDoc, QueuedDoc } from './queued-doc';
-import { random, SimConnection, SimStore } from './testing/sim-store';
+import type { DueCursorDoc, DueQueueTiming, QueuedDoc, QueueIncident } from './queued-doc';
+import { random, SimConnection, SimStore, type SimCollection } from './testing/sim-store';
 
 interface Job extends QueuedDoc {
   payload: string;
@@ -17,14 +17,58 @@ function collections() {
 }
 
 /** A queue over shared collections: several of them stand for several notifier processes. */
-function queue(store: ReturnType<typeof collections>): DueQueue<Job> {
+function queue(store: ReturnType<typeof collections>, timing: DueQueueTiming = TIMING): DueQueue<Job> {
   return new DueQueue<Job>(
     store.jobs as unknown as Collection<Job>,
     store.leases as unknown as Collection<LeaseDoc>,
     store.cursors as unknown as Collection<DueCursorDoc>,
     'deliveries',
-    TIMING,
+    timing,
   );
+}
+
+type Jobs = ReturnType<typeof collections>['jobs'];
+
+/**
+ * A job claimed by a writer process is rescheduled due now, and the writer's finish reaches the store only once it and
+ * another process swept the job's bucket for the last time (a slow store). `faults` gives the writer's collection
+ * calls that fail meanwhile, over the shared `jobs`; `answer` lets the finish's write through. Then the writer and the
+ * other process claim over the next buckets: what each found, and the writer's incidents.
+ */
+async function finishAnsweredLate(faults: (jobs: Jobs, answered: Promise<void>) => Partial<SimCollection>) {
+  const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+  jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+  try {
+    const store = collections();
+    let answer!: () => void;
+    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const writerJobs = Object.assign(Object.create(store.jobs) as Jobs, faults(store.jobs, answered));
+    const incidents: QueueIncident[] = [];
+    const writer = queue({ ...store, jobs: writerJobs }, { ...TIMING, onIncident: (i) => incidents.push(i) });
+    const other = queue(store);
+    const claimAll = async () => [
+      ...(await writer.claim(new Date(), LEASE_MS, 10)),
+      ...(await other.claim(new Date(), LEASE_MS, 10)),
+    ];
+    expect(await claimAll()).toEqual([]);
+    await writer.insertNew(job('job_1', new Date()));
+    const [claimed] = await writer.claim(new Date(Date.now() + 1), LEASE_MS, 10);
+    expect(claimed?._id).toBe('job_1');
+    const finishing = writer.finish(claimed!, { state: 'pending', dueAt: new Date() }, { $inc: { attemptCount: 1 } });
+    // Past the bucket's end and the grace, both processes sweep it for the last time: empty, the job is leased.
+    jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
+    expect(await claimAll()).toEqual([]);
+    answer();
+    const [finished] = await Promise.allSettled([finishing]);
+    const found: string[] = [];
+    for (let bucket = 2; bucket <= 5 && found.length === 0; bucket += 1) {
+      jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
+      found.push(...(await claimAll()).map((claimedAgain) => claimedAgain._id));
+    }
+    return { finished, found, incidents: incidents.map((incident) => incident.kind) };
+  } finally {
+    jest.useRealTimers();
+  }
 }
 
 const job = (id: string, dueAt: Date, tenantId = 'ten_1'): Job => ({
@@ -150,6 +194,59 @@ describe('DueQueue', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('keeps a rescheduled job findable when moving it out of a bucket others swept fails after its write landed', async () => {
+    let moves = 0;
+    const run = await finishAnsweredLate((jobs, answered) => ({
+      updateOne: async (...args: Parameters<Jobs['updateOne']>) => {
+        await answered;
+        return jobs.updateOne(...args);
+      },
+      updateMany: () => {
+        moves += 1;
+        return Promise.reject(new MongoNetworkError('connection reset'));
+      },
+    }));
+    expect(moves).toBe(1);
+    expect(run.found).toEqual(['job_1']);
+    // The outcome was written: the finish says so.
+    expect(run.finished).toEqual({ status: 'fulfilled', value: true });
+    expect(run.incidents).toEqual(['move_failed']);
+  });
+
+  it('keeps a rescheduled job findable when its finish landed late, lost its reply, and could not be read back', async () => {
+    const run = await finishAnsweredLate((jobs, answered) => ({
+      updateOne: async (...args: Parameters<Jobs['updateOne']>) => {
+        await answered;
+        await jobs.updateOne(...args);
+        throw new MongoNetworkError('reply lost');
+      },
+      findOne: () => Promise.reject(new MongoNetworkError('connection reset')),
+    }));
+    expect(run.finished).toMatchObject({ status: 'rejected', reason: { message: 'reply lost' } });
+    expect(run.found).toEqual(['job_1']);
+    expect(run.incidents).toEqual(['finish_failed', 'readback_failed']);
+  });
+
+  it('keeps a rescheduled job findable when its failed finish lands after it was read back', async () => {
+    let land: (() => Promise<unknown>) | undefined;
+    const run = await finishAnsweredLate((jobs, answered) => ({
+      updateOne: async (...args: Parameters<Jobs['updateOne']>) => {
+        await answered;
+        land = () => jobs.updateOne(...args);
+        throw new MongoNetworkError('connection reset');
+      },
+      // The write runs on the server just after the read-back read the job still leased.
+      findOne: async (...args: Parameters<Jobs['findOne']>) => {
+        const current = await jobs.findOne(...args);
+        await land?.();
+        return current;
+      },
+    }));
+    expect(run.finished).toMatchObject({ status: 'rejected', reason: { message: 'connection reset' } });
+    expect(run.found).toEqual(['job_1']);
+    expect(run.incidents).toEqual(['finish_failed']);
   });
 
   it('reads none of the jobs scheduled for later when it polls', async () => {

@@ -160,6 +160,9 @@ export class DueQueue<T extends QueuedDoc> {
    * bucket for the last time (a write that waited on a slow store past the bucket's end and the grace) go to the
    * current bucket, which every process still reads. Otherwise only this process would know of them, and one that
    * stops before it works them would leave them where no process reads again. The documents given follow the move.
+   *
+   * A move that fails (it may have run or not) is reported and never thrown: the jobs stay candidates here, and their
+   * bucket is swept by this process until a read finds it empty. The write before it stands, so its caller goes on.
    */
   private async keepFindable(docs: QueuedDoc[]): Promise<void> {
     const late = docs.filter(
@@ -168,8 +171,15 @@ export class DueQueue<T extends QueuedDoc> {
     );
     for (const due of new Set(late.map((doc) => doc.due))) {
       const list = late.filter((doc) => doc.due === due);
-      const to = await this.moveIfSwept(Number(due), { _id: { $in: list.map((doc) => doc._id) } });
-      for (const doc of list) doc.due = String(to);
+      try {
+        const to = await this.moveIfSwept(Number(due), { _id: { $in: list.map((doc) => doc._id) } });
+        for (const doc of list) doc.due = String(to);
+      } catch (err) {
+        for (const doc of list) {
+          this.sweeper.remember(doc);
+          this.timing.onIncident?.({ queue: this.name, kind: 'move_failed', jobId: doc._id, err });
+        }
+      }
     }
   }
 
@@ -300,12 +310,8 @@ export class DueQueue<T extends QueuedDoc> {
       );
       matched = result.matchedCount === 1;
     } catch (err) {
-      // The write may have run (its reply lost), into a bucket swept since: the job is read back and followed.
-      const current = await this.jobs.findOne({ _id: doc._id }).catch(() => null);
-      if (current) {
-        await this.keepFindable([current]).catch(() => undefined);
-        this.sweeper.remember(current);
-      }
+      this.timing.onIncident?.({ queue: this.name, kind: 'finish_failed', jobId: doc._id, err });
+      await this.followUnconfirmed(doc, pending ? { ...doc, ...scheduling } : undefined);
       throw err;
     }
     if (!matched) return false;
@@ -315,6 +321,27 @@ export class DueQueue<T extends QueuedDoc> {
       this.offer(rescheduled);
     }
     return true;
+  }
+
+  /**
+   * A finish whose write failed may have run (its reply lost) or may still run, into a bucket every process may have
+   * swept by then. The job as it would be written (`rescheduled`, when pending) is kept a candidate, its bucket swept
+   * by this process until a read finds it empty; then the job is read back and followed as it is. One still under
+   * this worker's lease keeps the rescheduled candidate: should the write never run, the lease's bucket finds the job.
+   */
+  private async followUnconfirmed(doc: T, rescheduled: QueuedDoc | undefined): Promise<void> {
+    if (rescheduled) this.sweeper.remember(rescheduled);
+    let current: QueuedDoc | null;
+    try {
+      current = await this.jobs.findOne({ _id: doc._id });
+    } catch (err) {
+      this.timing.onIncident?.({ queue: this.name, kind: 'readback_failed', jobId: doc._id, err });
+      return;
+    }
+    if (!current) return;
+    if (rescheduled && current.state === 'sending' && current.leaseId === doc.leaseId) return;
+    await this.keepFindable([current]);
+    this.sweeper.remember(current);
   }
 
   /** Deletes lease documents older than `before` (their attempts are long recorded). */

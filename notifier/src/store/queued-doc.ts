@@ -55,10 +55,15 @@ export interface DueQueueTiming {
  * - `takeover_reset`: MAX_TAKEOVER_CHAIN claimants in a row died between their lease key and their state write (or lost
  *   the reply); the job is made due again now under a new key.
  * - `park_failed`: moving a paused group's jobs to a later bucket failed; they stay where they are and are read again.
+ * - `finish_failed`: a finish's write failed or lost its reply (its caller gets the error too); the job as it would be
+ *   written stays a candidate here, its bucket swept until found empty, and the lease's bucket finds it if it never ran.
+ * - `readback_failed`: reading back the job after a failed finish failed too; it is followed as `finish_failed` says.
+ * - `move_failed`: moving a job out of a bucket other processes may have swept for the last time failed; it stays a
+ *   candidate here, its bucket swept by this process until found empty.
  */
 export interface QueueIncident {
   queue: string;
-  kind: 'lease_failed' | 'takeover_reset' | 'park_failed';
+  kind: 'lease_failed' | 'takeover_reset' | 'park_failed' | 'finish_failed' | 'readback_failed' | 'move_failed';
   jobId?: string;
   err?: unknown;
 }
