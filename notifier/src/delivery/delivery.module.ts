@@ -102,6 +102,7 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
         metrics?.duration.observe({ result }, durationMs / 1000);
       },
       onOutcomeNotRecorded: () => metrics?.outcomesNotRecorded.inc(),
+      onHealthWriteFailed: () => metrics?.healthWritesFailed.inc(),
     });
   }
   // New or re-opened deliveries exist: the scheduler looks now.
@@ -188,6 +189,11 @@ function deliveryMetrics(
     outcomesNotRecorded: new Counter({
       name: 'notifier_delivery_lost_outcomes_total',
       help: 'Attempt outcomes not written because the delivery was no longer leased to the worker (taken over, or stored by another notifier)',
+      registers: [registry],
+    }),
+    healthWritesFailed: new Counter({
+      name: 'notifier_endpoint_health_failures_total',
+      help: 'Endpoint health writes after a recorded outcome (streak cleared, endpoint disabled) that failed every try',
       registers: [registry],
     }),
     writesDropped: new Counter({

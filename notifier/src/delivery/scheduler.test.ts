@@ -1,4 +1,5 @@
 import type { WebhookEndpointDoc } from '@vigil/proto';
+import { MongoNetworkError } from 'mongodb';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import type { DeliveryAttempt, DeliveryDoc, DeliveryStore } from '../store/delivery-store';
@@ -58,8 +59,11 @@ async function attemptOnce(
   fields: Partial<DeliveryDoc> = {},
   /** Handed to the outcome writer: what the slots and the endpoint's health were before its insert was confirmed. */
   behind?: { written: Promise<void>; confirm: () => void },
-  /** `leaseLost`: the store takes no outcome (the delivery's lease is another's). */
-  faults: { leaseLost?: boolean } = {},
+  /**
+   * `leaseLost`: the store takes no outcome (the delivery's lease is another's). `healthFailures`: the endpoint's health
+   * writes that fail (the store out of reach) before one goes through.
+   */
+  faults: { leaseLost?: boolean; healthFailures?: number } = {},
 ) {
   const recorded: Recorded[] = [];
   const notRecorded: Recorded[] = [];
@@ -73,9 +77,11 @@ async function attemptOnce(
       return Promise.resolve(!faults.leaseLost);
     },
   } as unknown as DeliveryStore;
+  let healthFailures = faults.healthFailures ?? 0;
   const endpointStates = {
     endpointSucceeded: (e: WebhookEndpointDoc) => {
       succeeded.push(e._id);
+      if (healthFailures-- > 0) return Promise.reject(new MongoNetworkError('connection reset'));
       return Promise.resolve(null);
     },
     endpointFailed: (_e: WebhookEndpointDoc, now: Date) => Promise.resolve(now),
@@ -99,6 +105,7 @@ async function attemptOnce(
   };
   const results: AttemptResult[] = [];
   let outcomesNotRecorded = 0;
+  let healthWritesFailed = 0;
   const scheduler = new DeliveryScheduler({
     store,
     endpointStates,
@@ -117,6 +124,8 @@ async function attemptOnce(
     slowAttemptMs: 10,
     onAttempt: (attemptResult) => results.push(attemptResult),
     onOutcomeNotRecorded: () => (outcomesNotRecorded += 1),
+    healthWrites: { attempts: 3, backoff: { initialMs: 1, maxMs: 2 } },
+    onHealthWriteFailed: () => (healthWritesFailed += 1),
   });
   scheduler.start();
   const doc = { ...delivery(), ...fields };
@@ -140,6 +149,7 @@ async function attemptOnce(
     recorded,
     notRecorded,
     outcomesNotRecorded,
+    healthWritesFailed,
     disabled,
     succeeded,
     sent,
@@ -290,6 +300,24 @@ describe('DeliveryScheduler', () => {
     ]);
     expect(run.outcomesNotRecorded).toBe(1);
     expect(run.succeeded).toEqual(['we_1']);
+    expect(run.slots).toEqual({ workers: 0, endpoints: 0 });
+  });
+  it('tries the endpoint’s health write again when the store fails it after a success was recorded', async () => {
+    const run = await attemptOnce({ statusCode: 200, durationMs: 2 }, activeSecret, undefined, {}, undefined, {
+      healthFailures: 1,
+    });
+    expect(run.recorded).toEqual([
+      { attempt: expect.objectContaining({ statusCode: 200 }), next: { state: 'succeeded' } },
+    ]);
+    expect(run.succeeded).toEqual(['we_1', 'we_1']);
+    expect(run.healthWritesFailed).toBe(0);
+  });
+  it('counts an endpoint health write that failed every try, and leaves the recorded outcome as it is', async () => {
+    const run = await attemptOnce({ statusCode: 200, durationMs: 2 }, activeSecret, 'stored', {}, undefined, {
+      healthFailures: 99,
+    });
+    expect(run.succeeded).toEqual(['we_1', 'we_1', 'we_1']);
+    expect(run.healthWritesFailed).toBe(1);
     expect(run.slots).toEqual({ workers: 0, endpoints: 0 });
   });
   it('marks an endpoint slow when an attempt took longer than the first attempt’s wait, and not when it was quick', async () => {

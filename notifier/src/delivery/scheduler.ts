@@ -1,10 +1,12 @@
 import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
+import { retry, type BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
 import { withFirstOutcome, type DeliveryAttempt, type DeliveryDoc, type DeliveryStore } from '../store/delivery-store';
 import type { FirstAttempt, FirstAttemptFate, LeaseHolder } from './delivery-intake';
 import type { EndpointStateStore } from '../store/endpoint-states';
+import { isRetriable } from '../store/store-errors';
 import type { UpstreamReads } from '../store/upstream-reads';
 import { EndpointBreakers } from './endpoint-breakers';
 import type { EndpointCache } from './endpoint-cache';
@@ -49,6 +51,10 @@ export interface SchedulerOptions {
   onAttempt?: (result: AttemptResult, durationMs: number) => void;
   /** An attempt's outcome was not written: the delivery was no longer leased to this worker (see `record`). */
   onOutcomeNotRecorded?: () => void;
+  /** Tries of an endpoint health write that follows a recorded outcome, and the delays between them. */
+  healthWrites?: { attempts: number; backoff: BackoffPolicy };
+  /** An endpoint health write failed every try (see `writeHealth`). */
+  onHealthWriteFailed?: () => void;
 }
 
 const USER_AGENT = 'Vigil-Webhooks/1';
@@ -67,6 +73,9 @@ interface Ready {
   state: EndpointStateDoc | null;
   body: string;
 }
+
+/** About 1.5 s of tries at most: the worker's slot stays taken meanwhile. */
+const HEALTH_WRITES = { attempts: 5, backoff: { initialMs: 100, maxMs: 2_000 } };
 
 /** How soon a delivery waiting for its projection is looked at again. */
 const PROJECTION_RECHECK_MS = 200;
@@ -406,8 +415,10 @@ export class DeliveryScheduler implements LeaseHolder {
         attempt,
         next: { state: 'succeeded' },
         after: async () => {
-          const written = await this.options.endpointStates.endpointSucceeded(endpoint, state, new Date());
-          if (written) this.options.endpoints.changed(endpoint, written, ['failingSince']);
+          const written = await this.writeHealth(log, () =>
+            this.options.endpointStates.endpointSucceeded(endpoint, state, new Date()),
+          );
+          if (written?.value) this.options.endpoints.changed(endpoint, written.value, ['failingSince']);
           log.info({ statusCode: code, durationMs: result.durationMs }, 'webhook delivered');
         },
       };
@@ -418,13 +429,39 @@ export class DeliveryScheduler implements LeaseHolder {
         attempt,
         next: { state: 'failed' },
         after: async () => {
-          const disabled = await this.options.endpointStates.disableEndpoint(endpoint, 'gone', new Date());
-          this.options.endpoints.changed(endpoint, disabled);
+          const disabled = await this.writeHealth(log, () =>
+            this.options.endpointStates.disableEndpoint(endpoint, 'gone', new Date()),
+          );
+          if (!disabled) return;
+          this.options.endpoints.changed(endpoint, disabled.value);
           log.warn('endpoint disabled: gone');
         },
       };
     }
     return this.failed(doc, endpoint, attempt, log, result);
+  }
+
+  /**
+   * An endpoint health write that follows a recorded outcome (a success clears the failing streak, a 410 or a long
+   * streak disables the endpoint). The delivery is final by then, so nothing else would try it again: it is tried
+   * again here while the store is out of reach, within `healthWrites`. A write that failed every try is logged and
+   * counted, and undefined is returned; the endpoint's next attempt writes its health again.
+   */
+  private async writeHealth<R>(log: Logger, write: () => Promise<R>): Promise<{ value: R } | undefined> {
+    const { attempts, backoff } = this.options.healthWrites ?? HEALTH_WRITES;
+    try {
+      const value = await retry(() => write(), {
+        backoff,
+        maxAttempts: attempts,
+        retriable: isRetriable,
+        onRetry: (err, attempt) => log.warn({ err, attempt: attempt + 1 }, 'endpoint health not written, retrying'),
+      });
+      return { value };
+    } catch (err) {
+      log.error({ err }, 'endpoint health not written: the attempt is recorded, the endpoint state is not');
+      this.options.onHealthWriteFailed?.();
+      return undefined;
+    }
   }
 
   /** Decides what follows a failed attempt: the next one by the schedule, or none after the last. */
@@ -451,8 +488,11 @@ export class DeliveryScheduler implements LeaseHolder {
         attempt,
         next: { state: 'failed' },
         after: async () => {
-          const disabled = await this.options.endpointStates.disableEndpoint(endpoint, 'failing', now);
-          this.options.endpoints.changed(endpoint, disabled);
+          const disabled = await this.writeHealth(log, () =>
+            this.options.endpointStates.disableEndpoint(endpoint, 'failing', now),
+          );
+          if (!disabled) return;
+          this.options.endpoints.changed(endpoint, disabled.value);
           log.warn({ failingSince }, 'endpoint disabled: failing');
         },
       };
