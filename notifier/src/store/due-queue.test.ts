@@ -1,4 +1,5 @@
-import { MongoNetworkError, type Collection } from 'mongodb';
+import { driverBulkError } from '@vigil/proto/dist/testing/driver-errors';
+import { MongoNetworkError, MongoServerError, type Collection } from 'mongodb';
 import { DueQueue, type LeaseDoc } from './due-queue';
 import type { DueCursorDoc, DueQueueTiming, QueuedDoc, QueueIncident } from './queued-doc';
 import { random, SimConnection, SimStore, type SimCollection } from './testing/sim-store';
@@ -248,6 +249,52 @@ describe('DueQueue', () => {
     expect(run.found).toEqual(['job_1']);
     expect(run.incidents).toEqual(['finish_failed']);
   });
+
+  it.each([
+    {
+      // The server answers for each document: the others went in.
+      answer: 'per document',
+      refusal: (count: number, at: number) =>
+        driverBulkError(count, false, count, [
+          { ok: 1, n: count - 1, writeErrors: [{ index: at, code: 2, errmsg: 'invalid byte sequence' }] },
+        ]),
+      storesOthers: true,
+    },
+    {
+      // FerretDB: the whole command fails (InternalError) and nothing is known of the others.
+      answer: 'for the command',
+      refusal: (count: number) =>
+        driverBulkError(count, false, count, [
+          new MongoServerError({ message: 'invalid byte sequence (SQLSTATE 22P05)', code: 1 }),
+        ]),
+      storesOthers: false,
+    },
+  ])(
+    'fails only the caller whose job the store refused, answered $answer, when concurrent callers’ inserts went together',
+    async ({ refusal, storesOthers }) => {
+      const store = collections();
+      const inserts: string[][] = [];
+      // The store refuses any insert holding the bad job, for a reason of that job's own (FerretDB: a NUL byte).
+      const jobs = Object.assign(Object.create(store.jobs) as Jobs, {
+        insertMany: async (docs: Parameters<Jobs['insertMany']>[0]) => {
+          inserts.push(docs.map((doc) => doc._id));
+          const at = docs.findIndex((doc) => doc.payload === 'bad');
+          if (at < 0) return store.jobs.insertMany(docs);
+          if (storesOthers) await store.jobs.insertMany(docs.filter((_, index) => index !== at));
+          throw refusal(docs.length, at);
+        },
+      });
+      const q = queue({ ...store, jobs });
+      const [good, bad] = await Promise.allSettled([
+        q.insertMany([job('good_1', new Date()), job('good_2', new Date())]),
+        q.insertMany([{ ...job('bad_1', new Date()), payload: 'bad' }]),
+      ]);
+      expect(inserts[0]).toEqual(['good_1', 'good_2', 'bad_1']);
+      expect(good).toEqual({ status: 'fulfilled', value: new Set(['good_1', 'good_2']) });
+      expect(bad).toMatchObject({ status: 'rejected', reason: { message: expect.stringContaining('invalid byte') } });
+      expect([...store.jobs.docs.keys()]).toEqual(['good_1', 'good_2']);
+    },
+  );
 
   it('reads none of the jobs scheduled for later when it polls', async () => {
     const store = collections();

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { COLLECTIONS } from '@vigil/proto';
-import { insertEach, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
-import { MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
+import { insertEach, isDuplicateKeyError, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
+import { MongoBulkWriteError, MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
 import { BucketSweeper } from './bucket-sweeper';
 import { insertIgnoringDuplicates } from './insert-new';
+import { isRetriable } from './store-errors';
 import type { Candidate } from '../queue/candidates';
 import type { DueCursorDoc, DueQueueTiming, QueuedDoc } from './queued-doc';
 
@@ -200,11 +201,34 @@ export class DueQueue<T extends QueuedDoc> {
     return Date.now() >= (bucket + 1) * this.timing.bucketMs + this.timing.graceMs;
   }
 
-  /** One group's inserts (see WriteGroups): every caller's jobs in one unordered insert, answered per caller. */
-  private async insertGroup(lists: readonly T[][]): Promise<boolean[][]> {
-    const flags = await insertEach(this.jobs as unknown as InsertsMany<T>, lists.flat());
+  /**
+   * One group's inserts (see WriteGroups): every caller's jobs in one unordered insert, answered per caller. An insert
+   * the store refused for a reason of its own (a document it cannot hold), not for being out of reach, fails only the
+   * caller of the refused document. When the server answered for every document, each caller gets what became of its
+   * own; otherwise each caller's jobs are inserted again on their own. A job the group's insert stored then comes back
+   * as existing, and its caller reads it back as it does after a lost reply.
+   */
+  private async insertGroup(lists: readonly T[][]): Promise<Array<boolean[] | Error>> {
+    const jobs = this.jobs as unknown as InsertsMany<T>;
+    const all = lists.flat();
+    let flags: Array<boolean | Error>;
+    try {
+      flags = await insertEach(jobs, all);
+    } catch (err) {
+      if (lists.length < 2 || !(err instanceof MongoBulkWriteError) || isRetriable(err)) throw err;
+      const answered = answeredPerDocument(err, all.length);
+      if (!answered) {
+        return Promise.all(
+          lists.map((docs) => insertEach(jobs, docs).catch((own: unknown) => (own instanceof Error ? own : err))),
+        );
+      }
+      flags = answered;
+    }
     let end = 0;
-    return lists.map((docs) => flags.slice(end, (end += docs.length)));
+    return lists.map((docs) => {
+      const own = flags.slice(end, (end += docs.length));
+      return own.find((flag): flag is Error => flag instanceof Error) ?? (own as boolean[]);
+    });
   }
 
   /** Tells the queue of a pending job this process just wrote, so that it need not be read back to be found. */
@@ -384,6 +408,26 @@ export class DueQueue<T extends QueuedDoc> {
  */
 export function attemptRecorded<A>(attempt: A | undefined): { $push?: { attempts: A }; $inc?: { attemptCount: 1 } } {
   return attempt === undefined ? {} : { $push: { attempts: attempt }, $inc: { attemptCount: 1 } };
+}
+
+/**
+ * What a failed unordered insert of `count` documents did to each, when the server answered for every one: inserted
+ * (true), existed (false, a duplicate key) or refused (the error). Each write error must sit at its own index and the
+ * rest be counted inserted; otherwise (the command broke off, a store that stopped part way) undefined.
+ */
+function answeredPerDocument(err: MongoBulkWriteError, count: number): Array<boolean | Error> | undefined {
+  const result = err.result as MongoBulkWriteError['result'] | undefined;
+  if (!result || result.getWriteConcernError() !== undefined) return undefined;
+  const writeErrors = ([] as unknown[]).concat(err.writeErrors ?? []) as Array<{ index?: unknown; code?: unknown }>;
+  const refused = new Map<number, boolean | Error>();
+  for (const writeError of writeErrors) {
+    const { index } = writeError;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || refused.has(index))
+      return undefined;
+    refused.set(index, isDuplicateKeyError(writeError) ? false : err);
+  }
+  if (refused.size === 0 || result.insertedCount !== count - refused.size) return undefined;
+  return Array.from({ length: count }, (_, index) => refused.get(index) ?? true);
 }
 
 /** One key per attempt: a pending job's due time, or for a take-over the lease that ran out. */
