@@ -482,6 +482,31 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
       );
     }
 
+    // Counted at most once each in the transparency report: a counter write sent again after its reply was lost adds
+    // nothing twice. (A write that failed all its tries is missing, logged and counted: fewer is allowed.)
+    const restrictions = await database.collection(COLLECTIONS.events).countDocuments({
+      $or: [
+        { type: 'RecordModerated', 'data.status': 'Flagged' },
+        { type: 'UserStatusChanged', 'data.status': 'Suspended' },
+      ],
+    });
+    const counters = await database
+      .collection<{ counts?: { decisions?: unknown } }>(COLLECTIONS.transparencyCounts)
+      .find({}, { projection: { 'counts.decisions': 1 } })
+      .toArray();
+    const leaves = (node: unknown): number =>
+      typeof node === 'number'
+        ? node
+        : node && typeof node === 'object'
+          ? Object.values(node).reduce((sum: number, child) => sum + leaves(child), 0)
+          : 0;
+    const counted = counters.reduce((sum, doc) => sum + leaves(doc.counts?.decisions), 0);
+    if (counted > restrictions) {
+      problems.push(
+        `${counted} restricting decisions in the transparency counts, more than the ${restrictions} stored`,
+      );
+    }
+
     // Once each: webhook ids with one body, repeats bounded; one email per suspension but for repeats bounded; one
     // payment action per suspension under one idempotency key; one stored statement per decision.
     const byId = new Map<string, Set<string>>();
@@ -571,7 +596,7 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
         `${receiver.received.length} received, ${byId.size} ids, ${webhookRepeats} repeats, ${lostWebhooks.length} ` +
         `missing; suspensions ${suspensions.length}, emails ${mail.received.length} (${emailRepeats} repeats), Stripe ` +
         `calls ${stripe.calls.length}, unsettled ${unsettledSuspensions.length}, SMTP connection errors ` +
-        `${mail.errors.length}; decisions ${allDecisions.length}, ` +
+        `${mail.errors.length}; decisions ${allDecisions.length} (${restrictions} stored, ${counted} counted), ` +
         `statements ${tdb.stored.length} stored (${puids.size} puids), ${tdb.repeats.length} sent again after they ` +
         `were stored, ${absentStatements.length} missing; ${events.map((e) => `${e.at}s ${e.what}`).join(', ')}\n` +
         `store chaos: warnings ${warnings.join('; ')}\n` +
