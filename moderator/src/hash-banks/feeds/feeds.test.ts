@@ -282,6 +282,38 @@ function setup(
   return { feeds, banks, store, http, box, clock, deadClaims, runner, useCases };
 }
 
+/** A StopNCII feed of bnk_1 whose own run is an hour away, so that a poll sends only the feedback owed. */
+async function stopnciiFeed({
+  useCases,
+  feeds,
+  clock,
+}: Pick<ReturnType<typeof setup>, 'useCases' | 'feeds' | 'clock'>) {
+  const keys = { subscriptionKey: 's', fetchFunctionKey: 'f', feedbackFunctionKey: 'b' };
+  const feed = await useCases.create(TENANT, 'bnk_1', {
+    source: 'stopncii',
+    url: 'https://stopncii.test',
+    intervalS: 3600,
+    credentialsJson: JSON.stringify(keys),
+  });
+  await feeds.set(feed._id, { due: undefined, dueAt: new Date(clock.now.getTime() + 3600_000) });
+  return feed;
+}
+
+/** The feedback `Blocked` owed to the feed for a hash, due at `at`. */
+const feedbackJob = (feedId: string, hashId: string, at: Date): FeedbackDoc => ({
+  _id: `${feedId}:${hashId}`,
+  tenantId: TENANT,
+  feedId,
+  hashId,
+  value: 'Blocked',
+  state: 'pending',
+  attempts: 0,
+  dueAt: at,
+  due: bucketOf(at),
+  createdAt: at,
+  updatedAt: at,
+});
+
 describe('FeedRunner', () => {
   it('runs a due feed on one replica only: two runners polling together make one fetch', async () => {
     const { banks, useCases, runner, http, feeds } = setup(() => ok(`${md5(1)}\n`));
@@ -460,29 +492,10 @@ describe('FeedRunner', () => {
       fail && url.endsWith('/SubmitFeedback') ? { ok: false, failure: 'http_status', status: 503 } : ok('{}'),
     );
     const bank = banks.addBank('bnk_1', TENANT, 'pdq');
-    const keys = { subscriptionKey: 's', fetchFunctionKey: 'f', feedbackFunctionKey: 'b' };
-    const feed = await useCases.create(TENANT, 'bnk_1', {
-      source: 'stopncii',
-      url: 'https://stopncii.test',
-      intervalS: 3600,
-      credentialsJson: JSON.stringify(keys),
-    });
-    await feeds.set(feed._id, { due: undefined, dueAt: new Date(clock.now.getTime() + 3600_000) });
+    const feed = await stopnciiFeed({ useCases, feeds, clock });
     const value = 'ab'.repeat(32);
     const [hash] = (await banks.addHashes(TENANT, 'bnk_1', [{ value, metadata: {} }])).added;
-    const job = (hashId: string): FeedbackDoc => ({
-      _id: `${feed._id}:${hashId}`,
-      tenantId: TENANT,
-      feedId: feed._id,
-      hashId,
-      value: 'Blocked',
-      state: 'pending',
-      attempts: 0,
-      dueAt: clock.now,
-      due: bucketOf(clock.now),
-      createdAt: clock.now,
-      updatedAt: clock.now,
-    });
+    const job = (hashId: string) => feedbackJob(feed._id, hashId, clock.now);
     await feeds.queueFeedback(job(hash!._id));
     expect(await feeds.queueFeedback(job(hash!._id))).toBe(false);
     await runner().poll();
@@ -515,29 +528,10 @@ describe('FeedRunner feedback after a dead claim', () => {
   ])('sends feedback after a claim %s, once that claim is older than the lease', async (_name, fault) => {
     const { banks, useCases, runner, feeds, http, clock, deadClaims } = setup(() => ok('{}'));
     banks.addBank('bnk_1', TENANT, 'pdq');
-    const keys = { subscriptionKey: 's', fetchFunctionKey: 'f', feedbackFunctionKey: 'b' };
-    const feed = await useCases.create(TENANT, 'bnk_1', {
-      source: 'stopncii',
-      url: 'https://stopncii.test',
-      intervalS: 3600,
-      credentialsJson: JSON.stringify(keys),
-    });
-    await feeds.set(feed._id, { due: undefined, dueAt: new Date(clock.now.getTime() + 3600_000) });
+    const feed = await stopnciiFeed({ useCases, feeds, clock });
     const [hash] = (await banks.addHashes(TENANT, 'bnk_1', [{ value: 'ab'.repeat(32), metadata: {} }])).added;
     const id = `${feed._id}:${hash!._id}`;
-    await feeds.queueFeedback({
-      _id: id,
-      tenantId: TENANT,
-      feedId: feed._id,
-      hashId: hash!._id,
-      value: 'Blocked',
-      state: 'pending',
-      attempts: 0,
-      dueAt: clock.now,
-      due: bucketOf(clock.now),
-      createdAt: clock.now,
-      updatedAt: clock.now,
-    });
+    await feeds.queueFeedback(feedbackJob(feed._id, hash!._id, clock.now));
     const sent = () => http.calls.filter((call) => call.url.endsWith('/SubmitFeedback')).length;
     fault(feeds);
     await expect(runner().sendClaimed(feeds.feedback.get(id)!)).rejects.toThrow();
