@@ -1,5 +1,5 @@
 import { ulid } from '@vigil/proto';
-import { retry, statementChunks, storeTraits } from '@vigil/proto/platform';
+import { isDuplicateKeyError, retry, statementChunks, storeTraits } from '@vigil/proto/platform';
 import { MongoBulkWriteError, type AnyBulkWriteOperation, type Collection, type Db, type Document } from 'mongodb';
 import { UnavailableError } from '../domain/errors';
 import { guarded } from './mongo-errors';
@@ -71,8 +71,9 @@ async function applyOnce<T extends Document>(counters: Collection<T>, ops: AnyBu
       await counters.bulkWrite(rest, { ordered: true });
       return;
     } catch (err) {
+      // A reset or a command-level error comes wrapped with no write error: nothing is known applied, so it throws.
       const first = err instanceof MongoBulkWriteError ? [err.writeErrors].flat()[0] : undefined;
-      if (first?.code !== 11000) throw err;
+      if (!first || !isDuplicateKeyError(first)) throw err;
       rest = rest.slice(first.index + 1);
     }
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { COLLECTIONS } from '@vigil/proto';
-import { insertEach, isDuplicateKeyError, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
+import { answeredInsertOutcomes, insertEach, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
 import { MongoBulkWriteError, MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
 import { BucketSweeper } from './bucket-sweeper';
 import { insertIgnoringDuplicates } from './insert-new';
@@ -216,13 +216,13 @@ export class DueQueue<T extends QueuedDoc> {
       flags = await insertEach(jobs, all);
     } catch (err) {
       if (lists.length < 2 || !(err instanceof MongoBulkWriteError) || isRetriable(err)) throw err;
-      const answered = answeredPerDocument(err, all.length);
+      const answered = answeredInsertOutcomes(err, all.length);
       if (!answered) {
         return Promise.all(
           lists.map((docs) => insertEach(jobs, docs).catch((own: unknown) => (own instanceof Error ? own : err))),
         );
       }
-      flags = answered;
+      flags = answered.map((outcome) => (outcome === 'refused' ? err : outcome === 'inserted'));
     }
     let end = 0;
     return lists.map((docs) => {
@@ -408,26 +408,6 @@ export class DueQueue<T extends QueuedDoc> {
  */
 export function attemptRecorded<A>(attempt: A | undefined): { $push?: { attempts: A }; $inc?: { attemptCount: 1 } } {
   return attempt === undefined ? {} : { $push: { attempts: attempt }, $inc: { attemptCount: 1 } };
-}
-
-/**
- * What a failed unordered insert of `count` documents did to each, when the server answered for every one: inserted
- * (true), existed (false, a duplicate key) or refused (the error). Each write error must sit at its own index and the
- * rest be counted inserted; otherwise (the command broke off, a store that stopped part way) undefined.
- */
-function answeredPerDocument(err: MongoBulkWriteError, count: number): Array<boolean | Error> | undefined {
-  const result = err.result as MongoBulkWriteError['result'] | undefined;
-  if (!result || result.getWriteConcernError() !== undefined) return undefined;
-  const writeErrors = ([] as unknown[]).concat(err.writeErrors ?? []) as Array<{ index?: unknown; code?: unknown }>;
-  const refused = new Map<number, boolean | Error>();
-  for (const writeError of writeErrors) {
-    const { index } = writeError;
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || refused.has(index))
-      return undefined;
-    refused.set(index, isDuplicateKeyError(writeError) ? false : err);
-  }
-  if (refused.size === 0 || result.insertedCount !== count - refused.size) return undefined;
-  return Array.from({ length: count }, (_, index) => refused.get(index) ?? true);
 }
 
 /** One key per attempt: a pending job's due time, or for a take-over the lease that ran out. */

@@ -4,6 +4,7 @@ import {
   insertEach,
   insertInOrder,
   insertUnlessExists,
+  answeredInsertOutcomes,
   provenInsertOutcomes,
   type InsertOutcome,
 } from './insert-results';
@@ -12,6 +13,27 @@ import { isDuplicateKeyError, isUnavailableServerError } from './store-errors';
 const dup = (index: number) => ({ index, code: 11000, errmsg: 'E11000 duplicate key error' });
 const reset = () => new MongoNetworkError('read ECONNRESET');
 const serverError = (code: number, message: string) => new MongoServerError({ ok: 0, code, errmsg: message, message });
+
+describe('answeredInsertOutcomes', () => {
+  it.each<[string, number, Array<BulkReply | Error>, ReturnType<typeof answeredInsertOutcomes>]>([
+    [
+      'a refused document among duplicates and inserts',
+      3,
+      [{ ok: 1, n: 1, writeErrors: [dup(0), { index: 2, code: 2, errmsg: 'invalid byte sequence' }] }],
+      ['duplicate', 'inserted', 'refused'],
+    ],
+    ['a connection reset (no write error: nothing answered)', 3, [reset()], undefined],
+    ['a server error for the whole command', 3, [serverError(1, 'invalid byte sequence')], undefined],
+    [
+      'write errors that do not account for every document',
+      3,
+      [{ ok: 1, n: 0, writeErrors: [{ index: 1, code: 2, errmsg: 'bad value' }] }],
+      undefined,
+    ],
+  ])('%s', (_name, count, replies, expected) => {
+    expect(answeredInsertOutcomes(driverBulkError(count, false, 10, replies), count)).toEqual(expected);
+  });
+});
 
 describe('provenInsertOutcomes', () => {
   const cases: Array<[string, number, boolean, number, Array<BulkReply | Error>, InsertOutcome[] | undefined]> = [

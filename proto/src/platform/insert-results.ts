@@ -29,25 +29,57 @@ export interface InsertsOne<T> {
  * proves nothing either (the writes may not last).
  */
 export function provenInsertOutcomes(err: unknown, count: number, ordered: boolean): InsertOutcome[] | undefined {
+  const answered = answeredWriteErrors(err, count);
+  if (!answered || ![...answered.errors.values()].every((duplicate) => duplicate)) return undefined;
+  const { errors, inserted } = answered;
+  if (ordered) {
+    const [stop] = errors.keys();
+    if (errors.size !== 1 || stop === undefined || inserted !== stop) return undefined;
+    return Array.from({ length: count }, (_, i) => (i < stop ? 'inserted' : i === stop ? 'duplicate' : 'not_reached'));
+  }
+  if (inserted !== count - errors.size) return undefined;
+  return Array.from({ length: count }, (_, i) => (errors.has(i) ? 'duplicate' : 'inserted'));
+}
+
+/**
+ * What a failed unordered `insertMany` of `count` documents did to each when the server answered for every one, as
+ * `provenInsertOutcomes` reads it, but with write errors other than a duplicate key too: `refused` for those (a
+ * document the store cannot hold). Undefined when it proves nothing.
+ */
+export function answeredInsertOutcomes(
+  err: unknown,
+  count: number,
+): Array<'inserted' | 'duplicate' | 'refused'> | undefined {
+  const answered = answeredWriteErrors(err, count);
+  if (!answered || answered.inserted !== count - answered.errors.size) return undefined;
+  const { errors } = answered;
+  return Array.from({ length: count }, (_, i) =>
+    !errors.has(i) ? 'inserted' : errors.get(i) ? 'duplicate' : 'refused',
+  );
+}
+
+/**
+ * The write errors of a bulk insert the server answered, by document index (true for a duplicate key), and the count
+ * it inserted; undefined when it answered for none (no write error: a reset or a command-level error), when a write
+ * concern error makes the writes uncertain, or when an index is out of range or repeated.
+ */
+function answeredWriteErrors(
+  err: unknown,
+  count: number,
+): { errors: Map<number, boolean>; inserted: number } | undefined {
   if (!(err instanceof MongoBulkWriteError)) return undefined;
   const result = err.result as MongoBulkWriteError['result'] | undefined;
   if (!result || result.getWriteConcernError() !== undefined) return undefined;
   const writeErrors = ([] as unknown[]).concat(err.writeErrors ?? []) as Array<{ code?: unknown; index?: unknown }>;
-  if (writeErrors.length === 0 || !writeErrors.every((writeError) => isDuplicateKeyError(writeError))) return undefined;
-  const indexes = new Set<number>();
-  for (const { index } of writeErrors) {
-    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count) return undefined;
-    indexes.add(index);
+  if (writeErrors.length === 0) return undefined;
+  const errors = new Map<number, boolean>();
+  for (const writeError of writeErrors) {
+    const { index } = writeError;
+    if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count || errors.has(index))
+      return undefined;
+    errors.set(index, isDuplicateKeyError(writeError));
   }
-  if (indexes.size !== writeErrors.length) return undefined;
-  const inserted = result.insertedCount;
-  if (ordered) {
-    const [stop] = indexes;
-    if (indexes.size !== 1 || stop === undefined || inserted !== stop) return undefined;
-    return Array.from({ length: count }, (_, i) => (i < stop ? 'inserted' : i === stop ? 'duplicate' : 'not_reached'));
-  }
-  if (inserted !== count - indexes.size) return undefined;
-  return Array.from({ length: count }, (_, i) => (indexes.has(i) ? 'duplicate' : 'inserted'));
+  return { errors, inserted: result.insertedCount };
 }
 
 /**
