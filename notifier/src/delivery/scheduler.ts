@@ -1,14 +1,14 @@
 import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
-import { retry, type BackoffPolicy } from '@vigil/proto/platform';
+import type { BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
 import { withFirstOutcome, type DeliveryAttempt, type DeliveryDoc, type DeliveryStore } from '../store/delivery-store';
 import type { FirstAttempt, FirstAttemptFate, LeaseHolder } from './delivery-intake';
 import type { EndpointStateStore } from '../store/endpoint-states';
-import { isRetriable } from '../store/store-errors';
 import type { UpstreamReads } from '../store/upstream-reads';
 import { EndpointBreakers } from './endpoint-breakers';
+import { EndpointHealth } from './endpoint-health';
 import type { EndpointCache } from './endpoint-cache';
 import type { HttpSender, SendResult } from './http-sender';
 import { buildBody } from './payload';
@@ -53,7 +53,7 @@ export interface SchedulerOptions {
   onOutcomeNotRecorded?: () => void;
   /** Tries of an endpoint health write that follows a recorded outcome, and the delays between them. */
   healthWrites?: { attempts: number; backoff: BackoffPolicy };
-  /** An endpoint health write failed every try (see `writeHealth`). */
+  /** An endpoint health write failed every try (see EndpointHealth). */
   onHealthWriteFailed?: () => void;
 }
 
@@ -74,9 +74,6 @@ interface Ready {
   body: string;
 }
 
-/** About 1.5 s of tries at most: the worker's slot stays taken meanwhile. */
-const HEALTH_WRITES = { attempts: 5, backoff: { initialMs: 100, maxMs: 2_000 } };
-
 /** How soon a delivery waiting for its projection is looked at again. */
 const PROJECTION_RECHECK_MS = 200;
 /** Deliveries claimed per database write. */
@@ -90,6 +87,8 @@ const CLAIM_BATCH = 32;
  */
 export class DeliveryScheduler implements LeaseHolder {
   private readonly loop: WorkLoop<DeliveryDoc>;
+  /** What each attempt does to its endpoint's health, written after its outcome. */
+  private readonly health: EndpointHealth;
   private readonly perEndpoint = new Map<string, number>();
   private readonly breakers = new EndpointBreakers();
   /** Endpoints whose last attempt took longer than `slowAttemptMs` (or missed the first attempt's wait, still out). */
@@ -100,6 +99,12 @@ export class DeliveryScheduler implements LeaseHolder {
   private readonly followUps = new Set<Promise<void>>();
 
   constructor(private readonly options: SchedulerOptions) {
+    this.health = new EndpointHealth({
+      states: options.endpointStates,
+      endpoints: options.endpoints,
+      writes: options.healthWrites,
+      onWriteFailed: options.onHealthWriteFailed,
+    });
     this.loop = new WorkLoop({
       log: options.log,
       pollMs: options.pollMs,
@@ -415,10 +420,7 @@ export class DeliveryScheduler implements LeaseHolder {
         attempt,
         next: { state: 'succeeded' },
         after: async () => {
-          const written = await this.writeHealth(log, () =>
-            this.options.endpointStates.endpointSucceeded(endpoint, state, new Date()),
-          );
-          if (written?.value) this.options.endpoints.changed(endpoint, written.value, ['failingSince']);
+          await this.health.succeeded(endpoint, state, log);
           log.info({ statusCode: code, durationMs: result.durationMs }, 'webhook delivered');
         },
       };
@@ -429,39 +431,11 @@ export class DeliveryScheduler implements LeaseHolder {
         attempt,
         next: { state: 'failed' },
         after: async () => {
-          const disabled = await this.writeHealth(log, () =>
-            this.options.endpointStates.disableEndpoint(endpoint, 'gone', new Date()),
-          );
-          if (!disabled) return;
-          this.options.endpoints.changed(endpoint, disabled.value);
-          log.warn('endpoint disabled: gone');
+          if (await this.health.disable(endpoint, 'gone', new Date(), log)) log.warn('endpoint disabled: gone');
         },
       };
     }
     return this.failed(doc, endpoint, attempt, log, result);
-  }
-
-  /**
-   * An endpoint health write that follows a recorded outcome (a success clears the failing streak, a 410 or a long
-   * streak disables the endpoint). The delivery is final by then, so nothing else would try it again: it is tried
-   * again here while the store is out of reach, within `healthWrites`. A write that failed every try is logged and
-   * counted, and undefined is returned; the endpoint's next attempt writes its health again.
-   */
-  private async writeHealth<R>(log: Logger, write: () => Promise<R>): Promise<{ value: R } | undefined> {
-    const { attempts, backoff } = this.options.healthWrites ?? HEALTH_WRITES;
-    try {
-      const value = await retry(() => write(), {
-        backoff,
-        maxAttempts: attempts,
-        retriable: isRetriable,
-        onRetry: (err, attempt) => log.warn({ err, attempt: attempt + 1 }, 'endpoint health not written, retrying'),
-      });
-      return { value };
-    } catch (err) {
-      log.error({ err }, 'endpoint health not written: the attempt is recorded, the endpoint state is not');
-      this.options.onHealthWriteFailed?.();
-      return undefined;
-    }
   }
 
   /** Decides what follows a failed attempt: the next one by the schedule, or none after the last. */
@@ -480,20 +454,14 @@ export class DeliveryScheduler implements LeaseHolder {
       scheduleS: this.options.retryScheduleS,
       retryAfterMs: parseRetryAfter(result?.retryAfter, now, this.options.retryAfterMaxMs),
     });
-    const known = (await this.options.endpoints.get(endpoint.tenantId, endpoint._id))?.state?.failingSince;
-    const failingSince = known ?? (await this.options.endpointStates.endpointFailed(endpoint, now));
-    if (!known) this.options.endpoints.changed(endpoint, { failingSince });
+    const failingSince = await this.health.failingSince(endpoint, now);
     if (now.getTime() - failingSince.getTime() >= this.options.disableAfterMs) {
       return {
         attempt,
         next: { state: 'failed' },
         after: async () => {
-          const disabled = await this.writeHealth(log, () =>
-            this.options.endpointStates.disableEndpoint(endpoint, 'failing', now),
-          );
-          if (!disabled) return;
-          this.options.endpoints.changed(endpoint, disabled.value);
-          log.warn({ failingSince }, 'endpoint disabled: failing');
+          if (await this.health.disable(endpoint, 'failing', now, log))
+            log.warn({ failingSince }, 'endpoint disabled: failing');
         },
       };
     }
