@@ -68,12 +68,13 @@ const schema = z.object({
   OUTBOX_BATCH_SIZE: z.coerce.number().int().min(1).max(10000).default(100),
   /**
    * A moderation's first attempt assumes its record is new and does not read it: one store read less per new record.
-   * Only for a record without images or user whose tenant's rules judge in-process (blocklists, patterns, links, PII),
+   * Only for a record without images whose tenant's rules judge in-process (blocklists, patterns, links, PII),
    * that this instance has not moderated in the last 50,000 to 100,000 records (about 2.8 MB of memory), and while at
    * most 20 % of the last 100 such records existed already. An existing record's append then conflicts, and the next
    * attempt reads it (the judgement is used again when what the engine saw is the same). So a record that another
    * instance made costs one wrong guess here, and its updates after that none; a restarted instance pays about 20
-   * wrong guesses at most, in a row. Default true.
+   * wrong guesses at most, in a row. With a user, a decision that would move the user's flagged count reads the record
+   * first. Default true.
    */
   MODERATE_ASSUME_NEW: bool.default(true),
   /** Ingest partitions processed at once. Default 6 (the default partition count). */

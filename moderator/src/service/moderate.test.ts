@@ -88,17 +88,18 @@ class MemoryEventStore {
     this.calls.push('commit');
     const failure = this.failures.shift();
     if (failure) return Promise.reject(failure);
+    // The flagged counts staged on user streams go in before the events, as EventStore writes them: a commit that
+    // then conflicts has written them already.
+    for (const stream of streams) {
+      if (stream.flaggedCount !== undefined) this.flaggedCounts.set(stream.state!._id, stream.flaggedCount);
+    }
+    this.countsAtCommit.push(new Map(this.flaggedCounts));
     for (const stream of streams) {
       const first = stream.events[0];
       if (first && first.version !== (this.states.get(stream.stream)?.version ?? 0) + 1) {
         return Promise.reject(new StreamConflict());
       }
     }
-    // The flagged counts staged on user streams go in before the events.
-    for (const stream of streams) {
-      if (stream.flaggedCount !== undefined) this.flaggedCounts.set(stream.state!._id, stream.flaggedCount);
-    }
-    this.countsAtCommit.push(new Map(this.flaggedCounts));
     const appended = streams.flatMap((stream) => stream.events);
     for (const stream of streams)
       if (stream.state && stream.events.length) this.states.set(stream.stream, stream.state);
@@ -404,6 +405,32 @@ describe('moderate', () => {
     expect(store.recordReads).toHaveLength(4);
     const versions = store.events.filter((event) => event.stream.endsWith(recordIdFor('ten_1', 'elsewhere')));
     expect(versions.map((event) => event.version)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  it('guesses with a user too, and reads the record first when the decision would move the user’s flagged count', async () => {
+    const { store, deps } = setup({ suspensionThreshold: 5 });
+    const guessing: ModerationDeps = { ...deps, newRecords: new NewRecordGuess() };
+    const post = (clientId: string, text: string) =>
+      input({ clientId, content: { text, imageUrls: [], externalUrls: [] } });
+    const commits = () => store.calls.filter((call) => call === 'commit').length;
+
+    // A new compliant record of the user: no read, one commit, no count.
+    expect((await moderate(guessing, post('fresh', 'hello'))).status).toBe('Compliant');
+    expect(store.recordReads).toEqual([]);
+    expect(commits()).toBe(1);
+
+    // Another process flagged this record: the user's count is 1.
+    await moderate({ ...deps, newRecords: new NewRecordGuess() }, post('flagged', 'buy spam now'));
+    const user = [...store.flaggedCounts.keys()][0]!;
+    expect(store.flaggedCounts.get(user)).toBe(1);
+    const before = commits();
+    // This process has not seen it: it guesses, but a flag would move the count, so it reads the record first and
+    // commits once, and the count is never written as if the record were new (2).
+    expect((await moderate(guessing, post('flagged', 'spam again'))).status).toBe('Flagged');
+    expect(store.recordReads.at(-1)).toBe(recordIdFor('ten_1', 'flagged'));
+    expect(commits() - before).toBe(1);
+    expect(store.countsAtCommit.map((counts) => counts.get(user))).not.toContain(2);
+    expect(store.flaggedCounts.get(user)).toBe(1);
   });
 
   it('stops guessing while most guesses are wrong, and guesses again once most records read are new', async () => {

@@ -26,6 +26,7 @@ import { judge, priorOf } from './judge';
 import { NO_GUESS, type NewRecordGuess } from './new-record-guess';
 import type { StreamWriter } from './stream-writer';
 import {
+  affectedUsers,
   bankSuspensionAfter,
   flaggedCountAfter,
   reconcileCommand,
@@ -137,6 +138,8 @@ interface Plan {
 interface Streams {
   record: Loaded<RecordState>;
   user?: Loaded<UserState>;
+  /** The record was read after a guess was withdrawn (see `decide`). */
+  read?: boolean;
 }
 
 /** The engine's verdict for this attempt, if the record is moderated now, and the metadata it saw. */
@@ -175,17 +178,28 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
       // The attempt after a wrong guess reads the snapshot as usual: the conflict was with the guess, not a fresher writer.
       const afterGuess = guessFirst && attempts === 1;
       attempts += 1;
-      const streams = await load(deps.store, plan, fresh && !afterGuess, guess);
-      // A guess conflicts only on the record's first version (it comes without a user): the record existed.
-      if (afterGuess) existed = true;
+      let streams = await load(deps.store, plan, fresh && !afterGuess, guess);
+      // Without a user, a guess conflicts only on the record's first version: the record existed. With one, the
+      // conflict may have been the user's, so the read says.
+      if (afterGuess) existed = plan.userId ? streams.record.state !== null : true;
       else if (!guess) existed ??= streams.record.state !== null;
-      if (input.commandId && streams.record.state?.recentCommands.includes(input.commandId)) {
-        return finishApplied(deps, plan, streams, streams.record.state);
+      for (;;) {
+        if (input.commandId && streams.record.state?.recentCommands.includes(input.commandId)) {
+          return finishApplied(deps, plan, streams, streams.record.state);
+        }
+        const judgement = await judgeRecord(deps.engine, input, plan, streams, judged);
+        judged = judgement.judged;
+        const staged = await decide(deps.store, input, plan, streams, judgement.verdict, guess && !streams.read);
+        if (staged) return commitDecision(deps, input, plan, streams, staged, judgement.verdict);
+        // The decision would move the user's flagged count, which the commit writes before its append: a wrong guess
+        // must not write it, even for a moment. The record is read, and the moderation decided on what it holds.
+        streams = {
+          ...streams,
+          record: (await deps.store.loadRecordAndUser(plan.recordId, undefined, fresh)).record,
+          read: true,
+        };
+        existed ??= streams.record.state !== null;
       }
-      const judgement = await judgeRecord(deps.engine, input, plan, streams, judged);
-      judged = judgement.judged;
-      const staged = await decide(deps.store, input, plan, streams, judgement.verdict);
-      return commitDecision(deps, input, plan, streams, staged, judgement.verdict);
     });
     // A guess that committed on its first attempt was right: the record was new.
     if (candidate) deps.newRecords?.learnt(plan.recordId, existed ?? false);
@@ -297,7 +311,8 @@ async function decide(
   plan: Plan,
   { record, user }: Streams,
   { outcome }: Verdict,
-): Promise<Loaded<RecordState | UserState>[]> {
+  guessed = false,
+): Promise<Loaded<RecordState | UserState>[] | undefined> {
   const loaded = {
     record,
     user,
@@ -313,6 +328,8 @@ async function decide(
   const staged = stageModeration(input, loaded, plan.context);
   if (!outcome || plan.testMode || !plan.userId) return staged;
   const after = staged.at(-1)!.state as RecordState;
+  // On a guess (the record assumed new), a decision that moves the user's count waits for the record's read.
+  if (guessed && affectedUsers(record.state, after).length > 0) return undefined;
   const flaggedCount = await flaggedCountAfter(store, input.tenantId, plan.userId, record.state, after);
   if (flaggedCount === undefined) return staged;
   const threshold = plan.settings.suspensionThreshold;

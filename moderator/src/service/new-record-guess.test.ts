@@ -86,7 +86,7 @@ describe('NewRecordGuess', () => {
 
   it.each([
     { what: 'a record without user or images under in-process rules', input: { content }, guess: true },
-    { what: 'a record with a user', input: { content, user: { clientId: 'u' } }, guess: false },
+    { what: 'a record with a user', input: { content, user: { clientId: 'u' } }, guess: true },
     {
       what: 'a record with an image',
       input: { content: { ...content, imageUrls: ['https://x/y.png'] } },

@@ -19,11 +19,12 @@ function judgedInProcess(rules: RuleSet): boolean {
 
 /**
  * Whether a moderation may assume its record is new (`MODERATE_ASSUME_NEW`): only where judging again after a wrong
- * guess costs less than the read it saves, a record without images under live rules that all judge in the process;
- * and never with a user, whose flagged count a decision on a wrong guess could move.
+ * guess costs less than the read it saves, a record without images under live rules that all judge in the process.
+ * With a user, a decision that would move the user's flagged count reads the record first (see `decide` in
+ * moderate.ts), so a wrong guess never writes a count.
  */
-function worthGuessing(input: Pick<ModerateInput, 'content' | 'user'>, liveRules: RuleSet): boolean {
-  return !input.user && !input.content.imageUrls?.length && judgedInProcess(liveRules);
+function worthGuessing(input: Pick<ModerateInput, 'content'>, liveRules: RuleSet): boolean {
+  return !input.content.imageUrls?.length && judgedInProcess(liveRules);
 }
 
 /**
@@ -143,7 +144,7 @@ export class NewRecordGuess {
     );
   }
 
-  plan(recordId: string, input: Pick<ModerateInput, 'content' | 'user'>, liveRules: RuleSet): GuessPlan {
+  plan(recordId: string, input: Pick<ModerateInput, 'content'>, liveRules: RuleSet): GuessPlan {
     const candidate = worthGuessing(input, liveRules) && !this.seen.has(recordId);
     return { candidate, guess: candidate && this.valve.open };
   }
