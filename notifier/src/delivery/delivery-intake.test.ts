@@ -1,4 +1,6 @@
-import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import { COLLECTIONS } from '@vigil/proto';
+import { DeliveryStore, newDelivery, type DeliveryDoc } from '../store/delivery-store';
+import { random, SimConnection, SimStore } from '../store/testing/sim-store';
 import { DeliveryIntake, type FirstAttemptFate, type LeaseHolder } from './delivery-intake';
 
 const doc = (id: string, endpointId: string, body?: string): DeliveryDoc =>
@@ -80,6 +82,21 @@ function store(existing: string[] = [], failure?: Error) {
   } as unknown as DeliveryStore;
   return { store: s, stored, leases, recover: () => (failing = undefined) };
 }
+
+/** A delivery as the fan-out builds it (anew for each try of a batch), for specs on the delivery store. */
+const delivery = (): DeliveryDoc =>
+  newDelivery(
+    {
+      ...doc('dlv_1', 'we_1', '{}'),
+      tenantId: 'ten_1',
+      webhookId: 'msg_1',
+      eventId: 'evt_1',
+      event: 'record.flagged',
+      subjectId: 'mod_1',
+      trigger: { kind: 'record' } as unknown as DeliveryDoc['trigger'],
+    },
+    new Date(),
+  );
 
 describe('DeliveryIntake', () => {
   it('reserves a slot for each delivery with a body, inserts them leased, then hands the new ones to the scheduler', async () => {
@@ -213,6 +230,39 @@ describe('DeliveryIntake', () => {
     expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
     expect(h.fates.get('dlv_1')).toBe('stored');
     expect(result.withOutcome).toEqual(new Set(['dlv_1']));
+  });
+
+  it('leaves a first attempt not sent to the usual path when the batch is handled again after its leased insert’s reply was lost', async () => {
+    const sim = new SimStore(random(1), { latency: false });
+    const store = new DeliveryStore(new SimConnection(sim).db(), { bucketMs: 10_000, graceMs: 2_000 });
+    const h = holder(5, 'unsent');
+    const intake = new DeliveryIntake(store, h.holder, () => {}, { firstAttemptWaitMs: 200 });
+    sim.faults.lost = 1;
+    await expect(intake.take([delivery()], new Set(['dlv_1']))).rejects.toThrow('reply lost');
+    sim.faults.lost = 0;
+    const result = await intake.take([delivery()], new Set(['dlv_1']));
+    // Stored under this process's lease: the scheduler sends it now (`leased`), not after that lease ran out.
+    expect(h.fates.get('dlv_1')).toBe('leased');
+    expect(result.adopted).toEqual(new Set(['dlv_1']));
+    expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
+  });
+
+  it('works a leased delivery at once when the batch is handled again after the insert landed and its reply was lost', async () => {
+    const sim = new SimStore(random(1), { latency: false });
+    const store = new DeliveryStore(new SimConnection(sim).db(), { bucketMs: 10_000, graceMs: 2_000 });
+    const h = holder(5);
+    const adopted: DeliveryDoc[] = [];
+    const intake = new DeliveryIntake(store, { ...h.holder, adopt: (d) => adopted.push(d) }, () => {});
+    sim.faults.lost = 1;
+    await expect(intake.take([delivery()])).rejects.toThrow('reply lost');
+    sim.faults.lost = 0;
+    // The batch is built anew for its next try: the delivery found stored is its own, under the lease it stored.
+    const result = await intake.take([delivery()]);
+    const stored = sim.docs(COLLECTIONS.deliveries).get('dlv_1');
+    expect(stored).toMatchObject({ state: 'sending' });
+    expect(adopted.map((d) => [d._id, d.leaseId])).toEqual([['dlv_1', stored?.leaseId]]);
+    expect(result.adopted).toEqual(new Set(['dlv_1']));
+    expect(h.calls).toEqual(['reserve we_1', 'release we_1', 'reserve we_1']);
   });
 
   it('sends nothing before storing when the wait is 0', async () => {

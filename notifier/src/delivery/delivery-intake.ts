@@ -4,8 +4,9 @@ import type { OutcomeWriter } from './outcome-writer';
 
 /**
  * What became of a delivery whose first attempt was made before it was stored: `stored` with the attempt's outcome,
- * `leased` before the receiver answered (the outcome is written under the lease when it comes), `existed` (another
- * notifier, or an earlier try of this batch, stored it), or `dropped` (not stored: the batch is handled again later).
+ * `leased` before the receiver answered (the outcome is written under the lease when it comes; so too when an earlier
+ * try of this batch stored it under the same lease, its reply lost), `existed` (another notifier stored it, or an
+ * earlier try whose lease ran out), or `dropped` (not stored: the batch is handled again later).
  */
 export type FirstAttemptFate = 'stored' | 'leased' | 'existed' | 'dropped';
 
@@ -52,7 +53,10 @@ export interface DeliveryIntakeOptions {
   firstAttemptWaitMs: number;
 }
 
-/** A first attempt whose delivery could not be stored waits this long for the batch to be handled again. */
+/**
+ * A delivery whose insert failed (its first attempt made, or leased to this process) waits this long for the batch to
+ * be handled again.
+ */
 const UNSTORED_KEEP_MS = 30_000;
 /**
  * Deliveries this process took in lately, at most this many for at most this long: an event published again soon (the
@@ -82,8 +86,11 @@ const RECENT_MS = 120_000;
  * A delivery the writer holds is taken in already: a batch read again meanwhile leaves it to the writer.
  */
 export class DeliveryIntake {
-  /** First attempts made whose delivery could not be stored yet, kept for the batch's next try: it sends nothing again. */
-  private readonly unstored = new Map<string, { doc: DeliveryDoc; first: FirstAttempt; timer: NodeJS.Timeout }>();
+  /**
+   * Deliveries whose insert failed, kept for the batch's next try: with their first attempt, which is not made again,
+   * or leased to this process, under the same lease (the insert may have landed, its reply lost).
+   */
+  private readonly unstored = new Map<string, { doc: DeliveryDoc; first?: FirstAttempt; timer: NodeJS.Timeout }>();
   /** Ids of the deliveries taken in lately (stored, or found stored). */
   private readonly recent = new LRUCache<string, true>({ max: RECENT_MAX, ttl: RECENT_MS });
 
@@ -112,21 +119,33 @@ export class DeliveryIntake {
     if (writer && fresh.size > 0 && this.options.firstAttemptWaitMs > 0) await writer.room();
     const now = Date.now();
     const until = new Date(now + (holder?.leaseMs ?? 0));
-    // A delivery whose first attempt an earlier try of the batch made goes in as that try had it; one the writer holds
-    // (an earlier try, or the batch before a rejoin, handed it over) is taken in already.
-    const docs = given.filter((doc) => !writer?.has(doc._id)).map((doc) => this.unstored.get(doc._id)?.doc ?? doc);
+    // A delivery whose insert an earlier try of the batch made goes in as that try had it: with its first attempt, or
+    // leased under the same lease id (the batch is built anew for each try). One the writer holds (an earlier try, or
+    // the batch before a rejoin, handed it over) is taken in already.
+    const docs: DeliveryDoc[] = [];
     const firsts = new Map<string, FirstAttempt>();
     const reserved = new Set<string>();
-    for (const doc of docs) {
-      const earlier = this.unstored.get(doc._id);
+    for (const offered of given) {
+      if (writer?.has(offered._id)) continue;
+      const earlier = this.unstored.get(offered._id);
       if (earlier) {
         clearTimeout(earlier.timer);
-        this.unstored.delete(doc._id);
-        firsts.set(doc._id, earlier.first);
+        this.unstored.delete(offered._id);
+        if (earlier.first) {
+          docs.push(earlier.doc);
+          firsts.set(offered._id, earlier.first);
+          continue;
+        }
+      }
+      // Without a slot a delivery goes in pending; an earlier try's leased insert that landed is then taken over.
+      if (!holder || !offered.body || !holder.reserve(offered.endpointId)) {
+        docs.push(offered);
         continue;
       }
-      if (!holder || !doc.body || !holder.reserve(doc.endpointId)) continue;
+      const doc = earlier?.doc ?? offered;
+      docs.push(doc);
       const first =
+        !earlier &&
         fresh.has(doc._id) &&
         this.options.firstAttemptWaitMs > 0 &&
         !holder.isSlow(doc.endpointId) &&
@@ -171,7 +190,7 @@ export class DeliveryIntake {
       for (const doc of docs) if (reserved.has(doc._id)) holder?.release(doc.endpointId);
       for (const doc of rest) {
         const first = firsts.get(doc._id);
-        if (first) this.keepUnstored(doc, first);
+        if (first || leased.has(doc._id)) this.keepUnstored(doc, first);
       }
       throw err;
     }
@@ -222,11 +241,14 @@ export class DeliveryIntake {
     return new Map(answers);
   }
 
-  /** The batch's insert failed: its first attempts wait for its next try, or are dropped after UNSTORED_KEEP_MS. */
-  private keepUnstored(doc: DeliveryDoc, first: FirstAttempt): void {
+  /**
+   * The batch's insert failed: its first attempts and its leased deliveries wait for its next try; after
+   * UNSTORED_KEEP_MS the first attempts are dropped, and a leased one that landed is taken over once its lease ran out.
+   */
+  private keepUnstored(doc: DeliveryDoc, first: FirstAttempt | undefined): void {
     const timer = setTimeout(() => {
       this.unstored.delete(doc._id);
-      first.decide('dropped');
+      first?.decide('dropped');
     }, UNSTORED_KEEP_MS);
     timer.unref();
     this.unstored.set(doc._id, { doc, first, timer });

@@ -1,12 +1,19 @@
-import { TenantVersions, type WebhookEndpointDoc } from '@vigil/proto';
+import { COLLECTIONS, TenantVersions, type WebhookEndpointDoc } from '@vigil/proto';
+import { MongoNetworkError, type Db } from 'mongodb';
 import pino from 'pino';
 import { deliveryIdOf, webhookIdOf } from '../domain/webhook-events';
 import { markFirstRead } from '../kafka/first-read';
-import type { DeliveryDoc } from '../store/delivery-store';
+import { DeliveryStore, type DeliveryDoc } from '../store/delivery-store';
+import type { EndpointStateStore } from '../store/endpoint-states';
+import { random, SimConnection, SimStore, type SimCollection } from '../store/testing/sim-store';
 import type { UpstreamReads } from '../store/upstream-reads';
+import { DeliveryIntake } from './delivery-intake';
 import type { EndpointCache } from './endpoint-cache';
 import { FanOut } from './fan-out';
+import type { HttpSender } from './http-sender';
+import { DeliveryScheduler } from './scheduler';
 import { recordModerated } from '../../../deploy/test-support/events';
+import { waitFor } from '../../../deploy/test-support';
 
 const log = pino({ level: 'silent' });
 
@@ -143,5 +150,96 @@ describe('FanOut', () => {
     const [body] = first.deliveries().map((doc) => doc.body);
     expect(again.deliveries().map((doc) => doc.body)).toEqual([body]);
     expect(JSON.parse(body!)).toMatchObject({ timestamp: String(Date.parse('2026-03-04T05:06:07.089Z')) });
+  });
+});
+
+describe('FanOut with the scheduler and a store that loses a reply', () => {
+  const LEASE_MS = 1_000;
+
+  /**
+   * A fan-out taking deliveries in through a real intake, scheduler and delivery store over the in-memory store; the
+   * deliveries' first insert lands and its reply is lost. `sends` counts the receiver's requests by webhook-id.
+   */
+  function world(endpointDoc: WebhookEndpointDoc) {
+    const sim = new SimStore(random(1), { latency: false });
+    const conn = new SimConnection(sim);
+    let loseNextInsert = true;
+    const db = {
+      collection: (name: string): SimCollection => {
+        const collection = conn.collection(name);
+        if (name !== COLLECTIONS.deliveries) return collection;
+        const insertMany = collection.insertMany.bind(collection);
+        collection.insertMany = async (docs) => {
+          const result = await insertMany(docs);
+          if (!loseNextInsert) return result;
+          loseNextInsert = false;
+          throw new MongoNetworkError('reply lost');
+        };
+        return collection;
+      },
+    } as unknown as Db;
+    const store = new DeliveryStore(db, { bucketMs: 1_000, graceMs: 500, resweepMs: 200 });
+    const endpoints = {
+      active: () => Promise.resolve([endpointDoc]),
+      get: () => Promise.resolve({ endpoint: endpointDoc, state: null }),
+      changed: () => undefined,
+    } as unknown as EndpointCache;
+    const sends = new Map<string, number>();
+    const sender: HttpSender = {
+      send: (_url, headers) => {
+        const id = headers['webhook-id'] ?? '';
+        sends.set(id, (sends.get(id) ?? 0) + 1);
+        return Promise.resolve({ durationMs: 1, statusCode: 204 });
+      },
+      close: () => Promise.resolve(),
+    };
+    const scheduler = new DeliveryScheduler({
+      store,
+      endpointStates: {
+        endpointFailed: (_endpoint: WebhookEndpointDoc, now: Date) => Promise.resolve(now),
+        endpointSucceeded: () => Promise.resolve(undefined),
+        disableEndpoint: () => Promise.resolve({}),
+      } as unknown as EndpointStateStore,
+      reads: {} as UpstreamReads,
+      endpoints,
+      sender,
+      log,
+      retryScheduleS: [5],
+      retryAfterMaxMs: 10_000,
+      disableAfterMs: 86_400_000,
+      concurrency: 4,
+      perEndpointConcurrency: 2,
+      pollMs: 50,
+      leaseMs: LEASE_MS,
+      projectionWaitMs: 0,
+    });
+    const intake = new DeliveryIntake(store, scheduler, () => scheduler.wake());
+    const reads = { user: () => Promise.resolve(null) } as unknown as UpstreamReads;
+    const fanOut = new FanOut({ endpoints, versions: new TenantVersions(), reads, intake });
+    return { fanOut, scheduler, sends, stored: (id: string) => sim.docs(COLLECTIONS.deliveries).get(id) };
+  }
+
+  it('sends a delivery once, and logs no interrupted attempt, when its batch is tried again after the insert’s reply was lost', async () => {
+    const signing = { secrets: [{ secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', createdAt: new Date(0) }] };
+    const w = world({ ...endpoint('we_all', []), ...signing });
+    w.scheduler.start();
+    try {
+      const view = { record: { id: 'rec_1', clientId: 'post-1', status: 'Flagged' } };
+      const batch = [moderated('evt_1', { view })];
+      // The first try's insert landed leased, its reply lost: the batch fails and is handled again, built anew.
+      await expect(w.fanOut.handle(batch, log)).rejects.toThrow('reply lost');
+      await w.fanOut.handle(structuredClone(batch), log);
+      const id = deliveryIdOf('evt_1', 'we_all');
+      // Left to a take-over, the delivery would be sent only once its first lease ran out, and so within this deadline.
+      const stored = await waitFor(() => (w.stored(id)?.state === 'succeeded' ? w.stored(id) : undefined), {
+        timeoutMs: 10 * LEASE_MS,
+        intervalMs: 20,
+        what: 'the delivery succeeded',
+      });
+      expect(stored.attempts).toEqual([expect.objectContaining({ statusCode: 204 })]);
+      expect(w.sends.get(webhookIdOf('evt_1'))).toBe(1);
+    } finally {
+      await w.scheduler.stop();
+    }
   });
 });

@@ -229,8 +229,9 @@ export class DeliveryScheduler implements LeaseHolder {
           this.followUps.add(followUp);
           return;
         }
-        // Found stored after an insert that went in leased: the lease may be this one's (an earlier try's insert
-        // whose reply was lost). The write is conditioned on it, so it changes another notifier's delivery in no way.
+        // Found stored after an insert that went in leased: the lease may be this one's, run out since an earlier
+        // try's insert whose reply was lost (one still running comes as `leased`). The write is conditioned on it, so
+        // it changes another notifier's delivery, or one taken over since, in no way.
         if (fate === 'existed' && doc.leaseId) await this.record(doc, outcome, log);
         else await outcome.after();
       } else if (fate === 'leased') {

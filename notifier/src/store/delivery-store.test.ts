@@ -22,7 +22,7 @@ const delivery = (id: string): DeliveryDoc =>
   );
 
 describe('DeliveryStore', () => {
-  it('keeps a delivery’s lease across tries of its leased insert, so an outcome written after a lost reply is recorded', async () => {
+  it('keeps a delivery’s lease across tries of its leased insert, and counts it new to the try that finds it so stored', async () => {
     const sim = new SimStore(random(1), { latency: false });
     const store = new DeliveryStore(new SimConnection(sim).db(), TIMING);
     const doc = delivery('dlv_1');
@@ -33,7 +33,7 @@ describe('DeliveryStore', () => {
     sim.faults.lost = 0;
     const stored = () => sim.docs(COLLECTIONS.deliveries).get(doc._id);
     const firstLease = stored()?.leaseId;
-    expect(await store.insertNew([doc], leased())).toEqual(new Set());
+    expect(await store.insertNew([doc], leased())).toEqual(new Set([doc._id]));
     // The attempt made meanwhile is written under the lease the store holds.
     const recorded = await store.recordAttempt(
       doc,
@@ -43,6 +43,25 @@ describe('DeliveryStore', () => {
     expect(stored()).toMatchObject({ state: 'succeeded', attemptCount: 1, attempts: [{ statusCode: 204 }] });
     expect(recorded).toBe(true);
     expect(firstLease).toBeDefined();
+  });
+
+  it('counts a delivery found stored under another lease, or under its own once it ran out, as existing', async () => {
+    const sim = new SimStore(random(1), { latency: false });
+    const store = new DeliveryStore(new SimConnection(sim).db(), TIMING);
+    const other = delivery('dlv_other');
+    await store.insertNew([other], { ids: new Set([other._id]), until: new Date(Date.now() + LEASE_MS) });
+    // Another notifier's try: its own lease id.
+    const mine = delivery('dlv_other');
+    expect(await store.insertNew([mine], { ids: new Set([mine._id]), until: new Date(Date.now() + LEASE_MS) })).toEqual(
+      new Set(),
+    );
+    expect(mine.leaseId).not.toBe(other.leaseId);
+    // This notifier's own try, once the lease it stored ran out (it may be taken over by now).
+    const ended = delivery('dlv_ended');
+    await store.insertNew([ended], { ids: new Set([ended._id]), until: new Date(Date.now() - 1) });
+    expect(
+      await store.insertNew([ended], { ids: new Set([ended._id]), until: new Date(Date.now() + LEASE_MS) }),
+    ).toEqual(new Set());
   });
 
   it('reports an outcome written under a lease the delivery no longer has as not recorded', async () => {

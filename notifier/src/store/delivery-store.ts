@@ -117,7 +117,8 @@ export class DeliveryStore {
    * taken over after their lease, like any lease.
    *
    * A document given again (a batch tried again after its insert failed) keeps the lease id it was given: an earlier
-   * try's insert may have landed with it, its reply lost, and the outcome of the attempt is written under that lease.
+   * try's insert may have landed with it, its reply lost. Found stored under that lease, still running, it counts as
+   * new (see DueQueue.insertMany): the caller works it, and writes the outcome, under that lease.
    */
   async insertNew(docs: DeliveryDoc[], leased?: { ids: ReadonlySet<string>; until: Date }): Promise<Set<string>> {
     if (leased) {

@@ -126,6 +126,10 @@ export class DueQueue<T extends QueuedDoc> {
    * Inserts the jobs that do not exist yet (one unordered insertMany, with those of concurrent callers: a group
    * commit); returns the ids this call inserted. A pending job without a bucket gets the one of its due time, and is
    * offered to this process.
+   *
+   * A leased job found stored under the lease id it was given, that lease still running, is this caller's own earlier
+   * insert whose reply was lost: it counts as inserted, so the caller works it under that lease now rather than leave
+   * it to be taken over, as interrupted, once the lease ran out. Its lease end and bucket are set as stored.
    */
   async insertMany(docs: T[]): Promise<Set<string>> {
     for (const doc of docs)
@@ -138,11 +142,17 @@ export class DueQueue<T extends QueuedDoc> {
     // then and perhaps swept since: it is read back (a rare path: a re-consumed event, a lost reply) and followed.
     const ids = new Set(inserted.map((doc) => doc._id));
     const existing = docs.filter((doc) => !ids.has(doc._id));
-    const found = (await Promise.all(existing.map((job) => this.jobs.findOne({ _id: job._id })))).filter(
-      (doc): doc is QueuedDoc => doc !== null,
-    );
+    const read = await Promise.all(existing.map((job) => this.jobs.findOne({ _id: job._id })));
+    const found = read.filter((doc): doc is QueuedDoc => doc !== null);
     await this.keepFindable(found);
     for (const doc of found) this.sweeper.remember(doc);
+    const now = Date.now();
+    existing.forEach((doc, index) => {
+      const stored = read[index];
+      if (!stored || !isOwnLease(doc, stored, now)) return;
+      Object.assign(doc, { leaseUntil: stored.leaseUntil, due: stored.due });
+      ids.add(doc._id);
+    });
     return ids;
   }
 
@@ -408,6 +418,17 @@ export class DueQueue<T extends QueuedDoc> {
  */
 export function attemptRecorded<A>(attempt: A | undefined): { $push?: { attempts: A }; $inc?: { attemptCount: 1 } } {
   return attempt === undefined ? {} : { $push: { attempts: attempt }, $inc: { attemptCount: 1 } };
+}
+
+/** Whether the stored job is leased, still, under the lease id the caller gave it. */
+function isOwnLease(given: QueuedDoc, stored: QueuedDoc, now: number): boolean {
+  return (
+    given.leaseId !== undefined &&
+    stored.state === 'sending' &&
+    stored.leaseId === given.leaseId &&
+    stored.leaseUntil !== undefined &&
+    stored.leaseUntil.getTime() > now
+  );
 }
 
 /** One key per attempt: a pending job's due time, or for a take-over the lease that ran out. */
