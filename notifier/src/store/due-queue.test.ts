@@ -8,7 +8,8 @@ interface Job extends QueuedDoc {
   payload: string;
 }
 
-const TIMING = { bucketMs: 10_000, graceMs: 2_000 };
+// A finish's write is tried three times, a millisecond apart: the specs run on real timers.
+const TIMING = { bucketMs: 10_000, graceMs: 2_000, finishTries: { attempts: 3, backoff: { initialMs: 1, maxMs: 1 } } };
 const LEASE_MS = 30_000;
 
 /** Collections in memory, shared by the queues of a test as the store is shared by notifier processes. */
@@ -248,6 +249,92 @@ describe('DueQueue', () => {
     expect(run.finished).toMatchObject({ status: 'rejected', reason: { message: 'connection reset' } });
     expect(run.found).toEqual(['job_1']);
     expect(run.incidents).toEqual(['finish_failed']);
+  });
+
+  it('finds a rescheduled job whose failed finish lands after its bucket was read empty', async () => {
+    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+    try {
+      const store = collections();
+      let land: (() => Promise<unknown>) | undefined;
+      // The finish's first write fails on the way (the connection broke) but reaches the store later; the rest go through.
+      const writerJobs = Object.assign(Object.create(store.jobs) as Jobs, {
+        updateOne: (...args: Parameters<Jobs['updateOne']>) => {
+          if (land) return store.jobs.updateOne(...args);
+          land = () => store.jobs.updateOne(...args);
+          return Promise.reject(new MongoNetworkError('connection reset'));
+        },
+      });
+      const incidents: QueueIncident[] = [];
+      const writer = queue({ ...store, jobs: writerJobs }, { ...TIMING, onIncident: (i) => incidents.push(i) });
+      const other = queue(store);
+      const found: string[] = [];
+      const claimAll = async () => {
+        for (const q of [writer, other]) found.push(...(await q.claim(new Date(), LEASE_MS, 10)).map((j) => j._id));
+      };
+      await claimAll();
+      await writer.insertNew(job('job_1', new Date()));
+      const [claimed] = await writer.claim(new Date(Date.now() + 1), LEASE_MS, 10);
+      expect(claimed?._id).toBe('job_1');
+      const [finished] = await Promise.allSettled([
+        writer.finish(claimed!, { state: 'pending', dueAt: new Date() }, { $inc: { attemptCount: 1 } }),
+      ]);
+      // Past the bucket's end and the grace, both processes sweep it for the last time; then the first write lands.
+      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
+      await claimAll();
+      await land?.();
+      for (let bucket = 2; bucket <= 5 && found.length === 0; bucket += 1) {
+        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
+        await claimAll();
+      }
+      expect(found).toEqual(['job_1']);
+      // A retry was answered: the outcome is written once, and the finish says so.
+      expect(finished).toEqual({ status: 'fulfilled', value: true });
+      expect(store.jobs.docs.get('job_1')?.attemptCount).toBe(1);
+      expect(incidents.map((incident) => incident.kind)).toEqual(['finish_retried']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('reports a finish written when its first write landed late and a retry matched nothing', async () => {
+    let tries = 0;
+    const run = await finishAnsweredLate((jobs, answered) => ({
+      updateOne: async (...args: Parameters<Jobs['updateOne']>) => {
+        tries += 1;
+        if (tries > 1) return jobs.updateOne(...args);
+        await answered;
+        await jobs.updateOne(...args);
+        throw new MongoNetworkError('reply lost');
+      },
+    }));
+    expect(tries).toBe(2);
+    expect(run.finished).toEqual({ status: 'fulfilled', value: true });
+    // Written after both processes swept its bucket for the last time: read back and moved, so found all the same.
+    expect(run.found).toEqual(['job_1']);
+    expect(run.incidents).toEqual(['finish_retried']);
+  });
+
+  it('reports a finish not written when its lease was taken over before a retry', async () => {
+    const store = collections();
+    let tries = 0;
+    const jobs = Object.assign(Object.create(store.jobs) as Jobs, {
+      updateOne: (...args: Parameters<Jobs['updateOne']>) => {
+        tries += 1;
+        if (tries > 1) return store.jobs.updateOne(...args);
+        // The write never runs; meanwhile another worker takes the job over.
+        store.jobs.docs.get('job_1')!.leaseId = 'job_1@taken';
+        return Promise.reject(new MongoNetworkError('connection reset'));
+      },
+    });
+    const q = queue({ ...store, jobs });
+    await q.insertNew(job('job_1', new Date()));
+    const [claimed] = await q.claim(inMs(1), LEASE_MS, 10);
+    expect(await q.finish(claimed!, { state: 'pending', dueAt: inMs(1_000) }, { $inc: { attemptCount: 1 } })).toBe(
+      false,
+    );
+    expect(tries).toBe(2);
+    expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'sending', leaseId: 'job_1@taken', attemptCount: 0 });
   });
 
   it.each([

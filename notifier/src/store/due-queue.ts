@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { COLLECTIONS } from '@vigil/proto';
-import { answeredInsertOutcomes, insertEach, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
+import { answeredInsertOutcomes, insertEach, retry, WriteGroups, type InsertsMany } from '@vigil/proto/platform';
 import { MongoBulkWriteError, MongoServerError, type Collection, type Db, type Filter } from 'mongodb';
 import { BucketSweeper } from './bucket-sweeper';
 import { insertIgnoringDuplicates } from './insert-new';
@@ -19,6 +19,8 @@ export interface LeaseDoc {
 const MAX_TAKEOVER_CHAIN = 8;
 /** Callers' inserts sent together at most (see WriteGroups). */
 const MAX_INSERT_GROUP = 64;
+/** Tries of a finish's write: about 1.5 s at most, as the worker's slot stays taken meanwhile. */
+const FINISH_TRIES = { attempts: 5, backoff: { initialMs: 100, maxMs: 2_000 } };
 
 /**
  * A durable queue of jobs due at a time, shared by every notifier process, that finds due work without reading what is
@@ -310,6 +312,11 @@ export class DueQueue<T extends QueuedDoc> {
    * Ends the worker's lease with the next state: `pending` again at `dueAt`, or a final state. `update` adds the job's
    * own fields; a worker whose lease was taken over writes nothing (the filter names its lease). True when the write
    * matched the job under that lease, false when it wrote nothing.
+   *
+   * A write that failed is tried again while the store is out of reach, within `finishTries` and the lease. Otherwise
+   * it could land later, after every process swept the job's new bucket for the last time, and strand the job there.
+   * A retry that is answered settles it: the filter names the lease and the update unsets it, so once one copy ran,
+   * no other can match again.
    */
   async finish(
     doc: T,
@@ -324,6 +331,7 @@ export class DueQueue<T extends QueuedDoc> {
     const now = new Date();
     const pending = 'dueAt' in next && next.state === 'pending';
     const scheduling = pending ? this.pendingFields(next.dueAt) : { state: next.state };
+    const rescheduled = pending ? { ...doc, ...scheduling } : undefined;
     const unset: Record<string, ''> = {
       ...update.$unset,
       leaseUntil: '',
@@ -331,26 +339,44 @@ export class DueQueue<T extends QueuedDoc> {
       ...(pending ? {} : { due: '' }),
     };
     for (const key of Object.keys(update.$set ?? {})) delete unset[key];
+    // A retry cannot count or log the attempt twice. A copy that runs after another ran matches nothing (the lease is
+    // gone). On FerretDB v1 an update reads the document, checks the filter, then writes back by `_id` the document it
+    // computed: two copies that both read the leased job compute the same document (one update, one `now`), so the
+    // second write stores it again rather than adding to it.
+    const write = {
+      ...(update.$push ? { $push: update.$push } : {}),
+      ...(update.$inc ? { $inc: update.$inc } : {}),
+      $set: { ...update.$set, ...scheduling, updatedAt: now },
+      $unset: unset,
+    };
+    const { attempts, backoff } = this.timing.finishTries ?? FINISH_TRIES;
+    const leaseEnd = doc.leaseUntil?.getTime() ?? Infinity;
+    let failed: unknown;
     let matched: boolean;
     try {
-      const result = await this.jobs.updateOne(
-        { _id: doc._id, leaseId: doc.leaseId },
+      matched = await retry(
+        async () => (await this.jobs.updateOne({ _id: doc._id, leaseId: doc.leaseId }, write)).matchedCount === 1,
         {
-          ...(update.$push ? { $push: update.$push } : {}),
-          ...(update.$inc ? { $inc: update.$inc } : {}),
-          $set: { ...update.$set, ...scheduling, updatedAt: now },
-          $unset: unset,
+          backoff,
+          maxAttempts: attempts,
+          // Past the lease, the job is another worker's to take over: this one stops holding its slot.
+          retriable: (err) => isRetriable(err) && Date.now() < leaseEnd,
+          onRetry: (err) => {
+            failed ??= err;
+          },
         },
       );
-      matched = result.matchedCount === 1;
     } catch (err) {
       this.timing.onIncident?.({ queue: this.name, kind: 'finish_failed', jobId: doc._id, err });
-      await this.followUnconfirmed(doc, pending ? { ...doc, ...scheduling } : undefined);
+      await this.followUnconfirmed(doc, rescheduled);
       throw err;
     }
+    if (failed !== undefined) {
+      this.timing.onIncident?.({ queue: this.name, kind: 'finish_retried', jobId: doc._id, err: failed });
+    }
+    if (!matched && failed !== undefined) return this.followRetried(doc, rescheduled, now, failed);
     if (!matched) return false;
-    if (pending) {
-      const rescheduled = { ...doc, ...scheduling };
+    if (rescheduled) {
       await this.keepFindable([rescheduled]);
       this.offer(rescheduled);
     }
@@ -358,24 +384,43 @@ export class DueQueue<T extends QueuedDoc> {
   }
 
   /**
+   * A finish whose retry matched nothing after a failed write: that write landed (its reply lost), perhaps in a bucket
+   * every process swept since, or the lease was taken over. The job is read back once and kept findable as it is. True
+   * when it still holds this finish's write (its `updatedAt`); false when it does not, as after a take-over (or when
+   * another write followed this one, which cannot be told apart). A failed read-back throws `failed`.
+   */
+  private async followRetried(
+    doc: T,
+    rescheduled: QueuedDoc | undefined,
+    now: Date,
+    failed: unknown,
+  ): Promise<boolean> {
+    const current = await this.followUnconfirmed(doc, rescheduled);
+    if (current === undefined) throw failed;
+    return current !== null && current.leaseId === undefined && current.updatedAt.getTime() === now.getTime();
+  }
+
+  /**
    * A finish whose write failed may have run (its reply lost) or may still run, into a bucket every process may have
    * swept by then. The job as it would be written (`rescheduled`, when pending) is kept a candidate, its bucket swept
    * by this process until a read finds it empty; then the job is read back and followed as it is. One still under
    * this worker's lease keeps the rescheduled candidate: should the write never run, the lease's bucket finds the job.
+   * Returns the job as read back (null when it is gone), undefined when the read failed.
    */
-  private async followUnconfirmed(doc: T, rescheduled: QueuedDoc | undefined): Promise<void> {
+  private async followUnconfirmed(doc: T, rescheduled: QueuedDoc | undefined): Promise<QueuedDoc | null | undefined> {
     if (rescheduled) this.sweeper.remember(rescheduled);
     let current: QueuedDoc | null;
     try {
       current = await this.jobs.findOne({ _id: doc._id });
     } catch (err) {
       this.timing.onIncident?.({ queue: this.name, kind: 'readback_failed', jobId: doc._id, err });
-      return;
+      return undefined;
     }
-    if (!current) return;
-    if (rescheduled && current.state === 'sending' && current.leaseId === doc.leaseId) return;
+    if (!current) return null;
+    if (rescheduled && current.state === 'sending' && current.leaseId === doc.leaseId) return current;
     await this.keepFindable([current]);
     this.sweeper.remember(current);
+    return current;
   }
 
   /** Deletes lease documents older than `before` (their attempts are long recorded). */

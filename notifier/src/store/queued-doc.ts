@@ -1,4 +1,5 @@
 /** The shapes a due queue's jobs, sweep cursor and timing share (DueQueue, BucketSweeper). */
+import type { BackoffPolicy } from '@vigil/proto/platform';
 
 /** The fields every queued job document has (webhook deliveries, user emails, payment actions). */
 export interface QueuedDoc {
@@ -44,6 +45,8 @@ export interface DueQueueTiming {
   /** Candidates kept in memory at most, in all and per group (an endpoint, a tenant). Defaults 100,000 and 1,000. */
   maxCandidates?: number;
   maxPerGroup?: number;
+  /** Tries of a finish's write in all, and the delays between them. Default 5 tries, 100 ms doubling (1.5 s at most). */
+  finishTries?: { attempts: number; backoff: BackoffPolicy };
   /** Told of each job the queue could not move on as planned (see QueueIncident): the owner logs and counts it. */
   onIncident?: (incident: QueueIncident) => void;
 }
@@ -55,15 +58,27 @@ export interface DueQueueTiming {
  * - `takeover_reset`: MAX_TAKEOVER_CHAIN claimants in a row died between their lease key and their state write (or lost
  *   the reply); the job is made due again now under a new key.
  * - `park_failed`: moving a paused group's jobs to a later bucket failed; they stay where they are and are read again.
- * - `finish_failed`: a finish's write failed or lost its reply (its caller gets the error too); the job as it would be
- *   written stays a candidate here, its bucket swept until found empty, and the lease's bucket finds it if it never ran.
- * - `readback_failed`: reading back the job after a failed finish failed too; it is followed as `finish_failed` says.
+ * - `finish_retried`: a finish's write failed or lost its reply, and a retry was answered, so the write cannot land
+ *   later. A retry that matched nothing (the first write may have landed in a bucket others swept) reads the job back
+ *   and keeps it findable.
+ * - `finish_failed`: a finish's write failed or lost its reply on every try (its caller gets the error too); the job as
+ *   it would be written stays a candidate here, its bucket swept until found empty, and the lease's bucket finds it if
+ *   it never ran.
+ * - `readback_failed`: reading back the job after a failed finish failed too; it is followed as `finish_failed` says
+ *   (the finish throws the write's error, as its outcome is unknown).
  * - `move_failed`: moving a job out of a bucket other processes may have swept for the last time failed; it stays a
  *   candidate here, its bucket swept by this process until found empty.
  */
 export interface QueueIncident {
   queue: string;
-  kind: 'lease_failed' | 'takeover_reset' | 'park_failed' | 'finish_failed' | 'readback_failed' | 'move_failed';
+  kind:
+    | 'lease_failed'
+    | 'takeover_reset'
+    | 'park_failed'
+    | 'finish_retried'
+    | 'finish_failed'
+    | 'readback_failed'
+    | 'move_failed';
   jobId?: string;
   err?: unknown;
 }
