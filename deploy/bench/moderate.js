@@ -10,6 +10,7 @@ const { stopProcess, waitUntil } = require('../local/util');
 const { startStack, spawnNode, portFrom, peakRssMb, chartHeapEnv } = require('./stack');
 const { storeFloor } = require('./floor');
 const { paced } = require('./paced');
+const { costSnapshot, costPer, commandDetail, formatCost } = require('./cost');
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S || 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS || 32);
@@ -98,18 +99,24 @@ const HALF_RATE_WARM_UP_S = 5;
  * rate.
  */
 /**
+ * With `stack`, the half-rate run's cost per request is taken too: CPU by process and store commands by service
+ * (cost.js), and where the commands went.
  * @param {string} name
  * @param {string} url
- * @param {LoadOptions & { settle?: () => Promise<unknown> }} options
+ * @param {LoadOptions & { settle?: () => Promise<unknown>; stack?: any }} options
  */
-async function measure(name, url, { settle, ...options }) {
+async function measure(name, url, { settle, stack, ...options }) {
   await load(url, options).catch(() => undefined); // warm-up (JIT, connections)
   const max = summary(await load(url, options));
   if (settle) await settle();
   const rate = Math.max(1, Math.floor(max.rps / 2));
   await paced(url, { ...options, rate, durationS: HALF_RATE_WARM_UP_S, connections: CONNECTIONS });
+  const before = stack ? await costSnapshot(stack) : undefined;
   const half = await paced(url, { ...options, rate, durationS: DURATION_S, connections: CONNECTIONS });
-  return { name, max, half };
+  if (!stack || !before) return { name, max, half };
+  const after = await costSnapshot(stack);
+  const requests = half.latencies.length;
+  return { name, max, half, cost: costPer(before, after, requests), detail: commandDetail(before, after, requests) };
 }
 
 /**
@@ -163,8 +170,18 @@ async function main() {
     const floor = { name: 'store floor (findOne + insertOne)', max: { ...floorMax, non2xx: 0, errors: 0 } };
     floor.half = { ...floorHalf, non2xx: 0, errors: 0 };
     const settle = () => outboxDrained(db);
-    const persisted = await measure('moderate (persisted)', base, { body: record(false), headers: auth, settle });
-    const passthrough = await measure('moderate (passthrough)', base, { body: record(true), headers: auth, settle });
+    const persisted = await measure('moderate (persisted)', base, {
+      body: record(false),
+      headers: auth,
+      settle,
+      stack,
+    });
+    const passthrough = await measure('moderate (passthrough)', base, {
+      body: record(true),
+      headers: auth,
+      settle,
+      stack,
+    });
     const rows = [floor, echo, persisted, passthrough].map((r) => ({
       name: r.name,
       'max req/s': r.max.rps,
@@ -178,6 +195,10 @@ async function main() {
     }));
     process.stdout.write(`\n/moderate benchmark: ${CONNECTIONS} connections, ${DURATION_S} s per run, ~1 KB text\n`);
     console.table(rows); // eslint-disable-line no-console
+    for (const r of [persisted, passthrough]) {
+      if (!r.cost) continue;
+      process.stdout.write(`per ${r.name} request at half rate: ${formatCost(r.cost)}\n  by command: ${r.detail}\n`);
+    }
     const ratio = (r) => (r.max.rps / floor.max.rps).toFixed(2);
     const heap = (name) => chartHeapEnv(name).NODE_OPTIONS ?? "Node's default heap";
     process.stdout.write(
