@@ -1,30 +1,20 @@
 import type { EndpointStateDoc, WebhookEndpointDoc } from '@vigil/proto';
 import type { BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
-import { nextDelayMs, parseRetryAfter } from '../domain/retry-policy';
 import { WorkLoop } from '../queue/work-loop';
-import { withFirstOutcome, type DeliveryAttempt, type DeliveryDoc, type DeliveryStore } from '../store/delivery-store';
+import { withFirstOutcome, type DeliveryDoc, type DeliveryStore } from '../store/delivery-store';
 import type { FirstAttempt, FirstAttemptFate, LeaseHolder } from './delivery-intake';
 import type { EndpointStateStore } from '../store/endpoint-states';
 import type { UpstreamReads } from '../store/upstream-reads';
+import { AttemptOutcomes, answerKind, type AttemptResult, type Outcome } from './attempt-outcomes';
 import { EndpointBreakers } from './endpoint-breakers';
 import { EndpointHealth } from './endpoint-health';
 import type { EndpointCache } from './endpoint-cache';
-import type { HttpSender, SendResult } from './http-sender';
+import type { HttpSender } from './http-sender';
 import { buildBody } from './payload';
 import { signatureHeaders } from './sign';
 
-/** Bounded label set of `notifier_deliveries_total`. */
-export type AttemptResult =
-  | 'success'
-  | 'http_error'
-  | 'gone'
-  | 'timeout'
-  | 'network_error'
-  | 'ssrf_refused'
-  | 'invalid_url'
-  | 'payload_unavailable'
-  | 'no_active_secret';
+export type { AttemptResult } from './attempt-outcomes';
 
 export interface SchedulerOptions {
   store: DeliveryStore;
@@ -59,14 +49,6 @@ export interface SchedulerOptions {
 
 const USER_AGENT = 'Vigil-Webhooks/1';
 
-/** What an attempt came to, before it is written: the attempt, the delivery's next state, and what follows the write. */
-interface Outcome {
-  attempt: DeliveryAttempt;
-  next: { state: 'pending'; dueAt: Date } | { state: 'succeeded' | 'failed' };
-  /** Endpoint health writes and the log line, once the outcome is stored. */
-  after(): Promise<void>;
-}
-
 /** An endpoint and the body to send it, once nothing stops the attempt. */
 interface Ready {
   endpoint: WebhookEndpointDoc;
@@ -87,8 +69,8 @@ const CLAIM_BATCH = 32;
  */
 export class DeliveryScheduler implements LeaseHolder {
   private readonly loop: WorkLoop<DeliveryDoc>;
-  /** What each attempt does to its endpoint's health, written after its outcome. */
-  private readonly health: EndpointHealth;
+  /** What follows each attempt: its record, its retry, its endpoint's health. */
+  private readonly outcomes: AttemptOutcomes;
   private readonly perEndpoint = new Map<string, number>();
   private readonly breakers = new EndpointBreakers();
   /** Endpoints whose last attempt took longer than `slowAttemptMs` (or missed the first attempt's wait, still out). */
@@ -99,11 +81,19 @@ export class DeliveryScheduler implements LeaseHolder {
   private readonly followUps = new Set<Promise<void>>();
 
   constructor(private readonly options: SchedulerOptions) {
-    this.health = new EndpointHealth({
-      states: options.endpointStates,
-      endpoints: options.endpoints,
-      writes: options.healthWrites,
-      onWriteFailed: options.onHealthWriteFailed,
+    this.outcomes = new AttemptOutcomes({
+      store: options.store,
+      health: new EndpointHealth({
+        states: options.endpointStates,
+        endpoints: options.endpoints,
+        writes: options.healthWrites,
+        onWriteFailed: options.onHealthWriteFailed,
+      }),
+      retryScheduleS: options.retryScheduleS,
+      retryAfterMaxMs: options.retryAfterMaxMs,
+      disableAfterMs: options.disableAfterMs,
+      onAttempt: options.onAttempt,
+      onOutcomeNotRecorded: options.onOutcomeNotRecorded,
     });
     this.loop = new WorkLoop({
       log: options.log,
@@ -232,12 +222,12 @@ export class DeliveryScheduler implements LeaseHolder {
         // Found stored after an insert that went in leased: the lease may be this one's, run out since an earlier
         // try's insert whose reply was lost (one still running comes as `leased`). The write is conditioned on it, so
         // it changes another notifier's delivery, or one taken over since, in no way.
-        if (fate === 'existed' && doc.leaseId) await this.record(doc, outcome, log);
+        if (fate === 'existed' && doc.leaseId) await this.outcomes.record(doc, outcome, log);
         else await outcome.after();
       } else if (fate === 'leased') {
         if (!outcome) return this.process(doc, endpointDone);
         endpointDone();
-        await this.record(doc, outcome, log);
+        await this.outcomes.record(doc, outcome, log);
       } else endpointDone();
     });
     return {
@@ -313,23 +303,7 @@ export class DeliveryScheduler implements LeaseHolder {
     const ready = await this.ready(doc, log, { write: true });
     if (!ready) return;
     const outcome = await this.attempt(doc, ready, endpointDone, log);
-    await this.record(doc, outcome, log);
-  }
-
-  /**
-   * Writes the attempt's outcome under the delivery's lease, then what follows it. An outcome the store did not take
-   * (the lease was taken over after it ran out, or another notifier stored the delivery) is logged and counted: the
-   * attempt is not in the delivery log. What follows still runs: the receiver did answer.
-   */
-  private async record(doc: DeliveryDoc, outcome: Outcome, log: Logger): Promise<void> {
-    if (!(await this.options.store.recordAttempt(doc, outcome.attempt, outcome.next))) {
-      log.warn(
-        { statusCode: outcome.attempt.statusCode, error: outcome.attempt.error, next: outcome.next.state },
-        'attempt outcome not recorded: the delivery is no longer leased to this worker',
-      );
-      this.options.onOutcomeNotRecorded?.();
-    }
-    await outcome.after();
+    await this.outcomes.record(doc, outcome, log);
   }
 
   /**
@@ -384,11 +358,11 @@ export class DeliveryScheduler implements LeaseHolder {
     error: 'payload_unavailable' | 'no_active_secret',
     log: Logger,
   ): Promise<void> {
-    const outcome = await this.failed(doc, endpoint, { at: new Date(), error, durationMs: 0 }, log);
-    await this.record(doc, outcome, log);
+    const outcome = await this.outcomes.failed(doc, endpoint, { at: new Date(), error, durationMs: 0 }, log);
+    await this.outcomes.record(doc, outcome, log);
   }
 
-  /** Sends the delivery and decides what came of it; writes nothing to the delivery. */
+  /** Sends the delivery and decides what came of it (AttemptOutcomes); writes nothing to the delivery. */
   private async attempt(doc: DeliveryDoc, ready: Ready, endpointDone: () => void, log: Logger): Promise<Outcome> {
     const { endpoint, state, body } = ready;
     const now = new Date();
@@ -400,96 +374,14 @@ export class DeliveryScheduler implements LeaseHolder {
       ...signatureHeaders({ webhookId: doc.webhookId, timestamp: Math.floor(now.getTime() / 1000), body, secrets }),
     };
     const result = await this.options.sender.send(endpoint.url, headers, body);
-    const attempt: DeliveryAttempt = {
-      at: now,
-      durationMs: result.durationMs,
-      ...(result.statusCode !== undefined ? { statusCode: result.statusCode } : {}),
-      ...(result.error !== undefined ? { error: result.error } : {}),
-      ...(result.responseBody !== undefined ? { responseBody: result.responseBody } : {}),
-    };
     if (result.durationMs > (this.options.slowAttemptMs ?? Infinity)) this.slow.add(endpoint._id);
     else this.slow.delete(endpoint._id);
-    const code = result.statusCode;
-    const succeeded = code !== undefined && code >= 200 && code < 300;
+    const kind = answerKind(result.statusCode);
     // The breaker hears of the attempt, then the endpoint's slot goes back (a 410 disables the endpoint instead).
-    if (succeeded) this.breakers.succeeded(endpoint._id);
-    else if (code !== 410) this.breakers.failed(endpoint._id, Date.now());
+    if (kind === 'success') this.breakers.succeeded(endpoint._id);
+    else if (kind === 'failure') this.breakers.failed(endpoint._id, Date.now());
     endpointDone();
-    if (succeeded) {
-      this.options.onAttempt?.('success', result.durationMs);
-      return {
-        attempt,
-        next: { state: 'succeeded' },
-        after: async () => {
-          await this.health.succeeded(endpoint, state, log);
-          log.info({ statusCode: code, durationMs: result.durationMs }, 'webhook delivered');
-        },
-      };
-    }
-    if (code === 410) {
-      this.options.onAttempt?.('gone', result.durationMs);
-      return {
-        attempt,
-        next: { state: 'failed' },
-        after: async () => {
-          if (await this.health.disable(endpoint, 'gone', new Date(), log)) log.warn('endpoint disabled: gone');
-        },
-      };
-    }
-    return this.failed(doc, endpoint, attempt, log, result);
-  }
-
-  /** Decides what follows a failed attempt: the next one by the schedule, or none after the last. */
-  private async failed(
-    doc: DeliveryDoc,
-    endpoint: WebhookEndpointDoc,
-    attempt: DeliveryAttempt,
-    log: Logger,
-    result?: SendResult,
-  ): Promise<Outcome> {
-    const label: AttemptResult = (attempt.error as AttemptResult | undefined) ?? 'http_error';
-    this.options.onAttempt?.(label, attempt.durationMs);
-    const now = new Date();
-    const delay = nextDelayMs({
-      attempts: doc.cycleAttempts + 1,
-      scheduleS: this.options.retryScheduleS,
-      retryAfterMs: parseRetryAfter(result?.retryAfter, now, this.options.retryAfterMaxMs),
-    });
-    const failingSince = await this.health.failingSince(endpoint, now);
-    if (now.getTime() - failingSince.getTime() >= this.options.disableAfterMs) {
-      return {
-        attempt,
-        next: { state: 'failed' },
-        after: async () => {
-          if (await this.health.disable(endpoint, 'failing', now, log))
-            log.warn({ failingSince }, 'endpoint disabled: failing');
-        },
-      };
-    }
-    if (delay === null) {
-      return {
-        attempt,
-        next: { state: 'failed' },
-        after: () => {
-          log.warn(
-            { statusCode: attempt.statusCode, error: attempt.error, attempts: doc.attemptCount + 1 },
-            'webhook failed',
-          );
-          return Promise.resolve();
-        },
-      };
-    }
-    return {
-      attempt,
-      next: { state: 'pending', dueAt: new Date(now.getTime() + delay) },
-      after: () => {
-        log.info(
-          { statusCode: attempt.statusCode, error: attempt.error, delayMs: delay },
-          'webhook attempt failed, retrying',
-        );
-        return Promise.resolve();
-      },
-    };
+    return this.outcomes.answered(doc, endpoint, state, now, result, log);
   }
 }
 
