@@ -38,6 +38,7 @@ function holder(slots: number, answer: 'succeeded' | 'pending' | 'never' | 'unse
       };
     },
     leaseMs: 30_000,
+    attemptMs: 15_000,
     reserve: (endpointId) => {
       calls.push(`reserve ${endpointId}`);
       if (free === 0) return false;
@@ -264,6 +265,52 @@ describe('DeliveryIntake', () => {
     expect(result.adopted).toEqual(new Set(['dlv_1']));
     expect(h.calls).toEqual(['reserve we_1', 'release we_1', 'reserve we_1']);
   });
+
+  it.each([
+    ['', false],
+    [', though a try in between failed too (its lease ran from later)', true],
+  ])(
+    'leaves a leased delivery to be taken over when the batch is tried again with less than an attempt’s time left on its lease%s',
+    async (_, between) => {
+      const start = Date.now();
+      jest.useFakeTimers({
+        now: start,
+        doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout', 'clearTimeout'],
+      });
+      try {
+        const sim = new SimStore(random(1), { latency: false });
+        const store = new DeliveryStore(new SimConnection(sim).db(), { bucketMs: 10_000, graceMs: 2_000 });
+        const h = holder(5);
+        const intake = new DeliveryIntake(store, h.holder, () => {});
+        sim.faults.lost = 1;
+        await expect(intake.take([delivery()])).rejects.toThrow('reply lost');
+        sim.faults.lost = 0;
+        const stored = sim.docs(COLLECTIONS.deliveries).get('dlv_1');
+        if (between) {
+          jest.setSystemTime(start + 10_000);
+          sim.faults.before = 1;
+          await expect(intake.take([delivery()])).rejects.toThrow('connection reset');
+          sim.faults.before = 0;
+        }
+        // 10 s of the 30 s lease are left: an attempt (up to 15 s) started now could outlast it, and be sent again by
+        // the notifier that takes the delivery over.
+        jest.setSystemTime(start + 20_000);
+        const result = await intake.take([delivery()]);
+        expect(result.adopted).toEqual(new Set());
+        expect(h.calls.slice(-2)).toEqual(['reserve we_1', 'release we_1']);
+        expect(h.calls).not.toContain('adopt dlv_1');
+        expect(h.free()).toBe(5);
+        // Left as the first try stored it, to be taken over once its lease ran out.
+        expect(sim.docs(COLLECTIONS.deliveries).get('dlv_1')).toMatchObject({
+          state: 'sending',
+          leaseId: stored?.leaseId,
+          leaseUntil: stored?.leaseUntil,
+        });
+      } finally {
+        jest.useRealTimers();
+      }
+    },
+  );
 
   it('sends nothing before storing when the wait is 0', async () => {
     const h = holder(5);

@@ -31,6 +31,11 @@ export interface FirstAttempt {
 export interface LeaseHolder {
   /** How long a delivery leased to it stays its own, milliseconds. */
   readonly leaseMs: number;
+  /**
+   * The longest an attempt takes (the receiver's timeout), milliseconds: a lease with less left could run out while
+   * the receiver is called, and another notifier take the delivery over and send it again.
+   */
+  readonly attemptMs: number;
   /** Promises a slot for a delivery to this endpoint; false when there is no room. */
   reserve(endpointId: string): boolean;
   /** The delivery was inserted leased to the holder: it works it in the reserved slot. */
@@ -58,6 +63,20 @@ export interface DeliveryIntakeOptions {
  * be handled again.
  */
 const UNSTORED_KEEP_MS = 30_000;
+
+/** A delivery whose insert failed, kept for the batch's next try (see DeliveryIntake.unstored). */
+interface Unstored {
+  doc: DeliveryDoc;
+  /** Its first attempt, made before it was stored: it goes in with it, under the same lease if leased. */
+  first?: FirstAttempt;
+  /**
+   * Until when, epoch milliseconds, a leased one goes in again under its lease id: that lease's end less an attempt.
+   * Infinity with a first attempt, which began as the lease did.
+   */
+  reuseUntil: number;
+  timer: NodeJS.Timeout;
+}
+
 /**
  * Deliveries this process took in lately, at most this many for at most this long: an event published again soon (the
  * moderator's outbox sweep, a producer replaced after a broker failed) lands on the same partition, usually still
@@ -88,9 +107,9 @@ const RECENT_MS = 120_000;
 export class DeliveryIntake {
   /**
    * Deliveries whose insert failed, kept for the batch's next try: with their first attempt, which is not made again,
-   * or leased to this process, under the same lease (the insert may have landed, its reply lost).
+   * or leased to this process, under the same lease (the insert may have landed, its reply lost) until `reuseUntil`.
    */
-  private readonly unstored = new Map<string, { doc: DeliveryDoc; first?: FirstAttempt; timer: NodeJS.Timeout }>();
+  private readonly unstored = new Map<string, Unstored>();
   /** Ids of the deliveries taken in lately (stored, or found stored). */
   private readonly recent = new LRUCache<string, true>({ max: RECENT_MAX, ttl: RECENT_MS });
 
@@ -125,6 +144,8 @@ export class DeliveryIntake {
     const docs: DeliveryDoc[] = [];
     const firsts = new Map<string, FirstAttempt>();
     const reserved = new Set<string>();
+    /** The leased deliveries that go in under an earlier try's lease id, and until when that lease may be reused. */
+    const reused = new Map<string, number>();
     for (const offered of given) {
       if (writer?.has(offered._id)) continue;
       const earlier = this.unstored.get(offered._id);
@@ -142,7 +163,12 @@ export class DeliveryIntake {
         docs.push(offered);
         continue;
       }
-      const doc = earlier?.doc ?? offered;
+      // An earlier try's lease is reused while an attempt started now ends within it, on the clock that set its end.
+      // Later the delivery goes in under a new lease: one that landed is then found `existed` and taken over once its
+      // lease ran out, late but sent once. It still makes no first attempt: it may be stored already.
+      const reuse = earlier && now < earlier.reuseUntil ? earlier : undefined;
+      if (reuse) reused.set(reuse.doc._id, reuse.reuseUntil);
+      const doc = reuse?.doc ?? offered;
       docs.push(doc);
       const first =
         !earlier &&
@@ -190,7 +216,10 @@ export class DeliveryIntake {
       for (const doc of docs) if (reserved.has(doc._id)) holder?.release(doc.endpointId);
       for (const doc of rest) {
         const first = firsts.get(doc._id);
-        if (first || leased.has(doc._id)) this.keepUnstored(doc, first);
+        // The deadline stays the one of the try that chose the lease id: a later try sets a later lease end on the
+        // document, but the delivery may be stored with the first one's.
+        const reuseUntil = first ? Infinity : (reused.get(doc._id) ?? until.getTime() - (holder?.attemptMs ?? 0));
+        if (first || leased.has(doc._id)) this.keepUnstored(doc, first, reuseUntil);
       }
       throw err;
     }
@@ -244,13 +273,15 @@ export class DeliveryIntake {
   /**
    * The batch's insert failed: its first attempts and its leased deliveries wait for its next try; after
    * UNSTORED_KEEP_MS the first attempts are dropped, and a leased one that landed is taken over once its lease ran out.
+   * A leased one goes in again under its lease id only until `reuseUntil`; it is kept after that all the same, so that
+   * the next try makes no first attempt for a delivery that may be stored.
    */
-  private keepUnstored(doc: DeliveryDoc, first: FirstAttempt | undefined): void {
+  private keepUnstored(doc: DeliveryDoc, first: FirstAttempt | undefined, reuseUntil: number): void {
     const timer = setTimeout(() => {
       this.unstored.delete(doc._id);
       first?.decide('dropped');
     }, UNSTORED_KEEP_MS);
     timer.unref();
-    this.unstored.set(doc._id, { doc, first, timer });
+    this.unstored.set(doc._id, { doc, first, reuseUntil, timer });
   }
 }

@@ -95,6 +95,7 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
       perEndpointConcurrency: config.DELIVERY_CONCURRENCY_PER_ENDPOINT,
       pollMs: config.DELIVERY_POLL_MS,
       leaseMs: config.WEBHOOK_TIMEOUT_MS + config.DELIVERY_LEASE_MARGIN_MS,
+      attemptMs: config.WEBHOOK_TIMEOUT_MS,
       projectionWaitMs: config.DELIVERY_PROJECTION_WAIT_MS,
       slowAttemptMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS,
       onAttempt: (result: AttemptResult, durationMs: number) => {

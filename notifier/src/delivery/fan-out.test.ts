@@ -211,6 +211,8 @@ describe('FanOut with the scheduler and a store that loses a reply', () => {
       perEndpointConcurrency: 2,
       pollMs: 50,
       leaseMs: LEASE_MS,
+      // The sender answers at once: the retry, made at once too, finds time for an attempt left on the lease.
+      attemptMs: LEASE_MS / 2,
       projectionWaitMs: 0,
     });
     const intake = new DeliveryIntake(store, scheduler, () => scheduler.wake());

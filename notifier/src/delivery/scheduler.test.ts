@@ -120,6 +120,7 @@ async function attemptOnce(
     perEndpointConcurrency: 2,
     pollMs: 60_000,
     leaseMs: 30_000,
+    attemptMs: 15_000,
     projectionWaitMs: 10_000,
     slowAttemptMs: 10,
     onAttempt: (attemptResult) => results.push(attemptResult),

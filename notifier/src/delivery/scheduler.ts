@@ -32,6 +32,8 @@ export interface SchedulerOptions {
   pollMs: number;
   /** How long a claimed delivery stays ours: the HTTP timeout plus a margin for the database writes. */
   leaseMs: number;
+  /** The longest an attempt takes: the HTTP timeout the sender applies, milliseconds. */
+  attemptMs: number;
   projectionWaitMs: number;
   /**
    * An attempt answered after this long marks its endpoint slow, one answered sooner clears it (see `isSlow`),
@@ -138,6 +140,10 @@ export class DeliveryScheduler implements LeaseHolder {
 
   get leaseMs(): number {
     return this.options.leaseMs;
+  }
+
+  get attemptMs(): number {
+    return this.options.attemptMs;
   }
 
   /**

@@ -88,6 +88,8 @@ function startProcess(world: World, options: { maxCandidates: number; maxPerGrou
     perEndpointConcurrency: 4,
     pollMs: 100,
     leaseMs: LEASE_MS,
+    // The slowest simulated receiver answers within 710 ms.
+    attemptMs: 1_000,
     projectionWaitMs: 0,
   });
   scheduler.start();

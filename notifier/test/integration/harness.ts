@@ -415,6 +415,7 @@ export function testScheduler(
     perEndpointConcurrency: 8,
     pollMs: 20,
     leaseMs: 30_000,
+    attemptMs: 5000,
     projectionWaitMs: 0,
     ...overrides,
   });
