@@ -12,7 +12,7 @@ import { waitFor } from '../../../deploy/test-support';
 import { stageRecord, stageUser } from '../../src/domain/stream';
 import { EventStore, StreamConflict } from '../../src/store/event-store';
 import { rebuildProjections } from '../../src/store/rebuild-projections';
-import { moderate as moderateUseCase } from '../../src/service/moderate';
+import { moderate as moderateUseCase, type ModerationDeps } from '../../src/service/moderate';
 import { NewRecordGuess } from '../../src/service/new-record-guess';
 import { content, startHarness, type Harness } from './harness';
 
@@ -423,6 +423,44 @@ describe('Moderate', () => {
       recordId: recordIdFor(tenantId, 'theirs'),
     });
     expect(record).toMatchObject({ status: 'Compliant', version: 10 });
+  });
+
+  it('guesses a new record with a user, and reads the record first when a flag would move the user’s count', async () => {
+    const tenantId = await tenant();
+    const user = { clientId: 'guessed-user' };
+    const as = (process: ModerationDeps) => (clientId: string, text: string) =>
+      moderateUseCase(process, {
+        tenantId,
+        correlationId: 'guess-with-user',
+        clientId,
+        name: 'n',
+        entity: 'post',
+        content: content(text),
+        user,
+        passthrough: false,
+      });
+    const other = as({ ...h.moderator.useCases, newRecords: new NewRecordGuess() });
+    const mine = as({ ...h.moderator.useCases, newRecords: new NewRecordGuess() });
+    const costOf = async (run: () => Promise<unknown>) => {
+      const [appends, reads] = [await eventAppends(), await recordReads()];
+      await run();
+      return { appends: (await eventAppends()) - appends, reads: (await recordReads()) - reads };
+    };
+    const flagged = () => h.moderator.store.flagged.countFlagged(tenantId, userIdFor(tenantId, user.clientId));
+
+    // A new compliant record of the user: not read.
+    expect(await costOf(() => mine('new-with-user', 'fine'))).toEqual({ appends: 1, reads: 0 });
+    // Another process flagged a record of the user's; this one has not seen it. A flag would move the count, which
+    // the commit writes before its append: the record is read first, and the moderation commits once, not as new.
+    await other('flagged-with-user', PROFANE);
+    expect(await flagged()).toBe(1);
+    expect(await costOf(() => mine('flagged-with-user', PROFANE))).toEqual({ appends: 1, reads: 1 });
+    expect(await flagged()).toBe(1);
+    const record = await h.call<unknown, Record__Output>('GetRecord', {
+      tenantId,
+      recordId: recordIdFor(tenantId, 'flagged-with-user'),
+    });
+    expect(record).toMatchObject({ status: 'Flagged' });
   });
 
   it('stops guessing while most records it has not seen exist: at most 21 wrong guesses of 40 such updates', async () => {
