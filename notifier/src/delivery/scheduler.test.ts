@@ -63,7 +63,7 @@ async function attemptOnce(
    * `leaseLost`: the store takes no outcome (the delivery's lease is another's). `healthFailures`: the endpoint's health
    * writes that fail (the store out of reach) before one goes through.
    */
-  faults: { leaseLost?: boolean; healthFailures?: number } = {},
+  faults: { leaseLost?: boolean; healthFailures?: number; endpointReadFailures?: number } = {},
 ) {
   const recorded: Recorded[] = [];
   const notRecorded: Recorded[] = [];
@@ -91,8 +91,12 @@ async function attemptOnce(
     },
   } as unknown as EndpointStateStore;
   const target = endpoint(secrets);
+  let endpointReadFailures = faults.endpointReadFailures ?? 0;
   const endpoints = {
-    get: () => Promise.resolve({ endpoint: target, state: null }),
+    get: () =>
+      endpointReadFailures-- > 0
+        ? Promise.reject(new MongoNetworkError('connection reset'))
+        : Promise.resolve({ endpoint: target, state: null }),
     changed: () => {},
   } as unknown as EndpointCache;
   const sent: { url: string; headers: Record<string, string>; body: string }[] = [];
@@ -285,6 +289,30 @@ describe('DeliveryScheduler', () => {
         next: expect.objectContaining({ state: 'pending' }),
       },
     ]);
+  });
+  it('sends a leased delivery whose first attempt was not made under its lease only while an attempt’s time is left', async () => {
+    const leased = (leftMs: number) =>
+      attemptOnce(
+        { statusCode: 204, durationMs: 2 },
+        activeSecret,
+        'leased',
+        {
+          leaseId: 'lease_1',
+          leaseUntil: new Date(Date.now() + leftMs),
+        },
+        undefined,
+        { endpointReadFailures: 1 },
+      );
+    const ample = await leased(25_000);
+    expect(ample.sent).toHaveLength(1);
+    expect(ample.recorded).toEqual([
+      { attempt: expect.objectContaining({ statusCode: 204 }), next: { state: 'succeeded' } },
+    ]);
+    // 5 s left against an attempt of up to 15 s: it is left to be taken over, and its slot is free.
+    const late = await leased(5_000);
+    expect(late.sent).toHaveLength(0);
+    expect(late.recorded).toEqual([]);
+    expect(late.slots).toEqual({ workers: 0, endpoints: 0 });
   });
   it('writes the outcome under its lease when a first attempt’s leased insert existed (an earlier try’s, its reply lost)', async () => {
     const run = await attemptOnce({ statusCode: 204, durationMs: 2 }, activeSecret, 'existed', { leaseId: 'lease_1' });

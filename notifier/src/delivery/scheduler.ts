@@ -231,7 +231,14 @@ export class DeliveryScheduler implements LeaseHolder {
         if (fate === 'existed' && doc.leaseId) await this.outcomes.record(doc, outcome, log);
         else await outcome.after();
       } else if (fate === 'leased') {
-        if (!outcome) return this.process(doc, endpointDone);
+        if (!outcome) {
+          // Found stored under this process's lease after an earlier try's lost reply, the lease may have less than an
+          // attempt's time left: an attempt could outlast it, and another notifier send the delivery again. It is
+          // left to be taken over once the lease ran out, late but sent once.
+          const left = doc.leaseUntil ? doc.leaseUntil.getTime() - Date.now() : Infinity;
+          if (left < this.options.attemptMs) return endpointDone();
+          return this.process(doc, endpointDone);
+        }
         endpointDone();
         await this.outcomes.record(doc, outcome, log);
       } else endpointDone();
