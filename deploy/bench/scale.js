@@ -1,7 +1,8 @@
 'use strict';
 // `npm run bench -- scale`: the steady ingest → webhook pipeline with one and with two replicas of each service on
 // the same machine (one Kafka node, one store). The rates are fractions of a peer measured in the same run: the
-// persisted /moderate maximum of the one-replica stack. For each replica count and each rate: the delivery rate,
+// persisted /moderate maximum of the one-replica stack (the two-replica stack runs the same loads first, to warm up
+// the same way). For each replica count and each rate: the delivery rate,
 // webhook latency p50/p99, CPU per delivered record by process (from /proc of the child processes) and store commands
 // by service; then the idle stack's CPU and store commands per second; then, in a steady run at the highest rate, a
 // moderator is SIGKILLed, started again BENCH_SCALE_DOWN_S (default 15) later, and the longest gap between two webhooks
@@ -78,11 +79,13 @@ async function measure(replicas, givenPeer, say) {
       body: JSON.stringify({ url: receiver.url }),
     });
     if (res.status !== 201) throw new Error(`creating the webhook endpoint answered ${res.status}`);
-    const peer = givenPeer ?? (await moderatePeer(base, key));
-    if (givenPeer === undefined) {
-      say(`peer: persisted /moderate maximum ${peer} req/s with 1 of each`);
-      await quiet(stack);
-    }
+    // Both stacks run the peer's /moderate loads, so each starts its measured runs with the same history (a fresh
+    // Kafka, store and services of their own, the same JIT warm-up); the second one's rates come from the first's.
+    const measured = await moderatePeer(base, key);
+    const peer = givenPeer ?? measured;
+    if (givenPeer === undefined) say(`peer: persisted /moderate maximum ${peer} req/s with 1 of each`);
+    else say(`  the same /moderate loads with ${replicas} of each (not the peer): ${measured} req/s`);
+    await quiet(stack);
     const rates = FIXED_RATE ? [FIXED_RATE] : LOADS.map((share) => Math.max(1, Math.round(peer * share)));
     const top = Math.max(...rates);
 
