@@ -1,5 +1,13 @@
 import { topicNames, TenantVersions, type DomainEvent } from '@vigil/proto';
-import { connectStore, ensureTopics, ModuleList, runReactions, untilDone, type Reaction } from '@vigil/proto/platform';
+import {
+  connectStore,
+  ensureTopics,
+  Gathering,
+  ModuleList,
+  runReactions,
+  untilDone,
+  type Reaction,
+} from '@vigil/proto/platform';
 import type { Kafka } from 'kafkajs';
 import type { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -94,7 +102,9 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
     registry,
     metrics: registry ? createMetrics(registry) : undefined,
   };
-  const store = new EventStore(db);
+  // The ingest commands a fetch brought, moderated side by side, share their group appends (see Gathering).
+  const gathering = config.INGEST_GROUP_WAIT_MS > 0 ? new Gathering(config.INGEST_GROUP_WAIT_MS) : undefined;
+  const store = new EventStore(db, { gathering });
   await connectStore(log, mongo);
   await untilDone(log, 'event store indexes', () => store.ensureIndexes());
   await untilDone(log, 'kafka topics', () =>
@@ -189,6 +199,7 @@ export async function createModerator(deps: ModeratorDeps): Promise<Moderator> {
       tenants: knownTenants,
       backpressure: outbox.relay,
       storeAnswers: deps.storeAnswers,
+      gathering,
     }),
     grpc,
   ]);

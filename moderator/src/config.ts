@@ -89,6 +89,13 @@ const schema = z.object({
    * (docs/performance.md). An idle consumer is never held: its fetches wait on the broker as before.
    */
   INGEST_GATHER_MS: z.coerce.number().int().min(0).max(500).default(0),
+  /**
+   * Longest wait of a group append of events for the other ingest commands of its fetch still being moderated,
+   * milliseconds. The commands a fetch brought are judged side by side and finish at different times; each group
+   * append waits for those still on their way (never for a time window: a command alone does not wait), so that
+   * they share one insert. 0: no wait. Default 20.
+   */
+  INGEST_GROUP_WAIT_MS: z.coerce.number().int().min(0).max(1000).default(20),
   /** First retry delay of an ingest command that failed transiently, milliseconds; doubles per attempt. Default 200. */
   INGEST_RETRY_INITIAL_MS: z.coerce.number().int().positive().default(200),
   /** Longest retry delay of an ingest command, milliseconds. Default 30000. */

@@ -3,6 +3,7 @@ import type { IHeaders, KafkaMessage, Producer, ProducerRecord } from 'kafkajs';
 import pino from 'pino';
 import { fakeKafka } from '../../../deploy/test-support/fake-kafka-consumer';
 import { ConflictError } from '../domain/errors';
+import { Gathering, WriteGroups } from '@vigil/proto/platform';
 import { IngestConsumer, type Verdict } from './ingest-consumer';
 import { ingestCommand } from './testing/commands';
 
@@ -18,6 +19,9 @@ function setup(
     room?: boolean[];
     maxUnexpectedAttempts?: number;
     gatherMs?: number;
+    gathering?: Gathering;
+    /** Replaces the in-memory verdicts. */
+    handle?: (message: KafkaMessage) => Promise<Verdict>;
   } = {},
 ) {
   const { kafka, deliver, committed } = fakeKafka(topics.ingest);
@@ -40,6 +44,7 @@ function setup(
     topics,
     handler: {
       handle: (message) => {
+        if (options.handle) return options.handle(message);
         const next = verdicts.shift() ?? { kind: 'done' };
         if (next instanceof Error) return Promise.reject(next);
         handled.push(message.offset);
@@ -60,6 +65,7 @@ function setup(
     maxUnexpectedAttempts: options.maxUnexpectedAttempts ?? 3,
     onOutcome: (outcome) => outcomes.push(outcome),
     gatherMs: options.gatherMs ?? 0,
+    gathering: options.gathering,
   });
   const reasons = () =>
     deadLetters.flatMap((record) =>
@@ -68,9 +74,9 @@ function setup(
   return { consumer, deliver, committed, handled, deadLetters, reasons, outcomes, roomAsks: () => roomAsks };
 }
 
-function message(value: unknown, offset = '0', headers: IHeaders = {}): KafkaMessage {
+function message(value: unknown, offset = '0', headers: IHeaders = {}, key = 'ten_1/post-1'): KafkaMessage {
   return {
-    key: Buffer.from('ten_1/post-1'),
+    key: Buffer.from(key),
     value: Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)),
     offset,
     headers,
@@ -96,6 +102,42 @@ describe('IngestConsumer', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+
+  it('runs the commands of a batch as writers of its Gathering, so that they share one group write', async () => {
+    const gathering = new Gathering(60_000);
+    const groups: string[][] = [];
+    const writes = new WriteGroups<string, boolean>(
+      (items) => {
+        groups.push([...items]);
+        return Promise.resolve(items.map(() => true));
+      },
+      64,
+      gathering,
+    );
+    // Each command is judged until the test lets it go, then writes: they finish one after another.
+    const gates = new Map<string, () => void>();
+    const t = setup({
+      gathering,
+      handle: async (m) => {
+        await new Promise<void>((resolve) => gates.set(m.offset, resolve));
+        await writes.write(m.offset);
+        return { kind: 'done' };
+      },
+    });
+    await t.consumer.start();
+    const delivered = t.deliver(
+      ['1', '2', '3'].map((offset) => message(ingestCommand(), offset, {}, `ten_1/post-${offset}`)),
+    );
+    const deadline = Date.now() + 5000;
+    while (gates.size < 3 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    for (const offset of ['1', '2', '3']) {
+      gates.get(offset)?.();
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await delivered;
+    expect(groups).toEqual([['1', '2', '3']]);
+    expect(t.committed).toEqual([{ topic: topics.ingest, partition: 0, offset: '4' }]);
   });
 
   it('hands a command to the handler and commits after it', async () => {

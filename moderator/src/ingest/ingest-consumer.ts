@@ -9,6 +9,7 @@ import {
   type BatchHeartbeat,
   type ConsumerMetrics,
   type ConsumerTiming,
+  type Gathering,
 } from '@vigil/proto/platform';
 import { isKafkaRetriable, messageRejection } from '../kafka/kafka-errors';
 
@@ -48,6 +49,11 @@ export interface IngestConsumerOptions {
    * so that the commands arriving meanwhile come in the next fetch together and share their group commits. 0: none.
    */
   gatherMs?: number;
+  /**
+   * The commands of a fetch being moderated side by side: each attempt runs as a writer the group appends wait for
+   * (see Gathering), so that they share one store write.
+   */
+  gathering?: Gathering;
   /**
    * Keys (records) of one partition's batch worked at once; the commands of one key stay in order. Default 8.
    */
@@ -164,7 +170,9 @@ export class IngestConsumer extends GroupConsumer {
       async (attempt) => {
         if (this.stopping) throw new Stopping('consumer stopping');
         try {
-          const verdict = await this.options.handler.handle(source.message, log);
+          const { gathering, handler } = this.options;
+          const handle = () => handler.handle(source.message, log);
+          const verdict = await (gathering ? gathering.run(handle) : handle());
           if (verdict.kind === 'done') return 'applied';
           await this.deadLetter(source, verdict.reason, log);
           return 'dead_letter';

@@ -24,6 +24,7 @@ export type IngestConfig = Pick<
   | 'INGEST_CONCURRENCY'
   | 'INGEST_KEY_CONCURRENCY'
   | 'INGEST_GATHER_MS'
+  | 'INGEST_GROUP_WAIT_MS'
   | 'INGEST_RETRY_INITIAL_MS'
   | 'INGEST_RETRY_MAX_MS'
   | 'INGEST_MAX_UNEXPECTED_ATTEMPTS'
@@ -44,6 +45,8 @@ export async function ingestModule(
     backpressure: IngestBackpressure;
     /** Whether the store answers now; a `ping` of the database by default. */
     storeAnswers?: IngestConsumerOptions['storeAnswers'];
+    /** The commands being worked on that the event store's group appends wait for. */
+    gathering?: IngestConsumerOptions['gathering'];
   },
 ): Promise<ModeratorModule> {
   if (!config.INGEST_CONSUMER_ENABLED) return { name: 'ingest' };
@@ -83,6 +86,7 @@ export async function ingestModule(
     concurrency: config.INGEST_CONCURRENCY,
     keyConcurrency: config.INGEST_KEY_CONCURRENCY,
     gatherMs: config.INGEST_GATHER_MS,
+    gathering: deps.gathering,
     retryInitialMs: config.INGEST_RETRY_INITIAL_MS,
     retryMaxMs: config.INGEST_RETRY_MAX_MS,
     maxUnexpectedAttempts: config.INGEST_MAX_UNEXPECTED_ATTEMPTS,

@@ -1,4 +1,4 @@
-import { insertInOrder, WriteGroups } from '@vigil/proto/platform';
+import { insertInOrder, WriteGroups, type Gathering } from '@vigil/proto/platform';
 import { type Collection } from 'mongodb';
 import type { EventDoc } from './event-doc';
 import { guarded } from './mongo-errors';
@@ -23,8 +23,9 @@ export class EventAppends {
     private readonly events: Collection<EventDoc>,
     private readonly outbox: OutboxStore,
     maxGroup: number,
+    gathering?: Gathering,
   ) {
-    this.groups = new WriteGroups((groups) => this.appendGroup(groups), maxGroup);
+    this.groups = new WriteGroups((groups) => this.appendGroup(groups), maxGroup, gathering);
   }
 
   /** Appends one commit's events, in order; how many went in before a version another writer took (all: none was). */

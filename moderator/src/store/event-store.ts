@@ -1,3 +1,4 @@
+import type { Gathering } from '@vigil/proto/platform';
 import type { DomainEvent } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { RecordState } from '../domain/record';
@@ -36,11 +37,25 @@ export class EventStore {
   constructor(
     private readonly db: Db,
     /** `atomicWrites`: whether the store's conditional writes are atomic (see Projections); asked when not given. */
-    { instanceId, atomicWrites }: { instanceId?: string; atomicWrites?: boolean } = {},
+    {
+      instanceId,
+      atomicWrites,
+      gathering,
+    }: {
+      instanceId?: string;
+      atomicWrites?: boolean;
+      /** The commands being worked on that the group appends wait for (see Gathering). */
+      gathering?: Gathering;
+    } = {},
   ) {
     this.outbox = new OutboxStore(db, { instanceId });
     // The streams load from the projections' snapshots; the projections catch up by reading the streams.
-    this.streams = new EventStreams(db, this.outbox, { snapshot: (kind, id) => this.projections.snapshot(kind, id) });
+    this.streams = new EventStreams(
+      db,
+      this.outbox,
+      { snapshot: (kind, id) => this.projections.snapshot(kind, id) },
+      gathering,
+    );
     this.projections = new Projections(db, this.streams, atomicWrites);
     this.flagged = new FlaggedCounts(db);
     this.reportClaims = new ReportClaims(db);

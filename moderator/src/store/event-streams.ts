@@ -1,3 +1,4 @@
+import type { Gathering } from '@vigil/proto/platform';
 import { COLLECTIONS, type DomainEvent } from '@vigil/proto';
 import { recordStream, reportStream, userStream } from '../domain/stream-names';
 import type { Collection, Db } from 'mongodb';
@@ -48,10 +49,11 @@ export class EventStreams {
     db: Db,
     private readonly outbox: OutboxStore,
     private readonly snapshots: Snapshots,
+    gathering?: Gathering,
   ) {
     // Optional fields stay absent: stored `null`s would not parse as the optional fields of the event schemas.
     this.events = db.collection<EventDoc>(COLLECTIONS.events, { ignoreUndefined: true });
-    this.appends = new EventAppends(this.events, outbox, MAX_GROUP);
+    this.appends = new EventAppends(this.events, outbox, MAX_GROUP, gathering);
   }
 
   /** Idempotent: creating an index that exists is a no-op. */

@@ -28,4 +28,5 @@ export * from './store-metrics';
 export * from './upsert';
 export * from './store-traits';
 export * from './write-groups';
+export * from './gathering';
 export * from './wakeable-pause';

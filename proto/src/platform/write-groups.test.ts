@@ -1,3 +1,4 @@
+import { Gathering } from './gathering';
 import { WriteGroups } from './write-groups';
 
 /** A store stand-in whose writes finish when the test says. */
@@ -61,5 +62,119 @@ describe('WriteGroups', () => {
     while (finish.length > 0) finish.shift()?.();
     expect(await all).toEqual([10, 20, 30]);
     expect(groups).toEqual([[1, 2], [3]]);
+  });
+});
+
+describe('WriteGroups with a Gathering', () => {
+  /** A writer `run` started: it writes `item` when the test says, or ends without writing. */
+  function writer(gathering: Gathering, writes: WriteGroups<number, number>, item: number) {
+    let go!: (write: boolean) => void;
+    const decided = new Promise<boolean>((resolve) => (go = resolve));
+    const done = gathering.run(async () => ((await decided) ? writes.write(item) : undefined));
+    return { write: () => go(true), end: () => go(false), done };
+  }
+
+  /** Until `check` holds, within a deadline that holds under load. */
+  async function until(check: () => boolean): Promise<void> {
+    const deadline = Date.now() + 5000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error('condition not met in time');
+      await turn();
+    }
+  }
+
+  it('waits for the writers still on their way, and sends them in one group', async () => {
+    const { groups, finish, write } = heldWrites();
+    const gathering = new Gathering(60_000);
+    const writes = new WriteGroups(write, 64, gathering);
+    const [a, b, c] = [1, 2, 3].map((item) => writer(gathering, writes, item));
+    a!.write();
+    await turn();
+    await turn();
+    expect(groups).toEqual([]);
+    b!.write();
+    await turn();
+    expect(groups).toEqual([]);
+    c!.write();
+    await until(() => groups.length === 1);
+    expect(groups).toEqual([[1, 2, 3]]);
+    finish.shift()?.();
+    expect(await Promise.all([a!.done, b!.done, c!.done])).toEqual([10, 20, 30]);
+  });
+
+  it('stops waiting for a writer that ends without writing', async () => {
+    const { groups, finish, write } = heldWrites();
+    const gathering = new Gathering(60_000);
+    const writes = new WriteGroups(write, 64, gathering);
+    const [a, b] = [1, 2].map((item) => writer(gathering, writes, item));
+    a!.write();
+    await turn();
+    expect(groups).toEqual([]);
+    b!.end();
+    await until(() => groups.length === 1);
+    expect(groups).toEqual([[1]]);
+    finish.shift()?.();
+    expect(await a!.done).toBe(10);
+  });
+
+  it('sends a writer alone at once, and waits for others only as long as the bound', async () => {
+    const { groups, finish, write } = heldWrites();
+    const gathering = new Gathering(50);
+    const writes = new WriteGroups(write, 64, gathering);
+    const alone = writer(gathering, writes, 1);
+    alone.write();
+    await until(() => groups.length === 1);
+    finish.shift()?.();
+    expect(await alone.done).toBe(10);
+
+    const [a, late] = [2, 3].map((item) => writer(gathering, writes, item));
+    const opened = Date.now();
+    a!.write();
+    await until(() => groups.length === 2);
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(45);
+    expect(groups[1]).toEqual([2]);
+    finish.shift()?.();
+    expect(await a!.done).toBe(20);
+    late!.end();
+    await late!.done;
+  });
+
+  it('stops waiting for a writer once the bound has passed since it started', async () => {
+    const { groups, finish, write } = heldWrites();
+    const gathering = new Gathering(400);
+    const writes = new WriteGroups(write, 64, gathering);
+    const slow = writer(gathering, writes, 1);
+    const started = Date.now();
+    await until(() => Date.now() - started >= 300);
+    const a = writer(gathering, writes, 2);
+    a.write();
+    // The group opened about 300 ms after the slow writer started: it waits until 400 ms after that start, not 400 ms
+    // after its own opening.
+    await until(() => groups.length === 1);
+    const waited = Date.now() - started;
+    expect(waited).toBeGreaterThanOrEqual(395);
+    expect(waited).toBeLessThan(650);
+    expect(groups).toEqual([[2]]);
+    finish.shift()?.();
+    expect(await a.done).toBe(20);
+    slow.end();
+    await slow.done;
+  });
+
+  it('does not hold a group that a write of another caller joined', async () => {
+    const { groups, finish, write } = heldWrites();
+    const gathering = new Gathering(60_000);
+    const writes = new WriteGroups(write, 64, gathering);
+    const [a, b] = [1, 2].map((item) => writer(gathering, writes, item));
+    a!.write();
+    await turn();
+    expect(groups).toEqual([]);
+    const other = writes.write(9);
+    await until(() => groups.length === 1);
+    expect(groups).toEqual([[1, 9]]);
+    finish.shift()?.();
+    expect(await Promise.all([a!.done, other])).toEqual([10, 90]);
+    b!.end();
+    await b!.done;
   });
 });

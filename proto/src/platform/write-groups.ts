@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import type { Gathering } from './gathering';
 
 /**
  * Group commit: writes of one kind asked for by concurrent callers go to the store as one command. A write asked for
@@ -12,10 +13,24 @@ export class WriteGroups<T, R> {
   private readonly loader: DataLoader<T, R>;
   /** The group in flight (settled when none is). */
   private inFlight: Promise<unknown> = Promise.resolve();
+  /** Writes of the group being gathered that no Gathering writer asked for: such a group does not wait. */
+  private others = 0;
+  /** Ends the wait of the group being gathered (a write of another caller joined it). */
+  private wake: (() => void) | undefined;
 
-  constructor(write: (items: readonly T[]) => Promise<Array<R | Error>>, maxGroup: number) {
+  /**
+   * @param gathering Writers on their way here (the commands of one fetch): a group waits for them, within the
+   * Gathering's bound, unless a write of another caller is in it.
+   */
+  constructor(
+    write: (items: readonly T[]) => Promise<Array<R | Error>>,
+    maxGroup: number,
+    private readonly gathering?: Gathering,
+  ) {
     this.loader = new DataLoader<T, R>(
       (items) => {
+        this.others = 0;
+        this.wake = undefined;
         const running = write(items);
         this.inFlight = running.catch(() => undefined);
         return running;
@@ -23,16 +38,31 @@ export class WriteGroups<T, R> {
       {
         cache: false,
         maxBatchSize: maxGroup,
-        // A new group is dispatched once the one in flight when it opened has settled.
+        // A new group is dispatched once the one in flight when it opened has settled, and the writers expected have
+        // joined it (or the Gathering's bound is over).
         batchScheduleFn: (dispatch) => {
-          void this.inFlight.then(() => setImmediate(dispatch));
+          const openedAt = Date.now();
+          void this.inFlight.then(() => this.gathered(openedAt)).then(() => setImmediate(dispatch));
         },
       },
     );
   }
 
+  private gathered(openedAt: number): Promise<void> | undefined {
+    const gathering = this.gathering;
+    if (!gathering || this.others > 0) return undefined;
+    return new Promise<void>((resolve) => {
+      this.wake = resolve;
+      void gathering.settled(openedAt).then(resolve);
+    });
+  }
+
   /** Writes `item` with whatever else is asked for meanwhile; the value `write` answered for it. */
   write(item: T): Promise<R> {
+    if (this.gathering && !this.gathering.arrive()) {
+      this.others += 1;
+      this.wake?.();
+    }
     return this.loader.load(item);
   }
 }
