@@ -74,6 +74,14 @@ describe('WriteGroups with a Gathering', () => {
     return { write: () => go(true), end: () => go(false), done };
   }
 
+  /** Held writes grouped under a Gathering of `maxWaitMs`, and writers of it (see `writer`). */
+  function gathered(maxWaitMs: number) {
+    const held = heldWrites();
+    const gathering = new Gathering(maxWaitMs);
+    const writes = new WriteGroups(held.write, 64, gathering);
+    return { ...held, writes, spawn: (item: number) => writer(gathering, writes, item) };
+  }
+
   /** Until `check` holds, within a deadline that holds under load. */
   async function until(check: () => boolean): Promise<void> {
     const deadline = Date.now() + 5000;
@@ -84,10 +92,8 @@ describe('WriteGroups with a Gathering', () => {
   }
 
   it('waits for the writers still on their way, and sends them in one group', async () => {
-    const { groups, finish, write } = heldWrites();
-    const gathering = new Gathering(60_000);
-    const writes = new WriteGroups(write, 64, gathering);
-    const [a, b, c] = [1, 2, 3].map((item) => writer(gathering, writes, item));
+    const { groups, finish, spawn } = gathered(60_000);
+    const [a, b, c] = [1, 2, 3].map(spawn);
     a!.write();
     await turn();
     await turn();
@@ -103,10 +109,8 @@ describe('WriteGroups with a Gathering', () => {
   });
 
   it('stops waiting for a writer that ends without writing', async () => {
-    const { groups, finish, write } = heldWrites();
-    const gathering = new Gathering(60_000);
-    const writes = new WriteGroups(write, 64, gathering);
-    const [a, b] = [1, 2].map((item) => writer(gathering, writes, item));
+    const { groups, finish, spawn } = gathered(60_000);
+    const [a, b] = [1, 2].map(spawn);
     a!.write();
     await turn();
     expect(groups).toEqual([]);
@@ -118,16 +122,14 @@ describe('WriteGroups with a Gathering', () => {
   });
 
   it('sends a writer alone at once, and waits for others only as long as the bound', async () => {
-    const { groups, finish, write } = heldWrites();
-    const gathering = new Gathering(50);
-    const writes = new WriteGroups(write, 64, gathering);
-    const alone = writer(gathering, writes, 1);
+    const { groups, finish, spawn } = gathered(50);
+    const alone = spawn(1);
     alone.write();
     await until(() => groups.length === 1);
     finish.shift()?.();
     expect(await alone.done).toBe(10);
 
-    const [a, late] = [2, 3].map((item) => writer(gathering, writes, item));
+    const [a, late] = [2, 3].map(spawn);
     const opened = Date.now();
     a!.write();
     await until(() => groups.length === 2);
@@ -140,13 +142,11 @@ describe('WriteGroups with a Gathering', () => {
   });
 
   it('stops waiting for a writer once the bound has passed since it started', async () => {
-    const { groups, finish, write } = heldWrites();
-    const gathering = new Gathering(400);
-    const writes = new WriteGroups(write, 64, gathering);
-    const slow = writer(gathering, writes, 1);
+    const { groups, finish, spawn } = gathered(400);
+    const slow = spawn(1);
     const started = Date.now();
     await until(() => Date.now() - started >= 300);
-    const a = writer(gathering, writes, 2);
+    const a = spawn(2);
     a.write();
     // The group opened about 300 ms after the slow writer started: it waits until 400 ms after that start, not 400 ms
     // after its own opening.
@@ -162,10 +162,8 @@ describe('WriteGroups with a Gathering', () => {
   });
 
   it('does not hold a group that a write of another caller joined', async () => {
-    const { groups, finish, write } = heldWrites();
-    const gathering = new Gathering(60_000);
-    const writes = new WriteGroups(write, 64, gathering);
-    const [a, b] = [1, 2].map((item) => writer(gathering, writes, item));
+    const { groups, finish, writes, spawn } = gathered(60_000);
+    const [a, b] = [1, 2].map(spawn);
     a!.write();
     await turn();
     expect(groups).toEqual([]);
