@@ -60,30 +60,31 @@ export class Gathering {
   /** Resolves once no writer is expected, or `maxWaitMs` after `openedAt`. */
   settled(openedAt: number): Promise<void> {
     const deadline = openedAt + this.maxWaitMs;
-    const waitUntil = () => {
+    // When to look again (the last expected writer's bound, or the group's); undefined: the wait is over.
+    const next = () => {
       const now = Date.now();
       const until = this.expectedUntil(now);
       return until === undefined || now >= deadline ? undefined : Math.min(until, deadline);
     };
-    const first = waitUntil();
+    const first = next();
     if (first === undefined) return Promise.resolve();
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout;
       const done = () => {
         clearTimeout(timer);
-        this.listeners.delete(check);
+        this.listeners.delete(arrived);
         resolve();
       };
-      const check = () => {
-        const until = waitUntil();
-        if (until === undefined) done();
-        else {
-          clearTimeout(timer);
-          timer = setTimeout(check, until - Date.now());
-        }
+      // A writer arrived or ended: the wait is over once none is expected. Bounds run out only with time (the timer).
+      const arrived = () => {
+        if (this.expectedUntil(Date.now()) === undefined) done();
       };
-      timer = setTimeout(check, first - Date.now());
-      this.listeners.add(check);
+      const look = () => {
+        const at = next();
+        if (at === undefined) done();
+        else timer = setTimeout(look, at - Date.now());
+      };
+      let timer = setTimeout(look, first - Date.now());
+      this.listeners.add(arrived);
     });
   }
 
