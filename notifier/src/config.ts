@@ -34,11 +34,11 @@ const schema = z.object({
   /** Idle poll interval of the delivery scheduler, milliseconds (new work wakes it early). Default 500. */
   DELIVERY_POLL_MS: z.coerce.number().int().positive().default(500),
   /**
-   * How long the events consumer waits for the first attempt of a fresh event's webhook before storing the delivery,
-   * milliseconds. Answered within it, the delivery is stored once with its outcome; otherwise it is stored leased and
-   * the outcome written when the receiver answers (two writes). It holds the batch; an endpoint that missed it is not
-   * waited for again until one of its attempts answers within it. 0 stores every delivery before its first attempt.
-   * Default 500.
+   * How long a fresh event's webhook, sent before its delivery is stored, is waited for, milliseconds. Answered within
+   * it, the delivery is stored once with its outcome; otherwise it is stored leased and the outcome written when the
+   * receiver answers (two writes). The batch does not wait: its offset is committed once the delivery is stored. An
+   * endpoint that missed it is not waited for again until one of its attempts answers within it. 0 stores every
+   * delivery before its first attempt. Default 500.
    */
   DELIVERY_FIRST_ATTEMPT_WAIT_MS: z.coerce.number().int().min(0).max(5000).default(500),
   /**

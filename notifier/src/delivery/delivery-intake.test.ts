@@ -63,14 +63,18 @@ function holder(slots: number, answer: 'succeeded' | 'pending' | 'never' | 'unse
   };
 }
 
-/** A store in memory: `existing` ids were inserted before; `failure` fails the insert. */
-function store(existing: string[] = [], failure?: Error) {
+/** A store in memory: `existing` ids were inserted before; `failure` fails the insert (its first `failures` tries). */
+function store(existing: string[] = [], failure?: Error, failures = Infinity) {
   const stored = new Map<string, DeliveryDoc>();
   const leases: { ids: string[]; until: Date }[] = [];
   let failing = failure;
+  let failed = 0;
   const s = {
     insertNew: (docs: DeliveryDoc[], leased?: { ids: ReadonlySet<string>; until: Date }) => {
-      if (failing) return Promise.reject(failing);
+      if (failing && failed < failures) {
+        failed += 1;
+        return Promise.reject(failing);
+      }
       if (leased) leases.push({ ids: [...leased.ids], until: leased.until });
       const inserted = new Set<string>();
       for (const d of docs) {
@@ -112,7 +116,7 @@ describe('DeliveryIntake', () => {
     expect(result).toEqual({
       inserted: new Set(['dlv_1', 'dlv_2']),
       adopted: new Set(['dlv_1', 'dlv_2']),
-      withOutcome: new Set(),
+      sentFirst: new Set(),
     });
     // Every new delivery is the scheduler's: the due queue has nothing new to look at.
     expect(woken).toBe(0);
@@ -155,44 +159,59 @@ describe('DeliveryIntake', () => {
     let woken = 0;
     const intake = new DeliveryIntake(s.store, undefined, () => (woken += 1));
     const result = await intake.take([doc('dlv_1', 'we_1', '{}')]);
-    expect(result).toEqual({ inserted: new Set(['dlv_1']), adopted: new Set(), withOutcome: new Set() });
+    expect(result).toEqual({ inserted: new Set(['dlv_1']), adopted: new Set(), sentFirst: new Set() });
     expect(s.leases).toEqual([]);
     expect(woken).toBe(1);
   });
+  /** Tries of a failed insert of deliveries sent first follow each other at once. */
+  const inserts = { backoff: { initialMs: 1, maxMs: 1 }, closeDeadlineMs: 50 };
   const wait = (h: ReturnType<typeof holder>, s: ReturnType<typeof store>, firstAttemptWaitMs = 200) =>
-    new DeliveryIntake(s.store, h.holder, () => {}, { firstAttemptWaitMs });
+    new DeliveryIntake(s.store, h.holder, () => {}, { firstAttemptWaitMs, inserts });
 
   it('stores a fresh delivery once, with the outcome of the attempt made before it', async () => {
     const h = holder(5);
     const s = store();
-    const result = await wait(h, s).take([doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2', '{}')], new Set(['dlv_1']));
-    // dlv_2's event may have been handled before: it is claimed first (inserted leased), as always.
-    expect(h.calls).toEqual(['reserve we_1', 'send dlv_1', 'reserve we_2', 'stored dlv_1', 'adopt dlv_2']);
+    const intake = wait(h, s);
+    const result = await intake.take([doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2', '{}')], new Set(['dlv_1']));
+    // dlv_2's event may have been handled before: it is claimed first (inserted leased), as always. dlv_1 is stored
+    // after the batch, once its receiver answered.
+    expect(result).toEqual({
+      inserted: new Set(['dlv_2']),
+      adopted: new Set(['dlv_2']),
+      sentFirst: new Set(['dlv_1']),
+    });
+    await intake.settled();
+    expect(h.calls).toEqual(['reserve we_1', 'send dlv_1', 'reserve we_2', 'adopt dlv_2', 'stored dlv_1']);
     expect(s.stored.get('dlv_1')).toMatchObject({ state: 'succeeded', attemptCount: 1 });
     expect(s.leases).toEqual([{ ids: ['dlv_2'], until: expect.any(Date) as Date }]);
-    expect(result.withOutcome).toEqual(new Set(['dlv_1']));
-    expect(result.adopted).toEqual(new Set(['dlv_2']));
+    expect(intake.settled()).toBeUndefined();
   });
 
   it('stores a failed first attempt pending its retry, in the same insert', async () => {
     const h = holder(5, 'pending');
     const s = store();
-    const result = await wait(h, s).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    const intake = wait(h, s);
+    await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    await intake.settled();
     expect(s.stored.get('dlv_1')).toMatchObject({ state: 'pending', attemptCount: 1 });
     expect(s.leases).toEqual([]);
-    expect(result.withOutcome).toEqual(new Set(['dlv_1']));
+    expect(h.fates.get('dlv_1')).toBe('stored');
   });
 
-  it('stores the delivery leased when its receiver does not answer within the wait, and waits no more for that endpoint for a while', async () => {
+  it('returns before the receiver answers, and stores the delivery leased once the wait ended without an answer; it waits no more for that endpoint for a while', async () => {
     const h = holder(5, 'never');
     const s = store();
     const intake = wait(h, s, 50);
+    // The batch does not wait for the receiver (another tenant's events are behind it): its store does.
+    const result = await intake.take([doc('dlv_1', 'we_slow', '{}'), doc('dlv_0', 'we_2')], new Set(['dlv_1']));
+    expect(result).toEqual({ inserted: new Set(['dlv_0']), adopted: new Set(), sentFirst: new Set(['dlv_1']) });
+    expect(s.stored.has('dlv_1')).toBe(false);
+    expect(h.fates.has('dlv_1')).toBe(false);
     const started = Date.now();
-    const result = await intake.take([doc('dlv_1', 'we_slow', '{}')], new Set(['dlv_1']));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(45);
+    await intake.settled();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(40);
     expect(s.leases[0]?.ids).toEqual(['dlv_1']);
     expect(h.fates.get('dlv_1')).toBe('leased');
-    expect(result).toMatchObject({ adopted: new Set(['dlv_1']), withOutcome: new Set() });
     h.answerNow();
     // The endpoint's next fresh delivery is claimed before it is sent, until one of its attempts answers in time.
     expect(h.calls).toContain('slow we_slow');
@@ -207,7 +226,9 @@ describe('DeliveryIntake', () => {
   it('stores leased a fresh delivery that could not be sent, for the usual path to record why', async () => {
     const h = holder(5, 'unsent');
     const s = store();
-    await wait(h, s).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    const intake = wait(h, s);
+    await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    await intake.settled();
     expect(s.leases[0]?.ids).toEqual(['dlv_1']);
     expect(h.fates.get('dlv_1')).toBe('leased');
   });
@@ -215,36 +236,69 @@ describe('DeliveryIntake', () => {
   it('says a fresh delivery existed when another notifier stored it first', async () => {
     const h = holder(5);
     const s = store(['dlv_1']);
-    const result = await wait(h, s).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    const intake = wait(h, s);
+    const result = await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    await intake.settled();
     expect(h.fates.get('dlv_1')).toBe('existed');
-    expect(result).toEqual({ inserted: new Set(), adopted: new Set(), withOutcome: new Set() });
+    expect(result).toEqual({ inserted: new Set(), adopted: new Set(), sentFirst: new Set(['dlv_1']) });
   });
 
-  it('sends nothing again when the batch is handled again after its insert failed', async () => {
+  it('tries a failed store of a delivery sent first again until it is confirmed, and sends nothing again when the batch is read again meanwhile', async () => {
+    const h = holder(5);
+    const s = store([], new Error('store down'), 3);
+    let held!: () => void;
+    const holding = new Promise<void>((resolve) => (held = resolve));
+    const slow = {
+      insertNew: async (docs: DeliveryDoc[]) => {
+        await holding;
+        return s.store.insertNew(docs);
+      },
+    } as unknown as DeliveryStore;
+    const intake = new DeliveryIntake(slow, h.holder, () => {}, { firstAttemptWaitMs: 200, inserts });
+    await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    // Read again (a rejoin) while its store is under way: taken in already.
+    const again = await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    expect(again).toEqual({ inserted: new Set(), adopted: new Set(), sentFirst: new Set() });
+    held();
+    await intake.settled();
+    expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
+    expect(h.fates.get('dlv_1')).toBe('stored');
+    expect(s.stored.get('dlv_1')).toMatchObject({ state: 'succeeded' });
+  });
+
+  it('gives up at the close deadline a store that is not confirmed: the batch’s offset waits for it, in vain', async () => {
     const h = holder(5);
     const s = store([], new Error('store down'));
     const intake = wait(h, s);
-    await expect(intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']))).rejects.toThrow('store down');
-    expect(h.fates.has('dlv_1')).toBe(false);
-    s.recover();
-    const result = await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
-    expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
-    expect(h.fates.get('dlv_1')).toBe('stored');
-    expect(result.withOutcome).toEqual(new Set(['dlv_1']));
+    await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    const settled = intake.settled();
+    await intake.close();
+    await expect(settled).rejects.toThrow();
+    expect(h.fates.get('dlv_1')).toBe('dropped');
+    expect(s.stored.has('dlv_1')).toBe(false);
+    expect(intake.settled()).toBeUndefined();
   });
 
   it('leaves a first attempt not sent to the usual path when the batch is handled again after its leased insert’s reply was lost', async () => {
     const sim = new SimStore(random(1), { latency: false });
     const store = new DeliveryStore(new SimConnection(sim).db(), { bucketMs: 10_000, graceMs: 2_000 });
     const h = holder(5, 'unsent');
-    const intake = new DeliveryIntake(store, h.holder, () => {}, { firstAttemptWaitMs: 200 });
-    sim.faults.lost = 1;
-    await expect(intake.take([delivery()], new Set(['dlv_1']))).rejects.toThrow('reply lost');
-    sim.faults.lost = 0;
-    const result = await intake.take([delivery()], new Set(['dlv_1']));
-    // Stored under this process's lease: the scheduler sends it now (`leased`), not after that lease ran out.
+    // The first try's insert lands and its reply is lost; the next one's reply comes.
+    let tries = 0;
+    const lostOnce = {
+      insertNew: (docs: DeliveryDoc[], leased?: { ids: ReadonlySet<string>; until: Date }) => {
+        tries += 1;
+        sim.faults.lost = tries === 1 ? 1 : 0;
+        return store.insertNew(docs, leased);
+      },
+    } as unknown as DeliveryStore;
+    const intake = new DeliveryIntake(lostOnce, h.holder, () => {}, { firstAttemptWaitMs: 200, inserts });
+    await intake.take([delivery()], new Set(['dlv_1']));
+    await intake.settled();
+    expect(tries).toBe(2);
+    // The insert that landed, its reply lost, was tried again under the same lease: found stored under this
+    // process's lease, the scheduler works it now (`leased`), not after that lease ran out.
     expect(h.fates.get('dlv_1')).toBe('leased');
-    expect(result.adopted).toEqual(new Set(['dlv_1']));
     expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
   });
 
@@ -323,6 +377,7 @@ describe('DeliveryIntake', () => {
     const s = store();
     const intake = wait(h, s);
     await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+    await intake.settled();
     await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
     expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);
     expect(h.calls.slice(-2)).toEqual(['reserve we_1', 'release we_1']);
@@ -354,19 +409,18 @@ describe('DeliveryIntake', () => {
       const h = holder(5);
       const s = store();
       const w = writer();
-      const result = await behind(h, s, w).take(
-        [doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2', '{}')],
-        new Set(['dlv_1']),
-      );
+      const intake = behind(h, s, w);
+      const result = await intake.take([doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2', '{}')], new Set(['dlv_1']));
+      await intake.settled();
       expect(w.added).toEqual(['dlv_1']);
       expect(s.stored.has('dlv_1')).toBe(false);
       expect(s.leases).toEqual([{ ids: ['dlv_2'], until: expect.any(Date) as Date }]);
       // Its slots go back as it is handed over.
       expect(h.fates.get('dlv_1')).toBe('stored');
       expect(result).toEqual({
-        inserted: new Set(['dlv_1', 'dlv_2']),
+        inserted: new Set(['dlv_2']),
         adopted: new Set(['dlv_2']),
-        withOutcome: new Set(['dlv_1']),
+        sentFirst: new Set(['dlv_1']),
       });
     });
 
@@ -381,10 +435,9 @@ describe('DeliveryIntake', () => {
         },
       } as unknown as DeliveryStore;
       const w = writer();
-      await new DeliveryIntake(counting, h.holder, () => {}, { firstAttemptWaitMs: 200 }, w.writer).take(
-        [doc('dlv_1', 'we_1', '{}')],
-        new Set(['dlv_1']),
-      );
+      const intake = new DeliveryIntake(counting, h.holder, () => {}, { firstAttemptWaitMs: 200 }, w.writer);
+      await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+      await intake.settled();
       expect(inserts).toBe(0);
       expect(w.added).toEqual(['dlv_1']);
     });
@@ -395,6 +448,7 @@ describe('DeliveryIntake', () => {
       const w = writer();
       const intake = behind(h, s, w);
       await intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+      await intake.settled();
       // Read again after a rejoin (not fresh): claimed first, were it not held by the writer.
       const again = await intake.take([doc('dlv_1', 'we_1', '{}')]);
       expect(again.inserted).toEqual(new Set());
@@ -407,12 +461,14 @@ describe('DeliveryIntake', () => {
       const h = holder(5);
       const s = store();
       const w = writer(true);
-      const taken = behind(h, s, w).take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
+      const intake = behind(h, s, w);
+      const taken = intake.take([doc('dlv_1', 'we_1', '{}')], new Set(['dlv_1']));
       for (let i = 0; i < 5; i += 1) await new Promise((resolve) => setImmediate(resolve));
       expect(h.calls).toEqual([]);
       w.makeRoom();
       await taken;
       expect(h.calls).toContain('send dlv_1');
+      await intake.settled();
       expect(w.added).toEqual(['dlv_1']);
     });
 
@@ -421,12 +477,13 @@ describe('DeliveryIntake', () => {
       const s = store([], new Error('store down'));
       const w = writer();
       const intake = behind(h, s, w);
-      // dlv_2 has no body: it goes in the batch's insert, which fails; dlv_1 is the writer's already.
+      // dlv_2 has no body: it goes in the batch's insert, which fails; dlv_1 is stored after the batch, by the writer.
       await expect(
         intake.take([doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2')], new Set(['dlv_1', 'dlv_2'])),
       ).rejects.toThrow('store down');
       s.recover();
       await intake.take([doc('dlv_1', 'we_1', '{}'), doc('dlv_2', 'we_2')], new Set(['dlv_1', 'dlv_2']));
+      await intake.settled();
       expect(w.added).toEqual(['dlv_1']);
       expect([...s.stored.keys()]).toEqual(['dlv_2']);
       expect(h.calls.filter((call) => call.startsWith('send'))).toEqual(['send dlv_1']);

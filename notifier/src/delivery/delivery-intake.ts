@@ -1,6 +1,8 @@
 import { LRUCache } from 'lru-cache';
+import pino, { type Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
-import type { OutcomeWriter } from './outcome-writer';
+import { insertConfirmed, type ConfirmedInsertOptions } from './confirmed-insert';
+import { OUTCOME_WRITER_BOUNDS, type OutcomeWriter } from './outcome-writer';
 
 /**
  * What became of a delivery whose first attempt was made before it was stored: `stored` with the attempt's outcome,
@@ -52,30 +54,32 @@ export interface LeaseHolder {
 
 export interface DeliveryIntakeOptions {
   /**
-   * How long a batch waits for the first attempts of its fresh deliveries before storing them, milliseconds. Those
+   * How long a fresh delivery's first attempt is waited for before the delivery is stored, milliseconds. Those
    * answered within it are stored once, with their outcome; the others are stored leased, as when 0.
    */
   firstAttemptWaitMs: number;
+  /**
+   * How the inserts of deliveries whose first attempt was made are tried until confirmed (ConfirmedInsert), and how
+   * long `close` lets them go on. Default OUTCOME_WRITER_BOUNDS's, every failure passing.
+   */
+  inserts?: Partial<Pick<ConfirmedInsertOptions, 'backoff' | 'isolateAfterAttempts' | 'retriable'>> & {
+    closeDeadlineMs?: number;
+  };
+  /** A delivery the store refused for a reason of its own was dropped (see ConfirmedInsert). */
+  onDropped?: () => void;
+  log?: Logger;
 }
 
-/**
- * A delivery whose insert failed (its first attempt made, or leased to this process) waits this long for the batch to
- * be handled again.
- */
-const UNSTORED_KEEP_MS = 30_000;
-
-/** A delivery whose insert failed, kept for the batch's next try (see DeliveryIntake.unstored). */
+/** A delivery whose leased insert failed, kept for the batch's next try (see DeliveryIntake.unstored). */
 interface Unstored {
   doc: DeliveryDoc;
-  /** Its first attempt, made before it was stored: it goes in with it, under the same lease if leased. */
-  first?: FirstAttempt;
-  /**
-   * Until when, epoch milliseconds, a leased one goes in again under its lease id: that lease's end less an attempt.
-   * Infinity with a first attempt, which began as the lease did.
-   */
+  /** Until when, epoch milliseconds, it goes in again under its lease id: that lease's end less an attempt. */
   reuseUntil: number;
   timer: NodeJS.Timeout;
 }
+
+/** A leased delivery whose insert failed waits this long for the batch to be handled again. */
+const UNSTORED_KEEP_MS = 30_000;
 
 /**
  * Deliveries this process took in lately, at most this many for at most this long: an event published again soon (the
@@ -85,33 +89,48 @@ interface Unstored {
 const RECENT_MAX = 20_000;
 const RECENT_MS = 120_000;
 
+class GivenUp extends Error {}
+
+const silentLog = pino({ level: 'silent' });
+
 /**
  * How new deliveries come in. Each delivery with a body gets a slot of this process's scheduler if one is free. A
  * fresh one (its event read for the first time, see `take`) is sent at once, before it is stored: answered within
- * `firstAttemptWaitMs`, it is inserted once with its outcome (one write instead of an insert and an update). The
- * others, and those not answered in time, are inserted leased to the scheduler (the claim), which sends them or goes
- * on with their attempt and writes the outcome. The rest wait in the due queue. All go in one insertMany, which the
- * batch's commit follows, so a crash before it leaves the event to be read again: nothing is lost.
+ * `firstAttemptWaitMs`, it is inserted once with its outcome (one write instead of an insert and an update); not
+ * answered by then, it is inserted leased to the scheduler, which goes on with the attempt and writes its outcome.
+ * The others with a slot are inserted leased to the scheduler (the claim), which sends them; the rest wait in the due
+ * queue.
  *
- * The wait holds the batch, so it is short, and an endpoint that did not answer within it gets no first attempt
- * before its delivery is stored until one of its attempts (they go on, claimed first) answers within it: a slow
- * receiver holds the events behind it for one wait, not one per batch.
- * Endpoint slots and breakers apply as to every attempt, so one tenant's receivers never take another's slots.
+ * The batch never waits for a receiver. It inserts, in one insertMany, the deliveries that made no first attempt, and
+ * returns; those that did are stored after it (`later`), once their receivers answered or the wait ended, and the
+ * batch's offset waits for that (`settled`, which the events consumer's commit follows), not the batch. So a
+ * receiver that hangs holds its own deliveries' inserts for one wait, never another tenant's events: the consumer
+ * reads on meanwhile. A crash before they are stored leaves their events uncommitted, read again: nothing is lost.
+ * An endpoint that did not answer within the wait gets no first attempt before its delivery is stored until one of its
+ * attempts (they go on, claimed first) answers within it. Endpoint slots and breakers apply as to every attempt, so
+ * one tenant's receivers never take another's slots.
  *
- * With an outcome writer (write-behind), those answered in time are not inserted by the batch: they are handed to the
- * writer, which inserts them with other batches' within its window, and the batch's offsets wait for that insert
- * (OutcomeWriter.settled), not the batch. Their slots go back as they are handed over: the writer's bound, not the
- * slots, limits the webhooks sent and not stored yet. A batch waits for room in the writer before it sends anything.
- * A delivery the writer holds is taken in already: a batch read again meanwhile leaves it to the writer.
+ * With an outcome writer (write-behind), those answered in time are handed to the writer, which inserts them with
+ * other batches' within its window. A batch waits for room in the writer before it sends anything. A delivery the
+ * writer holds, or whose first attempt is still to be stored, is taken in already: a batch read again meanwhile
+ * leaves it be.
  */
 export class DeliveryIntake {
   /**
-   * Deliveries whose insert failed, kept for the batch's next try: with their first attempt, which is not made again,
-   * or leased to this process, under the same lease (the insert may have landed, its reply lost) until `reuseUntil`.
+   * Leased deliveries whose insert failed, kept for the batch's next try: they go in again under the same lease (the
+   * insert may have landed, its reply lost) until `reuseUntil`.
    */
   private readonly unstored = new Map<string, Unstored>();
   /** Ids of the deliveries taken in lately (stored, or found stored). */
   private readonly recent = new LRUCache<string, true>({ max: RECENT_MAX, ttl: RECENT_MS });
+  /** Ids of the deliveries whose first attempt was made and which are not stored yet (see `later`). */
+  private readonly pendingFirsts = new Set<string>();
+  /** The stores of first attempts under way (see `later`). */
+  private readonly laterStores = new Set<Promise<void>>();
+  private givenUp = false;
+  private giveUpNow?: () => void;
+  private readonly gaveUp = new Promise<void>((resolve) => (this.giveUpNow = resolve));
+  private closed?: Promise<void>;
 
   constructor(
     private readonly store: Pick<DeliveryStore, 'insertNew'>,
@@ -126,37 +145,31 @@ export class DeliveryIntake {
   /**
    * Takes the deliveries in; `fresh` names those whose event this consumer reads for the first time (not re-read
    * after a partition was assigned to it, nor republished), which may be sent before they are stored. Returns the ids
-   * that were new, those the scheduler adopted (leased to it), and those stored with their first attempt's outcome.
-   * With an outcome writer, those handed to it count as new and stored with their outcome (written soon after).
+   * inserted by the batch, those the scheduler adopted (leased to it), and those sent first, to be stored after the
+   * batch (see `settled`).
    */
   async take(
     given: DeliveryDoc[],
     fresh: ReadonlySet<string> = new Set(),
-  ): Promise<{ inserted: Set<string>; adopted: Set<string>; withOutcome: Set<string> }> {
+  ): Promise<{ inserted: Set<string>; adopted: Set<string>; sentFirst: Set<string> }> {
     const { holder, writer } = this;
     // Sent webhooks not stored yet stay within the writer's bound: the batch waits for room before it sends.
     if (writer && fresh.size > 0 && this.options.firstAttemptWaitMs > 0) await writer.room();
     const now = Date.now();
     const until = new Date(now + (holder?.leaseMs ?? 0));
-    // A delivery whose insert an earlier try of the batch made goes in as that try had it: with its first attempt, or
-    // leased under the same lease id (the batch is built anew for each try). One the writer holds (an earlier try, or
-    // the batch before a rejoin, handed it over) is taken in already.
+    // A leased delivery whose insert an earlier try of the batch made goes in under the same lease id (the batch is
+    // built anew for each try). One the writer holds, or whose first attempt is to be stored, is taken in already.
     const docs: DeliveryDoc[] = [];
-    const firsts = new Map<string, FirstAttempt>();
+    const firsts = new Map<string, { doc: DeliveryDoc; first: FirstAttempt }>();
     const reserved = new Set<string>();
     /** The leased deliveries that go in under an earlier try's lease id, and until when that lease may be reused. */
     const reused = new Map<string, number>();
     for (const offered of given) {
-      if (writer?.has(offered._id)) continue;
+      if (writer?.has(offered._id) || this.pendingFirsts.has(offered._id)) continue;
       const earlier = this.unstored.get(offered._id);
       if (earlier) {
         clearTimeout(earlier.timer);
         this.unstored.delete(offered._id);
-        if (earlier.first) {
-          docs.push(earlier.doc);
-          firsts.set(offered._id, earlier.first);
-          continue;
-        }
       }
       // Without a slot a delivery goes in pending; an earlier try's leased insert that landed is then taken over.
       if (!holder || !offered.body || !holder.reserve(offered.endpointId)) {
@@ -169,7 +182,6 @@ export class DeliveryIntake {
       const reuse = earlier && now < earlier.reuseUntil ? earlier : undefined;
       if (reuse) reused.set(reuse.doc._id, reuse.reuseUntil);
       const doc = reuse?.doc ?? offered;
-      docs.push(doc);
       const first =
         !earlier &&
         fresh.has(doc._id) &&
@@ -177,87 +189,172 @@ export class DeliveryIntake {
         !holder.isSlow(doc.endpointId) &&
         !this.recent.has(doc._id);
       if (first) {
-        firsts.set(doc._id, holder.sendFirst(doc));
-      } else reserved.add(doc._id);
+        firsts.set(doc._id, { doc, first: holder.sendFirst(doc) });
+        continue;
+      }
+      docs.push(doc);
+      reserved.add(doc._id);
     }
-    const answers = await this.answersWithin(firsts, this.options.firstAttemptWaitMs);
-    // Those answered in time go in with their outcome; the others, leased.
-    const leased = new Set(reserved);
-    const withOutcome = new Set<string>();
-    const toInsert = docs.map((doc) => {
-      const answer = answers.get(doc._id);
-      if (answer) {
-        withOutcome.add(doc._id);
-        return answer;
-      }
-      if (firsts.has(doc._id)) {
-        leased.add(doc._id);
-        if (!answers.has(doc._id)) holder?.markSlow(doc.endpointId);
-      }
-      return doc;
-    });
-    // Those with their outcome go to the writer, when there is one: the batch inserts the rest.
-    const behind = writer ? toInsert.filter((doc) => withOutcome.has(doc._id)) : [];
-    if (writer && behind.length > 0) {
-      const written = writer.add(behind);
-      for (const doc of behind) {
-        this.recent.set(doc._id, true);
-        firsts.get(doc._id)?.decide('stored', written);
-      }
-    }
-    const rest = behind.length > 0 ? toInsert.filter((doc) => !withOutcome.has(doc._id)) : toInsert;
+    if (firsts.size > 0) this.later(firsts, until);
     let inserted: Set<string>;
     try {
       inserted =
-        rest.length > 0 || !writer
-          ? await this.store.insertNew(rest, leased.size > 0 ? { ids: leased, until } : undefined)
+        docs.length > 0
+          ? await this.store.insertNew(docs, reserved.size > 0 ? { ids: reserved, until } : undefined)
           : new Set();
     } catch (err) {
-      for (const doc of docs) if (reserved.has(doc._id)) holder?.release(doc.endpointId);
-      for (const doc of rest) {
-        const first = firsts.get(doc._id);
+      for (const doc of docs) {
+        if (!reserved.has(doc._id)) continue;
+        holder?.release(doc.endpointId);
         // The deadline stays the one of the try that chose the lease id: a later try sets a later lease end on the
         // document, but the delivery may be stored with the first one's.
-        const reuseUntil = first ? Infinity : (reused.get(doc._id) ?? until.getTime() - (holder?.attemptMs ?? 0));
-        if (first || leased.has(doc._id)) this.keepUnstored(doc, first, reuseUntil);
+        this.keepUnstored(doc, reused.get(doc._id) ?? until.getTime() - (holder?.attemptMs ?? 0));
       }
       throw err;
     }
-    // Adopt, or say what became of the first attempts.
     const adopted = new Set<string>();
-    for (const doc of rest) {
+    for (const doc of docs) {
       this.recent.set(doc._id, true);
-      const first = firsts.get(doc._id);
-      const isNew = inserted.has(doc._id);
-      if (first) {
-        first.decide(!isNew ? 'existed' : withOutcome.has(doc._id) ? 'stored' : 'leased');
-        if (isNew && !withOutcome.has(doc._id)) adopted.add(doc._id);
-        if (!isNew) withOutcome.delete(doc._id);
-        continue;
-      }
       if (!reserved.has(doc._id)) continue;
-      if (isNew) {
+      if (inserted.has(doc._id)) {
         holder?.adopt(doc);
         adopted.add(doc._id);
       } else holder?.release(doc.endpointId);
     }
-    if ([...inserted].some((id) => !adopted.has(id) && !withOutcome.has(id))) this.onWork();
-    for (const doc of behind) inserted.add(doc._id);
-    return { inserted, adopted, withOutcome };
+    if ([...inserted].some((id) => !adopted.has(id))) this.onWork();
+    return { inserted, adopted, sentFirst: new Set(firsts.keys()) };
   }
 
+  /**
+   * Settles once every delivery whose first attempt was made so far is stored, or handed to the outcome writer
+   * (undefined when there is none); rejects if one never will be (a stop's deadline passed first).
+   */
+  settled(): Promise<void> | undefined {
+    if (this.laterStores.size === 0) return undefined;
+    return Promise.all([...this.laterStores]).then(() => undefined);
+  }
+
+  /**
+   * Stores what the first attempts under way wait for, at once for those past their wait, and settles once they are
+   * stored; after the deadline (`inserts.closeDeadlineMs`) the rest are given up: their events are read again.
+   */
+  close(): Promise<void> {
+    this.closed ??= this.closeNow();
+    return this.closed;
+  }
+
+  private async closeNow(): Promise<void> {
+    if (this.laterStores.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>(
+      (resolve) =>
+        (timer = setTimeout(resolve, this.options.inserts?.closeDeadlineMs ?? OUTCOME_WRITER_BOUNDS.closeDeadlineMs)),
+    );
+    const done = Promise.allSettled([...this.laterStores]).then(() => undefined);
+    await Promise.race([done, deadline]);
+    clearTimeout(timer);
+    if (this.laterStores.size === 0) return;
+    this.givenUp = true;
+    this.giveUpNow?.();
+    this.options.log?.warn(
+      { deliveries: this.pendingFirsts.size },
+      'deliveries sent first not stored before the deadline: their events will be read again',
+    );
+    await done;
+  }
+
+  /**
+   * Stores the deliveries whose first attempt was made, after the batch: once each receiver answered or the wait
+   * ended, those answered go in with their outcome (to the writer, when there is one) and the others leased, the
+   * scheduler going on with their attempt. Each insert is tried until confirmed (ConfirmedInsert).
+   */
+  private later(firsts: ReadonlyMap<string, { doc: DeliveryDoc; first: FirstAttempt }>, until: Date): void {
+    for (const id of firsts.keys()) this.pendingFirsts.add(id);
+    const stored = this.storeFirsts(firsts, until).finally(() => {
+      for (const id of firsts.keys()) this.pendingFirsts.delete(id);
+      this.laterStores.delete(stored);
+    });
+    // The consumer's commit follows `settled`, which carries a failure: none is left unhandled here.
+    stored.catch(() => undefined);
+    this.laterStores.add(stored);
+  }
+
+  private async storeFirsts(
+    firsts: ReadonlyMap<string, { doc: DeliveryDoc; first: FirstAttempt }>,
+    until: Date,
+  ): Promise<void> {
+    const answers = await this.answersWithin(firsts, this.options.firstAttemptWaitMs);
+    const withOutcome: DeliveryDoc[] = [];
+    const leased: DeliveryDoc[] = [];
+    for (const [id, { doc }] of firsts) {
+      const answer = answers.get(id);
+      if (answer) withOutcome.push(answer);
+      else {
+        leased.push(doc);
+        if (!answers.has(id)) this.holder?.markSlow(doc.endpointId);
+      }
+    }
+    let written: Promise<void> | undefined;
+    if (this.writer && withOutcome.length > 0) {
+      written = this.writer.add(withOutcome);
+      for (const doc of withOutcome) {
+        this.recent.set(doc._id, true);
+        firsts.get(doc._id)?.first.decide('stored', written);
+      }
+    }
+    const toInsert = this.writer ? leased : [...withOutcome, ...leased];
+    if (toInsert.length > 0) {
+      const leasedIds = new Set(leased.map((doc) => doc._id));
+      const dropped = new Set<string>();
+      let inserted: Set<string>;
+      try {
+        inserted = await insertConfirmed(
+          this.store,
+          toInsert,
+          leasedIds.size > 0 ? { ids: leasedIds, until } : undefined,
+          {
+            ...OUTCOME_WRITER_BOUNDS,
+            ...this.options.inserts,
+            goOn: () => !this.givenUp,
+            sleep: (ms) => this.sleepUnlessGivenUp(ms),
+            onDropped: (doc, err) => {
+              dropped.add(doc._id);
+              this.options.log?.error(
+                { err, deliveryId: doc._id, tenantId: doc.tenantId, endpointId: doc.endpointId },
+                'delivery refused by the store, dropped: its first attempt was made, it is not in the delivery log',
+              );
+              firsts.get(doc._id)?.first.decide('dropped');
+              this.options.onDropped?.();
+            },
+            what: 'deliveries sent first',
+            log: this.options.log ?? silentLog,
+          },
+        );
+      } catch (err) {
+        for (const doc of toInsert) firsts.get(doc._id)?.first.decide('dropped');
+        throw err;
+      }
+      for (const doc of toInsert) {
+        if (dropped.has(doc._id)) continue;
+        this.recent.set(doc._id, true);
+        const isNew = inserted.has(doc._id);
+        firsts.get(doc._id)?.first.decide(!isNew ? 'existed' : leasedIds.has(doc._id) ? 'leased' : 'stored');
+      }
+    }
+    await written;
+  }
   /**
    * The first attempts answered within `waitMs`: the delivery to store with its outcome, or undefined for one that was
    * not sent. Those still waiting are absent.
    */
   private async answersWithin(
-    firsts: ReadonlyMap<string, FirstAttempt>,
+    firsts: ReadonlyMap<string, { first: FirstAttempt }>,
     waitMs: number,
   ): Promise<Map<string, DeliveryDoc | undefined>> {
     const answers = new Map<string, DeliveryDoc | undefined>();
     if (firsts.size === 0) return answers;
     const all = Promise.all(
-      [...firsts].map(async ([id, first]) => {
+      [...firsts].map(async ([id, { first }]) => {
         const answer = await first.answered;
         answers.set(id, answer);
       }),
@@ -276,12 +373,17 @@ export class DeliveryIntake {
    * A leased one goes in again under its lease id only until `reuseUntil`; it is kept after that all the same, so that
    * the next try makes no first attempt for a delivery that may be stored.
    */
-  private keepUnstored(doc: DeliveryDoc, first: FirstAttempt | undefined, reuseUntil: number): void {
-    const timer = setTimeout(() => {
-      this.unstored.delete(doc._id);
-      first?.decide('dropped');
-    }, UNSTORED_KEEP_MS);
+  private keepUnstored(doc: DeliveryDoc, reuseUntil: number): void {
+    const timer = setTimeout(() => this.unstored.delete(doc._id), UNSTORED_KEEP_MS);
     timer.unref();
-    this.unstored.set(doc._id, { doc, first, reuseUntil, timer });
+    this.unstored.set(doc._id, { doc, reuseUntil, timer });
+  }
+
+  private async sleepUnlessGivenUp(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const slept = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([slept, this.gaveUp]);
+    clearTimeout(timer);
+    if (this.givenUp) throw new GivenUp('given up');
   }
 }

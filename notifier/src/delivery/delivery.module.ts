@@ -41,11 +41,11 @@ export interface DeliveryModule extends NotifierModule {
   /** Applies the gateway's webhook commands (retry, replay, re-enable), for the events consumer. */
   readonly commands: WebhookCommands;
   /**
-   * Inserts of deliveries stored with their first attempt's outcome, gathered across batches (absent when
-   * DELIVERY_WRITE_WINDOW_MS is 0, or when no first attempt is made before a delivery is stored): the events
+   * The stores that follow a batch: of the deliveries whose first attempt was made before they were stored (after
+   * their receivers answered or the wait ended, DeliveryIntake), and the outcome writer's gathered inserts. The events
    * consumer commits a batch once they are written.
    */
-  readonly writeBehind?: OutcomeWriter;
+  readonly writeBehind: Pick<DeliveryIntake, 'settled' | 'close'>;
 }
 
 /**
@@ -108,17 +108,23 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
   }
   // New or re-opened deliveries exist: the scheduler looks now.
   const wake = () => scheduler?.wake();
+  const intake = new DeliveryIntake(
+    store,
+    scheduler,
+    wake,
+    {
+      firstAttemptWaitMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS,
+      inserts: { retriable: isRetriable },
+      onDropped: () => metrics?.writesDropped.inc(),
+      log: log.child({ component: 'delivery' }),
+    },
+    writer,
+  );
   const fanOut = new FanOut({
     endpoints,
     versions,
     reads,
-    intake: new DeliveryIntake(
-      store,
-      scheduler,
-      wake,
-      { firstAttemptWaitMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS },
-      writer,
-    ),
+    intake,
     statementContext: async (tenantId) => ({
       appealWindowDays: (await parts.settings.settingsOf(tenantId)).appealWindowDays,
     }),
@@ -127,13 +133,24 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
   return {
     name: 'webhooks',
     commands: new WebhookCommands({ store, endpointStates, endpoints, onWork: wake }),
-    writeBehind: writer,
+    writeBehind: {
+      settled: () => {
+        const stores = [intake.settled(), writer?.settled()].filter((p) => p !== undefined);
+        return stores.length > 0 ? Promise.all(stores).then(() => undefined) : undefined;
+      },
+      // The first attempts' stores hand deliveries to the writer: they go first.
+      close: async () => {
+        await intake.close();
+        await writer?.close();
+      },
+    },
     reactions: [
       { name: 'webhooks', applicableEvents: EVENT_TYPES, react: (events) => fanOut.handle(events, eventsLog) },
     ],
     start: () => scheduler?.start(),
     drain: async () => {
-      // The events consumer wrote what waited as it stopped (within the writer's deadline); this is a no-op then.
+      // The events consumer wrote what waited as it stopped (within the deadlines); these are no-ops then.
+      await intake.close();
       await writer?.close();
       await scheduler?.stop();
       await sender?.close();

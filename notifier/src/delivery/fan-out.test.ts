@@ -35,11 +35,10 @@ function setup(endpoints: WebhookEndpointDoc[]) {
     take: (docs: DeliveryDoc[], freshIds: ReadonlySet<string> = new Set()) => {
       taken.push(docs);
       fresh.push([...freshIds].sort());
-      const withOutcome = new Set<string>();
       return Promise.resolve({
         inserted: new Set(docs.map((doc) => doc._id)),
         adopted: new Set<string>(),
-        withOutcome,
+        sentFirst: new Set<string>(),
       });
     },
   };

@@ -56,8 +56,9 @@ export class FanOut {
     const built = await this.buildBodies(wanted);
     const { docs, fresh } = this.deliveries(wanted, built);
     if (docs.length === 0) return;
-    const { inserted, withOutcome } = await this.options.intake.take(docs, fresh);
-    log.info({ deliveries: docs.length, inserted: inserted.size, withOutcome: withOutcome.size }, 'deliveries created');
+    const { inserted, sentFirst } = await this.options.intake.take(docs, fresh);
+    // Those sent first are stored after the batch (DeliveryIntake.later).
+    log.info({ deliveries: docs.length, inserted: inserted.size, sentFirst: sentFirst.size }, 'deliveries created');
   }
 
   /** The events that make a webhook, each with the tenant's endpoints subscribed to it and its statement of reasons. */

@@ -180,7 +180,11 @@ describe('OutcomeWriter', () => {
     expect(await stateOf(w.settled())).toBe('pending');
     void w.add([doc('dlv_3'), doc('dlv_4')]);
     // The full group goes at once; the fourth waits for its own window.
-    await waitFor(() => s.inserts.length === 1, { timeoutMs: 5_000, intervalMs: 5, what: 'the full group' });
+    await waitFor(() => s.inserts.length === 1 && w.pending === 1, {
+      timeoutMs: 5_000,
+      intervalMs: 5,
+      what: 'the full group',
+    });
     expect(s.inserts).toEqual([['dlv_1', 'dlv_2', 'dlv_3']]);
     expect(w.pending).toBe(1);
     await w.close();

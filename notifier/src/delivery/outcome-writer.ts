@@ -1,7 +1,8 @@
-import { retry, type BackoffPolicy } from '@vigil/proto/platform';
+import type { BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 import { ISOLATE_AFTER_ATTEMPTS } from '../store/store-errors';
+import { insertConfirmed } from './confirmed-insert';
 
 export interface OutcomeWriterOptions {
   /** How long the first delivery waiting is kept for others to join its insert, milliseconds. */
@@ -187,20 +188,22 @@ export class OutcomeWriter {
     this.writing = true;
     const group = this.waiting.splice(0, this.options.maxGroup);
     try {
-      const docs = group.map(({ doc }) => doc);
-      await retry<unknown>(
-        (attempt) =>
-          attempt >= this.options.isolateAfterAttempts ? this.insertEach(docs) : this.store.insertNew(docs),
+      await insertConfirmed(
+        this.store,
+        group.map(({ doc }) => doc),
+        undefined,
         {
-          backoff: this.options.backoff,
-          retriable: () => !this.givenUp,
-          onRetry: (err, attempt) => {
-            this.options.log.warn(
-              { err, attempt, deliveries: group.length },
-              'delivery outcomes not written, retrying',
-            );
-          },
+          ...this.options,
+          goOn: () => !this.givenUp,
           sleep: (ms) => this.sleepUnlessGivenUp(ms),
+          onDropped: (doc, err) => {
+            this.options.log.error(
+              { err, deliveryId: doc._id, tenantId: doc.tenantId, endpointId: doc.endpointId },
+              'delivery refused by the store, dropped: its webhook was sent, its outcome is not in the delivery log',
+            );
+            this.options.onDropped?.();
+          },
+          what: 'delivery outcomes',
         },
       );
     } catch {
@@ -220,23 +223,6 @@ export class OutcomeWriter {
     // Each waiter looks at the bounds again.
     if (!this.full()) for (const wake of this.roomWaiters.splice(0)) wake();
     this.schedule();
-  }
-
-  /** Inserts each delivery on its own; one refused for a reason of its own is dropped, any other failure thrown. */
-  private async insertEach(docs: readonly DeliveryDoc[]): Promise<void> {
-    const { retriable = () => true } = this.options;
-    for (const doc of docs) {
-      try {
-        await this.store.insertNew([doc]);
-      } catch (err) {
-        if (retriable(err)) throw err;
-        this.options.log.error(
-          { err, deliveryId: doc._id, tenantId: doc.tenantId, endpointId: doc.endpointId },
-          'delivery refused by the store, dropped: its webhook was sent, its outcome is not in the delivery log',
-        );
-        this.options.onDropped?.();
-      }
-    }
   }
 
   private async sleepUnlessGivenUp(ms: number): Promise<void> {

@@ -63,8 +63,8 @@ class Stopping extends Error {}
 /**
  * Decodes stored events and webhook commands, hands them to the features' reactions and to WebhookCommands, and
  * commits. Each message only writes to MongoDB (idempotent: deliveries have derived ids, commands are state resets), so a partition
- * is held only while MongoDB is unreachable, never by a webhook waiting for its retry (a fresh webhook's first attempt
- * holds its batch for DELIVERY_FIRST_ATTEMPT_WAIT_MS at most, see DeliveryIntake).
+ * is held only while MongoDB is unreachable, never by a webhook waiting for its retry or its first attempt (a fresh
+ * webhook's delivery is stored after its batch, which the batch's commit waits for, see DeliveryIntake).
  */
 export class EventsConsumer extends GroupConsumer {
   private readonly react: (events: DomainEvent[]) => Promise<void>;

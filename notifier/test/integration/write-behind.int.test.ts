@@ -171,6 +171,48 @@ describe('deliveries written behind their batch', () => {
     }
   });
 
+  it('sends another tenant’s webhook while a receiver holds its first attempt: the batch does not wait for it', async () => {
+    // The receiver answers its first request (the primer), then holds each request until the notifier's timeout.
+    let requests = 0;
+    let open = 0;
+    const holding = await createReceiver((_req, res) => {
+      requests += 1;
+      if (requests === 1) return void res.writeHead(200).end('ok');
+      open += 1;
+      res.on('close', () => (open -= 1));
+    });
+    try {
+      const slowTenant = world.tenant();
+      await slowTenant.endpoint(holding.url);
+      const tenant = world.tenant();
+      await tenant.endpoint(hook.url);
+      // The attempt times out within the first attempt's wait: a batch that waited would wait until the timeout.
+      const notifier = spawnNotifier({ WEBHOOK_TIMEOUT_MS: '4000' });
+      await adminPortOf(notifier);
+      const slowRecord = await primed(slowTenant, 'held-1');
+      const record = await primed(tenant, 'beside-held-1');
+      const slowEvent = recordModerated(slowTenant, slowRecord, { status: 'Compliant', previousStatus: 'Flagged' });
+      await publish(slowEvent);
+      await waitFor(() => open === 1, { what: 'the first attempt held by its receiver' });
+      const event = recordModerated(tenant, record, { status: 'Compliant', previousStatus: 'Flagged' });
+      await publish(event);
+      await waitFor(() => webhookIds(webhookIdOf(event.id)).length === 1, { what: 'the other tenant’s webhook' });
+      // Sent while the held request was still open: no batch waited for it.
+      expect(open).toBe(1);
+      // The held delivery is stored once its attempt ended (the timeout), with that attempt.
+      await waitFor(async () => (await world.deliveries({ eventId: slowEvent.id })).length === 1, {
+        what: 'the held delivery stored',
+        timeoutMs: 30_000,
+      });
+      const [held] = await world.deliveries({ eventId: slowEvent.id });
+      expect(held!.attempts.map((attempt) => attempt.error)).toEqual(['timeout']);
+      expect(requests).toBe(2);
+      expect(await notifier.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    } finally {
+      await holding.close();
+    }
+  });
+
   it('sends again, after a SIGKILL, a webhook whose delivery waited to be written: same webhook id and bytes', async () => {
     const tenant = world.tenant();
     await tenant.endpoint(hook.url);
@@ -181,10 +223,13 @@ describe('deliveries written behind their batch', () => {
     const event = recordModerated(tenant, record, { status: 'Compliant', previousStatus: 'Flagged' });
     const webhookId = webhookIdOf(event.id);
     const offset = await publish(event);
-    // Answered, and handed to the writer (the batch says so as it is done), which waits for its window.
-    await waitFor(() => notifier.logs().some((line) => line.msg === 'deliveries created' && line.withOutcome === 1), {
-      what: 'the webhook delivered, its delivery waiting to be written',
-    });
+    // Sent first (the batch says so as it is done), answered, and handed to the writer, which waits for its window.
+    await waitFor(
+      () =>
+        notifier.logs().some((line) => line.msg === 'deliveries created' && line.sentFirst === 1) &&
+        webhookIds(webhookId).length === 1,
+      { what: 'the webhook delivered, its delivery waiting to be written' },
+    );
     expect(webhookIds(webhookId)).toHaveLength(1);
     notifier.child.kill('SIGKILL');
     await notifier.exited;
