@@ -2,6 +2,34 @@ import { retry, type BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 
+/** What was given up (see GiveUp) ends with this. */
+export class GivenUp extends Error {}
+
+/** A give-up that tries watch: once `now` was called, `given` is true and a sleep between tries ends, throwing. */
+export class GiveUp {
+  private done = false;
+  private wake?: () => void;
+  private readonly woken = new Promise<void>((resolve) => (this.wake = resolve));
+
+  get given(): boolean {
+    return this.done;
+  }
+
+  now(): void {
+    this.done = true;
+    this.wake?.();
+  }
+
+  /** Sleeps `ms`, unless given up meanwhile; throws GivenUp once given up. */
+  async sleep(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const slept = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
+    await Promise.race([slept, this.woken]);
+    clearTimeout(timer);
+    if (this.done) throw new GivenUp('given up');
+  }
+}
+
 export interface ConfirmedInsertOptions {
   /** Delays between the tries of an insert that failed. */
   backoff: BackoffPolicy;
@@ -12,10 +40,8 @@ export interface ConfirmedInsertOptions {
   isolateAfterAttempts: number;
   /** Whether a failure may pass (the store away, a reply lost). Default: every failure, so nothing is dropped. */
   retriable?: (err: unknown) => boolean;
-  /** Whether to try again at all: false ends the tries (the caller gave up), and the last failure is thrown. */
-  goOn: () => boolean;
-  /** The sleep between tries (one the caller can cut short when it gives up). */
-  sleep: (ms: number) => Promise<void>;
+  /** The caller's give-up: once given, the tries end (a sleep between them at once) and the last failure is thrown. */
+  giveUp: GiveUp;
   /** A delivery the store refused for a reason of its own was dropped. */
   onDropped: (doc: DeliveryDoc, err: unknown) => void;
   /** What the log lines of a failed try say besides the error. */
@@ -43,11 +69,11 @@ export async function insertConfirmed(
         : store.insertNew(docs, leased),
     {
       backoff: options.backoff,
-      retriable: () => options.goOn(),
+      retriable: () => !options.giveUp.given,
       onRetry: (err, attempt) => {
         options.log.warn({ err, attempt, deliveries: docs.length }, `${options.what} not written, retrying`);
       },
-      sleep: options.sleep,
+      sleep: (ms) => options.giveUp.sleep(ms),
     },
   );
 }

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import pino, { type Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
-import { insertConfirmed, type ConfirmedInsertOptions } from './confirmed-insert';
+import { GiveUp, insertConfirmed, type ConfirmedInsertOptions } from './confirmed-insert';
 import { OUTCOME_WRITER_BOUNDS, type OutcomeWriter } from './outcome-writer';
 
 /**
@@ -89,8 +89,6 @@ const UNSTORED_KEEP_MS = 30_000;
 const RECENT_MAX = 20_000;
 const RECENT_MS = 120_000;
 
-class GivenUp extends Error {}
-
 const silentLog = pino({ level: 'silent' });
 
 /**
@@ -127,9 +125,8 @@ export class DeliveryIntake {
   private readonly pendingFirsts = new Set<string>();
   /** The stores of first attempts under way (see `later`). */
   private readonly laterStores = new Set<Promise<void>>();
-  private givenUp = false;
-  private giveUpNow?: () => void;
-  private readonly gaveUp = new Promise<void>((resolve) => (this.giveUpNow = resolve));
+  /** Given up at the close deadline: the inserts' tries end. */
+  private readonly deadline = new GiveUp();
   private closed?: Promise<void>;
 
   constructor(
@@ -246,16 +243,13 @@ export class DeliveryIntake {
   private async closeNow(): Promise<void> {
     if (this.laterStores.size === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>(
-      (resolve) =>
-        (timer = setTimeout(resolve, this.options.inserts?.closeDeadlineMs ?? OUTCOME_WRITER_BOUNDS.closeDeadlineMs)),
-    );
+    const closeDeadlineMs = this.options.inserts?.closeDeadlineMs ?? OUTCOME_WRITER_BOUNDS.closeDeadlineMs;
+    const timeUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, closeDeadlineMs)));
     const done = Promise.allSettled([...this.laterStores]).then(() => undefined);
-    await Promise.race([done, deadline]);
+    await Promise.race([done, timeUp]);
     clearTimeout(timer);
     if (this.laterStores.size === 0) return;
-    this.givenUp = true;
-    this.giveUpNow?.();
+    this.deadline.now();
     this.options.log?.warn(
       { deliveries: this.pendingFirsts.size },
       'deliveries sent first not stored before the deadline: their events will be read again',
@@ -315,8 +309,7 @@ export class DeliveryIntake {
           {
             ...OUTCOME_WRITER_BOUNDS,
             ...this.options.inserts,
-            goOn: () => !this.givenUp,
-            sleep: (ms) => this.sleepUnlessGivenUp(ms),
+            giveUp: this.deadline,
             onDropped: (doc, err) => {
               dropped.add(doc._id);
               this.options.log?.error(
@@ -377,13 +370,5 @@ export class DeliveryIntake {
     const timer = setTimeout(() => this.unstored.delete(doc._id), UNSTORED_KEEP_MS);
     timer.unref();
     this.unstored.set(doc._id, { doc, reuseUntil, timer });
-  }
-
-  private async sleepUnlessGivenUp(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const slept = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    await Promise.race([slept, this.gaveUp]);
-    clearTimeout(timer);
-    if (this.givenUp) throw new GivenUp('given up');
   }
 }

@@ -2,7 +2,7 @@ import type { BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 import { ISOLATE_AFTER_ATTEMPTS } from '../store/store-errors';
-import { insertConfirmed } from './confirmed-insert';
+import { GivenUp, GiveUp, insertConfirmed } from './confirmed-insert';
 
 export interface OutcomeWriterOptions {
   /** How long the first delivery waiting is kept for others to join its insert, milliseconds. */
@@ -42,8 +42,6 @@ export const OUTCOME_WRITER_BOUNDS = {
 /** Bytes counted for a delivery besides its body and attempts' text (ids, trigger, dates). */
 const DOC_OVERHEAD_BYTES = 1_024;
 
-class GivenUp extends Error {}
-
 /**
  * Writes deliveries whose first attempt was answered before they were stored (stored once, with the outcome, see
  * DeliveryIntake), gathered from the batches of every partition: one insert per window (`windowMs` from the first
@@ -73,9 +71,8 @@ export class OutcomeWriter {
   private timer?: NodeJS.Timeout;
   private closing = false;
   private closed?: Promise<void>;
-  private givenUp = false;
-  private giveUpNow?: () => void;
-  private readonly gaveUp = new Promise<void>((resolve) => (this.giveUpNow = resolve));
+  /** Given up at the close deadline: the inserts' tries end. */
+  private readonly deadline = new GiveUp();
 
   constructor(
     private readonly store: Pick<DeliveryStore, 'insertNew'>,
@@ -94,7 +91,7 @@ export class OutcomeWriter {
 
   /** Settles once the deliveries waiting are within the bounds (at once when they are, or once the writer gave up). */
   async room(): Promise<void> {
-    while (!this.givenUp && this.full()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    while (!this.deadline.given && this.full()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
   }
 
   /**
@@ -123,7 +120,7 @@ export class OutcomeWriter {
    */
   settled(): Promise<void> | undefined {
     if (this.confirmed >= this.added) return undefined;
-    if (this.givenUp) return Promise.reject(new GivenUp('deliveries not written before the deadline'));
+    if (this.deadline.given) return Promise.reject(new GivenUp('deliveries not written before the deadline'));
     const upTo = this.added;
     return new Promise<void>((resolve, reject) => this.barriers.push({ upTo, resolve, reject }));
   }
@@ -150,8 +147,7 @@ export class OutcomeWriter {
   }
 
   private giveUp(): void {
-    this.givenUp = true;
-    this.giveUpNow?.();
+    this.deadline.now();
     const left = this.added - this.confirmed;
     this.options.log.warn(
       { deliveries: left },
@@ -169,7 +165,7 @@ export class OutcomeWriter {
   /** Starts an insert now (a full group, or closing), or once the window of the first delivery waiting has passed. */
   private schedule(): void {
     const first = this.waiting[0];
-    if (this.writing || !first || this.givenUp) return;
+    if (this.writing || !first || this.deadline.given) return;
     const left = first.at + this.options.windowMs - Date.now();
     if (this.closing || this.waiting.length >= this.options.maxGroup || left <= 0) {
       clearTimeout(this.timer);
@@ -194,8 +190,7 @@ export class OutcomeWriter {
         undefined,
         {
           ...this.options,
-          goOn: () => !this.givenUp,
-          sleep: (ms) => this.sleepUnlessGivenUp(ms),
+          giveUp: this.deadline,
           onDropped: (doc, err) => {
             this.options.log.error(
               { err, deliveryId: doc._id, tenantId: doc.tenantId, endpointId: doc.endpointId },
@@ -223,14 +218,6 @@ export class OutcomeWriter {
     // Each waiter looks at the bounds again.
     if (!this.full()) for (const wake of this.roomWaiters.splice(0)) wake();
     this.schedule();
-  }
-
-  private async sleepUnlessGivenUp(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const slept = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    await Promise.race([slept, this.gaveUp]);
-    clearTimeout(timer);
-    if (this.givenUp) throw new GivenUp('given up');
   }
 }
 
