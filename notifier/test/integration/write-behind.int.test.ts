@@ -181,13 +181,14 @@ describe('deliveries written behind their batch', () => {
       open += 1;
       res.on('close', () => (open -= 1));
     });
+    // The attempt times out within the first attempt's wait: a batch that waited would wait until the timeout.
+    const notifier = spawnNotifier({ WEBHOOK_TIMEOUT_MS: '4000' });
+    let stopped = false;
     try {
       const slowTenant = world.tenant();
       await slowTenant.endpoint(holding.url);
       const tenant = world.tenant();
       await tenant.endpoint(hook.url);
-      // The attempt times out within the first attempt's wait: a batch that waited would wait until the timeout.
-      const notifier = spawnNotifier({ WEBHOOK_TIMEOUT_MS: '4000' });
       await adminPortOf(notifier);
       const slowRecord = await primed(slowTenant, 'held-1');
       const record = await primed(tenant, 'beside-held-1');
@@ -199,16 +200,18 @@ describe('deliveries written behind their batch', () => {
       await waitFor(() => webhookIds(webhookIdOf(event.id)).length === 1, { what: 'the other tenant’s webhook' });
       // Sent while the held request was still open: no batch waited for it.
       expect(open).toBe(1);
-      // The held delivery is stored once its attempt ended (the timeout), with that attempt.
+      // The held delivery is stored once its attempt ended (the timeout), with that attempt (its retries may follow).
       await waitFor(async () => (await world.deliveries({ eventId: slowEvent.id })).length === 1, {
         what: 'the held delivery stored',
         timeoutMs: 30_000,
       });
       const [held] = await world.deliveries({ eventId: slowEvent.id });
-      expect(held!.attempts.map((attempt) => attempt.error)).toEqual(['timeout']);
-      expect(requests).toBe(2);
+      expect(held!.attempts[0]?.error).toBe('timeout');
+      stopped = true;
       expect(await notifier.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     } finally {
+      // A notifier left running would share the group with the next test's.
+      if (!stopped) await notifier.stop('SIGKILL');
       await holding.close();
     }
   });
