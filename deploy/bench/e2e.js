@@ -108,8 +108,11 @@ async function burst(base, apiKey, prefix, received) {
   return { accepted: sentAt.size, delivered: done.length, rate: done.length / Math.max(0.001, (end - started) / 1000) };
 }
 
-/** Writes `count` pending deliveries for the tenant's endpoint, due over the next hour, as the notifier writes them. */
-async function seedRetries(stack, tenantId, endpointId, count) {
+/**
+ * Writes `count` pending deliveries for the tenant's endpoint, as the notifier writes them, due from `fromMs` from now
+ * over `overMs` (by default over the next hour).
+ */
+async function seedRetries(stack, tenantId, endpointId, count, { fromMs = 60000, overMs = 3_540_000 } = {}) {
   const client = new MongoClient(stack.servers.mongoUrl);
   try {
     /** @type {import('mongodb').Collection<Record<string, unknown> & { _id: string }>} */
@@ -118,7 +121,7 @@ async function seedRetries(stack, tenantId, endpointId, count) {
     for (let from = 0; from < count; from += 5000) {
       const docs = [];
       for (let i = from; i < Math.min(count, from + 5000); i += 1) {
-        const dueAt = new Date(now + 60000 + Math.floor((i * 3_540_000) / count));
+        const dueAt = new Date(now + fromMs + Math.floor((i * overMs) / count));
         const subjectId = `mod_seed${i}`;
         docs.push({
           _id: `dlv_seed_${i}`,
@@ -377,4 +380,4 @@ async function tenantIdOf(stack, endpointId) {
   }
 }
 
-module.exports = { main };
+module.exports = { main, seedRetries, createEndpoint, refusingUrl, tenantIdOf };

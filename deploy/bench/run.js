@@ -1,5 +1,5 @@
 'use strict';
-// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb|pii|hashes|ocr|commands>`: starts what it needs, prints figures, stops everything.
+// `npm run bench -- <moderate|ingest|e2e|history|rules|images|noisy|scale|backtest|tdb|pii|hashes|ocr|commands|backlog>`: starts what it needs, prints figures, stops everything.
 const benches = {
   moderate: () => require('./moderate').main(),
   ingest: () => require('./ingest').main(),
@@ -15,6 +15,7 @@ const benches = {
   hashes: () => require('./hashes').main(),
   ocr: () => require('./ocr').main(),
   commands: () => require('./commands').main(),
+  backlog: () => require('./backlog').main(),
 };
 
 const name = process.argv[2];
