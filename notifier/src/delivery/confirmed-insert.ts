@@ -1,33 +1,17 @@
 import { retry, type BackoffPolicy } from '@vigil/proto/platform';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 
-/** What was given up (see GiveUp) ends with this. */
-export class GivenUp extends Error {}
-
-/** A give-up that tries watch: once `now` was called, `given` is true and a sleep between tries ends, throwing. */
-export class GiveUp {
-  private done = false;
-  private wake?: () => void;
-  private readonly woken = new Promise<void>((resolve) => (this.wake = resolve));
-
-  get given(): boolean {
-    return this.done;
-  }
-
-  now(): void {
-    this.done = true;
-    this.wake?.();
-  }
-
-  /** Sleeps `ms`, unless given up meanwhile; throws GivenUp once given up. */
-  async sleep(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const slept = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)));
-    await Promise.race([slept, this.woken]);
-    clearTimeout(timer);
-    if (this.done) throw new GivenUp('given up');
-  }
+/**
+ * Waits for `done`, `ms` at most (its failure counts as settled: the caller looks at what is left). The timer is
+ * cleared once `done` settles.
+ */
+export async function waitAtMost(done: Promise<unknown>, ms: number): Promise<void> {
+  const timer = new AbortController();
+  const timeUp = delay(ms, undefined, { signal: timer.signal }).catch(() => undefined);
+  await Promise.race([done.catch(() => undefined), timeUp]);
+  timer.abort();
 }
 
 export interface ConfirmedInsertOptions {
@@ -40,8 +24,8 @@ export interface ConfirmedInsertOptions {
   isolateAfterAttempts: number;
   /** Whether a failure may pass (the store away, a reply lost). Default: every failure, so nothing is dropped. */
   retriable?: (err: unknown) => boolean;
-  /** The caller's give-up: once given, the tries end (a sleep between them at once) and the last failure is thrown. */
-  giveUp: GiveUp;
+  /** The caller's give-up: once aborted, the tries end (a sleep between them at once) and the last failure is thrown. */
+  giveUp: AbortSignal;
   /** A delivery the store refused for a reason of its own was dropped. */
   onDropped: (doc: DeliveryDoc, err: unknown) => void;
   /** What the log lines of a failed try say besides the error. */
@@ -69,11 +53,11 @@ export async function insertConfirmed(
         : store.insertNew(docs, leased),
     {
       backoff: options.backoff,
-      retriable: () => !options.giveUp.given,
+      retriable: () => !options.giveUp.aborted,
       onRetry: (err, attempt) => {
         options.log.warn({ err, attempt, deliveries: docs.length }, `${options.what} not written, retrying`);
       },
-      sleep: (ms) => options.giveUp.sleep(ms),
+      sleep: (ms) => delay(ms, undefined, { signal: options.giveUp }),
     },
   );
 }

@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import pino, { type Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
-import { GiveUp, insertConfirmed, type ConfirmedInsertOptions } from './confirmed-insert';
+import { insertConfirmed, waitAtMost, type ConfirmedInsertOptions } from './confirmed-insert';
 import { OUTCOME_WRITER_BOUNDS, type OutcomeWriter } from './outcome-writer';
 
 /**
@@ -126,7 +126,7 @@ export class DeliveryIntake {
   /** The stores of first attempts under way (see `later`). */
   private readonly laterStores = new Set<Promise<void>>();
   /** Given up at the close deadline: the inserts' tries end. */
-  private readonly deadline = new GiveUp();
+  private readonly deadline = new AbortController();
   private closed?: Promise<void>;
 
   constructor(
@@ -242,14 +242,10 @@ export class DeliveryIntake {
 
   private async closeNow(): Promise<void> {
     if (this.laterStores.size === 0) return;
-    let timer: NodeJS.Timeout | undefined;
-    const closeDeadlineMs = this.options.inserts?.closeDeadlineMs ?? OUTCOME_WRITER_BOUNDS.closeDeadlineMs;
-    const timeUp = new Promise<void>((resolve) => (timer = setTimeout(resolve, closeDeadlineMs)));
-    const done = Promise.allSettled([...this.laterStores]).then(() => undefined);
-    await Promise.race([done, timeUp]);
-    clearTimeout(timer);
+    const done = Promise.allSettled([...this.laterStores]);
+    await waitAtMost(done, this.options.inserts?.closeDeadlineMs ?? OUTCOME_WRITER_BOUNDS.closeDeadlineMs);
     if (this.laterStores.size === 0) return;
-    this.deadline.now();
+    this.deadline.abort();
     this.options.log?.warn(
       { deliveries: this.pendingFirsts.size },
       'deliveries sent first not stored before the deadline: their events will be read again',
@@ -309,7 +305,7 @@ export class DeliveryIntake {
           {
             ...OUTCOME_WRITER_BOUNDS,
             ...this.options.inserts,
-            giveUp: this.deadline,
+            giveUp: this.deadline.signal,
             onDropped: (doc, err) => {
               dropped.add(doc._id);
               this.options.log?.error(

@@ -2,7 +2,7 @@ import type { BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
 import { ISOLATE_AFTER_ATTEMPTS } from '../store/store-errors';
-import { GivenUp, GiveUp, insertConfirmed } from './confirmed-insert';
+import { insertConfirmed, waitAtMost } from './confirmed-insert';
 
 export interface OutcomeWriterOptions {
   /** How long the first delivery waiting is kept for others to join its insert, milliseconds. */
@@ -39,6 +39,8 @@ export const OUTCOME_WRITER_BOUNDS = {
   isolateAfterAttempts: ISOLATE_AFTER_ATTEMPTS,
 } satisfies Omit<OutcomeWriterOptions, 'windowMs' | 'log'>;
 
+class GivenUp extends Error {}
+
 /** Bytes counted for a delivery besides its body and attempts' text (ids, trigger, dates). */
 const DOC_OVERHEAD_BYTES = 1_024;
 
@@ -72,7 +74,7 @@ export class OutcomeWriter {
   private closing = false;
   private closed?: Promise<void>;
   /** Given up at the close deadline: the inserts' tries end. */
-  private readonly deadline = new GiveUp();
+  private readonly deadline = new AbortController();
 
   constructor(
     private readonly store: Pick<DeliveryStore, 'insertNew'>,
@@ -91,7 +93,8 @@ export class OutcomeWriter {
 
   /** Settles once the deliveries waiting are within the bounds (at once when they are, or once the writer gave up). */
   async room(): Promise<void> {
-    while (!this.deadline.given && this.full()) await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    while (!this.deadline.signal.aborted && this.full())
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
   }
 
   /**
@@ -120,7 +123,7 @@ export class OutcomeWriter {
    */
   settled(): Promise<void> | undefined {
     if (this.confirmed >= this.added) return undefined;
-    if (this.deadline.given) return Promise.reject(new GivenUp('deliveries not written before the deadline'));
+    if (this.deadline.signal.aborted) return Promise.reject(new GivenUp('deliveries not written before the deadline'));
     const upTo = this.added;
     return new Promise<void>((resolve, reject) => this.barriers.push({ upTo, resolve, reject }));
   }
@@ -138,16 +141,13 @@ export class OutcomeWriter {
   private async closeNow(): Promise<void> {
     this.schedule();
     if (this.confirmed >= this.added) return;
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, this.options.closeDeadlineMs)));
     const done = new Promise<void>((resolve) => this.barriers.push({ upTo: this.added, resolve, reject: () => {} }));
-    await Promise.race([done, deadline]);
-    clearTimeout(timer);
+    await waitAtMost(done, this.options.closeDeadlineMs);
     if (this.confirmed < this.added) this.giveUp();
   }
 
   private giveUp(): void {
-    this.deadline.now();
+    this.deadline.abort();
     const left = this.added - this.confirmed;
     this.options.log.warn(
       { deliveries: left },
@@ -165,7 +165,7 @@ export class OutcomeWriter {
   /** Starts an insert now (a full group, or closing), or once the window of the first delivery waiting has passed. */
   private schedule(): void {
     const first = this.waiting[0];
-    if (this.writing || !first || this.deadline.given) return;
+    if (this.writing || !first || this.deadline.signal.aborted) return;
     const left = first.at + this.options.windowMs - Date.now();
     if (this.closing || this.waiting.length >= this.options.maxGroup || left <= 0) {
       clearTimeout(this.timer);
@@ -190,7 +190,7 @@ export class OutcomeWriter {
         undefined,
         {
           ...this.options,
-          giveUp: this.deadline,
+          giveUp: this.deadline.signal,
           onDropped: (doc, err) => {
             this.options.log.error(
               { err, deliveryId: doc._id, tenantId: doc.tenantId, endpointId: doc.endpointId },
