@@ -28,6 +28,7 @@ export type DeliveryConfig = Pick<
   | 'DELIVERY_CONCURRENCY_PER_ENDPOINT'
   | 'DELIVERY_POLL_MS'
   | 'DELIVERY_FIRST_ATTEMPT_WAIT_MS'
+  | 'DELIVERY_BACKLOG_PARK_MS'
   | 'DELIVERY_WRITE_WINDOW_MS'
   | 'DELIVERY_LEASE_MARGIN_MS'
   | 'DELIVERY_PROJECTION_WAIT_MS'
@@ -98,6 +99,7 @@ export async function deliveryModule(config: DeliveryConfig, parts: NotifierPart
       attemptMs: config.WEBHOOK_TIMEOUT_MS,
       projectionWaitMs: config.DELIVERY_PROJECTION_WAIT_MS,
       slowAttemptMs: config.DELIVERY_FIRST_ATTEMPT_WAIT_MS,
+      backlogParkMs: config.DELIVERY_BACKLOG_PARK_MS,
       onAttempt: (result: AttemptResult, durationMs: number) => {
         metrics?.attempts.inc({ result });
         metrics?.duration.observe({ result }, durationMs / 1000);

@@ -40,6 +40,8 @@ export interface SchedulerOptions {
    * milliseconds: the first attempt's wait (DeliveryIntake). Absent, no endpoint is slow.
    */
   slowAttemptMs?: number;
+  /** How far ahead an open breaker's backlog is parked (see EndpointBreakers), milliseconds. Default an hour. */
+  backlogParkMs?: number;
   onAttempt?: (result: AttemptResult, durationMs: number) => void;
   /** An attempt's outcome was not written: the delivery was no longer leased to this worker (see `record`). */
   onOutcomeNotRecorded?: () => void;
@@ -74,7 +76,7 @@ export class DeliveryScheduler implements LeaseHolder {
   /** What follows each attempt: its record, its retry, its endpoint's health. */
   private readonly outcomes: AttemptOutcomes;
   private readonly perEndpoint = new Map<string, number>();
-  private readonly breakers = new EndpointBreakers();
+  private readonly breakers: EndpointBreakers;
   /** Endpoints whose last attempt took longer than `slowAttemptMs` (or missed the first attempt's wait, still out). */
   private readonly slow = new Set<string>();
   /** First attempts whose delivery is not stored yet (see `sendFirst`): a stop drops them. */
@@ -83,6 +85,7 @@ export class DeliveryScheduler implements LeaseHolder {
   private readonly followUps = new Set<Promise<void>>();
 
   constructor(private readonly options: SchedulerOptions) {
+    this.breakers = new EndpointBreakers(options.backlogParkMs);
     this.outcomes = new AttemptOutcomes({
       store: options.store,
       health: new EndpointHealth({
@@ -281,7 +284,7 @@ export class DeliveryScheduler implements LeaseHolder {
       this.options.leaseMs,
       limit,
       (endpointId) => this.capacity(endpointId, now.getTime()),
-      (endpointId) => this.breakers.pausedUntil(endpointId, now.getTime()),
+      (endpointId) => this.breakers.pause(endpointId, now.getTime()),
     );
     for (const doc of docs) this.perEndpoint.set(doc.endpointId, this.load(doc.endpointId) + 1);
     return docs;
@@ -391,8 +394,10 @@ export class DeliveryScheduler implements LeaseHolder {
     else this.slow.delete(endpoint._id);
     const kind = answerKind(result.statusCode);
     // The breaker hears of the attempt, then the endpoint's slot goes back (a 410 disables the endpoint instead).
-    if (kind === 'success') this.breakers.succeeded(endpoint._id);
-    else if (kind === 'failure') this.breakers.failed(endpoint._id, Date.now());
+    if (kind === 'success') {
+      // Its backlog comes back now, not at the bucket it was parked in (this process's breaker or another's parked it).
+      if (this.breakers.succeeded(endpoint._id) || doc.parked) this.options.store.unpark(endpoint._id);
+    } else if (kind === 'failure') this.breakers.failed(endpoint._id, Date.now());
     endpointDone();
     return this.outcomes.answered(doc, endpoint, state, now, result, log);
   }

@@ -12,8 +12,9 @@ import { copy, random, SimConnection, SimStore } from '../store/testing/sim-stor
 // A simulation of the delivery queue: the real DueQueue, WorkLoop, DeliveryScheduler and endpoint breakers, in one to
 // three notifier processes that stop and start, over an in-memory store that behaves like FerretDB v1 (updates read,
 // then write by `_id`, so updates can be lost; an insert can stop part way; commands fail before they run or lose
-// their reply after; latency spikes), with healthy, slow and dead receivers, in virtual time (jest's fake timers).
-// Every seed must end with each delivery to a receiver that answers delivered, within BOUND_MS of the faults ending.
+// their reply after; latency spikes), with healthy, slow and dead receivers and one that is dead until RECOVER_MS,
+// in virtual time (jest's fake timers). Every seed must end with each delivery to a receiver that answers (the
+// recovered one's backlog too, parked while it was down) delivered, within BOUND_MS of the faults ending.
 // A failing seed is printed; replay it with SIM_SEED=<seed>.
 
 /** The bound this test holds the queue to: bucket + grace + resweep, plus a lease and the retry schedule's first steps. */
@@ -22,14 +23,17 @@ const LEASE_MS = 2_000;
 const BOUND_MS = 20_000;
 const LOAD_MS = 30_000;
 const FAULTS_MS = 40_000;
+/** When the receiver that starts dead answers: its breaker's next probe (a minute apart at most) brings its backlog back. */
+const RECOVER_MS = 15_000;
 const SEEDS = process.env.SIM_SEED
   ? [Number(process.env.SIM_SEED)]
   : Array.from({ length: Number(process.env.SIM_SEEDS ?? 10) }, (_, i) => i + 1);
 
-type Behaviour = 'healthy' | 'slow' | 'dead';
+type Behaviour = 'healthy' | 'slow' | 'dead' | 'recovering';
 
 interface World {
   rng: () => number;
+  start: number;
   store: SimStore;
   endpoints: Map<string, { doc: WebhookEndpointDoc; behaviour: Behaviour }>;
   /** Requests each delivery's receiver answered with a 2xx, by delivery id. */
@@ -64,7 +68,8 @@ function startProcess(world: World, options: { maxCandidates: number; maxPerGrou
   } as unknown as EndpointStateStore;
   const sender: HttpSender = {
     send: async (url, headers) => {
-      const behaviour = world.endpoints.get(url.slice('https://receiver.test/'.length))?.behaviour ?? 'dead';
+      const stated = world.endpoints.get(url.slice('https://receiver.test/'.length))?.behaviour ?? 'dead';
+      const behaviour = stated === 'recovering' ? (Date.now() - world.start < RECOVER_MS ? 'dead' : 'healthy') : stated;
       const ms = behaviour === 'slow' ? 200 + world.rng() * 500 : 2 + world.rng() * 10;
       await new Promise((resolve) => setTimeout(resolve, ms));
       if (behaviour === 'dead') return { durationMs: ms, statusCode: 503 };
@@ -130,13 +135,21 @@ async function simulate(seed: number): Promise<Outcome> {
   const rng = random(seed);
   // The retry jitter too comes from the seed, so that a seed replays the same run.
   jest.spyOn(Math, 'random').mockImplementation(random(seed + 1_000_003));
-  const world: World = { rng, store: new SimStore(rng), endpoints: new Map(), sends: new Map(), incidents: [] };
+  const world: World = {
+    rng,
+    start: Date.now(),
+    store: new SimStore(rng),
+    endpoints: new Map(),
+    sends: new Map(),
+    incidents: [],
+  };
   const behaviours: Behaviour[] = [
     'dead',
     'healthy',
     'healthy',
     'slow',
     'healthy',
+    'recovering',
     ...(rng() < 0.5 ? ['dead' as const] : []),
   ];
   behaviours.forEach((behaviour, i) => {
@@ -155,7 +168,7 @@ async function simulate(seed: number): Promise<Outcome> {
   const processes: Process[] = [];
   const count = 1 + Math.floor(rng() * 3);
   for (let i = 0; i < count; i += 1) processes.push(startProcess(world, caps));
-  const start = Date.now();
+  const start = world.start;
   const healthy = new Set<string>();
   let next = 0;
   const stopped: Promise<void>[] = [];

@@ -1,6 +1,6 @@
 import { type Collection } from 'mongodb';
 import { BucketSweeper } from './bucket-sweeper';
-import type { DueCursorDoc, QueuedDoc } from './queued-doc';
+import type { DueCursorDoc, Pause, QueuedDoc } from './queued-doc';
 import { random, SimConnection, SimStore } from './testing/sim-store';
 
 const TIMING = { bucketMs: 10_000, graceMs: 2_000 };
@@ -18,7 +18,7 @@ function setup() {
       TIMING,
       (doc) => doc.tenantId,
     );
-  return { ...store, sweeper };
+  return { ...store, sweeper, sim: conn.store };
 }
 
 const job = (id: string, bucket: number, fields: Partial<QueuedDoc> = {}) => ({
@@ -72,16 +72,72 @@ describe('BucketSweeper', () => {
     ).toEqual(['leased', 'old']);
   });
 
-  it("moves a group's pending jobs to the bucket of its pause's end, unless the pause is shorter than a bucket", async () => {
+  it("parks a paused group's backlog an hour ahead, keeping its earliest jobs as probes a pause apart", async () => {
     const { jobs, sweeper } = setup();
-    jobs.docs.set('long', job('long', 100, { tenantId: 'ten_long' }));
+    for (let i = 0; i < 5; i += 1) jobs.docs.set(`long_${i}`, job(`long_${i}`, 100, { tenantId: 'ten_long' }));
+    jobs.docs.get('long_3')!.dueAt = new Date(99 * TIMING.bucketMs);
     jobs.docs.set('short', job('short', 100, { tenantId: 'ten_short' }));
     const s = sweeper();
     await s.refresh(NOW);
-    const until: Record<string, number> = { ten_long: NOW + 5 * TIMING.bucketMs, ten_short: NOW + 5_000 };
-    await s.park(NOW, (group) => until[group]);
-    expect(jobs.docs.get('long')).toMatchObject({ due: '105' });
+    const pauses: Record<string, Pause> = {
+      // Probes every 30 s from the pause's end (bucket 105) until the backlog's bucket (two of them before it).
+      ten_long: { until: NOW + 5 * TIMING.bucketMs, backlogUntil: NOW + 11 * TIMING.bucketMs, probeEveryMs: 30_000 },
+      ten_short: { until: NOW + 5_000, backlogUntil: NOW + 3_600_000, probeEveryMs: 30_000 },
+    };
+    await s.park(NOW, (group) => pauses[group]);
+    // The earliest due first, then by id (the order they were read in).
+    expect(jobs.docs.get('long_3')).toMatchObject({ due: '105', parked: true });
+    expect(jobs.docs.get('long_0')).toMatchObject({ due: '108', parked: true });
+    for (const id of ['long_1', 'long_2', 'long_4'])
+      expect(jobs.docs.get(id)).toMatchObject({ due: '111', parked: true });
+    // A pause shorter than a bucket: the job stays, and is taken when the pause ends.
     expect(jobs.docs.get('short')).toMatchObject({ due: '100' });
+    expect(jobs.docs.get('short')!.parked).toBeUndefined();
     expect(s.take(10, NOW).map((c) => c.id)).toEqual(['short']);
+
+    // A job of the group read later is parked with the backlog; the probes placed already are not placed again.
+    jobs.docs.set('late', job('late', 100, { tenantId: 'ten_long' }));
+    s.readAgain(100);
+    await s.refresh(NOW + 1_000);
+    await s.park(NOW + 1_000, (group) => pauses[group]);
+    expect(jobs.docs.get('late')).toMatchObject({ due: '111', parked: true });
+  });
+
+  it("brings a group's parked jobs back to the current bucket when it answers, and tries again when that fails", async () => {
+    const { jobs, cursors, sim } = setup();
+    jobs.docs.set('a', job('a', 90, { tenantId: 'ten_a', due: '460', parked: true }));
+    jobs.docs.set('b', job('b', 91, { tenantId: 'ten_a', due: '106', parked: true }));
+    jobs.docs.set('leased', job('leased', 91, { tenantId: 'ten_a', state: 'sending', due: '101', parked: true }));
+    jobs.docs.set('other', job('other', 90, { tenantId: 'ten_b', due: '460', parked: true }));
+    const incidents: string[] = [];
+    const s = new BucketSweeper(
+      jobs as unknown as Collection<QueuedDoc>,
+      cursors as unknown as Collection<DueCursorDoc>,
+      'jobs',
+      { ...TIMING, onIncident: (incident) => incidents.push(incident.kind) },
+      (doc) => doc.tenantId,
+    );
+    await s.refresh(NOW);
+    s.unpark('ten_a');
+    sim.faults = { before: 1, lost: 0, partial: 0, spike: 0 };
+    await s.unparkAll(NOW);
+    expect(incidents).toEqual(['unpark_failed']);
+    expect(jobs.docs.get('a')).toMatchObject({ due: '460', parked: true });
+    sim.faults = { before: 0, lost: 0, partial: 0, spike: 0 };
+    await s.unparkAll(NOW);
+    await s.refresh(NOW);
+    for (const id of ['a', 'b']) {
+      expect(jobs.docs.get(id)).toMatchObject({ due: '100' });
+      expect(jobs.docs.get(id)!.parked).toBeUndefined();
+    }
+    // Only pending jobs of that group move.
+    expect(jobs.docs.get('leased')).toMatchObject({ due: '101', parked: true });
+    expect(jobs.docs.get('other')).toMatchObject({ due: '460', parked: true });
+    expect(
+      s
+        .take(10, NOW)
+        .map((c) => c.id)
+        .sort(),
+    ).toEqual(['a', 'b']);
   });
 });

@@ -1,7 +1,7 @@
 import { upsertRetried } from '@vigil/proto/platform';
 import type { Collection } from 'mongodb';
 import { Candidates, type Candidate } from '../queue/candidates';
-import type { DueCursorDoc, DueQueueTiming, QueuedDoc } from './queued-doc';
+import type { DueCursorDoc, DueQueueTiming, Pause, QueuedDoc } from './queued-doc';
 
 /**
  * Candidates kept in memory at most, in all and per group; past them, jobs are left in the store and their bucket is
@@ -22,7 +22,7 @@ const MAX_OPENED_PER_REFRESH = 60;
  * it empty; jobs read are kept as small candidates in memory and handed out fairly between tenants and groups when due.
  * Jobs this process schedules into a bucket it has already read are offered to it directly. So an idle queue reads two
  * empty buckets per bucket width, whatever it holds for later. Where the sweep of closed buckets has reached is saved
- * as a cursor, from which a restart resumes. A paused group's jobs are moved to a later bucket (see `park`).
+ * as a cursor, from which a restart resumes. A paused group's jobs are parked in a later bucket (see `park`).
  */
 export class BucketSweeper {
   private readonly candidates: Candidates;
@@ -31,6 +31,10 @@ export class BucketSweeper {
   private readonly touched = new Set<number>();
   /** Buckets read at their start and not yet found empty after they closed. */
   private readonly unconfirmed = new Set<number>();
+  /** Paused groups' last probe placed by `park`, so that jobs parked later do not place the same probes again. */
+  private readonly probesUntil = new Map<string, number>();
+  /** Groups that answered, whose parked jobs `unparkAll` brings back. */
+  private readonly unparking = new Set<string>();
   private cursor?: number;
   private openedUpTo = -1;
   private savedCursor = -1;
@@ -208,24 +212,29 @@ export class BucketSweeper {
   }
 
   /**
-   * Moves the pending jobs of paused groups out of the buckets this process has read into the bucket of the pause's
-   * end: one write per bucket and group, by equality on the bucket (the indexed field). A group paused for less than a
-   * bucket is left as it is. A job another process leased meanwhile may get the later bucket too (FerretDB v1 updates
-   * read then write): it is then found when that bucket is read, its lease long over, and taken over.
+   * Parks the pending jobs of paused groups: moves them out of the buckets this process has read, to the bucket of the
+   * group's `backlogUntil` (far later), marked `parked`. Before that, a few of them, the earliest due, are moved one by
+   * one to buckets `probeEveryMs` apart from the pause's end (probes), so that the group is tried about as often as its
+   * pause allows while its backlog is neither held here nor read again. A group paused for less than a bucket is left as
+   * it is. When the group answers, `unpark` brings the whole backlog back at once; if nothing does, each parked job is
+   * read again at its bucket (it is never stranded). A job another process leased meanwhile may get the later bucket
+   * too (FerretDB v1 updates read then write): it is then found when that bucket is read, its lease long over, and
+   * taken over.
    */
-  async park(now: number, pausedUntil: (group: string) => number | undefined): Promise<void> {
+  async park(now: number, pauseOf: (group: string) => Pause | undefined): Promise<void> {
     const field = this.groupField ?? 'tenantId';
-    const moves = new Map<string, { until: number; buckets: Set<number>; candidates: Candidate[] }>();
+    for (const group of [...this.probesUntil.keys()]) if (!pauseOf(group)) this.probesUntil.delete(group);
+    const moves = new Map<string, { pause: Pause; buckets: Set<number>; candidates: Candidate[] }>();
     const paused = (group: string) => {
-      const until = pausedUntil(group);
-      return until !== undefined && until - now > this.timing.bucketMs ? until : undefined;
+      const pause = pauseOf(group);
+      return pause && pause.until - now > this.timing.bucketMs ? pause : undefined;
     };
     for (const [group, candidates] of this.candidates.groups()) {
-      const until = paused(group);
-      if (until === undefined) continue;
+      const pause = paused(group);
+      if (pause === undefined) continue;
       for (const candidate of candidates) {
-        if (candidate.state !== 'pending' || candidate.bucket >= this.bucket(until)) continue;
-        const move = moves.get(group) ?? { until, buckets: new Set<number>(), candidates: [] };
+        if (candidate.state !== 'pending' || candidate.bucket >= this.bucket(pause.until)) continue;
+        const move = moves.get(group) ?? { pause, buckets: new Set<number>(), candidates: [] };
         move.buckets.add(candidate.bucket);
         move.candidates.push(candidate);
         moves.set(group, move);
@@ -233,28 +242,68 @@ export class BucketSweeper {
     }
     for (const [bucket, groups] of this.candidates.overflow()) {
       for (const group of groups) {
-        const until = moves.get(group)?.until ?? paused(group);
-        if (until === undefined || bucket >= this.bucket(until)) continue;
-        const move = moves.get(group) ?? { until, buckets: new Set<number>(), candidates: [] };
+        const pause = moves.get(group)?.pause ?? paused(group);
+        if (pause === undefined || bucket >= this.bucket(pause.until)) continue;
+        const move = moves.get(group) ?? { pause, buckets: new Set<number>(), candidates: [] };
         move.buckets.add(bucket);
         moves.set(group, move);
       }
     }
-    for (const [group, move] of moves) {
-      const target = String(this.bucket(move.until));
+    for (const [group, { pause, buckets, candidates }] of moves) {
       try {
-        for (const bucket of move.buckets) {
+        // The probes first: a failure leaves the rest where they are, read again.
+        const every = Math.max(pause.probeEveryMs, this.timing.bucketMs);
+        let at = Math.max(pause.until, (this.probesUntil.get(group) ?? -Infinity) + every);
+        const earliest = [...candidates].sort((a, b) => a.readyAt - b.readyAt);
+        for (const candidate of earliest) {
+          if (at >= pause.backlogUntil || this.bucket(at) >= this.bucket(pause.backlogUntil)) break;
+          await this.jobs.updateOne(
+            { _id: candidate.id, due: String(candidate.bucket), state: 'pending' },
+            { $set: { due: String(this.bucket(at)), parked: true } },
+          );
+          this.probesUntil.set(group, at);
+          this.candidates.forget(candidate);
+          at += every;
+        }
+        const target = String(this.bucket(pause.backlogUntil));
+        for (const bucket of buckets) {
           await this.jobs.updateMany(
             { due: String(bucket), [field]: group, state: 'pending' },
-            {
-              $set: { due: target },
-            },
+            { $set: { due: target, parked: true } },
           );
           this.candidates.read(bucket, group);
         }
-        for (const candidate of move.candidates) this.candidates.forget(candidate);
+        for (const candidate of candidates) this.candidates.forget(candidate);
       } catch (err) {
         this.timing.onIncident?.({ queue: this.name, kind: 'park_failed', err });
+      }
+    }
+  }
+
+  /** Brings the group's parked jobs back at the next claim (it answered): see `unparkAll`. */
+  unpark(group: string): void {
+    this.unparking.add(group);
+  }
+
+  /**
+   * Moves the parked jobs of the groups that answered to the current bucket, one write per group (by equality on the
+   * group and the mark), and reads it again. A write that failed is tried again at the next claim.
+   */
+  async unparkAll(now: number): Promise<void> {
+    const field = this.groupField ?? 'tenantId';
+    for (const group of [...this.unparking]) {
+      const current = this.bucket(now);
+      try {
+        await this.jobs.updateMany(
+          { [field]: group, state: 'pending', parked: true },
+          { $set: { due: String(current) }, $unset: { parked: '' } },
+        );
+        this.unparking.delete(group);
+        this.probesUntil.delete(group);
+        this.readAgain(current);
+      } catch (err) {
+        this.timing.onIncident?.({ queue: this.name, kind: 'unpark_failed', err });
+        return;
       }
     }
   }

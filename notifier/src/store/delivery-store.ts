@@ -2,7 +2,7 @@ import { COLLECTIONS, type WebhookEventName } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
 import type { WebhookTrigger } from '../domain/webhook-events';
 import { DueQueue } from './due-queue';
-import type { DueQueueTiming } from './queued-doc';
+import type { DueQueueTiming, Pause } from './queued-doc';
 import { storableText } from './storable-text';
 
 type DeliveryState = 'pending' | 'sending' | 'succeeded' | 'failed';
@@ -53,6 +53,8 @@ export interface DeliveryDoc {
   leaseId?: string;
   /** Set on a claimed delivery taken over from a notifier that stopped mid-attempt (see QueuedDoc); never stored. */
   interruptedAt?: Date;
+  /** Parked while its endpoint is down (see QueuedDoc); set on a claimed delivery as it was before the claim. */
+  parked?: true;
   lastAttemptAt?: Date;
   lastStatusCode?: number;
   lastError?: string;
@@ -137,9 +139,14 @@ export class DeliveryStore {
     leaseMs: number,
     limit: number,
     capacity: (endpointId: string) => number,
-    pausedUntil?: (endpointId: string) => number | undefined,
+    pauseOf?: (endpointId: string) => Pause | undefined,
   ): Promise<DeliveryDoc[]> {
-    return this.queue.claim(now, leaseMs, limit, capacity, pausedUntil);
+    return this.queue.claim(now, leaseMs, limit, capacity, pauseOf);
+  }
+
+  /** Brings the endpoint's parked deliveries back at the next claim: it answered. */
+  unpark(endpointId: string): void {
+    this.queue.unpark(endpointId);
   }
 
   byId(deliveryId: string): Promise<DeliveryDoc | null> {

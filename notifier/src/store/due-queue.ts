@@ -6,7 +6,7 @@ import { BucketSweeper } from './bucket-sweeper';
 import { insertIgnoringDuplicates } from './insert-new';
 import { isRetriable } from './store-errors';
 import type { Candidate } from '../queue/candidates';
-import type { DueCursorDoc, DueQueueTiming, QueuedDoc } from './queued-doc';
+import type { DueCursorDoc, DueQueueTiming, Pause, QueuedDoc } from './queued-doc';
 
 /** One worker's claim on one attempt of one job, kept until pruned so that a late duplicate claim fails. */
 export interface LeaseDoc {
@@ -243,6 +243,11 @@ export class DueQueue<T extends QueuedDoc> {
     });
   }
 
+  /** Brings the group's parked jobs back at the next claim: it answered (see BucketSweeper.park). */
+  unpark(group: string): void {
+    this.sweeper.unpark(group);
+  }
+
   /** Tells the queue of a pending job this process just wrote, so that it need not be read back to be found. */
   offer(doc: QueuedDoc): void {
     this.sweeper.offer(doc);
@@ -252,19 +257,20 @@ export class DueQueue<T extends QueuedDoc> {
    * Takes up to `limit` due jobs for this worker, fairly between tenants and groups, within `capacity(group)` each.
    * Reads the buckets that are due for a read first. Returns the jobs as stored, now leased until `now + leaseMs`.
    *
-   * `pausedUntil(group)`: a group that gets no attempt until then (an endpoint whose breaker is open). Its pending jobs
-   * are moved in the store to the bucket of that time, one write per bucket, and leave memory: a dead receiver's backlog
-   * is neither held here nor read on every sweep, and is found again when the pause ends.
+   * `pauseOf(group)`: a group that gets no attempt for now (an endpoint whose breaker is open). Its pending jobs are
+   * parked in the store (see BucketSweeper.park), a few kept as probes, and leave memory: a dead receiver's backlog is
+   * neither held here nor read on every sweep. `unpark` brings it back once the group answers.
    */
   async claim(
     now: Date,
     leaseMs: number,
     limit: number,
     capacity?: (group: string) => number,
-    pausedUntil?: (group: string) => number | undefined,
+    pauseOf?: (group: string) => Pause | undefined,
   ): Promise<T[]> {
+    await this.sweeper.unparkAll(now.getTime());
     await this.sweeper.refresh(now.getTime());
-    if (pausedUntil) await this.sweeper.park(now.getTime(), pausedUntil);
+    if (pauseOf) await this.sweeper.park(now.getTime(), pauseOf);
     const chosen = this.sweeper.take(limit, now.getTime(), capacity);
     if (chosen.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + leaseMs);
@@ -288,7 +294,10 @@ export class DueQueue<T extends QueuedDoc> {
         // so the lease is written only where the job is still in the attempt the candidate saw, and the job comes
         // back as it was (one round trip; exclusivity comes from the lease key above, not from this filter).
         const lease = { state: 'sending', leaseId, leaseUntil, due: String(this.bucket(leaseUntil)), updatedAt: now };
-        const current = await this.jobs.findOneAndUpdate(sameAttemptFilter(candidate), { $set: lease });
+        const current = await this.jobs.findOneAndUpdate(sameAttemptFilter(candidate), {
+          $set: lease,
+          $unset: { parked: '' },
+        });
         if (!current) return undefined;
         const interrupted = current.state === 'sending' ? { interruptedAt: current.updatedAt } : {};
         return { ...current, ...lease, ...interrupted } as unknown as T;

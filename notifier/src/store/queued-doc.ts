@@ -18,10 +18,25 @@ export interface QueuedDoc {
   leaseId?: string;
   updatedAt: Date;
   /**
+   * Set while the job waits, moved to a later bucket, for its group to answer again (see BucketSweeper.park); cleared
+   * when it is claimed or brought back.
+   */
+  parked?: true;
+  /**
    * Set on a job `claim` returns when it took the job over from a worker whose lease ran out (it stopped mid-attempt):
    * when that worker had leased it. Never stored.
    */
   interruptedAt?: Date;
+}
+
+/**
+ * A group (an endpoint) that gets no attempt until `until`, then one at a time (a probe) until one succeeds. Its backlog
+ * is parked until `backlogUntil`, far later, with one job kept as a probe every `probeEveryMs` before that.
+ */
+export interface Pause {
+  until: number;
+  backlogUntil: number;
+  probeEveryMs: number;
 }
 
 /** Where the queue's sweep of closed buckets has reached, kept so a restart resumes there. */
@@ -58,6 +73,8 @@ export interface DueQueueTiming {
  * - `takeover_reset`: MAX_TAKEOVER_CHAIN claimants in a row died between their lease key and their state write (or lost
  *   the reply); the job is made due again now under a new key.
  * - `park_failed`: moving a paused group's jobs to a later bucket failed; they stay where they are and are read again.
+ * - `unpark_failed`: bringing a group's parked jobs back when it answered failed; it is tried again at the next claim,
+ *   and the jobs are found in their later bucket meanwhile.
  * - `finish_retried`: a finish's write failed or lost its reply, and a retry was answered, so the write cannot land
  *   later. A retry that matched nothing (the first write may have landed in a bucket others swept) reads the job back
  *   and keeps it findable.
@@ -75,6 +92,7 @@ export interface QueueIncident {
     | 'lease_failed'
     | 'takeover_reset'
     | 'park_failed'
+    | 'unpark_failed'
     | 'finish_retried'
     | 'finish_failed'
     | 'readback_failed'
