@@ -53,7 +53,7 @@ const schema = z.object({
    * stay as probes a minute apart, and the first probe answered brings them all back, so this is how often a backlog
    * that nothing answers is read and moved again, not how long a recovered endpoint waits. Default 3600000.
    */
-  DELIVERY_BACKLOG_PARK_MS: z.coerce.number().int().min(60_000).max(86_400_000).default(3_600_000),
+  DELIVERY_BACKLOG_PARK_MS: z.coerce.number().int().min(60000).max(86400000).default(3600000),
   /** A claimed delivery's lease is the attempt timeout plus this, milliseconds; then another worker may take it. Default 15000. */
   DELIVERY_LEASE_MARGIN_MS: z.coerce.number().int().positive().default(15000),
   /**
