@@ -32,11 +32,12 @@ import {
 // run's MongoDB-wire server only through a relay (deploy/test-support/store-relay.ts). While ingests and /moderate
 // calls go through the gateway at a steady pace, the relay in turn resets every connection, holds the store's replies
 // past the services' deadlines, and drops the replies of writes the store ran (so writes happen that their writer
-// never hears of), each for several seconds with healthy load between. Afterwards every accepted ingest (202) and
-// answered /moderate (200) is a stored moderation with its webhook received once (repeats bounded by the attempts in
-// flight when the store failed); each user suspension sent its email and paused payments once; each restricting
-// decision (a flag, a suspension) is stored once in the local Transparency Database; no service died; and the only
-// 5xx answers are the store or the moderator being unavailable (503) or late (504), for requests not counted.
+// never hears of), each for several seconds with healthy load between; the webhook receiver answers 503 through two
+// of them. Afterwards every accepted ingest (202) and answered /moderate (200) is a stored moderation with its webhook
+// received once (repeats bounded by the attempts in flight when the store failed); each user suspension sent its email
+// and paused payments once; each restricting decision (a flag, a suspension) is stored once in the local Transparency
+// Database; no service died; and the only 5xx answers are the store or the moderator being unavailable (503) or late
+// (504), for requests not counted.
 //
 // Kafka is the run's (KAFKA_BROKERS), with topics and groups of this test. The store is a MongoDB-wire server of this
 // test's own (the kind the run uses), so that what the relay does to its connections cannot reach the rest of the
@@ -55,6 +56,8 @@ const SCHEDULE: Array<{ fault: StoreFault; ms: number }> = [
   { fault: 'drop', ms: 5_000 },
   { fault: 'delay', ms: 8_000 },
 ];
+/** The faults (by index in SCHEDULE) from whose start until whose start the webhook receiver answers 503. */
+const RECEIVER_DOWN = { from: 2, until: 4 };
 /** Requests sent after a fault and ended before the next one: a few seconds of healthy load. */
 const GAP_REQUESTS = 50;
 /**
@@ -111,6 +114,11 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
 
   it('stores, delivers, acts on and submits everything accepted, once', async () => {
     const started = Date.now();
+    // The webhook receiver answers 503 from the first drop to the second: its endpoint's breakers open and its backlog
+    // is parked while the store fails, then brought back by the first probe answered.
+    let receiverDown = false;
+    let refusedWebhooks = 0;
+    let parkedWhileDown = 0;
     const events: Array<{ what: string; at: number }> = [];
     const note = (what: string) => {
       events.push({ what, at: Math.round((Date.now() - started) / 1000) });
@@ -121,7 +129,11 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
     direct = new MongoClient(store.url);
     [relay, receiver, mail, stripe, tdb] = await Promise.all([
       startStoreRelay({ mongoUrl: store.url, delayMs: DELAY_MS }),
-      startReceiver(),
+      startReceiver(() => {
+        if (!receiverDown) return 204;
+        refusedWebhooks += 1;
+        return 503;
+      }),
       startMailReceiver(),
       startStripe(),
       startTdb(),
@@ -162,7 +174,8 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
       KAFKA_GROUP_ID: `${prefix}notifier`,
       KAFKA_SESSION_TIMEOUT_MS: SESSION_TIMEOUT_MS,
       SECRETS_ENCRYPTION_KEY: encryptionKey,
-      WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1,2,2,2,2',
+      // Enough attempts for the probes of both notifiers while the receiver is down (each probe is one).
+      WEBHOOK_RETRY_SCHEDULE_S: '0.5,1,1,2,2,2,2,2,2,2,2,2,2,2,2,2',
       WEBHOOK_TIMEOUT_MS: '5000',
       DELIVERY_CONCURRENCY_PER_ENDPOINT: String(DELIVERIES_IN_FLIGHT),
       DELIVERY_LEASE_MARGIN_MS: '2000',
@@ -235,7 +248,17 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
     load.start(RATE);
     try {
       await load.after(GAP_REQUESTS, 'the first requests');
-      for (const { fault, ms } of SCHEDULE) {
+      for (const [index, { fault, ms }] of SCHEDULE.entries()) {
+        if (index === RECEIVER_DOWN.from) {
+          receiverDown = true;
+          note('webhook receiver down (503)');
+        }
+        if (index === RECEIVER_DOWN.until) {
+          // Read past the relay: what the notifiers parked while the receiver was down.
+          parkedWhileDown = await direct.db(db).collection(COLLECTIONS.deliveries).countDocuments({ parked: true });
+          receiverDown = false;
+          note(`webhook receiver up again (${parkedWhileDown} deliveries parked)`);
+        }
         const before = didSoFar(fault);
         const since = Date.now();
         relay.setFault(fault);
@@ -594,7 +617,7 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
         `relay ${JSON.stringify(counts)}; accepted ${load.accepted.size}, answered ${load.answered.size}, ` +
         `failed ${JSON.stringify(failures)}; records missing ${absentRecords.length}; webhooks ` +
         `${receiver.received.length} received, ${byId.size} ids, ${webhookRepeats} repeats, ${lostWebhooks.length} ` +
-        `missing; suspensions ${suspensions.length}, emails ${mail.received.length} (${emailRepeats} repeats), Stripe ` +
+        `missing, ${refusedWebhooks} refused while the receiver was down; suspensions ${suspensions.length}, emails ${mail.received.length} (${emailRepeats} repeats), Stripe ` +
         `calls ${stripe.calls.length}, unsettled ${unsettledSuspensions.length}, SMTP connection errors ` +
         `${mail.errors.length}; decisions ${allDecisions.length} (${restrictions} stored, ${counted} counted), ` +
         `statements ${tdb.stored.length} stored (${puids.size} puids), ${tdb.repeats.length} sent again after they ` +
@@ -605,6 +628,8 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
 
     expect(load.accepted.size).toBeGreaterThan(200);
     expect(load.answered.size).toBeGreaterThan(50);
+    expect(refusedWebhooks).toBeGreaterThan(0);
+    expect(parkedWhileDown).toBeGreaterThan(0);
     expect(problems).toEqual([]);
   }, 600_000);
 });
