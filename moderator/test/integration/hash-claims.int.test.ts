@@ -1,3 +1,4 @@
+import { COLLECTIONS } from '@vigil/proto';
 import { MongoClient, type Db } from 'mongodb';
 import { scratchDb, testServers } from '../../../deploy/test-support';
 import { startStoreRelay, type StoreRelay } from '../../../deploy/test-support/store-relay';
@@ -134,5 +135,40 @@ describe('a feed run or feedback claim whose reply was lost', () => {
     await moveDue(store, new Date(now.getTime() + LEASE_MS));
     expect(await claim(store, later(3 * LEASE_MS))).toBe('held');
     await store.delete(feed._id);
+  });
+});
+
+describe('the claims of feeds and feedback jobs', () => {
+  it('are deleted once a day old, those of finished jobs too, and not before', async () => {
+    const at = new Date('2026-02-01T00:00:00Z');
+    const store = new FeedStore(scratch.db);
+    await store.ensureIndexes();
+    const job: FeedbackDoc = {
+      _id: 'fed_prune:hsh_1',
+      tenantId: 'ten_1',
+      feedId: 'fed_prune',
+      hashId: 'hsh_1',
+      value: 'Blocked',
+      state: 'pending',
+      attempts: 0,
+      dueAt: at,
+      due: 0,
+      createdAt: at,
+      updatedAt: at,
+    };
+    await store.queueFeedback(job);
+    expect(await store.claimFeedback(job, at, LEASE_MS)).toEqual({ deadClaims: 0 });
+    await store.setFeedback(job._id, { state: 'sent', attempts: 1, updatedAt: at }, ['due']);
+    const claimsOf = () => scratch.db.collection(COLLECTIONS.hashFeedClaims).countDocuments({ of: job._id });
+    expect(await claimsOf()).toBe(1);
+
+    // A replica that read the job before it was sent still finds its claim taken, for a day.
+    // (Older claims of the specs above go now.)
+    await store.pruneClaims(new Date(at.getTime() + 24 * 3600_000 - 1));
+    expect(await claimsOf()).toBe(1);
+    expect(await store.claimFeedback(job, new Date(at.getTime() + 3600_000), LEASE_MS)).toBe('held');
+    expect(await claimsOf()).toBe(1);
+    expect(await store.pruneClaims(new Date(at.getTime() + 24 * 3600_000 + 1))).toBe(1);
+    expect(await claimsOf()).toBe(0);
   });
 });

@@ -38,7 +38,10 @@ export interface FeedRunnerOptions {
   now?: () => Date;
 }
 
-/** Every enabled feed is read whole this often: it finds runs whose bucket no poll read (a replica was down). */
+/**
+ * Every enabled feed is read whole this often: it finds runs whose bucket no poll read (a replica was down). Claims
+ * older than a day are deleted as often.
+ */
 const SWEEP_MS = 10 * 60_000;
 
 /** The context a feed's credentials are sealed under: a sealed value copied to another feed does not open. */
@@ -47,7 +50,7 @@ export const credentialsContext = (feed: Pick<FeedDoc, 'tenantId' | '_id'>): str
 
 /**
  * Runs the feeds that are due, on every moderator replica, each run on one: a poll reads the current and the previous
- * time bucket of due feeds (and, every ten minutes, every enabled feed), claims each due feed by a unique insert keyed
+ * time bucket of due feeds (and, every ten minutes, every enabled feed, deleting day-old claims), claims each due feed by a unique insert keyed
  * by its due time (taking over, after the lease, a claim whose replica never moved the due time), moves its due time
  * to the lease's end (so a replica that dies mid-run leaves it due again), reads its source, writes the hashes through
  * the bank store (whose numbered changes reach every replica's index), and records the outcome on the feed with its
@@ -110,6 +113,10 @@ export class FeedRunner {
     if (now.getTime() - this.sweptAt >= SWEEP_MS) {
       [candidates, jobs] = await Promise.all([feeds.allEnabled(), feeds.pendingFeedback()]);
       this.sweptAt = now.getTime();
+      // Old claims go with the sweep; one that fails to go is deleted by a later sweep and holds nothing up.
+      await feeds
+        .pruneClaims(now)
+        .catch((err: unknown) => this.options.log.warn({ err }, 'hash feed claims not pruned'));
     } else {
       // Within a bucket, its own feeds; in a new one, the last bucket's too (due in its last moments). An idle poll
       // costs two reads, four once a minute.
@@ -190,7 +197,6 @@ export class FeedRunner {
       },
       current.enabled ? [] : ['due'],
     );
-    await feeds.pruneClaims(feed._id, this.now());
     log.info(
       {
         feedId: feed._id,

@@ -78,7 +78,7 @@ export interface FeedbackDoc {
 const FEED_BUCKET_MS = 60_000;
 export const bucketOf = (at: Date): number => Math.floor(at.getTime() / FEED_BUCKET_MS);
 
-/** Claims of a feed older than this are deleted when it finishes a run (a late duplicate claim needs none older). */
+/** Claims older than this are deleted by the runner's sweep (a late duplicate claim needs none older). */
 const CLAIM_KEEP_MS = 24 * 3600_000;
 
 /**
@@ -200,10 +200,15 @@ export class FeedStore {
     return claimed.won ? { deadClaims: claimed.deadClaims } : 'held';
   }
 
-  /** Deletes a feed's (or job's) claims older than a day. */
-  async pruneClaims(of: string, now: Date): Promise<void> {
+  /**
+   * Deletes the claims older than a day, of feeds' runs and of feedback jobs (a finished job's stay until then, so
+   * that a replica that read it before it finished cannot claim it again). A range over the whole collection, which
+   * holds about a day of claims: the runner's sweep calls it every ten minutes.
+   */
+  async pruneClaims(now: Date): Promise<number> {
     const before = new Date(now.getTime() - CLAIM_KEEP_MS);
-    await guarded(() => this.claims.deleteMany({ of, at: { $lt: before } }));
+    const { deletedCount } = await guarded(() => this.claims.deleteMany({ at: { $lt: before } }));
+    return deletedCount;
   }
 
   // Items: which hashes each feed brought

@@ -93,8 +93,11 @@ class MemoryFeedStore {
     this.failedSets -= 1;
     return true;
   }
-  pruneClaims() {
-    return Promise.resolve();
+  /** The times the runner pruned claims at. */
+  readonly prunedAt: Date[] = [];
+  pruneClaims(now: Date) {
+    this.prunedAt.push(now);
+    return Promise.resolve(0);
   }
   itemsOf(feedId: string) {
     return Promise.resolve([...(this.items.get(feedId) ?? [])]);
@@ -518,6 +521,20 @@ describe('FeedRunner', () => {
     await runner().sendClaimed(feeds.feedback.get(id)!);
     expect(feeds.feedback.get(id)).toMatchObject({ state: 'failed', attempts: 2 });
     expect(feeds.feedback.get(id)!.due).toBeUndefined();
+  });
+});
+
+describe('FeedRunner sweep', () => {
+  it('prunes old claims with each sweep, every ten minutes, not at every poll', async () => {
+    const { runner, feeds, clock } = setup(() => ok(''));
+    const one = runner();
+    const start = clock.now;
+    await one.poll();
+    clock.now = new Date(start.getTime() + 9 * 60_000);
+    await one.poll();
+    clock.now = new Date(start.getTime() + 10 * 60_000);
+    await one.poll();
+    expect(feeds.prunedAt).toEqual([start, clock.now]);
   });
 });
 
