@@ -29,6 +29,14 @@ export interface FirstAttempt {
   decide(fate: FirstAttemptFate, written?: Promise<void>): void;
 }
 
+/**
+ * Whether an attempt started at `now` ends within a lease that ends at `leaseUntil`, an attempt taking `attemptMs` at
+ * most: one that outlasts its lease may be taken over by another notifier, and the delivery sent twice.
+ */
+export function attemptFits(leaseUntil: number, attemptMs: number, now: number): boolean {
+  return leaseUntil - now >= attemptMs;
+}
+
 /** A worker that takes deliveries as they are inserted (the local scheduler), within the slots it has free. */
 export interface LeaseHolder {
   /** How long a delivery leased to it stays its own, milliseconds. */
@@ -73,8 +81,8 @@ export interface DeliveryIntakeOptions {
 /** A delivery whose leased insert failed, kept for the batch's next try (see DeliveryIntake.unstored). */
 interface Unstored {
   doc: DeliveryDoc;
-  /** Until when, epoch milliseconds, it goes in again under its lease id: that lease's end less an attempt. */
-  reuseUntil: number;
+  /** The end of the lease it went in under, epoch milliseconds: it goes in again under it while an attempt fits. */
+  leaseUntil: number;
   timer: NodeJS.Timeout;
 }
 
@@ -116,7 +124,7 @@ const silentLog = pino({ level: 'silent' });
 export class DeliveryIntake {
   /**
    * Leased deliveries whose insert failed, kept for the batch's next try: they go in again under the same lease (the
-   * insert may have landed, its reply lost) until `reuseUntil`.
+   * insert may have landed, its reply lost) while an attempt fits in that lease.
    */
   private readonly unstored = new Map<string, Unstored>();
   /** Ids of the deliveries taken in lately (stored, or found stored). */
@@ -159,7 +167,7 @@ export class DeliveryIntake {
     const docs: DeliveryDoc[] = [];
     const firsts = new Map<string, { doc: DeliveryDoc; first: FirstAttempt }>();
     const reserved = new Set<string>();
-    /** The leased deliveries that go in under an earlier try's lease id, and until when that lease may be reused. */
+    /** The leased deliveries that go in under an earlier try's lease id, and that lease's end. */
     const reused = new Map<string, number>();
     for (const offered of given) {
       if (writer?.has(offered._id) || this.pendingFirsts.has(offered._id)) continue;
@@ -176,8 +184,8 @@ export class DeliveryIntake {
       // An earlier try's lease is reused while an attempt started now ends within it, on the clock that set its end.
       // Later the delivery goes in under a new lease: one that landed is then found `existed` and taken over once its
       // lease ran out, late but sent once. It still makes no first attempt: it may be stored already.
-      const reuse = earlier && now < earlier.reuseUntil ? earlier : undefined;
-      if (reuse) reused.set(reuse.doc._id, reuse.reuseUntil);
+      const reuse = earlier && attemptFits(earlier.leaseUntil, holder.attemptMs, now) ? earlier : undefined;
+      if (reuse) reused.set(reuse.doc._id, reuse.leaseUntil);
       const doc = reuse?.doc ?? offered;
       const first =
         !earlier &&
@@ -205,7 +213,7 @@ export class DeliveryIntake {
         holder?.release(doc.endpointId);
         // The deadline stays the one of the try that chose the lease id: a later try sets a later lease end on the
         // document, but the delivery may be stored with the first one's.
-        this.keepUnstored(doc, reused.get(doc._id) ?? until.getTime() - (holder?.attemptMs ?? 0));
+        this.keepUnstored(doc, reused.get(doc._id) ?? until.getTime());
       }
       throw err;
     }
@@ -359,12 +367,12 @@ export class DeliveryIntake {
   /**
    * The batch's insert failed: its first attempts and its leased deliveries wait for its next try; after
    * UNSTORED_KEEP_MS the first attempts are dropped, and a leased one that landed is taken over once its lease ran out.
-   * A leased one goes in again under its lease id only until `reuseUntil`; it is kept after that all the same, so that
-   * the next try makes no first attempt for a delivery that may be stored.
+   * A leased one goes in again under its lease id only while an attempt fits in that lease (`leaseUntil`); it is kept
+   * after that all the same, so that the next try makes no first attempt for a delivery that may be stored.
    */
-  private keepUnstored(doc: DeliveryDoc, reuseUntil: number): void {
+  private keepUnstored(doc: DeliveryDoc, leaseUntil: number): void {
     const timer = setTimeout(() => this.unstored.delete(doc._id), UNSTORED_KEEP_MS);
     timer.unref();
-    this.unstored.set(doc._id, { doc, reuseUntil, timer });
+    this.unstored.set(doc._id, { doc, leaseUntil, timer });
   }
 }

@@ -3,7 +3,7 @@ import type { BackoffPolicy } from '@vigil/proto/platform';
 import type { Logger } from 'pino';
 import { WorkLoop } from '../queue/work-loop';
 import { withFirstOutcome, type DeliveryDoc, type DeliveryStore } from '../store/delivery-store';
-import type { FirstAttempt, FirstAttemptFate, LeaseHolder } from './delivery-intake';
+import { attemptFits, type FirstAttempt, type FirstAttemptFate, type LeaseHolder } from './delivery-intake';
 import type { EndpointStateStore } from '../store/endpoint-states';
 import type { UpstreamReads } from '../store/upstream-reads';
 import { AttemptOutcomes, answerKind, type AttemptResult, type Outcome } from './attempt-outcomes';
@@ -238,8 +238,9 @@ export class DeliveryScheduler implements LeaseHolder {
           // Found stored under this process's lease after an earlier try's lost reply, the lease may have less than an
           // attempt's time left: an attempt could outlast it, and another notifier send the delivery again. It is
           // left to be taken over once the lease ran out, late but sent once.
-          const left = doc.leaseUntil ? doc.leaseUntil.getTime() - Date.now() : Infinity;
-          if (left < this.options.attemptMs) return endpointDone();
+          if (doc.leaseUntil && !attemptFits(doc.leaseUntil.getTime(), this.options.attemptMs, Date.now())) {
+            return endpointDone();
+          }
           return this.process(doc, endpointDone);
         }
         endpointDone();
