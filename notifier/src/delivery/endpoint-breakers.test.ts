@@ -28,7 +28,7 @@ describe('EndpointBreakers', () => {
     expect(breakers.succeeded('we_1')).toBe(false);
   });
 
-  it('parks an open breaker’s backlog an hour ahead, with probes a longest pause apart, pausing or probing', () => {
+  it('parks an open breaker’s backlog an hour ahead, with probes a longest pause apart at most, pausing or probing', () => {
     const breakers = new EndpointBreakers();
     for (let i = 0; i < 4; i += 1) breakers.failed('we_1', 0);
     expect(breakers.pause('we_1', 0)).toBeUndefined();

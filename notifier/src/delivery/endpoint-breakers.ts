@@ -15,11 +15,11 @@ interface Breaker {
  * Per-endpoint circuit breakers, in this process's memory. An endpoint that failed OPEN_AFTER_FAILURES attempts in a
  * row (refused connections, timeouts, 5xx…) gets no attempt for a pause that doubles with each further failure, up to
  * LONGEST_PAUSE_MS, then one probe at a time until an attempt succeeds. Its due deliveries wait meanwhile in the
- * store, not in memory: parked `backlogParkMs` ahead (an hour by default), a few of them kept as probes a pause apart (see
- * BucketSweeper.park), and brought back at once when an attempt succeeds. A receiver that is down costs a probe a
- * minute and a read of its backlog an hour, not an attempt (and its writes) per pending delivery, and the notifier's
- * slots go to the endpoints that answer. A delivery's retry schedule is therefore a minimum: while its endpoint is
- * down, its next attempt waits for the endpoint to answer.
+ * store, not in memory: parked `backlogParkMs` ahead (an hour by default), a few of them kept as probes paced as the
+ * pauses (see BucketSweeper.park), and brought back at once when an attempt succeeds. A receiver that is down costs a
+ * probe a minute and a read of its backlog an hour, not an attempt (and its writes) per pending delivery, and the
+ * notifier's slots go to the endpoints that answer. A delivery's retry schedule is therefore a minimum: while its
+ * endpoint is down, its next attempt waits for the endpoint to answer.
  */
 export class EndpointBreakers {
   private readonly breakers = new Map<string, Breaker>();
@@ -36,7 +36,7 @@ export class EndpointBreakers {
 
   /**
    * How the endpoint's backlog waits while its breaker is open (pausing or probing), or undefined: see Pause. Probes
-   * are kept a longest pause apart, the pace of the probes of an endpoint that stays down.
+   * are kept a longest pause apart at most, the pace of the probes of an endpoint that stays down.
    */
   pause(endpointId: string, now: number): Pause | undefined {
     const breaker = this.breakers.get(endpointId);

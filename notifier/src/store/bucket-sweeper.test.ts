@@ -72,7 +72,7 @@ describe('BucketSweeper', () => {
     ).toEqual(['leased', 'old']);
   });
 
-  it("parks a paused group's backlog an hour ahead, keeping its earliest jobs as probes a pause apart", async () => {
+  it("parks a paused group's backlog far ahead, keeping its earliest jobs as probes further apart each time", async () => {
     const { jobs, sweeper } = setup();
     for (let i = 0; i < 5; i += 1) jobs.docs.set(`long_${i}`, job(`long_${i}`, 100, { tenantId: 'ten_long' }));
     jobs.docs.get('long_3')!.dueAt = new Date(99 * TIMING.bucketMs);
@@ -80,16 +80,17 @@ describe('BucketSweeper', () => {
     const s = sweeper();
     await s.refresh(NOW);
     const pauses: Record<string, Pause> = {
-      // Probes every 30 s from the pause's end (bucket 105) until the backlog's bucket (two of them before it).
-      ten_long: { until: NOW + 5 * TIMING.bucketMs, backlogUntil: NOW + 11 * TIMING.bucketMs, probeEveryMs: 30_000 },
-      ten_short: { until: NOW + 5_000, backlogUntil: NOW + 3_600_000, probeEveryMs: 30_000 },
+      // A pause of 15 s: probes at its end, then 30 s later, then a minute apart until the backlog's bucket.
+      ten_long: { until: NOW + 15_000, backlogUntil: NOW + 200_000, probeEveryMs: 60_000 },
+      ten_short: { until: NOW + 5_000, backlogUntil: NOW + 3_600_000, probeEveryMs: 60_000 },
     };
     await s.park(NOW, (group) => pauses[group]);
     // The earliest due first, then by id (the order they were read in).
-    expect(jobs.docs.get('long_3')).toMatchObject({ due: '105', parked: true });
-    expect(jobs.docs.get('long_0')).toMatchObject({ due: '108', parked: true });
-    for (const id of ['long_1', 'long_2', 'long_4'])
-      expect(jobs.docs.get(id)).toMatchObject({ due: '111', parked: true });
+    expect(jobs.docs.get('long_3')).toMatchObject({ due: '102', parked: true });
+    expect(jobs.docs.get('long_0')).toMatchObject({ due: '105', parked: true });
+    expect(jobs.docs.get('long_1')).toMatchObject({ due: '111', parked: true });
+    expect(jobs.docs.get('long_2')).toMatchObject({ due: '117', parked: true });
+    expect(jobs.docs.get('long_4')).toMatchObject({ due: '120', parked: true });
     // A pause shorter than a bucket: the job stays, and is taken when the pause ends.
     expect(jobs.docs.get('short')).toMatchObject({ due: '100' });
     expect(jobs.docs.get('short')!.parked).toBeUndefined();
@@ -100,7 +101,7 @@ describe('BucketSweeper', () => {
     s.readAgain(100);
     await s.refresh(NOW + 1_000);
     await s.park(NOW + 1_000, (group) => pauses[group]);
-    expect(jobs.docs.get('late')).toMatchObject({ due: '111', parked: true });
+    expect(jobs.docs.get('late')).toMatchObject({ due: '120', parked: true });
   });
 
   it("brings a group's parked jobs back to the current bucket when it answers, and tries again when that fails", async () => {

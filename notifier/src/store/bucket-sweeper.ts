@@ -214,8 +214,9 @@ export class BucketSweeper {
   /**
    * Parks the pending jobs of paused groups: moves them out of the buckets this process has read, to the bucket of the
    * group's `backlogUntil` (far later), marked `parked`. Before that, a few of them, the earliest due, are moved one by
-   * one to buckets `probeEveryMs` apart from the pause's end (probes), so that the group is tried about as often as its
-   * pause allows while its backlog is neither held here nor read again. A group paused for less than a bucket is left as
+   * one to buckets from the pause's end on, further apart each time as the breaker's pauses grow, up to `probeEveryMs`
+   * (probes): the group is tried about as often as its pauses allow, while its backlog is neither held here nor read
+   * again. A group paused for less than a bucket is left as
    * it is. When the group answers, `unpark` brings the whole backlog back at once; if nothing does, each parked job is
    * read again at its bucket (it is never stranded). A job another process leased meanwhile may get the later bucket
    * too (FerretDB v1 updates read then write): it is then found when that bucket is read, its lease long over, and
@@ -252,8 +253,13 @@ export class BucketSweeper {
     for (const [group, { pause, buckets, candidates }] of moves) {
       try {
         // The probes first: a failure leaves the rest where they are, read again.
-        const every = Math.max(pause.probeEveryMs, this.timing.bucketMs);
-        let at = Math.max(pause.until, (this.probesUntil.get(group) ?? -Infinity) + every);
+        // As the breaker pauses: after the pause's end, twice the pause, then doubling up to the longest gap (from the
+        // last probe placed, if any, the longest gap).
+        const longest = Math.max(pause.probeEveryMs, this.timing.bucketMs);
+        const placed = this.probesUntil.get(group);
+        let gap =
+          placed === undefined ? Math.min(longest, Math.max(this.timing.bucketMs, 2 * (pause.until - now))) : longest;
+        let at = placed === undefined ? pause.until : Math.max(pause.until, placed + longest);
         const earliest = [...candidates].sort((a, b) => a.readyAt - b.readyAt);
         for (const candidate of earliest) {
           if (at >= pause.backlogUntil || this.bucket(at) >= this.bucket(pause.backlogUntil)) break;
@@ -263,7 +269,8 @@ export class BucketSweeper {
           );
           this.probesUntil.set(group, at);
           this.candidates.forget(candidate);
-          at += every;
+          at += gap;
+          gap = Math.min(longest, 2 * gap);
         }
         const target = String(this.bucket(pause.backlogUntil));
         for (const bucket of buckets) {

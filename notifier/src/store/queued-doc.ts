@@ -31,7 +31,7 @@ export interface QueuedDoc {
 
 /**
  * A group (an endpoint) that gets no attempt until `until`, then one at a time (a probe) until one succeeds. Its backlog
- * is parked until `backlogUntil`, far later, with one job kept as a probe every `probeEveryMs` before that.
+ * is parked until `backlogUntil`, far later, with jobs kept as probes before that, `probeEveryMs` apart at most.
  */
 export interface Pause {
   until: number;
