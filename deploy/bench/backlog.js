@@ -5,16 +5,20 @@
 // they come due and are parked, then in BENCH_BACKLOG_WINDOWS (default 6) windows of 20 s while it holds them, next to
 // the same stack's in the windows before they were written (the peer; goal while holding: under 5 % of a core, as the
 // e2e benchmark's idle stack). BENCH_BACKLOG_PARK_S sets the notifier's DELIVERY_BACKLOG_PARK_MS (default an hour), to
-// watch a parked backlog come due again within a run.
+// watch a parked backlog come due again within a run. Last, the endpoint answers again (a receiver on its port): how
+// long until every parked delivery arrived, and what delivering them cost (BENCH_BACKLOG_RECOVER=0 skips it).
+const http = require('node:http');
 const { MongoClient } = require('mongodb');
 const { startStack } = require('./stack');
-const { idleCost } = require('./cost');
+const { idleCost, costSnapshot, costPer, formatCost } = require('./cost');
 const { seedRetries, createEndpoint, refusingUrl, tenantIdOf } = require('./e2e');
 
 const BACKLOG = Number(process.env.BENCH_BACKLOG || 50000);
 const WINDOWS = Number(process.env.BENCH_BACKLOG_WINDOWS || 6);
 const PARKING_S = Number(process.env.BENCH_BACKLOG_PARKING_S || 90);
 const PARK_S = process.env.BENCH_BACKLOG_PARK_S ? Number(process.env.BENCH_BACKLOG_PARK_S) : undefined;
+const RECOVER = process.env.BENCH_BACKLOG_RECOVER !== '0';
+const RECOVER_MAX_S = 1800;
 const WINDOW_S = 20;
 
 /** The dead endpoint's deliveries by where they wait: parked, pending and not parked, other states. */
@@ -34,6 +38,37 @@ async function whereTheyWait(stack, endpointId) {
   }
 }
 
+/**
+ * Listens on the dead endpoint's port, answering 204, until `count` distinct webhooks arrived (or RECOVER_MAX_S): when
+ * the first and the last came, and the stack's cost meanwhile.
+ */
+async function recover(stack, url, count) {
+  const ids = new Set();
+  let first;
+  let last;
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      ids.add(String(req.headers['webhook-id']));
+      first ??= Date.now();
+      last = Date.now();
+      res.writeHead(204).end();
+    });
+  });
+  const before = await costSnapshot(stack);
+  const started = Date.now();
+  await new Promise((resolve) => server.listen(Number(new URL(url).port), '127.0.0.1', () => resolve(undefined)));
+  try {
+    while (ids.size < count && Date.now() - started < RECOVER_MAX_S * 1000) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const after = await costSnapshot(stack);
+    return { delivered: ids.size, started, first, last, cost: costPer(before, after, ids.size) };
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
 async function main() {
   const stack = await startStack({
     services: ['moderator', 'notifier', 'gateway'],
@@ -44,7 +79,8 @@ async function main() {
   });
   try {
     const base = `http://127.0.0.1:${stack.ports.gateway}/api/v1`;
-    const dead = await createEndpoint(base, stack.apiKey, await refusingUrl());
+    const deadUrl = await refusingUrl();
+    const dead = await createEndpoint(base, stack.apiKey, deadUrl);
     const tenantId = await tenantIdOf(stack, dead.id);
     // Two windows: the first may hold the store's deferred maintenance after start-up; the second is the peer.
     const settling = await idleCost(stack, WINDOW_S);
@@ -72,6 +108,17 @@ async function main() {
         `the backlog at the end: ${where.parked} parked, ${where.pending} pending and not parked, ${where.other} in ` +
         `other states\n`,
     );
+    if (RECOVER) {
+      const back = await recover(stack, deadUrl, where.parked);
+      const s = (at) => (at === undefined ? 'never' : `${((at - back.started) / 1000).toFixed(1)} s`);
+      const rate =
+        back.delivered / Math.max(0.001, ((back.last ?? back.started) - (back.first ?? back.started)) / 1000);
+      process.stdout.write(
+        `the endpoint answers again: first webhook after ${s(back.first)}, ${back.delivered} of the ${where.parked} ` +
+          `parked delivered after ${s(back.last)} (${rate.toFixed(0)}/s from the first)\n` +
+          `per delivery while they went out: ${formatCost(back.cost)}\n`,
+      );
+    }
   } finally {
     await stack.stop();
   }
