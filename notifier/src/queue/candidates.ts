@@ -13,10 +13,15 @@ export interface Candidate {
   readyAt: number;
 }
 
+/** How many times its cap a group may hold while the candidates in all fill less than half of theirs. */
+const GROUP_STRETCH = 10;
+
 /**
  * The candidates a due queue holds, handed out fairly (FairQueue), within caps in all and per group (an endpoint, a
  * tenant). A candidate a cap refuses stays in the store: its bucket is noted as overflowing for that group, and the
- * queue reads it again, so one group's backlog never closes the queue to the others.
+ * queue reads it again, so one group's backlog never closes the queue to the others. While less than half the cap in
+ * all is taken, a group may hold GROUP_STRETCH times its own: a large backlog of one group then takes fewer reads of
+ * its bucket, and the other half stays for the others.
  */
 export class Candidates {
   private readonly fair = new FairQueue<Candidate>();
@@ -58,11 +63,27 @@ export class Candidates {
   restore(candidate: Candidate): boolean {
     if (this.known.has(candidate.id)) return true;
     const inGroup = this.perGroup.get(candidate.group) ?? 0;
-    if (this.known.size >= this.maxTotal || inGroup >= this.maxPerGroup) return false;
+    if (this.known.size >= this.maxTotal || inGroup >= this.groupCap()) return false;
     this.known.set(candidate.id, candidate);
     this.perGroup.set(candidate.group, inGroup + 1);
     this.fair.push(candidate.tenantId, candidate.group, candidate);
     return true;
+  }
+
+  /**
+   * Whether a new read of the bucket can add candidates: it did not overflow, or there is room in all and one group it
+   * overflowed for holds less than half its cap (an overflowing bucket read again at once would bring back the same).
+   */
+  wantsRead(bucket: number): boolean {
+    const groups = this.overflowing.get(bucket);
+    if (!groups || groups.size === 0) return true;
+    if (this.known.size >= this.maxTotal) return false;
+    for (const group of groups) if ((this.perGroup.get(group) ?? 0) < this.groupCap() / 2) return true;
+    return false;
+  }
+
+  private groupCap(): number {
+    return this.known.size < this.maxTotal / 2 ? this.maxPerGroup * GROUP_STRETCH : this.maxPerGroup;
   }
 
   forget(candidate: Candidate): void {

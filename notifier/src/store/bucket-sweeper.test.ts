@@ -72,6 +72,35 @@ describe('BucketSweeper', () => {
     ).toEqual(['leased', 'old']);
   });
 
+  it('reads a bucket that overflowed the caps again once its group has room, or after a minute', async () => {
+    const { jobs, cursors } = setup();
+    for (let i = 0; i < 25; i += 1) jobs.docs.set(`job_${i}`, job(`job_${i}`, 99, { dueAt: new Date(NOW - 1_000) }));
+    const s = new BucketSweeper(
+      jobs as unknown as Collection<QueuedDoc>,
+      cursors as unknown as Collection<DueCursorDoc>,
+      'jobs',
+      // A cap of 2 per group, 20 while less than half the 40 in all are held.
+      { ...TIMING, resweepMs: 1_000, maxCandidates: 40, maxPerGroup: 2 },
+      (doc) => doc.tenantId,
+    );
+    cursors.docs.set('jobs', { _id: 'jobs', bucket: 99, updatedAt: new Date(0) });
+    await s.refresh(NOW);
+    // Documents read: only bucket 99 holds any.
+    const found = jobs.found;
+    // Past the resweep interval, the group still holds 20: a read would bring back the same.
+    await s.refresh(NOW + 1_500);
+    expect(jobs.found).toBe(found);
+    // Taken down to 9, under half its cap: the bucket is read again.
+    expect(s.take(11, NOW + 1_500)).toHaveLength(11);
+    await s.refresh(NOW + 2_500);
+    expect(jobs.found).toBe(found + 25);
+    // Held full again, a read comes a minute after the last at the latest.
+    await s.refresh(NOW + 3_500);
+    expect(jobs.found).toBe(found + 25);
+    await s.refresh(NOW + 63_000);
+    expect(jobs.found).toBe(found + 50);
+  });
+
   it("parks a paused group's backlog far ahead, keeping its earliest jobs as probes further apart each time", async () => {
     const { jobs, sweeper } = setup();
     for (let i = 0; i < 5; i += 1) jobs.docs.set(`long_${i}`, job(`long_${i}`, 100, { tenantId: 'ten_long' }));
@@ -96,12 +125,15 @@ describe('BucketSweeper', () => {
     expect(jobs.docs.get('short')!.parked).toBeUndefined();
     expect(s.take(10, NOW).map((c) => c.id)).toEqual(['short']);
 
-    // A job of the group read later is parked with the backlog; the probes placed already are not placed again.
-    jobs.docs.set('late', job('late', 100, { tenantId: 'ten_long' }));
+    // Jobs of the group read later: one is a probe at the pause's end (those placed before may be gone by then), the
+    // others go with the backlog, the later probes being placed already.
+    jobs.docs.set('late_1', job('late_1', 100, { tenantId: 'ten_long' }));
+    jobs.docs.set('late_2', job('late_2', 100, { tenantId: 'ten_long' }));
     s.readAgain(100);
     await s.refresh(NOW + 1_000);
     await s.park(NOW + 1_000, (group) => pauses[group]);
-    expect(jobs.docs.get('late')).toMatchObject({ due: '120', parked: true });
+    expect(jobs.docs.get('late_1')).toMatchObject({ due: '102', parked: true });
+    expect(jobs.docs.get('late_2')).toMatchObject({ due: '120', parked: true });
   });
 
   it("brings a group's parked jobs back to the current bucket when it answers, and tries again when that fails", async () => {

@@ -11,6 +11,11 @@ const MAX_CANDIDATES = 100_000;
 const MAX_PER_GROUP = 1_000;
 /** A closed bucket that still held jobs is swept again after this long. */
 const RESWEEP_MS = 5_000;
+/**
+ * A closed bucket that overflowed the candidate caps is swept again after this long at the latest, while its groups
+ * still hold enough candidates (see Candidates.wantsRead): it is read again as soon as they have room.
+ */
+const OVERFLOW_RESWEEP_MS = 60_000;
 /** Cursor writes at most this often (it is a restart hint; buckets before it are known empty). */
 const CURSOR_SAVE_MS = 60_000;
 /** Buckets read at their start by one refresh at most (a catch-up after downtime continues at the next poll). */
@@ -108,6 +113,8 @@ export class BucketSweeper {
       if (bucket > lastClosed) break;
       const swept = this.sweptAt.get(bucket);
       if (swept !== undefined && now - swept < this.resweepMs) continue;
+      // A large backlog of one group: read again once that group can take more (each read returns the whole bucket).
+      if (swept !== undefined && now - swept < OVERFLOW_RESWEEP_MS && !this.candidates.wantsRead(bucket)) continue;
       this.sweptAt.set(bucket, now);
       if ((await this.read(bucket)) > 0) continue;
       this.sweptAt.delete(bucket);
@@ -216,11 +223,10 @@ export class BucketSweeper {
    * group's `backlogUntil` (far later), marked `parked`. Before that, a few of them, the earliest due, are moved one by
    * one to buckets from the pause's end on, further apart each time as the breaker's pauses grow, up to `probeEveryMs`
    * (probes): the group is tried about as often as its pauses allow, while its backlog is neither held here nor read
-   * again. A group paused for less than a bucket is left as
-   * it is. When the group answers, `unpark` brings the whole backlog back at once; if nothing does, each parked job is
-   * read again at its bucket (it is never stranded). A job another process leased meanwhile may get the later bucket
-   * too (FerretDB v1 updates read then write): it is then found when that bucket is read, its lease long over, and
-   * taken over.
+   * again. A group paused for less than a bucket is left as it is. When the group answers, `unpark` brings the whole
+   * backlog back at once; if nothing does, each parked job is read again at its bucket (it is never stranded). A job
+   * another process leased meanwhile may get the later bucket too (FerretDB v1 updates read then write): it is then
+   * found when that bucket is read, its lease long over, and taken over.
    */
   async park(now: number, pauseOf: (group: string) => Pause | undefined): Promise<void> {
     const field = this.groupField ?? 'tenantId';
@@ -252,25 +258,26 @@ export class BucketSweeper {
     }
     for (const [group, { pause, buckets, candidates }] of moves) {
       try {
-        // The probes first: a failure leaves the rest where they are, read again.
-        // As the breaker pauses: after the pause's end, twice the pause, then doubling up to the longest gap (from the
-        // last probe placed, if any, the longest gap).
+        // The probes first (a failure leaves the rest where they are, read again), spaced as the breaker pauses: at
+        // the pause's end, then twice the pause later, doubling up to the longest gap. Probes placed by an earlier
+        // park cover their span; one at the pause's end is placed all the same, as those may be gone (taken by
+        // another process, or brought back when it saw the group answer).
         const longest = Math.max(pause.probeEveryMs, this.timing.bucketMs);
-        const placed = this.probesUntil.get(group);
-        let gap =
-          placed === undefined ? Math.min(longest, Math.max(this.timing.bucketMs, 2 * (pause.until - now))) : longest;
-        let at = placed === undefined ? pause.until : Math.max(pause.until, placed + longest);
+        const placed = this.probesUntil.get(group) ?? -Infinity;
+        let gap = Math.min(longest, Math.max(this.timing.bucketMs, 2 * (pause.until - now)));
+        let at = pause.until;
         const earliest = [...candidates].sort((a, b) => a.readyAt - b.readyAt);
         for (const candidate of earliest) {
-          if (at >= pause.backlogUntil || this.bucket(at) >= this.bucket(pause.backlogUntil)) break;
+          if (this.bucket(at) >= this.bucket(pause.backlogUntil)) break;
           await this.jobs.updateOne(
             { _id: candidate.id, due: String(candidate.bucket), state: 'pending' },
             { $set: { due: String(this.bucket(at)), parked: true } },
           );
-          this.probesUntil.set(group, at);
+          this.probesUntil.set(group, Math.max(at, placed));
           this.candidates.forget(candidate);
           at += gap;
           gap = Math.min(longest, 2 * gap);
+          if (at <= placed) at = placed + longest;
         }
         const target = String(this.bucket(pause.backlogUntil));
         for (const bucket of buckets) {
