@@ -32,6 +32,23 @@ async function throughRelay(db: Db): Promise<{ db: Db; relay: StoreRelay }> {
   return { db: client.db(db.databaseName), relay };
 }
 
+/** A pending StopNCII feedback job of the feed for hash `hsh_1`, due at `at`. */
+function feedbackJob(feedId: string, at: Date): FeedbackDoc {
+  return {
+    _id: `${feedId}:hsh_1`,
+    tenantId: 'ten_1',
+    feedId,
+    hashId: 'hsh_1',
+    value: 'Blocked',
+    state: 'pending',
+    attempts: 0,
+    dueAt: at,
+    due: 0,
+    createdAt: at,
+    updatedAt: at,
+  };
+}
+
 describe('a retroactive pass claim whose reply was lost', () => {
   it('is taken over after the lease with the next attempt, by one of two moderators', async () => {
     const clock = { now: new Date('2026-01-01T00:00:00Z') };
@@ -88,19 +105,7 @@ describe('a feed run or feedback claim whose reply was lost', () => {
     createdAt: at,
     updatedAt: at,
   };
-  const job: FeedbackDoc = {
-    _id: 'fed_lost:hsh_1',
-    tenantId: 'ten_1',
-    feedId: feed._id,
-    hashId: 'hsh_1',
-    value: 'Blocked',
-    state: 'pending',
-    attempts: 0,
-    dueAt: at,
-    due: 0,
-    createdAt: at,
-    updatedAt: at,
-  };
+  const job = feedbackJob(feed._id, at);
   const later = (ms: number) => new Date(at.getTime() + ms);
 
   it.each([
@@ -143,19 +148,7 @@ describe('the claims of feeds and feedback jobs', () => {
     const at = new Date('2026-02-01T00:00:00Z');
     const store = new FeedStore(scratch.db);
     await store.ensureIndexes();
-    const job: FeedbackDoc = {
-      _id: 'fed_prune:hsh_1',
-      tenantId: 'ten_1',
-      feedId: 'fed_prune',
-      hashId: 'hsh_1',
-      value: 'Blocked',
-      state: 'pending',
-      attempts: 0,
-      dueAt: at,
-      due: 0,
-      createdAt: at,
-      updatedAt: at,
-    };
+    const job = feedbackJob('fed_prune', at);
     await store.queueFeedback(job);
     expect(await store.claimFeedback(job, at, LEASE_MS)).toEqual({ deadClaims: 0 });
     await store.setFeedback(job._id, { state: 'sent', attempts: 1, updatedAt: at }, ['due']);
