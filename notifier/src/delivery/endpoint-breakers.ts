@@ -24,7 +24,7 @@ interface Breaker {
 export class EndpointBreakers {
   private readonly breakers = new Map<string, Breaker>();
 
-  /** `backlogParkMs`: how far ahead an open breaker's backlog is parked, so how often one nobody answers is read again. */
+  /** `backlogParkMs`: how far ahead an open breaker's backlog is parked (how often one nobody answers is read again). */
   constructor(private readonly backlogParkMs = 3_600_000) {}
 
   /** How many attempts the endpoint may have in flight now: `concurrency`, 1 for a probe, or 0 while paused. */

@@ -23,7 +23,7 @@ const LEASE_MS = 2_000;
 const BOUND_MS = 20_000;
 const LOAD_MS = 30_000;
 const FAULTS_MS = 40_000;
-/** When the receiver that starts dead answers: its breaker's next probe (a minute apart at most) brings its backlog back. */
+/** When the receiver that starts dead answers; its next probe (a minute away at most) brings its backlog back. */
 const RECOVER_MS = 15_000;
 const SEEDS = process.env.SIM_SEED
   ? [Number(process.env.SIM_SEED)]

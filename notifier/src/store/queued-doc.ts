@@ -30,8 +30,8 @@ export interface QueuedDoc {
 }
 
 /**
- * A group (an endpoint) that gets no attempt until `until`, then one at a time (a probe) until one succeeds. Its backlog
- * is parked until `backlogUntil`, far later, with jobs kept as probes before that, `probeEveryMs` apart at most.
+ * A group (an endpoint) that gets no attempt until `until`, then one at a time (a probe) until one succeeds. Its
+ * backlog is parked until `backlogUntil`, far later, with jobs kept as probes before that, `probeEveryMs` apart at most.
  */
 export interface Pause {
   until: number;

@@ -50,12 +50,12 @@ export const credentialsContext = (feed: Pick<FeedDoc, 'tenantId' | '_id'>): str
 
 /**
  * Runs the feeds that are due, on every moderator replica, each run on one: a poll reads the current and the previous
- * time bucket of due feeds (and, every ten minutes, every enabled feed, deleting day-old claims), claims each due feed by a unique insert keyed
- * by its due time (taking over, after the lease, a claim whose replica never moved the due time), moves its due time
- * to the lease's end (so a replica that dies mid-run leaves it due again), reads its source, writes the hashes through
- * the bank store (whose numbered changes reach every replica's index), and records the outcome on the feed with its
- * next due time: the interval after a run that worked, a growing backoff after a failure. It also sends the feedback
- * owed to exchanges (StopNCII `Blocked`) the same way.
+ * time bucket of due feeds (and, every ten minutes, every enabled feed, deleting day-old claims), claims each due feed
+ * by a unique insert keyed by its due time (taking over, after the lease, a claim whose replica never moved the due
+ * time), moves its due time to the lease's end (so a replica that dies mid-run leaves it due again), reads its source,
+ * writes the hashes through the bank store (whose numbered changes reach every replica's index), and records the
+ * outcome on the feed with its next due time: the interval after a run that worked, a growing backoff after a failure.
+ * It also sends the feedback owed to exchanges (StopNCII `Blocked`) the same way.
  */
 export class FeedRunner {
   private timer?: NodeJS.Timeout;
