@@ -46,6 +46,10 @@ async function recover(stack, url, count) {
   const ids = new Set();
   let first;
   let last;
+  /** @type {() => void} */
+  let allArrived = () => undefined;
+  const arrived = new Promise((resolve) => (allArrived = () => resolve(undefined)));
+  if (count <= 0) allArrived();
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -53,18 +57,22 @@ async function recover(stack, url, count) {
       first ??= Date.now();
       last = Date.now();
       res.writeHead(204).end();
+      if (ids.size >= count) allArrived();
     });
   });
   const before = await costSnapshot(stack);
   const started = Date.now();
   await new Promise((resolve) => server.listen(Number(new URL(url).port), '127.0.0.1', () => resolve(undefined)));
+  /** @type {NodeJS.Timeout | undefined} */
+  let deadline;
   try {
-    while (ids.size < count && Date.now() - started < RECOVER_MAX_S * 1000) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    // Every parked delivery arrived, or the deadline passed.
+    await Promise.race([arrived, new Promise((resolve) => (deadline = setTimeout(resolve, RECOVER_MAX_S * 1000)))]);
     const after = await costSnapshot(stack);
     return { delivered: ids.size, started, first, last, cost: costPer(before, after, ids.size) };
   } finally {
+    clearTimeout(deadline);
+    server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   }
 }
