@@ -1,6 +1,7 @@
 import { driverBulkError } from '@vigil/proto/dist/testing/driver-errors';
 import { MongoNetworkError, MongoServerError, type Collection } from 'mongodb';
-import { DueQueue, type LeaseDoc } from './due-queue';
+import { DueQueue } from './due-queue';
+import type { LeaseDoc } from './lease-claims';
 import type { DueCursorDoc, DueQueueTiming, QueuedDoc, QueueIncident } from './queued-doc';
 import { random, SimConnection, SimStore, type SimCollection } from './testing/sim-store';
 

@@ -1,6 +1,7 @@
 import { COLLECTIONS, type EmailAttempt, type EmailMessageDoc, type UserDoc } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { attemptRecorded, DueQueue } from './due-queue';
+import { DueQueue } from './due-queue';
+import { attemptRecorded } from './job-finishes';
 import type { DueQueueTiming } from './queued-doc';
 
 export const emailMessageIdOf = (eventId: string): string => `eml_${eventId}`;

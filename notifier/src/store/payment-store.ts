@@ -6,7 +6,8 @@ import {
   type UserDoc,
 } from '@vigil/proto';
 import type { Collection, Db } from 'mongodb';
-import { attemptRecorded, DueQueue } from './due-queue';
+import { DueQueue } from './due-queue';
+import { attemptRecorded } from './job-finishes';
 import type { DueQueueTiming } from './queued-doc';
 
 export const paymentActionIdOf = (eventId: string): string => `pay_${eventId}`;
