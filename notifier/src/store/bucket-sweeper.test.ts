@@ -140,7 +140,12 @@ describe('BucketSweeper', () => {
     const { jobs, cursors, sim } = setup();
     jobs.docs.set('a', job('a', 90, { tenantId: 'ten_a', due: '460', parked: true }));
     jobs.docs.set('b', job('b', 91, { tenantId: 'ten_a', due: '106', parked: true }));
-    jobs.docs.set('leased', job('leased', 91, { tenantId: 'ten_a', state: 'sending', due: '101', parked: true }));
+    // A park that read it pending wrote over its lease (FerretDB v1 updates read, then write).
+    const leaseUntil = new Date(NOW + 5_000);
+    jobs.docs.set(
+      'leased',
+      job('leased', 91, { tenantId: 'ten_a', state: 'sending', leaseUntil, due: '460', parked: true }),
+    );
     jobs.docs.set('other', job('other', 90, { tenantId: 'ten_b', due: '460', parked: true }));
     const incidents: string[] = [];
     const s = new BucketSweeper(
@@ -163,8 +168,9 @@ describe('BucketSweeper', () => {
       expect(jobs.docs.get(id)).toMatchObject({ due: '100' });
       expect(jobs.docs.get(id)!.parked).toBeUndefined();
     }
-    // Only pending jobs of that group move.
-    expect(jobs.docs.get('leased')).toMatchObject({ due: '101', parked: true });
+    // Only that group's jobs move. The leased one comes back too, and is taken over once its lease is over.
+    expect(jobs.docs.get('leased')).toMatchObject({ due: '100', state: 'sending' });
+    expect(jobs.docs.get('leased')!.parked).toBeUndefined();
     expect(jobs.docs.get('other')).toMatchObject({ due: '460', parked: true });
     expect(
       s
@@ -172,5 +178,6 @@ describe('BucketSweeper', () => {
         .map((c) => c.id)
         .sort(),
     ).toEqual(['a', 'b']);
+    expect(s.take(10, leaseUntil.getTime()).map((c) => c.id)).toEqual(['leased']);
   });
 });

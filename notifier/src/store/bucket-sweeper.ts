@@ -40,6 +40,11 @@ export class BucketSweeper {
   private readonly probesUntil = new Map<string, number>();
   /** Groups that answered, whose parked jobs `unparkAll` brings back. */
   private readonly unparking = new Set<string>();
+  /**
+   * The buckets each group's parked jobs were brought back to, a try whose reply was lost included, until the caller
+   * knows them where every process reads (see `unparkAll`).
+   */
+  private readonly unparkedTo = new Map<string, Set<number>>();
   private cursor?: number;
   private openedUpTo = -1;
   private savedCursor = -1;
@@ -226,10 +231,15 @@ export class BucketSweeper {
    * again. A group paused for less than a bucket is left as it is. When the group answers, `unpark` brings the whole
    * backlog back at once; if nothing does, each parked job is read again at its bucket (it is never stranded). A job
    * another process leased meanwhile may get the later bucket too (FerretDB v1 updates read then write): it is then
-   * found when that bucket is read, its lease long over, and taken over.
+   * found when that bucket is read, its lease long over, and taken over. Returns the probes written, tries that failed
+   * included: a write that lands after other processes swept its bucket for the last time must be moved on.
    */
-  async park(now: number, pauseOf: (group: string) => Pause | undefined): Promise<void> {
-    const field = this.groupField ?? 'tenantId';
+  async park(
+    now: number,
+    pauseOf: (group: string) => Pause | undefined,
+  ): Promise<Array<{ bucket: number; id: string }>> {
+    const written: Array<{ bucket: number; id: string }> = [];
+    const field = this.groupKey;
     for (const group of [...this.probesUntil.keys()]) if (!pauseOf(group)) this.probesUntil.delete(group);
     const moves = new Map<string, { pause: Pause; buckets: Set<number>; candidates: Candidate[] }>();
     const paused = (group: string) => {
@@ -269,6 +279,7 @@ export class BucketSweeper {
         const earliest = [...candidates].sort((a, b) => a.readyAt - b.readyAt);
         for (const candidate of earliest) {
           if (this.bucket(at) >= this.bucket(pause.backlogUntil)) break;
+          written.push({ bucket: this.bucket(at), id: candidate.id });
           await this.jobs.updateOne(
             { _id: candidate.id, due: String(candidate.bucket), state: 'pending' },
             { $set: { due: String(this.bucket(at)), parked: true } },
@@ -292,6 +303,7 @@ export class BucketSweeper {
         this.timing.onIncident?.({ queue: this.name, kind: 'park_failed', err });
       }
     }
+    return written;
   }
 
   /** Brings the group's parked jobs back at the next claim (it answered): see `unparkAll`. */
@@ -301,15 +313,21 @@ export class BucketSweeper {
 
   /**
    * Moves the parked jobs of the groups that answered to the current bucket, one write per group (by equality on the
-   * group and the mark), and reads it again. A write that failed is tried again at the next claim.
+   * group and the mark), and reads it again. A write that failed is tried again at the next claim. A leased job can
+   * carry the mark too (a park that read it pending wrote over the lease: FerretDB v1 updates read, then write): it
+   * comes back as well, and is taken over after its lease instead of waiting for the park's end. Returns the buckets
+   * written since the last `unparkFollowed`, tries that failed included (their write may have landed): a long write
+   * can land after other processes swept its bucket for the last time, so the caller moves what it finds there on.
    */
-  async unparkAll(now: number): Promise<void> {
-    const field = this.groupField ?? 'tenantId';
+  async unparkAll(now: number): Promise<Array<{ bucket: number; group: string }>> {
+    const field = this.groupKey;
     for (const group of [...this.unparking]) {
       const current = this.bucket(now);
+      const to = this.unparkedTo.get(group) ?? new Set<number>();
+      this.unparkedTo.set(group, to.add(current));
       try {
         await this.jobs.updateMany(
-          { [field]: group, state: 'pending', parked: true },
+          { [field]: group, parked: true },
           { $set: { due: String(current) }, $unset: { parked: '' } },
         );
         this.unparking.delete(group);
@@ -317,8 +335,21 @@ export class BucketSweeper {
         this.readAgain(current);
       } catch (err) {
         this.timing.onIncident?.({ queue: this.name, kind: 'unpark_failed', err });
-        return;
+        break;
       }
     }
+    return [...this.unparkedTo].flatMap(([group, buckets]) => [...buckets].map((bucket) => ({ bucket, group })));
+  }
+
+  /** The group's jobs brought back to `bucket` are where every process reads (see `unparkAll`). */
+  unparkFollowed(bucket: number, group: string): void {
+    const to = this.unparkedTo.get(group);
+    to?.delete(bucket);
+    if (to?.size === 0) this.unparkedTo.delete(group);
+  }
+
+  /** The field that holds a job's group. */
+  get groupKey(): string {
+    return this.groupField ?? 'tenantId';
   }
 }

@@ -199,6 +199,173 @@ describe('DueQueue', () => {
     }
   });
 
+  it('fails an insert whose job it could not move out of a bucket others swept, and moves it when tried again', async () => {
+    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+    try {
+      const store = collections();
+      let answer!: () => void;
+      const slowStore = new Promise<void>((resolve) => (answer = resolve));
+      let moves = 0;
+      // The writer's insert waits on a slow store before it runs, and its first move out of the swept bucket fails.
+      const writerJobs = Object.assign(Object.create(store.jobs) as Jobs, {
+        insertMany: async (docs: Parameters<Jobs['insertMany']>[0]) => {
+          await slowStore;
+          return store.jobs.insertMany(docs);
+        },
+        updateMany: (...args: Parameters<Jobs['updateMany']>) => {
+          moves += 1;
+          return moves === 1
+            ? Promise.reject(new MongoNetworkError('connection reset'))
+            : store.jobs.updateMany(...args);
+        },
+      });
+      const writer = queue({ ...store, jobs: writerJobs });
+      const other = queue(store);
+      await Promise.all([writer.claim(new Date(), LEASE_MS, 10), other.claim(new Date(), LEASE_MS, 10)]);
+      const doc = job('job_1', new Date());
+      const inserting = writer.insertNew(doc);
+      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
+      expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+      answer();
+      // Only the writer would find the job: its caller is told, and does not count it stored.
+      await expect(inserting).rejects.toThrow('connection reset');
+      // The caller tries again: the job is found stored, and moved where every process reads.
+      expect(await writer.insertNew(doc)).toBe(false);
+      const found: string[] = [];
+      for (let bucket = 2; bucket <= 4 && found.length === 0; bucket += 1) {
+        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
+        found.push(...(await other.claim(new Date(), LEASE_MS, 10)).map((claimed) => claimed._id));
+      }
+      expect(found).toEqual(['job_1']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('moves parked jobs brought back by a write answered after other processes swept their bucket', async () => {
+    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+    try {
+      const store = collections();
+      let answer!: () => void;
+      const slowStore = new Promise<void>((resolve) => (answer = resolve));
+      let slow = false;
+      const writerJobs = Object.assign(Object.create(store.jobs) as Jobs, {
+        updateMany: async (...args: Parameters<Jobs['updateMany']>) => {
+          if (slow) await slowStore;
+          return store.jobs.updateMany(...args);
+        },
+      });
+      const writer = queue({ ...store, jobs: writerJobs });
+      const other = queue(store);
+      await Promise.all([writer.claim(new Date(), LEASE_MS, 10), other.claim(new Date(), LEASE_MS, 10)]);
+      // The tenant's backlog, parked an hour ahead; it answered again.
+      const parkedIn = String(writer.bucket(start + 3_600_000));
+      for (const id of ['job_1', 'job_2']) {
+        store.jobs.docs.set(id, { ...job(id, new Date(start - 60_000)), due: parkedIn, parked: true });
+      }
+      writer.unpark('ten_1');
+      slow = true;
+      // The writer brings the backlog back on a slow store, and works none of it (it stops before it does).
+      const unparking = writer.claim(new Date(), LEASE_MS, 0);
+      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
+      expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+      answer();
+      expect(await unparking).toEqual([]);
+      const found: string[] = [];
+      for (let bucket = 2; bucket <= 4 && found.length < 2; bucket += 1) {
+        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
+        found.push(...(await other.claim(new Date(), LEASE_MS, 10)).map((claimed) => claimed._id));
+      }
+      expect(found.sort()).toEqual(['job_1', 'job_2']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it("moves a paused group's probe whose write landed after other processes swept its bucket", async () => {
+    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+    try {
+      const store = collections();
+      let slow = false;
+      const slowJobs = Object.assign(Object.create(store.jobs) as Jobs, {
+        // The probe's write waits on a slow store past its bucket's end and the grace.
+        updateOne: (...args: Parameters<Jobs['updateOne']>) => {
+          if (slow) jest.setSystemTime(Date.now() + 3 * TIMING.bucketMs);
+          return store.jobs.updateOne(...args);
+        },
+      });
+      const q = queue({ ...store, jobs: slowJobs });
+      await q.claim(new Date(), LEASE_MS, 10);
+      await q.insertNew(job('job_1', new Date()));
+      slow = true;
+      const pause = { until: start + 1.5 * TIMING.bucketMs, backlogUntil: start + 3_600_000, probeEveryMs: 60_000 };
+      expect(await q.claim(new Date(), LEASE_MS, 10, undefined, () => pause)).toEqual([]);
+      // Not left in the probe's bucket, which other processes read for the last time before the write landed.
+      expect(store.jobs.docs.get('job_1')).toMatchObject({ parked: true, due: String(q.bucket(Date.now())) });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('moves a leased job that a racing write left in a bucket other processes swept', async () => {
+    const store = collections();
+    const q = queue(store);
+    const swept = String(q.bucket(Date.now()) - 5);
+    const leased = { state: 'sending', leaseId: 'lease_1', leaseUntil: inMs(LEASE_MS), due: swept };
+    store.jobs.docs.set('job_1', { ...job('job_1', inMs(-60_000)), ...leased });
+    await q.written(swept, { _id: 'job_1' });
+    // In a bucket every process reads: taken over there once its lease is over, should its worker stop.
+    expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'sending', due: String(q.bucket(Date.now())) });
+  });
+
+  it('counts a lease from when it is written, however long the reads before it took', async () => {
+    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+    try {
+      const store = collections();
+      let slow = false;
+      // Each bucket read takes a minute (a large backlog on a loaded store).
+      const slowJobs = Object.assign(Object.create(store.jobs) as Jobs, {
+        find: (...args: Parameters<Jobs['find']>) => {
+          if (slow) jest.setSystemTime(Date.now() + 60_000);
+          return store.jobs.find(...args);
+        },
+      });
+      const q = queue({ ...store, jobs: slowJobs });
+      await q.claim(new Date(), LEASE_MS, 10);
+      await q.insertNew(job('job_1', new Date()));
+      slow = true;
+      jest.setSystemTime(start + TIMING.bucketMs);
+      const [claimed] = await q.claim(new Date(), LEASE_MS, 10);
+      expect(claimed?._id).toBe('job_1');
+      expect(claimed!.leaseUntil!.getTime()).toBeGreaterThanOrEqual(Date.now() + LEASE_MS - 1_000);
+      expect(store.jobs.docs.get('job_1')).toMatchObject({ due: String(q.bucket(claimed!.leaseUntil!)) });
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('leaves a job alone when the last claimant of its take-over chain still holds its lease', async () => {
+    const store = collections();
+    const incidents: QueueIncident[] = [];
+    const q = queue(store, { ...TIMING, onIncident: (incident) => incidents.push(incident) });
+    const dueAt = inMs(-1_000);
+    await q.insertNew(job('job_1', dueAt));
+    const key = `job_1@${dueAt.getTime()}`;
+    const past = inMs(-60_000);
+    // Eight claimants in a row died between their lease key and their state write; the ninth is alive, mid-write.
+    for (let i = 0; i <= 8; i += 1) {
+      const id = `${key}${'+'.repeat(i)}`;
+      store.leases.docs.set(id, { _id: id, leaseUntil: i === 8 ? inMs(LEASE_MS) : past, createdAt: past });
+    }
+    expect(await q.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+    expect(incidents.map((incident) => incident.kind)).not.toContain('takeover_reset');
+    expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'pending', dueAt });
+  });
+
   it('keeps a rescheduled job findable when moving it out of a bucket others swept fails after its write landed', async () => {
     let moves = 0;
     const run = await finishAnsweredLate((jobs, answered) => ({

@@ -125,22 +125,31 @@ export class DueQueue<T extends QueuedDoc> {
    * A leased job found stored under the lease id it was given, that lease still running, is this caller's own earlier
    * insert whose reply was lost: it counts as inserted, so the caller works it under that lease now rather than leave
    * it to be taken over, as interrupted, once the lease ran out. Its lease end and bucket are set as stored.
+   *
+   * Throws when a job it stored could not be moved out of a bucket other processes swept (see keepFindable): only this
+   * process would find it, so the caller must not count it stored. Its retry finds the job stored and moves it again.
    */
   async insertMany(docs: T[]): Promise<Set<string>> {
-    for (const doc of docs)
-      if (doc.state === 'pending' && doc.due === undefined) Object.assign(doc, this.pendingFields(doc.dueAt));
+    // A retry of an insert that failed a while ago computes the bucket again: the one of its first try may be swept.
+    for (const doc of docs) {
+      if (doc.state === 'pending' && (doc.due === undefined || this.buckets.sweptByOthers(Number(doc.due)))) {
+        Object.assign(doc, this.pendingFields(doc.dueAt));
+      }
+    }
     const flags = docs.length === 0 ? [] : await this.inserts.write(docs);
     const inserted = docs.filter((_, index) => flags[index]);
-    await this.buckets.keepFindable(inserted);
+    const moved = await this.buckets.keepFindable(inserted);
     for (const doc of inserted) this.offer(doc);
+    if ('failed' in moved) throw moved.failed;
     // A job that existed may be this caller's own earlier insert whose reply was lost, stored in a bucket computed
     // then and perhaps swept since: it is read back (a rare path: a re-consumed event, a lost reply) and followed.
     const ids = new Set(inserted.map((doc) => doc._id));
     const existing = docs.filter((doc) => !ids.has(doc._id));
     const read = await Promise.all(existing.map((job) => this.jobs.findOne({ _id: job._id })));
     const found = read.filter((doc): doc is QueuedDoc => doc !== null);
-    await this.buckets.keepFindable(found);
+    const followed = await this.buckets.keepFindable(found);
     for (const doc of found) this.sweeper.remember(doc);
+    if ('failed' in followed) throw followed.failed;
     const now = Date.now();
     existing.forEach((doc, index) => {
       const stored = read[index];

@@ -40,10 +40,12 @@ export class JobBuckets {
    * current bucket, which every process still reads. Otherwise only this process would know of them, and one that
    * stops before it works them would leave them where no process reads again. The documents given follow the move.
    *
-   * A move that fails (it may have run or not) is reported and never thrown: the jobs stay candidates here, and their
-   * bucket is swept by this process until a read finds it empty. The write before it stands, so its caller goes on.
+   * A move that fails (it may have run or not) is reported and returned, never thrown: the jobs stay candidates here,
+   * and their bucket is swept by this process until a read finds it empty. The write before it stands; its caller
+   * decides whether to go on (see DueQueue.insertMany).
    */
-  async keepFindable(docs: QueuedDoc[]): Promise<void> {
+  async keepFindable(docs: QueuedDoc[]): Promise<{ failed?: unknown }> {
+    let failed: unknown;
     const late = docs.filter(
       (doc): doc is QueuedDoc & { due: string } =>
         doc.state === 'pending' && doc.due !== undefined && this.sweptByOthers(Number(doc.due)),
@@ -54,20 +56,26 @@ export class JobBuckets {
         const to = await this.moveIfSwept(Number(due), { _id: { $in: list.map((doc) => doc._id) } });
         for (const doc of list) doc.due = String(to);
       } catch (err) {
+        failed ??= err;
         for (const doc of list) {
           this.sweeper.remember(doc);
           this.timing.onIncident?.({ queue: this.name, kind: 'move_failed', jobId: doc._id, err });
         }
       }
     }
+    return failed === undefined ? {} : { failed };
   }
 
-  /** Moves the pending jobs `filter` names out of `bucket` while it is one others may have swept; the bucket they end in. */
+  /**
+   * Moves the jobs `filter` names out of `bucket` while it is one others may have swept; the bucket they end in. Any
+   * job still in such a bucket is moved, whatever its state: a leased one is then taken over after its lease, as it
+   * would be in the bucket of its lease's end (a racing write on FerretDB v1 can leave a lease with another bucket).
+   */
   private async moveIfSwept(bucket: number, filter: Filter<QueuedDoc>): Promise<number> {
     let from = bucket;
     while (this.sweptByOthers(from)) {
       const to = this.bucket(Date.now());
-      await this.jobs.updateMany({ ...filter, due: String(from), state: 'pending' }, { $set: { due: String(to) } });
+      await this.jobs.updateMany({ ...filter, due: String(from) }, { $set: { due: String(to) } });
       this.sweeper.readAgain(to);
       from = to;
     }
@@ -75,7 +83,7 @@ export class JobBuckets {
   }
 
   /** Whether other processes may have read the bucket for the last time: its end and the grace are past. */
-  private sweptByOthers(bucket: number): boolean {
+  sweptByOthers(bucket: number): boolean {
     return Date.now() >= (bucket + 1) * this.timing.bucketMs + this.timing.graceMs;
   }
 }

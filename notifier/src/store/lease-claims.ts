@@ -37,7 +37,7 @@ export class LeaseClaims<T extends QueuedDoc> {
 
   /**
    * Takes up to `limit` due jobs for this worker, fairly between tenants and groups, within `capacity(group)` each.
-   * Reads the buckets that are due for a read first. Returns the jobs as stored, now leased until `now + leaseMs`.
+   * Reads the buckets that are due for a read first. Returns the jobs as stored, now leased for `leaseMs` from when the lease is written.
    *
    * `pauseOf(group)`: a group that gets no attempt for now (an endpoint whose breaker is open). Its pending jobs are
    * parked in the store (see BucketSweeper.park), a few kept as probes, and leave memory: a dead receiver's backlog is
@@ -50,18 +50,31 @@ export class LeaseClaims<T extends QueuedDoc> {
     capacity?: (group: string) => number,
     pauseOf?: (group: string) => Pause | undefined,
   ): Promise<T[]> {
-    await this.sweeper.unparkAll(now.getTime());
-    await this.sweeper.refresh(now.getTime());
-    if (pauseOf) await this.sweeper.park(now.getTime(), pauseOf);
-    const chosen = this.sweeper.take(limit, now.getTime(), capacity);
+    // Each step counts from when it starts, and the lease from when it is written: the reads and moves before it can
+    // take long over a large backlog, and a lease counted from an earlier time could be over before it is written.
+    const clock = () => Math.max(now.getTime(), Date.now());
+    for (const { bucket, group } of await this.sweeper.unparkAll(clock())) {
+      await this.buckets.written(String(bucket), { [this.sweeper.groupKey]: group });
+      this.sweeper.unparkFollowed(bucket, group);
+    }
+    await this.sweeper.refresh(clock());
+    if (pauseOf) {
+      for (const probe of await this.sweeper.park(clock(), pauseOf)) {
+        await this.buckets.written(String(probe.bucket), { _id: probe.id }).catch((err: unknown) => {
+          this.timing.onIncident?.({ queue: this.name, kind: 'move_failed', jobId: probe.id, err });
+        });
+      }
+    }
+    const chosen = this.sweeper.take(limit, clock(), capacity);
     if (chosen.length === 0) return [];
-    const leaseUntil = new Date(now.getTime() + leaseMs);
+    const at = new Date(clock());
+    const leaseUntil = new Date(at.getTime() + leaseMs);
     const keyed = chosen.map((candidate) => ({ candidate, key: leaseKey(candidate) }));
     let won: Set<string>;
     try {
       won = await insertIgnoringDuplicates(
         this.leases,
-        keyed.map(({ key }) => ({ _id: key, leaseUntil, createdAt: now })),
+        keyed.map(({ key }) => ({ _id: key, leaseUntil, createdAt: at })),
       );
     } catch (err) {
       // Nothing is known leased: every job stays a candidate (a key this write did store is taken over once expired).
@@ -70,13 +83,13 @@ export class LeaseClaims<T extends QueuedDoc> {
     }
     const settled = await Promise.allSettled(
       keyed.map(async ({ candidate, key }): Promise<T | undefined> => {
-        const leaseId = won.has(key) ? key : await this.takeOverDeadClaim(candidate, key, now, leaseUntil);
+        const leaseId = won.has(key) ? key : await this.takeOverDeadClaim(candidate, key, at, leaseUntil);
         if (!leaseId) return undefined;
         // The candidate may be stale (attempted and rescheduled since it was read): only the job as it is now counts,
         // so the lease is written only where the job is still in the attempt the candidate saw, and the job comes
         // back as it was (one round trip; exclusivity comes from the lease key above, not from this filter).
         const due = String(this.buckets.bucket(leaseUntil));
-        const lease = { state: 'sending', leaseId, leaseUntil, due, updatedAt: now };
+        const lease = { state: 'sending', leaseId, leaseUntil, due, updatedAt: at };
         const current = await this.jobs.findOneAndUpdate(sameAttemptFilter(candidate), {
           $set: lease,
           $unset: { parked: '' },
@@ -117,10 +130,12 @@ export class LeaseClaims<T extends QueuedDoc> {
     leaseUntil: Date,
   ): Promise<string | undefined> {
     let current = key;
-    for (let i = 0; i < MAX_TAKEOVER_CHAIN; i += 1) {
+    for (let i = 0; ; i += 1) {
       const lease = await this.leases.findOne({ _id: current });
       if (!lease) return undefined;
       if (lease.leaseUntil.getTime() > now.getTime()) return undefined;
+      // The last key of the chain was checked too: its claimant may be alive, mid-write.
+      if (i === MAX_TAKEOVER_CHAIN) break;
       current = `${current}+`;
       const won = await insertIgnoringDuplicates(this.leases, [{ _id: current, leaseUntil, createdAt: now }]);
       if (won.has(current)) return current;
