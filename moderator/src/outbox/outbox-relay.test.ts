@@ -20,6 +20,7 @@ function relayWorld({
   sweepMaxMs,
   now,
   failSends = [],
+  appendBoundMs,
 }: {
   memoryBytes?: number;
   held?: boolean;
@@ -28,6 +29,7 @@ function relayWorld({
   now?: () => number;
   /** The sends (counted from 0) that fail as with a broker away (nothing about a message). */
   failSends?: number[];
+  appendBoundMs?: number;
 } = {}) {
   const sent: string[] = [];
   const replayed: string[] = [];
@@ -93,6 +95,7 @@ function relayWorld({
     minGapMs: 0,
     batchSize: 1,
     memoryBytes,
+    appendBoundMs,
   });
   return { relay, sent, replayed, removals, sweeps, clock, stored, slots, append, release: () => release() };
 }
@@ -317,6 +320,34 @@ describe('outbox relay sweeps of slots', () => {
       expect(world.sent).toEqual([]);
       await jest.advanceTimersByTimeAsync(2_000);
       expect(world.replayed).toEqual(events.map((event) => event.id));
+    } finally {
+      const stopping = world.relay.stop();
+      await jest.advanceTimersByTimeAsync(2_000);
+      await stopping;
+      jest.useRealTimers();
+    }
+  });
+
+  it("takes another process's marker out only once the append bound has passed since it was found, whatever its name says", async () => {
+    jest.useFakeTimers({ now: 1_000_000_000_000 });
+    const world = relayWorld({ pollMs: 100, sweepMaxMs: 200, now: () => Date.now(), appendBoundMs: 10_000 });
+    try {
+      // Its writer's clock runs ten minutes behind this one: by its name, the slot is long over.
+      const slot = `other:${Math.floor((Date.now() - 600_000) / 1000)}`;
+      const events = [sizedEvent(100)];
+      world.stored.outbox.push({ _id: slot });
+      world.stored.slots.set(
+        slot,
+        events.map((event) => ({ ...event, _id: event.id, slot })),
+      );
+      world.relay.start();
+      await jest.advanceTimersByTimeAsync(1_000);
+      expect(world.replayed).toEqual(events.map((event) => event.id));
+      // An append of the slot may still be on its way: the marker stays, and the slot is read again.
+      await jest.advanceTimersByTimeAsync(9_000);
+      expect(world.stored.outbox).toEqual([{ _id: slot }]);
+      await jest.advanceTimersByTimeAsync(2_500);
+      expect(world.stored.outbox).toEqual([]);
     } finally {
       const stopping = world.relay.stop();
       await jest.advanceTimersByTimeAsync(2_000);

@@ -209,7 +209,7 @@ export class OutboxRelay implements IngestBackpressure, OutboxSignal {
     const now = Date.now();
     const { docs, copies, read } = await this.sweep.gather(minAgeMs, now);
     const published = await this.publishDocs(docs, { replayed: true, copies });
-    this.sweep.settle(read, now);
+    this.sweep.settle(read);
     return published;
   }
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { decodeTime } from 'ulid';
 import { isMarker, type OutboxDoc, type OutboxStore } from '../store/outbox-store';
-import { slotEnd } from '../store/outbox-slots';
+import { SLOT_MS, slotEnd } from '../store/outbox-slots';
 import type { HandOver } from './hand-over';
 import type { RemovalQueue } from './removal-queue';
 
@@ -46,6 +46,8 @@ export interface OutboxSweepOptions {
   /** See APPEND_BOUND_MS. */
   appendBoundMs: number;
   log: Logger;
+  /** Milliseconds that never go back (default: the process's monotonic clock), for how long a marker has been seen. */
+  clock?: () => number;
 }
 
 /**
@@ -60,8 +62,19 @@ export class OutboxSweep {
    * the next sweep publishes only what came since. Insertion order, the oldest forgotten past SWEPT_SLOTS.
    */
   private readonly swept = new Map<string, Set<string>>();
+  /**
+   * When a sweep here first found each marker, on this process's monotonic clock. A slot's age is judged from this,
+   * never from its name: the name holds the writer's clock, which may run behind this one (another host, a clock
+   * stepped since the writer started). The marker was stored before any append of its slot began, and those began
+   * within the slot's second, so once APPEND_BOUND_MS and a slot have passed since it was first found, none can land.
+   * Insertion order, the oldest forgotten past SWEPT_SLOTS (found again, it waits again).
+   */
+  private readonly firstFound = new Map<string, number>();
+  private readonly clock: () => number;
 
-  constructor(private readonly options: OutboxSweepOptions) {}
+  constructor(private readonly options: OutboxSweepOptions) {
+    this.clock = options.clock ?? (() => performance.timeOrigin + performance.now());
+  }
 
   /**
    * The events of one sweep, at most about `batchSize`, oldest slots first. With `minAgeMs`, slots whose second ended
@@ -86,6 +99,12 @@ export class OutboxSweep {
       .filter((doc) => isMarker(doc) && !this.options.removals.has(doc._id))
       .map((doc) => ({ slot: doc._id, end: slotEnd(doc._id) }))
       .sort((a, b) => a.end - b.end || (a.slot < b.slot ? -1 : 1));
+    const at = this.clock();
+    for (const { slot } of markers) if (!this.firstFound.has(slot)) this.firstFound.set(slot, at);
+    for (const old of this.firstFound.keys()) {
+      if (this.firstFound.size <= SWEPT_SLOTS) break;
+      this.firstFound.delete(old);
+    }
     const read: SweptSlot[] = [];
     for (const { slot, end } of markers) {
       if (docs.length >= batchSize) break;
@@ -110,19 +129,20 @@ export class OutboxSweep {
   }
 
   /** After the gathered events were published: what each slot read means for its marker (see `sweptSlot`). */
-  settle(read: readonly SweptSlot[], now: number): void {
-    for (const slot of read) this.sweptSlot(slot, now);
+  settle(read: readonly SweptSlot[]): void {
+    for (const slot of read) this.sweptSlot(slot);
   }
 
   /**
    * After a sweep published a slot's events: a slot this process tracks goes with its others; one it cannot know
-   * closed is taken out once APPEND_BOUND_MS old (no append of it can land any more) and nothing of it was in flight
+   * closed is taken out once no append of it can land any more (see `firstFound`) and nothing of it was in flight
    * here, and is read again by later sweeps until then.
    */
-  private sweptSlot({ slot, end, tracked, local, ids }: SweptSlot, now: number): void {
+  private sweptSlot({ slot, tracked, local, ids }: SweptSlot): void {
     if (tracked) return;
-    const bound = this.options.appendBoundMs;
-    if (!local && end <= now - bound) {
+    const found = this.firstFound.get(slot);
+    if (!local && found !== undefined && this.clock() - found >= this.options.appendBoundMs + SLOT_MS) {
+      this.firstFound.delete(slot);
       this.swept.delete(slot);
       this.options.outbox.slots.forget(slot);
       this.options.removals.add([{ _id: slot }]);

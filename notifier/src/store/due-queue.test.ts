@@ -1,7 +1,9 @@
 import { driverBulkError } from '@vigil/proto/dist/testing/driver-errors';
 import { MongoNetworkError, MongoServerError, type Collection } from 'mongodb';
+import { UnavailableError } from '../errors';
 import { DueQueue } from './due-queue';
 import type { LeaseDoc } from './lease-claims';
+import { isRetriable } from './store-errors';
 import type { DueCursorDoc, DueQueueTiming, QueuedDoc, QueueIncident } from './queued-doc';
 import { random, SimConnection, SimStore, type SimCollection } from './testing/sim-store';
 
@@ -215,8 +217,9 @@ describe('DueQueue', () => {
         },
         updateMany: (...args: Parameters<Jobs['updateMany']>) => {
           moves += 1;
+          // A refusal of the server's own, not a lost connection: the insert landed all the same.
           return moves === 1
-            ? Promise.reject(new MongoNetworkError('connection reset'))
+            ? Promise.reject(new MongoServerError({ message: 'internal error', code: 1 }))
             : store.jobs.updateMany(...args);
         },
       });
@@ -228,10 +231,49 @@ describe('DueQueue', () => {
       jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
       expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
       answer();
-      // Only the writer would find the job: its caller is told, and does not count it stored.
-      await expect(inserting).rejects.toThrow('connection reset');
+      // Only the writer would find the job: its caller is told to try again, and does not count it stored.
+      const failure = await inserting.catch((err: unknown) => err);
+      expect(failure).toBeInstanceOf(UnavailableError);
+      expect(isRetriable(failure)).toBe(true);
       // The caller tries again: the job is found stored, and moved where every process reads.
       expect(await writer.insertNew(doc)).toBe(false);
+      const found: string[] = [];
+      for (let bucket = 2; bucket <= 4 && found.length === 0; bucket += 1) {
+        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
+        found.push(...(await other.claim(new Date(), LEASE_MS, 10)).map((claimed) => claimed._id));
+      }
+      expect(found).toEqual(['job_1']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('moves a leased job whose insert landed after its lease and its bucket were over, so that one takes it over', async () => {
+    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+    try {
+      const store = collections();
+      let answer!: () => void;
+      const slowStore = new Promise<void>((resolve) => (answer = resolve));
+      const slowJobs = Object.assign(Object.create(store.jobs) as Jobs, {
+        insertMany: async (docs: Parameters<Jobs['insertMany']>[0]) => {
+          await slowStore;
+          return store.jobs.insertMany(docs);
+        },
+      });
+      const writer = queue({ ...store, jobs: slowJobs });
+      const other = queue(store);
+      await Promise.all([writer.claim(new Date(), LEASE_MS, 10), other.claim(new Date(), LEASE_MS, 10)]);
+      // Stored leased to the writer (its first attempt got no answer), for a second.
+      const inserting = writer.insertNew({
+        ...job('job_1', new Date()),
+        ...writer.leaseFields(new Date(start + 1_000)),
+      });
+      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
+      expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+      answer();
+      expect(await inserting).toBe(true);
+      // The writer does not work it (its lease is over): the other process takes it over.
       const found: string[] = [];
       for (let bucket = 2; bucket <= 4 && found.length === 0; bucket += 1) {
         jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);

@@ -6,6 +6,7 @@ import { BucketSweeper } from './bucket-sweeper';
 import { JobBuckets } from './job-buckets';
 import { JobFinishes, type FinishUpdate } from './job-finishes';
 import { LeaseClaims, type LeaseDoc } from './lease-claims';
+import { UnavailableError } from '../errors';
 import { isRetriable } from './store-errors';
 import type { DueCursorDoc, DueQueueTiming, Pause, QueuedDoc } from './queued-doc';
 
@@ -140,7 +141,7 @@ export class DueQueue<T extends QueuedDoc> {
     const inserted = docs.filter((_, index) => flags[index]);
     const moved = await this.buckets.keepFindable(inserted);
     for (const doc of inserted) this.offer(doc);
-    if ('failed' in moved) throw moved.failed;
+    if ('failed' in moved) throw notFindable(moved.failed);
     // A job that existed may be this caller's own earlier insert whose reply was lost, stored in a bucket computed
     // then and perhaps swept since: it is read back (a rare path: a re-consumed event, a lost reply) and followed.
     const ids = new Set(inserted.map((doc) => doc._id));
@@ -149,7 +150,7 @@ export class DueQueue<T extends QueuedDoc> {
     const found = read.filter((doc): doc is QueuedDoc => doc !== null);
     const followed = await this.buckets.keepFindable(found);
     for (const doc of found) this.sweeper.remember(doc);
-    if ('failed' in followed) throw followed.failed;
+    if ('failed' in followed) throw notFindable(followed.failed);
     const now = Date.now();
     existing.forEach((doc, index) => {
       const stored = read[index];
@@ -225,6 +226,14 @@ export class DueQueue<T extends QueuedDoc> {
   pruneLeases(before: Date): Promise<number> {
     return this.claims.pruneLeases(before);
   }
+}
+
+/**
+ * A stored job that only this process would find: its insert landed, so trying it again is right whatever the move's
+ * error was (the retry finds the job stored and moves it). Never a refusal of the job itself, to be set aside.
+ */
+function notFindable(cause: unknown): UnavailableError {
+  return new UnavailableError('stored job not moved where every process reads', { cause });
 }
 
 /** Whether the stored job is leased, still, under the lease id the caller gave it. */

@@ -35,7 +35,7 @@ export class JobBuckets {
   }
 
   /**
-   * Pending jobs written by this process whose write was answered only once other processes may have swept their
+   * Jobs written by this process, pending or leased, whose write was answered only once other processes may have swept their
    * bucket for the last time (a write that waited on a slow store past the bucket's end and the grace) go to the
    * current bucket, which every process still reads. Otherwise only this process would know of them, and one that
    * stops before it works them would leave them where no process reads again. The documents given follow the move.
@@ -46,9 +46,12 @@ export class JobBuckets {
    */
   async keepFindable(docs: QueuedDoc[]): Promise<{ failed?: unknown }> {
     let failed: unknown;
+    // A leased job too: one stored late under a lease that ran out is taken over from the bucket it is moved to.
     const late = docs.filter(
       (doc): doc is QueuedDoc & { due: string } =>
-        doc.state === 'pending' && doc.due !== undefined && this.sweptByOthers(Number(doc.due)),
+        (doc.state === 'pending' || doc.state === 'sending') &&
+        doc.due !== undefined &&
+        this.sweptByOthers(Number(doc.due)),
     );
     for (const due of new Set(late.map((doc) => doc.due))) {
       const list = late.filter((doc) => doc.due === due);
