@@ -17,6 +17,11 @@ describe('isUnavailableServerError', () => {
     ],
     ['PostgreSQL starting up', serverError(1, 'FATAL: the database system is starting up (SQLSTATE 57P03)')],
     ['PostgreSQL out of connection slots', serverError(1, 'FATAL: sorry, too many clients already (SQLSTATE 53300)')],
+    [
+      'a transaction that lost to a concurrent one',
+      serverError(1, 'ERROR: could not serialize access due to concurrent update (SQLSTATE 40001)'),
+    ],
+    ['a deadlock', serverError(1, 'ERROR: deadlock detected (SQLSTATE 40P01)')],
     ['a write the driver labels retryable', serverError(11000, 'E11000', ['RetryableWriteError'])],
     ['a primary stepping down', serverError(189, 'PrimarySteppedDown')],
   ])('%s: unavailable', (_name, err) => {
@@ -27,6 +32,7 @@ describe('isUnavailableServerError', () => {
     ['a duplicate key', serverError(11000, 'E11000 duplicate key error')],
     ['an unknown operator', serverError(2, 'unknown operator: $foo')],
     ['a document too large', serverError(10334, 'BSONObj size: 17000000 is invalid')],
+    ['a PostgreSQL refusal of the statement', serverError(1, 'ERROR: value too long for type (SQLSTATE 22001)')],
     ['not an error object', 'connection refused'],
     ['null', null],
   ])('%s: not unavailable', (_name, err) => {

@@ -17,10 +17,12 @@ const UNAVAILABLE_CODES = new Set([6, 7, 89, 91, 189, 262, 9001, 10107, 11600, 1
 /**
  * FerretDB answers a failure of its PostgreSQL backend as InternalError (code 1) with no label, its message naming
  * what the backend said: a refused or broken connection, a server starting up or shutting down, no connection slot
- * left (PostgreSQL's SQLSTATE classes 08, 57P and 53300).
+ * left (PostgreSQL's SQLSTATE classes 08, 57P and 53300), or a transaction that lost to a concurrent one after
+ * FerretDB's own retries (serialization failure 40001, deadlock 40P01, lock not available 55P03): none is a refusal
+ * of the operation, and the same command can succeed a moment later.
  */
-const BACKEND_UNREACHABLE =
-  /failed to connect|connection refused|connection reset|broken pipe|unexpected EOF|conn closed|terminating connection|database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients|remaining connection slots|SQLSTATE (?:08\w{3}|57P0\d|53300)/i;
+const BACKEND_TRANSIENT =
+  /failed to connect|connection refused|connection reset|broken pipe|unexpected EOF|conn closed|terminating connection|database system is (?:starting up|shutting down|in recovery mode|not yet accepting connections)|too many clients|remaining connection slots|SQLSTATE (?:08\w{3}|57P0\d|53300|40001|40P01|55P03)/i;
 
 /** A server error that means the store cannot serve now, so the work should be tried again, not failed for good. */
 export function isUnavailableServerError(err: unknown): boolean {
@@ -36,7 +38,7 @@ export function isUnavailableServerError(err: unknown): boolean {
     if (labelled('RetryableWriteError') || labelled('TransientTransactionError') || labelled('ResetPool')) return true;
   }
   if (typeof code === 'number' && UNAVAILABLE_CODES.has(code)) return true;
-  return typeof message === 'string' && BACKEND_UNREACHABLE.test(message);
+  return typeof message === 'string' && BACKEND_TRANSIENT.test(message);
 }
 
 /** Node's codes for a connection that broke or could not be made. */
