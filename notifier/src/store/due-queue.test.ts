@@ -34,6 +34,67 @@ function queue(store: ReturnType<typeof collections>, timing: DueQueueTiming = T
 
 type Jobs = ReturnType<typeof collections>['jobs'];
 
+/** Runs `body` on jest's clock from the start of a bucket; the store's turns of the event loop stay real. */
+async function onTestClock<R>(body: (start: number) => Promise<R>): Promise<R> {
+  const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
+  jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
+  try {
+    return await body(start);
+  } finally {
+    jest.useRealTimers();
+  }
+}
+
+/** A slow store's answer: what waits on `answered` goes on once `answer()` is called. */
+function slowAnswer(): { answered: Promise<void>; answer: () => void } {
+  let answer!: () => void;
+  const answered = new Promise<void>((resolve) => (answer = resolve));
+  return { answered, answer };
+}
+
+/** The jobs of a process whose inserts reach the store only once `answered` (a slow store), with `more` calls of its own. */
+function slowInserts(jobs: Jobs, answered: Promise<void>, more: Partial<SimCollection> = {}): Jobs {
+  return Object.assign(Object.create(jobs) as Jobs, {
+    insertMany: async (docs: Parameters<Jobs['insertMany']>[0]) => {
+      await answered;
+      return jobs.insertMany(docs);
+    },
+    ...more,
+  });
+}
+
+/** A writer over `writerJobs` and another process over the shared store, each past its first claim (buckets opened). */
+async function writerAndOther(store: ReturnType<typeof collections>, writerJobs: Jobs) {
+  const writer = queue({ ...store, jobs: writerJobs });
+  const other = queue(store);
+  const otherClaims = () => other.claim(new Date(), LEASE_MS, 10);
+  await Promise.all([writer.claim(new Date(), LEASE_MS, 10), otherClaims()]);
+  return { writer, other, otherClaims };
+}
+
+/** Past the end of `start`'s bucket and the grace: the other process reads it for the last time, and takes nothing. */
+async function pastLastRead(otherClaims: () => Promise<unknown[]>, start: number): Promise<void> {
+  jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
+  expect(await otherClaims()).toEqual([]);
+}
+
+/**
+ * The ids `claim` takes over the buckets after `start`'s, each claimed once its grace is over, until `count` are found
+ * or `lastBucket` passed (buckets counted from `start`'s).
+ */
+async function claimedLater(
+  claim: () => Promise<Array<{ _id: string }>>,
+  start: number,
+  { count = 1, lastBucket = 4 }: { count?: number; lastBucket?: number } = {},
+): Promise<string[]> {
+  const found: string[] = [];
+  for (let bucket = 2; bucket <= lastBucket && found.length < count; bucket += 1) {
+    jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
+    found.push(...(await claim()).map((claimed) => claimed._id));
+  }
+  return found.sort();
+}
+
 /**
  * A job claimed by a writer process is rescheduled due now, and the writer's finish reaches the store only once it and
  * another process swept the job's bucket for the last time (a slow store). `faults` gives the writer's collection
@@ -41,12 +102,9 @@ type Jobs = ReturnType<typeof collections>['jobs'];
  * other process claim over the next buckets: what each found, and the writer's incidents.
  */
 async function finishAnsweredLate(faults: (jobs: Jobs, answered: Promise<void>) => Partial<SimCollection>) {
-  const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
-  jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
-  try {
+  return onTestClock(async (start) => {
     const store = collections();
-    let answer!: () => void;
-    const answered = new Promise<void>((resolve) => (answer = resolve));
+    const { answered, answer } = slowAnswer();
     const writerJobs = Object.assign(Object.create(store.jobs) as Jobs, faults(store.jobs, answered));
     const incidents: QueueIncident[] = [];
     const writer = queue({ ...store, jobs: writerJobs }, { ...TIMING, onIncident: (i) => incidents.push(i) });
@@ -65,15 +123,9 @@ async function finishAnsweredLate(faults: (jobs: Jobs, answered: Promise<void>) 
     expect(await claimAll()).toEqual([]);
     answer();
     const [finished] = await Promise.allSettled([finishing]);
-    const found: string[] = [];
-    for (let bucket = 2; bucket <= 5 && found.length === 0; bucket += 1) {
-      jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
-      found.push(...(await claimAll()).map((claimedAgain) => claimedAgain._id));
-    }
+    const found = await claimedLater(claimAll, start, { lastBucket: 5 });
     return { finished, found, incidents: incidents.map((incident) => incident.kind) };
-  } finally {
-    jest.useRealTimers();
-  }
+  });
 }
 
 const job = (id: string, dueAt: Date, tenantId = 'ten_1'): Job => ({
@@ -165,56 +217,29 @@ describe('DueQueue', () => {
     expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'sending', leaseId: taken!.leaseId });
   });
 
-  it('moves a job whose insert was answered after other processes swept its bucket, so that none loses it', async () => {
-    // The clock is the test's; the store's turns of the event loop are real.
-    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
-    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
-    try {
+  it('moves a job whose insert was answered after other processes swept its bucket, so that none loses it', () =>
+    onTestClock(async (start) => {
       const store = collections();
-      let answer!: () => void;
-      const slowStore = new Promise<void>((resolve) => (answer = resolve));
+      const { answered: slowStore, answer } = slowAnswer();
       // The writer's insert waits on a slow store before it runs.
-      const slowJobs = Object.assign(Object.create(store.jobs) as typeof store.jobs, {
-        insertMany: async (docs: Parameters<typeof store.jobs.insertMany>[0]) => {
-          await slowStore;
-          return store.jobs.insertMany(docs);
-        },
-      });
-      const writer = queue({ ...store, jobs: slowJobs });
-      const other = queue(store);
-      await Promise.all([writer.claim(new Date(), LEASE_MS, 10), other.claim(new Date(), LEASE_MS, 10)]);
+      const slowJobs = slowInserts(store.jobs, slowStore);
+      const { writer, otherClaims } = await writerAndOther(store, slowJobs);
       const inserting = writer.insertNew(job('job_1', new Date()));
-      // Past the bucket's end and the grace, the other process sweeps it for the last time: empty.
-      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
-      expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+      await pastLastRead(otherClaims, start);
       answer();
       expect(await inserting).toBe(true);
       // The writer stops before it works the job: the other process finds it all the same.
-      const found: string[] = [];
-      for (let bucket = 2; bucket <= 4 && found.length === 0; bucket += 1) {
-        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
-        found.push(...(await other.claim(new Date(), LEASE_MS, 10)).map((claimed) => claimed._id));
-      }
+      const found = await claimedLater(otherClaims, start);
       expect(found).toEqual(['job_1']);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
+    }));
 
-  it('fails an insert whose job it could not move out of a bucket others swept, and moves it when tried again', async () => {
-    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
-    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
-    try {
+  it('fails an insert whose job it could not move out of a bucket others swept, and moves it when tried again', () =>
+    onTestClock(async (start) => {
       const store = collections();
-      let answer!: () => void;
-      const slowStore = new Promise<void>((resolve) => (answer = resolve));
+      const { answered: slowStore, answer } = slowAnswer();
       let moves = 0;
       // The writer's insert waits on a slow store before it runs, and its first move out of the swept bucket fails.
-      const writerJobs = Object.assign(Object.create(store.jobs) as Jobs, {
-        insertMany: async (docs: Parameters<Jobs['insertMany']>[0]) => {
-          await slowStore;
-          return store.jobs.insertMany(docs);
-        },
+      const writerJobs = slowInserts(store.jobs, slowStore, {
         updateMany: (...args: Parameters<Jobs['updateMany']>) => {
           moves += 1;
           // A refusal of the server's own, not a lost connection: the insert landed all the same.
@@ -223,13 +248,10 @@ describe('DueQueue', () => {
             : store.jobs.updateMany(...args);
         },
       });
-      const writer = queue({ ...store, jobs: writerJobs });
-      const other = queue(store);
-      await Promise.all([writer.claim(new Date(), LEASE_MS, 10), other.claim(new Date(), LEASE_MS, 10)]);
+      const { writer, otherClaims } = await writerAndOther(store, writerJobs);
       const doc = job('job_1', new Date());
       const inserting = writer.insertNew(doc);
-      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
-      expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+      await pastLastRead(otherClaims, start);
       answer();
       // Only the writer would find the job: its caller is told to try again, and does not count it stored.
       const failure = await inserting.catch((err: unknown) => err);
@@ -237,61 +259,33 @@ describe('DueQueue', () => {
       expect(isRetriable(failure)).toBe(true);
       // The caller tries again: the job is found stored, and moved where every process reads.
       expect(await writer.insertNew(doc)).toBe(false);
-      const found: string[] = [];
-      for (let bucket = 2; bucket <= 4 && found.length === 0; bucket += 1) {
-        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
-        found.push(...(await other.claim(new Date(), LEASE_MS, 10)).map((claimed) => claimed._id));
-      }
+      const found = await claimedLater(otherClaims, start);
       expect(found).toEqual(['job_1']);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
+    }));
 
-  it('moves a leased job whose insert landed after its lease and its bucket were over, so that one takes it over', async () => {
-    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
-    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
-    try {
+  it('moves a leased job whose insert landed after its lease and its bucket were over, so that one takes it over', () =>
+    onTestClock(async (start) => {
       const store = collections();
-      let answer!: () => void;
-      const slowStore = new Promise<void>((resolve) => (answer = resolve));
-      const slowJobs = Object.assign(Object.create(store.jobs) as Jobs, {
-        insertMany: async (docs: Parameters<Jobs['insertMany']>[0]) => {
-          await slowStore;
-          return store.jobs.insertMany(docs);
-        },
-      });
-      const writer = queue({ ...store, jobs: slowJobs });
-      const other = queue(store);
-      await Promise.all([writer.claim(new Date(), LEASE_MS, 10), other.claim(new Date(), LEASE_MS, 10)]);
+      const { answered: slowStore, answer } = slowAnswer();
+      const slowJobs = slowInserts(store.jobs, slowStore);
+      const { writer, otherClaims } = await writerAndOther(store, slowJobs);
       // Stored leased to the writer (its first attempt got no answer), for a second.
       const inserting = writer.insertNew({
         ...job('job_1', new Date()),
         ...writer.leaseFields(new Date(start + 1_000)),
       });
-      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
-      expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+      await pastLastRead(otherClaims, start);
       answer();
       expect(await inserting).toBe(true);
       // The writer does not work it (its lease is over): the other process takes it over.
-      const found: string[] = [];
-      for (let bucket = 2; bucket <= 4 && found.length === 0; bucket += 1) {
-        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
-        found.push(...(await other.claim(new Date(), LEASE_MS, 10)).map((claimed) => claimed._id));
-      }
+      const found = await claimedLater(otherClaims, start);
       expect(found).toEqual(['job_1']);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
+    }));
 
-  it('moves parked jobs brought back by a write answered after other processes swept their bucket', async () => {
-    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
-    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
-    try {
+  it('moves parked jobs brought back by a write answered after other processes swept their bucket', () =>
+    onTestClock(async (start) => {
       const store = collections();
-      let answer!: () => void;
-      const slowStore = new Promise<void>((resolve) => (answer = resolve));
+      const { answered: slowStore, answer } = slowAnswer();
       let slow = false;
       const writerJobs = Object.assign(Object.create(store.jobs) as Jobs, {
         updateMany: async (...args: Parameters<Jobs['updateMany']>) => {
@@ -299,9 +293,7 @@ describe('DueQueue', () => {
           return store.jobs.updateMany(...args);
         },
       });
-      const writer = queue({ ...store, jobs: writerJobs });
-      const other = queue(store);
-      await Promise.all([writer.claim(new Date(), LEASE_MS, 10), other.claim(new Date(), LEASE_MS, 10)]);
+      const { writer, otherClaims } = await writerAndOther(store, writerJobs);
       // The tenant's backlog, parked an hour ahead; it answered again.
       const parkedIn = String(writer.bucket(start + 3_600_000));
       for (const id of ['job_1', 'job_2']) {
@@ -311,25 +303,15 @@ describe('DueQueue', () => {
       slow = true;
       // The writer brings the backlog back on a slow store, and works none of it (it stops before it does).
       const unparking = writer.claim(new Date(), LEASE_MS, 0);
-      jest.setSystemTime(start + TIMING.bucketMs + TIMING.graceMs);
-      expect(await other.claim(new Date(), LEASE_MS, 10)).toEqual([]);
+      await pastLastRead(otherClaims, start);
       answer();
       expect(await unparking).toEqual([]);
-      const found: string[] = [];
-      for (let bucket = 2; bucket <= 4 && found.length < 2; bucket += 1) {
-        jest.setSystemTime(start + bucket * TIMING.bucketMs + TIMING.graceMs);
-        found.push(...(await other.claim(new Date(), LEASE_MS, 10)).map((claimed) => claimed._id));
-      }
-      expect(found.sort()).toEqual(['job_1', 'job_2']);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
+      const found = await claimedLater(otherClaims, start, { count: 2 });
+      expect(found).toEqual(['job_1', 'job_2']);
+    }));
 
-  it("moves a paused group's probe whose write landed after other processes swept its bucket", async () => {
-    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
-    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
-    try {
+  it("moves a paused group's probe whose write landed after other processes swept its bucket", () =>
+    onTestClock(async (start) => {
       const store = collections();
       let slow = false;
       const slowJobs = Object.assign(Object.create(store.jobs) as Jobs, {
@@ -347,10 +329,7 @@ describe('DueQueue', () => {
       expect(await q.claim(new Date(), LEASE_MS, 10, undefined, () => pause)).toEqual([]);
       // Not left in the probe's bucket, which other processes read for the last time before the write landed.
       expect(store.jobs.docs.get('job_1')).toMatchObject({ parked: true, due: String(q.bucket(Date.now())) });
-    } finally {
-      jest.useRealTimers();
-    }
-  });
+    }));
 
   it('moves a leased job that a racing write left in a bucket other processes swept', async () => {
     const store = collections();
@@ -363,10 +342,8 @@ describe('DueQueue', () => {
     expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'sending', due: String(q.bucket(Date.now())) });
   });
 
-  it('counts a lease from when it is written, however long the reads before it took', async () => {
-    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
-    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
-    try {
+  it('counts a lease from when it is written, however long the reads before it took', () =>
+    onTestClock(async (start) => {
       const store = collections();
       let slow = false;
       // Each bucket read takes a minute (a large backlog on a loaded store).
@@ -385,10 +362,7 @@ describe('DueQueue', () => {
       expect(claimed?._id).toBe('job_1');
       expect(claimed!.leaseUntil!.getTime()).toBeGreaterThanOrEqual(Date.now() + LEASE_MS - 1_000);
       expect(store.jobs.docs.get('job_1')).toMatchObject({ due: String(q.bucket(claimed!.leaseUntil!)) });
-    } finally {
-      jest.useRealTimers();
-    }
-  });
+    }));
 
   it('leaves a job alone when the last claimant of its take-over chain still holds its lease', async () => {
     const store = collections();
@@ -461,10 +435,8 @@ describe('DueQueue', () => {
     expect(run.incidents).toEqual(['finish_failed']);
   });
 
-  it('finds a rescheduled job whose failed finish lands after its bucket was read empty', async () => {
-    const start = (Math.floor(Date.now() / TIMING.bucketMs) + 1) * TIMING.bucketMs;
-    jest.useFakeTimers({ now: start, doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask', 'setTimeout'] });
-    try {
+  it('finds a rescheduled job whose failed finish lands after its bucket was read empty', () =>
+    onTestClock(async (start) => {
       const store = collections();
       let land: (() => Promise<unknown>) | undefined;
       // The finish's first write fails on the way (the connection broke) but reaches the store later; the rest go through.
@@ -502,10 +474,7 @@ describe('DueQueue', () => {
       expect(finished).toEqual({ status: 'fulfilled', value: true });
       expect(store.jobs.docs.get('job_1')?.attemptCount).toBe(1);
       expect(incidents.map((incident) => incident.kind)).toEqual(['finish_retried']);
-    } finally {
-      jest.useRealTimers();
-    }
-  });
+    }));
 
   it('reports a finish written when its first write landed late and a retry matched nothing', async () => {
     let tries = 0;

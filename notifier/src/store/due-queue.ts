@@ -8,7 +8,7 @@ import { JobFinishes, type FinishUpdate } from './job-finishes';
 import { LeaseClaims, type LeaseDoc } from './lease-claims';
 import { UnavailableError } from '../errors';
 import { isRetriable } from './store-errors';
-import type { DueCursorDoc, DueQueueTiming, Pause, QueuedDoc } from './queued-doc';
+import type { DueCursorDoc, DueQueueTiming, QueuedDoc } from './queued-doc';
 
 /** Callers' inserts sent together at most (see WriteGroups). */
 const MAX_INSERT_GROUP = 64;
@@ -207,14 +207,8 @@ export class DueQueue<T extends QueuedDoc> {
   }
 
   /** Takes up to `limit` due jobs for this worker (see LeaseClaims.claim). */
-  claim(
-    now: Date,
-    leaseMs: number,
-    limit: number,
-    capacity?: (group: string) => number,
-    pauseOf?: (group: string) => Pause | undefined,
-  ): Promise<T[]> {
-    return this.claims.claim(now, leaseMs, limit, capacity, pauseOf);
+  claim(...args: Parameters<LeaseClaims<T>['claim']>): Promise<T[]> {
+    return this.claims.claim(...args);
   }
 
   /** Ends the worker's lease with the next state (see JobFinishes.finish). */
