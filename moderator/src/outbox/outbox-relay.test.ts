@@ -328,6 +328,32 @@ describe('outbox relay sweeps of slots', () => {
     }
   });
 
+  it('reads a slot of its own whose append was left uncertain, even once another process took its marker out', async () => {
+    jest.useFakeTimers({ now: 1_000_000_000_000 });
+    const world = relayWorld({ pollMs: 100, sweepMaxMs: 200, now: () => Date.now(), appendBoundMs: 10_000 });
+    try {
+      const events = [sizedEvent(100)];
+      // An append whose reply was lost: it landed, and the slot's marker is gone from the outbox.
+      const slot = await world.slots.begin(() => Promise.resolve());
+      world.slots.end(slot, [], false);
+      world.stored.slots.set(
+        slot,
+        events.map((event) => ({ ...event, _id: event.id, slot })),
+      );
+      world.relay.start();
+      await jest.advanceTimersByTimeAsync(62_000);
+      expect(world.replayed).toEqual(events.map((event) => event.id));
+      // Once no append of it can land any more, it is forgotten.
+      await jest.advanceTimersByTimeAsync(12_000);
+      expect(world.slots.has(slot)).toBe(false);
+    } finally {
+      const stopping = world.relay.stop();
+      await jest.advanceTimersByTimeAsync(2_000);
+      await stopping;
+      jest.useRealTimers();
+    }
+  });
+
   it("takes another process's marker out only once the append bound has passed since it was found, whatever its name says", async () => {
     jest.useFakeTimers({ now: 1_000_000_000_000 });
     const world = relayWorld({ pollMs: 100, sweepMaxMs: 200, now: () => Date.now(), appendBoundMs: 10_000 });

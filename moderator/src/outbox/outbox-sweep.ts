@@ -95,9 +95,13 @@ export class OutboxSweep {
       .slice(0, batchSize);
     const docs = [...(await this.stored(copies))];
     // Oldest slots first, each read whole, until a batch is gathered.
-    const markers = found
-      .filter((doc) => isMarker(doc) && !this.options.removals.has(doc._id))
-      .map((doc) => ({ slot: doc._id, end: slotEnd(doc._id) }))
+    const slots = new Set(found.filter((doc) => isMarker(doc)).map((doc) => doc._id));
+    // This process's slots with an append of unknown outcome are read too, their marker found or not: another process
+    // may have taken it out before a late append landed, and only this one knows of the slot then.
+    for (const slot of outbox.slots.uncertainSlots()) slots.add(slot);
+    const markers = [...slots]
+      .filter((slot) => !this.options.removals.has(slot))
+      .map((slot) => ({ slot, end: slotEnd(slot) }))
       .sort((a, b) => a.end - b.end || (a.slot < b.slot ? -1 : 1));
     const at = this.clock();
     for (const { slot } of markers) if (!this.firstFound.has(slot)) this.firstFound.set(slot, at);

@@ -113,6 +113,11 @@ export class SlotBook {
     return this.slots.get(slot)?.uncertain ?? false;
   }
 
+  /** The slots an append of which left its outcome unknown: a sweep here reads them, marker or not. */
+  uncertainSlots(): string[] {
+    return [...this.slots].filter(([, open]) => open.uncertain).map(([slot]) => slot);
+  }
+
   /**
    * The slots whose markers can go now (closed, every event published, no uncertain append), forgotten here: an
    * append can no longer take them.
