@@ -52,7 +52,7 @@ function slowAnswer(): { answered: Promise<void>; answer: () => void } {
   return { answered, answer };
 }
 
-/** The jobs of a process whose inserts reach the store only once `answered` (a slow store), with `more` calls of its own. */
+/** The jobs of a process whose inserts reach the store only once `answered` (a slow store), and `more` calls. */
 function slowInserts(jobs: Jobs, answered: Promise<void>, more: Partial<SimCollection> = {}): Jobs {
   return Object.assign(Object.create(jobs) as Jobs, {
     insertMany: async (docs: Parameters<Jobs['insertMany']>[0]) => {

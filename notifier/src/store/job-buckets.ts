@@ -35,10 +35,11 @@ export class JobBuckets {
   }
 
   /**
-   * Jobs written by this process, pending or leased, whose write was answered only once other processes may have swept their
-   * bucket for the last time (a write that waited on a slow store past the bucket's end and the grace) go to the
-   * current bucket, which every process still reads. Otherwise only this process would know of them, and one that
-   * stops before it works them would leave them where no process reads again. The documents given follow the move.
+   * Jobs written by this process, pending or leased, whose write was answered only once other processes may have
+   * swept their bucket for the last time (a write that waited on a slow store past the bucket's end and the grace) go
+   * to the current bucket, which every process still reads. Otherwise only this process would know of them, and one
+   * that stops before it works them would leave them where no process reads again. The documents given follow the
+   * move.
    *
    * A move that fails (it may have run or not) is reported and returned, never thrown: the jobs stay candidates here,
    * and their bucket is swept by this process until a read finds it empty. The write before it stands; its caller

@@ -37,7 +37,8 @@ export class LeaseClaims<T extends QueuedDoc> {
 
   /**
    * Takes up to `limit` due jobs for this worker, fairly between tenants and groups, within `capacity(group)` each.
-   * Reads the buckets that are due for a read first. Returns the jobs as stored, now leased for `leaseMs` from when the lease is written.
+   * Reads the buckets that are due for a read first. Returns the jobs as stored, now leased for `leaseMs` from when
+   * the lease is written.
    *
    * `pauseOf(group)`: a group that gets no attempt for now (an endpoint whose breaker is open). Its pending jobs are
    * parked in the store (see BucketSweeper.park), a few kept as probes, and leave memory: a dead receiver's backlog is
@@ -53,17 +54,14 @@ export class LeaseClaims<T extends QueuedDoc> {
     // Each step counts from when it starts, and the lease from when it is written: the reads and moves before it can
     // take long over a large backlog, and a lease counted from an earlier time could be over before it is written.
     const clock = () => Math.max(now.getTime(), Date.now());
+    // Jobs brought back or parked as probes are followed out of buckets others may have swept; a failed move is
+    // reported and holds no claim up (the bucket is read here meanwhile; an un-park's is followed again next time).
     for (const { bucket, group } of await this.sweeper.unparkAll(clock())) {
-      await this.buckets.written(String(bucket), { [this.sweeper.groupKey]: group });
-      this.sweeper.unparkFollowed(bucket, group);
+      if (await this.follow(bucket, { [this.sweeper.groupKey]: group })) this.sweeper.unparkFollowed(bucket, group);
     }
     await this.sweeper.refresh(clock());
     if (pauseOf) {
-      for (const probe of await this.sweeper.park(clock(), pauseOf)) {
-        await this.buckets.written(String(probe.bucket), { _id: probe.id }).catch((err: unknown) => {
-          this.timing.onIncident?.({ queue: this.name, kind: 'move_failed', jobId: probe.id, err });
-        });
-      }
+      for (const probe of await this.sweeper.park(clock(), pauseOf)) await this.follow(probe.bucket, { _id: probe.id });
     }
     const chosen = this.sweeper.take(limit, clock(), capacity);
     if (chosen.length === 0) return [];
@@ -111,6 +109,17 @@ export class LeaseClaims<T extends QueuedDoc> {
       this.timing.onIncident?.({ queue: this.name, kind: 'lease_failed', jobId: candidate.id, err: outcome.reason });
     });
     return result;
+  }
+
+  /** See JobBuckets.written; false when the move failed (reported). */
+  private async follow(bucket: number, filter: Filter<QueuedDoc>): Promise<boolean> {
+    try {
+      await this.buckets.written(String(bucket), filter);
+      return true;
+    } catch (err) {
+      this.timing.onIncident?.({ queue: this.name, kind: 'move_failed', err });
+      return false;
+    }
   }
 
   /** Deletes lease documents older than `before` (their attempts are long recorded). */

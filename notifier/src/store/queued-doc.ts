@@ -84,7 +84,7 @@ export interface DueQueueTiming {
  * - `readback_failed`: reading back the job after a failed finish failed too; it is followed as `finish_failed` says
  *   (the finish throws the write's error, as its outcome is unknown).
  * - `move_failed`: moving a job out of a bucket other processes may have swept for the last time failed (after an
- *   insert, a finish or a probe's write); it stays a candidate here, its bucket swept by this process until found
+ *   insert, a finish, a probe or an un-park); it stays a candidate here, its bucket swept by this process until found
  *   empty. An insert's caller gets the error too, and tries again.
  */
 export interface QueueIncident {
