@@ -100,6 +100,32 @@ function relayWorld({
   return { relay, sent, replayed, removals, sweeps, clock, stored, slots, append, release: () => release() };
 }
 
+/** Runs `body` over a relay world on jest's clock from `now`, then stops its relay. */
+async function onRelayClock(
+  now: number,
+  options: Parameters<typeof relayWorld>[0],
+  body: (world: ReturnType<typeof relayWorld>) => Promise<void>,
+): Promise<void> {
+  jest.useFakeTimers({ now });
+  const world = relayWorld(options);
+  try {
+    await body(world);
+  } finally {
+    const stopping = world.relay.stop();
+    await jest.advanceTimersByTimeAsync(2_000);
+    await stopping;
+    jest.useRealTimers();
+  }
+}
+
+/** Events stored in `slot`, as an append stores them. */
+function storeInSlot(world: ReturnType<typeof relayWorld>, slot: string, events: readonly DomainEvent[]): void {
+  world.stored.slots.set(
+    slot,
+    events.map((event) => ({ ...event, _id: event.id, slot })),
+  );
+}
+
 describe('outbox relay back-pressure', () => {
   it('has room while its queue is under an eighth of the memory bound, and none past it until it drains', async () => {
     const world = relayWorld({ memoryBytes: 16_000, held: true });
@@ -191,10 +217,7 @@ describe('outbox relay removals', () => {
     // publish of the slot's last batch fails.
     const slot = await world.append(events);
     world.stored.outbox.push({ _id: slot });
-    world.stored.slots.set(
-      slot,
-      events.map((event) => ({ ...event, _id: event.id, slot })),
-    );
+    storeInSlot(world, slot, events);
     world.relay.start();
     try {
       world.relay.appended(events.slice(0, 1));
@@ -226,10 +249,8 @@ describe('outbox relay removals', () => {
 });
 
 describe('outbox relay sweeps', () => {
-  it('backs off while its sweeps find nothing, up to the longest interval, its own appends or not, until woken', async () => {
-    jest.useFakeTimers({ now: 1_000_000 });
-    const world = relayWorld({ pollMs: 100, sweepMaxMs: 800 });
-    try {
+  it('backs off while its sweeps find nothing, up to the longest interval, its own appends or not, until woken', () =>
+    onRelayClock(1_000_000, { pollMs: 100, sweepMaxMs: 800 }, async (world) => {
       world.relay.start();
       await jest.advanceTimersByTimeAsync(5_000);
       const gaps = world.sweeps.slice(1).map((at, index) => at - world.sweeps[index]!);
@@ -248,36 +269,20 @@ describe('outbox relay sweeps', () => {
       await jest.advanceTimersByTimeAsync(0);
       expect(world.sweeps.length).toBe(sweeps + 1);
       expect(world.relay.sweepIntervalMs()).toBeLessThanOrEqual(200);
-    } finally {
-      const stopping = world.relay.stop();
-      await jest.advanceTimersByTimeAsync(2_000);
-      await stopping;
-      jest.useRealTimers();
-    }
-  });
+    }));
 
-  it('sweeps every poll interval when no longest interval is set', async () => {
-    jest.useFakeTimers({ now: 1_000_000 });
-    const world = relayWorld({ pollMs: 100 });
-    try {
+  it('sweeps every poll interval when no longest interval is set', () =>
+    onRelayClock(1_000_000, { pollMs: 100 }, async (world) => {
       world.relay.start();
       await jest.advanceTimersByTimeAsync(1_000);
       expect(world.relay.sweepIntervalMs()).toBe(100);
       expect(world.sweeps.length).toBeGreaterThanOrEqual(9);
-    } finally {
-      const stopping = world.relay.stop();
-      await jest.advanceTimersByTimeAsync(2_000);
-      await stopping;
-      jest.useRealTimers();
-    }
-  });
+    }));
 });
 
 describe('outbox relay sweeps of slots', () => {
-  it('leaves a slot of its own alone while its append is in flight, and reads it a minute after its second', async () => {
-    jest.useFakeTimers({ now: 1_000_000_000_000 });
-    const world = relayWorld({ pollMs: 100, sweepMaxMs: 1_000, now: () => Date.now() });
-    try {
+  it('leaves a slot of its own alone while its append is in flight, and reads it a minute after its second', () =>
+    onRelayClock(1_000_000_000_000, { pollMs: 100, sweepMaxMs: 1_000, now: () => Date.now() }, async (world) => {
       // An append failed without proof of what it stored: its event is there, its process never heard so.
       const slot = await world.slots.begin(() => Promise.resolve());
       const event = sizedEvent(100);
@@ -296,89 +301,58 @@ describe('outbox relay sweeps of slots', () => {
       expect(world.removals).toEqual([[slot]]);
       expect(world.sent).toHaveLength(1);
       expect(world.slots.has(slot)).toBe(false);
-    } finally {
-      const stopping = world.relay.stop();
-      await jest.advanceTimersByTimeAsync(2_000);
-      await stopping;
-      jest.useRealTimers();
-    }
-  });
+    }));
 
-  it("reads another process's slot once its second is three seconds over, publishing its events marked replayed", async () => {
-    jest.useFakeTimers({ now: 1_000_000_000_000 });
-    const world = relayWorld({ pollMs: 100, sweepMaxMs: 200, now: () => Date.now() });
-    try {
+  it("reads another process's slot once its second is three seconds over, publishing its events marked replayed", () =>
+    onRelayClock(1_000_000_000_000, { pollMs: 100, sweepMaxMs: 200, now: () => Date.now() }, async (world) => {
       const slot = `other:${Math.floor(Date.now() / 1000)}`;
       const events = [sizedEvent(100), sizedEvent(100)];
       world.stored.outbox.push({ _id: slot });
-      world.stored.slots.set(
-        slot,
-        events.map((event) => ({ ...event, _id: event.id, slot })),
-      );
+      storeInSlot(world, slot, events);
       world.relay.start();
       await jest.advanceTimersByTimeAsync(2_500);
       expect(world.sent).toEqual([]);
       await jest.advanceTimersByTimeAsync(2_000);
       expect(world.replayed).toEqual(events.map((event) => event.id));
-    } finally {
-      const stopping = world.relay.stop();
-      await jest.advanceTimersByTimeAsync(2_000);
-      await stopping;
-      jest.useRealTimers();
-    }
-  });
+    }));
 
-  it('reads a slot of its own whose append was left uncertain, even once another process took its marker out', async () => {
-    jest.useFakeTimers({ now: 1_000_000_000_000 });
-    const world = relayWorld({ pollMs: 100, sweepMaxMs: 200, now: () => Date.now(), appendBoundMs: 10_000 });
-    try {
-      const events = [sizedEvent(100)];
-      // An append whose reply was lost: it landed, and the slot's marker is gone from the outbox.
-      const slot = await world.slots.begin(() => Promise.resolve());
-      world.slots.end(slot, [], false);
-      world.stored.slots.set(
-        slot,
-        events.map((event) => ({ ...event, _id: event.id, slot })),
-      );
-      world.relay.start();
-      await jest.advanceTimersByTimeAsync(62_000);
-      expect(world.replayed).toEqual(events.map((event) => event.id));
-      // Once no append of it can land any more, it is forgotten.
-      await jest.advanceTimersByTimeAsync(12_000);
-      expect(world.slots.has(slot)).toBe(false);
-    } finally {
-      const stopping = world.relay.stop();
-      await jest.advanceTimersByTimeAsync(2_000);
-      await stopping;
-      jest.useRealTimers();
-    }
-  });
+  it('reads a slot of its own whose append was left uncertain, even once another process took its marker out', () =>
+    onRelayClock(
+      1_000_000_000_000,
+      { pollMs: 100, sweepMaxMs: 200, now: () => Date.now(), appendBoundMs: 10_000 },
+      async (world) => {
+        const events = [sizedEvent(100)];
+        // An append whose reply was lost: it landed, and the slot's marker is gone from the outbox.
+        const slot = await world.slots.begin(() => Promise.resolve());
+        world.slots.end(slot, [], false);
+        storeInSlot(world, slot, events);
+        world.relay.start();
+        await jest.advanceTimersByTimeAsync(62_000);
+        expect(world.replayed).toEqual(events.map((event) => event.id));
+        // Once no append of it can land any more, it is forgotten.
+        await jest.advanceTimersByTimeAsync(12_000);
+        expect(world.slots.has(slot)).toBe(false);
+      },
+    ));
 
-  it("takes another process's marker out only once the append bound has passed since it was found, whatever its name says", async () => {
-    jest.useFakeTimers({ now: 1_000_000_000_000 });
-    const world = relayWorld({ pollMs: 100, sweepMaxMs: 200, now: () => Date.now(), appendBoundMs: 10_000 });
-    try {
-      // Its writer's clock runs ten minutes behind this one: by its name, the slot is long over.
-      const slot = `other:${Math.floor((Date.now() - 600_000) / 1000)}`;
-      const events = [sizedEvent(100)];
-      world.stored.outbox.push({ _id: slot });
-      world.stored.slots.set(
-        slot,
-        events.map((event) => ({ ...event, _id: event.id, slot })),
-      );
-      world.relay.start();
-      await jest.advanceTimersByTimeAsync(1_000);
-      expect(world.replayed).toEqual(events.map((event) => event.id));
-      // An append of the slot may still be on its way: the marker stays, and the slot is read again.
-      await jest.advanceTimersByTimeAsync(9_000);
-      expect(world.stored.outbox).toEqual([{ _id: slot }]);
-      await jest.advanceTimersByTimeAsync(2_500);
-      expect(world.stored.outbox).toEqual([]);
-    } finally {
-      const stopping = world.relay.stop();
-      await jest.advanceTimersByTimeAsync(2_000);
-      await stopping;
-      jest.useRealTimers();
-    }
-  });
+  it("takes another process's marker out only once the append bound has passed since it was found, whatever its name says", () =>
+    onRelayClock(
+      1_000_000_000_000,
+      { pollMs: 100, sweepMaxMs: 200, now: () => Date.now(), appendBoundMs: 10_000 },
+      async (world) => {
+        // Its writer's clock runs ten minutes behind this one: by its name, the slot is long over.
+        const slot = `other:${Math.floor((Date.now() - 600_000) / 1000)}`;
+        const events = [sizedEvent(100)];
+        world.stored.outbox.push({ _id: slot });
+        storeInSlot(world, slot, events);
+        world.relay.start();
+        await jest.advanceTimersByTimeAsync(1_000);
+        expect(world.replayed).toEqual(events.map((event) => event.id));
+        // An append of the slot may still be on its way: the marker stays, and the slot is read again.
+        await jest.advanceTimersByTimeAsync(9_000);
+        expect(world.stored.outbox).toEqual([{ _id: slot }]);
+        await jest.advanceTimersByTimeAsync(2_500);
+        expect(world.stored.outbox).toEqual([]);
+      },
+    ));
 });

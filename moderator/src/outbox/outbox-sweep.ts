@@ -63,11 +63,12 @@ export class OutboxSweep {
    */
   private readonly swept = new Map<string, Set<string>>();
   /**
-   * When a sweep here first found each marker, on this process's monotonic clock. A slot's age is judged from this,
-   * never from its name: the name holds the writer's clock, which may run behind this one (another host, a clock
-   * stepped since the writer started). The marker was stored before any append of its slot began, and those began
-   * within the slot's second, so once APPEND_BOUND_MS and a slot have passed since it was first found, none can land.
-   * Insertion order, the oldest forgotten past SWEPT_SLOTS (found again, it waits again).
+   * When a sweep here first read each slot it cannot know closed, on this process's monotonic clock. A slot's age is
+   * judged from this, never from its name: the name holds the writer's clock, which may run behind this one (another
+   * host, a clock stepped since the writer started). Every append of a slot began within a second of its marker's
+   * insert, and the first read came after that insert (or, for a slot of this process's read without its marker,
+   * after the append failed), so once APPEND_BOUND_MS and a slot have passed since it, none can land. Insertion
+   * order, the oldest forgotten past SWEPT_SLOTS (read again, it waits again).
    */
   private readonly firstFound = new Map<string, number>();
   private readonly clock: () => number;
@@ -103,12 +104,6 @@ export class OutboxSweep {
       .filter((slot) => !this.options.removals.has(slot))
       .map((slot) => ({ slot, end: slotEnd(slot) }))
       .sort((a, b) => a.end - b.end || (a.slot < b.slot ? -1 : 1));
-    const at = this.clock();
-    for (const { slot } of markers) if (!this.firstFound.has(slot)) this.firstFound.set(slot, at);
-    for (const old of this.firstFound.keys()) {
-      if (this.firstFound.size <= SWEPT_SLOTS) break;
-      this.firstFound.delete(old);
-    }
     const read: SweptSlot[] = [];
     for (const { slot, end } of markers) {
       if (docs.length >= batchSize) break;
@@ -118,6 +113,7 @@ export class OutboxSweep {
       // A slot tracked here with every append proven: only its events not published yet. Otherwise, all but those
       // published from here already.
       const tracked = own && !outbox.slots.uncertain(slot);
+      if (!tracked && !this.firstFound.has(slot)) this.firstFound.set(slot, this.clock());
       const seen = this.swept.get(slot);
       let local = false;
       const events = (await outbox.slotEvents(slot)).filter((doc) => {
@@ -159,6 +155,10 @@ export class OutboxSweep {
     for (const old of this.swept.keys()) {
       if (this.swept.size <= SWEPT_SLOTS) break;
       this.swept.delete(old);
+    }
+    for (const old of this.firstFound.keys()) {
+      if (this.firstFound.size <= SWEPT_SLOTS) break;
+      this.firstFound.delete(old);
     }
   }
 
