@@ -154,6 +154,11 @@ const RecordUpsertedData = z.object({
   userId: z.string().optional(),
   passthrough: z.boolean(),
   commandId: z.string().optional(),
+  /**
+   * The upsert is its command's last event (roll-out sampling skipped the moderation): the record remembers the command
+   * here, as it does by a RecordModerated otherwise.
+   */
+  endsCommand: z.literal(true).optional(),
 });
 
 /**

@@ -85,7 +85,15 @@ export interface ModerationOutcome {
 
 export type RecordCommand =
   /** Passthrough: name and content are not kept, and the projection forgets older ones. */
-  | { type: 'UpsertRecord'; recordId: string; input: RecordInput; passthrough: boolean; commandId?: string }
+  | {
+      type: 'UpsertRecord';
+      recordId: string;
+      input: RecordInput;
+      passthrough: boolean;
+      commandId?: string;
+      /** No moderation follows (roll-out sampling skipped it): the upsert ends its command. */
+      endsCommand?: boolean;
+    }
   | {
       type: 'ModerateRecord';
       moderationId: string;
@@ -134,6 +142,7 @@ export function decideRecord(state: RecordState | null, command: RecordCommand):
             userId: input.userId ?? state?.userId,
             passthrough: command.passthrough,
             commandId: command.commandId,
+            ...(command.endsCommand && command.commandId !== undefined ? { endsCommand: true as const } : {}),
           },
         },
       ];
@@ -249,8 +258,12 @@ export function evolveRecord(state: RecordState | null, event: DomainEvent): Rec
         sort: state?.sort ?? event.id,
         createdAt: state?.createdAt ?? at,
         // The command is remembered by its RecordModerated, the last event it appends: events are stored without a
-        // transaction, so a crash between the two must leave the command to be applied again, not skipped.
-        recentCommands: state?.recentCommands ?? [],
+        // transaction, so a crash between the two must leave the command to be applied again, not skipped. An upsert
+        // that no moderation follows is the last, and remembers it: `upsertCommand` holds only the newest upsert's, so
+        // a re-delivered command skipped by the sampling would otherwise be applied again over later changes.
+        recentCommands: data.endsCommand
+          ? rememberCommand(state?.recentCommands ?? [], data.commandId)
+          : (state?.recentCommands ?? []),
         ...base,
       };
       assignDefined(next, {

@@ -1,4 +1,4 @@
-import { DEFAULT_SETTINGS, recordIdFor, type DomainEvent, type TenantSettings } from '@vigil/proto';
+import { DEFAULT_SETTINGS, recordIdFor, userIdFor, type DomainEvent, type TenantSettings } from '@vigil/proto';
 import { DEFAULT_RULES } from '@vigil/proto/rules';
 import { ProviderError, type EngineInput, type EngineResult, type ModerationEngine } from '../engine';
 import { UnavailableError } from '../domain/errors';
@@ -94,16 +94,18 @@ class MemoryEventStore {
       if (stream.flaggedCount !== undefined) this.flaggedCounts.set(stream.state!._id, stream.flaggedCount);
     }
     this.countsAtCommit.push(new Map(this.flaggedCounts));
+    // One ordered insert, as EventStore's: the streams before the first taken version go in, the rest do not.
+    const appended: DomainEvent[] = [];
     for (const stream of streams) {
       const first = stream.events[0];
       if (first && first.version !== (this.states.get(stream.stream)?.version ?? 0) + 1) {
-        return Promise.reject(new StreamConflict());
+        if (appended.length > 0) stored(appended);
+        return Promise.reject(new StreamConflict(appended));
       }
-    }
-    const appended = streams.flatMap((stream) => stream.events);
-    for (const stream of streams)
       if (stream.state && stream.events.length) this.states.set(stream.stream, stream.state);
-    this.events.push(...appended);
+      this.events.push(...stream.events);
+      appended.push(...stream.events);
+    }
     if (appended.length > 0) stored(appended);
     return Promise.resolve(appended);
   }
@@ -146,6 +148,10 @@ class MemoryEventStore {
 
   user(userId: string): UserState | undefined {
     return this.states.get(`user:${userId}`) as UserState | undefined;
+  }
+
+  record(recordId: string): RecordState | undefined {
+    return this.states.get(`record:${recordId}`) as RecordState | undefined;
   }
 
   private load(kind: 'record' | 'user', id: string): Loaded<State> {
@@ -360,6 +366,20 @@ describe('moderate', () => {
     expect(types(store.events)).not.toContain('RecordModerated');
   });
 
+  it('applies a command the roll-out left out once: re-delivered after later changes, it undoes none of them', async () => {
+    const { store, deps } = setup();
+    const text = (value: string) => ({ content: { text: value, imageUrls: [], externalUrls: [] } });
+    await moderate(deps, input({ ...text('first words'), sampled: false, commandId: 'cmd_left_out' }));
+    await moderate(deps, input({ ...text('second words'), sampled: false, commandId: 'cmd_next' }));
+    const stored = store.events.length;
+    // Kafka delivers both again (their offsets were not committed): neither is applied a second time.
+    const again = await moderate(deps, input({ ...text('first words'), sampled: false, commandId: 'cmd_left_out' }));
+    await moderate(deps, input({ ...text('second words'), sampled: false, commandId: 'cmd_next' }));
+    expect(again).toMatchObject({ duplicate: true });
+    expect(store.events).toHaveLength(stored);
+    expect(store.record(recordIdFor('ten_1', 'post-1'))?.content?.text).toBe('second words');
+  });
+
   it('answers a failing moderation provider with a retriable UnavailableError', async () => {
     const failing: ModerationEngine = { moderate: () => Promise.reject(new ProviderError('provider 503', true)) };
     const { store, deps } = setup({}, failing);
@@ -431,6 +451,25 @@ describe('moderate', () => {
     expect(commits() - before).toBe(1);
     expect(store.countsAtCommit.map((counts) => counts.get(user))).not.toContain(2);
     expect(store.flaggedCounts.get(user)).toBe(1);
+  });
+
+  it("guesses with a user, but reads the record first when the command would change the user's data", async () => {
+    const { store, deps } = setup();
+    const post = (commandId: string, email: string) =>
+      input({
+        commandId,
+        user: { clientId: 'user-1', email },
+        content: { text: 'hello', imageUrls: [], externalUrls: [] },
+      });
+    await moderate(deps, post('cmd_x', 'old@example.com'));
+    await moderate(deps, post('cmd_y', 'new@example.com'));
+    const stored = store.events.length;
+    // A process that has not seen the record gets the first command again (its offset was not committed): a guess
+    // would append the user's old address before the record's first version conflicted.
+    const guessing: ModerationDeps = { ...deps, newRecords: new NewRecordGuess() };
+    expect(await moderate(guessing, post('cmd_x', 'old@example.com'))).toMatchObject({ duplicate: true });
+    expect(store.events).toHaveLength(stored);
+    expect(store.user(userIdFor('ten_1', 'user-1'))?.email).toBe('new@example.com');
   });
 
   it('stops guessing while most guesses are wrong, and guesses again once most records read are new', async () => {

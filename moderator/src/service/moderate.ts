@@ -22,6 +22,7 @@ import type { ShadowRunner } from '../shadow/shadow-runner';
 import { shadowVersionRules, splitRules } from '../shadow/shadow-rules';
 import type { JudgementCarry, Judgement } from './judgement-carry';
 import type { ActivityGate, EngineResult, ModerationEngine } from '../engine';
+import { finishAppliedCommand } from './applied-command';
 import { judge, priorOf } from './judge';
 import { NO_GUESS, type NewRecordGuess } from './new-record-guess';
 import type { StreamWriter } from './stream-writer';
@@ -164,6 +165,8 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
       // The attempt after a wrong guess reads the snapshot as usual: the conflict was with the guess, not a fresher writer.
       const afterGuess = guessFirst && attempts === 1;
       attempts += 1;
+      // Whether the streams were read past their projections (a command found applied projects what they hold).
+      let readPast = fresh && !afterGuess && !guess;
       let streams = await load(deps.store, plan, fresh && !afterGuess, guess);
       // Without a user, a guess conflicts only on the record's first version: the record existed. With one, the
       // conflict may have been the user's, so the read says.
@@ -171,7 +174,7 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
       else if (!guess) existed ??= streams.record.state !== null;
       for (;;) {
         if (input.commandId && streams.record.state?.recentCommands.includes(input.commandId)) {
-          return finishApplied(deps, plan, streams, streams.record.state);
+          return finishApplied(deps, plan, readPast ? streams : undefined);
         }
         const judgement = await judgeRecord(deps.engine, input, plan, streams, judged);
         judged = judgement.judged;
@@ -184,6 +187,7 @@ async function moderateRecord(deps: ModerationDeps, input: ModerateInput): Promi
           record: (await deps.store.loadRecordAndUser(plan.recordId, undefined, fresh)).record,
           read: true,
         };
+        readPast &&= fresh;
         existed ??= streams.record.state !== null;
       }
     });
@@ -230,17 +234,12 @@ function load(store: EventStore, plan: Plan, fresh: boolean, assumeNew: boolean)
   return store.loadRecordAndUser(plan.recordId, plan.userId, fresh, { assumeNew });
 }
 
-/** The command was applied before: only what a crash may have left unprojected is written. */
-async function finishApplied(
-  deps: ModerationDeps,
-  plan: Plan,
-  { record, user }: Streams,
-  before: RecordState,
-): Promise<ModerateResult> {
-  await deps.store.commit(record, ...(user ? [user] : []));
-  if (before.userId && !plan.testMode)
-    await deps.users.reconcile(plan.context, [before.userId], plan.recordId, plan.settings.suspensionThreshold);
-  return resultOf(before, plan.testMode, true);
+/** The command was applied before: only what a failure may have left unwritten is (see finishAppliedCommand). */
+async function finishApplied(deps: ModerationDeps, plan: Plan, readPast?: Streams): Promise<ModerateResult> {
+  const ids = { recordId: plan.recordId, userId: plan.userId };
+  const state = await finishAppliedCommand(deps, plan.context, plan.settings, ids, readPast);
+  if (!state) throw new Error(`record ${plan.recordId} lost its stream`);
+  return resultOf(state, plan.testMode, true);
 }
 
 /**
@@ -300,6 +299,11 @@ async function decide(
     suspendsUser: outcome ? bankSuspensionOf(plan.settings, outcome.hashMatches) : undefined,
   };
   const staged = stageModeration(input, loaded, plan.context);
+  // On a guess, a change to an existing user waits for the record's read too: the user's events go in before the
+  // record's, so a command applied already (delivered again) would store the user's data as it was back then, over
+  // later changes, before its record's first version conflicted.
+  if (guessed && user?.state && staged.some((stream) => stream.kind === 'user' && stream.events.length > 0))
+    return undefined;
   if (!outcome || plan.testMode || !plan.userId) return staged;
   const after = staged.at(-1)!.state as RecordState;
   // On a guess (the record assumed new), a decision that moves the user's count waits for the record's read.

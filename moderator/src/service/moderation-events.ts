@@ -83,6 +83,7 @@ export function stageModeration(
       input: { ...recordFieldsOf(input), userId },
       passthrough: input.passthrough,
       commandId: input.commandId,
+      endsCommand: !outcome,
     },
     context,
   );

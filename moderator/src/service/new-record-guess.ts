@@ -20,8 +20,8 @@ function judgedInProcess(rules: RuleSet): boolean {
 /**
  * Whether a moderation may assume its record is new (`MODERATE_ASSUME_NEW`): only where judging again after a wrong
  * guess costs less than the read it saves, a record without images under live rules that all judge in the process.
- * With a user, a decision that would move the user's flagged count reads the record first (see `decide` in
- * moderate.ts), so a wrong guess never writes a count.
+ * With a user, a decision that would move the user's flagged count, or change an existing user's data, reads the
+ * record first (see `decide` in moderate.ts), so a wrong guess never writes a count or the user's data.
  */
 function worthGuessing(input: Pick<ModerateInput, 'content'>, liveRules: RuleSet): boolean {
   return !input.content.imageUrls?.length && judgedInProcess(liveRules);

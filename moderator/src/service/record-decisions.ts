@@ -5,6 +5,7 @@ import { NotFoundError } from '../domain/errors';
 import type { RecordCommand, RecordState } from '../domain/record';
 import { stageRecord, stageUser, type StageContext, type Staged } from '../domain/stream';
 import type { UserState } from '../domain/user';
+import { finishAppliedCommand } from './applied-command';
 import type { UseCases } from './use-cases';
 import { affectedUsers, bankSuspensionAfter, flaggedCountAfter, reconcileCommand } from './user-reconciliation';
 
@@ -72,9 +73,16 @@ async function onRecord(
     const before = record.state;
     if (before && before.tenantId !== tenantId) throw new NotFoundError('record not found');
     if (command.type === 'DeleteRecord' && command.commandId && before?.recentCommands.includes(command.commandId)) {
-      await store.commit(record);
-      if (before.userId) await deps.users.reconcile(context, [before.userId], recordId, settings.suspensionThreshold);
-      return before;
+      // Reconciled in test mode too, as this path's commit below does.
+      const reconciled = { ...settings, testMode: false };
+      const applied = await finishAppliedCommand(
+        deps,
+        context,
+        reconciled,
+        { recordId },
+        fresh ? { record } : undefined,
+      );
+      return applied ?? before;
     }
     // Decide. A person's decision on a user's record carries that user in its webhook view, and when it moves the
     // user's flagged count, the user's decision (suspend, reinstate) is staged in the same commit, as an automatic

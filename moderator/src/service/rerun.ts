@@ -4,6 +4,7 @@ import type { RecordState } from '../domain/record';
 import { stageRecord, type StageContext } from '../domain/stream';
 import { bankSuspensionOf, ruleBasis } from '../domain/decision-basis';
 import { splitRules } from '../shadow/shadow-rules';
+import { finishAppliedCommand } from './applied-command';
 import { judge, priorOf } from './judge';
 import type { ModerationDeps } from './moderate';
 
@@ -69,8 +70,9 @@ async function rerunRecord(
     if (!before || before.tenantId !== input.tenantId || before.deleted || before.passthrough || !before.content)
       return 'gone';
     if (before.recentCommands.includes(input.commandId)) {
+      const applied = await finishAppliedCommand(deps, context, settings, { recordId }, fresh ? { record } : undefined);
       if (!retro) return 'recorded';
-      return before.status === 'Flagged' ? 'toFlagged' : 'toCompliant';
+      return applied?.status === 'Flagged' ? 'toFlagged' : 'toCompliant';
     }
     if (retro && before.manual) return 'manual';
 

@@ -39,7 +39,22 @@ export class UserReconciliation {
     for (const id of affected) await this.store.flagged.refreshFlaggedCount(context.tenantId, id);
   }
 
-  /** Counts each user's flagged records and lets the user stream decide on suspension or reinstatement. */
+  /** Counts the user's flagged records again: reconciled (see `reconcile`), or in test mode only counted. */
+  async recount(
+    context: StageContext,
+    userId: string,
+    viaRecordId: string,
+    settings: ReconcileSettings,
+  ): Promise<void> {
+    if (settings.testMode) await this.store.flagged.refreshFlaggedCount(context.tenantId, userId);
+    else await this.reconcile(context, [userId], viaRecordId, settings.suspensionThreshold);
+  }
+
+  /**
+   * Counts each user's flagged records and lets the user stream decide on suspension or reinstatement. A user the
+   * projection does not hold is read past it before being taken as absent: the projection of a user stream whose
+   * events are stored may have failed.
+   */
   async reconcile(
     context: StageContext,
     userIds: string[],
@@ -52,7 +67,8 @@ export class UserReconciliation {
     for (const userId of userIds) {
       const flaggedCount = await this.store.flagged.refreshFlaggedCount(context.tenantId, userId);
       await this.writer.retrying(async (fresh) => {
-        const user = await this.store.streams.loadUser(userId, fresh);
+        let user = await this.store.streams.loadUser(userId, fresh);
+        if (!user.state && !fresh) user = await this.store.streams.loadUser(userId, true);
         if (!user.state) return;
         const bank = via
           ? await bankSuspensionAfter(this.store, context.tenantId, userId, user.state, via, flaggedCount, threshold)

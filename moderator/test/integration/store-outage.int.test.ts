@@ -1,6 +1,6 @@
-import { COLLECTIONS, HEADERS, recordIdFor } from '@vigil/proto';
+import { COLLECTIONS, HEADERS, recordIdFor, userIdFor, type Command } from '@vigil/proto';
 import { MongoServerError } from 'mongodb';
-import { waitFor } from '../../../deploy/test-support';
+import { uniqueName, waitFor } from '../../../deploy/test-support';
 import { createEngine, type ModerationEngine } from '../../src/engine';
 import { UnavailableError } from '../../src/domain/errors';
 import { toAppError } from '../../src/store/mongo-errors';
@@ -176,6 +176,93 @@ describe('an ingest command whose commit fails after its moderation was judged',
     } finally {
       store.projections.project = project;
       await producer.disconnect();
+    }
+  });
+});
+
+describe('a command found applied when run again after a failure past its append', () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await startHarness({});
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  /** Fails the first projection of `tenantId`'s streams once, writing those `written` keeps (an outage between two). */
+  const failProjectionOnce = (tenantId: string, written: (kind: string) => boolean) => {
+    const { store } = h.moderator;
+    const project = store.projections.project.bind(store.projections);
+    let failures = 0;
+    store.projections.project = async (streams) => {
+      if (failures === 0 && streams.some((stream) => stream.events.some((event) => event.tenantId === tenantId))) {
+        failures += 1;
+        await project(streams.filter((stream) => written(stream.kind)));
+        throw new UnavailableError('database unavailable');
+      }
+      return project(streams);
+    };
+    return { failures: () => failures, restore: () => (store.projections.project = project) };
+  };
+
+  const send = async (key: string, command: Command) => {
+    const producer = h.kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      await producer.send({ topic: h.topics.ingest, acks: -1, messages: [{ key, value: JSON.stringify(command) }] });
+    } finally {
+      await producer.disconnect();
+    }
+  };
+
+  it("projects the user whose projection failed while the record's went in", async () => {
+    const tenantId = await h.newTenant();
+    const fault = failProjectionOnce(tenantId, (kind) => kind === 'record');
+    try {
+      await send('half-projected', ingestCommand(tenantId, 'half-projected', 'fine', 'half-user'));
+      // The retry reads the record's projection, which names the command: the user's must not be left out.
+      await waitFor(
+        () => h.db.collection(COLLECTIONS.users).findOne({ _id: userIdFor(tenantId, 'half-user') } as never),
+        {
+          timeoutMs: 30000,
+          what: 'the user projected by the retry',
+        },
+      );
+      expect(fault.failures()).toBe(1);
+    } finally {
+      fault.restore();
+    }
+  });
+
+  it('projects a re-run whose record projection failed after its append', async () => {
+    const tenantId = await h.newTenant();
+    const recordId = recordIdFor(tenantId, 'rerun-unprojected');
+    const records = h.db.collection<{ _id: string; moderationId?: string }>(COLLECTIONS.records);
+    await send('rerun-unprojected', ingestCommand(tenantId, 'rerun-unprojected', 'fine'));
+    const first = await waitFor(() => records.findOne({ _id: recordId }), { timeoutMs: 30000, what: 'the record' });
+    const fault = failProjectionOnce(tenantId, () => false);
+    try {
+      const id = uniqueName('cmd');
+      const moderationId = uniqueName('mod');
+      await send('rerun-unprojected', {
+        id,
+        type: 'RerunModeration',
+        tenantId,
+        issuedAt: new Date().toISOString(),
+        correlationId: id,
+        data: { clientId: 'rerun-unprojected', moderationId },
+      });
+      // The retry conflicts on the stored version, reads past the projection and finds the command applied: what it
+      // appended is projected then.
+      await waitFor(() => records.findOne({ _id: recordId, moderationId }), {
+        timeoutMs: 30000,
+        what: "the re-run's moderation in the record's projection",
+      });
+      expect(fault.failures()).toBe(1);
+      expect(first.moderationId).not.toBe(moderationId);
+    } finally {
+      fault.restore();
     }
   });
 });

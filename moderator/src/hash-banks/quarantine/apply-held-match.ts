@@ -3,6 +3,7 @@ import { hashReason } from '../bank-rules';
 import { bankSuspensionOf, ruleBasis } from '../../domain/decision-basis';
 import type { ModerationOutcome, RecordState } from '../../domain/record';
 import { stageRecord, type StageContext } from '../../domain/stream';
+import { finishAppliedCommand } from '../../service/applied-command';
 import type { ModerationDeps } from '../../service/moderate';
 
 /** What applying one held match did. */
@@ -29,7 +30,10 @@ export async function applyHeldMatch(
     const record = await store.streams.loadRecord(recordId, fresh);
     const before = record.state;
     if (!before || before.tenantId !== tenantId || before.deleted) return 'gone';
-    if (before.recentCommands.includes(commandId)) return 'applied';
+    if (before.recentCommands.includes(commandId)) {
+      await finishAppliedCommand(deps, context, settings, { recordId }, fresh ? { record } : undefined);
+      return 'applied';
+    }
     if (before.manual) return 'manual';
     const flagged = before.status === 'Flagged';
     const outcome: ModerationOutcome = {

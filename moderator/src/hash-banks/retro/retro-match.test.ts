@@ -80,11 +80,23 @@ function recordWith(
 function harness(state: RecordState, matches: HashMatchRecord[]) {
   const committed: DomainEvent[] = [];
   const afterChanges: RecordState[] = [];
+  /** Streams projected without events of their own: a command found applied finishing what a failure left. */
+  const projected: string[] = [];
+  const loaded = (id: string): Loaded<RecordState> => ({
+    kind: 'record',
+    stream: `record:${id}`,
+    state,
+    tail: [],
+    events: [],
+    created: false,
+  });
   const deps = {
     store: {
-      streams: {
-        loadRecord: (id: string): Promise<Loaded<RecordState>> =>
-          Promise.resolve({ kind: 'record', stream: `record:${id}`, state, tail: [], events: [], created: false }),
+      streams: { loadRecord: (id: string) => Promise.resolve(loaded(id)) },
+      loadRecordAndUser: (id: string) => Promise.resolve({ record: loaded(id) }),
+      commit: (...streams: Loaded<RecordState>[]) => {
+        projected.push(...streams.map((stream) => stream.stream));
+        return Promise.resolve([]);
       },
     },
     tenants: {
@@ -102,6 +114,7 @@ function harness(state: RecordState, matches: HashMatchRecord[]) {
         afterChanges.push(after);
         return Promise.resolve();
       },
+      recount: () => Promise.resolve(),
     },
   } as unknown as Parameters<typeof retroMatch>[0];
   const matcher = { match: () => Promise.resolve(matches) };
@@ -112,7 +125,7 @@ function harness(state: RecordState, matches: HashMatchRecord[]) {
     hashIds: new Set(['hsh_new']),
     moderationId: 'mod_retro',
   };
-  return { run: () => retroMatch(deps, matcher, input), committed, afterChanges };
+  return { run: () => retroMatch(deps, matcher, input), committed, afterChanges, projected };
 }
 
 function moderated(events: DomainEvent[]) {
@@ -192,6 +205,8 @@ describe('retroMatch', () => {
     const again = harness(first.afterChanges[0]!, [match()]);
     expect(await again.run()).toBe('flagged');
     expect(again.committed).toEqual([]);
+    // What a failure after the first attempt's append may have left unprojected is projected.
+    expect(again.projected).toEqual([`record:${RECORD}`]);
   });
 
   it.each([

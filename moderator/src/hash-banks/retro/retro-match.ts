@@ -2,6 +2,7 @@ import { hashReason } from '../bank-rules';
 import { bankSuspensionOf, ruleBasis } from '../../domain/decision-basis';
 import type { RecordState } from '../../domain/record';
 import { stageRecord, type StageContext } from '../../domain/stream';
+import { finishAppliedCommand } from '../../service/applied-command';
 import type { ModerationDeps } from '../../service/moderate';
 import type { BankMatcher } from '../../engine/types';
 
@@ -45,7 +46,10 @@ export async function retroMatch(
     const before = record.state;
     if (!before || before.tenantId !== tenantId || before.deleted || before.passthrough || !before.imageHashes?.length)
       return 'gone';
-    if (before.recentCommands.includes(commandId)) return 'flagged';
+    if (before.recentCommands.includes(commandId)) {
+      await finishAppliedCommand(deps, context, settings, { recordId }, fresh ? { record } : undefined);
+      return 'flagged';
+    }
     if (before.manual) return 'heldByHumans';
 
     const all = await matcher.match(tenantId, before.imageHashes);
