@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import pino, { type Logger } from 'pino';
 import type { DeliveryDoc, DeliveryStore } from '../store/delivery-store';
+import { attemptFits } from '../queue/due-jobs';
 import { insertConfirmed, waitAtMost, type ConfirmedInsertOptions } from './confirmed-insert';
 import { OUTCOME_WRITER_BOUNDS, type OutcomeWriter } from './outcome-writer';
 
@@ -27,14 +28,6 @@ export interface FirstAttempt {
    * waits for it, the slots do not.
    */
   decide(fate: FirstAttemptFate, written?: Promise<void>): void;
-}
-
-/**
- * Whether an attempt started at `now` ends within a lease that ends at `leaseUntil`, an attempt taking `attemptMs` at
- * most: one that outlasts its lease may be taken over by another notifier, and the delivery sent twice.
- */
-export function attemptFits(leaseUntil: number, attemptMs: number, now: number): boolean {
-  return leaseUntil - now >= attemptMs;
 }
 
 /** A worker that takes deliveries as they are inserted (the local scheduler), within the slots it has free. */

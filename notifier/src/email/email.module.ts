@@ -41,6 +41,7 @@ export async function emailModule(config: EmailConfig, parts: NotifierParts): Pr
     maxDelayMs: config.EMAIL_MAX_DELAY_S * 1000,
     pollMs: config.EMAIL_POLL_MS,
     // Connect, greeting and a few replies each have the timeout; the margin covers the database writes.
+    sendMs: config.EMAIL_TIMEOUT_MS * 4,
     leaseMs: config.EMAIL_TIMEOUT_MS * 4 + config.DELIVERY_LEASE_MARGIN_MS,
     concurrency: config.EMAIL_CONCURRENCY,
     ...(secret

@@ -60,6 +60,7 @@ const emails = (store: EmailStore, sender?: SmtpSender) =>
     log: pino({ level: 'silent' }),
     retryScheduleS: [1],
     pollMs: 60_000,
+    sendMs: 4_000,
     leaseMs: 10_000,
     concurrency: 1,
   });
@@ -95,6 +96,38 @@ describe('UserEmails sending', () => {
 
   it('sends a message another replica planned', async () => {
     const { store, finished, firstFinish } = fakeStore([pending(new Date())]);
+    const { sender, sent } = fakeSender();
+    const worker = emails(store, sender);
+    worker.start();
+    await firstFinish;
+    await worker.stop();
+    expect(sent).toEqual(['user@example.com']);
+    expect(finished).toEqual([{ id: 'eml_evt_1', next: { state: 'sent' }, attempted: true }]);
+  });
+
+  it('leaves a message whose lease has less left than a send takes to be taken over, unsent', async () => {
+    const now = Date.now();
+    const short = { ...pending(new Date(now)), leaseUntil: new Date(now + 3_000) };
+    const { store, finished } = fakeStore([short]);
+    let read!: () => void;
+    const reads = new Promise<void>((resolve) => (read = resolve));
+    const userOf = store.userOf.bind(store);
+    store.userOf = (...args) => userOf(...args).finally(read);
+    const { sender, sent } = fakeSender();
+    const worker = emails(store, sender);
+    worker.start();
+    await reads;
+    await worker.stop();
+    expect(sent).toEqual([]);
+    // No outcome written: the lease runs out and the job is taken over, as after a crash.
+    expect(finished).toEqual([]);
+  });
+
+  it("sends a message whose lease has a send's time left", async () => {
+    const now = Date.now();
+    const { store, finished, firstFinish } = fakeStore([
+      { ...pending(new Date(now)), leaseUntil: new Date(now + 9_000) },
+    ]);
     const { sender, sent } = fakeSender();
     const worker = emails(store, sender);
     worker.start();

@@ -12,7 +12,7 @@ import { statementLines } from './statement-lines';
 import { REPORTER_EMAIL_TEMPLATES, emailKindFor } from './email-kinds';
 import type { Logger } from 'pino';
 import { renderEmail } from '../domain/email-render';
-import { DueJobs, dueNow, type DueJobsSettings } from '../queue/due-jobs';
+import { DueJobs, attemptFits, dueNow, type DueJobsSettings } from '../queue/due-jobs';
 import { emailMessageIdOf, type EmailStore } from '../store/email-store';
 import type { TenantSettingsReads } from '../store/tenant-settings';
 import type { SmtpSender } from './smtp-sender';
@@ -38,6 +38,12 @@ export interface UserEmailsOptions extends DueJobsSettings {
    * skipped, `expired`, instead of being sent late. Milliseconds.
    */
   maxDelayMs: number;
+  /**
+   * The longest a send takes (its connect, greeting and replies), milliseconds. A message whose lease has less left
+   * when its send would start (the store answered the claim and the reads before it slowly) is not sent: another
+   * process could take it over at the lease's end and send it too. It is left to be taken over, and sent once.
+   */
+  sendMs: number;
   /**
    * Signs the appeal link of the Suspended and Banned emails, and the complaint link of a reporter's email about a
    * decision not to act; absent when appeals are off.
@@ -245,6 +251,10 @@ export class UserEmails {
   ): Promise<void> {
     const { store, sender } = this.options;
     const at = new Date();
+    if (doc.leaseUntil && !attemptFits(doc.leaseUntil.getTime(), this.options.sendMs, at.getTime())) {
+      log.info({ kind: doc.kind }, 'email left to be taken over: its lease has less left than a send takes');
+      return;
+    }
     const result = await sender!.send(address, email);
     const attempt: EmailAttempt = {
       at,

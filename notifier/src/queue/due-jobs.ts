@@ -34,6 +34,14 @@ export interface DueJobsOptions<T extends { _id: string }> extends DueJobsSettin
   close?(): Promise<void> | void;
 }
 
+/**
+ * Whether an attempt started at `now` ends within a lease that ends at `leaseUntil`, an attempt taking `attemptMs` at
+ * most: one that outlasts its lease may be taken over by another notifier, and the job done twice.
+ */
+export function attemptFits(leaseUntil: number, attemptMs: number, now: number): boolean {
+  return leaseUntil - now >= attemptMs;
+}
+
 /** A new job's fields as a due queue keeps them: no attempt yet, due `now`. */
 export function dueNow(now: Date) {
   return { attemptCount: 0, attempts: [], dueAt: now, createdAt: now, updatedAt: now };

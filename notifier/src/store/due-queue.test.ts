@@ -200,6 +200,34 @@ describe('DueQueue', () => {
     expect(await q.claim(inMs(LEASE_MS + 60_000), LEASE_MS, 10)).toEqual([]);
   });
 
+  it("keeps trying a finish's write while the store is out of reach, until the lease ends", async () => {
+    const store = collections();
+    // The default tries: a finish refused for about three seconds still lands, well within a long lease.
+    const { bucketMs, graceMs } = TIMING;
+    let refusals = 5;
+    const refusing = (jobs: Jobs) =>
+      Object.assign(Object.create(jobs) as Jobs, {
+        updateOne: (...args: Parameters<Jobs['updateOne']>) =>
+          'leaseId' in args[0] && refusals-- > 0
+            ? Promise.reject(new MongoNetworkError('connection refused'))
+            : jobs.updateOne(...args),
+      });
+    const q = queue({ ...store, jobs: refusing(store.jobs) }, { bucketMs, graceMs });
+    await q.insertNew(job('job_1', new Date()));
+    const [claimed] = await q.claim(new Date(), LEASE_MS, 10);
+    expect(await q.finish(claimed!, { state: 'succeeded' })).toBe(true);
+    expect(refusals).toBe(-1);
+    expect(store.jobs.docs.get('job_1')).toMatchObject({ state: 'succeeded' });
+
+    // Refused on and on: given up once the lease is over, the job left to be taken over.
+    refusals = Infinity;
+    await q.insertNew(job('job_2', new Date()));
+    const [short] = await q.claim(new Date(), 500, 10);
+    await expect(q.finish(short!, { state: 'succeeded' })).rejects.toThrow('connection refused');
+    expect(Date.now()).toBeGreaterThanOrEqual(short!.leaseUntil!.getTime());
+    expect(store.jobs.docs.get('job_2')).toMatchObject({ state: 'sending', leaseId: short!.leaseId });
+  }, 20_000);
+
   it('lets another process take over a job whose claimant died mid-attempt, once the lease ran out', async () => {
     const store = collections();
     const dead = queue(store);

@@ -5,8 +5,13 @@ import type { JobBuckets } from './job-buckets';
 import { isRetriable } from './store-errors';
 import type { DueQueueTiming, QueuedDoc } from './queued-doc';
 
-/** Tries of a finish's write: about 1.5 s at most, as the worker's slot stays taken meanwhile. */
-const FINISH_TRIES = { attempts: 5, backoff: { initialMs: 100, maxMs: 2_000 } };
+/**
+ * Tries of a finish's write: until the lease ends (its margin is for the store's writes), or about 1.5 s for a job
+ * without one. Given up sooner, a job whose outcome (a sent email) the store could not take for a few seconds would be
+ * taken over at the lease's end and done again.
+ */
+const FINISH_TRIES = { attempts: Infinity, backoff: { initialMs: 100, maxMs: 2_000 } };
+const FINISH_TRIES_UNLEASED = 5;
 
 /** What a finish writes besides the scheduling fields: the job's own fields. */
 export interface FinishUpdate {
@@ -34,7 +39,7 @@ export class JobFinishes<T extends QueuedDoc> {
    * own fields; a worker whose lease was taken over writes nothing (the filter names its lease). True when the write
    * matched the job under that lease, false when it wrote nothing.
    *
-   * A write that failed is tried again while the store is out of reach, within `finishTries` and the lease. Otherwise
+   * A write that failed is tried again while the store is out of reach, within the lease (and `finishTries`). Otherwise
    * it could land later, after every process swept the job's new bucket for the last time, and strand the job there.
    * A retry that is answered settles it: the filter names the lease and the update unsets it, so once one copy ran,
    * no other can match again.
@@ -65,8 +70,9 @@ export class JobFinishes<T extends QueuedDoc> {
       $set: { ...update.$set, ...scheduling, updatedAt: now },
       $unset: unset,
     };
-    const { attempts, backoff } = this.timing.finishTries ?? FINISH_TRIES;
     const leaseEnd = doc.leaseUntil?.getTime() ?? Infinity;
+    const { backoff, attempts: tries } = this.timing.finishTries ?? FINISH_TRIES;
+    const attempts = leaseEnd === Infinity ? Math.min(tries, FINISH_TRIES_UNLEASED) : tries;
     let failed: unknown;
     let matched: boolean;
     try {

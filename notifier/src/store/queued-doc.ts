@@ -60,7 +60,10 @@ export interface DueQueueTiming {
   /** Candidates kept in memory at most, in all and per group (an endpoint, a tenant). Defaults 100,000 and 1,000. */
   maxCandidates?: number;
   maxPerGroup?: number;
-  /** Tries of a finish's write in all, and the delays between them. Default 5 tries, 100 ms doubling (1.5 s at most). */
+  /**
+   * Tries of a finish's write in all, and the delays between them: by default, until the lease ends, 100 ms doubling up
+   * to 2 s apart (5 tries for a job without a lease).
+   */
   finishTries?: { attempts: number; backoff: BackoffPolicy };
   /** Told of each job the queue could not move on as planned (see QueueIncident): the owner logs and counts it. */
   onIncident?: (incident: QueueIncident) => void;
