@@ -607,8 +607,11 @@ describe('the stack over a store that resets, stalls and loses replies', () => {
         const message = String(line.msg);
         byMessage[message] = (byMessage[message] ?? 0) + 1;
         const err = line.err as { type?: string; message?: string } | undefined;
-        const sample = `${message}: ${err?.type ?? ''} ${err?.message ?? ''}`;
-        if (Number(line.level) >= 50 && errors.length < 3 && !errors.includes(sample)) errors.push(sample);
+        // A store command that never got its answer: which one, to tell a hung store from a hung caller.
+        const what = message === 'store command unanswered' ? `${String(line.command)} ${String(line.collection)}` : '';
+        const sample = `${message}: ${what}${err?.type ?? ''} ${err?.message ?? ''}`;
+        const telling = Number(line.level) >= 50 || what !== '';
+        if (telling && errors.length < 3 && !errors.includes(sample)) errors.push(sample);
       }
       return `${name} ${JSON.stringify(byMessage)}${errors.length > 0 ? ` errors ${JSON.stringify(errors)}` : ''}`;
     });

@@ -11,7 +11,7 @@ import { createLogger } from './logger';
 import { collectProcessMetrics } from './process-metrics';
 import { untilDone } from './retry';
 import { installShutdown } from './shutdown';
-import { countStoreCommands } from './store-metrics';
+import { countStoreCommands, watchStoreCommands } from './store-metrics';
 
 export type ServiceName = 'gateway' | 'moderator' | 'notifier';
 
@@ -36,7 +36,10 @@ export interface ServiceClients {
 /** Client options a service may add to the shared ones (id, brokers and log bridge are set here). */
 export type KafkaOptions = Omit<KafkaConfig, 'clientId' | 'brokers' | 'logLevel' | 'logCreator'>;
 
-/** Logger, metrics registry (process and store-command metrics), store client and Kafka client of `service`. */
+/**
+ * Logger, metrics registry (process and store-command metrics, and the watch over unanswered store commands), store
+ * client and Kafka client of `service`.
+ */
 export function createServiceClients(
   service: ServiceName,
   settings: ServiceSettings,
@@ -47,6 +50,7 @@ export function createServiceClients(
   collectProcessMetrics(registry, service);
   const mongo = new MongoClient(settings.MONGO_URL, { serverSelectionTimeoutMS: 5000, monitorCommands: true });
   countStoreCommands(mongo, registry, service);
+  watchStoreCommands(mongo, registry, service, log);
   stopIdleKafkaTimers();
   const kafka = new Kafka({
     ...kafkaOptions,
