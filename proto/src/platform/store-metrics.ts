@@ -28,7 +28,7 @@ function collectionOf(name: string, command: Record<string, unknown>): string {
 }
 
 /** A store command unanswered this long is logged once (`store command unanswered`): the store or the path to it hangs. */
-export const STORE_COMMAND_UNANSWERED_MS = 30_000;
+const STORE_COMMAND_UNANSWERED_MS = 30_000;
 
 /**
  * Watches the store commands in flight, through the driver's command monitoring: `<prefix>_store_commands_in_flight`
