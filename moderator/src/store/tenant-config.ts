@@ -48,7 +48,10 @@ export class TenantConfigCache {
     const version = this.versions.of(tenantId);
     const value = this.read(tenantId);
     this.entries.set(tenantId, { at: now, version, value });
-    value.catch(() => this.entries.delete(tenantId));
+    // A failed read leaves the cache, unless a newer read took its place meanwhile.
+    value.catch(() => {
+      if (this.entries.get(tenantId)?.value === value) this.entries.delete(tenantId);
+    });
     if (this.entries.size > 10_000) this.evictExpired(now);
     return value;
   }
