@@ -94,8 +94,14 @@ describe('UserEmails sending', () => {
     updatedAt: createdAt,
   });
 
-  it('sends a message another replica planned', async () => {
-    const { store, finished, firstFinish } = fakeStore([pending(new Date())]);
+  it.each([
+    ['another replica planned', undefined],
+    ["whose lease has a send's time left", 9_000],
+  ])('sends a message %s', async (_name, leaseLeftMs) => {
+    const now = Date.now();
+    const doc = pending(new Date(now));
+    const leased = leaseLeftMs === undefined ? doc : { ...doc, leaseUntil: new Date(now + leaseLeftMs) };
+    const { store, finished, firstFinish } = fakeStore([leased]);
     const { sender, sent } = fakeSender();
     const worker = emails(store, sender);
     worker.start();
@@ -121,20 +127,6 @@ describe('UserEmails sending', () => {
     expect(sent).toEqual([]);
     // No outcome written: the lease runs out and the job is taken over, as after a crash.
     expect(finished).toEqual([]);
-  });
-
-  it("sends a message whose lease has a send's time left", async () => {
-    const now = Date.now();
-    const { store, finished, firstFinish } = fakeStore([
-      { ...pending(new Date(now)), leaseUntil: new Date(now + 9_000) },
-    ]);
-    const { sender, sent } = fakeSender();
-    const worker = emails(store, sender);
-    worker.start();
-    await firstFinish;
-    await worker.stop();
-    expect(sent).toEqual(['user@example.com']);
-    expect(finished).toEqual([{ id: 'eml_evt_1', next: { state: 'sent' }, attempted: true }]);
   });
 
   it('records as expired, unsent, a message no replica with SMTP attempted within the bound', async () => {
