@@ -1,4 +1,5 @@
 export * from './events';
+export * from './commands';
 export * from './ids';
 export * from './topics';
 export * from './loader';
